@@ -1,0 +1,66 @@
+# The gpuext core addon: the C++ tensor core and its N-API binding.
+# CUDA parts are built when scripts/find-cuda.js finds a toolkit; otherwise the
+# core is CPU-only (csrc/cuda/no_cuda.cpp). .cu files go through an nvcc rule.
+{
+  "variables": {
+    "cuda_home%": "<!(node scripts/find-cuda.js home)",
+    "with_cuda%": "<!(node scripts/find-cuda.js enabled)"
+  },
+  "targets": [
+    {
+      "target_name": "gpuext_core",
+      "sources": [
+        "csrc/core/abi.cpp",
+        "csrc/core/cpu_allocator.cpp",
+        "csrc/core/cpu_kernels.cpp",
+        "csrc/core/storage.cpp",
+        "csrc/core/tensor.cpp",
+        "csrc/core/tensor_ops.cpp",
+        "csrc/binding/addon.cpp",
+        "csrc/binding/js_errors.cpp",
+        "csrc/binding/runtime_functions.cpp",
+        "csrc/binding/tensor_functions.cpp",
+        "csrc/binding/tensor_handle.cpp"
+      ],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "csrc",
+        "csrc/include"
+      ],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "conditions": [
+        ["with_cuda==1", {
+          "sources": [
+            "csrc/cuda/caching_allocator.cpp",
+            "csrc/cuda/pinned_allocator.cpp",
+            "csrc/cuda/runtime.cpp",
+            "csrc/cuda/core_kernels.cu"
+          ],
+          "include_dirs": ["<(cuda_home)/include"],
+          "libraries": ["-L<(cuda_home)/lib64", "-lcudart_static", "-ldl", "-lpthread", "-lrt"],
+          "rules": [
+            {
+              "rule_name": "nvcc",
+              "extension": "cu",
+              "inputs": ["<(RULE_INPUT_PATH)"],
+              "outputs": ["<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
+              "action": [
+                "<(cuda_home)/bin/nvcc", "-std=c++17", "-O3", "-Xcompiler", "-fPIC",
+                "<!@(node scripts/find-cuda.js gencode)",
+                "-I<(module_root_dir)/csrc", "-I<(module_root_dir)/csrc/include",
+                "-c", "<(RULE_INPUT_PATH)", "-o", "<@(_outputs)"
+              ],
+              "message": "nvcc <(RULE_INPUT_PATH)",
+              "process_outputs_as_sources": 1
+            }
+          ]
+        }, {
+          "sources": ["csrc/cuda/no_cuda.cpp"]
+        }]
+      ]
+    }
+  ]
+}

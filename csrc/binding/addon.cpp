@@ -1,0 +1,34 @@
+// Entry point of the core addon (gpuext_core.node). Runs once per Node.js
+// environment: the main thread and each worker_thread.
+#include <napi.h>
+
+#include "binding/addon_data.h"
+#include "binding/bindings.h"
+#include "cuda/runtime.h"
+
+namespace gx::js {
+namespace {
+
+// Each environment runs JS on its own thread, so the streams this thread
+// created (NOTE [ Current stream ]) go when its environment ends.
+void cleanup_thread(void*) { cuda::release_thread_streams(); }
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new AddonData();
+  env.SetInstanceData<AddonData>(data);  // deleted by N-API when the env ends
+  register_tensor_functions(env, exports);
+  data->tensor_ctor = Napi::Persistent(exports.Get("TensorHandle").As<Napi::Function>());
+  register_runtime_functions(env, exports);
+  if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {
+    throw Napi::Error::New(env, "gpuext: could not register the environment cleanup hook");
+  }
+  return exports;
+}
+
+}  // namespace gx::js
+
+// The macro pastes its argument into an identifier: it needs an unqualified name.
+static Napi::Object InitCore(Napi::Env env, Napi::Object exports) { return gx::js::Init(env, exports); }
+NODE_API_MODULE(gpuext_core, InitCore)

@@ -1,0 +1,146 @@
+// N-API functions over the runtime: devices, streams, memory statistics, the
+// C ABI table, build information.
+#include "binding/bindings.h"
+#include "binding/js_errors.h"
+#include "core/abi.h"
+#include "core/cpu_allocator.h"
+#include "core/tensor.h"
+#include "cuda/caching_allocator.h"
+#include "cuda/pinned_allocator.h"
+#include "cuda/runtime.h"
+
+namespace gx::js {
+namespace {
+
+int arg_cuda_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  const int64_t index = arg_int(info, i, fn, "device");
+  cuda::check_device(static_cast<int>(index), fn);
+  return static_cast<int>(index);
+}
+
+Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefix = "") {
+  Napi::Object o = Napi::Object::New(env);
+  auto set = [&](const char* name, int64_t v) {
+    o.Set(std::string(prefix) + name, Napi::Number::New(env, static_cast<double>(v)));
+  };
+  set("allocatedBytes", s.allocated_bytes);
+  set("reservedBytes", s.reserved_bytes);
+  set("cachedBytes", s.reserved_bytes - s.allocated_bytes);
+  set("peakAllocatedBytes", s.peak_allocated_bytes);
+  set("numAllocs", s.num_allocs);
+  set("numFrees", s.num_frees);
+  set("numCacheHits", s.num_cache_hits);
+  set("numDeviceMallocs", s.num_device_mallocs);
+  set("numDeviceFrees", s.num_device_frees);
+  set("numOoms", s.num_ooms);
+  set("limitBytes", s.limit_bytes);
+  return o;
+}
+
+// memoryStats(deviceType, deviceIndex)
+Napi::Value MemoryStatsFn(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    const int64_t type = arg_int(info, 0, "memory.stats", "deviceType");
+    Napi::Object o;
+    int slot = 0;
+    if (type == GX_CPU) {
+      o = stats_object(env, cpu_stats());
+      o.Set("pinned", stats_object(env, cuda::pinned_stats()));
+    } else {
+      const int device = arg_cuda_device(info, 1, "memory.stats");
+      o = stats_object(env, cuda::device_stats(device));
+      slot = Device::cuda(device).slot();
+    }
+    o.Set("liveTensors", Napi::Number::New(env, static_cast<double>(TensorImpl::live_count(slot))));
+    return o;
+  });
+}
+
+Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const int64_t device = arg_int(info, 0, "memory.emptyCache", "device");
+    if (device >= 0) cuda::check_device(static_cast<int>(device), "memory.emptyCache");
+    if (cuda::compiled()) {
+      cuda::device_empty_cache(static_cast<int>(device));
+      cuda::pinned_empty_cache();
+    }
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value SetMemoryLimit(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const int device = arg_cuda_device(info, 0, "memory.setLimit");
+    const int64_t bytes = arg_int(info, 1, "memory.setLimit", "bytes");
+    GX_CHECK_RANGE(bytes >= 0, "memory.setLimit: bytes must be >= 0, got ", bytes);
+    cuda::device_set_limit(device, bytes);
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), cuda::device_count());
+}
+
+Napi::Value UnavailableReason(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), cuda::unavailable_reason());
+}
+
+Napi::Value Synchronize(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    cuda::synchronize_device(arg_cuda_device(info, 0, "cuda.synchronize"));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value CurrentStream(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    cuda::Stream s = cuda::current_stream(arg_cuda_device(info, 0, "cuda.currentStream"));
+    return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s)));
+  });
+}
+
+Napi::Value DeviceProps(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    const int device = arg_cuda_device(info, 0, "cuda.getDeviceProperties");
+    const cuda::DeviceProps p = cuda::device_props(device);
+    size_t free_bytes = 0, total_bytes = 0;
+    cuda::mem_info(device, &free_bytes, &total_bytes);
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", Napi::String::New(env, p.name));
+    o.Set("major", Napi::Number::New(env, p.major));
+    o.Set("minor", Napi::Number::New(env, p.minor));
+    o.Set("totalMemory", Napi::Number::New(env, static_cast<double>(p.total_memory)));
+    o.Set("freeMemory", Napi::Number::New(env, static_cast<double>(free_bytes)));
+    o.Set("multiProcessorCount", Napi::Number::New(env, p.multiprocessors));
+    return o;
+  });
+}
+
+// The gx_api table, for extension loaders (csrc/include/gpuext/abi.h).
+Napi::Value AbiTable(const Napi::CallbackInfo& info) {
+  return Napi::External<gx_api>::New(info.Env(), const_cast<gx_api*>(abi_table()));
+}
+
+}  // namespace
+
+void register_runtime_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("cudaCompiled", Napi::Boolean::New(env, cuda::compiled()));
+  Napi::Array abi = Napi::Array::New(env, 2);
+  abi.Set(0u, Napi::Number::New(env, GX_ABI_VERSION_MAJOR));
+  abi.Set(1u, Napi::Number::New(env, GX_ABI_VERSION_MINOR));
+  exports.Set("abiVersion", abi);
+  exports.Set("memoryStats", Napi::Function::New<MemoryStatsFn>(env, "memoryStats"));
+  exports.Set("emptyCache", Napi::Function::New<EmptyCache>(env, "emptyCache"));
+  exports.Set("setMemoryLimit", Napi::Function::New<SetMemoryLimit>(env, "setMemoryLimit"));
+  exports.Set("cudaDeviceCount", Napi::Function::New<DeviceCount>(env, "cudaDeviceCount"));
+  exports.Set("cudaUnavailableReason", Napi::Function::New<UnavailableReason>(env, "cudaUnavailableReason"));
+  exports.Set("cudaSynchronize", Napi::Function::New<Synchronize>(env, "cudaSynchronize"));
+  exports.Set("cudaCurrentStream", Napi::Function::New<CurrentStream>(env, "cudaCurrentStream"));
+  exports.Set("cudaDeviceProperties", Napi::Function::New<DeviceProps>(env, "cudaDeviceProperties"));
+  exports.Set("abiTable", Napi::Function::New<AbiTable>(env, "abiTable"));
+}
+
+}  // namespace gx::js

@@ -1,0 +1,257 @@
+// N-API functions over tensors: creation, views, copies, fills, readback.
+// lib/native.ts declares their TypeScript types; keep the two in step.
+#include <cstring>
+
+#include "binding/bindings.h"
+#include "binding/js_errors.h"
+#include "binding/tensor_handle.h"
+#include "core/tensor_ops.h"
+#include "cuda/pinned_allocator.h"
+
+namespace gx::js {
+namespace {
+
+DType arg_dtype(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  const int64_t code = arg_int(info, i, fn, "dtype");
+  GX_CHECK_TYPE(is_valid_dtype(code), fn, ": unknown dtype code ", code);
+  return static_cast<DType>(code);
+}
+
+// Devices cross as (type, index): 0 = cpu, 1 = cuda.
+Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  const int64_t type = arg_int(info, i, fn, "deviceType");
+  const int64_t index = arg_int(info, i + 1, fn, "deviceIndex");
+  if (type == GX_CPU) return Device::cpu();
+  GX_CHECK_TYPE(type == GX_CUDA, fn, ": unknown device type ", type);
+  cuda::check_device(static_cast<int>(index), fn);
+  return Device::cuda(static_cast<int32_t>(index));
+}
+
+Napi::Value Empty(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const auto sizes = arg_int_list(info, 0, "empty", "shape");
+    const DType dtype = arg_dtype(info, 1, "empty");
+    const Device device = arg_device(info, 2, "empty");
+    const bool pinned = info[4].ToBoolean();
+    return TensorHandle::Wrap(info.Env(), TensorImpl::empty(sizes, dtype, device, pinned));
+  });
+}
+
+// fromBytes(bytes: ArrayBufferView, shape, dtype, deviceType, deviceIndex)
+Napi::Value FromBytes(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    GX_CHECK_TYPE(info[0].IsTypedArray() || info[0].IsDataView(), "tensor: data must be a typed array");
+    const auto sizes = arg_int_list(info, 1, "tensor", "shape");
+    const DType dtype = arg_dtype(info, 2, "tensor");
+    const Device device = arg_device(info, 3, "tensor");
+    Napi::TypedArray view = info[0].As<Napi::TypedArray>();
+    const size_t nbytes = view.ByteLength();
+    const int64_t numel = checked_numel(sizes, "tensor");
+    GX_CHECK_VALUE(static_cast<size_t>(numel) * itemsize(dtype) == nbytes, "tensor: data holds ",
+                   nbytes, " bytes but shape needs ", numel, " x ", itemsize(dtype), " bytes");
+    const char* src = static_cast<const char*>(view.ArrayBuffer().Data()) + view.ByteOffset();
+    TensorImpl* t = TensorImpl::empty(sizes, dtype, device);
+    try {
+      write_from_host(*t, src);
+    } catch (...) {
+      t->release();
+      throw;
+    }
+    return TensorHandle::Wrap(info.Env(), t);
+  });
+}
+
+// view(handle, shape, strides, offset)
+Napi::Value View(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    TensorImpl& base = TensorHandle::From(info, 0, "view", "self");
+    const auto sizes = arg_int_list(info, 1, "view", "shape");
+    const auto strides = arg_int_list(info, 2, "view", "strides");
+    const int64_t offset = arg_int(info, 3, "view", "offset");
+    return TensorHandle::Wrap(info.Env(), TensorImpl::view(base, sizes, strides, offset));
+  });
+}
+
+Napi::Value Copy(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    TensorImpl& dst = TensorHandle::From(info, 0, "copy_", "dst");
+    const TensorImpl& src = TensorHandle::From(info, 1, "copy_", "src");
+    copy_(dst, src);
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value ToDevice(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const TensorImpl& src = TensorHandle::From(info, 0, "to", "self");
+    const Device device = arg_device(info, 1, "to");
+    return TensorHandle::Wrap(info.Env(), to_device(src, device));
+  });
+}
+
+Napi::Value Contiguous(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    return TensorHandle::Wrap(info.Env(), contiguous(TensorHandle::From(info, 0, "contiguous", "self")));
+  });
+}
+
+// fill(handle, bits: bigint): the dtype's bit pattern, computed in TS.
+Napi::Value Fill(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    TensorImpl& t = TensorHandle::From(info, 0, "fill_", "self");
+    GX_CHECK_TYPE(info[1].IsBigInt(), "fill_: argument 'bits' must be a bigint");
+    bool lossless = false;
+    const uint64_t bits = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
+    fill_(t, bits);
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value Arange(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    TensorImpl& t = TensorHandle::From(info, 0, "arange", "out");
+    GX_CHECK_VALUE(t.is_contiguous(), "arange: out must be contiguous");
+    arange_(t, arg_double(info, 1, "arange", "start"), arg_double(info, 2, "arange", "step"));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value Linspace(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    TensorImpl& t = TensorHandle::From(info, 0, "linspace", "out");
+    GX_CHECK_VALUE(t.is_contiguous(), "linspace: out must be contiguous");
+    linspace_(t, arg_double(info, 1, "linspace", "start"), arg_double(info, 2, "linspace", "end"));
+    return info.Env().Undefined();
+  });
+}
+
+// readSync(handle) -> ArrayBuffer holding the elements in C order.
+Napi::Value ReadSync(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const TensorImpl& t = TensorHandle::From(info, 0, "toArraySync", "self");
+    Napi::ArrayBuffer out = Napi::ArrayBuffer::New(info.Env(), static_cast<size_t>(t.numel()) * t.itemsize());
+    read_to_host(t, out.Data());
+    return out;
+  });
+}
+
+// NOTE [ Async readback ]
+// On the JS thread: make the tensor contiguous, queue a device->pinned copy on
+// the current stream and record an event. On a libuv pool thread: wait for the
+// event, then copy pinned -> the result ArrayBuffer (not yet visible to JS).
+// Back on the JS thread: resolve. The event loop never waits for the GPU.
+class ReadWorker : public Napi::AsyncWorker {
+ public:
+  ReadWorker(Napi::Env env, TensorImpl* src, size_t nbytes)
+      : Napi::AsyncWorker(env, "gpuext.toArray"), deferred_(Napi::Promise::Deferred::New(env)),
+        src_(src), nbytes_(nbytes) {}
+  // Allocates and queues the copy. If it throws, delete the worker: the
+  // destructor releases whatever was acquired.
+  void Start() {
+    Napi::ArrayBuffer out = Napi::ArrayBuffer::New(Env(), nbytes_);
+    out_ = Napi::Persistent(out);
+    dst_ = out.Data();
+    stream_ = cuda::current_stream(src_->device().index);
+    staging_ = cuda::pinned_alloc(nbytes_);
+    cuda::memcpy_async(staging_, src_->data(), nbytes_, cuda::CopyKind::DeviceToHost, stream_);
+    event_ = cuda::record_event(stream_);
+    Queue();
+  }
+  ~ReadWorker() override {
+    cuda::destroy_event(event_);
+    if (staging_ != nullptr) cuda::pinned_free(staging_, stream_);
+    src_->release();
+  }
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      cuda::wait_event(event_);
+      std::memcpy(dst_, staging_, nbytes_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override { deferred_.Resolve(out_.Value()); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::Reference<Napi::ArrayBuffer> out_;
+  TensorImpl* src_;  // owned reference to the contiguous source
+  size_t nbytes_;
+  void* dst_ = nullptr;
+  void* staging_ = nullptr;
+  cuda::Stream stream_ = nullptr;
+  cuda::Event event_ = nullptr;
+};
+
+Napi::Value Read(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const TensorImpl& t = TensorHandle::From(info, 0, "toArray", "self");
+    const size_t nbytes = static_cast<size_t>(t.numel()) * t.itemsize();
+    if (t.device().is_cpu() || nbytes == 0) {
+      auto deferred = Napi::Promise::Deferred::New(info.Env());
+      Napi::ArrayBuffer out = Napi::ArrayBuffer::New(info.Env(), nbytes);
+      read_to_host(t, out.Data());
+      deferred.Resolve(out);
+      return deferred.Promise();
+    }
+    auto* worker = new ReadWorker(info.Env(), contiguous(t), nbytes);  // owns the copy
+    Napi::Promise p = worker->Promise();
+    try {
+      worker->Start();
+    } catch (...) {
+      delete worker;
+      throw;
+    }
+    return p;
+  });
+}
+
+// describe(handle) -> the core's view of the tensor, for tests and printing.
+Napi::Value Describe(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const TensorImpl& t = TensorHandle::From(info, 0, "describe", "self");
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    Napi::Array sizes = Napi::Array::New(env, t.ndim()), strides = Napi::Array::New(env, t.ndim());
+    for (int d = 0; d < t.ndim(); ++d) {
+      sizes.Set(d, Napi::Number::New(env, static_cast<double>(t.sizes()[d])));
+      strides.Set(d, Napi::Number::New(env, static_cast<double>(t.strides()[d])));
+    }
+    o.Set("shape", sizes);
+    o.Set("strides", strides);
+    o.Set("offset", Napi::Number::New(env, static_cast<double>(t.offset())));
+    o.Set("dtype", Napi::Number::New(env, static_cast<int>(t.dtype())));
+    o.Set("deviceType", Napi::Number::New(env, t.device().type));
+    o.Set("deviceIndex", Napi::Number::New(env, t.device().index));
+    o.Set("contiguous", Napi::Boolean::New(env, t.is_contiguous()));
+    o.Set("pinned", Napi::Boolean::New(env, t.storage().pinned()));
+    o.Set("storageBytes", Napi::Number::New(env, static_cast<double>(t.storage().nbytes())));
+    o.Set("storagePtr", Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t.storage().data()))));
+    o.Set("dataPtr", Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t.data()))));
+    return o;
+  });
+}
+
+}  // namespace
+
+void register_tensor_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("TensorHandle", TensorHandle::Define(env));
+  exports.Set("empty", Napi::Function::New<Empty>(env, "empty"));
+  exports.Set("fromBytes", Napi::Function::New<FromBytes>(env, "fromBytes"));
+  exports.Set("view", Napi::Function::New<View>(env, "view"));
+  exports.Set("copy", Napi::Function::New<Copy>(env, "copy"));
+  exports.Set("toDevice", Napi::Function::New<ToDevice>(env, "toDevice"));
+  exports.Set("contiguous", Napi::Function::New<Contiguous>(env, "contiguous"));
+  exports.Set("fill", Napi::Function::New<Fill>(env, "fill"));
+  exports.Set("arange", Napi::Function::New<Arange>(env, "arange"));
+  exports.Set("linspace", Napi::Function::New<Linspace>(env, "linspace"));
+  exports.Set("readSync", Napi::Function::New<ReadSync>(env, "readSync"));
+  exports.Set("read", Napi::Function::New<Read>(env, "read"));
+  exports.Set("describe", Napi::Function::New<Describe>(env, "describe"));
+}
+
+}  // namespace gx::js

@@ -1,0 +1,89 @@
+// The gx_api table handed to extensions (csrc/include/gpuext/abi.h).
+// Entries catch every exception and turn it into a gx_status plus a
+// thread-local message: nothing may unwind across the C boundary.
+#include "core/abi.h"
+
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "cuda/runtime.h"
+
+namespace gx {
+namespace {
+
+thread_local std::string tls_last_error;
+
+const TensorImpl* impl(const gx_tensor* t) { return static_cast<const TensorImpl*>(t); }
+
+gx_status status_of(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::Type:
+    case ErrorKind::Range:
+    case ErrorKind::Value: return GX_ERR_INVALID_ARGUMENT;
+    case ErrorKind::OutOfMemory: return GX_ERR_OUT_OF_MEMORY;
+    case ErrorKind::Cuda: return GX_ERR_CUDA;
+    case ErrorKind::NotCompiled: return GX_ERR_NOT_COMPILED;
+    case ErrorKind::Internal: return GX_ERR_INTERNAL;
+  }
+  return GX_ERR_INTERNAL;
+}
+
+template <typename F>
+gx_status guarded(F&& f) noexcept {
+  try {
+    f();
+    return GX_OK;
+  } catch (const Error& e) {
+    tls_last_error = e.what();
+    return status_of(e.kind());
+  } catch (const std::exception& e) {
+    tls_last_error = e.what();
+    return GX_ERR_INTERNAL;
+  } catch (...) {
+    tls_last_error = "unknown C++ exception";
+    return GX_ERR_INTERNAL;
+  }
+}
+
+const char* last_error() { return tls_last_error.c_str(); }
+int32_t tensor_ndim(const gx_tensor* t) { return impl(t)->ndim(); }
+const int64_t* tensor_sizes(const gx_tensor* t) { return impl(t)->sizes(); }
+const int64_t* tensor_strides(const gx_tensor* t) { return impl(t)->strides(); }
+int64_t tensor_numel(const gx_tensor* t) { return impl(t)->numel(); }
+gx_dtype tensor_dtype(const gx_tensor* t) { return static_cast<gx_dtype>(impl(t)->dtype()); }
+gx_device tensor_device(const gx_tensor* t) { return impl(t)->device().to_c(); }
+void* tensor_data(const gx_tensor* t) { return impl(t)->data(); }
+void tensor_retain(gx_tensor* t) { impl(t)->retain(); }
+void tensor_release(gx_tensor* t) { impl(t)->release(); }
+
+gx_status tensor_empty(int32_t ndim, const int64_t* sizes, gx_dtype dtype, gx_device device,
+                       gx_tensor** out) {
+  return guarded([&] {
+    GX_CHECK_RANGE(ndim >= 0 && ndim <= kMaxDims, "empty: ndim must be in [0, ", kMaxDims, "], got ", ndim);
+    GX_CHECK_TYPE(is_valid_dtype(dtype), "empty: unknown dtype code ", static_cast<int>(dtype));
+    GX_CHECK_TYPE(device.type == GX_CPU || device.type == GX_CUDA, "empty: unknown device type ", device.type);
+    Device dev{static_cast<gx_device_type>(device.type), device.type == GX_CPU ? 0 : device.index};
+    if (dev.is_cuda()) cuda::check_device(dev.index, "empty");
+    *out = TensorImpl::empty(std::vector<int64_t>(sizes, sizes + ndim), static_cast<DType>(dtype), dev);
+  });
+}
+
+gx_status current_stream(int32_t device_index, void** stream_out) {
+  return guarded([&] { *stream_out = cuda::current_stream(device_index); });
+}
+
+const gx_api kApi = {
+    GX_ABI_VERSION_MAJOR, GX_ABI_VERSION_MINOR, sizeof(gx_api),
+    last_error,
+    tensor_ndim, tensor_sizes, tensor_strides, tensor_numel, tensor_dtype, tensor_device, tensor_data,
+    tensor_retain, tensor_release,
+    tensor_empty,
+    current_stream,
+};
+
+}  // namespace
+
+const gx_api* abi_table() { return &kApi; }
+
+}  // namespace gx

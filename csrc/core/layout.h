@@ -1,0 +1,40 @@
+// A strided layout in elements, small enough to pass to a kernel by value.
+#pragma once
+#include <cstdint>
+
+namespace gx {
+
+// Tensors have at most this many dimensions (checked at creation).
+constexpr int kMaxDims = 16;
+
+struct Layout {
+  int32_t ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+};
+
+// Element offset of the linear (C-order) index `i` within `l`.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline int64_t layout_offset(const Layout& l, int64_t i) {
+  int64_t off = 0;
+  for (int d = l.ndim - 1; d >= 0; --d) {
+    const int64_t s = l.sizes[d];
+    off += (i % s) * l.strides[d];
+    i /= s;
+  }
+  return off;
+}
+
+// C-order contiguous (size-1 dims may have any stride, as in PyTorch).
+inline bool layout_is_contiguous(const Layout& l) {
+  int64_t expected = 1;
+  for (int d = l.ndim - 1; d >= 0; --d) {
+    if (l.sizes[d] != 1 && l.strides[d] != expected) return false;
+    expected *= l.sizes[d];
+  }
+  return true;
+}
+
+}  // namespace gx

@@ -1,0 +1,40 @@
+#include "core/storage.h"
+
+#include "core/cpu_allocator.h"
+#include "cuda/caching_allocator.h"
+#include "cuda/pinned_allocator.h"
+
+namespace gx {
+
+Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
+  GX_CHECK_VALUE(!(pinned && device.is_cuda()), "pinned memory is host memory; ask for it on 'cpu', not ",
+                 device.str());
+  void* data = nullptr;
+  if (nbytes > 0) {
+    if (device.is_cuda()) {
+      data = cuda::device_alloc(device.index, nbytes, cuda::current_stream(device.index));
+    } else if (pinned) {
+      data = cuda::pinned_alloc(nbytes);
+    } else {
+      data = cpu_alloc(nbytes);
+    }
+  }
+  return new Storage(device, data, nbytes, pinned);
+}
+
+void Storage::release() noexcept {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+Storage::~Storage() {
+  if (data_ == nullptr) return;
+  if (device_.is_cuda()) {
+    cuda::device_free(data_);
+  } else if (pinned_) {
+    cuda::pinned_free(data_, last_stream_);
+  } else {
+    cpu_free(data_, nbytes_);
+  }
+}
+
+}  // namespace gx

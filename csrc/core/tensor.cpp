@@ -1,0 +1,96 @@
+#include "core/tensor.h"
+
+#include <limits>
+
+namespace gx {
+namespace {
+std::atomic<int64_t> g_live[kMaxDeviceSlots];
+
+Layout contiguous_layout(const std::vector<int64_t>& sizes) {
+  Layout l;
+  l.ndim = static_cast<int32_t>(sizes.size());
+  int64_t stride = 1;
+  for (int d = l.ndim - 1; d >= 0; --d) {
+    l.sizes[d] = sizes[d];
+    l.strides[d] = stride;
+    stride *= sizes[d] > 0 ? sizes[d] : 1;
+  }
+  return l;
+}
+}  // namespace
+
+int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what) {
+  GX_CHECK_RANGE(sizes.size() <= static_cast<size_t>(kMaxDims), what, ": a tensor has at most ",
+                 kMaxDims, " dimensions, got ", sizes.size());
+  int64_t n = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    GX_CHECK_RANGE(sizes[d] >= 0, what, ": dimension ", d, " has negative size ", sizes[d]);
+    if (sizes[d] != 0 && n > std::numeric_limits<int64_t>::max() / sizes[d]) {
+      fail(ErrorKind::Range, what, ": shape is too large (element count overflows int64)");
+    }
+    n *= sizes[d];
+  }
+  return n;
+}
+
+TensorImpl::TensorImpl(Storage* storage, Layout layout, int64_t offset, DType dtype)
+    : storage_(storage), layout_(layout), offset_(offset), dtype_(dtype) {
+  numel_ = 1;
+  for (int d = 0; d < layout_.ndim; ++d) numel_ *= layout_.sizes[d];
+  g_live[storage_->device().slot()].fetch_add(1, std::memory_order_relaxed);
+}
+
+TensorImpl::~TensorImpl() {
+  g_live[storage_->device().slot()].fetch_sub(1, std::memory_order_relaxed);
+  storage_->release();
+}
+
+void TensorImpl::release() const noexcept {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+void* TensorImpl::data() const noexcept {
+  return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize());
+}
+
+int64_t TensorImpl::live_count(int slot) noexcept {
+  return slot >= 0 && slot < kMaxDeviceSlots ? g_live[slot].load() : 0;
+}
+
+TensorImpl* TensorImpl::empty(const std::vector<int64_t>& sizes, DType dtype, Device device,
+                              bool pinned) {
+  const int64_t n = checked_numel(sizes, "empty");
+  const int64_t item = static_cast<int64_t>(gx::itemsize(dtype));
+  GX_CHECK_RANGE(n <= std::numeric_limits<int64_t>::max() / item, "empty: shape is too large");
+  Storage* storage = Storage::allocate(device, static_cast<size_t>(n * item), pinned);
+  return new TensorImpl(storage, contiguous_layout(sizes), 0, dtype);
+}
+
+TensorImpl* TensorImpl::view(const TensorImpl& base, const std::vector<int64_t>& sizes,
+                             const std::vector<int64_t>& strides, int64_t offset) {
+  const int64_t n = checked_numel(sizes, "view");
+  GX_CHECK_VALUE(strides.size() == sizes.size(), "view: got ", sizes.size(), " sizes but ",
+                 strides.size(), " strides");
+  GX_CHECK_RANGE(offset >= 0, "view: storage offset must be >= 0, got ", offset);
+  Layout l;
+  l.ndim = static_cast<int32_t>(sizes.size());
+  int64_t last = offset;  // highest element index the view can reach
+  for (int d = 0; d < l.ndim; ++d) {
+    GX_CHECK_RANGE(strides[d] >= 0, "view: stride ", d, " must be >= 0, got ", strides[d]);
+    l.sizes[d] = sizes[d];
+    l.strides[d] = strides[d];
+    int64_t reach = 0;
+    if (n > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
+                  __builtin_add_overflow(last, reach, &last))) {
+      fail(ErrorKind::Range, "view: strides reach beyond int64 element offsets");
+    }
+  }
+  const int64_t capacity =
+      static_cast<int64_t>(base.storage_->nbytes() / gx::itemsize(base.dtype_));
+  GX_CHECK_RANGE(n == 0 || last < capacity, "view: the view reaches element ", last,
+                 " but the storage holds ", capacity, " elements");
+  base.storage_->retain();
+  return new TensorImpl(base.storage_, l, offset, base.dtype_);
+}
+
+}  // namespace gx

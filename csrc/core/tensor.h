@@ -1,0 +1,66 @@
+// TensorImpl: storage + sizes + strides + storage offset + dtype. Views share
+// the storage. This is the object behind the C ABI's opaque gx_tensor and
+// behind every JS Tensor handle.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/layout.h"
+#include "core/storage.h"
+#include "gpuext/abi.h"
+
+// The C ABI's opaque type; TensorImpl derives from it so the ABI can cast.
+struct gx_tensor {};
+
+namespace gx {
+
+class TensorImpl : public gx_tensor {
+ public:
+  // A new contiguous tensor with uninitialized memory (refcount 1).
+  static TensorImpl* empty(const std::vector<int64_t>& sizes, DType dtype, Device device,
+                           bool pinned = false);
+  // A view of `base`'s storage (refcount 1). Checks that every element it can
+  // reach lies inside the storage, so no view can read out of bounds.
+  static TensorImpl* view(const TensorImpl& base, const std::vector<int64_t>& sizes,
+                          const std::vector<int64_t>& strides, int64_t offset);
+
+  // The count is not part of the tensor's value, so const tensors can be shared.
+  void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() const noexcept;
+
+  const Layout& layout() const noexcept { return layout_; }
+  int32_t ndim() const noexcept { return layout_.ndim; }
+  const int64_t* sizes() const noexcept { return layout_.sizes; }
+  const int64_t* strides() const noexcept { return layout_.strides; }
+  int64_t numel() const noexcept { return numel_; }
+  DType dtype() const noexcept { return dtype_; }
+  size_t itemsize() const noexcept { return gx::itemsize(dtype_); }
+  Device device() const noexcept { return storage_->device(); }
+  Storage& storage() const noexcept { return *storage_; }
+  int64_t offset() const noexcept { return offset_; }
+  bool is_contiguous() const noexcept { return layout_is_contiguous(layout_); }
+  // Address of element [0, ...].
+  void* data() const noexcept;
+
+  // Live TensorImpls per device slot (Device::slot()), for leak tests.
+  static int64_t live_count(int slot) noexcept;
+
+ private:
+  TensorImpl(Storage* storage, Layout layout, int64_t offset, DType dtype);
+  ~TensorImpl();
+
+  mutable std::atomic<int> refs_{1};
+  Storage* storage_;  // owned reference
+  Layout layout_;
+  int64_t offset_;
+  int64_t numel_;
+  DType dtype_;
+};
+
+// Checks dims (count, non-negative) and returns the element count, guarding
+// against overflow. `what` names the caller in errors.
+int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what);
+
+}  // namespace gx

@@ -1,0 +1,171 @@
+#include "core/tensor_ops.h"
+
+#include <cstring>
+#include <vector>
+
+#include "core/cpu_kernels.h"
+#include "cuda/kernels.h"
+#include "cuda/runtime.h"
+
+namespace gx {
+namespace {
+
+struct Ref {  // owns one reference to a TensorImpl
+  TensorImpl* p;
+  explicit Ref(TensorImpl* t) : p(t) {}
+  ~Ref() { p->release(); }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  TensorImpl* operator->() const { return p; }
+  TensorImpl& operator*() const { return *p; }
+};
+
+std::vector<int64_t> shape_of(const TensorImpl& t) {
+  return std::vector<int64_t>(t.sizes(), t.sizes() + t.ndim());
+}
+
+void check_same_shape(const TensorImpl& a, const TensorImpl& b, const char* what) {
+  bool same = a.ndim() == b.ndim();
+  for (int d = 0; same && d < a.ndim(); ++d) same = a.sizes()[d] == b.sizes()[d];
+  GX_CHECK_VALUE(same, what, ": shapes differ (", a.ndim(), "-d vs ", b.ndim(), "-d or sizes differ)");
+}
+
+cuda::Stream stream_of(const TensorImpl& t) { return cuda::current_stream(t.device().index); }
+
+// Host<->device copy of contiguous tensors.
+void copy_host_device(TensorImpl& dst, const TensorImpl& src) {
+  const size_t nbytes = static_cast<size_t>(src.numel()) * src.itemsize();
+  if (dst.device().is_cuda()) {
+    cuda::Stream s = stream_of(dst);
+    cuda::memcpy_async(dst.data(), src.data(), nbytes, cuda::CopyKind::HostToDevice, s);
+    if (src.storage().pinned()) {
+      src.storage().set_last_stream(s);
+    } else {
+      // NOTE [ Pageable host -> device ]: cudaMemcpyAsync from pageable memory
+      // returns once the data is staged, so the host buffer may be reused at once.
+    }
+  } else {
+    cuda::Stream s = stream_of(src);
+    cuda::memcpy_async(dst.data(), src.data(), nbytes, cuda::CopyKind::DeviceToHost, s);
+    // The host side sees the data only after the stream reaches the copy.
+    cuda::synchronize_stream(s);
+  }
+}
+
+}  // namespace
+
+void copy_(TensorImpl& dst, const TensorImpl& src) {
+  GX_CHECK_TYPE(dst.dtype() == src.dtype(), "copy: dtypes differ: ", dtype_name(dst.dtype()),
+                " vs ", dtype_name(src.dtype()));
+  check_same_shape(dst, src, "copy");
+  if (dst.numel() == 0) return;
+  const Device dd = dst.device(), sd = src.device();
+  if (dd.is_cpu() && sd.is_cpu()) {
+    cpu::strided_copy(dst.data(), dst.layout(), src.data(), src.layout(), src.itemsize(), src.numel());
+    return;
+  }
+  if (dd.is_cuda() && sd.is_cuda()) {
+    if (dd != sd) {
+      // Different GPUs: copy contiguous buffers peer to peer after the source's
+      // producer is done, then lay out on the destination device.
+      Ref s(contiguous(src));
+      cuda::synchronize_stream(stream_of(*s));
+      Ref d(contiguous(dst));  // dst itself when contiguous, else a staging buffer
+      cuda::memcpy_async(d->data(), s->data(), static_cast<size_t>(s->numel()) * s->itemsize(),
+                         cuda::CopyKind::DeviceToDevice, stream_of(*d));
+      if (d.p != &dst) copy_(dst, *d);
+      return;
+    }
+    cuda::launch_strided_copy(dst.data(), dst.layout(), src.data(), src.layout(), src.itemsize(),
+                              src.numel(), stream_of(dst));
+    return;
+  }
+  // Host <-> device: DMA needs contiguous buffers; lay out on the side that is not.
+  Ref s(contiguous(src));
+  if (dst.is_contiguous()) {
+    copy_host_device(dst, *s);
+  } else {
+    Ref staged(TensorImpl::empty(shape_of(dst), dst.dtype(), dd));
+    copy_host_device(*staged, *s);
+    copy_(dst, *staged);
+  }
+}
+
+void fill_(TensorImpl& t, uint64_t bits) {
+  if (t.device().is_cuda()) {
+    cuda::launch_fill(t.data(), t.layout(), t.itemsize(), bits, t.numel(), stream_of(t));
+  } else {
+    cpu::fill(t.data(), t.layout(), t.itemsize(), bits, t.numel());
+  }
+}
+
+void arange_(TensorImpl& t, double start, double step) {
+  GX_INTERNAL_ASSERT(t.is_contiguous());
+  if (t.device().is_cuda()) {
+    cuda::launch_affine(t.data(), t.dtype(), t.numel(), start, step, stream_of(t));
+  } else {
+    cpu::affine(t.data(), t.dtype(), t.numel(), start, step);
+  }
+}
+
+void linspace_(TensorImpl& t, double start, double end) {
+  GX_INTERNAL_ASSERT(t.is_contiguous());
+  if (t.device().is_cuda()) {
+    cuda::launch_linspace(t.data(), t.dtype(), t.numel(), start, end, stream_of(t));
+  } else {
+    cpu::linspace(t.data(), t.dtype(), t.numel(), start, end);
+  }
+}
+
+TensorImpl* contiguous(const TensorImpl& t) {
+  if (t.is_contiguous()) {
+    t.retain();
+    return const_cast<TensorImpl*>(&t);
+  }
+  TensorImpl* out = TensorImpl::empty(shape_of(t), t.dtype(), t.device());
+  try {
+    copy_(*out, t);
+  } catch (...) {
+    out->release();
+    throw;
+  }
+  return out;
+}
+
+TensorImpl* to_device(const TensorImpl& src, Device device) {
+  TensorImpl* out = TensorImpl::empty(shape_of(src), src.dtype(), device);
+  try {
+    copy_(*out, src);
+  } catch (...) {
+    out->release();
+    throw;
+  }
+  return out;
+}
+
+void read_to_host(const TensorImpl& t, void* dst) {
+  Ref c(contiguous(t));
+  const size_t nbytes = static_cast<size_t>(c->numel()) * c->itemsize();
+  if (nbytes == 0) return;
+  if (c->device().is_cpu()) {
+    std::memcpy(dst, c->data(), nbytes);
+    return;
+  }
+  cuda::Stream s = stream_of(*c);
+  cuda::memcpy_async(dst, c->data(), nbytes, cuda::CopyKind::DeviceToHost, s);
+  cuda::synchronize_stream(s);
+}
+
+void write_from_host(TensorImpl& t, const void* src) {
+  GX_INTERNAL_ASSERT(t.is_contiguous());
+  const size_t nbytes = static_cast<size_t>(t.numel()) * t.itemsize();
+  if (nbytes == 0) return;
+  if (t.device().is_cpu()) {
+    std::memcpy(t.data(), src, nbytes);
+    return;
+  }
+  // See NOTE [ Pageable host -> device ].
+  cuda::memcpy_async(t.data(), src, nbytes, cuda::CopyKind::HostToDevice, stream_of(t));
+}
+
+}  // namespace gx

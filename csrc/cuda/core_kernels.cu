@@ -1,0 +1,161 @@
+// The core's own kernels: strided copy, fill, arange (affine) and linspace.
+// Launchers are declared in kernels.h; each runs on the stream it is given and
+// checks its launch.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "cuda/cuda_check.h"
+#include "cuda/kernels.h"
+
+namespace gx::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Enough blocks to cover n with a grid-stride loop, capped so huge tensors
+// reuse threads instead of launching millions of blocks.
+unsigned blocks_for(int64_t n) {
+  const int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
+}
+
+// Elements are moved as unsigned words of their size: copy and fill never
+// need to know the dtype.
+template <size_t N> struct Word;
+template <> struct Word<1> { using type = uint8_t; };
+template <> struct Word<2> { using type = uint16_t; };
+template <> struct Word<4> { using type = uint32_t; };
+template <> struct Word<8> { using type = uint64_t; };
+
+template <typename W>
+__global__ void strided_copy_kernel(W* dst, Layout dl, const W* src, Layout sl, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    dst[layout_offset(dl, i)] = src[layout_offset(sl, i)];
+  }
+}
+
+template <typename W>
+__global__ void fill_kernel(W* dst, Layout l, W value, int64_t n, bool contiguous) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    dst[contiguous ? i : layout_offset(l, i)] = value;
+  }
+}
+
+template <typename T> __device__ T from_double(double v) { return static_cast<T>(v); }
+template <> __device__ __half from_double<__half>(double v) { return __double2half(v); }
+template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
+  return __double2bfloat16(v);
+}
+template <> __device__ bool from_double<bool>(double v) { return v != 0.0; }
+
+template <typename T>
+__global__ void affine_kernel(T* dst, int64_t n, double start, double step) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    dst[i] = from_double<T>(start + static_cast<double>(i) * step);
+  }
+}
+
+template <typename T>
+__global__ void linspace_kernel(T* dst, int64_t n, double start, double end, double step) {
+  const int64_t half = n / 2;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
+                              : end - step * static_cast<double>(n - 1 - i);
+    dst[i] = from_double<T>(v);
+  }
+}
+
+// Calls f(T{}) with the C++ type of `dtype`.
+template <typename F>
+void dispatch_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Float16: return f(__half{});
+    case DType::BFloat16: return f(__nv_bfloat16{});
+    case DType::Int8: return f(int8_t{});
+    case DType::Int16: return f(int16_t{});
+    case DType::Int32: return f(int32_t{});
+    case DType::Int64: return f(int64_t{});
+    case DType::UInt8: return f(uint8_t{});
+    case DType::Bool: return f(bool{});
+  }
+  GX_INTERNAL_ASSERT(false, "unhandled dtype");
+}
+
+template <typename F>
+void dispatch_word(size_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1: return f(Word<1>::type{});
+    case 2: return f(Word<2>::type{});
+    case 4: return f(Word<4>::type{});
+    case 8: return f(Word<8>::type{});
+  }
+  GX_INTERNAL_ASSERT(false, "unsupported item size");
+}
+
+}  // namespace
+
+void launch_strided_copy(void* dst, const Layout& dst_layout, const void* src,
+                         const Layout& src_layout, size_t itemsize, int64_t numel,
+                         Stream stream) {
+  if (numel == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  if (layout_is_contiguous(dst_layout) && layout_is_contiguous(src_layout)) {
+    GX_CUDA_CHECK(cudaMemcpyAsync(dst, src, numel * itemsize, cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  dispatch_word(itemsize, [&](auto w) {
+    using W = decltype(w);
+    strided_copy_kernel<W><<<blocks_for(numel), kThreads, 0, s>>>(
+        static_cast<W*>(dst), dst_layout, static_cast<const W*>(src), src_layout, numel);
+  });
+  GX_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_fill(void* dst, const Layout& layout, size_t itemsize, uint64_t bits,
+                 int64_t numel, Stream stream) {
+  if (numel == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  const bool contiguous = layout_is_contiguous(layout);
+  if (contiguous && itemsize == 1) {
+    GX_CUDA_CHECK(cudaMemsetAsync(dst, static_cast<int>(bits & 0xff), numel, s));
+    return;
+  }
+  dispatch_word(itemsize, [&](auto w) {
+    using W = decltype(w);
+    fill_kernel<W><<<blocks_for(numel), kThreads, 0, s>>>(static_cast<W*>(dst), layout,
+                                                        static_cast<W>(bits), numel, contiguous);
+  });
+  GX_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_affine(void* dst, DType dtype, int64_t n, double start, double step,
+                   Stream stream) {
+  if (n == 0) return;
+  dispatch_dtype(dtype, [&](auto t) {
+    using T = decltype(t);
+    affine_kernel<T><<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<T*>(dst), n, start, step);
+  });
+  GX_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end,
+                     Stream stream) {
+  if (n == 0) return;
+  const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
+  dispatch_dtype(dtype, [&](auto t) {
+    using T = decltype(t);
+    linspace_kernel<T><<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<T*>(dst), n, start, end, step);
+  });
+  GX_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace gx::cuda

@@ -1,0 +1,29 @@
+// Launchers for the core's own CUDA kernels (csrc/cuda/*.cu). Every launcher
+// takes the stream, checks the launch and throws gx::Error on failure.
+// Pointers are already offset to element [0, ...].
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/layout.h"
+#include "cuda/runtime.h"
+
+namespace gx::cuda {
+
+// dst[dst_layout(i)] = src[src_layout(i)] for i < numel, byte-wise per element.
+void launch_strided_copy(void* dst, const Layout& dst_layout, const void* src,
+                         const Layout& src_layout, size_t itemsize, int64_t numel,
+                         Stream stream);
+// Every element of dst (strided) gets the bit pattern `bits` (low itemsize bytes).
+void launch_fill(void* dst, const Layout& layout, size_t itemsize, uint64_t bits,
+                 int64_t numel, Stream stream);
+// Contiguous dst[i] = cast<dtype>(start + i * step): arange.
+void launch_affine(void* dst, DType dtype, int64_t n, double start, double step,
+                   Stream stream);
+// Contiguous dst[i]: n points from start to end inclusive, the second half
+// computed from the end so both endpoints are exact (as torch.linspace).
+void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end,
+                     Stream stream);
+
+}  // namespace gx::cuda

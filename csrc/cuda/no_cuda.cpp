@@ -1,0 +1,57 @@
+// The CUDA layer of a CPU-only core (built when nvcc was not found). Device
+// queries answer "no devices"; anything that needs a GPU throws a clear error.
+#include "core/error.h"
+#include "cuda/caching_allocator.h"
+#include "cuda/kernels.h"
+#include "cuda/pinned_allocator.h"
+#include "cuda/runtime.h"
+
+namespace gx::cuda {
+namespace {
+[[noreturn]] void not_compiled(const char* what) {
+  fail(ErrorKind::NotCompiled, what,
+       ": this gpuext core was built without CUDA (nvcc was not found at install time). "
+       "Install the CUDA toolkit, set CUDA_HOME, and run `npm rebuild gpuext`.");
+}
+}  // namespace
+
+bool compiled() { return false; }
+int device_count() { return 0; }
+const char* unavailable_reason() { return "gpuext was built without CUDA"; }
+void check_device(int, const char* what) { not_compiled(what); }
+Stream current_stream(int) { not_compiled("current_stream"); }
+void set_current_stream(int, Stream) { not_compiled("set_current_stream"); }
+void release_thread_streams() {}
+Event record_event(Stream) { not_compiled("record_event"); }
+void wait_event(Event) { not_compiled("wait_event"); }
+void destroy_event(Event) noexcept {}
+void synchronize_device(int) { not_compiled("synchronize"); }
+void synchronize_stream(Stream) { not_compiled("synchronize"); }
+void memcpy_async(void*, const void*, size_t, CopyKind, Stream) { not_compiled("copy"); }
+DeviceProps device_props(int) { not_compiled("device_props"); }
+void mem_info(int, size_t*, size_t*) { not_compiled("mem_info"); }
+
+void* device_alloc(int, size_t, Stream) { not_compiled("allocate"); }
+void device_free(void*) noexcept {}
+void device_empty_cache(int) {}
+MemoryStats device_stats(int) { return MemoryStats{}; }
+void device_set_limit(int, int64_t) { not_compiled("set_limit"); }
+
+void* pinned_alloc(size_t) { not_compiled("pinned memory"); }
+void pinned_free(void*, Stream) noexcept {}
+void pinned_empty_cache() {}
+MemoryStats pinned_stats() { return MemoryStats{}; }
+
+void launch_strided_copy(void*, const Layout&, const void*, const Layout&, size_t, int64_t,
+                         Stream) {
+  not_compiled("copy");
+}
+void launch_fill(void*, const Layout&, size_t, uint64_t, int64_t, Stream) {
+  not_compiled("fill");
+}
+void launch_affine(void*, DType, int64_t, double, double, Stream) { not_compiled("arange"); }
+void launch_linspace(void*, DType, int64_t, double, double, Stream) {
+  not_compiled("linspace");
+}
+
+}  // namespace gx::cuda

@@ -1,0 +1,21 @@
+// A small caching pool of page-locked host memory (cudaHostAlloc), used for
+// staging device->host readback and for tensors created with { pinned: true }.
+// Blocks are cached by rounded size (powers of two from 4 KiB); a freed block
+// is reused once the device work that last touched it is done (an event is
+// recorded on free and queried before reuse).
+#pragma once
+#include <cstddef>
+
+#include "core/memory_stats.h"
+#include "cuda/runtime.h"
+
+namespace gx::cuda {
+
+// Page-locked host memory of at least `nbytes`. Throws gx::Error on failure.
+void* pinned_alloc(size_t nbytes);
+// `stream` is the stream of the last work that used the block (nullptr: none).
+void pinned_free(void* ptr, Stream stream) noexcept;
+void pinned_empty_cache();
+MemoryStats pinned_stats();
+
+}  // namespace gx::cuda

@@ -1,0 +1,170 @@
+// CUDA runtime layer: device discovery, per-thread current streams, copies.
+// See NOTE [ Current stream ] in runtime.h.
+#include "cuda/runtime.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "core/device.h"
+#include "cuda/cuda_check.h"
+
+namespace gx::cuda {
+namespace {
+
+struct DeviceInfo {
+  int count = 0;
+  std::string reason;
+};
+
+// Discovery runs once per process. Without a driver or GPU the runtime answers
+// cudaErrorNoDevice / cudaErrorInsufficientDriver: that is a CPU-only process,
+// not an error.
+const DeviceInfo& device_info() {
+  static DeviceInfo info;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+      info.count = 0;
+      info.reason = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+      cudaGetLastError();  // clear the sticky-free error so later calls start clean
+      return;
+    }
+    info.count = n > kMaxCudaDevices ? kMaxCudaDevices : n;
+    if (n == 0) info.reason = "no CUDA device is visible";
+  });
+  return info;
+}
+
+// The calling thread's streams, one slot per device; nullptr until first use.
+struct ThreadStreams {
+  cudaStream_t current[kMaxCudaDevices] = {};
+  cudaStream_t owned[kMaxCudaDevices] = {};
+};
+thread_local ThreadStreams tls_streams;
+
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    GX_CUDA_CHECK(cudaGetDevice(&prev_));
+    if (prev_ != device) GX_CUDA_CHECK(cudaSetDevice(device));
+    switched_ = prev_ != device;
+  }
+  ~DeviceGuard() {
+    if (switched_) cudaSetDevice(prev_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = 0;
+  bool switched_ = false;
+};
+
+}  // namespace
+
+bool compiled() { return true; }
+int device_count() { return device_info().count; }
+const char* unavailable_reason() { return device_info().reason.c_str(); }
+
+void check_device(int index, const char* what) {
+  const int n = device_count();
+  if (n == 0) {
+    fail(ErrorKind::Range, what, ": CUDA device cuda:", index,
+         " requested but no CUDA device is available (", unavailable_reason(), ")");
+  }
+  GX_CHECK_RANGE(index >= 0 && index < n, what, ": device index ", index,
+                 " is out of range; this machine has ", n, " CUDA device",
+                 n == 1 ? "" : "s", " (cuda:0", n > 1 ? str("..cuda:", n - 1) : "", ")");
+}
+
+Stream current_stream(int device) {
+  check_device(device, "current_stream");
+  cudaStream_t& cur = tls_streams.current[device];
+  if (cur == nullptr) {
+    DeviceGuard guard(device);
+    cudaStream_t s = nullptr;
+    GX_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamDefault));
+    tls_streams.owned[device] = s;
+    cur = s;
+  }
+  return cur;
+}
+
+void set_current_stream(int device, Stream stream) {
+  check_device(device, "set_current_stream");
+  tls_streams.current[device] = static_cast<cudaStream_t>(stream);
+}
+
+void release_thread_streams() {
+  for (int d = 0; d < kMaxCudaDevices; ++d) {
+    if (tls_streams.owned[d] != nullptr) {
+      cudaStreamSynchronize(tls_streams.owned[d]);
+      cudaStreamDestroy(tls_streams.owned[d]);
+    }
+    tls_streams.owned[d] = nullptr;
+    tls_streams.current[d] = nullptr;
+  }
+}
+
+Event record_event(Stream stream) {
+  cudaEvent_t e = nullptr;
+  GX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  cudaError_t err = cudaEventRecord(e, static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess) {
+    cudaEventDestroy(e);
+    GX_CUDA_CHECK(err);
+  }
+  return e;
+}
+
+void wait_event(Event event) { GX_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event))); }
+
+void destroy_event(Event event) noexcept {
+  if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+}
+
+void synchronize_device(int device) {
+  check_device(device, "synchronize");
+  DeviceGuard guard(device);
+  GX_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void synchronize_stream(Stream stream) {
+  GX_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+}
+
+void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stream stream) {
+  if (nbytes == 0) return;
+  // Device-to-device uses cudaMemcpyDefault so unified addressing finds both
+  // devices when they differ (a peer copy).
+  static const cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                         cudaMemcpyDefault};
+  GX_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kinds[static_cast<int>(kind)],
+                                static_cast<cudaStream_t>(stream)));
+}
+
+DeviceProps device_props(int device) {
+  check_device(device, "device_props");
+  cudaDeviceProp p;
+  GX_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  DeviceProps out{};
+  std::snprintf(out.name, sizeof(out.name), "%s", p.name);
+  out.major = p.major;
+  out.minor = p.minor;
+  out.total_memory = p.totalGlobalMem;
+  out.multiprocessors = p.multiProcessorCount;
+  return out;
+}
+
+void mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
+  check_device(device, "mem_info");
+  DeviceGuard guard(device);
+  GX_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+}  // namespace gx::cuda

@@ -1,0 +1,59 @@
+// The CUDA runtime as the core sees it: devices, the current stream, sync.
+// Declared without CUDA headers so CPU-only code can include it; implemented
+// by csrc/cuda/runtime.cpp, or by csrc/cuda/no_cuda.cpp in a CPU-only build.
+//
+// NOTE [ Current stream ]
+// Each CUDA device has a current stream per thread (per Node.js worker, since
+// each worker runs JS on its own thread). Every launch and copy the core makes
+// goes on it, and extensions get it through gx_api.current_stream, so work from
+// one thread is ordered without global synchronization. The default current
+// stream is a stream the core creates for the thread (blocking with respect to
+// the legacy default stream, so code that launches on stream 0 still orders
+// with ours); issue-level APIs (gx.withStream) can swap it.
+#pragma once
+#include <cstddef>
+
+namespace gx::cuda {
+
+using Stream = void*;  // a cudaStream_t
+
+// True when the core was compiled with CUDA support.
+bool compiled();
+// Number of visible CUDA devices; 0 when there is no driver or no GPU (never throws).
+int device_count();
+// Why device_count() is 0 (empty string when devices exist or CUDA is not compiled in).
+const char* unavailable_reason();
+// Throws a RangeError naming `what` when `index` is not a visible device.
+void check_device(int index, const char* what);
+
+Stream current_stream(int device);
+void set_current_stream(int device, Stream stream);
+// Destroys the streams this thread created; called when a Node.js environment ends.
+void release_thread_streams();
+
+using Event = void*;  // a cudaEvent_t
+// An event recorded on `stream` now (timing disabled: cheaper to record).
+Event record_event(Stream stream);
+// Blocks the calling thread until `event` completes; safe off the JS thread.
+void wait_event(Event event);
+void destroy_event(Event event) noexcept;
+
+void synchronize_device(int device);
+void synchronize_stream(Stream stream);
+
+// Copies between host and device on `stream`. The host pointer may be pageable.
+// kind: 0 host->device, 1 device->host, 2 device->device (same or peer device).
+enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };
+void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stream stream);
+
+struct DeviceProps {
+  char name[256];
+  int major, minor;
+  size_t total_memory;
+  int multiprocessors;
+};
+DeviceProps device_props(int device);
+// Free and total bytes as the driver reports them.
+void mem_info(int device, size_t* free_bytes, size_t* total_bytes);
+
+}  // namespace gx::cuda

@@ -1,0 +1,86 @@
+// The versioned C ABI between the gpuext core and extensions.
+//
+// NOTE [ Why a C table ]
+// Extensions never link against core sources or C++ symbols. At load time the
+// core hands each extension a pointer to one `gx_api` table (NumPy's C-API
+// capsule is the precedent). Only plain C types cross it, so an extension built
+// against core 1.x keeps working with core 1.y:
+//   - the major version changes only when an entry changes meaning or moves;
+//   - minor versions only append entries; `size` says how many the core has,
+//     so an extension can test for an entry before calling it.
+// Every fallible entry returns a gx_status; on failure the message is available
+// from last_error() on the same thread. Nothing here throws or aborts.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuext/dtype_list.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GX_ABI_VERSION_MAJOR 1
+#define GX_ABI_VERSION_MINOR 0
+
+typedef enum gx_dtype {
+#define GX_ABI_DTYPE_ENUM(Enum, name, kind, size, storage, value) GX_##Enum,
+  GX_FORALL_DTYPES(GX_ABI_DTYPE_ENUM)
+#undef GX_ABI_DTYPE_ENUM
+  GX_NUM_DTYPES
+} gx_dtype;
+
+typedef enum gx_device_type { GX_CPU = 0, GX_CUDA = 1 } gx_device_type;
+
+typedef enum gx_status {
+  GX_OK = 0,
+  GX_ERR_INVALID_ARGUMENT = 1,  // the caller's mistake: bad shape, dtype, device...
+  GX_ERR_OUT_OF_MEMORY = 2,
+  GX_ERR_CUDA = 3,              // a CUDA call failed
+  GX_ERR_NOT_COMPILED = 4,      // the core was built without CUDA
+  GX_ERR_INTERNAL = 5
+} gx_status;
+
+typedef struct gx_device {
+  int32_t type;   // gx_device_type
+  int32_t index;  // 0 for cpu
+} gx_device;
+
+// A reference-counted tensor owned by the core: storage + sizes + strides
+// (in elements) + storage offset (in elements) + dtype.
+typedef struct gx_tensor gx_tensor;
+
+typedef struct gx_api {
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  size_t size;  // sizeof(gx_api) as the core was built: entries beyond it are absent
+
+  // --- errors ---------------------------------------------------------------
+  const char* (*last_error)(void);  // message of this thread's last failure
+
+  // --- tensor metadata (never fail on a live tensor) --------------------------
+  int32_t (*tensor_ndim)(const gx_tensor* t);
+  const int64_t* (*tensor_sizes)(const gx_tensor* t);
+  const int64_t* (*tensor_strides)(const gx_tensor* t);
+  int64_t (*tensor_numel)(const gx_tensor* t);
+  gx_dtype (*tensor_dtype)(const gx_tensor* t);
+  gx_device (*tensor_device)(const gx_tensor* t);
+  // Address of element [0, 0, ...], storage offset applied.
+  void* (*tensor_data)(const gx_tensor* t);
+
+  // --- lifetime ---------------------------------------------------------------
+  void (*tensor_retain)(gx_tensor* t);
+  void (*tensor_release)(gx_tensor* t);
+
+  // --- creation (contiguous; uninitialized memory) -----------------------------
+  gx_status (*tensor_empty)(int32_t ndim, const int64_t* sizes, gx_dtype dtype,
+                            gx_device device, gx_tensor** out);
+
+  // --- streams ----------------------------------------------------------------
+  // The calling thread's current stream for a CUDA device (a cudaStream_t).
+  gx_status (*current_stream)(int32_t device_index, void** stream_out);
+} gx_api;
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
