@@ -208,9 +208,9 @@ test('bfloat16: every midpoint between finite neighbours rounds to even', (t) =>
     const lo = bfloat16BitsToFloat32(h);
     const hi = h === 0x7f7f ? 2 ** 128 : bfloat16BitsToFloat32(h + 1);
     const mid = (lo + hi) / 2; // exactly representable in float32
-    if (h !== 0x7f7f && Math.fround(mid) !== mid) bad++;
+    if (Math.fround(mid) !== mid) bad++;
     const even = (h & 1) === 0 ? h : h + 1;
-    if (h !== 0x7f7f && float32ToBFloat16Bits(mid) !== even) bad++;
+    if (float32ToBFloat16Bits(mid) !== even) bad++;
     if (float32ToBFloat16Bits(-mid) !== (0x8000 | even)) bad++;
   }
   t.is(bad, 0);
@@ -247,11 +247,11 @@ test('bulk conversions handle millions of elements', (t) => {
   const back = new Float32Array(n);
   encodeFloat16(src, h16);
   decodeFloat16(h16, back);
-  t.is(back[0], -999.75);
+  t.is(back[0], -1000); // -999.75 is a float16 tie between -999.5 and -1000 -> even
   t.is(back[1000], 0.25);
   t.is(back[n - 1], src[n - 1]);
   encodeBFloat16(src, h16);
   decodeBFloat16(h16, back);
   t.is(back[1000], 0.25);
-  t.is(back[1], -999); // -998.75 needs more than 8 significant bits -> -999 (even)
+  t.is(back[1], -1000); // -998.75: bfloat16 steps by 4 in [512, 1024)
 });

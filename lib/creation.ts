@@ -1,0 +1,201 @@
+// Creating tensors: from JS data (tensor), and filled ones (empty, zeros,
+// ones, full, arange, linspace) on any device.
+import { parseDevice, type Device, type DeviceLike } from './device';
+import {
+  dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
+  DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
+} from './dtype';
+import { checkDevice } from './cuda';
+import { native } from './native';
+import { flattenNested } from './nested';
+import { formatShape, numelOf, parseShape, type ShapeLike } from './shape';
+import { Tensor } from './tensor';
+
+export interface TensorOptions<D extends DType = DType> {
+  /** Element type; inferred from the data when omitted. */
+  dtype?: D;
+  /** 'cpu' (default), 'cuda', 'cuda:N' or a Device. */
+  device?: DeviceLike;
+}
+
+export interface EmptyOptions<D extends DType = DType> extends TensorOptions<D> {
+  /** Page-locked host memory (cpu only): faster, asynchronous copies to the GPU. */
+  pinned?: boolean;
+}
+
+/** Data gx.tensor accepts: a scalar, a (nested) array of scalars, or a typed array. */
+export type TensorData = Scalar | readonly unknown[] | AnyTypedArray;
+
+/** The dtype a typed array gives when no dtype is asked for. */
+type DTypeOfData<T> = T extends Float32Array ? 'float32'
+  : T extends Float64Array ? 'float64'
+  : T extends Int8Array ? 'int8'
+  : T extends Int16Array ? 'int16'
+  : T extends Int32Array ? 'int32'
+  : T extends BigInt64Array ? 'int64'
+  : T extends Uint8Array | Uint8ClampedArray ? 'uint8'
+  : T extends bigint ? 'int64'
+  : T extends boolean ? 'bool'
+  : DType;
+
+function options<D extends DType>(opts: unknown, fn: string): { dtype?: D; device: Device; pinned: boolean } {
+  if (opts === undefined) return { device: parseDevice(undefined, fn), pinned: false };
+  if (typeof opts !== 'object' || opts === null) {
+    throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
+  }
+  const o = opts as EmptyOptions<D>;
+  const device = parseDevice(o.device, fn);
+  checkDevice(device, fn);
+  if (o.pinned && device.type !== 'cpu') {
+    throw new TypeError(`${fn}: pinned memory is host memory; it needs device 'cpu', not '${device}'`);
+  }
+  return { dtype: o.dtype === undefined ? undefined : (parseDType(o.dtype, fn) as D), device, pinned: Boolean(o.pinned) };
+}
+
+/**
+ * A tensor holding a copy of `data`: a number, bigint or boolean (0-d), a
+ * nested array (its nesting gives the shape), or a typed array (1-d, or the
+ * shape given in options). Numbers default to float32, bigints to int64,
+ * booleans to bool, typed arrays to their own type.
+ * @example
+ * const a = gx.tensor([[1, 2], [3, 4]], { device: 'cuda' });
+ * const b = gx.tensor(new Float64Array([1, 2, 3]));
+ * const c = gx.tensor(new BigInt64Array([1n, 2n]), { shape: [2, 1] });
+ */
+export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
+  data: T,
+  opts?: TensorOptions<D> & { shape?: readonly number[] },
+): Tensor<D> {
+  const fn = 'gx.tensor';
+  const { dtype: asked, device } = options<D>(opts, fn);
+  let shape: number[];
+  let dtype: DType;
+  let bytes: ArrayBufferView;
+  if (isTypedArray(data)) {
+    const own = dtypeOfTypedArray(data);
+    const raw16 = data instanceof Uint16Array && (asked === 'float16' || asked === 'bfloat16');
+    if (own === undefined && asked === undefined) {
+      throw new TypeError(`${fn}: a ${data.constructor.name} has no matching dtype; pass { dtype } to convert it`);
+    }
+    dtype = asked ?? (own as DType);
+    // A Uint16Array given as float16/bfloat16 holds the raw bits (as toArray's storage does).
+    bytes = dtype === own || raw16 ? data : toStorageArray(data as ArrayLike<number | bigint>, dtype, fn);
+    const n = data.length;
+    shape = opts?.shape === undefined ? [n] : parseShape(opts.shape, fn, 'options.shape');
+    if (numelOf(shape) !== n) {
+      throw new RangeError(`${fn}: data has ${n} elements but shape ${formatShape(shape)} needs ${numelOf(shape)}`);
+    }
+  } else {
+    const flat = flattenNested(data, fn);
+    dtype = asked ?? (flat.kind === 'empty' ? DEFAULT_FLOAT : dtypeOfScalar(flat.values[0]));
+    shape = flat.shape;
+    if (opts?.shape !== undefined) {
+      const want = parseShape(opts.shape, fn, 'options.shape');
+      if (numelOf(want) !== flat.values.length) {
+        throw new RangeError(`${fn}: data has ${flat.values.length} elements but shape ${formatShape(want)} needs ${numelOf(want)}`);
+      }
+      shape = want;
+    }
+    bytes = toStorageArray(flat.values, dtype, fn);
+  }
+  return new Tensor<D>(native.fromBytes(bytes, shape, dtypeCode(dtype), device.typeCode, device.index));
+}
+
+/**
+ * A tensor with uninitialized memory.
+ * @example const buf = gx.empty([1024, 1024], { device: 'cuda' });
+ */
+export function empty<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  return emptyImpl<D>(shape, opts, 'gx.empty');
+}
+
+function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {
+  const dims = parseShape(shape, fn);
+  const o = options<D>(opts, fn);
+  const dtype = o.dtype ?? defaultDType;
+  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, o.pinned));
+}
+
+function filled<D extends DType>(shape: unknown, value: Scalar, opts: unknown, fn: string, defaultDType: DType): Tensor<D> {
+  const t = emptyImpl<D>(shape, opts, fn, defaultDType);
+  try {
+    return t.fill_(value);
+  } catch (err) {
+    t.dispose();
+    throw err;
+  }
+}
+
+/** A tensor of zeros. @example gx.zeros([2, 3], { dtype: 'int32' }) */
+export function zeros<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  return filled<D>(shape, 0, opts, 'gx.zeros', DEFAULT_FLOAT);
+}
+
+/** A tensor of ones. @example gx.ones(4, { device: 'cuda' }) */
+export function ones<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  return filled<D>(shape, 1, opts, 'gx.ones', DEFAULT_FLOAT);
+}
+
+/**
+ * A tensor with every element `value`; the dtype defaults to the value's
+ * (float32 for numbers, int64 for bigints, bool for booleans).
+ * @example gx.full([2, 2], 7n)
+ */
+export function full<D extends DType = DType>(shape: ShapeLike, value: Scalar, opts?: EmptyOptions<D>): Tensor<D> {
+  const fn = 'gx.full';
+  if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+    throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${typeof value}`);
+  }
+  return filled<D>(shape, value, opts, fn, dtypeOfScalar(value));
+}
+
+function checkFinite(fn: string, name: string, v: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number, got ${typeof v}`);
+  if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${name} must be finite, got ${v}`);
+  return v;
+}
+
+/**
+ * Values from start (inclusive) to end (exclusive) by step, as torch.arange:
+ * int64 when start, end and step are integers, else float32.
+ * @example gx.arange(5); gx.arange(1, 2, 0.25, { device: 'cuda' })
+ */
+export function arange<D extends DType = DType>(end: number, opts?: TensorOptions<D>): Tensor<D>;
+export function arange<D extends DType = DType>(start: number, end: number, step?: number, opts?: TensorOptions<D>): Tensor<D>;
+export function arange<D extends DType = DType>(
+  a: number, b?: number | TensorOptions<D>, c?: number, d?: TensorOptions<D>,
+): Tensor<D> {
+  const fn = 'gx.arange';
+  const [start, end, step, opts] = typeof b === 'number' ? [a, b, c ?? 1, d] : [0, a, 1, b];
+  checkFinite(fn, 'start', start);
+  checkFinite(fn, 'end', end);
+  checkFinite(fn, 'step', step);
+  if (step === 0) throw new RangeError(`${fn}: step must be nonzero`);
+  if ((end - start) * step < 0) {
+    throw new RangeError(`${fn}: end (${end}) is not reachable from start (${start}) with step ${step}`);
+  }
+  const n = Math.ceil((end - start) / step);
+  const o = options<D>(opts, fn);
+  const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
+  const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
+  const t = new Tensor<D>(native.empty([n], dtypeCode(dtype), o.device.typeCode, o.device.index, false));
+  native.arange(t.handle(), start, step);
+  return t;
+}
+
+/**
+ * `steps` evenly spaced values from start to end inclusive (float32 by default).
+ * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
+ */
+export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
+  const fn = 'gx.linspace';
+  checkFinite(fn, 'start', start);
+  checkFinite(fn, 'end', end);
+  if (typeof steps !== 'number' || !Number.isSafeInteger(steps) || steps < 0) {
+    throw new RangeError(`${fn}: steps must be a non-negative integer, got ${String(steps)}`);
+  }
+  const o = options<D>(opts, fn);
+  const t = new Tensor<D>(native.empty([steps], dtypeCode(o.dtype ?? DEFAULT_FLOAT), o.device.typeCode, o.device.index, false));
+  native.linspace(t.handle(), start, end);
+  return t;
+}

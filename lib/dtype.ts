@@ -1,0 +1,155 @@
+// dtypes on the TypeScript side: parsing names, inferring from typed arrays,
+// converting JS values to a dtype's storage, and fill bit patterns. The list
+// itself is generated from csrc/include/gpuext/dtype_list.h.
+import { DTYPE_INFO, DTYPES, STORAGE_ARRAY, type DType, type StorageArrayMap } from './generated/dtypes';
+import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
+
+export { DTYPES, DTYPE_INFO, type DType };
+
+/** The default dtype for JS numbers (as in tfjs and torch.get_default_dtype()). */
+export const DEFAULT_FLOAT: DType = 'float32';
+
+export type Scalar = number | bigint | boolean;
+
+export function isDType(x: unknown): x is DType {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(DTYPE_INFO, x);
+}
+
+/** Checks a user-supplied dtype name; `fn` names the API in the error. */
+export function parseDType(x: unknown, fn: string): DType {
+  if (isDType(x)) return x;
+  throw new TypeError(`${fn}: unknown dtype ${JSON.stringify(x)}; expected one of ${DTYPES.join(', ')}`);
+}
+
+export function dtypeCode(d: DType): number {
+  return DTYPE_INFO[d].code;
+}
+
+export function dtypeFromCode(code: number): DType {
+  const d = DTYPES[code];
+  if (d === undefined) throw new Error(`gpuext internal error: unknown dtype code ${code}`);
+  return d;
+}
+
+export type AnyTypedArray =
+  | Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array | BigUint64Array;
+
+export function isTypedArray(x: unknown): x is AnyTypedArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView);
+}
+
+/** The dtype a typed array stands for, or undefined when it has none (Uint16Array, Uint32Array...). */
+export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
+  if (a instanceof Float32Array) return 'float32';
+  if (a instanceof Float64Array) return 'float64';
+  if (a instanceof Int8Array) return 'int8';
+  if (a instanceof Int16Array) return 'int16';
+  if (a instanceof Int32Array) return 'int32';
+  if (a instanceof BigInt64Array) return 'int64';
+  if (a instanceof Uint8Array || a instanceof Uint8ClampedArray) return 'uint8';
+  return undefined;
+}
+
+const INT_RANGE: Partial<Record<DType, [bigint, bigint]>> = {
+  int8: [-128n, 127n],
+  int16: [-32768n, 32767n],
+  int32: [-2147483648n, 2147483647n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 255n],
+};
+
+/** An integer dtype's value of `v` (truncated toward zero, as torch does), range-checked. */
+function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
+  let i: bigint;
+  if (typeof v === 'bigint') {
+    i = v;
+  } else {
+    if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
+    i = BigInt(Math.trunc(v));
+  }
+  const range = INT_RANGE[dtype];
+  if (range && (i < range[0] || i > range[1])) {
+    throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${range[0]}, ${range[1]}]`);
+  }
+  return i;
+}
+
+/**
+ * Converts JS values to the typed array that holds `dtype`'s raw bytes.
+ * Floats go through float16/bfloat16 encoding where needed; integers are
+ * truncated toward zero and range-checked; bool stores 0/1.
+ */
+export function toStorageArray<D extends DType>(
+  values: ArrayLike<Scalar>,
+  dtype: D,
+  fn: string,
+): StorageArrayMap[D] {
+  const n = values.length;
+  const info = DTYPE_INFO[dtype];
+  const Ctor = STORAGE_ARRAY[dtype];
+  if (dtype === 'float16' || dtype === 'bfloat16') {
+    const out = new Uint16Array(n);
+    const nums = new Float64Array(n);
+    for (let i = 0; i < n; i++) nums[i] = Number(values[i]);
+    (dtype === 'float16' ? encodeFloat16 : encodeBFloat16)(nums, out);
+    return out as StorageArrayMap[D];
+  }
+  if (info.kind === 'f') {
+    const out = new (Ctor as Float32ArrayConstructor | Float64ArrayConstructor)(n);
+    for (let i = 0; i < n; i++) out[i] = Number(values[i]);
+    return out as StorageArrayMap[D];
+  }
+  if (dtype === 'bool') {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = values[i] ? 1 : 0;
+    return out as StorageArrayMap[D];
+  }
+  if (dtype === 'int64') {
+    const out = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) out[i] = toIntegerValue(asNumeric(values[i]), dtype, fn);
+    return out as StorageArrayMap[D];
+  }
+  const out = new (Ctor as Int8ArrayConstructor)(n);
+  const range = INT_RANGE[dtype] as [bigint, bigint];
+  const lo = Number(range[0]), hi = Number(range[1]);
+  for (let i = 0; i < n; i++) {
+    const v = asNumeric(values[i]);
+    const x = typeof v === 'bigint' ? Number(toIntegerValue(v, dtype, fn)) : Math.trunc(v);
+    if (!(x >= lo && x <= hi)) {
+      throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
+    }
+    out[i] = x;
+  }
+  return out as StorageArrayMap[D];
+}
+
+function asNumeric(v: Scalar): number | bigint {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+/** The bit pattern of `value` as one element of `dtype` (for fills). */
+export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
+  const view = new DataView(new ArrayBuffer(8));
+  switch (dtype) {
+    case 'float32':
+      view.setFloat32(0, Number(value), true);
+      return BigInt(view.getUint32(0, true));
+    case 'float64':
+      view.setFloat64(0, Number(value), true);
+      return view.getBigUint64(0, true);
+    case 'float16':
+      return BigInt(float32ToFloat16Bits(Number(value)));
+    case 'bfloat16':
+      return BigInt(float32ToBFloat16Bits(Number(value)));
+    case 'bool':
+      return value ? 1n : 0n;
+    default:
+      return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype, fn));
+  }
+}
+
+/** The default dtype of a JS scalar: float32 for numbers, int64 for bigints, bool for booleans. */
+export function dtypeOfScalar(v: Scalar): DType {
+  return typeof v === 'bigint' ? 'int64' : typeof v === 'boolean' ? 'bool' : DEFAULT_FLOAT;
+}

@@ -1,0 +1,9 @@
+// gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
+export { Tensor, type ItemOf } from './tensor';
+export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
+export type { TensorOptions, EmptyOptions, TensorData } from './creation';
+export { Device, type DeviceLike, type DeviceType } from './device';
+export { DTYPES, DTYPE_INFO, type DType } from './dtype';
+export type { ValueArrayMap, StorageArrayMap, DTypeInfo, DTypeKind } from './generated/dtypes';
+export * as memory from './memory';
+export * as cuda from './cuda';

@@ -1,0 +1,94 @@
+// The typed face of the core addon (build/Release/gpuext_core.node): one
+// interface describing everything csrc/binding/*.cpp exports. Keep the two in
+// step. Loading fails with the command that fixes it.
+import bindings from 'bindings';
+
+/** An opaque native tensor handle (csrc/binding/tensor_handle.h). */
+export interface NativeTensor {
+  /** Drops the core reference; returns false when it was already dropped. */
+  dispose(): boolean;
+  isDisposed(): boolean;
+}
+
+export interface NativeDescription {
+  shape: number[];
+  strides: number[];
+  offset: number;
+  dtype: number;
+  deviceType: number;
+  deviceIndex: number;
+  contiguous: boolean;
+  pinned: boolean;
+  storageBytes: number;
+  storagePtr: bigint;
+  dataPtr: bigint;
+}
+
+export interface NativeMemoryStats {
+  allocatedBytes: number;
+  reservedBytes: number;
+  cachedBytes: number;
+  peakAllocatedBytes: number;
+  numAllocs: number;
+  numFrees: number;
+  numCacheHits: number;
+  numDeviceMallocs: number;
+  numDeviceFrees: number;
+  numOoms: number;
+  limitBytes: number;
+  liveTensors: number;
+  pinned?: Omit<NativeMemoryStats, 'liveTensors' | 'pinned'>;
+}
+
+export interface NativeDeviceProperties {
+  name: string;
+  major: number;
+  minor: number;
+  totalMemory: number;
+  freeMemory: number;
+  multiProcessorCount: number;
+}
+
+/** Devices cross the boundary as (type, index): 0 = cpu, 1 = cuda. */
+export interface NativeCore {
+  readonly cudaCompiled: boolean;
+  readonly abiVersion: [number, number];
+  empty(shape: number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
+  fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
+  view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
+  copy(dst: NativeTensor, src: NativeTensor): void;
+  toDevice(t: NativeTensor, deviceType: number, deviceIndex: number): NativeTensor;
+  contiguous(t: NativeTensor): NativeTensor;
+  fill(t: NativeTensor, bits: bigint): void;
+  arange(t: NativeTensor, start: number, step: number): void;
+  linspace(t: NativeTensor, start: number, end: number): void;
+  readSync(t: NativeTensor): ArrayBuffer;
+  read(t: NativeTensor): Promise<ArrayBuffer>;
+  describe(t: NativeTensor): NativeDescription;
+  memoryStats(deviceType: number, deviceIndex: number): NativeMemoryStats;
+  emptyCache(device: number): void;
+  setMemoryLimit(device: number, bytes: number): void;
+  cudaDeviceCount(): number;
+  cudaUnavailableReason(): string;
+  cudaSynchronize(device: number): void;
+  cudaCurrentStream(device: number): bigint;
+  cudaDeviceProperties(device: number): NativeDeviceProperties;
+  /** The gx_api table (csrc/include/gpuext/abi.h) as an N-API external. */
+  abiTable(): object;
+}
+
+function load(): NativeCore {
+  try {
+    return bindings('gpuext_core') as NativeCore;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new Error(
+      `gpuext: the core addon (gpuext_core.node) could not be loaded: ${reason}\n` +
+        'Build it with `npm rebuild gpuext` (in a checkout of gpuext: `npm run build`). ' +
+        'A CUDA toolkit is optional: without one the core is built for the CPU only.',
+    );
+  }
+}
+
+/** The loaded core addon. */
+export const native: NativeCore = load();

@@ -1,0 +1,127 @@
+// Shapes and strides: checking user shapes, contiguous strides, and the
+// stride rule that decides whether a view can be made without copying.
+
+/** At most this many dimensions (csrc/core/layout.h kMaxDims). */
+export const MAX_DIMS = 16;
+
+export type ShapeLike = number | readonly number[];
+
+/** Checks a user-supplied shape; `fn` names the API in errors. */
+export function parseShape(shape: unknown, fn: string, argName = 'shape'): number[] {
+  const dims = typeof shape === 'number' ? [shape] : shape;
+  if (!Array.isArray(dims)) {
+    throw new TypeError(`${fn}: ${argName} must be an array of non-negative integers, got ${describeValue(shape)}`);
+  }
+  if (dims.length > MAX_DIMS) {
+    throw new RangeError(`${fn}: ${argName} has ${dims.length} dimensions; at most ${MAX_DIMS} are supported`);
+  }
+  dims.forEach((d: unknown, i) => {
+    if (typeof d !== 'number') {
+      throw new TypeError(`${fn}: ${argName}[${i}] must be a number, got ${describeValue(d)}`);
+    }
+    if (!Number.isSafeInteger(d) || d < 0) {
+      throw new RangeError(`${fn}: ${argName}[${i}] must be a non-negative integer, got ${d}`);
+    }
+  });
+  return dims.slice() as number[];
+}
+
+export function numelOf(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= Math.max(shape[d], 1);
+  }
+  return strides;
+}
+
+export function formatShape(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}
+
+/**
+ * Resolves one -1 in a requested shape against `numel`, as torch.view does.
+ * Throws an Error naming `fn`, both shapes and the element counts when they
+ * cannot match.
+ */
+export function inferShape(requested: readonly number[], numel: number, oldShape: readonly number[], fn: string): number[] {
+  const shape = requested.slice();
+  let infer = -1;
+  let known = 1;
+  shape.forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d)) {
+      throw new TypeError(`${fn}: shape[${i}] must be an integer, got ${describeValue(d)}`);
+    }
+    if (d === -1) {
+      if (infer >= 0) throw new RangeError(`${fn}: only one dimension can be -1, got ${formatShape(requested)}`);
+      infer = i;
+    } else if (d < 0) {
+      throw new RangeError(`${fn}: shape[${i}] must be >= 0 or -1, got ${d}`);
+    } else {
+      known *= d;
+    }
+  });
+  if (shape.length > MAX_DIMS) throw new RangeError(`${fn}: at most ${MAX_DIMS} dimensions are supported`);
+  if (infer >= 0) {
+    if (known === 0 || numel % known !== 0) {
+      throw new Error(`${fn}: shape ${formatShape(requested)} is invalid for a tensor of shape ${formatShape(oldShape)} (${numel} elements)`);
+    }
+    shape[infer] = numel / known;
+  } else if (known !== numel) {
+    throw new Error(`${fn}: shape ${formatShape(requested)} is invalid for a tensor of shape ${formatShape(oldShape)} (${numel} elements)`);
+  }
+  return shape;
+}
+
+/**
+ * Strides for viewing (oldShape, oldStrides) as newShape without copying, or
+ * undefined when the memory layout does not allow it (then reshape copies).
+ * The same rule as PyTorch's computeStride: dims of old can be split or merged
+ * only within chunks that are contiguous with respect to each other.
+ */
+export function viewStrides(
+  oldShape: readonly number[],
+  oldStrides: readonly number[],
+  newShape: readonly number[],
+): number[] | undefined {
+  const numel = numelOf(oldShape);
+  if (numel <= 1) return contiguousStrides(newShape);
+  const newStrides = new Array<number>(newShape.length).fill(0);
+  let viewD = newShape.length - 1;
+  let chunkBaseStride = oldStrides[oldStrides.length - 1];
+  let tensorNumel = 1;
+  let viewNumel = 1;
+  for (let tensorD = oldShape.length - 1; tensorD >= 0; tensorD--) {
+    tensorNumel *= oldShape[tensorD];
+    // End of a contiguous chunk: match view dims against it.
+    if (tensorD === 0 || (oldShape[tensorD - 1] !== 1 && oldStrides[tensorD - 1] !== tensorNumel * chunkBaseStride)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] === 1)) {
+        newStrides[viewD] = viewNumel * chunkBaseStride;
+        viewNumel *= newShape[viewD];
+        viewD--;
+      }
+      if (viewNumel !== tensorNumel) return undefined;
+      if (tensorD > 0) {
+        chunkBaseStride = oldStrides[tensorD - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  return viewD === -1 ? newStrides : undefined;
+}
+
+export function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `a string (${JSON.stringify(v)})`;
+  if (typeof v === 'object') return `an object (${Object.prototype.toString.call(v)})`;
+  return `${typeof v} ${String(v)}`;
+}

@@ -1,0 +1,267 @@
+// Tensor: the JS face of a core TensorImpl (csrc/core/tensor.h).
+//
+// NOTE [ Tensor lifetime ]
+// A Tensor owns one reference to its native tensor. dispose() (or `using`)
+// drops it at once and is the way to free memory promptly; the native
+// handle's finalizer frees forgotten tensors too, but only when the garbage
+// collector gets to them, which may be late. Views share storage with their
+// base: the memory goes when the last of them is disposed or collected.
+// Using a disposed tensor, or disposing it twice, throws.
+import { inspect } from 'util';
+
+import { checkDevice } from './cuda';
+import { Device, parseDevice, type DeviceLike } from './device';
+import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
+import { formatTensor } from './format';
+import { STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
+import { decodeBFloat16, decodeFloat16 } from './half';
+import { native, type NativeTensor } from './native';
+import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from './shape';
+
+/** What item() returns for a dtype: bigint for int64, boolean for bool, else number. */
+export type ItemOf<D extends DType> = D extends 'int64' ? bigint : D extends 'bool' ? boolean : number;
+
+interface Meta {
+  shape: readonly number[];
+  strides: readonly number[];
+  offset: number;
+  dtype: DType;
+  device: Device;
+}
+
+const deviceCache = new Map<string, Device>();
+function deviceOf(type: number, index: number): Device {
+  const key = `${type}:${index}`;
+  let d = deviceCache.get(key);
+  if (d === undefined) {
+    d = new Device(type === 0 ? 'cpu' : 'cuda', index);
+    deviceCache.set(key, d);
+  }
+  return d;
+}
+
+/** Decodes raw C-order bytes of `dtype` into the array toArray() returns. */
+export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): ValueArrayMap[D] {
+  if (dtype === 'float16' || dtype === 'bfloat16') {
+    const bits = new Uint16Array(bytes);
+    const out = new Float32Array(bits.length);
+    (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, out);
+    return out as ValueArrayMap[D];
+  }
+  return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
+}
+
+export class Tensor<D extends DType = DType> implements Disposable {
+  #handle: NativeTensor | null;
+  #meta: Meta | undefined;
+
+  /** @internal Tensors are made by gx.tensor, gx.empty and the other creation functions. */
+  constructor(handle: NativeTensor, meta?: Meta) {
+    this.#handle = handle;
+    this.#meta = meta;
+  }
+
+  /** @internal The native handle; throws when disposed. `fn` names the caller in the error. */
+  handle(fn = 'Tensor'): NativeTensor {
+    if (this.#handle === null) {
+      const err = new Error(`${fn}: this tensor was disposed; it cannot be used after dispose()`);
+      (err as Error & { code: string }).code = 'GX_DISPOSED';
+      throw err;
+    }
+    return this.#handle;
+  }
+
+  #info(fn: string): Meta {
+    const h = this.handle(fn);
+    if (this.#meta === undefined) {
+      const d = native.describe(h);
+      this.#meta = {
+        shape: Object.freeze(d.shape),
+        strides: Object.freeze(d.strides),
+        offset: d.offset,
+        dtype: dtypeFromCode(d.dtype),
+        device: deviceOf(d.deviceType, d.deviceIndex),
+      };
+    }
+    return this.#meta;
+  }
+
+  /** Sizes of each dimension. */
+  get shape(): readonly number[] {
+    return this.#info('Tensor.shape').shape;
+  }
+  /** Element strides of each dimension. */
+  get strides(): readonly number[] {
+    return this.#info('Tensor.strides').strides;
+  }
+  get dtype(): D {
+    return this.#info('Tensor.dtype').dtype as D;
+  }
+  get device(): Device {
+    return this.#info('Tensor.device').device;
+  }
+  get ndim(): number {
+    return this.#info('Tensor.ndim').shape.length;
+  }
+  get numel(): number {
+    return numelOf(this.#info('Tensor.numel').shape);
+  }
+  /** True once dispose() ran. */
+  get isDisposed(): boolean {
+    return this.#handle === null;
+  }
+
+  /** True when elements are laid out in C order with no gaps. */
+  isContiguous(): boolean {
+    const m = this.#info('Tensor.isContiguous');
+    const expected = contiguousStrides(m.shape);
+    return m.shape.every((s, i) => s === 1 || m.strides[i] === expected[i]);
+  }
+
+  /**
+   * A tensor with the same data on `device`. Moving to the device the tensor
+   * is already on shares its storage (as torch's `to` returns self), still as
+   * a separate Tensor to dispose.
+   * @example const g = gx.arange(4).to('cuda');
+   */
+  to(device: DeviceLike): Tensor<D> {
+    const h = this.handle('Tensor.to');
+    const target = parseDevice(device, 'Tensor.to');
+    checkDevice(target, 'Tensor.to');
+    const m = this.#info('Tensor.to');
+    if (target.equals(m.device)) {
+      return new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
+    }
+    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index));
+  }
+
+  /** Same as to('cpu'). */
+  cpu(): Tensor<D> {
+    return this.to('cpu');
+  }
+
+  /** Same as to(`cuda:${index}`). */
+  cuda(index = 0): Tensor<D> {
+    return this.to(new Device('cuda', index));
+  }
+
+  /**
+   * The elements in C order as a typed array (float16/bfloat16 decoded to
+   * Float32Array, int64 as BigInt64Array, bool as Uint8Array). For a CUDA
+   * tensor the copy is awaited off the event loop; timers keep running.
+   */
+  async toArray(): Promise<ValueArrayMap[D]> {
+    const dtype = this.dtype;
+    const bytes = await native.read(this.handle('Tensor.toArray'));
+    return decodeValues(bytes, dtype);
+  }
+
+  /** toArray() that blocks until the data is on the host. For scripts and tests. */
+  toArraySync(): ValueArrayMap[D] {
+    return decodeValues(native.readSync(this.handle('Tensor.toArraySync')), this.dtype);
+  }
+
+  /** The value of a one-element tensor. */
+  item(): ItemOf<D> {
+    const n = this.numel;
+    if (n !== 1) {
+      throw new RangeError(`Tensor.item: only a one-element tensor has an item; this one has shape ${formatShape(this.shape)} (${n} elements)`);
+    }
+    const v = this.toArraySync()[0];
+    return (this.dtype === 'bool' ? v !== 0 : v) as ItemOf<D>;
+  }
+
+  /**
+   * The same data with another shape, without copying; one dimension may be
+   * -1. Throws when the strides do not allow it (use reshape()).
+   * @example gx.arange(6).view(2, 3)
+   */
+  view(...shape: number[] | [readonly number[]]): Tensor<D> {
+    const m = this.#info('Tensor.view');
+    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.view');
+    const strides = viewStrides(m.shape, m.strides, target);
+    if (strides === undefined) {
+      throw new Error(
+        `Tensor.view: a tensor of shape ${formatShape(m.shape)} and strides ${formatShape(m.strides)} ` +
+          `cannot be viewed as ${formatShape(target)} without copying; use reshape(), or contiguous() first`,
+      );
+    }
+    return this.#viewAs(target, strides, m.offset);
+  }
+
+  /** view() when possible, else a contiguous copy with the new shape. */
+  reshape(...shape: number[] | [readonly number[]]): Tensor<D> {
+    const m = this.#info('Tensor.reshape');
+    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.reshape');
+    const strides = viewStrides(m.shape, m.strides, target);
+    if (strides !== undefined) return this.#viewAs(target, strides, m.offset);
+    using c = this.contiguous();
+    return c.view(target);
+  }
+
+  /** @internal A view with explicit layout (checked against the storage by the core). */
+  asStrided(shape: readonly number[], strides: readonly number[], offset: number): Tensor<D> {
+    return this.#viewAs(shape.slice(), strides.slice(), offset);
+  }
+
+  #viewAs(shape: number[], strides: number[], offset: number): Tensor<D> {
+    const m = this.#info('Tensor.view');
+    const h = native.view(this.handle('Tensor.view'), shape, strides, offset);
+    return new Tensor<D>(h, { shape: Object.freeze(shape), strides: Object.freeze(strides), offset, dtype: m.dtype, device: m.device });
+  }
+
+  /** This tensor's data in C order: shares storage when already contiguous, else copies. */
+  contiguous(): Tensor<D> {
+    return new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
+  }
+
+  /** A contiguous copy with its own storage. */
+  clone(): Tensor<D> {
+    const m = this.#info('Tensor.clone');
+    const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false));
+    native.copy(out.handle(), this.handle('Tensor.clone'));
+    return out;
+  }
+
+  /** Sets every element to `value`, in place; returns this. */
+  fill_(value: Scalar): this {
+    native.fill(this.handle('Tensor.fill_'), fillBits(value, this.dtype, 'Tensor.fill_'));
+    return this;
+  }
+
+  /** Copies `src` (same shape and dtype, any device) into this tensor, in place; returns this. */
+  copy_(src: Tensor): this {
+    if (!(src instanceof Tensor)) throw new TypeError('Tensor.copy_: argument \'src\' must be a Tensor');
+    native.copy(this.handle('Tensor.copy_'), src.handle('Tensor.copy_'));
+    return this;
+  }
+
+  /** Frees this tensor's reference to its memory now. Throws if already disposed. */
+  dispose(): void {
+    const h = this.handle('Tensor.dispose');
+    this.#handle = null;
+    h.dispose();
+  }
+
+  /** `using t = ...` disposes at the end of the scope (no-op if already disposed). */
+  [Symbol.dispose](): void {
+    if (this.#handle !== null) this.dispose();
+  }
+
+  /** PyTorch-style printout: values, shape, dtype, device. */
+  toString(): string {
+    if (this.#handle === null) return 'tensor(<disposed>)';
+    const m = this.#info('Tensor.toString');
+    const values = this.toArraySync();
+    return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString() });
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}
+
+/** Accepts view(2, 3) and view([2, 3]). */
+function flatShape(args: number[] | [readonly number[]]): number[] {
+  return args.length === 1 && Array.isArray(args[0]) ? (args[0] as number[]).slice() : (args as number[]);
+}
