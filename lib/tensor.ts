@@ -114,6 +114,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** True when elements are laid out in C order with no gaps. */
   isContiguous(): boolean {
     const m = this.#info('Tensor.isContiguous');
+    if (m.shape.includes(0)) return true;
     const expected = contiguousStrides(m.shape);
     return m.shape.every((s, i) => s === 1 || m.strides[i] === expected[i]);
   }

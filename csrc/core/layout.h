@@ -27,8 +27,12 @@ inline int64_t layout_offset(const Layout& l, int64_t i) {
   return off;
 }
 
-// C-order contiguous (size-1 dims may have any stride, as in PyTorch).
+// C-order contiguous (size-1 dims may have any stride, and a tensor with no
+// elements is contiguous, as in PyTorch).
 inline bool layout_is_contiguous(const Layout& l) {
+  for (int d = 0; d < l.ndim; ++d) {
+    if (l.sizes[d] == 0) return true;
+  }
   int64_t expected = 1;
   for (int d = l.ndim - 1; d >= 0; --d) {
     if (l.sizes[d] != 1 && l.strides[d] != expected) return false;
