@@ -34,9 +34,13 @@ type DTypeOfData<T> = T extends Float32Array ? 'float32'
   : T extends Int32Array ? 'int32'
   : T extends BigInt64Array ? 'int64'
   : T extends Uint8Array | Uint8ClampedArray ? 'uint8'
-  : T extends bigint ? 'int64'
-  : T extends boolean ? 'bool'
+  : Leaf<T> extends bigint ? 'int64'
+  : Leaf<T> extends boolean ? 'bool'
+  : Leaf<T> extends number ? 'float32'
   : DType;
+
+/** The element type of a (nested) array. */
+type Leaf<T> = T extends readonly (infer E)[] ? Leaf<E> : T;
 
 function options<D extends DType>(opts: unknown, fn: string): { dtype?: D; device: Device; pinned: boolean } {
   if (opts === undefined) return { device: parseDevice(undefined, fn), pinned: false };
