@@ -4,12 +4,16 @@ import { native, type NativeDeviceProperties } from './native';
 
 /** True when the core was built with CUDA and at least one GPU is usable. */
 export function isAvailable(): boolean {
-  return native.cudaCompiled && native.cudaDeviceCount() > 0;
+  return native.cudaCompiled && deviceCount() > 0;
 }
+
+let cachedCount: number | undefined;
 
 /** Number of usable GPUs (0 without a driver, a GPU, or a CUDA build). */
 export function deviceCount(): number {
-  return native.cudaDeviceCount();
+  // The core counts devices once per process; so can we (this is on every creation's path).
+  cachedCount ??= native.cudaDeviceCount();
+  return cachedCount;
 }
 
 /** Why isAvailable() is false ('' when it is true). */

@@ -34,6 +34,9 @@ export type DeviceLike = string | Device;
 
 export const CPU = new Device('cpu');
 
+// Device strings seen before (creation functions parse one on every call).
+const parsed = new Map<string, Device>([['cpu', CPU]]);
+
 /**
  * Parses a device name. Checks the syntax only: whether cuda:N exists is
  * checked by the core when memory is first needed there (a RangeError).
@@ -42,12 +45,16 @@ export function parseDevice(d: unknown, fn: string): Device {
   if (d instanceof Device) return d;
   if (d === undefined) return CPU;
   if (typeof d === 'string') {
+    const known = parsed.get(d);
+    if (known !== undefined) return known;
     if (d === 'cpu') return CPU;
     const m = /^cuda(?::(\d+))?$/.exec(d);
     if (m) {
       const index = m[1] === undefined ? 0 : Number(m[1]);
       if (!Number.isSafeInteger(index)) throw new RangeError(`${fn}: device index in '${d}' is too large`);
-      return new Device('cuda', index);
+      const device = new Device('cuda', index);
+      if (parsed.size < 64) parsed.set(d, device);
+      return device;
     }
   }
   throw new TypeError(`${fn}: unknown device ${JSON.stringify(d)}; expected 'cpu', 'cuda' or 'cuda:N'`);

@@ -27,6 +27,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "cuda/cuda_check.h"
+#include "cuda/device_guard.h"
 #include "cuda/human_size.h"
 
 namespace gx::cuda {
@@ -86,24 +87,6 @@ State& state() {
   return *s;
 }
 
-// Makes `device` current for the CUDA calls in its scope, then restores the
-// caller's device: the caller may be working on another GPU.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) : device_(device) {
-    GX_CUDA_CHECK(cudaGetDevice(&prev_));
-    if (prev_ != device_) GX_CUDA_CHECK(cudaSetDevice(device_));
-  }
-  ~DeviceGuard() {
-    if (prev_ != device_) (void)cudaSetDevice(prev_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int device_;
-  int prev_ = -1;
-};
 
 void check_index(int device, const char* what) {
   GX_CHECK_RANGE(device >= 0 && device < kMaxCudaDevices, what, ": CUDA device index must be in [0, ",

@@ -10,6 +10,7 @@
 
 #include "core/device.h"
 #include "cuda/cuda_check.h"
+#include "cuda/device_guard.h"
 
 namespace gx::cuda {
 namespace {
@@ -47,23 +48,6 @@ struct ThreadStreams {
 };
 thread_local ThreadStreams tls_streams;
 
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    GX_CUDA_CHECK(cudaGetDevice(&prev_));
-    if (prev_ != device) GX_CUDA_CHECK(cudaSetDevice(device));
-    switched_ = prev_ != device;
-  }
-  ~DeviceGuard() {
-    if (switched_) cudaSetDevice(prev_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = 0;
-  bool switched_ = false;
-};
 
 }  // namespace
 
