@@ -6,7 +6,6 @@
 #include "binding/js_errors.h"
 #include "binding/tensor_handle.h"
 #include "core/tensor_ops.h"
-#include "cuda/pinned_allocator.h"
 
 namespace gx::js {
 namespace {
@@ -136,10 +135,12 @@ Napi::Value ReadSync(const Napi::CallbackInfo& info) {
 }
 
 // NOTE [ Async readback ]
-// On the JS thread: make the tensor contiguous, queue a device->pinned copy on
-// the current stream and record an event. On a libuv pool thread: wait for the
-// event, then copy pinned -> the result ArrayBuffer (not yet visible to JS).
-// Back on the JS thread: resolve. The event loop never waits for the GPU.
+// On the JS thread: make the tensor contiguous, allocate the result
+// ArrayBuffer (not yet visible to JS) and record an event on the current
+// stream. On a libuv pool thread: wait for the event (the data is written),
+// then copy device -> ArrayBuffer directly, one pass, no staging buffer.
+// Back on the JS thread: resolve. The event loop never waits for the GPU; the
+// source stays referenced until then, so its memory cannot be reused early.
 class ReadWorker : public Napi::AsyncWorker {
  public:
   ReadWorker(Napi::Env env, TensorImpl* src, size_t nbytes)
@@ -151,15 +152,11 @@ class ReadWorker : public Napi::AsyncWorker {
     Napi::ArrayBuffer out = Napi::ArrayBuffer::New(Env(), nbytes_);
     out_ = Napi::Persistent(out);
     dst_ = out.Data();
-    stream_ = cuda::current_stream(src_->device().index);
-    staging_ = cuda::pinned_alloc(nbytes_);
-    cuda::memcpy_async(staging_, src_->data(), nbytes_, cuda::CopyKind::DeviceToHost, stream_);
-    event_ = cuda::record_event(stream_);
+    event_ = cuda::record_event(cuda::current_stream(src_->device().index));
     Queue();
   }
   ~ReadWorker() override {
     cuda::destroy_event(event_);
-    if (staging_ != nullptr) cuda::pinned_free(staging_, stream_);
     src_->release();
   }
   Napi::Promise Promise() { return deferred_.Promise(); }
@@ -168,7 +165,7 @@ class ReadWorker : public Napi::AsyncWorker {
   void Execute() override {
     try {
       cuda::wait_event(event_);
-      std::memcpy(dst_, staging_, nbytes_);
+      cuda::copy_to_host_blocking(dst_, src_->data(), nbytes_);
     } catch (const std::exception& e) {
       SetError(e.what());
     }
@@ -182,8 +179,6 @@ class ReadWorker : public Napi::AsyncWorker {
   TensorImpl* src_;  // owned reference to the contiguous source
   size_t nbytes_;
   void* dst_ = nullptr;
-  void* staging_ = nullptr;
-  cuda::Stream stream_ = nullptr;
   cuda::Event event_ = nullptr;
 };
 

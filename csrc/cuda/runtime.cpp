@@ -132,6 +132,12 @@ void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stre
                                 static_cast<cudaStream_t>(stream)));
 }
 
+void copy_to_host_blocking(void* dst, const void* src, size_t nbytes) {
+  if (nbytes == 0) return;
+  GX_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  GX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+}
+
 DeviceProps device_props(int device) {
   check_device(device, "device_props");
   cudaDeviceProp p;

@@ -46,6 +46,11 @@ void synchronize_stream(Stream stream);
 enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };
 void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stream stream);
 
+// Copies device memory to (pageable) host memory and waits for the copy, on
+// the calling thread's per-thread default stream: for a libuv pool thread
+// that has waited on an event first, so it orders after the work it read.
+void copy_to_host_blocking(void* dst, const void* src, size_t nbytes);
+
 struct DeviceProps {
   char name[256];
   int major, minor;
