@@ -20,6 +20,8 @@
 extern "C" {
 #endif
 
+struct gx_api;
+
 #define GX_ABI_VERSION_MAJOR 1
 #define GX_ABI_VERSION_MINOR 0
 
@@ -50,6 +52,46 @@ typedef struct gx_device {
 // (in elements) + storage offset (in elements) + dtype.
 typedef struct gx_tensor gx_tensor;
 
+// One argument or return value of a registered op, as the schema types it.
+typedef enum gx_value_kind {
+  GX_VALUE_NONE = 0,         // an absent `Tensor?`, or no value
+  GX_VALUE_TENSOR = 1,       // Tensor, Tensor?
+  GX_VALUE_INT = 2,          // int
+  GX_VALUE_FLOAT = 3,        // float
+  GX_VALUE_BOOL = 4,         // bool
+  GX_VALUE_STR = 5,          // str
+  GX_VALUE_INT_LIST = 6,     // int[]
+  GX_VALUE_TENSOR_LIST = 7,  // Tensor[]
+  GX_VALUE_DTYPE = 8         // ScalarType (a gx_dtype)
+} gx_value_kind;
+
+typedef struct gx_value {
+  int32_t kind;  // gx_value_kind
+  union {
+    gx_tensor* tensor;  // borrowed in arguments; owned (a new reference) in returns
+    int64_t i;
+    double f;
+    int32_t b;
+    int32_t dtype;
+    struct { const char* data; size_t len; } str;
+    struct { const int64_t* data; size_t len; } ints;
+    struct { gx_tensor* const* data; size_t len; } tensors;  // borrowed
+  } v;
+} gx_value;
+
+// A registered implementation, boxed: the core converts and checks arguments
+// from the schema, then calls it with exactly the schema's argument count.
+// On failure it returns a status after calling gx_api.set_error.
+typedef gx_status (*gx_boxed_fn)(void* ctx, const gx_value* args, int32_t nargs,
+                                 gx_value* rets, int32_t nrets);
+
+// The core's side of one extension's registration, passed to its init.
+typedef struct gx_registrar gx_registrar;
+
+// Every extension exports this; the core calls it once when loading.
+#define GX_EXTENSION_INIT_SYMBOL "gx_extension_init_v1"
+typedef gx_status (*gx_extension_init_fn)(const struct gx_api* api, gx_registrar* reg);
+
 typedef struct gx_api {
   uint32_t abi_major;
   uint32_t abi_minor;
@@ -79,6 +121,20 @@ typedef struct gx_api {
   // --- streams ----------------------------------------------------------------
   // The calling thread's current stream for a CUDA device (a cudaStream_t).
   gx_status (*current_stream)(int32_t device_index, void** stream_out);
+
+  // --- errors raised by extensions ---------------------------------------------
+  // Sets this thread's error message (what last_error returns); kind is the
+  // gx_status the caller is about to return, which picks the JS error class.
+  void (*set_error)(gx_status kind, const char* message);
+
+  // --- registration (only inside gx_extension_init_v1) -------------------------
+  // Defines an op from its schema, e.g. "add(Tensor a, Tensor b, float alpha=1) -> Tensor".
+  // The name is qualified by the library namespace; duplicates are an error.
+  gx_status (*def_op)(gx_registrar* reg, const char* ns, const char* schema, const char* doc,
+                      int32_t* op_out);
+  // Registers the implementation of op `op` (from def_op) for a device type.
+  gx_status (*impl_op)(gx_registrar* reg, int32_t op, gx_device_type device, gx_boxed_fn fn,
+                       void* ctx);
 } gx_api;
 
 #ifdef __cplusplus
