@@ -13,11 +13,15 @@
         "csrc/core/abi.cpp",
         "csrc/core/cpu_allocator.cpp",
         "csrc/core/cpu_kernels.cpp",
+        "csrc/core/extension_loader.cpp",
+        "csrc/core/registry.cpp",
+        "csrc/core/schema.cpp",
         "csrc/core/storage.cpp",
         "csrc/core/tensor.cpp",
         "csrc/core/tensor_ops.cpp",
         "csrc/binding/addon.cpp",
         "csrc/binding/js_errors.cpp",
+        "csrc/binding/op_functions.cpp",
         "csrc/binding/runtime_functions.cpp",
         "csrc/binding/tensor_functions.cpp",
         "csrc/binding/tensor_handle.cpp"
@@ -28,6 +32,7 @@
         "csrc/include"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "libraries": ["-ldl"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
@@ -40,7 +45,7 @@
             "csrc/cuda/core_kernels.cu"
           ],
           "include_dirs": ["<(cuda_home)/include"],
-          "libraries": ["-L<(cuda_home)/lib64", "-lcudart_static", "-ldl", "-lpthread", "-lrt"],
+          "libraries": ["-L<(cuda_home)/lib64", "-lcudart_static", "-lpthread", "-lrt"],
           "rules": [
             {
               "rule_name": "nvcc",

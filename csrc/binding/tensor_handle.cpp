@@ -39,8 +39,11 @@ Napi::Object TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
 
 TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn,
                                  const char* name) {
-  Napi::Value v = info[i];
-  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(AddonData::of(info.Env()).tensor_ctor.Value())) {
+  return FromValue(info[i], fn, name);
+}
+
+TensorImpl& TensorHandle::FromValue(const Napi::Value& v, const char* fn, const char* name) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(AddonData::of(v.Env()).tensor_ctor.Value())) {
     fail(ErrorKind::Type, fn, ": argument '", name, "' must be a Tensor");
   }
   TensorHandle* h = TensorHandle::Unwrap(v.As<Napi::Object>());

@@ -18,6 +18,9 @@ class TensorHandle : public Napi::ObjectWrap<TensorHandle> {
   static TensorImpl& From(const Napi::CallbackInfo& info, size_t i, const char* fn,
                             const char* name);
 
+  // The same for a value that is not a call argument (an array element...).
+  static TensorImpl& FromValue(const Napi::Value& v, const char* fn, const char* name);
+
   explicit TensorHandle(const Napi::CallbackInfo& info);
   ~TensorHandle() override;
 

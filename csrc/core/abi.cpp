@@ -6,15 +6,32 @@
 #include <string>
 #include <vector>
 
+#include "core/registry.h"
 #include "core/tensor.h"
+#include "core/tensor_ops.h"
 #include "cuda/runtime.h"
 
 namespace gx {
 namespace {
 
 thread_local std::string tls_last_error;
+thread_local int tls_dispatch_device = 0;
 
 const TensorImpl* impl(const gx_tensor* t) { return static_cast<const TensorImpl*>(t); }
+
+}  // namespace
+
+ErrorKind error_kind_of(gx_status status) {
+  switch (status) {
+    case GX_ERR_INVALID_ARGUMENT: return ErrorKind::Value;
+    case GX_ERR_OUT_OF_MEMORY: return ErrorKind::OutOfMemory;
+    case GX_ERR_CUDA: return ErrorKind::Cuda;
+    case GX_ERR_NOT_COMPILED: return ErrorKind::NotCompiled;
+    default: return ErrorKind::Internal;
+  }
+}
+
+namespace {
 
 gx_status status_of(ErrorKind kind) {
   switch (kind) {
@@ -70,7 +87,30 @@ gx_status tensor_empty(int32_t ndim, const int64_t* sizes, gx_dtype dtype, gx_de
 }
 
 gx_status current_stream(int32_t device_index, void** stream_out) {
-  return guarded([&] { *stream_out = cuda::current_stream(device_index); });
+  return guarded([&] {
+    *stream_out = cuda::current_stream(device_index < 0 ? tls_dispatch_device : device_index);
+  });
+}
+
+void set_error(gx_status, const char* message) { tls_last_error = message ? message : ""; }
+
+gx_status def_op(gx_registrar* reg, const char* ns, const char* schema, const char* doc, int32_t* op_out) {
+  return guarded([&] {
+    GX_CHECK_VALUE(ns && schema, "def: namespace and schema are required");
+    *op_out = static_cast<Registrar*>(reg)->def(ns, schema, doc ? doc : "");
+  });
+}
+
+gx_status impl_op(gx_registrar* reg, int32_t op, gx_device_type device, gx_boxed_fn fn, void* ctx,
+                  const char* signature) {
+  return guarded([&] {
+    GX_CHECK_VALUE(fn != nullptr, "impl: null function");
+    static_cast<Registrar*>(reg)->impl(op, device, fn, ctx, signature ? signature : "");
+  });
+}
+
+gx_status tensor_zero(gx_tensor* t) {
+  return guarded([&] { fill_(*static_cast<TensorImpl*>(t), 0); });
 }
 
 const gx_api kApi = {
@@ -80,10 +120,16 @@ const gx_api kApi = {
     tensor_retain, tensor_release,
     tensor_empty,
     current_stream,
+    set_error,
+    def_op,
+    impl_op,
+    tensor_zero,
 };
 
 }  // namespace
 
 const gx_api* abi_table() { return &kApi; }
+const char* abi_last_error() { return tls_last_error.c_str(); }
+void abi_set_dispatch_device(int device) { tls_dispatch_device = device; }
 
 }  // namespace gx

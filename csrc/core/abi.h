@@ -1,7 +1,17 @@
 // Access to the core's gx_api table (see NOTE [ Why a C table ] in gpuext/abi.h).
 #pragma once
+#include "core/error.h"
 #include "gpuext/abi.h"
 
 namespace gx {
+
 const gx_api* abi_table();
-}
+// This thread's last error message set through the table.
+const char* abi_last_error();
+// The error kind a status stands for (the JS error class follows from it).
+ErrorKind error_kind_of(gx_status status);
+// The CUDA device the op now running was dispatched to: what an extension's
+// gx::current_stream() (device -1) resolves to on this thread.
+void abi_set_dispatch_device(int device);
+
+}  // namespace gx

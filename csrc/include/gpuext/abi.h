@@ -133,8 +133,15 @@ typedef struct gx_api {
   gx_status (*def_op)(gx_registrar* reg, const char* ns, const char* schema, const char* doc,
                       int32_t* op_out);
   // Registers the implementation of op `op` (from def_op) for a device type.
+  // `signature` is the C++ function's argument and return types in schema
+  // spelling ("Tensor,Tensor,float->Tensor"); the core checks it against the
+  // schema so a mismatch is an error at load time, not a crash at call time.
   gx_status (*impl_op)(gx_registrar* reg, int32_t op, gx_device_type device, gx_boxed_fn fn,
-                       void* ctx);
+                       void* ctx, const char* signature);
+
+  // --- more tensor helpers ----------------------------------------------------
+  // Sets every element of `t` to zero, on its device's current stream.
+  gx_status (*tensor_zero_)(gx_tensor* t);
 } gx_api;
 
 #ifdef __cplusplus

@@ -1,0 +1,381 @@
+// N-API functions over registered ops: loading and describing extensions,
+// and calling an op by id. lib/extension.ts is the JS side.
+//
+// NOTE [ Op calls ]
+// callOp(id, ...args) converts each JS argument by the op's schema (count,
+// kind, int range, defaults), picks the device from the tensor arguments (all
+// must agree), calls that device's boxed implementation, and turns the
+// returns into JS values. Every failure names the op and the argument.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "binding/bindings.h"
+#include "binding/js_errors.h"
+#include "binding/tensor_handle.h"
+#include "core/abi.h"
+#include "core/extension_loader.h"
+#include "core/registry.h"
+
+namespace gx::js {
+namespace {
+
+const char* kind_word(ArgType t) {
+  switch (t) {
+    case ArgType::Tensor: return "a Tensor";
+    case ArgType::TensorList: return "an array of Tensors";
+    case ArgType::Int: return "an integer";
+    case ArgType::Float: return "a number";
+    case ArgType::Bool: return "a boolean";
+    case ArgType::Str: return "a string";
+    case ArgType::IntList: return "an array of integers";
+    case ArgType::ScalarType: return "a dtype name";
+  }
+  return "a value";
+}
+
+std::string js_type_of(const Napi::Value& v) {
+  if (v.IsNull()) return "null";
+  if (v.IsArray()) return "an array";
+  switch (v.Type()) {
+    case napi_number: return "number " + v.ToString().Utf8Value();
+    case napi_string: return "string \"" + v.As<Napi::String>().Utf8Value() + "\"";
+    case napi_boolean: return v.As<Napi::Boolean>().Value() ? "true" : "false";
+    case napi_bigint: return "bigint";
+    case napi_object: return "an object";
+    case napi_function: return "a function";
+    default: return "undefined";
+  }
+}
+
+// Storage for converted arguments that gx_value only points into.
+struct CallScratch {
+  std::vector<std::string> strings;
+  std::vector<std::vector<int64_t>> int_lists;
+  std::vector<std::vector<gx_tensor*>> tensor_lists;
+};
+
+struct Dispatch {
+  bool found = false;
+  Device device;
+  const char* first_arg = nullptr;
+};
+
+void note_device(const OpDef& op, Dispatch& d, const TensorImpl& t, const char* arg) {
+  if (!d.found) {
+    d = Dispatch{true, t.device(), arg};
+    return;
+  }
+  if (t.device() != d.device) {
+    fail(ErrorKind::Value, op.qualified, ": argument '", arg, "' is on ", t.device().str(), " but argument '",
+         d.first_arg, "' is on ", d.device.str(), "; move it with .to('", d.device.str(), "')");
+  }
+}
+
+int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v) {
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
+    GX_CHECK_RANGE(lossless, op.qualified, ": argument '", a.name, "' does not fit in int64");
+    return x;
+  }
+  if (v.IsNumber()) {
+    const double d = v.As<Napi::Number>().DoubleValue();
+    GX_CHECK_TYPE(std::isfinite(d) && std::floor(d) == d, op.qualified, ": argument '", a.name,
+                  "' must be an integer, got ", js_type_of(v));
+    GX_CHECK_RANGE(std::fabs(d) <= 9007199254740991.0, op.qualified, ": argument '", a.name,
+                   "' is beyond 2^53; pass a bigint");
+    return static_cast<int64_t>(d);
+  }
+  fail(ErrorKind::Type, op.qualified, ": argument '", a.name, "' must be an integer, got ", js_type_of(v));
+}
+
+gx_value from_default(const DefaultValue& d) {
+  gx_value out{};
+  out.kind = d.kind;
+  switch (d.kind) {
+    case GX_VALUE_INT: out.v.i = d.i; break;
+    case GX_VALUE_FLOAT: out.v.f = d.f; break;
+    case GX_VALUE_BOOL: out.v.b = d.b ? 1 : 0; break;
+    case GX_VALUE_STR: out.v.str.data = d.s.data(); out.v.str.len = d.s.size(); break;
+    case GX_VALUE_INT_LIST: out.v.ints.data = d.ints.data(); out.v.ints.len = d.ints.size(); break;
+    case GX_VALUE_DTYPE: out.v.dtype = d.dtype; break;
+    default: break;
+  }
+  return out;
+}
+
+gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch,
+                     Dispatch& dispatch) {
+  gx_value out{};
+  const bool absent = v.IsUndefined() || v.IsNull();
+  if (absent) {
+    if (a.default_value) return from_default(*a.default_value);
+    GX_CHECK_TYPE(a.type.optional, op.qualified, ": missing required argument '", a.name, "' (",
+                  type_to_string(a.type), ")");
+    out.kind = GX_VALUE_NONE;
+    return out;
+  }
+  auto expect = [&](bool ok) {
+    GX_CHECK_TYPE(ok, op.qualified, ": argument '", a.name, "' must be ", kind_word(a.type.type),
+                  a.type.optional ? " or null" : "", ", got ", js_type_of(v));
+  };
+  switch (a.type.type) {
+    case ArgType::Tensor: {
+      expect(v.IsObject());
+      TensorImpl& t = TensorHandle::FromValue(v, op.qualified.c_str(), a.name.c_str());
+      note_device(op, dispatch, t, a.name.c_str());
+      out.kind = GX_VALUE_TENSOR;
+      out.v.tensor = &t;
+      break;
+    }
+    case ArgType::TensorList: {
+      expect(v.IsArray());
+      Napi::Array arr = v.As<Napi::Array>();
+      scratch.tensor_lists.emplace_back(arr.Length());
+      auto& list = scratch.tensor_lists.back();
+      for (uint32_t k = 0; k < arr.Length(); ++k) {
+        const std::string name = a.name + "[" + std::to_string(k) + "]";
+        TensorImpl& t = TensorHandle::FromValue(arr.Get(k), op.qualified.c_str(), name.c_str());
+        note_device(op, dispatch, t, a.name.c_str());
+        list[k] = &t;
+      }
+      out.kind = GX_VALUE_TENSOR_LIST;
+      out.v.tensors.data = list.data();
+      out.v.tensors.len = list.size();
+      break;
+    }
+    case ArgType::Int:
+      out.kind = GX_VALUE_INT;
+      out.v.i = to_int(op, a, v);
+      break;
+    case ArgType::Float:
+      expect(v.IsNumber());
+      out.kind = GX_VALUE_FLOAT;
+      out.v.f = v.As<Napi::Number>().DoubleValue();
+      break;
+    case ArgType::Bool:
+      expect(v.IsBoolean());
+      out.kind = GX_VALUE_BOOL;
+      out.v.b = v.As<Napi::Boolean>().Value() ? 1 : 0;
+      break;
+    case ArgType::Str:
+      expect(v.IsString());
+      scratch.strings.push_back(v.As<Napi::String>().Utf8Value());
+      out.kind = GX_VALUE_STR;
+      out.v.str.data = scratch.strings.back().data();
+      out.v.str.len = scratch.strings.back().size();
+      break;
+    case ArgType::IntList: {
+      scratch.int_lists.emplace_back();
+      auto& list = scratch.int_lists.back();
+      if (v.IsArray()) {
+        Napi::Array arr = v.As<Napi::Array>();
+        for (uint32_t k = 0; k < arr.Length(); ++k) list.push_back(to_int(op, a, arr.Get(k)));
+      } else {
+        expect(v.IsNumber() || v.IsBigInt());  // a single int means [int], as in PyTorch
+        list.push_back(to_int(op, a, v));
+      }
+      out.kind = GX_VALUE_INT_LIST;
+      out.v.ints.data = list.data();
+      out.v.ints.len = list.size();
+      break;
+    }
+    case ArgType::ScalarType: {
+      expect(v.IsString());
+      const std::string name = v.As<Napi::String>().Utf8Value();
+      int code = -1;
+      for (int k = 0; k < kNumDTypes; ++k)
+        if (name == dtype_name(static_cast<DType>(k))) code = k;
+      GX_CHECK_TYPE(code >= 0, op.qualified, ": argument '", a.name, "': unknown dtype \"", name, "\"");
+      out.kind = GX_VALUE_DTYPE;
+      out.v.dtype = code;
+      break;
+    }
+  }
+  return out;
+}
+
+Napi::Value to_js(Napi::Env env, gx_value& v) {
+  switch (v.kind) {
+    case GX_VALUE_TENSOR: {
+      TensorImpl* t = static_cast<TensorImpl*>(v.v.tensor);
+      v.kind = GX_VALUE_NONE;  // ownership moves to the handle
+      return TensorHandle::Wrap(env, t);
+    }
+    case GX_VALUE_TENSOR_LIST: {
+      Napi::Array arr = Napi::Array::New(env, v.v.tensors.len);
+      for (size_t k = 0; k < v.v.tensors.len; ++k) {
+        arr.Set(static_cast<uint32_t>(k), TensorHandle::Wrap(env, static_cast<TensorImpl*>(v.v.tensors.data[k])));
+      }
+      v.kind = GX_VALUE_NONE;
+      return arr;
+    }
+    case GX_VALUE_INT:
+      if (std::llabs(v.v.i) <= 9007199254740991LL) return Napi::Number::New(env, static_cast<double>(v.v.i));
+      return Napi::BigInt::New(env, v.v.i);
+    case GX_VALUE_FLOAT: return Napi::Number::New(env, v.v.f);
+    case GX_VALUE_BOOL: return Napi::Boolean::New(env, v.v.b != 0);
+    case GX_VALUE_STR: return Napi::String::New(env, v.v.str.data, v.v.str.len);
+    case GX_VALUE_DTYPE: return Napi::String::New(env, dtype_name(static_cast<DType>(v.v.dtype)));
+    default: return env.Null();
+  }
+}
+
+// Tensors an implementation returned but that did not reach JS (after an error).
+void release_returns(std::vector<gx_value>& rets) {
+  for (gx_value& r : rets) {
+    if (r.kind == GX_VALUE_TENSOR) static_cast<TensorImpl*>(r.v.tensor)->release();
+    if (r.kind == GX_VALUE_TENSOR_LIST)
+      for (size_t k = 0; k < r.v.tensors.len; ++k) static_cast<TensorImpl*>(r.v.tensors.data[k])->release();
+    r.kind = GX_VALUE_NONE;
+  }
+}
+
+Napi::Value CallOp(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const OpDef& op = op_by_id(arg_int(info, 0, "callOp", "op"));
+    const Schema& s = op.schema;
+    const size_t given = info.Length() - 1;
+    GX_CHECK_TYPE(given <= s.args.size(), op.qualified, ": takes ", s.args.size(), " argument",
+                  s.args.size() == 1 ? "" : "s", " but ", given, " were given (schema: ", s.text, ")");
+    CallScratch scratch;
+    scratch.strings.reserve(s.args.size());
+    scratch.int_lists.reserve(s.args.size());
+    scratch.tensor_lists.reserve(s.args.size());
+    Dispatch dispatch;
+    std::vector<gx_value> args(s.args.size());
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch, dispatch);
+    }
+    const Device device = dispatch.found ? dispatch.device : Device::cpu();
+    const OpImpl& impl = op.impls[device.type];
+    if (impl.fn == nullptr) {
+      const bool other = op.impls[device.is_cpu() ? GX_CUDA : GX_CPU].fn != nullptr;
+      fail(ErrorKind::Value, op.qualified, ": no ", device.is_cpu() ? "CPU" : "CUDA",
+           " implementation for inputs on ", device.str(),
+           other ? (device.is_cpu() ? "; it runs on CUDA: move the inputs with .to('cuda')"
+                                    : "; it runs on the CPU: move the inputs with .cpu()")
+                 : "");
+    }
+    if (device.is_cuda()) abi_set_dispatch_device(device.index);
+    std::vector<gx_value> rets(s.returns.size());
+    for (gx_value& r : rets) r.kind = GX_VALUE_NONE;
+    const gx_status st = impl.fn(impl.ctx, args.data(), static_cast<int32_t>(args.size()), rets.data(),
+                                 static_cast<int32_t>(rets.size()));
+    if (st != GX_OK) {
+      release_returns(rets);
+      fail(error_kind_of(st), op.qualified, ": ", abi_last_error());
+    }
+    Napi::Env env = info.Env();
+    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, rets[0]);
+    Napi::Array out = Napi::Array::New(env, rets.size());
+    try {
+      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, rets[k]));
+    } catch (...) {
+      release_returns(rets);
+      throw;
+    }
+    return out;
+  });
+}
+
+Napi::Value default_to_js(Napi::Env env, const DefaultValue& d) {
+  gx_value v = from_default(d);
+  if (d.kind == GX_VALUE_INT_LIST) {
+    Napi::Array arr = Napi::Array::New(env, d.ints.size());
+    for (size_t k = 0; k < d.ints.size(); ++k) arr.Set(static_cast<uint32_t>(k), Napi::Number::New(env, static_cast<double>(d.ints[k])));
+    return arr;
+  }
+  return to_js(env, v);
+}
+
+Napi::Object op_to_js(Napi::Env env, const OpDef& op) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("id", Napi::Number::New(env, op.id));
+  o.Set("name", Napi::String::New(env, op.schema.name));
+  o.Set("qualifiedName", Napi::String::New(env, op.qualified));
+  o.Set("schema", Napi::String::New(env, op.schema.text));
+  o.Set("doc", Napi::String::New(env, op.doc));
+  Napi::Array args = Napi::Array::New(env, op.schema.args.size());
+  for (size_t i = 0; i < op.schema.args.size(); ++i) {
+    const Argument& a = op.schema.args[i];
+    Napi::Object ao = Napi::Object::New(env);
+    ao.Set("name", Napi::String::New(env, a.name));
+    ao.Set("type", Napi::String::New(env, type_to_string(a.type)));
+    ao.Set("kwOnly", Napi::Boolean::New(env, a.kwarg_only));
+    if (a.default_value) ao.Set("default", default_to_js(env, *a.default_value));
+    args.Set(static_cast<uint32_t>(i), ao);
+  }
+  o.Set("args", args);
+  Napi::Array rets = Napi::Array::New(env, op.schema.returns.size());
+  for (size_t i = 0; i < op.schema.returns.size(); ++i) {
+    Napi::Object ro = Napi::Object::New(env);
+    ro.Set("name", Napi::String::New(env, op.schema.returns[i].name));
+    ro.Set("type", Napi::String::New(env, type_to_string(op.schema.returns[i].type)));
+    rets.Set(static_cast<uint32_t>(i), ro);
+  }
+  o.Set("returns", rets);
+  o.Set("returnsTuple", Napi::Boolean::New(env, op.schema.returns_tuple));
+  Napi::Array devices = Napi::Array::New(env);
+  if (op.impls[GX_CPU].fn) devices.Set(devices.Length(), Napi::String::New(env, "cpu"));
+  if (op.impls[GX_CUDA].fn) devices.Set(devices.Length(), Napi::String::New(env, "cuda"));
+  o.Set("devices", devices);
+  return o;
+}
+
+Napi::Value describe_ops(Napi::Env env, const std::string& path, const std::vector<const OpDef*>& ops) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("path", Napi::String::New(env, path));
+  Napi::Array abi = Napi::Array::New(env, 2);
+  abi.Set(0u, Napi::Number::New(env, GX_ABI_VERSION_MAJOR));
+  abi.Set(1u, Napi::Number::New(env, GX_ABI_VERSION_MINOR));
+  o.Set("abiVersion", abi);
+  Napi::Array arr = Napi::Array::New(env, ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) arr.Set(static_cast<uint32_t>(i), op_to_js(env, *ops[i]));
+  o.Set("ops", arr);
+  return o;
+}
+
+std::string arg_path(const Napi::CallbackInfo& info, const char* fn) {
+  GX_CHECK_TYPE(info[0].IsString(), fn, ": argument 'path' must be a string");
+  return info[0].As<Napi::String>().Utf8Value();
+}
+
+Napi::Value LoadExtension(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const std::string path = arg_path(info, "loadExtension");
+    return describe_ops(info.Env(), path, load_extension(path));
+  });
+}
+
+Napi::Value DescribeExtension(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const std::string path = arg_path(info, "describeExtension");
+    std::unique_ptr<Registrar> reg = describe_extension(path);
+    std::vector<const OpDef*> ops;
+    for (const auto& op : reg->pending()) ops.push_back(op.get());
+    return describe_ops(info.Env(), path, ops);
+  });
+}
+
+Napi::Value ParseSchema(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    GX_CHECK_TYPE(info[0].IsString(), "parseSchema: argument 'schema' must be a string");
+    OpDef op;
+    op.schema = parse_schema(info[0].As<Napi::String>().Utf8Value());
+    op.qualified = op.schema.name;
+    return op_to_js(info.Env(), op);
+  });
+}
+
+}  // namespace
+
+void register_op_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("loadExtension", Napi::Function::New<LoadExtension>(env, "loadExtension"));
+  exports.Set("describeExtension", Napi::Function::New<DescribeExtension>(env, "describeExtension"));
+  exports.Set("parseSchema", Napi::Function::New<ParseSchema>(env, "parseSchema"));
+  exports.Set("callOp", Napi::Function::New<CallOp>(env, "callOp"));
+}
+
+}  // namespace gx::js

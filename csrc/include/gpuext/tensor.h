@@ -1,0 +1,192 @@
+// gx::Tensor for extensions: a reference-counted handle to a core tensor,
+// read through the C ABI (gpuext/abi.h). Cheap to copy (a refcount bump).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <vector>
+
+#include "gpuext/api.h"
+#include "gpuext/half.h"
+
+namespace gx {
+
+enum class ScalarType : int32_t {
+#define GX_SCALAR_TYPE_ENUM(Enum, name, kind, size, storage, value) Enum = GX_##Enum,
+  GX_FORALL_DTYPES(GX_SCALAR_TYPE_ENUM)
+#undef GX_SCALAR_TYPE_ENUM
+};
+
+#define GX_SCALAR_TYPE_CONSTANT(Enum, name, kind, size, storage, value) \
+  constexpr ScalarType k##Enum = ScalarType::Enum;
+GX_FORALL_DTYPES(GX_SCALAR_TYPE_CONSTANT)
+#undef GX_SCALAR_TYPE_CONSTANT
+
+inline const char* to_string(ScalarType t) {
+  switch (t) {
+#define GX_SCALAR_TYPE_NAME(Enum, name, kind, size, storage, value) \
+  case ScalarType::Enum:                                           \
+    return #name;
+    GX_FORALL_DTYPES(GX_SCALAR_TYPE_NAME)
+#undef GX_SCALAR_TYPE_NAME
+  }
+  return "unknown";
+}
+inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
+
+// The dtype of a C++ element type, for data_ptr<T>() and dispatch.
+template <typename T> struct dtype_of;
+template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
+template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
+template <> struct dtype_of<Half> { static constexpr ScalarType value = kFloat16; };
+template <> struct dtype_of<BFloat16> { static constexpr ScalarType value = kBFloat16; };
+template <> struct dtype_of<int8_t> { static constexpr ScalarType value = kInt8; };
+template <> struct dtype_of<int16_t> { static constexpr ScalarType value = kInt16; };
+template <> struct dtype_of<int32_t> { static constexpr ScalarType value = kInt32; };
+template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt64; };
+template <> struct dtype_of<uint8_t> { static constexpr ScalarType value = kUInt8; };
+template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
+
+enum DeviceType : int32_t { kCPU = GX_CPU, kCUDA = GX_CUDA };
+
+struct Device {
+  DeviceType type = kCPU;
+  int32_t index = 0;
+  Device() = default;
+  Device(DeviceType t, int32_t i = 0) : type(t), index(t == kCPU ? 0 : i) {}  // NOLINT
+  bool is_cuda() const { return type == kCUDA; }
+  bool is_cpu() const { return type == kCPU; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+};
+inline std::ostream& operator<<(std::ostream& os, const Device& d) {
+  return d.is_cpu() ? os << "cpu" : os << "cuda:" << d.index;
+}
+
+// A read-only view of sizes or strides; compares and prints like a list.
+class IntArrayRef {
+ public:
+  IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
+  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  // Like PyTorch's ArrayRef: valid while the braced list lives, which for a
+  // function argument is the whole call (gx::empty({n}, ...)).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}  // NOLINT
+#pragma GCC diagnostic pop
+  const int64_t* begin() const { return data_; }
+  const int64_t* end() const { return data_ + size_; }
+  const int64_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  int64_t operator[](size_t i) const { return data_[i]; }
+  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  bool operator==(const IntArrayRef& o) const {
+    if (size_ != o.size_) return false;
+    for (size_t i = 0; i < size_; ++i)
+      if (data_[i] != o.data_[i]) return false;
+    return true;
+  }
+  bool operator!=(const IntArrayRef& o) const { return !(*this == o); }
+
+ private:
+  const int64_t* data_;
+  size_t size_;
+};
+inline std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
+  os << '[';
+  for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
+  return os << ']';
+}
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Takes over an owned reference (as returned by gx_api.tensor_empty).
+  explicit Tensor(gx_tensor* owned) : t_(owned) {}
+  // A new reference to a tensor the caller does not own (an op argument).
+  static Tensor borrow(gx_tensor* t) {
+    if (t != nullptr) detail::api().tensor_retain(t);
+    return Tensor(t);
+  }
+  Tensor(const Tensor& o) : t_(o.t_) {
+    if (t_ != nullptr) detail::api().tensor_retain(t_);
+  }
+  Tensor(Tensor&& o) noexcept : t_(o.t_) { o.t_ = nullptr; }
+  Tensor& operator=(Tensor o) noexcept {
+    std::swap(t_, o.t_);
+    return *this;
+  }
+  ~Tensor() {
+    if (t_ != nullptr) detail::api().tensor_release(t_);
+  }
+
+  bool defined() const { return t_ != nullptr; }
+  int64_t dim() const { return detail::api().tensor_ndim(t_); }
+  IntArrayRef sizes() const { return IntArrayRef(detail::api().tensor_sizes(t_), static_cast<size_t>(dim())); }
+  IntArrayRef strides() const { return IntArrayRef(detail::api().tensor_strides(t_), static_cast<size_t>(dim())); }
+  // Size of dimension d; negative d counts from the end.
+  int64_t size(int64_t d) const {
+    const int64_t n = dim();
+    GX_CHECK(d >= -n && d < n, "size(", d, "): dimension out of range for a ", n, "-d tensor");
+    return sizes()[static_cast<size_t>(d < 0 ? d + n : d)];
+  }
+  int64_t numel() const { return detail::api().tensor_numel(t_); }
+  ScalarType dtype() const { return static_cast<ScalarType>(detail::api().tensor_dtype(t_)); }
+  ScalarType scalar_type() const { return dtype(); }
+  Device device() const {
+    const gx_device d = detail::api().tensor_device(t_);
+    return Device(static_cast<DeviceType>(d.type), d.index);
+  }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_contiguous() const {
+    int64_t expected = 1;
+    const IntArrayRef s = sizes(), st = strides();
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] == 0) return true;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] != 1 && st[i] != expected) return false;
+      expected *= s[i];
+    }
+    return true;
+  }
+
+  void* data_ptr() const { return detail::api().tensor_data(t_); }
+  // Typed pointer to element [0, ...]; checks that T matches the dtype.
+  template <typename T>
+  T* data_ptr() const {
+    GX_CHECK(dtype() == dtype_of<T>::value, "data_ptr<", to_string(dtype_of<T>::value),
+             ">() called on a tensor of dtype ", dtype());
+    return static_cast<T*>(data_ptr());
+  }
+
+  gx_tensor* get() const { return t_; }
+  // Gives up ownership (for returning a new reference through the ABI).
+  gx_tensor* release() {
+    gx_tensor* t = t_;
+    t_ = nullptr;
+    return t;
+  }
+
+ private:
+  gx_tensor* t_ = nullptr;
+};
+
+// A new contiguous tensor with uninitialized memory.
+inline Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  gx_tensor* out = nullptr;
+  detail::check_status(detail::api().tensor_empty(static_cast<int32_t>(sizes.size()), sizes.data(),
+                                                  static_cast<gx_dtype>(dtype),
+                                                  gx_device{device.type, device.index}, &out));
+  return Tensor(out);
+}
+inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.dtype(), t.device()); }
+inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  detail::check_status(detail::api().tensor_zero_(t.get()));
+  return t;
+}
+inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype(), t.device()); }
+
+}  // namespace gx
