@@ -49,6 +49,35 @@ export interface NativeDeviceProperties {
   multiProcessorCount: number;
 }
 
+/** One argument of a registered op, as its schema declares it. */
+export interface NativeOpArg {
+  name: string;
+  /** Schema spelling: 'Tensor', 'Tensor?', 'Tensor[]', 'int', 'float', 'bool', 'str', 'int[]', 'ScalarType', or an optional ('int?'...). */
+  type: string;
+  kwOnly: boolean;
+  /** Present when the schema gives a default (null for None). */
+  default?: number | bigint | boolean | string | number[] | null;
+}
+
+export interface NativeOpDescriptor {
+  /** Registry id for callOp; -1 when only described. */
+  id: number;
+  name: string;
+  qualifiedName: string;
+  schema: string;
+  doc: string;
+  args: NativeOpArg[];
+  returns: { name: string; type: string }[];
+  returnsTuple: boolean;
+  devices: ('cpu' | 'cuda')[];
+}
+
+export interface NativeExtensionDescriptor {
+  path: string;
+  abiVersion: [number, number];
+  ops: NativeOpDescriptor[];
+}
+
 /** Devices cross the boundary as (type, index): 0 = cpu, 1 = cuda. */
 export interface NativeCore {
   readonly cudaCompiled: boolean;
@@ -75,6 +104,13 @@ export interface NativeCore {
   cudaDeviceProperties(device: number): NativeDeviceProperties;
   /** The gx_api table (csrc/include/gpuext/abi.h) as an N-API external. */
   abiTable(): object;
+  /** Loads an extension once per process and registers its ops. */
+  loadExtension(path: string): NativeExtensionDescriptor;
+  /** Runs an extension's registration without registering (for code generation). */
+  describeExtension(path: string): NativeExtensionDescriptor;
+  parseSchema(schema: string): NativeOpDescriptor;
+  /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
+  callOp(id: number, ...args: unknown[]): unknown;
 }
 
 function load(): NativeCore {

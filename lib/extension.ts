@@ -1,0 +1,158 @@
+// Calling ops of built extensions from JS: loading a library, the runtime the
+// generated bindings use, and generic op functions built from descriptors
+// (for gx.load and for libraries without generated bindings).
+import path from 'path';
+
+import {
+  native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
+} from './native';
+import { Tensor } from './tensor';
+
+export type OpArgDescriptor = NativeOpArg;
+export type OpDescriptor = NativeOpDescriptor;
+export type ExtensionDescriptor = NativeExtensionDescriptor;
+
+/** An op as a plain function: positional arguments, then an options object for keyword-only ones. */
+export type OpFunction = (...args: unknown[]) => unknown;
+
+export interface ExtensionLibrary {
+  readonly path: string;
+  readonly ops: readonly OpDescriptor[];
+  /** The ops as functions, by camelCase name (add_gpu -> addGpu). */
+  readonly functions: Readonly<Record<string, OpFunction>>;
+  /** The registry id of an op, by its schema name; throws naming the library when absent. */
+  opId(name: string): number;
+}
+
+/** add_gpu -> addGpu, the name generated bindings and gx.load use. */
+export function camelCase(name: string): string {
+  return name.replace(/_+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+// --- the runtime of generated bindings ----------------------------------------
+
+function tensorArg(x: unknown, fn: string, name: string): NativeTensor {
+  if (x instanceof Tensor) return x.handle(fn);
+  throw new TypeError(`${fn}: argument '${name}' must be a Tensor, got ${describe(x)}`);
+}
+
+function optionalTensorArg(x: unknown, fn: string, name: string): NativeTensor | undefined {
+  return x === undefined || x === null ? undefined : tensorArg(x, fn, name);
+}
+
+function tensorListArg(xs: unknown, fn: string, name: string): NativeTensor[] {
+  if (!Array.isArray(xs)) throw new TypeError(`${fn}: argument '${name}' must be an array of Tensors, got ${describe(xs)}`);
+  return xs.map((x, i) => tensorArg(x, fn, `${name}[${i}]`));
+}
+
+function wrap(h: unknown): Tensor {
+  return new Tensor(h as NativeTensor);
+}
+
+function wrapOptional(h: unknown): Tensor | undefined {
+  return h === null || h === undefined ? undefined : wrap(h);
+}
+
+function wrapList(hs: unknown): Tensor[] {
+  return (hs as unknown[]).map(wrap);
+}
+
+function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  return typeof x === 'object' ? `an object (${Object.prototype.toString.call(x)})` : `${typeof x} ${String(x)}`;
+}
+
+/** What generated bindings call; not for direct use. */
+export const extensionRuntime = {
+  load: loadLibrary,
+  call: (id: number, ...args: unknown[]): unknown => native.callOp(id, ...args),
+  tensor: tensorArg,
+  optionalTensor: optionalTensorArg,
+  tensorList: tensorListArg,
+  wrap,
+  wrapOptional,
+  wrapList,
+};
+
+// --- generic op functions -------------------------------------------------------
+
+function convertArg(a: OpArgDescriptor, v: unknown, fn: string): unknown {
+  switch (a.type) {
+    case 'Tensor': return tensorArg(v, fn, a.name);
+    case 'Tensor?': return optionalTensorArg(v, fn, a.name);
+    case 'Tensor[]': return tensorListArg(v, fn, a.name);
+    default: return v;
+  }
+}
+
+function convertReturn(type: string, v: unknown): unknown {
+  switch (type) {
+    case 'Tensor': return wrap(v);
+    case 'Tensor?': return wrapOptional(v);
+    case 'Tensor[]': return wrapList(v);
+    default: return v === null ? undefined : v;
+  }
+}
+
+/** A function for one op, converting arguments and results by its descriptor. */
+export function opFunction(op: OpDescriptor): OpFunction {
+  const fn = camelCase(op.name);
+  const positional = op.args.filter((a) => !a.kwOnly);
+  const keyword = op.args.filter((a) => a.kwOnly);
+  const f = (...args: unknown[]): unknown => {
+    const maxArgs = positional.length + (keyword.length > 0 ? 1 : 0);
+    if (args.length > maxArgs) {
+      throw new TypeError(`${fn}: takes at most ${maxArgs} argument${maxArgs === 1 ? '' : 's'} but ${args.length} were given (schema: ${op.schema})`);
+    }
+    const values = positional.map((a, i) => convertArg(a, args[i], fn));
+    if (keyword.length > 0) {
+      const opts = args[positional.length];
+      if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
+        throw new TypeError(`${fn}: keyword-only arguments (${keyword.map((k) => k.name).join(', ')}) go in an options object, got ${describe(opts)}`);
+      }
+      const o = (opts ?? {}) as Record<string, unknown>;
+      for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
+    }
+    const result = native.callOp(op.id, ...values);
+    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : convertReturn(op.returns[0].type, result);
+    return (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r));
+  };
+  Object.defineProperty(f, 'name', { value: fn });
+  return f;
+}
+
+const libraries = new Map<string, ExtensionLibrary>();
+
+/**
+ * Loads a built extension (a `.node` file from `gpuext build`) and registers
+ * its ops; loading the same file again returns the same library.
+ * @example const lib = gx.loadLibrary('build/myops.node'); lib.functions.addGpu(a, b);
+ */
+export function loadLibrary(file: string): ExtensionLibrary {
+  if (typeof file !== 'string') throw new TypeError(`gx.loadLibrary: path must be a string, got ${describe(file)}`);
+  const full = path.resolve(file);
+  const known = libraries.get(full);
+  if (known !== undefined) return known;
+  const desc = native.loadExtension(full);
+  const functions: Record<string, OpFunction> = {};
+  const ids = new Map<string, number>();
+  for (const op of desc.ops) {
+    functions[camelCase(op.name)] = opFunction(op);
+    ids.set(op.name, op.id);
+  }
+  const lib: ExtensionLibrary = {
+    path: full,
+    ops: Object.freeze(desc.ops),
+    functions: Object.freeze(functions),
+    opId(name: string): number {
+      const id = ids.get(name);
+      if (id === undefined) {
+        throw new Error(`${full}: defines no op '${name}' (it has ${desc.ops.map((o) => o.name).join(', ')}); rebuild with \`npx gpuext build\``);
+      }
+      return id;
+    },
+  };
+  libraries.set(full, lib);
+  return lib;
+}
