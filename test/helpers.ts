@@ -12,9 +12,9 @@ export type TestDevice = (typeof DEVICES)[number];
 
 type Body = (t: ExecutionContext, device: TestDevice) => void | Promise<void>;
 
-function register(kind: 'concurrent' | 'serial', title: string, body: Body): void {
+function register(kind: 'concurrent' | 'serial', title: string, body: Body, devices: readonly TestDevice[] = DEVICES): void {
   const run = kind === 'serial' ? test.serial : test;
-  for (const device of DEVICES) {
+  for (const device of devices) {
     const name = `${title} [${device}]`;
     if (device === 'cuda' && !gx.cuda.isAvailable()) {
       const reason = gx.cuda.unavailableReason();
@@ -32,6 +32,11 @@ function register(kind: 'concurrent' | 'serial', title: string, body: Body): voi
 /** A test that runs once per device (cpu, cuda). */
 export function deviceTest(title: string, body: Body): void {
   register('concurrent', title, body);
+}
+
+/** A test that only means something with a GPU (skipped without one, like the cuda cases). */
+export function cudaTest(title: string, body: (t: ExecutionContext) => void | Promise<void>): void {
+  register('concurrent', title, (t) => body(t), ['cuda']);
 }
 
 /** deviceTest for tests that read global counters and must not overlap others. */
