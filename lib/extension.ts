@@ -66,7 +66,7 @@ function describe(x: unknown): string {
 /** What generated bindings call; not for direct use. */
 export const extensionRuntime = {
   load: loadLibrary,
-  call: (id: number, ...args: unknown[]): unknown => native.callOp(id, ...args),
+  call: native.callOp,
   tensor: tensorArg,
   optionalTensor: optionalTensorArg,
   tensorList: tensorListArg,

@@ -3,11 +3,9 @@
 // step. Loading fails with the command that fixes it.
 import bindings from 'bindings';
 
-/** An opaque native tensor handle (csrc/binding/tensor_handle.h). */
+/** An opaque native tensor handle (NOTE [ Handles are Externals ] in csrc/binding/tensor_handle.h). */
 export interface NativeTensor {
-  /** Drops the core reference; returns false when it was already dropped. */
-  dispose(): boolean;
-  isDisposed(): boolean;
+  readonly __nativeTensor: unique symbol;
 }
 
 export interface NativeDescription {
@@ -82,6 +80,9 @@ export interface NativeExtensionDescriptor {
 export interface NativeCore {
   readonly cudaCompiled: boolean;
   readonly abiVersion: [number, number];
+  /** Drops a handle's core reference now; returns false when it was already dropped. */
+  dispose(t: NativeTensor): boolean;
+  isDisposed(t: NativeTensor): boolean;
   empty(shape: number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;

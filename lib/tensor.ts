@@ -241,7 +241,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   dispose(): void {
     const h = this.handle('Tensor.dispose');
     this.#handle = null;
-    h.dispose();
+    native.dispose(h);
   }
 
   /** `using t = ...` disposes at the end of the scope (no-op if already disposed). */

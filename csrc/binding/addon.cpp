@@ -2,7 +2,6 @@
 // environment: the main thread and each worker_thread.
 #include <napi.h>
 
-#include "binding/addon_data.h"
 #include "binding/bindings.h"
 #include "cuda/runtime.h"
 
@@ -16,10 +15,7 @@ void cleanup_thread(void*) { cuda::release_thread_streams(); }
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  auto* data = new AddonData();
-  env.SetInstanceData<AddonData>(data);  // deleted by N-API when the env ends
   register_tensor_functions(env, exports);
-  data->tensor_ctor = Napi::Persistent(exports.Get("TensorHandle").As<Napi::Function>());
   register_runtime_functions(env, exports);
   register_op_functions(env, exports);
   if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {

@@ -122,7 +122,7 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
   };
   switch (a.type.type) {
     case ArgType::Tensor: {
-      expect(v.IsObject());
+      expect(v.IsExternal());  // tensor handles are Externals (tensor_handle.h)
       TensorImpl& t = TensorHandle::FromValue(v, op.qualified.c_str(), a.name.c_str());
       note_device(op, dispatch, t, a.name.c_str());
       out.kind = GX_VALUE_TENSOR;

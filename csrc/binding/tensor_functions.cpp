@@ -234,7 +234,7 @@ Napi::Value Describe(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void register_tensor_functions(Napi::Env env, Napi::Object exports) {
-  exports.Set("TensorHandle", TensorHandle::Define(env));
+  register_handle_functions(env, exports);
   exports.Set("empty", Napi::Function::New<Empty>(env, "empty"));
   exports.Set("fromBytes", Napi::Function::New<FromBytes>(env, "fromBytes"));
   exports.Set("view", Napi::Function::New<View>(env, "view"));

@@ -1,69 +1,90 @@
 #include "binding/tensor_handle.h"
 
-#include "binding/addon_data.h"
 #include "binding/js_errors.h"
 
 namespace gx::js {
+namespace {
 
-Napi::Function TensorHandle::Define(Napi::Env env) {
-  return DefineClass(env, "TensorHandle",
-                     {InstanceMethod<&TensorHandle::Dispose>("dispose"),
-                      InstanceMethod<&TensorHandle::IsDisposed>("isDisposed")});
+struct Box {
+  TensorImpl* impl;
+};
+
+// Identifies gpuext tensor handles among all Externals (napi_type_tag_object).
+constexpr napi_type_tag kHandleTag = {0x6770757874656e73ULL, 0x74656e736f726831ULL};
+
+void finalize(napi_env, void* data, void*) {
+  Box* box = static_cast<Box*>(data);
+  if (box->impl != nullptr) box->impl->release();
+  delete box;
 }
 
-TensorHandle::TensorHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TensorHandle>(info) {
-  // Only Wrap() constructs handles, passing the TensorImpl as an External.
-  if (info.Length() != 1 || !info[0].IsExternal()) {
-    Napi::TypeError::New(info.Env(), "TensorHandle is created by gpuext, not by `new`")
-        .ThrowAsJavaScriptException();
-    return;
-  }
-  impl_ = info[0].As<Napi::External<TensorImpl>>().Data();
+// The box behind `v`, or nullptr when `v` is not a tensor handle.
+Box* box_of(const Napi::Value& v) {
+  if (!v.IsExternal()) return nullptr;
+  napi_env env = v.Env();
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, v, &kHandleTag, &tagged) != napi_ok || !tagged) return nullptr;
+  void* data = nullptr;
+  if (napi_get_value_external(env, v, &data) != napi_ok) return nullptr;
+  return static_cast<Box*>(data);
 }
 
-TensorHandle::~TensorHandle() {
-  if (impl_ != nullptr) impl_->release();
-}
+}  // namespace
 
-Napi::Object TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
-  Napi::External<TensorImpl> ext = Napi::External<TensorImpl>::New(env, impl);
-  Napi::Object obj;
-  try {
-    obj = AddonData::of(env).tensor_ctor.New({ext});
-  } catch (...) {
+Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
+  Box* box = new Box{impl};
+  napi_value ext = nullptr;
+  if (napi_create_external(env, box, finalize, nullptr, &ext) != napi_ok) {
+    delete box;
     impl->release();
-    throw;
+    fail(ErrorKind::Internal, "could not create a tensor handle");
   }
-  return obj;
+  if (napi_type_tag_object(env, ext, &kHandleTag) != napi_ok) {
+    fail(ErrorKind::Internal, "could not tag a tensor handle");  // the finalizer still frees it
+  }
+  return Napi::Value(env, ext);
 }
 
-TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn,
-                                 const char* name) {
+TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
   return FromValue(info[i], fn, name);
 }
 
 TensorImpl& TensorHandle::FromValue(const Napi::Value& v, const char* fn, const char* name) {
-  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(AddonData::of(v.Env()).tensor_ctor.Value())) {
-    fail(ErrorKind::Type, fn, ": argument '", name, "' must be a Tensor");
-  }
-  TensorHandle* h = TensorHandle::Unwrap(v.As<Napi::Object>());
-  if (h->impl_ == nullptr) {
+  Box* box = box_of(v);
+  if (box == nullptr) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a Tensor");
+  if (box->impl == nullptr) {
     fail(ErrorKind::Value, fn, ": argument '", name, "' is a disposed tensor; it cannot be used after dispose()");
   }
-  return *h->impl_;
+  return *box->impl;
 }
 
-Napi::Value TensorHandle::Dispose(const Napi::CallbackInfo& info) {
-  const bool was_live = impl_ != nullptr;
-  if (was_live) {
-    impl_->release();
-    impl_ = nullptr;
-  }
-  return Napi::Boolean::New(info.Env(), was_live);
+bool TensorHandle::Dispose(const Napi::Value& v) {
+  Box* box = box_of(v);
+  if (box == nullptr) fail(ErrorKind::Type, "dispose: argument must be a tensor handle");
+  if (box->impl == nullptr) return false;
+  box->impl->release();
+  box->impl = nullptr;
+  return true;
 }
 
-Napi::Value TensorHandle::IsDisposed(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), impl_ == nullptr);
+bool TensorHandle::IsDisposed(const Napi::Value& v) {
+  Box* box = box_of(v);
+  if (box == nullptr) fail(ErrorKind::Type, "isDisposed: argument must be a tensor handle");
+  return box->impl == nullptr;
+}
+
+namespace {
+Napi::Value DisposeFn(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value { return Napi::Boolean::New(info.Env(), TensorHandle::Dispose(info[0])); });
+}
+Napi::Value IsDisposedFn(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value { return Napi::Boolean::New(info.Env(), TensorHandle::IsDisposed(info[0])); });
+}
+}  // namespace
+
+void register_handle_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("dispose", Napi::Function::New<DisposeFn>(env, "dispose"));
+  exports.Set("isDisposed", Napi::Function::New<IsDisposedFn>(env, "isDisposed"));
 }
 
 }  // namespace gx::js
