@@ -1,0 +1,381 @@
+// `gpuext build`, as a function: config -> sources -> objects (cached by
+// content) -> `<outDir>/<name>.node` -> typed bindings (`<name>.js`/.d.ts).
+// A no-change rebuild reads the manifest, re-hashes sources and headers,
+// and runs no compiler, no linker and no codegen.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import type { ExtensionDescriptor } from '../extension';
+import { compileUnit, killRunning, pool, runTool, unitKey, type CompileUnit, type UnitRecord } from './compile';
+import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
+import { BuildError, compileError, ConfigError, displayPath } from './errors';
+import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
+import { glob } from './glob';
+import { acquireLock, type LockInfo } from './lock';
+import {
+  compilerVersion, detectToolchain, findCuda, includeDir, nativeGpuModels, packageVersion, requireCxx, requireNvcc,
+  systemIncludePrefixes, type Toolchain,
+} from './toolchain';
+
+const LINK_KEY_VERSION = 'gpuext-link-1';
+const MANIFEST_VERSION = 1;
+
+/** The host file every extension links: it defines gx_extension_init_v1. */
+export const EXTENSION_MAIN_SOURCE = '#include <gpuext/extension_main.h>\n';
+
+export type BuildEvent =
+  | { type: 'compiled'; index: number; total: number; tool: string; file: string; seconds: number }
+  | { type: 'linked'; tool: string; file: string; seconds: number }
+  | { type: 'command'; argv: string[] }
+  | { type: 'log'; file: string; text: string }
+  | { type: 'wait'; holder: LockInfo }
+  | { type: 'takeover'; holder?: LockInfo; why: string };
+
+export interface BuildOptions {
+  /** The config file (default ./setup.config.json). */
+  config?: string;
+  /** An already resolved config (gx.load builds from one without a file). */
+  resolved?: ResolvedConfig;
+  /** Overrides the config's arch ("native", "all", "sm_80,sm_90"). */
+  arch?: string | string[];
+  /** Report every command and the compilers' full output (through onEvent) and leave the --verbose hint out of errors. */
+  verbose?: boolean;
+  /** nvcc to use (tests point it at a missing path); default GPUEXT_NVCC, else the CUDA toolkit's. */
+  nvcc?: string;
+  /** Host compiler command; default $CXX, else g++. */
+  cxx?: string;
+  /** Parallel compiler runs (default os.availableParallelism()). */
+  jobs?: number;
+  /** Describe the built extension and generate `<name>.js`/`.d.ts` (default true). */
+  bindings?: boolean;
+  onEvent?: (e: BuildEvent) => void;
+}
+
+export interface BuildResult {
+  config: ResolvedConfig;
+  /** `<outDir>/<name>.node`. */
+  outPath: string;
+  /** The generated `<name>.js` and `<name>.d.ts` (empty when bindings are off). */
+  bindings: string[];
+  /** Units compiled now, and units whose objects came from the cache. */
+  compiled: number;
+  cached: number;
+  /** False when link and codegen were skipped (nothing they depend on changed). */
+  linked: boolean;
+  seconds: number;
+  /** Source files of the build (absolute). */
+  sources: string[];
+  /** Every file whose change should trigger a rebuild (config, sources, non-system headers). */
+  watchFiles: string[];
+  /** What the extension defines (when it was linked now and bindings are on). */
+  descriptor?: ExtensionDescriptor;
+}
+
+interface Manifest {
+  version: number;
+  /** Compiler version texts by binary fingerprint. */
+  versions: Record<string, string>;
+  /** By absolute source path. */
+  units: Record<string, UnitRecord>;
+  link?: { key: string; outputs: string[] };
+}
+
+function emptyManifest(): Manifest {
+  return { version: MANIFEST_VERSION, versions: {}, units: {} };
+}
+
+function isRecordOf(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function readManifest(file: string): Manifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return emptyManifest();
+  }
+  if (!isRecordOf(raw) || raw.version !== MANIFEST_VERSION) return emptyManifest();
+  const m = emptyManifest();
+  if (isRecordOf(raw.versions)) {
+    for (const [k, v] of Object.entries(raw.versions)) if (typeof v === 'string') m.versions[k] = v;
+  }
+  const strs = (x: unknown): string[] | undefined => (Array.isArray(x) && x.every((e) => typeof e === 'string') ? x : undefined);
+  if (isRecordOf(raw.units)) {
+    for (const [k, v] of Object.entries(raw.units)) {
+      if (!isRecordOf(v) || typeof v.key !== 'string') continue;
+      const deps = strs(v.deps);
+      if (deps && typeof v.sys === 'string') m.units[k] = { key: v.key, deps, sys: v.sys };
+    }
+  }
+  if (isRecordOf(raw.link) && typeof raw.link.key === 'string') {
+    const outputs = strs(raw.link.outputs);
+    if (outputs) m.link = { key: raw.link.key, outputs };
+  }
+  return m;
+}
+
+/** Paths of a build's working files. */
+export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string; lock: string; manifest: string; main: string; node: string; js: string; dts: string } {
+  const gxDir = path.join(cfg.outDir, '.gpuext');
+  return {
+    gxDir,
+    objDir: path.join(gxDir, 'obj'),
+    lock: path.join(gxDir, 'lock'),
+    manifest: path.join(gxDir, 'manifest.json'),
+    main: path.join(gxDir, 'extension_main.cpp'),
+    node: path.join(cfg.outDir, `${cfg.name}.node`),
+    js: path.join(cfg.outDir, `${cfg.name}.js`),
+    dts: path.join(cfg.outDir, `${cfg.name}.d.ts`),
+  };
+}
+
+/** The source files a config names, checked. Throws ConfigError when there are none. */
+export function findSources(cfg: ResolvedConfig): string[] {
+  const matched = glob(cfg.sources, cfg.baseDir, { ignoreDirs: [cfg.outDir] });
+  const sources = matched.filter((f) => SOURCE_EXTENSIONS.includes(path.extname(f)));
+  if (sources.length === 0) {
+    const what = matched.length ? `only files that are not sources (${SOURCE_EXTENSIONS.join(', ')})` : 'no files';
+    throw new ConfigError(`${cfg.displayFile}: "sources" (${cfg.sources.map((s) => JSON.stringify(s)).join(', ')}) matched ${what} under ${displayPath(cfg.baseDir, process.cwd()) || '.'}`,
+      cfg.file, 'sources');
+  }
+  return sources;
+}
+
+function cudaLibDir(tc: Toolchain): string | undefined {
+  if (!tc.cudaHome) return undefined;
+  for (const d of ['lib64', 'lib', path.join('targets', 'x86_64-linux', 'lib')]) {
+    const p = path.join(tc.cudaHome, d);
+    if (exists(p)) return p;
+  }
+  return undefined;
+}
+
+// The core addon and the generator load only when a link happens, so a
+// no-change rebuild starts no native code (typed lazy requires).
+function loadNative(): typeof import('../native') {
+  return require('../native');
+}
+
+function loadCodegen(): typeof import('./codegen') {
+  return require('./codegen');
+}
+
+function codegenFingerprint(): string {
+  // The generator's own code is part of what the bindings depend on.
+  return hashFile(path.join(__dirname, 'codegen.js')) ?? 'no-codegen';
+}
+
+/** Builds an extension. Throws ConfigError, ToolchainError or BuildError. */
+export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
+  const t0 = performance.now();
+  const cfg = opts.resolved ?? loadConfig(opts.config ?? DEFAULT_CONFIG_FILE, { arch: opts.arch });
+  const sources = findSources(cfg);
+  const paths = buildPaths(cfg);
+  const lock = await acquireLock(paths.lock, {
+    onWait: (holder) => opts.onEvent?.({ type: 'wait', holder }),
+    onTakeover: (holder, why) => opts.onEvent?.({ type: 'takeover', holder, why }),
+  });
+  try {
+    return await buildLocked(cfg, sources, paths, opts, t0);
+  } finally {
+    lock.release();
+  }
+}
+
+async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: ReturnType<typeof buildPaths>, opts: BuildOptions,
+  t0: number): Promise<BuildResult> {
+  const emit = (e: BuildEvent): void => opts.onEvent?.(e);
+  const verbose = opts.verbose ?? false;
+  const tc = detectToolchain({ nvcc: opts.nvcc, cxx: opts.cxx });
+  const cu = sources.filter((s) => path.extname(s) === '.cu');
+  const nvcc = cu.length ? requireNvcc(tc, cu.map((s) => displayPath(s, cfg.baseDir))) : undefined;
+  const cxx = requireCxx(tc);
+  const manifest = readManifest(paths.manifest);
+  const [nvccVersion, cxxVersion] = await Promise.all([
+    nvcc ? compilerVersion([nvcc], manifest.versions) : Promise.resolve(''),
+    compilerVersion(cxx, manifest.versions),
+  ]);
+
+  fs.mkdirSync(paths.objDir, { recursive: true });
+  writeIfChanged(paths.main, EXTENSION_MAIN_SOURCE);
+
+  const inc = includeDir();
+  const common = [`-I${inc}`, ...cfg.includeDirs.map((d) => `-I${d}`), ...cfg.defines.map((d) => `-D${d}`)];
+  const ccbin = tc.cxxExplicit && cxx.length === 1 ? ['-ccbin', cxx[0]] : [];
+  const gencode = cu.length ? findCuda().gencode(cfg.arch) : [];
+  const nvccFlags = ['-std=c++17', '-O3', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden', ...ccbin, ...common,
+    ...gencode, ...cfg.nvccFlags];
+  const cxxFlags = ['-std=c++17', '-O2', '-fPIC', '-fvisibility=hidden', ...common,
+    ...(tc.cudaHome ? [`-I${path.join(tc.cudaHome, 'include')}`] : []), ...cfg.cxxFlags];
+  const cxxName = path.basename(cxx[cxx.length - 1]);
+  const nvccKeyExtra = cfg.arch === 'native' ? nativeGpuModels() : [];
+
+  const units: CompileUnit[] = [
+    ...cu.map((s): CompileUnit => ({
+      source: s, display: displayPath(s, cfg.baseDir), toolName: 'nvcc', exe: [nvcc ?? 'nvcc'], flags: nvccFlags,
+      version: nvccVersion, keyExtra: nvccKeyExtra,
+    })),
+    ...[...sources.filter((s) => path.extname(s) !== '.cu'), paths.main].map((s): CompileUnit => ({
+      source: s, display: s === paths.main ? 'extension_main.cpp (gpuext)' : displayPath(s, cfg.baseDir), toolName: cxxName,
+      exe: cxx, flags: cxxFlags, version: cxxVersion, keyExtra: [],
+    })),
+  ];
+
+  // Which objects are current: re-hash source and recorded headers; no compiler runs.
+  const keys: (string | undefined)[] = units.map((u) => {
+    const rec = manifest.units[u.source];
+    if (!rec) return undefined;
+    const key = unitKey(u, rec.deps, rec.sys);
+    return key !== undefined && key === rec.key && exists(path.join(paths.objDir, `${key}.o`)) ? key : undefined;
+  });
+  const todo = units.map((_, i) => i).filter((i) => keys[i] === undefined);
+  const systemPrefixes = systemIncludePrefixes(tc);
+  let done = 0;
+  const records: Record<string, UnitRecord> = {};
+  units.forEach((u, i) => {
+    const rec = manifest.units[u.source];
+    if (keys[i] !== undefined && rec) records[u.source] = rec;
+  });
+  const objects: string[] = units.map((_, i) => path.join(paths.objDir, `${keys[i]}.o`));
+  const jobs = opts.jobs ?? os.availableParallelism();
+  await pool(todo.map((i) => async () => {
+    const u = units[i];
+    const r = await compileUnit(u, {
+      objDir: paths.objDir, cwd: cfg.baseDir, systemPrefixes, verbose,
+      onCommand: verbose ? (argv) => emit({ type: 'command', argv }) : undefined,
+      onLog: verbose ? (unit, text) => emit({ type: 'log', file: unit.display, text }) : undefined,
+    });
+    keys[i] = r.record.key;
+    objects[i] = r.object;
+    if (r.reusable) records[u.source] = r.record;
+    emit({ type: 'compiled', index: ++done, total: todo.length, tool: u.toolName, file: u.display, seconds: r.seconds });
+  }), jobs, killRunning);
+
+  // Link, unless nothing the link and the bindings depend on changed.
+  const bindingsOn = opts.bindings ?? true;
+  const libDir = cudaLibDir(tc);
+  const useNvcc = nvcc !== undefined;
+  const libFlags = cfg.libraries.length === 0 ? [] : [
+    ...(libDir ? [`-L${libDir}`, ...(useNvcc ? ['-Xlinker', '-rpath', '-Xlinker', libDir] : [`-Wl,-rpath,${libDir}`])] : []),
+    ...cfg.libraries.map((l) => `-l${l}`),
+  ];
+  const linkExe = nvcc ? [nvcc] : cxx;
+  const linkFlags = ['-shared', ...(useNvcc ? ccbin : [])];
+  const linkKey = sha256(LINK_KEY_VERSION, useNvcc ? nvccVersion : cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
+    JSON.stringify(libFlags), cfg.name, ...keys.map((k) => k ?? ''),
+    bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint()]) : 'no-bindings');
+  const outputs = bindingsOn ? [paths.node, paths.js, paths.dts] : [paths.node];
+  const upToDate = manifest.link?.key === linkKey && outputs.every(exists);
+  let descriptor: ExtensionDescriptor | undefined;
+  let bindings: string[] = bindingsOn ? [paths.js, paths.dts] : [];
+  if (!upToDate) {
+    const tmp = tmpPathFor(paths.node);
+    const argv = [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
+    if (verbose) emit({ type: 'command', argv });
+    const start = Date.now();
+    try {
+      const r = await runTool(argv, cfg.baseDir);
+      if (verbose && r.output.trim()) emit({ type: 'log', file: `${cfg.name}.node`, text: r.output });
+      if (r.code !== 0) {
+        throw compileError({
+          source: paths.node, log: r.output, command: argv, cwd: cfg.baseDir, base: cfg.baseDir, exitCode: r.code, signal: r.signal,
+          stage: 'link', verbose,
+        });
+      }
+      emit({ type: 'linked', tool: useNvcc ? 'nvcc' : cxxName, file: displayPath(paths.node, cfg.baseDir), seconds: (Date.now() - start) / 1000 });
+      if (bindingsOn) {
+        // Describe the new file under its temporary name: a registration error leaves the old outputs in place,
+        // and a process that already loaded the old one (watch mode) still loads the new.
+        const { native } = loadNative();
+        let desc: ExtensionDescriptor;
+        try {
+          desc = native.describeExtension(tmp);
+        } catch (e) {
+          const msg = e instanceof Error ? e.message : String(e);
+          throw new BuildError({ file: displayPath(paths.node, cfg.baseDir), compilerMessage: msg, log: msg, stage: 'load' });
+        }
+        fs.renameSync(tmp, paths.node);
+        descriptor = { ...desc, path: paths.node };
+        const { writeBindings } = loadCodegen();
+        bindings = writeBindings(descriptor, {
+          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport,
+          // Relative, so generated files do not depend on where the project lives.
+          configPath: path.isAbsolute(cfg.file) ? path.relative(cfg.baseDir, cfg.file) : cfg.file,
+        });
+      } else {
+        fs.renameSync(tmp, paths.node);
+      }
+    } finally {
+      rmQuiet(tmp);
+    }
+  }
+
+  // The manifest, then the objects nothing refers to any more (we hold the lock: no other build uses them).
+  const newManifest: Manifest = {
+    version: MANIFEST_VERSION, versions: manifest.versions, units: records,
+    link: { key: linkKey, outputs },
+  };
+  writeFileAtomic(paths.manifest, JSON.stringify(newManifest, null, 1));
+  if (!upToDate || todo.length > 0) collectGarbage(paths.objDir, new Set(keys.map((k) => `${k}.o`)));
+
+  const watch = new Set<string>([...(path.isAbsolute(cfg.file) ? [cfg.file] : []), ...sources]);
+  for (const r of Object.values(records)) for (const d of r.deps) watch.add(d);
+  return {
+    config: cfg, outPath: paths.node, bindings, compiled: todo.length, cached: units.length - todo.length, linked: !upToDate,
+    seconds: (performance.now() - t0) / 1000, sources, watchFiles: [...watch], descriptor,
+  };
+}
+
+function collectGarbage(objDir: string, keep: Set<string>): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(objDir);
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return;
+    throw e;
+  }
+  for (const n of names) if (!keep.has(n)) rmQuiet(path.join(objDir, n));
+}
+
+/**
+ * What `gpuext clean` does: removes `<name>.node`, `<name>.js`, `<name>.d.ts`
+ * and `<outDir>/.gpuext` (waiting for a running build first), and outDir
+ * itself when that leaves it empty. Returns the removed paths.
+ */
+export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => void): Promise<string[]> {
+  const p = buildPaths(cfg);
+  const removed: string[] = [];
+  if (!exists(cfg.outDir)) return removed;
+  const lock = await acquireLock(p.lock, {
+    onWait: (holder) => onEvent?.({ type: 'wait', holder }),
+    onTakeover: (holder, why) => onEvent?.({ type: 'takeover', holder, why }),
+  });
+  try {
+    for (const f of [p.node, p.js, p.dts]) {
+      if (exists(f)) {
+        rmQuiet(f);
+        removed.push(f);
+      }
+    }
+    for (const n of fs.readdirSync(cfg.outDir)) {
+      // Temporary files of killed builds.
+      if (n.startsWith(`.${cfg.name}.`) && n.includes('.tmp-')) {
+        rmQuiet(path.join(cfg.outDir, n));
+        removed.push(path.join(cfg.outDir, n));
+      }
+    }
+    for (const n of fs.readdirSync(p.gxDir)) if (n !== 'lock') rmQuiet(path.join(p.gxDir, n));
+    removed.push(p.gxDir);
+  } finally {
+    lock.release();
+  }
+  try {
+    fs.rmdirSync(p.gxDir);
+    if (fs.readdirSync(cfg.outDir).length === 0) fs.rmdirSync(cfg.outDir);
+  } catch {
+    // another build started meanwhile, or the user keeps other files there
+  }
+  return removed;
+}

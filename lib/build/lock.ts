@@ -1,0 +1,190 @@
+// One build at a time per output directory: `<outDir>/.gpuext/lock`, created
+// with O_EXCL, holding {pid, hostname, startedAt}. A lock whose process is
+// dead (same host) or that is older than 30 minutes is taken over, so a
+// killed build never hangs the next one (unlike pytorch#189245).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import { errorCode, rmQuiet } from './fsutil';
+
+export const STALE_LOCK_MS = 30 * 60 * 1000;
+
+export interface LockInfo {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+}
+
+export interface LockOptions {
+  /** Called once when the lock is held by another live build and we start waiting. */
+  onWait?: (holder: LockInfo) => void;
+  /** Called when a stale lock is taken over. */
+  onTakeover?: (holder: LockInfo | undefined, why: string) => void;
+  /** Poll interval (ms). */
+  pollMs?: number;
+  /** Locks older than this are stale (default 30 min). */
+  staleMs?: number;
+}
+
+export interface Lock {
+  readonly file: string;
+  release(): void;
+}
+
+function readLock(file: string): LockInfo | undefined | 'missing' {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    return errorCode(e) === 'ENOENT' ? 'missing' : undefined;
+  }
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v === 'object' && v !== null && 'pid' in v && typeof v.pid === 'number' &&
+        'hostname' in v && typeof v.hostname === 'string' && 'startedAt' in v && typeof v.startedAt === 'string') {
+      return { pid: v.pid, hostname: v.hostname, startedAt: v.startedAt };
+    }
+  } catch {
+    // half-written or garbage
+  }
+  return undefined;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errorCode(e) !== 'ESRCH';
+  }
+}
+
+/** Why the lock is stale, or undefined when its holder may still be running. */
+function staleReason(file: string, info: LockInfo | undefined, staleMs: number): string | undefined {
+  let age: number;
+  try {
+    age = Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  if (info === undefined) {
+    // Unreadable content: a writer may be between open and write; give it a moment.
+    return age > 5000 ? 'its content is unreadable' : undefined;
+  }
+  if (info.hostname === os.hostname() && !pidAlive(info.pid)) return `process ${info.pid} is gone`;
+  if (age > staleMs) return `it is ${Math.round(age / 60000)} minutes old`;
+  return undefined;
+}
+
+function tryCreate(file: string, info: LockInfo): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx');
+  } catch (e) {
+    if (errorCode(e) === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    fs.writeSync(fd, JSON.stringify(info));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Removes a stale lock, under a short second lock so two waiters cannot both
+ * decide "stale" and one delete the other's fresh lock.
+ */
+function takeOver(file: string, seen: LockInfo | undefined, staleMs: number): boolean {
+  const guard = `${file}.takeover`;
+  const me: LockInfo = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() };
+  if (!tryCreate(guard, me)) {
+    const g = readLock(guard);
+    // A takeover guard lives milliseconds; one left by a killed process is removed.
+    if (g !== 'missing' && staleReason(guard, g, 10_000) !== undefined) rmQuiet(guard);
+    return false;
+  }
+  try {
+    const now = readLock(file);
+    if (now === 'missing') return true;
+    if (JSON.stringify(now) !== JSON.stringify(seen) || staleReason(file, now, staleMs) === undefined) return false;
+    fs.rmSync(file, { force: true });
+    return true;
+  } finally {
+    rmQuiet(guard);
+  }
+}
+
+const held = new Set<string>();
+let exitHooked = false;
+
+function onSignal(sig: NodeJS.Signals): void {
+  for (const f of held) rmQuiet(f);
+  held.clear();
+  process.exit(sig === 'SIGINT' ? 130 : 143);
+}
+
+/** Remembers a held lock; while any is held, Ctrl-C removes it before exiting. */
+function hold(file: string): void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => {
+      for (const f of held) rmQuiet(f);
+    });
+  }
+  if (held.size === 0) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  held.add(file);
+}
+
+function unhold(file: string): void {
+  held.delete(file);
+  if (held.size === 0) {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Takes the lock at `file`, waiting for a live holder and taking over a stale one. */
+export async function acquireLock(file: string, opts: LockOptions = {}): Promise<Lock> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const info: LockInfo = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() };
+  const staleMs = opts.staleMs ?? STALE_LOCK_MS;
+  let waited = false;
+  for (;;) {
+    if (tryCreate(file, info)) break;
+    const holder = readLock(file);
+    if (holder === 'missing') continue;
+    const why = staleReason(file, holder, staleMs);
+    if (why !== undefined) {
+      if (takeOver(file, holder, staleMs)) opts.onTakeover?.(holder, why);
+      continue;
+    }
+    if (!waited && holder) {
+      waited = true;
+      opts.onWait?.(holder);
+    }
+    await sleep(opts.pollMs ?? 100);
+  }
+  hold(file);
+  let released = false;
+  return {
+    file,
+    release(): void {
+      if (released) return;
+      released = true;
+      unhold(file);
+      // Remove only our own lock (a build that outlived 30 minutes may have been taken over).
+      const now = readLock(file);
+      if (now !== 'missing' && now !== undefined && now.pid === info.pid && now.startedAt === info.startedAt) rmQuiet(file);
+    },
+  };
+}

@@ -1,0 +1,221 @@
+// `gpuext build [--config setup.config.json] [--arch ...] [--verbose] [--watch]`
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { build, type BuildEvent, type BuildOptions, type BuildResult } from '../build/build';
+import { loadConfig, DEFAULT_CONFIG_FILE } from '../build/config';
+import { BuildError, ConfigError, displayPath, ToolchainError } from '../build/errors';
+import { glob, matchGlob } from '../build/glob';
+import { flag, formatCommand, parseArgs, stringOption } from './args';
+
+export const BUILD_USAGE = `usage: gpuext build [--config setup.config.json] [--arch native|sm_80,sm_90|all] [--verbose] [--watch]
+
+Compiles the sources of setup.config.json (nvcc for .cu, the host compiler
+for .cpp) in parallel, links <outDir>/<name>.node and generates the typed
+<name>.js / <name>.d.ts. Only what changed is rebuilt.
+
+  -c, --config FILE   the config (default ./setup.config.json)
+      --arch SPEC     GPU archs: native (this machine's GPUs), all, or sm_80,sm_90
+  -v, --verbose       print every command and the compilers' full output
+  -w, --watch         rebuild when a source or header changes`;
+
+const SPEC = {
+  config: { value: true, alias: 'c' },
+  arch: { value: true },
+  verbose: { value: false, alias: 'v' },
+  watch: { value: false, alias: 'w' },
+  help: { value: false, alias: 'h' },
+};
+
+export interface Output {
+  /** Progress lines (only on an interactive terminal outside CI). */
+  progress: boolean;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export function defaultOutput(): Output {
+  return {
+    progress: Boolean(process.stdout.isTTY) && !process.env.CI,
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  };
+}
+
+function secs(s: number): string {
+  return s < 10 ? `${s.toFixed(s < 0.1 ? 2 : 1)}s` : `${Math.round(s)}s`;
+}
+
+function eventPrinter(o: Output, verbose: boolean): (e: BuildEvent) => void {
+  return (e) => {
+    switch (e.type) {
+      case 'compiled':
+        if (o.progress || verbose) o.out(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${secs(e.seconds)}`);
+        break;
+      case 'linked':
+        if (verbose) o.out(`linked ${e.file} (${e.tool}) ${secs(e.seconds)}`);
+        break;
+      case 'command':
+        o.out(`$ ${formatCommand(e.argv)}`);
+        break;
+      case 'log':
+        o.out(e.text.replace(/\s+$/, ''));
+        break;
+      case 'wait':
+        o.err(`waiting for another build (pid ${e.holder.pid}${e.holder.hostname ? ` on ${e.holder.hostname}` : ''})`);
+        break;
+      case 'takeover':
+        o.err(`taking over a stale build lock (${e.why})`);
+        break;
+    }
+  };
+}
+
+/** The closing line of a build. */
+export function summary(r: BuildResult): string {
+  const shown = displayPath(r.outPath, process.cwd());
+  const counts = `${r.compiled} compiled, ${r.cached} cached`;
+  if (!r.linked) return `${shown} is up to date (${counts}) in ${secs(r.seconds)}`;
+  const extra = r.bindings.length ? ` + ${r.config.name}.js/.d.ts` : '';
+  return `built ${shown}${extra} in ${secs(r.seconds)} (${counts})`;
+}
+
+/** Prints a build failure; returns the exit code. */
+export function reportError(e: unknown, o: Output): number {
+  if (e instanceof BuildError || e instanceof ConfigError || e instanceof ToolchainError) {
+    o.err(e.message);
+    return 1;
+  }
+  o.err(`gpuext build: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  return 1;
+}
+
+export async function buildCommand(argv: readonly string[], o: Output = defaultOutput()): Promise<number> {
+  const args = parseArgs('build', argv, SPEC);
+  if (flag(args, 'help')) {
+    o.out(BUILD_USAGE);
+    return 0;
+  }
+  if (args.positionals.length) {
+    o.err(`gpuext build: unexpected argument '${args.positionals[0]}'\n\n${BUILD_USAGE}`);
+    return 2;
+  }
+  const verbose = flag(args, 'verbose');
+  const opts: BuildOptions = {
+    config: stringOption(args, 'config') ?? DEFAULT_CONFIG_FILE,
+    arch: stringOption(args, 'arch'),
+    verbose,
+    onEvent: eventPrinter(o, verbose),
+  };
+  if (flag(args, 'watch')) return watch(opts, o);
+  try {
+    o.out(summary(await build(opts)));
+    return 0;
+  } catch (e) {
+    return reportError(e, o);
+  }
+}
+
+/**
+ * Rebuilds on every change of the config, a source, a header it includes,
+ * or a new file matching the source globs. Watches directories (editors
+ * save by rename, which a per-file watch would lose). Errors are printed and
+ * watching goes on. Resolves only when `signal` aborts (Ctrl-C ends the CLI).
+ */
+export async function watch(opts: BuildOptions, o: Output, signal?: AbortSignal): Promise<number> {
+  const configFile = path.resolve(opts.config ?? DEFAULT_CONFIG_FILE);
+  const watchers = new Map<string, fs.FSWatcher>();
+  let files = new Set<string>([configFile]);
+  let patterns: string[] = [];
+  let baseDir = path.dirname(configFile);
+  let outDir = path.join(baseDir, 'build');
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let again = false;
+
+  const relevant = (file: string): boolean => {
+    if (file.startsWith(outDir + path.sep)) return false;
+    if (files.has(file)) return true;
+    const rel = path.relative(baseDir, file).split(path.sep).join('/');
+    return patterns.some((p) => matchGlob(p.replace(/^\.\//, ''), rel));
+  };
+
+  const rewatch = (): void => {
+    const dirs = new Set<string>();
+    for (const f of files) dirs.add(path.dirname(f));
+    // Directories the globs could add files in.
+    for (const f of glob(patterns, baseDir, { ignoreDirs: [outDir] })) dirs.add(path.dirname(f));
+    for (const p of patterns) {
+      const staticPart = p.split('/').findIndex((s) => /[*?]/.test(s));
+      if (staticPart >= 0) dirs.add(path.resolve(baseDir, ...p.split('/').slice(0, staticPart)));
+    }
+    for (const [d, w] of watchers) {
+      if (!dirs.has(d)) {
+        w.close();
+        watchers.delete(d);
+      }
+    }
+    for (const d of dirs) {
+      if (watchers.has(d)) continue;
+      try {
+        const w = fs.watch(d, (_event, name) => {
+          if (name === null || relevant(path.join(d, name.toString()))) schedule();
+        });
+        w.on('error', () => {
+          w.close();
+          watchers.delete(d);
+        });
+        watchers.set(d, w);
+      } catch {
+        // a directory that vanished; the next build re-lists them
+      }
+    }
+  };
+
+  const once = async (): Promise<void> => {
+    running = true;
+    try {
+      const cfg = loadConfig(configFile, { arch: opts.arch });
+      patterns = cfg.sources;
+      baseDir = cfg.baseDir;
+      outDir = cfg.outDir;
+      const r = await build({ ...opts, resolved: cfg });
+      files = new Set([configFile, ...r.watchFiles]);
+      o.out(summary(r));
+    } catch (e) {
+      reportError(e, o);
+      // Keep watching what we know, plus whatever the failed compile may fix.
+    } finally {
+      running = false;
+    }
+    rewatch();
+    o.out(`watching ${files.size} file${files.size === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
+    if (again) {
+      again = false;
+      schedule();
+    }
+  };
+
+  function schedule(): void {
+    if (running) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void once();
+    }, 150);
+  }
+
+  await once();
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      if (timer) clearTimeout(timer);
+      for (const w of watchers.values()) w.close();
+      resolve(0);
+    };
+    if (signal?.aborted) stop();
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}

@@ -1,0 +1,219 @@
+// `gpuext init <dir>`: a project that builds and runs as it stands —
+// setup.config.json, ops/add.cu (CUDA and CPU implementations), main.js,
+// package.json with `build` and `start` scripts.
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { writeFileAtomic } from '../build/fsutil';
+import { packageRoot, packageVersion } from '../build/toolchain';
+import { flag, parseArgs } from './args';
+import { defaultOutput, type Output } from './build';
+
+export const INIT_USAGE = `usage: gpuext init <dir> [--name NAME] [--force]
+
+Creates an extension project in <dir> (created when missing):
+  setup.config.json   the build description (with a JSON Schema for editors)
+  ops/add.cu          an elementwise float32 add, CUDA and CPU implementations
+  main.js             calls it on the GPU when there is one, else on the CPU
+  package.json        npm run build (gpuext build), npm start
+
+  --name NAME   the extension's name (default: <dir>'s name as an identifier)
+  --force       overwrite files that already exist`;
+
+/** "my-ops" -> "my_ops": a C and JS identifier. */
+export function extensionName(dir: string): string {
+  let n = path.basename(path.resolve(dir)).replace(/[^A-Za-z0-9_]/g, '_');
+  if (!/^[A-Za-z_]/.test(n)) n = `_${n}`;
+  return n || 'ops';
+}
+
+function npmName(dir: string): string {
+  const n = path.basename(path.resolve(dir)).toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[._]+/, '');
+  return n || 'gpuext-ops';
+}
+
+/** The gpuext installation `dir` would resolve (nearest node_modules/gpuext upwards), if any. */
+function resolvableGpuext(dir: string): string | undefined {
+  let d = path.resolve(dir);
+  for (;;) {
+    const p = path.join(d, 'node_modules', 'gpuext');
+    if (fs.existsSync(path.join(p, 'package.json'))) return p;
+    const up = path.dirname(d);
+    if (up === d) return undefined;
+    d = up;
+  }
+}
+
+function slash(p: string): string {
+  return p.split(path.sep).join('/');
+}
+
+export function addSource(name: string): string {
+  return `// ${name}: elementwise c = a + b for float32 tensors of the same shape, with a
+// CUDA implementation and a CPU one. Build with \`npm run build\` (gpuext build),
+// which also generates build/${name}.js and build/${name}.d.ts with a typed add().
+#include <gpuext/extension.h>
+
+namespace {
+
+__global__ void add_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                           float* __restrict__ c, int64_t n) {
+  // Grid-stride loop: correct for any n and any grid size.
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    c[i] = a[i] + b[i];
+  }
+}
+
+void check_inputs(const gx::Tensor& a, const gx::Tensor& b) {
+  GX_CHECK(a.sizes() == b.sizes(), "shapes differ: ", a.sizes(), " vs ", b.sizes());
+  GX_CHECK(a.dtype() == gx::kFloat32 && b.dtype() == gx::kFloat32,
+           "expected float32 tensors, got ", a.dtype(), " and ", b.dtype());
+  GX_CHECK(a.device() == b.device(), "tensors are on different devices: ", a.device(), " and ", b.device());
+  GX_CHECK(a.is_contiguous() && b.is_contiguous(), "expected contiguous tensors (call .contiguous())");
+}
+
+gx::Tensor add_cuda(const gx::Tensor& a, const gx::Tensor& b) {
+  check_inputs(a, b);
+  gx::Tensor c = gx::empty_like(a);
+  const int64_t n = a.numel();
+  add_kernel<<<gx::blocks(n), 256, 0, gx::current_stream()>>>(a.data_ptr<float>(), b.data_ptr<float>(),
+                                                              c.data_ptr<float>(), n);
+  GX_CHECK_LAUNCH();
+  return c;
+}
+
+gx::Tensor add_cpu(const gx::Tensor& a, const gx::Tensor& b) {
+  check_inputs(a, b);
+  gx::Tensor c = gx::empty_like(a);
+  const float* pa = a.data_ptr<float>();
+  const float* pb = b.data_ptr<float>();
+  float* pc = c.data_ptr<float>();
+  for (int64_t i = 0; i < a.numel(); ++i) pc[i] = pa[i] + pb[i];
+  return c;
+}
+
+}  // namespace
+
+GX_LIBRARY(${name}, m) {
+  m.def("add(Tensor a, Tensor b) -> Tensor", "Adds two float32 tensors of the same shape elementwise.")
+      .impl(gx::kCUDA, add_cuda)
+      .impl(gx::kCPU, add_cpu);
+}
+`;
+}
+
+export function mainSource(name: string): string {
+  return `// Calls the extension's add() through its generated, typed binding.
+// Run \`npm run build\` first (it writes build/${name}.js), then \`npm start\`.
+const gx = require('gpuext');
+const { add } = require('./build/${name}');
+
+async function main() {
+  const device = gx.cuda.isAvailable() ? 'cuda' : 'cpu';
+  console.log(\`running on \${device}\${device === 'cpu' ? \` (no GPU: \${gx.cuda.unavailableReason()})\` : ''}\`);
+
+  const a = gx.tensor([[1, 2, 3], [4, 5, 6]], { device });
+  const b = gx.full([2, 3], 0.5, { device });
+  const c = add(a, b);
+  console.log(c.toString());
+  console.log('values:', Array.from(await c.toArray()));
+
+  // The op checks its inputs; a bad call throws an error naming it.
+  const d = gx.ones([3], { device });
+  try {
+    add(a, d);
+  } catch (err) {
+    console.log('as expected:', err.message);
+  }
+  for (const t of [a, b, c, d]) t.dispose();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
+`;
+}
+
+export interface InitResult {
+  dir: string;
+  name: string;
+  files: string[];
+}
+
+/** Writes the scaffold. Throws when a file exists (unless force). */
+export function scaffold(dir: string, opts: { name?: string; force?: boolean } = {}): InitResult {
+  const abs = path.resolve(dir);
+  const name = opts.name ?? extensionName(abs);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`gpuext init: --name '${name}' is not an identifier`);
+  const root = packageRoot();
+  const installed = resolvableGpuext(abs);
+  const schemaFrom = installed ?? root;
+  const schema = slash(path.relative(abs, path.join(schemaFrom, 'setup.config.schema.json')));
+  const inNodeModules = root.split(path.sep).includes('node_modules');
+  const dependency = inNodeModules ? `^${packageVersion()}` : `file:${slash(path.relative(abs, root)) || '.'}`;
+  const files: Record<string, string> = {
+    'setup.config.json': `${JSON.stringify({
+      $schema: schema.startsWith('.') ? schema : `./${schema}`,
+      name,
+      sources: ['ops/**/*.cu', 'ops/**/*.cpp'],
+      outDir: 'build',
+      arch: 'native',
+    }, null, 2)}\n`,
+    [path.join('ops', 'add.cu')]: addSource(name),
+    'main.js': mainSource(name),
+    'package.json': `${JSON.stringify({
+      name: npmName(abs),
+      version: '0.1.0',
+      private: true,
+      description: `${name}: custom GPU operators built with gpuext`,
+      main: `build/${name}.js`,
+      types: `build/${name}.d.ts`,
+      scripts: { build: 'gpuext build', start: 'node main.js', clean: 'gpuext clean' },
+      dependencies: { gpuext: dependency },
+    }, null, 2)}\n`,
+    '.gitignore': 'build/\nnode_modules/\n',
+  };
+  if (!opts.force) {
+    const existing = Object.keys(files).filter((f) => fs.existsSync(path.join(abs, f)));
+    if (existing.length) {
+      throw new Error(`gpuext init: ${path.relative(process.cwd(), abs) || '.'} already has ${existing.join(', ')} (use --force to overwrite)`);
+    }
+  }
+  const written: string[] = [];
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(abs, rel);
+    writeFileAtomic(p, text);
+    written.push(p);
+  }
+  return { dir: abs, name, files: written };
+}
+
+export async function initCommand(argv: readonly string[], o: Output = defaultOutput()): Promise<number> {
+  const args = parseArgs('init', argv, {
+    name: { value: true }, force: { value: false, alias: 'f' }, help: { value: false, alias: 'h' },
+  });
+  if (flag(args, 'help')) {
+    o.out(INIT_USAGE);
+    return 0;
+  }
+  if (args.positionals.length !== 1) {
+    o.err(`gpuext init: expected one directory\n\n${INIT_USAGE}`);
+    return 2;
+  }
+  const nameOpt = args.options.get('name');
+  let r: InitResult;
+  try {
+    r = scaffold(args.positionals[0], { name: typeof nameOpt === 'string' ? nameOpt : undefined, force: flag(args, 'force') });
+  } catch (e) {
+    o.err(e instanceof Error ? e.message : String(e));
+    return 1;
+  }
+  const shown = path.relative(process.cwd(), r.dir) || '.';
+  o.out(`created ${shown}/ (extension '${r.name}'):`);
+  for (const f of r.files) o.out(`  ${path.relative(r.dir, f)}`);
+  const needInstall = resolvableGpuext(r.dir) === undefined;
+  o.out(`\nnext:\n  cd ${shown}${needInstall ? '\n  npm install' : ''}\n  npm run build\n  npm start`);
+  return 0;
+}

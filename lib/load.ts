@@ -1,0 +1,138 @@
+// gx.load / gx.loadInline: build an extension on first use (like
+// torch.utils.cpp_extension.load / load_inline) through the same build code
+// and object cache as `gpuext build`, then load it and return its ops.
+// Builds live in <cache dir>/extensions/<name>-<hash of the inputs>/; a later
+// call, in this process or another, with the same inputs runs no compiler.
+import * as path from 'path';
+
+import { build, type BuildEvent } from './build/build';
+import { resolveConfig, type DefineValue } from './build/config';
+import { ConfigError } from './build/errors';
+import { sha256, writeIfChanged } from './build/fsutil';
+import { cacheDir, packageVersion } from './build/toolchain';
+import { loadLibrary, type OpFunction } from './extension';
+
+export interface LoadOptions {
+  /** The extension's name (an identifier); ops come from its GX_LIBRARY blocks. */
+  name: string;
+  /** Source files (.cu, .cpp), relative to the current directory or absolute; globs allowed. */
+  sources: string[];
+  nvccFlags?: string[];
+  cxxFlags?: string[];
+  includeDirs?: string[];
+  defines?: Record<string, DefineValue> | string[];
+  /** Libraries to link by name ("cublas"). */
+  libraries?: string[];
+  /** "native" (default), "all", "sm_80,sm_90" or an array. */
+  arch?: string | string[];
+  /** Print the build's commands and compiler output (to stderr). */
+  verbose?: boolean;
+  /** Where builds go (default: GPUEXT_CACHE_DIR, $XDG_CACHE_HOME/gpuext or ~/.cache/gpuext, + /extensions). */
+  buildDirectory?: string;
+}
+
+export interface LoadInlineOptions extends Omit<LoadOptions, 'sources'> {
+  /** CUDA source (a .cu file's text); `#include <gpuext/extension.h>` is added when missing. */
+  cuda?: string | string[];
+  /** C++ source (a .cpp file's text); `#include <gpuext/extension.h>` is added when missing. */
+  cpp?: string | string[];
+}
+
+/** The ops of a loaded extension, by camelCase name (add_gpu -> addGpu). */
+export type LoadedOps = Readonly<Record<string, OpFunction>>;
+
+const loadedHere = new Set<string>();
+
+function list(x: string | string[] | undefined): string[] {
+  return x === undefined ? [] : Array.isArray(x) ? x : [x];
+}
+
+function fail(fn: string, field: string, msg: string): never {
+  throw new ConfigError(`${fn}: "${field}" ${msg}`, fn, field);
+}
+
+function checkName(fn: string, name: unknown): string {
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    fail(fn, 'name', 'must be an identifier (letters, digits, _; not starting with a digit)');
+  }
+  return name;
+}
+
+function stderrPrinter(e: BuildEvent): void {
+  switch (e.type) {
+    case 'compiled': process.stderr.write(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${e.seconds.toFixed(1)}s\n`); break;
+    case 'command': process.stderr.write(`$ ${e.argv.join(' ')}\n`); break;
+    case 'log': process.stderr.write(`${e.text.replace(/\s+$/, '')}\n`); break;
+    case 'wait': process.stderr.write(`waiting for another build (pid ${e.holder.pid})\n`); break;
+    case 'takeover': process.stderr.write(`taking over a stale build lock (${e.why})\n`); break;
+    case 'linked': break;
+  }
+}
+
+async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources: string[], inputsKey: string[]): Promise<LoadedOps> {
+  const name = checkName(fn, o.name);
+  const hash = sha256(packageVersion(), name, ...inputsKey, JSON.stringify([
+    o.nvccFlags ?? [], o.cxxFlags ?? [], (o.includeDirs ?? []).map((d) => path.resolve(d)), o.defines ?? [], o.libraries ?? [],
+    o.arch ?? null,
+  ])).slice(0, 16);
+  const dir = path.join(o.buildDirectory ? path.resolve(o.buildDirectory) : path.join(cacheDir(), 'extensions'), `${name}-${hash}`);
+  const cfg = resolveConfig({
+    name, sources, outDir: dir, nvccFlags: o.nvccFlags, cxxFlags: o.cxxFlags, includeDirs: o.includeDirs,
+    defines: o.defines, libraries: o.libraries, arch: o.arch,
+  }, fn, process.cwd());
+  const r = await build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : undefined });
+  if (r.linked && loadedHere.has(r.outPath)) {
+    throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ` +
+      'a process holds one version of an extension: restart it to use the new build');
+  }
+  loadedHere.add(r.outPath);
+  return loadLibrary(r.outPath).functions;
+}
+
+/**
+ * Builds (on first use) and loads an extension from source files; returns its ops.
+ * @example const { addGpu } = await gx.load({ name: 'my_ops', sources: ['ops/add.cu'] });
+ */
+export async function load(options: LoadOptions): Promise<LoadedOps> {
+  const fn = 'gx.load';
+  const sources = options.sources;
+  if (!Array.isArray(sources) || sources.length === 0 || !sources.every((s) => typeof s === 'string' && s !== '')) {
+    fail(fn, 'sources', 'must be a non-empty array of file paths');
+  }
+  const abs = sources.map((s) => path.resolve(s));
+  return buildAndLoad(fn, options, abs, abs);
+}
+
+const HEADER = '#include <gpuext/extension.h>';
+
+function withHeader(src: string): string {
+  return src.includes(HEADER) ? src : `${HEADER}\n#line 1\n${src}`;
+}
+
+/**
+ * Builds (on first use) and loads an extension from source text; returns its ops.
+ * @example
+ * const { scale } = await gx.loadInline({ name: 'inline_ops', cuda: `
+ *   gx::Tensor scale(const gx::Tensor& x, double s) { ... }
+ *   GX_LIBRARY(inline_ops, m) { m.def("scale(Tensor x, float s) -> Tensor").impl(gx::kCUDA, scale); }` });
+ */
+export async function loadInline(options: LoadInlineOptions): Promise<LoadedOps> {
+  const fn = 'gx.loadInline';
+  const name = checkName(fn, options.name);
+  const cuda = list(options.cuda);
+  const cpp = list(options.cpp);
+  if (![...cuda, ...cpp].every((s) => typeof s === 'string')) fail(fn, 'cuda', 'and "cpp" must be strings or arrays of strings');
+  if (cuda.length + cpp.length === 0) fail(fn, 'cuda', 'or "cpp" must hold source text');
+  const files = [
+    ...cuda.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cu`, text: withHeader(text) })),
+    ...cpp.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cpp`, text: withHeader(text) })),
+  ];
+  const contentKey = files.flatMap((f) => [f.file, f.text]);
+  const hash = sha256(packageVersion(), name, ...contentKey).slice(0, 16);
+  const srcDir = path.join(options.buildDirectory ? path.resolve(options.buildDirectory) : path.join(cacheDir(), 'extensions'),
+    'inline', `${name}-${hash}`);
+  // Same text, same file (and mtime): the build then finds its objects current.
+  for (const f of files) writeIfChanged(path.join(srcDir, f.file), f.text);
+  const sources = files.map((f) => path.join(srcDir, f.file));
+  return buildAndLoad(fn, options, sources, contentKey);
+}
