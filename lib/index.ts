@@ -9,3 +9,4 @@ export * as memory from './memory';
 export * as cuda from './cuda';
 export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
+export { load, loadInline, type LoadOptions, type LoadInlineOptions } from './load';

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import type { ExtensionDescriptor } from '../extension';
-import { compileUnit, killRunning, pool, runTool, unitKey, type CompileUnit, type UnitRecord } from './compile';
+import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type CompileUnit, type UnitRecord } from './compile';
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
 import { BuildError, compileError, ConfigError, displayPath } from './errors';
 import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
@@ -205,6 +205,8 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   const common = [`-I${inc}`, ...cfg.includeDirs.map((d) => `-I${d}`), ...cfg.defines.map((d) => `-D${d}`)];
   const ccbin = tc.cxxExplicit && cxx.length === 1 ? ['-ccbin', cxx[0]] : [];
   const gencode = cu.length ? findCuda().gencode(cfg.arch) : [];
+  // Several targets: nvcc runs their cicc/ptxas steps in parallel (all archs: 7.1 -> 5.2 s on 2 cores).
+  if (gencode.filter((f) => f.startsWith('-gencode')).length > 1) gencode.push('--threads', '0');
   const nvccFlags = ['-std=c++17', '-O3', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden', ...ccbin, ...common,
     ...gencode, ...cfg.nvccFlags];
   const cxxFlags = ['-std=c++17', '-O2', '-fPIC', '-fvisibility=hidden', ...common,
@@ -240,10 +242,11 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   });
   const objects: string[] = units.map((_, i) => path.join(paths.objDir, `${keys[i]}.o`));
   const jobs = opts.jobs ?? os.availableParallelism();
+  const children: ChildSet = new Set();
   await pool(todo.map((i) => async () => {
     const u = units[i];
     const r = await compileUnit(u, {
-      objDir: paths.objDir, cwd: cfg.baseDir, systemPrefixes, verbose,
+      objDir: paths.objDir, cwd: cfg.baseDir, systemPrefixes, verbose, children,
       onCommand: verbose ? (argv) => emit({ type: 'command', argv }) : undefined,
       onLog: verbose ? (unit, text) => emit({ type: 'log', file: unit.display, text }) : undefined,
     });
@@ -251,7 +254,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     objects[i] = r.object;
     if (r.reusable) records[u.source] = r.record;
     emit({ type: 'compiled', index: ++done, total: todo.length, tool: u.toolName, file: u.display, seconds: r.seconds });
-  }), jobs, killRunning);
+  }), jobs, () => killAll(children));
 
   // Link, unless nothing the link and the bindings depend on changed.
   const bindingsOn = opts.bindings ?? true;

@@ -107,15 +107,15 @@ export interface RunResult {
   output: string;
 }
 
-const running = new Set<ChildProcess>();
+/** Compilers one build started and still waits for (so a failure can stop its siblings, and only those). */
+export type ChildSet = Set<ChildProcess>;
 
-/** Stops every compiler this process started and is still waiting for. */
-export function killRunning(): void {
-  for (const c of running) c.kill('SIGTERM');
+export function killAll(children: ChildSet): void {
+  for (const c of children) c.kill('SIGTERM');
 }
 
 /** Runs a command (an argument array; no shell) and collects its output. */
-export function runTool(argv: string[], cwd: string): Promise<RunResult> {
+export function runTool(argv: string[], cwd: string, running: ChildSet = new Set()): Promise<RunResult> {
   return new Promise((resolve) => {
     // The C locale keeps compiler messages in plain ASCII quotes, which the error parser expects.
     const child = spawn(argv[0], argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
@@ -141,6 +141,8 @@ export interface CompileContext {
   cwd: string;
   systemPrefixes: string[];
   verbose: boolean;
+  /** This build's running compilers. */
+  children: ChildSet;
   onCommand?: (argv: string[]) => void;
   onLog?: (unit: CompileUnit, log: string) => void;
 }
@@ -171,7 +173,7 @@ export async function compileUnit(unit: CompileUnit, ctx: CompileContext): Promi
   ctx.onCommand?.(argv);
   const start = Date.now();
   const sourceBefore = hashFile(unit.source);
-  const r = await runTool(argv, ctx.cwd);
+  const r = await runTool(argv, ctx.cwd, ctx.children);
   const seconds = (Date.now() - start) / 1000;
   if (r.output.trim()) ctx.onLog?.(unit, r.output);
   try {

@@ -59,7 +59,7 @@ const KNOWN_FIELDS = new Set([
   '$schema', 'name', 'sources', 'outDir', 'arch', 'nvccFlags', 'cxxFlags', 'includeDirs', 'defines', 'libraries', 'runtimeImport',
 ]);
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ARCH = /^(?:sm_|compute_)?(\d+[a-z]?)$/;
+const ARCH = /^(?:sm_|compute_)?(\d{2,3}[a-z]?)$/;
 const LIBRARY = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 export const SOURCE_EXTENSIONS = ['.cu', '.cpp', '.cc', '.cxx', '.c'];
 

@@ -117,8 +117,8 @@ export function parseFirstError(log: string): ParsedDiagnostic | undefined {
     const m = TOOL_ERROR.exec(l);
     if (m) return { file: m[1], message: m[2].trim(), context: [] };
   }
-  const any = lines.find((l) => /\berror\b/i.test(l));
-  return any === undefined ? undefined : { file: '', message: any.trim(), context: [] };
+  const loose = lines.find((l) => /\berror\b/i.test(l));
+  return loose === undefined ? undefined : { file: '', message: loose.trim(), context: [] };
 }
 
 /** Shows `file` relative to `base` when it lies inside it (as users wrote it). */

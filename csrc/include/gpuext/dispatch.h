@@ -7,6 +7,7 @@
 //
 // An unsupported dtype is a GX_CHECK failure naming the op and the dtypes it takes.
 #pragma once
+#include "gpuext/half.h"
 #include "gpuext/tensor.h"
 
 #define GX_DISPATCH_CASE_(ENUM, TYPE, ...) \

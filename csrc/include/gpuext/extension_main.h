@@ -13,9 +13,9 @@ extern "C" __attribute__((visibility("default"))) gx_status gx_extension_init_v1
     const gx_api* api, gx_registrar* reg) {
   ::gx::detail::api_slot() = api;
   try {
-    for (const auto& r : ::gx::detail::registrations()) {
-      ::gx::Library lib(r.ns, reg);
-      r.body(lib);
+    for (auto* r = ::gx::detail::registrations(); r != nullptr; r = r->next) {
+      ::gx::Library lib(r->ns, reg);
+      r->body(lib);
     }
     return GX_OK;
   } catch (const ::gx::OpError& e) {

@@ -1,9 +1,13 @@
 // gx::Half and gx::BFloat16: the 16-bit float element types. In CUDA
 // translation units they are CUDA's own __half and __nv_bfloat16; in host-only
 // ones, small structs with float conversions (round to nearest even).
+// Not part of gpuext/extension.h (cuda_fp16.h and cuda_bf16.h cost most of a
+// second per compile): include it, or gpuext/dispatch.h, where needed.
 #pragma once
 #include <cstdint>
 #include <cstring>
+
+#include "gpuext/tensor.h"
 
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>
@@ -59,3 +63,8 @@ struct BFloat16 {
 };
 }  // namespace gx
 #endif
+
+namespace gx {
+template <> struct dtype_of<Half> { static constexpr ScalarType value = kFloat16; };
+template <> struct dtype_of<BFloat16> { static constexpr ScalarType value = kBFloat16; };
+}  // namespace gx

@@ -14,167 +14,188 @@
 // can refuse, at load time, an implementation that does not match its schema.
 #pragma once
 #include <cstdint>
-#include <deque>
-#include <limits>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "gpuext/tensor.h"
 
 namespace gx {
 namespace detail {
 
-// --- arguments: schema spelling and conversion from gx_value -----------------
-template <typename T, typename = void> struct Arg;
-
-template <> struct Arg<Tensor> {
-  static std::string spelling() { return "Tensor"; }
-  static Tensor get(const gx_value& v) { return Tensor::borrow(v.v.tensor); }
-};
-template <> struct Arg<std::optional<Tensor>> {
-  static std::string spelling() { return "Tensor?"; }
-  static std::optional<Tensor> get(const gx_value& v) {
-    if (v.kind == GX_VALUE_NONE) return std::nullopt;
-    return Tensor::borrow(v.v.tensor);
-  }
-};
-template <> struct Arg<std::vector<Tensor>> {
-  static std::string spelling() { return "Tensor[]"; }
-  static std::vector<Tensor> get(const gx_value& v) {
-    std::vector<Tensor> out;
-    out.reserve(v.v.tensors.len);
-    for (size_t i = 0; i < v.v.tensors.len; ++i) out.push_back(Tensor::borrow(v.v.tensors.data[i]));
-    return out;
-  }
-};
+// --- recognizing the standard containers an op signature may use ------------
+// (NOTE [ Light headers ]: matched by their members, so this header needs
+// none of <vector>, <string>, <optional>, <tuple>).
+template <typename T, typename = void> struct is_optional : std::false_type {};
 template <typename T>
-struct Arg<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  static std::string spelling() { return "int"; }
+struct is_optional<T, std::void_t<typename T::value_type, decltype(std::declval<const T&>().has_value())>>
+    : std::true_type {};
+
+template <typename T, typename Elem, typename = void> struct is_list_of : std::false_type {};
+template <typename T, typename Elem>
+struct is_list_of<T, Elem, std::void_t<decltype(std::declval<T&>().push_back(std::declval<Elem>()))>>
+    : std::is_same<typename T::value_type, Elem> {};
+
+template <typename T, typename = void> struct is_string : std::false_type {};
+template <typename T>
+struct is_string<T, std::enable_if_t<std::is_same_v<typename T::value_type, char> &&
+                                     std::is_constructible_v<T, const char*, size_t> &&
+                                     !is_list_of<T, int64_t>::value>>
+    : std::true_type {};
+
+template <typename T, typename = void> struct is_tuple : std::false_type {};
+template <typename T>
+struct is_tuple<T, std::void_t<decltype(std::tuple_size<T>::value)>> : std::true_type {};
+
+// Lets `get<I>(t)` parse as a template call in C++17; argument-dependent
+// lookup then finds std::get for the user's std::tuple.
+struct no_get {};
+template <size_t I> void get(no_get);
+
+template <typename T> constexpr bool always_false = false;
+
+// --- arguments: schema spelling and conversion from gx_value -----------------
+template <typename T> struct Arg {
+  static const char* spelling() {
+    if constexpr (std::is_same_v<T, Tensor>) return "Tensor";
+    else if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_integral_v<T>) return "int";
+    else if constexpr (std::is_floating_point_v<T>) return "float";
+    else if constexpr (std::is_same_v<T, ScalarType>) return "ScalarType";
+    else if constexpr (std::is_same_v<T, IntArrayRef> || is_list_of<T, int64_t>::value) return "int[]";
+    else if constexpr (is_list_of<T, Tensor>::value) return "Tensor[]";
+    else if constexpr (is_string<T>::value) return "str";
+    else if constexpr (is_optional<T>::value) {
+      using V = typename T::value_type;
+      if constexpr (std::is_same_v<V, Tensor>) return "Tensor?";
+      else if constexpr (std::is_same_v<V, bool>) return "bool?";
+      else if constexpr (std::is_integral_v<V>) return "int?";
+      else if constexpr (std::is_floating_point_v<V>) return "float?";
+      else if constexpr (std::is_same_v<V, ScalarType>) return "ScalarType?";
+      else if constexpr (is_list_of<V, int64_t>::value) return "int[]?";
+      else if constexpr (is_string<V>::value) return "str?";
+      else static_assert(always_false<T>, "unsupported optional parameter type in an op implementation");
+    } else {
+      static_assert(always_false<T>, "unsupported parameter type in an op implementation");
+    }
+    return "";
+  }
+
   static T get(const gx_value& v) {
-    GX_CHECK(v.v.i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                 v.v.i <= static_cast<int64_t>(std::numeric_limits<T>::max()),
-             "integer argument ", v.v.i, " does not fit the implementation's parameter type");
-    return static_cast<T>(v.v.i);
-  }
-};
-template <typename T> struct Arg<T, std::enable_if_t<std::is_floating_point_v<T>>> {
-  static std::string spelling() { return "float"; }
-  static T get(const gx_value& v) { return static_cast<T>(v.v.f); }
-};
-template <> struct Arg<bool> {
-  static std::string spelling() { return "bool"; }
-  static bool get(const gx_value& v) { return v.v.b != 0; }
-};
-template <> struct Arg<std::string> {
-  static std::string spelling() { return "str"; }
-  static std::string get(const gx_value& v) { return std::string(v.v.str.data, v.v.str.len); }
-};
-template <> struct Arg<std::string_view> {
-  static std::string spelling() { return "str"; }
-  static std::string_view get(const gx_value& v) { return std::string_view(v.v.str.data, v.v.str.len); }
-};
-template <> struct Arg<std::vector<int64_t>> {
-  static std::string spelling() { return "int[]"; }
-  static std::vector<int64_t> get(const gx_value& v) {
-    return std::vector<int64_t>(v.v.ints.data, v.v.ints.data + v.v.ints.len);
-  }
-};
-template <> struct Arg<IntArrayRef> {
-  static std::string spelling() { return "int[]"; }
-  static IntArrayRef get(const gx_value& v) { return IntArrayRef(v.v.ints.data, v.v.ints.len); }
-};
-template <> struct Arg<ScalarType> {
-  static std::string spelling() { return "ScalarType"; }
-  static ScalarType get(const gx_value& v) { return static_cast<ScalarType>(v.v.dtype); }
-};
-// Optional scalars: "int?", "float?", ...; None arrives as GX_VALUE_NONE.
-template <typename T> struct Arg<std::optional<T>, std::enable_if_t<!std::is_same_v<T, Tensor>>> {
-  static std::string spelling() { return Arg<T>::spelling() + "?"; }
-  static std::optional<T> get(const gx_value& v) {
-    if (v.kind == GX_VALUE_NONE) return std::nullopt;
-    return Arg<T>::get(v);
+    if constexpr (std::is_same_v<T, Tensor>) {
+      return Tensor::borrow(v.v.tensor);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return v.v.b != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      GX_CHECK(static_cast<int64_t>(static_cast<T>(v.v.i)) == v.v.i && (v.v.i < 0) == (static_cast<T>(v.v.i) < 0),
+               "integer argument ", v.v.i, " does not fit the implementation's parameter type");
+      return static_cast<T>(v.v.i);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(v.v.f);
+    } else if constexpr (std::is_same_v<T, ScalarType>) {
+      return static_cast<ScalarType>(v.v.dtype);
+    } else if constexpr (std::is_same_v<T, IntArrayRef>) {
+      return IntArrayRef(v.v.ints.data, v.v.ints.len);
+    } else if constexpr (is_list_of<T, int64_t>::value) {
+      return T(v.v.ints.data, v.v.ints.data + v.v.ints.len);
+    } else if constexpr (is_list_of<T, Tensor>::value) {
+      T out;
+      for (size_t i = 0; i < v.v.tensors.len; ++i) out.push_back(Tensor::borrow(v.v.tensors.data[i]));
+      return out;
+    } else if constexpr (is_string<T>::value) {
+      return T(v.v.str.data, v.v.str.len);
+    } else {
+      static_assert(is_optional<T>::value, "unsupported parameter type");
+      if (v.kind == GX_VALUE_NONE) return T();
+      return T(Arg<typename T::value_type>::get(v));
+    }
   }
 };
 
 // --- returns: schema spelling and conversion to gx_value ---------------------
-// Strings and tensor lists returned to the core must outlive the boxed call
-// until the core has copied them; the core does so before the thread's next call.
-inline std::string& returned_string() { thread_local std::string s; return s; }
+// Strings and tensor lists returned to the core are kept in thread-local
+// storage until the core copies them, before the thread's next call.
+struct ReturnScratch {
+  Message text;
+  gx_tensor* tensors[256];
+};
+inline ReturnScratch& return_scratch() {
+  thread_local ReturnScratch s;
+  return s;
+}
 
-template <typename T, typename = void> struct Ret;
-template <> struct Ret<Tensor> {
-  static std::string spelling() { return "Tensor"; }
-  static void set(Tensor&& t, gx_value* out) {
-    GX_CHECK(t.defined(), "returned an undefined Tensor");
-    out->kind = GX_VALUE_TENSOR;
-    out->v.tensor = t.release();
+template <typename T> struct Ret {
+  static const char* spelling() {
+    if constexpr (std::is_same_v<T, Tensor>) return "Tensor";
+    else if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_integral_v<T>) return "int";
+    else if constexpr (std::is_floating_point_v<T>) return "float";
+    else if constexpr (is_list_of<T, Tensor>::value) return "Tensor[]";
+    else if constexpr (is_string<T>::value) return "str";
+    else if constexpr (is_optional<T>::value && std::is_same_v<typename T::value_type, Tensor>) return "Tensor?";
+    else static_assert(always_false<T>, "unsupported return type in an op implementation");
+    return "";
   }
-};
-template <> struct Ret<std::optional<Tensor>> {
-  static std::string spelling() { return "Tensor?"; }
-  static void set(std::optional<Tensor>&& t, gx_value* out) {
-    if (!t || !t->defined()) { out->kind = GX_VALUE_NONE; return; }
-    Ret<Tensor>::set(std::move(*t), out);
-  }
-};
-template <> struct Ret<std::vector<Tensor>> {
-  static std::string spelling() { return "Tensor[]"; }
-  static void set(std::vector<Tensor>&& ts, gx_value* out) {
-    thread_local std::vector<gx_tensor*> owned;
-    owned.clear();
-    for (Tensor& t : ts) owned.push_back(t.release());
-    out->kind = GX_VALUE_TENSOR_LIST;
-    out->v.tensors.data = owned.data();
-    out->v.tensors.len = owned.size();
-  }
-};
-template <typename T>
-struct Ret<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  static std::string spelling() { return "int"; }
-  static void set(T v, gx_value* out) { out->kind = GX_VALUE_INT; out->v.i = static_cast<int64_t>(v); }
-};
-template <typename T> struct Ret<T, std::enable_if_t<std::is_floating_point_v<T>>> {
-  static std::string spelling() { return "float"; }
-  static void set(T v, gx_value* out) { out->kind = GX_VALUE_FLOAT; out->v.f = static_cast<double>(v); }
-};
-template <> struct Ret<bool> {
-  static std::string spelling() { return "bool"; }
-  static void set(bool v, gx_value* out) { out->kind = GX_VALUE_BOOL; out->v.b = v ? 1 : 0; }
-};
-template <> struct Ret<std::string> {
-  static std::string spelling() { return "str"; }
-  static void set(std::string&& v, gx_value* out) {
-    returned_string() = std::move(v);
-    out->kind = GX_VALUE_STR;
-    out->v.str.data = returned_string().data();
-    out->v.str.len = returned_string().size();
+
+  static void set(T&& r, gx_value* out) {
+    if constexpr (std::is_same_v<T, Tensor>) {
+      GX_CHECK(r.defined(), "returned an undefined Tensor");
+      out->kind = GX_VALUE_TENSOR;
+      out->v.tensor = r.release();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      out->kind = GX_VALUE_BOOL;
+      out->v.b = r ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      out->kind = GX_VALUE_INT;
+      out->v.i = static_cast<int64_t>(r);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      out->kind = GX_VALUE_FLOAT;
+      out->v.f = static_cast<double>(r);
+    } else if constexpr (is_list_of<T, Tensor>::value) {
+      ReturnScratch& s = return_scratch();
+      GX_CHECK(r.size() <= sizeof(s.tensors) / sizeof(s.tensors[0]), "returned more than 256 tensors");
+      size_t n = 0;
+      for (Tensor& t : r) s.tensors[n++] = t.release();
+      out->kind = GX_VALUE_TENSOR_LIST;
+      out->v.tensors.data = s.tensors;
+      out->v.tensors.len = n;
+    } else if constexpr (is_string<T>::value) {
+      Message& m = return_scratch().text;
+      m = Message();
+      m.append(r.data(), r.size());
+      out->kind = GX_VALUE_STR;
+      out->v.str.data = m.text;
+      out->v.str.len = m.len;
+    } else {
+      if (!r.has_value() || !r->defined()) {
+        out->kind = GX_VALUE_NONE;
+        return;
+      }
+      Ret<Tensor>::set(std::move(*r), out);
+    }
   }
 };
 
-template <typename R> struct Returns {  // a single value
+// A single value, or a std::tuple of them ("-> (Tensor, Tensor)").
+template <typename R, bool = is_tuple<R>::value> struct Returns {
   static constexpr int count = 1;
-  static std::string spelling() { return Ret<R>::spelling(); }
+  static void spell(Message& m) { m.append(Ret<R>::spelling()); }
   static void set(R&& r, gx_value* rets) { Ret<R>::set(std::move(r), rets); }
 };
-template <typename... Ts> struct Returns<std::tuple<Ts...>> {
-  static constexpr int count = sizeof...(Ts);
-  static std::string spelling() {
-    std::string s = "(";
-    ((s += Ret<Ts>::spelling() + ","), ...);
-    if (s.size() > 1) s.pop_back();
-    return s + ")";
-  }
-  static void set(std::tuple<Ts...>&& r, gx_value* rets) {
-    set_each(std::move(r), rets, std::index_sequence_for<Ts...>{});
+template <typename R> struct Returns<R, true> {
+  static constexpr int count = static_cast<int>(std::tuple_size<R>::value);
+  static void spell(Message& m) {
+    m.append("(");
+    spell_each(m, std::make_index_sequence<count>{});
+    m.append(")");
   }
   template <size_t... I>
-  static void set_each(std::tuple<Ts...>&& r, gx_value* rets, std::index_sequence<I...>) {
-    (Ret<Ts>::set(std::move(std::get<I>(r)), rets + I), ...);
+  static void spell_each(Message& m, std::index_sequence<I...>) {
+    ((m.append(I ? "," : ""), m.append(Ret<std::tuple_element_t<I, R>>::spelling())), ...);
+  }
+  static void set(R&& r, gx_value* rets) { set_each(std::move(r), rets, std::make_index_sequence<count>{}); }
+  template <size_t... I>
+  static void set_each(R&& r, gx_value* rets, std::index_sequence<I...>) {
+    (Ret<std::tuple_element_t<I, R>>::set(std::move(get<I>(r)), rets + I), ...);
   }
 };
 
@@ -189,19 +210,21 @@ template <typename R, typename... Args>
 struct Boxed {
   using Fn = R (*)(Args...);
 
-  static std::string signature() {
-    std::string s;
-    ((s += Arg<Bare<Args>>::spelling() + ","), ...);
-    if (!s.empty()) s.pop_back();
-    if constexpr (std::is_void_v<R>) return s + "->()";
-    else return s + "->" + Returns<R>::spelling();
+  static Message signature() {
+    Message m;
+    size_t i = 0;
+    ((m.append(i++ ? "," : ""), m.append(Arg<Bare<Args>>::spelling())), ...);
+    m.append("->");
+    if constexpr (std::is_void_v<R>) m.append("()");
+    else Returns<R>::spell(m);
+    return m;
   }
 
   static gx_status call(void* ctx, const gx_value* args, int32_t nargs, gx_value* rets,
                         int32_t nrets) noexcept {
     try {
       GX_INTERNAL_ASSERT(nargs == static_cast<int32_t>(sizeof...(Args)), "argument count");
-      Fn fn = *static_cast<Fn*>(ctx);
+      Fn fn = reinterpret_cast<Fn>(ctx);
       invoke(fn, args, rets, nrets, std::index_sequence_for<Args...>{});
       return GX_OK;
     } catch (const OpError& e) {
@@ -225,13 +248,6 @@ struct Boxed {
   }
 };
 
-// Implementation function pointers live here for the library's lifetime; a
-// deque keeps their addresses stable as more are added.
-inline std::deque<void (*)()>& fn_slots() {
-  static std::deque<void (*)()> slots;
-  return slots;
-}
-
 }  // namespace detail
 
 class Library;
@@ -244,11 +260,12 @@ class OpBuilder {
   template <typename R, typename... Args>
   OpBuilder& impl(DeviceType device, R (*fn)(Args...)) {
     using B = detail::Boxed<R, Args...>;
-    detail::fn_slots().push_back(reinterpret_cast<void (*)()>(fn));
-    void* ctx = &detail::fn_slots().back();
-    const std::string sig = B::signature();
+    // The function itself is the context (a function pointer fits in a void*
+    // on every platform with dlopen, which POSIX requires for dlsym).
+    void* ctx = reinterpret_cast<void*>(fn);
+    const Message sig = B::signature();
     detail::check_status(detail::api().impl_op(reg_, op_, static_cast<gx_device_type>(device),
-                                               &B::call, ctx, sig.c_str()));
+                                               &B::call, ctx, sig.text));
     return *this;
   }
   // Captureless lambdas: .impl(gx::kCPU, [](const gx::Tensor& a) { ... })
@@ -278,16 +295,23 @@ class Library {
 };
 
 namespace detail {
+// GX_LIBRARY blocks, in a list built during static initialization.
 struct LibraryRegistration {
   const char* ns;
   void (*body)(Library&);
+  LibraryRegistration* next;
 };
-inline std::vector<LibraryRegistration>& registrations() {
-  static std::vector<LibraryRegistration> r;
-  return r;
+inline LibraryRegistration*& registrations() {
+  static LibraryRegistration* head = nullptr;
+  return head;
 }
 struct RegisterLibrary {
-  RegisterLibrary(const char* ns, void (*body)(Library&)) { registrations().push_back({ns, body}); }
+  LibraryRegistration node;
+  RegisterLibrary(const char* ns, void (*body)(Library&)) : node{ns, body, nullptr} {
+    LibraryRegistration** tail = &registrations();
+    while (*tail != nullptr) tail = &(*tail)->next;  // keep source order
+    *tail = &node;
+  }
 };
 }  // namespace detail
 }  // namespace gx
@@ -298,6 +322,6 @@ struct RegisterLibrary {
 // Defines the ops of namespace `ns` (an identifier); `m` is the gx::Library.
 #define GX_LIBRARY(ns, m)                                                            \
   static void GX_CONCAT(gx_library_body_, ns)(::gx::Library & m);                   \
-  static const ::gx::detail::RegisterLibrary GX_CONCAT(gx_library_registration_, ns)( \
+  static ::gx::detail::RegisterLibrary GX_CONCAT(gx_library_registration_, ns)(       \
       #ns, &GX_CONCAT(gx_library_body_, ns));                                        \
   static void GX_CONCAT(gx_library_body_, ns)(::gx::Library & m)

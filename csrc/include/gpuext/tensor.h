@@ -4,11 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <ostream>
-#include <vector>
+#include <utility>
 
 #include "gpuext/api.h"
-#include "gpuext/half.h"
 
 namespace gx {
 
@@ -33,14 +31,13 @@ inline const char* to_string(ScalarType t) {
   }
   return "unknown";
 }
-inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
+inline void append_to(Message& m, ScalarType t) { m.append(to_string(t)); }
 
-// The dtype of a C++ element type, for data_ptr<T>() and dispatch.
+// The dtype of a C++ element type, for data_ptr<T>() and dispatch
+// (gx::Half and gx::BFloat16: gpuext/half.h).
 template <typename T> struct dtype_of;
 template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
 template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
-template <> struct dtype_of<Half> { static constexpr ScalarType value = kFloat16; };
-template <> struct dtype_of<BFloat16> { static constexpr ScalarType value = kBFloat16; };
 template <> struct dtype_of<int8_t> { static constexpr ScalarType value = kInt8; };
 template <> struct dtype_of<int16_t> { static constexpr ScalarType value = kInt16; };
 template <> struct dtype_of<int32_t> { static constexpr ScalarType value = kInt32; };
@@ -60,15 +57,23 @@ struct Device {
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
-inline std::ostream& operator<<(std::ostream& os, const Device& d) {
-  return d.is_cpu() ? os << "cpu" : os << "cuda:" << d.index;
+inline void append_to(Message& m, const Device& d) {
+  if (d.is_cpu()) {
+    m.append("cpu");
+  } else {
+    m.append("cuda:");
+    append_to(m, d.index);
+  }
 }
 
 // A read-only view of sizes or strides; compares and prints like a list.
 class IntArrayRef {
  public:
   IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
-  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  // Any contiguous container of int64_t (std::vector<int64_t>, std::array...).
+  template <typename V, typename = std::enable_if_t<std::is_same_v<
+                            decltype(static_cast<const V*>(nullptr)->data()), const int64_t*>>>
+  IntArrayRef(const V& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   // Like PyTorch's ArrayRef: valid while the braced list lives, which for a
   // function argument is the whole call (gx::empty({n}, ...)).
 #pragma GCC diagnostic push
@@ -80,7 +85,6 @@ class IntArrayRef {
   const int64_t* data() const { return data_; }
   size_t size() const { return size_; }
   int64_t operator[](size_t i) const { return data_[i]; }
-  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
   bool operator==(const IntArrayRef& o) const {
     if (size_ != o.size_) return false;
     for (size_t i = 0; i < size_; ++i)
@@ -93,10 +97,13 @@ class IntArrayRef {
   const int64_t* data_;
   size_t size_;
 };
-inline std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
-  os << '[';
-  for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
-  return os << ']';
+inline void append_to(Message& m, IntArrayRef a) {
+  m.append("[");
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i) m.append(", ");
+    append_to(m, a[i]);
+  }
+  m.append("]");
 }
 
 class Tensor {

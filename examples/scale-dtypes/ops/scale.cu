@@ -1,6 +1,7 @@
 // scale: y = alpha * x + beta for every numeric dtype — one templated kernel,
 // instantiated per dtype by GX_DISPATCH_ALL_TYPES (float16/bfloat16 compute
 // in float). The same element function runs on the host for the CPU version.
+#include <gpuext/dispatch.h>
 #include <gpuext/extension.h>
 
 namespace {

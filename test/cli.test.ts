@@ -1,0 +1,217 @@
+// The gpuext command line: doctor, init + build + run of the scaffold, clean,
+// watch, compile errors and exit codes. Runs dist/lib/cli/main.js as a user
+// would (CI=1, so builds print one line). Tests marked [core] need the core's
+// extension loader.
+import test from 'ava';
+import { execFile, spawn } from 'child_process';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+
+import { detectToolchain } from '../lib/build/toolchain';
+
+const root = path.resolve(__dirname, '../..');
+const cli = path.join(root, 'dist/lib/cli/main.js');
+const HAS_NVCC = detectToolchain().nvcc !== undefined;
+const nvccTest = HAS_NVCC ? test : test.skip;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function gpuext(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return run(process.execPath, [cli, ...args], cwd, env);
+}
+
+function run(exe: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(exe, args, { cwd, env: { ...process.env, CI: '1', ...env } }, (err, stdout, stderr) => {
+      const code = err && 'code' in err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary directory where `require('gpuext')` resolves to this checkout. */
+const tmpdirs: string[] = [];
+test.after.always(() => {
+  for (const d of tmpdirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tmpdir(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `gpuext-cli-${prefix}-`));
+  tmpdirs.push(d);
+  return d;
+}
+
+function workspace(prefix: string): string {
+  const dir = tmpdir(prefix);
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(root, path.join(dir, 'node_modules', 'gpuext'), 'dir');
+  return dir;
+}
+
+function cppProject(prefix: string, name: string): string {
+  const dir = workspace(prefix);
+  fs.mkdirSync(path.join(dir, 'ops'));
+  fs.writeFileSync(path.join(dir, 'setup.config.json'), JSON.stringify({ name, sources: ['ops/*.cpp'] }));
+  fs.writeFileSync(path.join(dir, 'ops', 'op.cpp'), `#include <gpuext/extension.h>
+namespace {
+gx::Tensor ident(const gx::Tensor& x) { return x; }
+}
+GX_LIBRARY(${name}, m) { m.def("ident(Tensor x) -> Tensor").impl(gx::kCPU, ident); }
+`);
+  return dir;
+}
+
+test('help, unknown commands and unknown options', async (t) => {
+  const help = await gpuext(['help'], root);
+  t.is(help.code, 0);
+  t.regex(help.stdout, /build .*\n.*init .*\n.*doctor .*\n.*clean/);
+  const unknown = await gpuext(['frobnicate'], root);
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /gpuext: unknown command 'frobnicate'/);
+  const badOpt = await gpuext(['build', '--fast'], root);
+  t.is(badOpt.code, 2);
+  t.regex(badOpt.stderr, /gpuext build: unknown option '--fast'/);
+  const noValue = await gpuext(['build', '--config'], root);
+  t.is(noValue.code, 2);
+  t.regex(noValue.stderr, /option '--config' needs a value/);
+  const buildHelp = await gpuext(['build', '--help'], root);
+  t.is(buildHelp.code, 0);
+  t.regex(buildHelp.stdout, /--arch SPEC/);
+  t.is((await gpuext(['init'], root)).code, 2);
+});
+
+test('doctor reports the toolchain and the cache, and fails when the host compiler is missing', async (t) => {
+  const cache = tmpdir('doctor');
+  const ok = await gpuext(['doctor'], os.tmpdir(), { GPUEXT_CACHE_DIR: cache });
+  t.is(ok.code, 0, ok.stdout + ok.stderr);
+  t.regex(ok.stdout, /^ok\s+host compiler\s+\S*(g\+\+|c\+\+|clang)/m);
+  t.regex(ok.stdout, /^(ok|warn)\s+nvcc\s+/m);
+  t.regex(ok.stdout, /^ok\s+core\s+(built with CUDA|CPU-only build), C ABI \d+\.\d+/m);
+  t.regex(ok.stdout, /^(ok|warn)\s+(GPUs|cuda:0)\s+/m);
+  t.regex(ok.stdout, /^(ok|warn)\s+Node headers/m);
+  t.regex(ok.stdout, new RegExp(`^ok\\s+cache\\s+${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable`, 'm'));
+  t.regex(ok.stdout, /ready to build extensions/);
+
+  const bad = await gpuext(['doctor'], os.tmpdir(), { CXX: '/nonexistent/c++', GPUEXT_NVCC: '/nonexistent/nvcc', GPUEXT_CACHE_DIR: cache });
+  t.is(bad.code, 1);
+  t.regex(bad.stdout, /^FAIL\s+host compiler\s+host C\+\+ compiler '\/nonexistent\/c\+\+' not found \(from CXX\)/m);
+  t.regex(bad.stdout, /fix: Install a C\+\+17 compiler/);
+  t.regex(bad.stdout, /^warn\s+nvcc\s+nvcc not found at \/nonexistent\/nvcc.*\(needed for \.cu sources only\)/m, 'no .cu project here: a warning');
+  t.regex(bad.stdout, /fix: Install the CUDA toolkit/);
+  t.regex(bad.stdout, /1 problem stops builds: host compiler/);
+});
+
+nvccTest('[core] init scaffolds a project that builds and runs as it stands; clean removes the build', async (t) => {
+  const ws = workspace('init');
+  const init = await gpuext(['init', 'my-ops'], ws);
+  t.is(init.code, 0, init.stderr);
+  t.regex(init.stdout, /created my-ops\/ \(extension 'my_ops'\)/);
+  t.notRegex(init.stdout, /npm install/, 'gpuext already resolves from there');
+  const proj = path.join(ws, 'my-ops');
+  for (const f of ['setup.config.json', 'ops/add.cu', 'main.js', 'package.json', '.gitignore']) t.true(fs.existsSync(path.join(proj, f)), f);
+  const config: unknown = JSON.parse(fs.readFileSync(path.join(proj, 'setup.config.json'), 'utf8'));
+  const schema = config && typeof config === 'object' && '$schema' in config && typeof config.$schema === 'string' ? config.$schema : '';
+  t.is(schema, '../node_modules/gpuext/setup.config.schema.json');
+  t.true(fs.existsSync(path.resolve(proj, schema)), 'the $schema path points at the installed schema');
+  const pkg: unknown = JSON.parse(fs.readFileSync(path.join(proj, 'package.json'), 'utf8'));
+  t.like(pkg, { scripts: { build: 'gpuext build', start: 'node main.js' } });
+
+  const again = await gpuext(['init', 'my-ops'], ws);
+  t.is(again.code, 1);
+  t.regex(again.stderr, /already has setup\.config\.json.*--force/);
+
+  const b = await gpuext(['build'], proj);
+  t.is(b.code, 0, b.stdout + b.stderr);
+  t.regex(b.stdout, /^built build\/my_ops\.node \+ my_ops\.js\/\.d\.ts in [\d.]+s \(2 compiled, 0 cached\)\n$/);
+  t.regex(fs.readFileSync(path.join(proj, 'build/my_ops.d.ts'), 'utf8'), /export declare function add\(a: Tensor, b: Tensor\): Tensor/);
+
+  const start = await run(process.execPath, ['main.js'], proj);
+  t.is(start.code, 0, start.stdout + start.stderr);
+  t.regex(start.stdout, /running on (cuda|cpu)/);
+  t.regex(start.stdout, /values: \[ 1\.5, 2\.5, 3\.5, 4\.5, 5\.5, 6\.5 \]/);
+  t.regex(start.stdout, /as expected: .*shapes differ: \[2, 3\] vs \[3\]/);
+
+  const noop = await gpuext(['build'], proj);
+  t.is(noop.code, 0);
+  t.regex(noop.stdout, /^build\/my_ops\.node is up to date \(0 compiled, 2 cached\) in [\d.]+s\n$/);
+
+  const c = await gpuext(['clean'], proj);
+  t.is(c.code, 0, c.stderr);
+  t.regex(c.stdout, /removed 4 build outputs of my_ops from build/);
+  t.false(fs.existsSync(path.join(proj, 'build')));
+  t.regex((await gpuext(['clean'], proj)).stdout, /nothing to clean in build/);
+});
+
+nvccTest('build: a compile error exits 1 with file:line; --verbose prints commands and the log; missing nvcc says how to fix it', async (t) => {
+  const ws = workspace('err');
+  t.is((await gpuext(['init', 'p'], ws)).code, 0);
+  const proj = path.join(ws, 'p');
+  const src = path.join(proj, 'ops/add.cu');
+  fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('c[i] = a[i] + b[i];', 'c[i] = a[i] + missing_b[i];'));
+  const line = fs.readFileSync(src, 'utf8').split('\n').findIndex((l) => l.includes('missing_b')) + 1;
+  const e = await gpuext(['build', '--arch', 'sm_80'], proj);
+  t.is(e.code, 1);
+  t.regex(e.stderr, new RegExp(`^ops/add\\.cu:${line}: error: identifier "missing_b" is undefined`));
+  t.regex(e.stderr, /\(run with --verbose for the full compiler log\)/);
+  t.is(e.stdout, '');
+  const v = await gpuext(['build', '--verbose', '--arch', 'sm_80'], proj);
+  t.is(v.code, 1);
+  t.regex(v.stdout, /^\$ \S*nvcc .* -gencode=arch=compute_80,code=sm_80 .*-c \S*ops\/add\.cu -o \S+ -MD -MF \S+$/m);
+  t.regex(v.stdout, /error detected in the compilation/);
+  t.notRegex(v.stderr, /--verbose/);
+
+  const nonvcc = await gpuext(['build'], proj, { GPUEXT_NVCC: '/nonexistent/bin/nvcc' });
+  t.is(nonvcc.code, 1);
+  t.regex(nonvcc.stderr, /nvcc not found at \/nonexistent\/bin\/nvcc \(given by GPUEXT_NVCC\), but CUDA sources need it \(ops\/add\.cu\)/);
+  t.regex(nonvcc.stderr, /set CUDA_HOME/);
+
+  const badArch = await gpuext(['build', '--arch', 'turing'], proj);
+  t.is(badArch.code, 1);
+  t.regex(badArch.stderr, /"--arch" has 'turing', which is not an arch like sm_90/);
+  const noConfig = await gpuext(['build'], ws);
+  t.is(noConfig.code, 1);
+  t.regex(noConfig.stderr, /setup\.config\.json: not found/);
+});
+
+test('[core] build --watch rebuilds on a change and keeps watching after an error', async (t) => {
+  const proj = cppProject('watch', 'watched');
+  const child = spawn(process.execPath, [cli, 'build', '--watch'], { cwd: proj, env: { ...process.env, CI: '1' } });
+  let out = '';
+  const waitFor = (re: RegExp, count: number): Promise<void> => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re} x${count}; output:\n${out}`)), 60_000);
+    const check = (): void => {
+      if ((out.match(new RegExp(re.source, 'g')) ?? []).length >= count) {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        child.stderr.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    check();
+  });
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  try {
+    await waitFor(/watching \d+ files/, 1);
+    t.regex(out, /built build\/watched\.node/);
+    const src = path.join(proj, 'ops/op.cpp');
+    fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('return x;', 'return y;'));
+    await waitFor(/ops\/op\.cpp:\d+:\d+: error: 'y' was not declared/, 1);
+    await waitFor(/watching \d+ files/, 2);
+    fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('return y;', 'return x; /* fixed */'));
+    await waitFor(/built build\/watched\.node/, 2);
+    t.regex(out, /built build\/watched\.node .*\(1 compiled, 1 cached\)\n[^]*$/);
+    t.pass();
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('close', r));
+  }
+  t.false(fs.existsSync(path.join(proj, 'build/.gpuext/lock')), 'the lock is gone after Ctrl-C');
+});
