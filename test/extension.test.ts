@@ -203,6 +203,13 @@ deviceTest('examples/add-gpu: add_gpu against a JS reference on random inputs', 
     t.is(c.device.type, device);
     sameValues(t, c.toArraySync(), Array.from(a, (x, i) => Math.fround(x + b[i])), `n=${n}`);
   }
+  // Views at an odd element offset are not 16-byte aligned: the scalar kernel runs.
+  const data = randomValues('float32', 1001, 5) as Float32Array;
+  using base = gx.tensor(data, { device });
+  using shifted = base.asStrided([1000], [1], 1);
+  poisonCache(device, 1000, 'float32');
+  using twice = addGpu(shifted, shifted);
+  sameValues(t, twice.toArraySync(), Array.from(data.subarray(1), (x) => Math.fround(x + x)), 'unaligned');
   using x = gx.ones([2, 3], { device });
   using y = gx.ones([3, 2], { device });
   t.throws(() => addGpu(x, y), { message: /^add_gpu::add_gpu: shapes differ: \[2, 3\] vs \[3, 2\]/ });
