@@ -128,7 +128,7 @@ nvccTest('[core] init scaffolds a project that builds and runs as it stands; cle
   const b = await gpuext(['build'], proj);
   t.is(b.code, 0, b.stdout + b.stderr);
   t.regex(b.stdout, /^built build\/my_ops\.node \+ my_ops\.js\/\.d\.ts in [\d.]+s \(2 compiled, 0 cached\)\n$/);
-  t.regex(fs.readFileSync(path.join(proj, 'build/my_ops.d.ts'), 'utf8'), /export declare function add\(a: Tensor, b: Tensor\): Tensor/);
+  t.regex(fs.readFileSync(path.join(proj, 'build/my_ops.d.ts'), 'utf8'), /export declare function addGpu\(a: Tensor, b: Tensor\): Tensor/);
 
   const start = await run(process.execPath, ['main.js'], proj);
   t.is(start.code, 0, start.stdout + start.stderr);

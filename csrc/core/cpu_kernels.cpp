@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "core/half.h"
+#include "gpuext/half_types.h"
 
 namespace gx::cpu {
 namespace {
@@ -66,10 +66,10 @@ void store(void* dst, DType dtype, int64_t i, double v) {
     case DType::Float32: static_cast<float*>(dst)[i] = static_cast<float>(v); return;
     case DType::Float64: static_cast<double*>(dst)[i] = v; return;
     case DType::Float16:
-      static_cast<uint16_t*>(dst)[i] = float_to_half_bits(static_cast<float>(v));
+      static_cast<uint16_t*>(dst)[i] = Half(static_cast<float>(v)).x;
       return;
     case DType::BFloat16:
-      static_cast<uint16_t*>(dst)[i] = float_to_bfloat16_bits(static_cast<float>(v));
+      static_cast<uint16_t*>(dst)[i] = BFloat16(static_cast<float>(v)).x;
       return;
     case DType::Int8: static_cast<int8_t*>(dst)[i] = static_cast<int8_t>(v); return;
     case DType::Int16: static_cast<int16_t*>(dst)[i] = static_cast<int16_t>(v); return;

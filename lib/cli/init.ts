@@ -48,66 +48,27 @@ function slash(p: string): string {
   return p.split(path.sep).join('/');
 }
 
+/**
+ * ops/add.cu of a new project: the AddGPU example (examples/add-gpu/ops/add.cu,
+ * shipped with the package), registered under the project's name.
+ */
 export function addSource(name: string): string {
-  return `// ${name}: elementwise c = a + b for float32 tensors of the same shape, with a
-// CUDA implementation and a CPU one. Build with \`npm run build\` (gpuext build),
-// which also generates build/${name}.js and build/${name}.d.ts with a typed add().
-#include <gpuext/extension.h>
-
-namespace {
-
-__global__ void add_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                           float* __restrict__ c, int64_t n) {
-  // Grid-stride loop: correct for any n and any grid size.
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    c[i] = a[i] + b[i];
-  }
-}
-
-void check_inputs(const gx::Tensor& a, const gx::Tensor& b) {
-  GX_CHECK(a.sizes() == b.sizes(), "shapes differ: ", a.sizes(), " vs ", b.sizes());
-  GX_CHECK(a.dtype() == gx::kFloat32 && b.dtype() == gx::kFloat32,
-           "expected float32 tensors, got ", a.dtype(), " and ", b.dtype());
-  GX_CHECK(a.device() == b.device(), "tensors are on different devices: ", a.device(), " and ", b.device());
-  GX_CHECK(a.is_contiguous() && b.is_contiguous(), "expected contiguous tensors (call .contiguous())");
-}
-
-gx::Tensor add_cuda(const gx::Tensor& a, const gx::Tensor& b) {
-  check_inputs(a, b);
-  gx::Tensor c = gx::empty_like(a);
-  const int64_t n = a.numel();
-  add_kernel<<<gx::blocks(n), 256, 0, gx::current_stream()>>>(a.data_ptr<float>(), b.data_ptr<float>(),
-                                                              c.data_ptr<float>(), n);
-  GX_CHECK_LAUNCH();
-  return c;
-}
-
-gx::Tensor add_cpu(const gx::Tensor& a, const gx::Tensor& b) {
-  check_inputs(a, b);
-  gx::Tensor c = gx::empty_like(a);
-  const float* pa = a.data_ptr<float>();
-  const float* pb = b.data_ptr<float>();
-  float* pc = c.data_ptr<float>();
-  for (int64_t i = 0; i < a.numel(); ++i) pc[i] = pa[i] + pb[i];
-  return c;
-}
-
-}  // namespace
-
-GX_LIBRARY(${name}, m) {
-  m.def("add(Tensor a, Tensor b) -> Tensor", "Adds two float32 tensors of the same shape elementwise.")
-      .impl(gx::kCUDA, add_cuda)
-      .impl(gx::kCPU, add_cpu);
-}
+  const example = fs.readFileSync(path.join(packageRoot(), 'examples', 'add-gpu', 'ops', 'add.cu'), 'utf8');
+  const body = example.replace(/^(\/\/.*\n)+/, '');  // the example's own header comment
+  const header = `// ${name}: add_gpu, elementwise c = a + b for float32 tensors of the same shape, with
+// a CUDA implementation and a CPU one. Build with \`npm run build\` (gpuext build),
+// which also generates build/${name}.js and build/${name}.d.ts with a typed addGpu().
 `;
+  const renamed = body.replace('GX_LIBRARY(add_gpu, m)', `GX_LIBRARY(${name}, m)`);
+  if (renamed === body) throw new Error('gpuext init: the AddGPU example no longer has GX_LIBRARY(add_gpu, m)');
+  return header + renamed;
 }
 
 export function mainSource(name: string): string {
-  return `// Calls the extension's add() through its generated, typed binding.
+  return `// Calls the extension's addGpu() through its generated, typed binding.
 // Run \`npm run build\` first (it writes build/${name}.js), then \`npm start\`.
 const gx = require('gpuext');
-const { add } = require('./build/${name}');
+const { addGpu } = require('./build/${name}');
 
 async function main() {
   const device = gx.cuda.isAvailable() ? 'cuda' : 'cpu';
@@ -115,14 +76,14 @@ async function main() {
 
   const a = gx.tensor([[1, 2, 3], [4, 5, 6]], { device });
   const b = gx.full([2, 3], 0.5, { device });
-  const c = add(a, b);
+  const c = addGpu(a, b);
   console.log(c.toString());
   console.log('values:', Array.from(await c.toArray()));
 
   // The op checks its inputs; a bad call throws an error naming it.
   const d = gx.ones([3], { device });
   try {
-    add(a, d);
+    addGpu(a, d);
   } catch (err) {
     console.log('as expected:', err.message);
   }
