@@ -8,16 +8,20 @@
 // Timing: process.hrtime.bigint(); GPU work is synchronized inside the timed
 // region; every figure is a median. GB/s = bytes / median seconds / 1e9.
 // Without a GPU only the CPU section runs and the process exits 0.
-import { spawnSync, type SpawnSyncReturns } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
+import {
+  MiB, REPO, PYTHON,
+  nowNs, elapsedNs, median, perCallNs,
+  fmt, ratio, printTable, printHeader, section, progress,
+  isRecord, numField, strField, lastJsonLine, tail, childFailure,
+  liveCounts, checkLive, printIssues,
+} from './util';
 
-const MiB = 1 << 20;
-const REPO = path.resolve(__dirname, '..', '..'); // dist/bench -> repository root
 const LIB_ENTRY = path.resolve(__dirname, '..', 'lib', 'index.js'); // dist/lib/index.js
 const TORCH_SCRIPT = path.join(REPO, 'bench', 'torch_core.py');
-const PYTHON = process.env.GPUEXT_BENCH_PYTHON ?? 'python3';
 
 const IMPORT_RUNS = 5;
 const COPY_MIB = [1, 16, 256];
@@ -29,21 +33,6 @@ const ALLOC_ITERS = 10_000;
 const ALLOC_BATCH = 100; // calls per timed batch; the median is over batches
 
 // ---------------------------------------------------------------- helpers
-
-function nowNs(): bigint {
-  return process.hrtime.bigint();
-}
-
-function elapsedNs(t0: bigint): number {
-  return Number(process.hrtime.bigint() - t0);
-}
-
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** Median nanoseconds of fn() after `warmup` untimed calls. */
 function medianNs(fn: () => void, warmup: number, repeat: number): number {
@@ -68,32 +57,8 @@ async function medianNsAsync(fn: () => Promise<void>, warmup: number, repeat: nu
   return median(samples);
 }
 
-/** Median per-call nanoseconds of fn(), timed in batches of `batch` calls. */
-function perCallNs(fn: () => void, iters: number, batch: number): number {
-  const samples: number[] = [];
-  const batches = Math.max(1, Math.floor(iters / batch));
-  for (let b = 0; b < batches; b++) {
-    const t0 = nowNs();
-    for (let i = 0; i < batch; i++) fn();
-    samples.push(elapsedNs(t0) / batch);
-  }
-  return median(samples);
-}
-
 function gbps(bytes: number, ns: number): number {
   return ns > 0 ? bytes / ns : NaN; // bytes/ns == GB/s
-}
-
-function fmt(x: number | undefined, digits?: number): string {
-  if (x === undefined || !Number.isFinite(x)) return 'n/a';
-  if (digits !== undefined) return x.toFixed(digits);
-  const a = Math.abs(x);
-  return x.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
-}
-
-function ratio(a: number | undefined, b: number | undefined): string {
-  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return 'n/a';
-  return `${(a / b).toFixed(2)}x`;
 }
 
 function sizeLabel(bytes: number): string {
@@ -104,66 +69,6 @@ function numelLabel(n: number): string {
   if (n >= MiB && n % MiB === 0) return `${n / MiB} Mi`;
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} Ki`;
   return String(n);
-}
-
-/** Columns padded to their widest cell; the first left-aligned, the rest right-aligned. */
-function printTable(head: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  console.log(`  ${line(head)}`);
-  console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const r of rows) console.log(`  ${line(r)}`);
-}
-
-function section(title: string): void {
-  console.log(`\n== ${title}`);
-}
-
-function progress(msg: string): void {
-  process.stderr.write(`[bench] ${msg}\n`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function numField(o: Record<string, unknown>, key: string): number | undefined {
-  const v = o[key];
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function strField(o: Record<string, unknown>, key: string): string | undefined {
-  const v = o[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** The last non-empty stdout line parsed as a JSON object, or undefined. */
-function lastJsonLine(stdout: string): Record<string, unknown> | undefined {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
-  const last = lines[lines.length - 1];
-  if (last === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(last);
-    return isRecord(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function tail(text: string | undefined, n = 300): string {
-  const t = (text ?? '').trim();
-  const lastLine = t.split('\n').filter((l) => l.trim().length > 0).pop() ?? '';
-  return lastLine.length > n ? `...${lastLine.slice(-n)}` : lastLine;
-}
-
-function childFailure(r: SpawnSyncReturns<string>, what: string): string {
-  if (r.error !== undefined) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? `${what}: command not found` : `${what}: ${r.error.message}`;
-  }
-  if (r.signal !== null) return `${what}: killed by ${r.signal}`;
-  return `${what}: exit ${String(r.status)}: ${tail(r.stderr) || tail(r.stdout) || 'no output'}`;
 }
 
 // ---------------------------------------------------------------- 1. import + first CUDA op
@@ -469,22 +374,12 @@ function benchCpu(): CpuFigures {
 
 // ---------------------------------------------------------------- main
 
-function liveTensors(device: 'cpu' | 'cuda'): number {
-  return gx.memory.stats(device).liveTensors;
-}
-
 async function main(): Promise<void> {
   const summary: string[] = [];
   const cuda = gx.cuda.isAvailable();
-  const live0 = { cpu: liveTensors('cpu'), cuda: cuda ? liveTensors('cuda') : 0 };
+  const live0 = liveCounts(cuda);
 
-  console.log('gpuext core benchmarks');
-  console.log(`  node ${process.version}, ${process.platform}/${process.arch}`);
-  if (cuda) {
-    const p = gx.cuda.getDeviceProperties();
-    console.log(`  GPU: ${p.name} (sm_${p.major}${p.minor}, ${p.multiProcessorCount} SMs, ${fmt(p.totalMemory / 2 ** 30, 1)} GiB)`);
-  }
-  console.log('  medians throughout; GB/s = 1e9 bytes/s; GPU work synchronized inside each timed region');
+  printHeader('gpuext core benchmarks', cuda);
 
   // 4. CPU (always)
   section('CPU');
@@ -602,23 +497,12 @@ async function main(): Promise<void> {
   }
 
   // Everything created here was disposed: the live counts must be back where they started.
-  const live1 = { cpu: liveTensors('cpu'), cuda: cuda ? liveTensors('cuda') : 0 };
-  if (live1.cpu !== live0.cpu || live1.cuda !== live0.cuda) {
-    warnings.push(`live tensors: cpu ${live0.cpu} -> ${live1.cpu}, cuda ${live0.cuda} -> ${live1.cuda}`);
-  }
+  const live1 = checkLive(live0, cuda, warnings);
 
   section('summary');
   for (const s of [...summary, ...cpuSummary]) console.log(`  ${s}`);
   console.log(`  live tensors at exit: cpu ${live1.cpu}${cuda ? `, cuda ${live1.cuda}` : ''} (start: cpu ${live0.cpu}${cuda ? `, cuda ${live0.cuda}` : ''})`);
-  if (warnings.length > 0) {
-    console.log('\nWARNINGS:');
-    for (const w of warnings) console.log(`  ${w}`);
-  }
-  if (problems.length > 0) {
-    console.log('\nPROBLEMS:');
-    for (const p of problems) console.log(`  ${p}`);
-    process.exitCode = 1;
-  }
+  printIssues(warnings, problems);
 }
 
 main().catch((err: unknown) => {

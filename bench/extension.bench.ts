@@ -14,23 +14,27 @@
 // --arch sm_90, the GPU timings are skipped with a line saying so, and the
 // process exits 0. Exit status 1: a failed build, a binding that does not
 // load, or a wrong result.
-import { spawnSync, type SpawnSyncReturns } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
 import { detectToolchain } from '../lib/build/toolchain';
+import {
+  MiB, REPO, PYTHON,
+  nowNs, elapsedNs, median, perCallNs,
+  fmt, ratio, printTable, printHeader, section, progress,
+  isRecord, numField, strField, recField, lastJsonLine, tail, childFailure,
+  liveCounts, checkLive, printIssues,
+} from './util';
 
-const MiB = 1 << 20;
-const REPO = path.resolve(__dirname, '..', '..'); // dist/bench -> repository root
 const CLI_REL = path.join('dist', 'lib', 'cli', 'main.js');
 const CONFIG_REL = path.join('examples', 'add-gpu', 'setup.config.json');
 const KERNEL_REL = path.join('examples', 'add-gpu', 'ops', 'add.cu');
 const BUILD_DIR = path.join(REPO, 'examples', 'add-gpu', 'build');
 const BINDING = path.join(BUILD_DIR, 'add_gpu.js');
 const TORCH_SCRIPT = path.join(REPO, 'bench', 'torch_extension.py');
-const PYTHON = process.env.GPUEXT_BENCH_PYTHON ?? 'python3';
 const SKIP_TORCH_BUILD = process.argv.includes('--skip-torch-build') || process.env.GPUEXT_BENCH_SKIP_TORCH_BUILD === '1';
 
 const COLD_RUNS = 3;
@@ -57,49 +61,7 @@ const ANCHORS: readonly { name: string; us: string }[] = [
   { name: 'bare N-API + <<<>>> (floor)', us: '4.1' },
 ];
 
-// ---------------------------------------------------------------- helpers (as in core.bench.ts)
-
-function nowNs(): bigint {
-  return process.hrtime.bigint();
-}
-
-function elapsedNs(t0: bigint): number {
-  return Number(process.hrtime.bigint() - t0);
-}
-
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Median per-call nanoseconds of fn(): `warmup` untimed calls, then batches of `batch` calls, each closed by `sync`. */
-function perCallNs(fn: () => void, warmup: number, iters: number, batch: number, sync: () => void): number {
-  for (let i = 0; i < warmup; i++) fn();
-  sync();
-  const samples: number[] = [];
-  const batches = Math.max(1, Math.floor(iters / batch));
-  for (let b = 0; b < batches; b++) {
-    const t0 = nowNs();
-    for (let i = 0; i < batch; i++) fn();
-    sync();
-    samples.push(elapsedNs(t0) / batch);
-  }
-  return median(samples);
-}
-
-function fmt(x: number | undefined, digits?: number): string {
-  if (x === undefined || !Number.isFinite(x)) return 'n/a';
-  if (digits !== undefined) return x.toFixed(digits);
-  const a = Math.abs(x);
-  return x.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
-}
-
-function ratio(a: number | undefined, b: number | undefined): string {
-  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return 'n/a';
-  return `${(a / b).toFixed(2)}x`;
-}
+// ---------------------------------------------------------------- helpers (the shared ones are in util.ts)
 
 /** 'met' / 'MISSED' against an upper (`<=`) or lower (`>=`) bound; 'n/a' without a figure. */
 function verdict(x: number | undefined, bound: number, kind: '<=' | '>='): string {
@@ -107,78 +69,10 @@ function verdict(x: number | undefined, bound: number, kind: '<=' | '>='): strin
   return (kind === '<=' ? x <= bound : x >= bound) ? 'met' : 'MISSED';
 }
 
-/** Columns padded to their widest cell; the first (and `leftLast`: the last) left-aligned, the rest right-aligned. */
-function printTable(head: readonly string[], rows: readonly (readonly string[])[], leftLast = false): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const left = (i: number): boolean => i === 0 || (leftLast && i === head.length - 1);
-  const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (left(i) ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  console.log(`  ${line(head)}`);
-  console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const r of rows) console.log(`  ${line(r)}`);
-}
-
-function section(title: string): void {
-  console.log(`\n== ${title}`);
-}
-
-function progress(msg: string): void {
-  process.stderr.write(`[bench] ${msg}\n`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function numField(o: Record<string, unknown> | undefined, key: string): number | undefined {
-  const v = o?.[key];
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function strField(o: Record<string, unknown> | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function recField(o: Record<string, unknown> | undefined, key: string): Record<string, unknown> | undefined {
-  const v = o?.[key];
-  return isRecord(v) ? v : undefined;
-}
-
-/** The last non-empty stdout line parsed as a JSON object, or undefined. */
-function lastJsonLine(stdout: string): Record<string, unknown> | undefined {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
-  const last = lines[lines.length - 1];
-  if (last === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(last);
-    return isRecord(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function tail(text: string | undefined, n = 300): string {
-  const t = (text ?? '').trim();
-  const lastLine = t.split('\n').filter((l) => l.trim().length > 0).pop() ?? '';
-  return lastLine.length > n ? `...${lastLine.slice(-n)}` : lastLine;
-}
-
 /** The first line of an error text, shortened. */
 function firstLine(text: string, n = 300): string {
   const l = text.trim().split('\n')[0] ?? '';
   return l.length > n ? `${l.slice(0, n)}...` : l;
-}
-
-function childFailure(r: SpawnSyncReturns<string>, what: string): string {
-  if (r.error !== undefined) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return `${what}: command not found`;
-    if (code === 'ETIMEDOUT') return `${what}: timed out`;
-    return `${what}: ${r.error.message}`;
-  }
-  if (r.signal !== null) return `${what}: killed by ${r.signal}`;
-  return `${what}: exit ${String(r.status)}: ${tail(r.stderr) || tail(r.stdout) || 'no output'}`;
 }
 
 // problems: failed builds or wrong data (exit 1); warnings: figures off expectation (exit 0).
@@ -360,10 +254,10 @@ function benchCall(addGpu: AddGpuBinding['addGpu'], device: 'cpu' | 'cuda'): Cal
     const addNs = perCallNs(() => {
       const c = addGpu(a, b);
       c.dispose();
-    }, CALL_WARMUP, CALLS, CALL_BATCH, sync);
+    }, CALLS, CALL_BATCH, { warmup: CALL_WARMUP, sync });
     const shape = [1];
     const opts = { device } as const;
-    const allocNs = perCallNs(() => gx.empty(shape, opts).dispose(), CALL_WARMUP, CALLS, CALL_BATCH, sync);
+    const allocNs = perCallNs(() => gx.empty(shape, opts).dispose(), CALLS, CALL_BATCH, { warmup: CALL_WARMUP, sync });
     return { addUs: addNs / 1e3, allocUs: allocNs / 1e3 };
   } finally {
     a.dispose();
@@ -497,25 +391,14 @@ function runTorchSide(): TorchSide {
 
 // ---------------------------------------------------------------- main
 
-function liveTensors(device: 'cpu' | 'cuda'): number {
-  return gx.memory.stats(device).liveTensors;
-}
-
 function main(): void {
   const summary: string[] = [];
   const cuda = gx.cuda.isAvailable();
   const arch = process.env.GPUEXT_BENCH_ARCH ?? (cuda ? 'native' : 'sm_90');
-  const live0 = { cpu: liveTensors('cpu'), cuda: cuda ? liveTensors('cuda') : 0 };
+  const live0 = liveCounts(cuda);
 
-  console.log('gpuext extension benchmarks (examples/add-gpu)');
-  console.log(`  node ${process.version}, ${process.platform}/${process.arch}`);
-  if (cuda) {
-    const p = gx.cuda.getDeviceProperties();
-    console.log(`  GPU: ${p.name} (sm_${p.major}${p.minor}, ${p.multiProcessorCount} SMs, ${fmt(p.totalMemory / 2 ** 30, 1)} GiB)`);
-  } else {
-    console.log(`  no GPU (${gx.cuda.unavailableReason()}): builds use --arch ${arch}; GPU timings are skipped`);
-  }
-  console.log('  medians throughout; GB/s = 1e9 bytes/s; GPU work synchronized inside each timed region');
+  printHeader('gpuext extension benchmarks (examples/add-gpu)', cuda,
+    cuda ? undefined : `  no GPU (${gx.cuda.unavailableReason()}): builds use --arch ${arch}; GPU timings are skipped`);
 
   // 1. builds
   const builds = benchBuilds(arch);
@@ -662,22 +545,11 @@ function main(): void {
   summary.push(`call 1-elem add on cpu (CPU implementation): ${fmt(cpuCall?.addUs, 2)} us`);
 
   // Everything created here was disposed: the live counts must be back where they started.
-  const live1 = { cpu: liveTensors('cpu'), cuda: cuda ? liveTensors('cuda') : 0 };
-  if (live1.cpu !== live0.cpu || live1.cuda !== live0.cuda) {
-    warnings.push(`live tensors: cpu ${live0.cpu} -> ${live1.cpu}, cuda ${live0.cuda} -> ${live1.cuda}`);
-  }
+  checkLive(live0, cuda, warnings);
 
   section('summary');
   for (const s of summary) console.log(`  ${s}`);
-  if (warnings.length > 0) {
-    console.log('\nWARNINGS:');
-    for (const w of warnings) console.log(`  ${w}`);
-  }
-  if (problems.length > 0) {
-    console.log('\nPROBLEMS:');
-    for (const p of problems) console.log(`  ${p}`);
-    process.exitCode = 1;
-  }
+  printIssues(warnings, problems);
 }
 
 try {

@@ -17,19 +17,13 @@ Copy kinds (dst.copy_(src); torch.cuda.synchronize() inside the timed region):
 GB/s is bytes / median seconds / 1e9.
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
 
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import emit, log  # noqa: E402
 
 
 def int_list(text):

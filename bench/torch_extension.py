@@ -48,6 +48,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import emit, log  # noqa: E402
+
 EXT_NAME = "gpuext_bench_add_gpu"
 
 # The AddGPU extension as torch expects it: the kernel and a launcher on the
@@ -122,15 +125,6 @@ class Terminated(Exception):
 
 def on_sigterm(signum, frame):
     raise Terminated("terminated by signal %d (the caller's timeout?); figures so far follow" % signum)
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def describe(e):
