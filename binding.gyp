@@ -23,6 +23,7 @@
         "csrc/binding/js_errors.cpp",
         "csrc/binding/op_functions.cpp",
         "csrc/binding/runtime_functions.cpp",
+        "csrc/binding/stream_functions.cpp",
         "csrc/binding/tensor_functions.cpp",
         "csrc/binding/tensor_handle.cpp"
       ],

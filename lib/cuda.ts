@@ -46,23 +46,42 @@ export function checkDevice(device: Device, fn: string): void {
   if (device.index >= n) {
     throw new RangeError(`${fn}: device '${device}' does not exist; this machine has ${n} GPU${n === 1 ? '' : 's'} (cuda:0${n > 1 ? `..cuda:${n - 1}` : ''})`);
   }
+  applyEnvLimitOnce();
 }
+
+let envLimitApplied = false;
+
+// GPUEXT_GPU_MEMORY_LIMIT (bytes, or a percentage like '50%') caps every
+// device's caching allocator; applied when CUDA is first used, so importing
+// gpuext stays cheap.
+function applyEnvLimitOnce(): void {
+  if (envLimitApplied) return;
+  envLimitApplied = true;
+  const spec = process.env.GPUEXT_GPU_MEMORY_LIMIT;
+  if (spec === undefined || spec === '') return;
+  for (let i = 0; i < deviceCount(); i++) native.setMemoryLimit(i, limitBytes(spec, i, 'GPUEXT_GPU_MEMORY_LIMIT'));
+}
+
+/** Bytes for a limit given as a byte count or a percentage of the device's memory ('50%'). */
+export function limitBytes(spec: number | string, device: number, fn: string): number {
+  if (typeof spec === 'number' || /^\d+$/.test(spec)) {
+    const n = Number(spec);
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${fn}: a limit must be a non-negative integer of bytes, got ${spec}`);
+    return n;
+  }
+  const m = /^(\d+(?:\.\d+)?)%$/.exec(spec);
+  if (!m || Number(m[1]) > 100) {
+    throw new RangeError(`${fn}: a limit is a byte count or a percentage like '50%', got ${JSON.stringify(spec)}`);
+  }
+  return Math.floor((native.cudaDeviceProperties(device).totalMemory * Number(m[1])) / 100);
+}
+
+export { currentStream } from './stream';
+export { graph, CUDAGraph } from './graph';
 
 /** Blocks until all work on the device is done. */
 export function synchronize(device?: DeviceLike): void {
   native.cudaSynchronize(cudaIndex(device, 'gx.cuda.synchronize'));
-}
-
-/** The current stream of this thread on a device (NOTE [ Current stream ] in csrc/cuda/runtime.h). */
-export interface StreamInfo {
-  device: Device;
-  /** The cudaStream_t, for passing to native code. */
-  handle: bigint;
-}
-
-export function currentStream(device?: DeviceLike): StreamInfo {
-  const index = cudaIndex(device, 'gx.cuda.currentStream');
-  return { device: new Device('cuda', index), handle: native.cudaCurrentStream(index) };
 }
 
 export type DeviceProperties = NativeDeviceProperties;

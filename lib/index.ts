@@ -10,3 +10,6 @@ export * as cuda from './cuda';
 export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
 export { load, loadInline, type LoadOptions, type LoadInlineOptions } from './load';
+export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
+export { tidy } from './tidy';
+export { CUDAGraph } from './graph';

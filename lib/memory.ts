@@ -1,5 +1,6 @@
 // gx.memory: what the allocators hold, per device.
 import { parseDevice, type DeviceLike } from './device';
+import { checkDevice, limitBytes } from './cuda';
 import { native, type NativeMemoryStats } from './native';
 
 export type MemoryStats = NativeMemoryStats;
@@ -25,12 +26,16 @@ export function emptyCache(device?: DeviceLike): void {
   if (d.type === 'cuda') native.emptyCache(d.index);
 }
 
-/** Caps what the caching allocator of a CUDA device may reserve (0 removes the cap). */
-export function setLimit(bytes: number, device: DeviceLike = 'cuda'): void {
+/**
+ * Caps what the caching allocator of a CUDA device may reserve: a byte count
+ * or a share of the device's memory ('50%'); 0 removes the cap. Allocations
+ * past it fail with an out-of-memory error (after freeing the cache), and the
+ * program can go on. GPUEXT_GPU_MEMORY_LIMIT sets the same for every device.
+ * @example gx.memory.setLimit('50%');
+ */
+export function setLimit(limit: number | string, device: DeviceLike = 'cuda'): void {
   const d = parseDevice(device, 'gx.memory.setLimit');
   if (d.type !== 'cuda') throw new TypeError(`gx.memory.setLimit: limits apply to CUDA devices, got '${d}'`);
-  if (!Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new RangeError(`gx.memory.setLimit: bytes must be a non-negative integer, got ${bytes}`);
-  }
-  native.setMemoryLimit(d.index, bytes);
+  checkDevice(d, 'gx.memory.setLimit');
+  native.setMemoryLimit(d.index, limitBytes(limit, d.index, 'gx.memory.setLimit'));
 }

@@ -47,6 +47,17 @@ export interface NativeDeviceProperties {
   multiProcessorCount: number;
 }
 
+/** Opaque native stream, event and graph handles (csrc/binding/stream_functions.cpp). */
+export interface NativeStream {
+  readonly __nativeStream: unique symbol;
+}
+export interface NativeEvent {
+  readonly __nativeEvent: unique symbol;
+}
+export interface NativeGraph {
+  readonly __nativeGraph: unique symbol;
+}
+
 /** One argument of a registered op, as its schema declares it. */
 export interface NativeOpArg {
   name: string;
@@ -86,8 +97,8 @@ export interface NativeCore {
   empty(shape: number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
-  copy(dst: NativeTensor, src: NativeTensor): void;
-  toDevice(t: NativeTensor, deviceType: number, deviceIndex: number): NativeTensor;
+  copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;
+  toDevice(t: NativeTensor, deviceType: number, deviceIndex: number, nonBlocking?: boolean): NativeTensor;
   contiguous(t: NativeTensor): NativeTensor;
   fill(t: NativeTensor, bits: bigint): void;
   arange(t: NativeTensor, start: number, step: number): void;
@@ -110,6 +121,29 @@ export interface NativeCore {
   /** Runs an extension's registration without registering (for code generation). */
   describeExtension(path: string): NativeExtensionDescriptor;
   parseSchema(schema: string): NativeOpDescriptor;
+  createStream(device: number, nonBlocking: boolean, priority: number): NativeStream;
+  /** A non-owning handle to this thread's current stream on a device. */
+  currentStream(device: number): NativeStream;
+  setCurrentStream(s: NativeStream): void;
+  streamInfo(s: NativeStream): { device: number; handle: bigint };
+  streamSynchronize(s: NativeStream): void;
+  streamQuery(s: NativeStream): boolean;
+  streamWaitEvent(s: NativeStream, e: NativeEvent): void;
+  /** [least, greatest] priority; lower numbers are higher priority. */
+  streamPriorityRange(device: number): [number, number];
+  createEvent(device: number, timing: boolean): NativeEvent;
+  recordEvent(e: NativeEvent, s: NativeStream): void;
+  eventSynchronize(e: NativeEvent): void;
+  eventQuery(e: NativeEvent): boolean;
+  eventElapsed(start: NativeEvent, end: NativeEvent): number;
+  /** Resolves when the event has completed, waiting on a pool thread. */
+  eventWait(e: NativeEvent): Promise<void>;
+  recordStream(t: NativeTensor, s: NativeStream): void;
+  beginCapture(s: NativeStream): NativeGraph;
+  /** Returns how many allocations the graph keeps alive. */
+  endCapture(s: NativeStream, g: NativeGraph): number;
+  graphReplay(g: NativeGraph, s: NativeStream): void;
+  graphDispose(g: NativeGraph): void;
   /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
   callOp(id: number, ...args: unknown[]): unknown;
 }

@@ -10,12 +10,14 @@
 import { inspect } from 'util';
 
 import { checkDevice } from './cuda';
+import { Stream } from './stream';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
 import { formatTensor } from './format';
 import { STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
+import { track } from './tidy';
 import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from './shape';
 
 /** What item() returns for a dtype: bigint for int64, boolean for bool, else number. */
@@ -59,6 +61,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   constructor(handle: NativeTensor, meta?: Meta) {
     this.#handle = handle;
     this.#meta = meta;
+    track(this);
   }
 
   /** @internal The native handle; throws when disposed. `fn` names the caller in the error. */
@@ -125,7 +128,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * a separate Tensor to dispose.
    * @example const g = gx.arange(4).to('cuda');
    */
-  to(device: DeviceLike): Tensor<D> {
+  to(device: DeviceLike, opts: { nonBlocking?: boolean } = {}): Tensor<D> {
     const h = this.handle('Tensor.to');
     const target = parseDevice(device, 'Tensor.to');
     checkDevice(target, 'Tensor.to');
@@ -133,7 +136,19 @@ export class Tensor<D extends DType = DType> implements Disposable {
     if (target.equals(m.device)) {
       return new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
     }
-    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index));
+    // nonBlocking to the cpu lands in pinned memory and returns before the
+    // copy is done: synchronize the stream (or await stream.done()) first.
+    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, Boolean(opts.nonBlocking)));
+  }
+
+  /**
+   * Declares that work on `stream` (not the stream this tensor's memory was
+   * allocated on) uses it, so the allocator does not reuse the memory before
+   * that work is done, even after dispose(). See NOTE [ Stream semantics ].
+   */
+  recordStream(stream: Stream): void {
+    if (!(stream instanceof Stream)) throw new TypeError('Tensor.recordStream: argument \'stream\' must be a gx.Stream');
+    native.recordStream(this.handle('Tensor.recordStream'), stream.native);
   }
 
   /** Same as to('cpu'). */
@@ -230,10 +245,14 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return this;
   }
 
-  /** Copies `src` (same shape and dtype, any device) into this tensor, in place; returns this. */
-  copy_(src: Tensor): this {
+  /**
+   * Copies `src` (same shape and dtype, any device) into this tensor, in
+   * place; returns this. With nonBlocking, a copy from the GPU into pinned
+   * memory returns before the data has arrived (synchronize first).
+   */
+  copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
     if (!(src instanceof Tensor)) throw new TypeError('Tensor.copy_: argument \'src\' must be a Tensor');
-    native.copy(this.handle('Tensor.copy_'), src.handle('Tensor.copy_'));
+    native.copy(this.handle('Tensor.copy_'), src.handle('Tensor.copy_'), Boolean(opts.nonBlocking));
     return this;
   }
 

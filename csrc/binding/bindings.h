@@ -6,4 +6,5 @@ namespace gx::js {
 void register_tensor_functions(Napi::Env env, Napi::Object exports);
 void register_runtime_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
+void register_stream_functions(Napi::Env env, Napi::Object exports);
 }  // namespace gx::js

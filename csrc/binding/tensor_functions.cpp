@@ -75,7 +75,7 @@ Napi::Value Copy(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     TensorImpl& dst = TensorHandle::From(info, 0, "copy_", "dst");
     const TensorImpl& src = TensorHandle::From(info, 1, "copy_", "src");
-    copy_(dst, src);
+    copy_(dst, src, info[2].ToBoolean());
     return info.Env().Undefined();
   });
 }
@@ -84,7 +84,7 @@ Napi::Value ToDevice(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& src = TensorHandle::From(info, 0, "to", "self");
     const Device device = arg_device(info, 1, "to");
-    return TensorHandle::Wrap(info.Env(), to_device(src, device));
+    return TensorHandle::Wrap(info.Env(), to_device(src, device, info[3].ToBoolean()));
   });
 }
 

@@ -1,48 +1,53 @@
 #include "binding/tensor_handle.h"
 
 #include "binding/js_errors.h"
+#include "binding/tagged_external.h"
 
 namespace gx::js {
 namespace {
 
+// NOTE [ Memory pressure ]
+// V8 cannot see tensor memory, so without help it collects forgotten handles
+// rarely and their memory piles up. Each handle reports its storage's size as
+// external memory while it holds it; when it lets go, the amount is subtracted
+// (from a finalizer, only recorded: the next handle operation applies it, as
+// V8 is not to be called back from inside a collection).
+thread_local int64_t tls_unreported_release = 0;
+
+void adjust_memory(napi_env env, int64_t delta) {
+  delta -= tls_unreported_release;
+  tls_unreported_release = 0;
+  int64_t ignored = 0;
+  if (delta != 0) napi_adjust_external_memory(env, delta, &ignored);
+}
+
 struct Box {
+  static constexpr napi_type_tag kTag = {0x6770757874656e73ULL, 0x74656e736f726831ULL};
+  static constexpr const char* kName = "Tensor";
+
   TensorImpl* impl;
+  int64_t reported;  // bytes reported to V8 for this handle
+
+  // Drops the reference; returns the bytes to un-report.
+  int64_t drop() {
+    if (impl == nullptr) return 0;
+    impl->release();
+    impl = nullptr;
+    const int64_t r = reported;
+    reported = 0;
+    return r;
+  }
+  ~Box() { tls_unreported_release += drop(); }
 };
-
-// Identifies gpuext tensor handles among all Externals (napi_type_tag_object).
-constexpr napi_type_tag kHandleTag = {0x6770757874656e73ULL, 0x74656e736f726831ULL};
-
-void finalize(napi_env, void* data, void*) {
-  Box* box = static_cast<Box*>(data);
-  if (box->impl != nullptr) box->impl->release();
-  delete box;
-}
-
-// The box behind `v`, or nullptr when `v` is not a tensor handle.
-Box* box_of(const Napi::Value& v) {
-  if (!v.IsExternal()) return nullptr;
-  napi_env env = v.Env();
-  bool tagged = false;
-  if (napi_check_object_type_tag(env, v, &kHandleTag, &tagged) != napi_ok || !tagged) return nullptr;
-  void* data = nullptr;
-  if (napi_get_value_external(env, v, &data) != napi_ok) return nullptr;
-  return static_cast<Box*>(data);
-}
 
 }  // namespace
 
 Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
-  Box* box = new Box{impl};
-  napi_value ext = nullptr;
-  if (napi_create_external(env, box, finalize, nullptr, &ext) != napi_ok) {
-    delete box;
-    impl->release();
-    fail(ErrorKind::Internal, "could not create a tensor handle");
-  }
-  if (napi_type_tag_object(env, ext, &kHandleTag) != napi_ok) {
-    fail(ErrorKind::Internal, "could not tag a tensor handle");  // the finalizer still frees it
-  }
-  return Napi::Value(env, ext);
+  const int64_t bytes = static_cast<int64_t>(impl->storage().nbytes());
+  Box* box = new Box{impl, bytes};
+  Napi::Value v = wrap_external(env, box);  // on failure it deletes the box, releasing impl
+  adjust_memory(env, bytes);
+  return v;
 }
 
 TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
@@ -50,27 +55,22 @@ TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const c
 }
 
 TensorImpl& TensorHandle::FromValue(const Napi::Value& v, const char* fn, const char* name) {
-  Box* box = box_of(v);
-  if (box == nullptr) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a Tensor");
-  if (box->impl == nullptr) {
+  Box& box = unwrap_external<Box>(v, fn, name);
+  if (box.impl == nullptr) {
     fail(ErrorKind::Value, fn, ": argument '", name, "' is a disposed tensor; it cannot be used after dispose()");
   }
-  return *box->impl;
+  return *box.impl;
 }
 
 bool TensorHandle::Dispose(const Napi::Value& v) {
-  Box* box = box_of(v);
-  if (box == nullptr) fail(ErrorKind::Type, "dispose: argument must be a tensor handle");
-  if (box->impl == nullptr) return false;
-  box->impl->release();
-  box->impl = nullptr;
+  Box& box = unwrap_external<Box>(v, "dispose", "tensor");
+  if (box.impl == nullptr) return false;
+  adjust_memory(v.Env(), -box.drop());
   return true;
 }
 
 bool TensorHandle::IsDisposed(const Napi::Value& v) {
-  Box* box = box_of(v);
-  if (box == nullptr) fail(ErrorKind::Type, "isDisposed: argument must be a tensor handle");
-  return box->impl == nullptr;
+  return unwrap_external<Box>(v, "isDisposed", "tensor").impl == nullptr;
 }
 
 namespace {

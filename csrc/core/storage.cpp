@@ -1,5 +1,6 @@
 #include "core/storage.h"
 
+#include "core/capture.h"
 #include "core/cpu_allocator.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/pinned_allocator.h"
@@ -19,7 +20,14 @@ Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
       data = cpu_alloc(nbytes);
     }
   }
-  return new Storage(device, data, nbytes, pinned);
+  Storage* storage = new Storage(device, data, nbytes, pinned);
+  if (device.is_cuda() && capture_keepalive() != nullptr) capture_keepalive()->keep(storage);
+  return storage;
+}
+
+CaptureKeepAlive*& capture_keepalive() {
+  thread_local CaptureKeepAlive* current = nullptr;
+  return current;
 }
 
 void Storage::release() noexcept {

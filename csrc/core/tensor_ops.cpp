@@ -33,7 +33,7 @@ void check_same_shape(const TensorImpl& a, const TensorImpl& b, const char* what
 cuda::Stream stream_of(const TensorImpl& t) { return cuda::current_stream(t.device().index); }
 
 // Host<->device copy of contiguous tensors.
-void copy_host_device(TensorImpl& dst, const TensorImpl& src) {
+void copy_host_device(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
   const size_t nbytes = static_cast<size_t>(src.numel()) * src.itemsize();
   if (dst.device().is_cuda()) {
     cuda::Stream s = stream_of(dst);
@@ -47,6 +47,10 @@ void copy_host_device(TensorImpl& dst, const TensorImpl& src) {
   } else {
     cuda::Stream s = stream_of(src);
     cuda::memcpy_async(dst.data(), src.data(), nbytes, cuda::CopyKind::DeviceToHost, s);
+    if (non_blocking && dst.storage().pinned()) {
+      dst.storage().set_last_stream(s);  // the caller synchronizes before reading
+      return;
+    }
     // The host side sees the data only after the stream reaches the copy.
     cuda::synchronize_stream(s);
   }
@@ -54,7 +58,7 @@ void copy_host_device(TensorImpl& dst, const TensorImpl& src) {
 
 }  // namespace
 
-void copy_(TensorImpl& dst, const TensorImpl& src) {
+void copy_(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
   GX_CHECK_TYPE(dst.dtype() == src.dtype(), "copy: dtypes differ: ", dtype_name(dst.dtype()),
                 " vs ", dtype_name(src.dtype()));
   check_same_shape(dst, src, "copy");
@@ -83,10 +87,10 @@ void copy_(TensorImpl& dst, const TensorImpl& src) {
   // Host <-> device: DMA needs contiguous buffers; lay out on the side that is not.
   Ref s(contiguous(src));
   if (dst.is_contiguous()) {
-    copy_host_device(dst, *s);
+    copy_host_device(dst, *s, non_blocking);
   } else {
     Ref staged(TensorImpl::empty(shape_of(dst), dst.dtype(), dd));
-    copy_host_device(*staged, *s);
+    copy_host_device(*staged, *s, /*non_blocking=*/false);
     copy_(dst, *staged);
   }
 }
@@ -132,10 +136,10 @@ TensorImpl* contiguous(const TensorImpl& t) {
   return out;
 }
 
-TensorImpl* to_device(const TensorImpl& src, Device device) {
-  TensorImpl* out = TensorImpl::empty(shape_of(src), src.dtype(), device);
+TensorImpl* to_device(const TensorImpl& src, Device device, bool non_blocking) {
+  TensorImpl* out = TensorImpl::empty(shape_of(src), src.dtype(), device, /*pinned=*/non_blocking && device.is_cpu() && src.device().is_cuda());
   try {
-    copy_(*out, src);
+    copy_(*out, src, non_blocking);
   } catch (...) {
     out->release();
     throw;

@@ -14,7 +14,7 @@
 // locks. cudaMalloc/cudaFree run under the lock too, like PyTorch.
 #include "cuda/caching_allocator.h"
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <mutex>
@@ -42,6 +42,7 @@ constexpr size_t kMaxRequest = SIZE_MAX / 2;      // keeps the rounding below fr
 size_t round_up(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 struct Block {
+  Block(char* p, size_t sz, Stream st, int dev, bool sm) : ptr(p), size(sz), stream(st), device(dev), small(sm) {}
   char* ptr;
   size_t size;
   Stream stream;      // the stream it was allocated on; reused only there
@@ -50,6 +51,7 @@ struct Block {
   bool allocated = false;
   Block* prev = nullptr;  // neighbours in the same segment, in address order
   Block* next = nullptr;
+  std::vector<Stream> uses;  // other streams that used it (device_record_stream)
 
   bool whole_segment() const { return prev == nullptr && next == nullptr; }
 };
@@ -73,10 +75,18 @@ struct DevicePool {
   FreeSet& free_set(bool small) { return small ? small_free : large_free; }
 };
 
+// A freed block that other streams used: it returns to its pool once the
+// events recorded on those streams at free time have completed.
+struct PendingFree {
+  Block* block;
+  std::vector<cudaEvent_t> events;
+};
+
 struct State {
   std::mutex mu;
   DevicePool pools[kMaxCudaDevices];
   std::unordered_map<void*, Block*> live;  // allocated blocks by pointer, all devices
+  std::vector<PendingFree> pending;        // see NOTE [ Cross-stream frees ]
 };
 
 // Deliberately leaked: blocks may be freed from static destructors of other
@@ -213,7 +223,62 @@ void merge(FreeSet& set, Block* b, Block* n) {
   delete n;
 }
 
+// Puts a freed block back in its pool, merged with free neighbours.
+void return_to_pool(DevicePool& pool, Block* b) {
+  pool.stats.allocated_bytes -= static_cast<int64_t>(b->size);
+  pool.stats.num_frees++;
+  b->allocated = false;
+  b->uses.clear();
+  FreeSet& set = pool.free_set(b->small);
+  merge(set, b, b->prev);
+  merge(set, b, b->next);
+  set.insert(b);
+}
+
+// NOTE [ Cross-stream frees ]
+// A block is reused only by allocations on its own stream, whose work is
+// ordered after everything earlier on that stream. When the program declared
+// (recordStream) that other streams used it too, their work is not ordered:
+// on free, an event is recorded on each of those streams, and the block stays
+// out of the pool until all of them have completed. Checked lazily, on the
+// next allocation; emptyCache waits for them.
+void process_pending(State& s, bool wait) {
+  for (size_t i = 0; i < s.pending.size();) {
+    PendingFree& p = s.pending[i];
+    bool done = true;
+    for (cudaEvent_t e : p.events) {
+      const cudaError_t err = wait ? cudaEventSynchronize(e) : cudaEventQuery(e);
+      if (err == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        done = false;
+        break;
+      }
+      if (err != cudaSuccess) (void)cudaGetLastError();  // a failed event: treat as done
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    for (cudaEvent_t e : p.events) cudaEventDestroy(e);
+    return_to_pool(s.pools[p.block->device], p.block);
+    s.pending[i] = s.pending.back();
+    s.pending.pop_back();
+  }
+}
+
 }  // namespace
+
+void device_record_stream(void* ptr, Stream stream) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.live.find(ptr);
+  GX_CHECK_VALUE(it != s.live.end(), "recordStream: the tensor's memory is not from the CUDA caching allocator");
+  Block* b = it->second;
+  if (stream == b->stream) return;
+  for (Stream u : b->uses)
+    if (u == stream) return;
+  b->uses.push_back(stream);
+}
 
 void* device_alloc(int device, size_t nbytes, Stream stream) {
   check_index(device, "device_alloc");
@@ -223,6 +288,7 @@ void* device_alloc(int device, size_t nbytes, Stream stream) {
   DevicePool& pool = s.pools[device];
   if (nbytes > kMaxRequest) throw_oom(pool, device, nbytes);
 
+  if (!s.pending.empty()) process_pending(s, /*wait=*/false);
   const size_t size = round_up(nbytes, kMinBlockSize);
   const bool small = size < kSmallSize;
   Block* b = take_cached(pool.free_set(small), stream, size);
@@ -251,14 +317,32 @@ void device_free(void* ptr) noexcept {
     Block* b = it->second;
     s.live.erase(it);
     DevicePool& pool = s.pools[b->device];
-    pool.stats.allocated_bytes -= static_cast<int64_t>(b->size);
-    pool.stats.num_frees++;
-
-    b->allocated = false;
-    FreeSet& set = pool.free_set(b->small);
-    merge(set, b, b->prev);
-    merge(set, b, b->next);
-    set.insert(b);
+    if (b->uses.empty()) {
+      return_to_pool(pool, b);
+      return;
+    }
+    PendingFree p{b, {}};
+    int prev_device = 0;
+    const bool switched = cudaGetDevice(&prev_device) == cudaSuccess && prev_device != b->device &&
+                          cudaSetDevice(b->device) == cudaSuccess;
+    for (Stream u : b->uses) {
+      cudaEvent_t e = nullptr;
+      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess &&
+          cudaEventRecord(e, static_cast<cudaStream_t>(u)) == cudaSuccess) {
+        p.events.push_back(e);
+      } else {
+        // Could not record: wait for that stream instead, so the block is safe.
+        (void)cudaGetLastError();
+        if (e) cudaEventDestroy(e);
+        (void)cudaStreamSynchronize(static_cast<cudaStream_t>(u));
+      }
+    }
+    if (switched) (void)cudaSetDevice(prev_device);
+    if (p.events.empty()) {
+      return_to_pool(pool, b);
+    } else {
+      s.pending.push_back(std::move(p));
+    }
   } catch (...) {
     // Only std::bad_alloc / std::system_error can get here; losing one cached
     // block is better than terminating the process from a destructor path.
@@ -269,6 +353,7 @@ void device_empty_cache(int device) {
   if (device != -1) check_index(device, "device_empty_cache");
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  process_pending(s, /*wait=*/true);
   const int first = device == -1 ? 0 : device;
   const int last = device == -1 ? kMaxCudaDevices - 1 : device;
   for (int d = first; d <= last; ++d) release_free_segments(s.pools[d], d);

@@ -28,6 +28,9 @@ namespace gx::cuda {
 void* device_alloc(int device, size_t nbytes, Stream stream);
 // Returns a pointer from device_alloc to the cache. Never throws.
 void device_free(void* ptr) noexcept;
+// Declares that work on `stream` uses the block at `ptr` (not its allocation
+// stream): on free it is reused only after that work (NOTE [ Cross-stream frees ]).
+void device_record_stream(void* ptr, Stream stream);
 // Releases every wholly free cached segment of `device` (all devices when -1).
 void device_empty_cache(int device);
 MemoryStats device_stats(int device);

@@ -25,6 +25,20 @@ void release_thread_streams() {}
 Event record_event(Stream) { not_compiled("record_event"); }
 void wait_event(Event) { not_compiled("wait_event"); }
 void destroy_event(Event) noexcept {}
+Stream create_stream(int, bool, int) { not_compiled("Stream"); }
+void destroy_stream(int, Stream) noexcept {}
+bool stream_done(Stream) { not_compiled("Stream"); }
+void stream_wait_event(Stream, Event) { not_compiled("Stream"); }
+void priority_range(int, int*, int*) { not_compiled("Stream"); }
+Event create_event(int, bool) { not_compiled("Event"); }
+void record_event_on(Event, Stream) { not_compiled("Event"); }
+bool event_done(Event) { not_compiled("Event"); }
+float event_elapsed_ms(Event, Event) { not_compiled("Event"); }
+void begin_capture(Stream) { not_compiled("cuda.graph"); }
+GraphExec end_capture(Stream) { not_compiled("cuda.graph"); }
+void graph_launch(GraphExec, Stream) { not_compiled("cuda.graph"); }
+void destroy_graph(GraphExec) noexcept {}
+bool is_capturing(Stream) { return false; }
 void synchronize_device(int) { not_compiled("synchronize"); }
 void synchronize_stream(Stream) { not_compiled("synchronize"); }
 void memcpy_async(void*, const void*, size_t, CopyKind, Stream) { not_compiled("copy"); }
@@ -34,6 +48,7 @@ void mem_info(int, size_t*, size_t*) { not_compiled("mem_info"); }
 
 void* device_alloc(int, size_t, Stream) { not_compiled("allocate"); }
 void device_free(void*) noexcept {}
+void device_record_stream(void*, Stream) { not_compiled("recordStream"); }
 void device_empty_cache(int) {}
 MemoryStats device_stats(int) { return MemoryStats{}; }
 void device_set_limit(int, int64_t) { not_compiled("set_limit"); }

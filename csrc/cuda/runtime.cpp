@@ -157,4 +157,101 @@ void mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
   GX_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
+Stream create_stream(int device, bool non_blocking, int priority) {
+  check_device(device, "Stream");
+  DeviceGuard guard(device);
+  int least = 0, greatest = 0;
+  GX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  const int p = priority < greatest ? greatest : (priority > least ? least : priority);
+  cudaStream_t st = nullptr;
+  GX_CUDA_CHECK(cudaStreamCreateWithPriority(&st, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault, p));
+  return st;
+}
+
+void destroy_stream(int device, Stream stream) noexcept {
+  if (stream == nullptr) return;
+  // A stream that is still current somewhere must not dangle: callers restore
+  // the previous current stream before dropping theirs (lib/stream.ts).
+  int prev = 0;
+  const bool switched = cudaGetDevice(&prev) == cudaSuccess && prev != device && cudaSetDevice(device) == cudaSuccess;
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream));  // returns at once; work already queued completes
+  if (switched) cudaSetDevice(prev);
+}
+
+bool stream_done(Stream stream) {
+  const cudaError_t err = cudaStreamQuery(static_cast<cudaStream_t>(stream));
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  GX_CUDA_CHECK(err);
+  return true;
+}
+
+void stream_wait_event(Stream stream, Event event) {
+  GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
+}
+
+void priority_range(int device, int* least, int* greatest) {
+  check_device(device, "Stream.priorityRange");
+  DeviceGuard guard(device);
+  GX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(least, greatest));
+}
+
+Event create_event(int device, bool timing) {
+  check_device(device, "Event");
+  DeviceGuard guard(device);
+  cudaEvent_t e = nullptr;
+  GX_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  return e;
+}
+
+void record_event_on(Event event, Stream stream) {
+  GX_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+}
+
+bool event_done(Event event) {
+  const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  GX_CUDA_CHECK(err);
+  return true;
+}
+
+float event_elapsed_ms(Event start, Event end) {
+  float ms = 0;
+  GX_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+  return ms;
+}
+
+void begin_capture(Stream stream) {
+  GX_CUDA_CHECK(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed));
+}
+
+GraphExec end_capture(Stream stream) {
+  cudaGraph_t graph = nullptr;
+  GX_CUDA_CHECK(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph keeps what it needs
+  GX_CUDA_CHECK(err);
+  return exec;
+}
+
+void graph_launch(GraphExec exec, Stream stream) {
+  GX_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)));
+}
+
+void destroy_graph(GraphExec exec) noexcept {
+  if (exec != nullptr) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+}
+
+bool is_capturing(Stream stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  GX_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace gx::cuda

@@ -41,6 +41,32 @@ void destroy_event(Event event) noexcept;
 void synchronize_device(int device);
 void synchronize_stream(Stream stream);
 
+// --- streams and events the program creates (gx.Stream, gx.Event) ---------------
+// priority: lower numbers are higher priority (CUDA's convention); clamped to
+// the device's range. non_blocking: no implicit ordering with stream 0.
+Stream create_stream(int device, bool non_blocking, int priority);
+void destroy_stream(int device, Stream stream) noexcept;
+// True when all work queued on `stream` has completed.
+bool stream_done(Stream stream);
+void stream_wait_event(Stream stream, Event event);
+void priority_range(int device, int* least, int* greatest);
+Event create_event(int device, bool timing);
+void record_event_on(Event event, Stream stream);
+bool event_done(Event event);
+// Milliseconds between two timing events that have completed.
+float event_elapsed_ms(Event start, Event end);
+
+// --- CUDA graphs ----------------------------------------------------------------
+using GraphExec = void*;  // a cudaGraphExec_t
+// Starts capturing work queued on `stream` (relaxed mode: allocating with
+// cudaMalloc during capture stays legal).
+void begin_capture(Stream stream);
+// Ends the capture and instantiates it. On a failed capture, throws with the reason.
+GraphExec end_capture(Stream stream);
+void graph_launch(GraphExec exec, Stream stream);
+void destroy_graph(GraphExec exec) noexcept;
+bool is_capturing(Stream stream);
+
 // Copies between host and device on `stream`. The host pointer may be pageable.
 // kind: 0 host->device, 1 device->host, 2 device->device (same or peer device).
 enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };

@@ -1,0 +1,47 @@
+// Native objects handed to JS as type-tagged N-API Externals: cheaper than
+// ObjectWrap instances (NOTE [ Handles are Externals ] in tensor_handle.h),
+// and the type tag makes sure an External from elsewhere never passes for one
+// of ours. The External owns its object; the finalizer deletes it.
+#pragma once
+#include <napi.h>
+
+#include "core/error.h"
+
+namespace gx::js {
+
+// Each wrapped type T declares `static constexpr napi_type_tag kTag` and
+// `static constexpr const char* kName` (used in errors).
+template <typename T>
+Napi::Value wrap_external(Napi::Env env, T* obj) {
+  napi_value ext = nullptr;
+  auto finalize = [](napi_env, void* data, void*) { delete static_cast<T*>(data); };
+  if (napi_create_external(env, obj, finalize, nullptr, &ext) != napi_ok) {
+    delete obj;
+    fail(ErrorKind::Internal, "could not create a ", T::kName, " handle");
+  }
+  if (napi_type_tag_object(env, ext, &T::kTag) != napi_ok) {
+    fail(ErrorKind::Internal, "could not tag a ", T::kName, " handle");  // the finalizer still frees it
+  }
+  return Napi::Value(env, ext);
+}
+
+// The T behind `v`, or nullptr when `v` is not one.
+template <typename T>
+T* try_unwrap_external(const Napi::Value& v) {
+  if (!v.IsExternal()) return nullptr;
+  bool tagged = false;
+  if (napi_check_object_type_tag(v.Env(), v, &T::kTag, &tagged) != napi_ok || !tagged) return nullptr;
+  void* data = nullptr;
+  if (napi_get_value_external(v.Env(), v, &data) != napi_ok) return nullptr;
+  return static_cast<T*>(data);
+}
+
+// The T behind `v`; a TypeError naming `fn` and `name` otherwise.
+template <typename T>
+T& unwrap_external(const Napi::Value& v, const char* fn, const char* name) {
+  T* obj = try_unwrap_external<T>(v);
+  if (obj == nullptr) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a ", T::kName);
+  return *obj;
+}
+
+}  // namespace gx::js

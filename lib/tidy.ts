@@ -1,0 +1,54 @@
+// gx.tidy: dispose every tensor made inside a function except what it returns.
+import type { Tensor } from './tensor';
+
+const scopes: Set<Tensor>[] = [];
+
+/** @internal Called for every new Tensor: joins the innermost tidy scope. */
+export function track(t: Tensor): void {
+  if (scopes.length > 0) scopes[scopes.length - 1].add(t);
+}
+
+function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return;
+  seen.add(value);
+  out.add(value);
+  if (Array.isArray(value)) {
+    for (const v of value) collect(v, out, seen);
+  } else if (value instanceof Map) {
+    for (const v of value.values()) collect(v, out, seen);
+  } else if (Object.getPrototypeOf(value) === Object.prototype) {
+    for (const v of Object.values(value)) collect(v, out, seen);
+  }
+}
+
+/**
+ * Runs `fn` and disposes every tensor created during it, except the tensors
+ * it returns (directly, or inside arrays, Maps and plain objects). Those join
+ * the enclosing tidy scope, if any. `fn` must be synchronous.
+ * @example
+ * const y = gx.tidy(() => a.add(b).mul(2));   // the intermediate a + b is freed
+ */
+export function tidy<T>(fn: () => T): T {
+  if (typeof fn !== 'function') throw new TypeError('gx.tidy: argument \'fn\' must be a function');
+  const scope = new Set<Tensor>();
+  scopes.push(scope);
+  let result: T;
+  try {
+    result = fn();
+    if (result instanceof Promise) {
+      throw new TypeError('gx.tidy: fn must be synchronous (it returned a Promise); dispose tensors explicitly in async code');
+    }
+  } catch (err) {
+    scopes.pop();
+    for (const t of scope) if (!t.isDisposed) t.dispose();
+    throw err;
+  }
+  scopes.pop();
+  const keep = new Set<unknown>();
+  collect(result, keep, new Set());
+  for (const t of scope) {
+    if (keep.has(t)) track(t);
+    else if (!t.isDisposed) t.dispose();
+  }
+  return result;
+}
