@@ -34,9 +34,12 @@ export function deviceTest(title: string, body: Body): void {
   register('concurrent', title, body);
 }
 
-/** A test that only means something with a GPU (skipped without one, like the cuda cases). */
-export function cudaTest(title: string, body: (t: ExecutionContext) => void | Promise<void>): void {
-  register('concurrent', title, (t) => body(t), ['cuda']);
+/**
+ * A test that only means something with a GPU (skipped without one, like the
+ * cuda cases). `serial` for tests that time things or block the event loop.
+ */
+export function cudaTest(title: string, body: (t: ExecutionContext) => void | Promise<void>, opts: { serial?: boolean } = {}): void {
+  register(opts.serial ? 'serial' : 'concurrent', title, (t) => body(t), ['cuda']);
 }
 
 /** deviceTest for tests that read global counters and must not overlap others. */

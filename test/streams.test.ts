@@ -17,6 +17,8 @@ interface StreamOps {
 let ops: StreamOps;
 // About 50 ms at H100 clocks: long enough for the host to race ahead.
 const LONG = 100_000_000;
+// Stream tests time things and block the event loop: none runs beside another.
+const SERIAL = { serial: true };
 
 test.before(async () => {
   if (!gx.cuda.isAvailable()) return;
@@ -51,7 +53,7 @@ cudaTest('withStream makes a stream current and restores the previous one, also 
   t.is(gx.cuda.currentStream().handle, before);
   const [least, greatest] = gx.Stream.priorityRange();
   t.true(greatest <= least);
-});
+}, SERIAL);
 
 cudaTest('work on one stream waits for an event recorded on another (poisoned buffers)', async (t) => {
   const n = 1 << 16;
@@ -72,7 +74,7 @@ cudaTest('work on one stream waits for an event recorded on another (poisoned bu
   t.false(s2.query(), 's2 is still waiting for s1');
   await s2.done();
   sameValues(t, y.toArraySync(), new Array(n).fill(7));
-});
+}, SERIAL);
 
 cudaTest('events time GPU work: elapsedTime grows with the work', (t) => {
   using x = gx.empty([1024], { device: 'cuda' });
@@ -92,7 +94,7 @@ cudaTest('events time GPU work: elapsedTime grows with the work', (t) => {
   const plain = new gx.Event().record();
   plain.synchronize();
   t.throws(() => plain.elapsedTime(plain), { message: /both events must be created with \{ timing: true \}/ });
-});
+}, SERIAL);
 
 cudaTest('timers fire while await toArray() and stream.done() wait for a long kernel', async (t) => {
   using x = gx.zeros([256], { device: 'cuda' });
@@ -110,7 +112,7 @@ cudaTest('timers fire while await toArray() and stream.done() wait for a long ke
   } finally {
     clearInterval(timer);
   }
-});
+}, SERIAL);
 
 cudaTest('recordStream keeps freed memory from reuse until the other stream is done', async (t) => {
   const n = 1 << 20;
@@ -130,7 +132,7 @@ cudaTest('recordStream keeps freed memory from reuse until the other stream is d
   z.dispose();
   using w = gx.empty([n], { device: 'cuda' });
   t.is(native.describe(w.handle()).dataPtr, zptr);
-});
+}, SERIAL);
 
 cudaTest('non-blocking copies from and to pinned memory', async (t) => {
   const n = 1 << 18;
@@ -142,7 +144,7 @@ cudaTest('non-blocking copies from and to pinned memory', async (t) => {
   t.true(native.describe(back.handle()).pinned, 'non-blocking readback lands in pinned memory');
   await gx.cuda.currentStream().done();
   sameValues(t, back.toArraySync(), data);
-});
+}, SERIAL);
 
 cudaTest('a captured CUDA graph replays on new input values, and keeps its memory', (t) => {
   const n = 4096;
@@ -172,7 +174,7 @@ cudaTest('a captured CUDA graph replays on new input values, and keeps its memor
   // After a failed capture the stream works normally.
   ops.addOut(a, b, c);
   sameValues(t, c.toArraySync(), new Array(n).fill(12));
-});
+}, SERIAL);
 
 cudaTest('setLimit takes a share of the device memory', (t) => {
   const total = gx.cuda.getDeviceProperties().totalMemory;
@@ -184,7 +186,7 @@ cudaTest('setLimit takes a share of the device memory', (t) => {
   }
   t.throws(() => gx.memory.setLimit('150%'), { instanceOf: RangeError });
   t.throws(() => gx.memory.setLimit('lots'), { instanceOf: RangeError, message: /percentage like '50%'/ });
-});
+}, SERIAL);
 
 // --- tidy and memory pressure: every device -------------------------------------
 
@@ -244,4 +246,4 @@ cudaTest('examples/streams-events: the CuPy course streams example runs and matc
   const m = /max \|cuda - cpu\| = ([\d.e+-]+)/.exec(out);
   t.truthy(m, out);
   t.true(Number(m?.[1]) < 1e-5, out);
-});
+}, SERIAL);
