@@ -13,3 +13,4 @@ export { load, loadInline, type LoadOptions, type LoadInlineOptions } from './lo
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';
 export { CUDAGraph } from './graph';
+export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
