@@ -196,9 +196,11 @@ cudaTest('GPU time grows with the spinning kernel\'s cycle count', (t) => {
     t.fail('no GPU statistics on a GPU machine');
     return;
   }
-  t.true(g1.median > 0.05, `1M cycles took ${g1.median} ms on the GPU`);
-  t.true(g2.median > 1.6 * g1.median, `2x cycles: ${g2.median} ms vs ${g1.median} ms`);
-  t.true(g2.median < 2.5 * g1.median, `2x cycles: ${g2.median} ms vs ${g1.median} ms`);
+  // Minimums: other test files may share the GPU, which can only add time to a run.
+  t.true(g1.min > 0.05, `1M cycles took ${g1.min} ms on the GPU`);
+  t.true(g2.min > 1.6 * g1.min, `2x cycles: ${g2.min} ms vs ${g1.min} ms`);
+  t.true(g2.min < 2.5 * g1.min, `2x cycles: ${g2.min} ms vs ${g1.min} ms`);
+  t.true(g2.median > 1.3 * g1.median, `2x cycles, medians: ${g2.median} ms vs ${g1.median} ms`);
   t.true(one.cpu.median < g1.median, `launching (${one.cpu.median} ms) is cheaper than running (${g1.median} ms)`);
   const seen = out.toArraySync();
   t.true(seen[0] >= BigInt(2 * CYCLES), `the kernel spun ${seen[0]} cycles`);
@@ -212,7 +214,7 @@ cudaTest('GPU time is taken on the current stream (inside withStream)', (t) => {
   out.recordStream(s);
   const onDefault = benchmark(() => spin(out, CYCLES, 1), { nWarmup: 2, nRepeat: 10 });
   const onSide = gx.withStream(s, () => benchmark(() => spin(out, CYCLES, 1), { nWarmup: 2, nRepeat: 10 }));
-  const a = onDefault.gpu?.median ?? NaN, b = onSide.gpu?.median ?? NaN;
+  const a = onDefault.gpu?.min ?? NaN, b = onSide.gpu?.min ?? NaN;
   t.true(b > 0.7 * a && b < 1.4 * a, `on a side stream ${b} ms vs ${a} ms on the default one`);
   s.synchronize();
 });
