@@ -9,16 +9,20 @@ namespace {
 // NOTE [ Memory pressure ]
 // V8 cannot see tensor memory, so without help it collects forgotten handles
 // rarely and their memory piles up. Each handle reports its storage's size as
-// external memory while it holds it; when it lets go, the amount is subtracted
-// (from a finalizer, only recorded: the next handle operation applies it, as
-// V8 is not to be called back from inside a collection).
-thread_local int64_t tls_unreported_release = 0;
+// external memory while it holds it, and un-reports it when it lets go.
+// Reports are deferred: changes gather in `tls_pending` and reach V8 when the
+// next handle is made. So a tensor made and disposed before the next one (the
+// common case) never reaches V8 at all (reporting 256 MiB up and down would
+// start a collection each time), while forgotten tensors add up as they
+// should. Finalizers only touch the counter: V8 is not to be called from
+// inside a collection.
+thread_local int64_t tls_pending = 0;
 
-void adjust_memory(napi_env env, int64_t delta) {
-  delta -= tls_unreported_release;
-  tls_unreported_release = 0;
+void report_pending(napi_env env) {
+  if (tls_pending == 0) return;
   int64_t ignored = 0;
-  if (delta != 0) napi_adjust_external_memory(env, delta, &ignored);
+  napi_adjust_external_memory(env, tls_pending, &ignored);
+  tls_pending = 0;
 }
 
 struct Box {
@@ -37,7 +41,7 @@ struct Box {
     reported = 0;
     return r;
   }
-  ~Box() { tls_unreported_release += drop(); }
+  ~Box() { tls_pending -= drop(); }
 };
 
 }  // namespace
@@ -46,7 +50,8 @@ Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
   const int64_t bytes = static_cast<int64_t>(impl->storage().nbytes());
   Box* box = new Box{impl, bytes};
   Napi::Value v = wrap_external(env, box);  // on failure it deletes the box, releasing impl
-  adjust_memory(env, bytes);
+  report_pending(env);
+  tls_pending += bytes;
   return v;
 }
 
@@ -65,7 +70,7 @@ TensorImpl& TensorHandle::FromValue(const Napi::Value& v, const char* fn, const 
 bool TensorHandle::Dispose(const Napi::Value& v) {
   Box& box = unwrap_external<Box>(v, "dispose", "tensor");
   if (box.impl == nullptr) return false;
-  adjust_memory(v.Env(), -box.drop());
+  tls_pending -= box.drop();
   return true;
 }
 
