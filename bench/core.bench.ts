@@ -18,6 +18,7 @@ import {
   fmt, ratio, printTable, printHeader, section, progress,
   isRecord, numField, strField, lastJsonLine, tail, childFailure,
   liveCounts, checkLive, printIssues,
+  runPythonJson,
 } from './util';
 
 const LIB_ENTRY = path.resolve(__dirname, '..', 'lib', 'index.js'); // dist/lib/index.js
@@ -175,21 +176,9 @@ function runTorch(): { ok: true; r: TorchResult } | { ok: false; error: string }
     '--alloc-iters', String(ALLOC_ITERS),
     '--alloc-batch', String(ALLOC_BATCH),
   ];
-  const r = spawnSync(PYTHON, args, {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONUNBUFFERED: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'], // its progress goes straight to our stderr
-    timeout: 600_000,
-    maxBuffer: 16 * MiB,
-    cwd: REPO,
-  });
-  const what = `${PYTHON} bench/torch_core.py`;
-  if (r.error !== undefined) return { ok: false, error: childFailure(r, what) };
-  const o = lastJsonLine(r.stdout ?? '');
-  if (o === undefined) return { ok: false, error: childFailure(r, what) };
-  const err = strField(o, 'error');
-  if (err !== undefined) return { ok: false, error: err };
-  if (r.status !== 0) return { ok: false, error: childFailure(r, what) };
+  const run = runPythonJson(args[0], args.slice(1), 600_000);
+  if (!run.ok) return run;
+  const o = run.o;
   const copy = new Map<string, number>();
   const alloc = new Map<number, TorchAlloc>();
   const copies = o['copy'];

@@ -8,16 +8,16 @@
 // Timing: gx.benchmark (timing events on the current stream around each run,
 // the end event waited for; host time inside the run); medians throughout.
 // Without a GPU it prints a skip line and exits 0.
-import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
 import { benchmark, type BenchmarkResult } from '../lib/benchmark';
 import {
-  MiB, REPO, PYTHON,
+  REPO, PYTHON,
   fmt, ratio, printTable, printHeader, section, progress,
-  numField, strField, lastJsonLine, childFailure,
+  numField, strField,
   liveCounts, checkLive, printIssues,
+  runPythonJson,
 } from './util';
 
 const CUPY_SCRIPT = path.join(REPO, 'bench', 'cupy_graph.py');
@@ -228,21 +228,9 @@ function runCupy(): { ok: true; r: CupyFigures } | { ok: false; error: string } 
     '--samples', String(GRAPH_REPEAT),
     '--eager-rounds', String(EAGER_ROUNDS),
   ];
-  const r = spawnSync(PYTHON, args, {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONUNBUFFERED: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 300_000,
-    maxBuffer: 16 * MiB,
-    cwd: REPO,
-  });
-  const what = `${PYTHON} bench/cupy_graph.py`;
-  if (r.error !== undefined) return { ok: false, error: childFailure(r, what) };
-  const o = lastJsonLine(r.stdout ?? '');
-  if (o === undefined) return { ok: false, error: childFailure(r, what) };
-  const err = strField(o, 'error');
-  if (err !== undefined) return { ok: false, error: err };
-  if (r.status !== 0) return { ok: false, error: childFailure(r, what) };
+  const run = runPythonJson(args[0], args.slice(1), 300_000);
+  if (!run.ok) return run;
+  const o = run.o;
   return {
     ok: true,
     r: {

@@ -1,6 +1,6 @@
 // Helpers shared by core.bench.ts and extension.bench.ts: timing, medians,
 // number formatting, table printing, and reading a Python child's last JSON line.
-import { type SpawnSyncReturns } from 'child_process';
+import { spawnSync, type SpawnSyncReturns } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
@@ -184,4 +184,29 @@ export function printIssues(warnings: readonly string[], problems: readonly stri
     for (const p of problems) console.log(`  ${p}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Runs a python bench script (its progress goes to our stderr) and returns its
+ * last stdout line parsed as JSON, or why there is none: the script failed to
+ * start, printed no JSON, reported {"error": ...}, or exited non-zero.
+ */
+export function runPythonJson(script: string, args: readonly string[], timeoutMs: number):
+  { ok: true; o: Record<string, unknown> } | { ok: false; error: string } {
+  const r = spawnSync(PYTHON, [script, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: timeoutMs,
+    maxBuffer: 16 * MiB,
+    cwd: REPO,
+  });
+  const what = `${PYTHON} ${script}`;
+  if (r.error !== undefined) return { ok: false, error: childFailure(r, what) };
+  const o = lastJsonLine(r.stdout ?? '');
+  if (o === undefined) return { ok: false, error: childFailure(r, what) };
+  const err = strField(o, 'error');
+  if (err !== undefined) return { ok: false, error: err };
+  if (r.status !== 0) return { ok: false, error: childFailure(r, what) };
+  return { ok: true, o };
 }

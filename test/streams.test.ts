@@ -7,7 +7,7 @@ import path from 'path';
 import * as gx from '../lib';
 import { build } from '../lib/build/build';
 import { native } from '../lib/native';
-import { cudaTest, deviceTest, deviceTestSerial, sameValues } from './helpers';
+import { cudaTest, deviceTestSerial, sameValues } from './helpers';
 
 interface StreamOps {
   slowFill(x: gx.Tensor, v: number, cycles: number): void;
