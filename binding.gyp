@@ -22,6 +22,7 @@
         "csrc/binding/addon.cpp",
         "csrc/binding/js_errors.cpp",
         "csrc/binding/op_functions.cpp",
+        "csrc/binding/rtc_functions.cpp",
         "csrc/binding/runtime_functions.cpp",
         "csrc/binding/stream_functions.cpp",
         "csrc/binding/tensor_functions.cpp",
@@ -43,6 +44,8 @@
             "csrc/cuda/caching_allocator.cpp",
             "csrc/cuda/pinned_allocator.cpp",
             "csrc/cuda/runtime.cpp",
+            "csrc/rtc/driver.cpp",
+            "csrc/rtc/nvrtc.cpp",
             "csrc/cuda/core_kernels.cu"
           ],
           "include_dirs": ["<(cuda_home)/include"],
@@ -64,7 +67,7 @@
             }
           ]
         }, {
-          "sources": ["csrc/cuda/no_cuda.cpp"]
+          "sources": ["csrc/cuda/no_cuda.cpp", "csrc/rtc/no_rtc.cpp"]
         }]
       ]
     }

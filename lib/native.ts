@@ -58,6 +58,55 @@ export interface NativeGraph {
   readonly __nativeGraph: unique symbol;
 }
 
+/** Opaque run-time kernel handles (csrc/binding/rtc_functions.cpp): a loaded CUDA module, and a kernel of one (which keeps its module loaded). */
+export interface NativeModule {
+  readonly __nativeModule: unique symbol;
+}
+export interface NativeFunction {
+  readonly __nativeFunction: unique symbol;
+}
+
+export interface NativeRtcInfo {
+  /** NVRTC's version ("13.0"), or null when it cannot be loaded (nvrtcError says why). */
+  nvrtc: string | null;
+  nvrtcError?: string;
+  /** Whether the CUDA driver library loaded and initialized (driverError says why not). */
+  driver: boolean;
+  driverError?: string;
+}
+
+export interface NativeCompileResult {
+  /** false on a compile error (or an option NVRTC rejects); `log` has NVRTC's messages. */
+  ok: boolean;
+  log: string;
+  /** CUBIN (arch sm_XY) or PTX (arch compute_XY; includes its terminating NUL). Present when ok. */
+  image?: Uint8Array;
+  ptx: boolean;
+  /** name expression -> lowered (mangled) name, for moduleGetFunction / moduleGetGlobal. */
+  loweredNames: Record<string, string>;
+}
+
+export interface NativeFunctionAttributes {
+  numRegs: number;
+  maxThreadsPerBlock: number;
+  sharedSizeBytes: number;
+  constSizeBytes: number;
+  localSizeBytes: number;
+  maxDynamicSharedSizeBytes: number;
+  ptxVersion: number;
+  binaryVersion: number;
+}
+
+export interface NativeDeviceLimits {
+  maxThreadsPerBlock: number;
+  maxBlockDim: [number, number, number];
+  maxGridDim: [number, number, number];
+  maxSharedMemoryPerBlock: number;
+  maxSharedMemoryPerBlockOptin: number;
+  multiProcessorCount: number;
+  computeCapability: [number, number];
+}
+
 /** One argument of a registered op, as its schema declares it. */
 export interface NativeOpArg {
   name: string;
@@ -146,6 +195,29 @@ export interface NativeCore {
   graphDispose(g: NativeGraph): void;
   /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
   callOp(id: number, ...args: unknown[]): unknown;
+  // --- run-time kernels (csrc/binding/rtc_functions.cpp, csrc/rtc/) ---
+  // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
+  // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).
+  rtcInfo(): NativeRtcInfo;
+  /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
+  nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
+  moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
+  /** name: an extern "C" name or a lowered name from nvrtcCompile. */
+  moduleGetFunction(mod: NativeModule, name: string): NativeFunction;
+  moduleGetGlobal(mod: NativeModule, name: string): { ptr: bigint; size: number };
+  functionAttributes(fn: NativeFunction): NativeFunctionAttributes;
+  functionSetMaxDynamicSharedSize(fn: NativeFunction, bytes: number): void;
+  deviceLimits(device: number): NativeDeviceLimits;
+  /**
+   * kinds[i] gives args[i]'s C type: 0 tensor (NativeTensor), 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
+   * 6 uint16, 7 uint32, 8 uint64, 9 float32, 10 float64, 11 bool, 12 raw pointer (bigint or null).
+   * Integers may be numbers (safe integers) or bigints. stream undefined: the device's current stream.
+   */
+  launchKernel(fn: NativeFunction, grid: number[], block: number[], sharedMem: number, stream: NativeStream | undefined,
+    kinds: Int8Array, args: unknown[]): void;
+  /** Synchronous, after the device's current stream (synchronized first). */
+  memcpyHtoD(device: number, ptr: bigint, data: ArrayBufferView): void;
+  memcpyDtoH(device: number, ptr: bigint, size: number): ArrayBuffer;
 }
 
 function load(): NativeCore {

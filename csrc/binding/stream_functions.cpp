@@ -3,6 +3,7 @@
 // non-blocking copies).
 #include "binding/bindings.h"
 #include "binding/js_errors.h"
+#include "binding/stream_box.h"
 #include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
 #include "core/capture.h"
@@ -12,17 +13,6 @@
 
 namespace gx::js {
 namespace {
-
-struct StreamBox {
-  static constexpr napi_type_tag kTag = {0x6770757873747265ULL, 0x616d000000000001ULL};
-  static constexpr const char* kName = "Stream";
-  cuda::Stream stream;
-  int device;
-  bool owned;  // created by gx.Stream (destroyed with the handle), or a core stream
-  ~StreamBox() {
-    if (owned) cuda::destroy_stream(device, stream);
-  }
-};
 
 struct EventBox {
   static constexpr napi_type_tag kTag = {0x6770757865766e74ULL, 0x0000000000000001ULL};

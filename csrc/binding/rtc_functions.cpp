@@ -1,0 +1,584 @@
+// N-API functions for run-time kernels (lib/rtc): NVRTC compiles, driver
+// modules and functions, kernel launches. The work is in csrc/rtc/; this file
+// reads and checks arguments and builds the results.
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "binding/bindings.h"
+#include "binding/js_errors.h"
+#include "binding/stream_box.h"
+#include "binding/tagged_external.h"
+#include "binding/tensor_handle.h"
+#include "core/device.h"
+#include "rtc/rtc.h"
+
+namespace gx::js {
+namespace {
+
+struct ModuleBox {
+  static constexpr napi_type_tag kTag = {0x677075786d6f6475ULL, 0x6c65000000000001ULL};
+  static constexpr const char* kName = "module handle (from moduleLoad)";
+  rtc::ModulePtr module;  // unloaded when the last holder (this or a FunctionBox) goes
+};
+
+struct FunctionBox {
+  static constexpr napi_type_tag kTag = {0x6770757866756e63ULL, 0x74696f6e00000001ULL};
+  static constexpr const char* kName = "kernel handle (from moduleGetFunction)";
+  rtc::Function fn;  // holds its module
+};
+
+// A missing library gets a code of its own (NOTE [ Loaded when first used ] in rtc/rtc.h).
+template <typename F>
+auto rtc_guard(Napi::Env env, F&& f) -> decltype(f()) {
+  return guard(env, [&]() -> decltype(f()) {
+    try {
+      return f();
+    } catch (const rtc::LibraryMissing& e) {
+      Napi::Error err = Napi::Error::New(env, e.what());
+      err.Set("code", Napi::String::New(env, e.which() == rtc::LibraryMissing::Which::Nvrtc ? "GX_NVRTC_NOT_FOUND"
+                                                                                             : "GX_DRIVER_NOT_FOUND"));
+      throw err;
+    }
+  });
+}
+
+std::string arg_string(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
+  if (!info[i].IsString()) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a string");
+  return info[i].As<Napi::String>().Utf8Value();
+}
+
+std::vector<std::string> arg_string_list(const Napi::CallbackInfo& info, size_t i, const char* fn,
+                                         const char* name) {
+  if (info[i].IsUndefined() || info[i].IsNull()) return {};
+  if (!info[i].IsArray()) fail(ErrorKind::Type, fn, ": argument '", name, "' must be an array of strings");
+  Napi::Array a = info[i].As<Napi::Array>();
+  std::vector<std::string> out(a.Length());
+  for (uint32_t k = 0; k < a.Length(); ++k) {
+    Napi::Value v = a.Get(k);
+    if (!v.IsString()) fail(ErrorKind::Type, fn, ": argument '", name, "'[", k, "] must be a string");
+    out[k] = v.As<Napi::String>().Utf8Value();
+  }
+  return out;
+}
+
+int arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  const int64_t d = arg_int(info, i, fn, "device");
+  GX_CHECK_RANGE(d >= 0 && d < kMaxCudaDevices, fn, ": device index ", d, " is out of range");
+  return static_cast<int>(d);
+}
+
+uint64_t arg_pointer(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
+  if (!info[i].IsBigInt()) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a bigint (a device address)");
+  bool lossless = false;
+  const uint64_t p = info[i].As<Napi::BigInt>().Uint64Value(&lossless);
+  GX_CHECK_RANGE(lossless, fn, ": argument '", name, "' is not a valid address (must fit in 64 unsigned bits)");
+  return p;
+}
+
+// The bytes of an ArrayBuffer or ArrayBufferView (typed array, DataView, Buffer).
+void arg_bytes(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name, const uint8_t** data,
+               size_t* size) {
+  napi_env env = info.Env();
+  napi_value v = info[i];
+  bool is = false;
+  void* p = nullptr;
+  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
+    napi_typedarray_type type;
+    size_t length = 0, offset = 0;
+    napi_value ab;
+    if (napi_get_typedarray_info(env, v, &type, &length, &p, &ab, &offset) == napi_ok) {
+      size_t item = 1;
+      switch (type) {
+        case napi_int16_array: case napi_uint16_array: item = 2; break;
+        case napi_int32_array: case napi_uint32_array: case napi_float32_array: item = 4; break;
+        case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: item = 8; break;
+        default: item = 1; break;
+      }
+      *data = static_cast<const uint8_t*>(p);
+      *size = length * item;
+      return;
+    }
+  }
+  if (napi_is_dataview(env, v, &is) == napi_ok && is) {
+    size_t length = 0, offset = 0;
+    napi_value ab;
+    if (napi_get_dataview_info(env, v, &length, &p, &ab, &offset) == napi_ok) {
+      *data = static_cast<const uint8_t*>(p);
+      *size = length;
+      return;
+    }
+  }
+  if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
+    size_t length = 0;
+    if (napi_get_arraybuffer_info(env, v, &p, &length) == napi_ok) {
+      *data = static_cast<const uint8_t*>(p);
+      *size = length;
+      return;
+    }
+  }
+  fail(ErrorKind::Type, fn, ": argument '", name, "' must be a Uint8Array (or another ArrayBufferView / ArrayBuffer)");
+}
+
+// --- info and compiling ---------------------------------------------------------------
+
+Napi::Value RtcInfo(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const rtc::Availability a = rtc::availability();
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    if (a.nvrtc) {
+      o.Set("nvrtc", Napi::String::New(env, str(a.nvrtc_major, ".", a.nvrtc_minor)));
+    } else {
+      o.Set("nvrtc", env.Null());
+      o.Set("nvrtcError", Napi::String::New(env, a.nvrtc_error));
+    }
+    o.Set("driver", Napi::Boolean::New(env, a.driver));
+    if (!a.driver) o.Set("driverError", Napi::String::New(env, a.driver_error));
+    return o;
+  });
+}
+
+// nvrtcCompile(source, programName, options, nameExpressions, arch)
+Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "nvrtcCompile";
+    const std::string source = arg_string(info, 0, fn, "source");
+    const std::string name = arg_string(info, 1, fn, "programName");
+    const std::vector<std::string> options = arg_string_list(info, 2, fn, "options");
+    const std::vector<std::string> names = arg_string_list(info, 3, fn, "nameExpressions");
+    const std::string arch = arg_string(info, 4, fn, "arch");
+    const rtc::CompileResult r = rtc::compile(fn, source, name, options, names, arch);
+
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("ok", Napi::Boolean::New(env, r.ok));
+    o.Set("log", Napi::String::New(env, r.log));
+    o.Set("ptx", Napi::Boolean::New(env, r.ptx));
+    if (r.ok) {
+      Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, r.image.size());
+      std::memcpy(ab.Data(), r.image.data(), r.image.size());
+      o.Set("image", Napi::Uint8Array::New(env, r.image.size(), ab, 0));
+    }
+    Napi::Object lowered = Napi::Object::New(env);
+    for (const auto& [expr, low] : r.lowered_names) lowered.Set(expr, Napi::String::New(env, low));
+    o.Set("loweredNames", lowered);
+    return o;
+  });
+}
+
+// --- modules and functions ------------------------------------------------------------
+
+Napi::Value ModuleLoad(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "moduleLoad";
+    const int device = arg_device(info, 0, fn);
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    arg_bytes(info, 1, fn, "image", &data, &size);
+    return wrap_external(info.Env(), new ModuleBox{rtc::module_load(fn, device, data, size)});
+  });
+}
+
+Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "moduleGetFunction";
+    ModuleBox& m = unwrap_external<ModuleBox>(info[0], fn, "module");
+    const std::string name = arg_string(info, 1, fn, "name");
+    return wrap_external(info.Env(), new FunctionBox{rtc::get_function(fn, m.module, name)});
+  });
+}
+
+Napi::Value ModuleGetGlobal(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "moduleGetGlobal";
+    ModuleBox& m = unwrap_external<ModuleBox>(info[0], fn, "module");
+    const std::string name = arg_string(info, 1, fn, "name");
+    const rtc::Global g = rtc::module_global(fn, *m.module, name);
+    Napi::Object o = Napi::Object::New(info.Env());
+    o.Set("ptr", Napi::BigInt::New(info.Env(), g.ptr));
+    o.Set("size", Napi::Number::New(info.Env(), static_cast<double>(g.size)));
+    return o;
+  });
+}
+
+Napi::Value FunctionAttributes(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "functionAttributes";
+    FunctionBox& f = unwrap_external<FunctionBox>(info[0], fn, "function");
+    const rtc::FunctionAttributes a = rtc::function_attributes(fn, f.fn);
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("numRegs", Napi::Number::New(env, a.num_regs));
+    o.Set("maxThreadsPerBlock", Napi::Number::New(env, a.max_threads_per_block));
+    o.Set("sharedSizeBytes", Napi::Number::New(env, a.shared_size_bytes));
+    o.Set("constSizeBytes", Napi::Number::New(env, a.const_size_bytes));
+    o.Set("localSizeBytes", Napi::Number::New(env, a.local_size_bytes));
+    o.Set("maxDynamicSharedSizeBytes", Napi::Number::New(env, a.max_dynamic_shared_size_bytes));
+    o.Set("ptxVersion", Napi::Number::New(env, a.ptx_version));
+    o.Set("binaryVersion", Napi::Number::New(env, a.binary_version));
+    return o;
+  });
+}
+
+Napi::Value FunctionSetMaxDynamicSharedSize(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "functionSetMaxDynamicSharedSize";
+    FunctionBox& f = unwrap_external<FunctionBox>(info[0], fn, "function");
+    const int64_t bytes = arg_int(info, 1, fn, "bytes");
+    GX_CHECK_RANGE(bytes >= 0 && bytes <= INT32_MAX, fn, ": bytes must be a non-negative 32-bit integer, got ", bytes);
+    rtc::set_max_dynamic_shared(fn, f.fn, static_cast<int>(bytes));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "deviceLimits";
+    const rtc::DeviceLimits& l = rtc::device_limits(arg_device(info, 0, fn), fn);
+    Napi::Env env = info.Env();
+    auto triple = [&](const int v[3]) {
+      Napi::Array a = Napi::Array::New(env, 3);
+      for (uint32_t k = 0; k < 3; ++k) a.Set(k, Napi::Number::New(env, v[k]));
+      return a;
+    };
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("maxThreadsPerBlock", Napi::Number::New(env, l.max_threads_per_block));
+    o.Set("maxBlockDim", triple(l.max_block));
+    o.Set("maxGridDim", triple(l.max_grid));
+    o.Set("maxSharedMemoryPerBlock", Napi::Number::New(env, l.max_shared_per_block));
+    o.Set("maxSharedMemoryPerBlockOptin", Napi::Number::New(env, l.max_shared_per_block_optin));
+    o.Set("multiProcessorCount", Napi::Number::New(env, l.multiprocessors));
+    Napi::Array cc = Napi::Array::New(env, 2);
+    cc.Set(0u, Napi::Number::New(env, l.cc_major));
+    cc.Set(1u, Napi::Number::New(env, l.cc_minor));
+    o.Set("computeCapability", cc);
+    return o;
+  });
+}
+
+// --- launches ---------------------------------------------------------------------------
+//
+// NOTE [ Kernel arguments ]
+// launchKernel(fn, grid, block, sharedMem, stream, kinds, args): kinds[i] says
+// what C type args[i] becomes. Each parameter gets its own 8-byte slot, its
+// value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
+// pointer per slot: the driver copies as many bytes as the kernel's parameter
+// declares, at the offset its ABI wants, so slots need not mimic the C layout.
+
+constexpr const char* kLaunch = "launchKernel";
+
+enum Kind : int8_t {
+  kTensor = 0, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kBool, kPointer, kNumKinds
+};
+constexpr const char* kKindNames[kNumKinds] = {"tensor", "int8",   "int16",   "int32",   "int64",
+                                               "uint8",  "uint16", "uint32",  "uint64",  "float32",
+                                               "float64", "bool",  "pointer"};
+constexpr int64_t kMin[kNumKinds] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, 0, 0, 0, 0};
+constexpr uint64_t kMax[kNumKinds] = {0,          INT8_MAX,   INT16_MAX,  INT32_MAX, INT64_MAX,
+                                      UINT8_MAX,  UINT16_MAX, UINT32_MAX, UINT64_MAX};
+
+// "args[i]" for error messages (TensorHandle wants a C string naming the
+// argument before it knows whether it will fail): made once for the first 64.
+const char* arg_name(size_t i, char (&buf)[32]) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int k = 0; k < 64; ++k) v.push_back("args[" + std::to_string(k) + "]");
+    return v;
+  }();
+  if (i < names.size()) return names[i].c_str();
+  std::snprintf(buf, sizeof(buf), "args[%zu]", i);
+  return buf;
+}
+
+[[noreturn]] void scalar_range_error(const Napi::Value& v, size_t i, int kind) {
+  fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", v.ToString().Utf8Value(), " is out of range for ",
+       kKindNames[kind], " (", kMin[kind], "..", kMax[kind], ")");
+}
+
+[[noreturn]] void scalar_type_error(const Napi::Value& v, size_t i, int kind, const char* expected) {
+  const std::string got = v.IsBigInt()    ? str("the bigint ", v.ToString().Utf8Value())
+                          : v.IsNumber()  ? str("the number ", v.ToString().Utf8Value())
+                          : v.IsBoolean() ? str("the boolean ", v.ToString().Utf8Value())
+                          : v.IsString()  ? std::string("a string")
+                          : v.IsNull()    ? std::string("null")
+                          : v.IsUndefined() ? std::string("undefined")
+                                            : std::string("an object");
+  fail(ErrorKind::Type, kLaunch, ": args[", i, "] is declared ", kKindNames[kind], " and must be ", expected,
+       ", got ", got);
+}
+
+// An integer argument of an integer kind, range-checked; returned as its bit pattern.
+uint64_t read_integer(const Napi::Value& v, size_t i, int kind) {
+  const bool is_signed = kind <= kI64;
+  if (v.IsNumber()) {
+    const double d = v.As<Napi::Number>().DoubleValue();
+    if (!std::isfinite(d) || std::floor(d) != d) {
+      if (std::isfinite(d)) scalar_type_error(v, i, kind, "an integer");
+      fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is not a finite integer for ", kKindNames[kind]);
+    }
+    if (std::fabs(d) > 9007199254740991.0) {
+      fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is beyond 2^53 and may have lost precision; pass ",
+           kKindNames[kind], " values this large as a bigint");
+    }
+    const int64_t x = static_cast<int64_t>(d);
+    if (is_signed ? (x < kMin[kind] || x > static_cast<int64_t>(kMax[kind]))
+                  : (x < 0 || static_cast<uint64_t>(x) > kMax[kind])) {
+      scalar_range_error(v, i, kind);
+    }
+    return static_cast<uint64_t>(x);
+  }
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    if (is_signed) {
+      const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
+      if (!lossless || x < kMin[kind] || x > static_cast<int64_t>(kMax[kind])) scalar_range_error(v, i, kind);
+      return static_cast<uint64_t>(x);
+    }
+    const uint64_t x = v.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (!lossless || x > kMax[kind]) scalar_range_error(v, i, kind);
+    return x;
+  }
+  scalar_type_error(v, i, kind, "an integer (a number or a bigint)");
+}
+
+// grid/block: 1 to 3 positive integers, missing ones 1.
+void read_dim3(const Napi::Value& v, const char* name, uint32_t out[3]) {
+  static constexpr char kAxis[3] = {'x', 'y', 'z'};
+  if (!v.IsArray()) fail(ErrorKind::Type, kLaunch, ": argument '", name, "' must be an array of 1 to 3 positive integers");
+  Napi::Array a = v.As<Napi::Array>();
+  const uint32_t n = a.Length();
+  if (n < 1 || n > 3) {
+    fail(ErrorKind::Type, kLaunch, ": argument '", name, "' must be an array of 1 to 3 positive integers, got ", n,
+         " entries");
+  }
+  for (uint32_t k = 0; k < 3; ++k) {
+    if (k >= n) {
+      out[k] = 1;
+      continue;
+    }
+    Napi::Value e = a.Get(k);
+    if (!e.IsNumber()) fail(ErrorKind::Type, kLaunch, ": ", name, ".", kAxis[k], " must be a positive integer");
+    const double d = e.As<Napi::Number>().DoubleValue();
+    if (!(d >= 1 && d <= 4294967295.0 && std::floor(d) == d)) {
+      fail(ErrorKind::Range, kLaunch, ": ", name, ".", kAxis[k], " must be a positive integer, got ", d);
+    }
+    out[k] = static_cast<uint32_t>(d);
+  }
+}
+
+void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem) {
+  static constexpr char kAxis[3] = {'x', 'y', 'z'};
+  const rtc::DeviceLimits& l = *f.limits;
+  for (int k = 0; k < 3; ++k) {
+    if (block[k] > static_cast<uint32_t>(l.max_block[k])) {
+      fail(ErrorKind::Range, kLaunch, ": block.", kAxis[k], " = ", block[k], " is more than cuda:", f.device,
+           " allows (", l.max_block[k], ")");
+    }
+    if (grid[k] > static_cast<uint32_t>(l.max_grid[k])) {
+      fail(ErrorKind::Range, kLaunch, ": grid.", kAxis[k], " = ", grid[k], " is more than cuda:", f.device,
+           " allows (", l.max_grid[k], ")");
+    }
+  }
+  const uint64_t threads = static_cast<uint64_t>(block[0]) * block[1] * block[2];
+  if (threads > static_cast<uint64_t>(f.max_threads)) {
+    fail(ErrorKind::Range, kLaunch, ": block ", block[0], "x", block[1], "x", block[2], " = ", threads,
+         " threads is more than this kernel's limit of ", f.max_threads, " threads per block",
+         f.max_threads < l.max_threads_per_block
+             ? str(" (below cuda:", f.device, "'s ", l.max_threads_per_block,
+                   " because of the kernel's register use or __launch_bounds__)")
+             : std::string());
+  }
+  if (shared_mem > static_cast<uint32_t>(f.max_dynamic_shared)) {
+    f.max_dynamic_shared = rtc::query_max_dynamic_shared(kLaunch, f);  // another handle may have raised it
+    if (shared_mem > static_cast<uint32_t>(f.max_dynamic_shared)) {
+      fail(ErrorKind::Range, kLaunch, ": sharedMem = ", shared_mem,
+           " bytes is more than this kernel's dynamic shared memory limit of ", f.max_dynamic_shared,
+           " bytes; use setMaxDynamicSharedSize (opt-in up to ", l.max_shared_per_block_optin - f.static_shared,
+           " bytes on cuda:", f.device, ")");
+    }
+  }
+}
+
+Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    rtc::Function& f = unwrap_external<FunctionBox>(info[0], kLaunch, "function").fn;
+    uint32_t grid[3], block[3];
+    read_dim3(info[1], "grid", grid);
+    read_dim3(info[2], "block", block);
+    uint32_t shared_mem = 0;
+    if (!info[3].IsUndefined()) {
+      const int64_t s = arg_int(info, 3, kLaunch, "sharedMem");
+      GX_CHECK_RANGE(s >= 0 && s <= UINT32_MAX, kLaunch, ": sharedMem must be a non-negative number of bytes, got ", s);
+      shared_mem = static_cast<uint32_t>(s);
+    }
+    check_launch_shape(f, grid, block, shared_mem);
+
+    cuda::Stream stream;
+    if (info[4].IsUndefined() || info[4].IsNull()) {
+      stream = cuda::current_stream(f.device);
+    } else {
+      const StreamBox& s = unwrap_external<StreamBox>(info[4], kLaunch, "stream");
+      GX_CHECK_VALUE(s.device == f.device, kLaunch, ": the stream is on cuda:", s.device,
+                     " but the kernel is loaded on cuda:", f.device);
+      stream = s.stream;
+    }
+
+    if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
+      fail(ErrorKind::Type, kLaunch, ": argument 'kinds' must be an Int8Array");
+    }
+    const Napi::Int8Array kinds = info[5].As<Napi::Int8Array>();
+    if (!info[6].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
+    const Napi::Array args = info[6].As<Napi::Array>();
+    const size_t n = kinds.ElementLength();
+    GX_CHECK_TYPE(args.Length() == n, kLaunch, ": ", n, " argument kinds but ", args.Length(), " arguments");
+
+    constexpr size_t kInline = 32;
+    uint64_t inline_slots[kInline];
+    void* inline_ptrs[kInline];
+    std::vector<uint64_t> heap_slots;
+    std::vector<void*> heap_ptrs;
+    uint64_t* slots = inline_slots;
+    void** ptrs = inline_ptrs;
+    if (n > kInline) {
+      heap_slots.resize(n);
+      heap_ptrs.resize(n);
+      slots = heap_slots.data();
+      ptrs = heap_ptrs.data();
+    }
+    const int8_t* kind_data = kinds.Data();
+    for (size_t i = 0; i < n; ++i) {
+      const int kind = kind_data[i];
+      const Napi::Value v = args.Get(static_cast<uint32_t>(i));
+      uint64_t& slot = slots[i];
+      slot = 0;
+      ptrs[i] = &slot;
+      switch (kind) {
+        case kTensor: {
+          char buf[32];
+          const TensorImpl& t = TensorHandle::FromValue(v, kLaunch, arg_name(i, buf));
+          const Device d = t.device();
+          if (!d.is_cuda() || d.index != f.device) {
+            fail(ErrorKind::Value, kLaunch, ": args[", i, "] is a tensor on ", d.str(),
+                 " but the kernel is loaded on cuda:", f.device);
+          }
+          const auto p = reinterpret_cast<uintptr_t>(t.data());
+          slot = static_cast<uint64_t>(p);
+          break;
+        }
+        case kI8: case kU8: {
+          const auto x = static_cast<uint8_t>(read_integer(v, i, kind));
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kI16: case kU16: {
+          const auto x = static_cast<uint16_t>(read_integer(v, i, kind));
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kI32: case kU32: {
+          const auto x = static_cast<uint32_t>(read_integer(v, i, kind));
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kI64: case kU64:
+          slot = read_integer(v, i, kind);
+          break;
+        case kF32: {
+          if (!v.IsNumber()) scalar_type_error(v, i, kind, "a number");
+          const double d = v.As<Napi::Number>().DoubleValue();
+          if (std::isfinite(d) && std::fabs(d) > FLT_MAX) {
+            fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is out of range for float32 (|x| <= ", FLT_MAX, ")");
+          }
+          const float x = static_cast<float>(d);
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kF64: {
+          if (!v.IsNumber()) scalar_type_error(v, i, kind, "a number");
+          const double x = v.As<Napi::Number>().DoubleValue();
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kBool: {
+          uint8_t x = 0;
+          if (v.IsBoolean()) {
+            x = v.As<Napi::Boolean>().Value() ? 1 : 0;
+          } else if (v.IsNumber() && (v.As<Napi::Number>().DoubleValue() == 0 || v.As<Napi::Number>().DoubleValue() == 1)) {
+            x = v.As<Napi::Number>().DoubleValue() == 1 ? 1 : 0;
+          } else {
+            scalar_type_error(v, i, kind, "a boolean (or 0 / 1)");
+          }
+          std::memcpy(&slot, &x, sizeof(x));
+          break;
+        }
+        case kPointer: {
+          if (v.IsNull()) break;  // NULL
+          if (!v.IsBigInt()) scalar_type_error(v, i, kind, "a bigint (a device address) or null");
+          bool lossless = false;
+          slot = v.As<Napi::BigInt>().Uint64Value(&lossless);
+          if (!lossless) {
+            fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", v.ToString().Utf8Value(),
+                 " is not a valid address (must fit in 64 unsigned bits)");
+          }
+          break;
+        }
+        default:
+          fail(ErrorKind::Type, kLaunch, ": kinds[", i, "] = ", kind, " is not an argument kind (0..",
+               kNumKinds - 1, ")");
+      }
+    }
+    rtc::launch(kLaunch, f, grid, block, shared_mem, stream, n > 0 ? ptrs : nullptr);
+    return info.Env().Undefined();
+  });
+}
+
+// --- copies -------------------------------------------------------------------------------
+
+Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "memcpyHtoD";
+    const int device = arg_device(info, 0, fn);
+    const uint64_t ptr = arg_pointer(info, 1, fn, "ptr");
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    arg_bytes(info, 2, fn, "data", &data, &size);
+    rtc::memcpy_htod(fn, device, ptr, data, size);
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "memcpyDtoH";
+    const int device = arg_device(info, 0, fn);
+    const uint64_t ptr = arg_pointer(info, 1, fn, "ptr");
+    const int64_t size = arg_int(info, 2, fn, "size");
+    GX_CHECK_RANGE(size >= 0, fn, ": size must be >= 0, got ", size);
+    Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(info.Env(), static_cast<size_t>(size));
+    rtc::memcpy_dtoh(fn, device, ab.Data(), ptr, static_cast<size_t>(size));
+    return ab;
+  });
+}
+
+}  // namespace
+
+void register_rtc_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("rtcInfo", Napi::Function::New<RtcInfo>(env, "rtcInfo"));
+  exports.Set("nvrtcCompile", Napi::Function::New<NvrtcCompile>(env, "nvrtcCompile"));
+  exports.Set("moduleLoad", Napi::Function::New<ModuleLoad>(env, "moduleLoad"));
+  exports.Set("moduleGetFunction", Napi::Function::New<ModuleGetFunction>(env, "moduleGetFunction"));
+  exports.Set("moduleGetGlobal", Napi::Function::New<ModuleGetGlobal>(env, "moduleGetGlobal"));
+  exports.Set("functionAttributes", Napi::Function::New<FunctionAttributes>(env, "functionAttributes"));
+  exports.Set("functionSetMaxDynamicSharedSize",
+              Napi::Function::New<FunctionSetMaxDynamicSharedSize>(env, "functionSetMaxDynamicSharedSize"));
+  exports.Set("deviceLimits", Napi::Function::New<DeviceLimits>(env, "deviceLimits"));
+  exports.Set("launchKernel", Napi::Function::New<LaunchKernel>(env, "launchKernel"));
+  exports.Set("memcpyHtoD", Napi::Function::New<MemcpyHtoD>(env, "memcpyHtoD"));
+  exports.Set("memcpyDtoH", Napi::Function::New<MemcpyDtoH>(env, "memcpyDtoH"));
+}
+
+}  // namespace gx::js

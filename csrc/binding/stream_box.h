@@ -1,0 +1,22 @@
+// StreamBox: a stream as a JS handle (a type-tagged External, see
+// tagged_external.h). Shared by stream_functions.cpp, which makes them, and
+// the functions that accept a stream (rtc_functions.cpp).
+#pragma once
+#include <napi.h>
+
+#include "cuda/runtime.h"
+
+namespace gx::js {
+
+struct StreamBox {
+  static constexpr napi_type_tag kTag = {0x6770757873747265ULL, 0x616d000000000001ULL};
+  static constexpr const char* kName = "Stream";
+  cuda::Stream stream;
+  int device;
+  bool owned;  // created by gx.Stream (destroyed with the handle), or a core stream
+  ~StreamBox() {
+    if (owned) cuda::destroy_stream(device, stream);
+  }
+};
+
+}  // namespace gx::js

@@ -1,0 +1,598 @@
+// The cache of compiled run-time kernels: in memory (per process) and on
+// disk (`<GPUEXT_CACHE_DIR or the user cache dir>/kernels/`), keyed by a
+// sha256 of everything that decides the image: the source, the options, the
+// name expressions, the arch, the backend and its version, and the bytes of
+// every header the source pulls in. The key has no random or time-dependent
+// part (a random part made every lookup of CuPy's miss, cupy#7391).
+//
+// On disk an entry is `<key>.bin` (the image) and `<key>.json` (what else
+// compile() returns, with the image's size and sha256). Both are written to a
+// temporary file in the same directory and renamed, .bin first, so a reader in
+// another process sees a whole entry or none; an entry that does not check out
+// (partial, corrupt, another version) is a miss and gets recompiled. The
+// directory is bounded (GPUEXT_KERNEL_CACHE_MAX_BYTES, default 1 GiB; CuPy's
+// grows forever, cupy#4926): after a write that takes it over the bound, the
+// least recently used entries (by mtime; a hit touches its entry) go until
+// it is under 90% of it.
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { errorCode, rmQuiet, writeFileAtomic } from '../build/fsutil';
+import { cacheDir } from '../build/toolchain';
+
+/** Bump when what a key covers, or an entry's format, changes. */
+export const KEY_VERSION = 'gpuext-rtc-1';
+const ENTRY_FORMAT = 1;
+
+export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+/** Eviction trims the directory to this fraction of the bound. */
+const TRIM_TO = 0.9;
+/** Temporary files older than this are from a process that died mid-write. */
+const STALE_TMP_MS = 10 * 60 * 1000;
+/** The memory cache keeps at most this many bytes of images (least recently used go first). */
+const MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+
+const KEY_RE = /^[0-9a-f]{64}$/;
+/** The memo of compiler versions, beside the entries (a dot file: not an entry, never evicted). */
+export const VERSIONS_FILE = '.compiler-versions.json';
+
+export type Backend = 'nvrtc' | 'nvcc';
+
+/** One compiled kernel module, as cached. */
+export interface CacheEntry {
+  /** A cubin, or PTX text ending in a NUL byte (ready for cuModuleLoadData). */
+  image: Uint8Array;
+  ptx: boolean;
+  loweredNames: Record<string, string>;
+  log: string;
+  backend: Backend;
+}
+
+export interface CacheLocation {
+  /** The kernels directory itself (`<cache dir>/kernels`). */
+  dir: string;
+  /** Bound on the directory's size in bytes. */
+  maxBytes: number;
+}
+
+/** `<GPUEXT_CACHE_DIR or the user cache dir>/kernels`, or `<root>/kernels` for an explicit root. */
+export function kernelCacheDir(root?: string): string {
+  return path.join(root !== undefined ? path.resolve(root) : cacheDir(), 'kernels');
+}
+
+/** GPUEXT_KERNEL_CACHE_MAX_BYTES (a byte count), else 1 GiB. */
+export function kernelCacheMaxBytes(): number {
+  const raw = process.env.GPUEXT_KERNEL_CACHE_MAX_BYTES;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_BYTES;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) {
+    throw new RangeError(`GPUEXT_KERNEL_CACHE_MAX_BYTES: '${raw}' is not a byte count (a number >= 0)`);
+  }
+  return Math.floor(n);
+}
+
+// ---------------------------------------------------------------------------
+// Keys
+
+export interface KeyParts {
+  source: string;
+  /** The options, normalized (order kept). */
+  options: string[];
+  nameExpressions: string[];
+  arch: string;
+  backend: Backend;
+  /** The backend's version ("nvrtc 12.8", nvcc's --version text). */
+  compilerVersion: string;
+  /** headerFingerprints() of the source. */
+  headers: string[];
+}
+
+/** The cache key: sha256 (hex) over every part, in a fixed order. Nothing random, nothing from the clock. */
+export function computeKey(p: KeyParts): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify([KEY_VERSION, p.backend, p.compilerVersion, p.arch, p.options, p.nameExpressions, p.headers]));
+  h.update('\0');
+  h.update(p.source);
+  return h.digest('hex');
+}
+
+export interface IncludeSearch {
+  /** Where the main source's quoted includes are looked up first (the working directory, as NVRTC does). */
+  cwd: string;
+  /** -I directories, in order. */
+  includeDirs: string[];
+  /** Headers included before the source (--pre-include). */
+  preIncludes?: string[];
+  /**
+   * Directories whose files do not change while a process runs (the CUDA
+   * toolkit's include directory): their headers are read and hashed once per
+   * process, not stat'ed on every lookup.
+   */
+  fixedDirs?: string[];
+}
+
+const MAX_HEADERS = 1024;
+const MAX_DEPTH = 64;
+
+interface FileInfo {
+  sig: string;
+  sha: string;
+  includes: { quoted: boolean; name: string }[];
+}
+
+/** Per-process memo of headers by (path, size, mtime, inode): a hit re-stats, never re-reads. */
+const fileMemo = new Map<string, FileInfo>();
+
+/**
+ * The #include directives of a text, in order, skipping comments (and not
+ * fooled by comment markers in string literals). `#include MACRO` gives its
+ * raw text after '#'.
+ */
+export function parseIncludes(text: string): { quoted: boolean; name: string }[] {
+  const out: { quoted: boolean; name: string }[] = [];
+  const n = text.length;
+  let i = 0;
+  let lineStart = true; // only whitespace (or comments) since the last newline
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 10 /* \n */) {
+      lineStart = true;
+      i++;
+    } else if (c === 32 || c === 9 || c === 13 || c === 12 || c === 11) {
+      i++;
+    } else if (c === 47 /* / */ && text.charCodeAt(i + 1) === 47) {
+      // A // comment, continued by backslash-newlines.
+      for (;;) {
+        const e = text.indexOf('\n', i);
+        if (e < 0) {
+          i = n;
+          break;
+        }
+        let back = e - 1;
+        if (text.charCodeAt(back) === 13) back--;
+        i = e;
+        if (text.charCodeAt(back) !== 92) break;
+        i = e + 1;
+      }
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42 /* * */) {
+      const e = text.indexOf('*/', i + 2);
+      i = e < 0 ? n : e + 2;
+    } else if (c === 35 /* # */ && lineStart) {
+      const e = text.indexOf('\n', i);
+      const line = text.slice(i, e < 0 ? n : e);
+      const m = /^#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>|(.*))/.exec(line);
+      if (m) {
+        if (m[1] !== undefined) out.push({ quoted: true, name: m[1] });
+        else if (m[2] !== undefined) out.push({ quoted: false, name: m[2] });
+        else out.push({ quoted: false, name: `#${(m[3] ?? '').replace(/\/[/*].*$/, '').trim()}` });
+      }
+      // Skip the directive (and its continuation lines) as code: comments in it are handled above.
+      lineStart = false;
+      i++;
+    } else if (c === 34 /* " */ || c === 39 /* ' */) {
+      // A string or character literal: to its closing quote, or the end of the line.
+      lineStart = false;
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i += 2;
+        else if (d === c) {
+          i++;
+          break;
+        } else if (d === 10) break;
+        else i++;
+      }
+    } else {
+      lineStart = false;
+      // Skip ordinary characters quickly.
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 10 || d === 47 || d === 34 || d === 39) break;
+        i++;
+      }
+    }
+  }
+  return out;
+}
+
+/** Headers under a fixed directory, by path: read once per process. */
+const fixedMemo = new Map<string, FileInfo | null>();
+
+function fileInfo(file: string, fixed = false): FileInfo | undefined {
+  if (fixed) {
+    const memo = fixedMemo.get(file);
+    if (memo !== undefined) return memo ?? undefined;
+    const info = fileInfo(file);
+    fixedMemo.set(file, info ?? null);
+    return info;
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile()) return undefined;
+  const sig = `${st.size}:${st.mtimeMs}:${st.ino}:${st.ctimeMs}`;
+  const memo = fileMemo.get(file);
+  if (memo && memo.sig === sig) return memo;
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const info: FileInfo = {
+    sig,
+    sha: createHash('sha256').update(data).digest('hex'),
+    includes: parseIncludes(data.toString('utf8')),
+  };
+  fileMemo.set(file, info);
+  return info;
+}
+
+function isFixed(file: string, search: IncludeSearch): boolean {
+  return (search.fixedDirs ?? []).some((d) => file.startsWith(d.endsWith(path.sep) ? d : d + path.sep));
+}
+
+function resolveInclude(inc: { quoted: boolean; name: string }, fromDir: string, search: IncludeSearch): string | undefined {
+  if (inc.name.startsWith('#')) return undefined;
+  if (path.isAbsolute(inc.name)) return fileInfo(inc.name, isFixed(inc.name, search)) ? inc.name : undefined;
+  const dirs = inc.quoted ? [fromDir, ...search.includeDirs] : search.includeDirs;
+  for (const d of dirs) {
+    const p = path.resolve(search.cwd, d, inc.name);
+    if (fileInfo(p, isFixed(p, search))) return p;
+  }
+  return undefined;
+}
+
+interface Resolved {
+  shown: string;
+  /** The header's path, or undefined when not found. */
+  file?: string;
+  /** A header outside the fixed directories: its own includes are walked on each lookup. */
+  open?: boolean;
+}
+
+/** Per process: what a header under a fixed directory includes, resolved, recursively (through fixed headers only). */
+const subtreeMemo = new Map<string, Resolved[]>();
+
+function fixedSubtree(file: string, search: IncludeSearch): Resolved[] {
+  const memoKey = [file, search.cwd, ...search.includeDirs].join('\0');
+  const memo = subtreeMemo.get(memoKey);
+  if (memo) return memo;
+  const out: Resolved[] = [];
+  const seen = new Set<string>([file]);
+  const walk = (from: string, depth: number): void => {
+    const info = fileInfo(from, true);
+    if (!info) return;
+    for (const inc of info.includes) {
+      const shown = inc.quoted ? `"${inc.name}"` : `<${inc.name}>`;
+      const f = resolveInclude(inc, path.dirname(from), search);
+      if (f === undefined) {
+        out.push({ shown });
+        continue;
+      }
+      if (seen.has(f)) continue;
+      seen.add(f);
+      if (!isFixed(f, search)) {
+        out.push({ shown, file: f, open: true });
+        continue;
+      }
+      out.push({ shown, file: f });
+      if (depth < MAX_DEPTH && seen.size < MAX_HEADERS) walk(f, depth + 1);
+    }
+  };
+  walk(file, 0);
+  subtreeMemo.set(memoKey, out);
+  return out;
+}
+
+/**
+ * What the headers a source includes contribute to its key, one string per
+ * header in the order first met: `"name" <sha256 of its bytes>` for one found
+ * (through -I, the includer's directory, or the working directory for the
+ * main source), searched recursively; `<name> ?` for one not found (the
+ * system's, and NVRTC's built-in ones, which the compiler version stands for).
+ */
+export function headerFingerprints(source: string, search: IncludeSearch): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  let full = false;
+  const add = (shown: string, file: string | undefined): FileInfo | undefined => {
+    if (file === undefined) {
+      out.push(`${shown} ?`);
+      return undefined;
+    }
+    const info = fileInfo(file, isFixed(file, search));
+    if (!info) {
+      out.push(`${shown} ?`);
+      return undefined;
+    }
+    seen.add(file);
+    out.push(`${shown} ${info.sha}`);
+    if (seen.size >= MAX_HEADERS && !full) {
+      full = true;
+      out.push(`(more than ${MAX_HEADERS} headers)`);
+    }
+    return info;
+  };
+  const walk = (includes: { quoted: boolean; name: string }[], fromDir: string, depth: number): void => {
+    for (const inc of includes) {
+      if (full) return;
+      const shown = inc.quoted ? `"${inc.name}"` : `<${inc.name}>`;
+      const file = resolveInclude(inc, fromDir, search);
+      if (file !== undefined && seen.has(file)) continue;
+      const info = add(shown, file);
+      if (!info || file === undefined || depth >= MAX_DEPTH) continue;
+      if (!isFixed(file, search)) {
+        walk(info.includes, path.dirname(file), depth + 1);
+        continue;
+      }
+      // A toolkit header: its (memoized) tree, and the trees of headers outside it that it pulls in.
+      for (const r of fixedSubtree(file, search)) {
+        if (full) return;
+        if (r.file !== undefined && seen.has(r.file)) continue;
+        const sub = add(r.shown, r.file);
+        if (sub && r.open && r.file !== undefined) walk(sub.includes, path.dirname(r.file), depth + 2);
+      }
+    }
+  };
+  const pre = (search.preIncludes ?? []).map((name) => ({ quoted: true, name }));
+  walk([...pre, ...parseIncludes(source)], search.cwd, 0);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+
+const memory = new Map<string, CacheEntry>();
+let memoryBytes = 0;
+
+export function memoryGet(key: string): CacheEntry | undefined {
+  const e = memory.get(key);
+  if (e) {
+    // Map order is insertion order: re-inserting makes it the most recent.
+    memory.delete(key);
+    memory.set(key, e);
+  }
+  return e;
+}
+
+export function memorySet(key: string, entry: CacheEntry): void {
+  const old = memory.get(key);
+  if (old) {
+    memoryBytes -= old.image.byteLength;
+    memory.delete(key);
+  }
+  memory.set(key, entry);
+  memoryBytes += entry.image.byteLength;
+  for (const [k, e] of memory) {
+    if (memoryBytes <= MEMORY_MAX_BYTES || k === key) break;
+    memory.delete(k);
+    memoryBytes -= e.image.byteLength;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Disk
+
+interface EntryMeta {
+  format: number;
+  key: string;
+  backend: Backend;
+  ptx: boolean;
+  loweredNames: Record<string, string>;
+  log: string;
+  bytes: number;
+  sha256: string;
+  createdAt: string;
+}
+
+function isStringRecord(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+function isEntryMeta(v: unknown): v is EntryMeta {
+  if (typeof v !== 'object' || v === null) return false;
+  return 'format' in v && v.format === ENTRY_FORMAT &&
+    'key' in v && typeof v.key === 'string' &&
+    'backend' in v && (v.backend === 'nvrtc' || v.backend === 'nvcc') &&
+    'ptx' in v && typeof v.ptx === 'boolean' &&
+    'loweredNames' in v && isStringRecord(v.loweredNames) &&
+    'log' in v && typeof v.log === 'string' &&
+    'bytes' in v && typeof v.bytes === 'number' &&
+    'sha256' in v && typeof v.sha256 === 'string';
+}
+
+function touch(file: string, now: Date): void {
+  try {
+    fs.utimesSync(file, now, now);
+  } catch {
+    // evicted by another process meanwhile: the entry we read is still whole
+  }
+}
+
+/** The entry for `key` in `dir`, or undefined when there is none or it does not check out. A hit touches it (LRU). */
+export function diskGet(dir: string, key: string): CacheEntry | undefined {
+  const base = path.join(dir, key);
+  let meta: unknown;
+  try {
+    meta = JSON.parse(fs.readFileSync(`${base}.json`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isEntryMeta(meta) || meta.key !== key) return undefined;
+  let image: Buffer;
+  try {
+    image = fs.readFileSync(`${base}.bin`);
+  } catch {
+    return undefined;
+  }
+  if (image.byteLength !== meta.bytes) return undefined;
+  if (createHash('sha256').update(image).digest('hex') !== meta.sha256) return undefined;
+  const now = new Date();
+  touch(`${base}.json`, now);
+  touch(`${base}.bin`, now);
+  return {
+    image: new Uint8Array(image.buffer, image.byteOffset, image.byteLength),
+    ptx: meta.ptx,
+    loweredNames: meta.loweredNames,
+    log: meta.log,
+    backend: meta.backend,
+  };
+}
+
+/**
+ * Writes an entry (atomically: .bin, then .json, each through a temporary
+ * file and a rename), then evicts down to the bound when over it.
+ */
+export function diskPut(loc: CacheLocation, key: string, entry: CacheEntry): void {
+  const base = path.join(loc.dir, key);
+  const meta: EntryMeta = {
+    format: ENTRY_FORMAT,
+    key,
+    backend: entry.backend,
+    ptx: entry.ptx,
+    loweredNames: entry.loweredNames,
+    log: entry.log,
+    bytes: entry.image.byteLength,
+    sha256: createHash('sha256').update(entry.image).digest('hex'),
+    createdAt: new Date().toISOString(),
+  };
+  writeFileAtomic(`${base}.bin`, entry.image);
+  writeFileAtomic(`${base}.json`, `${JSON.stringify(meta)}\n`);
+  evict(loc, key);
+}
+
+interface DirEntry {
+  key: string;
+  files: string[];
+  bytes: number;
+  mtimeMs: number;
+}
+
+interface DirScan {
+  entries: Map<string, DirEntry>;
+  /** Files that are no entry's: temporary files of writes in progress (or of dead processes). */
+  temps: { file: string; bytes: number; mtimeMs: number }[];
+  bytes: number;
+}
+
+function scan(dir: string): DirScan {
+  const out: DirScan = { entries: new Map(), temps: [], bytes: 0 };
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name === VERSIONS_FILE) continue;
+    const file = path.join(dir, name);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    const m = /^([0-9a-f]{64})\.(bin|json)$/.exec(name);
+    if (m) {
+      let e = out.entries.get(m[1]);
+      if (!e) {
+        e = { key: m[1], files: [], bytes: 0, mtimeMs: 0 };
+        out.entries.set(m[1], e);
+      }
+      e.files.push(file);
+      e.bytes += st.size;
+      e.mtimeMs = Math.max(e.mtimeMs, st.mtimeMs);
+      out.bytes += st.size;
+    } else if (name.includes('.tmp-')) {
+      out.temps.push({ file, bytes: st.size, mtimeMs: st.mtimeMs });
+      out.bytes += st.size;
+    }
+  }
+  return out;
+}
+
+export interface EvictResult {
+  removedEntries: number;
+  removedBytes: number;
+  /** The directory's size afterwards. */
+  bytes: number;
+}
+
+/**
+ * When the directory is over `loc.maxBytes`, removes the least recently used
+ * entries (oldest mtime first; never `keep`) until it is under 90% of it.
+ * Temporary files of dead writers go first.
+ */
+export function evict(loc: CacheLocation, keep?: string): EvictResult {
+  const s = scan(loc.dir);
+  const res: EvictResult = { removedEntries: 0, removedBytes: 0, bytes: s.bytes };
+  if (s.bytes <= loc.maxBytes) return res;
+  const target = Math.floor(loc.maxBytes * TRIM_TO);
+  const now = Date.now();
+  for (const t of s.temps) {
+    if (now - t.mtimeMs < STALE_TMP_MS) continue;
+    rmQuiet(t.file);
+    res.removedBytes += t.bytes;
+    res.bytes -= t.bytes;
+  }
+  const byAge = [...s.entries.values()].filter((e) => e.key !== keep).sort((a, b) => a.mtimeMs - b.mtimeMs || (a.key < b.key ? -1 : 1));
+  for (const e of byAge) {
+    if (res.bytes <= target) break;
+    // .json first: without it the entry is already a miss for readers.
+    for (const f of [...e.files].sort((a, b) => (a.endsWith('.json') ? -1 : b.endsWith('.json') ? 1 : 0))) {
+      try {
+        fs.unlinkSync(f);
+      } catch (err) {
+        if (errorCode(err) !== 'ENOENT') continue;
+      }
+    }
+    res.removedEntries++;
+    res.removedBytes += e.bytes;
+    res.bytes -= e.bytes;
+  }
+  return res;
+}
+
+export interface KernelCacheStats {
+  /** Entries on disk. */
+  entries: number;
+  /** Bytes on disk (entries and temporary files). */
+  bytes: number;
+  /** The kernels directory. */
+  dir: string;
+  /** Entries in this process's memory cache. */
+  memoryEntries: number;
+  memoryBytes: number;
+}
+
+/** What the kernel cache holds, on disk (`dir`, default from GPUEXT_CACHE_DIR) and in memory. */
+export function cacheStats(dir: string = kernelCacheDir()): KernelCacheStats {
+  const s = scan(dir);
+  let entries = 0;
+  for (const e of s.entries.values()) if (e.files.some((f) => f.endsWith('.json'))) entries++;
+  return { entries, bytes: s.bytes, dir, memoryEntries: memory.size, memoryBytes };
+}
+
+/** Empties the memory cache and removes every entry (and temporary file) from the disk cache at `dir`. */
+export function clearKernelCache(dir: string = kernelCacheDir(), opts: { memory?: boolean; disk?: boolean } = {}): void {
+  if (opts.memory !== false) {
+    memory.clear();
+    memoryBytes = 0;
+  }
+  if (opts.disk === false) return;
+  const s = scan(dir);
+  for (const e of s.entries.values()) for (const f of e.files) rmQuiet(f);
+  for (const t of s.temps) rmQuiet(t.file);
+}
+
+/** Whether `key` looks like a cache key (64 hex digits). */
+export function isKey(key: string): boolean {
+  return KEY_RE.test(key);
+}

@@ -1,0 +1,291 @@
+// Run-time kernels from CUDA source: gx.RawModule and gx.RawKernel (CuPy's,
+// for TypeScript). Compiled by NVRTC (nvcc where NVRTC is missing) through
+// the kernel cache (lib/rtc/compiler.ts), loaded per device on first launch.
+//
+// NOTE [ Kernel arguments ]
+// Arguments are converted by the kernel's declared parameter types, read from
+// its source (or given as `params`): a pointer takes a Tensor (its data on the
+// kernel's device), a scalar a JS number or bigint, range-checked for the C
+// type. CuPy passes a plain int as `long long` whatever the kernel declares,
+// silently misreading it; here a mismatch is an error naming the argument.
+import fs from 'fs';
+
+import { checkDevice } from '../cuda';
+import { Device, parseDevice, type DeviceLike } from '../device';
+import { native, type NativeFunction, type NativeModule } from '../native';
+import { Stream } from '../stream';
+import { Tensor } from '../tensor';
+import { compile } from './compiler';
+import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, type ParamKind } from './signature';
+
+/** Codes the native launcher reads (csrc/binding/rtc_functions.cpp). */
+const KIND_CODE: Record<Exclude<ParamKind, 'unknown'>, number> = {
+  pointer: 0, int8: 1, int16: 2, int32: 3, int64: 4, uint8: 5, uint16: 6, uint32: 7, uint64: 8,
+  float32: 9, float64: 10, bool: 11,
+};
+
+export interface CompileOptions {
+  /** NVRTC options, e.g. ['-std=c++17', '--use_fast_math', '-DN=4']. */
+  options?: string[];
+  /** 'sm_90' (default: the device's own) or 'compute_90' for PTX. */
+  arch?: string;
+}
+
+export interface RawModuleOptions extends CompileOptions {
+  /** C++ names to instantiate and look up, e.g. ['my_kernel<float>'] (templates need them). */
+  nameExpressions?: string[];
+}
+
+export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
+
+export interface LaunchOptions {
+  /** Dynamic shared memory in bytes (default 0). */
+  sharedMem?: number;
+  /** Stream to launch on (default: the current stream of the kernel's device). */
+  stream?: Stream;
+}
+
+export interface KernelAttributes {
+  numRegs: number;
+  maxThreadsPerBlock: number;
+  sharedSizeBytes: number;
+  constSizeBytes: number;
+  localSizeBytes: number;
+  maxDynamicSharedSizeBytes: number;
+  ptxVersion: number;
+  binaryVersion: number;
+}
+
+interface Loaded {
+  module: NativeModule;
+  loweredNames: Record<string, string>;
+}
+
+function dim3(d: Dim3, fn: string, what: string): [number, number, number] {
+  const a = typeof d === 'number' ? [d] : Array.isArray(d) ? d : undefined;
+  if (a === undefined || a.length < 1 || a.length > 3) {
+    throw new TypeError(`${fn}: ${what} must be a number or an array of 1 to 3 numbers, got ${String(d)}`);
+  }
+  const out: [number, number, number] = [1, 1, 1];
+  a.forEach((v: unknown, i: number) => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+      throw new RangeError(`${fn}: ${what}[${i}] must be a positive integer, got ${String(v)}`);
+    }
+    out[i] = v;
+  });
+  return out;
+}
+
+/** Several kernels (and __constant__ globals) compiled from one source, or loaded from a cubin/PTX file. */
+export class RawModule {
+  readonly code: string | undefined;
+  readonly path: string | undefined;
+  readonly options: readonly string[];
+  readonly nameExpressions: readonly string[];
+  readonly arch: string | undefined;
+  #loaded = new Map<number, Loaded>();
+
+  /**
+   * @example
+   * const mod = new gx.RawModule(src, { nameExpressions: ['scale<float>', 'scale<double>'] });
+   * const k = mod.getFunction('scale<float>');
+   */
+  constructor(code: string | { path: string }, opts: RawModuleOptions = {}) {
+    if (typeof code === 'string') {
+      this.code = code;
+    } else if (code !== null && typeof code === 'object' && typeof code.path === 'string') {
+      if (!fs.existsSync(code.path)) throw new Error(`gx.RawModule: no such file '${code.path}' (a .cubin or .ptx)`);
+      this.path = code.path;
+    } else {
+      throw new TypeError('gx.RawModule: code must be CUDA source text or { path } of a .cubin/.ptx file');
+    }
+    this.options = Object.freeze([...(opts.options ?? [])]);
+    this.nameExpressions = Object.freeze([...(opts.nameExpressions ?? [])]);
+    this.arch = opts.arch;
+  }
+
+  /** @internal The module on a device, compiled (through the cache) and loaded on first use. */
+  load(device: Device): Loaded {
+    const known = this.#loaded.get(device.index);
+    if (known !== undefined) return known;
+    let image: Uint8Array;
+    let loweredNames: Record<string, string> = {};
+    if (this.path !== undefined) {
+      image = new Uint8Array(fs.readFileSync(this.path));
+      if (this.path.endsWith('.ptx')) image = nulTerminated(image);
+    } else {
+      const limits = native.deviceLimits(device.index);
+      const arch = this.arch ?? `sm_${limits.computeCapability[0]}${limits.computeCapability[1]}`;
+      const r = compile({ source: this.code ?? '', name: 'gx_module.cu', options: [...this.options], nameExpressions: [...this.nameExpressions], arch });
+      image = r.ptx ? nulTerminated(r.image) : r.image;
+      loweredNames = r.loweredNames;
+    }
+    const loaded = { module: native.moduleLoad(device.index, image), loweredNames };
+    this.#loaded.set(device.index, loaded);
+    return loaded;
+  }
+
+  /** A kernel of this module by name (or by one of its name expressions). */
+  getFunction(name: string, opts: { params?: readonly string[] } = {}): RawKernel {
+    return new RawKernel(this, name, opts);
+  }
+
+  /** Address and size of a __device__ or __constant__ global. */
+  getGlobal(name: string, device?: DeviceLike): { ptr: bigint; size: number } {
+    const d = cudaDevice(device, 'RawModule.getGlobal');
+    return native.moduleGetGlobal(this.load(d).module, name);
+  }
+
+  /** Writes a typed array into a __constant__ (or __device__) global, after the current stream's work. */
+  setGlobal(name: string, data: ArrayBufferView, device?: DeviceLike): void {
+    const d = cudaDevice(device, 'RawModule.setGlobal');
+    const g = this.getGlobal(name, d);
+    if (data.byteLength > g.size) throw new RangeError(`RawModule.setGlobal: '${name}' holds ${g.size} bytes; got ${data.byteLength}`);
+    native.memcpyHtoD(d.index, g.ptr, data);
+  }
+
+  /** Reads a global's bytes, after the current stream's work. */
+  getGlobalBytes(name: string, device?: DeviceLike): ArrayBuffer {
+    const d = cudaDevice(device, 'RawModule.getGlobalBytes');
+    const g = this.getGlobal(name, d);
+    return native.memcpyDtoH(d.index, g.ptr, g.size);
+  }
+}
+
+function nulTerminated(image: Uint8Array): Uint8Array {
+  if (image.length > 0 && image[image.length - 1] === 0) return image;
+  const out = new Uint8Array(image.length + 1);
+  out.set(image);
+  return out;
+}
+
+function cudaDevice(device: DeviceLike | undefined, fn: string): Device {
+  const d = parseDevice(device ?? 'cuda', fn);
+  if (d.type !== 'cuda') throw new TypeError(`${fn}: kernels run on CUDA devices, got '${d}'`);
+  checkDevice(d, fn);
+  return d;
+}
+
+/** One kernel, compiled lazily per device; launch() it with grid, block and arguments. */
+export class RawKernel {
+  readonly name: string;
+  readonly module: RawModule;
+  readonly params: readonly KernelParam[] | undefined;
+  #kinds: Int8Array | undefined;
+  #functions = new Map<number, NativeFunction>();
+  #args: unknown[] = [];
+
+  /**
+   * @example
+   * const add = new gx.RawKernel(`extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
+   *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+   *   if (i < n) c[i] = a[i] + b[i];
+   * }`, 'add');
+   * add.launch([Math.ceil(n / 256)], [256], [a, b, c, n]);
+   */
+  constructor(code: string | RawModule, name: string, opts: CompileOptions & { params?: readonly string[] } = {}) {
+    if (typeof code !== 'string' && !(code instanceof RawModule)) {
+      throw new TypeError('gx.RawKernel: code must be CUDA source text');
+    }
+    if (typeof name !== 'string' || name === '') throw new TypeError('gx.RawKernel: name must be the kernel\'s name');
+    this.name = name;
+    this.module = code instanceof RawModule ? code : new RawModule(code, opts);
+    this.params = declaredParams(this.module.code ?? '', name, opts.params);
+    this.#kinds = this.params && kindsOf(this.params);
+  }
+
+  /** @internal The native function on a device. */
+  function(device: Device): NativeFunction {
+    let f = this.#functions.get(device.index);
+    if (f === undefined) {
+      const loaded = this.module.load(device);
+      const lowered = loaded.loweredNames[this.name] ?? this.name;
+      f = native.moduleGetFunction(loaded.module, lowered);
+      this.#functions.set(device.index, f);
+    }
+    return f;
+  }
+
+  /** Registers, shared memory, thread limits of the compiled kernel on a device. */
+  attributes(device?: DeviceLike): KernelAttributes {
+    return native.functionAttributes(this.function(cudaDevice(device, 'RawKernel.attributes')));
+  }
+
+  /** Allows dynamic shared memory beyond 48 KiB (up to the device's opt-in limit). */
+  setMaxDynamicSharedSize(bytes: number, device?: DeviceLike): void {
+    native.functionSetMaxDynamicSharedSize(this.function(cudaDevice(device, 'RawKernel.setMaxDynamicSharedSize')), bytes);
+  }
+
+  /** Compiles and loads now (launch does it on first use). */
+  compile(device?: DeviceLike): this {
+    this.function(cudaDevice(device, 'RawKernel.compile'));
+    return this;
+  }
+
+  /**
+   * Launches on `grid` blocks of `block` threads. Tensors pass as device
+   * pointers, numbers and bigints as the C types the kernel declares (NOTE
+   * [ Kernel arguments ]). Asynchronous: ordered on the stream.
+   */
+  launch(grid: Dim3, block: Dim3, args: readonly unknown[], opts: LaunchOptions = {}): void {
+    const fn = `gx.RawKernel '${this.name}'`;
+    const kinds = this.#kinds;
+    if (kinds === undefined) {
+      throw new TypeError(`${fn}: cannot read its parameter types from the source (a template, or types gpuext does not know); ` +
+        `declare them: new gx.RawKernel(code, '${this.name}', { params: ['float*', 'int'] }), or use RawModule name expressions`);
+    }
+    if (!Array.isArray(args)) throw new TypeError(`${fn}: args must be an array`);
+    const params = this.params as readonly KernelParam[];
+    if (args.length !== params.length) {
+      throw new TypeError(`${fn}: takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.type).join(', ')}) but ${args.length} were given`);
+    }
+    const stream = opts.stream;
+    let device: Device | undefined = stream?.device;
+    const values = this.#args;
+    values.length = args.length;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      const p = params[i];
+      if (p.kind === 'pointer') {
+        if (!(a instanceof Tensor)) {
+          throw new TypeError(`${fn}: argument ${i} '${p.name}' is declared ${p.type} but got ${describe(a)}; pass a Tensor`);
+        }
+        const d = a.device;
+        if (d.type !== 'cuda') throw new TypeError(`${fn}: argument ${i} '${p.name}' is on ${d}; kernels read CUDA tensors (move it with .cuda())`);
+        if (device === undefined) device = d;
+        else if (!device.equals(d)) throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
+        values[i] = a.handle(fn);
+      } else {
+        checkScalar(p, a, fn, `${i} '${p.name}'`);
+        values[i] = a;
+      }
+    }
+    const dev = device ?? cudaDevice(undefined, fn);
+    if (opts.sharedMem !== undefined && (!Number.isInteger(opts.sharedMem) || opts.sharedMem < 0)) {
+      throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(opts.sharedMem)}`);
+    }
+    native.launchKernel(this.function(dev), dim3(grid, fn, 'grid'), dim3(block, fn, 'block'), opts.sharedMem ?? 0,
+      stream?.native, kinds, values);
+  }
+}
+
+function declaredParams(code: string, name: string, params: readonly string[] | undefined): KernelParam[] | undefined {
+  if (params !== undefined) return params.map((t, i) => parseParamType(t, `p${i}`));
+  return parseKernelSignature(code, name);
+}
+
+function kindsOf(params: readonly KernelParam[]): Int8Array | undefined {
+  const kinds = new Int8Array(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const k = params[i].kind;
+    if (k === 'unknown') return undefined;
+    kinds[i] = KIND_CODE[k];
+  }
+  return kinds;
+}
+
+function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  return typeof x === 'object' ? 'an object' : `${typeof x} ${String(x)}`;
+}

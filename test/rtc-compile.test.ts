@@ -1,0 +1,610 @@
+// The compile path of run-time kernels and its cache (lib/rtc/compiler.ts,
+// cache.ts), compile errors (errors.ts) and kernel signatures (signature.ts).
+// Compiling needs no GPU: it goes through NVRTC where the core loads it (the
+// GPU machine) and through nvcc otherwise (CI), and these tests check
+// whichever is there. Every test uses its own temporary cache directory and
+// its own source text (the memory cache is per process, keyed by content).
+import test, { type ExecutionContext } from 'ava';
+import { spawn } from 'child_process';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+
+import { computeKey, diskGet, diskPut, evict, headerFingerprints, parseIncludes, type CacheEntry } from '../lib/rtc/cache';
+import {
+  backendInfo, cacheStats, clearKernelCache, compile, CompileError, cudaIncludeDir, kernelCacheKey, normalizeOptions, nvccArgsFor,
+  type CompileOptions, type CompileRequest, type RtcNative,
+} from '../lib/rtc/compiler';
+import { parseCompilerLog } from '../lib/rtc/errors';
+import { checkScalar, kindRange, parseKernelSignature, parseParamType, type KernelParam } from '../lib/rtc/signature';
+
+const root = path.resolve(__dirname, '../..');
+const compilerJs = path.join(root, 'dist/lib/rtc/compiler.js');
+const REQUIRE_CUDA = process.env.GPUEXT_REQUIRE_CUDA === '1';
+
+const tmpdirs: string[] = [];
+test.after.always(() => {
+  for (const d of tmpdirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tmpdir(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `gpuext-rtc-test-${prefix}-`));
+  tmpdirs.push(d);
+  return d;
+}
+
+// Nothing else in this process should touch the user's cache.
+process.env.GPUEXT_CACHE_DIR = tmpdir('default');
+
+const INFO = backendInfo();
+/** A test that needs a compiler (NVRTC or nvcc); skipped when there is none, failed under GPUEXT_REQUIRE_CUDA=1. */
+function compilerTest(title: string, body: (t: ExecutionContext) => void | Promise<void>): void {
+  if (INFO.backend !== null) {
+    test(title, body);
+  } else if (REQUIRE_CUDA) {
+    test(title, (t) => t.fail(`GPUEXT_REQUIRE_CUDA=1 but no compiler: ${INFO.nvrtcError ?? ''}; ${INFO.nvccMissing ?? ''}`));
+  } else {
+    test.skip(`${title} (skipped: neither NVRTC nor nvcc is available)`, () => undefined);
+  }
+}
+
+function kernel(tag: string, body = 'x[i] = x[i] * 2.0f;'): string {
+  return `// ${tag}\nextern "C" __global__ void f(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) ${body}\n}\n`;
+}
+
+function isElf(image: Uint8Array): boolean {
+  return image[0] === 0x7f && image[1] === 0x45 && image[2] === 0x4c && image[3] === 0x46;
+}
+
+/** Runs a node script in a child process; resolves with its stdout parsed as JSON. */
+function child(script: string, env: Record<string, string>): Promise<{ status: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['-e', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    p.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+    p.on('close', (status) => resolve({ status, out, err }));
+  });
+}
+
+/** A script that compiles `req` with dist/lib/rtc/compiler.js and prints { cached, key, backend, bytes }. */
+function compileScript(req: CompileRequest, opts: CompileOptions = {}): string {
+  return `const c = require(${JSON.stringify(compilerJs)});
+const r = c.compile(${JSON.stringify(req)}, ${JSON.stringify(opts)});
+process.stdout.write(JSON.stringify({ cached: r.cached, key: r.key, backend: r.backend, bytes: r.image.length }));`;
+}
+
+function parseChild(t: ExecutionContext, r: { status: number | null; out: string; err: string }): { cached: string | false; key: string; backend: string; bytes: number } {
+  t.is(r.status, 0, r.err);
+  const v: unknown = JSON.parse(r.out);
+  if (typeof v !== 'object' || v === null || !('key' in v) || !('cached' in v) || !('backend' in v) || !('bytes' in v)) {
+    throw new Error(`unexpected child output: ${r.out}`);
+  }
+  const cached = v.cached === 'memory' || v.cached === 'disk' ? v.cached : false;
+  return { cached, key: String(v.key), backend: String(v.backend), bytes: Number(v.bytes) };
+}
+
+// ---------------------------------------------------------------------------
+// Compiling and the cache
+
+compilerTest('compile uses NVRTC when the core has it, else nvcc; the image is a cubin; the second compile hits memory', (t) => {
+  const cacheDir = tmpdir('basic');
+  const req = { source: kernel('basic'), name: 'kernel.cu', arch: 'sm_90' };
+  const r = compile(req, { cacheDir });
+  t.is(r.backend, INFO.nvrtc !== null ? 'nvrtc' : 'nvcc');
+  t.is(r.cached, false);
+  t.false(r.ptx);
+  t.true(r.image.byteLength > 0);
+  t.true(isElf(r.image), 'a cubin is an ELF file');
+  t.regex(r.key, /^[0-9a-f]{64}$/);
+  const again = compile(req, { cacheDir });
+  t.is(again.cached, 'memory');
+  t.is(again.key, r.key);
+  t.deepEqual(Buffer.from(again.image), Buffer.from(r.image));
+  const disk = compile(req, { cacheDir, memory: false });
+  t.is(disk.cached, 'disk');
+  t.deepEqual(Buffer.from(disk.image), Buffer.from(r.image));
+  t.is(kernelCacheKey(req, { cacheDir }), r.key);
+  const stats = cacheStats(path.join(cacheDir, 'kernels'));
+  t.is(stats.entries, 1);
+  t.true(stats.bytes >= r.image.byteLength);
+});
+
+compilerTest('compute_XY compiles to PTX text ending in a NUL byte', (t) => {
+  const r = compile({ source: kernel('ptx'), name: 'kernel.cu', arch: 'compute_90' }, { cacheDir: tmpdir('ptx') });
+  t.true(r.ptx);
+  t.is(r.image[r.image.length - 1], 0);
+  const text = Buffer.from(r.image.subarray(0, r.image.length - 1)).toString('utf8');
+  t.regex(text, /\.entry\s+f\s*\(/);
+  t.regex(text, /\.target\s+sm_90/);
+});
+
+compilerTest('a new process hits the disk cache, with the same key (no random part in keys)', async (t) => {
+  const cacheDir = tmpdir('xproc');
+  const req = { source: kernel('xproc'), name: 'kernel.cu', arch: 'sm_90', options: ['-DSCALE=2'] };
+  const env = { GPUEXT_CACHE_DIR: cacheDir };
+  const first = parseChild(t, await child(compileScript(req), env));
+  const second = parseChild(t, await child(compileScript(req), env));
+  t.is(first.cached, false);
+  t.is(second.cached, 'disk');
+  t.is(first.key, second.key);
+  t.is(second.bytes, first.bytes);
+  // And this process computes the same key, and hits the entry the children wrote.
+  t.is(kernelCacheKey(req, { cacheDir }), first.key);
+  const here = compile(req, { cacheDir });
+  t.is(here.cached, 'disk');
+  t.is(here.key, first.key);
+});
+
+compilerTest('processes compiling the same kernel at once all succeed and leave one whole entry', async (t) => {
+  const cacheDir = tmpdir('race');
+  const req = { source: kernel('race'), name: 'kernel.cu', arch: 'sm_90' };
+  const runs = await Promise.all([0, 1, 2, 3].map(() => child(compileScript(req), { GPUEXT_CACHE_DIR: cacheDir })));
+  const keys = new Set(runs.map((r) => parseChild(t, r).key));
+  t.is(keys.size, 1);
+  const dir = path.join(cacheDir, 'kernels');
+  t.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp-')), [], 'no temporary files left');
+  t.is(cacheStats(dir).entries, 1);
+  t.truthy(diskGet(dir, [...keys][0]), 'the entry checks out');
+});
+
+compilerTest('changing an included header (found through -I, also nested) changes the key', (t) => {
+  const dir = tmpdir('hdr');
+  const inc = path.join(dir, 'inc');
+  fs.mkdirSync(inc);
+  fs.writeFileSync(path.join(inc, 'scale.h'), '#pragma once\n#include "deep.h"\n#define SCALE 2.0f\n');
+  fs.writeFileSync(path.join(inc, 'deep.h'), '#pragma once\n#define OFFSET 1.0f\n');
+  const source = `#include "scale.h"\n${kernel('hdr', 'x[i] = x[i] * SCALE + OFFSET;')}`;
+  const req = { source, name: 'kernel.cu', arch: 'sm_90', options: ['-I', inc] };
+  const cacheDir = tmpdir('hdr-cache');
+  const k1 = kernelCacheKey(req, { cacheDir });
+  t.is(kernelCacheKey(req, { cacheDir }), k1, 'stable');
+  fs.writeFileSync(path.join(inc, 'scale.h'), '#pragma once\n#include "deep.h"\n#define SCALE 3.0f\n');
+  const k2 = kernelCacheKey(req, { cacheDir });
+  t.not(k2, k1);
+  fs.writeFileSync(path.join(inc, 'deep.h'), '#pragma once\n#define OFFSET 5.0f\n');
+  const k3 = kernelCacheKey(req, { cacheDir });
+  t.not(k3, k2, 'a header included by a header counts too');
+  // The header is really found by the compiler through the same -I.
+  const r = compile(req, { cacheDir });
+  t.is(r.key, k3);
+  t.is(r.cached, false);
+  fs.writeFileSync(path.join(inc, 'scale.h'), '#pragma once\n#include "deep.h"\n#define SCALE 4.0f\n');
+  t.is(compile(req, { cacheDir }).cached, false, 'a changed header recompiles');
+  // A pre-included header (-include) counts the same way.
+  fs.writeFileSync(path.join(inc, 'pre.h'), '#define PRE 1.0f\n');
+  const pre = { source: kernel('pre', 'x[i] = PRE;'), name: 'kernel.cu', arch: 'sm_90', options: ['-I', inc, '-include', 'pre.h'] };
+  const p1 = compile(pre, { cacheDir });
+  fs.writeFileSync(path.join(inc, 'pre.h'), '#define PRE 2.0f\n');
+  t.not(kernelCacheKey(pre, { cacheDir }), p1.key);
+});
+
+compilerTest('eviction keeps the disk cache under GPUEXT_KERNEL_CACHE_MAX_BYTES', async (t) => {
+  const cacheDir = tmpdir('evict');
+  const dir = path.join(cacheDir, 'kernels');
+  const one = compile({ source: kernel('evict-probe'), name: 'kernel.cu', arch: 'sm_90' }, { cacheDir: tmpdir('evict-probe') });
+  const entryBytes = one.image.byteLength + 600;
+  const max = Math.floor(entryBytes * 2.5);
+  // A child with the bound in its environment compiles five kernels.
+  const script = `const c = require(${JSON.stringify(compilerJs)});
+const keys = [];
+for (let i = 0; i < 5; i++) keys.push(c.compile({ source: ${JSON.stringify(kernel('evict'))} + '// ' + i + '\\n', name: 'kernel.cu', arch: 'sm_90' }).key);
+process.stdout.write(JSON.stringify(keys));`;
+  const r = await child(script, { GPUEXT_CACHE_DIR: cacheDir, GPUEXT_KERNEL_CACHE_MAX_BYTES: String(max) });
+  t.is(r.status, 0, r.err);
+  const keys: unknown = JSON.parse(r.out);
+  if (!Array.isArray(keys)) throw new Error(r.out);
+  const stats = cacheStats(dir);
+  t.true(stats.bytes <= max, `${stats.bytes} bytes on disk, bound ${max}`);
+  t.true(stats.entries >= 1 && stats.entries < 5, `${stats.entries} entries`);
+  t.true(fs.existsSync(path.join(dir, `${String(keys[4])}.json`)), 'the newest entry stays');
+  t.false(fs.existsSync(path.join(dir, `${String(keys[0])}.json`)), 'the oldest went');
+  // The same through the option, in this process.
+  const opt = tmpdir('evict-opt');
+  for (let i = 0; i < 4; i++) compile({ source: `${kernel('evict-opt')}// ${i}\n`, name: 'kernel.cu', arch: 'sm_90' }, { cacheDir: opt, maxBytes: max });
+  t.true(cacheStats(path.join(opt, 'kernels')).bytes <= max);
+});
+
+test('eviction removes the least recently used entries first, down to 90% of the bound; a hit touches its entry', (t) => {
+  const dir = path.join(tmpdir('lru'), 'kernels');
+  const big = { dir, maxBytes: 1 << 30 };
+  const entry = (n: number): CacheEntry => ({ image: new Uint8Array(1000).fill(n), ptx: false, loweredNames: {}, log: '', backend: 'nvcc' });
+  const keys = ['a', 'b', 'c', 'd'].map((s) => computeKey({ source: s, options: [], nameExpressions: [], arch: 'sm_90', backend: 'nvcc', compilerVersion: 'x', headers: [] }));
+  keys.slice(0, 3).forEach((k, i) => diskPut(big, k, entry(i)));
+  const now = Date.now() / 1000;
+  // a is oldest, then b, then c.
+  keys.slice(0, 3).forEach((k, i) => {
+    for (const ext of ['.bin', '.json']) fs.utimesSync(path.join(dir, k + ext), now - 300 + i * 100, now - 300 + i * 100);
+  });
+  // A hit on a makes it the most recent.
+  t.truthy(diskGet(dir, keys[0]));
+  t.true(fs.statSync(path.join(dir, `${keys[0]}.json`)).mtimeMs / 1000 > now - 10, 'the hit touched it');
+  diskPut(big, keys[3], entry(3));
+  const sizeOf = (k: string): number => fs.statSync(path.join(dir, `${k}.bin`)).size + fs.statSync(path.join(dir, `${k}.json`)).size;
+  const total = keys.reduce((s, k) => s + sizeOf(k), 0);
+  // A bound just under the total: removing b (the least recently used) brings it under 90%.
+  const maxBytes = Math.ceil((total - sizeOf(keys[1])) / 0.9) + 2;
+  t.true(total > maxBytes);
+  const res = evict({ dir, maxBytes }, keys[3]);
+  t.is(res.removedEntries, 1);
+  t.false(fs.existsSync(path.join(dir, `${keys[1]}.json`)), 'b went');
+  for (const k of [keys[0], keys[2], keys[3]]) t.truthy(diskGet(dir, k));
+  t.true(res.bytes <= maxBytes * 0.9);
+  // Under the bound: nothing goes.
+  t.is(evict({ dir, maxBytes: 1 << 30 }).removedEntries, 0);
+  clearKernelCache(dir);
+  t.is(cacheStats(dir).entries, 0);
+  t.is(cacheStats(dir).bytes, 0);
+});
+
+compilerTest('a corrupt or partial disk entry is a miss and gets rewritten', (t) => {
+  const cacheDir = tmpdir('corrupt');
+  const dir = path.join(cacheDir, 'kernels');
+  const req = { source: kernel('corrupt'), name: 'kernel.cu', arch: 'sm_90' };
+  const r = compile(req, { cacheDir });
+  const bin = path.join(dir, `${r.key}.bin`);
+  const json = path.join(dir, `${r.key}.json`);
+  fs.writeFileSync(bin, Buffer.from(r.image).subarray(0, 100));
+  t.is(diskGet(dir, r.key), undefined, 'a truncated image');
+  const again = compile(req, { cacheDir, memory: false });
+  t.is(again.cached, false);
+  t.truthy(diskGet(dir, r.key), 'rewritten whole');
+  fs.writeFileSync(json, '{"format":1,"key":');
+  t.is(compile(req, { cacheDir, memory: false }).cached, false, 'a partial .json');
+  fs.rmSync(bin);
+  t.is(compile(req, { cacheDir, memory: false }).cached, false, 'a missing .bin');
+  t.is(compile(req, { cacheDir, memory: false }).cached, 'disk');
+});
+
+compilerTest('name expressions lower templates to their symbols (cubin and PTX)', (t) => {
+  const source = '// names\ntemplate<typename T> __global__ void f(T* x, int n) { x[threadIdx.x] = n; }\n' +
+    'namespace ns { template<int N> __global__ void g(float* x) { x[0] = N; } }\n';
+  const nameExpressions = ['f<float>', 'f<double>', 'ns::g<3>'];
+  const want = { 'f<float>': '_Z1fIfEvPT_i', 'f<double>': '_Z1fIdEvPT_i', 'ns::g<3>': '_ZN2ns1gILi3EEEvPf' };
+  const cacheDir = tmpdir('names');
+  const cubin = compile({ source, name: 'names.cu', arch: 'sm_90', nameExpressions }, { cacheDir });
+  t.deepEqual(cubin.loweredNames, want);
+  const ptx = compile({ source, name: 'names.cu', arch: 'compute_90', nameExpressions }, { cacheDir });
+  t.deepEqual(ptx.loweredNames, want);
+  t.deepEqual(compile({ source, name: 'names.cu', arch: 'sm_90', nameExpressions }, { cacheDir, memory: false }).loweredNames, want, 'cached with the image');
+  // Also through nvcc where NVRTC is the default (the two must agree).
+  if (INFO.backend === 'nvrtc' && INFO.nvcc) {
+    t.deepEqual(compile({ source, name: 'names.cu', arch: 'sm_90', nameExpressions }, { cacheDir, backend: 'nvcc' }).loweredNames, want);
+  }
+});
+
+compilerTest('a syntax error throws CompileError with the numbered source lines around it', (t) => {
+  const source = 'extern "C" __global__ void f(float* x) {\n  int i = threadIdx.x;\n  x[i] = y;\n}\n';
+  const err = t.throws(() => compile({ source, name: 'kernel.cu', arch: 'sm_90' }, { cacheDir: tmpdir('syntax') }));
+  if (!(err instanceof CompileError)) {
+    t.fail(`expected CompileError, got ${String(err)}`);
+    return;
+  }
+  t.is(err.name, 'CompileError');
+  t.is(err.programName, 'kernel.cu');
+  t.is(err.source, source);
+  t.regex(err.log, /identifier "y" is undefined/);
+  t.deepEqual(err.errors.map((e) => [e.line, e.file]), [[3, 'kernel.cu']]);
+  t.true(err.message.startsWith("gx.RawKernel: compiling 'kernel.cu' failed:\nkernel.cu(3): error: identifier \"y\" is undefined\n"), err.message);
+  t.true(err.message.includes('    1 | extern "C" __global__ void f(float* x) {\n    2 |   int i = threadIdx.x;\n  > 3 |   x[i] = y;\n    4 | }'), err.message);
+  t.false(/gpuext-rtc-/.test(err.message + err.log), 'no temporary paths');
+  // A missing header names it; a bad name expression says which.
+  const missing = t.throws(() => compile({ source: '#include "nothere.h"\n__global__ void f() {}\n', name: 'k2.cu', arch: 'sm_90' }, { cacheDir: tmpdir('syntax2') }));
+  t.true(missing instanceof CompileError);
+  t.regex(missing?.message ?? '', /nothere\.h/);
+  t.regex(missing?.message ?? '', /> 1 \| #include "nothere.h"/);
+  const badName = t.throws(() => compile({ source: 'template<typename T> __global__ void f(T* x) {}\n', name: 'k3.cu', arch: 'sm_90', nameExpressions: ['f<flaot>'] }, { cacheDir: tmpdir('syntax3') }));
+  t.true(badName instanceof CompileError || /f<flaot>/.test(badName?.message ?? ''), badName?.message);
+  if (INFO.backend === 'nvcc') t.regex(badName?.message ?? '', /in name expression 'f<flaot>'/);
+});
+
+compilerTest('bad requests are TypeErrors; a missing forced nvcc says how to get one', async (t) => {
+  const cacheDir = tmpdir('bad');
+  const src = kernel('bad');
+  t.throws(() => compile({ source: src, name: 'k.cu', arch: 'sm90' }, { cacheDir }), { instanceOf: TypeError, message: /arch 'sm90' is not an arch like 'sm_90'/ });
+  t.throws(() => compile({ source: src, name: 'k.cu', arch: 'sm_90', options: ['-arch=sm_80'] }, { cacheDir }), { instanceOf: TypeError, message: /give the arch as the arch option/ });
+  t.throws(() => compile({ source: src, name: 'k.cu', arch: 'sm_90', nameExpressions: ['f;'] }, { cacheDir }), { instanceOf: TypeError, message: /name expression 0/ });
+  t.throws(() => compile({ source: src, name: '', arch: 'sm_90' }, { cacheDir }), { instanceOf: TypeError });
+  const r = await child(`const c = require(${JSON.stringify(compilerJs)});
+try { c.compile({ source: 'x', name: 'k.cu', arch: 'sm_90' }, { backend: 'nvcc' }); } catch (e) { process.stdout.write(e.message); }`,
+  { GPUEXT_NVCC: '/nonexistent/nvcc', GPUEXT_CACHE_DIR: cacheDir });
+  t.regex(r.out, /nvcc was asked for but nvcc not found at \/nonexistent\/nvcc.*Install the CUDA toolkit/);
+});
+
+// ---------------------------------------------------------------------------
+// Without a compiler: NVRTC injected, options, logs, messages
+
+function fakeNvrtc(reply: (source: string, name: string, options: string[]) => { ok: boolean; log: string }): { native: RtcNative; calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    calls,
+    native: {
+      rtcInfo: () => ({ nvrtc: 'fake-12.8', driver: false }),
+      nvrtcCompile(source, name, options, nameExpressions, arch) {
+        calls.push([name, arch, ...options]);
+        const r = reply(source, name, options);
+        const lowered: Record<string, string> = {};
+        for (const e of nameExpressions) lowered[e] = `_lowered_${e.length}`;
+        return { ...r, image: r.ok ? new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 1, 2, 3]) : undefined, ptx: arch.startsWith('compute_'), loweredNames: lowered };
+      },
+    },
+  };
+}
+
+test('with NVRTC present it is the backend: options go through normalized, results are cached, its version is in the key', (t) => {
+  const { native, calls } = fakeNvrtc(() => ({ ok: true, log: 'a warning' }));
+  const cacheDir = tmpdir('fake');
+  const req = { source: kernel('fake'), name: 'kernel.cu', arch: 'sm_90', options: ['-I', '/x/inc', '-D N=4', '--use_fast_math'], nameExpressions: ['f'] };
+  const r = compile(req, { native, cacheDir });
+  t.is(r.backend, 'nvrtc');
+  t.is(r.cached, false);
+  t.is(r.log, 'a warning');
+  t.deepEqual(r.loweredNames, { f: '_lowered_1' });
+  // The toolkit's include directory goes last (NVRTC searches none by itself).
+  const cudaInc = cudaIncludeDir();
+  t.deepEqual(calls, [['kernel.cu', 'sm_90', '-I/x/inc', '-DN=4', '--use_fast_math', ...(cudaInc !== null ? [`-I${cudaInc}`] : [])]]);
+  t.is(compile(req, { native, cacheDir }).cached, 'memory');
+  t.is(compile(req, { native, cacheDir, memory: false }).cached, 'disk');
+  t.is(calls.length, 1);
+  const other = fakeNvrtc(() => ({ ok: true, log: '' }));
+  other.native.rtcInfo = () => ({ nvrtc: 'fake-13.0', driver: false });
+  t.not(kernelCacheKey(req, { native: other.native, cacheDir }), r.key, 'another NVRTC version, another key');
+  t.not(kernelCacheKey({ ...req, arch: 'sm_80' }, { native, cacheDir }), r.key);
+  t.not(kernelCacheKey({ ...req, options: ['--use_fast_math', '-I', '/x/inc', '-D N=4'] }, { native, cacheDir }), r.key, 'option order counts');
+  t.not(kernelCacheKey({ ...req, nameExpressions: ['g'] }, { native, cacheDir }), r.key);
+  t.not(kernelCacheKey({ ...req, source: `${req.source} ` }, { native, cacheDir }), r.key);
+  t.throws(() => compile(req, { native: null, backend: 'nvrtc', cacheDir }), { message: /NVRTC was asked for but cannot be used/ });
+});
+
+test('an NVRTC compile error is a CompileError with numbered lines (NVRTC log format)', (t) => {
+  const log = 'kernel.cu(3): error: identifier "y" is undefined\n    x[i] = y;\n           ^\n\n1 error detected in the compilation of "kernel.cu".\n';
+  const { native } = fakeNvrtc(() => ({ ok: false, log }));
+  const source = 'extern "C" __global__ void f(float* x) {\n  int i = threadIdx.x;\n  x[i] = y;\n}\n';
+  const err = t.throws(() => compile({ source, name: 'kernel.cu', arch: 'sm_90' }, { native, cacheDir: tmpdir('fake-err') }));
+  if (!(err instanceof CompileError)) {
+    t.fail(String(err));
+    return;
+  }
+  t.is(err.message, [
+    "gx.RawKernel: compiling 'kernel.cu' failed:",
+    'kernel.cu(3): error: identifier "y" is undefined',
+    '    1 | extern "C" __global__ void f(float* x) {',
+    '    2 |   int i = threadIdx.x;',
+    '  > 3 |   x[i] = y;',
+    '    4 | }',
+  ].join('\n'));
+  t.is(err.log, log);
+  t.is(err.backend, 'nvrtc');
+  t.deepEqual(err.errors, [{ line: 3, column: 10, message: 'identifier "y" is undefined', file: 'kernel.cu' }]);
+});
+
+test('NVRTC name-expression errors (reported in __nv_name_map) say which name expression', (t) => {
+  const log = '__nv_name_map(2): error: identifier "flaot" is undefined\n  #pragma nv_mangled_name f<flaot>\n                            ^\n\n' +
+    '2 errors detected in the compilation of "names.cu".\n';
+  const err = new CompileError({ log, source: 'template<typename T> __global__ void f(T* x) {}\n', programName: 'names.cu' });
+  t.is(err.message, "gx.RawKernel: compiling 'names.cu' failed:\n__nv_name_map(2): error: identifier \"flaot\" is undefined\n    (in name expression 'f<flaot>')");
+});
+
+compilerTest('CUDA headers (<cuda_fp16.h>) are found by either backend', (t) => {
+  const source = '// fp16\n#include <cuda_fp16.h>\nextern "C" __global__ void f(__half* x) { x[threadIdx.x] = __float2half(1.0f); }\n';
+  const cacheDir = tmpdir('fp16');
+  t.true(compile({ source, name: 'fp16.cu', arch: 'sm_90' }, { cacheDir }).image.byteLength > 0);
+  if (INFO.backend === 'nvrtc' && INFO.nvcc) t.true(compile({ source, name: 'fp16.cu', arch: 'sm_90' }, { cacheDir, backend: 'nvcc' }).image.byteLength > 0);
+});
+
+test('compile-error messages: at most 5 errors shown, context clipped at the ends, no parse shows the log', (t) => {
+  const source = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n');
+  const log = [1, 2, 4, 6, 8, 10, 12].map((n) => `prog.cu(${n}): error #20-D: bad ${n}`).join('\n') + '\nprog.cu(9): warning #177-D: unused\n';
+  const err = new CompileError({ log, source, programName: 'prog.cu', what: 'gx.ElementwiseKernel' });
+  t.is(err.errors.length, 7, 'warnings are not errors');
+  t.true(err.message.startsWith("gx.ElementwiseKernel: compiling 'prog.cu' failed:\nprog.cu(1): error #20-D: bad 1\n  > 1 | line 1\n    2 | line 2\n    3 | line 3\n"), err.message);
+  t.regex(err.message, /prog\.cu\(8\): error #20-D: bad 8\n {5}6 \| line 6\n {5}7 \| line 7\n  > {2}8 \| line 8\n {5}9 \| line 9\n    10 \| line 10\n/);
+  t.false(err.message.includes('bad 10'));
+  t.regex(err.message, /\(2 more errors; the full compiler output is in err\.log\)$/);
+  const opaque = new CompileError({ log: 'nvcc fatal   : Unknown option \'-foo\'', source, programName: 'prog.cu' });
+  t.is(opaque.errors.length, 0);
+  t.is(opaque.message, "gx.RawKernel: compiling 'prog.cu' failed:\nnvcc fatal   : Unknown option '-foo'");
+});
+
+test('parseCompilerLog reads NVRTC, nvcc and gcc-preprocessor errors, not warnings', (t) => {
+  const log = [
+    'kernel.cu(3): error: identifier "y" is undefined',
+    '    x[i] = y;',
+    '           ^',
+    'kernel.cu(4): warning #177-D: variable "z" was declared but never referenced',
+    '/usr/include/x.h(7): catastrophic error: cannot open source file "q.h"',
+    'kernel.cu:1:10: fatal error: nothere.h: No such file or directory',
+    '    1 | #include "nothere.h"',
+    'kernel.cu(9): error #20-D: identifier "w" is undefined',
+  ].join('\n');
+  t.deepEqual(parseCompilerLog(log).map((d) => [d.file, d.line, d.column, d.message]), [
+    ['kernel.cu', 3, 10, 'identifier "y" is undefined'],
+    ['/usr/include/x.h', 7, undefined, 'cannot open source file "q.h"'],
+    ['kernel.cu', 1, 10, 'nothere.h: No such file or directory'],
+    ['kernel.cu', 9, undefined, 'identifier "w" is undefined'],
+  ]);
+});
+
+test('options are normalized to one token each, order kept; nvcc gets its spellings', (t) => {
+  t.deepEqual(normalizeOptions(['-I', 'a', '-Ib', '--include-path=c', '-I d', '-D N=1', '-DM', '--define-macro=K=2', '-U', 'X',
+    '-std=c++17', ' --use_fast_math ', '-include', 'pre.h', '-Xptxas', '-v', '']),
+  ['-Ia', '-Ib', '-Ic', '-Id', '-DN=1', '-DM', '-DK=2', '-UX', '-std=c++17', '--use_fast_math', '--pre-include=pre.h', '--ptxas-options=-v']);
+  for (const bad of ['-arch=sm_80', '--gpu-architecture=compute_80', '-arch', '-gencode=arch=compute_80,code=sm_80']) {
+    t.throws(() => normalizeOptions([bad]), { instanceOf: TypeError, message: /give the arch as the arch option/ }, bad);
+  }
+  t.throws(() => normalizeOptions(['-I']), { instanceOf: TypeError, message: /'-I' needs a value/ });
+  t.deepEqual(nvccArgsFor(['-Iinc', '--minimal', '--pre-include=p.h', '--ptxas-options=-v', '--use_fast_math', '--no-source-include'], '/w'),
+    ['-I/w/inc', '--pre-include', 'p.h', '-Xptxas=-v', '--use_fast_math']);
+  t.throws(() => nvccArgsFor(['-default-device'], '/w'), { instanceOf: TypeError, message: /'-default-device' needs NVRTC/ });
+});
+
+test('header fingerprints: includes in comments do not count, missing headers count by name, found ones by content', (t) => {
+  const dir = tmpdir('fp');
+  fs.writeFileSync(path.join(dir, 'a.h'), '#include "b.h"\n');
+  fs.writeFileSync(path.join(dir, 'b.h'), 'int b;\n');
+  t.deepEqual(parseIncludes('// #include "x.h"\n/* #include <y.h> */\n  #  include <z.h>\n#include "w.h" // c\n#include MACRO\n'),
+    [{ quoted: false, name: 'z.h' }, { quoted: true, name: 'w.h' }, { quoted: false, name: '#MACRO' }]);
+  const fp = headerFingerprints('#include "a.h"\n#include <cuda_fp16.h>\n#include "a.h"\n', { cwd: '/', includeDirs: [dir] });
+  t.is(fp.length, 3);
+  t.regex(fp[0], /^"a\.h" [0-9a-f]{64}$/);
+  t.regex(fp[1], /^"b\.h" [0-9a-f]{64}$/);
+  t.is(fp[2], '<cuda_fp16.h> ?');
+  // The main source's quoted includes are also looked up in the working directory (as NVRTC does).
+  t.regex(headerFingerprints('#include "a.h"\n', { cwd: dir, includeDirs: [] })[0], /^"a\.h" [0-9a-f]{64}$/);
+  t.deepEqual(headerFingerprints('#include <a.h>\n', { cwd: dir, includeDirs: [] }), ['<a.h> ?'], 'angle includes do not search the working directory');
+});
+
+// ---------------------------------------------------------------------------
+// Kernel signatures
+
+const sig = (src: string, name = 'f'): [string, string, string, boolean][] | undefined =>
+  parseKernelSignature(src, name)?.map((p: KernelParam) => [p.name, p.type, p.kind, p.const]);
+
+test('signature: extern "C", pointers, const, __restrict__, int', (t) => {
+  t.deepEqual(sig('extern "C" __global__ void f(const float* __restrict__ x, float* __restrict__ y, int n) {}'), [
+    ['x', 'const float* __restrict__', 'pointer', true],
+    ['y', 'float* __restrict__', 'pointer', false],
+    ['n', 'int', 'int32', false],
+  ]);
+});
+
+test('signature: without extern "C", newlines and comments in the list', (t) => {
+  t.deepEqual(sig('// f(int bogus)\n__global__\nvoid\nf( /* a */ double *a, // the input\n   unsigned int\n   count /* n */ )\n{ }'), [
+    ['a', 'double*', 'pointer', false],
+    ['count', 'unsigned int', 'uint32', false],
+  ]);
+});
+
+test('signature: __launch_bounds__ before or after void', (t) => {
+  t.deepEqual(sig('extern "C" __global__ void __launch_bounds__(256, 2) f(int* p) {}'), [['p', 'int*', 'pointer', false]]);
+  t.deepEqual(sig('__global__ __launch_bounds__(MAX(128, 64)) void f(long n) {}'), [['n', 'long', 'int64', false]]);
+});
+
+test('signature: every integer and float spelling', (t) => {
+  const types: [string, string][] = [
+    ['float', 'float32'], ['double', 'float64'], ['int', 'int32'], ['unsigned int', 'uint32'], ['unsigned', 'uint32'],
+    ['long long', 'int64'], ['unsigned long long', 'uint64'], ['long', 'int64'], ['unsigned long', 'uint64'],
+    ['long long int', 'int64'], ['long unsigned int', 'uint64'], ['short', 'int16'], ['unsigned short', 'uint16'],
+    ['char', 'int8'], ['signed char', 'int8'], ['unsigned char', 'uint8'], ['bool', 'bool'],
+    ['int8_t', 'int8'], ['int16_t', 'int16'], ['int32_t', 'int32'], ['int64_t', 'int64'],
+    ['uint8_t', 'uint8'], ['uint16_t', 'uint16'], ['uint32_t', 'uint32'], ['uint64_t', 'uint64'],
+    ['size_t', 'uint64'], ['ptrdiff_t', 'int64'], ['std::size_t', 'uint64'], ['signed', 'int32'],
+  ];
+  const src = `extern "C" __global__ void f(${types.map(([ty], i) => `${ty} a${i}`).join(', ')}) {}`;
+  t.deepEqual(parseKernelSignature(src, 'f')?.map((p) => p.kind), types.map(([, k]) => k));
+  t.deepEqual(parseKernelSignature(src, 'f')?.map((p) => p.name), types.map((_, i) => `a${i}`));
+});
+
+test('signature: half by value is unknown, half* is a pointer; const by value; arrays are pointers', (t) => {
+  t.deepEqual(sig('__global__ void f(__half h, half* p, const half* q, const int n, float x[], __nv_bfloat16 b) {}'), [
+    ['h', '__half', 'unknown', false],
+    ['p', 'half*', 'pointer', false],
+    ['q', 'const half*', 'pointer', true],
+    ['n', 'const int', 'int32', true],
+    ['x', 'float*', 'pointer', false],
+    ['b', '__nv_bfloat16', 'unknown', false],
+  ]);
+  t.deepEqual(sig('__global__ void f(float const* a, float* const b) {}'), [
+    ['a', 'float const*', 'pointer', true],
+    ['b', 'float* const', 'pointer', false],
+  ]);
+});
+
+test('signature: templates are not handled; a missing kernel or a __device__ function is undefined', (t) => {
+  t.is(sig('template<typename T>\n__global__ void f(T* x) {}'), undefined);
+  t.is(sig('__global__ void g(int n) {}'), undefined);
+  t.is(sig('__device__ void f(int n) {}'), undefined);
+  t.is(sig('__global__ void f(int n) {}', 'not an identifier'), undefined);
+});
+
+test('signature: the exact name only (f, not f2 or myf); calls of f are not declarations', (t) => {
+  const src = '__global__ void f2(double d) {}\n__global__ void myf(char c) {}\n__device__ void h(float* p) { f(p, 1); }\n__global__ void f(float* p, int n) { if (n) f2(1.0); }';
+  t.deepEqual(sig(src), [['p', 'float*', 'pointer', false], ['n', 'int', 'int32', false]]);
+  t.deepEqual(sig(src, 'f2'), [['d', 'double', 'float64', false]]);
+});
+
+test('signature: empty and void parameter lists; unnamed parameters; default arguments', (t) => {
+  t.deepEqual(sig('__global__ void f() {}'), []);
+  t.deepEqual(sig('__global__ void f(void) {}'), []);
+  t.deepEqual(sig('__global__ void f(float*, unsigned long long) {}'), [['', 'float*', 'pointer', false], ['', 'unsigned long long', 'uint64', false]]);
+  t.deepEqual(sig('__global__ void f(int n = 4, float s = 1.0f) {}'), [['n', 'int', 'int32', false], ['s', 'float', 'float32', false]]);
+});
+
+test('signature: a prototype then the definition: the definition names the parameters', (t) => {
+  t.deepEqual(sig('extern "C" __global__ void f(float*, int);\n// ...\nextern "C" __global__ void f(float* out, int n) { }'), [
+    ['out', 'float*', 'pointer', false], ['n', 'int', 'int32', false],
+  ]);
+  // Overloads with different parameters: ambiguous.
+  t.is(sig('__global__ void f(float* x) {}\n__global__ void f(double* x) {}'), undefined);
+});
+
+test('signature: macros and preprocessor lines are skipped; inside extern "C" { } and namespaces', (t) => {
+  t.deepEqual(sig('#define DECL __global__ void f(double z)\n#define N 4 \\\n  + 1\nextern "C" {\n__global__ void f(int* data, size_t len) {}\n}'), [
+    ['data', 'int*', 'pointer', false], ['len', 'size_t', 'uint64', false],
+  ]);
+  t.deepEqual(sig('namespace k { __global__ void f(short s) {} }'), [['s', 'short', 'int16', false]]);
+});
+
+test('signature: struct and template-typed parameters are unknown; references are unknown', (t) => {
+  t.deepEqual(sig('struct P { int a; };\n__global__ void f(P p, Foo<int, 3> q, const int& r) {}'), [
+    ['p', 'P', 'unknown', false],
+    ['q', 'Foo<int,3>', 'unknown', false],
+    ['r', 'const int&', 'unknown', true],
+  ]);
+});
+
+test('parseParamType: declarations given by the user', (t) => {
+  t.deepEqual(parseParamType('const float* x', 'p0'), { name: 'x', type: 'const float*', kind: 'pointer', const: true });
+  t.deepEqual(parseParamType('int', 'p1'), { name: 'p1', type: 'int', kind: 'int32', const: false });
+  t.deepEqual(parseParamType('unsigned long long', 'p2'), { name: 'p2', type: 'unsigned long long', kind: 'uint64', const: false });
+  t.deepEqual(parseParamType('float32', 'p3'), { name: 'p3', type: 'float32', kind: 'float32', const: false });
+  t.deepEqual(parseParamType('T*', 'p4'), { name: 'p4', type: 'T*', kind: 'pointer', const: false });
+});
+
+// ---------------------------------------------------------------------------
+// Scalar checks
+
+test('kindRange gives the integer ranges as bigints', (t) => {
+  t.deepEqual(kindRange('int8'), { min: -128n, max: 127n });
+  t.deepEqual(kindRange('uint16'), { min: 0n, max: 65535n });
+  t.deepEqual(kindRange('int32'), { min: -2147483648n, max: 2147483647n });
+  t.deepEqual(kindRange('uint32'), { min: 0n, max: 4294967295n });
+  t.deepEqual(kindRange('int64'), { min: -(2n ** 63n), max: 2n ** 63n - 1n });
+  t.deepEqual(kindRange('uint64'), { min: 0n, max: 2n ** 64n - 1n });
+  t.is(kindRange('float32'), undefined);
+  t.is(kindRange('pointer'), undefined);
+});
+
+test('checkScalar converts values that fit and names the argument when one does not', (t) => {
+  t.is(checkScalar('int32', 5, 'f', 'n'), 5);
+  t.is(checkScalar('int32', -2147483648, 'f', 'n'), -2147483648);
+  t.is(checkScalar('int32', 7n, 'f', 'n'), 7);
+  t.is(checkScalar('int64', 3, 'f', 'n'), 3n);
+  t.is(checkScalar('uint64', 2n ** 64n - 1n, 'f', 'n'), 2n ** 64n - 1n);
+  t.is(checkScalar('float32', 1.5, 'f', 's'), 1.5);
+  t.is(checkScalar('float64', 2n, 'f', 's'), 2);
+  t.is(checkScalar('bool', true, 'f', 'b'), true);
+  t.is(checkScalar('bool', 0, 'f', 'b'), false);
+  t.throws(() => checkScalar('int32', 3000000000, 'f', 'n', { index: 2, type: 'int' }), {
+    instanceOf: RangeError,
+    message: "gx.RawKernel 'f': argument 2 'n' is declared int (int32) but 3000000000 is out of its range [-2147483648, 2147483647]",
+  });
+  t.throws(() => checkScalar({ name: 'x', type: 'float*', kind: 'pointer', const: false }, 1, 'f', 'x', { index: 1 }), {
+    instanceOf: TypeError,
+    message: "gx.RawKernel 'f': argument 1 'x' is declared float* but got a number; pass a Tensor",
+  });
+  t.throws(() => checkScalar('uint8', -1, 'f', 'c'), { instanceOf: RangeError, message: /declared uint8 but -1 is out of its range \[0, 255\]/ });
+  t.throws(() => checkScalar('int64', 2n ** 63n, 'f', 'n'), { instanceOf: RangeError, message: /out of its range \[-9223372036854775808, 9223372036854775807\]/ });
+  t.throws(() => checkScalar('int32', 2.5, 'f', 'n'), { instanceOf: TypeError, message: /but 2\.5 is not an integer/ });
+  t.throws(() => checkScalar('int32', NaN, 'f', 'n'), { instanceOf: TypeError, message: /NaN is not an integer/ });
+  t.throws(() => checkScalar('int32', '3', 'f', 'n'), { instanceOf: TypeError, message: /got a string; pass an integer number/ });
+  t.throws(() => checkScalar('int32', true, 'f', 'n'), { instanceOf: TypeError, message: /got a boolean/ });
+  t.throws(() => checkScalar('float32', 1e39, 'f', 's'), { instanceOf: RangeError, message: /declared float32 but 1e\+39 is out of its range/ });
+  t.is(checkScalar('float32', Infinity, 'f', 's'), Infinity, 'infinities are float values');
+  t.throws(() => checkScalar('float64', null, 'f', 's'), { instanceOf: TypeError, message: /got null; pass a number/ });
+  t.throws(() => checkScalar('bool', 2, 'f', 'b'), { instanceOf: TypeError, message: /declared bool but got 2; pass true or false/ });
+  t.throws(() => checkScalar({ name: 'h', type: '__half', kind: 'unknown', const: false }, 1, 'f', 'h'), { instanceOf: TypeError, message: /declared __half \(unknown\), a type gpuext cannot convert/ });
+  // A label already formatted by the caller (the RawKernel layer) is kept as is.
+  t.throws(() => checkScalar('int16', 40000, "gx.RawKernel 'k'", "3 'm'"), { message: "gx.RawKernel 'k': argument 3 'm' is declared int16 but 40000 is out of its range [-32768, 32767]" });
+});
