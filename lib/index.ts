@@ -14,3 +14,6 @@ export { Stream, Event, withStream, type StreamOptions, type EventOptions } from
 export { tidy } from './tidy';
 export { CUDAGraph } from './graph';
 export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
+export { RawKernel, RawModule, type KernelAttributes, type LaunchOptions, type RawModuleOptions } from './rtc/raw';
+export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } from './rtc/elementwise';
+export { CompileError } from './rtc/errors';

@@ -178,7 +178,9 @@ function broadcastStrides(t: Tensor, shape: readonly number[]): number[] {
 
 function generate(name: string, preamble: string, body: string, ins: Param[], outs: Param[], bound: Map<string, DType>,
   ndim: number, layouts: string[]): string {
-  const ctype = (p: Param): string => (p.placeholder ? p.type : (C_TYPES[p.type as DType] as string));
+  // Concrete C types everywhere, placeholders resolved: the launcher reads the
+  // parameter types from this source (NOTE [ Kernel arguments ]).
+  const ctype = (p: Param): string => C_TYPES[(p.placeholder ? bound.get(p.type) : p.type) as DType] as string;
   const all = [...ins, ...outs];
   const params: string[] = all.map((p, k) => {
     const isOut = k >= ins.length;
