@@ -421,10 +421,10 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
     if (info[4].IsUndefined() || info[4].IsNull()) {
       stream = cuda::current_stream(f.device);
     } else {
-      const StreamBox& s = unwrap_external<StreamBox>(info[4], kLaunch, "stream");
-      GX_CHECK_VALUE(s.device == f.device, kLaunch, ": the stream is on cuda:", s.device,
+      const StreamBox* s = &unwrap_external<StreamBox>(info[4], kLaunch, "stream");
+      GX_CHECK_VALUE(s->device == f.device, kLaunch, ": the stream is on cuda:", s->device,
                      " but the kernel is loaded on cuda:", f.device);
-      stream = s.stream;
+      stream = s->stream;
     }
 
     if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
