@@ -17,3 +17,4 @@ export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkS
 export { RawKernel, RawModule, type KernelAttributes, type LaunchOptions, type RawModuleOptions } from './rtc/raw';
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
+export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';

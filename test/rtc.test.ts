@@ -93,3 +93,50 @@ cudaTest('a compile error surfaces at first launch as a CompileError with number
   t.true(err instanceof gx.CompileError, String(err));
   t.regex(err?.message ?? '', /> +2 \|   x\[0\] = y;/);
 });
+
+test('reductionKernel checks its parameters and arguments', (t) => {
+  t.throws(() => gx.reductionKernel('T x', 'T y, T z', 'x', 'a + b', 'y = a', '0'), { message: /exactly one output/ });
+  t.throws(() => gx.reductionKernel('T x', 'T y', '', 'a + b', 'y = a', '0'), { message: /mapExpr must be a C expression/ });
+  const sum = gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { name: 'sumk' });
+  using cpu = gx.ones([3]);
+  t.throws(() => sum(cpu), { message: /needs at least one CUDA tensor input/ });
+});
+
+cudaTest('reductionKernel: full and per-axis sums, max, and an L2 norm against references', (t) => {
+  const sum = gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { name: 'sumk' });
+  const n = (1 << 20) + 3;
+  const data = Float32Array.from({ length: n }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+  using x = gx.tensor(data, { device: 'cuda' });
+  using total = sum(x);
+  t.deepEqual(total.shape, []);
+  const ref = data.reduce((p, v) => p + v, 0);
+  t.true(Math.abs(Number(total.item()) - ref) < 1e-2, `sum ${String(total.item())} vs ${ref}`);
+
+  const rows = 37, cols = 1000;
+  const m = Float64Array.from({ length: rows * cols }, (_, i) => Math.sin(i));
+  using tm = gx.tensor(m, { device: 'cuda', shape: [rows, cols] });
+  const sumd = gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { name: 'sumd' });
+  using rowSums = sumd(tm, { axis: 1, keepdims: true });
+  t.deepEqual(rowSums.shape, [rows, 1]);
+  const rs = rowSums.toArraySync() as Float64Array;
+  for (let r = 0; r < rows; r++) {
+    let s = 0;
+    for (let c = 0; c < cols; c++) s += m[r * cols + c];
+    if (Math.abs(rs[r] - s) > 1e-9) t.fail(`row ${r}: ${rs[r]} vs ${s}`);
+  }
+  using colSums = sumd(tm, { axis: 0 });
+  t.deepEqual(colSums.shape, [cols]);
+  const cs = colSums.toArraySync() as Float64Array;
+  let s0 = 0;
+  for (let r = 0; r < rows; r++) s0 += m[r * cols];
+  t.true(Math.abs(cs[0] - s0) < 1e-9);
+
+  const maxk = gx.reductionKernel('T x', 'T y', 'x', 'a > b ? a : b', 'y = a', '-1e300', { name: 'maxk' });
+  using mx = maxk(tm);
+  t.is(mx.item(), Math.max(...m));
+
+  const l2 = gx.reductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = sqrt(a)', '0', { name: 'l2norm' });
+  using norm = l2(tm, { axis: [0, 1] });
+  t.true(Math.abs(Number(norm.item()) - Math.sqrt(m.reduce((p, v) => p + v * v, 0))) < 1e-9);
+  t.throws(() => sumd(tm, { axis: 2 }), { instanceOf: RangeError, message: /axis 2 is out of range for a 2-d input/ });
+});
