@@ -9,7 +9,7 @@ import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
 import { formatShape, numelOf, parseShape, type ShapeLike } from './shape';
-import { Tensor } from './tensor';
+import { contiguousMeta, Tensor } from './tensor';
 
 export interface TensorOptions<D extends DType = DType> {
   /** Element type; inferred from the data when omitted. */
@@ -102,7 +102,7 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
     }
     bytes = toStorageArray(flat.values, dtype, fn);
   }
-  return new Tensor<D>(native.fromBytes(bytes, shape, dtypeCode(dtype), device.typeCode, device.index));
+  return new Tensor<D>(native.fromBytes(bytes, shape, dtypeCode(dtype), device.typeCode, device.index), contiguousMeta(shape, dtype, device));
 }
 
 /**
@@ -117,7 +117,7 @@ function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, d
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn);
   const dtype = o.dtype ?? defaultDType;
-  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, o.pinned));
+  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, o.pinned), contiguousMeta(dims, dtype, o.device));
 }
 
 function filled<D extends DType>(shape: unknown, value: Scalar, opts: unknown, fn: string, defaultDType: DType): Tensor<D> {
@@ -182,7 +182,7 @@ export function arange<D extends DType = DType>(
   const o = options<D>(opts, fn);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
-  const t = new Tensor<D>(native.empty([n], dtypeCode(dtype), o.device.typeCode, o.device.index, false));
+  const t = new Tensor<D>(native.empty([n], dtypeCode(dtype), o.device.typeCode, o.device.index, false), contiguousMeta([n], dtype, o.device));
   native.arange(t.handle(), start, step);
   return t;
 }
@@ -199,7 +199,8 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
     throw new RangeError(`${fn}: steps must be a non-negative integer, got ${String(steps)}`);
   }
   const o = options<D>(opts, fn);
-  const t = new Tensor<D>(native.empty([steps], dtypeCode(o.dtype ?? DEFAULT_FLOAT), o.device.typeCode, o.device.index, false));
+  const dtype = o.dtype ?? DEFAULT_FLOAT;
+  const t = new Tensor<D>(native.empty([steps], dtypeCode(dtype), o.device.typeCode, o.device.index, false), contiguousMeta([steps], dtype, o.device));
   native.linspace(t.handle(), start, end);
   return t;
 }

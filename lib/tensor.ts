@@ -23,12 +23,18 @@ import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from
 /** What item() returns for a dtype: bigint for int64, boolean for bool, else number. */
 export type ItemOf<D extends DType> = D extends 'int64' ? bigint : D extends 'bool' ? boolean : number;
 
-interface Meta {
+/** @internal What a Tensor knows about its layout without asking the core. */
+export interface Meta {
   shape: readonly number[];
   strides: readonly number[];
   offset: number;
   dtype: DType;
   device: Device;
+}
+
+/** @internal Metadata of a new contiguous tensor (creation functions know it all). */
+export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
+  return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device };
 }
 
 const deviceCache = new Map<string, Device>();
@@ -138,7 +144,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     }
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, Boolean(opts.nonBlocking)));
+    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, Boolean(opts.nonBlocking)), contiguousMeta(m.shape, m.dtype, target));
   }
 
   /**
@@ -234,7 +240,8 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** A contiguous copy with its own storage. */
   clone(): Tensor<D> {
     const m = this.#info('Tensor.clone');
-    const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false));
+    const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false),
+      contiguousMeta(m.shape, m.dtype, m.device));
     native.copy(out.handle(), this.handle('Tensor.clone'));
     return out;
   }

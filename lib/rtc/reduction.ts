@@ -14,7 +14,7 @@ import { empty } from '../creation';
 import { native } from '../native';
 import { Tensor } from '../tensor';
 import { broadcastShapes } from './broadcast';
-import { RawModule } from './raw';
+import { RawKernel, RawModule } from './raw';
 
 const C_TYPES: Partial<Record<DType, string>> = {
   float32: 'float', float64: 'double', int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long',
@@ -72,7 +72,7 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
     if (typeof v !== 'string' || v.trim() === '') throw new TypeError(`${fn}: ${what} must be a C expression`);
   }
   const out = outs[0];
-  const modules = new Map<string, RawModule>();
+  const compiled = new Map<string, { partial: RawKernel; final: RawKernel }>();
 
   const call = (...raw: (Tensor | number | ReduceCallOptions)[]): Tensor => {
     let callOpts: ReduceCallOptions = {};
@@ -123,13 +123,14 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
 
     const layouts = ins.map((_, k) => (args[k] instanceof Tensor ? 's' : 'v'));
     const key = `${[...bound.entries()].map(([t, d]) => `${t}=${d}`).join(';')}|${outType}|${reduceType}|${kept.length}|${axes.length}|${layouts.join('')}`;
-    let mod = modules.get(key);
-    if (mod === undefined) {
-      mod = new RawModule(generate(name, opts.preamble ?? '', ins, out, mapExpr, reduceExpr, postMapExpr, identity,
+    let kernels = compiled.get(key);
+    if (kernels === undefined) {
+      const mod = new RawModule(generate(name, opts.preamble ?? '', ins, out, mapExpr, reduceExpr, postMapExpr, identity,
         bound, outType, reduceType, kept.length, axes.length, layouts), { options: opts.options });
-      modules.set(key, mod);
+      kernels = { partial: mod.getFunction(`${name}_partial`), final: mod.getFunction(`${name}_final`) };
+      compiled.set(key, kernels);
     }
-    const sms = native.deviceLimits(device.index).multiProcessorCount;
+    const sms = smCount(device.index);
     const G = Math.max(1, Math.min(Math.ceil(nRed / 2048), Math.ceil((sms * 8) / nOut)));
     const chunk = Math.max(1, Math.ceil(nRed / G));
     using partial = empty([nOut * G], { dtype: reduceType, device });
@@ -145,13 +146,22 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
       for (const d of kept) kargs.push(st[d]);
       for (const d of axes) kargs.push(st[d]);
     });
-    const partialK = mod.getFunction(`${name}_partial`);
-    partialK.launch([Math.min(nOut * G, 2 ** 31 - 1)], [256], kargs);
+    kernels.partial.launch([Math.min(nOut * G, 2 ** 31 - 1)], [256], kargs);
     const finalThreads = G >= 256 ? 256 : Math.max(32, 2 ** Math.ceil(Math.log2(G)));
-    mod.getFunction(`${name}_final`).launch([Math.min(nOut, 2 ** 31 - 1)], [finalThreads], [partial, y, nOut, G]);
+    kernels.final.launch([Math.min(nOut, 2 ** 31 - 1)], [finalThreads], [partial, y, nOut, G]);
     return y;
   };
   return Object.assign(call, { kernelName: name });
+}
+
+const sms = new Map<number, number>();
+function smCount(device: number): number {
+  let n = sms.get(device);
+  if (n === undefined) {
+    n = native.deviceLimits(device).multiProcessorCount;
+    sms.set(device, n);
+  }
+  return n;
 }
 
 function normalizeAxes(axis: number | readonly number[] | undefined, ndim: number, fn: string): number[] {
