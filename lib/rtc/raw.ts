@@ -174,6 +174,7 @@ export class RawKernel {
   #kinds: Int8Array | undefined;
   #functions = new Map<number, NativeFunction>();
   #args: unknown[] = [];
+  #label: string;
 
   /**
    * @example
@@ -189,6 +190,7 @@ export class RawKernel {
     }
     if (typeof name !== 'string' || name === '') throw new TypeError('gx.RawKernel: name must be the kernel\'s name');
     this.name = name;
+    this.#label = `gx.RawKernel '${name}'`;
     this.module = code instanceof RawModule ? code : new RawModule(code, opts);
     this.params = declaredParams(this.module.code ?? '', name, opts.params);
     this.#kinds = this.params && kindsOf(this.params);
@@ -228,7 +230,7 @@ export class RawKernel {
    * [ Kernel arguments ]). Asynchronous: ordered on the stream.
    */
   launch(grid: Dim3, block: Dim3, args: readonly unknown[], opts: LaunchOptions = {}): void {
-    const fn = `gx.RawKernel '${this.name}'`;
+    const fn = this.#label;
     const kinds = this.#kinds;
     if (kinds === undefined) {
       throw new TypeError(`${fn}: cannot read its parameter types from the source (a template, or types gpuext does not know); ` +
@@ -256,7 +258,9 @@ export class RawKernel {
         else if (!device.equals(d)) throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
         values[i] = a.handle(fn);
       } else {
-        checkScalar(p, a, fn, `${i} '${p.name}'`);
+        // The common cases pass without building an error label; the rest
+        // (bigints, edge values, mistakes) go through the full check.
+        if (!(typeof a === 'number' && fastScalarOk(p.kind, a))) checkScalar(p, a, fn, `${i} '${p.name}'`);
         values[i] = a;
       }
     }
@@ -266,6 +270,25 @@ export class RawKernel {
     }
     native.launchKernel(this.function(dev), dim3(grid, fn, 'grid'), dim3(block, fn, 'block'), opts.sharedMem ?? 0,
       stream?.native, kinds, values);
+  }
+}
+
+/** True for a number that plainly fits `kind` (floats: any finite number; ints: an integer in range). */
+function fastScalarOk(kind: ParamKind, v: number): boolean {
+  switch (kind) {
+    case 'float32':
+    case 'float64':
+      return Number.isFinite(v) && Math.abs(v) < 3e38;
+    case 'int32':
+      return Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;
+    case 'int64':
+      return Number.isSafeInteger(v);
+    case 'uint32':
+      return Number.isInteger(v) && v >= 0 && v <= 4294967295;
+    case 'uint64':
+      return Number.isSafeInteger(v) && v >= 0;
+    default:
+      return false;
   }
 }
 
