@@ -11,39 +11,12 @@
 // shape are indexed by `i`; the others (broadcast or strided) by offsets
 // computed from `i` with the output shape and their strides, which the kernel
 // takes as `long long` parameters.
-import { isDType, type DType } from '../dtype';
+import type { DType } from '../dtype';
 import { Tensor } from '../tensor';
 import { empty } from '../creation';
 import { broadcastShapes } from './broadcast';
+import { broadcastStrides, C_TYPES, parseParams, type Param } from './params';
 import { RawKernel } from './raw';
-
-const C_TYPES: Partial<Record<DType, string>> = {
-  float32: 'float', float64: 'double', int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long',
-  uint8: 'unsigned char', bool: 'bool',
-};
-
-interface Param {
-  name: string;
-  type: string;       // a dtype name, or a placeholder such as 'T'
-  placeholder: boolean;
-}
-
-function parseParams(spec: string, fn: string, what: string): Param[] {
-  if (typeof spec !== 'string') throw new TypeError(`${fn}: ${what} must be a string like 'float32 x, T y'`);
-  if (spec.trim() === '') return [];
-  return spec.split(',').map((part) => {
-    const words = part.trim().split(/\s+/);
-    if (words.length !== 2 || !/^[A-Za-z_]\w*$/.test(words[0]) || !/^[A-Za-z_]\w*$/.test(words[1])) {
-      const hint = words[0] === 'raw' ? ' (raw parameters are not supported yet; use gx.RawKernel)' : '';
-      throw new TypeError(`${fn}: ${what}: '${part.trim()}' is not 'type name'${hint}`);
-    }
-    const [type, name] = words;
-    if (isDType(type) && C_TYPES[type] === undefined) {
-      throw new TypeError(`${fn}: ${what}: dtype ${type} is not supported in elementwise kernels yet`);
-    }
-    return { name, type, placeholder: !isDType(type) };
-  });
-}
 
 export interface ElementwiseOptions {
   /** Kernel name (default 'elementwise_kernel'). */
@@ -168,12 +141,6 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     return outTensors.length === 1 ? outTensors[0] : outTensors;
   };
   return Object.assign(call, { kernelName: name, sources });
-}
-
-/** Element strides of `t` seen at the broadcast `shape` (0 where it broadcasts). */
-function broadcastStrides(t: Tensor, shape: readonly number[]): number[] {
-  const lead = shape.length - t.ndim;
-  return shape.map((_, d) => (d < lead || t.shape[d - lead] === 1 ? 0 : t.strides[d - lead]));
 }
 
 function generate(name: string, preamble: string, body: string, ins: Param[], outs: Param[], bound: Map<string, DType>,

@@ -12,7 +12,7 @@ import fs from 'fs';
 
 import { checkDevice } from '../cuda';
 import { Device, parseDevice, type DeviceLike } from '../device';
-import { native, type NativeFunction, type NativeModule } from '../native';
+import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
 import { Stream } from '../stream';
 import { Tensor } from '../tensor';
 import { compile } from './compiler';
@@ -45,16 +45,8 @@ export interface LaunchOptions {
   stream?: Stream;
 }
 
-export interface KernelAttributes {
-  numRegs: number;
-  maxThreadsPerBlock: number;
-  sharedSizeBytes: number;
-  constSizeBytes: number;
-  localSizeBytes: number;
-  maxDynamicSharedSizeBytes: number;
-  ptxVersion: number;
-  binaryVersion: number;
-}
+/** Registers, shared memory and thread limits of a compiled kernel. */
+export type KernelAttributes = NativeFunctionAttributes;
 
 interface Loaded {
   module: NativeModule;

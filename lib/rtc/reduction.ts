@@ -14,30 +14,8 @@ import { empty } from '../creation';
 import { native } from '../native';
 import { Tensor } from '../tensor';
 import { broadcastShapes } from './broadcast';
+import { broadcastStrides, C_TYPES, parseParams, type Param } from './params';
 import { RawKernel, RawModule } from './raw';
-
-const C_TYPES: Partial<Record<DType, string>> = {
-  float32: 'float', float64: 'double', int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long',
-  uint8: 'unsigned char', bool: 'bool',
-};
-
-interface Param {
-  name: string;
-  type: string;
-  placeholder: boolean;
-}
-
-function parseParams(spec: string, fn: string, what: string): Param[] {
-  if (typeof spec !== 'string') throw new TypeError(`${fn}: ${what} must be a string like 'T x'`);
-  if (spec.trim() === '') return [];
-  return spec.split(',').map((part) => {
-    const words = part.trim().split(/\s+/);
-    if (words.length !== 2 || !/^[A-Za-z_]\w*$/.test(words[0]) || !/^[A-Za-z_]\w*$/.test(words[1])) {
-      throw new TypeError(`${fn}: ${what}: '${part.trim()}' is not 'type name'`);
-    }
-    return { name: words[1], type: words[0], placeholder: !isDType(words[0]) };
-  });
-}
 
 export interface ReductionOptions {
   name?: string;
@@ -175,11 +153,6 @@ function normalizeAxes(axis: number | readonly number[] | undefined, ndim: numbe
   });
   if (new Set(out).size !== out.length) throw new RangeError(`${fn}: axis ${list.join(', ')} repeats an axis`);
   return out.sort((a, b) => a - b);
-}
-
-function broadcastStrides(t: Tensor, shape: readonly number[]): number[] {
-  const lead = shape.length - t.ndim;
-  return shape.map((_, d) => (d < lead || t.shape[d - lead] === 1 ? 0 : t.strides[d - lead]));
 }
 
 function generate(name: string, preamble: string, ins: Param[], out: Param, mapExpr: string, reduceExpr: string,
