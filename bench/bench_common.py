@@ -16,3 +16,23 @@ def emit(obj):
     """One JSON object as a line on stdout, flushed."""
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+def cupy_device():
+    """(cupy, numpy, device name) when CuPy imports and sees a GPU; else emits
+    {"error": ...} (the bench's JSON line) and returns None."""
+    try:
+        import cupy as cp
+        import numpy as np
+    except Exception as e:  # noqa: BLE001 - any import failure means "no cupy here"
+        emit({"error": "cupy not importable: %s: %s" % (type(e).__name__, e)})
+        return None
+    try:
+        if cp.cuda.runtime.getDeviceCount() == 0:
+            emit({"error": "cupy: no GPU"})
+            return None
+        name = cp.cuda.runtime.getDeviceProperties(0)["name"]
+        return cp, np, name.decode() if isinstance(name, bytes) else str(name)
+    except Exception as e:  # noqa: BLE001
+        emit({"error": "cupy: no usable GPU: %s: %s" % (type(e).__name__, e)})
+        return None

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import cupy_device, emit, log  # noqa: E402
 
 ADD_SRC = r'''
 extern "C" __global__ void add1(const float* a, const float* b, float* c, long long n) {
@@ -39,22 +39,10 @@ def main():
     p.add_argument("--eager-rounds", type=int, default=20)
     args = p.parse_args()
 
-    try:
-        import cupy as cp
-        import numpy as np
-    except Exception as e:  # noqa: BLE001 - any import failure means "no cupy here"
-        emit({"error": f"cupy not importable: {type(e).__name__}: {e}"})
+    found = cupy_device()
+    if found is None:
         return
-    try:
-        if cp.cuda.runtime.getDeviceCount() == 0:
-            emit({"error": "cupy: no GPU"})
-            return
-        props = cp.cuda.runtime.getDeviceProperties(0)
-        name = props["name"]
-        device = name.decode() if isinstance(name, bytes) else str(name)
-    except Exception as e:  # noqa: BLE001
-        emit({"error": f"cupy: no usable GPU: {type(e).__name__}: {e}"})
-        return
+    cp, np, device = found
 
     K, R, S = args.kernels, args.replays, args.samples
     kernel = cp.RawKernel(ADD_SRC, "add1")

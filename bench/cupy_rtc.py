@@ -40,7 +40,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import cupy_device, emit, log  # noqa: E402
 
 KERNEL_NAME = "bench_add"
 
@@ -134,24 +134,12 @@ def main():
     p.add_argument("--bw-repeat", type=int, default=20)
     args = p.parse_args()
 
-    try:
-        import cupy as cp
-        import numpy as np
-    except Exception as e:  # noqa: BLE001 - any import failure means "no cupy here"
-        emit({"error": "cupy not importable: %s: %s" % (type(e).__name__, e)})
+    found = cupy_device()
+    if found is None:
         return
-    try:
-        if cp.cuda.runtime.getDeviceCount() == 0:
-            emit({"error": "cupy: no GPU"})
-            return
-        props = cp.cuda.runtime.getDeviceProperties(0)
-        name = props["name"]
-        device = name.decode() if isinstance(name, bytes) else str(name)
-        cp.empty(1, dtype=cp.float32)
-        cp.cuda.runtime.deviceSynchronize()
-    except Exception as e:  # noqa: BLE001
-        emit({"error": "cupy: no usable GPU: %s: %s" % (type(e).__name__, e)})
-        return
+    cp, np, device = found
+    cp.empty(1, dtype=cp.float32)  # create the context before anything is timed
+    cp.cuda.runtime.deviceSynchronize()
 
     result = {"cupy": cp.__version__, "device": device}
     try:

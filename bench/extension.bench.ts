@@ -27,6 +27,7 @@ import {
   fmt, ratio, printTable, printHeader, section, progress,
   isRecord, numField, strField, recField, lastJsonLine, tail, childFailure,
   liveCounts, checkLive, printIssues,
+  bigInputs, patternA, patternB,
 } from './util';
 
 const CLI_REL = path.join('dist', 'lib', 'cli', 'main.js');
@@ -267,19 +268,12 @@ function benchCall(addGpu: AddGpuBinding['addGpu'], device: 'cpu' | 'cuda'): Cal
 
 // ---------------------------------------------------------------- 3. bandwidth (gpuext)
 
-const patternA = (i: number): number => (i % 1021) * 0.5;
-const patternB = (i: number): number => (i % 13) - 6.25;
 
 function benchBandwidth(addGpu: AddGpuBinding['addGpu']): number | undefined {
   progress(`gpuext: bandwidth of addGpu on 2^${Math.log2(BIG_NUMEL)} float32 (filling the inputs)`);
   const n = BIG_NUMEL;
-  const host = new Float32Array(n);
-  for (let i = 0; i < n; i++) host[i] = patternA(i);
-  const a = gx.tensor(host, { device: 'cuda' });
-  let b: gx.Tensor | undefined;
+  const [a, b] = bigInputs(n);
   try {
-    for (let i = 0; i < n; i++) host[i] = patternB(i);
-    b = gx.tensor(host, { device: 'cuda' });
     const bb = b;
 
     // Correctness, once: every 4093rd element and the ends, against a + b computed here (all values exact in float32).
@@ -317,7 +311,7 @@ function benchBandwidth(addGpu: AddGpuBinding['addGpu']): number | undefined {
     return (3 * 4 * n) / median(samples); // bytes/ns == GB/s
   } finally {
     a.dispose();
-    b?.dispose();
+    b.dispose();
   }
 }
 

@@ -28,6 +28,7 @@ import {
   fmt, ratio, printTable, printHeader, section, progress,
   numField, strField, recField, lastJsonLine, childFailure,
   liveCounts, checkLive, printIssues, runPythonJson,
+  bigInputs, patternA, patternB,
 } from './util';
 
 const CUPY_SCRIPT = path.join(REPO, 'bench', 'cupy_rtc.py');
@@ -375,8 +376,6 @@ function benchCalls(): CallFigures {
 
 // ---------------------------------------------------------------- 4. bandwidth (gpuext)
 
-const patternA = (i: number): number => (i % 1021) * 0.5;
-const patternB = (i: number): number => (i % 13) - 6.25;
 
 interface BwFigures {
   ewGbps?: number;
@@ -393,13 +392,8 @@ function benchBandwidth(): BwFigures {
   const n = BIG_NUMEL;
   const out: BwFigures = { lines: [] };
   progress(`bandwidth: filling two 2^${Math.log2(n)} float32 inputs`);
-  const host = new Float32Array(n);
-  for (let i = 0; i < n; i++) host[i] = patternA(i);
-  const a = gx.tensor(host, { device: 'cuda' });
-  let b: gx.Tensor | undefined;
+  const [a, b] = bigInputs(n);
   try {
-    for (let i = 0; i < n; i++) host[i] = patternB(i);
-    b = gx.tensor(host, { device: 'cuda' });
     const bb = b;
     const add = gx.elementwiseKernel('T x, T y', 'T z', 'z = x + y', { name: 'bench_ew_add' });
 
@@ -429,7 +423,7 @@ function benchBandwidth(): BwFigures {
   } finally {
     gx.cuda.synchronize();
     a.dispose();
-    b?.dispose();
+    b.dispose();
   }
 
   if (!hasReductionKernel()) {

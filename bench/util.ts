@@ -210,3 +210,21 @@ export function runPythonJson(script: string, args: readonly string[], timeoutMs
   if (r.status !== 0) return { ok: false, error: childFailure(r, what) };
   return { ok: true, o };
 }
+
+/** Input patterns of the bandwidth benches: exact in float32, so a + b is exact too. */
+export const patternA = (i: number): number => (i % 1021) * 0.5;
+export const patternB = (i: number): number => (i % 13) - 6.25;
+
+/** Two CUDA float32 tensors of n elements holding patternA and patternB (one host buffer reused). */
+export function bigInputs(n: number): [gx.Tensor, gx.Tensor] {
+  const host = new Float32Array(n);
+  for (let i = 0; i < n; i++) host[i] = patternA(i);
+  const a = gx.tensor(host, { device: 'cuda' });
+  try {
+    for (let i = 0; i < n; i++) host[i] = patternB(i);
+    return [a, gx.tensor(host, { device: 'cuda' })];
+  } catch (err) {
+    a.dispose();
+    throw err;
+  }
+}
