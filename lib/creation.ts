@@ -113,6 +113,15 @@ export function empty<D extends DType = 'float32'>(shape: ShapeLike, opts?: Empt
   return emptyImpl<D>(shape, opts, 'gx.empty');
 }
 
+/**
+ * @internal A new contiguous tensor for code that has validated `shape`
+ * (non-negative integers) and `device` already: ops and generated kernels
+ * allocating outputs, where gx.empty's argument parsing would dominate.
+ */
+export function allocate<D extends DType>(shape: readonly number[], dtype: D, device: Device): Tensor<D> {
+  return new Tensor<D>(native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false), contiguousMeta(shape, dtype, device));
+}
+
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn);

@@ -69,6 +69,8 @@ export interface NativeFunction {
 export interface NativeRtcInfo {
   /** NVRTC's version ("13.0"), or null when it cannot be loaded (nvrtcError says why). */
   nvrtc: string | null;
+  /** The candidate NVRTC was loaded from. */
+  nvrtcPath?: string;
   nvrtcError?: string;
   /** Whether the CUDA driver library loaded and initialized (driverError says why not). */
   driver: boolean;
@@ -143,7 +145,7 @@ export interface NativeCore {
   /** Drops a handle's core reference now; returns false when it was already dropped. */
   dispose(t: NativeTensor): boolean;
   isDisposed(t: NativeTensor): boolean;
-  empty(shape: number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
+  empty(shape: readonly number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
   copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;
@@ -199,6 +201,8 @@ export interface NativeCore {
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
   // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).
   rtcInfo(): NativeRtcInfo;
+  /** Where NVRTC is looked for, in order: file paths, then bare sonames (loads nothing but the driver). */
+  nvrtcCandidates(): string[];
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
@@ -213,8 +217,8 @@ export interface NativeCore {
    * 6 uint16, 7 uint32, 8 uint64, 9 float32, 10 float64, 11 bool, 12 raw pointer (bigint or null).
    * Integers may be numbers (safe integers) or bigints. stream undefined: the device's current stream.
    */
-  launchKernel(fn: NativeFunction, grid: number[], block: number[], sharedMem: number, stream: NativeStream | undefined,
-    kinds: Int8Array, args: unknown[]): void;
+  launchKernel(fn: NativeFunction, gridX: number, gridY: number, gridZ: number, blockX: number, blockY: number,
+    blockZ: number, sharedMem: number, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[]): void;
   /** Synchronous, after the device's current stream (synchronized first). */
   memcpyHtoD(device: number, ptr: bigint, data: ArrayBufferView): void;
   memcpyDtoH(device: number, ptr: bigint, size: number): ArrayBuffer;

@@ -30,11 +30,13 @@ export interface Meta {
   offset: number;
   dtype: DType;
   device: Device;
+  /** isContiguous(), once asked (the layout never changes). */
+  contiguous?: boolean;
 }
 
 /** @internal Metadata of a new contiguous tensor (creation functions know it all). */
 export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
-  return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device };
+  return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device, contiguous: true };
 }
 
 const deviceCache = new Map<string, Device>();
@@ -123,9 +125,11 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** True when elements are laid out in C order with no gaps. */
   isContiguous(): boolean {
     const m = this.#info('Tensor.isContiguous');
-    if (m.shape.includes(0)) return true;
-    const expected = contiguousStrides(m.shape);
-    return m.shape.every((s, i) => s === 1 || m.strides[i] === expected[i]);
+    if (m.contiguous === undefined) {
+      const expected = contiguousStrides(m.shape);
+      m.contiguous = m.shape.includes(0) || m.shape.every((s, i) => s === 1 || m.strides[i] === expected[i]);
+    }
+    return m.contiguous;
   }
 
   /**

@@ -357,6 +357,41 @@ test('with NVRTC present it is the backend: options go through normalized, resul
   t.throws(() => compile(req, { native: null, backend: 'nvrtc', cacheDir }), { message: /NVRTC was asked for but cannot be used/ });
 });
 
+test('NVRTC named by its file: a disk hit loads nothing, another file is another key, a compile checks the file it loaded', (t) => {
+  const cacheDir = tmpdir('nvrtc-file');
+  const lib = path.join(cacheDir, 'libnvrtc.so.13.0.88');
+  fs.writeFileSync(lib, 'not really a library');
+  const withFile = (loadedFrom: string): { native: RtcNative; infoCalls: () => number; calls: string[][] } => {
+    const f = fakeNvrtc(() => ({ ok: true, log: '' }));
+    let infoCalls = 0;
+    f.native.nvrtcCandidates = () => [path.join(cacheDir, 'missing.so'), lib, 'libnvrtc.so.13'];
+    f.native.rtcInfo = () => {
+      infoCalls++;
+      return { nvrtc: '13.0', nvrtcPath: loadedFrom, driver: true };
+    };
+    return { native: f.native, infoCalls: () => infoCalls, calls: f.calls };
+  };
+  const req = { source: kernel('nvrtc-file'), name: 'k.cu', arch: 'sm_90' };
+  const first = withFile(lib);
+  const r = compile(req, { native: first.native, cacheDir });
+  t.is(r.cached, false);
+  t.is(first.calls.length, 1);
+  // A new process (a fresh binding): the disk hit asks NVRTC nothing.
+  const second = withFile(lib);
+  const hit = compile(req, { native: second.native, cacheDir, memory: false });
+  t.is(hit.cached, 'disk');
+  t.is(hit.key, r.key);
+  t.is(second.infoCalls(), 0, 'NVRTC was not loaded for a hit');
+  // The file changes (another NVRTC installed there): another key.
+  fs.writeFileSync(lib, 'another NVRTC, another size');
+  t.not(kernelCacheKey(req, { native: withFile(lib).native, cacheDir }), r.key);
+  // NVRTC loaded from somewhere else than the file the key names: the result is not stored on disk.
+  const stray = withFile('libnvrtc.so.13');
+  const req2 = { ...req, source: kernel('nvrtc-stray') };
+  t.is(compile(req2, { native: stray.native, cacheDir }).cached, false);
+  t.is(compile(req2, { native: withFile(lib).native, cacheDir, memory: false }).cached, false, 'nothing was stored under the file key');
+});
+
 test('an NVRTC compile error is a CompileError with numbered lines (NVRTC log format)', (t) => {
   const log = 'kernel.cu(3): error: identifier "y" is undefined\n    x[i] = y;\n           ^\n\n1 error detected in the compilation of "kernel.cu".\n';
   const { native } = fakeNvrtc(() => ({ ok: false, log }));

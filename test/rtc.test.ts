@@ -29,12 +29,64 @@ test('RawKernel reads its parameter types from the source and checks arguments b
 
 test('elementwiseKernel checks its parameters and arguments', (t) => {
   t.throws(() => gx.elementwiseKernel('float32 x, float32 x', 'float32 y', 'y = x'), { message: /parameter 'x' is declared twice/ });
-  t.throws(() => gx.elementwiseKernel('raw T x', 'T y', 'y = x[i]'), { message: /raw parameters are not supported yet/ });
+  t.throws(() => gx.elementwiseKernel('raw T', 'T y', 'y = 1'), { message: /'raw T' is not 'type name' \(or 'raw type name'\)/ });
   t.throws(() => gx.elementwiseKernel('T x', '', 'x'), { message: /needs at least one output/ });
   const k = gx.elementwiseKernel('T x, T y', 'T z', 'z = x + y', { name: 'addk' });
   using a = gx.ones([2]);
   t.throws(() => k(a), { message: /takes 2 inputs/ });
-  t.throws(() => k(a, a), { message: /needs at least one CUDA tensor input/ });
+  t.throws(() => k(a, a), { message: /needs at least one CUDA tensor operand/ });
+  t.throws(() => k(a, 'x' as unknown as number), { instanceOf: TypeError, message: /input 'y' must be a Tensor or a number, got string/ });
+  t.throws(() => k(a, a, 3), { instanceOf: TypeError, message: /output 'z' must be a Tensor, got number/ });
+  const raw = gx.elementwiseKernel('raw T x', 'raw T y', 'y[i] = x[i]', { name: 'rawcopy' });
+  t.throws(() => raw(a, 1 as unknown as gx.Tensor), { message: /output 'y' must be a Tensor/ });
+  t.throws(() => raw(a, a, { size: -1 }), { instanceOf: RangeError, message: /size must be a non-negative integer/ });
+});
+
+cudaTest('elementwiseKernel: raw operands, scalar operands, float16 and bfloat16, outputs passed in', (t) => {
+  const n = 1000;
+  const xs = Float32Array.from({ length: n }, (_, i) => Math.sin(i) * 4);
+  using x = gx.tensor(xs, { device: 'cuda' });
+  // Reverse through a raw input: each output element reads another element.
+  const reverse = gx.elementwiseKernel('raw T x', 'T y', 'y = x[x_size - 1 - i]', { name: 'reverse' });
+  using out = gx.full([n], Number.NaN, { device: 'cuda' });
+  reverse(x, out);
+  const r = out.toArraySync() as Float32Array;
+  t.true(r.every((v, i) => v === xs[n - 1 - i]));
+  // A raw output with the launch size given.
+  const scatter = gx.elementwiseKernel('raw T x', 'raw T y', 'y[n - 1 - i] = x[i] * 2', { name: 'scatter2' });
+  using y = gx.full([n], Number.NaN, { device: 'cuda' });
+  scatter(x, y, { size: n });
+  const s = y.toArraySync() as Float32Array;
+  t.true(s.every((v, i) => v === Math.fround(xs[n - 1 - i] * 2)));
+  // JS numbers take the placeholder's type.
+  const axpy = gx.elementwiseKernel('T a, T x, T b', 'T y', 'y = a * x + b', { name: 'axpy' });
+  using z = axpy(0.5, x, 3) as gx.Tensor;
+  const zs = z.toArraySync() as Float32Array;
+  t.true(zs.every((v, i) => v === Math.fround(Math.fround(0.5 * xs[i]) + 3)));
+  using xi = gx.tensor(Int32Array.from({ length: n }, (_, i) => i - 500), { device: 'cuda' });
+  using zi = axpy(3, xi, -7) as gx.Tensor;
+  t.true((zi.toArraySync() as Int32Array).every((v, i) => v === 3 * (i - 500) - 7));
+  // Half types through cuda_fp16.h / cuda_bf16.h, computed in float.
+  const mad = gx.elementwiseKernel('T x, T y', 'T z', 'z = (T)((float)x * (float)y + 1.0f)', { name: 'mad_half' });
+  for (const dtype of ['float16', 'bfloat16'] as const) {
+    using hx = gx.tensor(xs, { device: 'cuda', dtype });
+    using hz = mad(hx, hx) as gx.Tensor;
+    t.is(hz.dtype, dtype);
+    const hv = hx.toArraySync() as Float32Array;
+    const zv = hz.toArraySync() as Float32Array;
+    using ref = gx.tensor(hv.map((v) => v * v + 1), { dtype });
+    t.deepEqual(Array.from(zv), Array.from(ref.toArraySync() as Float32Array), dtype);
+  }
+  // A passed-in output of a different layout (a transposed view) is written through its strides.
+  const add = gx.elementwiseKernel('T x, T y', 'T z', 'z = x + y', { name: 'add_into' });
+  using m = gx.tensor(Float32Array.from({ length: 12 }, (_, i) => i), { device: 'cuda', shape: [3, 4] });
+  using o = gx.full([4, 3], Number.NaN, { device: 'cuda' });
+  using ot = o.asStrided([3, 4], [1, 3], 0);  // o seen transposed
+  using mt = m.contiguous();
+  add(mt, mt, ot);
+  const ov = o.toArraySync() as Float32Array;
+  t.true(ov.every((v, k) => v === 2 * ((k % 3) * 4 + Math.floor(k / 3))), Array.from(ov).join(','));
+  t.throws(() => add(mt, mt, o), { message: /output 'z' has shape \[4, 3\] but the inputs broadcast to \[3, 4\]/ });
 });
 
 cudaTest('RawKernel: add against a reference, attributes, launch limits', (t) => {

@@ -132,6 +132,7 @@ Napi::Value RtcInfo(const Napi::CallbackInfo& info) {
     Napi::Object o = Napi::Object::New(env);
     if (a.nvrtc) {
       o.Set("nvrtc", Napi::String::New(env, str(a.nvrtc_major, ".", a.nvrtc_minor)));
+      o.Set("nvrtcPath", Napi::String::New(env, a.nvrtc_path));
     } else {
       o.Set("nvrtc", env.Null());
       o.Set("nvrtcError", Napi::String::New(env, a.nvrtc_error));
@@ -139,6 +140,15 @@ Napi::Value RtcInfo(const Napi::CallbackInfo& info) {
     o.Set("driver", Napi::Boolean::New(env, a.driver));
     if (!a.driver) o.Set("driverError", Napi::String::New(env, a.driver_error));
     return o;
+  });
+}
+
+Napi::Value NvrtcCandidates(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const std::vector<std::string> c = rtc::nvrtc_candidates();
+    Napi::Array out = Napi::Array::New(info.Env(), c.size());
+    for (size_t i = 0; i < c.size(); ++i) out.Set(static_cast<uint32_t>(i), Napi::String::New(info.Env(), c[i]));
+    return out;
   });
 }
 
@@ -263,7 +273,7 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 // --- launches ---------------------------------------------------------------------------
 //
 // NOTE [ Kernel arguments ]
-// launchKernel(fn, grid, block, sharedMem, stream, kinds, args): kinds[i] says
+// launchKernel(fn, gx, gy, gz, bx, by, bz, sharedMem, stream, kinds, args): kinds[i] says
 // what C type args[i] becomes. Each parameter gets its own 8-byte slot, its
 // value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
 // pointer per slot: the driver copies as many bytes as the kernel's parameter
@@ -345,29 +355,15 @@ uint64_t read_integer(const Napi::Value& v, size_t i, int kind) {
   scalar_type_error(v, i, kind, "an integer (a number or a bigint)");
 }
 
-// grid/block: 1 to 3 positive integers, missing ones 1.
-void read_dim3(const Napi::Value& v, const char* name, uint32_t out[3]) {
-  static constexpr char kAxis[3] = {'x', 'y', 'z'};
-  if (!v.IsArray()) fail(ErrorKind::Type, kLaunch, ": argument '", name, "' must be an array of 1 to 3 positive integers");
-  Napi::Array a = v.As<Napi::Array>();
-  const uint32_t n = a.Length();
-  if (n < 1 || n > 3) {
-    fail(ErrorKind::Type, kLaunch, ": argument '", name, "' must be an array of 1 to 3 positive integers, got ", n,
-         " entries");
+// One grid or block extent: a positive integer (JS has checked the common
+// cases; this guards the native boundary).
+uint32_t read_extent(const Napi::Value& v, const char* name, char axis) {
+  if (!v.IsNumber()) fail(ErrorKind::Type, kLaunch, ": ", name, ".", axis, " must be a positive integer");
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (!(d >= 1 && d <= 4294967295.0 && std::floor(d) == d)) {
+    fail(ErrorKind::Range, kLaunch, ": ", name, ".", axis, " must be a positive integer, got ", d);
   }
-  for (uint32_t k = 0; k < 3; ++k) {
-    if (k >= n) {
-      out[k] = 1;
-      continue;
-    }
-    Napi::Value e = a.Get(k);
-    if (!e.IsNumber()) fail(ErrorKind::Type, kLaunch, ": ", name, ".", kAxis[k], " must be a positive integer");
-    const double d = e.As<Napi::Number>().DoubleValue();
-    if (!(d >= 1 && d <= 4294967295.0 && std::floor(d) == d)) {
-      fail(ErrorKind::Range, kLaunch, ": ", name, ".", kAxis[k], " must be a positive integer, got ", d);
-    }
-    out[k] = static_cast<uint32_t>(d);
-  }
+  return static_cast<uint32_t>(d);
 }
 
 void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem) {
@@ -406,33 +402,36 @@ void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t
 Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
     rtc::Function& f = unwrap_external<FunctionBox>(info[0], kLaunch, "function").fn;
+    // Extents come as six numbers, not arrays: reading array elements costs
+    // more than the launch itself (NOTE [ Launch latency ] in lib/rtc/raw.ts).
     uint32_t grid[3], block[3];
-    read_dim3(info[1], "grid", grid);
-    read_dim3(info[2], "block", block);
+    static constexpr char kAxis[3] = {'x', 'y', 'z'};
+    for (int k = 0; k < 3; ++k) grid[k] = read_extent(info[1 + k], "grid", kAxis[k]);
+    for (int k = 0; k < 3; ++k) block[k] = read_extent(info[4 + k], "block", kAxis[k]);
     uint32_t shared_mem = 0;
-    if (!info[3].IsUndefined()) {
-      const int64_t s = arg_int(info, 3, kLaunch, "sharedMem");
+    if (!info[7].IsUndefined()) {
+      const int64_t s = arg_int(info, 7, kLaunch, "sharedMem");
       GX_CHECK_RANGE(s >= 0 && s <= UINT32_MAX, kLaunch, ": sharedMem must be a non-negative number of bytes, got ", s);
       shared_mem = static_cast<uint32_t>(s);
     }
     check_launch_shape(f, grid, block, shared_mem);
 
     cuda::Stream stream;
-    if (info[4].IsUndefined() || info[4].IsNull()) {
+    if (info[8].IsUndefined() || info[8].IsNull()) {
       stream = cuda::current_stream(f.device);
     } else {
-      const StreamBox* s = &unwrap_external<StreamBox>(info[4], kLaunch, "stream");
+      const StreamBox* s = &unwrap_external<StreamBox>(info[8], kLaunch, "stream");
       GX_CHECK_VALUE(s->device == f.device, kLaunch, ": the stream is on cuda:", s->device,
                      " but the kernel is loaded on cuda:", f.device);
       stream = s->stream;
     }
 
-    if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
+    if (!info[9].IsTypedArray() || info[9].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
       fail(ErrorKind::Type, kLaunch, ": argument 'kinds' must be an Int8Array");
     }
-    const Napi::Int8Array kinds = info[5].As<Napi::Int8Array>();
-    if (!info[6].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
-    const Napi::Array args = info[6].As<Napi::Array>();
+    const Napi::Int8Array kinds = info[9].As<Napi::Int8Array>();
+    if (!info[10].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
+    const Napi::Array args = info[10].As<Napi::Array>();
     const size_t n = kinds.ElementLength();
     GX_CHECK_TYPE(args.Length() == n, kLaunch, ": ", n, " argument kinds but ", args.Length(), " arguments");
 
@@ -568,6 +567,7 @@ Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
 
 void register_rtc_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("rtcInfo", Napi::Function::New<RtcInfo>(env, "rtcInfo"));
+  exports.Set("nvrtcCandidates", Napi::Function::New<NvrtcCandidates>(env, "nvrtcCandidates"));
   exports.Set("nvrtcCompile", Napi::Function::New<NvrtcCompile>(env, "nvrtcCompile"));
   exports.Set("moduleLoad", Napi::Function::New<ModuleLoad>(env, "moduleLoad"));
   exports.Set("moduleGetFunction", Napi::Function::New<ModuleGetFunction>(env, "moduleGetFunction"));

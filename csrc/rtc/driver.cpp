@@ -206,7 +206,7 @@ bool driver_available(std::string* error) noexcept {
 Availability availability() noexcept {
   Availability a;
   a.driver = detail::driver_available(&a.driver_error);
-  a.nvrtc = detail::nvrtc_available(&a.nvrtc_major, &a.nvrtc_minor, &a.nvrtc_error);
+  a.nvrtc = detail::nvrtc_available(&a.nvrtc_major, &a.nvrtc_minor, &a.nvrtc_path, &a.nvrtc_error);
   return a;
 }
 

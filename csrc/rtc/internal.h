@@ -12,7 +12,7 @@ namespace gx::rtc::detail {
 int driver_version() noexcept;
 
 // NVRTC availability, loading it if needed. Never throws.
-bool nvrtc_available(int* major, int* minor, std::string* error) noexcept;
+bool nvrtc_available(int* major, int* minor, std::string* path, std::string* error) noexcept;
 // Driver availability, loading it (and calling cuInit) if needed. Never throws.
 bool driver_available(std::string* error) noexcept;
 

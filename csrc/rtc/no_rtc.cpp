@@ -19,6 +19,8 @@ Availability availability() noexcept {
   return a;
 }
 
+std::vector<std::string> nvrtc_candidates() { return {}; }
+
 CompileResult compile(const char* what, const std::string&, const std::string&, const std::vector<std::string>&,
                       const std::vector<std::string>&, const std::string&) {
   not_compiled(what);

@@ -57,10 +57,16 @@ bool resolve(void* lib, const char* name, F& fn, std::string& missing) {
   return fn != nullptr;
 }
 
+}  // namespace
+
 // Candidate files, most wanted first: $GPUEXT_NVRTC_PATH, then each soname
-// (the driver's major version first) bare (LD_LIBRARY_PATH, the ld cache),
-// then under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64.
-std::vector<std::string> candidates() {
+// (the driver's major version first) under $CUDA_HOME/lib64, $CUDA_PATH/lib64
+// and /usr/local/cuda/lib64, then bare (LD_LIBRARY_PATH, the ld cache). The
+// toolkit's own directories come before the loader's search so that NVRTC
+// matches the headers compiles include (-I from the same toolkit), and so
+// that the kernel cache can name NVRTC by its file without loading it
+// (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
+std::vector<std::string> nvrtc_candidates() {
   std::vector<std::string> out;
   if (const char* p = std::getenv("GPUEXT_NVRTC_PATH"); p != nullptr && *p != '\0') out.push_back(p);
   std::vector<std::string> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
@@ -70,19 +76,21 @@ std::vector<std::string> candidates() {
     if (const char* d = std::getenv(var); d != nullptr && *d != '\0') dirs.push_back(std::string(d) + "/lib64");
   }
   dirs.push_back("/usr/local/cuda/lib64");
-  for (const std::string& n : names) {
-    out.push_back(n);
-    for (const std::string& d : dirs) out.push_back(d + "/" + n);
+  for (const std::string& d : dirs) {
+    for (const std::string& n : names) out.push_back(d + "/" + n);
   }
+  for (const std::string& n : names) out.push_back(n);
   return out;
 }
+
+namespace {
 
 LoadState& load() {
   static LoadState state;
   static std::once_flag once;
   std::call_once(once, [] {
     std::string other_errors;  // failures other than "no such file": worth showing
-    for (const std::string& path : candidates()) {
+    for (const std::string& path : nvrtc_candidates()) {
       void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (lib == nullptr) {
         const char* e = dlerror();
@@ -124,7 +132,7 @@ LoadState& load() {
     state.error = str(
         "NVRTC (libnvrtc.so.13 or libnvrtc.so.12) not found: install the CUDA toolkit's nvrtc component "
         "(e.g. apt install cuda-nvrtc-13-0) or set CUDA_HOME "
-        "(looked on the library path, in $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64; "
+        "(looked in $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64 and on the library path; "
         "GPUEXT_NVRTC_PATH names a file directly); gpuext falls back to nvcc for compiling",
         other_errors);
   });
@@ -158,12 +166,13 @@ bool is_arch_option(const std::string& o) {
 }  // namespace
 
 namespace detail {
-bool nvrtc_available(int* major, int* minor, std::string* error) noexcept {
+bool nvrtc_available(int* major, int* minor, std::string* path, std::string* error) noexcept {
   try {
     LoadState& s = load();
     if (s.ok) {
       *major = s.api.major;
       *minor = s.api.minor;
+      *path = s.api.path;
     } else {
       *error = s.error;
     }

@@ -46,11 +46,16 @@ class LibraryMissing : public Error {
 struct Availability {
   bool nvrtc = false;
   int nvrtc_major = 0, nvrtc_minor = 0;
+  std::string nvrtc_path;   // the candidate that loaded
   std::string nvrtc_error;  // why nvrtc is false
   bool driver = false;
   std::string driver_error;  // why driver is false
 };
 Availability availability() noexcept;
+
+// Where NVRTC is looked for, in order (file paths, then bare sonames for the
+// dynamic loader); loads nothing but the driver (for its version).
+std::vector<std::string> nvrtc_candidates();
 
 // --- NVRTC ----------------------------------------------------------------------
 

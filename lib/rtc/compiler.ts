@@ -80,6 +80,8 @@ export interface NvrtcOutput {
 export interface RtcInfo {
   /** NVRTC's version ("12.8"), or null when it cannot be loaded. */
   nvrtc: string | null;
+  /** The file NVRTC was loaded from. */
+  nvrtcPath?: string;
   nvrtcError?: string;
   driver: boolean;
 }
@@ -87,6 +89,8 @@ export interface RtcInfo {
 /** The part of the core this module uses (injectable for tests). */
 export interface RtcNative {
   rtcInfo(): RtcInfo;
+  /** Where the core looks for NVRTC, in order (NOTE [ NVRTC identity ]); absent: always load it to learn its version. */
+  nvrtcCandidates?(): string[];
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NvrtcOutput;
 }
 
@@ -125,6 +129,7 @@ function toRtcInfo(v: unknown): RtcInfo {
     driver: 'driver' in v && v.driver === true,
   };
   if ('nvrtcError' in v && typeof v.nvrtcError === 'string') info.nvrtcError = v.nvrtcError;
+  if ('nvrtcPath' in v && typeof v.nvrtcPath === 'string') info.nvrtcPath = v.nvrtcPath;
   return info;
 }
 
@@ -162,6 +167,7 @@ function loadDefaultNative(): RtcNative | null {
   }
   const infoFn = n.rtcInfo;
   const compileFn = n.nvrtcCompile;
+  const candidatesFn = 'nvrtcCandidates' in n ? n.nvrtcCandidates : undefined;
   if (typeof infoFn !== 'function' || typeof compileFn !== 'function') {
     defaultNativeMissing = 'the core addon has no NVRTC binding (rebuild it: npm run build)';
     return null;
@@ -181,6 +187,12 @@ function loadDefaultNative(): RtcNative | null {
       return toNvrtcOutput(compileFn.call(n, source, programName, options, nameExpressions, arch));
     },
   };
+  if (typeof candidatesFn === 'function') {
+    defaultNative.nvrtcCandidates = (): string[] => {
+      const c: unknown = candidatesFn.call(n);
+      return Array.isArray(c) ? c.filter((x): x is string => typeof x === 'string') : [];
+    };
+  }
   return defaultNative;
 }
 
@@ -346,6 +358,8 @@ interface ChosenBackend {
   /** Include directories the backend adds after the user's (searched for headers, so in the key). */
   includeDirs: string[];
   compile(req: BackendCompileIn): CacheEntry;
+  /** After a compile: whether the key named the compiler that ran (NOTE [ NVRTC identity ]). */
+  keyTrusted?(): boolean;
 }
 
 let cudaIncludeMemo: string | null | undefined;
@@ -372,14 +386,64 @@ export function cudaIncludeDir(): string | null {
   return cudaIncludeMemo;
 }
 
-function nvrtcBackend(native: RtcNative, version: string): ChosenBackend {
+// NOTE [ NVRTC identity ]
+// The key names the compiler. Asking NVRTC its version means loading it
+// (a dlopen of a 100 MB library: ~8 ms on the H100 machine), which a cache hit
+// should not pay. So when the first candidate the core would load (native
+// nvrtcCandidates()) is a file that exists, the key names that file instead:
+// its real path (which carries the full version, libnvrtc.so.13.0.88), size
+// and mtime. NVRTC is then loaded only to compile, and a compile checks that
+// it loaded that very file (else its result is not stored on disk under the
+// file's key). When the first candidate is a bare soname (found by the
+// loader's search, which only dlopen can follow), the key uses the loaded
+// NVRTC's version, as before.
+
+interface NvrtcFile {
+  /** The candidate as the core names it. */
+  candidate: string;
+  /** Real path, size and mtime. */
+  identity: string;
+}
+
+const nvrtcFileMemo = new Map<RtcNative, NvrtcFile | null>();
+
+function locateNvrtcFile(native: RtcNative): NvrtcFile | undefined {
+  const memo = nvrtcFileMemo.get(native);
+  if (memo !== undefined) return memo ?? undefined;
+  let found: NvrtcFile | null = null;
+  for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
+    if (!path.isAbsolute(c)) break;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(c);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    found = { candidate: c, identity: `${fs.realpathSync(c)} ${st.size} ${st.mtimeMs}` };
+    break;
+  }
+  nvrtcFileMemo.set(native, found);
+  return found ?? undefined;
+}
+
+function nvrtcBackend(native: RtcNative, compiler: string, file?: NvrtcFile): ChosenBackend {
   const inc = cudaIncludeDir();
   const includeDirs = inc !== null ? [inc] : [];
   return {
     backend: 'nvrtc',
-    version: `nvrtc ${version}\n${includeDirs.join('\n')}`,
+    version: `${compiler}\n${includeDirs.join('\n')}`,
     includeDirs,
+    keyTrusted(): boolean {
+      return file === undefined || native.rtcInfo().nvrtcPath === file.candidate;
+    },
     compile(req): CacheEntry {
+      if (file !== undefined) {
+        const info = native.rtcInfo();
+        if (info.nvrtc === null) {
+          throw new Error(`${req.what}: NVRTC (${file.candidate}) could not be loaded: ${info.nvrtcError ?? 'unknown error'}`);
+        }
+      }
       const options = [...req.options, ...includeDirs.map((d) => `-I${d}`)];
       const r = native.nvrtcCompile(req.source, req.name, options, req.nameExpressions, req.arch);
       if (!r.ok) throw new CompileError({ log: r.log, source: req.source, programName: req.name, what: req.what, backend: 'nvrtc' });
@@ -570,9 +634,13 @@ export function backendInfo(opts: CompileOptions = {}): BackendInfo {
 
 function chooseBackend(opts: CompileOptions, kernelsDir: string, what: string): ChosenBackend {
   const { native, missing } = nativeFor(opts);
+  if (opts.backend !== 'nvcc' && native) {
+    const file = locateNvrtcFile(native);
+    if (file !== undefined) return nvrtcBackend(native, `nvrtc file ${file.identity}`, file);
+  }
   const info = native ? native.rtcInfo() : undefined;
   const nvrtcWhy = info ? info.nvrtcError ?? 'NVRTC is not available' : missing;
-  if (opts.backend !== 'nvcc' && native && info && info.nvrtc !== null) return nvrtcBackend(native, info.nvrtc);
+  if (opts.backend !== 'nvcc' && native && info && info.nvrtc !== null) return nvrtcBackend(native, `nvrtc ${info.nvrtc}`);
   if (opts.backend === 'nvrtc') throw new Error(`${what}: NVRTC was asked for but cannot be used: ${nvrtcWhy}`);
   const tc = toolchain();
   if (tc.nvcc) return nvccBackend(tc.nvcc, tc, kernelsDir);
@@ -682,7 +750,7 @@ export function compile(req: CompileRequest, opts: CompileOptions = {}): Compile
     what: p.what,
   });
   if (useMemory) memorySet(p.key, entry);
-  if (useDisk) {
+  if (useDisk && (p.backend.keyTrusted?.() ?? true)) {
     try {
       diskPut({ dir: p.kernelsDir, maxBytes: p.maxBytes }, p.key, entry);
     } catch {

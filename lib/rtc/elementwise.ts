@@ -1,21 +1,31 @@
 // gx.elementwiseKernel: CuPy's ElementwiseKernel for TypeScript. A body of
 // C code over named inputs and outputs; the kernel is generated per dtype
-// binding, rank and layout, compiled through the kernel cache, and launched
-// over the broadcast shape.
+// binding and layout, compiled through the kernel cache, and launched over the
+// broadcast shape.
 //
 // NOTE [ Elementwise codegen ]
 // Inputs are values (`const T x`), outputs references (`T& z`), and `i` (the
 // linear index) and `n` (the element count) are in scope, as in CuPy. Type
 // placeholders (any type name that is not a dtype) become typedefs bound from
-// the tensors passed for them. Operands that are contiguous and of the full
-// shape are indexed by `i`; the others (broadcast or strided) by offsets
-// computed from `i` with the output shape and their strides, which the kernel
-// takes as `long long` parameters.
+// the tensors passed for them. Each operand has a layout:
+//   c  a tensor, contiguous and of the full shape: indexed by `i`;
+//   s  a tensor broadcast or strided: indexed by an offset computed from `i`
+//      with the output shape and its strides (`long long` kernel parameters);
+//   v  a JS number: passed as a double and converted to its type in the kernel;
+//   r  `raw T x`: the whole (contiguous) array as a pointer, with `x_size`.
+//
+// NOTE [ Elementwise call path ]
+// A call costs about one launch: a plan (the kernel and the kinds of its
+// arguments) is cached per dtype-and-layout signature, so a repeated call
+// builds a short key, allocates its outputs without gx.empty's parsing and
+// launches through RawKernel.launchPrepared, with none of launch()'s checks,
+// which the plan made once.
+import type { Device } from '../device';
 import type { DType } from '../dtype';
+import { allocate } from '../creation';
 import { Tensor } from '../tensor';
-import { empty } from '../creation';
 import { broadcastShapes } from './broadcast';
-import { broadcastStrides, C_TYPES, parseParams, type Param } from './params';
+import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { RawKernel } from './raw';
 
 export interface ElementwiseOptions {
@@ -27,11 +37,28 @@ export interface ElementwiseOptions {
   options?: string[];
 }
 
-export type ElementwiseKernel = ((...args: (Tensor | number)[]) => Tensor | Tensor[]) & {
+/** A trailing options argument of a call: the launch size when every operand is raw. */
+export interface ElementwiseCallOptions {
+  size?: number;
+}
+
+export type ElementwiseKernel = ((...args: (Tensor | number | ElementwiseCallOptions)[]) => Tensor | Tensor[]) & {
   readonly kernelName: string;
   /** Generated sources compiled so far (for inspection). */
   readonly sources: readonly string[];
 };
+
+type Layout = 'c' | 's' | 'v' | 'r';
+
+interface Plan {
+  kernel: RawKernel;
+  /** The dtype of each output, from the binding. */
+  outTypes: DType[];
+}
+
+const THREADS = 256;
+/** Beyond this the grid-stride loop takes over (one element per thread below it measured best). */
+const MAX_BLOCKS = 65535 * 32;
 
 /**
  * An elementwise kernel from C code, like cupy.ElementwiseKernel.
@@ -51,17 +78,19 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     names.add(p.name);
   }
   const name = opts.name ?? 'elementwise_kernel';
-  const kernels = new Map<string, RawKernel>();
+  const all = [...ins, ...outs];
+  const plans = new Map<string, Plan>();
   const sources: string[] = [];
+  const values: unknown[] = [];
+  const layouts: Layout[] = new Array<Layout>(all.length);
 
-  const call = (...args: (Tensor | number)[]): Tensor | Tensor[] => {
-    if (args.length !== ins.length && args.length !== ins.length + outs.length) {
-      throw new TypeError(`${fnName}: takes ${ins.length} inputs (and optionally ${outs.length} outputs), got ${args.length} arguments`);
-    }
-    // Bind placeholders and find the device from the tensor inputs.
+  /** Binds the placeholders from the tensors, checks declared dtypes, and makes the kernel for this signature. */
+  const makePlan = (operands: (Tensor | number)[], ndim: number): Plan => {
     const bound = new Map<string, DType>();
-    let device: Tensor['device'] | undefined;
-    const bind = (p: Param, t: Tensor, role: string): void => {
+    all.forEach((p, k) => {
+      const t = operands[k];
+      if (!(t instanceof Tensor)) return;
+      const role = k < ins.length ? 'input' : 'output';
       if (!p.placeholder) {
         if (t.dtype !== p.type) throw new TypeError(`${fnName}: ${role} '${p.name}' is declared ${p.type} but the tensor is ${t.dtype}`);
         return;
@@ -70,120 +99,201 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       if (prev !== undefined && prev !== t.dtype) {
         throw new TypeError(`${fnName}: ${p.type} is ${prev} from an earlier argument but '${p.name}' is ${t.dtype}`);
       }
-      if (C_TYPES[t.dtype] === undefined) throw new TypeError(`${fnName}: '${p.name}' is ${t.dtype}, not supported in elementwise kernels yet`);
       bound.set(p.type, t.dtype);
+    });
+    const typeOf = (p: Param): DType => {
+      const d = p.placeholder ? bound.get(p.type) : (p.type as DType);
+      if (d === undefined) {
+        const hint = all.indexOf(p) >= ins.length ? '; pass the output' : '; pass a tensor for it';
+        throw new TypeError(`${fnName}: cannot tell the type ${p.type} of '${p.name}' from the tensors${hint}`);
+      }
+      return d;
     };
-    ins.forEach((p, k) => {
-      const a = args[k];
-      if (a instanceof Tensor) {
-        bind(p, a, 'input');
-        if (device === undefined) device = a.device;
-        else if (!device.equals(a.device)) throw new Error(`${fnName}: input '${p.name}' is on ${a.device} but an earlier one on ${device}`);
-      } else if (typeof a !== 'number') {
-        throw new TypeError(`${fnName}: input '${p.name}' must be a Tensor or a number, got ${typeof a}`);
+    const types = all.map(typeOf);
+    const src = generate(name, opts.preamble ?? '', body, ins.length, all, types, bound, ndim, layouts);
+    sources.push(src);
+    return { kernel: new RawKernel(src, name, { options: opts.options }), outTypes: types.slice(ins.length) };
+  };
+
+  const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
+    let size: number | undefined;
+    let nargs = raw.length;
+    const last = raw[nargs - 1];
+    if (last !== null && typeof last === 'object' && !(last instanceof Tensor)) {
+      size = last.size;
+      if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) {
+        throw new RangeError(`${fnName}: size must be a non-negative integer, got ${String(size)}`);
       }
-    });
-    if (device === undefined || device.type !== 'cuda') {
-      throw new TypeError(`${fnName}: needs at least one CUDA tensor input to run on`);
+      nargs--;
     }
-    const tensorsIn = ins.map((_, k) => args[k]).filter((a): a is Tensor => a instanceof Tensor);
-    const shape = broadcastShapes(tensorsIn.map((t) => t.shape), fnName);
-    const outTensors: Tensor[] = [];
-    outs.forEach((p, k) => {
-      const given = args[ins.length + k];
-      const typeOf = (q: Param): DType => {
-        const d = q.placeholder ? bound.get(q.type) : (q.type as DType);
-        if (d === undefined) throw new TypeError(`${fnName}: cannot tell the type ${q.type} of output '${q.name}' from the inputs; pass the output`);
-        return d;
-      };
-      if (given === undefined) {
-        outTensors.push(empty(shape, { dtype: typeOf(p), device }));
+    if (nargs !== ins.length && nargs !== all.length) {
+      throw new TypeError(`${fnName}: takes ${ins.length} inputs (and optionally ${outs.length} outputs), got ${nargs} arguments`);
+    }
+    const args = raw as (Tensor | number)[];
+    // Pass 1: kinds, the device, and whether every broadcast operand has one shape.
+    let device: Device | undefined;
+    let shape: readonly number[] | undefined;
+    let sameShape = true;
+    for (let k = 0; k < nargs; k++) {
+      const a = args[k];
+      const p = all[k];
+      if (a instanceof Tensor) {
+        const d = a.device;
+        if (device === undefined) device = d;
+        else if (d !== device && !device.equals(d)) throw new Error(`${fnName}: '${p.name}' is on ${d} but an earlier operand on ${device}`);
+        if (p.raw || k >= ins.length) continue;
+        const s = a.shape;
+        if (shape === undefined) shape = s;
+        else if (sameShape && s !== shape && !equalShapes(s, shape)) sameShape = false;
+      } else if (typeof a !== 'number' || k >= ins.length || p.raw) {
+        const what = k >= ins.length ? 'output' : 'input';
+        throw new TypeError(`${fnName}: ${what} '${p.name}' must be a Tensor${k >= ins.length || p.raw ? '' : ' or a number'}, got ${typeof a}`);
+      }
+    }
+    if (device === undefined || device.type !== 'cuda') {
+      throw new TypeError(`${fnName}: needs at least one CUDA tensor operand to run on`);
+    }
+    if (!sameShape) shape = broadcastShapes(args.slice(0, ins.length).filter((a, k): a is Tensor => a instanceof Tensor && !ins[k].raw).map((t) => t.shape), fnName);
+    if (shape === undefined) {
+      if (size === undefined) throw new TypeError(`${fnName}: every operand is raw: pass the launch size as a last argument { size }`);
+      shape = [size];
+    } else if (size !== undefined && size !== numelOf(shape)) {
+      throw new RangeError(`${fnName}: size ${size} does not match the ${numelOf(shape)} elements of the broadcast shape [${shape.join(', ')}]`);
+    }
+    const n = numelOf(shape);
+
+    // Pass 2: layouts and the signature key (dtypes in operand order; outputs that will be allocated are '_').
+    let key = '';
+    let strided = false;
+    for (let k = 0; k < all.length; k++) {
+      const a = k < nargs ? args[k] : undefined;
+      let layout: Layout;
+      if (a === undefined) {
+        layout = all[k].raw ? 'r' : 'c';
+        if (layout === 'r') throw new TypeError(`${fnName}: raw output '${all[k].name}' must be passed (its shape is not the broadcast shape)`);
+        key += '_c,';
+      } else if (typeof a === 'number') {
+        layout = 'v';
+        key += 'v,';
       } else {
-        if (!(given instanceof Tensor)) throw new TypeError(`${fnName}: output '${p.name}' must be a Tensor`);
-        bind(p, given, 'output');
-        if (given.shape.join(',') !== shape.join(',')) {
-          throw new Error(`${fnName}: output '${p.name}' has shape [${given.shape.join(', ')}] but the inputs broadcast to [${shape.join(', ')}]`);
+        layout = all[k].raw ? 'r' : a.isContiguous() && (a.shape === shape || equalShapes(a.shape, shape)) ? 'c' : 's';
+        if (layout === 's') {
+          strided = true;
+          if (k >= ins.length && !equalShapes(a.shape, shape)) {
+            throw new Error(`${fnName}: output '${all[k].name}' has shape [${a.shape.join(', ')}] but the inputs broadcast to [${shape.join(', ')}]`);
+          }
         }
-        outTensors.push(given);
+        key += `${a.dtype}${layout},`;
       }
-    });
-    const n = shape.reduce((a, b) => a * b, 1);
+      layouts[k] = layout;
+    }
+    if (strided) key += shape.length;
+    let plan = plans.get(key);
+    if (plan === undefined) {
+      plan = makePlan(args.slice(0, nargs), shape.length);
+      plans.set(key, plan);
+    }
+
+    // Outputs, then the arguments: operands, n, and for strided layouts the shape and each one's strides.
+    const outTensors: Tensor[] = [];
+    for (let k = ins.length; k < all.length; k++) {
+      outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device));
+    }
     if (n > 0) {
-      // Layout flags: 'c' = contiguous and full-shape (indexed by i), 's' = strided/broadcast.
-      const operands: { p: Param; value: Tensor | number }[] = [
-        ...ins.map((p, k) => ({ p, value: args[k] })),
-        ...outs.map((p, k) => ({ p, value: outTensors[k] })),
-      ];
-      const layouts = operands.map(({ value }) =>
-        typeof value === 'number' ? 'v' : value.isContiguous() && value.shape.join(',') === shape.join(',') ? 'c' : 's');
-      const key = `${[...bound.entries()].map(([t, d]) => `${t}=${d}`).join(';')}|${shape.length}|${layouts.join('')}`;
-      let kernel = kernels.get(key);
-      if (kernel === undefined) {
-        const src = generate(name, opts.preamble ?? '', body, ins, outs, bound, shape.length, layouts);
-        sources.push(src);
-        kernel = new RawKernel(src, name, { options: opts.options });
-        kernels.set(key, kernel);
+      values.length = 0;
+      for (let k = 0; k < all.length; k++) {
+        const a = k < ins.length ? args[k] : outTensors[k - ins.length];
+        if (typeof a === 'number') {
+          values.push(a);
+        } else if (layouts[k] === 'r') {
+          values.push(rawOperand(a, all[k], fnName).handle(fnName), a.numel);
+        } else {
+          values.push(a.handle(fnName));
+        }
       }
-      const kargs: unknown[] = [];
-      operands.forEach(({ value }) => kargs.push(value));
-      kargs.push(n);
-      if (layouts.includes('s')) {
-        for (const s of shape) kargs.push(s);
-        operands.forEach(({ value }, k) => {
-          if (layouts[k] !== 's') return;
-          for (const st of broadcastStrides(value as Tensor, shape)) kargs.push(st);
-        });
+      values.push(n);
+      if (strided) {
+        for (const s of shape) values.push(s);
+        for (let k = 0; k < all.length; k++) {
+          if (layouts[k] !== 's') continue;
+          const a = k < ins.length ? args[k] : outTensors[k - ins.length];
+          for (const st of broadcastStrides(a as Tensor, shape)) values.push(st);
+        }
       }
-      const threads = 256;
-      const blocks = Math.min(Math.ceil(n / threads), 65535 * 32);
-      kernel.launch([blocks], [threads], kargs);
+      const blocks = Math.min(Math.ceil(n / THREADS), MAX_BLOCKS);
+      plan.kernel.launchPrepared(device, blocks, THREADS, values);
     }
     return outTensors.length === 1 ? outTensors[0] : outTensors;
   };
   return Object.assign(call, { kernelName: name, sources });
 }
 
-function generate(name: string, preamble: string, body: string, ins: Param[], outs: Param[], bound: Map<string, DType>,
-  ndim: number, layouts: string[]): string {
+function equalShapes(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function numelOf(shape: readonly number[]): number {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+/** A raw operand is read as a flat array: it must be contiguous (a raw output cannot be copied back). */
+function rawOperand(t: Tensor, p: Param, fn: string): Tensor {
+  if (!t.isContiguous()) throw new TypeError(`${fn}: raw operand '${p.name}' must be contiguous (call .contiguous() first)`);
+  return t;
+}
+
+function generate(name: string, preamble: string, body: string, nIn: number, all: Param[], types: DType[],
+  bound: Map<string, DType>, ndim: number, layouts: readonly Layout[]): string {
   // Concrete C types everywhere, placeholders resolved: the launcher reads the
-  // parameter types from this source (NOTE [ Kernel arguments ]).
-  const ctype = (p: Param): string => C_TYPES[(p.placeholder ? bound.get(p.type) : p.type) as DType] as string;
-  const all = [...ins, ...outs];
-  const params: string[] = all.map((p, k) => {
-    const isOut = k >= ins.length;
-    if (layouts[k] === 'v') return `${ctype(p)} ${p.name}_value`;
-    return `${isOut ? '' : 'const '}${ctype(p)}* __restrict__ ${p.name}_ptr`;
+  // parameter types from this source (NOTE [ Kernel arguments ] in raw.ts).
+  const params: string[] = [];
+  const lines: string[] = [];
+  all.forEach((p, k) => {
+    const isOut = k >= nIn;
+    const c = C_TYPES[types[k]];
+    switch (layouts[k]) {
+      case 'v':
+        params.push(`double ${p.name}_value`);
+        lines.push(`const ${c} ${p.name} = (${c})${p.name}_value;`);
+        break;
+      case 'r':
+        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}`, `long long ${p.name}_size`);
+        break;
+      default:
+        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}_ptr`);
+    }
   });
   params.push('long long n');
-  const strided = all.map((p, k) => ({ p, k })).filter(({ k }) => layouts[k] === 's');
+  const strided = all.filter((_, k) => layouts[k] === 's');
+  const index: string[] = [];
   if (strided.length > 0) {
     for (let d = 0; d < ndim; d++) params.push(`long long shape${d}`);
-    for (const { p } of strided) for (let d = 0; d < ndim; d++) params.push(`long long ${p.name}_stride${d}`);
-  }
-  const lines: string[] = [];
-  if (strided.length > 0) {
-    lines.push('long long rem = i;');
-    for (const { p } of strided) lines.push(`long long ${p.name}_off = 0;`);
+    for (const p of strided) for (let d = 0; d < ndim; d++) params.push(`long long ${p.name}_stride${d}`);
+    index.push('long long rem = i;');
+    for (const p of strided) index.push(`long long ${p.name}_off = 0;`);
     for (let d = ndim - 1; d >= 0; d--) {
-      lines.push(`{ const long long idx = rem % shape${d}; rem /= shape${d};`);
-      for (const { p } of strided) lines.push(`  ${p.name}_off += idx * ${p.name}_stride${d};`);
-      lines.push('}');
+      index.push(`{ const long long idx = rem % shape${d}; rem /= shape${d};`);
+      for (const p of strided) index.push(`  ${p.name}_off += idx * ${p.name}_stride${d};`);
+      index.push('}');
     }
   }
   all.forEach((p, k) => {
-    const isOut = k >= ins.length;
-    const index = layouts[k] === 's' ? `${p.name}_off` : 'i';
-    if (layouts[k] === 'v') lines.push(`const ${ctype(p)} ${p.name} = ${p.name}_value;`);
-    else if (isOut) lines.push(`${ctype(p)}& ${p.name} = ${p.name}_ptr[${index}];`);
-    else lines.push(`const ${ctype(p)} ${p.name} = ${p.name}_ptr[${index}];`);
+    if (layouts[k] !== 'c' && layouts[k] !== 's') return;
+    const c = C_TYPES[types[k]];
+    const at = layouts[k] === 's' ? `${p.name}_off` : 'i';
+    lines.push(k >= nIn ? `${c}& ${p.name} = ${p.name}_ptr[${at}];` : `const ${c} ${p.name} = ${p.name}_ptr[${at}];`);
   });
   // Placeholders must be declared before the parameter list uses them.
-  const globalTypedefs = [...bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
-  return `${globalTypedefs}
+  const typedefs = [...bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
+  return `${typeHeaders(types)}${typedefs}
 ${preamble}
 extern "C" __global__ void ${name}(${params.join(', ')}) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    ${lines.join('\n    ')}
+    ${[...index, ...lines].join('\n    ')}
     ${body};
   }
 }

@@ -1,36 +1,54 @@
 // What elementwise and reduction kernels share: their 'type name' parameter
-// lists, the C types of dtypes, and operands' strides seen at a broadcast shape.
+// lists, the C types of dtypes (and the headers those need), scalar operands,
+// and operands' strides seen at a broadcast shape.
 import { isDType, type DType } from '../dtype';
 import type { Tensor } from '../tensor';
 
-/** C types of the dtypes generated kernels support (float16/bfloat16 not yet). */
-export const C_TYPES: Partial<Record<DType, string>> = {
-  float32: 'float', float64: 'double', int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long',
-  uint8: 'unsigned char', bool: 'bool',
+/** The C type of each dtype in generated kernels. */
+export const C_TYPES: Readonly<Record<DType, string>> = {
+  float32: 'float', float64: 'double', float16: '__half', bfloat16: '__nv_bfloat16',
+  int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long', uint8: 'unsigned char', bool: 'bool',
 };
+
+/**
+ * The #includes a kernel using `dtypes` needs first (float16/bfloat16 come
+ * from the toolkit's cuda_fp16.h / cuda_bf16.h, whose arithmetic operators
+ * work on sm_53+ and sm_80+ respectively; below that, convert to float).
+ */
+export function typeHeaders(dtypes: Iterable<DType>): string {
+  let half = false;
+  let bf16 = false;
+  for (const d of dtypes) {
+    if (d === 'float16') half = true;
+    else if (d === 'bfloat16') bf16 = true;
+  }
+  return `${half ? '#include <cuda_fp16.h>\n' : ''}${bf16 ? '#include <cuda_bf16.h>\n' : ''}`;
+}
 
 export interface Param {
   name: string;
   /** A dtype name, or a placeholder such as 'T'. */
   type: string;
   placeholder: boolean;
+  /** `raw T x`: the body sees the whole array (`x[j]`, any j < x_size), not the element at i. */
+  raw: boolean;
 }
 
-/** Parses 'float32 x, T y'; errors name `fn` and `what` (inParams/outParams). */
+const IDENT = /^[A-Za-z_]\w*$/;
+
+/** Parses 'float32 x, T y, raw T z'; errors name `fn` and `what` (inParams/outParams). */
 export function parseParams(spec: string, fn: string, what: string): Param[] {
   if (typeof spec !== 'string') throw new TypeError(`${fn}: ${what} must be a string like 'float32 x, T y'`);
   if (spec.trim() === '') return [];
   return spec.split(',').map((part) => {
     const words = part.trim().split(/\s+/);
-    if (words.length !== 2 || !/^[A-Za-z_]\w*$/.test(words[0]) || !/^[A-Za-z_]\w*$/.test(words[1])) {
-      const hint = words[0] === 'raw' ? ' (raw parameters are not supported yet; use gx.RawKernel)' : '';
-      throw new TypeError(`${fn}: ${what}: '${part.trim()}' is not 'type name'${hint}`);
+    const raw = words[0] === 'raw';
+    if (raw) words.shift();
+    if (words.length !== 2 || !IDENT.test(words[0]) || !IDENT.test(words[1])) {
+      throw new TypeError(`${fn}: ${what}: '${part.trim()}' is not 'type name' (or 'raw type name')`);
     }
     const [type, name] = words;
-    if (isDType(type) && C_TYPES[type] === undefined) {
-      throw new TypeError(`${fn}: ${what}: dtype ${type} is not supported in generated kernels yet`);
-    }
-    return { name, type, placeholder: !isDType(type) };
+    return { name, type, placeholder: !isDType(type), raw };
   });
 }
 

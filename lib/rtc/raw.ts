@@ -53,19 +53,25 @@ interface Loaded {
   loweredNames: Record<string, string>;
 }
 
-function dim3(d: Dim3, fn: string, what: string): [number, number, number] {
-  const a = typeof d === 'number' ? [d] : Array.isArray(d) ? d : undefined;
-  if (a === undefined || a.length < 1 || a.length > 3) {
+/** Extents [x, y, z] of a grid or block, written into `out` at `at` (no allocation on the launch path). */
+function readDim3(d: Dim3, out: number[], at: number, fn: string, what: string): void {
+  if (typeof d === 'number') {
+    out[at] = d;
+    out[at + 1] = 1;
+    out[at + 2] = 1;
+  } else if (Array.isArray(d) && d.length >= 1 && d.length <= 3) {
+    out[at] = d[0];
+    out[at + 1] = d.length > 1 ? d[1] : 1;
+    out[at + 2] = d.length > 2 ? d[2] : 1;
+  } else {
     throw new TypeError(`${fn}: ${what} must be a number or an array of 1 to 3 numbers, got ${String(d)}`);
   }
-  const out: [number, number, number] = [1, 1, 1];
-  a.forEach((v: unknown, i: number) => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-      throw new RangeError(`${fn}: ${what}[${i}] must be a positive integer, got ${String(v)}`);
+  for (let i = at; i < at + 3; i++) {
+    const v = out[i];
+    if (!(typeof v === 'number' && v >= 1 && Number.isInteger(v))) {
+      throw new RangeError(`${fn}: ${what}[${i - at}] must be a positive integer, got ${String(v)}`);
     }
-    out[i] = v;
-  });
-  return out;
+  }
 }
 
 /** Several kernels (and __constant__ globals) compiled from one source, or loaded from a cubin/PTX file. */
@@ -165,7 +171,10 @@ export class RawKernel {
   readonly params: readonly KernelParam[] | undefined;
   #kinds: Int8Array | undefined;
   #functions = new Map<number, NativeFunction>();
+  #lastIndex = -1;
+  #lastFunction: NativeFunction | undefined;
   #args: unknown[] = [];
+  #dims = [1, 1, 1, 1, 1, 1];
   #label: string;
 
   /**
@@ -190,6 +199,7 @@ export class RawKernel {
 
   /** @internal The native function on a device. */
   function(device: Device): NativeFunction {
+    if (device.index === this.#lastIndex && this.#lastFunction !== undefined) return this.#lastFunction;
     let f = this.#functions.get(device.index);
     if (f === undefined) {
       const loaded = this.module.load(device);
@@ -197,6 +207,8 @@ export class RawKernel {
       f = native.moduleGetFunction(loaded.module, lowered);
       this.#functions.set(device.index, f);
     }
+    this.#lastIndex = device.index;
+    this.#lastFunction = f;
     return f;
   }
 
@@ -221,7 +233,7 @@ export class RawKernel {
    * pointers, numbers and bigints as the C types the kernel declares (NOTE
    * [ Kernel arguments ]). Asynchronous: ordered on the stream.
    */
-  launch(grid: Dim3, block: Dim3, args: readonly unknown[], opts: LaunchOptions = {}): void {
+  launch(grid: Dim3, block: Dim3, args: readonly unknown[], opts?: LaunchOptions): void {
     const fn = this.#label;
     const kinds = this.#kinds;
     if (kinds === undefined) {
@@ -233,7 +245,7 @@ export class RawKernel {
     if (args.length !== params.length) {
       throw new TypeError(`${fn}: takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.type).join(', ')}) but ${args.length} were given`);
     }
-    const stream = opts.stream;
+    const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
     const values = this.#args;
     values.length = args.length;
@@ -245,9 +257,12 @@ export class RawKernel {
           throw new TypeError(`${fn}: argument ${i} '${p.name}' is declared ${p.type} but got ${describe(a)}; pass a Tensor`);
         }
         const d = a.device;
-        if (d.type !== 'cuda') throw new TypeError(`${fn}: argument ${i} '${p.name}' is on ${d}; kernels read CUDA tensors (move it with .cuda())`);
-        if (device === undefined) device = d;
-        else if (!device.equals(d)) throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
+        if (device === undefined) {
+          if (d.type !== 'cuda') throw new TypeError(`${fn}: argument ${i} '${p.name}' is on ${d}; kernels read CUDA tensors (move it with .cuda())`);
+          device = d;
+        } else if (d !== device && !device.equals(d)) {
+          throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
+        }
         values[i] = a.handle(fn);
       } else {
         // The common cases pass without building an error label; the rest
@@ -257,11 +272,25 @@ export class RawKernel {
       }
     }
     const dev = device ?? cudaDevice(undefined, fn);
-    if (opts.sharedMem !== undefined && (!Number.isInteger(opts.sharedMem) || opts.sharedMem < 0)) {
-      throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(opts.sharedMem)}`);
+    const dims = this.#dims;
+    readDim3(grid, dims, 0, fn, 'grid');
+    readDim3(block, dims, 3, fn, 'block');
+    const sharedMem = opts?.sharedMem ?? 0;
+    if (sharedMem !== 0 && (!Number.isInteger(sharedMem) || sharedMem < 0)) {
+      throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
-    native.launchKernel(this.function(dev), dim3(grid, fn, 'grid'), dim3(block, fn, 'block'), opts.sharedMem ?? 0,
+    native.launchKernel(this.function(dev), dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], sharedMem,
       stream?.native, kinds, values);
+  }
+
+  /**
+   * @internal Launches generated code whose arguments are known to match the
+   * parameters (elementwise and reduction kernels): `values` holds native
+   * tensor handles and in-range numbers; the native launcher still checks
+   * each one's kind and device. A 1-D grid on the current stream.
+   */
+  launchPrepared(device: Device, blocks: number, threads: number, values: unknown[], sharedMem = 0): void {
+    native.launchKernel(this.function(device), blocks, 1, 1, threads, 1, 1, sharedMem, undefined, this.#kinds as Int8Array, values);
   }
 }
 
