@@ -18,3 +18,4 @@ export { RawKernel, RawModule, type KernelAttributes, type LaunchOptions, type R
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
+export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './layout';

@@ -111,6 +111,10 @@ export class Tensor<D extends DType = DType> implements Disposable {
   get device(): Device {
     return this.#info('Tensor.device').device;
   }
+  /** Where the first element sits in the storage, in elements. */
+  get storageOffset(): number {
+    return this.#info('Tensor.storageOffset').offset;
+  }
   get ndim(): number {
     return this.#info('Tensor.ndim').shape.length;
   }

@@ -1,0 +1,468 @@
+// Layout ops: transpose, permute, movedim, squeeze, unsqueeze, expand,
+// broadcastTo, flatten, slice, narrow, sliceDims, cat, stack. PyTorch
+// semantics; NumPy's where PyTorch has none. Tensor methods of the same names
+// are in ./layout-methods.
+//
+// NOTE [ Layout views ]
+// Every op here except cat and stack returns a view: a new Tensor (dispose it
+// like any other) sharing its input's storage, with a new shape, strides and
+// storage offset; writing through it writes the input. flatten is a view when
+// the strides allow it and a contiguous copy otherwise, as reshape. cat and
+// stack allocate their output once and copy each input into its slice of it
+// (copy_ lays out non-contiguous inputs). All arguments are checked before
+// anything is allocated, so a bad call throws, naming the op and the argument,
+// and changes nothing.
+//
+// Dims may be negative (counting from the end). As in PyTorch, a 0-d tensor
+// takes dim 0 or -1 where an existing dim is asked for (transpose, squeeze,
+// flatten).
+import { allocate } from './creation';
+import type { DType } from './dtype';
+import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from './shape';
+import { Tensor } from './tensor';
+import './layout-methods';
+
+/**
+ * One dimension of a {@link sliceDims} call: an integer picks that index and
+ * drops the dim (negative counts from the end); `null` or `undefined` keeps
+ * the whole dim (`:`; not NumPy's newaxis, see {@link unsqueeze}); an array
+ * `[start, end, step]` is Python's `start:end:step`, any part null or left
+ * out (`[2]` is `2:`, `[null, null, 2]` is `::2`).
+ */
+export type DimSlice = number | null | undefined | readonly [start?: number | null, end?: number | null, step?: number | null];
+
+interface Layout {
+  shape: number[];
+  strides: number[];
+  offset: number;
+}
+
+/** The input's layout; throws naming `fn` when it is not a live Tensor. */
+function layoutOf(input: unknown, fn: string, arg = 'input'): Layout {
+  if (!(input instanceof Tensor)) throw new TypeError(`${fn}: argument '${arg}' must be a Tensor, got ${describeValue(input)}`);
+  input.handle(fn);  // a disposed tensor is an error naming the op
+  return { shape: input.shape.slice(), strides: input.strides.slice(), offset: input.storageOffset };
+}
+
+function view<D extends DType>(input: Tensor<D>, l: Layout): Tensor<D> {
+  return input.asStrided(l.shape, l.strides, l.offset);
+}
+
+function checkInt(v: unknown, fn: string, arg: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
+    throw new TypeError(`${fn}: ${arg} must be an integer, got ${describeValue(v)}`);
+  }
+  return v;
+}
+
+/**
+ * `dim` in [-n, n - 1] wrapped to [0, n - 1]. `what` names the tensor in the
+ * error, `note` adds to it.
+ */
+function wrapDim(dim: unknown, n: number, fn: string, arg: string, what = `a ${n}-d tensor`, note = ''): number {
+  checkInt(dim, fn, arg);
+  const d = dim as number;
+  if (n === 0 || d < -n || d >= n) {
+    const range = n === 0 ? 'it has no dimensions' : `expected a value in [${-n}, ${n - 1}]`;
+    throw new RangeError(`${fn}: ${arg} = ${d} is out of range for ${what} (${range}${note})`);
+  }
+  return d < 0 ? d + n : d;
+}
+
+/** wrapDim for an existing dim of `ndim`; a 0-d tensor accepts 0 and -1. */
+function existingDim(dim: unknown, ndim: number, fn: string, arg: string): number {
+  return wrapDim(dim, Math.max(ndim, 1), fn, arg, `a ${ndim}-d tensor`);
+}
+
+/** Wrapped dims from a number or array argument; repeats are an error. */
+function dimList(dims: unknown, ndim: number, fn: string, arg: string): number[] {
+  const list = typeof dims === 'number' ? [dims] : dims;
+  if (!Array.isArray(list)) throw new TypeError(`${fn}: ${arg} must be an integer or an array of integers, got ${describeValue(dims)}`);
+  const seen = new Set<number>();
+  return list.map((d: unknown, i) => {
+    const w = existingDim(d, ndim, fn, typeof dims === 'number' ? arg : `${arg}[${i}]`);
+    if (seen.has(w)) throw new RangeError(`${fn}: ${arg} ${formatList(list)} names dimension ${w} more than once`);
+    seen.add(w);
+    return w;
+  });
+}
+
+function formatList(list: readonly unknown[]): string {
+  return `[${list.map(String).join(', ')}]`;
+}
+
+function checkRank(ndim: number, fn: string): void {
+  if (ndim > MAX_DIMS) throw new RangeError(`${fn}: the result would have ${ndim} dimensions; at most ${MAX_DIMS} are supported`);
+}
+
+/**
+ * A view with dims `dim0` and `dim1` swapped.
+ * @example
+ * const a = gx.arange(6).view(2, 3);
+ * const at = gx.transpose(a, 0, 1); // shape [3, 2], shares a's storage
+ */
+export function transpose<D extends DType>(input: Tensor<D>, dim0: number, dim1: number): Tensor<D> {
+  const fn = 'gx.transpose';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  const a = existingDim(dim0, n, fn, 'dim0');
+  const b = existingDim(dim1, n, fn, 'dim1');
+  if (n > 0) {
+    [l.shape[a], l.shape[b]] = [l.shape[b], l.shape[a]];
+    [l.strides[a], l.strides[b]] = [l.strides[b], l.strides[a]];
+  }
+  return view(input, l);
+}
+
+function permuteImpl<D extends DType>(input: Tensor<D>, l: Layout, order: readonly number[]): Tensor<D> {
+  return view(input, { shape: order.map((d) => l.shape[d]), strides: order.map((d) => l.strides[d]), offset: l.offset });
+}
+
+/**
+ * A view whose dim i is the input's dim `dims[i]`; `dims` names every dim once.
+ * @example gx.permute(gx.zeros([2, 3, 4]), [2, 0, 1]) // shape [4, 2, 3]
+ */
+export function permute<D extends DType>(input: Tensor<D>, dims: readonly number[]): Tensor<D> {
+  const fn = 'gx.permute';
+  const l = layoutOf(input, fn);
+  if (!Array.isArray(dims)) throw new TypeError(`${fn}: dims must be an array of integers, got ${describeValue(dims)}`);
+  if (dims.length !== l.shape.length) {
+    throw new RangeError(`${fn}: dims ${formatList(dims)} has ${dims.length} entries but the tensor has ${l.shape.length} dimensions (shape ${formatShape(l.shape)})`);
+  }
+  return permuteImpl(input, l, dimList(dims, l.shape.length, fn, 'dims'));
+}
+
+/**
+ * A view with dims `source` moved to positions `destination`; the other dims
+ * keep their order.
+ * @example gx.movedim(gx.zeros([2, 3, 4]), 0, -1) // shape [3, 4, 2]
+ */
+export function movedim<D extends DType>(input: Tensor<D>, source: number | readonly number[], destination: number | readonly number[]): Tensor<D> {
+  const fn = 'gx.movedim';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  const src = dimList(source, n, fn, 'source');
+  const dst = dimList(destination, n, fn, 'destination');
+  if (src.length !== dst.length) {
+    throw new RangeError(`${fn}: source names ${src.length} dims but destination names ${dst.length}; they must match`);
+  }
+  if (n === 0) return view(input, l);
+  const order = new Array<number>(n).fill(-1);
+  src.forEach((s, i) => { order[dst[i]] = s; });
+  const rest = l.shape.map((_, d) => d).filter((d) => !src.includes(d));
+  for (let i = 0, k = 0; i < n; i++) if (order[i] < 0) order[i] = rest[k++];
+  return permuteImpl(input, l, order);
+}
+
+/**
+ * A view without size-1 dims: all of them, or those among `dim` (a dim of
+ * another size is left alone, as in PyTorch).
+ * @example gx.squeeze(gx.zeros([1, 3, 1]), 0) // shape [3, 1]
+ */
+export function squeeze<D extends DType>(input: Tensor<D>, dim?: number | readonly number[]): Tensor<D> {
+  const fn = 'gx.squeeze';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  const drop = dim === undefined ? l.shape.map((_, d) => d) : dimList(dim, n, fn, 'dim');
+  const keep = l.shape.map((s, d) => s !== 1 || !drop.includes(d));
+  return view(input, { shape: l.shape.filter((_, d) => keep[d]), strides: l.strides.filter((_, d) => keep[d]), offset: l.offset });
+}
+
+/**
+ * A view with a new size-1 dim at position `dim` of the result (in
+ * [-ndim - 1, ndim]).
+ * @example gx.unsqueeze(gx.zeros([3]), -1) // shape [3, 1]
+ */
+export function unsqueeze<D extends DType>(input: Tensor<D>, dim: number): Tensor<D> {
+  const fn = 'gx.unsqueeze';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  const d = wrapDim(dim, n + 1, fn, 'dim', `a ${n}-d tensor`, `; the result has ${n + 1} dims`);
+  checkRank(n + 1, fn);
+  // The stride a contiguous tensor would have there, as PyTorch.
+  const stride = d < n ? l.shape[d] * l.strides[d] : 1;
+  l.shape.splice(d, 0, 1);
+  l.strides.splice(d, 0, stride);
+  return view(input, l);
+}
+
+function expandImpl<D extends DType>(input: Tensor<D>, shape: readonly number[], fn: string): Tensor<D> {
+  const l = layoutOf(input, fn);
+  if (!Array.isArray(shape)) throw new TypeError(`${fn}: shape must be an array of integers, got ${describeValue(shape)}`);
+  shape.forEach((s: unknown, i) => {
+    if (checkInt(s, fn, `shape[${i}]`) < -1) throw new RangeError(`${fn}: shape[${i}] must be >= 0 or -1, got ${String(s)}`);
+  });
+  const n = shape.length, lead = n - l.shape.length;
+  if (lead < 0) {
+    throw new RangeError(`${fn}: shape ${formatShape(shape)} has ${n} dims, fewer than the tensor's ${l.shape.length} (shape ${formatShape(l.shape)})`);
+  }
+  checkRank(n, fn);
+  const outShape = new Array<number>(n), outStrides = new Array<number>(n);
+  for (let i = n - 1; i >= 0; i--) {
+    const k = i - lead;
+    let want = shape[i];
+    if (k < 0) {
+      if (want === -1) throw new RangeError(`${fn}: shape[${i}] is -1 but dimension ${i} is a new leading one; only existing dims can be kept with -1`);
+      outShape[i] = want;
+      outStrides[i] = want !== 1 ? 0 : i + 1 < n ? outShape[i + 1] * outStrides[i + 1] : 1;
+      continue;
+    }
+    const size = l.shape[k];
+    if (want === -1) want = size;
+    if (want === size) {
+      outShape[i] = size;
+      outStrides[i] = l.strides[k];
+    } else if (size === 1) {
+      outShape[i] = want;
+      outStrides[i] = 0;
+    } else {
+      throw new Error(
+        `${fn}: the tensor's dimension ${k} has size ${size}, which is not 1, so it cannot become ${want} ` +
+          `(tensor shape ${formatShape(l.shape)}, requested ${formatShape(shape)})`,
+      );
+    }
+  }
+  return view(input, { shape: outShape, strides: outStrides, offset: l.offset });
+}
+
+/**
+ * A view repeating size-1 dims to `shape` without copying (stride 0): -1
+ * keeps a dim, and new dims may be added in front. Writing through an
+ * expanded view writes each element many times: treat it as read-only.
+ * @example gx.expand(gx.tensor([[1], [2]]), [2, 3]) // [[1, 1, 1], [2, 2, 2]]
+ */
+export function expand<D extends DType>(input: Tensor<D>, shape: readonly number[]): Tensor<D> {
+  return expandImpl(input, shape, 'gx.expand');
+}
+
+/**
+ * The input broadcast to `shape` (NumPy rules), as a stride-0 view: the same
+ * as {@link expand}.
+ * @example gx.broadcastTo(gx.tensor([1, 2, 3]), [4, 3])
+ */
+export function broadcastTo<D extends DType>(input: Tensor<D>, shape: readonly number[]): Tensor<D> {
+  return expandImpl(input, shape, 'gx.broadcastTo');
+}
+
+/**
+ * Dims `startDim`..`endDim` (inclusive) merged into one. A view when the
+ * strides allow it, else a contiguous copy (as reshape). A 0-d tensor
+ * becomes shape [1].
+ * @example gx.flatten(gx.zeros([2, 3, 4]), 1) // shape [2, 12]
+ */
+export function flatten<D extends DType>(input: Tensor<D>, startDim = 0, endDim = -1): Tensor<D> {
+  const fn = 'gx.flatten';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  const s = existingDim(startDim, n, fn, 'startDim');
+  const e = existingDim(endDim, n, fn, 'endDim');
+  if (s > e) throw new RangeError(`${fn}: startDim (${startDim}) must not come after endDim (${endDim}) for a ${n}-d tensor`);
+  if (n === 0) return view(input, { shape: [1], strides: [1], offset: l.offset });
+  if (s === e) return view(input, l);
+  const merged = l.shape.slice(s, e + 1).reduce((a, b) => a * b, 1);
+  return input.reshape([...l.shape.slice(0, s), merged, ...l.shape.slice(e + 1)]);
+}
+
+/** Python's start:end:step over a dim of `size`: the first index and the count. */
+function resolveRange(size: number, start: unknown, end: unknown, step: unknown, fn: string, what: string): { first: number; count: number; step: number } {
+  const st = step === null || step === undefined ? 1 : checkInt(step, fn, `${what}step`);
+  if (st < 1) {
+    throw new RangeError(`${fn}: ${what}step must be a positive integer, got ${st} (negative steps are not supported, as in PyTorch)`);
+  }
+  const bound = (v: unknown, name: string, dflt: number): number => {
+    if (v === null || v === undefined) return dflt;
+    const i = checkInt(v, fn, `${what}${name}`);
+    return Math.min(Math.max(i < 0 ? i + size : i, 0), size);
+  };
+  const first = bound(start, 'start', 0);
+  const last = bound(end, 'end', size);
+  return { first, count: last > first ? Math.ceil((last - first) / st) : 0, step: st };
+}
+
+/**
+ * A view of `start:end:step` along `dim`, as Python slicing: null start/end
+ * mean the ends, negative ones count from the end, and both are clamped to
+ * the dim (so the result may be empty). `step` must be >= 1.
+ * @example gx.slice(gx.arange(10), 0, 1, -1, 3) // [1, 4, 7]
+ */
+export function slice<D extends DType>(input: Tensor<D>, dim: number, start?: number | null, end?: number | null, step = 1): Tensor<D> {
+  const fn = 'gx.slice';
+  const l = layoutOf(input, fn);
+  const d = wrapDim(dim, l.shape.length, fn, 'dim');
+  const r = resolveRange(l.shape[d], start, end, step, fn, '');
+  l.offset += r.first * l.strides[d];
+  l.shape[d] = r.count;
+  l.strides[d] *= r.step;
+  return view(input, l);
+}
+
+/**
+ * A view of `length` elements along `dim` from `start` (negative counts from
+ * the end); unlike slice, the range must lie inside the dim.
+ * @example gx.narrow(gx.zeros([4, 6]), 1, 2, 3) // shape [4, 3]
+ */
+export function narrow<D extends DType>(input: Tensor<D>, dim: number, start: number, length: number): Tensor<D> {
+  const fn = 'gx.narrow';
+  const l = layoutOf(input, fn);
+  const d = wrapDim(dim, l.shape.length, fn, 'dim');
+  const size = l.shape[d];
+  let s = checkInt(start, fn, 'start');
+  checkInt(length, fn, 'length');
+  if (s < -size || s > size) throw new RangeError(`${fn}: start ${s} is out of range for dimension ${d} of size ${size}`);
+  if (s < 0) s += size;
+  if (length < 0 || s + length > size) {
+    throw new RangeError(`${fn}: start ${s} + length ${length} does not fit dimension ${d} of size ${size}`);
+  }
+  l.offset += s * l.strides[d];
+  l.shape[d] = length;
+  return view(input, l);
+}
+
+/**
+ * NumPy-style basic indexing: one {@link DimSlice} per leading dim, the rest
+ * kept whole. `gx.sliceDims(t, [0, 4, 2], null, 3)` is Python's
+ * `t[0:4:2, :, 3]`. Always a view. Integers out of range are an error;
+ * ranges are clamped, as in Python. Steps must be >= 1 (PyTorch rejects
+ * negative steps).
+ * @example
+ * const t = gx.arange(60).view(5, 4, 3);
+ * const v = gx.sliceDims(t, [0, 4, 2], null, -1); // t[0:4:2, :, -1], shape [2, 4]
+ * const row = t.sliceDims(2);                     // t[2], shape [4, 3]
+ */
+export function sliceDims<D extends DType>(input: Tensor<D>, ...specs: DimSlice[]): Tensor<D> {
+  const fn = 'gx.sliceDims';
+  const l = layoutOf(input, fn);
+  const n = l.shape.length;
+  if (specs.length > n) throw new RangeError(`${fn}: ${specs.length} indices for a ${n}-d tensor (shape ${formatShape(l.shape)})`);
+  const out: Layout = { shape: [], strides: [], offset: l.offset };
+  for (let d = 0; d < n; d++) {
+    const spec: unknown = specs[d];
+    const size = l.shape[d], stride = l.strides[d];
+    if (spec === null || spec === undefined) {
+      out.shape.push(size);
+      out.strides.push(stride);
+    } else if (typeof spec === 'number') {
+      const i = checkInt(spec, fn, `index ${d}`);
+      if (i < -size || i >= size) throw new RangeError(`${fn}: index ${i} is out of range for dimension ${d} of size ${size}`);
+      out.offset += (i < 0 ? i + size : i) * stride;
+    } else if (Array.isArray(spec) && spec.length <= 3) {
+      const r = resolveRange(size, spec[0], spec[1], spec[2], fn, `index ${d} `);
+      out.offset += r.first * stride;
+      out.shape.push(r.count);
+      out.strides.push(stride * r.step);
+    } else {
+      throw new TypeError(`${fn}: index ${d} must be an integer, null, or a [start, end, step] array, got ${describeValue(spec)}`);
+    }
+  }
+  return view(input, out);
+}
+
+/** Checks a list of same-dtype, same-device live tensors; returns them. */
+function checkInputs(tensors: unknown, fn: string): Tensor[] {
+  if (!Array.isArray(tensors)) throw new TypeError(`${fn}: tensors must be an array of Tensors, got ${describeValue(tensors)}`);
+  if (tensors.length === 0) throw new RangeError(`${fn}: tensors is empty; expected at least one tensor`);
+  tensors.forEach((x: unknown, i) => {
+    if (!(x instanceof Tensor)) throw new TypeError(`${fn}: tensors[${i}] must be a Tensor, got ${describeValue(x)}`);
+    if (x.isDisposed) throw new Error(`${fn}: tensors[${i}] was disposed; it cannot be used after dispose()`);
+  });
+  const list = tensors as Tensor[];
+  const { dtype, device } = list[0];
+  list.forEach((x, i) => {
+    if (x.dtype !== dtype) {
+      throw new TypeError(`${fn}: tensors[${i}] has dtype ${x.dtype} but tensors[0] has ${dtype}; all inputs must have the same dtype`);
+    }
+    if (!x.device.equals(device)) {
+      throw new Error(`${fn}: tensors[${i}] is on ${x.device} but tensors[0] is on ${device}; all inputs must be on the same device`);
+    }
+  });
+  return list;
+}
+
+/** Allocates the output, then copies input i into its view `parts[i]`; disposes the output on failure. */
+function copyInto<D extends DType>(inputs: readonly Tensor[], shape: number[], parts: (Layout | undefined)[]): Tensor<D> {
+  const first = inputs[0];
+  const out = allocate(shape, first.dtype as D, first.device);
+  try {
+    inputs.forEach((x, i) => {
+      const p = parts[i];
+      if (p === undefined) return;
+      using dst = out.asStrided(p.shape, p.strides, p.offset);
+      dst.copy_(x);
+    });
+  } catch (err) {
+    out.dispose();
+    throw err;
+  }
+  return out;
+}
+
+/**
+ * The inputs joined along `dim` into a new tensor. Shapes must match except
+ * in `dim`; 1-d empty tensors (shape [0]) are skipped, as in PyTorch. All
+ * inputs must share a dtype and device. Always a copy.
+ * @example gx.cat([gx.zeros([2, 3]), gx.ones([1, 3])]) // shape [3, 3]
+ */
+export function cat<D extends DType>(tensors: readonly Tensor<D>[], dim = 0): Tensor<D> {
+  const fn = 'gx.cat';
+  const inputs = checkInputs(tensors, fn);
+  const skip = (x: Tensor): boolean => x.ndim === 1 && x.shape[0] === 0;
+  const refIndex = inputs.findIndex((x) => !skip(x));
+  if (refIndex < 0) {
+    checkInt(dim, fn, 'dim');
+    return copyInto<D>(inputs, [0], []);
+  }
+  inputs.forEach((x, i) => {
+    if (x.ndim === 0) throw new RangeError(`${fn}: tensors[${i}] is zero-dimensional and cannot be concatenated (unsqueeze it, or use gx.stack)`);
+  });
+  const ref = inputs[refIndex].shape;
+  const d = wrapDim(dim, ref.length, fn, 'dim', `${ref.length}-d inputs`);
+  let total = 0;
+  inputs.forEach((x, i) => {
+    if (skip(x)) return;
+    const s = x.shape;
+    if (s.length !== ref.length || s.some((v, k) => k !== d && v !== ref[k])) {
+      throw new Error(`${fn}: tensors[${i}] has shape ${formatShape(s)} but tensors[${refIndex}] has shape ${formatShape(ref)}; sizes must match except in dimension ${d}`);
+    }
+    total += s[d];
+  });
+  const shape = ref.slice();
+  shape[d] = total;
+  checkRank(shape.length, fn);
+  const outStrides = contiguousStrides(shape);
+  let at = 0;
+  const parts = inputs.map((x): Layout | undefined => {
+    if (skip(x) || x.numel === 0) return undefined;
+    const p = { shape: x.shape.slice(), strides: outStrides, offset: at * outStrides[d] };
+    at += x.shape[d];
+    return p;
+  });
+  return copyInto<D>(inputs, shape, parts);
+}
+
+/**
+ * The inputs, all of one shape, stacked along a new dim `dim` (in
+ * [-ndim - 1, ndim]) into a new tensor. All inputs must share a dtype and
+ * device. Always a copy.
+ * @example gx.stack([gx.zeros([3]), gx.ones([3])], 1) // shape [3, 2]
+ */
+export function stack<D extends DType>(tensors: readonly Tensor<D>[], dim = 0): Tensor<D> {
+  const fn = 'gx.stack';
+  const inputs = checkInputs(tensors, fn);
+  const ref = inputs[0].shape;
+  const n = ref.length;
+  const d = wrapDim(dim, n + 1, fn, 'dim', `${n}-d inputs`, `; the result has ${n + 1} dims`);
+  inputs.forEach((x, i) => {
+    const s = x.shape;
+    if (s.length !== n || s.some((v, k) => v !== ref[k])) {
+      throw new Error(`${fn}: tensors[${i}] has shape ${formatShape(s)} but tensors[0] has shape ${formatShape(ref)}; stack needs equal shapes`);
+    }
+  });
+  checkRank(n + 1, fn);
+  const shape = ref.slice();
+  shape.splice(d, 0, inputs.length);
+  const outStrides = contiguousStrides(shape);
+  const partStrides = outStrides.filter((_, k) => k !== d);
+  const parts = inputs.map((x, i): Layout | undefined =>
+    x.numel === 0 ? undefined : { shape: ref.slice(), strides: partStrides, offset: i * outStrides[d] });
+  return copyInto<D>(inputs, shape, parts);
+}
