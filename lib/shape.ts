@@ -32,6 +32,13 @@ export function numelOf(shape: readonly number[]): number {
   return n;
 }
 
+/** Same sizes, same rank (no allocation: it runs on launch paths). */
+export function equalShapes(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function contiguousStrides(shape: readonly number[]): number[] {
   const strides = new Array<number>(shape.length);
   let s = 1;

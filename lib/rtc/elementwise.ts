@@ -24,6 +24,7 @@ import type { Device } from '../device';
 import type { DType } from '../dtype';
 import { allocate } from '../creation';
 import { Tensor } from '../tensor';
+import { equalShapes, numelOf } from '../shape';
 import { broadcastShapes } from './broadcast';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { RawKernel } from './raw';
@@ -226,18 +227,6 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     return outTensors.length === 1 ? outTensors[0] : outTensors;
   };
   return Object.assign(call, { kernelName: name, sources });
-}
-
-function equalShapes(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function numelOf(shape: readonly number[]): number {
-  let n = 1;
-  for (const s of shape) n *= s;
-  return n;
 }
 
 /** A raw operand is read as a flat array: it must be contiguous (a raw output cannot be copied back). */
