@@ -145,7 +145,7 @@ Napi::Value RtcInfo(const Napi::CallbackInfo& info) {
 
 Napi::Value NvrtcCandidates(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const std::vector<std::string> c = rtc::nvrtc_candidates();
+    const std::vector<std::string> c = rtc::nvrtc_candidates(/*load_driver=*/false);
     Napi::Array out = Napi::Array::New(info.Env(), c.size());
     for (size_t i = 0; i < c.size(); ++i) out.Set(static_cast<uint32_t>(i), Napi::String::New(info.Env(), c[i]));
     return out;

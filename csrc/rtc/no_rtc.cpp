@@ -19,7 +19,7 @@ Availability availability() noexcept {
   return a;
 }
 
-std::vector<std::string> nvrtc_candidates() { return {}; }
+std::vector<std::string> nvrtc_candidates(bool) { return {}; }
 
 CompileResult compile(const char* what, const std::string&, const std::string&, const std::vector<std::string>&,
                       const std::vector<std::string>&, const std::string&) {

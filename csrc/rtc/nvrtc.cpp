@@ -57,20 +57,37 @@ bool resolve(void* lib, const char* name, F& fn, std::string& missing) {
   return fn != nullptr;
 }
 
+// The CUDA driver's major version when libcuda is already loaded, else 0.
+// Listing candidates for the kernel cache must stay cheap (NOTE [ NVRTC
+// identity ]): loading the driver and cuInit take milliseconds, while
+// cuDriverGetVersion on a loaded driver needs no cuInit.
+int loaded_driver_major() {
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (lib == nullptr) return 0;
+  int version = 0;
+  using GetVersion = int (*)(int*);
+  if (auto f = reinterpret_cast<GetVersion>(dlsym(lib, "cuDriverGetVersion")); f == nullptr || f(&version) != 0) {
+    version = 0;
+  }
+  dlclose(lib);  // drops only the reference RTLD_NOLOAD took
+  return version / 1000;
+}
+
 }  // namespace
 
 // Candidate files, most wanted first: $GPUEXT_NVRTC_PATH, then each soname
-// (the driver's major version first) under $CUDA_HOME/lib64, $CUDA_PATH/lib64
+// (the driver's major version first, when the driver is loaded) under $CUDA_HOME/lib64, $CUDA_PATH/lib64
 // and /usr/local/cuda/lib64, then bare (LD_LIBRARY_PATH, the ld cache). The
 // toolkit's own directories come before the loader's search so that NVRTC
 // matches the headers compiles include (-I from the same toolkit), and so
 // that the kernel cache can name NVRTC by its file without loading it
 // (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
-std::vector<std::string> nvrtc_candidates() {
+std::vector<std::string> nvrtc_candidates(bool load_driver) {
   std::vector<std::string> out;
   if (const char* p = std::getenv("GPUEXT_NVRTC_PATH"); p != nullptr && *p != '\0') out.push_back(p);
   std::vector<std::string> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  if (detail::driver_version() / 1000 == 12) std::swap(names[0], names[1]);
+  const int driver_major = load_driver ? detail::driver_version() / 1000 : loaded_driver_major();
+  if (driver_major == 12) std::swap(names[0], names[1]);
   std::vector<std::string> dirs;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     if (const char* d = std::getenv(var); d != nullptr && *d != '\0') dirs.push_back(std::string(d) + "/lib64");
@@ -90,7 +107,7 @@ LoadState& load() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::string other_errors;  // failures other than "no such file": worth showing
-    for (const std::string& path : nvrtc_candidates()) {
+    for (const std::string& path : nvrtc_candidates(/*load_driver=*/true)) {
       void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (lib == nullptr) {
         const char* e = dlerror();

@@ -54,8 +54,9 @@ struct Availability {
 Availability availability() noexcept;
 
 // Where NVRTC is looked for, in order (file paths, then bare sonames for the
-// dynamic loader); loads nothing but the driver (for its version).
-std::vector<std::string> nvrtc_candidates();
+// dynamic loader). The driver's version orders them; load_driver = false
+// reads it only from a driver already loaded (cheap), else loads it.
+std::vector<std::string> nvrtc_candidates(bool load_driver);
 
 // --- NVRTC ----------------------------------------------------------------------
 

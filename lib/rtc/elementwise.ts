@@ -134,6 +134,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     // Pass 1: kinds, the device, and whether every broadcast operand has one shape.
     let device: Device | undefined;
     let shape: readonly number[] | undefined;
+    let outShape: readonly number[] | undefined;  // of a non-raw output passed in, for when every input is raw
     let sameShape = true;
     for (let k = 0; k < nargs; k++) {
       const a = args[k];
@@ -142,7 +143,11 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
         const d = a.device;
         if (device === undefined) device = d;
         else if (d !== device && !device.equals(d)) throw new Error(`${fnName}: '${p.name}' is on ${d} but an earlier operand on ${device}`);
-        if (p.raw || k >= ins.length) continue;
+        if (p.raw) continue;
+        if (k >= ins.length) {
+          outShape ??= a.shape;
+          continue;
+        }
         const s = a.shape;
         if (shape === undefined) shape = s;
         else if (sameShape && s !== shape && !equalShapes(s, shape)) sameShape = false;
@@ -155,6 +160,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       throw new TypeError(`${fnName}: needs at least one CUDA tensor operand to run on`);
     }
     if (!sameShape) shape = broadcastShapes(args.slice(0, ins.length).filter((a, k): a is Tensor => a instanceof Tensor && !ins[k].raw).map((t) => t.shape), fnName);
+    shape ??= outShape;
     if (shape === undefined) {
       if (size === undefined) throw new TypeError(`${fnName}: every operand is raw: pass the launch size as a last argument { size }`);
       shape = [size];
