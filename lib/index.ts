@@ -19,3 +19,14 @@ export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } fr
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './layout';
+export {
+  add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
+  exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
+  where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
+} from './ops';
+export type {
+  Operand, ScalarOperand, OutOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
+  FloatResult, SumResult, ReduceArg,
+} from './ops';
+export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions } from './ops/random';
+export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision } from './ops/linalg';

@@ -32,6 +32,24 @@ export function numelOf(shape: readonly number[]): number {
   return n;
 }
 
+/** NumPy broadcasting of shapes; an Error naming `fn` and every shape when they do not broadcast. */
+export function broadcastShapes(shapes: readonly (readonly number[])[], fn: string): number[] {
+  const ndim = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(ndim).fill(1);
+  for (const s of shapes) {
+    const lead = ndim - s.length;
+    for (let k = 0; k < s.length; k++) {
+      const o = out[lead + k], d = s[k];
+      if (o === 1) out[lead + k] = d;
+      else if (d !== 1 && d !== o) {
+        throw new Error(`${fn}: shapes ${shapes.map(formatShape).join(' and ')} do not broadcast ` +
+          `(dimension ${lead + k} of the result: ${o} vs ${d})`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Same sizes, same rank (no allocation: it runs on launch paths). */
 export function equalShapes(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;

@@ -24,8 +24,7 @@ import type { Device } from '../device';
 import type { DType } from '../dtype';
 import { allocate } from '../creation';
 import { Tensor } from '../tensor';
-import { equalShapes, numelOf } from '../shape';
-import { broadcastShapes } from './broadcast';
+import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { RawKernel } from './raw';
 

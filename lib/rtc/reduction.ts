@@ -61,8 +61,7 @@ import { DTYPE_INFO, isDType, type DType } from '../dtype';
 import { allocate } from '../creation';
 import { native } from '../native';
 import { Tensor } from '../tensor';
-import { equalShapes, numelOf } from '../shape';
-import { broadcastShapes } from './broadcast';
+import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { RawKernel, RawModule } from './raw';
 

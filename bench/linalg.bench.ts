@@ -1,0 +1,108 @@
+// Matmul benchmark (issue 5): gx.matmul against torch.matmul on n x n x n
+// (default 8192) in bfloat16, float16, float32 with TF32 and plain float32,
+// side by side in one call (bench/torch_linalg.py), plus a spot check of the
+// result against a float64 dot product on the CPU.
+//
+//   npm run bench:linalg     GPUEXT_BENCH_MATMUL_N=4096 for a quicker run
+//
+// Timing: gx.benchmark (CUDA events on the current stream around each call,
+// the result allocated per call as torch's is), 3 warmup, median of 20.
+// TFLOPS = 2 n^3 / s. Target (issue 5): bf16 >= 0.95 of torch.matmul.
+import * as gx from '../lib';
+import { fmt, numField, printHeader, printIssues, printTable, progress, ratio, recField, runPythonJson, section, strField } from './util';
+
+const N = Number(process.env.GPUEXT_BENCH_MATMUL_N ?? 8192);
+const REPEAT = 20;
+const TARGET_BF16 = 0.95;
+
+interface Case {
+  dtype: 'bfloat16' | 'float16' | 'float32';
+  tf32: boolean;
+}
+const CASES: Case[] = [
+  { dtype: 'bfloat16', tf32: false }, { dtype: 'float16', tf32: false }, { dtype: 'float32', tf32: true }, { dtype: 'float32', tf32: false },
+];
+
+function label(c: Case): string {
+  return `${c.dtype}${c.tf32 ? ' (tf32)' : ''}`;
+}
+
+/** The largest relative error of a few sampled entries of a @ b against float64 dot products. */
+function spotCheck(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): number {
+  const av = a.to('cpu');
+  const bv = b.to('cpu');
+  const cv = c.to('cpu');
+  try {
+    // float16/bfloat16 read back as Float32Array: every value exact.
+    const A = av.toArraySync() as Float32Array;
+    const B = bv.toArraySync() as Float32Array;
+    const C = cv.toArraySync() as Float32Array;
+    let worst = 0;
+    for (const [i, j] of [[0, 0], [N - 1, N - 1], [17, N - 3], [N >> 1, 5]]) {
+      let s = 0;
+      for (let q = 0; q < N; q++) s += A[i * N + q] * B[q * N + j];
+      worst = Math.max(worst, Math.abs(C[i * N + j] - s) / Math.abs(s));
+    }
+    return worst;
+  } finally {
+    av.dispose();
+    bv.dispose();
+    cv.dispose();
+  }
+}
+
+function main(): number {
+  const cuda = gx.cuda.isAvailable();
+  printHeader(`matmul ${N}^3: gpuext vs torch`, cuda);
+  const warnings: string[] = [];
+  const problems: string[] = [];
+  if (!cuda) {
+    console.log(`\nCUDA not available: ${gx.cuda.unavailableReason()}; skipped`);
+    return 0;
+  }
+  const ours = new Map<string, { ms: number; err: number }>();
+  for (const c of CASES) {
+    progress(`gpuext matmul ${label(c)}`);
+    gx.manualSeed(1);
+    using a = gx.rand([N, N], { device: 'cuda', dtype: c.dtype });
+    using b = gx.rand([N, N], { device: 'cuda', dtype: c.dtype });
+    const r = gx.benchmark(() => gx.matmul(a, b, { allowTf32: c.tf32 }).dispose(), { nWarmup: 3, nRepeat: REPEAT, name: label(c) });
+    using out = gx.matmul(a, b, { allowTf32: c.tf32 });
+    const err = spotCheck(a, b, out);
+    const tol = c.dtype === 'float32' && !c.tf32 ? 1e-4 : 2e-2;
+    if (!(err <= tol)) problems.push(`matmul ${label(c)}: sampled relative error ${err} > ${tol}`);
+    ours.set(label(c), { ms: r.gpu?.median ?? Number.NaN, err });
+  }
+  progress('torch: python3 bench/torch_linalg.py');
+  const py = runPythonJson('bench/torch_linalg.py', ['--n', String(N), '--repeat', String(REPEAT)], 600_000);
+  const theirs = new Map<string, number>();
+  if (!py.ok) warnings.push(`torch side: ${py.error}`);
+  else {
+    const list = py.o.matmul;
+    if (Array.isArray(list)) {
+      for (const e of list) {
+        const o = recField({ e }, 'e');
+        const ms = numField(o, 'median_ms');
+        const dtype = strField(o, 'dtype');
+        if (ms !== undefined && dtype !== undefined) theirs.set(`${dtype}${o?.tf32 === true ? ' (tf32)' : ''}`, ms);
+      }
+    }
+  }
+  const tflops = (ms: number | undefined): number | undefined => (ms === undefined || !Number.isFinite(ms) ? undefined : (2 * N ** 3) / (ms / 1e3) / 1e12);
+  section(`matmul ${N} x ${N} x ${N}, result allocated per call; median of ${REPEAT} (CUDA events)`);
+  printTable(['', 'gpuext ms', 'torch ms', 'gpuext TFLOPS', 'torch TFLOPS', 'torch/gpuext time', 'sampled rel err'], CASES.map((c) => {
+    const o = ours.get(label(c));
+    const t = theirs.get(label(c));
+    return [label(c), fmt(o?.ms, 3), fmt(t, 3), fmt(tflops(o?.ms), 1), fmt(tflops(t), 1), ratio(t, o?.ms), o === undefined ? '' : o.err.toExponential(1)];
+  }));
+  const bf = ours.get('bfloat16')?.ms;
+  const tbf = theirs.get('bfloat16');
+  const speed = bf !== undefined && tbf !== undefined ? tbf / bf : undefined;
+  section('summary');
+  console.log(`  bf16 matmul ${N}^3: ${fmt(tflops(bf), 1)} TFLOPS vs torch ${fmt(tflops(tbf), 1)} = ${fmt(speed, 3)}x ` +
+    `(target >= ${TARGET_BF16}: ${speed === undefined ? 'not judged (no torch figure)' : speed >= TARGET_BF16 ? 'met' : 'MISSED'})`);
+  printIssues(warnings, problems);
+  return problems.length > 0 ? 1 : 0;
+}
+
+process.exitCode = main();

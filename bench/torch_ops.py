@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""PyTorch side of bench/ops.bench.ts: torch.add, torch.mul (output allocated
+per call) and torch.sum on --numel float32 elements (default 2^28), timed the
+way the gpuext bench times gx.add, gx.mul and gx.sum: a device synchronize
+before and after each call inside the timed region, --warmup untimed calls,
+the median of --repeat. GB/s = bytes moved / seconds / 1e9, with add and mul
+moving 3 * 4 * numel bytes and sum 4 * numel.
+
+Progress goes to stderr; stdout's last line is one JSON object:
+  {"torch": "2.11.0", "device": "NVIDIA H100 ...", "numel": 268435456,
+   "ops": {"add": {"median_s": ..., "gbps": ...} | {"error": "..."}, "mul": ..., "sum": ...}}
+or {"error": "..."} (exit 0) when torch or CUDA is missing.
+
+Run alone:
+  python3 bench/torch_ops.py [--numel 268435456] [--warmup 3] [--repeat 20]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import emit, log  # noqa: E402
+
+
+def timed(fn, warmup, repeat, sync, nbytes):
+    clock = time.perf_counter_ns
+    samples = []
+    for i in range(warmup + repeat):
+        sync()
+        t0 = clock()
+        r = fn()
+        sync()
+        ns = clock() - t0
+        del r
+        if i >= warmup:
+            samples.append(ns)
+    s = statistics.median(samples) / 1e9
+    return {"median_s": s, "gbps": nbytes / s / 1e9, "repeat": repeat, "warmup": warmup}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--numel", type=int, default=2 ** 28)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=20)
+    args = p.parse_args()
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
+        emit({"error": "torch not importable: %s: %s" % (type(e).__name__, e)})
+        return
+    if not torch.cuda.is_available():
+        emit({"error": "torch %s: CUDA is not available" % torch.__version__})
+        return
+    n = args.numel
+    out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "numel": n, "ops": {}}
+    dev = torch.device("cuda")
+    sync = torch.cuda.synchronize
+    a = torch.rand(n, dtype=torch.float32, device=dev)
+    b = torch.rand(n, dtype=torch.float32, device=dev)
+    cases = [
+        ("add", lambda: torch.add(a, b), 3 * 4 * n),
+        ("mul", lambda: torch.mul(a, b), 3 * 4 * n),
+        ("sum", lambda: torch.sum(a), 4 * n),
+    ]
+    for name, fn, nbytes in cases:
+        log("torch: %s on %d float32" % (name, n))
+        try:
+            out["ops"][name] = timed(fn, args.warmup, args.repeat, sync, nbytes)
+        except Exception as e:  # noqa: BLE001 - report, keep the other figures
+            out["ops"][name] = {"error": "%s: %s" % (type(e).__name__, e)}
+    emit(out)
+
+
+if __name__ == "__main__":
+    main()

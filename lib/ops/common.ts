@@ -1,0 +1,115 @@
+// What the built-in ops' wrappers share: checking operands, broadcasting
+// shapes, describing operands in errors, `out` and in-place targets.
+import { allocate } from '../creation';
+import type { Device } from '../device';
+import type { DType } from '../generated/dtypes';
+import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
+import { Tensor } from '../tensor';
+import { canCast, type Operand } from './promotion';
+
+/** `{ out }`: write the result into this tensor (its shape must be the result's; its dtype one the result casts to). */
+export interface OutOptions<D extends DType = DType> {
+  out?: Tensor<D>;
+}
+
+/** How an operand shows in messages: `float32 [2, 3]`, `number 2.5`. */
+export function describeOperand(x: unknown): string {
+  if (x instanceof Tensor) return x.isDisposed ? 'a disposed tensor' : `${x.dtype} ${formatShape(x.shape)}`;
+  if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return `${typeof x} ${String(x)}`;
+  return describeValue(x);
+}
+
+export function checkTensor(x: unknown, fn: string, name: string): Tensor {
+  if (x instanceof Tensor) {
+    x.handle(fn);
+    return x;
+  }
+  throw new TypeError(`${fn}: argument '${name}' must be a Tensor, got ${describeValue(x)}`);
+}
+
+export function checkOperand(x: unknown, fn: string, name: string): Operand {
+  if (x instanceof Tensor) {
+    x.handle(fn);
+    return x;
+  }
+  if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return x;
+  throw new TypeError(`${fn}: argument '${name}' must be a Tensor, number, bigint or boolean, got ${describeValue(x)}`);
+}
+
+/** Same rank and sizes. */
+export const sameShape = equalShapes;
+
+/** NumPy broadcasting of the tensors' shapes; an Error naming `fn` and every shape when they do not broadcast. */
+export function broadcastShapes(tensors: readonly Tensor[], fn: string): readonly number[] {
+  if (tensors.length === 1) return tensors[0].shape;
+  if (tensors.length === 2 && equalShapes(tensors[0].shape, tensors[1].shape)) return tensors[0].shape;
+  return broadcastShapeList(tensors.map((t) => t.shape), fn);
+}
+
+/** The device all tensors share; an Error naming `fn` when they differ. */
+export function commonDevice(tensors: readonly Tensor[], names: readonly string[], fn: string): Device {
+  const d = tensors[0].device;
+  for (let i = 1; i < tensors.length; i++) {
+    const o = tensors[i].device;
+    if (!o.equals(d)) {
+      throw new Error(`${fn}: argument '${names[i]}' is on ${o} but '${names[0]}' is on ${d}; move it with .to('${d}')`);
+    }
+  }
+  return d;
+}
+
+/** Whether several elements of t share memory (a dimension of size > 1 with stride 0, as expand makes). */
+function overlapsItself(t: Tensor): boolean {
+  const { shape, strides } = t;
+  for (let i = 0; i < shape.length; i++) if (shape[i] > 1 && strides[i] === 0) return true;
+  return false;
+}
+
+/**
+ * Where a result goes: self (in place), the caller's `out`, or a new tensor.
+ * `owned` says whether the op made it (and must dispose it when the call fails).
+ */
+export function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn: string,
+  opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean } {
+  const self = opts.inplace;
+  if (self !== undefined) {
+    if (!sameShape(self.shape, shape)) {
+      throw new Error(`${fn}: the result has shape ${formatShape(shape)}, which in-place ops cannot write into ` +
+        `self of shape ${formatShape(self.shape)} (in place, self keeps its shape)`);
+    }
+    if (!canCast(dtype, self.dtype)) {
+      throw new TypeError(`${fn}: the result's dtype ${dtype} cannot be stored in self of dtype ${self.dtype} ` +
+        '(in place, self keeps its dtype; use the out-of-place op)');
+    }
+    if (overlapsItself(self)) {
+      throw new Error(`${fn}: self (shape ${formatShape(self.shape)}, strides ${formatShape(self.strides)}) has elements ` +
+        'that share memory; writing to it in place is not supported (use .contiguous() first)');
+    }
+    return { t: self, owned: false };
+  }
+  const out = opts.out;
+  if (out === undefined || out === null) return { t: allocate(shape, dtype, device), owned: true };
+  if (!(out instanceof Tensor)) throw new TypeError(`${fn}: options.out must be a Tensor, got ${describeValue(out)}`);
+  out.handle(fn);
+  if (!sameShape(out.shape, shape)) {
+    throw new Error(`${fn}: out has shape ${formatShape(out.shape)} but the result has shape ${formatShape(shape)}`);
+  }
+  if (!canCast(dtype, out.dtype)) {
+    throw new TypeError(`${fn}: the result's dtype ${dtype} cannot be written into out of dtype ${out.dtype}`);
+  }
+  if (!out.device.equals(device)) throw new Error(`${fn}: out is on ${out.device} but the inputs are on ${device}`);
+  if (overlapsItself(out)) {
+    throw new Error(`${fn}: out (shape ${formatShape(out.shape)}, strides ${formatShape(out.strides)}) has elements ` +
+      'that share memory; it cannot hold a result');
+  }
+  return { t: out, owned: false };
+}
+
+/** The options object of an op, checked. */
+export function optionsOf<T extends object>(opts: unknown, fn: string): Partial<T> {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Tensor) {
+    throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
+  }
+  return opts as Partial<T>;
+}

@@ -1,0 +1,276 @@
+// Elementwise built-in ops: binary ops with broadcasting, type promotion and
+// JS numbers as scalars; unary ops; where, clamp, astype. Each checks its
+// arguments, decides shapes and dtypes (promotion.ts), allocates the result
+// (or takes `out`, or self in place) and calls its op in ops/ by id
+// (NOTE [ Calling convention of the built-in ops ] in ops/ops.h).
+import type { Device } from '../device';
+import { DEFAULT_FLOAT, parseDType } from '../dtype';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import { Tensor } from '../tensor';
+import {
+  broadcastShapes, checkOperand, checkTensor, commonDevice, describeOperand, optionsOf, resultTensor,
+  type OutOptions,
+} from './common';
+import { OpRef } from './library';
+import { isFloating, isIntegral, resultType, type ScalarOperand } from './promotion';
+
+// --- scalars ------------------------------------------------------------------
+
+const INT_RANGE: Partial<Record<DType, readonly [bigint, bigint]>> = {
+  int8: [-128n, 127n],
+  int16: [-32768n, 32767n],
+  int32: [-2147483648n, 2147483647n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 255n],
+};
+
+/**
+ * A JS scalar as the two schema arguments the kernels take: its value as a
+ * double (floating compute types) and as an integer (integer ones). For an
+ * integer compute dtype the value must fit it, as PyTorch requires.
+ */
+function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boolean): [number, number | bigint] {
+  if (typeof v === 'boolean') return [v ? 1 : 0, v ? 1 : 0];
+  if (!isIntegral(common) && common !== 'bool') return [Number(v), 0];
+  if (typeof v === 'number' && !Number.isInteger(v)) return [v, 0]; // logical ops only: read as nonzero
+  const i = typeof v === 'bigint' ? v : BigInt(v);
+  const range = INT_RANGE[common] ?? INT_RANGE.int64;
+  if (range !== undefined && (i < range[0] || i > range[1])) {
+    if (checkRange) {
+      throw new RangeError(`${fn}: the number ${String(v)} is out of range for ${common}, the dtype this op computes in; ` +
+        'convert the tensor with .astype() first');
+    }
+    return [Number(v), i < range[0] ? range[0] : range[1]];
+  }
+  return [Number(v), i];
+}
+
+// --- binary ops ---------------------------------------------------------------
+
+/** arith: the common dtype; div: floating; compare/logical: bool results. */
+type BinaryKind = 'arith' | 'div' | 'compare' | 'logical';
+
+export interface BinarySpec {
+  readonly name: string;
+  readonly kind: BinaryKind;
+  /** Set when bool operands are an error: the hint that ends the message. */
+  readonly noBool?: string;
+  readonly tensorOp: OpRef;
+  readonly scalarOp: OpRef;
+}
+
+function binarySpec(name: string, kind: BinaryKind, noBool?: string): BinarySpec {
+  return { name, kind, noBool, tensorOp: new OpRef(name), scalarOp: new OpRef(`${name}_scalar`) };
+}
+
+export const BINARY = {
+  add: binarySpec('add', 'arith'),
+  sub: binarySpec('sub', 'arith', '; for bool tensors use logicalXor'),
+  mul: binarySpec('mul', 'arith'),
+  div: binarySpec('div', 'div'),
+  pow: binarySpec('pow', 'arith', '; convert with .astype() first'),
+  maximum: binarySpec('maximum', 'arith'),
+  minimum: binarySpec('minimum', 'arith'),
+  remainder: binarySpec('remainder', 'arith', '; convert with .astype() first'),
+  eq: binarySpec('eq', 'compare'),
+  ne: binarySpec('ne', 'compare'),
+  lt: binarySpec('lt', 'compare'),
+  le: binarySpec('le', 'compare'),
+  gt: binarySpec('gt', 'compare'),
+  ge: binarySpec('ge', 'compare'),
+  logicalAnd: binarySpec('logical_and', 'logical'),
+  logicalOr: binarySpec('logical_or', 'logical'),
+  logicalXor: binarySpec('logical_xor', 'logical'),
+} as const;
+
+export type BinaryName = keyof typeof BINARY;
+
+/** @internal self `op` other into a new tensor, `opts.out`, or self (`inplace`). `fn` names the API in errors. */
+export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn);
+  const x = checkOperand(a, fn, 'self');
+  const y = checkOperand(b, fn, 'other');
+  const tx = x instanceof Tensor, ty = y instanceof Tensor;
+  if (!tx && !ty) {
+    throw new TypeError(`${fn}: needs at least one Tensor operand, got ${describeOperand(x)} and ${describeOperand(y)}`);
+  }
+  let common = resultType(x, y);
+  if (spec.kind === 'div' && !isFloating(common)) common = DEFAULT_FLOAT; // true division
+  if (spec.noBool !== undefined && common === 'bool') {
+    throw new TypeError(`${fn}: bool operands are not supported (got ${describeOperand(x)} and ${describeOperand(y)})${spec.noBool}`);
+  }
+  if (spec.name === 'pow' && isIntegral(common) && !ty && (typeof y === 'number' || typeof y === 'bigint') && y < 0) {
+    throw new RangeError(`${fn}: integers to negative integer powers are not allowed (got ${describeOperand(x)} ** ${String(y)})`);
+  }
+  const resDtype: DType = spec.kind === 'compare' || spec.kind === 'logical' ? 'bool' : common;
+  let shape: readonly number[];
+  let device: Device;
+  if (tx && ty) {
+    device = commonDevice([x, y], ['self', 'other'], fn);
+    shape = broadcastShapes([x, y], fn);
+  } else {
+    const t = (tx ? x : y) as Tensor;
+    device = t.device;
+    shape = t.shape;
+  }
+  if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
+  const { t: result, owned } = resultTensor(shape, resDtype, device, fn, { out, inplace: inplace ? (x as Tensor) : undefined });
+  try {
+    if (tx && ty) {
+      native.callOp(spec.tensorOp.id(fn), x.handle(fn), y.handle(fn), common, result.handle(fn));
+    } else {
+      const t = (tx ? x : y) as Tensor;
+      const s = (tx ? y : x) as ScalarOperand;
+      const [f, i] = scalarArgs(s, common, fn, spec.kind !== 'logical');
+      native.callOp(spec.scalarOp.id(fn), t.handle(fn), f, i, !tx, common, result.handle(fn));
+    }
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}
+
+// --- unary ops ----------------------------------------------------------------
+
+/** float: integer and bool inputs give float32; keep: the input's dtype, bool refused. */
+type UnaryKind = 'float' | 'keep';
+
+export interface UnarySpec {
+  readonly name: string;
+  readonly kind: UnaryKind;
+  readonly op: OpRef;
+}
+
+function unarySpec(name: string, kind: UnaryKind): UnarySpec {
+  return { name, kind, op: new OpRef(name) };
+}
+
+export const UNARY = {
+  exp: unarySpec('exp', 'float'),
+  log: unarySpec('log', 'float'),
+  log1p: unarySpec('log1p', 'float'),
+  sqrt: unarySpec('sqrt', 'float'),
+  rsqrt: unarySpec('rsqrt', 'float'),
+  sin: unarySpec('sin', 'float'),
+  cos: unarySpec('cos', 'float'),
+  tanh: unarySpec('tanh', 'float'),
+  sigmoid: unarySpec('sigmoid', 'float'),
+  gelu: unarySpec('gelu', 'float'),
+  softplus: unarySpec('softplus', 'float'),
+  neg: unarySpec('neg', 'keep'),
+  abs: unarySpec('abs', 'keep'),
+  sign: unarySpec('sign', 'keep'),
+  floor: unarySpec('floor', 'keep'),
+  ceil: unarySpec('ceil', 'keep'),
+  round: unarySpec('round', 'keep'),
+  relu: unarySpec('relu', 'keep'),
+} as const;
+
+export type UnaryName = keyof typeof UNARY;
+
+/** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`). */
+export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn);
+  const x = checkTensor(a, fn, 'self');
+  const dt = x.dtype;
+  let common: DType;
+  if (spec.kind === 'float') {
+    common = isFloating(dt) ? dt : DEFAULT_FLOAT;
+  } else {
+    if (dt === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
+    common = dt;
+  }
+  const { t: result, owned } = resultTensor(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined });
+  try {
+    native.callOp(spec.op.id(fn), x.handle(fn), common, result.handle(fn));
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}
+
+// --- where, clamp, astype -----------------------------------------------------
+
+const WHERE = new OpRef('where');
+const CLAMP = new OpRef('clamp');
+const ASTYPE = new OpRef('astype');
+
+/** @internal where(condition, a, b): a where condition is true, else b; a and b may be JS scalars. */
+export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, opts?: unknown): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn);
+  const cond = checkTensor(condition, fn, 'condition');
+  if (cond.dtype !== 'bool') {
+    throw new TypeError(`${fn}: condition must be a bool tensor, got ${describeOperand(cond)}; compare first, e.g. x.gt(0)`);
+  }
+  const x = checkOperand(a, fn, 'self');
+  const y = checkOperand(b, fn, 'other');
+  const tensors: Tensor[] = [cond];
+  const names = ['condition'];
+  if (x instanceof Tensor) { tensors.push(x); names.push('self'); }
+  if (y instanceof Tensor) { tensors.push(y); names.push('other'); }
+  const device = commonDevice(tensors, names, fn);
+  const shape = broadcastShapes(tensors, fn);
+  const common = resultType(x, y);
+  const [xf, xi] = x instanceof Tensor ? [0, 0] : scalarArgs(x, common, fn, true);
+  const [yf, yi] = y instanceof Tensor ? [0, 0] : scalarArgs(y, common, fn, true);
+  const { t: result, owned } = resultTensor(shape, common, device, fn, { out });
+  try {
+    native.callOp(WHERE.id(fn), cond.handle(fn), x instanceof Tensor ? x.handle(fn) : null,
+      y instanceof Tensor ? y.handle(fn) : null, xf, xi, yf, yi, common, result.handle(fn));
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}
+
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+
+function bound(v: unknown, fn: string, name: string): number | bigint | undefined {
+  if (v === undefined || v === null) return undefined;
+  if ((typeof v === 'number' && !Number.isNaN(v)) || typeof v === 'bigint') return v;
+  throw new TypeError(`${fn}: ${name} must be a number or bigint (or undefined), got ${describeOperand(v)}`);
+}
+
+/** @internal clamp(x, min, max) with JS-number bounds, either may be absent. */
+export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn);
+  const x = checkTensor(a, fn, 'self');
+  const lo = bound(min, fn, 'min'), hi = bound(max, fn, 'max');
+  if (lo === undefined && hi === undefined) throw new TypeError(`${fn}: needs min or max (or both)`);
+  const bounds = [lo, hi].filter((v): v is number | bigint => v !== undefined);
+  const common = resultType(x, ...bounds);
+  if (common === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
+  // Integer compute: bounds compare in int64, so one beyond it is as good as its end.
+  const asInt = (v: number | bigint | undefined): bigint => {
+    if (v === undefined || !isIntegral(common)) return 0n;
+    const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
+    return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
+  };
+  const { t: result, owned } = resultTensor(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined });
+  try {
+    native.callOp(CLAMP.id(fn), x.handle(fn), lo === undefined ? null : Number(lo), hi === undefined ? null : Number(hi),
+      asInt(lo), asInt(hi), common, result.handle(fn));
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}
+
+/** @internal A copy of x converted to `dtype`. */
+export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
+  const x = checkTensor(a, fn, 'self');
+  const d = parseDType(dtype, fn);
+  const { t: result, owned } = resultTensor(x.shape, d, x.device, fn, {});
+  try {
+    native.callOp(ASTYPE.id(fn), x.handle(fn), result.handle(fn));
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}

@@ -1,0 +1,64 @@
+// Loading the built-in ops (ops/build/gx_ops.node, built from the root
+// setup.config.json by scripts/build-ops.js) the first time an op runs, and
+// finding each op's registry id. The library is an ordinary extension: the
+// same loader, registry and schema checks as a user's.
+import fs from 'fs';
+import path from 'path';
+
+import { loadLibrary, type ExtensionLibrary } from '../extension';
+
+/** The package root: dist/lib/ops -> three levels up (two from lib/ops when run from sources). */
+function packageRoot(): string {
+  for (const up of ['../../..', '../..']) {
+    const dir = path.resolve(__dirname, up);
+    if (fs.existsSync(path.join(dir, 'setup.config.json')) && fs.existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  return path.resolve(__dirname, '../../..');
+}
+
+/** Where the built-in ops library is: GPUEXT_OPS_LIBRARY, else `<package>/ops/build/gx_ops.node`. */
+export function opsLibraryPath(): string {
+  const env = process.env.GPUEXT_OPS_LIBRARY;
+  return env ? path.resolve(env) : path.join(packageRoot(), 'ops', 'build', 'gx_ops.node');
+}
+
+const BUILD_CMD = '`npm run build:ops` in the gpuext package (or `node scripts/build-ops.js` there)';
+
+let library: ExtensionLibrary | undefined;
+
+/** The loaded built-in ops; `fn` names the caller in the error when they are missing. */
+export function opsLibrary(fn: string): ExtensionLibrary {
+  if (library !== undefined) return library;
+  const file = opsLibraryPath();
+  if (!fs.existsSync(file)) {
+    const err = new Error(`${fn}: the built-in ops are not built (${file} is missing); build them with ${BUILD_CMD}`);
+    (err as Error & { code: string }).code = 'GX_OPS_NOT_BUILT';
+    throw err;
+  }
+  try {
+    library = loadLibrary(file);
+  } catch (e) {
+    const err = new Error(`${fn}: cannot load the built-in ops from ${file}: ${e instanceof Error ? e.message : String(e)}; ` +
+      `rebuild them with ${BUILD_CMD}`);
+    (err as Error & { code: string }).code = 'GX_OPS_NOT_BUILT';
+    throw err;
+  }
+  return library;
+}
+
+/** One built-in op, its id resolved on first use. */
+export class OpRef {
+  #id = -1;
+  constructor(readonly name: string) {}
+
+  id(fn: string): number {
+    if (this.#id < 0) {
+      const lib = opsLibrary(fn);
+      if (!lib.ops.some((o) => o.name === this.name)) {
+        throw new Error(`${fn}: the built-in ops library ${lib.path} has no op '${this.name}'; it is out of date: rebuild it with ${BUILD_CMD}`);
+      }
+      this.#id = lib.opId(this.name);
+    }
+    return this.#id;
+  }
+}

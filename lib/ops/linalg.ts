@@ -1,0 +1,110 @@
+// gx.matmul, torch.matmul's semantics: 1-d operands are vectors (a dot
+// product, matrix-vector, vector-matrix), and the dims before the last two are
+// batch dims that broadcast. The op itself (ops/linalg/matmul.h) takes
+// [batch or 1, m, k] @ [batch or 1, k, n] -> [batch, m, n], contiguous: an
+// operand whose batch is one matrix is passed once (stride 0), one whose batch
+// dims already are the result's and contiguous as a view, and only the rest
+// is materialized. CUDA goes through cuBLAS (float32, with TF32 tensor cores
+// when allowed; float64; float16 and bfloat16 accumulating in float); the CPU
+// implementation is the reference.
+import { allocate } from '../creation';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import { broadcastShapes, formatShape, numelOf } from '../shape';
+import { Tensor } from '../tensor';
+import { checkTensor } from './common';
+import { OpRef } from './library';
+
+const MATMUL = new OpRef('matmul');
+
+const MATMUL_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
+
+/** 'highest': float32 matmuls in full float32; 'high': TF32 tensor cores (10-bit mantissa inputs), like torch. */
+export type MatmulPrecision = 'highest' | 'high';
+
+let float32Precision: MatmulPrecision = 'highest';
+
+/** Sets whether float32 matmuls may use TF32 tensor cores ('high'), like torch.set_float32_matmul_precision. */
+export function setFloat32MatmulPrecision(p: MatmulPrecision): void {
+  if (p !== 'highest' && p !== 'high') throw new TypeError(`gx.setFloat32MatmulPrecision: expected 'highest' or 'high', got ${String(p)}`);
+  float32Precision = p;
+}
+
+export function getFloat32MatmulPrecision(): MatmulPrecision {
+  return float32Precision;
+}
+
+export interface MatmulOptions {
+  /** float32 only: allow TF32 tensor cores for this call (default: gx.getFloat32MatmulPrecision() === 'high'). */
+  allowTf32?: boolean;
+  /** Write the result here (its shape and dtype must be the result's, contiguous). */
+  out?: Tensor;
+}
+
+/** `t` as a new [b or 1, rows, cols] tensor for the op: a view when its layout allows, else a contiguous copy. */
+function asBatch3(t: Tensor, batch: readonly number[], rows: number, cols: number): Tensor {
+  if (numelOf(t.shape.slice(0, -2)) === 1) {  // one matrix for every batch
+    if (t.isContiguous()) return t.reshape([1, rows, cols]);
+    using c = t.contiguous();
+    return c.reshape([1, rows, cols]);
+  }
+  const full = [...batch, rows, cols];
+  if (t.isContiguous() && t.ndim === full.length && t.shape.every((s, i) => s === full[i])) {
+    return t.reshape([numelOf(batch), rows, cols]);
+  }
+  const lead = full.length - t.ndim;
+  const strides = full.map((_, d) => (d < lead || t.shape[d - lead] === 1 ? 0 : t.strides[d - lead]));
+  using expanded = t.asStrided(full, strides, t.storageOffset);
+  using c = expanded.contiguous();
+  return c.reshape([numelOf(batch), rows, cols]);
+}
+
+/**
+ * Matrix product with broadcasting batch dims, like torch.matmul.
+ * @example
+ * const c = gx.matmul(a, b);                       // [.., m, k] @ [.., k, n]
+ * const y = gx.matmul(w, x, { allowTf32: true });  // float32 on tensor cores
+ */
+export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
+  const fn = 'gx.matmul';
+  checkTensor(a, fn, 'a');
+  checkTensor(b, fn, 'b');
+  if (a.ndim === 0 || b.ndim === 0) {
+    throw new RangeError(`${fn}: both operands need at least 1 dimension, got ${formatShape(a.shape)} and ${formatShape(b.shape)}`);
+  }
+  if (a.dtype !== b.dtype) throw new TypeError(`${fn}: dtypes differ: ${a.dtype} ${formatShape(a.shape)} and ${b.dtype} ${formatShape(b.shape)}`);
+  if (!MATMUL_DTYPES.includes(a.dtype)) {
+    throw new TypeError(`${fn}: dtype ${a.dtype} is not supported; expected one of ${MATMUL_DTYPES.join(', ')}`);
+  }
+  if (!a.device.equals(b.device)) throw new Error(`${fn}: operands are on ${a.device} and ${b.device}; move them to one device`);
+  // Vectors become matrices, and their dim leaves the result.
+  const aShape = a.ndim === 1 ? [1, a.shape[0]] : a.shape;
+  const bShape = b.ndim === 1 ? [b.shape[0], 1] : b.shape;
+  const [m, k] = aShape.slice(-2);
+  const [k2, n] = bShape.slice(-2);
+  if (k !== k2) throw new RangeError(`${fn}: inner dimensions differ: ${formatShape(a.shape)} @ ${formatShape(b.shape)} (${k} vs ${k2})`);
+  const batch = broadcastShapes([aShape.slice(0, -2), bShape.slice(0, -2)], fn);
+  const resultShape = [...batch, ...(a.ndim === 1 ? [] : [m]), ...(b.ndim === 1 ? [] : [n])];
+  const allowTf32 = opts.allowTf32 ?? float32Precision === 'high';
+  const out = opts.out;
+  if (out !== undefined) {
+    checkTensor(out, fn, 'out');
+    if (out.dtype !== a.dtype || !out.isContiguous() || out.shape.join(',') !== resultShape.join(',') || !out.device.equals(a.device)) {
+      throw new TypeError(`${fn}: out must be a contiguous ${a.dtype} ${formatShape(resultShape)} tensor on ${a.device}, ` +
+        `got ${out.dtype} ${formatShape(out.shape)} on ${out.device}${out.isContiguous() ? '' : ' (not contiguous)'}`);
+    }
+  }
+  const result = out ?? allocate(resultShape, a.dtype, a.device);
+  try {
+    using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
+    using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
+    using a3t = asBatch3(av ?? a, batch, m, k);
+    using b3t = asBatch3(bv ?? b, batch, k, n);
+    using o3 = result.reshape([numelOf(batch), m, n]);
+    native.callOp(MATMUL.id(fn), a3t.handle(fn), b3t.handle(fn), allowTf32, o3.handle(fn));
+    return result;
+  } catch (e) {
+    if (out === undefined) result.dispose();
+    throw e;
+  }
+}

@@ -1,0 +1,163 @@
+// Seeded random tensors: gx.manualSeed, gx.rand, gx.randn, gx.randint, and
+// gx.Generator for independent streams. Draws come from Philox4x32-10
+// (ops/random/philox.h), a counter-based generator: element j of a fill is a
+// function of (seed, offset, j) alone, so a seeded program draws the same
+// numbers run to run, on any device, whatever the launch configuration;
+// uniform and integer draws are even the same bits on the CPU and on CUDA.
+// Each fill advances its generator's offset past the counters it used (NOTE
+// [ Random streams ] in philox.h).
+import { allocate } from '../creation';
+import { checkDevice } from '../cuda';
+import { parseDevice, type DeviceLike } from '../device';
+import { parseDType } from '../dtype';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import { numelOf, parseShape, type ShapeLike } from '../shape';
+import type { Tensor } from '../tensor';
+import { OpRef } from './library';
+
+const RANDOM_FILL = new OpRef('random_fill');
+
+/** The seed a process starts with (PyTorch's default too), so unseeded programs are reproducible as well. */
+export const DEFAULT_SEED = 67280421310721n;
+
+const U64 = 2n ** 64n;
+
+function toSeed(seed: unknown, fn: string): bigint {
+  if (typeof seed === 'bigint' && seed >= 0n && seed < U64) return seed;
+  if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) return BigInt(seed);
+  throw new RangeError(`${fn}: the seed must be an integer in [0, 2^64) (a number up to 2^53, or a bigint), got ${String(seed)}`);
+}
+
+/** A stream of random numbers: a seed and how far into its counters it has drawn. */
+export class Generator {
+  #seed: bigint;
+  #offset = 0;
+
+  constructor(seed: number | bigint = DEFAULT_SEED) {
+    this.#seed = toSeed(seed, 'gx.Generator');
+  }
+
+  /** Restarts the stream from `seed`. */
+  manualSeed(seed: number | bigint): this {
+    this.#seed = toSeed(seed, 'Generator.manualSeed');
+    this.#offset = 0;
+    return this;
+  }
+
+  get initialSeed(): bigint {
+    return this.#seed;
+  }
+
+  /** @internal The counters for a fill of `n` elements: (seed, first counter); advances past them. */
+  take(n: number): { seed: bigint; offset: number } {
+    const offset = this.#offset;
+    this.#offset += Math.ceil(n / 2);
+    return { seed: this.#seed, offset };
+  }
+}
+
+/** The generator rand/randn/randint use when none is given. */
+export const defaultGenerator = new Generator();
+
+/** Seeds the default generator, like torch.manual_seed. @example gx.manualSeed(0) */
+export function manualSeed(seed: number | bigint): void {
+  defaultGenerator.manualSeed(seed);
+}
+
+export interface RandomOptions<D extends DType = DType> {
+  dtype?: D;
+  device?: DeviceLike;
+  /** Draw from this generator instead of the default one. */
+  generator?: Generator;
+}
+
+const enum Kind {
+  Uniform = 0,
+  Normal = 1,
+  Integer = 2,
+}
+
+const FLOATING: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
+
+function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions | undefined, defaultDType: DType,
+  kind: Kind, a: number, b: number, lo: bigint, hi: bigint): Tensor<D> {
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
+    throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
+  }
+  const dims = parseShape(shape, fn);
+  const device = parseDevice(opts?.device, fn);
+  checkDevice(device, fn);
+  const dtype = opts?.dtype === undefined ? defaultDType : parseDType(opts.dtype, fn);
+  if (kind !== Kind.Integer && !FLOATING.includes(dtype)) {
+    throw new TypeError(`${fn}: dtype ${dtype} is not supported; expected a floating dtype (${FLOATING.join(', ')})`);
+  }
+  if (kind === Kind.Integer && dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; expected a numeric dtype`);
+  const gen = opts?.generator ?? defaultGenerator;
+  if (!(gen instanceof Generator)) throw new TypeError(`${fn}: generator must be a gx.Generator`);
+  const out = allocate(dims, dtype as D, device);
+  try {
+    const n = numelOf(dims);
+    if (n > 0) {
+      const { seed, offset } = gen.take(n);
+      native.callOp(RANDOM_FILL.id(fn), out.handle(fn), BigInt.asIntN(64, seed), offset, kind, a, b, lo, hi);
+    }
+    return out;
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+}
+
+/** Uniform samples in [0, 1) (float32 unless dtype says otherwise). @example gx.rand([2, 3], { device: 'cuda' }) */
+export function rand<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandomOptions<D>): Tensor<D> {
+  return fill<D>('gx.rand', shape, opts, 'float32', Kind.Uniform, 0, 1, 0n, 1n);
+}
+
+/** Uniform samples in [low, high). @example gx.uniform(-1, 1, [100]) */
+export function uniform<D extends DType = 'float32'>(low: number, high: number, shape: ShapeLike, opts?: RandomOptions<D>): Tensor<D> {
+  if (!Number.isFinite(low) || !Number.isFinite(high) || !(low < high)) {
+    throw new RangeError(`gx.uniform: needs finite low < high, got [${String(low)}, ${String(high)})`);
+  }
+  return fill<D>('gx.uniform', shape, opts, 'float32', Kind.Uniform, low, high, 0n, 1n);
+}
+
+/** Standard normal samples (mean 0, std 1). @example gx.randn([4096], { dtype: 'float64' }) */
+export function randn<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandomOptions<D> & { mean?: number; std?: number }): Tensor<D> {
+  const mean = opts?.mean ?? 0;
+  const std = opts?.std ?? 1;
+  if (!Number.isFinite(mean) || !Number.isFinite(std) || std < 0) {
+    throw new RangeError(`gx.randn: mean must be finite and std finite and >= 0, got mean ${String(mean)}, std ${String(std)}`);
+  }
+  return fill<D>('gx.randn', shape, opts, 'float32', Kind.Normal, mean, std, 0n, 1n);
+}
+
+function toInt(v: unknown, fn: string, name: string): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  throw new TypeError(`${fn}: ${name} must be an integer (a safe-integer number or a bigint), got ${String(v)}`);
+}
+
+/** Integer dtypes' ranges, for randint's bounds. */
+const INT_BOUNDS: Partial<Record<DType, readonly [bigint, bigint]>> = {
+  int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 255n],
+};
+
+/**
+ * Integers uniform in [low, high) (int64 unless dtype says otherwise), like torch.randint.
+ * @example gx.randint(0, 10, [3, 3])
+ */
+export function randint<D extends DType = 'int64'>(low: number | bigint, high: number | bigint, shape: ShapeLike,
+  opts?: RandomOptions<D>): Tensor<D> {
+  const fn = 'gx.randint';
+  const lo = toInt(low, fn, 'low');
+  const hi = toInt(high, fn, 'high');
+  if (!(lo < hi)) throw new RangeError(`${fn}: the range [${lo}, ${hi}) is empty; expected low < high`);
+  const dtype = opts?.dtype === undefined ? 'int64' : parseDType(opts.dtype, fn);
+  const bounds = INT_BOUNDS[dtype];
+  if (bounds !== undefined && (lo < bounds[0] || hi - 1n > bounds[1])) {
+    throw new RangeError(`${fn}: [${lo}, ${hi}) does not fit in ${dtype} (${bounds[0]}..${bounds[1]})`);
+  }
+  return fill<D>(fn, shape, opts, 'int64', Kind.Integer, 0, 0, lo, hi);
+}

@@ -1,0 +1,137 @@
+// Reductions over one axis, several, or all: sum, prod, mean, max, min,
+// argmax, argmin, with keepdims, a result dtype (sum, prod, mean) and `out`.
+import { parseDType } from '../dtype';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import { formatShape } from '../shape';
+import type { Tensor } from '../tensor';
+import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
+import { OpRef } from './library';
+import { isFloating } from './promotion';
+
+export interface ReduceOptions {
+  /** The axes to reduce (default: all). Negative axes count from the end. */
+  axis?: number | readonly number[];
+  /** Keep reduced axes as size 1 (default false). */
+  keepdims?: boolean;
+  /** Write the result into this tensor (of the result's shape). */
+  out?: Tensor;
+}
+
+export interface ReduceDTypeOptions<E extends DType = DType> extends ReduceOptions {
+  /** The dtype to compute and return in (sum, prod, mean); the input is converted first. */
+  dtype?: E;
+}
+
+export interface ArgReduceOptions {
+  /** The one axis to reduce; default: the flattened tensor (the index is into it). */
+  axis?: number;
+  keepdims?: boolean;
+  out?: Tensor;
+}
+
+/** sum/prod: int inputs give int64; mean: floating only; extremum: the input's dtype; arg: int64 indices. */
+type ReduceKind = 'sum' | 'mean' | 'extremum' | 'arg';
+
+export interface ReduceSpec {
+  readonly name: string;
+  readonly kind: ReduceKind;
+  readonly op: OpRef;
+}
+
+function reduceSpec(name: string, kind: ReduceKind, native: string): ReduceSpec {
+  return { name, kind, op: new OpRef(native) };
+}
+
+export const REDUCE = {
+  sum: reduceSpec('sum', 'sum', 'sum'),
+  prod: reduceSpec('prod', 'sum', 'prod'),
+  mean: reduceSpec('mean', 'mean', 'mean'),
+  max: reduceSpec('max', 'extremum', 'amax'),
+  min: reduceSpec('min', 'extremum', 'amin'),
+  argmax: reduceSpec('argmax', 'arg', 'argmax'),
+  argmin: reduceSpec('argmin', 'arg', 'argmin'),
+} as const;
+
+export type ReduceName = keyof typeof REDUCE;
+
+/** The reduced axes, sorted, in range, distinct (all for undefined). A 0-d tensor takes axis 0 or -1. */
+function normalizeAxes(axis: unknown, shape: readonly number[], fn: string): number[] {
+  const ndim = shape.length;
+  if (axis === undefined || axis === null) return shape.map((_, i) => i);
+  const list = typeof axis === 'number' ? [axis] : Array.isArray(axis) ? (axis as unknown[]) : undefined;
+  if (list === undefined) {
+    throw new TypeError(`${fn}: axis must be a number or an array of numbers, got ${describeOperand(axis)}`);
+  }
+  const seen = new Set<number>();
+  for (const a of list) {
+    if (typeof a !== 'number' || !Number.isInteger(a)) {
+      throw new TypeError(`${fn}: axis must hold integers, got ${describeOperand(a)}`);
+    }
+    const lim = Math.max(ndim, 1);
+    if (a < -lim || a >= lim) {
+      throw new RangeError(`${fn}: axis ${a} is out of range for an input of shape ${formatShape(shape)} ` +
+        `(${ndim} dimension${ndim === 1 ? '' : 's'}; valid: ${-lim} to ${lim - 1})`);
+    }
+    const d = a < 0 ? a + lim : a;
+    if (seen.has(d)) throw new RangeError(`${fn}: axis ${JSON.stringify(list)} names dimension ${d} twice`);
+    seen.add(d);
+  }
+  return ndim === 0 ? [] : [...seen].sort((p, q) => p - q);
+}
+
+/** @internal Reduces x by `spec`; `opts` may be the options object or just the axis (or axes). */
+export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string): Tensor {
+  const o: Partial<ReduceDTypeOptions> = typeof opts === 'number' || Array.isArray(opts)
+    ? { axis: opts as number | number[] } : optionsOf<ReduceDTypeOptions>(opts, fn);
+  const x = checkTensor(a, fn, 'self');
+  if (spec.kind === 'arg' && Array.isArray(o.axis)) {
+    throw new TypeError(`${fn}: takes one axis (or none, for the flattened tensor), got ${JSON.stringify(o.axis)}`);
+  }
+  const shape = x.shape;
+  const dims = normalizeAxes(o.axis, shape, fn);
+  const keepdims = o.keepdims === true;
+  const outShape = keepdims ? shape.map((s, i) => (dims.includes(i) ? 1 : s)) : shape.filter((_, i) => !dims.includes(i));
+  const xd = x.dtype;
+  const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
+  if (asked !== undefined && (spec.kind === 'extremum' || spec.kind === 'arg')) {
+    throw new TypeError(`${fn}: takes no dtype option (the result has the input's ${spec.kind === 'arg' ? 'indices' : 'dtype'})`);
+  }
+  let compute: DType, resDtype: DType;
+  switch (spec.kind) {
+    case 'sum':
+      compute = resDtype = asked ?? (isFloating(xd) ? xd : 'int64');
+      break;
+    case 'mean':
+      compute = resDtype = asked ?? xd;
+      if (!isFloating(compute)) {
+        throw new TypeError(`${fn}: dtype ${compute} is not supported (got ${describeOperand(x)}); ` +
+          "mean needs a floating-point input or { dtype: 'float32' }");
+      }
+      break;
+    case 'extremum':
+      compute = resDtype = xd;
+      break;
+    case 'arg':
+      if (xd === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
+      compute = xd;
+      resDtype = 'int64';
+      break;
+  }
+  if (spec.kind === 'extremum' || spec.kind === 'arg') {
+    let reduced = 1, kept = 1;
+    shape.forEach((s, i) => { if (dims.includes(i)) reduced *= s; else kept *= s; });
+    if (reduced === 0 && kept > 0) {
+      throw new RangeError(`${fn}: cannot reduce zero elements (input of shape ${formatShape(shape)}` +
+        `${o.axis === undefined ? '' : `, axis ${JSON.stringify(o.axis)}`}): ${spec.name} has no identity`);
+    }
+  }
+  const { t: result, owned } = resultTensor(outShape, resDtype, x.device, fn, { out: o.out });
+  try {
+    native.callOp(spec.op.id(fn), x.handle(fn), dims, compute, result.handle(fn));
+  } catch (e) {
+    if (owned) result.dispose();
+    throw e;
+  }
+  return result;
+}

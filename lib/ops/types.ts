@@ -1,0 +1,83 @@
+// The TypeScript faces of the built-in ops: result dtypes as precise as the
+// operand types allow. Where the result dtype depends on values TypeScript
+// does not see (a JS number being 2 or 2.5, a tensor being 0-d), the general
+// overload returns Tensor (any dtype).
+import type { DType } from '../generated/dtypes';
+import type { Tensor } from '../tensor';
+import type { OutOptions } from './common';
+import type { Operand, ScalarOperand } from './promotion';
+import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduction';
+
+export type FloatDType = 'float32' | 'float64' | 'float16' | 'bfloat16';
+export type IntegerDType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint8';
+
+/** A float op's result dtype: floating inputs keep theirs, integer and bool ones give float32. */
+export type FloatResult<D extends DType> = D extends FloatDType ? D : 'float32';
+/** sum's and prod's result dtype: floating inputs keep theirs, integer and bool ones give int64. */
+export type SumResult<D extends DType> = D extends FloatDType ? D : 'int64';
+
+/** The axis (or axes) to reduce, or the options. */
+export type ReduceArg = ReduceOptions | number | readonly number[];
+
+/** add, sub, mul, pow, maximum, minimum, remainder. */
+export interface BinaryFn {
+  <D extends DType>(self: Tensor<D>, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+  <D extends FloatDType>(self: Tensor<D>, other: ScalarOperand, opts?: OutOptions<D>): Tensor<D>;
+  <D extends FloatDType>(self: ScalarOperand, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+  (self: Operand, other: Operand, opts?: OutOptions): Tensor;
+}
+
+/** div: true division. */
+export interface DivFn {
+  <D extends FloatDType>(self: Tensor<D>, other: Tensor<D> | ScalarOperand, opts?: OutOptions<D>): Tensor<D>;
+  <D extends FloatDType>(self: ScalarOperand, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+  (self: Tensor<IntegerDType | 'bool'>, other: Tensor<IntegerDType | 'bool'> | ScalarOperand,
+    opts?: OutOptions<'float32'>): Tensor<'float32'>;
+  (self: Operand, other: Operand, opts?: OutOptions): Tensor;
+}
+
+/** eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor. */
+export interface CompareFn {
+  (self: Operand, other: Operand, opts?: OutOptions<'bool'>): Tensor<'bool'>;
+  (self: Operand, other: Operand, opts?: OutOptions): Tensor;
+}
+
+/** exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus. */
+export interface UnaryFloatFn {
+  <D extends DType>(x: Tensor<D>, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+  (x: Tensor, opts?: OutOptions): Tensor;
+}
+
+/** neg, abs, sign, floor, ceil, round, relu. */
+export interface UnaryKeepFn {
+  <D extends DType>(x: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+  (x: Tensor, opts?: OutOptions): Tensor;
+}
+
+export interface WhereFn {
+  <D extends DType>(condition: Tensor, self: Tensor<D>, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+  (condition: Tensor, self: Operand, other: Operand, opts?: OutOptions): Tensor;
+}
+
+export interface ClampFn {
+  <D extends FloatDType>(x: Tensor<D>, min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions<D>): Tensor<D>;
+  (x: Tensor, min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions): Tensor;
+}
+
+export interface SumFn {
+  <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<SumResult<D>>;
+}
+
+export interface MeanFn {
+  <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
+}
+
+export interface ExtremumFn {
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
+}
+
+export interface ArgReduceFn {
+  (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;
+}

@@ -1,0 +1,108 @@
+// Binary elementwise ops as functors: add, sub, mul, div, pow, maximum,
+// minimum, remainder; comparisons (eq, ne, lt, le, gt, ge -> bool); logical
+// and/or/xor (bool compute type). One definition each, run by the CPU loops
+// and the CUDA kernels alike; C is the compute type (NOTE [ Compute types ]).
+#pragma once
+#include <type_traits>
+
+#include "../common/hd.h"
+
+namespace gx::ops {
+
+struct AddOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) return wrap_add(a, b);
+    else return a + b;
+  }
+};
+
+struct SubOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) return wrap_sub(a, b);
+    else return a - b;
+  }
+};
+
+struct MulOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) return wrap_mul(a, b);
+    else return a * b;
+  }
+};
+
+// True division: integer inputs arrive as float32 (lib/ops/promotion.ts).
+struct DivOp {
+  template <typename C> GX_HD C operator()(C a, C b) const { return a / b; }
+};
+
+// Integers: by squaring, wrapping like the dtype. A negative exponent gives
+// 1 for base 1, +-1 for base -1 and 0 otherwise (integer results of 1/a^n).
+struct PowOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return m_pow(a, b);
+    } else {
+      if (b < 0) {
+        if (a == 1) return 1;
+        if (a == -1) return (b & 1) ? -1 : 1;
+        return 0;
+      }
+      int64_t r = 1, base = a;
+      for (uint64_t e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
+        if (e & 1) r = wrap_mul(r, base);
+        base = wrap_mul(base, base);
+      }
+      return r;
+    }
+  }
+};
+
+// NaN wins, as torch.maximum / torch.minimum.
+struct MaximumOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return a > b ? a : b;
+  }
+};
+
+struct MinimumOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return a < b ? a : b;
+  }
+};
+
+// Python's %: the result has the divisor's sign (torch.remainder). Integer
+// division by zero gives 0 rather than trapping (torch raises on the CPU).
+struct RemainderOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    C r;
+    if constexpr (std::is_floating_point_v<C>) {
+      r = m_fmod(a, b);
+    } else {
+      if (b == 0 || b == -1) return 0;  // -1: INT64_MIN % -1 traps on x86
+      r = a % b;
+    }
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+};
+
+#define GX_OPS_COMPARE_FUNCTOR(Name, expr)                                  \
+  struct Name {                                                             \
+    template <typename C> GX_HD bool operator()(C a, C b) const { return expr; } \
+  };
+GX_OPS_COMPARE_FUNCTOR(EqOp, a == b)
+GX_OPS_COMPARE_FUNCTOR(NeOp, a != b)
+GX_OPS_COMPARE_FUNCTOR(LtOp, a < b)
+GX_OPS_COMPARE_FUNCTOR(LeOp, a <= b)
+GX_OPS_COMPARE_FUNCTOR(GtOp, a > b)
+GX_OPS_COMPARE_FUNCTOR(GeOp, a >= b)
+GX_OPS_COMPARE_FUNCTOR(LogicalAndOp, a && b)
+GX_OPS_COMPARE_FUNCTOR(LogicalOrOp, a || b)
+GX_OPS_COMPARE_FUNCTOR(LogicalXorOp, a != b)
+#undef GX_OPS_COMPARE_FUNCTOR
+
+}  // namespace gx::ops

@@ -1,0 +1,216 @@
+// CUDA kernels of the built-in elementwise ops, and their launcher
+// (CudaLoops::run, the same interface as CpuLoops::run in cpu_loops.h).
+//
+//   ew_vec_kernel      contiguous operands of the common dtype, 16-byte
+//                      aligned: each thread loads kUnroll vectors of 16 bytes
+//                      per input before computing (the bandwidth path: add and
+//                      mul on float32 must reach ~97% of torch.add).
+//   ew_general_kernel  anything else: an offset calculator over the collapsed
+//                      dims (NOTE [ Broadcasting in the kernels ]), loads and
+//                      stores through the runtime dtypes, 32-bit index math
+//                      when the element count allows it.
+// Every launch goes on the current stream of the output's device.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "cpu_loops.h"
+
+namespace gx::ops {
+
+constexpr int kThreads = 256;
+
+// Makes the op's device current for this thread's launches (the core's and an
+// extension's CUDA runtimes keep separate current-device state).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    if (cudaGetDevice(&prev_) == cudaSuccess && prev_ != device) {
+      if (cudaSetDevice(device) != cudaSuccess) prev_ = -1;
+    } else {
+      prev_ = -1;
+    }
+  }
+  ~DeviceGuard() {
+    if (prev_ >= 0) cudaSetDevice(prev_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = -1;
+};
+
+inline int sm_count(int device) {
+  static int counts[64] = {0};
+  if (device < 0 || device >= 64) return 80;
+  if (counts[device] == 0) {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) n = 80;
+    counts[device] = n;
+  }
+  return counts[device];
+}
+
+inline bool aligned(const void* p, size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
+
+template <typename T, int N> struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+
+template <typename C, int NIN> struct VecArgs {
+  const void* in[NIN];  // null for a scalar
+  C scalar[NIN];
+  void* out;
+  int64_t nvec;  // whole vectors; the tail goes to the general kernel
+};
+
+// One VEC-element vector per thread and input: a 16-byte load of each, then
+// the functor on each element, then one store.
+template <int VEC, typename T, typename O, typename C, int NIN, typename F>
+__global__ void __launch_bounds__(kThreads) ew_vec_kernel(F f, VecArgs<C, NIN> a) {
+  using VT = Vec<T, VEC>;
+  using VO = Vec<O, VEC>;
+  const int64_t v = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (v >= a.nvec) return;
+  VT x[NIN];
+#pragma unroll
+  for (int k = 0; k < NIN; ++k)
+    if (a.in[k] != nullptr) x[k] = static_cast<const VT*>(a.in[k])[v];
+  VO y;
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) {
+    C c[NIN];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) c[k] = a.in[k] != nullptr ? to<C>(x[k].v[j]) : a.scalar[k];
+    y.v[j] = to<O>(apply<NIN>(f, c));
+  }
+  static_cast<VO*>(a.out)[v] = y;
+}
+
+template <typename C, int NIN> struct GeneralArgs {
+  C scalar[NIN];
+  bool round[NIN];
+  ScalarType common;
+};
+
+// Byte offsets of element `i` (C order of the collapsed dims) in each operand.
+// `it` is a __grid_constant__ kernel parameter, so this loop indexes it in
+// place (no per-thread copy) and needs no unrolling over kMaxDims.
+template <typename I, int NOPS>
+__device__ __forceinline__ void ew_offsets(const ElementwiseIter& it, I i, int64_t* off) {
+#pragma unroll
+  for (int k = 0; k < NOPS; ++k) off[k] = 0;
+#pragma unroll 1
+  for (int d = 0; d < it.ndim; ++d) {
+    const I size = static_cast<I>(it.sizes[d]);
+    const I idx = i % size;
+    i /= size;
+#pragma unroll
+    for (int k = 0; k < NOPS; ++k) off[k] += static_cast<int64_t>(idx) * it.strides[k][d];
+  }
+}
+
+constexpr int kGeneralPerThread = 4;
+
+template <typename I, typename C, int NIN, typename F>
+__device__ __forceinline__ void ew_general_body(const F& f, const ElementwiseIter& it, const GeneralArgs<C, NIN>& g) {
+  const I base = static_cast<I>(blockIdx.x) * (kThreads * kGeneralPerThread) + threadIdx.x;
+#pragma unroll 1
+  for (int u = 0; u < kGeneralPerThread; ++u) {
+    const I i = base + u * kThreads;
+    if (static_cast<int64_t>(i) >= it.numel) return;
+    int64_t off[NIN + 1];
+    ew_offsets<I, NIN + 1>(it, i, off);
+    C c[NIN];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) {
+      if (it.is_scalar[k + 1]) {
+        c[k] = g.scalar[k];
+      } else {
+        c[k] = load_as<C>(it.data[k + 1] + off[k + 1], it.dtype[k + 1]);
+        if constexpr (std::is_same_v<C, float>)
+          if (g.round[k]) c[k] = round_through(g.common, c[k]);
+      }
+    }
+    store_as(it.data[0] + off[0], it.dtype[0], apply<NIN>(f, c));
+  }
+}
+
+template <typename C, int NIN, typename F>
+__global__ void __launch_bounds__(kThreads) ew_general_kernel(F f, const __grid_constant__ ElementwiseIter it,
+                                                              GeneralArgs<C, NIN> g) {
+  // 32-bit index math while every index this grid forms fits (the last block overshoots numel a little).
+  if (it.numel <= 0x7fffffffll) ew_general_body<uint32_t, C, NIN>(f, it, g);
+  else ew_general_body<uint64_t, C, NIN>(f, it, g);
+}
+
+// Storage types with a vectorized kernel per compute type (others, and int8,
+// int16, uint8 and bool inputs, take the general kernel: fewer instantiations,
+// so the ops build in reasonable time for every default arch).
+template <typename T, typename C> constexpr bool has_vec_kernel() {
+  if constexpr (std::is_same_v<C, float>)
+    return std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+  else if constexpr (std::is_same_v<C, double>) return std::is_same_v<T, double>;
+  else if constexpr (std::is_same_v<C, int64_t>) return std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+  else return std::is_same_v<T, bool>;
+}
+
+struct CudaLoops {
+  template <typename C, int NIN, typename F>
+  static void run(const F& f, const ElementwiseIter& it, const C* scalars, ScalarType common) {
+    using R = ResultOf<F, C, NIN>;
+    if (it.numel == 0) return;
+    DeviceGuard guard(it.device);
+    cudaStream_t stream = current_stream(it.device);
+    int64_t done = 0;  // elements the vectorized kernel covers
+    if (it.contiguous()) {
+      with_storage_type(common, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (has_vec_kernel<T, C>()) {
+          using O = std::conditional_t<std::is_same_v<R, bool>, bool, T>;
+          constexpr int VEC = 16 / sizeof(T);
+          const int64_t nvec = it.numel / VEC;
+          if (nvec == 0 || it.dtype[0] != dtype_of<O>::value || !aligned(it.data[0], sizeof(O) * VEC)) return;
+          VecArgs<C, NIN> a;
+          for (int k = 0; k < NIN; ++k) {
+            if (it.is_scalar[k + 1]) {
+              a.in[k] = nullptr;
+              a.scalar[k] = scalars[k];
+            } else {
+              if (it.dtype[k + 1] != dtype_of<T>::value || !aligned(it.data[k + 1], 16)) return;
+              a.in[k] = it.data[k + 1];
+              a.scalar[k] = C(0);
+            }
+          }
+          a.out = it.data[0];
+          a.nvec = nvec;
+          const int64_t blocks = (nvec + kThreads - 1) / kThreads;
+          ew_vec_kernel<VEC, T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a);
+          done = nvec * VEC;
+        }
+      });
+    }
+    if (done < it.numel) {
+      ElementwiseIter rest = it;
+      if (done > 0) {  // the tail of a contiguous run: one dimension
+        rest.numel = it.numel - done;
+        rest.sizes[0] = rest.numel;
+        for (int k = 0; k < it.nops; ++k) rest.data[k] = it.is_scalar[k] ? nullptr : it.data[k] + done * it.strides[k][0];
+      }
+      GeneralArgs<C, NIN> g;
+      for (int k = 0; k < NIN; ++k) {
+        g.scalar[k] = scalars[k];
+        g.round[k] = rounds_through(it, k + 1, common);
+      }
+      g.common = common;
+      const int64_t per_block = static_cast<int64_t>(kThreads) * kGeneralPerThread;
+      const int64_t blocks = (rest.numel + per_block - 1) / per_block;
+      ew_general_kernel<C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, rest, g);
+    }
+    GX_CHECK_LAUNCH();
+  }
+};
+
+}  // namespace gx::ops

@@ -1,0 +1,169 @@
+// Code the CPU (.cpp, host compiler) and CUDA (.cu, nvcc) sides of the
+// built-in ops share: the GX_HD qualifier, conversions between element types,
+// loads and stores by a runtime dtype, and math wrappers with one name on both
+// sides. Functors written against these compile unchanged for both devices.
+//
+// NOTE [ Compute types ]
+// Every elementwise op and reduction computes in one of four C++ types, picked
+// from the op's common dtype (lib/ops/promotion.ts decides it; the kernels only
+// obey): float for float32/float16/bfloat16 (16-bit floats compute in float, as
+// PyTorch's opmath does), double for float64, int64_t for every integer dtype
+// and bool (two's-complement wraparound makes int8 + int8 computed in int64
+// and truncated equal to int8 arithmetic), and bool for the logical ops.
+// Integer +, -, * go through uint64_t so overflow is defined behaviour.
+#pragma once
+#include <math.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <gpuext/half.h>
+
+#if defined(__CUDACC__)
+#define GX_HD __host__ __device__ __forceinline__
+#else
+#define GX_HD inline
+#endif
+
+namespace gx::ops {
+
+// --- conversions ------------------------------------------------------------
+// To<T>(v): one element converted like a C++ static_cast, with 16-bit floats
+// going through float and anything to bool meaning "nonzero" (NaN is true).
+template <typename T> struct To {
+  template <typename V> GX_HD static T from(V v) {
+    if constexpr (std::is_same_v<V, Half> || std::is_same_v<V, BFloat16>) {
+      return To<T>::from(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return v != V(0);
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      return T(static_cast<float>(v));
+    } else {
+      return static_cast<T>(v);
+    }
+  }
+};
+template <typename T, typename V> GX_HD T to(V v) { return To<T>::from(v); }
+
+// Rounds a float through a 16-bit float dtype: inputs of other dtypes are
+// converted to the common dtype before computing, as PyTorch does.
+GX_HD float round_through(ScalarType t, float v) {
+  if (t == kFloat16) return static_cast<float>(Half(v));
+  if (t == kBFloat16) return static_cast<float>(BFloat16(v));
+  return v;
+}
+
+// --- loads and stores by runtime dtype --------------------------------------
+template <typename C> GX_HD C load_as(const char* p, ScalarType t) {
+  switch (t) {
+    case kFloat32: return to<C>(*reinterpret_cast<const float*>(p));
+    case kFloat64: return to<C>(*reinterpret_cast<const double*>(p));
+    case kFloat16: return to<C>(*reinterpret_cast<const Half*>(p));
+    case kBFloat16: return to<C>(*reinterpret_cast<const BFloat16*>(p));
+    case kInt8: return to<C>(*reinterpret_cast<const int8_t*>(p));
+    case kInt16: return to<C>(*reinterpret_cast<const int16_t*>(p));
+    case kInt32: return to<C>(*reinterpret_cast<const int32_t*>(p));
+    case kInt64: return to<C>(*reinterpret_cast<const int64_t*>(p));
+    case kUInt8: return to<C>(*reinterpret_cast<const uint8_t*>(p));
+    case kBool: return to<C>(*reinterpret_cast<const bool*>(p));
+  }
+  return C(0);
+}
+
+template <typename V> GX_HD void store_as(char* p, ScalarType t, V v) {
+  switch (t) {
+    case kFloat32: *reinterpret_cast<float*>(p) = to<float>(v); break;
+    case kFloat64: *reinterpret_cast<double*>(p) = to<double>(v); break;
+    case kFloat16: *reinterpret_cast<Half*>(p) = to<Half>(v); break;
+    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = to<BFloat16>(v); break;
+    case kInt8: *reinterpret_cast<int8_t*>(p) = to<int8_t>(v); break;
+    case kInt16: *reinterpret_cast<int16_t*>(p) = to<int16_t>(v); break;
+    case kInt32: *reinterpret_cast<int32_t*>(p) = to<int32_t>(v); break;
+    case kInt64: *reinterpret_cast<int64_t*>(p) = to<int64_t>(v); break;
+    case kUInt8: *reinterpret_cast<uint8_t*>(p) = to<uint8_t>(v); break;
+    case kBool: *reinterpret_cast<bool*>(p) = to<bool>(v); break;
+  }
+}
+
+// --- math with one spelling on host and device ------------------------------
+#define GX_OPS_MATH1(name, ffn, dfn)                          \
+  GX_HD float name(float x) { return ::ffn(x); }              \
+  GX_HD double name(double x) { return ::dfn(x); }
+GX_OPS_MATH1(m_exp, expf, exp)
+GX_OPS_MATH1(m_log, logf, log)
+GX_OPS_MATH1(m_log1p, log1pf, log1p)
+GX_OPS_MATH1(m_sqrt, sqrtf, sqrt)
+GX_OPS_MATH1(m_sin, sinf, sin)
+GX_OPS_MATH1(m_cos, cosf, cos)
+GX_OPS_MATH1(m_tanh, tanhf, tanh)
+GX_OPS_MATH1(m_floor, floorf, floor)
+GX_OPS_MATH1(m_ceil, ceilf, ceil)
+GX_OPS_MATH1(m_rint, rintf, rint)  // round half to even, as torch.round
+GX_OPS_MATH1(m_fabs, fabsf, fabs)
+GX_OPS_MATH1(m_erf, erff, erf)
+#undef GX_OPS_MATH1
+GX_HD float m_pow(float a, float b) { return ::powf(a, b); }
+GX_HD double m_pow(double a, double b) { return ::pow(a, b); }
+GX_HD float m_fmod(float a, float b) { return ::fmodf(a, b); }
+GX_HD double m_fmod(double a, double b) { return ::fmod(a, b); }
+GX_HD float m_rsqrt(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::rsqrtf(x);
+#else
+  return 1.0f / ::sqrtf(x);
+#endif
+}
+GX_HD double m_rsqrt(double x) {
+#if defined(__CUDA_ARCH__)
+  return ::rsqrt(x);
+#else
+  return 1.0 / ::sqrt(x);
+#endif
+}
+
+template <typename C> GX_HD bool is_nan(C x) {
+  if constexpr (std::is_floating_point_v<C>) return x != x;
+  else return false;
+}
+
+// Integer +, -, * with two's-complement wraparound (signed overflow is
+// undefined behaviour in C++; through uint64_t it is not).
+GX_HD int64_t wrap_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+GX_HD int64_t wrap_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+GX_HD int64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+GX_HD float inf_f() {
+  const uint32_t u = 0x7f800000u;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+GX_HD double inf_d() {
+  const uint64_t u = 0x7ff0000000000000ull;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+// Largest / smallest values of a compute type (reduction identities).
+template <typename C> GX_HD C lowest() {
+  if constexpr (std::is_same_v<C, float>) return -inf_f();
+  else if constexpr (std::is_same_v<C, double>) return -inf_d();
+  else if constexpr (std::is_same_v<C, bool>) return false;
+  else return static_cast<C>(static_cast<uint64_t>(1) << 63);  // INT64_MIN
+}
+template <typename C> GX_HD C highest() {
+  if constexpr (std::is_same_v<C, float>) return inf_f();
+  else if constexpr (std::is_same_v<C, double>) return inf_d();
+  else if constexpr (std::is_same_v<C, bool>) return true;
+  else return static_cast<C>(~(static_cast<uint64_t>(1) << 63));  // INT64_MAX
+}
+
+}  // namespace gx::ops

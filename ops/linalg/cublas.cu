@@ -1,0 +1,128 @@
+// cuBLAS loading and per-thread handles (cublas.h).
+#include "cublas.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gpuext/extension.h>
+
+namespace gx::ops::cublas {
+namespace {
+
+struct Loaded {
+  Api api;
+  bool ok = false;
+  std::string error;
+};
+
+template <typename F>
+void resolve(void* lib, const char* name, F& fn, std::string& missing) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (fn == nullptr) missing += std::string(missing.empty() ? "" : ", ") + name;
+}
+
+// $GPUEXT_CUBLAS_PATH, then the toolkit's lib64 directories, then the loader's search.
+std::vector<std::string> candidates() {
+  std::vector<std::string> out;
+  if (const char* p = std::getenv("GPUEXT_CUBLAS_PATH"); p != nullptr && *p != '\0') out.push_back(p);
+  const char* names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+  std::vector<std::string> dirs;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* d = std::getenv(var); d != nullptr && *d != '\0') dirs.push_back(std::string(d) + "/lib64");
+  }
+  dirs.push_back("/usr/local/cuda/lib64");
+  for (const std::string& d : dirs) {
+    for (const char* n : names) out.push_back(d + "/" + n);
+  }
+  for (const char* n : names) out.push_back(n);
+  return out;
+}
+
+Loaded& loaded() {
+  static Loaded state;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string errors;
+    for (const std::string& path : candidates()) {
+      void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib == nullptr) continue;
+      std::string missing;
+      Api& a = state.api;
+      resolve(lib, "cublasCreate_v2", a.Create, missing);
+      resolve(lib, "cublasSetStream_v2", a.SetStream, missing);
+      resolve(lib, "cublasGetStatusString", a.GetStatusString, missing);
+      resolve(lib, "cublasGemmStridedBatchedEx", a.GemmStridedBatchedEx, missing);
+      if (!missing.empty()) {
+        errors += "; " + path + " lacks " + missing;
+        dlclose(lib);
+        continue;
+      }
+      state.ok = true;
+      return;  // the library stays loaded for the process
+    }
+    state.error = "cuBLAS (libcublas.so.13 or .12) could not be loaded: install the CUDA toolkit's cuBLAS (e.g. "
+                  "apt install libcublas-13-0), set CUDA_HOME, or name the file in GPUEXT_CUBLAS_PATH" + errors;
+  });
+  return state;
+}
+
+// Handles outlive the threads that made them: a thread's handles go back to
+// this pool when it exits (no cuBLAS call at exit, when the driver may be
+// going away) and the next thread takes them.
+std::mutex pool_mutex;
+std::vector<std::pair<int, Handle>> pool;
+
+struct ThreadHandles {
+  std::vector<std::pair<int, Handle>> mine;
+  ~ThreadHandles() {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    pool.insert(pool.end(), mine.begin(), mine.end());
+  }
+};
+thread_local ThreadHandles tls_handles;
+
+}  // namespace
+
+const Api& api(const char* what) {
+  Loaded& l = loaded();
+  GX_CHECK(l.ok, what, ": ", l.error);
+  return l.api;
+}
+
+void check(Status s, const char* what, const char* call) {
+  if (s == 0) return;
+  const Api& a = api(what);
+  GX_CHECK(false, what, ": ", call, " failed: ", a.GetStatusString(s), " (", s, ")");
+}
+
+Handle handle(const char* what, cudaStream_t stream) {
+  const Api& a = api(what);
+  int device = 0;
+  GX_CHECK(cudaGetDevice(&device) == cudaSuccess, what, ": cudaGetDevice failed");
+  Handle h = nullptr;
+  for (const auto& [d, mine] : tls_handles.mine) {
+    if (d == device) h = mine;
+  }
+  if (h == nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      for (size_t i = 0; i < pool.size(); ++i) {
+        if (pool[i].first == device) {
+          h = pool[i].second;
+          pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      }
+    }
+    if (h == nullptr) check(a.Create(&h), what, "cublasCreate");
+    tls_handles.mine.emplace_back(device, h);
+  }
+  check(a.SetStream(h, stream), what, "cublasSetStream");
+  return h;
+}
+
+}  // namespace gx::ops::cublas

@@ -1,0 +1,217 @@
+// CUDA kernels of the reductions (NOTE [ Reductions ] in common/iter.h) and
+// their launcher, CudaReduce::run (the interface of CpuReduce::run).
+//
+//   reduce_vec_kernel     a whole contiguous input to one value (the sum over
+//                         2^28 floats that must reach ~90% of torch.sum): a
+//                         grid of a few blocks per SM, each thread folding
+//                         16-byte vectors grid-stride, 4 loads in flight; one
+//                         partial per block, then reduce_finalize_kernel.
+//   reduce_thread_kernel  many outputs, short reductions: a thread per output.
+//   reduce_block_kernel   few outputs or long reductions: a block per (output,
+//                         chunk of the reduced elements); with more than one
+//                         chunk, partials go to scratch and
+//                         reduce_finalize_kernel folds them per output.
+// Every launch goes on the current stream of the input's device; partial
+// results live in a scratch tensor from the core's caching allocator.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "../common/cuda_loops.cuh"
+
+namespace gx::ops {
+
+// Folds every thread's value into one (valid in thread 0 and returned to all).
+template <typename R, typename Acc>
+__device__ __forceinline__ Acc block_reduce(const R& r, Acc acc) {
+  __shared__ alignas(16) unsigned char raw[kThreads * sizeof(Acc)];
+  Acc* s = reinterpret_cast<Acc*>(raw);
+  s[threadIdx.x] = acc;
+  __syncthreads();
+#pragma unroll
+  for (int w = kThreads / 2; w > 0; w >>= 1) {
+    if (threadIdx.x < w) s[threadIdx.x] = r.combine(s[threadIdx.x], s[threadIdx.x + w]);
+    __syncthreads();
+  }
+  return s[0];
+}
+
+// Input and output byte offsets of output element o.
+__device__ __forceinline__ void reduce_out_offsets(const ReduceIter& it, int64_t o, int64_t& in_off, int64_t& out_off) {
+  in_off = 0;
+  out_off = 0;
+  uint64_t rest = static_cast<uint64_t>(o);
+#pragma unroll 1
+  for (int d = 0; d < it.out_ndim; ++d) {
+    const uint64_t size = static_cast<uint64_t>(it.out_sizes[d]);
+    const int64_t idx = static_cast<int64_t>(rest % size);
+    rest /= size;
+    in_off += idx * it.out_in_strides[d];
+    out_off += idx * it.out_strides[d];
+  }
+}
+
+// Input byte offset of reduced element j (C order over the reduced dims), from dim `first` on.
+template <typename I>
+__device__ __forceinline__ int64_t reduce_in_offset(const ReduceIter& it, I j, int first) {
+  int64_t off = 0;
+#pragma unroll 1
+  for (int d = first; d < it.red_ndim; ++d) {
+    const I size = static_cast<I>(it.red_sizes[d]);
+    off += static_cast<int64_t>(j % size) * it.red_strides[d];
+    j /= size;
+  }
+  return off;
+}
+
+template <typename R>
+__global__ void __launch_bounds__(kThreads) reduce_thread_kernel(R r, const __grid_constant__ ReduceIter it) {
+  using V = typename R::Value;
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (o >= it.out_numel) return;
+  int64_t in_off, out_off;
+  reduce_out_offsets(it, o, in_off, out_off);
+  const int64_t inner = it.red_ndim > 0 ? it.red_sizes[0] : 1;
+  const int64_t inner_stride = it.red_ndim > 0 ? it.red_strides[0] : 0;
+  const int64_t rows = inner == 0 ? 0 : it.red_numel / inner;
+  typename R::Acc acc = r.init();
+  for (int64_t k = 0; k < rows; ++k) {
+    const char* row = it.in + in_off + reduce_in_offset<uint64_t>(it, static_cast<uint64_t>(k), 1);
+    for (int64_t i = 0; i < inner; ++i) acc = r.step(acc, load_as<V>(row + i * inner_stride, it.in_dtype), k * inner + i);
+  }
+  store_as(it.out + out_off, it.out_dtype, r.project(acc));
+}
+
+// Block (o = blockIdx.x, chunk c = blockIdx.y): reduced elements [c * chunk, (c + 1) * chunk).
+template <typename R>
+__global__ void __launch_bounds__(kThreads) reduce_block_kernel(R r, const __grid_constant__ ReduceIter it,
+                                                                int64_t chunk, typename R::Acc* partials) {
+  using V = typename R::Value;
+  const int64_t o = blockIdx.x;
+  int64_t in_off, out_off;
+  reduce_out_offsets(it, o, in_off, out_off);
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
+  const int64_t end = begin + chunk < it.red_numel ? begin + chunk : it.red_numel;
+  const char* base = it.in + in_off;
+  typename R::Acc acc = r.init();
+  if (it.red_ndim == 1) {
+    const int64_t stride = it.red_strides[0];
+    for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) acc = r.step(acc, load_as<V>(base + j * stride, it.in_dtype), j);
+  } else if (it.red_numel <= 0xffffffffll) {
+    for (int64_t j = begin + threadIdx.x; j < end; j += kThreads)
+      acc = r.step(acc, load_as<V>(base + reduce_in_offset<uint32_t>(it, static_cast<uint32_t>(j), 0), it.in_dtype), j);
+  } else {
+    for (int64_t j = begin + threadIdx.x; j < end; j += kThreads)
+      acc = r.step(acc, load_as<V>(base + reduce_in_offset<uint64_t>(it, static_cast<uint64_t>(j), 0), it.in_dtype), j);
+  }
+  acc = block_reduce(r, acc);
+  if (threadIdx.x == 0) {
+    if (partials != nullptr) partials[o * gridDim.y + blockIdx.y] = acc;
+    else store_as(it.out + out_off, it.out_dtype, r.project(acc));
+  }
+}
+
+// One block per output: folds its `chunks` partials.
+template <typename R>
+__global__ void __launch_bounds__(kThreads) reduce_finalize_kernel(R r, const __grid_constant__ ReduceIter it,
+                                                                   int64_t chunks, const typename R::Acc* partials) {
+  const int64_t o = blockIdx.x;
+  typename R::Acc acc = r.init();
+  for (int64_t c = threadIdx.x; c < chunks; c += kThreads) acc = r.combine(acc, partials[o * chunks + c]);
+  acc = block_reduce(r, acc);
+  if (threadIdx.x == 0) {
+    int64_t in_off, out_off;
+    reduce_out_offsets(it, o, in_off, out_off);
+    store_as(it.out + out_off, it.out_dtype, r.project(acc));
+  }
+}
+
+template <int VEC, typename T, typename R>
+__global__ void __launch_bounds__(kThreads) reduce_vec_kernel(R r, const T* __restrict__ in, int64_t n,
+                                                              typename R::Acc* partials) {
+  using V = typename R::Value;
+  using VT = Vec<T, VEC>;
+  constexpr int kLoads = 4;
+  const int64_t nvec = n / VEC;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
+  int64_t v = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  typename R::Acc acc = r.init();
+  for (; v + (kLoads - 1) * stride < nvec; v += kLoads * stride) {
+    VT x[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) x[u] = reinterpret_cast<const VT*>(in)[v + u * stride];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u)
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) acc = r.step(acc, to<V>(x[u].v[j]), (v + u * stride) * VEC + j);
+  }
+  for (; v < nvec; v += stride) {
+    const VT x = reinterpret_cast<const VT*>(in)[v];
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc = r.step(acc, to<V>(x.v[j]), v * VEC + j);
+  }
+  for (int64_t i = nvec * VEC + static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += stride)
+    acc = r.step(acc, to<V>(in[i]), i);
+  acc = block_reduce(r, acc);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+struct CudaReduce {
+  static constexpr bool kWideFloatAcc = false;
+
+  template <typename R> static void run(const R& r, const ReduceIter& it) {
+    using Acc = typename R::Acc;
+    using V = typename R::Value;
+    DeviceGuard guard(it.device);
+    cudaStream_t stream = current_stream(it.device);
+    const int sms = sm_count(it.device);
+    const Device dev(kCUDA, it.device);
+    Tensor scratch;  // partials; freed (stream-ordered) when this returns
+    const auto partials = [&](int64_t n) {
+      scratch = empty({n * static_cast<int64_t>(sizeof(Acc))}, kUInt8, dev);
+      return static_cast<Acc*>(scratch.data_ptr());
+    };
+    bool done = false;
+    if (it.contiguous_full() && it.red_numel >= 4096 && std::is_same_v<V, float>) {
+      with_storage_type(it.in_dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<V, float> && computes_in<T, float>()) {
+          if (!aligned(it.in, 16)) return;
+          constexpr int VEC = 16 / sizeof(T);
+          const int64_t want = (it.red_numel / VEC + kThreads - 1) / kThreads;
+          const int64_t blocks = want < 8LL * sms ? want : 8LL * sms;
+          Acc* p = partials(blocks);
+          reduce_vec_kernel<VEC, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+              r, reinterpret_cast<const T*>(it.in), it.red_numel, p);
+          reduce_finalize_kernel<<<1, kThreads, 0, stream>>>(r, it, blocks, p);
+          done = true;
+        }
+      });
+    }
+    if (!done) {
+      const int64_t target = 4LL * sms;  // blocks that keep every SM busy
+      if (it.red_numel < 1024 && it.out_numel >= static_cast<int64_t>(sms) * kThreads) {
+        const int64_t blocks = (it.out_numel + kThreads - 1) / kThreads;
+        reduce_thread_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(r, it);
+      } else {
+        int64_t chunks = 1;
+        if (it.out_numel < target) {
+          const int64_t by_size = (it.red_numel + 16 * kThreads - 1) / (16 * kThreads);
+          const int64_t by_fill = (target + it.out_numel - 1) / it.out_numel;
+          chunks = by_size < by_fill ? by_size : by_fill;
+          if (chunks > 65535) chunks = 65535;
+          if (chunks < 1) chunks = 1;
+        }
+        const int64_t chunk = chunks == 1 ? it.red_numel : (it.red_numel + chunks - 1) / chunks;
+        Acc* p = chunks > 1 ? partials(it.out_numel * chunks) : nullptr;
+        GX_CHECK(it.out_numel <= 0x7fffffffLL, "too many outputs (", it.out_numel, ") for one reduction");
+        const dim3 grid(static_cast<unsigned>(it.out_numel), static_cast<unsigned>(chunks));
+        reduce_block_kernel<<<grid, kThreads, 0, stream>>>(r, it, chunk, p);
+        if (chunks > 1)
+          reduce_finalize_kernel<<<static_cast<unsigned>(it.out_numel), kThreads, 0, stream>>>(r, it, chunks, p);
+      }
+    }
+    GX_CHECK_LAUNCH();
+  }
+};
+
+}  // namespace gx::ops
