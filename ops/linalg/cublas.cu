@@ -55,6 +55,8 @@ Loaded& loaded() {
       resolve(lib, "cublasCreate_v2", a.Create, missing);
       resolve(lib, "cublasSetStream_v2", a.SetStream, missing);
       resolve(lib, "cublasGetStatusString", a.GetStatusString, missing);
+      resolve(lib, "cublasSetWorkspace_v2", a.SetWorkspace, missing);
+      resolve(lib, "cublasGemmEx", a.GemmEx, missing);
       resolve(lib, "cublasGemmStridedBatchedEx", a.GemmStridedBatchedEx, missing);
       if (!missing.empty()) {
         errors += "; " + path + " lacks " + missing;
@@ -118,7 +120,16 @@ Handle handle(const char* what, cudaStream_t stream) {
         }
       }
     }
-    if (h == nullptr) check(a.Create(&h), what, "cublasCreate");
+    if (h == nullptr) {
+      check(a.Create(&h), what, "cublasCreate");
+      // The workspace lives as long as the handle (handles are pooled, never
+      // destroyed), so no stream ordering of its reuse is needed beyond
+      // cuBLAS's own: one handle serves one thread, on that thread's stream.
+      void* ws = nullptr;
+      GX_CHECK(cudaMalloc(&ws, kWorkspaceBytes) == cudaSuccess, what, ": could not allocate cuBLAS's ",
+               kWorkspaceBytes >> 20, " MiB workspace");
+      check(a.SetWorkspace(h, ws, kWorkspaceBytes), what, "cublasSetWorkspace");
+    }
     tls_handles.mine.emplace_back(device, h);
   }
   check(a.SetStream(h, stream), what, "cublasSetStream");

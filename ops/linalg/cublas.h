@@ -23,6 +23,10 @@ struct Api {
   Status (*Create)(Handle*) = nullptr;
   Status (*SetStream)(Handle, cudaStream_t) = nullptr;
   const char* (*GetStatusString)(Status) = nullptr;
+  Status (*SetWorkspace)(Handle, void* workspace, size_t bytes) = nullptr;
+  Status (*GemmEx)(Handle, int transa, int transb, int m, int n, int k, const void* alpha, const void* A, int Atype,
+                   int lda, const void* B, int Btype, int ldb, const void* beta, void* C, int Ctype, int ldc,
+                   int computeType, int algo) = nullptr;
   Status (*GemmStridedBatchedEx)(Handle, int transa, int transb, int m, int n, int k, const void* alpha,
                                  const void* A, int Atype, int lda, long long strideA, const void* B, int Btype,
                                  int ldb, long long strideB, const void* beta, void* C, int Ctype, int ldc,
@@ -33,7 +37,11 @@ struct Api {
 // cuBLAS cannot be found.
 const Api& api(const char* what);
 
-// This thread's handle for the current device, bound to `stream`.
+// Workspace each handle gets (cuBLAS's guidance for Hopper: 32 MiB; with its
+// small default it picks slower kernels for large GEMMs).
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+
+// This thread's handle for the current device, bound to `stream`, with its workspace.
 Handle handle(const char* what, cudaStream_t stream);
 
 // Throws naming `what` and the call when `s` is not success.

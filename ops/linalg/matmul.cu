@@ -39,6 +39,13 @@ void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const
                              stream) == cudaSuccess, "matmul: cudaMemsetAsync failed");
     return;
   }
+  if (s.batch == 1) {  // plain GEMM: cuBLAS's heuristics for it are the ones torch gets
+    cublas::check(api.GemmEx(h, cublas::kOpN, cublas::kOpN, n, m, k, alpha, other.data_ptr(), type, n, self.data_ptr(),
+                             type, k, beta, out.data_ptr(), type, n, compute, cublas::kGemmDefault),
+                  kWhat, "cublasGemmEx");
+    GX_CHECK_LAUNCH();
+    return;
+  }
   cublas::check(api.GemmStridedBatchedEx(h, cublas::kOpN, cublas::kOpN, n, m, k, alpha, other.data_ptr(), type, n,
                                          s.stride_other, self.data_ptr(), type, k, s.stride_self, beta, out.data_ptr(),
                                          type, n, s.m * s.n, static_cast<int>(s.batch), compute, cublas::kGemmDefault),
