@@ -5,9 +5,12 @@
 //
 //   npm run bench:linalg     GPUEXT_BENCH_MATMUL_N=4096 for a quicker run
 //
-// Timing: gx.benchmark (CUDA events on the current stream around each call,
-// the result allocated per call as torch's is), 3 warmup, median of 20.
+// Timing: after 1 s of bf16 matmuls (clocks up), gx.benchmark (CUDA events on
+// the current stream around each call, the result allocated per call as
+// torch's is), 10 warmup, median of 20. Both sides print the cuBLAS they use.
 // TFLOPS = 2 n^3 / s. Target (issue 5): bf16 >= 0.95 of torch.matmul.
+import * as fs from 'fs';
+
 import * as gx from '../lib';
 import { fmt, numField, printHeader, printIssues, printTable, progress, ratio, recField, runPythonJson, section, strField } from './util';
 
@@ -51,6 +54,16 @@ function spotCheck(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): number {
   }
 }
 
+/** Paths of the shared libraries mapped into this process whose names contain `name` (Linux). */
+function loadedLibraries(name: string): string[] {
+  try {
+    const maps = fs.readFileSync('/proc/self/maps', 'utf8').split('\n');
+    return [...new Set(maps.map((l) => l.split(/\s+/)[5] ?? '').filter((p) => p.includes(name)))];
+  } catch {
+    return [];
+  }
+}
+
 function main(): number {
   const cuda = gx.cuda.isAvailable();
   printHeader(`matmul ${N}^3: gpuext vs torch`, cuda);
@@ -61,12 +74,25 @@ function main(): number {
     return 0;
   }
   const ours = new Map<string, { ms: number; err: number }>();
+  // Clocks first: a GPU that has been idle runs its first hundreds of
+  // milliseconds of tensor-core work slower, so both sides warm up for a
+  // second before timing (torch_linalg.py does the same).
+  progress('warming the GPU up (1 s of bf16 matmuls)');
+  {
+    using a = gx.rand([N, N], { device: 'cuda', dtype: 'bfloat16' });
+    const t0 = Date.now();
+    while (Date.now() - t0 < 1000) {
+      gx.matmul(a, a).dispose();
+      gx.cuda.synchronize();
+    }
+  }
+  console.log(`  cuBLAS loaded from: ${loadedLibraries('libcublas').join(', ') || '?'}`);
   for (const c of CASES) {
     progress(`gpuext matmul ${label(c)}`);
     gx.manualSeed(1);
     using a = gx.rand([N, N], { device: 'cuda', dtype: c.dtype });
     using b = gx.rand([N, N], { device: 'cuda', dtype: c.dtype });
-    const r = gx.benchmark(() => gx.matmul(a, b, { allowTf32: c.tf32 }).dispose(), { nWarmup: 3, nRepeat: REPEAT, name: label(c) });
+    const r = gx.benchmark(() => gx.matmul(a, b, { allowTf32: c.tf32 }).dispose(), { nWarmup: 10, nRepeat: REPEAT, name: label(c) });
     using out = gx.matmul(a, b, { allowTf32: c.tf32 });
     const err = spotCheck(a, b, out);
     const tol = c.dtype === 'float32' && !c.tf32 ? 1e-4 : 2e-2;
@@ -78,6 +104,7 @@ function main(): number {
   const theirs = new Map<string, number>();
   if (!py.ok) warnings.push(`torch side: ${py.error}`);
   else {
+    if (Array.isArray(py.o.cublas)) console.log(`  torch's cuBLAS: ${py.o.cublas.map(String).join(', ')}`);
     const list = py.o.matmul;
     if (Array.isArray(list)) {
       for (const e of list) {
