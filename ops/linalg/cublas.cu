@@ -75,11 +75,16 @@ Loaded& loaded() {
 // Handles outlive the threads that made them: a thread's handles go back to
 // this pool when it exits (no cuBLAS call at exit, when the driver may be
 // going away) and the next thread takes them.
+struct Pooled {
+  int device;
+  Handle handle;
+  void* workspace;
+};
 std::mutex pool_mutex;
-std::vector<std::pair<int, Handle>> pool;
+std::vector<Pooled> pool;
 
 struct ThreadHandles {
-  std::vector<std::pair<int, Handle>> mine;
+  std::vector<Pooled> mine;
   ~ThreadHandles() {
     std::lock_guard<std::mutex> lock(pool_mutex);
     pool.insert(pool.end(), mine.begin(), mine.end());
@@ -106,33 +111,39 @@ Handle handle(const char* what, cudaStream_t stream) {
   int device = 0;
   GX_CHECK(cudaGetDevice(&device) == cudaSuccess, what, ": cudaGetDevice failed");
   Handle h = nullptr;
-  for (const auto& [d, mine] : tls_handles.mine) {
-    if (d == device) h = mine;
+  void* ws = nullptr;
+  for (const auto& e : tls_handles.mine) {
+    if (e.device == device) {
+      h = e.handle;
+      ws = e.workspace;
+    }
   }
   if (h == nullptr) {
     {
       std::lock_guard<std::mutex> lock(pool_mutex);
       for (size_t i = 0; i < pool.size(); ++i) {
-        if (pool[i].first == device) {
-          h = pool[i].second;
+        if (pool[i].device == device) {
+          h = pool[i].handle;
+          ws = pool[i].workspace;
           pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
           break;
         }
       }
     }
     if (h == nullptr) {
-      check(a.Create(&h), what, "cublasCreate");
       // The workspace lives as long as the handle (handles are pooled, never
-      // destroyed), so no stream ordering of its reuse is needed beyond
-      // cuBLAS's own: one handle serves one thread, on that thread's stream.
-      void* ws = nullptr;
+      // destroyed); one handle serves one thread at a time, on its stream.
       GX_CHECK(cudaMalloc(&ws, kWorkspaceBytes) == cudaSuccess, what, ": could not allocate cuBLAS's ",
                kWorkspaceBytes >> 20, " MiB workspace");
-      check(a.SetWorkspace(h, ws, kWorkspaceBytes), what, "cublasSetWorkspace");
+      const Status s = a.Create(&h);
+      if (s != 0) cudaFree(ws);
+      check(s, what, "cublasCreate");
     }
-    tls_handles.mine.emplace_back(device, h);
+    tls_handles.mine.push_back(Pooled{device, h, ws});
   }
   check(a.SetStream(h, stream), what, "cublasSetStream");
+  // After SetStream, which puts the handle back on cuBLAS's default workspace pool.
+  check(a.SetWorkspace(h, ws, kWorkspaceBytes), what, "cublasSetWorkspace");
   return h;
 }
 
