@@ -16,6 +16,12 @@ namespace {
 // start a collection each time), while forgotten tensors add up as they
 // should. Finalizers only touch the counter: V8 is not to be called from
 // inside a collection.
+// Only a handle whose tensor is the storage's one user reports it: a view
+// (transpose, reshape, the ops' own [batch, m, k] views of their operands)
+// shares memory its base already reported. Reporting it again counted a
+// 128 MiB matrix once per view, and the growth V8 saw started a collection
+// inside gx.matmul (0.5-2.5 ms a call). A view that outlives its base goes
+// unreported, so forgetting one puts less pressure on V8: dispose() it.
 thread_local int64_t tls_pending = 0;
 
 void report_pending(napi_env env) {
@@ -47,7 +53,8 @@ struct Box {
 }  // namespace
 
 Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
-  const int64_t bytes = static_cast<int64_t>(impl->storage().nbytes());
+  const Storage& st = impl->storage();
+  const int64_t bytes = st.use_count() == 1 ? static_cast<int64_t>(st.nbytes()) : 0;
   Box* box = new Box{impl, bytes};
   Napi::Value v = wrap_external(env, box);  // on failure it deletes the box, releasing impl
   report_pending(env);

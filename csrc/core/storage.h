@@ -19,6 +19,8 @@ class Storage {
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept;
+  // References now (tensors sharing this storage); a hint, racy across threads.
+  int use_count() const noexcept { return refs_.load(std::memory_order_relaxed); }
 
   void* data() const noexcept { return data_; }
   size_t nbytes() const noexcept { return nbytes_; }

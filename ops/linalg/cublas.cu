@@ -79,6 +79,8 @@ struct Pooled {
   int device;
   Handle handle;
   void* workspace;
+  cudaStream_t stream;  // the stream the handle is bound to now
+  bool bound;
 };
 std::mutex pool_mutex;
 std::vector<Pooled> pool;
@@ -87,10 +89,31 @@ struct ThreadHandles {
   std::vector<Pooled> mine;
   ~ThreadHandles() {
     std::lock_guard<std::mutex> lock(pool_mutex);
+    for (Pooled& e : mine) e.bound = false;  // the next thread binds it to its own stream
     pool.insert(pool.end(), mine.begin(), mine.end());
   }
 };
 thread_local ThreadHandles tls_handles;
+
+// GPUEXT_CUBLAS_WORKSPACE_MB (default 32; 0: cuBLAS's own workspace pool).
+size_t workspace_bytes() {
+  static const size_t bytes = [] {
+    const char* v = std::getenv("GPUEXT_CUBLAS_WORKSPACE_MB");
+    return v != nullptr && *v != '\0' ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) << 20 : kWorkspaceBytes;
+  }();
+  return bytes;
+}
+
+// Binds a handle to a stream, with our workspace after it (cublasSetStream
+// puts the handle back on cuBLAS's default workspace pool). Only when the
+// stream changes: the calls are not free.
+void bind(const Api& a, Pooled& e, cudaStream_t stream, const char* what) {
+  e.bound = false;
+  check(a.SetStream(e.handle, stream), what, "cublasSetStream");
+  if (e.workspace != nullptr) check(a.SetWorkspace(e.handle, e.workspace, workspace_bytes()), what, "cublasSetWorkspace");
+  e.stream = stream;
+  e.bound = true;
+}
 
 }  // namespace
 
@@ -110,40 +133,37 @@ Handle handle(const char* what, cudaStream_t stream) {
   const Api& a = api(what);
   int device = 0;
   GX_CHECK(cudaGetDevice(&device) == cudaSuccess, what, ": cudaGetDevice failed");
+  for (Pooled& e : tls_handles.mine) {
+    if (e.device != device) continue;
+    if (!e.bound || e.stream != stream) bind(a, e, stream, what);
+    return e.handle;
+  }
   Handle h = nullptr;
   void* ws = nullptr;
-  for (const auto& e : tls_handles.mine) {
-    if (e.device == device) {
-      h = e.handle;
-      ws = e.workspace;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      if (pool[i].device == device) {
+        h = pool[i].handle;
+        ws = pool[i].workspace;
+        pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
     }
   }
   if (h == nullptr) {
-    {
-      std::lock_guard<std::mutex> lock(pool_mutex);
-      for (size_t i = 0; i < pool.size(); ++i) {
-        if (pool[i].device == device) {
-          h = pool[i].handle;
-          ws = pool[i].workspace;
-          pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
-          break;
-        }
-      }
+    // The workspace lives as long as the handle (handles are pooled, never
+    // destroyed); one handle serves one thread at a time, on its stream.
+    if (workspace_bytes() > 0) {
+      GX_CHECK(cudaMalloc(&ws, workspace_bytes()) == cudaSuccess, what, ": could not allocate cuBLAS's ",
+               workspace_bytes() >> 20, " MiB workspace");
     }
-    if (h == nullptr) {
-      // The workspace lives as long as the handle (handles are pooled, never
-      // destroyed); one handle serves one thread at a time, on its stream.
-      GX_CHECK(cudaMalloc(&ws, kWorkspaceBytes) == cudaSuccess, what, ": could not allocate cuBLAS's ",
-               kWorkspaceBytes >> 20, " MiB workspace");
-      const Status s = a.Create(&h);
-      if (s != 0) cudaFree(ws);
-      check(s, what, "cublasCreate");
-    }
-    tls_handles.mine.push_back(Pooled{device, h, ws});
+    const Status s = a.Create(&h);
+    if (s != 0) cudaFree(ws);
+    check(s, what, "cublasCreate");
   }
-  check(a.SetStream(h, stream), what, "cublasSetStream");
-  // After SetStream, which puts the handle back on cuBLAS's default workspace pool.
-  check(a.SetWorkspace(h, ws, kWorkspaceBytes), what, "cublasSetWorkspace");
+  tls_handles.mine.push_back(Pooled{device, h, ws, nullptr, false});
+  bind(a, tls_handles.mine.back(), stream, what);
   return h;
 }
 
