@@ -96,6 +96,10 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   }
   const result = out ?? allocate(resultShape, a.dtype, a.device);
   try {
+    if (a.ndim === 2 && b.ndim === 2 && a.isContiguous() && b.isContiguous()) {  // the common case: no views
+      native.callOp(MATMUL.id(fn), a.handle(fn), b.handle(fn), allowTf32, result.handle(fn));
+      return result;
+    }
     using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
     using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
     using a3t = asBatch3(av ?? a, batch, m, k);

@@ -1,7 +1,8 @@
 // matmul's entry points. lib/ops/linalg.ts has broadcast the batch dims and
 // flattened them: self is [bs, m, k], other [bo, k, n], out [b, m, n], each
 // contiguous, where bs and bo are b or 1 (1: the one matrix is used for every
-// batch, a stride of 0). float32 (TF32 tensor cores when allow_tf32), float64,
+// batch, a stride of 0); a 2-d operand is one matrix (batch 1), so plain
+// matrix products need no views. float32 (TF32 tensor cores when allow_tf32), float64,
 // float16 and bfloat16 (accumulating in float).
 #pragma once
 #include <gpuext/extension.h>
@@ -18,18 +19,29 @@ struct MatmulShape {
   int64_t stride_self, stride_other;  // elements between batches (0: broadcast)
 };
 
+// [batch, rows, cols] of a 3-d operand, or [1, rows, cols] of a 2-d one.
+struct Dims3 {
+  int64_t batch, rows, cols;
+};
+inline Dims3 dims3(const Tensor& t) {
+  if (t.dim() == 2) return Dims3{1, t.size(0), t.size(1)};
+  return Dims3{t.size(0), t.size(1), t.size(2)};
+}
+
 inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  GX_CHECK(a.dim() == 3 && b.dim() == 3 && out.dim() == 3, "matmul: expected 3-d operands (batch, rows, cols), got ",
+  const auto ok_dim = [](const Tensor& t) { return t.dim() == 2 || t.dim() == 3; };
+  GX_CHECK(ok_dim(a) && ok_dim(b) && ok_dim(out), "matmul: expected 2-d or 3-d (batch, rows, cols) operands, got ",
            a.sizes(), ", ", b.sizes(), " and out ", out.sizes());
   GX_CHECK(a.dtype() == b.dtype() && a.dtype() == out.dtype(), "matmul: dtypes differ: ", a.dtype(), ", ", b.dtype(),
            " and out ", out.dtype());
   GX_CHECK(a.is_contiguous() && b.is_contiguous() && out.is_contiguous(), "matmul: operands must be contiguous");
-  const int64_t batch = out.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
-  GX_CHECK(b.size(1) == k, "matmul: inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
-  GX_CHECK(out.size(1) == m && out.size(2) == n, "matmul: out is ", out.sizes(), ", expected [", batch, ", ", m, ", ", n, "]");
-  GX_CHECK((a.size(0) == batch || a.size(0) == 1) && (b.size(0) == batch || b.size(0) == 1),
-           "matmul: batch sizes ", a.size(0), " and ", b.size(0), " do not match out's ", batch);
-  return MatmulShape{batch, m, k, n, a.size(0) == 1 ? 0 : m * k, b.size(0) == 1 ? 0 : k * n};
+  const Dims3 da = dims3(a), db = dims3(b), dout = dims3(out);
+  const int64_t batch = dout.batch, m = da.rows, k = da.cols, n = db.cols;
+  GX_CHECK(db.rows == k, "matmul: inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
+  GX_CHECK(dout.rows == m && dout.cols == n, "matmul: out is ", out.sizes(), ", expected [", batch, ", ", m, ", ", n, "]");
+  GX_CHECK((da.batch == batch || da.batch == 1) && (db.batch == batch || db.batch == 1),
+           "matmul: batch sizes ", da.batch, " and ", db.batch, " do not match out's ", batch);
+  return MatmulShape{batch, m, k, n, da.batch == 1 ? 0 : m * k, db.batch == 1 ? 0 : k * n};
 }
 
 }  // namespace linalg
