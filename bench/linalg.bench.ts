@@ -1,7 +1,9 @@
-// Matmul benchmark (issue 5): gx.matmul against torch.matmul on n x n x n
-// (default 8192) in bfloat16, float16, float32 with TF32 and plain float32,
-// side by side in one call (bench/torch_linalg.py), plus a spot check of the
-// result against a float64 dot product on the CPU.
+// Linear algebra benchmark (issue 5): gx.matmul against torch.matmul on
+// n x n x n (default 8192) in bfloat16, float16, float32 with TF32 and plain
+// float32, and gx.linalg.svd against torch.linalg.svd on a 10000 x 1000
+// float32 matrix (reduced), side by side in one call (bench/torch_linalg.py);
+// matmul results spot-checked against float64 dot products on the CPU, the
+// SVD by rebuilding A from U S Vh on the GPU.
 //
 //   npm run bench:linalg     GPUEXT_BENCH_MATMUL_N=4096 for a quicker run
 //
@@ -17,6 +19,11 @@ import { fmt, numField, printHeader, printIssues, printTable, progress, ratio, r
 const N = Number(process.env.GPUEXT_BENCH_MATMUL_N ?? 8192);
 const REPEAT = 20;
 const TARGET_BF16 = 0.95;
+const SVD_M = Number(process.env.GPUEXT_BENCH_SVD_M ?? 10000);
+const SVD_N = Number(process.env.GPUEXT_BENCH_SVD_N ?? 1000);
+const SVD_REPEAT = 5;
+/** SVD target (issue 5): within 1.2x of torch.linalg.svd's time. */
+const TARGET_SVD = 1.2;
 
 interface Case {
   dtype: 'bfloat16' | 'float16' | 'float32';
@@ -99,8 +106,38 @@ function main(): number {
     if (!(err <= tol)) problems.push(`matmul ${label(c)}: sampled relative error ${err} > ${tol}`);
     ours.set(label(c), { ms: r.gpu?.median ?? Number.NaN, err });
   }
+  // SVD of a 10000 x 1000 float32 matrix (the Dask + CuPy article's headline), reduced (fullMatrices: false).
+  progress(`gpuext linalg.svd ${SVD_M} x ${SVD_N}`);
+  let svdMs: number | undefined;
+  let svdErr: number | undefined;
+  {
+    gx.manualSeed(2);
+    using a = gx.rand([SVD_M, SVD_N], { device: 'cuda' });
+    const run = (): gx.SvdResult => gx.linalg.svd(a, { fullMatrices: false });
+    const r = gx.benchmark(() => {
+      const o = run();
+      o.U.dispose();
+      o.S.dispose();
+      o.Vh.dispose();
+    }, { nWarmup: 2, nRepeat: SVD_REPEAT, name: 'svd' });
+    svdMs = r.gpu?.median;
+    const o = run();
+    try {
+      svdErr = gx.tidy(() => {
+        const rebuilt = gx.matmul(gx.mul(o.U, o.S), o.Vh);
+        return Number(gx.max(gx.abs(gx.sub(rebuilt, a))).item()) / Number(gx.max(gx.abs(a)).item());
+      });
+    } finally {
+      o.U.dispose();
+      o.S.dispose();
+      o.Vh.dispose();
+    }
+    if (!(svdErr <= 1e-4)) problems.push(`svd: max |U S Vh - A| / max |A| = ${svdErr}`);
+  }
   progress('torch: python3 bench/torch_linalg.py');
-  const py = runPythonJson('bench/torch_linalg.py', ['--n', String(N), '--repeat', String(REPEAT)], 600_000);
+  const py = runPythonJson('bench/torch_linalg.py', ['--n', String(N), '--repeat', String(REPEAT), '--svd-m', String(SVD_M),
+    '--svd-n', String(SVD_N), '--svd-repeat', String(SVD_REPEAT)], 600_000);
+  const torchSvdMs = py.ok ? numField(recField(py.o, 'svd'), 'median_ms') : undefined;
   const theirs = new Map<string, number>();
   if (!py.ok) warnings.push(`torch side: ${py.error}`);
   else {
@@ -125,7 +162,14 @@ function main(): number {
   const bf = ours.get('bfloat16')?.ms;
   const tbf = theirs.get('bfloat16');
   const speed = bf !== undefined && tbf !== undefined ? tbf / bf : undefined;
+  section(`linalg.svd ${SVD_M} x ${SVD_N} float32, reduced (fullMatrices: false); median of ${SVD_REPEAT} (CUDA events)`);
+  printTable(['', 'gpuext ms', 'torch ms', 'gpuext/torch time', 'max |U S Vh - A| / max |A|'], [
+    ['svd', fmt(svdMs, 1), fmt(torchSvdMs, 1), ratio(svdMs, torchSvdMs), svdErr === undefined ? '' : svdErr.toExponential(1)],
+  ]);
+  const svdRatio = svdMs !== undefined && torchSvdMs !== undefined ? svdMs / torchSvdMs : undefined;
   section('summary');
+  console.log(`  svd ${SVD_M}x${SVD_N} float32: ${fmt(svdMs, 1)} ms vs torch ${fmt(torchSvdMs, 1)} ms = ${fmt(svdRatio, 2)}x the time ` +
+    `(target <= ${TARGET_SVD}x: ${svdRatio === undefined ? 'not judged (no torch figure)' : svdRatio <= TARGET_SVD ? 'met' : 'MISSED'})`);
   console.log(`  bf16 matmul ${N}^3: ${fmt(tflops(bf), 1)} TFLOPS vs torch ${fmt(tflops(tbf), 1)} = ${fmt(speed, 3)}x ` +
     `(target >= ${TARGET_BF16}: ${speed === undefined ? 'not judged (no torch figure)' : speed >= TARGET_BF16 ? 'met' : 'MISSED'})`);
   printIssues(warnings, problems);

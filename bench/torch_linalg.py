@@ -2,7 +2,9 @@
 """PyTorch side of bench/linalg.bench.ts: torch.matmul on the same shapes and dtypes, timed the same way.
 
 Prints progress to stderr and one JSON object on the last line of stdout:
-  {"torch": "2.11.0", "device": "...", "matmul": [{"dtype": "bfloat16", "n": 8192, "tf32": false, "median_ms": ...}, ...]}
+  {"torch": "2.11.0", "device": "...", "matmul": [{"dtype": "bfloat16", "n": 8192, "tf32": false, "median_ms": ...}, ...],
+   "svd": {"m": 10000, "n": 1000, "median_ms": ...}}
+torch.linalg.svd(a, full_matrices=False) on a float32 torch.rand matrix, 2 warmup, median of --svd-repeat.
 or {"error": "..."} (exit 0) when torch or CUDA is missing.
 Inputs: torch.rand in [0, 1), created once per case; C = A @ B allocates its result, as gx.matmul does.
 Timing: after 1 s of bf16 matmuls to bring the clocks up, CUDA events around each call, 10 warmup, median of --repeat.
@@ -21,6 +23,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=8192)
     p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--svd-m", type=int, default=10000)
+    p.add_argument("--svd-n", type=int, default=1000)
+    p.add_argument("--svd-repeat", type=int, default=5)
     args = p.parse_args()
     try:
         import torch
@@ -58,6 +63,20 @@ def main():
         out["matmul"].append({"dtype": dtype, "n": n, "tf32": tf32, "median_ms": statistics.median(times)})
         del a, b
     torch.backends.cuda.matmul.allow_tf32 = False
+    m, k = args.svd_m, args.svd_n
+    log("torch linalg.svd %dx%d float32, full_matrices=False" % (m, k))
+    a = torch.rand(m, k, device="cuda", dtype=torch.float32)
+    times = []
+    for i in range(2 + args.svd_repeat):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        u, sv, vh = torch.linalg.svd(a, full_matrices=False)
+        e.record()
+        e.synchronize()
+        if i >= 2:
+            times.append(s.elapsed_time(e))
+        del u, sv, vh
+    out["svd"] = {"m": m, "n": k, "median_ms": statistics.median(times)}
     emit(out)
 
 

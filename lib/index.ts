@@ -29,4 +29,5 @@ export type {
   FloatResult, SumResult, ReduceArg,
 } from './ops';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions } from './ops/random';
-export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision } from './ops/linalg';
+export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult } from './ops/linalg';
+export * as linalg from './ops/linalg-namespace';

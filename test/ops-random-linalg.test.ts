@@ -203,3 +203,118 @@ cudaTest('matmul: operands on different devices are an error', (t) => {
   t.throws(() => gx.matmul(a, b), { message: /gx\.matmul: operands are on cpu and cuda:0/ });
 });
 
+
+// ---------------------------------------------------------------------------
+// SVD: checked by what defines it (signs of singular vector pairs are free)
+
+function mat(t: gx.Tensor): { rows: number; cols: number; at: (i: number, j: number) => number } {
+  const [rows, cols] = t.shape;
+  const v = values(t);
+  return { rows, cols, at: (i, j) => v[i * cols + j] };
+}
+
+/** A random orthogonal n x n matrix (Gram-Schmidt on seeded random columns), row-major. */
+function orthogonal(n: number, seed: number): number[] {
+  const r = Array.from(randomValues('float64', n * n, seed) as Float64Array);
+  const q: number[][] = [];
+  for (let j = 0; j < n; j++) {
+    let v = Array.from({ length: n }, (_, i) => r[i * n + j]);
+    for (const w of q) {
+      const d = v.reduce((s, x, i) => s + x * w[i], 0);
+      v = v.map((x, i) => x - d * w[i]);
+    }
+    const norm = Math.hypot(...v);
+    q.push(v.map((x) => x / norm));
+  }
+  return Array.from({ length: n * n }, (_, k) => q[k % n][Math.floor(k / n)]);  // column j is q[j]
+}
+
+deviceTest('linalg.svd: U diag(S) Vh rebuilds A, U and Vh are orthonormal, S descending; tall, wide, square; both modes', (t, device) => {
+  const shapes = [[7, 4], [4, 7], [5, 5], [1, 3], [3, 1], [12, 9]];
+  for (const dtype of ['float64', 'float32'] as const) {
+    const tol = dtype === 'float64' ? 1e-10 : 2e-5;
+    shapes.forEach(([m, n], c) => {
+      for (const fullMatrices of [false, true]) {
+        using a = gx.tensor(randomValues(dtype, m * n, 90 + c) as Float64Array | Float32Array, { shape: [m, n], device });
+        const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices });
+        try {
+          const k = Math.min(m, n);
+          const what = `${dtype} [${m}, ${n}] full=${fullMatrices} on ${device}`;
+          t.deepEqual(U.shape, fullMatrices ? [m, m] : [m, k], `${what}: U`);
+          t.deepEqual(S.shape, [k], `${what}: S`);
+          t.deepEqual(Vh.shape, fullMatrices ? [n, n] : [k, n], `${what}: Vh`);
+          const s = values(S);
+          t.true(s.every((x, i) => x >= 0 && (i === 0 || x <= s[i - 1] * (1 + tol))), `${what}: S ${s}`);
+          const u = mat(U), vh = mat(Vh), av = mat(a);
+          const scale = Math.max(1, s[0] ?? 0);
+          let worst = 0;
+          for (let i = 0; i < m; i++) {
+            for (let j = 0; j < n; j++) {
+              let x = 0;
+              for (let q = 0; q < k; q++) x += u.at(i, q) * s[q] * vh.at(q, j);
+              worst = Math.max(worst, Math.abs(x - av.at(i, j)) / scale);
+            }
+          }
+          t.true(worst <= tol * 10, `${what}: reconstruction error ${worst}`);
+          const ortho = (g: (i: number, j: number) => number, size: number, len: number): number => {
+            let e = 0;
+            for (let p = 0; p < size; p++) {
+              for (let q = 0; q < size; q++) {
+                let d = 0;
+                for (let i = 0; i < len; i++) d += g(i, p) * g(i, q);
+                e = Math.max(e, Math.abs(d - (p === q ? 1 : 0)));
+              }
+            }
+            return e;
+          };
+          t.true(ortho(u.at, u.cols, m) <= tol * 10, `${what}: U^T U = I`);
+          t.true(ortho((i, p) => vh.at(p, i), vh.rows, n) <= tol * 10, `${what}: Vh Vh^T = I`);
+        } finally {
+          U.dispose();
+          S.dispose();
+          Vh.dispose();
+        }
+      }
+    });
+  }
+});
+
+deviceTest('linalg.svd: recovers known singular values (A = Q1 diag(s) Q2^T), rank-deficient too', (t, device) => {
+  const n = 6, m = 9;
+  const q1 = orthogonal(m, 3), q2 = orthogonal(n, 4);
+  for (const want of [[9, 4, 2.5, 1, 0.5, 0.125], [3, 2, 1, 0, 0, 0]]) {
+    const a = new Float64Array(m * n);
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) for (let q = 0; q < n; q++) a[i * n + j] += q1[i * m + q] * want[q] * q2[j * n + q];
+    using ta = gx.tensor(a, { shape: [m, n], device });
+    const r = gx.linalg.svd(ta, { fullMatrices: false });
+    try {
+      const s = values(r.S);
+      s.forEach((x, i) => t.true(Math.abs(x - want[i]) <= 1e-10 * want[0], `S[${i}] = ${x}, expected ${want[i]}`));
+    } finally {
+      r.U.dispose();
+      r.S.dispose();
+      r.Vh.dispose();
+    }
+  }
+  using i32 = gx.ones([2, 2], { device, dtype: 'int32' });
+  t.throws(() => gx.linalg.svd(i32), { instanceOf: TypeError, message: /gx\.linalg\.svd: dtype int32 is not supported; expected float32 or float64/ });
+  using b3 = gx.ones([2, 2, 2], { device });
+  t.throws(() => gx.linalg.svd(b3), { instanceOf: RangeError, message: /expected a 2-d matrix, got \[2, 2, 2\] \(batched SVD is not supported yet\)/ });
+});
+
+cudaTest('linalg.svd: the same singular values on the CPU and on CUDA', (t) => {
+  using a = gx.tensor(randomValues('float64', 40 * 25, 77) as Float64Array, { shape: [40, 25] });
+  using g = a.to('cuda');
+  const c = gx.linalg.svd(a, { fullMatrices: false });
+  const d = gx.linalg.svd(g, { fullMatrices: false });
+  try {
+    const sc = values(c.S), sd = values(d.S);
+    sc.forEach((x, i) => t.true(Math.abs(x - sd[i]) <= 1e-10 * sc[0], `S[${i}]: cpu ${x}, cuda ${sd[i]}`));
+  } finally {
+    for (const r of [c, d]) {
+      r.U.dispose();
+      r.S.dispose();
+      r.Vh.dispose();
+    }
+  }
+});

@@ -112,3 +112,76 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
     throw e;
   }
 }
+
+const SVD = new OpRef('svd_colmajor');
+
+export interface SvdResult<D extends DType = DType> {
+  /** Left singular vectors: [m, m], or [m, k] with fullMatrices false (k = min(m, n)). */
+  U: Tensor<D>;
+  /** Singular values, descending: [k]. */
+  S: Tensor<D>;
+  /** Right singular vectors, transposed: [n, n], or [k, n] with fullMatrices false. */
+  Vh: Tensor<D>;
+}
+
+/**
+ * Singular value decomposition A = U diag(S) Vh of a 2-d float32/float64
+ * matrix, like torch.linalg.svd: cuSOLVER's gesvd on CUDA, a one-sided Jacobi
+ * SVD on the CPU. Signs of singular vector pairs are not unique and may differ
+ * between devices.
+ * @example
+ * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]
+ */
+export function svd<D extends DType>(a: Tensor<D>, opts: { fullMatrices?: boolean } = {}): SvdResult<D> {
+  const fn = 'gx.linalg.svd';
+  checkTensor(a, fn, 'a');
+  if (a.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(a.shape)} (batched SVD is not supported yet)`);
+  if (a.dtype !== 'float32' && a.dtype !== 'float64') throw new TypeError(`${fn}: dtype ${a.dtype} is not supported; expected float32 or float64`);
+  const full = opts.fullMatrices ?? true;
+  const [m, n] = a.shape;
+  const dtype = a.dtype;
+  const device = a.device;
+  // LAPACK's terms: the column-major matrix C (rows >= cols) is A when m >= n
+  // (its column-major copy is A^T's row-major one), else A^T (whose
+  // column-major form is A's own row-major memory). See ops/linalg/svd.h.
+  const tall = m >= n;
+  const rows = tall ? m : n;
+  const k = Math.min(m, n);
+  // gesvd overwrites its input: always a fresh copy, column-major C.
+  let work: Tensor;
+  if (tall) {
+    using at = a.asStrided([n, m], [a.strides[1], a.strides[0]], a.storageOffset);
+    work = at.isContiguous() ? at.clone() : at.contiguous();
+  } else {
+    work = a.clone();
+  }
+  const outs: Tensor[] = [];
+  try {
+    const s = allocate([k], dtype, device);
+    outs.push(s);
+    const u = allocate(full ? [rows, rows] : [k, rows], dtype, device);
+    outs.push(u);
+    const vt = allocate([k, k], dtype, device);
+    outs.push(vt);
+    native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), vt.handle(fn));
+    if (!tall) {
+      // C = A^T = U' S V'^T, so A = V' S U'^T: vt (V'^T column-major) read row-major is V' = U, and u
+      // (U' column-major) read row-major is U'^T = Vh.
+      return { U: vt as Tensor<D>, S: s as Tensor<D>, Vh: u as Tensor<D> };
+    }
+    // u holds U column-major and vt V^T column-major: their row-major transposes are U and Vh.
+    using uT = u.asStrided([m, u.shape[0]], [1, m], 0);
+    using vT = vt.asStrided([n, n], [1, n], 0);
+    const U = uT.contiguous();
+    outs.push(U);
+    const Vh = vT.contiguous();
+    u.dispose();
+    vt.dispose();
+    return { U: U as Tensor<D>, S: s as Tensor<D>, Vh: Vh as Tensor<D> };
+  } catch (e) {
+    for (const t of outs) if (!t.isDisposed) t.dispose();
+    throw e;
+  } finally {
+    work.dispose();
+  }
+}
