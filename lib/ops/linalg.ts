@@ -161,23 +161,19 @@ export function svd<D extends DType>(a: Tensor<D>, opts: { fullMatrices?: boolea
     outs.push(s);
     const u = allocate(full ? [rows, rows] : [k, rows], dtype, device);
     outs.push(u);
-    const vt = allocate([k, k], dtype, device);
-    outs.push(vt);
-    native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), vt.handle(fn));
-    if (!tall) {
-      // C = A^T = U' S V'^T, so A = V' S U'^T: vt (V'^T column-major) read row-major is V' = U, and u
-      // (U' column-major) read row-major is U'^T = Vh.
-      return { U: vt as Tensor<D>, S: s as Tensor<D>, Vh: u as Tensor<D> };
-    }
-    // u holds U column-major and vt V^T column-major: their row-major transposes are U and Vh.
-    using uT = u.asStrided([m, u.shape[0]], [1, m], 0);
-    using vT = vt.asStrided([n, n], [1, n], 0);
-    const U = uT.contiguous();
+    const v = allocate([k, k], dtype, device);
+    outs.push(v);
+    native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), v.handle(fn));
+    // A column-major matrix read row-major is its transpose. Tall: u holds U
+    // (so U is its transpose) and v holds V (so read as is it is Vh). Wide:
+    // C = A^T = U' S V'^T, so A = V' S U'^T: U = V' is v's transpose, and
+    // Vh = U'^T is u read as is.
+    const [colMajorU, asIsVh] = tall ? [u, v] : [v, u];
+    using view = colMajorU.asStrided([colMajorU.shape[1], colMajorU.shape[0]], [1, colMajorU.shape[1]], 0);
+    const U = view.contiguous();
     outs.push(U);
-    const Vh = vT.contiguous();
-    u.dispose();
-    vt.dispose();
-    return { U: U as Tensor<D>, S: s as Tensor<D>, Vh: Vh as Tensor<D> };
+    colMajorU.dispose();
+    return { U: U as Tensor<D>, S: s as Tensor<D>, Vh: asIsVh as Tensor<D> };
   } catch (e) {
     for (const t of outs) if (!t.isDisposed) t.dispose();
     throw e;

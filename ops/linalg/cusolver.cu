@@ -54,10 +54,12 @@ Loaded& loaded() {
       Api& a = state.api;
       resolve(lib, "cusolverDnCreate", a.Create, missing);
       resolve(lib, "cusolverDnSetStream", a.SetStream, missing);
-      resolve(lib, "cusolverDnSgesvd_bufferSize", a.SgesvdBufferSize, missing);
-      resolve(lib, "cusolverDnDgesvd_bufferSize", a.DgesvdBufferSize, missing);
-      resolve(lib, "cusolverDnSgesvd", a.Sgesvd, missing);
-      resolve(lib, "cusolverDnDgesvd", a.Dgesvd, missing);
+      resolve(lib, "cusolverDnCreateGesvdjInfo", a.CreateGesvdjInfo, missing);
+      resolve(lib, "cusolverDnDestroyGesvdjInfo", a.DestroyGesvdjInfo, missing);
+      resolve(lib, "cusolverDnSgesvdj_bufferSize", a.SgesvdjBufferSize, missing);
+      resolve(lib, "cusolverDnDgesvdj_bufferSize", a.DgesvdjBufferSize, missing);
+      resolve(lib, "cusolverDnSgesvdj", a.Sgesvdj, missing);
+      resolve(lib, "cusolverDnDgesvdj", a.Dgesvdj, missing);
       if (!missing.empty()) {
         errors += "; " + path + " lacks " + missing;
         dlclose(lib);

@@ -9,16 +9,22 @@ namespace gx::ops::cusolver {
 using Handle = void*;  // cusolverDnHandle_t
 using Status = int;    // cusolverStatus_t; 0 is CUSOLVER_STATUS_SUCCESS
 
+using GesvdjInfo = void*;  // gesvdjInfo_t
+constexpr int kEigModeVector = 1;  // CUSOLVER_EIG_MODE_VECTOR
+
 struct Api {
   Status (*Create)(Handle*) = nullptr;
   Status (*SetStream)(Handle, cudaStream_t) = nullptr;
-  Status (*SgesvdBufferSize)(Handle, int m, int n, int* lwork) = nullptr;
-  Status (*DgesvdBufferSize)(Handle, int m, int n, int* lwork) = nullptr;
-  Status (*Sgesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, float* A, int lda, float* S, float* U,
-                   int ldu, float* VT, int ldvt, float* work, int lwork, float* rwork, int* info) = nullptr;
-  Status (*Dgesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, double* A, int lda, double* S,
-                   double* U, int ldu, double* VT, int ldvt, double* work, int lwork, double* rwork,
-                   int* info) = nullptr;
+  Status (*CreateGesvdjInfo)(GesvdjInfo*) = nullptr;
+  Status (*DestroyGesvdjInfo)(GesvdjInfo) = nullptr;
+  Status (*SgesvdjBufferSize)(Handle, int jobz, int econ, int m, int n, const float* A, int lda, const float* S,
+                              const float* U, int ldu, const float* V, int ldv, int* lwork, GesvdjInfo) = nullptr;
+  Status (*DgesvdjBufferSize)(Handle, int jobz, int econ, int m, int n, const double* A, int lda, const double* S,
+                              const double* U, int ldu, const double* V, int ldv, int* lwork, GesvdjInfo) = nullptr;
+  Status (*Sgesvdj)(Handle, int jobz, int econ, int m, int n, float* A, int lda, float* S, float* U, int ldu, float* V,
+                    int ldv, float* work, int lwork, int* info, GesvdjInfo) = nullptr;
+  Status (*Dgesvdj)(Handle, int jobz, int econ, int m, int n, double* A, int lda, double* S, double* U, int ldu,
+                    double* V, int ldv, double* work, int lwork, int* info, GesvdjInfo) = nullptr;
 };
 
 // The loaded library; a clear error naming `what` when cuSOLVER cannot be found.

@@ -15,8 +15,8 @@ GX_LIBRARY(gx_ops, m) {
         "out[b] = self[b or 0] @ other[b or 0] for contiguous [batch, m, k] and [batch, k, n] (cuBLAS on CUDA; "
         "allow_tf32 lets float32 use TF32 tensor cores).")
       GX_MATMUL_IMPLS;
-  m.def("svd_colmajor(Tensor a, bool full, Tensor s, Tensor u, Tensor vt) -> ()",
-        "SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], vt [n, n], "
-        "column-major (cuSOLVER gesvd on CUDA, one-sided Jacobi on the CPU).")
+  m.def("svd_colmajor(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()",
+        "SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], "
+        "column-major (cuSOLVER gesvdj on CUDA, one-sided Jacobi on the CPU).")
       GX_SVD_IMPLS;
 }

@@ -39,8 +39,8 @@ void complete_basis(std::vector<double>& u, int64_t m, int64_t have, int64_t wan
 
 }  // namespace
 
-void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Tensor& u_out, const Tensor& vt_out) {
-  const linalg::SvdShape sh = linalg::check_svd(a, full, s_out, u_out, vt_out);
+void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Tensor& u_out, const Tensor& v_out) {
+  const linalg::SvdShape sh = linalg::check_svd(a, full, s_out, u_out, v_out);
   const int64_t m = sh.m, n = sh.n;
   with_storage_type(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -107,13 +107,13 @@ void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Ten
       complete_basis(u, m, have, ucols);
       T* s_p = static_cast<T*>(s_out.data_ptr());
       T* u_p = static_cast<T*>(u_out.data_ptr());
-      T* vt_p = static_cast<T*>(vt_out.data_ptr());
+      T* v_p = static_cast<T*>(v_out.data_ptr());
       for (int64_t k = 0; k < n; ++k) s_p[k] = static_cast<T>(sv[static_cast<size_t>(order[static_cast<size_t>(k)])]);
       for (int64_t x = 0; x < m * ucols; ++x) u_p[x] = static_cast<T>(u[static_cast<size_t>(x)]);
-      // V^T column-major: element (k, i) at k + i * n is V(i, order[k]).
+      // V column-major: column k is the rotation column of the k-th largest singular value.
       for (int64_t k = 0; k < n; ++k) {
         const int64_t j = order[static_cast<size_t>(k)];
-        for (int64_t i = 0; i < n; ++i) vt_p[k + i * n] = static_cast<T>(v[static_cast<size_t>(j * n + i)]);
+        for (int64_t i = 0; i < n; ++i) v_p[i + k * n] = static_cast<T>(v[static_cast<size_t>(j * n + i)]);
       }
     }
   });
