@@ -2,6 +2,7 @@
 // Builds the built-in ops (ops/**/*.cu, ops/**/*.cpp -> ops/build/gx_ops.node)
 // with the extension toolkit from dist/ and the root setup.config.json: the
 // same path user extensions take. Run by `npm ci` / `npm install` (the
+// install script, when dist/ is there as in a published package; else the
 // prepare script, after tsc) and `npm run build:ops`.
 //   GPUEXT_CUDA_ARCH=sm_90 | sm_80,sm_90 | native   GPU archs (default: the core's default list)
 //   GPUEXT_NO_CUDA=1                                force a CPU-only build
@@ -18,6 +19,9 @@ const config = path.join(root, 'setup.config.json');
 
 function main() {
   if (!fs.existsSync(path.join(dist, 'build', 'build.js'))) {
+    // The install script passes --if-compiled: in a git checkout dist/ does not exist yet at install time
+    // (prepare compiles it and builds the ops); an installed package ships dist/ and builds the ops here.
+    if (process.argv.includes('--if-compiled')) return 0;
     console.error('gpuext: building the ops needs the compiled toolkit in dist/; run `npx tsc -p tsconfig.json` first.');
     return 1;
   }
