@@ -1,0 +1,61 @@
+// gx.cumsum: inclusive prefix sums along one axis, like torch.cumsum.
+// Integer and bool inputs give int64 (exact, wrapping as int64 does);
+// floating ones keep their dtype (float16 and bfloat16 add in float32);
+// `{ dtype }` converts the input first, as torch's `dtype` argument. The
+// kernels are in ops/scan/.
+import { parseDType } from '../dtype';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import type { Tensor } from '../tensor';
+import { normalizeAxis } from './axes';
+import { checkTensor, optionsOf, resultTensor } from './common';
+import { astypeOp } from './elementwise';
+import { OpRef } from './library';
+import { isFloating } from './promotion';
+import type { SumResult } from './types';
+
+const CUMSUM = new OpRef('cumsum');
+
+export interface CumsumOptions<E extends DType = DType> {
+  /** Convert the input to this dtype first and return it (not bool). */
+  dtype?: E;
+  /** Write the result here (the input's shape; a dtype the result casts to). */
+  out?: Tensor;
+}
+
+/** @internal */
+export function cumsumImpl(a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+  const x = checkTensor(a, fn, 'self');
+  const o = optionsOf<CumsumOptions>(opts, fn);
+  const dim = normalizeAxis(axis, x.shape, fn);
+  const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
+  if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
+  const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');
+  const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
+  try {
+    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out: o.out });
+    try {
+      native.callOp(CUMSUM.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
+    } catch (e) {
+      if (owned) result.dispose();
+      throw e;
+    }
+    return result;
+  } finally {
+    if (src !== x) src.dispose();
+  }
+}
+
+export interface CumsumFn {
+  <E extends DType>(x: Tensor, axis: number, opts: CumsumOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, axis: number, opts?: CumsumOptions): Tensor<SumResult<D>>;
+}
+
+/**
+ * Inclusive prefix sums along `axis` (negative counts from the end), like
+ * torch.cumsum: integer and bool inputs give int64, floating ones keep their
+ * dtype; `{ dtype }` converts the input first.
+ * @example gx.cumsum(gx.arange(5), 0) // int64 [0, 1, 3, 6, 10]
+ */
+export const cumsum: CumsumFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
+  cumsumImpl(x, axis, opts, 'gx.cumsum')) as CumsumFn;

@@ -1,0 +1,92 @@
+// gx.softmax and gx.logSoftmax along one axis (torch.softmax,
+// torch.log_softmax), numerically stable (the line's maximum is subtracted
+// first). This module also gathers the other ops of its family for
+// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts),
+// and installs their Tensor methods (softmax-methods.ts).
+//
+// The kernels are in ops/softmax/ (softmax.h: the schemas); CUDA rows along a
+// contiguous last axis take the fast path (a warp or a block per row, the row
+// read once into registers, 16-byte loads).
+import { parseDType } from '../dtype';
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
+import type { Tensor } from '../tensor';
+import { normalizeAxis } from './axes';
+import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
+import { astypeOp } from './elementwise';
+import { OpRef } from './library';
+import { isFloating } from './promotion';
+import type { FloatDType } from './types';
+import './softmax-methods';
+
+export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from './statistics';
+export { cumsum, type CumsumOptions } from './scan';
+
+const SOFTMAX = new OpRef('softmax');
+const LOG_SOFTMAX = new OpRef('log_softmax');
+
+export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
+  /** Convert the input to this floating dtype first, as torch's `dtype` argument; the result has it. */
+  dtype?: E;
+  /** Write the result here (the input's shape; a floating dtype the result casts to). */
+  out?: Tensor;
+}
+
+/** softmax / logSoftmax: checks, the dtype, the call. */
+function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+  const x = checkTensor(a, fn, 'self');
+  const o = optionsOf<SoftmaxOptions>(opts, fn);
+  const dim = normalizeAxis(axis, x.shape, fn);
+  const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
+  const dtype: DType = asked ?? x.dtype;
+  if (!isFloating(dtype)) {
+    throw new TypeError(`${fn}: dtype ${dtype} is not supported (got ${describeOperand(x)}); ` +
+      `${name} needs a floating-point input or { dtype: 'float32' }`);
+  }
+  const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
+  try {
+    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out: o.out });
+    try {
+      native.callOp(op.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
+    } catch (e) {
+      if (owned) result.dispose();
+      throw e;
+    }
+    return result;
+  } finally {
+    if (src !== x) src.dispose();
+  }
+}
+
+/** @internal */
+export function softmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+  return softmaxOp(SOFTMAX, 'softmax', x, axis, opts, fn);
+}
+
+/** @internal */
+export function logSoftmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+  return softmaxOp(LOG_SOFTMAX, 'logSoftmax', x, axis, opts, fn);
+}
+
+export interface SoftmaxFn {
+  <E extends FloatDType>(x: Tensor, axis: number, opts: SoftmaxOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, axis: number, opts?: SoftmaxOptions): Tensor<D>;
+}
+
+/**
+ * exp(x) / sum(exp(x)) along `axis` (negative counts from the end), computed
+ * stably as exp(x - max) / sum(exp(x - max)), like torch.softmax. Floating
+ * inputs only (or `{ dtype }` to convert first); a line holding NaN or +inf,
+ * or only -inf, gives NaN, and -inf elements give 0.
+ * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' })
+ */
+export const softmax: SoftmaxFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
+  softmaxImpl(x, axis, opts, 'gx.softmax')) as SoftmaxFn;
+
+/**
+ * log(softmax(x)) along `axis`, computed as x - max - log(sum(exp(x - max)))
+ * (no underflow to -inf where softmax rounds to 0), like torch.log_softmax.
+ * @example gx.logSoftmax(logits, -1)
+ */
+export const logSoftmax: SoftmaxFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
+  logSoftmaxImpl(x, axis, opts, 'gx.logSoftmax')) as SoftmaxFn;
