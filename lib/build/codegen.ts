@@ -162,9 +162,10 @@ export function renderJs(desc: ExtensionDescriptor, opts: BindingOptions): strin
     seen.set(fn, op.name);
     const r = renderArgs(op, fn);
     const id = `${fn}Id`;
+    const local = jsName(fn);  // an op named `var` is exported as var, defined as var_
     const call = `rt.call(${[id, ...r.callArgs].join(', ')})`;
     lines.push('', `const ${id} = library.opId(${JSON.stringify(op.name)});`, jsdoc(op));
-    lines.push(`function ${fn}(${r.jsParams.join(', ')}) {`, `  ${wrapExpr(op, call)}`, '}', `exports.${fn} = ${fn};`);
+    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, `  ${wrapExpr(op, call)}`, '}', `exports.${fn} = ${local};`);
   }
   return lines.join('\n') + '\n';
 }
@@ -181,7 +182,10 @@ export function renderDts(desc: ExtensionDescriptor, opts: BindingOptions): stri
   for (const op of desc.ops) {
     const fn = camelCase(op.name);
     const r = renderArgs(op, fn);
-    lines.push('', jsdoc(op), `export declare function ${fn}(${r.params.join(', ')}): ${returnType(op)};`);
+    const local = jsName(fn);
+    lines.push('', jsdoc(op), local === fn
+      ? `export declare function ${fn}(${r.params.join(', ')}): ${returnType(op)};`
+      : `declare function ${local}(${r.params.join(', ')}): ${returnType(op)};\nexport { ${local} as ${fn} };`);
   }
   return lines.join('\n') + '\n';
 }
