@@ -132,12 +132,14 @@ function main(): number {
       o.S.dispose();
       o.Vh.dispose();
     }
-    if (!(svdErr <= 1e-4)) problems.push(`svd: max |U S Vh - A| / max |A| = ${svdErr}`);
+    // gesvdj stops at its default tolerance (as torch's call does): float32 rebuilds A to about 1e-4.
+    if (!(svdErr <= 1e-3)) problems.push(`svd: max |U S Vh - A| / max |A| = ${svdErr}`);
   }
   progress('torch: python3 bench/torch_linalg.py');
   const py = runPythonJson('bench/torch_linalg.py', ['--n', String(N), '--repeat', String(REPEAT), '--svd-m', String(SVD_M),
     '--svd-n', String(SVD_N), '--svd-repeat', String(SVD_REPEAT)], 600_000);
   const torchSvdMs = py.ok ? numField(recField(py.o, 'svd'), 'median_ms') : undefined;
+  const torchSvdErr = py.ok ? numField(recField(py.o, 'svd'), 'rel_err') : undefined;
   const theirs = new Map<string, number>();
   if (!py.ok) warnings.push(`torch side: ${py.error}`);
   else {
@@ -163,8 +165,9 @@ function main(): number {
   const tbf = theirs.get('bfloat16');
   const speed = bf !== undefined && tbf !== undefined ? tbf / bf : undefined;
   section(`linalg.svd ${SVD_M} x ${SVD_N} float32, reduced (fullMatrices: false); median of ${SVD_REPEAT} (CUDA events)`);
-  printTable(['', 'gpuext ms', 'torch ms', 'gpuext/torch time', 'max |U S Vh - A| / max |A|'], [
-    ['svd', fmt(svdMs, 1), fmt(torchSvdMs, 1), ratio(svdMs, torchSvdMs), svdErr === undefined ? '' : svdErr.toExponential(1)],
+  printTable(['', 'gpuext ms', 'torch ms', 'gpuext/torch time', 'max |U S Vh - A| / max |A|', 'torch\'s'], [
+    ['svd', fmt(svdMs, 1), fmt(torchSvdMs, 1), ratio(svdMs, torchSvdMs), svdErr === undefined ? '' : svdErr.toExponential(1),
+      torchSvdErr === undefined ? '' : torchSvdErr.toExponential(1)],
   ]);
   const svdRatio = svdMs !== undefined && torchSvdMs !== undefined ? svdMs / torchSvdMs : undefined;
   section('summary');

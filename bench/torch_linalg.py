@@ -75,8 +75,12 @@ def main():
         e.synchronize()
         if i >= 2:
             times.append(s.elapsed_time(e))
+        if i == 1:
+            rebuilt = (u * sv) @ vh
+            err = ((rebuilt - a).abs().max() / a.abs().max()).item()
+            del rebuilt
         del u, sv, vh
-    out["svd"] = {"m": m, "n": k, "median_ms": statistics.median(times)}
+    out["svd"] = {"m": m, "n": k, "median_ms": statistics.median(times), "rel_err": err}
     emit(out)
 
 
