@@ -2,8 +2,13 @@
 // axis (softmax, logSoftmax, cumsum) or an axis list (logsumexp, var, std),
 // negative ones counting from the end, checked with the messages the
 // reductions give (reduction.ts).
+import type { DType } from '../generated/dtypes';
+import { native } from '../native';
 import { formatShape } from '../shape';
-import { describeOperand } from './common';
+import type { Tensor } from '../tensor';
+import { describeOperand, resultTensor } from './common';
+import { astypeOp } from './elementwise';
+import type { OpRef } from './library';
 
 function rangeError(fn: string, a: number, shape: readonly number[]): RangeError {
   const ndim = shape.length;
@@ -45,4 +50,27 @@ export function normalizeAxes(axis: unknown, shape: readonly number[], fn: strin
 /** The shape left after reducing `dims` (kept as size 1 with keepdims). */
 export function reducedShape(shape: readonly number[], dims: readonly number[], keepdims: boolean): number[] {
   return keepdims ? shape.map((s, i) => (dims.includes(i) ? 1 : s)) : shape.filter((_, i) => !dims.includes(i));
+}
+
+/**
+ * Runs an op of the form `op(Tensor self, int dim, ScalarType dtype, Tensor out)`
+ * (softmax, logSoftmax, cumsum): converts x to `asked` first when asked for,
+ * writes into `out` or a new tensor of x's shape and `dtype`, and frees what
+ * it made if the op throws.
+ */
+export function callAlongAxis(op: OpRef, x: Tensor, dim: number, dtype: DType, asked: DType | undefined, out: Tensor | undefined,
+  fn: string): Tensor {
+  const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
+  try {
+    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out });
+    try {
+      native.callOp(op.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
+    } catch (e) {
+      if (owned) result.dispose();
+      throw e;
+    }
+    return result;
+  } finally {
+    if (src !== x) src.dispose();
+  }
 }

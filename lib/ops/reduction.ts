@@ -7,6 +7,7 @@ import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
 import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
 import { OpRef } from './library';
+import { normalizeAxes } from './axes';
 import { isFloating } from './promotion';
 
 export interface ReduceOptions {
@@ -54,31 +55,6 @@ export const REDUCE = {
 } as const;
 
 export type ReduceName = keyof typeof REDUCE;
-
-/** The reduced axes, sorted, in range, distinct (all for undefined). A 0-d tensor takes axis 0 or -1. */
-function normalizeAxes(axis: unknown, shape: readonly number[], fn: string): number[] {
-  const ndim = shape.length;
-  if (axis === undefined || axis === null) return shape.map((_, i) => i);
-  const list = typeof axis === 'number' ? [axis] : Array.isArray(axis) ? (axis as unknown[]) : undefined;
-  if (list === undefined) {
-    throw new TypeError(`${fn}: axis must be a number or an array of numbers, got ${describeOperand(axis)}`);
-  }
-  const seen = new Set<number>();
-  for (const a of list) {
-    if (typeof a !== 'number' || !Number.isInteger(a)) {
-      throw new TypeError(`${fn}: axis must hold integers, got ${describeOperand(a)}`);
-    }
-    const lim = Math.max(ndim, 1);
-    if (a < -lim || a >= lim) {
-      throw new RangeError(`${fn}: axis ${a} is out of range for an input of shape ${formatShape(shape)} ` +
-        `(${ndim} dimension${ndim === 1 ? '' : 's'}; valid: ${-lim} to ${lim - 1})`);
-    }
-    const d = a < 0 ? a + lim : a;
-    if (seen.has(d)) throw new RangeError(`${fn}: axis ${JSON.stringify(list)} names dimension ${d} twice`);
-    seen.add(d);
-  }
-  return ndim === 0 ? [] : [...seen].sort((p, q) => p - q);
-}
 
 /** @internal Reduces x by `spec`; `opts` may be the options object or just the axis (or axes). */
 export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string): Tensor {

@@ -5,11 +5,9 @@
 // kernels are in ops/scan/.
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
 import type { Tensor } from '../tensor';
-import { normalizeAxis } from './axes';
-import { checkTensor, optionsOf, resultTensor } from './common';
-import { astypeOp } from './elementwise';
+import { callAlongAxis, normalizeAxis } from './axes';
+import { checkTensor, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
 import type { SumResult } from './types';
@@ -31,19 +29,7 @@ export function cumsumImpl(a: unknown, axis: unknown, opts: unknown, fn: string)
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
   const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');
-  const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
-  try {
-    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out: o.out });
-    try {
-      native.callOp(CUMSUM.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
-    } catch (e) {
-      if (owned) result.dispose();
-      throw e;
-    }
-    return result;
-  } finally {
-    if (src !== x) src.dispose();
-  }
+  return callAlongAxis(CUMSUM, x, dim, dtype, asked, o.out, fn);
 }
 
 export interface CumsumFn {

@@ -9,11 +9,9 @@
 // read once into registers, 16-byte loads).
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
 import type { Tensor } from '../tensor';
-import { normalizeAxis } from './axes';
-import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
-import { astypeOp } from './elementwise';
+import { callAlongAxis, normalizeAxis } from './axes';
+import { checkTensor, describeOperand, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
 import type { FloatDType } from './types';
@@ -43,19 +41,7 @@ function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unk
     throw new TypeError(`${fn}: dtype ${dtype} is not supported (got ${describeOperand(x)}); ` +
       `${name} needs a floating-point input or { dtype: 'float32' }`);
   }
-  const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
-  try {
-    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out: o.out });
-    try {
-      native.callOp(op.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
-    } catch (e) {
-      if (owned) result.dispose();
-      throw e;
-    }
-    return result;
-  } finally {
-    if (src !== x) src.dispose();
-  }
+  return callAlongAxis(op, x, dim, dtype, asked, o.out, fn);
 }
 
 /** @internal */
