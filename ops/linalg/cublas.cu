@@ -2,7 +2,6 @@
 #include "cublas.h"
 
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
 #include <gpuext/extension.h>
@@ -14,35 +13,19 @@ namespace {
 
 namespace ol = optional_library;
 
-struct Loaded {
-  Api api;
-  bool ok = false;
-  std::string error;
-};
-
-Loaded& loaded() {
-  static Loaded state;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string errors;
-    state.ok = ol::load_first(
-        ol::candidates("GPUEXT_CUBLAS_PATH", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}),
-        [](void* lib, std::string& missing) {
-          Api& a = state.api;
-          ol::resolve(lib, "cublasCreate_v2", a.Create, missing);
-          ol::resolve(lib, "cublasSetStream_v2", a.SetStream, missing);
-          ol::resolve(lib, "cublasGetStatusString", a.GetStatusString, missing);
-          ol::resolve(lib, "cublasSetWorkspace_v2", a.SetWorkspace, missing);
-          ol::resolve(lib, "cublasGemmEx", a.GemmEx, missing);
-          ol::resolve(lib, "cublasGemmStridedBatchedEx", a.GemmStridedBatchedEx, missing);
-        },
-        errors);
-    if (!state.ok) {
-      state.error = "cuBLAS (libcublas.so.13 or .12) could not be loaded: install the CUDA toolkit's cuBLAS (e.g. "
-                    "apt install libcublas-13-0), set CUDA_HOME, or name the file in GPUEXT_CUBLAS_PATH" + errors;
-    }
-  });
-  return state;
+const ol::Loaded<Api>& loaded() {
+  return ol::load_once<Api>(
+      "GPUEXT_CUBLAS_PATH", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
+      [](void* lib, Api& a, std::string& missing) {
+        ol::resolve(lib, "cublasCreate_v2", a.Create, missing);
+        ol::resolve(lib, "cublasSetStream_v2", a.SetStream, missing);
+        ol::resolve(lib, "cublasGetStatusString", a.GetStatusString, missing);
+        ol::resolve(lib, "cublasSetWorkspace_v2", a.SetWorkspace, missing);
+        ol::resolve(lib, "cublasGemmEx", a.GemmEx, missing);
+        ol::resolve(lib, "cublasGemmStridedBatchedEx", a.GemmStridedBatchedEx, missing);
+      },
+      "cuBLAS (libcublas.so.13 or .12) could not be loaded: install the CUDA toolkit's cuBLAS (e.g. apt install "
+      "libcublas-13-0), set CUDA_HOME, or name the file in GPUEXT_CUBLAS_PATH");
 }
 
 // GPUEXT_CUBLAS_WORKSPACE_MB (default 32; 0: cuBLAS's own workspace pool).
@@ -77,7 +60,7 @@ void bind(const Api& a, Entry& e, cudaStream_t stream, const char* what) {
 }  // namespace
 
 const Api& api(const char* what) {
-  Loaded& l = loaded();
+  const ol::Loaded<Api>& l = loaded();
   GX_CHECK(l.ok, what, ": ", l.error);
   return l.api;
 }

@@ -1,7 +1,6 @@
 // cuSOLVER loading and per-thread handles (cusolver.h; optional_library.h).
 #include "cusolver.h"
 
-#include <mutex>
 #include <string>
 
 #include <gpuext/extension.h>
@@ -13,37 +12,21 @@ namespace {
 
 namespace ol = optional_library;
 
-struct Loaded {
-  Api api;
-  bool ok = false;
-  std::string error;
-};
-
-Loaded& loaded() {
-  static Loaded state;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string errors;
-    state.ok = ol::load_first(
-        ol::candidates("GPUEXT_CUSOLVER_PATH", {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}),
-        [](void* lib, std::string& missing) {
-          Api& a = state.api;
-          ol::resolve(lib, "cusolverDnCreate", a.Create, missing);
-          ol::resolve(lib, "cusolverDnSetStream", a.SetStream, missing);
-          ol::resolve(lib, "cusolverDnCreateGesvdjInfo", a.CreateGesvdjInfo, missing);
-          ol::resolve(lib, "cusolverDnDestroyGesvdjInfo", a.DestroyGesvdjInfo, missing);
-          ol::resolve(lib, "cusolverDnSgesvdj_bufferSize", a.SgesvdjBufferSize, missing);
-          ol::resolve(lib, "cusolverDnDgesvdj_bufferSize", a.DgesvdjBufferSize, missing);
-          ol::resolve(lib, "cusolverDnSgesvdj", a.Sgesvdj, missing);
-          ol::resolve(lib, "cusolverDnDgesvdj", a.Dgesvdj, missing);
-        },
-        errors);
-    if (!state.ok) {
-      state.error = "cuSOLVER (libcusolver.so.12 or .11) could not be loaded: install the CUDA toolkit's cuSOLVER "
-                    "(e.g. apt install libcusolver-13-0), set CUDA_HOME, or name the file in GPUEXT_CUSOLVER_PATH" + errors;
-    }
-  });
-  return state;
+const ol::Loaded<Api>& loaded() {
+  return ol::load_once<Api>(
+      "GPUEXT_CUSOLVER_PATH", {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"},
+      [](void* lib, Api& a, std::string& missing) {
+        ol::resolve(lib, "cusolverDnCreate", a.Create, missing);
+        ol::resolve(lib, "cusolverDnSetStream", a.SetStream, missing);
+        ol::resolve(lib, "cusolverDnCreateGesvdjInfo", a.CreateGesvdjInfo, missing);
+        ol::resolve(lib, "cusolverDnDestroyGesvdjInfo", a.DestroyGesvdjInfo, missing);
+        ol::resolve(lib, "cusolverDnSgesvdj_bufferSize", a.SgesvdjBufferSize, missing);
+        ol::resolve(lib, "cusolverDnDgesvdj_bufferSize", a.DgesvdjBufferSize, missing);
+        ol::resolve(lib, "cusolverDnSgesvdj", a.Sgesvdj, missing);
+        ol::resolve(lib, "cusolverDnDgesvdj", a.Dgesvdj, missing);
+      },
+      "cuSOLVER (libcusolver.so.12 or .11) could not be loaded: install the CUDA toolkit's cuSOLVER (e.g. apt "
+      "install libcusolver-13-0), set CUDA_HOME, or name the file in GPUEXT_CUSOLVER_PATH");
 }
 
 struct Entry {
@@ -55,7 +38,7 @@ struct Entry {
 }  // namespace
 
 const Api& api(const char* what) {
-  Loaded& l = loaded();
+  const ol::Loaded<Api>& l = loaded();
   GX_CHECK(l.ok, what, ": ", l.error);
   return l.api;
 }

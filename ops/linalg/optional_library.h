@@ -54,6 +54,31 @@ bool load_first(const std::vector<std::string>& paths, Bind bind, std::string& e
   return false;
 }
 
+// A library's function table, loaded once per process.
+template <typename Api>
+struct Loaded {
+  Api api;
+  bool ok = false;
+  std::string error;  // why not, when !ok
+};
+
+// Loads the first of candidates(env_var, names) whose symbols
+// `bind(lib, api, missing)` resolves, once (per Api type); `missing_hint`
+// starts the error when none does.
+template <typename Api, typename Bind>
+const Loaded<Api>& load_once(const char* env_var, std::initializer_list<const char*> names, Bind bind,
+                             const char* missing_hint) {
+  static Loaded<Api> state;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::string errors;
+    state.ok = load_first(candidates(env_var, names), [&](void* lib, std::string& missing) { bind(lib, state.api, missing); },
+                          errors);
+    if (!state.ok) state.error = missing_hint + errors;
+  });
+  return state;
+}
+
 // Library handles per thread and device. A thread's handles go back to a
 // shared pool when it exits (no library call at exit, when the driver may be
 // going away) and the next thread that needs one takes it; they are never
