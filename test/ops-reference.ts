@@ -169,6 +169,24 @@ export function close(t: ExecutionContext, actual: readonly V[], expected: reado
   t.pass();
 }
 
+/**
+ * Elementwise comparison with an absolute tolerance per element (bigints
+ * exact, NaN equals NaN); checks the count, fails at the first mismatch.
+ */
+export function closeEach(t: ExecutionContext, actual: readonly V[], expected: readonly V[], atol: readonly number[], what: string): void {
+  t.is(actual.length, expected.length, `${what}: element count`);
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i], e = expected[i];
+    const ok = typeof e === 'bigint' || typeof a === 'bigint' ? BigInt(a) === BigInt(e)
+      : (Number.isNaN(a) && Number.isNaN(e)) || a === e || Math.abs(Number(a) - Number(e)) <= atol[i];
+    if (!ok) {
+      t.fail(`${what}: element ${i} is ${a}, expected ${e} (atol ${atol[i]})`);
+      return;
+    }
+  }
+  t.pass();
+}
+
 /** Live tensors on a device now (for leak checks in serial tests). */
 export function live(device: string): number {
   return gx.memory.stats(device).liveTensors;

@@ -10,7 +10,7 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, poisonOf } from './helpers';
-import { ALL_DTYPES, FLOATS, cast, close, isFloat, live, make, numel, randomIn, tolerance, values, type V } from './ops-reference';
+import { ALL_DTYPES, FLOATS, cast, close, closeEach, isFloat, live, make, numel, randomIn, tolerance, values, type V } from './ops-reference';
 
 type Float = (typeof FLOATS)[number];
 
@@ -432,18 +432,7 @@ function checkCumsum(t: ExecutionContext, x: gx.Tensor, axis: number, what: stri
       }
     }
   }
-  const got = values(r);
-  t.is(got.length, want.length, `${what}: element count`);
-  for (let i = 0; i < want.length; i++) {
-    const a = got[i], e = want[i];
-    const ok = typeof e === 'bigint' || typeof a === 'bigint' ? BigInt(a) === BigInt(e)
-      : (Number.isNaN(a) && Number.isNaN(e)) || a === e || Math.abs(Number(a) - Number(e)) <= atol[i];
-    if (!ok) {
-      t.fail(`${what}: element ${i} is ${a}, expected ${e} (atol ${atol[i]})`);
-      return;
-    }
-  }
-  t.pass();
+  closeEach(t, values(r), want, atol, what);
 }
 
 deviceTest('cumsum: every dtype (integers and bool exact in int64), every axis, views, 0-d, empty', (t, device) => {

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <gpuext/optional_library.h>
+
 #include "core/device.h"
 #include "rtc/internal.h"
 #include "rtc/rtc.h"
@@ -46,14 +48,7 @@ struct DriverState {
   std::string error;  // why !loaded or !initialized
 };
 
-template <typename F>
-void resolve(void* lib, const char* name, F& fn, std::string& missing) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  if (fn == nullptr) {
-    if (!missing.empty()) missing += ", ";
-    missing += name;
-  }
-}
+using optional_library::resolve;
 
 std::string cu_error_of(const Driver& d, CUresult r) {
   const char* name = nullptr;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <gpuext/optional_library.h>
+
 #include "rtc/internal.h"
 #include "rtc/rtc.h"
 
@@ -47,15 +49,7 @@ struct LoadState {
   std::string error;
 };
 
-template <typename F>
-bool resolve(void* lib, const char* name, F& fn, std::string& missing) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  if (fn == nullptr) {
-    if (!missing.empty()) missing += ", ";
-    missing += name;
-  }
-  return fn != nullptr;
-}
+using optional_library::resolve;
 
 // The CUDA driver's major version when libcuda is already loaded, else 0.
 // Listing candidates for the kernel cache must stay cheap (NOTE [ NVRTC
@@ -83,21 +77,10 @@ int loaded_driver_major() {
 // that the kernel cache can name NVRTC by its file without loading it
 // (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
 std::vector<std::string> nvrtc_candidates(bool load_driver) {
-  std::vector<std::string> out;
-  if (const char* p = std::getenv("GPUEXT_NVRTC_PATH"); p != nullptr && *p != '\0') out.push_back(p);
-  std::vector<std::string> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  std::vector<const char*> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   const int driver_major = load_driver ? detail::driver_version() / 1000 : loaded_driver_major();
   if (driver_major == 12) std::swap(names[0], names[1]);
-  std::vector<std::string> dirs;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* d = std::getenv(var); d != nullptr && *d != '\0') dirs.push_back(std::string(d) + "/lib64");
-  }
-  dirs.push_back("/usr/local/cuda/lib64");
-  for (const std::string& d : dirs) {
-    for (const std::string& n : names) out.push_back(d + "/" + n);
-  }
-  for (const std::string& n : names) out.push_back(n);
-  return out;
+  return optional_library::candidates("GPUEXT_NVRTC_PATH", names);
 }
 
 namespace {

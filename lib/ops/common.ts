@@ -36,9 +36,6 @@ export function checkOperand(x: unknown, fn: string, name: string): Operand {
   throw new TypeError(`${fn}: argument '${name}' must be a Tensor, number, bigint or boolean, got ${describeValue(x)}`);
 }
 
-/** Same rank and sizes. */
-export const sameShape = equalShapes;
-
 /** NumPy broadcasting of the tensors' shapes; an Error naming `fn` and every shape when they do not broadcast. */
 export function broadcastShapes(tensors: readonly Tensor[], fn: string): readonly number[] {
   if (tensors.length === 1) return tensors[0].shape;
@@ -73,7 +70,7 @@ export function resultTensor(shape: readonly number[], dtype: DType, device: Dev
   opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean } {
   const self = opts.inplace;
   if (self !== undefined) {
-    if (!sameShape(self.shape, shape)) {
+    if (!equalShapes(self.shape, shape)) {
       throw new Error(`${fn}: the result has shape ${formatShape(shape)}, which in-place ops cannot write into ` +
         `self of shape ${formatShape(self.shape)} (in place, self keeps its shape)`);
     }
@@ -91,7 +88,7 @@ export function resultTensor(shape: readonly number[], dtype: DType, device: Dev
   if (out === undefined || out === null) return { t: allocate(shape, dtype, device), owned: true };
   if (!(out instanceof Tensor)) throw new TypeError(`${fn}: options.out must be a Tensor, got ${describeValue(out)}`);
   out.handle(fn);
-  if (!sameShape(out.shape, shape)) {
+  if (!equalShapes(out.shape, shape)) {
     throw new Error(`${fn}: out has shape ${formatShape(out.shape)} but the result has shape ${formatShape(shape)}`);
   }
   if (!canCast(dtype, out.dtype)) {

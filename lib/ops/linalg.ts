@@ -10,7 +10,7 @@
 import { allocate } from '../creation';
 import type { DType } from '../generated/dtypes';
 import { native } from '../native';
-import { broadcastShapes, formatShape, numelOf } from '../shape';
+import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { checkTensor } from './common';
 import { OpRef } from './library';
@@ -89,7 +89,7 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   const out = opts.out;
   if (out !== undefined) {
     checkTensor(out, fn, 'out');
-    if (out.dtype !== a.dtype || !out.isContiguous() || out.shape.join(',') !== resultShape.join(',') || !out.device.equals(a.device)) {
+    if (out.dtype !== a.dtype || !out.isContiguous() || !equalShapes(out.shape, resultShape) || !out.device.equals(a.device)) {
       throw new TypeError(`${fn}: out must be a contiguous ${a.dtype} ${formatShape(resultShape)} tensor on ${a.device}, ` +
         `got ${out.dtype} ${formatShape(out.shape)} on ${out.device}${out.isContiguous() ? '' : ' (not contiguous)'}`);
     }

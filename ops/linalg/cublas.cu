@@ -1,17 +1,17 @@
-// cuBLAS loading and per-thread handles (cublas.h; optional_library.h).
+// cuBLAS loading and per-thread handles (cublas.h; gpuext/optional_library.h).
 #include "cublas.h"
 
 #include <cstdlib>
 #include <string>
 
 #include <gpuext/extension.h>
+#include <gpuext/optional_library.h>
 
-#include "optional_library.h"
 
 namespace gx::ops::cublas {
 namespace {
 
-namespace ol = optional_library;
+namespace ol = ::gx::optional_library;
 
 const ol::Loaded<Api>& loaded() {
   return ol::load_once<Api>(

@@ -1,16 +1,16 @@
-// cuSOLVER loading and per-thread handles (cusolver.h; optional_library.h).
+// cuSOLVER loading and per-thread handles (cusolver.h; gpuext/optional_library.h).
 #include "cusolver.h"
 
 #include <string>
 
 #include <gpuext/extension.h>
+#include <gpuext/optional_library.h>
 
-#include "optional_library.h"
 
 namespace gx::ops::cusolver {
 namespace {
 
-namespace ol = optional_library;
+namespace ol = ::gx::optional_library;
 
 const ol::Loaded<Api>& loaded() {
   return ol::load_once<Api>(

@@ -25,6 +25,10 @@ void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const
     default:
       GX_CHECK(false, "matmul: dtype ", out.dtype(), " is not supported on CUDA; expected float32, float64, float16 or bfloat16");
   }
+  if (s.k == 0) {  // an empty sum: zeros (cuBLAS would leave C alone with k = 0)
+    zero_(out);
+    return;
+  }
   cudaStream_t stream = current_stream();
   cublas::Handle h = cublas::handle(kWhat, stream);
   const cublas::Api& api = cublas::api(kWhat);
@@ -34,11 +38,6 @@ void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const
   const void* alpha = dbl ? static_cast<const void*>(&alpha_d) : static_cast<const void*>(&alpha_f);
   const void* beta = dbl ? static_cast<const void*>(&beta_d) : static_cast<const void*>(&beta_f);
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-  if (s.k == 0) {  // an empty sum: zeros (cuBLAS would leave C alone with k = 0)
-    GX_CHECK(cudaMemsetAsync(out.data_ptr(), 0, static_cast<size_t>(out.numel()) * (dbl ? 8 : type == cublas::kR32F ? 4 : 2),
-                             stream) == cudaSuccess, "matmul: cudaMemsetAsync failed");
-    return;
-  }
   if (s.batch == 1) {  // plain GEMM: cuBLAS's heuristics for it are the ones torch gets
     cublas::check(api.GemmEx(h, cublas::kOpN, cublas::kOpN, n, m, k, alpha, other.data_ptr(), type, n, self.data_ptr(),
                              type, k, beta, out.data_ptr(), type, n, compute, cublas::kGemmDefault),

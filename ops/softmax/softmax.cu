@@ -41,41 +41,38 @@ constexpr int kMaxBlock = 1024;      // the rows kernel's largest block
 // what fits the 64 registers a 1024-thread block leaves without spilling.
 template <int VEC, typename C> constexpr int kRegVecs = (VEC > 1 && sizeof(C) == 4 ? 16 : 8) / VEC;
 
-template <typename C> __device__ __forceinline__ C warp_max(C v) {
-#pragma unroll
-  for (int o = kWarp / 2; o > 0; o >>= 1) {
-    const C w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = w > v ? w : v;
-  }
-  return v;
-}
+struct MaxOp {
+  template <typename C> __device__ __forceinline__ C operator()(C a, C b) const { return b > a ? b : a; }
+};
+struct SumOp {
+  template <typename C> __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
+};
 
-template <typename C> __device__ __forceinline__ C warp_sum(C v) {
+template <typename C, typename Op> __device__ __forceinline__ C warp_reduce(C v, Op op) {
 #pragma unroll
-  for (int o = kWarp / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = kWarp / 2; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
+template <typename C> __device__ __forceinline__ C warp_max(C v) { return warp_reduce(v, MaxOp{}); }
+template <typename C> __device__ __forceinline__ C warp_sum(C v) { return warp_reduce(v, SumOp{}); }
 
 // Block-wide max / sum over the block's `nwarps` warps (every thread gets the
 // result). Each has its own shared array, so two in a row (max, then sum) need
 // no barrier between one row's reads and the next row's writes beyond the ones
 // inside.
-template <typename C> __device__ __forceinline__ C block_max(C v, C* smem, int nwarps) {
-  v = warp_max(v);
+template <typename C, typename Op> __device__ __forceinline__ C block_reduce(C v, C* smem, int nwarps, Op op) {
+  v = warp_reduce(v, op);
   if (threadIdx.x % kWarp == 0) smem[threadIdx.x / kWarp] = v;
   __syncthreads();
   C r = smem[0];
-  for (int w = 1; w < nwarps; ++w) r = smem[w] > r ? smem[w] : r;
+  for (int w = 1; w < nwarps; ++w) r = op(r, smem[w]);
   return r;
 }
-
+template <typename C> __device__ __forceinline__ C block_max(C v, C* smem, int nwarps) {
+  return block_reduce(v, smem, nwarps, MaxOp{});
+}
 template <typename C> __device__ __forceinline__ C block_sum(C v, C* smem, int nwarps) {
-  v = warp_sum(v);
-  if (threadIdx.x % kWarp == 0) smem[threadIdx.x / kWarp] = v;
-  __syncthreads();
-  C r = smem[0];
-  for (int w = 1; w < nwarps; ++w) r += smem[w];
-  return r;
+  return block_reduce(v, smem, nwarps, SumOp{});
 }
 
 template <typename C> __device__ __forceinline__ C store_value(bool log, C x, C mx, C sum, C log_sum) {

@@ -189,9 +189,11 @@ inline Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return Tensor(out);
 }
 inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.dtype(), t.device()); }
+// Sets every element of t to zero (on the current stream for CUDA tensors).
+inline void zero_(const Tensor& t) { detail::check_status(detail::api().tensor_zero_(t.get())); }
 inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
-  detail::check_status(detail::api().tensor_zero_(t.get()));
+  zero_(t);
   return t;
 }
 inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype(), t.device()); }

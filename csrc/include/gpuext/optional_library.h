@@ -1,16 +1,17 @@
-// What cublas.cu and cusolver.cu share: finding and dlopen-ing an optional
-// CUDA library when it is first used (DESIGN.md decision 7), and per-thread
-// handles that outlive their threads.
+// Finding and dlopen-ing an optional CUDA library when it is first used
+// (DESIGN.md decision 7: NVRTC and the driver in the core, cuBLAS and
+// cuSOLVER in the built-in ops, anything an extension wants), and per-thread
+// handles that outlive their threads. Header-only; not part of the C ABI, and
+// not included by gpuext/extension.h (it pulls in <string> and <vector>).
 #pragma once
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
 
-namespace gx::ops::optional_library {
+namespace gx::optional_library {
 
 // `fn` = the symbol `name` of `lib`; appends the name to `missing` when absent.
 template <typename F>
@@ -22,7 +23,7 @@ void resolve(void* lib, const char* name, F& fn, std::string& missing) {
 // $env_var, then each name under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
 // /usr/local/cuda/lib64 (the toolkit the headers come from), then the bare
 // names for the loader's search path.
-inline std::vector<std::string> candidates(const char* env_var, std::initializer_list<const char*> names) {
+inline std::vector<std::string> candidates(const char* env_var, const std::vector<const char*>& names) {
   std::vector<std::string> out;
   if (const char* p = std::getenv(env_var); p != nullptr && *p != '\0') out.push_back(p);
   std::vector<std::string> dirs;
@@ -66,7 +67,7 @@ struct Loaded {
 // `bind(lib, api, missing)` resolves, once (per Api type); `missing_hint`
 // starts the error when none does.
 template <typename Api, typename Bind>
-const Loaded<Api>& load_once(const char* env_var, std::initializer_list<const char*> names, Bind bind,
+const Loaded<Api>& load_once(const char* env_var, const std::vector<const char*>& names, Bind bind,
                              const char* missing_hint) {
   static Loaded<Api> state;
   static std::once_flag once;
@@ -130,4 +131,4 @@ class HandlePool {
   }
 };
 
-}  // namespace gx::ops::optional_library
+}  // namespace gx::optional_library
