@@ -10,6 +10,8 @@
     {
       "target_name": "gpuext_core",
       "sources": [
+        "csrc/cache/cache_files.cpp",
+        "csrc/cache/sha256.cpp",
         "csrc/core/abi.cpp",
         "csrc/core/cpu_allocator.cpp",
         "csrc/core/cpu_kernels.cpp",
@@ -20,6 +22,7 @@
         "csrc/core/tensor.cpp",
         "csrc/core/tensor_ops.cpp",
         "csrc/binding/addon.cpp",
+        "csrc/binding/cache_functions.cpp",
         "csrc/binding/js_errors.cpp",
         "csrc/binding/op_functions.cpp",
         "csrc/binding/rtc_functions.cpp",

@@ -219,6 +219,13 @@ export interface NativeCore {
    */
   launchKernel(fn: NativeFunction, gridX: number, gridY: number, gridZ: number, blockX: number, blockY: number,
     blockZ: number, sharedMem: number, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[]): void;
+  // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
+  /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
+  sha256(parts: readonly (string | ArrayBufferView)[]): string;
+  /** [real path, size, mtime seconds, mtime nanoseconds] of a regular file (links followed), or null. */
+  statFile(path: string): [string, number, number, number] | null;
+  /** `<dir>/<key>.json` (as text) and `.bin` with the .bin's SHA-256, both touched; null when either is missing. */
+  readCacheEntry(dir: string, key: string): { meta: string; image: Uint8Array; imageSha256: string } | null;
   /** Synchronous, after the device's current stream (synchronized first). */
   memcpyHtoD(device: number, ptr: bigint, data: ArrayBufferView): void;
   memcpyDtoH(device: number, ptr: bigint, size: number): ArrayBuffer;

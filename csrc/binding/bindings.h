@@ -8,4 +8,5 @@ void register_runtime_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
 void register_stream_functions(Napi::Env env, Napi::Object exports);
 void register_rtc_functions(Napi::Env env, Napi::Object exports);
+void register_cache_functions(Napi::Env env, Napi::Object exports);
 }  // namespace gx::js

@@ -2,6 +2,7 @@
 // in rtc.h). nvrtc.h is not needed: the few functions used are declared here
 // with their documented C signatures.
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -54,9 +55,24 @@ using optional_library::resolve;
 // The CUDA driver's major version when libcuda is already loaded, else 0.
 // Listing candidates for the kernel cache must stay cheap (NOTE [ NVRTC
 // identity ]): loading the driver and cuInit take milliseconds, while
-// cuDriverGetVersion on a loaded driver needs no cuInit.
+// cuDriverGetVersion on a loaded driver needs no cuInit. Whether it is loaded
+// comes from the list of loaded objects: a dlopen(RTLD_NOLOAD) of a soname
+// that is not loaded searches the library path (0.3 ms, a process's first
+// kernel cache lookup pays it).
+int find_loaded_libcuda(struct dl_phdr_info* info, size_t, void* out) {
+  const char* name = info->dlpi_name;
+  if (name == nullptr) return 0;
+  const char* slash = std::strrchr(name, '/');
+  if (std::strncmp(slash != nullptr ? slash + 1 : name, "libcuda.so", 10) != 0) return 0;
+  *static_cast<std::string*>(out) = name;
+  return 1;  // stop
+}
+
 int loaded_driver_major() {
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  std::string path;
+  dl_iterate_phdr(find_loaded_libcuda, &path);
+  if (path.empty()) return 0;
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
   if (lib == nullptr) return 0;
   int version = 0;
   using GetVersion = int (*)(int*);

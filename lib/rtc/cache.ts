@@ -14,12 +14,12 @@
 // grows forever, cupy#4926): after a write that takes it over the bound, the
 // least recently used entries (by mtime; a hit touches its entry) go until
 // it is under 90% of it.
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import { errorCode, rmQuiet, writeFileAtomic } from '../build/fsutil';
 import { cacheDir } from '../build/toolchain';
+import { readEntryFiles, sha256Hex } from './cache-io';
 
 /** Bump when what a key covers, or an entry's format, changes. */
 export const KEY_VERSION = 'gpuext-rtc-1';
@@ -57,9 +57,9 @@ export interface CacheLocation {
 }
 
 /** `<GPUEXT_CACHE_DIR or the user cache dir>/kernels`, or `<root>/kernels` for an explicit root. */
-export function kernelCacheDir(root?: string): string {
+export const kernelCacheDir = (function kernelCacheDir(root?: string): string {
   return path.join(root !== undefined ? path.resolve(root) : cacheDir(), 'kernels');
-}
+});
 
 /** GPUEXT_KERNEL_CACHE_MAX_BYTES (a byte count), else 1 GiB. */
 export function kernelCacheMaxBytes(): number {
@@ -78,24 +78,21 @@ export function kernelCacheMaxBytes(): number {
 export interface KeyParts {
   source: string;
   /** The options, normalized (order kept). */
-  options: string[];
-  nameExpressions: string[];
+  options: readonly string[];
+  nameExpressions: readonly string[];
   arch: string;
   backend: Backend;
   /** The backend's version ("nvrtc 12.8", nvcc's --version text). */
   compilerVersion: string;
   /** headerFingerprints() of the source. */
-  headers: string[];
+  headers: readonly string[];
 }
 
 /** The cache key: sha256 (hex) over every part, in a fixed order. Nothing random, nothing from the clock. */
-export function computeKey(p: KeyParts): string {
-  const h = createHash('sha256');
-  h.update(JSON.stringify([KEY_VERSION, p.backend, p.compilerVersion, p.arch, p.options, p.nameExpressions, p.headers]));
-  h.update('\0');
-  h.update(p.source);
-  return h.digest('hex');
-}
+export const computeKey = (function computeKey(p: KeyParts): string {
+  const parts = JSON.stringify([KEY_VERSION, p.backend, p.compilerVersion, p.arch, p.options, p.nameExpressions, p.headers]);
+  return sha256Hex([parts, '\0', p.source]);
+});
 
 export interface IncludeSearch {
   /** Where the main source's quoted includes are looked up first (the working directory, as NVRTC does). */
@@ -226,7 +223,7 @@ function fileInfo(file: string, fixed = false): FileInfo | undefined {
   }
   const info: FileInfo = {
     sig,
-    sha: createHash('sha256').update(data).digest('hex'),
+    sha: sha256Hex([data]),
     includes: parseIncludes(data.toString('utf8')),
   };
   fileMemo.set(file, info);
@@ -298,6 +295,8 @@ function fixedSubtree(file: string, search: IncludeSearch): Resolved[] {
  * system's, and NVRTC's built-in ones, which the compiler version stands for).
  */
 export function headerFingerprints(source: string, search: IncludeSearch): string[] {
+  // No directive at all (most kernels): nothing to walk.
+  if (!source.includes('#') && (search.preIncludes ?? []).length === 0) return [];
   const out: string[] = [];
   const seen = new Set<string>();
   let full = false;
@@ -351,7 +350,7 @@ export function headerFingerprints(source: string, search: IncludeSearch): strin
 const memory = new Map<string, CacheEntry>();
 let memoryBytes = 0;
 
-export function memoryGet(key: string): CacheEntry | undefined {
+export const memoryGet = (function memoryGet(key: string): CacheEntry | undefined {
   const e = memory.get(key);
   if (e) {
     // Map order is insertion order: re-inserting makes it the most recent.
@@ -359,9 +358,9 @@ export function memoryGet(key: string): CacheEntry | undefined {
     memory.set(key, e);
   }
   return e;
-}
+});
 
-export function memorySet(key: string, entry: CacheEntry): void {
+export const memorySet = (function memorySet(key: string, entry: CacheEntry): void {
   const old = memory.get(key);
   if (old) {
     memoryBytes -= old.image.byteLength;
@@ -374,7 +373,7 @@ export function memorySet(key: string, entry: CacheEntry): void {
     memory.delete(k);
     memoryBytes -= e.image.byteLength;
   }
-}
+});
 
 // ---------------------------------------------------------------------------
 // Disk
@@ -391,11 +390,11 @@ interface EntryMeta {
   createdAt: string;
 }
 
-function isStringRecord(v: unknown): v is Record<string, string> {
+const isStringRecord = (function isStringRecord(v: unknown): v is Record<string, string> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
-}
+});
 
-function isEntryMeta(v: unknown): v is EntryMeta {
+const isEntryMeta = (function isEntryMeta(v: unknown): v is EntryMeta {
   if (typeof v !== 'object' || v === null) return false;
   return 'format' in v && v.format === ENTRY_FORMAT &&
     'key' in v && typeof v.key === 'string' &&
@@ -405,45 +404,29 @@ function isEntryMeta(v: unknown): v is EntryMeta {
     'log' in v && typeof v.log === 'string' &&
     'bytes' in v && typeof v.bytes === 'number' &&
     'sha256' in v && typeof v.sha256 === 'string';
-}
-
-function touch(file: string, now: Date): void {
-  try {
-    fs.utimesSync(file, now, now);
-  } catch {
-    // evicted by another process meanwhile: the entry we read is still whole
-  }
-}
+});
 
 /** The entry for `key` in `dir`, or undefined when there is none or it does not check out. A hit touches it (LRU). */
-export function diskGet(dir: string, key: string): CacheEntry | undefined {
-  const base = path.join(dir, key);
+export const diskGet = (function diskGet(dir: string, key: string): CacheEntry | undefined {
+  const files = readEntryFiles(dir, key);
+  if (files === undefined) return undefined;
   let meta: unknown;
   try {
-    meta = JSON.parse(fs.readFileSync(`${base}.json`, 'utf8'));
+    meta = JSON.parse(files.meta);
   } catch {
     return undefined;
   }
   if (!isEntryMeta(meta) || meta.key !== key) return undefined;
-  let image: Buffer;
-  try {
-    image = fs.readFileSync(`${base}.bin`);
-  } catch {
-    return undefined;
-  }
-  if (image.byteLength !== meta.bytes) return undefined;
-  if (createHash('sha256').update(image).digest('hex') !== meta.sha256) return undefined;
-  const now = new Date();
-  touch(`${base}.json`, now);
-  touch(`${base}.bin`, now);
+  const { image } = files;
+  if (image.byteLength !== meta.bytes || files.imageSha256 !== meta.sha256) return undefined;
   return {
-    image: new Uint8Array(image.buffer, image.byteOffset, image.byteLength),
+    image,
     ptx: meta.ptx,
     loweredNames: meta.loweredNames,
     log: meta.log,
     backend: meta.backend,
   };
-}
+});
 
 /**
  * Writes an entry (atomically: .bin, then .json, each through a temporary
@@ -459,7 +442,7 @@ export function diskPut(loc: CacheLocation, key: string, entry: CacheEntry): voi
     loweredNames: entry.loweredNames,
     log: entry.log,
     bytes: entry.image.byteLength,
-    sha256: createHash('sha256').update(entry.image).digest('hex'),
+    sha256: sha256Hex([entry.image]),
     createdAt: new Date().toISOString(),
   };
   writeFileAtomic(`${base}.bin`, entry.image);

@@ -34,6 +34,7 @@ import {
   computeKey, diskGet, diskPut, headerFingerprints, kernelCacheDir, kernelCacheMaxBytes, memoryGet, memorySet,
   VERSIONS_FILE, type Backend, type CacheEntry,
 } from './cache';
+import { fileIdentity, isFile } from './cache-io';
 import { CompileError } from './errors';
 
 export { cacheStats, clearKernelCache, kernelCacheDir, type Backend, type KernelCacheStats } from './cache';
@@ -147,17 +148,26 @@ function toNvrtcOutput(v: unknown): NvrtcOutput {
   return out;
 }
 
+// Required when this module loads, not at the first compile: resolving a
+// require() costs a first cache lookup more than the lookup (NOTE [ First
+// lookup ] in cache-io.ts).
+let nativeModule: unknown;
+let nativeLoadError = '';
+try {
+  nativeModule = require('../native');
+} catch (e) {
+  nativeLoadError = `the core addon did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`;
+}
+
 let defaultNative: RtcNative | null | undefined;
 let defaultNativeMissing = '';
 
-function loadDefaultNative(): RtcNative | null {
+const loadDefaultNative = (function loadDefaultNative(): RtcNative | null {
   if (defaultNative !== undefined) return defaultNative;
   defaultNative = null;
-  let mod: unknown;
-  try {
-    mod = require('../native');
-  } catch (e) {
-    defaultNativeMissing = `the core addon did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`;
+  const mod = nativeModule;
+  if (mod === undefined) {
+    defaultNativeMissing = nativeLoadError;
     return null;
   }
   const n: unknown = typeof mod === 'object' && mod !== null && 'native' in mod ? mod.native : undefined;
@@ -188,13 +198,15 @@ function loadDefaultNative(): RtcNative | null {
     },
   };
   if (typeof candidatesFn === 'function') {
-    defaultNative.nvrtcCandidates = (): string[] => {
+    defaultNative.nvrtcCandidates = (function nvrtcCandidates(): string[] {
       const c: unknown = candidatesFn.call(n);
-      return Array.isArray(c) ? c.filter((x): x is string => typeof x === 'string') : [];
-    };
+      if (!Array.isArray(c)) return [];
+      for (const x of c) if (typeof x !== 'string') return [];
+      return c;
+    });
   }
   return defaultNative;
-}
+});
 
 function nativeFor(opts: CompileOptions): { native: RtcNative | null; missing: string } {
   if (opts.native !== undefined) return { native: opts.native, missing: opts.native === null ? 'no NVRTC binding was given' : '' };
@@ -302,11 +314,11 @@ export function normalizeOptions(options: readonly string[], what = 'gx.RawKerne
   return out;
 }
 
-function includeDirsOf(options: string[]): string[] {
+function includeDirsOf(options: readonly string[]): string[] {
   return options.filter((o) => o.startsWith('-I')).map((o) => o.slice(2));
 }
 
-function preIncludesOf(options: string[]): string[] {
+function preIncludesOf(options: readonly string[]): string[] {
   return options.filter((o) => o.startsWith('--pre-include=')).map((o) => o.slice('--pre-include='.length));
 }
 
@@ -363,6 +375,8 @@ interface ChosenBackend {
 }
 
 let cudaIncludeMemo: string | null | undefined;
+/** The last place cudaIncludeDir() looks: where scripts/find-cuda.js finds the toolkit. */
+const FIND_CUDA = Symbol('find-cuda');
 
 /**
  * The CUDA toolkit's include directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda,
@@ -370,21 +384,27 @@ let cudaIncludeMemo: string | null | undefined;
  * by itself, so `#include <cuda_fp16.h>` needs it (CuPy adds it too); nvcc
  * adds it itself.
  */
-export function cudaIncludeDir(): string | null {
+export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
   if (cudaIncludeMemo !== undefined) return cudaIncludeMemo;
-  const has = (home: string | undefined): boolean => Boolean(home) && fs.existsSync(path.join(home ?? '', 'include', 'cuda_runtime.h'));
-  const quick = [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda'].find(has);
-  let home = quick;
-  if (home === undefined) {
-    try {
-      home = findCuda().cudaHome() || undefined;
-    } catch {
-      home = undefined;
+  cudaIncludeMemo = null;
+  for (const home of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda', FIND_CUDA]) {
+    let h = '';
+    if (typeof home === 'string') {
+      h = home;
+    } else if (home === FIND_CUDA) {
+      try {
+        h = findCuda().cudaHome();
+      } catch {
+        // no toolkit found
+      }
+    }
+    if (h && isFile(path.join(h, 'include', 'cuda_runtime.h'))) {
+      cudaIncludeMemo = path.join(path.resolve(h), 'include');
+      break;
     }
   }
-  cudaIncludeMemo = home !== undefined && has(home) ? path.join(path.resolve(home), 'include') : null;
   return cudaIncludeMemo;
-}
+});
 
 // NOTE [ NVRTC identity ]
 // The key names the compiler. Asking NVRTC its version means loading it
@@ -407,55 +427,50 @@ interface NvrtcFile {
 
 const nvrtcFileMemo = new Map<RtcNative, NvrtcFile | null>();
 
-function locateNvrtcFile(native: RtcNative): NvrtcFile | undefined {
+const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): NvrtcFile | undefined {
   const memo = nvrtcFileMemo.get(native);
   if (memo !== undefined) return memo ?? undefined;
   let found: NvrtcFile | null = null;
   for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
     if (!path.isAbsolute(c)) break;
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(c);
-    } catch {
-      continue;
-    }
-    if (!st.isFile()) continue;
-    found = { candidate: c, identity: `${fs.realpathSync(c)} ${st.size} ${st.mtimeMs}` };
+    const identity = fileIdentity(c);
+    if (identity === undefined) continue;
+    found = { candidate: c, identity };
     break;
   }
   nvrtcFileMemo.set(native, found);
   return found ?? undefined;
-}
+});
 
-function nvrtcBackend(native: RtcNative, compiler: string, file?: NvrtcFile): ChosenBackend {
+const nvrtcBackend = (function nvrtcBackend(native: RtcNative, compiler: string, file?: NvrtcFile): ChosenBackend {
   const inc = cudaIncludeDir();
   const includeDirs = inc !== null ? [inc] : [];
   return {
     backend: 'nvrtc',
     version: `${compiler}\n${includeDirs.join('\n')}`,
     includeDirs,
-    keyTrusted(): boolean {
-      return file === undefined || native.rtcInfo().nvrtcPath === file.candidate;
-    },
-    compile(req): CacheEntry {
-      if (file !== undefined) {
-        const info = native.rtcInfo();
-        if (info.nvrtc === null) {
-          throw new Error(`${req.what}: NVRTC (${file.candidate}) could not be loaded: ${info.nvrtcError ?? 'unknown error'}`);
-        }
-      }
-      const options = [...req.options, ...includeDirs.map((d) => `-I${d}`)];
-      const r = native.nvrtcCompile(req.source, req.name, options, req.nameExpressions, req.arch);
-      if (!r.ok) throw new CompileError({ log: r.log, source: req.source, programName: req.name, what: req.what, backend: 'nvrtc' });
-      if (!r.image || r.image.byteLength === 0) {
-        throw new Error(`${req.what}: NVRTC compiled '${req.name}' but returned no image`);
-      }
-      for (const e of req.nameExpressions) {
-        if (!(e in r.loweredNames)) throw new Error(`${req.what}: NVRTC returned no lowered name for name expression '${e}' of '${req.name}'`);
-      }
-      return { image: r.image, ptx: r.ptx, loweredNames: r.loweredNames, log: r.log, backend: 'nvrtc' };
-    },
+    keyTrusted: () => file === undefined || native.rtcInfo().nvrtcPath === file.candidate,
+    compile: (req) => compileWithNvrtc(native, includeDirs, file, req),
   };
+});
+
+function compileWithNvrtc(native: RtcNative, includeDirs: string[], file: NvrtcFile | undefined, req: BackendCompileIn): CacheEntry {
+  if (file !== undefined) {
+    const info = native.rtcInfo();
+    if (info.nvrtc === null) {
+      throw new Error(`${req.what}: NVRTC (${file.candidate}) could not be loaded: ${info.nvrtcError ?? 'unknown error'}`);
+    }
+  }
+  const options = [...req.options, ...includeDirs.map((d) => `-I${d}`)];
+  const r = native.nvrtcCompile(req.source, req.name, options, req.nameExpressions, req.arch);
+  if (!r.ok) throw new CompileError({ log: r.log, source: req.source, programName: req.name, what: req.what, backend: 'nvrtc' });
+  if (!r.image || r.image.byteLength === 0) {
+    throw new Error(`${req.what}: NVRTC compiled '${req.name}' but returned no image`);
+  }
+  for (const e of req.nameExpressions) {
+    if (!(e in r.loweredNames)) throw new Error(`${req.what}: NVRTC returned no lowered name for name expression '${e}' of '${req.name}'`);
+  }
+  return { image: r.image, ptx: r.ptx, loweredNames: r.loweredNames, log: r.log, backend: 'nvrtc' };
 }
 
 function nvccBackend(nvcc: string, tc: Toolchain, cacheDirForVersions: string): ChosenBackend {
@@ -632,12 +647,18 @@ export function backendInfo(opts: CompileOptions = {}): BackendInfo {
   return out;
 }
 
-function chooseBackend(opts: CompileOptions, kernelsDir: string, what: string): ChosenBackend {
-  const { native, missing } = nativeFor(opts);
-  if (opts.backend !== 'nvcc' && native) {
-    const file = locateNvrtcFile(native);
-    if (file !== undefined) return nvrtcBackend(native, `nvrtc file ${file.identity}`, file);
+const chooseBackend = (function chooseBackend(opts: CompileOptions, kernelsDir: string, what: string): ChosenBackend {
+  if (opts.backend !== 'nvcc') {
+    const native = opts.native !== undefined ? opts.native : loadDefaultNative();
+    const file = native ? locateNvrtcFile(native) : undefined;
+    if (native && file !== undefined) return nvrtcBackend(native, `nvrtc file ${file.identity}`, file);
   }
+  return chooseLoadedBackend(opts, kernelsDir, what);
+});
+
+/** When NVRTC is not named by a file: the loaded NVRTC's version, else nvcc. */
+function chooseLoadedBackend(opts: CompileOptions, kernelsDir: string, what: string): ChosenBackend {
+  const { native, missing } = nativeFor(opts);
   const info = native ? native.rtcInfo() : undefined;
   const nvrtcWhy = info ? info.nvrtcError ?? 'NVRTC is not available' : missing;
   if (opts.backend !== 'nvcc' && native && info && info.nvrtc !== null) return nvrtcBackend(native, `nvrtc ${info.nvrtc}`);
@@ -654,7 +675,30 @@ function chooseBackend(opts: CompileOptions, kernelsDir: string, what: string): 
 // ---------------------------------------------------------------------------
 // compile()
 
-function checkRequest(req: CompileRequest, what: string): { nameExpressions: string[] } {
+const NONE: readonly string[] = Object.freeze([]);
+
+/** The request's name expressions, after checking it; the common request passes a few cheap tests. */
+const checkRequest = (function checkRequest(req: CompileRequest, what: string): readonly string[] {
+  if (typeof req === 'object' && req !== null && typeof req.source === 'string' && typeof req.name === 'string' && req.name !== '' &&
+    typeof req.arch === 'string' && isArch(req.arch) && (req.options === undefined || Array.isArray(req.options)) &&
+    req.nameExpressions === undefined) {
+    return NONE;
+  }
+  return checkRequestFully(req, what);
+});
+
+/** ARCH_RE's test without a regular expression: a first regex test compiles it (NOTE [ First lookup ]). */
+const isArch = (function isArch(a: string): boolean {
+  const start = a.startsWith('sm_') ? 3 : a.startsWith('compute_') ? 8 : -1;
+  if (start < 0) return false;
+  let i = start;
+  while (i < a.length && a.charCodeAt(i) >= 48 && a.charCodeAt(i) <= 57) i++;
+  if (i === start) return false;
+  if (i < a.length && a.charCodeAt(i) >= 97 && a.charCodeAt(i) <= 122) i++;
+  return i === a.length;
+});
+
+function checkRequestFully(req: CompileRequest, what: string): string[] {
   if (typeof req !== 'object' || req === null) throw new TypeError(`${what}: compile() needs a request object`);
   if (typeof req.source !== 'string') throw new TypeError(`${what}: the source must be a string, got ${typeof req.source}`);
   if (typeof req.name !== 'string' || req.name === '') throw new TypeError(`${what}: the program name must be a non-empty string`);
@@ -669,30 +713,31 @@ function checkRequest(req: CompileRequest, what: string): { nameExpressions: str
       throw new TypeError(`${what}: name expression ${i} (${JSON.stringify(e)}) is not a C++ name like 'f<float>'`);
     }
   });
-  return { nameExpressions };
+  return nameExpressions;
 }
 
 interface Prepared {
   key: string;
   backend: ChosenBackend;
-  options: string[];
-  nameExpressions: string[];
+  options: readonly string[];
+  nameExpressions: readonly string[];
   cwd: string;
   kernelsDir: string;
-  maxBytes: number;
   what: string;
 }
 
-function prepare(req: CompileRequest, opts: CompileOptions): Prepared {
+// NOTE [ First lookup ] (cache-io.ts): a process's first compile() runs this
+// code cold, and V8 compiles each function on its first call, so the common
+// request (no options, no #include, no name expressions) takes small
+// functions only; the general ones run when there is something to do.
+const prepare = (function prepare(req: CompileRequest, opts: CompileOptions): Prepared {
   const what = opts.what ?? 'gx.RawKernel';
-  const { nameExpressions } = checkRequest(req, what);
-  const options = normalizeOptions(req.options ?? [], what);
-  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const nameExpressions = checkRequest(req, what);
+  const options = req.options === undefined || req.options.length === 0 ? NONE : normalizeOptions(req.options, what);
+  const cwd = opts.cwd === undefined ? process.cwd() : path.resolve(opts.cwd);
   const kernelsDir = kernelCacheDir(opts.cacheDir);
-  const maxBytes = opts.maxBytes ?? kernelCacheMaxBytes();
-  if (!Number.isFinite(maxBytes) || maxBytes < 0) throw new RangeError(`${what}: maxBytes must be a byte count >= 0, got ${maxBytes}`);
   const backend = chooseBackend(opts, kernelsDir, what);
-  const headers = headerFingerprints(req.source, {
+  const headers = options.length === 0 && !req.source.includes('#') ? NONE : headerFingerprints(req.source, {
     cwd,
     includeDirs: [...includeDirsOf(options), ...backend.includeDirs],
     preIncludes: preIncludesOf(options),
@@ -707,17 +752,17 @@ function prepare(req: CompileRequest, opts: CompileOptions): Prepared {
     compilerVersion: backend.version,
     headers,
   });
-  return { key, backend, options, nameExpressions, cwd, kernelsDir, maxBytes, what };
-}
+  return { key, backend, options, nameExpressions, cwd, kernelsDir, what };
+});
 
 /** The cache key compile() would use for this request (compiles nothing). */
 export function kernelCacheKey(req: CompileRequest, opts: CompileOptions = {}): string {
   return prepare(req, opts).key;
 }
 
-function result(e: CacheEntry, cached: CompileResult['cached'], key: string): CompileResult {
+const result = (function result(e: CacheEntry, cached: CompileResult['cached'], key: string): CompileResult {
   return { image: e.image, ptx: e.ptx, loweredNames: { ...e.loweredNames }, log: e.log, backend: e.backend, cached, key };
-}
+});
 
 /**
  * Compiles `req.source` for `req.arch`, or finds it in the cache (this
@@ -725,7 +770,7 @@ function result(e: CacheEntry, cached: CompileResult['cached'], key: string): Co
  * compile (its message shows the errors with numbered source lines), TypeError
  * for a bad request, Error when no compiler is available.
  */
-export function compile(req: CompileRequest, opts: CompileOptions = {}): CompileResult {
+export const compile = (function compile(req: CompileRequest, opts: CompileOptions = {}): CompileResult {
   const p = prepare(req, opts);
   const useMemory = opts.memory !== false;
   const useDisk = opts.disk !== false;
@@ -740,11 +785,13 @@ export function compile(req: CompileRequest, opts: CompileOptions = {}): Compile
       return result(hit, 'disk', p.key);
     }
   }
+  const maxBytes = opts.maxBytes ?? kernelCacheMaxBytes();
+  if (!Number.isFinite(maxBytes) || maxBytes < 0) throw new RangeError(`${p.what}: maxBytes must be a byte count >= 0, got ${maxBytes}`);
   const entry = p.backend.compile({
     source: req.source,
     name: req.name,
-    options: p.options,
-    nameExpressions: p.nameExpressions,
+    options: [...p.options],
+    nameExpressions: [...p.nameExpressions],
     arch: req.arch,
     cwd: p.cwd,
     what: p.what,
@@ -752,10 +799,10 @@ export function compile(req: CompileRequest, opts: CompileOptions = {}): Compile
   if (useMemory) memorySet(p.key, entry);
   if (useDisk && (p.backend.keyTrusted?.() ?? true)) {
     try {
-      diskPut({ dir: p.kernelsDir, maxBytes: p.maxBytes }, p.key, entry);
+      diskPut({ dir: p.kernelsDir, maxBytes }, p.key, entry);
     } catch {
       // A cache that cannot be written (read-only, full, removed meanwhile) costs a recompile next time, nothing more.
     }
   }
   return result(entry, false, p.key);
-}
+});

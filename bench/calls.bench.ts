@@ -1,0 +1,86 @@
+// Where the time of a one-element kernel call goes: each layer of the
+// ElementwiseKernel and RawKernel call paths timed alone on the current
+// stream, beside the C++ launch floor of this machine, in one process.
+// A breakdown for whoever works on call latency; bench/rtc.bench.ts has the
+// figures judged against the targets.
+//
+//   npm run bench:calls    (tsc, then node dist/bench/calls.bench.js)
+//
+// Timing as in rtc.bench.ts: batches of 1000 calls closed by a synchronize,
+// median over 20 batches, after 2000 warmup calls. Without a GPU it prints a
+// skip line and exits 0.
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+import * as gx from '../lib';
+import { allocate } from '../lib/creation';
+import { dtypeCode } from '../lib/dtype';
+import { native } from '../lib/native';
+import { detectToolchain } from '../lib/build/toolchain';
+import { REPO, fmt, lastJsonLine, numField, perCallNs, printTable, section } from './util';
+
+const CALLS = 20_000;
+const BATCH = 1_000;
+const WARMUP = 2_000;
+
+function floorUs(): { runtime?: number; driver?: number } {
+  const nvcc = detectToolchain().nvcc;
+  if (!nvcc) return {};
+  const exe = path.join(REPO, 'build', 'launch_floor');
+  const b = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', 'launch_floor.cu'), '-lcuda'], { encoding: 'utf8' });
+  if (b.status !== 0) return {};
+  const o = lastJsonLine(spawnSync(exe, [], { encoding: 'utf8' }).stdout ?? '');
+  return { runtime: numField(o, 'runtimeUs'), driver: numField(o, 'driverUs') };
+}
+
+function main(): void {
+  if (!gx.cuda.isAvailable()) {
+    console.log('calls: skipped (no CUDA device)');
+    return;
+  }
+  const sync = (): void => gx.cuda.synchronize();
+  const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: WARMUP, sync }) / 1e3;
+  const a = gx.tensor(new Float32Array([1]), { device: 'cuda' });
+  const b = gx.tensor(new Float32Array([2]), { device: 'cuda' });
+  const c = gx.empty([1], { device: 'cuda' });
+  const dev = a.device;
+  const f32 = dtypeCode('float32');
+  const add4 = new gx.RawKernel('extern "C" __global__ void add4(const float* a, const float* b, float* c, int n) { if (threadIdx.x < n) c[0] = a[0] + b[0]; }', 'add4');
+  const empty0 = new gx.RawKernel('extern "C" __global__ void empty0() {}', 'empty0');
+  const ew = gx.elementwiseKernel('T x, T y', 'T z', 'z = x + y', { name: 'calls_ew_add' });
+  const args4 = [a, b, c, 1];
+  const grid = [1] as const;
+  const block = [32] as const;
+  const shape = [1];
+  const rows: [string, number][] = [];
+  const time = (name: string, f: () => void): void => {
+    rows.push([name, us(f)]);
+  };
+  time('synchronize only (per call of an empty loop)', () => {});
+  time('native.empty + native.dispose', () => native.dispose(native.empty(shape, f32, dev.typeCode, dev.index, false)));
+  time('allocate (Tensor) + dispose', () => allocate(shape, 'float32', dev).dispose());
+  const ha = a.handle('calls');
+  const f0 = empty0.function(dev);
+  const f4 = add4.function(dev);
+  const k0 = new Int8Array(0);
+  const k4 = new Int8Array([0, 0, 0, 3]);
+  const v0: unknown[] = [];
+  const v4: unknown[] = [ha, b.handle('calls'), c.handle('calls'), 1];
+  time('native.isDisposed (one N-API call)', () => native.isDisposed(ha));
+  time('native.launchKernel, 0 args', () => native.launchKernel(f0, 1, 1, 1, 32, 1, 1, 0, undefined, k0, v0));
+  time('native.launchKernel, 4 args', () => native.launchKernel(f4, 1, 1, 1, 32, 1, 1, 0, undefined, k4, v4));
+  time('RawKernel.launch, 0 args', () => empty0.launch(grid, block, []));
+  time('RawKernel.launch, 4 args', () => add4.launch(grid, block, args4));
+  time('ElementwiseKernel, output passed', () => ew(a, b, c));
+  time('ElementwiseKernel, output allocated + dispose', () => (ew(a, b) as gx.Tensor).dispose());
+  const fl = floorUs();
+  section('one-element calls, µs per call (median of batches)');
+  printTable(['call', 'µs'], [
+    ...rows.map(([n, v]) => [n, fmt(v, 2)]),
+    ['C++ floor: <<<>>> empty 4-arg kernel', fmt(fl.runtime, 2)],
+    ['C++ floor: cuLaunchKernel empty 4-arg kernel', fmt(fl.driver, 2)],
+  ]);
+  for (const t of [a, b, c]) t.dispose();
+}
+
+main();

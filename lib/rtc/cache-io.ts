@@ -1,0 +1,104 @@
+// The file and hashing calls of a kernel cache lookup, through the core addon
+// when it is loaded, else through Node's fs and crypto (same results).
+//
+// NOTE [ First lookup ]
+// A program's first compile() usually hits the disk cache, and it is the one
+// lookup whose cost a user sees (the next ones find the kernel in memory).
+// Through Node, that first lookup paid for starting OpenSSL (the first
+// createHash: ~0.5 ms) and the first fs calls (~0.2 ms), more than the hit
+// itself. The core addon is loaded by then, so its SHA-256 and POSIX calls
+// cost nothing to start. The results are the same bytes either way (the
+// tests compare them), so processes with and without the addon share entries.
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import type { NativeCore } from '../native';
+
+type CacheNative = Pick<NativeCore, 'sha256' | 'statFile' | 'readCacheEntry'>;
+
+/** The core addon's cache functions (required when this module loads), or null: no addon, or one that predates them. */
+const cacheNative: CacheNative | null = loadCacheNative();
+
+function loadCacheNative(): CacheNative | null {
+  if (process.env.GPUEXT_CACHE_IO === 'node') return null; // to test the fallback
+  try {
+    const { native } = require('../native') as { native: Partial<CacheNative> };
+    if (typeof native.sha256 === 'function' && typeof native.statFile === 'function' && typeof native.readCacheEntry === 'function') {
+      return native as CacheNative;
+    }
+  } catch {
+    // no addon: Node's fs and crypto
+  }
+  return null;
+}
+
+/** SHA-256 (hex) of the parts' bytes, in order (strings as UTF-8). */
+export const sha256Hex = (function sha256Hex(parts: readonly (string | Uint8Array)[]): string {
+  const c = cacheNative;
+  if (c) return c.sha256(parts);
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+});
+
+/** A regular file's identity: `<real path> <size> <mtime in ms>`; undefined when it is missing or not a file. */
+export const fileIdentity = (function fileIdentity(file: string): string | undefined {
+  const c = cacheNative;
+  if (c) {
+    const s = c.statFile(file);
+    // Node's Stats.mtimeMs, computed as Node computes it, so both paths give one string.
+    return s === null ? undefined : `${s[0]} ${s[1]} ${s[2] * 1e3 + s[3] / 1e6}`;
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  return st.isFile() ? `${fs.realpathSync(file)} ${st.size} ${st.mtimeMs}` : undefined;
+});
+
+/** Whether `file` is a regular file. */
+export const isFile = (function isFile(file: string): boolean {
+  const c = cacheNative;
+  if (c) return c.statFile(file) !== null;
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+});
+
+export interface EntryFiles {
+  /** The .json file's text. */
+  meta: string;
+  /** The .bin file's bytes. */
+  image: Uint8Array;
+  /** SHA-256 (hex) of the image. */
+  imageSha256: string;
+}
+
+/** `<dir>/<key>.json` and `.bin`, both touched (the cache's LRU order); undefined when either is missing. */
+export const readEntryFiles = (function readEntryFiles(dir: string, key: string): EntryFiles | undefined {
+  const c = cacheNative;
+  if (c) return c.readCacheEntry(dir, key) ?? undefined;
+  const base = path.join(dir, key);
+  let meta: string;
+  let image: Buffer;
+  try {
+    meta = fs.readFileSync(`${base}.json`, 'utf8');
+    image = fs.readFileSync(`${base}.bin`);
+  } catch {
+    return undefined;
+  }
+  const now = new Date();
+  for (const f of [`${base}.json`, `${base}.bin`]) {
+    try {
+      fs.utimesSync(f, now, now);
+    } catch {
+      // evicted by another process meanwhile: what was read is still whole
+    }
+  }
+  return { meta, image: new Uint8Array(image.buffer, image.byteOffset, image.byteLength), imageSha256: sha256Hex([image]) };
+});
