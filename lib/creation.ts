@@ -117,9 +117,14 @@ export function empty<D extends DType = 'float32'>(shape: ShapeLike, opts?: Empt
  * @internal A new contiguous tensor for code that has validated `shape`
  * (non-negative integers) and `device` already: ops and generated kernels
  * allocating outputs, where gx.empty's argument parsing would dominate.
+ * `like`: an operand whose shape array `shape` may be (its metadata is reused).
  */
-export function allocate<D extends DType>(shape: readonly number[], dtype: D, device: Device): Tensor<D> {
-  return new Tensor<D>(native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false), contiguousMeta(shape, dtype, device));
+export function allocate<D extends DType>(shape: readonly number[], dtype: D, device: Device, like?: Tensor): Tensor<D> {
+  // A contiguous `like` of this very shape array lends its frozen shape and strides (no copies to make and freeze).
+  const meta = like !== undefined && like.shape === shape && like.isContiguous()
+    ? { shape, strides: like.strides, offset: 0, dtype, device, contiguous: true }
+    : contiguousMeta(shape, dtype, device);
+  return new Tensor<D>(native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false), meta);
 }
 
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {

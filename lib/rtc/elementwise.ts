@@ -17,12 +17,15 @@
 // NOTE [ Elementwise call path ]
 // A call costs about one launch: a plan (the kernel and the kinds of its
 // arguments) is cached per dtype-and-layout signature, so a repeated call
-// builds a short key, allocates its outputs without gx.empty's parsing and
-// launches through RawKernel.launchPrepared, with none of launch()'s checks,
-// which the plan made once.
+// builds a numeric key (no string to build and hash: two base-64 digits per
+// operand, exact for up to 4 operands; more spell a string), allocates its
+// outputs without gx.empty's parsing (borrowing an input's frozen shape and
+// strides) and launches through RawKernel.launchPrepared, with none of
+// launch()'s checks, which the plan made once.
 import type { Device } from '../device';
 import type { DType } from '../dtype';
 import { allocate } from '../creation';
+import { dtypeCode } from '../dtype';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
@@ -56,6 +59,10 @@ interface Plan {
   outTypes: DType[];
 }
 
+const LAYOUT_CODE: Record<Layout, number> = { c: 0, s: 1, v: 2, r: 3 };
+/** The dtype digit of an output to be allocated (dtype codes are below it). */
+const ALLOCATED = 63;
+
 const THREADS = 256;
 /** Beyond this the grid-stride loop takes over (one element per thread below it measured best). */
 const MAX_BLOCKS = 65535 * 32;
@@ -79,7 +86,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
   }
   const name = opts.name ?? 'elementwise_kernel';
   const all = [...ins, ...outs];
-  const plans = new Map<string, Plan>();
+  const plans = new Map<number | string, Plan>();
   const sources: string[] = [];
   const values: unknown[] = [];
   const layouts: Layout[] = new Array<Layout>(all.length);
@@ -133,6 +140,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     // Pass 1: kinds, the device, and whether every broadcast operand has one shape.
     let device: Device | undefined;
     let shape: readonly number[] | undefined;
+    let shapeOf: Tensor | undefined;  // the input whose shape array `shape` is
     let outShape: readonly number[] | undefined;  // of a non-raw output passed in, for when every input is raw
     let sameShape = true;
     for (let k = 0; k < nargs; k++) {
@@ -148,8 +156,10 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
           continue;
         }
         const s = a.shape;
-        if (shape === undefined) shape = s;
-        else if (sameShape && s !== shape && !equalShapes(s, shape)) sameShape = false;
+        if (shape === undefined) {
+          shape = s;
+          shapeOf = a;
+        } else if (sameShape && s !== shape && !equalShapes(s, shape)) sameShape = false;
       } else if (typeof a !== 'number' || k >= ins.length || p.raw) {
         const what = k >= ins.length ? 'output' : 'input';
         throw new TypeError(`${fnName}: ${what} '${p.name}' must be a Tensor${k >= ins.length || p.raw ? '' : ' or a number'}, got ${typeof a}`);
@@ -168,19 +178,19 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     }
     const n = numelOf(shape);
 
-    // Pass 2: layouts and the signature key (dtypes in operand order; outputs that will be allocated are '_').
-    let key = '';
+    // Pass 2: layouts and the signature key: per operand, its dtype and layout
+    // as one base-64 digit pair (NOTE [ Elementwise call path ]).
+    let key: number | string = 0;
     let strided = false;
     for (let k = 0; k < all.length; k++) {
       const a = k < nargs ? args[k] : undefined;
       let layout: Layout;
+      let dtype = ALLOCATED;
       if (a === undefined) {
         layout = all[k].raw ? 'r' : 'c';
         if (layout === 'r') throw new TypeError(`${fnName}: raw output '${all[k].name}' must be passed (its shape is not the broadcast shape)`);
-        key += '_c,';
       } else if (typeof a === 'number') {
         layout = 'v';
-        key += 'v,';
       } else {
         layout = all[k].raw ? 'r' : a.isContiguous() && (a.shape === shape || equalShapes(a.shape, shape)) ? 'c' : 's';
         if (layout === 's') {
@@ -189,11 +199,14 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
             throw new Error(`${fnName}: output '${all[k].name}' has shape [${a.shape.join(', ')}] but the inputs broadcast to [${shape.join(', ')}]`);
           }
         }
-        key += `${a.dtype}${layout},`;
+        dtype = dtypeCode(a.dtype);
       }
       layouts[k] = layout;
+      key = key * 4096 + dtype * 64 + LAYOUT_CODE[layout];
     }
-    if (strided) key += shape.length;
+    if (strided) key = key * 64 + shape.length;
+    // Past 2^53 the number is no longer exact: spell the digits out.
+    if (!Number.isSafeInteger(key)) key = `${layouts.join('')}:${args.slice(0, nargs).map((a) => (a instanceof Tensor ? a.dtype : typeof a)).join(',')}:${strided ? shape.length : ''}`;
     let plan = plans.get(key);
     if (plan === undefined) {
       plan = makePlan(args.slice(0, nargs), shape.length);
@@ -203,7 +216,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     // Outputs, then the arguments: operands, n, and for strided layouts the shape and each one's strides.
     const outTensors: Tensor[] = [];
     for (let k = ins.length; k < all.length; k++) {
-      outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device));
+      outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device, shapeOf));
     }
     if (n > 0) {
       values.length = 0;
