@@ -67,8 +67,9 @@ function main(): void {
   const v0: unknown[] = [];
   const v4: unknown[] = [ha, b.handle('calls'), c.handle('calls'), 1];
   time('native.isDisposed (one N-API call)', () => native.isDisposed(ha));
-  time('native.launchKernel, 0 args', () => native.launchKernel(f0, 1, 1, 1, 32, 1, 1, 0, undefined, k0, v0));
-  time('native.launchKernel, 4 args', () => native.launchKernel(f4, 1, 1, 1, 32, 1, 1, 0, undefined, k4, v4));
+  const dims = Float64Array.of(1, 1, 1, 32, 1, 1, 0);
+  time('native.launchKernel, 0 args', () => native.launchKernel(f0, dims, undefined, k0, v0));
+  time('native.launchKernel, 4 args', () => native.launchKernel(f4, dims, undefined, k4, v4));
   time('RawKernel.launch, 0 args', () => empty0.launch(grid, block, []));
   time('RawKernel.launch, 4 args', () => add4.launch(grid, block, args4));
   time('ElementwiseKernel, output passed', () => ew(a, b, c));

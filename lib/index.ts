@@ -14,7 +14,7 @@ export { Stream, Event, withStream, type StreamOptions, type EventOptions } from
 export { tidy } from './tidy';
 export { CUDAGraph } from './graph';
 export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
-export { RawKernel, RawModule, type KernelAttributes, type LaunchOptions, type RawModuleOptions } from './rtc/raw';
+export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions } from './rtc/raw';
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';

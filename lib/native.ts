@@ -203,6 +203,8 @@ export interface NativeCore {
   rtcInfo(): NativeRtcInfo;
   /** Where NVRTC is looked for, in order: file paths, then bare sonames (loads nothing but the driver). */
   nvrtcCandidates(): string[];
+  /** The first candidate that is a file: [candidate, real path, size, mtime s, mtime ns]; null when a bare soname comes first. */
+  nvrtcFile(): [string, string, number, number, number] | null;
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
@@ -216,14 +218,14 @@ export interface NativeCore {
    * kinds[i] gives args[i]'s C type: 0 tensor (NativeTensor), 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
    * 6 uint16, 7 uint32, 8 uint64, 9 float32, 10 float64, 11 bool, 12 raw pointer (bigint or null).
    * Integers may be numbers (safe integers) or bigints. stream undefined: the device's current stream.
+   * dims: a Float64Array of 7, [grid x, y, z, block x, y, z, dynamic shared memory bytes] (NOTE [ Launch latency ]).
    */
-  launchKernel(fn: NativeFunction, gridX: number, gridY: number, gridZ: number, blockX: number, blockY: number,
-    blockZ: number, sharedMem: number, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[]): void;
+  launchKernel(fn: NativeFunction, dims: Float64Array, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[]): void;
   // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
   /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
   sha256(parts: readonly (string | ArrayBufferView)[]): string;
-  /** [real path, size, mtime seconds, mtime nanoseconds] of a regular file (links followed), or null. */
-  statFile(path: string): [string, number, number, number] | null;
+  /** [real path ('' unless resolve), size, mtime seconds, mtime nanoseconds] of a regular file (links followed), or null. */
+  statFile(path: string, resolve: boolean): [string, number, number, number] | null;
   /** `<dir>/<key>.json` (as text) and `.bin` with the .bin's SHA-256, both touched; null when either is missing. */
   readCacheEntry(dir: string, key: string): { meta: string; image: Uint8Array; imageSha256: string } | null;
   /** Synchronous, after the device's current stream (synchronized first). */

@@ -104,6 +104,16 @@ cudaTest('RawKernel: add against a reference, attributes, launch limits', (t) =>
   t.true(attrs.numRegs > 0 && attrs.maxThreadsPerBlock >= 256, JSON.stringify(attrs));
   t.throws(() => k.launch([1], [2048], [ta, tb, tc, n]), { instanceOf: RangeError, message: /block\.x = 2048 is more than cuda:0 allows \(1024\)/ });
   t.throws(() => k.launch([1], [32], [ta, tb, tc, n], { sharedMem: 1 << 30 }), { instanceOf: RangeError, message: /sharedMem/ });
+  const bad: [gx.Dim3, gx.Dim3, object, RegExp][] = [
+    [[0], [32], {}, /grid\[0\] must be a positive integer, got 0/],
+    [[1, 2.5], [32], {}, /grid\[1\] must be a positive integer, got 2.5/],
+    [[1], [32, 1, -1], {}, /block\[2\] must be a positive integer, got -1/],
+    [[1], ['32' as unknown as number], {}, /block\[0\] must be a positive integer, got 32/],
+    [[1, 1, 1, 1] as unknown as gx.Dim3, [32], {}, /grid must be a number or an array of 1 to 3 numbers/],
+    [[1], [32], { sharedMem: -1 }, /sharedMem must be a non-negative integer of bytes, got -1/],
+    [[1], [32], { sharedMem: 1.5 }, /sharedMem must be a non-negative integer of bytes, got 1.5/],
+  ];
+  for (const [grid, block, opts, message] of bad) t.throws(() => k.launch(grid, block, [ta, tb, tc, n], opts), { message }, String(message));
   k.launch([1], [32], [ta, tb, tc, 32], { sharedMem: 1024 });  // within the default limit
   const s = new gx.Stream();
   k.launch([1], [32], [ta, tb, tc, 32], { stream: s });

@@ -47,12 +47,13 @@ std::string arg_path(const Napi::CallbackInfo& info, size_t i, const char* fn, c
   return s;
 }
 
-// statFile(path): [realPath, size, mtimeSec, mtimeNsec] of a regular file (links followed), or null.
+// statFile(path, resolve): [realPath, size, mtimeSec, mtimeNsec] of a regular
+// file (links followed), or null; realPath is '' unless `resolve`.
 Napi::Value StatFile(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     Napi::Env env = info.Env();
     cache::FileStat st;
-    if (!cache::stat_file(arg_path(info, 0, "statFile", "path"), &st)) return env.Null();
+    if (!cache::stat_file(arg_path(info, 0, "statFile", "path"), &st, info[1].ToBoolean())) return env.Null();
     Napi::Array out = Napi::Array::New(env, 4);
     out.Set(0u, Napi::String::New(env, st.real_path));
     out.Set(1u, Napi::Number::New(env, static_cast<double>(st.size)));

@@ -13,6 +13,7 @@
 #include "binding/stream_box.h"
 #include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
+#include "cache/cache_files.h"
 #include "core/device.h"
 #include "rtc/rtc.h"
 
@@ -152,6 +153,29 @@ Napi::Value NvrtcCandidates(const Napi::CallbackInfo& info) {
   });
 }
 
+// nvrtcFile(): [candidate, realPath, size, mtimeSec, mtimeNsec] of the first
+// candidate that is a file, or null when a bare soname (which only dlopen's
+// search can resolve) comes first. One call for the kernel cache's first
+// lookup (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
+Napi::Value NvrtcFile(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    for (const std::string& c : rtc::nvrtc_candidates(/*load_driver=*/false)) {
+      if (c.empty() || c[0] != '/') break;
+      cache::FileStat st;
+      if (!cache::stat_file(c, &st)) continue;
+      Napi::Array out = Napi::Array::New(env, 5);
+      out.Set(0u, Napi::String::New(env, c));
+      out.Set(1u, Napi::String::New(env, st.real_path));
+      out.Set(2u, Napi::Number::New(env, static_cast<double>(st.size)));
+      out.Set(3u, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
+      out.Set(4u, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
+      return out;
+    }
+    return env.Null();
+  });
+}
+
 // nvrtcCompile(source, programName, options, nameExpressions, arch)
 Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
@@ -273,7 +297,7 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 // --- launches ---------------------------------------------------------------------------
 //
 // NOTE [ Kernel arguments ]
-// launchKernel(fn, gx, gy, gz, bx, by, bz, sharedMem, stream, kinds, args): kinds[i] says
+// launchKernel(fn, dims, stream, kinds, args): dims = [gx, gy, gz, bx, by, bz, sharedMem]; kinds[i] says
 // what C type args[i] becomes. Each parameter gets its own 8-byte slot, its
 // value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
 // pointer per slot: the driver copies as many bytes as the kernel's parameter
@@ -357,9 +381,7 @@ uint64_t read_integer(const Napi::Value& v, size_t i, int kind) {
 
 // One grid or block extent: a positive integer (JS has checked the common
 // cases; this guards the native boundary).
-uint32_t read_extent(const Napi::Value& v, const char* name, char axis) {
-  if (!v.IsNumber()) fail(ErrorKind::Type, kLaunch, ": ", name, ".", axis, " must be a positive integer");
-  const double d = v.As<Napi::Number>().DoubleValue();
+uint32_t read_extent(double d, const char* name, char axis) {
   if (!(d >= 1 && d <= 4294967295.0 && std::floor(d) == d)) {
     fail(ErrorKind::Range, kLaunch, ": ", name, ".", axis, " must be a positive integer, got ", d);
   }
@@ -402,36 +424,40 @@ void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t
 Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
     rtc::Function& f = unwrap_external<FunctionBox>(info[0], kLaunch, "function").fn;
-    // Extents come as six numbers, not arrays: reading array elements costs
-    // more than the launch itself (NOTE [ Launch latency ] in lib/rtc/raw.ts).
+    // Extents and shared memory come in one Float64Array the caller reuses:
+    // one N-API call reads them (NOTE [ Launch latency ] in lib/rtc/raw.ts).
+    if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+        info[1].As<Napi::Float64Array>().ElementLength() != 7) {
+      fail(ErrorKind::Type, kLaunch, ": argument 'dims' must be a Float64Array of 7 (grid x y z, block x y z, sharedMem)");
+    }
+    const double* dims = info[1].As<Napi::Float64Array>().Data();
     uint32_t grid[3], block[3];
     static constexpr char kAxis[3] = {'x', 'y', 'z'};
-    for (int k = 0; k < 3; ++k) grid[k] = read_extent(info[1 + k], "grid", kAxis[k]);
-    for (int k = 0; k < 3; ++k) block[k] = read_extent(info[4 + k], "block", kAxis[k]);
-    uint32_t shared_mem = 0;
-    if (!info[7].IsUndefined()) {
-      const int64_t s = arg_int(info, 7, kLaunch, "sharedMem");
-      GX_CHECK_RANGE(s >= 0 && s <= UINT32_MAX, kLaunch, ": sharedMem must be a non-negative number of bytes, got ", s);
-      shared_mem = static_cast<uint32_t>(s);
+    for (int k = 0; k < 3; ++k) grid[k] = read_extent(dims[k], "grid", kAxis[k]);
+    for (int k = 0; k < 3; ++k) block[k] = read_extent(dims[3 + k], "block", kAxis[k]);
+    const double s = dims[6];
+    if (!(s >= 0 && s <= UINT32_MAX && std::floor(s) == s)) {
+      fail(ErrorKind::Range, kLaunch, ": sharedMem must be a non-negative number of bytes, got ", s);
     }
+    const uint32_t shared_mem = static_cast<uint32_t>(s);
     check_launch_shape(f, grid, block, shared_mem);
 
     cuda::Stream stream;
-    if (info[8].IsUndefined() || info[8].IsNull()) {
+    if (info[2].IsUndefined() || info[2].IsNull()) {
       stream = cuda::current_stream(f.device);
     } else {
-      const StreamBox* s = &unwrap_external<StreamBox>(info[8], kLaunch, "stream");
-      GX_CHECK_VALUE(s->device == f.device, kLaunch, ": the stream is on cuda:", s->device,
+      const StreamBox* sb = &unwrap_external<StreamBox>(info[2], kLaunch, "stream");
+      GX_CHECK_VALUE(sb->device == f.device, kLaunch, ": the stream is on cuda:", sb->device,
                      " but the kernel is loaded on cuda:", f.device);
-      stream = s->stream;
+      stream = sb->stream;
     }
 
-    if (!info[9].IsTypedArray() || info[9].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
+    if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
       fail(ErrorKind::Type, kLaunch, ": argument 'kinds' must be an Int8Array");
     }
-    const Napi::Int8Array kinds = info[9].As<Napi::Int8Array>();
-    if (!info[10].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
-    const Napi::Array args = info[10].As<Napi::Array>();
+    const Napi::Int8Array kinds = info[3].As<Napi::Int8Array>();
+    if (!info[4].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
+    const Napi::Array args = info[4].As<Napi::Array>();
     const size_t n = kinds.ElementLength();
     GX_CHECK_TYPE(args.Length() == n, kLaunch, ": ", n, " argument kinds but ", args.Length(), " arguments");
 
@@ -568,6 +594,7 @@ Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
 void register_rtc_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("rtcInfo", Napi::Function::New<RtcInfo>(env, "rtcInfo"));
   exports.Set("nvrtcCandidates", Napi::Function::New<NvrtcCandidates>(env, "nvrtcCandidates"));
+  exports.Set("nvrtcFile", Napi::Function::New<NvrtcFile>(env, "nvrtcFile"));
   exports.Set("nvrtcCompile", Napi::Function::New<NvrtcCompile>(env, "nvrtcCompile"));
   exports.Set("moduleLoad", Napi::Function::New<ModuleLoad>(env, "moduleLoad"));
   exports.Set("moduleGetFunction", Napi::Function::New<ModuleGetFunction>(env, "moduleGetFunction"));

@@ -20,13 +20,15 @@ struct Fd {
 
 }  // namespace
 
-bool stat_file(const std::string& path, FileStat* out) {
+bool stat_file(const std::string& path, FileStat* out, bool resolve) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  char* real = ::realpath(path.c_str(), nullptr);
-  if (real == nullptr) return false;
-  out->real_path = real;
-  std::free(real);
+  if (resolve) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (real == nullptr) return false;
+    out->real_path = real;
+    std::free(real);
+  }
   out->size = static_cast<int64_t>(st.st_size);
   out->mtime_sec = static_cast<int64_t>(st.st_mtim.tv_sec);
   out->mtime_nsec = static_cast<int64_t>(st.st_mtim.tv_nsec);

@@ -16,7 +16,8 @@ struct FileStat {
 };
 
 // Follows links. False when `path` does not exist or is not a regular file.
-bool stat_file(const std::string& path, FileStat* out);
+// real_path is filled only when `resolve` (realpath walks every component).
+bool stat_file(const std::string& path, FileStat* out, bool resolve = true);
 
 // Reads a whole file into memory from `alloc(size)`. False when it cannot be
 // opened or read whole: for a cache, a miss.

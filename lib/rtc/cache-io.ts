@@ -52,13 +52,18 @@ export const sha256Hex = (function sha256Hex(parts: readonly (string | Uint8Arra
   return h.digest('hex');
 });
 
-/** A regular file's identity: `<real path> <size> <mtime in ms>`; undefined when it is missing or not a file. */
+/** A file's identity from its real path, size and mtime: `<real path> <size> <mtime in ms>`. */
+export const identityOf = (function identityOf(realPath: string, size: number, mtimeSec: number, mtimeNsec: number): string {
+  // Node's Stats.mtimeMs, computed as Node computes it, so both paths give one string.
+  return `${realPath} ${size} ${mtimeSec * 1e3 + mtimeNsec / 1e6}`;
+});
+
+/** A regular file's identity (identityOf); undefined when it is missing or not a file. */
 export const fileIdentity = (function fileIdentity(file: string): string | undefined {
   const c = cacheNative;
   if (c) {
-    const s = c.statFile(file);
-    // Node's Stats.mtimeMs, computed as Node computes it, so both paths give one string.
-    return s === null ? undefined : `${s[0]} ${s[1]} ${s[2] * 1e3 + s[3] / 1e6}`;
+    const s = c.statFile(file, true);
+    return s === null ? undefined : identityOf(s[0], s[1], s[2], s[3]);
   }
   let st: fs.Stats;
   try {
@@ -72,7 +77,7 @@ export const fileIdentity = (function fileIdentity(file: string): string | undef
 /** Whether `file` is a regular file. */
 export const isFile = (function isFile(file: string): boolean {
   const c = cacheNative;
-  if (c) return c.statFile(file) !== null;
+  if (c) return c.statFile(file, false) !== null;
   try {
     return fs.statSync(file).isFile();
   } catch {

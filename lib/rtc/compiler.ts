@@ -34,7 +34,7 @@ import {
   computeKey, diskGet, diskPut, headerFingerprints, kernelCacheDir, kernelCacheMaxBytes, memoryGet, memorySet,
   VERSIONS_FILE, type Backend, type CacheEntry,
 } from './cache';
-import { fileIdentity, isFile } from './cache-io';
+import { fileIdentity, identityOf, isFile } from './cache-io';
 import { CompileError } from './errors';
 
 export { cacheStats, clearKernelCache, kernelCacheDir, type Backend, type KernelCacheStats } from './cache';
@@ -92,6 +92,8 @@ export interface RtcNative {
   rtcInfo(): RtcInfo;
   /** Where the core looks for NVRTC, in order (NOTE [ NVRTC identity ]); absent: always load it to learn its version. */
   nvrtcCandidates?(): string[];
+  /** The first candidate that is a file, stat'ed: [candidate, real path, size, mtime s, mtime ns]; null when a bare soname comes first. */
+  nvrtcFile?(): [string, string, number, number, number] | null;
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NvrtcOutput;
 }
 
@@ -203,6 +205,14 @@ const loadDefaultNative = (function loadDefaultNative(): RtcNative | null {
       if (!Array.isArray(c)) return [];
       for (const x of c) if (typeof x !== 'string') return [];
       return c;
+    });
+  }
+  const fileFn = 'nvrtcFile' in n ? n.nvrtcFile : undefined;
+  if (typeof fileFn === 'function') {
+    defaultNative.nvrtcFile = (function nvrtcFile(): [string, string, number, number, number] | null {
+      const f: unknown = fileFn.call(n);
+      return Array.isArray(f) && f.length === 5 && typeof f[0] === 'string' && typeof f[1] === 'string' &&
+        typeof f[2] === 'number' && typeof f[3] === 'number' && typeof f[4] === 'number' ? [f[0], f[1], f[2], f[3], f[4]] : null;
     });
   }
   return defaultNative;
@@ -431,12 +441,17 @@ const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): NvrtcFile 
   const memo = nvrtcFileMemo.get(native);
   if (memo !== undefined) return memo ?? undefined;
   let found: NvrtcFile | null = null;
-  for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
-    if (!path.isAbsolute(c)) break;
-    const identity = fileIdentity(c);
-    if (identity === undefined) continue;
-    found = { candidate: c, identity };
-    break;
+  if (native.nvrtcFile) {
+    const f = native.nvrtcFile();
+    if (f !== null) found = { candidate: f[0], identity: identityOf(f[1], f[2], f[3], f[4]) };
+  } else {
+    for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
+      if (!path.isAbsolute(c)) break;
+      const identity = fileIdentity(c);
+      if (identity === undefined) continue;
+      found = { candidate: c, identity };
+      break;
+    }
   }
   nvrtcFileMemo.set(native, found);
   return found ?? undefined;

@@ -53,25 +53,39 @@ interface Loaded {
   loweredNames: Record<string, string>;
 }
 
-/** Extents [x, y, z] of a grid or block, written into `out` at `at` (no allocation on the launch path). */
-function readDim3(d: Dim3, out: number[], at: number, fn: string, what: string): void {
-  if (typeof d === 'number') {
-    out[at] = d;
-    out[at + 1] = 1;
-    out[at + 2] = 1;
-  } else if (Array.isArray(d) && d.length >= 1 && d.length <= 3) {
-    out[at] = d[0];
-    out[at + 1] = d.length > 1 ? d[1] : 1;
-    out[at + 2] = d.length > 2 ? d[2] : 1;
-  } else {
+// NOTE [ Launch latency ]
+// A one-element launch costs a few microseconds, most of it the driver's
+// (bench/launch_floor.cu measures that floor; `npm run bench:calls` splits a
+// call into its layers). What the binding adds is kept to one N-API call with
+// five arguments: the extents and the shared memory go in a Float64Array of 7
+// that each kernel reuses (one read for all seven; more than six arguments
+// would also make node-addon-api allocate per call), the arguments in an
+// array reused the same way, and their C types in an Int8Array made once from
+// the signature.
+
+/** Extents [x, y, z] of a grid or block, checked, written into `out` at `at` (no allocation on the launch path). */
+function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
+  let x: unknown = d;
+  let y: unknown = 1;
+  let z: unknown = 1;
+  if (Array.isArray(d) && d.length >= 1 && d.length <= 3) {
+    x = d[0];
+    if (d.length > 1) y = d[1];
+    if (d.length > 2) z = d[2];
+  } else if (typeof d !== 'number') {
     throw new TypeError(`${fn}: ${what} must be a number or an array of 1 to 3 numbers, got ${String(d)}`);
   }
-  for (let i = at; i < at + 3; i++) {
-    const v = out[i];
-    if (!(typeof v === 'number' && v >= 1 && Number.isInteger(v))) {
-      throw new RangeError(`${fn}: ${what}[${i - at}] must be a positive integer, got ${String(v)}`);
-    }
+  if (!(isExtent(x) && isExtent(y) && isExtent(z))) {
+    const bad = [x, y, z].findIndex((v) => !isExtent(v));
+    throw new RangeError(`${fn}: ${what}[${bad}] must be a positive integer, got ${String([x, y, z][bad])}`);
   }
+  out[at] = x;
+  out[at + 1] = y;
+  out[at + 2] = z;
+}
+
+function isExtent(v: unknown): v is number {
+  return typeof v === 'number' && v >= 1 && Number.isInteger(v);
 }
 
 /** Several kernels (and __constant__ globals) compiled from one source, or loaded from a cubin/PTX file. */
@@ -174,7 +188,8 @@ export class RawKernel {
   #lastIndex = -1;
   #lastFunction: NativeFunction | undefined;
   #args: unknown[] = [];
-  #dims = [1, 1, 1, 1, 1, 1];
+  #dims = new Float64Array(7);
+  #preparedDims = Float64Array.of(1, 1, 1, 1, 1, 1, 0);
   #label: string;
 
   /**
@@ -276,11 +291,11 @@ export class RawKernel {
     readDim3(grid, dims, 0, fn, 'grid');
     readDim3(block, dims, 3, fn, 'block');
     const sharedMem = opts?.sharedMem ?? 0;
-    if (sharedMem !== 0 && (!Number.isInteger(sharedMem) || sharedMem < 0)) {
+    if (sharedMem !== 0 && !(typeof sharedMem === 'number' && Number.isInteger(sharedMem) && sharedMem > 0)) {
       throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
-    native.launchKernel(this.function(dev), dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], sharedMem,
-      stream?.native, kinds, values);
+    dims[6] = sharedMem;
+    native.launchKernel(this.function(dev), dims, stream?.native, kinds, values);
   }
 
   /**
@@ -290,7 +305,11 @@ export class RawKernel {
    * each one's kind and device. A 1-D grid on the current stream.
    */
   launchPrepared(device: Device, blocks: number, threads: number, values: unknown[], sharedMem = 0): void {
-    native.launchKernel(this.function(device), blocks, 1, 1, threads, 1, 1, sharedMem, undefined, this.#kinds as Int8Array, values);
+    const dims = this.#preparedDims;
+    dims[0] = blocks;
+    dims[3] = threads;
+    dims[6] = sharedMem;
+    native.launchKernel(this.function(device), dims, undefined, this.#kinds as Int8Array, values);
   }
 }
 
