@@ -203,8 +203,8 @@ export interface NativeCore {
   rtcInfo(): NativeRtcInfo;
   /** Where NVRTC is looked for, in order: file paths, then bare sonames (loads nothing but the driver). */
   nvrtcCandidates(): string[];
-  /** The first candidate that is a file: [candidate, real path, size, mtime s, mtime ns]; null when a bare soname comes first. */
-  nvrtcFile(): [string, string, number, number, number] | null;
+  /** The first candidate that is a file: [candidate, size, mtime s, mtime ns, dev, ino]; null when a bare soname comes first. */
+  nvrtcFile(): [string, number, number, number, number, number] | null;
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
@@ -224,9 +224,9 @@ export interface NativeCore {
   // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
   /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
   sha256(parts: readonly (string | ArrayBufferView)[]): string;
-  /** [real path ('' unless resolve), size, mtime seconds, mtime nanoseconds] of a regular file (links followed), or null. */
-  statFile(path: string, resolve: boolean): [string, number, number, number] | null;
-  /** `<dir>/<key>.json` (as text) and `.bin` with the .bin's SHA-256, both touched; null when either is missing. */
+  /** [size, mtime seconds, mtime nanoseconds, dev, ino] of a regular file (links followed), or null. */
+  statFile(path: string): [number, number, number, number, number] | null;
+  /** `<dir>/<key>.json` (as text) and `.bin` with the .bin's SHA-256, the .json touched; null when either is missing. */
   readCacheEntry(dir: string, key: string): { meta: string; image: Uint8Array; imageSha256: string } | null;
   /** Synchronous, after the device's current stream (synchronized first). */
   memcpyHtoD(device: number, ptr: bigint, data: ArrayBufferView): void;

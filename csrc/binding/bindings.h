@@ -2,6 +2,10 @@
 #pragma once
 #include <napi.h>
 
+#include <string>
+
+#include "cache/cache_files.h"
+
 namespace gx::js {
 void register_tensor_functions(Napi::Env env, Napi::Object exports);
 void register_runtime_functions(Napi::Env env, Napi::Object exports);
@@ -9,4 +13,7 @@ void register_op_functions(Napi::Env env, Napi::Object exports);
 void register_stream_functions(Napi::Env env, Napi::Object exports);
 void register_rtc_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
+
+// [name?, size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
+Napi::Array file_stat_array(Napi::Env env, const gx::cache::FileStat& st, const std::string* name);
 }  // namespace gx::js

@@ -47,19 +47,29 @@ std::string arg_path(const Napi::CallbackInfo& info, size_t i, const char* fn, c
   return s;
 }
 
-// statFile(path, resolve): [realPath, size, mtimeSec, mtimeNsec] of a regular
-// file (links followed), or null; realPath is '' unless `resolve`.
+}  // namespace
+
+// [size, mtimeSec, mtimeNsec, dev, ino] (numbers, as Node's fs.Stats has them).
+Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st, const std::string* name) {
+  const uint32_t at = name != nullptr ? 1 : 0;
+  Napi::Array out = Napi::Array::New(env, at + 5);
+  if (name != nullptr) out.Set(0u, Napi::String::New(env, *name));
+  out.Set(at, Napi::Number::New(env, static_cast<double>(st.size)));
+  out.Set(at + 1, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
+  out.Set(at + 2, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
+  out.Set(at + 3, Napi::Number::New(env, static_cast<double>(st.dev)));
+  out.Set(at + 4, Napi::Number::New(env, static_cast<double>(st.ino)));
+  return out;
+}
+
+namespace {
+
+// statFile(path): [size, mtimeSec, mtimeNsec, dev, ino] of a regular file (links followed), or null.
 Napi::Value StatFile(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    Napi::Env env = info.Env();
     cache::FileStat st;
-    if (!cache::stat_file(arg_path(info, 0, "statFile", "path"), &st, info[1].ToBoolean())) return env.Null();
-    Napi::Array out = Napi::Array::New(env, 4);
-    out.Set(0u, Napi::String::New(env, st.real_path));
-    out.Set(1u, Napi::Number::New(env, static_cast<double>(st.size)));
-    out.Set(2u, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
-    out.Set(3u, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
-    return out;
+    if (!cache::stat_file(arg_path(info, 0, "statFile", "path"), &st)) return info.Env().Null();
+    return file_stat_array(info.Env(), st, nullptr);
   });
 }
 
@@ -72,8 +82,8 @@ bool is_key(const std::string& key) {
 }
 
 // readCacheEntry(dir, key): { meta: string, image: Uint8Array, imageSha256: string }
-// from <dir>/<key>.json and <dir>/<key>.bin, both touched (their mtimes are
-// the cache's LRU order); null when either is missing or unreadable. The
+// from <dir>/<key>.json and <dir>/<key>.bin, the .json touched (the cache's
+// LRU order); null when either is missing or unreadable. The
 // caller checks the meta against the image.
 Napi::Value ReadCacheEntry(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
@@ -101,8 +111,8 @@ Napi::Value ReadCacheEntry(const Napi::CallbackInfo& info) {
         }, &image_size)) {
       return env.Null();
     }
+    // The entry's last use is its newest mtime (lib/rtc/cache.ts, evict): touching one file does.
     cache::touch_file(base + ".json");  // an entry evicted meanwhile: what was read is still whole
-    cache::touch_file(base + ".bin");
     Napi::Object out = Napi::Object::New(env);
     out.Set("meta", Napi::String::New(env, meta));
     out.Set("image", Napi::Uint8Array::New(env, image_size, image, 0));

@@ -153,7 +153,7 @@ Napi::Value NvrtcCandidates(const Napi::CallbackInfo& info) {
   });
 }
 
-// nvrtcFile(): [candidate, realPath, size, mtimeSec, mtimeNsec] of the first
+// nvrtcFile(): [candidate, size, mtimeSec, mtimeNsec, dev, ino] of the first
 // candidate that is a file, or null when a bare soname (which only dlopen's
 // search can resolve) comes first. One call for the kernel cache's first
 // lookup (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
@@ -164,13 +164,7 @@ Napi::Value NvrtcFile(const Napi::CallbackInfo& info) {
       if (c.empty() || c[0] != '/') break;
       cache::FileStat st;
       if (!cache::stat_file(c, &st)) continue;
-      Napi::Array out = Napi::Array::New(env, 5);
-      out.Set(0u, Napi::String::New(env, c));
-      out.Set(1u, Napi::String::New(env, st.real_path));
-      out.Set(2u, Napi::Number::New(env, static_cast<double>(st.size)));
-      out.Set(3u, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
-      out.Set(4u, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
-      return out;
+      return file_stat_array(env, st, &c);
     }
     return env.Null();
   });

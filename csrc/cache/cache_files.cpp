@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 
 namespace gx::cache {
 namespace {
@@ -20,15 +19,11 @@ struct Fd {
 
 }  // namespace
 
-bool stat_file(const std::string& path, FileStat* out, bool resolve) {
+bool stat_file(const std::string& path, FileStat* out) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (resolve) {
-    char* real = ::realpath(path.c_str(), nullptr);
-    if (real == nullptr) return false;
-    out->real_path = real;
-    std::free(real);
-  }
+  out->dev = static_cast<uint64_t>(st.st_dev);
+  out->ino = static_cast<uint64_t>(st.st_ino);
   out->size = static_cast<int64_t>(st.st_size);
   out->mtime_sec = static_cast<int64_t>(st.st_mtim.tv_sec);
   out->mtime_nsec = static_cast<int64_t>(st.st_mtim.tv_nsec);

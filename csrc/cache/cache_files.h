@@ -9,15 +9,15 @@
 namespace gx::cache {
 
 struct FileStat {
-  std::string real_path;
   int64_t size = 0;
   int64_t mtime_sec = 0;
   int64_t mtime_nsec = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
 };
 
 // Follows links. False when `path` does not exist or is not a regular file.
-// real_path is filled only when `resolve` (realpath walks every component).
-bool stat_file(const std::string& path, FileStat* out, bool resolve = true);
+bool stat_file(const std::string& path, FileStat* out);
 
 // Reads a whole file into memory from `alloc(size)`. False when it cannot be
 // opened or read whole: for a cache, a miss.

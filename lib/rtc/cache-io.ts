@@ -52,18 +52,18 @@ export const sha256Hex = (function sha256Hex(parts: readonly (string | Uint8Arra
   return h.digest('hex');
 });
 
-/** A file's identity from its real path, size and mtime: `<real path> <size> <mtime in ms>`. */
-export const identityOf = (function identityOf(realPath: string, size: number, mtimeSec: number, mtimeNsec: number): string {
+/** A file's identity: the name it was found by, device and inode, size and mtime (ms). */
+export const identityOf = (function identityOf(name: string, size: number, mtimeSec: number, mtimeNsec: number, dev: number, ino: number): string {
   // Node's Stats.mtimeMs, computed as Node computes it, so both paths give one string.
-  return `${realPath} ${size} ${mtimeSec * 1e3 + mtimeNsec / 1e6}`;
+  return `${name} ${dev}:${ino} ${size} ${mtimeSec * 1e3 + mtimeNsec / 1e6}`;
 });
 
-/** A regular file's identity (identityOf); undefined when it is missing or not a file. */
+/** A regular file's identity (identityOf); undefined when it is missing or not a file. Links are followed. */
 export const fileIdentity = (function fileIdentity(file: string): string | undefined {
   const c = cacheNative;
   if (c) {
-    const s = c.statFile(file, true);
-    return s === null ? undefined : identityOf(s[0], s[1], s[2], s[3]);
+    const s = c.statFile(file);
+    return s === null ? undefined : identityOf(file, s[0], s[1], s[2], s[3], s[4]);
   }
   let st: fs.Stats;
   try {
@@ -71,13 +71,13 @@ export const fileIdentity = (function fileIdentity(file: string): string | undef
   } catch {
     return undefined;
   }
-  return st.isFile() ? `${fs.realpathSync(file)} ${st.size} ${st.mtimeMs}` : undefined;
+  return st.isFile() ? `${file} ${st.dev}:${st.ino} ${st.size} ${st.mtimeMs}` : undefined;
 });
 
 /** Whether `file` is a regular file. */
 export const isFile = (function isFile(file: string): boolean {
   const c = cacheNative;
-  if (c) return c.statFile(file, false) !== null;
+  if (c) return c.statFile(file) !== null;
   try {
     return fs.statSync(file).isFile();
   } catch {
@@ -94,7 +94,7 @@ export interface EntryFiles {
   imageSha256: string;
 }
 
-/** `<dir>/<key>.json` and `.bin`, both touched (the cache's LRU order); undefined when either is missing. */
+/** `<dir>/<key>.json` and `.bin`, the .json touched (the cache's LRU order); undefined when either is missing. */
 export const readEntryFiles = (function readEntryFiles(dir: string, key: string): EntryFiles | undefined {
   const c = cacheNative;
   if (c) return c.readCacheEntry(dir, key) ?? undefined;
@@ -108,12 +108,10 @@ export const readEntryFiles = (function readEntryFiles(dir: string, key: string)
     return undefined;
   }
   const now = new Date();
-  for (const f of [`${base}.json`, `${base}.bin`]) {
-    try {
-      fs.utimesSync(f, now, now);
-    } catch {
-      // evicted by another process meanwhile: what was read is still whole
-    }
+  try {
+    fs.utimesSync(`${base}.json`, now, now); // the entry's last use (one file does: eviction goes by an entry's newest mtime)
+  } catch {
+    // evicted by another process meanwhile: what was read is still whole
   }
   return { meta, image: new Uint8Array(image.buffer, image.byteOffset, image.byteLength), imageSha256: sha256Hex([image]) };
 });

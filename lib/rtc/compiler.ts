@@ -92,8 +92,8 @@ export interface RtcNative {
   rtcInfo(): RtcInfo;
   /** Where the core looks for NVRTC, in order (NOTE [ NVRTC identity ]); absent: always load it to learn its version. */
   nvrtcCandidates?(): string[];
-  /** The first candidate that is a file, stat'ed: [candidate, real path, size, mtime s, mtime ns]; null when a bare soname comes first. */
-  nvrtcFile?(): [string, string, number, number, number] | null;
+  /** The first candidate that is a file, stat'ed: [candidate, size, mtime s, mtime ns, dev, ino]; null when a bare soname comes first. */
+  nvrtcFile?(): [string, number, number, number, number, number] | null;
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NvrtcOutput;
 }
 
@@ -209,10 +209,11 @@ const loadDefaultNative = (function loadDefaultNative(): RtcNative | null {
   }
   const fileFn = 'nvrtcFile' in n ? n.nvrtcFile : undefined;
   if (typeof fileFn === 'function') {
-    defaultNative.nvrtcFile = (function nvrtcFile(): [string, string, number, number, number] | null {
+    defaultNative.nvrtcFile = (function nvrtcFile(): [string, number, number, number, number, number] | null {
       const f: unknown = fileFn.call(n);
-      return Array.isArray(f) && f.length === 5 && typeof f[0] === 'string' && typeof f[1] === 'string' &&
-        typeof f[2] === 'number' && typeof f[3] === 'number' && typeof f[4] === 'number' ? [f[0], f[1], f[2], f[3], f[4]] : null;
+      if (!Array.isArray(f) || f.length !== 6 || typeof f[0] !== 'string') return null;
+      for (let i = 1; i < 6; i++) if (typeof f[i] !== 'number') return null;
+      return [f[0], f[1], f[2], f[3], f[4], f[5]];
     });
   }
   return defaultNative;
@@ -420,9 +421,10 @@ export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
 // The key names the compiler. Asking NVRTC its version means loading it
 // (a dlopen of a 100 MB library: ~8 ms on the H100 machine), which a cache hit
 // should not pay. So when the first candidate the core would load (native
-// nvrtcCandidates()) is a file that exists, the key names that file instead:
-// its real path (which carries the full version, libnvrtc.so.13.0.88), size
-// and mtime. NVRTC is then loaded only to compile, and a compile checks that
+// nvrtcCandidates(), stat'ed by nvrtcFile() in the same call) is a file that
+// exists, the key names that file instead: its path, device and inode, size
+// and mtime (a new install is a new inode; a realpath would cost the first
+// lookup a walk of every link). NVRTC is then loaded only to compile, and a compile checks that
 // it loaded that very file (else its result is not stored on disk under the
 // file's key). When the first candidate is a bare soname (found by the
 // loader's search, which only dlopen can follow), the key uses the loaded
@@ -431,7 +433,7 @@ export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
 interface NvrtcFile {
   /** The candidate as the core names it. */
   candidate: string;
-  /** Real path, size and mtime. */
+  /** Path, device and inode, size and mtime (identityOf). */
   identity: string;
 }
 
@@ -443,7 +445,7 @@ const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): NvrtcFile 
   let found: NvrtcFile | null = null;
   if (native.nvrtcFile) {
     const f = native.nvrtcFile();
-    if (f !== null) found = { candidate: f[0], identity: identityOf(f[1], f[2], f[3], f[4]) };
+    if (f !== null) found = { candidate: f[0], identity: identityOf(f[0], f[1], f[2], f[3], f[4], f[5]) };
   } else {
     for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
       if (!path.isAbsolute(c)) break;
