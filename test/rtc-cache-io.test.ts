@@ -54,6 +54,19 @@ test('native sha256 hashes parts in order, strings as UTF-8 (lone surrogates as 
   t.is(sha256Hex(['a', 'b']), nodeSha(['ab']));
 });
 
+test('the portable SHA-256 (GPUEXT_SHA256_PORTABLE=1, for a Node without OpenSSL\'s SHA256) gives the same digests', (t) => {
+  const script = `
+    const { native } = require(${JSON.stringify(path.join(root, 'dist/lib/native.js'))});
+    const out = [];
+    for (let n = 0; n <= 300; n += 7) out.push(native.sha256([new Uint8Array(n).fill(n & 255), 'ü\\ud800' + 'x'.repeat(n)]));
+    console.log(JSON.stringify(out));`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, GPUEXT_SHA256_PORTABLE: '1' } });
+  t.is(r.status, 0, r.stderr);
+  const got = JSON.parse(r.stdout.trim()) as string[];
+  let k = 0;
+  for (let n = 0; n <= 300; n += 7) t.is(got[k++], nodeSha([new Uint8Array(n).fill(n & 255), 'ü\ud800' + 'x'.repeat(n)]), `length ${n}`);
+});
+
 test('native sha256 refuses what is neither a string nor bytes', (t) => {
   const e = t.throws(() => native.sha256(['ok', 5 as unknown as string]));
   t.regex(e?.message ?? '', /sha256: parts\[1\] must be a string or a typed array/);

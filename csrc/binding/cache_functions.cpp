@@ -13,17 +13,16 @@
 namespace gx::js {
 namespace {
 
-// Hashes a string's UTF-8 bytes (lone surrogates as U+FFFD, as Node's
+// Appends a string's UTF-8 bytes (lone surrogates as U+FFFD, as Node's
 // crypto does) or an ArrayBufferView's bytes.
-void hash_part(cache::Sha256& h, const Napi::Value& v, uint32_t i) {
+void append_part(std::string& out, const Napi::Value& v, uint32_t i) {
   if (v.IsString()) {
-    const std::string s = v.As<Napi::String>().Utf8Value();
-    h.update(s.data(), s.size());
+    out += v.As<Napi::String>().Utf8Value();
     return;
   }
   if (v.IsTypedArray()) {
     const Napi::TypedArray t = v.As<Napi::TypedArray>();
-    h.update(static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(), t.ByteLength());
+    out.append(static_cast<const char*>(t.ArrayBuffer().Data()) + t.ByteOffset(), t.ByteLength());
     return;
   }
   fail(ErrorKind::Type, "sha256: parts[", i, "] must be a string or a typed array");
@@ -34,9 +33,14 @@ Napi::Value Sha256Hex(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     GX_CHECK_TYPE(info[0].IsArray(), "sha256: argument 'parts' must be an array");
     const Napi::Array parts = info[0].As<Napi::Array>();
-    cache::Sha256 h;
-    for (uint32_t i = 0; i < parts.Length(); ++i) hash_part(h, parts.Get(i), i);
-    return Napi::String::New(info.Env(), h.hex());
+    const uint32_t n = parts.Length();
+    if (n == 1 && parts.Get(0u).IsTypedArray()) {  // an image: hashed where it lies
+      const Napi::TypedArray t = parts.Get(0u).As<Napi::TypedArray>();
+      return Napi::String::New(info.Env(), cache::sha256_hex(static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(), t.ByteLength()));
+    }
+    std::string bytes;
+    for (uint32_t i = 0; i < n; ++i) append_part(bytes, parts.Get(i), i);
+    return Napi::String::New(info.Env(), cache::sha256_hex(bytes.data(), bytes.size()));
   });
 }
 

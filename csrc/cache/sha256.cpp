@@ -1,5 +1,8 @@
 #include "cache/sha256.h"
 
+#include <dlfcn.h>
+
+#include <cstdlib>
 #include <cstring>
 
 namespace gx::cache {
@@ -85,7 +88,49 @@ std::string Sha256::hex() {
   return out;
 }
 
+namespace {
+
+// OpenSSL's one-shot SHA256(), which the node executable exports (or the
+// libcrypto a shared-OpenSSL build of Node loaded): it uses the CPU's SHA
+// instructions (about 6x the portable code here) and, unlike EVP, starts no
+// provider. Looked up, not linked, so a Node without it still loads the addon;
+// checked on a known digest before it is trusted. GPUEXT_SHA256_PORTABLE=1
+// keeps to the portable code (the tests compare both).
+using OneShot = unsigned char* (*)(const unsigned char*, size_t, unsigned char*);
+
+OneShot openssl_sha256() {
+  static const OneShot f = []() -> OneShot {
+    if (const char* e = std::getenv("GPUEXT_SHA256_PORTABLE"); e != nullptr && *e != '\0' && *e != '0') return nullptr;
+    auto g = reinterpret_cast<OneShot>(dlsym(RTLD_DEFAULT, "SHA256"));
+    if (g == nullptr) return nullptr;
+    static constexpr uint8_t kAbc[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40,
+                                         0xde, 0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17,
+                                         0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+    unsigned char md[32];
+    g(reinterpret_cast<const unsigned char*>("abc"), 3, md);
+    return std::memcmp(md, kAbc, 32) == 0 ? g : nullptr;
+  }();
+  return f;
+}
+
+std::string to_hex(const uint8_t* md) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(64, '0');
+  for (int i = 0; i < 32; ++i) {
+    out[2 * i] = kHex[md[i] >> 4];
+    out[2 * i + 1] = kHex[md[i] & 0xf];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string sha256_hex(const void* data, size_t size) {
+  if (OneShot f = openssl_sha256()) {
+    unsigned char md[32];
+    f(static_cast<const unsigned char*>(data), size, md);
+    return to_hex(md);
+  }
   Sha256 h;
   h.update(data, size);
   return h.hex();

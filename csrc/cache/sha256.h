@@ -1,7 +1,9 @@
-// SHA-256 (FIPS 180-4), incremental. The kernel cache's keys and image
-// checksums are SHA-256; computing them here rather than through Node's
-// crypto spares a process's first cache lookup the OpenSSL start-up (about
+// SHA-256 (FIPS 180-4). The kernel cache's keys and image checksums are
+// SHA-256; computing them here rather than through Node's crypto spares a
+// process's first cache lookup the start of OpenSSL's EVP providers (about
 // half a millisecond; NOTE [ First lookup ] in lib/rtc/cache-io.ts).
+// sha256_hex uses OpenSSL's one-shot SHA256() from the process when there is
+// one (sha256.cpp), else the portable Sha256 below.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,7 @@ class Sha256 {
   uint64_t total_ = 0;  // bytes hashed so far
 };
 
+// The digest of `size` bytes as 64 lowercase hex digits.
 std::string sha256_hex(const void* data, size_t size);
 
 }  // namespace gx::cache
