@@ -69,7 +69,9 @@ function main(): void {
   time('native.isDisposed (one N-API call)', () => native.isDisposed(ha));
   const dims = Float64Array.of(1, 1, 1, 32, 1, 1, 0);
   time('native.launchKernel, 0 args', () => native.launchKernel(f0, dims, undefined, k0, v0));
-  time('native.launchKernel, 4 args', () => native.launchKernel(f4, dims, undefined, k4, v4));
+  time('native.launchKernel, 4 args (handles in an array)', () => native.launchKernel(f4, dims, undefined, k4, v4));
+  const n4 = Float64Array.of(a.address('calls'), b.address('calls'), c.address('calls'), 1);
+  time('native.launchKernel, 4 args (numbers, tensors by address)', () => native.launchKernel(f4, dims, undefined, k4, n4));
   time('RawKernel.launch, 0 args', () => empty0.launch(grid, block, []));
   time('RawKernel.launch, 4 args', () => add4.launch(grid, block, args4));
   time('ElementwiseKernel, output passed', () => ew(a, b, c));

@@ -145,6 +145,8 @@ export interface NativeCore {
   /** Drops a handle's core reference now; returns false when it was already dropped. */
   dispose(t: NativeTensor): boolean;
   isDisposed(t: NativeTensor): boolean;
+  /** The address of the first element, as a number (refused when a double cannot hold it exactly). */
+  dataAddress(t: NativeTensor): number;
   empty(shape: readonly number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
@@ -219,8 +221,9 @@ export interface NativeCore {
    * 6 uint16, 7 uint32, 8 uint64, 9 float32, 10 float64, 11 bool, 12 raw pointer (bigint or null).
    * Integers may be numbers (safe integers) or bigints. stream undefined: the device's current stream.
    * dims: a Float64Array of 7, [grid x, y, z, block x, y, z, dynamic shared memory bytes] (NOTE [ Launch latency ]).
+   * args: those values, or all as numbers in a Float64Array, tensors by address (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp).
    */
-  launchKernel(fn: NativeFunction, dims: Float64Array, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[]): void;
+  launchKernel(fn: NativeFunction, dims: Float64Array, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[] | Float64Array): void;
   // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
   /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
   sha256(parts: readonly (string | ArrayBufferView)[]): string;

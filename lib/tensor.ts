@@ -64,6 +64,7 @@ export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): Val
 export class Tensor<D extends DType = DType> implements Disposable {
   #handle: NativeTensor | null;
   #meta: Meta | undefined;
+  #address: number | undefined;
 
   /** @internal Tensors are made by gx.tensor, gx.empty and the other creation functions. */
   constructor(handle: NativeTensor, meta?: Meta) {
@@ -80,6 +81,16 @@ export class Tensor<D extends DType = DType> implements Disposable {
       throw err;
     }
     return this.#handle;
+  }
+
+  /**
+   * @internal The address of the first element, as a number (asked once; a
+   * tensor's memory never moves). For kernel arguments passed by address
+   * (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp); throws when disposed.
+   */
+  address(fn = 'Tensor'): number {
+    const h = this.handle(fn);
+    return (this.#address ??= native.dataAddress(h));
   }
 
   #info(fn: string): Meta {

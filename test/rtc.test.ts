@@ -120,6 +120,28 @@ cudaTest('RawKernel: add against a reference, attributes, launch limits', (t) =>
   s.synchronize();
 });
 
+cudaTest('RawKernel: every scalar kind arrives as declared, as numbers (one Float64Array) or with bigints beyond 2^53 (an array)', (t) => {
+  const k = new gx.RawKernel(`extern "C" __global__ void echo(long long* o, double* f, signed char a, short b, int c, long long d,
+      unsigned char e, unsigned short g, unsigned int h, unsigned long long u, float x, double y, bool z) {
+    o[0] = a; o[1] = b; o[2] = c; o[3] = d; o[4] = e; o[5] = g; o[6] = h; o[7] = (long long)u; o[8] = z;
+    f[0] = x; f[1] = y;
+  }`, 'echo');
+  using o = gx.full([9], -1, { device: 'cuda', dtype: 'int64' });
+  using f = gx.full([2], Number.NaN, { device: 'cuda', dtype: 'float64' });
+  const run = (args: unknown[]): { ints: bigint[]; floats: number[] } => {
+    k.launch(1, 1, [o, f, ...args]);
+    return { ints: Array.from(o.toArraySync() as BigInt64Array), floats: Array.from(f.toArraySync() as Float64Array) };
+  };
+  const small = run([-5, -300, -70000, -(2 ** 40), 250, 65000, 4e9, 2 ** 52, 1.5, -2.25, true]);
+  t.deepEqual(small.ints, [-5n, -300n, -70000n, -(2n ** 40n), 250n, 65000n, 4000000000n, 2n ** 52n, 1n]);
+  t.deepEqual(small.floats, [1.5, -2.25]);
+  const big = run([127, 32767, 2147483647, -(2n ** 62n) - 1n, 0, 0, 0, 2n ** 64n - 1n, 3n, 1e300, 0]);
+  t.deepEqual(big.ints, [127n, 32767n, 2147483647n, -(2n ** 62n) - 1n, 0n, 0n, 0n, -1n, 0n]);
+  t.deepEqual(big.floats, [3, 1e300]);
+  t.throws(() => run([128, 0, 0, 0, 0, 0, 0, 0, 0, 0, false]), { instanceOf: RangeError, message: /out of its range \[-128, 127\]/ });
+  t.throws(() => run([0, 0, 0, 2 ** 60, 0, 0, 0, 0, 0, 0, false]), { message: /beyond 2\^53/ });
+});
+
 cudaTest('examples: broadcast add with a 2-D grid, grid-stride square', (t) => {
   for (const c of [ex.broadcastAdd(), ex.gridStrideSquare()]) t.true(c.maxError <= 1e-6, `${c.name}: ${c.maxError}`);
 });

@@ -290,12 +290,20 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 
 // --- launches ---------------------------------------------------------------------------
 //
-// NOTE [ Kernel arguments ]
+// NOTE [ Argument slots ]
 // launchKernel(fn, dims, stream, kinds, args): dims = [gx, gy, gz, bx, by, bz, sharedMem]; kinds[i] says
 // what C type args[i] becomes. Each parameter gets its own 8-byte slot, its
 // value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
 // pointer per slot: the driver copies as many bytes as the kernel's parameter
 // declares, at the offset its ABI wants, so slots need not mimic the C layout.
+// args comes in one of two forms:
+// - an array of values: tensor handles (checked here: alive, on the kernel's
+//   device), numbers, bigints, booleans, null for a null pointer;
+// - a Float64Array of numbers, read with no N-API call per argument: tensors
+//   as their device addresses (Tensor.address(), exact below 2^53), which the
+//   caller has checked are alive and on the kernel's device (lib/rtc/raw.ts
+//   does; values it cannot put in a double, bigints beyond 2^53, go as an
+//   array). Numbers are range-checked for their kind either way.
 
 constexpr const char* kLaunch = "launchKernel";
 
@@ -339,38 +347,101 @@ const char* arg_name(size_t i, char (&buf)[32]) {
        ", got ", got);
 }
 
-// An integer argument of an integer kind, range-checked; returned as its bit pattern.
-uint64_t read_integer(const Napi::Value& v, size_t i, int kind) {
+// A number as argument i of kind `kind`, checked, as the bits its slot holds
+// (NOTE [ Argument slots ]). Both argument forms read numbers through here.
+uint64_t slot_of_number(double d, size_t i, int kind) {
+  switch (kind) {
+    case kTensor:
+    case kPointer:  // an address (the caller checked the tensor); exact below 2^53
+      if (!(d >= 0 && d <= 9007199254740991.0 && std::floor(d) == d)) {
+        fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is not a device address");
+      }
+      return static_cast<uint64_t>(d);
+    case kF32: {
+      const float x = static_cast<float>(d);
+      if (std::isfinite(d) && !std::isfinite(x)) {
+        fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is out of range for float32 (|x| <= ", FLT_MAX, ")");
+      }
+      uint64_t slot = 0;
+      std::memcpy(&slot, &x, sizeof(x));
+      return slot;
+    }
+    case kF64: {
+      uint64_t slot = 0;
+      std::memcpy(&slot, &d, sizeof(d));
+      return slot;
+    }
+    case kBool:
+      if (d != 0 && d != 1) fail(ErrorKind::Type, kLaunch, ": args[", i, "] is declared bool and must be a boolean (or 0 / 1), got the number ", d);
+      return d == 1 ? 1 : 0;
+    default:
+      break;
+  }
+  if (kind <= kTensor || kind > kU64) {
+    fail(ErrorKind::Type, kLaunch, ": kinds[", i, "] = ", kind, " is not an argument kind (0..", kNumKinds - 1, ")");
+  }
+  if (!std::isfinite(d) || std::floor(d) != d) {
+    if (std::isfinite(d)) fail(ErrorKind::Type, kLaunch, ": args[", i, "] is declared ", kKindNames[kind], " and must be an integer, got the number ", d);
+    fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is not a finite integer for ", kKindNames[kind]);
+  }
+  if (std::fabs(d) > 9007199254740991.0) {
+    fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is beyond 2^53 and may have lost precision; pass ",
+         kKindNames[kind], " values this large as a bigint");
+  }
+  const int64_t x = static_cast<int64_t>(d);
   const bool is_signed = kind <= kI64;
-  if (v.IsNumber()) {
-    const double d = v.As<Napi::Number>().DoubleValue();
-    if (!std::isfinite(d) || std::floor(d) != d) {
-      if (std::isfinite(d)) scalar_type_error(v, i, kind, "an integer");
-      fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is not a finite integer for ", kKindNames[kind]);
-    }
-    if (std::fabs(d) > 9007199254740991.0) {
-      fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is beyond 2^53 and may have lost precision; pass ",
-           kKindNames[kind], " values this large as a bigint");
-    }
-    const int64_t x = static_cast<int64_t>(d);
-    if (is_signed ? (x < kMin[kind] || x > static_cast<int64_t>(kMax[kind]))
-                  : (x < 0 || static_cast<uint64_t>(x) > kMax[kind])) {
-      scalar_range_error(v, i, kind);
-    }
+  if (is_signed ? (x < kMin[kind] || x > static_cast<int64_t>(kMax[kind])) : (x < 0 || static_cast<uint64_t>(x) > kMax[kind])) {
+    fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is out of range for ", kKindNames[kind], " (", kMin[kind], "..",
+         kMax[kind], ")");
+  }
+  return static_cast<uint64_t>(x);
+}
+
+// A bigint as argument i of an integer kind, range-checked; returned as its bit pattern.
+uint64_t slot_of_bigint(const Napi::Value& v, size_t i, int kind) {
+  bool lossless = false;
+  if (kind <= kI64) {
+    const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
+    if (!lossless || x < kMin[kind] || x > static_cast<int64_t>(kMax[kind])) scalar_range_error(v, i, kind);
     return static_cast<uint64_t>(x);
   }
-  if (v.IsBigInt()) {
-    bool lossless = false;
-    if (is_signed) {
-      const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
-      if (!lossless || x < kMin[kind] || x > static_cast<int64_t>(kMax[kind])) scalar_range_error(v, i, kind);
-      return static_cast<uint64_t>(x);
+  const uint64_t x = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  if (!lossless || x > kMax[kind]) scalar_range_error(v, i, kind);
+  return x;
+}
+
+// Argument i from the array form: a tensor handle, a number, a bigint, a boolean or null.
+uint64_t slot_of_value(const Napi::Value& v, size_t i, int kind, int device) {
+  if (kind == kTensor) {
+    char buf[32];
+    const TensorImpl& t = TensorHandle::FromValue(v, kLaunch, arg_name(i, buf));
+    const Device d = t.device();
+    if (!d.is_cuda() || d.index != device) {
+      fail(ErrorKind::Value, kLaunch, ": args[", i, "] is a tensor on ", d.str(), " but the kernel is loaded on cuda:", device);
     }
-    const uint64_t x = v.As<Napi::BigInt>().Uint64Value(&lossless);
-    if (!lossless || x > kMax[kind]) scalar_range_error(v, i, kind);
-    return x;
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t.data()));
   }
-  scalar_type_error(v, i, kind, "an integer (a number or a bigint)");
+  if (kind == kPointer) {
+    if (v.IsNull()) return 0;
+    if (!v.IsBigInt()) scalar_type_error(v, i, kind, "a bigint (a device address) or null");
+    bool lossless = false;
+    const uint64_t p = v.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (!lossless) {
+      fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", v.ToString().Utf8Value(), " is not a valid address (must fit in 64 unsigned bits)");
+    }
+    return p;
+  }
+  if (v.IsNumber()) return slot_of_number(v.As<Napi::Number>().DoubleValue(), i, kind);
+  if (kind == kBool) {
+    if (!v.IsBoolean()) scalar_type_error(v, i, kind, "a boolean (or 0 / 1)");
+    return v.As<Napi::Boolean>().Value() ? 1 : 0;
+  }
+  if (kind == kF32 || kind == kF64) scalar_type_error(v, i, kind, "a number");
+  if (kind > kTensor && kind <= kU64) {
+    if (!v.IsBigInt()) scalar_type_error(v, i, kind, "an integer (a number or a bigint)");
+    return slot_of_bigint(v, i, kind);
+  }
+  fail(ErrorKind::Type, kLaunch, ": kinds[", i, "] = ", kind, " is not an argument kind (0..", kNumKinds - 1, ")");
 }
 
 // One grid or block extent: a positive integer (JS has checked the common
@@ -450,10 +521,20 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
       fail(ErrorKind::Type, kLaunch, ": argument 'kinds' must be an Int8Array");
     }
     const Napi::Int8Array kinds = info[3].As<Napi::Int8Array>();
-    if (!info[4].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array");
-    const Napi::Array args = info[4].As<Napi::Array>();
     const size_t n = kinds.ElementLength();
-    GX_CHECK_TYPE(args.Length() == n, kLaunch, ": ", n, " argument kinds but ", args.Length(), " arguments");
+    // args: an array of values, or a Float64Array of numbers with tensors as
+    // their device addresses (NOTE [ Argument slots ]).
+    const double* numbers = nullptr;
+    Napi::Array values;
+    if (info[4].IsTypedArray() && info[4].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array) {
+      const Napi::Float64Array a = info[4].As<Napi::Float64Array>();
+      GX_CHECK_TYPE(a.ElementLength() == n, kLaunch, ": ", n, " argument kinds but ", a.ElementLength(), " arguments");
+      numbers = a.Data();
+    } else {
+      if (!info[4].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array or a Float64Array");
+      values = info[4].As<Napi::Array>();
+      GX_CHECK_TYPE(values.Length() == n, kLaunch, ": ", n, " argument kinds but ", values.Length(), " arguments");
+    }
 
     constexpr size_t kInline = 32;
     uint64_t inline_slots[kInline];
@@ -470,85 +551,9 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
     }
     const int8_t* kind_data = kinds.Data();
     for (size_t i = 0; i < n; ++i) {
-      const int kind = kind_data[i];
-      const Napi::Value v = args.Get(static_cast<uint32_t>(i));
-      uint64_t& slot = slots[i];
-      slot = 0;
-      ptrs[i] = &slot;
-      switch (kind) {
-        case kTensor: {
-          char buf[32];
-          const TensorImpl& t = TensorHandle::FromValue(v, kLaunch, arg_name(i, buf));
-          const Device d = t.device();
-          if (!d.is_cuda() || d.index != f.device) {
-            fail(ErrorKind::Value, kLaunch, ": args[", i, "] is a tensor on ", d.str(),
-                 " but the kernel is loaded on cuda:", f.device);
-          }
-          const auto p = reinterpret_cast<uintptr_t>(t.data());
-          slot = static_cast<uint64_t>(p);
-          break;
-        }
-        case kI8: case kU8: {
-          const auto x = static_cast<uint8_t>(read_integer(v, i, kind));
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kI16: case kU16: {
-          const auto x = static_cast<uint16_t>(read_integer(v, i, kind));
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kI32: case kU32: {
-          const auto x = static_cast<uint32_t>(read_integer(v, i, kind));
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kI64: case kU64:
-          slot = read_integer(v, i, kind);
-          break;
-        case kF32: {
-          if (!v.IsNumber()) scalar_type_error(v, i, kind, "a number");
-          const double d = v.As<Napi::Number>().DoubleValue();
-          if (std::isfinite(d) && std::fabs(d) > FLT_MAX) {
-            fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", d, " is out of range for float32 (|x| <= ", FLT_MAX, ")");
-          }
-          const float x = static_cast<float>(d);
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kF64: {
-          if (!v.IsNumber()) scalar_type_error(v, i, kind, "a number");
-          const double x = v.As<Napi::Number>().DoubleValue();
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kBool: {
-          uint8_t x = 0;
-          if (v.IsBoolean()) {
-            x = v.As<Napi::Boolean>().Value() ? 1 : 0;
-          } else if (v.IsNumber() && (v.As<Napi::Number>().DoubleValue() == 0 || v.As<Napi::Number>().DoubleValue() == 1)) {
-            x = v.As<Napi::Number>().DoubleValue() == 1 ? 1 : 0;
-          } else {
-            scalar_type_error(v, i, kind, "a boolean (or 0 / 1)");
-          }
-          std::memcpy(&slot, &x, sizeof(x));
-          break;
-        }
-        case kPointer: {
-          if (v.IsNull()) break;  // NULL
-          if (!v.IsBigInt()) scalar_type_error(v, i, kind, "a bigint (a device address) or null");
-          bool lossless = false;
-          slot = v.As<Napi::BigInt>().Uint64Value(&lossless);
-          if (!lossless) {
-            fail(ErrorKind::Range, kLaunch, ": args[", i, "] = ", v.ToString().Utf8Value(),
-                 " is not a valid address (must fit in 64 unsigned bits)");
-          }
-          break;
-        }
-        default:
-          fail(ErrorKind::Type, kLaunch, ": kinds[", i, "] = ", kind, " is not an argument kind (0..",
-               kNumKinds - 1, ")");
-      }
+      slots[i] = numbers != nullptr ? slot_of_number(numbers[i], i, kind_data[i])
+                                    : slot_of_value(values.Get(static_cast<uint32_t>(i)), i, kind_data[i], f.device);
+      ptrs[i] = &slots[i];
     }
     rtc::launch(kLaunch, f, grid, block, shared_mem, stream, n > 0 ? ptrs : nullptr);
     return info.Env().Undefined();

@@ -231,6 +231,19 @@ Napi::Value Describe(const Napi::CallbackInfo& info) {
   });
 }
 
+// dataAddress(handle): the address of the first element as a number, for
+// kernel arguments passed in a Float64Array (NOTE [ Argument slots ] in
+// rtc_functions.cpp). Addresses are below 2^47 on the platforms CUDA runs on;
+// one that a double cannot hold exactly is refused.
+Napi::Value DataAddress(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const TensorImpl& t = TensorHandle::From(info, 0, "dataAddress", "self");
+    const auto p = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t.data()));
+    GX_CHECK_RANGE(p <= (uint64_t{1} << 53), "dataAddress: the address ", p, " does not fit a double exactly");
+    return Napi::Number::New(info.Env(), static_cast<double>(p));
+  });
+}
+
 }  // namespace
 
 void register_tensor_functions(Napi::Env env, Napi::Object exports) {
@@ -247,6 +260,7 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("readSync", Napi::Function::New<ReadSync>(env, "readSync"));
   exports.Set("read", Napi::Function::New<Read>(env, "read"));
   exports.Set("describe", Napi::Function::New<Describe>(env, "describe"));
+  exports.Set("dataAddress", Napi::Function::New<DataAddress>(env, "dataAddress"));
 }
 
 }  // namespace gx::js

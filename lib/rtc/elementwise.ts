@@ -20,8 +20,9 @@
 // builds a numeric key (no string to build and hash: two base-64 digits per
 // operand, exact for up to 4 operands; more spell a string), allocates its
 // outputs without gx.empty's parsing (borrowing an input's frozen shape and
-// strides) and launches through RawKernel.launchPrepared, with none of
-// launch()'s checks, which the plan made once.
+// strides), writes its arguments as numbers (tensors by address) into the
+// plan's Float64Array and launches through RawKernel.launchPrepared, with
+// none of launch()'s checks, which the plan made once.
 import type { Device } from '../device';
 import type { DType } from '../dtype';
 import { allocate } from '../creation';
@@ -57,6 +58,8 @@ interface Plan {
   kernel: RawKernel;
   /** The dtype of each output, from the binding. */
   outTypes: DType[];
+  /** The kernel's arguments, rewritten by each call. */
+  args: Float64Array;
 }
 
 const LAYOUT_CODE: Record<Layout, number> = { c: 0, s: 1, v: 2, r: 3 };
@@ -88,7 +91,6 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
   const all = [...ins, ...outs];
   const plans = new Map<number | string, Plan>();
   const sources: string[] = [];
-  const values: unknown[] = [];
   const layouts: Layout[] = new Array<Layout>(all.length);
 
   /** Binds the placeholders from the tensors, checks declared dtypes, and makes the kernel for this signature. */
@@ -119,7 +121,8 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     const types = all.map(typeOf);
     const src = generate(name, opts.preamble ?? '', body, ins.length, all, types, bound, ndim, layouts);
     sources.push(src);
-    return { kernel: new RawKernel(src, name, { options: opts.options }), outTypes: types.slice(ins.length) };
+    const kernel = new RawKernel(src, name, { options: opts.options });
+    return { kernel, outTypes: types.slice(ins.length), args: new Float64Array(kernel.params?.length ?? 0) };
   };
 
   const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
@@ -219,26 +222,30 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device, shapeOf));
     }
     if (n > 0) {
-      values.length = 0;
+      // Every argument as a number, tensors by address (their devices were checked above).
+      const values = plan.args;
+      let j = 0;
       for (let k = 0; k < all.length; k++) {
         const a = k < ins.length ? args[k] : outTensors[k - ins.length];
         if (typeof a === 'number') {
-          values.push(a);
+          values[j++] = a;
         } else if (layouts[k] === 'r') {
-          values.push(rawOperand(a, all[k], fnName).handle(fnName), a.numel);
+          values[j++] = rawOperand(a, all[k], fnName).address(fnName);
+          values[j++] = a.numel;
         } else {
-          values.push(a.handle(fnName));
+          values[j++] = a.address(fnName);
         }
       }
-      values.push(n);
+      values[j++] = n;
       if (strided) {
-        for (const s of shape) values.push(s);
+        for (const s of shape) values[j++] = s;
         for (let k = 0; k < all.length; k++) {
           if (layouts[k] !== 's') continue;
           const a = k < ins.length ? args[k] : outTensors[k - ins.length];
-          for (const st of broadcastStrides(a as Tensor, shape)) values.push(st);
+          for (const st of broadcastStrides(a as Tensor, shape)) values[j++] = st;
         }
       }
+      if (j !== values.length) throw new Error(`${fnName}: internal error: ${j} arguments for a kernel of ${values.length}`);
       const blocks = Math.min(Math.ceil(n / THREADS), MAX_BLOCKS);
       plan.kernel.launchPrepared(device, blocks, THREADS, values);
     }

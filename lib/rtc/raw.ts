@@ -59,9 +59,12 @@ interface Loaded {
 // call into its layers). What the binding adds is kept to one N-API call with
 // five arguments: the extents and the shared memory go in a Float64Array of 7
 // that each kernel reuses (one read for all seven; more than six arguments
-// would also make node-addon-api allocate per call), the arguments in an
-// array reused the same way, and their C types in an Int8Array made once from
-// the signature.
+// would also make node-addon-api allocate per call), the arguments as numbers
+// in a second reused Float64Array, tensors by their device addresses (asked
+// once per tensor), so the native side reads them with no N-API call per
+// argument (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp), and
+// their C types in an Int8Array made once from the signature. A bigint a
+// double cannot hold sends that launch's arguments as an array of values.
 
 /** Extents [x, y, z] of a grid or block, checked, written into `out` at `at` (no allocation on the launch path). */
 function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
@@ -188,6 +191,7 @@ export class RawKernel {
   #lastIndex = -1;
   #lastFunction: NativeFunction | undefined;
   #args: unknown[] = [];
+  #numbers: Float64Array | undefined;
   #dims = new Float64Array(7);
   #preparedDims = Float64Array.of(1, 1, 1, 1, 1, 1, 0);
   #label: string;
@@ -262,8 +266,12 @@ export class RawKernel {
     }
     const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
+    // Numbers (tensors by address) in a Float64Array; a bigint a double cannot
+    // hold sends the values as an array instead (NOTE [ Launch latency ]).
+    const numbers = (this.#numbers ??= new Float64Array(params.length));
     const values = this.#args;
     values.length = args.length;
+    let asNumbers = true;
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
       const p = params[i];
@@ -278,12 +286,17 @@ export class RawKernel {
         } else if (d !== device && !device.equals(d)) {
           throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
         }
+        numbers[i] = a.address(fn);
         values[i] = a.handle(fn);
-      } else {
-        // The common cases pass without building an error label; the rest
-        // (bigints, edge values, mistakes) go through the full check.
-        if (!(typeof a === 'number' && fastScalarOk(p.kind, a))) checkScalar(p, a, fn, `${i} '${p.name}'`);
+      } else if (typeof a === 'number' && fastScalarOk(p.kind, a)) {
+        numbers[i] = a;
         values[i] = a;
+      } else {
+        // The rest (bigints, booleans, edge values, mistakes) go through the full check.
+        const c = checkScalar(p, a, fn, `${i} '${p.name}'`);
+        numbers[i] = Number(c);
+        if (typeof c === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
+        values[i] = c;
       }
     }
     const dev = device ?? cudaDevice(undefined, fn);
@@ -295,21 +308,31 @@ export class RawKernel {
       throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
     dims[6] = sharedMem;
-    native.launchKernel(this.function(dev), dims, stream?.native, kinds, values);
+    native.launchKernel(this.function(dev), dims, stream?.native, kinds, asNumbers ? numbers : values);
   }
 
   /**
    * @internal Launches generated code whose arguments are known to match the
-   * parameters (elementwise and reduction kernels): `values` holds native
-   * tensor handles and in-range numbers; the native launcher still checks
-   * each one's kind and device. A 1-D grid on the current stream.
+   * parameters (elementwise and reduction kernels): `values` are numbers,
+   * tensors by address, checked by the caller (alive, on `device`; NOTE
+   * [ Argument slots ] in csrc/binding/rtc_functions.cpp), in a Float64Array or an array (copied into this
+   * kernel's). A 1-D grid on the current stream.
    */
-  launchPrepared(device: Device, blocks: number, threads: number, values: unknown[], sharedMem = 0): void {
+  launchPrepared(device: Device, blocks: number, threads: number, values: Float64Array | readonly number[], sharedMem = 0): void {
+    const kinds = this.#kinds as Int8Array;
+    let numbers: Float64Array;
+    if (values instanceof Float64Array) {
+      numbers = values;
+    } else {
+      numbers = (this.#numbers ??= new Float64Array(kinds.length));
+      if (values.length !== numbers.length) throw new Error(`${this.#label}: internal error: ${values.length} arguments for ${numbers.length} parameters`);
+      numbers.set(values);
+    }
     const dims = this.#preparedDims;
     dims[0] = blocks;
     dims[3] = threads;
     dims[6] = sharedMem;
-    native.launchKernel(this.function(device), dims, undefined, this.#kinds as Int8Array, values);
+    native.launchKernel(this.function(device), dims, undefined, kinds, numbers);
   }
 }
 

@@ -170,7 +170,7 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
   const nIn = ins.length;
   const def: Definition = { name, preamble: opts.preamble ?? '', ins, out, mapExpr, reduceExpr, postMapExpr, identity };
   const bindings = new Map<string, Binding>();
-  const values: unknown[] = [];
+  const values: number[] = [];
   const tensorIdx: number[] = [];
 
   /** Binds placeholders from the input dtypes (undefined: a JS number) and picks the output and reduce types. */
@@ -337,10 +337,10 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
     values.length = 0;
     for (let k = 0; k < nIn; k++) {
       const a = args[k];
-      values.push(typeof a === 'number' ? a : a.handle(fn));
+      values.push(typeof a === 'number' ? a : a.address(fn));
     }
     const outAt = values.length;
-    values.push(null);
+    values.push(0);
     if (nk > 0) values.push(nOut);
     values.push(nRed);
     for (let d = 1; d < nk; d++) values.push(kShape[d]);
@@ -351,17 +351,17 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
     const y = allocate(outShape, b.outType, device);
     try {
       if (G <= 1) {
-        values[outAt] = y.handle(fn);
+        values[outAt] = y.address(fn);
         plan.direct.launchPrepared(device, Math.min(blocks, MAX_GRID), BLOCK, values);
         return y;
       }
       values.push(G);
       using partial = allocate([nOut * G], b.reduceType, device);
-      values[outAt] = partial.handle(fn);
+      values[outAt] = partial.address(fn);
       plan.partial.launchPrepared(device, blocks * G, BLOCK, values);
       // The final kernel: partials, output, the scalars (postMapExpr may use them), n_out, G.
       values.length = 0;
-      values.push(partial.handle(fn), y.handle(fn));
+      values.push(partial.address(fn), y.address(fn));
       for (let k = 0; k < nIn; k++) {
         const a = args[k];
         if (typeof a === 'number') values.push(a);
