@@ -294,9 +294,12 @@ export class RawKernel {
       } else {
         // The rest (bigints, booleans, edge values, mistakes) go through the full check.
         const c = checkScalar(p, a, fn, `${i} '${p.name}'`);
-        numbers[i] = Number(c);
-        if (typeof c === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
-        values[i] = c;
+        // A number goes as itself (the launcher refuses integers beyond 2^53
+        // as imprecise); a bigint or a boolean as checkScalar converted it.
+        const v = typeof a === 'number' ? a : c;
+        numbers[i] = Number(v);
+        if (typeof v === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
+        values[i] = v;
       }
     }
     const dev = device ?? cudaDevice(undefined, fn);
