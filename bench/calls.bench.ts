@@ -9,7 +9,6 @@
 // Timing as in rtc.bench.ts: batches of 1000 calls closed by a synchronize,
 // median over 20 batches, after 2000 warmup calls. Without a GPU it prints a
 // skip line and exits 0.
-import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
@@ -17,21 +16,11 @@ import { allocate } from '../lib/creation';
 import { dtypeCode } from '../lib/dtype';
 import { native } from '../lib/native';
 import { detectToolchain } from '../lib/build/toolchain';
-import { REPO, fmt, lastJsonLine, numField, perCallNs, printTable, section } from './util';
+import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
 const BATCH = 1_000;
 const WARMUP = 2_000;
-
-function floorUs(): { runtime?: number; driver?: number } {
-  const nvcc = detectToolchain().nvcc;
-  if (!nvcc) return {};
-  const exe = path.join(REPO, 'build', 'launch_floor');
-  const b = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', 'launch_floor.cu'), '-lcuda'], { encoding: 'utf8' });
-  if (b.status !== 0) return {};
-  const o = lastJsonLine(spawnSync(exe, [], { encoding: 'utf8' }).stdout ?? '');
-  return { runtime: numField(o, 'runtimeUs'), driver: numField(o, 'driverUs') };
-}
 
 function main(): void {
   if (!gx.cuda.isAvailable()) {
@@ -76,12 +65,12 @@ function main(): void {
   time('RawKernel.launch, 4 args', () => add4.launch(grid, block, args4));
   time('ElementwiseKernel, output passed', () => ew(a, b, c));
   time('ElementwiseKernel, output allocated + dispose', () => (ew(a, b) as gx.Tensor).dispose());
-  const fl = floorUs();
+  const fl = launchFloor(detectToolchain().nvcc, path.join(REPO, 'build'));
   section('one-element calls, µs per call (median of batches)');
   printTable(['call', 'µs'], [
     ...rows.map(([n, v]) => [n, fmt(v, 2)]),
-    ['C++ floor: <<<>>> empty 4-arg kernel', fmt(fl.runtime, 2)],
-    ['C++ floor: cuLaunchKernel empty 4-arg kernel', fmt(fl.driver, 2)],
+    ['C++ floor: <<<>>> empty 4-arg kernel', fl.runtimeUs === undefined ? fl.note ?? 'n/a' : fmt(fl.runtimeUs, 2)],
+    ['C++ floor: cuLaunchKernel empty 4-arg kernel', fl.driverUs === undefined ? fl.note ?? 'n/a' : fmt(fl.driverUs, 2)],
   ]);
   for (const t of [a, b, c]) t.dispose();
 }

@@ -28,7 +28,7 @@ import {
   fmt, ratio, printTable, printHeader, section, progress,
   numField, strField, recField, lastJsonLine, childFailure, tail,
   liveCounts, checkLive, printIssues, runPythonJson,
-  bigInputs, patternA, patternB,
+  bigInputs, patternA, patternB, launchFloor,
 } from './util';
 
 const CUPY_SCRIPT = path.join(REPO, 'bench', 'cupy_rtc.py');
@@ -294,27 +294,6 @@ function benchDisk(root: string, mode: DiskMode, sources: readonly string[]): Di
     out.wallMs.push(wall);
   }
   return out;
-}
-
-// ---------------------------------------------------------------- 3a. the launch floor (C++, no JS)
-
-/**
- * bench/launch_floor.cu built with the toolkit's nvcc and run: an empty
- * 4-argument kernel launched from C++ the same way (batches of 1000 closed by
- * a synchronize). What no JS binding can beat on this machine, this run.
- */
-function benchLaunchFloor(nvcc: string | undefined, root: string): { runtimeUs?: number; driverUs?: number; note?: string } {
-  if (nvcc === undefined) return { note: 'n/a (no nvcc)' };
-  progress('launch floor: building bench/launch_floor.cu');
-  const exe = path.join(root, 'launch_floor');
-  const src = path.join(__dirname, '..', '..', 'bench', 'launch_floor.cu');
-  const build = spawnSync(nvcc, ['-O2', '-o', exe, src, '-lcuda'], { encoding: 'utf8', timeout: 120_000 });
-  if (build.status !== 0) return { note: `n/a (build failed: ${tail(build.stderr, 120)})` };
-  const run = spawnSync(exe, [], { encoding: 'utf8', timeout: 60_000 });
-  const o = lastJsonLine(run.stdout ?? '');
-  return o === undefined || numField(o, 'driverUs') === undefined
-    ? { note: `n/a (${tail(run.stdout || run.stderr, 120)})` }
-    : { runtimeUs: numField(o, 'runtimeUs'), driverUs: numField(o, 'driverUs') };
 }
 
 // ---------------------------------------------------------------- 3. call latency (gpuext)
@@ -679,7 +658,7 @@ function main(): void {
         ['ElementwiseKernel add(a, b) (allocates z)', fmt(calls.ewUs, 2), fmt(cp?.ewUs, 2), ratio(calls.ewUs, cp?.ewUs), `<= ${TARGET.ewUs}`, ANCHOR.ewUs],
         ['ReductionKernel sum(x)', calls.redNote ?? fmt(calls.redUs, 2), fmt(cp?.redUs, 2), ratio(calls.redUs, cp?.redUs), `<= ${TARGET.redUs}`, ANCHOR.redUs],
       ]);
-      const floor = benchLaunchFloor(info.nvcc, root);
+      const floor = launchFloor(info.nvcc, root);
       console.log(`  floor (bench/launch_floor.cu: C++, no JS, same batches): cuLaunchKernel ${floor.driverUs === undefined ? floor.note : `${fmt(floor.driverUs, 2)} us`}, ` +
         `<<<>>> ${floor.runtimeUs === undefined ? floor.note : `${fmt(floor.runtimeUs, 2)} us`}`);
       console.log('  gpuext: k.launch([1], [32], [a, b, c, 1]); add(a, b).dispose(); sum(x).dispose().');

@@ -228,3 +228,33 @@ export function bigInputs(n: number): [gx.Tensor, gx.Tensor] {
     throw err;
   }
 }
+
+// ---------------------------------------------------------------- the launch floor (C++, no JS)
+
+export interface LaunchFloor {
+  /** <<<>>>, us per launch. */
+  runtimeUs?: number;
+  /** cuLaunchKernel, us per launch. */
+  driverUs?: number;
+  /** Why there is no figure. */
+  note?: string;
+}
+
+/**
+ * bench/launch_floor.cu built with the toolkit's nvcc (into `dir`) and run: an
+ * empty 4-argument kernel launched from C++ in batches of 1000 closed by a
+ * synchronize, as the call-latency benchmarks time their calls. What no JS
+ * binding can beat on this machine, this run.
+ */
+export function launchFloor(nvcc: string | undefined, dir: string): LaunchFloor {
+  if (nvcc === undefined) return { note: 'n/a (no nvcc)' };
+  progress('launch floor: building bench/launch_floor.cu');
+  const exe = path.join(dir, 'launch_floor');
+  const build = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', 'launch_floor.cu'), '-lcuda'], { encoding: 'utf8', timeout: 120_000 });
+  if (build.status !== 0) return { note: `n/a (build failed: ${tail(build.stderr, 120)})` };
+  const run = spawnSync(exe, [], { encoding: 'utf8', timeout: 60_000 });
+  const o = lastJsonLine(run.stdout ?? '');
+  return o === undefined || numField(o, 'driverUs') === undefined
+    ? { note: `n/a (${tail(run.stdout || run.stderr, 120)})` }
+    : { runtimeUs: numField(o, 'runtimeUs'), driverUs: numField(o, 'driverUs') };
+}

@@ -205,8 +205,8 @@ export interface NativeCore {
   rtcInfo(): NativeRtcInfo;
   /** Where NVRTC is looked for, in order: file paths, then bare sonames (loads nothing but the driver). */
   nvrtcCandidates(): string[];
-  /** The first candidate that is a file: [candidate, size, mtime s, mtime ns, dev, ino]; null when a bare soname comes first. */
-  nvrtcFile(): [string, number, number, number, number, number] | null;
+  /** The first candidate that is a file, with its statFile(); null when a bare soname comes first. */
+  nvrtcFile(): [string, [number, number, number, number, number]] | null;
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;

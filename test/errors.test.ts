@@ -1,20 +1,7 @@
 // Bad input: each throws a clear error naming the API and the argument, and
 // leaves the process, other tensors and the allocator intact.
-import type { ExecutionContext } from 'ava';
-
 import * as gx from '../lib';
-import { deviceTest, sameValues, type TestDevice } from './helpers';
-
-type ErrorClass = typeof TypeError | typeof RangeError | typeof Error;
-
-/** Asserts fn throws `cls` with a message matching `re`, and nothing else changed. */
-function rejects(t: ExecutionContext, device: TestDevice, fn: () => unknown, cls: ErrorClass, re: RegExp): void {
-  using sentinel = gx.tensor([1.5, -2, 3], { device });
-  const err = t.throws(fn);
-  t.true(err instanceof cls, `expected ${cls.name}, got ${err?.constructor.name}: ${err?.message}`);
-  t.regex(err?.message ?? '', re);
-  sameValues(t, sentinel.toArraySync(), [1.5, -2, 3], 'other tensors intact');
-}
+import { deviceTest, rejects } from './helpers';
 
 deviceTest('an unknown dtype string is a TypeError listing the dtypes', (t, device) => {
   const opts = { dtype: 'float8', device } as unknown as gx.TensorOptions;

@@ -118,3 +118,14 @@ export function sameValues(t: ExecutionContext, actual: ArrayLike<number | bigin
   }
   t.pass();
 }
+
+type ErrorClass = typeof TypeError | typeof RangeError | typeof Error;
+
+/** Asserts fn throws `cls` with a message matching `re`, and another tensor on `device` is intact. */
+export function rejects(t: ExecutionContext, device: TestDevice, fn: () => unknown, cls: ErrorClass, re: RegExp): void {
+  using sentinel = gx.tensor([1.5, -2, 3], { device });
+  const err = t.throws(fn);
+  t.true(err instanceof cls, `expected ${cls.name}, got ${err?.constructor.name}: ${err?.message}`);
+  t.regex(err?.message ?? '', re);
+  sameValues(t, sentinel.toArraySync(), [1.5, -2, 3], 'other tensors intact');
+}

@@ -1,11 +1,10 @@
 // Layout ops (lib/layout.ts) against plain-JS references: views share
 // storage, copies (cat, stack, flatten of a strided input) lay out any input,
 // edge cases (0-d, zero-size), several dtypes, errors, and no leaks.
-import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { native } from '../lib/native';
-import { deviceTest, deviceTestSerial, randomValues, rng, sameValues, type TestDevice } from './helpers';
+import { deviceTest, deviceTestSerial, randomValues, rejects, rng, sameValues, type TestDevice } from './helpers';
 
 type Value = number | bigint;
 
@@ -455,17 +454,6 @@ deviceTest('0-d tensors: dims 0 and -1 name the tensor itself', (t, device) => {
   t.deepEqual(st.shape, [2]);
   sameValues(t, st.toArraySync(), [3.5, 3.5]);
 });
-
-type ErrorClass = typeof TypeError | typeof RangeError | typeof Error;
-
-/** Asserts fn throws `cls` with a message matching `re`, and the other tensors are intact. */
-function rejects(t: ExecutionContext, device: TestDevice, fn: () => unknown, cls: ErrorClass, re: RegExp): void {
-  using sentinel = gx.tensor([1.5, -2, 3], { device });
-  const err = t.throws(fn);
-  t.true(err instanceof cls, `expected ${cls.name}, got ${err?.constructor.name}: ${err?.message}`);
-  t.regex(err?.message ?? '', re);
-  sameValues(t, sentinel.toArraySync(), [1.5, -2, 3], 'other tensors intact');
-}
 
 deviceTest('bad dims are errors naming the op, the argument and the range', (t, device) => {
   using a = gx.tidy(() => gx.arange(24, { dtype: 'float32', device }).view(2, 3, 4));

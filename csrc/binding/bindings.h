@@ -2,8 +2,6 @@
 #pragma once
 #include <napi.h>
 
-#include <string>
-
 #include "cache/cache_files.h"
 
 namespace gx::js {
@@ -14,6 +12,6 @@ void register_stream_functions(Napi::Env env, Napi::Object exports);
 void register_rtc_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
 
-// [name?, size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
-Napi::Array file_stat_array(Napi::Env env, const gx::cache::FileStat& st, const std::string* name);
+// [size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
+Napi::Array file_stat_array(Napi::Env env, const gx::cache::FileStat& st);
 }  // namespace gx::js

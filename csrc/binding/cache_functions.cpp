@@ -54,15 +54,13 @@ std::string arg_path(const Napi::CallbackInfo& info, size_t i, const char* fn, c
 }  // namespace
 
 // [size, mtimeSec, mtimeNsec, dev, ino] (numbers, as Node's fs.Stats has them).
-Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st, const std::string* name) {
-  const uint32_t at = name != nullptr ? 1 : 0;
-  Napi::Array out = Napi::Array::New(env, at + 5);
-  if (name != nullptr) out.Set(0u, Napi::String::New(env, *name));
-  out.Set(at, Napi::Number::New(env, static_cast<double>(st.size)));
-  out.Set(at + 1, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
-  out.Set(at + 2, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
-  out.Set(at + 3, Napi::Number::New(env, static_cast<double>(st.dev)));
-  out.Set(at + 4, Napi::Number::New(env, static_cast<double>(st.ino)));
+Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st) {
+  Napi::Array out = Napi::Array::New(env, 5);
+  out.Set(0u, Napi::Number::New(env, static_cast<double>(st.size)));
+  out.Set(1u, Napi::Number::New(env, static_cast<double>(st.mtime_sec)));
+  out.Set(2u, Napi::Number::New(env, static_cast<double>(st.mtime_nsec)));
+  out.Set(3u, Napi::Number::New(env, static_cast<double>(st.dev)));
+  out.Set(4u, Napi::Number::New(env, static_cast<double>(st.ino)));
   return out;
 }
 
@@ -73,7 +71,7 @@ Napi::Value StatFile(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     cache::FileStat st;
     if (!cache::stat_file(arg_path(info, 0, "statFile", "path"), &st)) return info.Env().Null();
-    return file_stat_array(info.Env(), st, nullptr);
+    return file_stat_array(info.Env(), st);
   });
 }
 

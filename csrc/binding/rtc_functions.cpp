@@ -153,7 +153,7 @@ Napi::Value NvrtcCandidates(const Napi::CallbackInfo& info) {
   });
 }
 
-// nvrtcFile(): [candidate, size, mtimeSec, mtimeNsec, dev, ino] of the first
+// nvrtcFile(): [candidate, [size, mtimeSec, mtimeNsec, dev, ino]] of the first
 // candidate that is a file, or null when a bare soname (which only dlopen's
 // search can resolve) comes first. One call for the kernel cache's first
 // lookup (NOTE [ NVRTC identity ] in lib/rtc/compiler.ts).
@@ -164,7 +164,10 @@ Napi::Value NvrtcFile(const Napi::CallbackInfo& info) {
       if (c.empty() || c[0] != '/') break;
       cache::FileStat st;
       if (!cache::stat_file(c, &st)) continue;
-      return file_stat_array(env, st, &c);
+      Napi::Array out = Napi::Array::New(env, 2);
+      out.Set(0u, Napi::String::New(env, c));
+      out.Set(1u, file_stat_array(env, st));
+      return out;
     }
     return env.Null();
   });

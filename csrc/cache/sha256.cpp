@@ -71,7 +71,7 @@ void Sha256::update(const void* data, size_t size) {
   buffered_ = size;
 }
 
-std::string Sha256::hex() {
+void Sha256::digest(uint8_t out[32]) {
   const uint64_t bits = total_ * 8;
   const uint8_t one = 0x80;
   update(&one, 1);
@@ -80,12 +80,9 @@ std::string Sha256::hex() {
   uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
   update(len, 8);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(64, '0');
   for (int i = 0; i < 8; ++i) {
-    for (int k = 0; k < 8; ++k) out[8 * i + k] = kHex[(h_[i] >> (28 - 4 * k)) & 0xf];
+    for (int k = 0; k < 4; ++k) out[4 * i + k] = static_cast<uint8_t>(h_[i] >> (24 - 8 * k));
   }
-  return out;
 }
 
 namespace {
@@ -126,14 +123,15 @@ std::string to_hex(const uint8_t* md) {
 }  // namespace
 
 std::string sha256_hex(const void* data, size_t size) {
+  unsigned char md[32];
   if (OneShot f = openssl_sha256()) {
-    unsigned char md[32];
     f(static_cast<const unsigned char*>(data), size, md);
-    return to_hex(md);
+  } else {
+    Sha256 h;
+    h.update(data, size);
+    h.digest(md);
   }
-  Sha256 h;
-  h.update(data, size);
-  return h.hex();
+  return to_hex(md);
 }
 
 }  // namespace gx::cache

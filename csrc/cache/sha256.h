@@ -15,8 +15,8 @@ class Sha256 {
  public:
   Sha256();
   void update(const void* data, size_t size);
-  // The digest as 64 lowercase hex digits. Ends the hash: update() after it is not allowed.
-  std::string hex();
+  // The 32-byte digest. Ends the hash: update() after it is not allowed.
+  void digest(uint8_t out[32]);
 
  private:
   void block(const uint8_t* p);

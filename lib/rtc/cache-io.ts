@@ -52,10 +52,14 @@ export const sha256Hex = (function sha256Hex(parts: readonly (string | Uint8Arra
   return h.digest('hex');
 });
 
+/** What the core's statFile() gives: size, mtime (seconds, nanoseconds), device, inode. */
+export type FileStat = readonly [size: number, mtimeSec: number, mtimeNsec: number, dev: number, ino: number];
+
 /** A file's identity: the name it was found by, device and inode, size and mtime (ms). */
-export const identityOf = (function identityOf(name: string, size: number, mtimeSec: number, mtimeNsec: number, dev: number, ino: number): string {
-  // Node's Stats.mtimeMs, computed as Node computes it, so both paths give one string.
-  return `${name} ${dev}:${ino} ${size} ${mtimeSec * 1e3 + mtimeNsec / 1e6}`;
+export const identityOf = (function identityOf(name: string, st: FileStat | fs.Stats): string {
+  if (st instanceof fs.Stats) return `${name} ${st.dev}:${st.ino} ${st.size} ${st.mtimeMs}`;
+  // Node's Stats.mtimeMs, computed as Node computes it, so both forms give one string.
+  return `${name} ${st[3]}:${st[4]} ${st[0]} ${st[1] * 1e3 + st[2] / 1e6}`;
 });
 
 /** A regular file's identity (identityOf); undefined when it is missing or not a file. Links are followed. */
@@ -63,7 +67,7 @@ export const fileIdentity = (function fileIdentity(file: string): string | undef
   const c = cacheNative;
   if (c) {
     const s = c.statFile(file);
-    return s === null ? undefined : identityOf(file, s[0], s[1], s[2], s[3], s[4]);
+    return s === null ? undefined : identityOf(file, s);
   }
   let st: fs.Stats;
   try {
@@ -71,7 +75,7 @@ export const fileIdentity = (function fileIdentity(file: string): string | undef
   } catch {
     return undefined;
   }
-  return st.isFile() ? `${file} ${st.dev}:${st.ino} ${st.size} ${st.mtimeMs}` : undefined;
+  return st.isFile() ? identityOf(file, st) : undefined;
 });
 
 /** Whether `file` is a regular file. */

@@ -295,8 +295,6 @@ function fixedSubtree(file: string, search: IncludeSearch): Resolved[] {
  * system's, and NVRTC's built-in ones, which the compiler version stands for).
  */
 export function headerFingerprints(source: string, search: IncludeSearch): string[] {
-  // No directive at all (most kernels): nothing to walk.
-  if (!source.includes('#') && (search.preIncludes ?? []).length === 0) return [];
   const out: string[] = [];
   const seen = new Set<string>();
   let full = false;

@@ -34,7 +34,7 @@ import {
   computeKey, diskGet, diskPut, headerFingerprints, kernelCacheDir, kernelCacheMaxBytes, memoryGet, memorySet,
   VERSIONS_FILE, type Backend, type CacheEntry,
 } from './cache';
-import { fileIdentity, identityOf, isFile } from './cache-io';
+import { fileIdentity, identityOf, isFile, type FileStat } from './cache-io';
 import { CompileError } from './errors';
 
 export { cacheStats, clearKernelCache, kernelCacheDir, type Backend, type KernelCacheStats } from './cache';
@@ -92,8 +92,8 @@ export interface RtcNative {
   rtcInfo(): RtcInfo;
   /** Where the core looks for NVRTC, in order (NOTE [ NVRTC identity ]); absent: always load it to learn its version. */
   nvrtcCandidates?(): string[];
-  /** The first candidate that is a file, stat'ed: [candidate, size, mtime s, mtime ns, dev, ino]; null when a bare soname comes first. */
-  nvrtcFile?(): [string, number, number, number, number, number] | null;
+  /** The first candidate that is a file, with its stat; null when a bare soname comes first. */
+  nvrtcFile?(): [string, FileStat] | null;
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NvrtcOutput;
 }
 
@@ -209,11 +209,12 @@ const loadDefaultNative = (function loadDefaultNative(): RtcNative | null {
   }
   const fileFn = 'nvrtcFile' in n ? n.nvrtcFile : undefined;
   if (typeof fileFn === 'function') {
-    defaultNative.nvrtcFile = (function nvrtcFile(): [string, number, number, number, number, number] | null {
+    defaultNative.nvrtcFile = (function nvrtcFile(): [string, FileStat] | null {
       const f: unknown = fileFn.call(n);
-      if (!Array.isArray(f) || f.length !== 6 || typeof f[0] !== 'string') return null;
-      for (let i = 1; i < 6; i++) if (typeof f[i] !== 'number') return null;
-      return [f[0], f[1], f[2], f[3], f[4], f[5]];
+      if (!Array.isArray(f) || typeof f[0] !== 'string' || !Array.isArray(f[1]) || f[1].length !== 5) return null;
+      const st: unknown[] = f[1];
+      for (const x of st) if (typeof x !== 'number') return null;
+      return [f[0], [Number(st[0]), Number(st[1]), Number(st[2]), Number(st[3]), Number(st[4])]];
     });
   }
   return defaultNative;
@@ -270,7 +271,6 @@ function nvccVersion(nvcc: string, dir: string): string {
 // ---------------------------------------------------------------------------
 // Options
 
-const ARCH_RE = /^(sm|compute)_(\d+[a-z]?)$/;
 
 /** Options that take a value, in their spellings; the canonical form is `<canon><value>`. */
 const VALUED: { names: string[]; canon: string }[] = [
@@ -386,8 +386,6 @@ interface ChosenBackend {
 }
 
 let cudaIncludeMemo: string | null | undefined;
-/** The last place cudaIncludeDir() looks: where scripts/find-cuda.js finds the toolkit. */
-const FIND_CUDA = Symbol('find-cuda');
 
 /**
  * The CUDA toolkit's include directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda,
@@ -398,22 +396,16 @@ const FIND_CUDA = Symbol('find-cuda');
 export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
   if (cudaIncludeMemo !== undefined) return cudaIncludeMemo;
   cudaIncludeMemo = null;
-  for (const home of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda', FIND_CUDA]) {
-    let h = '';
-    if (typeof home === 'string') {
-      h = home;
-    } else if (home === FIND_CUDA) {
-      try {
-        h = findCuda().cudaHome();
-      } catch {
-        // no toolkit found
-      }
-    }
-    if (h && isFile(path.join(h, 'include', 'cuda_runtime.h'))) {
-      cudaIncludeMemo = path.join(path.resolve(h), 'include');
-      break;
-    }
+  for (const home of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda']) {
+    if (home && isFile(path.join(home, 'include', 'cuda_runtime.h'))) return (cudaIncludeMemo = path.join(path.resolve(home), 'include'));
   }
+  let found = '';
+  try {
+    found = findCuda().cudaHome();
+  } catch {
+    // no toolkit found
+  }
+  if (found && isFile(path.join(found, 'include', 'cuda_runtime.h'))) cudaIncludeMemo = path.join(path.resolve(found), 'include');
   return cudaIncludeMemo;
 });
 
@@ -445,7 +437,7 @@ const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): NvrtcFile 
   let found: NvrtcFile | null = null;
   if (native.nvrtcFile) {
     const f = native.nvrtcFile();
-    if (f !== null) found = { candidate: f[0], identity: identityOf(f[0], f[1], f[2], f[3], f[4], f[5]) };
+    if (f !== null) found = { candidate: f[0], identity: identityOf(f[0], f[1]) };
   } else {
     for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
       if (!path.isAbsolute(c)) break;
@@ -704,7 +696,7 @@ const checkRequest = (function checkRequest(req: CompileRequest, what: string): 
   return checkRequestFully(req, what);
 });
 
-/** ARCH_RE's test without a regular expression: a first regex test compiles it (NOTE [ First lookup ]). */
+/** An arch like `sm_90`, `sm_90a` or `compute_90`; no regular expression: a first regex test compiles it (NOTE [ First lookup ]). */
 const isArch = (function isArch(a: string): boolean {
   const start = a.startsWith('sm_') ? 3 : a.startsWith('compute_') ? 8 : -1;
   if (start < 0) return false;
@@ -719,7 +711,7 @@ function checkRequestFully(req: CompileRequest, what: string): string[] {
   if (typeof req !== 'object' || req === null) throw new TypeError(`${what}: compile() needs a request object`);
   if (typeof req.source !== 'string') throw new TypeError(`${what}: the source must be a string, got ${typeof req.source}`);
   if (typeof req.name !== 'string' || req.name === '') throw new TypeError(`${what}: the program name must be a non-empty string`);
-  if (typeof req.arch !== 'string' || !ARCH_RE.test(req.arch)) {
+  if (typeof req.arch !== 'string' || !isArch(req.arch)) {
     throw new TypeError(`${what}: arch '${String(req.arch)}' is not an arch like 'sm_90' (a cubin) or 'compute_90' (PTX)`);
   }
   if (req.options !== undefined && !Array.isArray(req.options)) throw new TypeError(`${what}: options must be an array of strings`);

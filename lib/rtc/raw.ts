@@ -190,7 +190,6 @@ export class RawKernel {
   #functions = new Map<number, NativeFunction>();
   #lastIndex = -1;
   #lastFunction: NativeFunction | undefined;
-  #args: unknown[] = [];
   #numbers: Float64Array | undefined;
   #dims = new Float64Array(7);
   #preparedDims = Float64Array.of(1, 1, 1, 1, 1, 1, 0);
@@ -269,8 +268,6 @@ export class RawKernel {
     // Numbers (tensors by address) in a Float64Array; a bigint a double cannot
     // hold sends the values as an array instead (NOTE [ Launch latency ]).
     const numbers = (this.#numbers ??= new Float64Array(params.length));
-    const values = this.#args;
-    values.length = args.length;
     let asNumbers = true;
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
@@ -287,19 +284,13 @@ export class RawKernel {
           throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
         }
         numbers[i] = a.address(fn);
-        values[i] = a.handle(fn);
       } else if (typeof a === 'number' && fastScalarOk(p.kind, a)) {
         numbers[i] = a;
-        values[i] = a;
       } else {
         // The rest (bigints, booleans, edge values, mistakes) go through the full check.
-        const c = checkScalar(p, a, fn, `${i} '${p.name}'`);
-        // A number goes as itself (the launcher refuses integers beyond 2^53
-        // as imprecise); a bigint or a boolean as checkScalar converted it.
-        const v = typeof a === 'number' ? a : c;
+        const v = launchValue(a, checkScalar(p, a, fn, `${i} '${p.name}'`));
         numbers[i] = Number(v);
         if (typeof v === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
-        values[i] = v;
       }
     }
     const dev = device ?? cudaDevice(undefined, fn);
@@ -311,7 +302,7 @@ export class RawKernel {
       throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
     dims[6] = sharedMem;
-    native.launchKernel(this.function(dev), dims, stream?.native, kinds, asNumbers ? numbers : values);
+    native.launchKernel(this.function(dev), dims, stream?.native, kinds, asNumbers ? numbers : launchValues(params, args, fn));
   }
 
   /**
@@ -337,6 +328,20 @@ export class RawKernel {
     dims[6] = sharedMem;
     native.launchKernel(this.function(device), dims, undefined, kinds, numbers);
   }
+}
+
+/**
+ * What the launcher gets for a checked scalar: a number as itself (the
+ * launcher refuses integers beyond 2^53 as imprecise), a bigint or a boolean
+ * as checkScalar converted it.
+ */
+function launchValue(a: unknown, checked: number | bigint | boolean): number | bigint | boolean {
+  return typeof a === 'number' ? a : checked;
+}
+
+/** The arguments as an array of values (tensors as handles), for a launch with a bigint a double cannot hold; already checked. */
+function launchValues(params: readonly KernelParam[], args: readonly unknown[], fn: string): unknown[] {
+  return args.map((a, i) => (a instanceof Tensor ? a.handle(fn) : launchValue(a, checkScalar(params[i], a, fn, `${i} '${params[i].name}'`))));
 }
 
 /** True for a number that plainly fits `kind` (floats: any finite number; ints: an integer in range). */
