@@ -210,20 +210,28 @@ export interface NativeCore {
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
-  /** name: an extern "C" name or a lowered name from nvrtcCompile. */
-  moduleGetFunction(mod: NativeModule, name: string): NativeFunction;
+  /**
+   * name: an extern "C" name or a lowered name from nvrtcCompile. kinds[i] gives parameter i's C type:
+   * 0 tensor, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8, 6 uint16, 7 uint32, 8 uint64, 9 float32,
+   * 10 float64, 11 bool, 12 raw pointer (bigint or null); without kinds the handle cannot launch.
+   */
+  moduleGetFunction(mod: NativeModule, name: string, kinds?: Int8Array): NativeFunction;
   moduleGetGlobal(mod: NativeModule, name: string): { ptr: bigint; size: number };
   functionAttributes(fn: NativeFunction): NativeFunctionAttributes;
   functionSetMaxDynamicSharedSize(fn: NativeFunction, bytes: number): void;
   deviceLimits(device: number): NativeDeviceLimits;
   /**
-   * kinds[i] gives args[i]'s C type: 0 tensor (NativeTensor), 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
-   * 6 uint16, 7 uint32, 8 uint64, 9 float32, 10 float64, 11 bool, 12 raw pointer (bigint or null).
-   * Integers may be numbers (safe integers) or bigints. stream undefined: the device's current stream.
-   * dims: a Float64Array of 7, [grid x, y, z, block x, y, z, dynamic shared memory bytes] (NOTE [ Launch latency ]).
-   * args: those values, or all as numbers in a Float64Array, tensors by address (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp).
+   * This thread's launch staging area (NOTE [ Launch staging ] in csrc/binding/rtc_functions.cpp):
+   * [0..6] grid x, y, z, block x, y, z, dynamic shared memory bytes; from 8 on, the arguments as
+   * numbers (tensors by address). Ask once per environment.
    */
-  launchKernel(fn: NativeFunction, dims: Float64Array, stream: NativeStream | undefined, kinds: Int8Array, args: unknown[] | Float64Array): void;
+  launchStaging(): Float64Array;
+  /**
+   * Launches with the extents in the staging area and the arguments there (values undefined) or in
+   * `values`: tensors as NativeTensor, integers as numbers (safe integers) or bigints, per the kinds
+   * given to moduleGetFunction. stream undefined: the device's current stream.
+   */
+  launchKernel(fn: NativeFunction, stream: NativeStream | undefined, values?: unknown[]): void;
   // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
   /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
   sha256(parts: readonly (string | ArrayBufferView)[]): string;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct FunctionBox {
   static constexpr napi_type_tag kTag = {0x6770757866756e63ULL, 0x74696f6e00000001ULL};
   static constexpr const char* kName = "kernel handle (from moduleGetFunction)";
   rtc::Function fn;  // holds its module
+  // The C type of each parameter (NOTE [ Argument slots ]); has_kinds is
+  // false when the caller did not know them, and such a handle cannot launch.
+  std::vector<int8_t> kinds;
+  bool has_kinds = false;
 };
 
 // A missing library gets a code of its own (NOTE [ Loaded when first used ] in rtc/rtc.h).
@@ -201,6 +206,17 @@ Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
   });
 }
 
+// The C type of a kernel argument (NOTE [ Argument slots ]); lib/rtc/raw.ts has the same codes.
+enum Kind : int8_t {
+  kTensor = 0, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kBool, kPointer, kNumKinds
+};
+constexpr const char* kKindNames[kNumKinds] = {"tensor", "int8",   "int16",   "int32",   "int64",
+                                               "uint8",  "uint16", "uint32",  "uint64",  "float32",
+                                               "float64", "bool",  "pointer"};
+constexpr int64_t kMin[kNumKinds] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, 0, 0, 0, 0};
+constexpr uint64_t kMax[kNumKinds] = {0,          INT8_MAX,   INT16_MAX,  INT32_MAX, INT64_MAX,
+                                      UINT8_MAX,  UINT16_MAX, UINT32_MAX, UINT64_MAX};
+
 // --- modules and functions ------------------------------------------------------------
 
 Napi::Value ModuleLoad(const Napi::CallbackInfo& info) {
@@ -219,7 +235,21 @@ Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
     constexpr const char* fn = "moduleGetFunction";
     ModuleBox& m = unwrap_external<ModuleBox>(info[0], fn, "module");
     const std::string name = arg_string(info, 1, fn, "name");
-    return wrap_external(info.Env(), new FunctionBox{rtc::get_function(fn, m.module, name)});
+    auto box = std::make_unique<FunctionBox>();
+    if (!info[2].IsUndefined()) {
+      if (!info[2].IsTypedArray() || info[2].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
+        fail(ErrorKind::Type, fn, ": argument 'kinds' must be an Int8Array");
+      }
+      const Napi::Int8Array kinds = info[2].As<Napi::Int8Array>();
+      for (size_t i = 0; i < kinds.ElementLength(); ++i) {
+        GX_CHECK_RANGE(kinds[i] >= 0 && kinds[i] < kNumKinds, fn, ": kinds[", i, "] = ", int{kinds[i]},
+                       " is not an argument kind (0..", kNumKinds - 1, ")");
+      }
+      box->kinds.assign(kinds.Data(), kinds.Data() + kinds.ElementLength());
+      box->has_kinds = true;
+    }
+    box->fn = rtc::get_function(fn, m.module, name);
+    return wrap_external(info.Env(), box.release());
   });
 }
 
@@ -294,31 +324,38 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 // --- launches ---------------------------------------------------------------------------
 //
 // NOTE [ Argument slots ]
-// launchKernel(fn, dims, stream, kinds, args): dims = [gx, gy, gz, bx, by, bz, sharedMem]; kinds[i] says
-// what C type args[i] becomes. Each parameter gets its own 8-byte slot, its
+// launchKernel(fn, stream, values?) launches `fn` with the extents, shared
+// memory and arguments the caller wrote into this thread's launch staging
+// area (NOTE [ Launch staging ]); each argument's C type comes from the kinds
+// given to moduleGetFunction. Each parameter gets its own 8-byte slot, its
 // value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
 // pointer per slot: the driver copies as many bytes as the kernel's parameter
 // declares, at the offset its ABI wants, so slots need not mimic the C layout.
-// args comes in one of two forms:
-// - an array of values: tensor handles (checked here: alive, on the kernel's
-//   device), numbers, bigints, booleans, null for a null pointer;
-// - a Float64Array of numbers, read with no N-API call per argument: tensors
-//   as their device addresses (Tensor.address(), exact below 2^53), which the
+// The arguments come in one of two forms:
+// - numbers in the staging area (no N-API call per argument): tensors as
+//   their device addresses (Tensor.address(), exact below 2^53), which the
 //   caller has checked are alive and on the kernel's device (lib/rtc/raw.ts
-//   does; values it cannot put in a double, bigints beyond 2^53, go as an
-//   array). Numbers are range-checked for their kind either way.
+//   does);
+// - `values`, an array: tensor handles (checked here: alive, on the kernel's
+//   device), numbers, bigints, booleans, null for a null pointer. For what a
+//   double cannot hold (bigints beyond 2^53) and for more arguments than the
+//   staging area has room for.
+// Numbers are range-checked for their kind either way.
+//
+// NOTE [ Launch staging ]
+// A launch used to pass its extents and arguments in typed arrays, and
+// reading a typed array through N-API (napi_get_typedarray_info) cost more
+// than the rest of the binding together (perf on the H100 host). Each thread
+// has instead one staging area of doubles, exported once to its environment
+// as a Float64Array over memory this addon owns (so nothing JS does to the
+// array can free it): [0..6] grid x y z, block x y z, shared memory bytes;
+// [8..] the arguments. JS writes it and calls launchKernel at once, with no
+// JS in between that could launch another kernel.
+constexpr size_t kStagingHeader = 8;
+constexpr size_t kMaxStagedArgs = 1024;
+thread_local double tls_staging[kStagingHeader + kMaxStagedArgs];
 
 constexpr const char* kLaunch = "launchKernel";
-
-enum Kind : int8_t {
-  kTensor = 0, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kBool, kPointer, kNumKinds
-};
-constexpr const char* kKindNames[kNumKinds] = {"tensor", "int8",   "int16",   "int32",   "int64",
-                                               "uint8",  "uint16", "uint32",  "uint64",  "float32",
-                                               "float64", "bool",  "pointer"};
-constexpr int64_t kMin[kNumKinds] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, 0, 0, 0, 0};
-constexpr uint64_t kMax[kNumKinds] = {0,          INT8_MAX,   INT16_MAX,  INT32_MAX, INT64_MAX,
-                                      UINT8_MAX,  UINT16_MAX, UINT32_MAX, UINT64_MAX};
 
 // "args[i]" for error messages (TensorHandle wants a C string naming the
 // argument before it knows whether it will fail): made once for the first 64.
@@ -489,16 +526,23 @@ void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t
   }
 }
 
+Napi::Value LaunchStaging(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    // One ArrayBuffer per environment over this thread's memory; no finalizer: the memory is the thread's.
+    napi_value ab = nullptr;
+    if (napi_create_external_arraybuffer(info.Env(), tls_staging, sizeof(tls_staging), nullptr, nullptr, &ab) != napi_ok) {
+      fail(ErrorKind::Internal, "launchStaging: could not create the staging buffer");
+    }
+    return Napi::Float64Array::New(info.Env(), kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(info.Env(), ab), 0);
+  });
+}
+
 Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
-    rtc::Function& f = unwrap_external<FunctionBox>(info[0], kLaunch, "function").fn;
-    // Extents and shared memory come in one Float64Array the caller reuses:
-    // one N-API call reads them (NOTE [ Launch latency ] in lib/rtc/raw.ts).
-    if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-        info[1].As<Napi::Float64Array>().ElementLength() != 7) {
-      fail(ErrorKind::Type, kLaunch, ": argument 'dims' must be a Float64Array of 7 (grid x y z, block x y z, sharedMem)");
-    }
-    const double* dims = info[1].As<Napi::Float64Array>().Data();
+    FunctionBox& box = unwrap_external<FunctionBox>(info[0], kLaunch, "function");
+    rtc::Function& f = box.fn;
+    GX_CHECK_TYPE(box.has_kinds, kLaunch, ": the kernel handle was made without its parameter kinds; pass them to moduleGetFunction");
+    const double* dims = tls_staging;
     uint32_t grid[3], block[3];
     static constexpr char kAxis[3] = {'x', 'y', 'z'};
     for (int k = 0; k < 3; ++k) grid[k] = read_extent(dims[k], "grid", kAxis[k]);
@@ -511,32 +555,25 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
     check_launch_shape(f, grid, block, shared_mem);
 
     cuda::Stream stream;
-    if (info[2].IsUndefined() || info[2].IsNull()) {
+    if (info[1].IsUndefined() || info[1].IsNull()) {
       stream = cuda::current_stream(f.device);
     } else {
-      const StreamBox* sb = &unwrap_external<StreamBox>(info[2], kLaunch, "stream");
+      const StreamBox* sb = &unwrap_external<StreamBox>(info[1], kLaunch, "stream");
       GX_CHECK_VALUE(sb->device == f.device, kLaunch, ": the stream is on cuda:", sb->device,
                      " but the kernel is loaded on cuda:", f.device);
       stream = sb->stream;
     }
 
-    if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int8_array) {
-      fail(ErrorKind::Type, kLaunch, ": argument 'kinds' must be an Int8Array");
-    }
-    const Napi::Int8Array kinds = info[3].As<Napi::Int8Array>();
-    const size_t n = kinds.ElementLength();
-    // args: an array of values, or a Float64Array of numbers with tensors as
-    // their device addresses (NOTE [ Argument slots ]).
-    const double* numbers = nullptr;
+    const size_t n = box.kinds.size();
     Napi::Array values;
-    if (info[4].IsTypedArray() && info[4].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array) {
-      const Napi::Float64Array a = info[4].As<Napi::Float64Array>();
-      GX_CHECK_TYPE(a.ElementLength() == n, kLaunch, ": ", n, " argument kinds but ", a.ElementLength(), " arguments");
-      numbers = a.Data();
+    const bool staged = info[2].IsUndefined();
+    if (staged) {
+      GX_CHECK_RANGE(n <= kMaxStagedArgs, kLaunch, ": ", n, " arguments do not fit the staging area (", kMaxStagedArgs,
+                     "); pass them as an array");
     } else {
-      if (!info[4].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'args' must be an array or a Float64Array");
-      values = info[4].As<Napi::Array>();
-      GX_CHECK_TYPE(values.Length() == n, kLaunch, ": ", n, " argument kinds but ", values.Length(), " arguments");
+      if (!info[2].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'values' must be an array (or left out)");
+      values = info[2].As<Napi::Array>();
+      GX_CHECK_TYPE(values.Length() == n, kLaunch, ": the kernel takes ", n, " arguments but ", values.Length(), " were given");
     }
 
     constexpr size_t kInline = 32;
@@ -552,10 +589,11 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
       slots = heap_slots.data();
       ptrs = heap_ptrs.data();
     }
-    const int8_t* kind_data = kinds.Data();
+    const int8_t* kinds = box.kinds.data();
+    const double* numbers = tls_staging + kStagingHeader;
     for (size_t i = 0; i < n; ++i) {
-      slots[i] = numbers != nullptr ? slot_of_number(numbers[i], i, kind_data[i])
-                                    : slot_of_value(values.Get(static_cast<uint32_t>(i)), i, kind_data[i], f.device);
+      slots[i] = staged ? slot_of_number(numbers[i], i, kinds[i])
+                        : slot_of_value(values.Get(static_cast<uint32_t>(i)), i, kinds[i], f.device);
       ptrs[i] = &slots[i];
     }
     rtc::launch(kLaunch, f, grid, block, shared_mem, stream, n > 0 ? ptrs : nullptr);
@@ -606,6 +644,7 @@ void register_rtc_functions(Napi::Env env, Napi::Object exports) {
               Napi::Function::New<FunctionSetMaxDynamicSharedSize>(env, "functionSetMaxDynamicSharedSize"));
   exports.Set("deviceLimits", Napi::Function::New<DeviceLimits>(env, "deviceLimits"));
   exports.Set("launchKernel", Napi::Function::New<LaunchKernel>(env, "launchKernel"));
+  exports.Set("launchStaging", Napi::Function::New<LaunchStaging>(env, "launchStaging"));
   exports.Set("memcpyHtoD", Napi::Function::New<MemcpyHtoD>(env, "memcpyHtoD"));
   exports.Set("memcpyDtoH", Napi::Function::New<MemcpyDtoH>(env, "memcpyDtoH"));
 }

@@ -21,8 +21,9 @@
 // operand, exact for up to 4 operands; more spell a string), allocates its
 // outputs without gx.empty's parsing (borrowing an input's frozen shape and
 // strides), writes its arguments as numbers (tensors by address) into the
-// plan's Float64Array and launches through RawKernel.launchPrepared, with
-// none of launch()'s checks, which the plan made once.
+// launch staging area (NOTE [ Launch latency ] in raw.ts) and launches
+// through RawKernel.launchPrepared, with none of launch()'s checks, which the
+// plan made once.
 import type { Device } from '../device';
 import type { DType } from '../dtype';
 import { allocate } from '../creation';
@@ -30,7 +31,7 @@ import { dtypeCode } from '../dtype';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
-import { RawKernel } from './raw';
+import { launchStaging, RawKernel, STAGED_ARGS } from './raw';
 
 export interface ElementwiseOptions {
   /** Kernel name (default 'elementwise_kernel'). */
@@ -58,8 +59,8 @@ interface Plan {
   kernel: RawKernel;
   /** The dtype of each output, from the binding. */
   outTypes: DType[];
-  /** The kernel's arguments, rewritten by each call. */
-  args: Float64Array;
+  /** How many arguments the kernel takes. */
+  nargs: number;
 }
 
 const LAYOUT_CODE: Record<Layout, number> = { c: 0, s: 1, v: 2, r: 3 };
@@ -122,7 +123,11 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     const src = generate(name, opts.preamble ?? '', body, ins.length, all, types, bound, ndim, layouts);
     sources.push(src);
     const kernel = new RawKernel(src, name, { options: opts.options });
-    return { kernel, outTypes: types.slice(ins.length), args: new Float64Array(kernel.params?.length ?? 0) };
+    const nargs = kernel.params?.length ?? 0;
+    if (nargs > launchStaging().length - STAGED_ARGS) {
+      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${launchStaging().length - STAGED_ARGS}); make the operands contiguous or split the call`);
+    }
+    return { kernel, outTypes: types.slice(ins.length), nargs };
   };
 
   const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
@@ -222,9 +227,10 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device, shapeOf));
     }
     if (n > 0) {
-      // Every argument as a number, tensors by address (their devices were checked above).
-      const values = plan.args;
-      let j = 0;
+      // Every argument as a number into the staging area, tensors by address
+      // (their devices were checked above); nothing after this runs other JS before the launch.
+      const values = launchStaging();
+      let j = STAGED_ARGS;
       for (let k = 0; k < all.length; k++) {
         const a = k < ins.length ? args[k] : outTensors[k - ins.length];
         if (typeof a === 'number') {
@@ -245,9 +251,9 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
           for (const st of broadcastStrides(a as Tensor, shape)) values[j++] = st;
         }
       }
-      if (j !== values.length) throw new Error(`${fnName}: internal error: ${j} arguments for a kernel of ${values.length}`);
+      if (j - STAGED_ARGS !== plan.nargs) throw new Error(`${fnName}: internal error: ${j - STAGED_ARGS} arguments for a kernel of ${plan.nargs}`);
       const blocks = Math.min(Math.ceil(n / THREADS), MAX_BLOCKS);
-      plan.kernel.launchPrepared(device, blocks, THREADS, values);
+      plan.kernel.launchPrepared(device, blocks, THREADS);
     }
     return outTensors.length === 1 ? outTensors[0] : outTensors;
   };

@@ -57,14 +57,23 @@ interface Loaded {
 // A one-element launch costs a few microseconds, most of it the driver's
 // (bench/launch_floor.cu measures that floor; `npm run bench:calls` splits a
 // call into its layers). What the binding adds is kept to one N-API call with
-// five arguments: the extents and the shared memory go in a Float64Array of 7
-// that each kernel reuses (one read for all seven; more than six arguments
-// would also make node-addon-api allocate per call), the arguments as numbers
-// in a second reused Float64Array, tensors by their device addresses (asked
-// once per tensor), so the native side reads them with no N-API call per
-// argument (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp), and
-// their C types in an Int8Array made once from the signature. A bigint a
-// double cannot hold sends that launch's arguments as an array of values.
+// at most three arguments: the extents, the shared memory and the arguments
+// are written as numbers into this thread's launch staging area, tensors by
+// their device addresses (asked once per tensor), and the native side reads
+// them there with no N-API call at all (NOTE [ Launch staging ] and NOTE
+// [ Argument slots ] in csrc/binding/rtc_functions.cpp); their C types were
+// given once, with the function handle. A bigint a double cannot hold, or
+// more arguments than the staging area holds, sends that launch's arguments
+// as an array of values.
+
+/** Where the arguments start in the staging area (after the extents and shared memory). */
+export const STAGED_ARGS = 8;
+let staging: Float64Array | undefined;
+
+/** @internal This thread's launch staging area (NOTE [ Launch latency ]). */
+export function launchStaging(): Float64Array {
+  return (staging ??= native.launchStaging());
+}
 
 /** Extents [x, y, z] of a grid or block, checked, written into `out` at `at` (no allocation on the launch path). */
 function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
@@ -190,9 +199,6 @@ export class RawKernel {
   #functions = new Map<number, NativeFunction>();
   #lastIndex = -1;
   #lastFunction: NativeFunction | undefined;
-  #numbers: Float64Array | undefined;
-  #dims = new Float64Array(7);
-  #preparedDims = Float64Array.of(1, 1, 1, 1, 1, 1, 0);
   #label: string;
 
   /**
@@ -222,7 +228,7 @@ export class RawKernel {
     if (f === undefined) {
       const loaded = this.module.load(device);
       const lowered = loaded.loweredNames[this.name] ?? this.name;
-      f = native.moduleGetFunction(loaded.module, lowered);
+      f = native.moduleGetFunction(loaded.module, lowered, this.#kinds);
       this.#functions.set(device.index, f);
     }
     this.#lastIndex = device.index;
@@ -265,13 +271,14 @@ export class RawKernel {
     }
     const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
-    // Numbers (tensors by address) in a Float64Array; a bigint a double cannot
-    // hold sends the values as an array instead (NOTE [ Launch latency ]).
-    const numbers = (this.#numbers ??= new Float64Array(params.length));
-    let asNumbers = true;
+    // Numbers (tensors by address) into the staging area; a bigint a double
+    // cannot hold sends the values as an array instead (NOTE [ Launch latency ]).
+    const st = launchStaging();
+    let asNumbers = params.length <= st.length - STAGED_ARGS;
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
       const p = params[i];
+      let x: number;
       if (p.kind === 'pointer') {
         if (!(a instanceof Tensor)) {
           throw new TypeError(`${fn}: argument ${i} '${p.name}' is declared ${p.type} but got ${describe(a)}; pass a Tensor`);
@@ -283,50 +290,55 @@ export class RawKernel {
         } else if (d !== device && !device.equals(d)) {
           throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
         }
-        numbers[i] = a.address(fn);
+        x = a.address(fn);
       } else if (typeof a === 'number' && fastScalarOk(p.kind, a)) {
-        numbers[i] = a;
+        x = a;
       } else {
         // The rest (bigints, booleans, edge values, mistakes) go through the full check.
         const v = launchValue(a, checkScalar(p, a, fn, `${i} '${p.name}'`));
-        numbers[i] = Number(v);
-        if (typeof v === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
+        x = Number(v);
+        if (typeof v === 'bigint' && !Number.isSafeInteger(x)) asNumbers = false;
       }
+      if (asNumbers) st[STAGED_ARGS + i] = x;
     }
-    const dev = device ?? cudaDevice(undefined, fn);
-    const dims = this.#dims;
-    readDim3(grid, dims, 0, fn, 'grid');
-    readDim3(block, dims, 3, fn, 'block');
     const sharedMem = opts?.sharedMem ?? 0;
     if (sharedMem !== 0 && !(typeof sharedMem === 'number' && Number.isInteger(sharedMem) && sharedMem > 0)) {
       throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
-    dims[6] = sharedMem;
-    native.launchKernel(this.function(dev), dims, stream?.native, kinds, asNumbers ? numbers : launchValues(params, args, fn));
+    const f = this.function(device ?? cudaDevice(undefined, fn));
+    const values = asNumbers ? undefined : launchValues(params, args, fn);
+    // Nothing between here and the launch runs other JS (the staging area is this thread's).
+    readDim3(grid, st, 0, fn, 'grid');
+    readDim3(block, st, 3, fn, 'block');
+    st[6] = sharedMem;
+    native.launchKernel(f, stream?.native, values);
   }
 
   /**
    * @internal Launches generated code whose arguments are known to match the
-   * parameters (elementwise and reduction kernels): `values` are numbers,
-   * tensors by address, checked by the caller (alive, on `device`; NOTE
-   * [ Argument slots ] in csrc/binding/rtc_functions.cpp), in a Float64Array or an array (copied into this
-   * kernel's). A 1-D grid on the current stream.
+   * parameters (elementwise and reduction kernels): numbers, tensors by
+   * address, checked by the caller (alive, on `device`; NOTE [ Argument slots ]
+   * in csrc/binding/rtc_functions.cpp), either `values` or, without them,
+   * already written into the staging area from STAGED_ARGS on. A 1-D grid on
+   * the current stream.
    */
-  launchPrepared(device: Device, blocks: number, threads: number, values: Float64Array | readonly number[], sharedMem = 0): void {
-    const kinds = this.#kinds as Int8Array;
-    let numbers: Float64Array;
-    if (values instanceof Float64Array) {
-      numbers = values;
-    } else {
-      numbers = (this.#numbers ??= new Float64Array(kinds.length));
-      if (values.length !== numbers.length) throw new Error(`${this.#label}: internal error: ${values.length} arguments for ${numbers.length} parameters`);
-      numbers.set(values);
+  launchPrepared(device: Device, blocks: number, threads: number, values?: readonly number[], sharedMem = 0): void {
+    const f = this.function(device);
+    const st = launchStaging();
+    if (values !== undefined) {
+      const n = (this.#kinds as Int8Array).length;
+      if (values.length !== n) throw new Error(`${this.#label}: internal error: ${values.length} arguments for ${n} parameters`);
+      if (n > st.length - STAGED_ARGS) throw new RangeError(`${this.#label}: ${n} kernel arguments are more than a launch takes (${st.length - STAGED_ARGS})`);
+      for (let i = 0; i < n; i++) st[STAGED_ARGS + i] = values[i];
     }
-    const dims = this.#preparedDims;
-    dims[0] = blocks;
-    dims[3] = threads;
-    dims[6] = sharedMem;
-    native.launchKernel(this.function(device), dims, undefined, kinds, numbers);
+    st[0] = blocks;
+    st[1] = 1;
+    st[2] = 1;
+    st[3] = threads;
+    st[4] = 1;
+    st[5] = 1;
+    st[6] = sharedMem;
+    native.launchKernel(f, undefined);
   }
 }
 
