@@ -59,58 +59,63 @@ std::string cu_error_of(const Driver& d, CUresult r) {
              static_cast<int>(r), ")");
 }
 
+// Loads and initializes the driver; the result is kept by state().
+DriverState load_driver() {
+  DriverState s;
+  void* lib = nullptr;
+  std::string why;
+  for (const char* name : {"libcuda.so.1", "libcuda.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+    const char* e = dlerror();
+    if (why.empty() && e != nullptr) why = e;
+  }
+  if (lib == nullptr) {
+    s.error = str("the CUDA driver library (libcuda.so.1) could not be loaded (", why,
+                  "): install the NVIDIA driver, which provides it; in a container, run with the GPU "
+                  "exposed (e.g. docker run --gpus all)");
+    return s;
+  }
+  Driver& a = s.api;
+  std::string missing;
+  resolve(lib, "cuInit", a.Init, missing);
+  resolve(lib, "cuDriverGetVersion", a.DriverGetVersion, missing);
+  resolve(lib, "cuGetErrorString", a.GetErrorString, missing);
+  resolve(lib, "cuGetErrorName", a.GetErrorName, missing);
+  resolve(lib, "cuDeviceGet", a.DeviceGet, missing);
+  resolve(lib, "cuDeviceGetAttribute", a.DeviceGetAttribute, missing);
+  resolve(lib, "cuDevicePrimaryCtxRetain", a.DevicePrimaryCtxRetain, missing);
+  resolve(lib, "cuCtxGetCurrent", a.CtxGetCurrent, missing);
+  resolve(lib, "cuCtxSetCurrent", a.CtxSetCurrent, missing);
+  resolve(lib, "cuModuleLoadDataEx", a.ModuleLoadDataEx, missing);
+  resolve(lib, "cuModuleUnload", a.ModuleUnload, missing);
+  resolve(lib, "cuModuleGetFunction", a.ModuleGetFunction, missing);
+  resolve(lib, "cuModuleGetGlobal_v2", a.ModuleGetGlobal, missing);
+  resolve(lib, "cuFuncGetAttribute", a.FuncGetAttribute, missing);
+  resolve(lib, "cuFuncSetAttribute", a.FuncSetAttribute, missing);
+  resolve(lib, "cuLaunchKernel", a.LaunchKernel, missing);
+  resolve(lib, "cuMemcpyHtoD_v2", a.MemcpyHtoD, missing);
+  resolve(lib, "cuMemcpyDtoH_v2", a.MemcpyDtoH, missing);
+  if (!missing.empty()) {
+    s.error = str("the CUDA driver library (libcuda.so.1) lacks ", missing,
+                  ": the NVIDIA driver is too old for gpuext; update it");
+    return s;  // the library stays loaded: harmless, and the runtime may use it
+  }
+  s.loaded = true;
+  if (a.DriverGetVersion(&s.version) != CUDA_SUCCESS) s.version = 0;
+  const CUresult r = a.Init(0);
+  if (r != CUDA_SUCCESS) {
+    s.error = str("the CUDA driver could not be initialized: cuInit failed: ", cu_error_of(a, r));
+    return s;
+  }
+  s.initialized = true;
+  return s;
+}
+
+// Loaded once per process, in a function-local static: every launch asks,
+// and std::call_once costs a pthread_once and TLS writes per call.
 DriverState& state() {
-  static DriverState s;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* lib = nullptr;
-    std::string why;
-    for (const char* name : {"libcuda.so.1", "libcuda.so"}) {
-      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) break;
-      const char* e = dlerror();
-      if (why.empty() && e != nullptr) why = e;
-    }
-    if (lib == nullptr) {
-      s.error = str("the CUDA driver library (libcuda.so.1) could not be loaded (", why,
-                    "): install the NVIDIA driver, which provides it; in a container, run with the GPU "
-                    "exposed (e.g. docker run --gpus all)");
-      return;
-    }
-    Driver& a = s.api;
-    std::string missing;
-    resolve(lib, "cuInit", a.Init, missing);
-    resolve(lib, "cuDriverGetVersion", a.DriverGetVersion, missing);
-    resolve(lib, "cuGetErrorString", a.GetErrorString, missing);
-    resolve(lib, "cuGetErrorName", a.GetErrorName, missing);
-    resolve(lib, "cuDeviceGet", a.DeviceGet, missing);
-    resolve(lib, "cuDeviceGetAttribute", a.DeviceGetAttribute, missing);
-    resolve(lib, "cuDevicePrimaryCtxRetain", a.DevicePrimaryCtxRetain, missing);
-    resolve(lib, "cuCtxGetCurrent", a.CtxGetCurrent, missing);
-    resolve(lib, "cuCtxSetCurrent", a.CtxSetCurrent, missing);
-    resolve(lib, "cuModuleLoadDataEx", a.ModuleLoadDataEx, missing);
-    resolve(lib, "cuModuleUnload", a.ModuleUnload, missing);
-    resolve(lib, "cuModuleGetFunction", a.ModuleGetFunction, missing);
-    resolve(lib, "cuModuleGetGlobal_v2", a.ModuleGetGlobal, missing);
-    resolve(lib, "cuFuncGetAttribute", a.FuncGetAttribute, missing);
-    resolve(lib, "cuFuncSetAttribute", a.FuncSetAttribute, missing);
-    resolve(lib, "cuLaunchKernel", a.LaunchKernel, missing);
-    resolve(lib, "cuMemcpyHtoD_v2", a.MemcpyHtoD, missing);
-    resolve(lib, "cuMemcpyDtoH_v2", a.MemcpyDtoH, missing);
-    if (!missing.empty()) {
-      s.error = str("the CUDA driver library (libcuda.so.1) lacks ", missing,
-                    ": the NVIDIA driver is too old for gpuext; update it");
-      return;  // the library stays loaded: harmless, and the runtime may use it
-    }
-    s.loaded = true;
-    if (a.DriverGetVersion(&s.version) != CUDA_SUCCESS) s.version = 0;
-    const CUresult r = a.Init(0);
-    if (r != CUDA_SUCCESS) {
-      s.error = str("the CUDA driver could not be initialized: cuInit failed: ", cu_error_of(a, r));
-      return;
-    }
-    s.initialized = true;
-  });
+  static DriverState s = load_driver();
   return s;
 }
 

@@ -65,18 +65,19 @@ struct Loaded {
 
 // Loads the first of candidates(env_var, names) whose symbols
 // `bind(lib, api, missing)` resolves, once (per Api type); `missing_hint`
-// starts the error when none does.
+// starts the error when none does. A function-local static rather than
+// std::call_once, whose pthread_once and TLS writes every call would pay.
 template <typename Api, typename Bind>
 const Loaded<Api>& load_once(const char* env_var, const std::vector<const char*>& names, Bind bind,
                              const char* missing_hint) {
-  static Loaded<Api> state;
-  static std::once_flag once;
-  std::call_once(once, [&] {
+  static const Loaded<Api> state = [&] {
+    Loaded<Api> s;
     std::string errors;
-    state.ok = load_first(candidates(env_var, names), [&](void* lib, std::string& missing) { bind(lib, state.api, missing); },
-                          errors);
-    if (!state.ok) state.error = missing_hint + errors;
-  });
+    s.ok = load_first(candidates(env_var, names), [&](void* lib, std::string& missing) { bind(lib, s.api, missing); },
+                      errors);
+    if (!s.ok) s.error = missing_hint + errors;
+    return s;
+  }();
   return state;
 }
 
