@@ -5,6 +5,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import * as ex from '../examples/kernels';
+import { native } from '../lib/native';
 import { cudaTest } from './helpers';
 
 const ADD = `extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
@@ -120,7 +121,7 @@ cudaTest('RawKernel: add against a reference, attributes, launch limits', (t) =>
   s.synchronize();
 });
 
-cudaTest('RawKernel: every scalar kind arrives as declared, as numbers (one Float64Array) or with bigints beyond 2^53 (an array)', (t) => {
+cudaTest('RawKernel: every scalar kind arrives as declared, as numbers (the staging area) or with bigints beyond 2^53 (an array)', (t) => {
   const k = new gx.RawKernel(`extern "C" __global__ void echo(long long* o, double* f, signed char a, short b, int c, long long d,
       unsigned char e, unsigned short g, unsigned int h, unsigned long long u, float x, double y, bool z) {
     o[0] = a; o[1] = b; o[2] = c; o[3] = d; o[4] = e; o[5] = g; o[6] = h; o[7] = (long long)u; o[8] = z;
@@ -140,6 +141,27 @@ cudaTest('RawKernel: every scalar kind arrives as declared, as numbers (one Floa
   t.deepEqual(big.floats, [3, 1e300]);
   t.throws(() => run([128, 0, 0, 0, 0, 0, 0, 0, 0, 0, false]), { instanceOf: RangeError, message: /out of its range \[-128, 127\]/ });
   t.throws(() => run([0, 0, 0, 2 ** 60, 0, 0, 0, 0, 0, 0, false]), { message: /beyond 2\^53/ });
+});
+
+cudaTest('RawKernel: more arguments than the staging area holds go as an array; a handle without kinds cannot launch', (t) => {
+  // 1030 one-byte parameters: past the staging area's 1024, within the classic 4 KiB of parameters.
+  const n = 1030;
+  const names = Array.from({ length: n }, (_, i) => `a${i}`);
+  const k = new gx.RawKernel(`extern "C" __global__ void many(long long* o, ${names.map((a) => `signed char ${a}`).join(', ')}) {
+    long long s = 0;
+    ${names.map((a, i) => `s += (long long)${a} * ${i + 1};`).join('\n    ')}
+    o[0] = s;
+  }`, 'many');
+  const values = Array.from({ length: n }, () => Math.floor(Math.random() * 256) - 128);
+  using o = gx.full([1], -1, { device: 'cuda', dtype: 'int64' });
+  k.launch(1, 1, [o, ...values]);
+  t.is((o.toArraySync() as BigInt64Array)[0], values.reduce((s, v, i) => s + BigInt(v * (i + 1)), 0n));
+
+  const dev = o.device;
+  const mod = k.module.load(dev).module;
+  t.throws(() => native.moduleGetFunction(mod, 'many', new Int8Array([0, 99])), { instanceOf: RangeError, message: /kinds\[1\] = 99 is not an argument kind/ });
+  const bare = native.moduleGetFunction(mod, 'many');
+  t.throws(() => native.launchKernel(bare, undefined), { instanceOf: TypeError, message: /without its parameter kinds/ });
 });
 
 cudaTest('examples: broadcast add with a 2-D grid, grid-stride square', (t) => {

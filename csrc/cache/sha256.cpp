@@ -87,27 +87,47 @@ void Sha256::digest(uint8_t out[32]) {
 
 namespace {
 
-// OpenSSL's one-shot SHA256(), which the node executable exports (or the
-// libcrypto a shared-OpenSSL build of Node loaded): it uses the CPU's SHA
-// instructions (about 6x the portable code here) and, unlike EVP, starts no
-// provider. Looked up, not linked, so a Node without it still loads the addon;
-// checked on a known digest before it is trusted. GPUEXT_SHA256_PORTABLE=1
-// keeps to the portable code (the tests compare both).
-using OneShot = unsigned char* (*)(const unsigned char*, size_t, unsigned char*);
+// OpenSSL's SHA256_Init/Update/Final, which the node executable exports (or
+// the libcrypto a shared-OpenSSL build of Node loaded): they use the CPU's SHA
+// instructions (about 6x the portable code here). Not the one-shot SHA256():
+// in OpenSSL 3 that goes through EVP_Q_digest, which fetches a provider on
+// every call and starts the default provider on the first (about 50 us, paid
+// by a process's first cache lookup). Looked up, not linked, so a Node
+// without them still loads the addon; checked on a known digest before they
+// are trusted. GPUEXT_SHA256_PORTABLE=1 keeps to the portable code (the tests
+// compare both).
+struct OpenSsl {
+  // SHA256_CTX is 112 bytes (h[8], Nl, Nh, data[16], num, md_len: 32-bit
+  // words) in OpenSSL 1.1 and 3; the buffer leaves room.
+  struct alignas(16) Ctx {
+    unsigned char bytes[256];
+  };
+  int (*init)(Ctx*) = nullptr;
+  int (*update)(Ctx*, const void*, size_t) = nullptr;
+  int (*final)(unsigned char*, Ctx*) = nullptr;
 
-OneShot openssl_sha256() {
-  static const OneShot f = []() -> OneShot {
-    if (const char* e = std::getenv("GPUEXT_SHA256_PORTABLE"); e != nullptr && *e != '\0' && *e != '0') return nullptr;
-    auto g = reinterpret_cast<OneShot>(dlsym(RTLD_DEFAULT, "SHA256"));
-    if (g == nullptr) return nullptr;
+  bool digest(const void* data, size_t size, unsigned char md[32]) const {
+    Ctx c;
+    return init(&c) == 1 && update(&c, data, size) == 1 && final(md, &c) == 1;
+  }
+};
+
+const OpenSsl* openssl_sha256() {
+  static const OpenSsl api = [] {
+    OpenSsl o;
+    if (const char* e = std::getenv("GPUEXT_SHA256_PORTABLE"); e != nullptr && *e != '\0' && *e != '0') return o;
+    o.init = reinterpret_cast<decltype(o.init)>(dlsym(RTLD_DEFAULT, "SHA256_Init"));
+    o.update = reinterpret_cast<decltype(o.update)>(dlsym(RTLD_DEFAULT, "SHA256_Update"));
+    o.final = reinterpret_cast<decltype(o.final)>(dlsym(RTLD_DEFAULT, "SHA256_Final"));
+    if (o.init == nullptr || o.update == nullptr || o.final == nullptr) return OpenSsl{};
     static constexpr uint8_t kAbc[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40,
                                          0xde, 0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17,
                                          0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
     unsigned char md[32];
-    g(reinterpret_cast<const unsigned char*>("abc"), 3, md);
-    return std::memcmp(md, kAbc, 32) == 0 ? g : nullptr;
+    if (!o.digest("abc", 3, md) || std::memcmp(md, kAbc, 32) != 0) return OpenSsl{};
+    return o;
   }();
-  return f;
+  return api.init != nullptr ? &api : nullptr;
 }
 
 std::string to_hex(const uint8_t* md) {
@@ -124,9 +144,8 @@ std::string to_hex(const uint8_t* md) {
 
 std::string sha256_hex(const void* data, size_t size) {
   unsigned char md[32];
-  if (OneShot f = openssl_sha256()) {
-    f(static_cast<const unsigned char*>(data), size, md);
-  } else {
+  const OpenSsl* o = openssl_sha256();
+  if (o == nullptr || !o->digest(data, size, md)) {
     Sha256 h;
     h.update(data, size);
     h.digest(md);

@@ -2,8 +2,8 @@
 // SHA-256; computing them here rather than through Node's crypto spares a
 // process's first cache lookup the start of OpenSSL's EVP providers (about
 // half a millisecond; NOTE [ First lookup ] in lib/rtc/cache-io.ts).
-// sha256_hex uses OpenSSL's one-shot SHA256() from the process when there is
-// one (sha256.cpp), else the portable Sha256 below.
+// sha256_hex uses OpenSSL's SHA256_Init/Update/Final from the process when it
+// has them (sha256.cpp), else the portable Sha256 below.
 #pragma once
 #include <cstddef>
 #include <cstdint>
