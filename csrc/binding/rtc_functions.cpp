@@ -526,14 +526,29 @@ void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t
   }
 }
 
+// The ArrayBuffer over this thread's staging area, made once: V8 may refuse a
+// second ArrayBuffer over the same external memory, so every caller on the
+// thread (two copies of the library, say) gets the same one.
+thread_local napi_ref tls_staging_ref = nullptr;
+
+void forget_staging(void* ref) {
+  if (tls_staging_ref == ref) tls_staging_ref = nullptr;
+}
+
 Napi::Value LaunchStaging(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    // One ArrayBuffer per environment over this thread's memory; no finalizer: the memory is the thread's.
+    Napi::Env env = info.Env();
     napi_value ab = nullptr;
-    if (napi_create_external_arraybuffer(info.Env(), tls_staging, sizeof(tls_staging), nullptr, nullptr, &ab) != napi_ok) {
+    if (tls_staging_ref != nullptr && napi_get_reference_value(env, tls_staging_ref, &ab) == napi_ok && ab != nullptr) {
+      return Napi::Float64Array::New(env, kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(env, ab), 0);
+    }
+    // No finalizer: the memory is the thread's.
+    if (napi_create_external_arraybuffer(env, tls_staging, sizeof(tls_staging), nullptr, nullptr, &ab) != napi_ok ||
+        napi_create_reference(env, ab, 1, &tls_staging_ref) != napi_ok ||
+        napi_add_env_cleanup_hook(env, forget_staging, tls_staging_ref) != napi_ok) {
       fail(ErrorKind::Internal, "launchStaging: could not create the staging buffer");
     }
-    return Napi::Float64Array::New(info.Env(), kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(info.Env(), ab), 0);
+    return Napi::Float64Array::New(env, kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(env, ab), 0);
   });
 }
 
