@@ -27,6 +27,7 @@
         "csrc/binding/op_functions.cpp",
         "csrc/binding/rtc_functions.cpp",
         "csrc/binding/runtime_functions.cpp",
+        "csrc/binding/staging.cpp",
         "csrc/binding/stream_functions.cpp",
         "csrc/binding/tensor_functions.cpp",
         "csrc/binding/tensor_handle.cpp"

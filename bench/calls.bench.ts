@@ -16,7 +16,7 @@ import { allocate } from '../lib/creation';
 import { dtypeCode } from '../lib/dtype';
 import { native } from '../lib/native';
 import { detectToolchain } from '../lib/build/toolchain';
-import { launchStaging, STAGED_ARGS } from '../lib/rtc/raw';
+import { STAGED_ARGS, stagingArea } from '../lib/staging';
 import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
@@ -55,7 +55,7 @@ function main(): void {
   const v4: unknown[] = [ha, b.handle('calls'), c.handle('calls'), 1];
   time('native.isDisposed (one N-API call)', () => native.isDisposed(ha));
   // The extents and the numbers as RawKernel.launch writes them; nothing else launches between calls.
-  const st = launchStaging();
+  const st = stagingArea();
   st.set([1, 1, 1, 32, 1, 1, 0], 0);
   st.set([a.address('calls'), b.address('calls'), c.address('calls'), 1], STAGED_ARGS);
   time('native.launchKernel, 0 args', () => native.launchKernel(f0, undefined));

@@ -8,6 +8,7 @@ import {
 import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
+import { STAGED_LAST_ADDRESS, stagingArea } from './staging';
 import { formatShape, numelOf, parseShape, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
 
@@ -124,7 +125,9 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   const meta = like !== undefined && like.shape === shape && like.isContiguous()
     ? { shape, strides: like.strides, offset: 0, dtype, device, contiguous: true }
     : contiguousMeta(shape, dtype, device);
-  return new Tensor<D>(native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false), meta);
+  const h = native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false);
+  // The core left the new tensor's address in the staging area: kernels launched on it need no call to ask.
+  return new Tensor<D>(h, meta, stagingArea()[STAGED_LAST_ADDRESS]);
 }
 
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {

@@ -221,11 +221,11 @@ export interface NativeCore {
   functionSetMaxDynamicSharedSize(fn: NativeFunction, bytes: number): void;
   deviceLimits(device: number): NativeDeviceLimits;
   /**
-   * This thread's launch staging area (NOTE [ Launch staging ] in csrc/binding/rtc_functions.cpp):
-   * [0..6] grid x, y, z, block x, y, z, dynamic shared memory bytes; from 8 on, the arguments as
-   * numbers (tensors by address). Ask once per environment.
+   * This thread's staging area (NOTE [ Staging area ] in csrc/binding/staging.h): [0..6] a launch's
+   * grid x, y, z, block x, y, z, dynamic shared memory bytes; [7] the data address of the tensor
+   * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address).
    */
-  launchStaging(): Float64Array;
+  stagingArea(): Float64Array;
   /**
    * Launches with the extents in the staging area and the arguments there (values undefined) or in
    * `values`: tensors as NativeTensor, integers as numbers (safe integers) or bigints, per the kinds

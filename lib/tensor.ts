@@ -66,10 +66,14 @@ export class Tensor<D extends DType = DType> implements Disposable {
   #meta: Meta | undefined;
   #address: number | undefined;
 
-  /** @internal Tensors are made by gx.tensor, gx.empty and the other creation functions. */
-  constructor(handle: NativeTensor, meta?: Meta) {
+  /**
+   * @internal Tensors are made by gx.tensor, gx.empty and the other creation
+   * functions. `address`: the data address when the maker knows it (NaN: unknown).
+   */
+  constructor(handle: NativeTensor, meta?: Meta, address?: number) {
     this.#handle = handle;
     this.#meta = meta;
+    if (address === address) this.#address = address;  // not NaN
     track(this);
   }
 

@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "binding/bindings.h"
+#include "binding/staging.h"
 #include "cuda/runtime.h"
 
 namespace gx::js {
@@ -21,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   register_stream_functions(env, exports);
   register_rtc_functions(env, exports);
   register_cache_functions(env, exports);
+  staging::register_functions(env, exports);
   if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {
     throw Napi::Error::New(env, "gpuext: could not register the environment cleanup hook");
   }

@@ -11,6 +11,7 @@
 
 #include "binding/bindings.h"
 #include "binding/js_errors.h"
+#include "binding/staging.h"
 #include "binding/stream_box.h"
 #include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
@@ -325,8 +326,8 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 //
 // NOTE [ Argument slots ]
 // launchKernel(fn, stream, values?) launches `fn` with the extents, shared
-// memory and arguments the caller wrote into this thread's launch staging
-// area (NOTE [ Launch staging ]); each argument's C type comes from the kinds
+// memory and arguments the caller wrote into this thread's staging area
+// (NOTE [ Staging area ] in binding/staging.h); each argument's C type comes from the kinds
 // given to moduleGetFunction. Each parameter gets its own 8-byte slot, its
 // value in the slot's first bytes (little-endian), and cuLaunchKernel gets one
 // pointer per slot: the driver copies as many bytes as the kernel's parameter
@@ -341,19 +342,6 @@ Napi::Value DeviceLimits(const Napi::CallbackInfo& info) {
 //   double cannot hold (bigints beyond 2^53) and for more arguments than the
 //   staging area has room for.
 // Numbers are range-checked for their kind either way.
-//
-// NOTE [ Launch staging ]
-// A launch used to pass its extents and arguments in typed arrays, and
-// reading a typed array through N-API (napi_get_typedarray_info) cost more
-// than the rest of the binding together (perf on the H100 host). Each thread
-// has instead one staging area of doubles, exported once to its environment
-// as a Float64Array over memory this addon owns (so nothing JS does to the
-// array can free it): [0..6] grid x y z, block x y z, shared memory bytes;
-// [8..] the arguments. JS writes it and calls launchKernel at once, with no
-// JS in between that could launch another kernel.
-constexpr size_t kStagingHeader = 8;
-constexpr size_t kMaxStagedArgs = 1024;
-thread_local double tls_staging[kStagingHeader + kMaxStagedArgs];
 
 constexpr const char* kLaunch = "launchKernel";
 
@@ -526,38 +514,12 @@ void check_launch_shape(rtc::Function& f, const uint32_t grid[3], const uint32_t
   }
 }
 
-// The ArrayBuffer over this thread's staging area, made once: V8 may refuse a
-// second ArrayBuffer over the same external memory, so every caller on the
-// thread (two copies of the library, say) gets the same one.
-thread_local napi_ref tls_staging_ref = nullptr;
-
-void forget_staging(void* ref) {
-  if (tls_staging_ref == ref) tls_staging_ref = nullptr;
-}
-
-Napi::Value LaunchStaging(const Napi::CallbackInfo& info) {
-  return guard(info.Env(), [&]() -> Napi::Value {
-    Napi::Env env = info.Env();
-    napi_value ab = nullptr;
-    if (tls_staging_ref != nullptr && napi_get_reference_value(env, tls_staging_ref, &ab) == napi_ok && ab != nullptr) {
-      return Napi::Float64Array::New(env, kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(env, ab), 0);
-    }
-    // No finalizer: the memory is the thread's.
-    if (napi_create_external_arraybuffer(env, tls_staging, sizeof(tls_staging), nullptr, nullptr, &ab) != napi_ok ||
-        napi_create_reference(env, ab, 1, &tls_staging_ref) != napi_ok ||
-        napi_add_env_cleanup_hook(env, forget_staging, tls_staging_ref) != napi_ok) {
-      fail(ErrorKind::Internal, "launchStaging: could not create the staging buffer");
-    }
-    return Napi::Float64Array::New(env, kStagingHeader + kMaxStagedArgs, Napi::ArrayBuffer(env, ab), 0);
-  });
-}
-
 Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
     FunctionBox& box = unwrap_external<FunctionBox>(info[0], kLaunch, "function");
     rtc::Function& f = box.fn;
     GX_CHECK_TYPE(box.has_kinds, kLaunch, ": the kernel handle was made without its parameter kinds; pass them to moduleGetFunction");
-    const double* dims = tls_staging;
+    const double* dims = staging::area() + staging::kLaunchDims;
     uint32_t grid[3], block[3];
     static constexpr char kAxis[3] = {'x', 'y', 'z'};
     for (int k = 0; k < 3; ++k) grid[k] = read_extent(dims[k], "grid", kAxis[k]);
@@ -583,7 +545,7 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
     Napi::Array values;
     const bool staged = info[2].IsUndefined();
     if (staged) {
-      GX_CHECK_RANGE(n <= kMaxStagedArgs, kLaunch, ": ", n, " arguments do not fit the staging area (", kMaxStagedArgs,
+      GX_CHECK_RANGE(n <= staging::kMaxArgs, kLaunch, ": ", n, " arguments do not fit the staging area (", staging::kMaxArgs,
                      "); pass them as an array");
     } else {
       if (!info[2].IsArray()) fail(ErrorKind::Type, kLaunch, ": argument 'values' must be an array (or left out)");
@@ -605,7 +567,7 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
       ptrs = heap_ptrs.data();
     }
     const int8_t* kinds = box.kinds.data();
-    const double* numbers = tls_staging + kStagingHeader;
+    const double* numbers = staging::area() + staging::kArgs;
     for (size_t i = 0; i < n; ++i) {
       slots[i] = staged ? slot_of_number(numbers[i], i, kinds[i])
                         : slot_of_value(values.Get(static_cast<uint32_t>(i)), i, kinds[i], f.device);
@@ -659,7 +621,6 @@ void register_rtc_functions(Napi::Env env, Napi::Object exports) {
               Napi::Function::New<FunctionSetMaxDynamicSharedSize>(env, "functionSetMaxDynamicSharedSize"));
   exports.Set("deviceLimits", Napi::Function::New<DeviceLimits>(env, "deviceLimits"));
   exports.Set("launchKernel", Napi::Function::New<LaunchKernel>(env, "launchKernel"));
-  exports.Set("launchStaging", Napi::Function::New<LaunchStaging>(env, "launchStaging"));
   exports.Set("memcpyHtoD", Napi::Function::New<MemcpyHtoD>(env, "memcpyHtoD"));
   exports.Set("memcpyDtoH", Napi::Function::New<MemcpyDtoH>(env, "memcpyDtoH"));
 }

@@ -4,6 +4,7 @@
 
 #include "binding/bindings.h"
 #include "binding/js_errors.h"
+#include "binding/staging.h"
 #include "binding/tensor_handle.h"
 #include "core/tensor_ops.h"
 
@@ -32,7 +33,9 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
     const DType dtype = arg_dtype(info, 1, "empty");
     const Device device = arg_device(info, 2, "empty");
     const bool pinned = info[4].ToBoolean();
-    return TensorHandle::Wrap(info.Env(), TensorImpl::empty(sizes, dtype, device, pinned));
+    TensorImpl* t = TensorImpl::empty(sizes, dtype, device, pinned);
+    staging::set_last_address(t->data());
+    return TensorHandle::Wrap(info.Env(), t);
   });
 }
 

@@ -21,7 +21,7 @@
 // operand, exact for up to 4 operands; more spell a string), allocates its
 // outputs without gx.empty's parsing (borrowing an input's frozen shape and
 // strides), writes its arguments as numbers (tensors by address) into the
-// launch staging area (NOTE [ Launch latency ] in raw.ts) and launches
+// staging area (NOTE [ Launch latency ] in raw.ts) and launches
 // through RawKernel.launchPrepared, with none of launch()'s checks, which the
 // plan made once.
 import type { Device } from '../device';
@@ -31,7 +31,8 @@ import { dtypeCode } from '../dtype';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
-import { launchStaging, RawKernel, STAGED_ARGS } from './raw';
+import { STAGED_ARGS, stagingArea } from '../staging';
+import { RawKernel } from './raw';
 
 export interface ElementwiseOptions {
   /** Kernel name (default 'elementwise_kernel'). */
@@ -124,8 +125,8 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     sources.push(src);
     const kernel = new RawKernel(src, name, { options: opts.options });
     const nargs = kernel.params?.length ?? 0;
-    if (nargs > launchStaging().length - STAGED_ARGS) {
-      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${launchStaging().length - STAGED_ARGS}); make the operands contiguous or split the call`);
+    if (nargs > stagingArea().length - STAGED_ARGS) {
+      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${stagingArea().length - STAGED_ARGS}); make the operands contiguous or split the call`);
     }
     return { kernel, outTypes: types.slice(ins.length), nargs };
   };
@@ -229,7 +230,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     if (n > 0) {
       // Every argument as a number into the staging area, tensors by address
       // (their devices were checked above); nothing after this runs other JS before the launch.
-      const values = launchStaging();
+      const values = stagingArea();
       let j = STAGED_ARGS;
       for (let k = 0; k < all.length; k++) {
         const a = k < ins.length ? args[k] : outTensors[k - ins.length];

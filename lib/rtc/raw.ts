@@ -13,6 +13,7 @@ import fs from 'fs';
 import { checkDevice } from '../cuda';
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
+import { STAGED_ARGS, stagingArea } from '../staging';
 import { Stream } from '../stream';
 import { Tensor } from '../tensor';
 import { compile } from './compiler';
@@ -58,22 +59,14 @@ interface Loaded {
 // (bench/launch_floor.cu measures that floor; `npm run bench:calls` splits a
 // call into its layers). What the binding adds is kept to one N-API call with
 // at most three arguments: the extents, the shared memory and the arguments
-// are written as numbers into this thread's launch staging area, tensors by
-// their device addresses (asked once per tensor), and the native side reads
-// them there with no N-API call at all (NOTE [ Launch staging ] and NOTE
-// [ Argument slots ] in csrc/binding/rtc_functions.cpp); their C types were
+// are written as numbers into this thread's staging area (lib/staging.ts),
+// tensors by their device addresses (known at creation or asked once per
+// tensor), and the native side reads them there with no N-API call at all
+// (NOTE [ Staging area ] in csrc/binding/staging.h, NOTE [ Argument slots ]
+// in csrc/binding/rtc_functions.cpp); their C types were
 // given once, with the function handle. A bigint a double cannot hold, or
 // more arguments than the staging area holds, sends that launch's arguments
 // as an array of values.
-
-/** Where the arguments start in the staging area (after the extents and shared memory). */
-export const STAGED_ARGS = 8;
-let staging: Float64Array | undefined;
-
-/** @internal This thread's launch staging area (NOTE [ Launch latency ]). */
-export function launchStaging(): Float64Array {
-  return (staging ??= native.launchStaging());
-}
 
 /** Extents [x, y, z] of a grid or block, checked, written into `out` at `at` (no allocation on the launch path). */
 function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
@@ -273,7 +266,7 @@ export class RawKernel {
     let device: Device | undefined = stream?.device;
     // Numbers (tensors by address) into the staging area; a bigint a double
     // cannot hold sends the values as an array instead (NOTE [ Launch latency ]).
-    const st = launchStaging();
+    const st = stagingArea();
     let asNumbers = params.length <= st.length - STAGED_ARGS;
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
@@ -324,7 +317,7 @@ export class RawKernel {
    */
   launchPrepared(device: Device, blocks: number, threads: number, values?: readonly number[], sharedMem = 0): void {
     const f = this.function(device);
-    const st = launchStaging();
+    const st = stagingArea();
     if (values !== undefined) {
       const n = (this.#kinds as Int8Array).length;
       if (values.length !== n) throw new Error(`${this.#label}: internal error: ${values.length} arguments for ${n} parameters`);

@@ -1,0 +1,51 @@
+// NOTE [ Staging area ] in staging.h.
+#include "binding/staging.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "binding/js_errors.h"
+
+namespace gx::js::staging {
+namespace {
+
+thread_local double tls_area[kArgs + kMaxArgs];
+
+// The ArrayBuffer over this thread's area, made once: V8 may refuse a second
+// ArrayBuffer over the same external memory, so every caller on the thread
+// (two copies of the library, say) gets the same one.
+thread_local napi_ref tls_area_ref = nullptr;
+
+void forget_area(void* ref) {
+  if (tls_area_ref == ref) tls_area_ref = nullptr;
+}
+
+Napi::Value StagingArea(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    napi_value ab = nullptr;
+    const bool known = tls_area_ref != nullptr && napi_get_reference_value(env, tls_area_ref, &ab) == napi_ok && ab != nullptr;
+    // No finalizer: the memory is the thread's.
+    if (!known && (napi_create_external_arraybuffer(env, tls_area, sizeof(tls_area), nullptr, nullptr, &ab) != napi_ok ||
+                   napi_create_reference(env, ab, 1, &tls_area_ref) != napi_ok ||
+                   napi_add_env_cleanup_hook(env, forget_area, tls_area_ref) != napi_ok)) {
+      fail(ErrorKind::Internal, "stagingArea: could not create the staging area");
+    }
+    return Napi::Float64Array::New(env, kArgs + kMaxArgs, Napi::ArrayBuffer(env, ab), 0);
+  });
+}
+
+}  // namespace
+
+double* area() { return tls_area; }
+
+void set_last_address(const void* address) {
+  const auto p = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(address));
+  tls_area[kLastAddress] = p <= (uint64_t{1} << 53) ? static_cast<double>(p) : NAN;
+}
+
+void register_functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("stagingArea", Napi::Function::New<StagingArea>(env, "stagingArea"));
+}
+
+}  // namespace gx::js::staging

@@ -1,0 +1,37 @@
+// The staging area: per-thread memory JS writes and reads as a Float64Array,
+// for values that would otherwise cross N-API one call at a time.
+//
+// NOTE [ Staging area ]
+// A launch used to pass its extents and arguments in typed arrays, and
+// reading a typed array through N-API (napi_get_typedarray_info) cost more
+// than the rest of the binding together (perf on the H100 host). Each thread
+// has instead one area of doubles, exported once to its environment as a
+// Float64Array over memory this addon owns (so nothing JS does to the array
+// can free it). Its slots:
+//   [0..6]  a launch's grid x y z, block x y z, dynamic shared memory bytes;
+//   [7]     the data address of the tensor empty() made last (NaN when a
+//           double cannot hold it), so a new tensor's address costs no call;
+//   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_functions.cpp).
+// JS writes the launch slots and calls launchKernel at once, with no JS in
+// between that could launch another kernel; it reads slot 7 right after
+// empty() returns. lib/staging.ts has the same layout.
+#pragma once
+#include <napi.h>
+
+#include <cstddef>
+
+namespace gx::js::staging {
+
+constexpr size_t kLaunchDims = 0;
+constexpr size_t kLastAddress = 7;
+constexpr size_t kArgs = 8;
+constexpr size_t kMaxArgs = 1024;
+
+// This thread's area (kArgs + kMaxArgs doubles).
+double* area();
+// Records `address` in slot kLastAddress.
+void set_last_address(const void* address);
+
+void register_functions(Napi::Env env, Napi::Object exports);
+
+}  // namespace gx::js::staging
