@@ -8,8 +8,8 @@ import {
 import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
-import { STAGED_LAST_ADDRESS, stagingArea } from './staging';
-import { formatShape, numelOf, parseShape, type ShapeLike } from './shape';
+import { STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
+import { formatShape, MAX_DIMS, numelOf, parseShape, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
 
 export interface TensorOptions<D extends DType = DType> {
@@ -125,9 +125,13 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   const meta = like !== undefined && like.shape === shape && like.isContiguous()
     ? { shape, strides: like.strides, offset: 0, dtype, device, contiguous: true }
     : contiguousMeta(shape, dtype, device);
-  const h = native.empty(shape, dtypeCode(dtype), device.typeCode, device.index, false);
-  // The core left the new tensor's address in the staging area: kernels launched on it need no call to ask.
-  return new Tensor<D>(h, meta, stagingArea()[STAGED_LAST_ADDRESS]);
+  // The shape goes through the staging area (no array to read through N-API), and the core leaves the
+  // new tensor's address there: kernels launched on it need no call to ask (lib/staging.ts).
+  const st = stagingArea();
+  const ndim = shape.length;
+  for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_SHAPE + d] = shape[d];
+  const h = native.emptyStaged(ndim, dtypeCode(dtype), device.typeCode, device.index);
+  return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS]);
 }
 
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {

@@ -54,8 +54,9 @@ std::vector<int64_t> arg_int_list(const Napi::CallbackInfo& info, size_t i, cons
                                   const char* name) {
   if (!info[i].IsArray()) bad_arg(fn, name, "an array of integers");
   Napi::Array a = info[i].As<Napi::Array>();
-  std::vector<int64_t> out(a.Length());
-  for (uint32_t k = 0; k < a.Length(); ++k) out[k] = to_int(a.Get(k), fn, name);
+  const uint32_t n = a.Length();
+  std::vector<int64_t> out(n);
+  for (uint32_t k = 0; k < n; ++k) out[k] = to_int(a.Get(k), fn, name);
   return out;
 }
 

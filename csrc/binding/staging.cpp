@@ -5,11 +5,14 @@
 #include <cstdint>
 
 #include "binding/js_errors.h"
+#include "core/layout.h"
 
 namespace gx::js::staging {
 namespace {
 
-thread_local double tls_area[kArgs + kMaxArgs];
+static_assert(kMaxShape == static_cast<size_t>(kMaxDims), "the shape slots hold a tensor of the most dimensions");
+
+thread_local double tls_area[kSize];
 
 // The ArrayBuffer over this thread's area, made once: V8 may refuse a second
 // ArrayBuffer over the same external memory, so every caller on the thread
@@ -31,7 +34,7 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
                    napi_add_env_cleanup_hook(env, forget_area, tls_area_ref) != napi_ok)) {
       fail(ErrorKind::Internal, "stagingArea: could not create the staging area");
     }
-    return Napi::Float64Array::New(env, kArgs + kMaxArgs, Napi::ArrayBuffer(env, ab), 0);
+    return Napi::Float64Array::New(env, kSize, Napi::ArrayBuffer(env, ab), 0);
   });
 }
 

@@ -11,10 +11,13 @@
 //   [0..6]  a launch's grid x y z, block x y z, dynamic shared memory bytes;
 //   [7]     the data address of the tensor empty() made last (NaN when a
 //           double cannot hold it), so a new tensor's address costs no call;
-//   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_functions.cpp).
-// JS writes the launch slots and calls launchKernel at once, with no JS in
-// between that could launch another kernel; it reads slot 7 right after
-// empty() returns. lib/staging.ts has the same layout.
+//   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_functions.cpp);
+//   [1032..1047] the shape emptyStaged() reads (reading a JS array through
+//           N-API cost a third of a one-element allocation).
+// JS writes the launch slots and calls launchKernel at once, and writes the
+// shape and calls emptyStaged at once, with no JS in between that could use
+// the area; it reads slot 7 right after an empty returns. lib/staging.ts has
+// the same layout.
 #pragma once
 #include <napi.h>
 
@@ -26,8 +29,11 @@ constexpr size_t kLaunchDims = 0;
 constexpr size_t kLastAddress = 7;
 constexpr size_t kArgs = 8;
 constexpr size_t kMaxArgs = 1024;
+constexpr size_t kShape = kArgs + kMaxArgs;
+constexpr size_t kMaxShape = 16;  // kMaxDims
+constexpr size_t kSize = kShape + kMaxShape;
 
-// This thread's area (kArgs + kMaxArgs doubles).
+// This thread's area (kSize doubles).
 double* area();
 // Records `address` in slot kLastAddress.
 void set_last_address(const void* address);

@@ -1,5 +1,6 @@
 // N-API functions over tensors: creation, views, copies, fills, readback.
 // lib/native.ts declares their TypeScript types; keep the two in step.
+#include <cmath>
 #include <cstring>
 
 #include "binding/bindings.h"
@@ -27,15 +28,41 @@ Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
   return Device::cuda(static_cast<int32_t>(index));
 }
 
+// A new tensor's handle; its data address goes to the staging area (NOTE [ Staging area ]).
+Napi::Value wrap_new(Napi::Env env, TensorImpl* t) {
+  staging::set_last_address(t->data());
+  return TensorHandle::Wrap(env, t);
+}
+
 Napi::Value Empty(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const auto sizes = arg_int_list(info, 0, "empty", "shape");
     const DType dtype = arg_dtype(info, 1, "empty");
     const Device device = arg_device(info, 2, "empty");
     const bool pinned = info[4].ToBoolean();
-    TensorImpl* t = TensorImpl::empty(sizes, dtype, device, pinned);
-    staging::set_last_address(t->data());
-    return TensorHandle::Wrap(info.Env(), t);
+    return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, pinned));
+  });
+}
+
+// emptyStaged(ndim, dtype, deviceType, deviceIndex): empty() with the shape in
+// the staging area's shape slots, checked as empty() checks an array's.
+Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    constexpr const char* fn = "empty";
+    const int64_t ndim = arg_int(info, 0, fn, "ndim");
+    GX_CHECK_RANGE(ndim >= 0 && ndim <= static_cast<int64_t>(staging::kMaxShape), fn, ": a tensor has at most ",
+                   staging::kMaxShape, " dimensions, got ", ndim);
+    const double* dims = staging::area() + staging::kShape;
+    std::vector<int64_t> sizes(static_cast<size_t>(ndim));
+    for (int64_t d = 0; d < ndim; ++d) {
+      const double x = dims[d];
+      GX_CHECK_TYPE(x >= 0 && x <= 9007199254740991.0 && std::floor(x) == x, fn, ": shape[", d,
+                    "] must be a non-negative integer, got ", x);
+      sizes[static_cast<size_t>(d)] = static_cast<int64_t>(x);
+    }
+    const DType dtype = arg_dtype(info, 1, fn);
+    const Device device = arg_device(info, 2, fn);
+    return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, false));
   });
 }
 
@@ -252,6 +279,7 @@ Napi::Value DataAddress(const Napi::CallbackInfo& info) {
 void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   register_handle_functions(env, exports);
   exports.Set("empty", Napi::Function::New<Empty>(env, "empty"));
+  exports.Set("emptyStaged", Napi::Function::New<EmptyStaged>(env, "emptyStaged"));
   exports.Set("fromBytes", Napi::Function::New<FromBytes>(env, "fromBytes"));
   exports.Set("view", Napi::Function::New<View>(env, "view"));
   exports.Set("copy", Napi::Function::New<Copy>(env, "copy"));
