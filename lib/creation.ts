@@ -8,7 +8,7 @@ import {
 import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
-import { STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
+import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
 import { formatShape, MAX_DIMS, numelOf, parseShape, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
 
@@ -125,12 +125,16 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   const meta = like !== undefined && like.shape === shape && like.isContiguous()
     ? { shape, strides: like.strides, offset: 0, dtype, device, contiguous: true }
     : contiguousMeta(shape, dtype, device);
-  // The shape goes through the staging area (no array to read through N-API), and the core leaves the
-  // new tensor's address there: kernels launched on it need no call to ask (lib/staging.ts).
+  // The request goes through the staging area (no array or number to read through N-API), and the core
+  // leaves the new tensor's address there: kernels launched on it need no call to ask (lib/staging.ts).
   const st = stagingArea();
   const ndim = shape.length;
+  st[STAGED_EMPTY] = ndim;
+  st[STAGED_EMPTY + 1] = dtypeCode(dtype);
+  st[STAGED_EMPTY + 2] = device.typeCode;
+  st[STAGED_EMPTY + 3] = device.index;
   for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_SHAPE + d] = shape[d];
-  const h = native.emptyStaged(ndim, dtypeCode(dtype), device.typeCode, device.index);
+  const h = native.emptyStaged();
   return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS]);
 }
 
@@ -138,7 +142,8 @@ function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, d
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn);
   const dtype = o.dtype ?? defaultDType;
-  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, o.pinned), contiguousMeta(dims, dtype, o.device));
+  if (!o.pinned) return allocate(dims, dtype, o.device) as Tensor<D>;
+  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true), contiguousMeta(dims, dtype, o.device));
 }
 
 function filled<D extends DType>(shape: unknown, value: Scalar, opts: unknown, fn: string, defaultDType: DType): Tensor<D> {

@@ -148,8 +148,8 @@ export interface NativeCore {
   /** The address of the first element, as a number (refused when a double cannot hold it exactly). */
   dataAddress(t: NativeTensor): number;
   empty(shape: readonly number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
-  /** empty() with the shape in the staging area's shape slots (lib/staging.ts STAGED_SHAPE); not pinned. */
-  emptyStaged(ndim: number, dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
+  /** empty() with its request in the staging area (lib/staging.ts STAGED_EMPTY: ndim, dtype, device type and index, shape); not pinned. */
+  emptyStaged(): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
   copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;

@@ -119,7 +119,7 @@ export function sameValues(t: ExecutionContext, actual: ArrayLike<number | bigin
   t.pass();
 }
 
-type ErrorClass = typeof TypeError | typeof RangeError | typeof Error;
+export type ErrorClass = typeof TypeError | typeof RangeError | typeof Error;
 
 /** Asserts fn throws `cls` with a message matching `re`, and another tensor on `device` is intact. */
 export function rejects(t: ExecutionContext, device: TestDevice, fn: () => unknown, cls: ErrorClass, re: RegExp): void {

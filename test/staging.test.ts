@@ -7,8 +7,8 @@ import * as gx from '../lib';
 import { allocate } from '../lib/creation';
 import { parseDevice } from '../lib/device';
 import { native } from '../lib/native';
-import { STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from '../lib/staging';
-import { deviceTest, poisonCache, sameValues } from './helpers';
+import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from '../lib/staging';
+import { deviceTest, poisonCache, sameValues, type ErrorClass } from './helpers';
 
 test('every caller on a thread gets the same staging buffer', (t) => {
   const a = native.stagingArea();
@@ -34,17 +34,33 @@ deviceTest('allocate() reads its shape from the staging area and knows its addre
   t.is(stagingArea()[STAGED_LAST_ADDRESS], native.dataAddress(e.handle('test')));
 });
 
-deviceTest('emptyStaged checks the shape it reads', (t, device) => {
+deviceTest('emptyStaged checks the request it reads', (t, device) => {
   const d = parseDevice(device, 'test');
   const before = gx.memory.stats(device).liveTensors;
   const st = stagingArea();
-  t.throws(() => native.emptyStaged(17, 0, d.typeCode, d.index), { instanceOf: RangeError, message: /at most 16 dimensions, got 17/ });
-  t.throws(() => native.emptyStaged(-1, 0, d.typeCode, d.index), { instanceOf: RangeError, message: /at most 16 dimensions, got -1/ });
-  st[STAGED_SHAPE] = 2.5;
-  t.throws(() => native.emptyStaged(1, 0, d.typeCode, d.index), { instanceOf: TypeError, message: /shape\[0\] must be a non-negative integer, got 2.5/ });
-  st[STAGED_SHAPE] = -3;
-  t.throws(() => native.emptyStaged(1, 0, d.typeCode, d.index), { instanceOf: TypeError, message: /shape\[0\] must be a non-negative integer, got -3/ });
-  st[STAGED_SHAPE] = Number.NaN;
-  t.throws(() => native.emptyStaged(1, 0, d.typeCode, d.index), { instanceOf: TypeError, message: /shape\[0\] must be a non-negative integer, got nan/i });
+  const request = (ndim: number, dims: number[], dtype = 0, type = d.typeCode, index = d.index): void => {
+    st.set([ndim, dtype, type, index, ...dims], STAGED_EMPTY);
+  };
+  const fails = (cls: ErrorClass, re: RegExp): void => void t.throws(() => native.emptyStaged(), { instanceOf: cls, message: re });
+  request(17, []);
+  fails(RangeError, /at most 16 dimensions, got 17/);
+  request(-1, []);
+  fails(TypeError, /ndim must be a non-negative integer, got -1/);
+  request(1, [2.5]);
+  fails(TypeError, /shape\[0\] must be a non-negative integer, got 2.5/);
+  request(2, [3, -3]);
+  fails(TypeError, /shape\[1\] must be a non-negative integer, got -3/);
+  request(1, [Number.NaN]);
+  fails(TypeError, /shape\[0\] must be a non-negative integer, got nan/i);
+  request(1, [4], 99);
+  fails(TypeError, /unknown dtype code 99/);
+  request(1, [4], 0, 7);
+  fails(TypeError, /unknown device type 7/);
+  request(1, [4], 0, 1, 64);
+  fails(RangeError, /cuda:64|device index 64/);
   t.is(gx.memory.stats(device).liveTensors, before);
+  request(2, [2, 3]);
+  using x = new gx.Tensor(native.emptyStaged());
+  t.deepEqual(x.shape, [2, 3]);
+  t.is(x.device.toString(), d.toString());
 });

@@ -12,8 +12,9 @@
 //   [7]     the data address of the tensor empty() made last (NaN when a
 //           double cannot hold it), so a new tensor's address costs no call;
 //   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_functions.cpp);
-//   [1032..1047] the shape emptyStaged() reads (reading a JS array through
-//           N-API cost a third of a one-element allocation).
+//   [1032..1051] what emptyStaged() reads: ndim, dtype code, device type,
+//           device index, then the shape (reading a JS array and four
+//           numbers through N-API cost half a one-element allocation).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
 // the area; it reads slot 7 right after an empty returns. lib/staging.ts has
@@ -29,7 +30,8 @@ constexpr size_t kLaunchDims = 0;
 constexpr size_t kLastAddress = 7;
 constexpr size_t kArgs = 8;
 constexpr size_t kMaxArgs = 1024;
-constexpr size_t kShape = kArgs + kMaxArgs;
+constexpr size_t kEmpty = kArgs + kMaxArgs;  // ndim, dtype, device type, device index
+constexpr size_t kShape = kEmpty + 4;
 constexpr size_t kMaxShape = 16;  // kMaxDims
 constexpr size_t kSize = kShape + kMaxShape;
 

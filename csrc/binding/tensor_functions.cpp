@@ -12,20 +12,25 @@
 namespace gx::js {
 namespace {
 
-DType arg_dtype(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  const int64_t code = arg_int(info, i, fn, "dtype");
+DType dtype_of(int64_t code, const char* fn) {
   GX_CHECK_TYPE(is_valid_dtype(code), fn, ": unknown dtype code ", code);
   return static_cast<DType>(code);
 }
 
+DType arg_dtype(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  return dtype_of(arg_int(info, i, fn, "dtype"), fn);
+}
+
 // Devices cross as (type, index): 0 = cpu, 1 = cuda.
-Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  const int64_t type = arg_int(info, i, fn, "deviceType");
-  const int64_t index = arg_int(info, i + 1, fn, "deviceIndex");
+Device device_of(int64_t type, int64_t index, const char* fn) {
   if (type == GX_CPU) return Device::cpu();
   GX_CHECK_TYPE(type == GX_CUDA, fn, ": unknown device type ", type);
   cuda::check_device(static_cast<int>(index), fn);
   return Device::cuda(static_cast<int32_t>(index));
+}
+
+Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
+  return device_of(arg_int(info, i, fn, "deviceType"), arg_int(info, i + 1, fn, "deviceIndex"), fn);
 }
 
 // A new tensor's handle; its data address goes to the staging area (NOTE [ Staging area ]).
@@ -44,14 +49,21 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
   });
 }
 
-// emptyStaged(ndim, dtype, deviceType, deviceIndex): empty() with the shape in
-// the staging area's shape slots, checked as empty() checks an array's.
+// emptyStaged(): empty() with its request in the staging area (ndim, dtype,
+// device type and index, the shape), checked as empty() checks its arguments.
 Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     constexpr const char* fn = "empty";
-    const int64_t ndim = arg_int(info, 0, fn, "ndim");
-    GX_CHECK_RANGE(ndim >= 0 && ndim <= static_cast<int64_t>(staging::kMaxShape), fn, ": a tensor has at most ",
-                   staging::kMaxShape, " dimensions, got ", ndim);
+    const double* req = staging::area() + staging::kEmpty;
+    auto small_int = [&](double x, const char* what) {
+      GX_CHECK_TYPE(x >= 0 && x <= INT32_MAX && std::floor(x) == x, fn, ": ", what, " must be a non-negative integer, got ", x);
+      return static_cast<int64_t>(x);
+    };
+    const int64_t ndim = small_int(req[0], "ndim");
+    GX_CHECK_RANGE(ndim <= static_cast<int64_t>(staging::kMaxShape), fn, ": a tensor has at most ", staging::kMaxShape,
+                   " dimensions, got ", ndim);
+    const DType dtype = dtype_of(small_int(req[1], "dtype"), fn);
+    const Device device = device_of(small_int(req[2], "deviceType"), small_int(req[3], "deviceIndex"), fn);
     const double* dims = staging::area() + staging::kShape;
     std::vector<int64_t> sizes(static_cast<size_t>(ndim));
     for (int64_t d = 0; d < ndim; ++d) {
@@ -60,8 +72,6 @@ Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
                     "] must be a non-negative integer, got ", x);
       sizes[static_cast<size_t>(d)] = static_cast<int64_t>(x);
     }
-    const DType dtype = arg_dtype(info, 1, fn);
-    const Device device = arg_device(info, 2, fn);
     return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, false));
   });
 }
