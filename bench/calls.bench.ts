@@ -16,7 +16,7 @@ import { allocate } from '../lib/creation';
 import { dtypeCode } from '../lib/dtype';
 import { native } from '../lib/native';
 import { detectToolchain } from '../lib/build/toolchain';
-import { STAGED_ARGS, stagingArea } from '../lib/staging';
+import { STAGED_ARGS, STAGED_EMPTY, stagingArea } from '../lib/staging';
 import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
@@ -47,7 +47,13 @@ function main(): void {
     rows.push([name, us(f)]);
   };
   time('synchronize only (per call of an empty loop)', () => {});
-  time('native.empty + native.dispose', () => native.dispose(native.empty(shape, f32, dev.typeCode, dev.index, false)));
+  time('native.empty (shape as an array) + native.dispose', () => native.dispose(native.empty(shape, f32, dev.typeCode, dev.index, false)));
+  const st = stagingArea();
+  const stageEmpty = (): void => void st.set([1, f32, dev.typeCode, dev.index, 1], STAGED_EMPTY);
+  time('native.emptyStaged (request staged) + native.dispose', () => {
+    stageEmpty();
+    native.dispose(native.emptyStaged());
+  });
   time('allocate (Tensor) + dispose', () => allocate(shape, 'float32', dev).dispose());
   const ha = a.handle('calls');
   const f0 = empty0.function(dev);
@@ -55,7 +61,6 @@ function main(): void {
   const v4: unknown[] = [ha, b.handle('calls'), c.handle('calls'), 1];
   time('native.isDisposed (one N-API call)', () => native.isDisposed(ha));
   // The extents and the numbers as RawKernel.launch writes them; nothing else launches between calls.
-  const st = stagingArea();
   st.set([1, 1, 1, 32, 1, 1, 0], 0);
   st.set([a.address('calls'), b.address('calls'), c.address('calls'), 1], STAGED_ARGS);
   time('native.launchKernel, 0 args', () => native.launchKernel(f0, undefined));
