@@ -7,6 +7,7 @@
 // must agree), calls that device's boxed implementation, and turns the
 // returns into JS values. Every failure names the op and the argument.
 #include <cmath>
+#include <list>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,40 @@ std::string js_type_of(const Napi::Value& v) {
 }
 
 // Storage for converted arguments that gx_value only points into.
+// Storage for what the converted arguments point into. Lists, not vectors:
+// elements never move (a string's characters would), and a call without such
+// arguments (most) allocates nothing.
 struct CallScratch {
-  std::vector<std::string> strings;
-  std::vector<std::vector<int64_t>> int_lists;
-  std::vector<std::vector<gx_tensor*>> tensor_lists;
+  std::list<std::string> strings;
+  std::list<std::vector<int64_t>> int_lists;
+  std::list<std::vector<gx_tensor*>> tensor_lists;
+};
+
+// A call's argument or return values: on the stack for the usual few, on the
+// heap beyond (an op call is a few microseconds; two allocations showed).
+class CallValues {
+ public:
+  explicit CallValues(size_t n) : n_(n) {
+    if (n > kInline) {
+      heap_.resize(n);
+      data_ = heap_.data();
+    }
+    for (size_t i = 0; i < n; ++i) data_[i] = gx_value{};
+  }
+  CallValues(const CallValues&) = delete;
+  CallValues& operator=(const CallValues&) = delete;
+  gx_value* data() { return data_; }
+  size_t size() const { return n_; }
+  gx_value& operator[](size_t i) { return data_[i]; }
+  gx_value* begin() { return data_; }
+  gx_value* end() { return data_ + n_; }
+
+ private:
+  static constexpr size_t kInline = 16;
+  gx_value inline_[kInline];
+  std::vector<gx_value> heap_;
+  gx_value* data_ = inline_;
+  size_t n_;
 };
 
 struct Dispatch {
@@ -223,7 +254,7 @@ Napi::Value to_js(Napi::Env env, gx_value& v) {
 }
 
 // Tensors an implementation returned but that did not reach JS (after an error).
-void release_returns(std::vector<gx_value>& rets) {
+void release_returns(CallValues& rets) {
   for (gx_value& r : rets) {
     if (r.kind == GX_VALUE_TENSOR) static_cast<TensorImpl*>(r.v.tensor)->release();
     if (r.kind == GX_VALUE_TENSOR_LIST)
@@ -240,11 +271,8 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
     GX_CHECK_TYPE(given <= s.args.size(), op.qualified, ": takes ", s.args.size(), " argument",
                   s.args.size() == 1 ? "" : "s", " but ", given, " were given (schema: ", s.text, ")");
     CallScratch scratch;
-    scratch.strings.reserve(s.args.size());
-    scratch.int_lists.reserve(s.args.size());
-    scratch.tensor_lists.reserve(s.args.size());
     Dispatch dispatch;
-    std::vector<gx_value> args(s.args.size());
+    CallValues args(s.args.size());
     for (size_t i = 0; i < s.args.size(); ++i) {
       args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch, dispatch);
     }
@@ -259,7 +287,7 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
                  : "");
     }
     if (device.is_cuda()) abi_set_dispatch_device(device.index);
-    std::vector<gx_value> rets(s.returns.size());
+    CallValues rets(s.returns.size());
     for (gx_value& r : rets) r.kind = GX_VALUE_NONE;
     const gx_status st = impl.fn(impl.ctx, args.data(), static_cast<int32_t>(args.size()), rets.data(),
                                  static_cast<int32_t>(rets.size()));
