@@ -228,6 +228,8 @@ export interface NativeCore {
    * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address).
    */
   stagingArea(): Float64Array;
+  /** The staging area's slots as the core has them: [last address, args, max args, empty request, shape, size]. */
+  stagingLayout(): number[];
   /**
    * Launches with the extents in the staging area and the arguments there (values undefined) or in
    * `values`: tensors as NativeTensor, integers as numbers (safe integers) or bigints, per the kinds

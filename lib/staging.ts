@@ -8,8 +8,10 @@ import { native } from './native';
 export const STAGED_LAST_ADDRESS = 7;
 /** Where a launch's arguments start (after the extents and shared memory, and the address slot). */
 export const STAGED_ARGS = 8;
+/** How many launch arguments the area holds (from STAGED_ARGS on). */
+export const STAGED_MAX_ARGS = 1024;
 /** Where native.emptyStaged() reads its request: ndim, dtype code, device type, device index, then the shape (MAX_DIMS slots). */
-export const STAGED_EMPTY = 1032;
+export const STAGED_EMPTY = STAGED_ARGS + STAGED_MAX_ARGS;
 export const STAGED_SHAPE = STAGED_EMPTY + 4;
 
 let area: Float64Array | undefined;

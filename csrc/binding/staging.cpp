@@ -38,6 +38,15 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
   });
 }
 
+// [last address, args, max args, empty request, shape, size]: for the test
+// that lib/staging.ts agrees.
+Napi::Value StagingLayout(const Napi::CallbackInfo& info) {
+  Napi::Array a = Napi::Array::New(info.Env(), 6);
+  const size_t slots[6] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kSize};
+  for (uint32_t i = 0; i < 6; ++i) a.Set(i, Napi::Number::New(info.Env(), static_cast<double>(slots[i])));
+  return a;
+}
+
 }  // namespace
 
 double* area() { return tls_area; }
@@ -49,6 +58,7 @@ void set_last_address(const void* address) {
 
 void register_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("stagingArea", Napi::Function::New<StagingArea>(env, "stagingArea"));
+  exports.Set("stagingLayout", Napi::Function::New<StagingLayout>(env, "stagingLayout"));
 }
 
 }  // namespace gx::js::staging

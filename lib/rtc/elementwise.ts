@@ -31,7 +31,7 @@ import { dtypeCode } from '../dtype';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
-import { STAGED_ARGS, stagingArea } from '../staging';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
 import { RawKernel } from './raw';
 
 export interface ElementwiseOptions {
@@ -125,8 +125,8 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     sources.push(src);
     const kernel = new RawKernel(src, name, { options: opts.options });
     const nargs = kernel.params?.length ?? 0;
-    if (nargs > stagingArea().length - STAGED_ARGS) {
-      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${stagingArea().length - STAGED_ARGS}); make the operands contiguous or split the call`);
+    if (nargs > STAGED_MAX_ARGS) {
+      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
     }
     return { kernel, outTypes: types.slice(ins.length), nargs };
   };

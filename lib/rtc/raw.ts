@@ -13,7 +13,7 @@ import fs from 'fs';
 import { checkDevice } from '../cuda';
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
-import { STAGED_ARGS, stagingArea } from '../staging';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
 import { Stream } from '../stream';
 import { Tensor } from '../tensor';
 import { compile } from './compiler';
@@ -267,7 +267,7 @@ export class RawKernel {
     // Numbers (tensors by address) into the staging area; a bigint a double
     // cannot hold sends the values as an array instead (NOTE [ Launch latency ]).
     const st = stagingArea();
-    let asNumbers = params.length <= st.length - STAGED_ARGS;
+    let asNumbers = params.length <= STAGED_MAX_ARGS;
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
       const p = params[i];
@@ -321,7 +321,7 @@ export class RawKernel {
     if (values !== undefined) {
       const n = (this.#kinds as Int8Array).length;
       if (values.length !== n) throw new Error(`${this.#label}: internal error: ${values.length} arguments for ${n} parameters`);
-      if (n > st.length - STAGED_ARGS) throw new RangeError(`${this.#label}: ${n} kernel arguments are more than a launch takes (${st.length - STAGED_ARGS})`);
+      if (n > STAGED_MAX_ARGS) throw new RangeError(`${this.#label}: ${n} kernel arguments are more than a launch takes (${STAGED_MAX_ARGS})`);
       for (let i = 0; i < n; i++) st[STAGED_ARGS + i] = values[i];
     }
     st[0] = blocks;
