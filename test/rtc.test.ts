@@ -164,6 +164,24 @@ cudaTest('RawKernel: more arguments than the staging area holds go as an array; 
   t.throws(() => native.launchKernel(bare, undefined), { instanceOf: TypeError, message: /without its parameter kinds/ });
 });
 
+cudaTest('RawKernel: arguments whose reading launches the same kernel still launch with their own values', (t) => {
+  const k = new gx.RawKernel('extern "C" __global__ void put(float* o, float v) { o[0] = v; }', 'put');
+  using a = gx.full([1], -1, { device: 'cuda' });
+  using b = gx.full([1], -1, { device: 'cuda' });
+  // Reading the outer call's value launches put(b, 7) in the middle of it.
+  const args = new Proxy([a, 5], {
+    get: (target, prop, receiver): unknown => {
+      if (prop === '1') k.launch(1, 1, [b, 7]);
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  k.launch(1, 1, args);
+  t.deepEqual(Array.from(a.toArraySync() as Float32Array), [5]);
+  t.deepEqual(Array.from(b.toArraySync() as Float32Array), [7]);
+  k.launch(1, 1, [a, 9]);  // the kernel's own arrays are back in use
+  t.deepEqual(Array.from(a.toArraySync() as Float32Array), [9]);
+});
+
 cudaTest('examples: broadcast add with a 2-D grid, grid-stride square', (t) => {
   for (const c of [ex.broadcastAdd(), ex.gridStrideSquare()]) t.true(c.maxError <= 1e-6, `${c.name}: ${c.maxError}`);
 });

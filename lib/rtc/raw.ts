@@ -192,6 +192,11 @@ export class RawKernel {
   #functions = new Map<number, NativeFunction>();
   #lastIndex = -1;
   #lastFunction: NativeFunction | undefined;
+  /** launch()'s arguments and extents, read from the caller's arrays before any is staged. */
+  #numbers: Float64Array | undefined;
+  #dims = new Float64Array(7);
+  /** True inside launch(): a launch of this kernel from the caller's code takes arrays of its own. */
+  #reading = false;
   #label: string;
 
   /**
@@ -264,46 +269,56 @@ export class RawKernel {
     }
     const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
-    // Numbers (tensors by address) into the staging area; a bigint a double
+    // Numbers (tensors by address) into this kernel's array first: reading the
+    // caller's arrays may run their code (a getter, a Proxy), which could
+    // launch too, so nothing is staged until all is read. A bigint a double
     // cannot hold sends the values as an array instead (NOTE [ Launch latency ]).
-    const st = stagingArea();
+    const reentered = this.#reading;
+    const numbers = reentered ? new Float64Array(params.length) : (this.#numbers ??= new Float64Array(params.length));
+    const dims = reentered ? new Float64Array(7) : this.#dims;
+    this.#reading = true;
     let asNumbers = params.length <= STAGED_MAX_ARGS;
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i];
-      const p = params[i];
-      let x: number;
-      if (p.kind === 'pointer') {
-        if (!(a instanceof Tensor)) {
-          throw new TypeError(`${fn}: argument ${i} '${p.name}' is declared ${p.type} but got ${describe(a)}; pass a Tensor`);
+    try {
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i];
+        const p = params[i];
+        if (p.kind === 'pointer') {
+          if (!(a instanceof Tensor)) {
+            throw new TypeError(`${fn}: argument ${i} '${p.name}' is declared ${p.type} but got ${describe(a)}; pass a Tensor`);
+          }
+          const d = a.device;
+          if (device === undefined) {
+            if (d.type !== 'cuda') throw new TypeError(`${fn}: argument ${i} '${p.name}' is on ${d}; kernels read CUDA tensors (move it with .cuda())`);
+            device = d;
+          } else if (d !== device && !device.equals(d)) {
+            throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
+          }
+          numbers[i] = a.address(fn);
+        } else if (typeof a === 'number' && fastScalarOk(p.kind, a)) {
+          numbers[i] = a;
+        } else {
+          // The rest (bigints, booleans, edge values, mistakes) go through the full check.
+          const v = launchValue(a, checkScalar(p, a, fn, `${i} '${p.name}'`));
+          numbers[i] = Number(v);
+          if (typeof v === 'bigint' && !Number.isSafeInteger(numbers[i])) asNumbers = false;
         }
-        const d = a.device;
-        if (device === undefined) {
-          if (d.type !== 'cuda') throw new TypeError(`${fn}: argument ${i} '${p.name}' is on ${d}; kernels read CUDA tensors (move it with .cuda())`);
-          device = d;
-        } else if (d !== device && !device.equals(d)) {
-          throw new Error(`${fn}: argument ${i} '${p.name}' is on ${d} but the launch is on ${device}`);
-        }
-        x = a.address(fn);
-      } else if (typeof a === 'number' && fastScalarOk(p.kind, a)) {
-        x = a;
-      } else {
-        // The rest (bigints, booleans, edge values, mistakes) go through the full check.
-        const v = launchValue(a, checkScalar(p, a, fn, `${i} '${p.name}'`));
-        x = Number(v);
-        if (typeof v === 'bigint' && !Number.isSafeInteger(x)) asNumbers = false;
       }
-      if (asNumbers) st[STAGED_ARGS + i] = x;
+      readDim3(grid, dims, 0, fn, 'grid');
+      readDim3(block, dims, 3, fn, 'block');
+    } finally {
+      this.#reading = reentered;
     }
     const sharedMem = opts?.sharedMem ?? 0;
     if (sharedMem !== 0 && !(typeof sharedMem === 'number' && Number.isInteger(sharedMem) && sharedMem > 0)) {
       throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
     }
+    dims[6] = sharedMem;
     const f = this.function(device ?? cudaDevice(undefined, fn));
     const values = asNumbers ? undefined : launchValues(params, args, fn);
-    // Nothing between here and the launch runs other JS (the staging area is this thread's).
-    readDim3(grid, st, 0, fn, 'grid');
-    readDim3(block, st, 3, fn, 'block');
-    st[6] = sharedMem;
+    // Staged and launched with no other JS in between (the staging area is this thread's).
+    const st = stagingArea();
+    st.set(dims, 0);
+    if (asNumbers) st.set(numbers, STAGED_ARGS);
     native.launchKernel(f, stream?.native, values);
   }
 
