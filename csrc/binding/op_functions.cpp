@@ -49,7 +49,6 @@ std::string js_type_of(const Napi::Value& v) {
   }
 }
 
-// Storage for converted arguments that gx_value only points into.
 // Storage for what the converted arguments point into. Lists, not vectors:
 // elements never move (a string's characters would), and a call without such
 // arguments (most) allocates nothing.
@@ -59,8 +58,9 @@ struct CallScratch {
   std::list<std::vector<gx_tensor*>> tensor_lists;
 };
 
-// A call's argument or return values: on the stack for the usual few, on the
-// heap beyond (an op call is a few microseconds; two allocations showed).
+// A call's argument or return values, zeroed (GX_VALUE_NONE): on the stack for
+// the usual few, on the heap beyond (an op call is a few microseconds; two
+// allocations showed).
 class CallValues {
  public:
   explicit CallValues(size_t n) : n_(n) {
@@ -79,6 +79,7 @@ class CallValues {
   gx_value* end() { return data_ + n_; }
 
  private:
+  static_assert(GX_VALUE_NONE == 0, "a zeroed gx_value is GX_VALUE_NONE");
   static constexpr size_t kInline = 16;
   gx_value inline_[kInline];
   std::vector<gx_value> heap_;
@@ -287,8 +288,7 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
                  : "");
     }
     if (device.is_cuda()) abi_set_dispatch_device(device.index);
-    CallValues rets(s.returns.size());
-    for (gx_value& r : rets) r.kind = GX_VALUE_NONE;
+    CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
     const gx_status st = impl.fn(impl.ctx, args.data(), static_cast<int32_t>(args.size()), rets.data(),
                                  static_cast<int32_t>(rets.size()));
     if (st != GX_OK) {

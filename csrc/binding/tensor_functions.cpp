@@ -55,8 +55,9 @@ Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     constexpr const char* fn = "empty";
     const double* req = staging::area() + staging::kEmpty;
+    auto whole = [](double x, double max) { return x >= 0 && x <= max && std::floor(x) == x; };
     auto small_int = [&](double x, const char* what) {
-      GX_CHECK_TYPE(x >= 0 && x <= INT32_MAX && std::floor(x) == x, fn, ": ", what, " must be a non-negative integer, got ", x);
+      GX_CHECK_TYPE(whole(x, INT32_MAX), fn, ": ", what, " must be a non-negative integer, got ", x);
       return static_cast<int64_t>(x);
     };
     const int64_t ndim = small_int(req[0], "ndim");
@@ -68,7 +69,7 @@ Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
     std::vector<int64_t> sizes(static_cast<size_t>(ndim));
     for (int64_t d = 0; d < ndim; ++d) {
       const double x = dims[d];
-      GX_CHECK_TYPE(x >= 0 && x <= 9007199254740991.0 && std::floor(x) == x, fn, ": shape[", d,
+      GX_CHECK_TYPE(whole(x, 9007199254740991.0), fn, ": shape[", d,
                     "] must be a non-negative integer, got ", x);
       sizes[static_cast<size_t>(d)] = static_cast<int64_t>(x);
     }
