@@ -37,7 +37,11 @@
         "csrc",
         "csrc/include"
       ],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      # NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: while a worker (or the
+      # process) is being stopped, N-API cannot throw into JS; without it
+      # node-addon-api turns the failed throw into a C++ exception nothing
+      # catches, and the whole process aborts (test/worker-shutdown.test.ts).
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "libraries": ["-ldl"],
       # Bind every symbol when the addon loads: resolved lazily, each N-API or
       # libc function's first call paid a symbol lookup, and a process's first
