@@ -19,6 +19,12 @@ export interface FormatInput {
   shape: readonly number[];
   dtype: string;
   device: string;
+  /**
+   * When true, `values` hold only the elements a summary shows (the first and
+   * last edgeItems along each dimension longer than 2 * edgeItems), as one
+   * compact block in C order: a huge tensor is printed without reading it all.
+   */
+  shownOnly?: boolean;
 }
 
 export interface FormatOptions {
@@ -231,9 +237,21 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
     strides[d] = numel;
     numel *= n;
   }
-  if (values.length < numel) {
+  const summarize = numel > threshold;
+  // Where values sit: C order over the full shape, or over the shown block.
+  const shownOnly = t.shownOnly === true && summarize;
+  const vstrides = strides.slice();
+  let needed = numel;
+  if (shownOnly) {
+    needed = 1;
+    for (let d = ndim - 1; d >= 0; d--) {
+      vstrides[d] = needed;
+      needed *= shape[d] > 2 * edge ? 2 * edge : shape[d];
+    }
+  }
+  if (values.length < needed) {
     throw new RangeError(
-      `formatTensor: shape [${shape.join(', ')}] needs ${numel} values but ${values.length} were given`,
+      `formatTensor: shape [${shape.join(', ')}] needs ${needed} values but ${values.length} were given`,
     );
   }
 
@@ -241,7 +259,6 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
   if (numel === 0) {
     body = '[]';
   } else {
-    const summarize = numel > threshold;
     // Indices shown along a dimension of `size` (null: all of them).
     const shownRange = (size: number): number[] | null => {
       if (!summarize || size <= 2 * edge) return null;
@@ -264,8 +281,8 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
         }
         const size = shape[dim];
         const idx = shownRange(size);
-        if (idx === null) for (let i = 0; i < size; i++) collect(offset + i * strides[dim], dim + 1);
-        else for (const i of idx) collect(offset + i * strides[dim], dim + 1);
+        if (idx === null) for (let i = 0; i < size; i++) collect(offset + i * vstrides[dim], dim + 1);
+        else for (let k = 0; k < idx.length; k++) collect(offset + (shownOnly ? k : idx[k]) * vstrides[dim], dim + 1);
       };
       collect(0, 0);
     }
@@ -278,8 +295,9 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
       const rest = ndim - dim;
       if (rest === 0) return fmt.format(values[offset]);
       const size = shape[dim];
-      const stride = strides[dim];
+      const stride = vstrides[dim];
       const idx = shownRange(size);
+      const at = (k: number): number => (shownOnly ? k : (idx as number[])[k]);
       if (rest === 1) {
         let items: string[];
         if (summarize && edge === 0) items = ['...'];
@@ -290,7 +308,7 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
           items = [];
           for (let k = 0; k < idx.length; k++) {
             if (k === edge) items.push(' ...');
-            items.push(fmt.format(values[offset + idx[k] * stride]));
+            items.push(fmt.format(values[offset + at(k) * stride]));
           }
         }
         const perLine = Math.max(1, Math.floor((lineWidth - indent) / (fmt.width + 2)));
@@ -304,7 +322,7 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
       } else {
         for (let k = 0; k < idx.length; k++) {
           if (k === edge) slices.push('...');
-          slices.push(render(offset + idx[k] * stride, dim + 1, indent + 1));
+          slices.push(render(offset + at(k) * stride, dim + 1, indent + 1));
         }
         if (edge === 0) slices.push('...');
       }

@@ -158,8 +158,10 @@ export interface NativeCore {
   fill(t: NativeTensor, bits: bigint): void;
   arange(t: NativeTensor, start: number, step: number): void;
   linspace(t: NativeTensor, start: number, end: number): void;
-  readSync(t: NativeTensor): ArrayBuffer;
-  read(t: NativeTensor): Promise<ArrayBuffer>;
+  /** Writes the elements in C order into dst (exactly the tensor's bytes; NOTE [ Readback buffers ]). */
+  readSync(t: NativeTensor, dst: ArrayBuffer): void;
+  /** The same, resolving with dst once it holds them (a CUDA copy is awaited off the event loop). */
+  read(t: NativeTensor, dst: ArrayBuffer): Promise<ArrayBuffer>;
   describe(t: NativeTensor): NativeDescription;
   memoryStats(deviceType: number, deviceIndex: number): NativeMemoryStats;
   emptyCache(device: number): void;

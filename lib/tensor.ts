@@ -7,14 +7,15 @@
 // collector gets to them, which may be late. Views share storage with their
 // base: the memory goes when the last of them is disposed or collected.
 // Using a disposed tensor, or disposing it twice, throws.
+import { constants as bufferConstants } from 'buffer';
 import { inspect } from 'util';
 
 import { checkDevice } from './cuda';
 import { Stream } from './stream';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
-import { formatTensor } from './format';
-import { STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
+import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './format';
+import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { track } from './tidy';
@@ -61,7 +62,19 @@ export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): Val
   return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
 }
 
+// NOTE [ Tensors and postMessage ]
+// A tensor's memory belongs to this thread's core, so a Tensor cannot be
+// structured-cloned into a worker: it would arrive as `{}`. Structured clone
+// copies own enumerable properties and throws DataCloneError on a symbol, so
+// every Tensor carries this symbol, whose description is the explanation the
+// error shows. (An own getter that throws would do the same at ~450 ns per
+// tensor; a field costs nothing measurable.)
+const NOT_CLONEABLE = Symbol('a gx.Tensor cannot be posted to another thread (its memory belongs to this one): ' +
+  'post its data, await t.toArray(), and rebuild it there with gx.tensor(data, { dtype, device }).reshape(shape)');
+
 export class Tensor<D extends DType = DType> implements Disposable {
+  /** @internal See NOTE [ Tensors and postMessage ]. */
+  readonly cloneGuard: symbol = NOT_CLONEABLE;
   #handle: NativeTensor | null;
   #meta: Meta | undefined;
   #address: number | undefined;
@@ -79,6 +92,10 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** @internal The native handle; throws when disposed. `fn` names the caller in the error. */
   handle(fn = 'Tensor'): NativeTensor {
+    if (!(#handle in this)) {
+      throw new TypeError(`${fn}: this object is not a gx.Tensor made by gpuext (it has Tensor's prototype but no tensor ` +
+        'behind it); make tensors with gx.tensor, gx.empty and the other creation functions');
+    }
     if (this.#handle === null) {
       const err = new Error(`${fn}: this tensor was disposed; it cannot be used after dispose()`);
       (err as Error & { code: string }).code = 'GX_DISPOSED';
@@ -196,14 +213,19 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * tensor the copy is awaited off the event loop; timers keep running.
    */
   async toArray(): Promise<ValueArrayMap[D]> {
-    const dtype = this.dtype;
-    const bytes = await native.read(this.handle('Tensor.toArray'));
-    return decodeValues(bytes, dtype);
+    const h = this.handle('Tensor.toArray');
+    const m = this.#info('Tensor.toArray');
+    const bytes = await native.read(h, readbackBuffer(m, 'Tensor.toArray'));
+    return decodeValues(bytes, m.dtype as D);
   }
 
   /** toArray() that blocks until the data is on the host. For scripts and tests. */
   toArraySync(): ValueArrayMap[D] {
-    return decodeValues(native.readSync(this.handle('Tensor.toArraySync')), this.dtype);
+    const h = this.handle('Tensor.toArraySync');
+    const m = this.#info('Tensor.toArraySync');
+    const bytes = readbackBuffer(m, 'Tensor.toArraySync');
+    native.readSync(h, bytes);
+    return decodeValues(bytes, m.dtype as D);
   }
 
   /** The value of a one-element tensor. */
@@ -298,17 +320,100 @@ export class Tensor<D extends DType = DType> implements Disposable {
     if (this.#handle !== null) this.dispose();
   }
 
-  /** PyTorch-style printout: values, shape, dtype, device. */
+  /**
+   * PyTorch-style printout: values, shape, dtype, device. A large tensor is
+   * summarized (`...`), and only the elements shown are read.
+   */
   toString(): string {
     if (this.#handle === null) return 'tensor(<disposed>)';
     const m = this.#info('Tensor.toString');
-    const values = this.toArraySync();
-    return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString() });
+    const { values, shownOnly } = shownValues(this, m, DEFAULT_FORMAT_OPTIONS);
+    return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString(), shownOnly });
   }
 
   [inspect.custom](): string {
     return this.toString();
   }
+}
+
+// One ArrayBuffer's limit here (Node 20: 4 GiB; later versions allow more).
+const MAX_READBACK_BYTES = bufferConstants.MAX_LENGTH;
+
+/**
+ * The ArrayBuffer a readback of `m` goes into (NOTE [ Readback buffers ] in
+ * csrc/binding/tensor_functions.cpp): a RangeError naming `fn` when no
+ * ArrayBuffer can hold it, or when the memory cannot be had, never a process
+ * abort. float16/bfloat16 are decoded into a Float32Array twice the size.
+ */
+function readbackBuffer(m: Meta, fn: string): ArrayBuffer {
+  const n = numelOf(m.shape);
+  const itemsize = DTYPE_INFO[m.dtype].itemsize;
+  const decoded = m.dtype === 'float16' || m.dtype === 'bfloat16' ? 4 : itemsize;
+  const advice = `read part of it instead, e.g. t.narrow(0, 0, k).toArray(), or reduce it on the device first`;
+  if (n * decoded > MAX_READBACK_BYTES) {
+    throw new RangeError(`${fn}: a tensor of shape ${formatShape(m.shape)} (${n} ${m.dtype} elements, ` +
+      `${n * decoded} bytes as a typed array) does not fit in one ArrayBuffer (at most ${MAX_READBACK_BYTES} bytes); ${advice}`);
+  }
+  try {
+    return new ArrayBuffer(n * itemsize);
+  } catch (e) {
+    throw new RangeError(`${fn}: could not allocate ${n * itemsize} bytes for a tensor of shape ${formatShape(m.shape)} ` +
+      `(${e instanceof Error ? e.message : String(e)}); ${advice}`);
+  }
+}
+
+/**
+ * The values toString() prints. Within the threshold: every element. Beyond
+ * it, only the ones a summary shows (the first and last `edgeItems` along each
+ * long dimension), read block by block through views, so printing a huge
+ * tensor (or one element expanded to 2^40) reads a few hundred elements.
+ * `shownOnly` tells formatTensor the values are that compact block in C order.
+ */
+function shownValues(t: Tensor, m: Meta, opts: Readonly<Required<FormatOptions>>): { values: ArrayLike<number | bigint>; shownOnly: boolean } {
+  const n = numelOf(m.shape);
+  if (n <= opts.threshold) return { values: t.toArraySync(), shownOnly: false };
+  const edge = opts.edgeItems;
+  // Per dimension: the index ranges kept, [start, length] each.
+  const parts = m.shape.map((s) => (s > 2 * edge ? [[0, edge], [s - edge, edge]] : [[0, s]]));
+  const compact = parts.map((p) => p.reduce((acc, [, len]) => acc + len, 0));
+  const cstrides = contiguousStrides(compact);
+  const total = numelOf(compact);
+  const values: (number | bigint)[] = new Array<number | bigint>(total);
+  const ndim = m.shape.length;
+  const pick = new Array<number>(ndim).fill(0);
+  // Every combination of one part per dimension is one strided block.
+  for (;;) {
+    let offset = m.offset, dst = 0;
+    const shape: number[] = [];
+    for (let d = 0; d < ndim; d++) {
+      const [start, len] = parts[d][pick[d]];
+      offset += start * m.strides[d];
+      dst += (pick[d] === 0 ? 0 : parts[d][0][1]) * cstrides[d];
+      shape.push(len);
+    }
+    const block = t.asStrided(shape, m.strides, offset);
+    let data: ArrayLike<number | bigint>;
+    try {
+      data = block.toArraySync();
+    } finally {
+      block.dispose();
+    }
+    // Scatter the block (C order over `shape`) into the compact array.
+    const bstrides = contiguousStrides(shape);
+    for (let i = 0; i < data.length; i++) {
+      let rest = i, at = dst;
+      for (let d = 0; d < ndim; d++) {
+        const k = Math.floor(rest / bstrides[d]);
+        rest -= k * bstrides[d];
+        at += k * cstrides[d];
+      }
+      values[at] = data[i];
+    }
+    let d = ndim - 1;
+    while (d >= 0 && ++pick[d] === parts[d].length) pick[d--] = 0;
+    if (d < 0) break;
+  }
+  return { values, shownOnly: true };
 }
 
 /** Accepts view(2, 3) and view([2, 3]). */

@@ -165,18 +165,32 @@ Napi::Value Linspace(const Napi::CallbackInfo& info) {
   });
 }
 
-// readSync(handle) -> ArrayBuffer holding the elements in C order.
+// The ArrayBuffer argument `i` that receives a readback of `nbytes`.
+// NOTE [ Readback buffers ]: JS allocates it (new ArrayBuffer), where a size
+// V8 cannot give is a RangeError the caller can catch; an ArrayBuffer made
+// here through N-API would end the process instead (V8's "Allocation failed -
+// process out of memory").
+Napi::ArrayBuffer readback_buffer(const Napi::CallbackInfo& info, size_t i, const char* fn, size_t nbytes) {
+  GX_CHECK_TYPE(info[i].IsArrayBuffer(), fn, ": argument 'dst' must be an ArrayBuffer");
+  Napi::ArrayBuffer dst = info[i].As<Napi::ArrayBuffer>();
+  GX_CHECK_VALUE(dst.ByteLength() == nbytes, fn, ": dst holds ", dst.ByteLength(), " bytes, the tensor ", nbytes);
+  return dst;
+}
+
+size_t nbytes_of(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * t.itemsize(); }
+
+// readSync(handle, dst): the elements in C order into the ArrayBuffer dst.
 Napi::Value ReadSync(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& t = TensorHandle::From(info, 0, "toArraySync", "self");
-    Napi::ArrayBuffer out = Napi::ArrayBuffer::New(info.Env(), static_cast<size_t>(t.numel()) * t.itemsize());
-    read_to_host(t, out.Data());
-    return out;
+    Napi::ArrayBuffer dst = readback_buffer(info, 1, "toArraySync", nbytes_of(t));
+    read_to_host(t, dst.Data());
+    return info.Env().Undefined();
   });
 }
 
 // NOTE [ Async readback ]
-// On the JS thread: make the tensor contiguous, allocate the result
+// On the JS thread: make the tensor contiguous, hold the destination
 // ArrayBuffer (not yet visible to JS) and record an event on the current
 // stream. On a libuv pool thread: wait for the event (the data is written),
 // then copy device -> ArrayBuffer directly, one pass, no staging buffer.
@@ -184,15 +198,12 @@ Napi::Value ReadSync(const Napi::CallbackInfo& info) {
 // source stays referenced until then, so its memory cannot be reused early.
 class ReadWorker : public Napi::AsyncWorker {
  public:
-  ReadWorker(Napi::Env env, TensorImpl* src, size_t nbytes)
+  ReadWorker(Napi::Env env, TensorImpl* src, Napi::ArrayBuffer dst)
       : Napi::AsyncWorker(env, "gpuext.toArray"), deferred_(Napi::Promise::Deferred::New(env)),
-        src_(src), nbytes_(nbytes) {}
-  // Allocates and queues the copy. If it throws, delete the worker: the
-  // destructor releases whatever was acquired.
+        out_(Napi::Persistent(dst)), src_(src), dst_(dst.Data()), nbytes_(dst.ByteLength()) {}
+  // Queues the copy. If it throws, delete the worker: the destructor
+  // releases whatever was acquired.
   void Start() {
-    Napi::ArrayBuffer out = Napi::ArrayBuffer::New(Env(), nbytes_);
-    out_ = Napi::Persistent(out);
-    dst_ = out.Data();
     event_ = cuda::record_event(cuda::current_stream(src_->device().index));
     Queue();
   }
@@ -218,23 +229,23 @@ class ReadWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   Napi::Reference<Napi::ArrayBuffer> out_;
   TensorImpl* src_;  // owned reference to the contiguous source
+  void* dst_;
   size_t nbytes_;
-  void* dst_ = nullptr;
   cuda::Event event_ = nullptr;
 };
 
+// read(handle, dst) -> Promise<ArrayBuffer>: dst, once it holds the elements in C order.
 Napi::Value Read(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& t = TensorHandle::From(info, 0, "toArray", "self");
-    const size_t nbytes = static_cast<size_t>(t.numel()) * t.itemsize();
-    if (t.device().is_cpu() || nbytes == 0) {
+    Napi::ArrayBuffer dst = readback_buffer(info, 1, "toArray", nbytes_of(t));
+    if (t.device().is_cpu() || dst.ByteLength() == 0) {
       auto deferred = Napi::Promise::Deferred::New(info.Env());
-      Napi::ArrayBuffer out = Napi::ArrayBuffer::New(info.Env(), nbytes);
-      read_to_host(t, out.Data());
-      deferred.Resolve(out);
+      read_to_host(t, dst.Data());
+      deferred.Resolve(dst);
       return deferred.Promise();
     }
-    auto* worker = new ReadWorker(info.Env(), contiguous(t), nbytes);  // owns the copy
+    auto* worker = new ReadWorker(info.Env(), contiguous(t), dst);  // owns the copy
     Napi::Promise p = worker->Promise();
     try {
       worker->Start();
