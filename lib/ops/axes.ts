@@ -6,7 +6,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
-import { describeOperand, resultTensor } from './common';
+import { computeResult, describeOperand } from './common';
 import { astypeOp } from './elementwise';
 import type { OpRef } from './library';
 
@@ -62,14 +62,8 @@ export function callAlongAxis(op: OpRef, x: Tensor, dim: number, dtype: DType, a
   fn: string): Tensor {
   const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
   try {
-    const { t: result, owned } = resultTensor(x.shape, dtype, x.device, fn, { out });
-    try {
-      native.callOp(op.id(fn), src.handle(fn), dim, dtype, result.handle(fn));
-    } catch (e) {
-      if (owned) result.dispose();
-      throw e;
-    }
-    return result;
+    return computeResult(x.shape, dtype, x.device, fn, { out, inputs: [src], elementwise: false },
+      (r) => native.callOp(op.id(fn), src.handle(fn), dim, dtype, r.handle(fn)));
   } finally {
     if (src !== x) src.dispose();
   }

@@ -5,6 +5,7 @@ import type { Device } from '../device';
 import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
 import { Tensor } from '../tensor';
+import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
 
 /** `{ out }`: write the result into this tensor (its shape must be the result's; its dtype one the result casts to). */
@@ -66,7 +67,7 @@ function overlapsItself(t: Tensor): boolean {
  * Where a result goes: self (in place), the caller's `out`, or a new tensor.
  * `owned` says whether the op made it (and must dispose it when the call fails).
  */
-export function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn: string,
+function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn: string,
   opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean } {
   const self = opts.inplace;
   if (self !== undefined) {
@@ -100,6 +101,39 @@ export function resultTensor(shape: readonly number[], dtype: DType, device: Dev
       'that share memory; it cannot hold a result');
   }
   return { t: out, owned: false };
+}
+
+/** Where an op writes and what it reads, for computeResult. */
+export interface ResultOptions {
+  out?: unknown;
+  inplace?: Tensor;
+  /** The op's operands (JS scalars are skipped): a target sharing memory with one is written through a temporary. */
+  inputs: readonly unknown[];
+  /** Whether element i of the result depends only on element i of each input (then full overlap is safe). */
+  elementwise: boolean;
+}
+
+/**
+ * Runs `compute(dst)` with dst the result (self, the caller's `out` or a new
+ * tensor) and returns the result. A result that shares memory with an input
+ * (NOTE [ Overlapping outputs ] in overlap.ts) is computed into a temporary
+ * and copied over; a new result is disposed when `compute` throws.
+ */
+export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
+  compute: (dst: Tensor) => void): Tensor {
+  const { t, owned } = resultTensor(shape, dtype, device, fn, opts);
+  const viaTemporary = !owned && overlapsInputs(t, opts.inputs, opts.elementwise);
+  const dst = viaTemporary ? allocate(shape, t.dtype, device) : t;
+  try {
+    compute(dst);
+    if (viaTemporary) t.copy_(dst);
+  } catch (e) {
+    if (owned) t.dispose();
+    throw e;
+  } finally {
+    if (viaTemporary) dst.dispose();
+  }
+  return t;
 }
 
 /** The options object of an op, checked. */

@@ -9,7 +9,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { Tensor } from '../tensor';
 import {
-  broadcastShapes, checkOperand, checkTensor, commonDevice, describeOperand, optionsOf, resultTensor,
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf,
   type OutOptions,
 } from './common';
 import { OpRef } from './library';
@@ -115,21 +115,15 @@ export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, o
     shape = t.shape;
   }
   if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
-  const { t: result, owned } = resultTensor(shape, resDtype, device, fn, { out, inplace: inplace ? (x as Tensor) : undefined });
-  try {
-    if (tx && ty) {
-      native.callOp(spec.tensorOp.id(fn), x.handle(fn), y.handle(fn), common, result.handle(fn));
-    } else {
-      const t = (tx ? x : y) as Tensor;
-      const s = (tx ? y : x) as ScalarOperand;
-      const [f, i] = scalarArgs(s, common, fn, spec.kind !== 'logical');
-      native.callOp(spec.scalarOp.id(fn), t.handle(fn), f, i, !tx, common, result.handle(fn));
-    }
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
+  const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true };
+  if (tx && ty) {
+    return computeResult(shape, resDtype, device, fn, target, (r) =>
+      native.callOp(spec.tensorOp.id(fn), x.handle(fn), y.handle(fn), common, r.handle(fn)));
   }
-  return result;
+  const t = (tx ? x : y) as Tensor;
+  const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
+  return computeResult(shape, resDtype, device, fn, target, (r) =>
+    native.callOp(spec.scalarOp.id(fn), t.handle(fn), f, i, !tx, common, r.handle(fn)));
 }
 
 // --- unary ops ----------------------------------------------------------------
@@ -182,14 +176,8 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     if (dt === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
     common = dt;
   }
-  const { t: result, owned } = resultTensor(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined });
-  try {
-    native.callOp(spec.op.id(fn), x.handle(fn), common, result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+  return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+    (r) => native.callOp(spec.op.id(fn), x.handle(fn), common, r.handle(fn)));
 }
 
 // --- where, clamp, astype -----------------------------------------------------
@@ -216,15 +204,9 @@ export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, 
   const common = resultType(x, y);
   const [xf, xi] = x instanceof Tensor ? [0, 0] : scalarArgs(x, common, fn, true);
   const [yf, yi] = y instanceof Tensor ? [0, 0] : scalarArgs(y, common, fn, true);
-  const { t: result, owned } = resultTensor(shape, common, device, fn, { out });
-  try {
+  return computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
     native.callOp(WHERE.id(fn), cond.handle(fn), x instanceof Tensor ? x.handle(fn) : null,
-      y instanceof Tensor ? y.handle(fn) : null, xf, xi, yf, yi, common, result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+      y instanceof Tensor ? y.handle(fn) : null, xf, xi, yf, yi, common, r.handle(fn)));
 }
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
@@ -250,27 +232,15 @@ export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts
     const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
     return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
   };
-  const { t: result, owned } = resultTensor(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined });
-  try {
-    native.callOp(CLAMP.id(fn), x.handle(fn), lo === undefined ? null : Number(lo), hi === undefined ? null : Number(hi),
-      asInt(lo), asInt(hi), common, result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+  return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+    (r) => native.callOp(CLAMP.id(fn), x.handle(fn), lo === undefined ? null : Number(lo), hi === undefined ? null : Number(hi),
+      asInt(lo), asInt(hi), common, r.handle(fn)));
 }
 
 /** @internal A copy of x converted to `dtype`. */
 export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const d = parseDType(dtype, fn);
-  const { t: result, owned } = resultTensor(x.shape, d, x.device, fn, {});
-  try {
-    native.callOp(ASTYPE.id(fn), x.handle(fn), result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+  return computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
+    (r) => native.callOp(ASTYPE.id(fn), x.handle(fn), r.handle(fn)));
 }

@@ -14,6 +14,7 @@ import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { checkTensor } from './common';
 import { OpRef } from './library';
+import { overlapsInputs } from './overlap';
 
 const MATMUL = new OpRef('matmul');
 
@@ -94,23 +95,35 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
         `got ${out.dtype} ${formatShape(out.shape)} on ${out.device}${out.isContiguous() ? '' : ' (not contiguous)'}`);
     }
   }
-  const result = out ?? allocate(resultShape, a.dtype, a.device);
+  // An out that shares memory with a or b gets the product through a temporary (NOTE [ Overlapping outputs ]).
+  const viaTemporary = out !== undefined && overlapsInputs(out, [a, b], false);
+  const result = out === undefined || viaTemporary ? allocate(resultShape, a.dtype, a.device) : out;
   try {
-    if (a.ndim === 2 && b.ndim === 2 && a.isContiguous() && b.isContiguous()) {  // the common case: no views
-      native.callOp(MATMUL.id(fn), a.handle(fn), b.handle(fn), allowTf32, result.handle(fn));
-      return result;
-    }
-    using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
-    using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
-    using a3t = asBatch3(av ?? a, batch, m, k);
-    using b3t = asBatch3(bv ?? b, batch, k, n);
-    using o3 = result.reshape([numelOf(batch), m, n]);
-    native.callOp(MATMUL.id(fn), a3t.handle(fn), b3t.handle(fn), allowTf32, o3.handle(fn));
-    return result;
+    multiply(a, b, aShape, bShape, batch, allowTf32, result, fn);
+    if (viaTemporary) out.copy_(result);
   } catch (e) {
-    if (out === undefined) result.dispose();
+    if (result !== out) result.dispose();
     throw e;
   }
+  if (viaTemporary) result.dispose();
+  return out ?? result;
+}
+
+/** result = a @ b, with a, b seen as [batch.., m, k] and [batch.., k, n] (aShape, bShape). */
+function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: readonly number[], batch: readonly number[],
+  allowTf32: boolean, result: Tensor, fn: string): void {
+  if (a.ndim === 2 && b.ndim === 2 && a.isContiguous() && b.isContiguous()) {  // the common case: no views
+    native.callOp(MATMUL.id(fn), a.handle(fn), b.handle(fn), allowTf32, result.handle(fn));
+    return;
+  }
+  const [m, k] = aShape.slice(-2);
+  const n = bShape[bShape.length - 1];
+  using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
+  using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
+  using a3t = asBatch3(av ?? a, batch, m, k);
+  using b3t = asBatch3(bv ?? b, batch, k, n);
+  using o3 = result.reshape([numelOf(batch), m, n]);
+  native.callOp(MATMUL.id(fn), a3t.handle(fn), b3t.handle(fn), allowTf32, o3.handle(fn));
 }
 
 const SVD = new OpRef('svd_colmajor');

@@ -5,7 +5,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
-import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
+import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
 import { OpRef } from './library';
 import { normalizeAxes } from './axes';
 import { isFloating } from './promotion';
@@ -102,12 +102,6 @@ export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string
         `${o.axis === undefined ? '' : `, axis ${JSON.stringify(o.axis)}`}): ${spec.name} has no identity`);
     }
   }
-  const { t: result, owned } = resultTensor(outShape, resDtype, x.device, fn, { out: o.out });
-  try {
-    native.callOp(spec.op.id(fn), x.handle(fn), dims, compute, result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+  return computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
+    (r) => native.callOp(spec.op.id(fn), x.handle(fn), dims, compute, r.handle(fn)));
 }

@@ -10,7 +10,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import type { Tensor } from '../tensor';
 import { normalizeAxes, reducedShape } from './axes';
-import { checkTensor, describeOperand, optionsOf, resultTensor } from './common';
+import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
 import type { FloatResult } from './types';
@@ -40,14 +40,8 @@ function reduceOptions<T extends LogsumexpOptions>(opts: unknown, fn: string): P
 
 function callReduce(op: OpRef, x: Tensor, o: Partial<LogsumexpOptions>, dtype: DType, fn: string, extra: unknown[]): Tensor {
   const dims = normalizeAxes(o.axis, x.shape, fn);
-  const { t: result, owned } = resultTensor(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn, { out: o.out });
-  try {
-    native.callOp(op.id(fn), x.handle(fn), dims, ...extra, dtype, result.handle(fn));
-  } catch (e) {
-    if (owned) result.dispose();
-    throw e;
-  }
-  return result;
+  return computeResult(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn,
+    { out: o.out, inputs: [x], elementwise: false }, (r) => native.callOp(op.id(fn), x.handle(fn), dims, ...extra, dtype, r.handle(fn)));
 }
 
 /** @internal */

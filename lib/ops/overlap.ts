@@ -1,0 +1,64 @@
+// NOTE [ Overlapping outputs ]
+// A result written into `out` or into self (in place) may share memory with
+// an input. Elementwise ops read element i of each input before writing
+// element i of the result, so the one safe kind of sharing is the same
+// elements in the same layout (`x.add_(x)`, `gx.mul(x, 2, { out: x })`).
+// Any other sharing (a shifted narrow, a transpose of the output, the output
+// of a matmul or a reduction that is also its input) would let the kernel
+// read elements it has already overwritten: PyTorch refuses some of these
+// and gets others wrong. Here the op computes into a temporary and copies it
+// over, so the result is what it would be with separate memory. The check
+// costs nothing when the op allocates its result (new memory overlaps
+// nothing), and two address ranges when an `out` is given.
+import { DTYPE_INFO } from '../generated/dtypes';
+import { Tensor } from '../tensor';
+
+/** The byte range [lo, hi) the elements of t span; undefined when t has no elements. */
+function byteRange(t: Tensor): [number, number] | undefined {
+  const { shape, strides } = t;
+  const item = DTYPE_INFO[t.dtype].itemsize;
+  let lo = 0, hi = 0;
+  for (let d = 0; d < shape.length; d++) {
+    if (shape[d] === 0) return undefined;
+    const span = (shape[d] - 1) * strides[d];
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  const base = t.address();
+  return [base + lo * item, base + (hi + 1) * item];
+}
+
+/** Whether `a` and `b` hold the same elements in the same layout (shape, strides, dtype and address). */
+function sameElements(a: Tensor, b: Tensor): boolean {
+  if (a.dtype !== b.dtype || a.address() !== b.address() || a.ndim !== b.ndim) return false;
+  const sa = a.shape, sb = b.shape, ta = a.strides, tb = b.strides;
+  for (let d = 0; d < sa.length; d++) {
+    if (sa[d] !== sb[d]) return false;
+    if (sa[d] > 1 && ta[d] !== tb[d]) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether writing into `target` could change an input before it is read
+ * (NOTE [ Overlapping outputs ]): some input shares memory with it, other
+ * than (for an elementwise op) element for element. Conservative: two
+ * interleaved views whose ranges cross count as overlapping.
+ */
+export function overlapsInputs(target: Tensor, inputs: readonly unknown[], elementwise: boolean): boolean {
+  let range: [number, number] | undefined | null = null;
+  for (const t of inputs) {
+    if (!(t instanceof Tensor) || !t.device.equals(target.device)) continue;
+    if (t === target) {
+      if (elementwise) continue;
+      return true;
+    }
+    if (range === null) range = byteRange(target);
+    if (range === undefined) return false;
+    const r = byteRange(t);
+    if (r === undefined || r[1] <= range[0] || range[1] <= r[0]) continue;
+    if (elementwise && sameElements(target, t)) continue;
+    return true;
+  }
+  return false;
+}
