@@ -75,6 +75,14 @@ function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
   return i;
 }
 
+// NOTE [ JS numbers to 16-bit floats ]
+// A JS number becomes a float16 or bfloat16 element by way of float32, as in
+// torch (double -> float -> half) and as every kernel path here does it
+// (astype, scalar operands, clamp, where, arange): `gx.tensor([x], float16)`
+// must agree with `gx.tensor([x]).astype('float16')`. Rounding the float64
+// value directly would differ in the rare double-rounding cases, e.g.
+// 1 + 2^-11 + 2^-40 (1 through float32, 1 + 2^-10 directly).
+
 /**
  * Converts JS values to the typed array that holds `dtype`'s raw bytes.
  * Floats go through float16/bfloat16 encoding where needed; integers are
@@ -90,7 +98,8 @@ export function toStorageArray<D extends DType>(
   const Ctor = STORAGE_ARRAY[dtype];
   if (dtype === 'float16' || dtype === 'bfloat16') {
     const out = new Uint16Array(n);
-    const nums = new Float64Array(n);
+    // Through float32 first (NOTE [ JS numbers to 16-bit floats ]).
+    const nums = new Float32Array(n);
     for (let i = 0; i < n; i++) nums[i] = Number(values[i]);
     (dtype === 'float16' ? encodeFloat16 : encodeBFloat16)(nums, out);
     return out as StorageArrayMap[D];
@@ -139,7 +148,7 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
       view.setFloat64(0, Number(value), true);
       return view.getBigUint64(0, true);
     case 'float16':
-      return BigInt(float32ToFloat16Bits(Number(value)));
+      return BigInt(float32ToFloat16Bits(Math.fround(Number(value))));
     case 'bfloat16':
       return BigInt(float32ToBFloat16Bits(Number(value)));
     case 'bool':

@@ -4,6 +4,7 @@
 import test from 'ava';
 
 import * as gx from '../lib';
+import { deviceTest } from './helpers';
 
 // torch.promote_types(row, column), rows and columns in gx.DTYPES order:
 // float32 float64 float16 bfloat16 int8 int16 int32 int64 uint8 bool
@@ -150,4 +151,37 @@ test('op result dtypes follow the table: div is true division, comparisons give 
     t.is(r.dtype, want, f.toString());
     r.dispose();
   }
+});
+
+// NOTE [ Operands converted to the common dtype ] (ops/common/hd.h): a 0-d
+// operand of a wider integer type does not widen the result, and its value is
+// converted to the result's dtype before computing, as in torch.
+deviceTest('a 0-d operand of a wider integer type is converted to the common dtype first', (t, device) => {
+  const u8 = (v: number): gx.Tensor => gx.tensor([v], { dtype: 'uint8', device });
+  const ops = { minimum: gx.minimum, maximum: gx.maximum, eq: gx.eq, lt: gx.lt, remainder: gx.remainder };
+  const cases: [keyof typeof ops, gx.Tensor, gx.Tensor, number | boolean][] = [
+    ['minimum', u8(1), gx.tensor(-1, { dtype: 'int16', device }), 1],           // -1 -> 255
+    ['eq', u8(94), gx.tensor(-8610, { dtype: 'int16', device }), true],          // -8610 -> 94
+    ['remainder', u8(221), gx.tensor(815421721, { dtype: 'int32', device }), 21], // -> 25
+    ['maximum', gx.tensor([3], { dtype: 'int8', device }), gx.tensor(300, { dtype: 'int32', device }), 44],  // 300 -> 44
+    ['lt', gx.tensor([100], { dtype: 'int16', device }), gx.tensor(65636, { dtype: 'int64', device }), false], // -> 100
+  ];
+  for (const [op, a, b, want] of cases) {
+    using r = ops[op](a, b);
+    t.is(r.dtype, typeof want === 'boolean' ? 'bool' : a.dtype, op);
+    t.is(r.item(), want, `${op}(${a.dtype} ${a.item()}, ${b.dtype} ${b.item()})`);
+    a.dispose();
+    b.dispose();
+  }
+});
+
+// NOTE [ JS numbers to 16-bit floats ] (lib/dtype.ts): by way of float32, on every path.
+deviceTest('a JS number becomes float16 the same way on every path', (t, device) => {
+  const x = 1 + 2 ** -11 + 2 ** -40;  // 1 through float32, 1 + 2^-10 if rounded directly
+  using a = gx.tensor([x], { dtype: 'float16', device });
+  using b0 = gx.tensor([x], { dtype: 'float32', device });
+  using b = b0.astype('float16');
+  using c = gx.full([1], x, { dtype: 'float16', device });
+  using d = gx.tensor(Float64Array.of(x), { dtype: 'float16', device });
+  for (const v of [a, b, c, d]) t.is(v.item(), 1);
 });

@@ -19,10 +19,14 @@ template <int NIN, typename F, typename C> GX_HD auto apply(const F& f, const C*
 template <typename F, typename C, int NIN>
 using ResultOf = decltype(apply<NIN>(std::declval<const F&>(), std::declval<const C*>()));
 
-// Whether input k of an op with common dtype `common` must be rounded through
-// it (a float16 common dtype with a float32 or integer input).
+// Whether input k of an op with common dtype `common` must be converted to it
+// before computing (NOTE [ Operands converted to the common dtype ] in hd.h):
+// a 16-bit float common dtype, or an integer one narrower than int64, read
+// from an input of another dtype.
 inline bool rounds_through(const ElementwiseIter& it, int k, ScalarType common) {
-  return (common == kFloat16 || common == kBFloat16) && !it.is_scalar[k] && it.dtype[k] != common;
+  const bool narrow = common == kFloat16 || common == kBFloat16 || common == kInt8 || common == kInt16 ||
+                      common == kInt32 || common == kUInt8;
+  return narrow && !it.is_scalar[k] && it.dtype[k] != common;
 }
 
 struct CpuLoops {
@@ -88,7 +92,7 @@ struct CpuLoops {
             x[k] = scalars[k];
           } else {
             x[k] = load_as<C>(ptr[k + 1] + i * it.strides[k + 1][0], it.dtype[k + 1]);
-            if constexpr (std::is_same_v<C, float>)
+            if constexpr (std::is_same_v<C, float> || std::is_same_v<C, int64_t>)
               if (rnd[k]) x[k] = round_through(common, x[k]);
           }
         }

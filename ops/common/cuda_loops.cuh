@@ -130,7 +130,7 @@ __device__ __forceinline__ void ew_general_body(const F& f, const ElementwiseIte
         c[k] = g.scalar[k];
       } else {
         c[k] = load_as<C>(it.data[k + 1] + off[k + 1], it.dtype[k + 1]);
-        if constexpr (std::is_same_v<C, float>)
+        if constexpr (std::is_same_v<C, float> || std::is_same_v<C, int64_t>)
           if (g.round[k]) c[k] = round_through(g.common, c[k]);
       }
     }

@@ -46,12 +46,26 @@ template <typename T> struct To {
 };
 template <typename T, typename V> GX_HD T to(V v) { return To<T>::from(v); }
 
-// Rounds a float through a 16-bit float dtype: inputs of other dtypes are
-// converted to the common dtype before computing, as PyTorch does.
+// NOTE [ Operands converted to the common dtype ]
+// Inputs of another dtype are converted to the op's common dtype before
+// computing, as PyTorch does. It matters where the compute type is wider than
+// the common dtype: a float32 input of a float16 op rounds through float16,
+// and an integer input wider than the common dtype (a 0-d int16 tensor with a
+// uint8 one: 0-d operands do not widen the result) wraps to it, so
+// minimum(uint8 [1], int16 -1) compares 1 with 255 and gives 1.
 GX_HD float round_through(ScalarType t, float v) {
   if (t == kFloat16) return static_cast<float>(Half(v));
   if (t == kBFloat16) return static_cast<float>(BFloat16(v));
   return v;
+}
+GX_HD int64_t round_through(ScalarType t, int64_t v) {
+  switch (t) {
+    case kInt8: return static_cast<int8_t>(v);
+    case kInt16: return static_cast<int16_t>(v);
+    case kInt32: return static_cast<int32_t>(v);
+    case kUInt8: return static_cast<uint8_t>(v);
+    default: return v;
+  }
 }
 
 // --- loads and stores by runtime dtype --------------------------------------
