@@ -41,7 +41,9 @@
       # process) is being stopped, N-API cannot throw into JS; without it
       # node-addon-api turns the failed throw into a C++ exception nothing
       # catches, and the whole process aborts (test/worker-shutdown.test.ts).
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
+      # NAPI_EXPERIMENTAL: see NOTE [ Finalizers inside the GC ] in
+      # csrc/binding/tagged_external.h.
+      "defines": ["NAPI_EXPERIMENTAL", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "libraries": ["-ldl"],
       # Bind every symbol when the addon loads: resolved lazily, each N-API or
       # libc function's first call paid a symbol lookup, and a process's first

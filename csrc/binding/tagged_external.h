@@ -9,12 +9,24 @@
 
 namespace gx::js {
 
+// NOTE [ Finalizers inside the GC ]
+// The core is built with NAPI_EXPERIMENTAL, and these finalizers take a
+// node_api_basic_env: Node then runs them inside the garbage collection that
+// found the External dead, instead of queueing them for a later turn of the
+// event loop. Queued, they never ran inside a synchronous loop: 1,000
+// forgotten 4 MiB tensors held 4 GiB until the loop ended (with the memory
+// reported to V8 all along), and 2,000,000 `gx.empty([1]).dispose()` grew the
+// RSS by 367 MiB of pending finalizer records. Run in the GC, the loop peaks
+// at ~100 MiB and the records never pile up (CPU empty+dispose also went
+// from ~5.4 to ~1.2-2.1 us here). Such a finalizer must not call into JS or
+// V8: it only deletes the box, which releases core memory and counters.
+//
 // Each wrapped type T declares `static constexpr napi_type_tag kTag` and
 // `static constexpr const char* kName` (used in errors).
 template <typename T>
 Napi::Value wrap_external(Napi::Env env, T* obj) {
   napi_value ext = nullptr;
-  auto finalize = [](napi_env, void* data, void*) { delete static_cast<T*>(data); };
+  auto finalize = [](node_api_basic_env, void* data, void*) { delete static_cast<T*>(data); };
   if (napi_create_external(env, obj, finalize, nullptr, &ext) != napi_ok) {
     delete obj;
     fail(ErrorKind::Internal, "could not create a ", T::kName, " handle");
