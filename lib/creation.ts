@@ -103,6 +103,8 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
     }
     bytes = toStorageArray(flat.values, dtype, fn);
   }
+  // N-API cannot hand out a SharedArrayBuffer's memory: such data is copied first.
+  if (bytes.buffer instanceof SharedArrayBuffer) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice();
   return new Tensor<D>(native.fromBytes(bytes, shape, dtypeCode(dtype), device.typeCode, device.index), contiguousMeta(shape, dtype, device));
 }
 

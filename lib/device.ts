@@ -1,4 +1,5 @@
 // Devices: 'cpu' and 'cuda:N'.
+import { describeValue } from './shape';
 export type DeviceType = 'cpu' | 'cuda';
 
 /** A device a tensor lives on. Compare with `equals`; print with `toString()`. */
@@ -57,5 +58,5 @@ export function parseDevice(d: unknown, fn: string): Device {
       return device;
     }
   }
-  throw new TypeError(`${fn}: unknown device ${JSON.stringify(d)}; expected 'cpu', 'cuda' or 'cuda:N'`);
+  throw new TypeError(`${fn}: unknown device ${typeof d === 'string' ? JSON.stringify(d) : describeValue(d)}; expected 'cpu', 'cuda' or 'cuda:N'`);
 }

@@ -3,6 +3,7 @@
 // itself is generated from csrc/include/gpuext/dtype_list.h.
 import { DTYPE_INFO, DTYPES, STORAGE_ARRAY, type DType, type StorageArrayMap } from './generated/dtypes';
 import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
+import { describeValue } from './shape';
 
 export { DTYPES, DTYPE_INFO, type DType };
 
@@ -18,7 +19,7 @@ export function isDType(x: unknown): x is DType {
 /** Checks a user-supplied dtype name; `fn` names the API in the error. */
 export function parseDType(x: unknown, fn: string): DType {
   if (isDType(x)) return x;
-  throw new TypeError(`${fn}: unknown dtype ${JSON.stringify(x)}; expected one of ${DTYPES.join(', ')}`);
+  throw new TypeError(`${fn}: unknown dtype ${typeof x === 'string' ? JSON.stringify(x) : describeValue(x)}; expected one of ${DTYPES.join(', ')}`);
 }
 
 export function dtypeCode(d: DType): number {

@@ -303,8 +303,17 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * memory returns before the data has arrived (synchronize first).
    */
   copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
-    if (!(src instanceof Tensor)) throw new TypeError('Tensor.copy_: argument \'src\' must be a Tensor');
-    native.copy(this.handle('Tensor.copy_'), src.handle('Tensor.copy_'), Boolean(opts.nonBlocking));
+    const fn = 'Tensor.copy_';
+    if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
+    const dst = this.#info(fn), from = src.#info(fn);
+    if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
+      throw new Error(`${fn}: src has shape ${formatShape(from.shape)} but self has shape ${formatShape(dst.shape)}; ` +
+        'copy_ needs the same shape (broadcast src with expand() first)');
+    }
+    if (dst.dtype !== from.dtype) {
+      throw new TypeError(`${fn}: src is ${from.dtype} but self is ${dst.dtype}; convert it first with src.astype('${dst.dtype}')`);
+    }
+    native.copy(this.handle(fn), src.handle(fn), Boolean(opts.nonBlocking));
     return this;
   }
 

@@ -1,6 +1,7 @@
 #include "core/tensor_ops.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/cpu_kernels.h"
@@ -24,10 +25,16 @@ std::vector<int64_t> shape_of(const TensorImpl& t) {
   return std::vector<int64_t>(t.sizes(), t.sizes() + t.ndim());
 }
 
+std::string shape_text(const TensorImpl& t) {
+  std::string s = "[";
+  for (int d = 0; d < t.ndim(); ++d) s += (d ? ", " : "") + std::to_string(t.sizes()[d]);
+  return s + "]";
+}
+
 void check_same_shape(const TensorImpl& a, const TensorImpl& b, const char* what) {
   bool same = a.ndim() == b.ndim();
   for (int d = 0; same && d < a.ndim(); ++d) same = a.sizes()[d] == b.sizes()[d];
-  GX_CHECK_VALUE(same, what, ": shapes differ (", a.ndim(), "-d vs ", b.ndim(), "-d or sizes differ)");
+  GX_CHECK_VALUE(same, what, ": shapes differ: ", shape_text(a), " vs ", shape_text(b));
 }
 
 cuda::Stream stream_of(const TensorImpl& t) { return cuda::current_stream(t.device().index); }

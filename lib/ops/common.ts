@@ -5,6 +5,7 @@ import type { Device } from '../device';
 import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
 import { Tensor } from '../tensor';
+import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
 
@@ -129,7 +130,7 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
     if (viaTemporary) t.copy_(dst);
   } catch (e) {
     if (owned) t.dispose();
-    throw e;
+    throw namedForCaller(e, fn);
   } finally {
     if (viaTemporary) dst.dispose();
   }

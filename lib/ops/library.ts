@@ -62,3 +62,14 @@ export class OpRef {
     return this.#id;
   }
 }
+
+/**
+ * `e` with the built-in op's registry name (`gx_ops::svd_colmajor: ...`, the
+ * prefix the core puts on an op's errors) replaced by `fn`, the function the
+ * user called: built-in ops' errors name gx functions, not their schemas.
+ * For the catch blocks of the wrappers (nothing on the success path).
+ */
+export function namedForCaller(e: unknown, fn: string): unknown {
+  if (e instanceof Error && e.message.startsWith('gx_ops::')) e.message = e.message.replace(/^gx_ops::\w+/, fn);
+  return e;
+}

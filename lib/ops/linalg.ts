@@ -13,7 +13,7 @@ import { native } from '../native';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { checkTensor } from './common';
-import { OpRef } from './library';
+import { namedForCaller, OpRef } from './library';
 import { overlapsInputs } from './overlap';
 
 const MATMUL = new OpRef('matmul');
@@ -103,7 +103,7 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
     if (viaTemporary) out.copy_(result);
   } catch (e) {
     if (result !== out) result.dispose();
-    throw e;
+    throw namedForCaller(e, fn);
   }
   if (viaTemporary) result.dispose();
   return out ?? result;
@@ -189,7 +189,7 @@ export function svd<D extends DType>(a: Tensor<D>, opts: { fullMatrices?: boolea
     return { U: U as Tensor<D>, S: s as Tensor<D>, Vh: asIsVh as Tensor<D> };
   } catch (e) {
     for (const t of outs) if (!t.isDisposed) t.dispose();
-    throw e;
+    throw namedForCaller(e, fn);
   } finally {
     work.dispose();
   }

@@ -15,7 +15,7 @@
 // (as Python's 2, not 2.0), other numbers as floating, a bigint as int64, a
 // boolean as bool.
 import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
-import { DEFAULT_FLOAT } from '../dtype';
+import { DEFAULT_FLOAT, parseDType } from '../dtype';
 import { Tensor } from '../tensor';
 
 /** A JS value that can stand for a scalar operand. */
@@ -63,7 +63,9 @@ const TABLE: DType[][] = DTYPES.map((a) => DTYPES.map((b) => promotePair(a, b)))
 
 /** The smallest dtype both a and b convert to without leaving their categories (torch.promote_types). */
 export function promoteTypes(a: DType, b: DType): DType {
-  return TABLE[DTYPE_INFO[a].code][DTYPE_INFO[b].code];
+  const ia = DTYPE_INFO[a], ib = DTYPE_INFO[b];
+  if (ia === undefined || ib === undefined) parseDType(ia === undefined ? a : b, 'gx.promoteTypes');  // throws, naming it
+  return TABLE[ia.code][ib.code];
 }
 
 /** The dtype a JS scalar stands for on its own. */
@@ -109,6 +111,8 @@ export function resultType(...operands: readonly Operand[]): DType {
  * integer, not anything but bool into bool.
  */
 export function canCast(from: DType, to: DType): boolean {
+  parseDType(from, 'gx.canCast');
+  parseDType(to, 'gx.canCast');
   if (isFloating(from) && isIntegral(to)) return false;
   if (from !== 'bool' && to === 'bool') return false;
   return true;

@@ -14,7 +14,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { numelOf, parseShape, type ShapeLike } from '../shape';
 import type { Tensor } from '../tensor';
-import { OpRef } from './library';
+import { namedForCaller, OpRef } from './library';
 
 const RANDOM_FILL = new OpRef('random_fill');
 
@@ -105,7 +105,7 @@ function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions |
     return out;
   } catch (e) {
     out.dispose();
-    throw e;
+    throw namedForCaller(e, fn);
   }
 }
 
