@@ -1,6 +1,7 @@
 // Registration errors: a bad schema, a duplicate op (in one library and
 // across two), a C++ signature that does not match its schema, an op without
-// implementations. Each must fail with a message naming the op, and leave
+// implementations, a library without ops. Each must fail with a message
+// naming the op or the library, and leave
 // the process and the registry usable.
 import test from 'ava';
 import fs from 'fs';
@@ -58,6 +59,11 @@ test('a C++ signature that does not match the schema is refused at load time', a
 test('an op with no implementation is refused', async (t) => {
   const err = await t.throwsAsync(inline('noimpl', 'GX_LIBRARY(noimpl, m) { m.def("neg(Tensor x) -> Tensor"); }'));
   t.regex(err?.message ?? '', /noimpl::neg: defined without any implementation/);
+});
+
+test('an extension that registers no ops is refused, naming the file and the missing GX_LIBRARY block', async (t) => {
+  const err = await t.throwsAsync(inline('no_block', 'int unused_function() { return 1; }'));
+  t.regex(err?.message ?? '', /loading extension .*no_block\.node: it registers no ops; a `GX_LIBRARY\(name, m\) \{ m\.def\(\.\.\.\); \}` block is missing from its sources/);
 });
 
 test('parseSchema gives the canonical schema and the parsed arguments', (t) => {
