@@ -32,9 +32,9 @@ export interface LoadOptions {
 }
 
 export interface LoadInlineOptions extends Omit<LoadOptions, 'sources'> {
-  /** CUDA source (a .cu file's text); `#include <gpuext/extension.h>` is added when missing. */
+  /** CUDA source (a .cu file's text); `gpuext/extension.h` is pre-included (-include) when the text does not include it. */
   cuda?: string | string[];
-  /** C++ source (a .cpp file's text); `#include <gpuext/extension.h>` is added when missing. */
+  /** C++ source (a .cpp file's text); `gpuext/extension.h` is pre-included (-include) when the text does not include it. */
   cpp?: string | string[];
 }
 
@@ -103,10 +103,14 @@ export async function load(options: LoadOptions): Promise<LoadedOps> {
   return buildAndLoad(fn, options, abs, abs);
 }
 
-const HEADER = '#include <gpuext/extension.h>';
+const HEADER = 'gpuext/extension.h';
 
-function withHeader(src: string): string {
-  return src.includes(HEADER) ? src : `${HEADER}\n#line 1\n${src}`;
+// The header comes in by the compiler's -include, not as a line added to the
+// text: the file on disk is then the user's text, so the line numbers and the
+// source lines a compiler quotes under an error are the user's own (gcc quotes
+// the file's physical line, which a prepended `#include` + `#line 1` shifts).
+function preInclude(texts: string[]): string[] {
+  return texts.some((t) => !t.includes(`<${HEADER}>`)) ? ['-include', HEADER] : [];
 }
 
 /**
@@ -124,8 +128,8 @@ export async function loadInline(options: LoadInlineOptions): Promise<LoadedOps>
   if (![...cuda, ...cpp].every((s) => typeof s === 'string')) fail(fn, 'cuda', 'and "cpp" must be strings or arrays of strings');
   if (cuda.length + cpp.length === 0) fail(fn, 'cuda', 'or "cpp" must hold source text');
   const files = [
-    ...cuda.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cu`, text: withHeader(text) })),
-    ...cpp.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cpp`, text: withHeader(text) })),
+    ...cuda.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cu`, text })),
+    ...cpp.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cpp`, text })),
   ];
   const contentKey = files.flatMap((f) => [f.file, f.text]);
   const hash = sha256(packageVersion(), name, ...contentKey).slice(0, 16);
@@ -134,5 +138,9 @@ export async function loadInline(options: LoadInlineOptions): Promise<LoadedOps>
   // Same text, same file (and mtime): the build then finds its objects current.
   for (const f of files) writeIfChanged(path.join(srcDir, f.file), f.text);
   const sources = files.map((f) => path.join(srcDir, f.file));
-  return buildAndLoad(fn, options, sources, contentKey);
+  // Flags that are not an array pass unchanged, for the config check to name them.
+  const withPre = (pre: string[], given: string[] | undefined): string[] | undefined =>
+    given === undefined ? pre : Array.isArray(given) ? [...pre, ...given] : given;
+  const flags = { nvccFlags: withPre(preInclude(cuda), options.nvccFlags), cxxFlags: withPre(preInclude(cpp), options.cxxFlags) };
+  return buildAndLoad(fn, { ...options, ...flags }, sources, contentKey);
 }

@@ -477,6 +477,19 @@ cudaTest('[core] a .cu extension runs its CUDA implementation on the GPU', async
 
 // --- gx.load / gx.loadInline ---------------------------------------------------------
 
+/** The first error of a loadInline whose third line is wrong: its file, line and the source line quoted. */
+async function inlineErrorAt(t: ExecutionContext, kind: 'cpp' | 'cuda', name: string): Promise<void> {
+  const text = '// one\n// two\nint f() { return undeclared_thing; }\n';
+  const e = buildErr(t, await loadInline({ name, [kind]: text, buildDirectory: tmpdir('inline-line'), arch: CU_ARCH }).catch((x: unknown) => x));
+  t.is(path.basename(e.file), `${name}.${kind === 'cpp' ? 'cpp' : 'cu'}`);
+  t.is(e.line, 3, 'the user\'s line, not one shifted by the pre-included header');
+  t.regex(e.message, /undeclared_thing/);
+  t.regex(e.message.split('\n')[1] ?? '', /int f\(\) \{ return undeclared_thing; \}/, 'the quoted source line is the user\'s');
+}
+
+test('[core] a loadInline C++ compile error points at the user\'s line and quotes it', (t) => inlineErrorAt(t, 'cpp', 'inl_line'));
+nvccTest('[core] a loadInline CUDA compile error points at the user\'s line and quotes it', (t) => inlineErrorAt(t, 'cuda', 'inl_line_cu'));
+
 const inlineCpp = (lib: string): string => `
 gx::Tensor neg(const gx::Tensor& x) {
   gx::Tensor y = gx::empty_like(x);
@@ -532,5 +545,7 @@ test('[core] gx.loadInline builds C++ source text and returns its ops', async (t
   t.true(bad instanceof BuildError);
   t.regex(bad instanceof Error ? bad.message : '', /inl_bad\.cpp:1:\d+: error: 'nope' was not declared/);
   await t.throwsAsync(loadInline({ name: 'x-y', cpp: 'int a;' }), { instanceOf: ConfigError, message: /gx\.loadInline: "name" must be an identifier/ });
+  const notAnArray: unknown = '-O1';
+  await t.throwsAsync(loadInline({ name: 'flags', cpp: 'int a;', cxxFlags: notAnArray as string[] }), { instanceOf: ConfigError, message: /"cxxFlags"/ });
   await t.throwsAsync(load({ name: 'x', sources: [] }), { message: /gx\.load: "sources" must be a non-empty array/ });
 });
