@@ -1,11 +1,12 @@
 // The build toolkit: config validation, glob, compiler error parsing, the
 // object cache (a no-change rebuild runs no compiler), the lock (takeover of
-// a dead build's lock, concurrent builds), missing nvcc, and extensions built
+// a dead build's lock, of one whose id names another process now, concurrent
+// builds), missing nvcc, and extensions built
 // from a temporary project and called (CPU here; CUDA where there is a GPU).
 // Tests marked [core] need the core's extension loader (native.describeExtension,
 // loadLibrary); the rest exercise only the toolkit.
 import test, { type ExecutionContext } from 'ava';
-import { execFile, spawnSync } from 'child_process';
+import { execFile, spawn, spawnSync } from 'child_process';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -17,6 +18,7 @@ import { loadConfig, normalizeArch, resolveConfig } from '../lib/build/config';
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/build/errors';
 import { glob, matchGlob } from '../lib/build/glob';
 import { acquireLock } from '../lib/build/lock';
+import { bootId, startTicks } from '../lib/build/procinfo';
 import { detectToolchain, findCuda, packageRoot } from '../lib/build/toolchain';
 import { load, loadInline } from '../lib/load';
 import { cudaTest } from './helpers';
@@ -376,6 +378,73 @@ test('a lock older than 30 minutes is taken over; a live one is waited for', asy
   t.true(Date.now() - started >= 150);
   lockB.release();
   t.false(fs.existsSync(file));
+});
+
+const linuxTest = process.platform === 'linux' ? test : test.skip;
+
+/** A process that stays alive until killed (a stand-in for a live build). */
+function liveProcess(): { pid: number; kill: () => void } {
+  const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  if (c.pid === undefined) throw new Error('could not start a process');
+  return { pid: c.pid, kill: () => c.kill('SIGKILL') };
+}
+
+test('a lock with this process\'s id taken by an earlier process (a restarted container) is taken over at once', async (t) => {
+  const dir = tmpdir('ownpid');
+  const file = path.join(dir, 'lock');
+  const own = startTicks(process.pid);
+  const locks = [
+    // Written by an earlier node that had the same id (PID 1 in a container, say).
+    { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), startTicks: (own ?? 0) + 1000, bootId: bootId() },
+    // Written by an older gpuext (no start time): ours only if this process holds it, and it does not.
+    { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() },
+  ];
+  for (const info of locks) {
+    fs.writeFileSync(file, JSON.stringify(info));
+    let why = '';
+    const started = Date.now();
+    const lock = await acquireLock(file, { onTakeover: (_h, w) => { why = w; }, onWait: () => t.fail('waited for a dead lock') });
+    t.regex(why, new RegExp(`taken by an earlier process with this process's id \\(${process.pid}\\)`));
+    t.true(Date.now() - started < 5000);
+    lock.release();
+  }
+});
+
+linuxTest('a live holder is waited for; an id now naming another process, or from an earlier boot, is not', async (t) => {
+  const dir = tmpdir('livepid');
+  const file = path.join(dir, 'lock');
+  const holder = liveProcess();
+  try {
+    const ticks = startTicks(holder.pid);
+    t.not(ticks, undefined);
+    const base = { pid: holder.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), startTicks: ticks, bootId: bootId() };
+    for (const [info, re] of [
+      [{ ...base, startTicks: (ticks ?? 0) + 12345 }, new RegExp(`process ${holder.pid} has exited and its id now names another process`)],
+      [{ ...base, bootId: 'an-earlier-boot' }, new RegExp(`taken by process ${holder.pid} before the machine restarted`)],
+    ] as const) {
+      fs.writeFileSync(file, JSON.stringify(info));
+      let why = '';
+      const lock = await acquireLock(file, { onTakeover: (_h, w) => { why = w; }, onWait: () => t.fail('waited for a stale lock') });
+      t.regex(why, re);
+      lock.release();
+    }
+    // The same process, still running: waited for until it is gone.
+    fs.writeFileSync(file, JSON.stringify(base));
+    let waited = 0;
+    let why = '';
+    let done = false;
+    const pending = acquireLock(file, { pollMs: 20, onWait: (h) => { waited = h.pid; }, onTakeover: (_h, w) => { why = w; } })
+      .then((l) => { done = true; return l; });
+    await new Promise((r) => setTimeout(r, 300));
+    t.false(done, 'a live holder is waited for');
+    t.is(waited, holder.pid);
+    holder.kill();
+    const lock = await pending;
+    t.regex(why, new RegExp(`process ${holder.pid} is gone`));
+    lock.release();
+  } finally {
+    holder.kill();
+  }
 });
 
 test('[core] two builds at once both succeed and the output loads', async (t) => {
