@@ -1,7 +1,8 @@
 // The build toolkit: config validation, glob, compiler error parsing, the
 // object cache (a no-change rebuild runs no compiler), the lock (takeover of
 // a dead build's lock, of one whose id names another process now, concurrent
-// builds), missing nvcc, and extensions built
+// builds), a SIGKILLed build (its compilers end, its temporary files go with
+// the next build), missing nvcc, and extensions built
 // from a temporary project and called (CPU here; CUDA where there is a GPU).
 // Tests marked [core] need the core's extension loader (native.describeExtension,
 // loadLibrary); the rest exercise only the toolkit.
@@ -18,7 +19,7 @@ import { loadConfig, normalizeArch, resolveConfig } from '../lib/build/config';
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/build/errors';
 import { glob, matchGlob } from '../lib/build/glob';
 import { acquireLock } from '../lib/build/lock';
-import { bootId, startTicks } from '../lib/build/procinfo';
+import { bootId, pidAlive, startTicks } from '../lib/build/procinfo';
 import { detectToolchain, findCuda, packageRoot } from '../lib/build/toolchain';
 import { load, loadInline } from '../lib/load';
 import { cudaTest } from './helpers';
@@ -389,6 +390,14 @@ function liveProcess(): { pid: number; kill: () => void } {
   return { pid: c.pid, kill: () => c.kill('SIGKILL') };
 }
 
+async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 test('a lock with this process\'s id taken by an earlier process (a restarted container) is taken over at once', async (t) => {
   const dir = tmpdir('ownpid');
   const file = path.join(dir, 'lock');
@@ -445,6 +454,55 @@ linuxTest('a live holder is waited for; an id now naming another process, or fro
   } finally {
     holder.kill();
   }
+});
+
+linuxTest('a build killed with SIGKILL leaves no compiler running, and the next build removes its temporary files', async (t) => {
+  const dir = cppProject('killed');
+  const pidsFile = path.join(dir, 'link.pids');
+  // A "compiler" that compiles for real but hangs in the link, after creating its output as a linker does,
+  // with a child of its own (as g++ runs collect2 and ld).
+  write(dir, {
+    'tools/cxx': `#!/bin/sh
+case " $* " in
+  *" -shared "*)
+    prev=; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; done
+    : > "$out"
+    sleep 300 &
+    echo "$$ $!" > '${pidsFile}'
+    wait ;;
+  *) exec /usr/bin/g++ "$@" ;;
+esac
+`,
+  });
+  fs.chmodSync(path.join(dir, 'tools/cxx'), 0o755);
+  const script = `require(${JSON.stringify(path.join(root, 'dist/lib/build/build.js'))})
+    .build({ config: 'setup.config.json', bindings: false }).then(() => process.exit(3), () => process.exit(4));`;
+  const builder = spawn(process.execPath, ['-e', script], { cwd: dir, env: { ...process.env, CXX: path.join(dir, 'tools/cxx') }, stdio: 'ignore' });
+  const exited = new Promise((r) => builder.on('exit', r));
+  await until('the link to start', () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, 'utf8').trim().split(' ').length === 2);
+  const compilers = fs.readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number);
+  t.true(compilers.every(pidAlive));
+  builder.kill('SIGKILL');
+  await exited;
+  await until('the compilers to end', () => !compilers.some(pidAlive)).catch(() => undefined);
+  t.deepEqual(compilers.filter(pidAlive), [], 'the killed build\'s compiler and its child are gone');
+  const leftovers = (): string[] => fs.readdirSync(path.join(dir, 'build')).filter((f) => f.includes('.tmp-'));
+  t.is(leftovers().length, 1);
+  t.regex(leftovers()[0], new RegExp(`^\\.killed\\.node\\.tmp-${builder.pid}-`));
+  // Temporary files of other dead writers, of an earlier process with our id, and of a live one.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  write(dir, {
+    [`build/.gpuext/.manifest.json.tmp-${dead}-0badf00d`]: '{',
+    [`build/.gpuext/obj/tmp-${process.pid}-7.o`]: '',
+    [`build/.killed.js.tmp-${process.ppid}-12345678`]: '',
+  });
+  const events: BuildEvent[] = [];
+  const r = await build({ config: path.join(dir, 'setup.config.json'), bindings: false, onEvent: (e) => events.push(e) });
+  t.true(fs.existsSync(r.outPath));
+  t.true(events.some((e) => e.type === 'takeover' && e.why.includes(`process ${builder.pid} is gone`)), 'the dead build\'s lock was taken over');
+  t.deepEqual(leftovers(), [`.killed.js.tmp-${process.ppid}-12345678`], 'only the live writer\'s file is kept');
+  t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext')).filter((f) => f.includes('tmp-')), []);
+  t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext/obj')).filter((f) => f.startsWith('tmp-')), []);
 });
 
 test('[core] two builds at once both succeed and the output loads', async (t) => {
