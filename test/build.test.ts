@@ -456,8 +456,9 @@ linuxTest('a live holder is waited for; an id now naming another process, or fro
   }
 });
 
-linuxTest('a build killed with SIGKILL leaves no compiler running, and the next build removes its temporary files', async (t) => {
-  const dir = cppProject('killed');
+async function killedBuild(t: ExecutionContext, signal: NodeJS.Signals): Promise<void> {
+  const name = `killed_${signal.toLowerCase()}`;
+  const dir = cppProject(name);
   const pidsFile = path.join(dir, 'link.pids');
   // A "compiler" that compiles for real but hangs in the link, after creating its output as a linker does,
   // with a child of its own (as g++ runs collect2 and ld).
@@ -481,29 +482,37 @@ esac
   const exited = new Promise((r) => builder.on('exit', r));
   await until('the link to start', () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, 'utf8').trim().split(' ').length === 2);
   const compilers = fs.readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number);
-  t.true(compilers.every(pidAlive));
-  builder.kill('SIGKILL');
+  t.teardown(() => {
+    // Should the test fail, leave nothing running.
+    for (const pid of [builder.pid ?? 0, ...compilers].filter((p) => p > 0 && pidAlive(p))) process.kill(pid, 'SIGKILL');
+  });
+  t.true(compilers.every((p) => pidAlive(p)));
+  builder.kill(signal);
   await exited;
   await until('the compilers to end', () => !compilers.some(pidAlive)).catch(() => undefined);
   t.deepEqual(compilers.filter(pidAlive), [], 'the killed build\'s compiler and its child are gone');
   const leftovers = (): string[] => fs.readdirSync(path.join(dir, 'build')).filter((f) => f.includes('.tmp-'));
   t.is(leftovers().length, 1);
-  t.regex(leftovers()[0], new RegExp(`^\\.killed\\.node\\.tmp-${builder.pid}-`));
+  t.regex(leftovers()[0], new RegExp(`^\\.${name}\\.node\\.tmp-${builder.pid}-`));
   // Temporary files of other dead writers, of an earlier process with our id, and of a live one.
   const dead = spawnSync(process.execPath, ['-e', '0']).pid;
   write(dir, {
     [`build/.gpuext/.manifest.json.tmp-${dead}-0badf00d`]: '{',
     [`build/.gpuext/obj/tmp-${process.pid}-7.o`]: '',
-    [`build/.killed.js.tmp-${process.ppid}-12345678`]: '',
+    [`build/.${name}.js.tmp-${process.ppid}-12345678`]: '',
   });
   const events: BuildEvent[] = [];
   const r = await build({ config: path.join(dir, 'setup.config.json'), bindings: false, onEvent: (e) => events.push(e) });
   t.true(fs.existsSync(r.outPath));
-  t.true(events.some((e) => e.type === 'takeover' && e.why.includes(`process ${builder.pid} is gone`)), 'the dead build\'s lock was taken over');
-  t.deepEqual(leftovers(), [`.killed.js.tmp-${process.ppid}-12345678`], 'only the live writer\'s file is kept');
+  // SIGTERM runs the lock's handler, which removes the lock; SIGKILL leaves it for the next build to take over.
+  if (signal === 'SIGKILL') t.true(events.some((e) => e.type === 'takeover' && e.why.includes(`process ${builder.pid} is gone`)), 'the dead build\'s lock was taken over');
+  t.deepEqual(leftovers(), [`.${name}.js.tmp-${process.ppid}-12345678`], 'only the live writer\'s file is kept');
   t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext')).filter((f) => f.includes('tmp-')), []);
   t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext/obj')).filter((f) => f.startsWith('tmp-')), []);
-});
+}
+
+linuxTest('a build killed with SIGKILL leaves no compiler running, and the next build removes its temporary files', killedBuild, 'SIGKILL');
+linuxTest('a build ended by SIGTERM stops its compilers, and the next build removes its temporary files', killedBuild, 'SIGTERM');
 
 test('[core] two builds at once both succeed and the output loads', async (t) => {
   const dir = cppProject('concurrent');
