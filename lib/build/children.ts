@@ -13,7 +13,7 @@
 //    groups left. It has a session of its own, so a Ctrl-C meant for us does
 //    not stop it first, and it exits a second after the last compiler ends.
 // A group of its own also means the terminal's Ctrl-C no longer reaches a
-// compiler directly; the exit hook stops it instead.
+// compiler directly; the exit hook (or the watchdog) stops it instead.
 // On Windows (no process groups) compilers are spawned and killed plainly.
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'child_process';
 import { Socket } from 'net';
