@@ -6,6 +6,7 @@ import path from 'path';
 import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
+import { BUILTIN_NAMESPACE, loadBuiltinsFirst, opsLibraryPath } from './ops/library';
 import { Tensor } from './tensor';
 
 export type OpArgDescriptor = NativeOpArg;
@@ -123,6 +124,25 @@ export function opFunction(op: OpDescriptor): OpFunction {
 }
 
 const libraries = new Map<string, ExtensionLibrary>();
+/** The library whose ops were registered first under each GX_LIBRARY namespace. */
+const namespaces = new Map<string, string>();
+
+/** The path of a loaded library with ops in namespace `ns`, or undefined when none has. */
+export function namespaceOwner(ns: string): string | undefined {
+  return namespaces.get(ns);
+}
+
+function registerExtension(full: string): ExtensionDescriptor {
+  if (full !== opsLibraryPath()) loadBuiltinsFirst();
+  try {
+    return native.loadExtension(full);
+  } catch (e) {
+    if (e instanceof Error && e.message.includes(`'${BUILTIN_NAMESPACE}::`)) {
+      e.message += `; ${BUILTIN_NAMESPACE} is the namespace of gpuext's built-in ops: give the GX_LIBRARY block another namespace`;
+    }
+    throw e;
+  }
+}
 
 /**
  * Loads a built extension (a `.node` file from `gpuext build`) and registers
@@ -134,12 +154,14 @@ export function loadLibrary(file: string): ExtensionLibrary {
   const full = path.resolve(file);
   const known = libraries.get(full);
   if (known !== undefined) return known;
-  const desc = native.loadExtension(full);
+  const desc = registerExtension(full);
   const functions: Record<string, OpFunction> = {};
   const ids = new Map<string, number>();
   for (const op of desc.ops) {
     functions[camelCase(op.name)] = opFunction(op);
     ids.set(op.name, op.id);
+    const ns = op.qualifiedName.slice(0, op.qualifiedName.indexOf('::'));
+    if (!namespaces.has(ns)) namespaces.set(ns, full);
   }
   const lib: ExtensionLibrary = {
     path: full,

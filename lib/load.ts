@@ -10,7 +10,8 @@ import { resolveConfig, type DefineValue } from './build/config';
 import { ConfigError } from './build/errors';
 import { sha256, writeIfChanged } from './build/fsutil';
 import { cacheDir, packageVersion } from './build/toolchain';
-import { loadLibrary, type OpFunction } from './extension';
+import { loadLibrary, namespaceOwner, type OpFunction } from './extension';
+import { BUILTIN_NAMESPACE } from './ops/library';
 
 export interface LoadOptions {
   /** The extension's name (an identifier); ops come from its GX_LIBRARY blocks. */
@@ -32,16 +33,24 @@ export interface LoadOptions {
 }
 
 export interface LoadInlineOptions extends Omit<LoadOptions, 'sources'> {
-  /** CUDA source (a .cu file's text); `#include <gpuext/extension.h>` is added when missing. */
+  /** CUDA source (a .cu file's text); `gpuext/extension.h` is pre-included (-include) when the text does not include it. */
   cuda?: string | string[];
-  /** C++ source (a .cpp file's text); `#include <gpuext/extension.h>` is added when missing. */
+  /** C++ source (a .cpp file's text); `gpuext/extension.h` is pre-included (-include) when the text does not include it. */
   cpp?: string | string[];
 }
 
 /** The ops of a loaded extension, by camelCase name (add_gpu -> addGpu). */
 export type LoadedOps = Readonly<Record<string, OpFunction>>;
 
-const loadedHere = new Set<string>();
+// NOTE [ One version of an extension per process ]
+// Ops stay registered until the process exits (the registry never forgets an
+// id a caller may hold), so a second version of an extension cannot replace
+// the first. The build directory's name holds a hash of the inputs: an edited
+// loadInline text (or other options) builds in a new directory and would only
+// meet the core's "duplicate op". So what was loaded is remembered by
+// extension name, and a name is checked before anything is built.
+/** The build directory each extension name was loaded from, in this process. */
+const loadedByName = new Map<string, string>();
 
 function list(x: string | string[] | undefined): string[] {
   return x === undefined ? [] : Array.isArray(x) ? x : [x];
@@ -69,24 +78,51 @@ function stderrPrinter(e: BuildEvent): void {
   }
 }
 
-async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources: string[], inputsKey: string[]): Promise<LoadedOps> {
+function restartHint(name: string): string {
+  return `its ops stay registered until the process exits, so they cannot be replaced: give this version another name ` +
+    `(e.g. '${name}_v2'), or restart the process to load it`;
+}
+
+/** Refuses, before building, a name that would clash with what this process already registered. */
+function checkNameFree(fn: string, name: string, dir: string, node: string): void {
+  if (name === BUILTIN_NAMESPACE) {
+    fail(fn, 'name', `'${name}' is reserved: it is the namespace of gpuext's built-in ops; choose another name`);
+  }
+  const before = loadedByName.get(name);
+  if (before !== undefined && before !== dir) {
+    const what = fn === 'gx.loadInline' ? 'other source text' : 'other sources';
+    throw new Error(`${fn}: an extension named '${name}' is already loaded in this process, built from ${what} or options; ` +
+      restartHint(name));
+  }
+  const owner = namespaceOwner(name);
+  if (owner !== undefined && owner !== node) {
+    fail(fn, 'name', `'${name}' is already taken: the ops of ${owner} are registered under it in this process; choose another name`);
+  }
+}
+
+/** Builds (when needed) and loads; `writeSources` runs once the name is known to be free. */
+async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources: string[], inputsKey: string[],
+  writeSources?: () => void): Promise<LoadedOps> {
   const name = checkName(fn, o.name);
   const hash = sha256(packageVersion(), name, ...inputsKey, JSON.stringify([
     o.nvccFlags ?? [], o.cxxFlags ?? [], (o.includeDirs ?? []).map((d) => path.resolve(d)), o.defines ?? [], o.libraries ?? [],
     o.arch ?? null,
   ])).slice(0, 16);
   const dir = path.join(o.buildDirectory ? path.resolve(o.buildDirectory) : path.join(cacheDir(), 'extensions'), `${name}-${hash}`);
+  checkNameFree(fn, name, dir, path.join(dir, `${name}.node`));
+  writeSources?.();
   const cfg = resolveConfig({
     name, sources, outDir: dir, nvccFlags: o.nvccFlags, cxxFlags: o.cxxFlags, includeDirs: o.includeDirs,
     defines: o.defines, libraries: o.libraries, arch: o.arch,
   }, fn, process.cwd());
   const r = await build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : undefined });
-  if (r.linked && loadedHere.has(r.outPath)) {
-    throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ` +
-      'a process holds one version of an extension: restart it to use the new build');
+  // Same inputs by name (gx.load hashes paths, not contents): an edited file is found only by the build.
+  if (r.linked && loadedByName.get(name) === dir) {
+    throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ${restartHint(name)}`);
   }
-  loadedHere.add(r.outPath);
-  return loadLibrary(r.outPath).functions;
+  const ops = loadLibrary(r.outPath).functions;
+  loadedByName.set(name, dir);
+  return ops;
 }
 
 /**
@@ -103,10 +139,14 @@ export async function load(options: LoadOptions): Promise<LoadedOps> {
   return buildAndLoad(fn, options, abs, abs);
 }
 
-const HEADER = '#include <gpuext/extension.h>';
+const HEADER = 'gpuext/extension.h';
 
-function withHeader(src: string): string {
-  return src.includes(HEADER) ? src : `${HEADER}\n#line 1\n${src}`;
+// The header comes in by the compiler's -include, not as a line added to the
+// text: the file on disk is then the user's text, so the line numbers and the
+// source lines a compiler quotes under an error are the user's own (gcc quotes
+// the file's physical line, which a prepended `#include` + `#line 1` shifts).
+function preInclude(texts: string[]): string[] {
+  return texts.some((t) => !t.includes(`<${HEADER}>`)) ? ['-include', HEADER] : [];
 }
 
 /**
@@ -124,15 +164,21 @@ export async function loadInline(options: LoadInlineOptions): Promise<LoadedOps>
   if (![...cuda, ...cpp].every((s) => typeof s === 'string')) fail(fn, 'cuda', 'and "cpp" must be strings or arrays of strings');
   if (cuda.length + cpp.length === 0) fail(fn, 'cuda', 'or "cpp" must hold source text');
   const files = [
-    ...cuda.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cu`, text: withHeader(text) })),
-    ...cpp.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cpp`, text: withHeader(text) })),
+    ...cuda.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cu`, text })),
+    ...cpp.map((text, i) => ({ file: `${name}${i ? `_${i}` : ''}.cpp`, text })),
   ];
   const contentKey = files.flatMap((f) => [f.file, f.text]);
   const hash = sha256(packageVersion(), name, ...contentKey).slice(0, 16);
   const srcDir = path.join(options.buildDirectory ? path.resolve(options.buildDirectory) : path.join(cacheDir(), 'extensions'),
     'inline', `${name}-${hash}`);
   // Same text, same file (and mtime): the build then finds its objects current.
-  for (const f of files) writeIfChanged(path.join(srcDir, f.file), f.text);
+  const write = (): void => {
+    for (const f of files) writeIfChanged(path.join(srcDir, f.file), f.text);
+  };
   const sources = files.map((f) => path.join(srcDir, f.file));
-  return buildAndLoad(fn, options, sources, contentKey);
+  // Flags that are not an array pass unchanged, for the config check to name them.
+  const withPre = (pre: string[], given: string[] | undefined): string[] | undefined =>
+    given === undefined ? pre : Array.isArray(given) ? [...pre, ...given] : given;
+  const flags = { nvccFlags: withPre(preInclude(cuda), options.nvccFlags), cxxFlags: withPre(preInclude(cpp), options.cxxFlags) };
+  return buildAndLoad(fn, { ...options, ...flags }, sources, contentKey, write);
 }

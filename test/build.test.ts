@@ -1,11 +1,13 @@
 // The build toolkit: config validation, glob, compiler error parsing, the
 // object cache (a no-change rebuild runs no compiler), the lock (takeover of
-// a dead build's lock, concurrent builds), missing nvcc, and extensions built
+// a dead build's lock, of one whose id names another process now, concurrent
+// builds), a SIGKILLed build (its compilers end, its temporary files go with
+// the next build), missing nvcc, and extensions built
 // from a temporary project and called (CPU here; CUDA where there is a GPU).
 // Tests marked [core] need the core's extension loader (native.describeExtension,
 // loadLibrary); the rest exercise only the toolkit.
 import test, { type ExecutionContext } from 'ava';
-import { execFile, spawnSync } from 'child_process';
+import { execFile, spawn, spawnSync } from 'child_process';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -17,6 +19,7 @@ import { loadConfig, normalizeArch, resolveConfig } from '../lib/build/config';
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/build/errors';
 import { glob, matchGlob } from '../lib/build/glob';
 import { acquireLock } from '../lib/build/lock';
+import { bootId, pidAlive, startTicks } from '../lib/build/procinfo';
 import { detectToolchain, findCuda, packageRoot } from '../lib/build/toolchain';
 import { load, loadInline } from '../lib/load';
 import { cudaTest } from './helpers';
@@ -378,6 +381,139 @@ test('a lock older than 30 minutes is taken over; a live one is waited for', asy
   t.false(fs.existsSync(file));
 });
 
+const linuxTest = process.platform === 'linux' ? test : test.skip;
+
+/** A process that stays alive until killed (a stand-in for a live build). */
+function liveProcess(): { pid: number; kill: () => void } {
+  const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  if (c.pid === undefined) throw new Error('could not start a process');
+  return { pid: c.pid, kill: () => c.kill('SIGKILL') };
+}
+
+async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('a lock with this process\'s id taken by an earlier process (a restarted container) is taken over at once', async (t) => {
+  const dir = tmpdir('ownpid');
+  const file = path.join(dir, 'lock');
+  const own = startTicks(process.pid);
+  const locks = [
+    // Written by an earlier node that had the same id (PID 1 in a container, say).
+    { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), startTicks: (own ?? 0) + 1000, bootId: bootId() },
+    // Written by an older gpuext (no start time): ours only if this process holds it, and it does not.
+    { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() },
+  ];
+  for (const info of locks) {
+    fs.writeFileSync(file, JSON.stringify(info));
+    let why = '';
+    const started = Date.now();
+    const lock = await acquireLock(file, { onTakeover: (_h, w) => { why = w; }, onWait: () => t.fail('waited for a dead lock') });
+    t.regex(why, new RegExp(`taken by an earlier process with this process's id \\(${process.pid}\\)`));
+    t.true(Date.now() - started < 5000);
+    lock.release();
+  }
+});
+
+linuxTest('a live holder is waited for; an id now naming another process, or from an earlier boot, is not', async (t) => {
+  const dir = tmpdir('livepid');
+  const file = path.join(dir, 'lock');
+  const holder = liveProcess();
+  try {
+    const ticks = startTicks(holder.pid);
+    t.not(ticks, undefined);
+    const base = { pid: holder.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), startTicks: ticks, bootId: bootId() };
+    for (const [info, re] of [
+      [{ ...base, startTicks: (ticks ?? 0) + 12345 }, new RegExp(`process ${holder.pid} has exited and its id now names another process`)],
+      [{ ...base, bootId: 'an-earlier-boot' }, new RegExp(`taken by process ${holder.pid} before the machine restarted`)],
+    ] as const) {
+      fs.writeFileSync(file, JSON.stringify(info));
+      let why = '';
+      const lock = await acquireLock(file, { onTakeover: (_h, w) => { why = w; }, onWait: () => t.fail('waited for a stale lock') });
+      t.regex(why, re);
+      lock.release();
+    }
+    // The same process, still running: waited for until it is gone.
+    fs.writeFileSync(file, JSON.stringify(base));
+    let waited = 0;
+    let why = '';
+    let done = false;
+    const pending = acquireLock(file, { pollMs: 20, onWait: (h) => { waited = h.pid; }, onTakeover: (_h, w) => { why = w; } })
+      .then((l) => { done = true; return l; });
+    await new Promise((r) => setTimeout(r, 300));
+    t.false(done, 'a live holder is waited for');
+    t.is(waited, holder.pid);
+    holder.kill();
+    const lock = await pending;
+    t.regex(why, new RegExp(`process ${holder.pid} is gone`));
+    lock.release();
+  } finally {
+    holder.kill();
+  }
+});
+
+async function killedBuild(t: ExecutionContext, signal: NodeJS.Signals): Promise<void> {
+  const name = `killed_${signal.toLowerCase()}`;
+  const dir = cppProject(name);
+  const pidsFile = path.join(dir, 'link.pids');
+  // A "compiler" that compiles for real but hangs in the link, after creating its output as a linker does,
+  // with a child of its own (as g++ runs collect2 and ld).
+  write(dir, {
+    'tools/cxx': `#!/bin/sh
+case " $* " in
+  *" -shared "*)
+    prev=; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; done
+    : > "$out"
+    sleep 300 &
+    echo "$$ $!" > '${pidsFile}'
+    wait ;;
+  *) exec /usr/bin/g++ "$@" ;;
+esac
+`,
+  });
+  fs.chmodSync(path.join(dir, 'tools/cxx'), 0o755);
+  const script = `require(${JSON.stringify(path.join(root, 'dist/lib/build/build.js'))})
+    .build({ config: 'setup.config.json', bindings: false }).then(() => process.exit(3), () => process.exit(4));`;
+  const builder = spawn(process.execPath, ['-e', script], { cwd: dir, env: { ...process.env, CXX: path.join(dir, 'tools/cxx') }, stdio: 'ignore' });
+  const exited = new Promise((r) => builder.on('exit', r));
+  await until('the link to start', () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, 'utf8').trim().split(' ').length === 2);
+  const compilers = fs.readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number);
+  t.teardown(() => {
+    // Should the test fail, leave nothing running.
+    for (const pid of [builder.pid ?? 0, ...compilers].filter((p) => p > 0 && pidAlive(p))) process.kill(pid, 'SIGKILL');
+  });
+  t.true(compilers.every((p) => pidAlive(p)));
+  builder.kill(signal);
+  await exited;
+  await until('the compilers to end', () => !compilers.some(pidAlive)).catch(() => undefined);
+  t.deepEqual(compilers.filter(pidAlive), [], 'the killed build\'s compiler and its child are gone');
+  const leftovers = (): string[] => fs.readdirSync(path.join(dir, 'build')).filter((f) => f.includes('.tmp-'));
+  t.is(leftovers().length, 1);
+  t.regex(leftovers()[0], new RegExp(`^\\.${name}\\.node\\.tmp-${builder.pid}-`));
+  // Temporary files of other dead writers, of an earlier process with our id, and of a live one.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  write(dir, {
+    [`build/.gpuext/.manifest.json.tmp-${dead}-0badf00d`]: '{',
+    [`build/.gpuext/obj/tmp-${process.pid}-7.o`]: '',
+    [`build/.${name}.js.tmp-${process.ppid}-12345678`]: '',
+  });
+  const events: BuildEvent[] = [];
+  const r = await build({ config: path.join(dir, 'setup.config.json'), bindings: false, onEvent: (e) => events.push(e) });
+  t.true(fs.existsSync(r.outPath));
+  // SIGTERM runs the lock's handler, which removes the lock; SIGKILL leaves it for the next build to take over.
+  if (signal === 'SIGKILL') t.true(events.some((e) => e.type === 'takeover' && e.why.includes(`process ${builder.pid} is gone`)), 'the dead build\'s lock was taken over');
+  t.deepEqual(leftovers(), [`.${name}.js.tmp-${process.ppid}-12345678`], 'only the live writer\'s file is kept');
+  t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext')).filter((f) => f.includes('tmp-')), []);
+  t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext/obj')).filter((f) => f.startsWith('tmp-')), []);
+}
+
+linuxTest('a build killed with SIGKILL leaves no compiler running, and the next build removes its temporary files', killedBuild, 'SIGKILL');
+linuxTest('a build ended by SIGTERM stops its compilers, and the next build removes its temporary files', killedBuild, 'SIGTERM');
+
 test('[core] two builds at once both succeed and the output loads', async (t) => {
   const dir = cppProject('concurrent');
   const [a, b] = await Promise.all([runCli(['build'], dir), runCli(['build'], dir)]);
@@ -477,6 +613,19 @@ cudaTest('[core] a .cu extension runs its CUDA implementation on the GPU', async
 
 // --- gx.load / gx.loadInline ---------------------------------------------------------
 
+/** The first error of a loadInline whose third line is wrong: its file, line and the source line quoted. */
+async function inlineErrorAt(t: ExecutionContext, kind: 'cpp' | 'cuda', name: string): Promise<void> {
+  const text = '// one\n// two\nint f() { return undeclared_thing; }\n';
+  const e = buildErr(t, await loadInline({ name, [kind]: text, buildDirectory: tmpdir('inline-line'), arch: CU_ARCH }).catch((x: unknown) => x));
+  t.is(path.basename(e.file), `${name}.${kind === 'cpp' ? 'cpp' : 'cu'}`);
+  t.is(e.line, 3, 'the user\'s line, not one shifted by the pre-included header');
+  t.regex(e.message, /undeclared_thing/);
+  t.regex(e.message.split('\n')[1] ?? '', /int f\(\) \{ return undeclared_thing; \}/, 'the quoted source line is the user\'s');
+}
+
+test('[core] a loadInline C++ compile error points at the user\'s line and quotes it', (t) => inlineErrorAt(t, 'cpp', 'inl_line'));
+nvccTest('[core] a loadInline CUDA compile error points at the user\'s line and quotes it', (t) => inlineErrorAt(t, 'cuda', 'inl_line_cu'));
+
 const inlineCpp = (lib: string): string => `
 gx::Tensor neg(const gx::Tensor& x) {
   gx::Tensor y = gx::empty_like(x);
@@ -532,5 +681,7 @@ test('[core] gx.loadInline builds C++ source text and returns its ops', async (t
   t.true(bad instanceof BuildError);
   t.regex(bad instanceof Error ? bad.message : '', /inl_bad\.cpp:1:\d+: error: 'nope' was not declared/);
   await t.throwsAsync(loadInline({ name: 'x-y', cpp: 'int a;' }), { instanceOf: ConfigError, message: /gx\.loadInline: "name" must be an identifier/ });
+  const notAnArray: unknown = '-O1';
+  await t.throwsAsync(loadInline({ name: 'flags', cpp: 'int a;', cxxFlags: notAnArray as string[] }), { instanceOf: ConfigError, message: /"cxxFlags"/ });
   await t.throwsAsync(load({ name: 'x', sources: [] }), { message: /gx\.load: "sources" must be a non-empty array/ });
 });

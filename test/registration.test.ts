@@ -1,13 +1,16 @@
 // Registration errors: a bad schema, a duplicate op (in one library and
 // across two), a C++ signature that does not match its schema, an op without
-// implementations. Each must fail with a message naming the op, and leave
-// the process and the registry usable.
+// implementations, a library without ops, a name already taken (the built-in
+// ops' namespace, an earlier version of the same extension). Each must fail
+// with a message naming the op or the name, and leave the process and the
+// registry usable.
 import test from 'ava';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
+import { ConfigError } from '../lib/build/errors';
 import { loadInline } from '../lib/load';
 import { native } from '../lib/native';
 
@@ -58,6 +61,41 @@ test('a C++ signature that does not match the schema is refused at load time', a
 test('an op with no implementation is refused', async (t) => {
   const err = await t.throwsAsync(inline('noimpl', 'GX_LIBRARY(noimpl, m) { m.def("neg(Tensor x) -> Tensor"); }'));
   t.regex(err?.message ?? '', /noimpl::neg: defined without any implementation/);
+});
+
+test('an extension that registers no ops is refused, naming the file and the missing GX_LIBRARY block', async (t) => {
+  const err = await t.throwsAsync(inline('no_block', 'int unused_function() { return 1; }'));
+  t.regex(err?.message ?? '', /loading extension .*no_block\.node: it registers no ops; a `GX_LIBRARY\(name, m\) \{ m\.def\(\.\.\.\); \}` block is missing from its sources/);
+});
+
+test('reloading loadInline with the same name and edited source says what happened and what to do', async (t) => {
+  const first = await inline('edited', 'GX_LIBRARY(edited, m) { m.def("neg(Tensor x) -> Tensor").impl(gx::kCPU, neg); }');
+  const err = await t.throwsAsync(inline('edited', 'GX_LIBRARY(edited, m) { m.def("neg(Tensor x) -> Tensor").impl(gx::kCPU, neg); } // v2'));
+  t.is(err?.message, "gx.loadInline: an extension named 'edited' is already loaded in this process, built from other source text or options; " +
+    "its ops stay registered until the process exits, so they cannot be replaced: give this version another name (e.g. 'edited_v2'), " +
+    'or restart the process to load it');
+  // The same text again is the library already loaded; the first one still works.
+  t.is(await inline('edited', 'GX_LIBRARY(edited, m) { m.def("neg(Tensor x) -> Tensor").impl(gx::kCPU, neg); }'), first);
+  using x = gx.tensor([3]);
+  using y = first.neg(x) as gx.Tensor<'float32'>;
+  t.deepEqual(Array.from(y.toArraySync()), [-3]);
+});
+
+test('the built-in ops\' namespace and names already registered are refused before building; built-ins keep working', async (t) => {
+  await t.throwsAsync(inline('gx_ops', 'GX_LIBRARY(gx_ops, m) { m.def("neg(Tensor x) -> Tensor").impl(gx::kCPU, neg); }'), {
+    instanceOf: ConfigError, message: "gx.loadInline: \"name\" 'gx_ops' is reserved: it is the namespace of gpuext's built-in ops; choose another name",
+  });
+  await inline('owner_ns', 'GX_LIBRARY(taken_ns, m) { m.def("neg(Tensor x) -> Tensor").impl(gx::kCPU, neg); }');
+  await t.throwsAsync(inline('taken_ns', 'GX_LIBRARY(taken_ns, m) { m.def("neg2(Tensor x) -> Tensor").impl(gx::kCPU, neg); }'), {
+    instanceOf: ConfigError, message: /gx\.loadInline: "name" 'taken_ns' is already taken: the ops of .*owner_ns\.node are registered under it in this process; choose another name/,
+  });
+  const made = fs.readdirSync(path.join(cache, 'inline')).concat(fs.readdirSync(cache));
+  t.deepEqual(made.filter((d) => /^(gx_ops|taken_ns)-/.test(d)), [], 'nothing was written or built for the refused names');
+  // A GX_LIBRARY block in gx_ops under another name is refused at load, and the built-in ops stay usable.
+  const err = await t.throwsAsync(inline('sneaky', 'GX_LIBRARY(gx_ops, m) { m.def("add(Tensor x) -> Tensor").impl(gx::kCPU, neg); }'));
+  t.regex(err?.message ?? '', /duplicate op 'gx_ops::add': already registered by .*gx_ops\.node .*; gx_ops is the namespace of gpuext's built-in ops: give the GX_LIBRARY block another namespace/);
+  using s = gx.add(gx.tensor([1, 2]), gx.tensor([10, 20]));
+  t.deepEqual(Array.from(s.toArraySync()), [11, 22]);
 });
 
 test('parseSchema gives the canonical schema and the parsed arguments', (t) => {

@@ -28,6 +28,18 @@ test('RawKernel reads its parameter types from the source and checks arguments b
   t.throws(() => templated.launch([1], [1], []), { instanceOf: TypeError, message: /cannot read its parameter types .* declare them/ });
 });
 
+test('RawModule and RawKernel options of the wrong shape are TypeErrors naming the function and the option', (t) => {
+  const bad = (x: unknown): gx.RawModuleOptions => x as gx.RawModuleOptions;
+  t.throws(() => new gx.RawModule(ADD, bad({ nameExpressions: 5 })), {
+    instanceOf: TypeError, message: "gx.RawModule: option 'nameExpressions' must be an array of strings like ['my_kernel<float>'], got number 5",
+  });
+  t.throws(() => new gx.RawModule(ADD, bad({ nameExpressions: ['f<float>', 3] })), { instanceOf: TypeError, message: /gx\.RawModule: option 'nameExpressions'\[1\] must be a string/ });
+  t.throws(() => new gx.RawModule(ADD, bad({ options: '-DN=4' })), { instanceOf: TypeError, message: /gx\.RawModule: option 'options' must be an array of strings like \['-DN=4'\], got string -DN=4/ });
+  t.throws(() => new gx.RawModule(ADD, bad({ arch: 90 })), { instanceOf: TypeError, message: /gx\.RawModule: option 'arch' must be a string like 'sm_90'/ });
+  t.throws(() => new gx.RawModule(ADD, bad(5)), { instanceOf: TypeError, message: /gx\.RawModule: options must be an object/ });
+  t.throws(() => new gx.RawKernel(ADD, 'add', bad({ options: 5 })), { instanceOf: TypeError, message: /gx\.RawKernel: option 'options' must be an array of strings/ });
+});
+
 test('elementwiseKernel checks its parameters and arguments', (t) => {
   t.throws(() => gx.elementwiseKernel('float32 x, float32 x', 'float32 y', 'y = x'), { message: /parameter 'x' is declared twice/ });
   t.throws(() => gx.elementwiseKernel('raw T', 'T y', 'y = 1'), { message: /'raw T' is not 'type name' \(or 'raw type name'\)/ });

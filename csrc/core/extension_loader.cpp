@@ -39,6 +39,10 @@ void* open_and_init(const std::string& path, Registrar& reg) {
                    "; rebuild it with `npx gpuext build`");
     const gx_status st = init(abi_table(), &reg);
     if (st != GX_OK) fail(error_kind_of(st), "loading extension ", path, ": ", abi_last_error());
+    // An extension that defines nothing is a mistake (a missing or misspelt
+    // block, a source left out of the build): loading it silently gives no ops.
+    GX_CHECK_VALUE(!reg.pending().empty(), "loading extension ", path,
+                   ": it registers no ops; a `GX_LIBRARY(name, m) { m.def(...); }` block is missing from its sources");
   } catch (...) {
     ::dlclose(handle);
     throw;

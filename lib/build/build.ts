@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig
 import { BuildError, compileError, ConfigError, displayPath } from './errors';
 import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
 import { glob } from './glob';
+import { removeLeftovers } from './leftovers';
 import { acquireLock, type LockInfo } from './lock';
 import {
   compilerVersion, detectToolchain, findCuda, includeDir, nativeGpuModels, packageVersion, requireCxx, requireNvcc,
@@ -178,6 +179,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     onTakeover: (holder, why) => opts.onEvent?.({ type: 'takeover', holder, why }),
   });
   try {
+    removeLeftovers({ outDir: cfg.outDir, gxDir: paths.gxDir, objDir: paths.objDir }, cfg.name);
     return await buildLocked(cfg, sources, paths, opts, t0);
   } finally {
     lock.release();

@@ -3,10 +3,11 @@
 // sha256 of the source, every included file (headers under system and CUDA
 // directories by path only, with the compiler version standing for their
 // content), the flags and the compiler version.
-import { spawn, type ChildProcess } from 'child_process';
+import { type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { spawnTool, stopTool } from './children';
 import { compileError, type BuildError } from './errors';
 import { hashFile, rmQuiet, sha256 } from './fsutil';
 
@@ -111,14 +112,14 @@ export interface RunResult {
 export type ChildSet = Set<ChildProcess>;
 
 export function killAll(children: ChildSet): void {
-  for (const c of children) c.kill('SIGTERM');
+  for (const c of children) stopTool(c);
 }
 
 /** Runs a command (an argument array; no shell) and collects its output. */
 export function runTool(argv: string[], cwd: string, running: ChildSet = new Set()): Promise<RunResult> {
   return new Promise((resolve) => {
     // The C locale keeps compiler messages in plain ASCII quotes, which the error parser expects.
-    const child = spawn(argv[0], argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawnTool(argv, { cwd, env: { ...process.env, LC_ALL: 'C' } });
     running.add(child);
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));

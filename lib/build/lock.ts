@@ -1,12 +1,18 @@
 // One build at a time per output directory: `<outDir>/.gpuext/lock`, created
-// with O_EXCL, holding {pid, hostname, startedAt}. A lock whose process is
-// dead (same host) or that is older than 30 minutes is taken over, so a
-// killed build never hangs the next one (unlike pytorch#189245).
+// with O_EXCL, holding who took it: {pid, hostname, startedAt} and, on Linux,
+// the holder's start time and the boot id (procinfo.ts). A lock is taken
+// over when its holder is provably gone: on this host, its process is dead,
+// or its id now names another process (started at another time, or in an
+// earlier boot: a restarted container reuses ids, its own included). Only a
+// holder on another host, which we cannot see, is waited for until the lock
+// is 30 minutes old. So a killed build never hangs the next one (unlike
+// pytorch#189245).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { errorCode, rmQuiet } from './fsutil';
+import { bootId, ownStartTicks, pidAlive, startTicks } from './procinfo';
 
 export const STALE_LOCK_MS = 30 * 60 * 1000;
 
@@ -14,6 +20,15 @@ export interface LockInfo {
   pid: number;
   hostname: string;
   startedAt: string;
+  /** The holder's start time in clock ticks since boot (Linux; absent in locks of older versions). */
+  startTicks?: number;
+  /** /proc/sys/kernel/random/boot_id when the lock was taken (Linux). */
+  bootId?: string;
+}
+
+/** Who we are, as a lock records it. */
+function selfInfo(): LockInfo {
+  return { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), startTicks: ownStartTicks(), bootId: bootId() };
 }
 
 export interface LockOptions {
@@ -43,21 +58,15 @@ function readLock(file: string): LockInfo | undefined | 'missing' {
     const v: unknown = JSON.parse(text);
     if (typeof v === 'object' && v !== null && 'pid' in v && typeof v.pid === 'number' &&
         'hostname' in v && typeof v.hostname === 'string' && 'startedAt' in v && typeof v.startedAt === 'string') {
-      return { pid: v.pid, hostname: v.hostname, startedAt: v.startedAt };
+      const info: LockInfo = { pid: v.pid, hostname: v.hostname, startedAt: v.startedAt };
+      if ('startTicks' in v && typeof v.startTicks === 'number') info.startTicks = v.startTicks;
+      if ('bootId' in v && typeof v.bootId === 'string') info.bootId = v.bootId;
+      return info;
     }
   } catch {
     // half-written or garbage
   }
   return undefined;
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errorCode(e) !== 'ESRCH';
-  }
 }
 
 /** Why the lock is stale, or undefined when its holder may still be running. */
@@ -72,8 +81,30 @@ function staleReason(file: string, info: LockInfo | undefined, staleMs: number):
     // Unreadable content: a writer may be between open and write; give it a moment.
     return age > 5000 ? 'its content is unreadable' : undefined;
   }
-  if (info.hostname === os.hostname() && !pidAlive(info.pid)) return `process ${info.pid} is gone`;
+  if (info.hostname === os.hostname()) {
+    const why = goneReason(file, info);
+    if (why !== undefined) return why;
+  }
   if (age > staleMs) return `it is ${Math.round(age / 60000)} minutes old`;
+  return undefined;
+}
+
+/** On this host: why the lock's holder is certainly not running any more, or undefined when it may be. */
+function goneReason(file: string, info: LockInfo): string | undefined {
+  const boot = bootId();
+  if (info.bootId !== undefined && boot !== undefined && info.bootId !== boot) {
+    return `it was taken by process ${info.pid} before the machine restarted`;
+  }
+  if (info.pid === process.pid) {
+    // Our own id: either this process holds it (another async build here, or
+    // another thread), or an earlier process with the same id took it.
+    const own = ownStartTicks();
+    const ours = info.startTicks !== undefined && own !== undefined ? info.startTicks === own : held.has(file);
+    return ours ? undefined : `it was taken by an earlier process with this process's id (${info.pid}), as after a container restart`;
+  }
+  if (!pidAlive(info.pid)) return `process ${info.pid} is gone`;
+  const now = info.startTicks === undefined ? undefined : startTicks(info.pid);
+  if (now !== undefined && now !== info.startTicks) return `process ${info.pid} has exited and its id now names another process`;
   return undefined;
 }
 
@@ -99,8 +130,7 @@ function tryCreate(file: string, info: LockInfo): boolean {
  */
 function takeOver(file: string, seen: LockInfo | undefined, staleMs: number): boolean {
   const guard = `${file}.takeover`;
-  const me: LockInfo = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() };
-  if (!tryCreate(guard, me)) {
+  if (!tryCreate(guard, selfInfo())) {
     const g = readLock(guard);
     // A takeover guard lives milliseconds; one left by a killed process is removed.
     if (g !== 'missing' && staleReason(guard, g, 10_000) !== undefined) rmQuiet(guard);
@@ -156,7 +186,7 @@ function sleep(ms: number): Promise<void> {
 /** Takes the lock at `file`, waiting for a live holder and taking over a stale one. */
 export async function acquireLock(file: string, opts: LockOptions = {}): Promise<Lock> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const info: LockInfo = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() };
+  const info = selfInfo();
   const staleMs = opts.staleMs ?? STALE_LOCK_MS;
   let waited = false;
   for (;;) {

@@ -22,6 +22,9 @@ export function opsLibraryPath(): string {
   return env ? path.resolve(env) : path.join(packageRoot(), 'ops', 'build', 'gx_ops.node');
 }
 
+/** The GX_LIBRARY namespace of the built-in ops; no other library may take it. */
+export const BUILTIN_NAMESPACE = 'gx_ops';
+
 const BUILD_CMD = '`npm run build:ops` in the gpuext package (or `node scripts/build-ops.js` there)';
 
 let library: ExtensionLibrary | undefined;
@@ -44,6 +47,22 @@ export function opsLibrary(fn: string): ExtensionLibrary {
     throw err;
   }
   return library;
+}
+
+/**
+ * Loads the built-in ops if they are not loaded yet, before a user's library:
+ * registered first, their names can never be taken by a user's op (one in
+ * namespace gx_ops would otherwise make every built-in op fail to load for
+ * the rest of the process). A missing or broken built-in library is not an
+ * error here: the first op that needs it reports it, with the fix.
+ */
+export function loadBuiltinsFirst(): void {
+  if (library !== undefined) return;
+  try {
+    opsLibrary('gx.loadLibrary');
+  } catch {
+    // reported when a built-in op is called (see above)
+  }
 }
 
 /** One built-in op, its id resolved on first use. */

@@ -37,6 +37,30 @@ export interface RawModuleOptions extends CompileOptions {
   nameExpressions?: string[];
 }
 
+/**
+ * Checks a RawModule's (or RawKernel's) options object before anything is
+ * kept: a wrong shape otherwise surfaces later as an internal message
+ * ("... is not iterable") that names neither the function nor the option.
+ */
+function checkModuleOptions(fn: string, opts: unknown): asserts opts is RawModuleOptions {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
+    throw new TypeError(`${fn}: options must be an object like { options: ['-DN=4'], arch: 'sm_90' }, got ${describe(opts)}`);
+  }
+  const o: { options?: unknown; nameExpressions?: unknown; arch?: unknown } = opts;
+  const strings = (name: string, v: unknown, example: string): void => {
+    if (v === undefined) return;
+    if (!Array.isArray(v)) throw new TypeError(`${fn}: option '${name}' must be an array of strings like ${example}, got ${describe(v)}`);
+    v.forEach((e, i) => {
+      if (typeof e !== 'string') throw new TypeError(`${fn}: option '${name}'[${i}] must be a string like ${example}, got ${describe(e)}`);
+    });
+  };
+  strings('options', o.options, "['-DN=4']");
+  strings('nameExpressions', o.nameExpressions, "['my_kernel<float>']");
+  if (o.arch !== undefined && typeof o.arch !== 'string') {
+    throw new TypeError(`${fn}: option 'arch' must be a string like 'sm_90' or 'compute_90', got ${describe(o.arch)}`);
+  }
+}
+
 export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
 
 export interface LaunchOptions {
@@ -116,6 +140,7 @@ export class RawModule {
     } else {
       throw new TypeError('gx.RawModule: code must be CUDA source text or { path } of a .cubin/.ptx file');
     }
+    checkModuleOptions('gx.RawModule', opts);
     this.options = Object.freeze([...(opts.options ?? [])]);
     this.nameExpressions = Object.freeze([...(opts.nameExpressions ?? [])]);
     this.arch = opts.arch;
@@ -212,6 +237,7 @@ export class RawKernel {
       throw new TypeError('gx.RawKernel: code must be CUDA source text');
     }
     if (typeof name !== 'string' || name === '') throw new TypeError('gx.RawKernel: name must be the kernel\'s name');
+    checkModuleOptions('gx.RawKernel', opts);
     this.name = name;
     this.#label = `gx.RawKernel '${name}'`;
     this.module = code instanceof RawModule ? code : new RawModule(code, opts);

@@ -1,0 +1,138 @@
+// NOTE [ Compilers die with the build ]
+// A compiler is a tree of processes (nvcc runs cicc, ptxas, fatbinary and the
+// host compiler; g++ runs cc1plus and as). Signalling only the process we
+// spawned leaves the rest running, so on POSIX each compiler gets a process
+// group of its own (spawn's `detached`) and is stopped as a group:
+//  - when a sibling fails (the build stops the others: stopTool),
+//  - when this process exits, or ends on SIGINT/SIGTERM through the lock's
+//    handlers (an 'exit' hook, synchronous),
+//  - when this process dies without running any code (SIGKILL, the OOM
+//    killer): a watchdog, a small node process started with the first
+//    compiler, reads a pipe from us and is told each group as it starts and
+//    ends. End of file on that pipe means we are gone; it then stops the
+//    groups left. It has a session of its own, so a Ctrl-C meant for us does
+//    not stop it first, and it exits a second after the last compiler ends.
+// A group of its own also means the terminal's Ctrl-C no longer reaches a
+// compiler directly; the exit hook (or the watchdog) stops it instead.
+// On Windows (no process groups) compilers are spawned and killed plainly.
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'child_process';
+import { Socket } from 'net';
+import type { Readable } from 'stream';
+
+const GROUPS = process.platform !== 'win32';
+
+/** Process group ids of this process's running compilers. */
+const running = new Set<number>();
+let watchdog: ChildProcess | undefined;
+let retireTimer: NodeJS.Timeout | undefined;
+let exitHooked = false;
+
+// The watchdog's whole program. On end of input: SIGTERM to each group (gcc
+// and nvcc remove their temporary files on it), SIGKILL to what is left 2 s
+// later. Lines are "+<pgid>" (started) and "-<pgid>" (ended).
+const WATCHDOG = `
+const groups = new Set();
+let buf = '';
+const each = (sig) => { for (const g of groups) { try { process.kill(-g, sig); } catch {} } };
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i; (i = buf.indexOf('\\n')) >= 0; buf = buf.slice(i + 1)) {
+    const line = buf.slice(0, i);
+    const g = Number(line.slice(1));
+    if (line[0] === '+') groups.add(g); else groups.delete(g);
+  }
+});
+process.stdin.on('end', () => {
+  each('SIGTERM');
+  if (groups.size > 0) setTimeout(() => each('SIGKILL'), 2000);
+});
+`;
+
+function tell(line: string): void {
+  if (watchdog?.stdin?.writable) watchdog.stdin.write(`${line}\n`);
+}
+
+function startWatchdog(): void {
+  if (watchdog !== undefined) return;
+  const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+  // Options meant for the user's program (--require hooks, inspectors) are not for this one.
+  delete env.NODE_OPTIONS;
+  const w = spawn(process.execPath, ['-e', WATCHDOG], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, env });
+  // It must not keep this process alive: ending is exactly what it waits for.
+  w.unref();
+  w.on('error', () => {
+    // Without a watchdog only a SIGKILL of this process leaves compilers behind; the build goes on.
+    if (watchdog === w) watchdog = undefined;
+  });
+  w.stdin?.on('error', () => {
+    // the watchdog ended first: nothing to tell it
+  });
+  if (w.stdin instanceof Socket) w.stdin.unref();
+  watchdog = w;
+}
+
+/** Ends the watchdog once no compiler has run for a second (a build's link follows its compiles). */
+function retireWatchdogSoon(): void {
+  clearTimeout(retireTimer);
+  retireTimer = setTimeout(() => {
+    if (running.size > 0 || watchdog === undefined) return;
+    watchdog.stdin?.end();
+    watchdog = undefined;
+  }, 1000);
+  retireTimer.unref();
+}
+
+function stopGroups(): void {
+  for (const g of running) stopGroup(g, 'SIGTERM');
+}
+
+function stopGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // the group has already ended
+  }
+}
+
+/** A compiler: no input, output and errors through pipes. */
+export type ToolProcess = ChildProcessByStdio<null, Readable, Readable>;
+
+/**
+ * Spawns a compiler (an argument array; no shell) so that it and every
+ * process it starts end with this build (NOTE above).
+ */
+export function spawnTool(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ToolProcess {
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  if (!GROUPS) return spawn(argv[0], argv.slice(1), { ...options, stdio });
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', stopGroups);
+  }
+  clearTimeout(retireTimer);
+  startWatchdog();
+  const child = spawn(argv[0], argv.slice(1), { ...options, stdio, detached: true });
+  const pgid = child.pid;
+  if (pgid === undefined) {
+    // It failed to start ('error' follows): nothing to watch.
+    if (running.size === 0) retireWatchdogSoon();
+    return child;
+  }
+  running.add(pgid);
+  tell(`+${pgid}`);
+  child.on('exit', () => {
+    // The group may outlive its leader (children of a compiler killed by a
+    // signal): stop them too, then forget the group.
+    if (child.signalCode !== null) stopGroup(pgid, 'SIGKILL');
+    running.delete(pgid);
+    tell(`-${pgid}`);
+    if (running.size === 0) retireWatchdogSoon();
+  });
+  return child;
+}
+
+/** Stops a compiler started by spawnTool, with everything it started. */
+export function stopTool(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): void {
+  if (GROUPS && child.pid !== undefined && running.has(child.pid)) stopGroup(child.pid, signal);
+  else child.kill(signal);
+}
