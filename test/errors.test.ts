@@ -74,7 +74,7 @@ deviceTest('bad arguments to creation functions name the argument', (t, device) 
   using a = gx.ones([3], { device });
   rejects(t, device, () => a.item(), RangeError, /Tensor\.item: only a one-element tensor has an item; this one has shape \[3\]/);
   using b = gx.ones([4], { device });
-  rejects(t, device, () => a.copy_(b), Error, /copy: shapes differ/);
+  rejects(t, device, () => a.copy_(b), Error, /Tensor\.copy_: src has shape \[4\] but self has shape \[3\]/);
   using c = gx.ones([3], { dtype: 'int32', device });
-  rejects(t, device, () => a.copy_(c), TypeError, /copy: dtypes differ: float32 vs int32/);
+  rejects(t, device, () => a.copy_(c), TypeError, /Tensor\.copy_: src is int32 but self is float32/);
 });
