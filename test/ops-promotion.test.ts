@@ -185,3 +185,16 @@ deviceTest('a JS number becomes float16 the same way on every path', (t, device)
   using d = gx.tensor(Float64Array.of(x), { dtype: 'float16', device });
   for (const v of [a, b, c, d]) t.is(v.item(), 1);
 });
+
+deviceTest('logical ops test a wider 0-d operand after converting it to the common dtype', (t, device) => {
+  using a = gx.tensor([1, 0], { dtype: 'uint8', device });
+  using b = gx.tensor(256, { dtype: 'int16', device });   // 0 as uint8
+  using and = gx.logicalAnd(a, b);
+  t.deepEqual(Array.from(and.toArraySync()), [0, 0]);
+  using f = gx.tensor([0, 2], { device });
+  using tiny = gx.tensor(5e-324, { dtype: 'float64', device });  // 0 as float32
+  using or = gx.logicalOr(f, tiny);
+  t.deepEqual(Array.from(or.toArraySync()), [0, 1]);
+  using xor = gx.logicalXor(f, gx.tensor(0.5, { dtype: 'float64', device }));
+  t.deepEqual(Array.from(xor.toArraySync()), [1, 0]);
+});

@@ -19,14 +19,16 @@ template <int NIN, typename F, typename C> GX_HD auto apply(const F& f, const C*
 template <typename F, typename C, int NIN>
 using ResultOf = decltype(apply<NIN>(std::declval<const F&>(), std::declval<const C*>()));
 
-// Whether input k of an op with common dtype `common` must be converted to it
-// before computing (NOTE [ Operands converted to the common dtype ] in hd.h):
-// a 16-bit float common dtype, or an integer one narrower than int64, read
-// from an input of another dtype.
-inline bool rounds_through(const ElementwiseIter& it, int k, ScalarType common) {
-  const bool narrow = common == kFloat16 || common == kBFloat16 || common == kInt8 || common == kInt16 ||
-                      common == kInt32 || common == kUInt8;
-  return narrow && !it.is_scalar[k] && it.dtype[k] != common;
+// Whether input k of an op computing in C with common dtype `common` must be
+// converted to it first (NOTE [ Operands converted to the common dtype ] in
+// hd.h): where C is wider than the common dtype (a 16-bit float, or an integer
+// narrower than int64), and for logical ops (bool compute), whose "nonzero"
+// depends on the common dtype too.
+template <typename C> bool converts_operand(const ElementwiseIter& it, int k, ScalarType common) {
+  if (it.is_scalar[k] || it.dtype[k] == common) return false;
+  if constexpr (std::is_same_v<C, bool>) return true;
+  return common == kFloat16 || common == kBFloat16 || common == kInt8 || common == kInt16 || common == kInt32 ||
+         common == kUInt8;
 }
 
 struct CpuLoops {
@@ -78,7 +80,7 @@ struct CpuLoops {
   template <typename C, int NIN, typename F>
   static void general(const F& f, const ElementwiseIter& it, const C* scalars, ScalarType common) {
     bool rnd[NIN];
-    for (int k = 0; k < NIN; ++k) rnd[k] = rounds_through(it, k + 1, common);
+    for (int k = 0; k < NIN; ++k) rnd[k] = converts_operand<C>(it, k + 1, common);
     char* ptr[kMaxOperands];
     for (int k = 0; k < it.nops; ++k) ptr[k] = it.data[k];
     int64_t counter[kMaxDims] = {0};
@@ -91,9 +93,7 @@ struct CpuLoops {
           if (it.is_scalar[k + 1]) {
             x[k] = scalars[k];
           } else {
-            x[k] = load_as<C>(ptr[k + 1] + i * it.strides[k + 1][0], it.dtype[k + 1]);
-            if constexpr (std::is_same_v<C, float> || std::is_same_v<C, int64_t>)
-              if (rnd[k]) x[k] = round_through(common, x[k]);
+            x[k] = load_operand<C>(ptr[k + 1] + i * it.strides[k + 1][0], it.dtype[k + 1], common, rnd[k]);
           }
         }
         store_as(ptr[0] + i * it.strides[0][0], it.dtype[0], apply<NIN>(f, x));

@@ -129,9 +129,7 @@ __device__ __forceinline__ void ew_general_body(const F& f, const ElementwiseIte
       if (it.is_scalar[k + 1]) {
         c[k] = g.scalar[k];
       } else {
-        c[k] = load_as<C>(it.data[k + 1] + off[k + 1], it.dtype[k + 1]);
-        if constexpr (std::is_same_v<C, float> || std::is_same_v<C, int64_t>)
-          if (g.round[k]) c[k] = round_through(g.common, c[k]);
+        c[k] = load_operand<C>(it.data[k + 1] + off[k + 1], it.dtype[k + 1], g.common, g.round[k]);
       }
     }
     store_as(it.data[0] + off[0], it.dtype[0], apply<NIN>(f, c));
@@ -202,7 +200,7 @@ struct CudaLoops {
       GeneralArgs<C, NIN> g;
       for (int k = 0; k < NIN; ++k) {
         g.scalar[k] = scalars[k];
-        g.round[k] = rounds_through(it, k + 1, common);
+        g.round[k] = converts_operand<C>(it, k + 1, common);
       }
       g.common = common;
       const int64_t per_block = static_cast<int64_t>(kThreads) * kGeneralPerThread;

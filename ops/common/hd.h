@@ -52,7 +52,9 @@ template <typename T, typename V> GX_HD T to(V v) { return To<T>::from(v); }
 // the common dtype: a float32 input of a float16 op rounds through float16,
 // and an integer input wider than the common dtype (a 0-d int16 tensor with a
 // uint8 one: 0-d operands do not widen the result) wraps to it, so
-// minimum(uint8 [1], int16 -1) compares 1 with 255 and gives 1.
+// minimum(uint8 [1], int16 -1) compares 1 with 255 and gives 1. Logical ops
+// test "nonzero" after the conversion (logicalAnd(uint8 [1], int16 256) is
+// false). Found by the fuzz suite (test/fuzz/).
 GX_HD float round_through(ScalarType t, float v) {
   if (t == kFloat16) return static_cast<float>(Half(v));
   if (t == kBFloat16) return static_cast<float>(BFloat16(v));
@@ -97,6 +99,33 @@ template <typename V> GX_HD void store_as(char* p, ScalarType t, V v) {
     case kInt64: *reinterpret_cast<int64_t*>(p) = to<int64_t>(v); break;
     case kUInt8: *reinterpret_cast<uint8_t*>(p) = to<uint8_t>(v); break;
     case kBool: *reinterpret_cast<bool*>(p) = to<bool>(v); break;
+  }
+}
+
+// A logical op's operand (bool compute) as "nonzero" after conversion to the
+// common dtype (NOTE [ Operands converted to the common dtype ]): a 0-d
+// int16 256 beside uint8 is 0, a 0-d float64 5e-324 beside float32 is 0.
+GX_HD bool nonzero_through(const char* p, ScalarType t, ScalarType common) {
+  switch (common) {
+    case kBool: return load_as<bool>(p, t);
+    case kFloat64: return load_as<double>(p, t) != 0;
+    case kFloat32: return static_cast<float>(load_as<double>(p, t)) != 0.0f;
+    case kFloat16:
+    case kBFloat16: return round_through(common, static_cast<float>(load_as<double>(p, t))) != 0.0f;
+    default: return round_through(common, load_as<int64_t>(p, t)) != 0;
+  }
+}
+
+// One operand element as an op computing in C reads it: `convert` (from
+// converts_operand) says it is first converted to the common dtype.
+template <typename C> GX_HD C load_operand(const char* p, ScalarType t, ScalarType common, bool convert) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return convert ? nonzero_through(p, t, common) : load_as<bool>(p, t);
+  } else {
+    C v = load_as<C>(p, t);
+    if constexpr (std::is_same_v<C, float> || std::is_same_v<C, int64_t>)
+      if (convert) v = round_through(common, v);
+    return v;
   }
 }
 
