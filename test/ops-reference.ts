@@ -187,8 +187,13 @@ export function closeEach(t: ExecutionContext, actual: readonly V[], expected: r
   t.pass();
 }
 
-/** Live tensors on a device now (for leak checks in serial tests). */
+/**
+ * Live tensors on a device now (for leak checks in serial tests), after a
+ * collection: tensors other tests forgot are finalized inside collections
+ * (NOTE [ Finalizers inside the GC ]), so one must not land mid-check.
+ */
 export function live(device: string): number {
+  globalThis.gc?.();
   return gx.memory.stats(device).liveTensors;
 }
 
