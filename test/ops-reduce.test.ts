@@ -249,3 +249,32 @@ deviceTestSerial('reductions leave no tensors behind', (t, device) => {
   t.throws(() => gx.sum(x, 5));
   t.is(live(device), before);
 });
+
+// Found by the fuzz suite (test/fuzz/): { dtype } converts the input before reducing, as torch does.
+deviceTest('sum, prod and mean with { dtype } convert the input to it first', (t, device) => {
+  using a = gx.tensor([1e300, -1e300], { dtype: 'float64', device });
+  t.true(Number.isNaN(gx.sum(a, { dtype: 'float32' }).item()), 'inf + -inf');
+  using b = gx.tensor([0.5], { device });
+  t.is(gx.sum(b, { dtype: 'bool' }).item(), true);
+  using c = gx.tensor([65520, -249, -8], { dtype: 'int32', device });
+  t.is(gx.sum(c, { dtype: 'float16' }).item(), Infinity);
+  using d = gx.tensor([-1], { dtype: 'int8', device });
+  using out = gx.zeros([], { dtype: 'int32', device });
+  gx.sum(d, { dtype: 'uint8', out });
+  t.is(out.item(), 255);
+  using e = gx.tensor([0.5, 3], { device });
+  t.is(gx.prod(e, { dtype: 'int32' }).item(), 0);
+  t.is(gx.mean(gx.tensor([1e300, 1], { dtype: 'float64', device }), { dtype: 'float32' }).item(), Infinity);
+});
+
+deviceTest('var and std of one non-finite element are NaN', (t, device) => {
+  for (const v of [NaN, Infinity, -Infinity]) {
+    using x = gx.tensor([v], { device });
+    t.true(Number.isNaN(gx.var(x, { correction: 0 }).item()), `var([${v}])`);
+    t.true(Number.isNaN(gx.std(x, { correction: 0 }).item()), `std([${v}])`);
+  }
+  using y = gx.tensor([[2, NaN], [5, 5]], { device });
+  const r = gx.var(y, { axis: 1, correction: 0 }).toArraySync();
+  t.true(Number.isNaN(r[0]));
+  t.is(r[1], 0);
+});

@@ -5,7 +5,8 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
-import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
+import { checkTensor, computeResult, describeOperand, optionsOf } from './common';
+import { astypeOp } from './elementwise';
 import { OpRef } from './library';
 import { normalizeAxes } from './axes';
 import { isFloating } from './promotion';
@@ -102,6 +103,13 @@ export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string
         `${o.axis === undefined ? '' : `, axis ${JSON.stringify(o.axis)}`}): ${spec.name} has no identity`);
     }
   }
-  return computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
-    (r) => native.callOp(spec.op.id(fn), x.handle(fn), dims, compute, r.handle(fn)));
+  // { dtype } converts the input first, as torch does (sum of float64 1e300 and -1e300 as float32 is
+  // inf - inf = NaN, of int8 -1 as uint8 is 255); accumulating the input's own values differed.
+  const src = asked !== undefined && asked !== xd ? astypeOp(x, asked, fn) : x;
+  try {
+    return computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
+      (r) => native.callOp(spec.op.id(fn), src.handle(fn), dims, compute, r.handle(fn)));
+  } finally {
+    if (src !== x) src.dispose();
+  }
 }

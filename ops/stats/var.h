@@ -45,7 +45,8 @@ template <typename A> struct VarReducer {
 
   GX_HD Acc init() const { return Acc{A(0), A(0), A(0), 0}; }
   GX_HD Acc step(Acc a, A x, int64_t) const {
-    if (a.n == 0) return Acc{x, A(0), A(0), 1};
+    // m2 starts as x - x: 0, but NaN for an infinite or NaN x (torch: var([inf]) is NaN; found by the fuzz suite).
+    if (a.n == 0) return Acc{x, A(0), x - x, 1};
     const A y = x - a.shift;
     const int64_t n = a.n + 1;
     const A d = y - a.mean;
