@@ -122,7 +122,7 @@ export function empty<D extends DType = 'float32'>(shape: ShapeLike, opts?: Empt
  * allocating outputs, where gx.empty's argument parsing would dominate.
  * `like`: an operand whose shape array `shape` may be (its metadata is reused).
  */
-export function allocate<D extends DType>(shape: readonly number[], dtype: D, device: Device, like?: Tensor): Tensor<D> {
+export function allocate<D extends DType>(shape: readonly number[], dtype: D, device: Device, like?: Tensor, fn?: string): Tensor<D> {
   // A contiguous `like` of this very shape array lends its frozen shape and strides (no copies to make and freeze).
   const meta = like !== undefined && like.shape === shape && like.isContiguous()
     ? { shape, strides: like.strides, offset: 0, dtype, device, contiguous: true }
@@ -136,22 +136,36 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   st[STAGED_EMPTY + 2] = device.typeCode;
   st[STAGED_EMPTY + 3] = device.index;
   for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_SHAPE + d] = shape[d];
-  const h = native.emptyStaged();
+  const h = callerNamed(fn, native.emptyStaged);
   return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS]);
+}
+
+/**
+ * `alloc()`, whose out-of-memory error (the core's, which says the size and
+ * the device but knows no caller) names `fn` when given.
+ */
+function callerNamed<T>(fn: string | undefined, alloc: () => T): T {
+  try {
+    return alloc();
+  } catch (e) {
+    if (fn !== undefined && e instanceof Error && (e as Error & { code?: string }).code === 'GX_OUT_OF_MEMORY') e.message = `${fn}: ${e.message}`;
+    throw e;
+  }
 }
 
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn);
   const dtype = o.dtype ?? defaultDType;
-  if (!o.pinned) return allocate(dims, dtype, o.device) as Tensor<D>;
-  return new Tensor<D>(native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true), contiguousMeta(dims, dtype, o.device));
+  if (!o.pinned) return allocate(dims, dtype, o.device, undefined, fn) as Tensor<D>;
+  return new Tensor<D>(callerNamed(fn, () => native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true)),
+    contiguousMeta(dims, dtype, o.device));
 }
 
 function filled<D extends DType>(shape: unknown, value: Scalar, opts: unknown, fn: string, defaultDType: DType): Tensor<D> {
   const t = emptyImpl<D>(shape, opts, fn, defaultDType);
   try {
-    return t.fill_(value);
+    return t.fill_(value, fn);
   } catch (err) {
     t.dispose();
     throw err;
@@ -210,7 +224,7 @@ export function arange<D extends DType = DType>(
   const o = options<D>(opts, fn);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
-  const t = new Tensor<D>(native.empty([n], dtypeCode(dtype), o.device.typeCode, o.device.index, false), contiguousMeta([n], dtype, o.device));
+  const t = allocate([n], dtype as D, o.device, undefined, fn);
   native.arange(t.handle(), start, step);
   return t;
 }
@@ -228,7 +242,7 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   }
   const o = options<D>(opts, fn);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
-  const t = new Tensor<D>(native.empty([steps], dtypeCode(dtype), o.device.typeCode, o.device.index, false), contiguousMeta([steps], dtype, o.device));
+  const t = allocate([steps], dtype as D, o.device, undefined, fn);
   native.linspace(t.handle(), start, end);
   return t;
 }

@@ -112,7 +112,7 @@ export function toStorageArray<D extends DType>(
   }
   if (dtype === 'bool') {
     const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = values[i] ? 1 : 0;
+    for (let i = 0; i < n; i++) out[i] = isNonzero(values[i]) ? 1 : 0;
     return out as StorageArrayMap[D];
   }
   if (dtype === 'int64') {
@@ -138,8 +138,16 @@ function asNumeric(v: Scalar): number | bigint {
   return typeof v === 'boolean' ? (v ? 1 : 0) : v;
 }
 
-/** The bit pattern of `value` as one element of `dtype` (for fills). */
+/** A JS value as a bool element: nonzero, as C++ and torch convert (NaN is true; JS truthiness says false). */
+function isNonzero(v: Scalar): boolean {
+  return typeof v === 'number' ? v !== 0 : Boolean(v);
+}
+
+/** The bit pattern of `value` as one element of `dtype` (for fills); a TypeError naming `fn` unless it is a number, bigint or boolean. */
 export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
+  if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+    throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${describeValue(value)}`);
+  }
   const view = new DataView(new ArrayBuffer(8));
   switch (dtype) {
     case 'float32':
@@ -153,7 +161,7 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
     case 'bfloat16':
       return BigInt(float32ToBFloat16Bits(Number(value)));
     case 'bool':
-      return value ? 1n : 0n;
+      return isNonzero(value) ? 1n : 0n;
     default:
       return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype, fn));
   }

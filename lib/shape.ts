@@ -150,3 +150,30 @@ export function describeValue(v: unknown): string {
   if (typeof v === 'object') return `an object (${Object.prototype.toString.call(v)})`;
   return `${typeof v} ${String(v)}`;
 }
+
+/**
+ * The byte range [lo, hi) that the elements of a strided layout span in
+ * memory (NOTE [ Overlapping outputs ] in ops/overlap.ts); undefined when it
+ * has no elements.
+ */
+export function byteSpan(address: number, shape: readonly number[], strides: readonly number[], itemsize: number): [number, number] | undefined {
+  let lo = 0, hi = 0;
+  for (let d = 0; d < shape.length; d++) {
+    if (shape[d] === 0) return undefined;
+    const span = (shape[d] - 1) * strides[d];
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  return [address + lo * itemsize, address + (hi + 1) * itemsize];
+}
+
+/** Whether two layouts (of one dtype) put the same elements at the same addresses. */
+export function sameLayout(a: number, shapeA: readonly number[], stridesA: readonly number[],
+  b: number, shapeB: readonly number[], stridesB: readonly number[]): boolean {
+  if (a !== b || shapeA.length !== shapeB.length) return false;
+  for (let d = 0; d < shapeA.length; d++) {
+    if (shapeA[d] !== shapeB[d]) return false;
+    if (shapeA[d] > 1 && stridesA[d] !== stridesB[d]) return false;
+  }
+  return true;
+}

@@ -19,7 +19,7 @@ import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from './generated/dtype
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { track } from './tidy';
-import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from './shape';
+import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
 
 /** What item() returns for a dtype: bigint for int64, boolean for bool, else number. */
 export type ItemOf<D extends DType> = D extends 'int64' ? bigint : D extends 'bool' ? boolean : number;
@@ -230,7 +230,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** The value of a one-element tensor. */
   item(): ItemOf<D> {
-    const n = this.numel;
+    const n = numelOf(this.#info('Tensor.item').shape);
     if (n !== 1) {
       throw new RangeError(`Tensor.item: only a one-element tensor has an item; this one has shape ${formatShape(this.shape)} (${n} elements)`);
     }
@@ -291,9 +291,9 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return out;
   }
 
-  /** Sets every element to `value`, in place; returns this. */
-  fill_(value: Scalar): this {
-    native.fill(this.handle('Tensor.fill_'), fillBits(value, this.dtype, 'Tensor.fill_'));
+  /** Sets every element to `value`, in place; returns this. (`fn`: @internal, the caller named in errors.) */
+  fill_(value: Scalar, fn = 'Tensor.fill_'): this {
+    native.fill(this.handle(fn), fillBits(value, this.#info(fn).dtype, fn));
     return this;
   }
 
@@ -312,6 +312,13 @@ export class Tensor<D extends DType = DType> implements Disposable {
     }
     if (dst.dtype !== from.dtype) {
       throw new TypeError(`${fn}: src is ${from.dtype} but self is ${dst.dtype}; convert it first with src.astype('${dst.dtype}')`);
+    }
+    if (dst.device.equals(from.device) && overlapsPartly(this, dst, src, from)) {
+      // Reading src while writing self would read overwritten elements: copy through a temporary
+      // (NOTE [ Overlapping outputs ] in ops/overlap.ts).
+      using tmp = src.clone();
+      native.copy(this.handle(fn), tmp.handle(fn), Boolean(opts.nonBlocking));
+      return this;
     }
     native.copy(this.handle(fn), src.handle(fn), Boolean(opts.nonBlocking));
     return this;
@@ -343,6 +350,14 @@ export class Tensor<D extends DType = DType> implements Disposable {
   [inspect.custom](): string {
     return this.toString();
   }
+}
+
+/** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
+function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {
+  const item = DTYPE_INFO[ma.dtype].itemsize;
+  const ra = byteSpan(a.address(), ma.shape, ma.strides, item), rb = byteSpan(b.address(), mb.shape, mb.strides, item);
+  if (ra === undefined || rb === undefined || ra[1] <= rb[0] || rb[1] <= ra[0]) return false;
+  return !sameLayout(a.address(), ma.shape, ma.strides, b.address(), mb.shape, mb.strides);
 }
 
 // One ArrayBuffer's limit here (Node 20: 4 GiB; later versions allow more).

@@ -66,3 +66,48 @@ test('errors of built-in ops name the gx function, not the op registry name', (t
   const other = new Error('myext::op: bad');
   t.is((namedForCaller(other, 'gx.add') as Error).message, 'myext::op: bad');
 });
+
+// Found by the fuzz suite (test/fuzz/known.ts lists them while they were open).
+deviceTest('fill_, full and the creation functions name themselves and refuse non-numbers', (t, device) => {
+  using z = gx.zeros([2], { device });
+  rejects(t, device, () => z.fill_('x' as unknown as number), TypeError, /^Tensor\.fill_: value must be a number, bigint or boolean, got a string/);
+  rejects(t, device, () => z.fill_({} as unknown as number), TypeError, /^Tensor\.fill_: value must be a number/);
+  using b = gx.zeros([2], { dtype: 'bool', device });
+  rejects(t, device, () => b.fill_(Symbol('s') as unknown as number), TypeError, /^Tensor\.fill_: value must be a number/);
+  rejects(t, device, () => gx.full([2], 2n ** 64n, { device }), RangeError, /^gx\.full: /);
+  rejects(t, device, () => gx.full([2], NaN, { dtype: 'int32', device }), RangeError, /^gx\.full: /);
+  const d = gx.ones([1], { device });
+  d.dispose();
+  rejects(t, device, () => d.item(), Error, /^Tensor\.item: this tensor was disposed/);
+  using one = gx.ones([2], { device });
+  using dot = gx.matmul(one, one, null);  // null options, as the other ops take
+  t.is(dot.item(), 2);
+});
+
+test('out-of-memory errors name the function that allocated', (t) => {
+  for (const [name, f] of [
+    ['gx.empty', () => gx.empty([2 ** 40])], ['gx.zeros', () => gx.zeros([2 ** 40])],
+    ['gx.arange', () => gx.arange(0, 2 ** 40)], ['gx.linspace', () => gx.linspace(0, 1, 2 ** 40)],
+  ] as const) {
+    const err = t.throws(f);
+    t.regex(err?.message ?? '', new RegExp(`^${name.replace('.', '\\.')}: out of host memory`), name);
+  }
+});
+
+test('resultType refuses operands that are not tensors, numbers, bigints or booleans', (t) => {
+  t.throws(() => gx.resultType('x' as unknown as number), { instanceOf: TypeError, message: /^gx\.resultType: operands must be/ });
+  using x = gx.ones([2]);
+  t.throws(() => gx.resultType(x, {} as unknown as number), { instanceOf: TypeError, message: /^gx\.resultType: operands must be/ });
+});
+
+deviceTest('a JS NaN becomes bool true on every path (nonzero, as torch)', (t, device) => {
+  using a = gx.tensor([NaN, 0, -0, 2], { dtype: 'bool', device });
+  t.deepEqual(Array.from(a.toArraySync()), [1, 0, 0, 1]);
+  using b = gx.full([1], NaN, { dtype: 'bool', device });
+  t.is(b.item(), true);
+  using c = gx.zeros([1], { dtype: 'bool', device });
+  t.is(c.fill_(NaN).item(), true);
+  using f = gx.tensor([NaN], { device });
+  using d = f.astype('bool');
+  t.is(d.item(), true);
+});

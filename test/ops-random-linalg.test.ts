@@ -318,3 +318,13 @@ cudaTest('linalg.svd: the same singular values on the CPU and on CUDA', (t) => {
     }
   }
 });
+
+// Found by the fuzz suite: the CPU SVD squared unscaled entries (overflow past ~1e154, underflow below ~1e-154).
+deviceTest('svd of float64 matrices with huge or tiny entries', (t, device) => {
+  using big = gx.tensor([[1e300, 0], [0, 3e299]], { dtype: 'float64', device });
+  const s1 = gx.linalg.svd(big).S.toArraySync();
+  t.true(Math.abs(s1[0] / 1e300 - 1) < 1e-12 && Math.abs(s1[1] / 3e299 - 1) < 1e-12, `S = ${Array.from(s1)}`);
+  using tiny = gx.tensor([[1e-311]], { dtype: 'float64', device });
+  const s2 = gx.linalg.svd(tiny).S.toArraySync();
+  t.true(Math.abs(s2[0] / 1e-311 - 1) < 1e-3, `S = ${Array.from(s2)}`);
+});

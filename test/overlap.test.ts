@@ -65,3 +65,13 @@ deviceTest('interleaved views do not overlap and need no temporary to be right',
   even.dispose(); odd.dispose();
   sameValues(t, a.toArraySync(), [0, 10, 2, 12, 4, 14, 6, 16]);
 });
+
+deviceTest('copy_ from a source that partially overlaps self', (t, device) => {
+  using m = gx.arange(9, { dtype: 'float32', device }).view(3, 3);
+  using mt = m.transpose(0, 1);
+  m.copy_(mt);
+  sameValues(t, m.toArraySync(), [0, 3, 6, 1, 4, 7, 2, 5, 8]);
+  using a = gx.arange(6, { dtype: 'float32', device });
+  a.narrow(0, 1, 5).copy_(a.narrow(0, 0, 5));
+  sameValues(t, a.toArraySync(), [0, 0, 1, 2, 3, 4]);
+});

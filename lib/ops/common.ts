@@ -87,7 +87,7 @@ function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn
     return { t: self, owned: false };
   }
   const out = opts.out;
-  if (out === undefined || out === null) return { t: allocate(shape, dtype, device), owned: true };
+  if (out === undefined || out === null) return { t: allocate(shape, dtype, device, undefined, fn), owned: true };
   if (!(out instanceof Tensor)) throw new TypeError(`${fn}: options.out must be a Tensor, got ${describeValue(out)}`);
   out.handle(fn);
   if (!equalShapes(out.shape, shape)) {
@@ -124,7 +124,7 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
   compute: (dst: Tensor) => void): Tensor {
   const { t, owned } = resultTensor(shape, dtype, device, fn, opts);
   const viaTemporary = !owned && overlapsInputs(t, opts.inputs, opts.elementwise);
-  const dst = viaTemporary ? allocate(shape, t.dtype, device) : t;
+  const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {
     compute(dst);
     if (viaTemporary) t.copy_(dst);

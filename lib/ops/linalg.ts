@@ -12,7 +12,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
-import { checkTensor } from './common';
+import { checkTensor, optionsOf } from './common';
 import { namedForCaller, OpRef } from './library';
 import { overlapsInputs } from './overlap';
 
@@ -66,8 +66,9 @@ function asBatch3(t: Tensor, batch: readonly number[], rows: number, cols: numbe
  * const c = gx.matmul(a, b);                       // [.., m, k] @ [.., k, n]
  * const y = gx.matmul(w, x, { allowTf32: true });  // float32 on tensor cores
  */
-export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
+export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Tensor {
   const fn = 'gx.matmul';
+  const opts = optionsOf<MatmulOptions>(options, fn);
   checkTensor(a, fn, 'a');
   checkTensor(b, fn, 'b');
   if (a.ndim === 0 || b.ndim === 0) {
@@ -97,7 +98,7 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   }
   // An out that shares memory with a or b gets the product through a temporary (NOTE [ Overlapping outputs ]).
   const viaTemporary = out !== undefined && overlapsInputs(out, [a, b], false);
-  const result = out === undefined || viaTemporary ? allocate(resultShape, a.dtype, a.device) : out;
+  const result = out === undefined || viaTemporary ? allocate(resultShape, a.dtype, a.device, undefined, fn) : out;
   try {
     multiply(a, b, aShape, bShape, batch, allowTf32, result, fn);
     if (viaTemporary) out.copy_(result);
@@ -145,8 +146,9 @@ export interface SvdResult<D extends DType = DType> {
  * @example
  * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]
  */
-export function svd<D extends DType>(a: Tensor<D>, opts: { fullMatrices?: boolean } = {}): SvdResult<D> {
+export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: boolean } | null): SvdResult<D> {
   const fn = 'gx.linalg.svd';
+  const opts = optionsOf<{ fullMatrices?: boolean }>(options, fn);
   checkTensor(a, fn, 'a');
   if (a.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(a.shape)} (batched SVD is not supported yet)`);
   if (a.dtype !== 'float32' && a.dtype !== 'float64') throw new TypeError(`${fn}: dtype ${a.dtype} is not supported; expected float32 or float64`);
@@ -170,11 +172,11 @@ export function svd<D extends DType>(a: Tensor<D>, opts: { fullMatrices?: boolea
   }
   const outs: Tensor[] = [];
   try {
-    const s = allocate([k], dtype, device);
+    const s = allocate([k], dtype, device, undefined, fn);
     outs.push(s);
-    const u = allocate(full ? [rows, rows] : [k, rows], dtype, device);
+    const u = allocate(full ? [rows, rows] : [k, rows], dtype, device, undefined, fn);
     outs.push(u);
-    const v = allocate([k, k], dtype, device);
+    const v = allocate([k, k], dtype, device, undefined, fn);
     outs.push(v);
     native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), v.handle(fn));
     // A column-major matrix read row-major is its transpose. Tall: u holds U

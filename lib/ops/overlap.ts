@@ -11,32 +11,11 @@
 // costs nothing when the op allocates its result (new memory overlaps
 // nothing), and two address ranges when an `out` is given.
 import { DTYPE_INFO } from '../generated/dtypes';
+import { byteSpan, sameLayout } from '../shape';
 import { Tensor } from '../tensor';
 
-/** The byte range [lo, hi) the elements of t span; undefined when t has no elements. */
-function byteRange(t: Tensor): [number, number] | undefined {
-  const { shape, strides } = t;
-  const item = DTYPE_INFO[t.dtype].itemsize;
-  let lo = 0, hi = 0;
-  for (let d = 0; d < shape.length; d++) {
-    if (shape[d] === 0) return undefined;
-    const span = (shape[d] - 1) * strides[d];
-    if (span < 0) lo += span;
-    else hi += span;
-  }
-  const base = t.address();
-  return [base + lo * item, base + (hi + 1) * item];
-}
-
-/** Whether `a` and `b` hold the same elements in the same layout (shape, strides, dtype and address). */
-function sameElements(a: Tensor, b: Tensor): boolean {
-  if (a.dtype !== b.dtype || a.address() !== b.address() || a.ndim !== b.ndim) return false;
-  const sa = a.shape, sb = b.shape, ta = a.strides, tb = b.strides;
-  for (let d = 0; d < sa.length; d++) {
-    if (sa[d] !== sb[d]) return false;
-    if (sa[d] > 1 && ta[d] !== tb[d]) return false;
-  }
-  return true;
+function spanOf(t: Tensor): [number, number] | undefined {
+  return byteSpan(t.address(), t.shape, t.strides, DTYPE_INFO[t.dtype].itemsize);
 }
 
 /**
@@ -53,11 +32,11 @@ export function overlapsInputs(target: Tensor, inputs: readonly unknown[], eleme
       if (elementwise) continue;
       return true;
     }
-    if (range === null) range = byteRange(target);
+    if (range === null) range = spanOf(target);
     if (range === undefined) return false;
-    const r = byteRange(t);
+    const r = spanOf(t);
     if (r === undefined || r[1] <= range[0] || range[1] <= r[0]) continue;
-    if (elementwise && sameElements(target, t)) continue;
+    if (elementwise && t.dtype === target.dtype && sameLayout(target.address(), target.shape, target.strides, t.address(), t.shape, t.strides)) continue;
     return true;
   }
   return false;

@@ -16,6 +16,7 @@
 // boolean as bool.
 import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
 import { DEFAULT_FLOAT, parseDType } from '../dtype';
+import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 
 /** A JS value that can stand for a scalar operand. */
@@ -96,6 +97,9 @@ export function resultType(...operands: readonly Operand[]): DType {
       if (x.ndim > 0) dim = dim === undefined ? d : promoteTypes(dim, d);
       else zero = zero === undefined ? d : promoteTypes(zero, d);
     } else {
+      if (typeof x !== 'number' && typeof x !== 'bigint' && typeof x !== 'boolean') {
+        throw new TypeError(`gx.resultType: operands must be Tensors, numbers, bigints or booleans, got ${describeValue(x)}`);
+      }
       const d = scalarDType(x);
       wrapped = wrapped === undefined ? d : promoteTypes(wrapped, d);
     }

@@ -95,7 +95,7 @@ function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions |
   if (kind === Kind.Integer && dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; expected a numeric dtype`);
   const gen = opts?.generator ?? defaultGenerator;
   if (!(gen instanceof Generator)) throw new TypeError(`${fn}: generator must be a gx.Generator`);
-  const out = allocate(dims, dtype as D, device);
+  const out = allocate(dims, dtype as D, device, undefined, fn);
   try {
     const n = numelOf(dims);
     if (n > 0) {

@@ -47,6 +47,12 @@ void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Ten
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       const T* ap = static_cast<const T*>(a.data_ptr());
       std::vector<double> w(ap, ap + m * n);  // column j: w[j * m .. j * m + m)
+      // Scaled by a power of two so the largest entry is about 1: the rotations square entries, which
+      // overflowed beyond ~1e154 and underflowed below ~1e-154 (found by the fuzz suite). Exact; undone on S.
+      double maxabs = 0;
+      for (double x : w) maxabs = std::max(maxabs, std::fabs(x));
+      const int scale = maxabs > 0 && std::isfinite(maxabs) ? std::ilogb(maxabs) : 0;
+      if (scale != 0) for (double& x : w) x = std::ldexp(x, -scale);
       std::vector<double> v(static_cast<size_t>(n * n), 0.0);
       for (int64_t j = 0; j < n; ++j) v[static_cast<size_t>(j * n + j)] = 1.0;
       const double eps = 1e-15;
@@ -108,7 +114,7 @@ void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Ten
       T* s_p = static_cast<T*>(s_out.data_ptr());
       T* u_p = static_cast<T*>(u_out.data_ptr());
       T* v_p = static_cast<T*>(v_out.data_ptr());
-      for (int64_t k = 0; k < n; ++k) s_p[k] = static_cast<T>(sv[static_cast<size_t>(order[static_cast<size_t>(k)])]);
+      for (int64_t k = 0; k < n; ++k) s_p[k] = static_cast<T>(std::ldexp(sv[static_cast<size_t>(order[static_cast<size_t>(k)])], scale));
       for (int64_t x = 0; x < m * ucols; ++x) u_p[x] = static_cast<T>(u[static_cast<size_t>(x)]);
       // V column-major: column k is the rotation column of the k-th largest singular value.
       for (int64_t k = 0; k < n; ++k) {
