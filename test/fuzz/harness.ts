@@ -129,7 +129,8 @@ export function compareTensor(r: gx.Tensor, x: Expect): string | undefined {
  * names an Error may carry (the one called, and where lib documents it, the
  * function a method forwards to). Returns the call's result when it returned.
  */
-export function judge(ctx: Ctx, names: readonly string[], verdict: Verdict, call: () => unknown): { value?: unknown; threw: boolean } {
+export function judge(ctx: Ctx, names: readonly string[], verdict: Verdict, call: () => unknown,
+  keep: (value: unknown) => void = () => undefined): { value?: unknown; threw: boolean } {
   ctx.stats.calls++;
   if (verdict.kind === 'error') {
     const why = verdict.why.replace(/-?\d[\d.e+]*|\[[^\]]*\]/g, '#');
@@ -138,6 +139,7 @@ export function judge(ctx: Ctx, names: readonly string[], verdict: Verdict, call
   let value: unknown;
   try {
     value = call();
+    keep(value);  // before judging: a failure must not leak what the call made
   } catch (e) {
     ctx.stats.errors++;
     if (e instanceof Failure) throw e;

@@ -1,7 +1,13 @@
 // Every fuzz property, in the order the suite runs them.
 import { binaryProperty } from './props/binary';
+import { unaryProperty } from './props/unary';
+import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
 export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(binaryProperty),
+  fuzzProperty(unaryProperty),
+  fuzzProperty(whereProperty),
+  fuzzProperty(clampProperty),
+  fuzzProperty(astypeProperty),
 ];

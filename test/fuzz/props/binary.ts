@@ -8,7 +8,7 @@ import * as gx from '../../../lib';
 import type { DType } from '../../../lib';
 import { baseOf, dtypeArb, relationArb, relatedShape, scalarArb, shapeArb, cpuArb } from '../arbitraries';
 import {
-  aliasing, badOptions, errorVerdict, KNOWN_NARROW_OPERAND, operandArb, optsJunkArb, outArb, resolveOperand, resolveOut,
+  aliasing, badOptions, errorVerdict, operandArb, optsJunkArb, outArb, resolveOperand, resolveOut,
   targetProblem, deviceOf, outValue, type ModelOperand, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import type { Known } from '../harness';
@@ -16,6 +16,7 @@ import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type M
 import {
   canCastTo, cast, castFrom, computeOf, epsOf, intRange, isFloat, isInt, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
 } from '../semantics';
+import { KNOWN } from '../known';
 import type { FuzzProperty } from '../property';
 
 export const BINARY_OPS = [
@@ -263,9 +264,8 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
     const inexact = inp.op === 'pow' && isFloat(common);
     const coarser = isFloat(storeDtype) && epsOf(storeDtype) > epsOf(common) ? storeDtype : common;
     const known: Known[] = [];
-    if ((c === 'int' || c === 'bool') && narrowsAnOperand(tensors, common)) known.push({ tag: KNOWN_NARROW_OPERAND, on: 'mismatch' });
+    if (c === 'bool' && narrowsAnOperand(tensors, common)) known.push({ tag: KNOWN.logicalWideOperand, on: 'mismatch' });
     const al = aliasing(target, tensors.filter((t) => t !== target || !inplace), true);
-    if (al.known) known.push(...al.known);
     return {
       verdict: {
         kind: 'ok',

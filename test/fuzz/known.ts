@@ -1,0 +1,16 @@
+// Known bugs the fuzz suite runs into, one tag each with a minimal
+// reproduction. A property marks exactly the failures a tag explains (see
+// harness.ts `Known`); they are counted, not failed, until the fix lands:
+// then delete the tag here, and the compiler shows every place that used it.
+// `npm run fuzz -- --strict` (GPUEXT_FUZZ_STRICT=1) fails on them too.
+//
+// Issue 14 items 3 (overlapping outputs), 4 (integer ops with a wider 0-d
+// operand) and 5 (float16 from a JS number) were fixed before this suite
+// landed; their cases are kept in regressions.ts.
+export const KNOWN = {
+  // gx.logicalAnd(gx.tensor([1], { dtype: 'uint8' }), gx.tensor(256, { dtype: 'int16' })) gives [true]; torch
+  // converts 256 to the common dtype uint8 (0) first and gives [false]. Floats too:
+  // gx.logicalOr(gx.tensor([0]), gx.tensor(5e-324, { dtype: 'float64' })) gives [true] (torch: false, 5e-324 is
+  // 0 in float32). The logical ops read a 0-d operand of a wider dtype without converting it (item 4's class).
+  logicalWideOperand: 'KNOWN: fuzz 1 (logical ops, wider 0-d operand)',
+} as const;
