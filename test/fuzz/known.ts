@@ -13,4 +13,11 @@ export const KNOWN = {
   // gx.logicalOr(gx.tensor([0]), gx.tensor(5e-324, { dtype: 'float64' })) gives [true] (torch: false, 5e-324 is
   // 0 in float32). The logical ops read a 0-d operand of a wider dtype without converting it (item 4's class).
   logicalWideOperand: 'KNOWN: fuzz 1 (logical ops, wider 0-d operand)',
+  // gx.sum(gx.tensor([1e300, -1e300], { dtype: 'float64' }), { dtype: 'float32' }) gives 0 (torch: NaN, the
+  // inputs are inf and -inf in float32); gx.sum(gx.tensor([0.5]), { dtype: 'bool' }) gives false (torch: true);
+  // gx.sum(gx.tensor([65520, -249, -8], { dtype: 'int32' }), { dtype: 'float16' }) gives 65248 (torch: inf);
+  // gx.sum(gx.tensor([-1], { dtype: 'int8' }), { dtype: 'uint8', out: gx.zeros([], { dtype: 'int32' }) }) gives -1 (torch: 255).
+  // sum, prod and mean with { dtype } accumulate the input's own values instead of converting them to that
+  // dtype first, as their doc says (cumsum converts).
+  reduceDtypeNotConverted: 'KNOWN: fuzz 2 (sum/prod/mean { dtype } do not convert the input)',
 } as const;

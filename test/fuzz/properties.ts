@@ -1,6 +1,7 @@
 // Every fuzz property, in the order the suite runs them.
 import { binaryProperty } from './props/binary';
 import { unaryProperty } from './props/unary';
+import { reduceProperty } from './props/reduce';
 import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
@@ -10,4 +11,5 @@ export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(whereProperty),
   fuzzProperty(clampProperty),
   fuzzProperty(astypeProperty),
+  fuzzProperty(reduceProperty),
 ];
