@@ -12,6 +12,8 @@ export const MAX_NUMEL = 64;
 
 export const dtypeArb: fc.Arbitrary<DType> = fc.constantFrom(...DTYPES);
 export const floatDtypeArb: fc.Arbitrary<DType> = fc.constantFrom<DType>('float32', 'float64', 'float16', 'bfloat16');
+/** Floating dtypes four times in five (for ops that take only those). */
+export const mostlyFloatArb: fc.Arbitrary<DType> = fc.oneof({ weight: 4, arbitrary: floatDtypeArb }, { weight: 1, arbitrary: dtypeArb });
 
 /** A dimension: mostly 1 to 5, now and then 0. */
 const dimArb = fc.oneof(

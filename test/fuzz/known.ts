@@ -20,4 +20,7 @@ export const KNOWN = {
   // sum, prod and mean with { dtype } accumulate the input's own values instead of converting them to that
   // dtype first, as their doc says (cumsum converts).
   reduceDtypeNotConverted: 'KNOWN: fuzz 2 (sum/prod/mean { dtype } do not convert the input)',
+  // gx.var(gx.tensor([NaN]), { correction: 0 }) and gx.std(gx.tensor([Infinity]), { correction: 0 }) give 0
+  // (torch: NaN): a line of one non-finite element; [NaN, 1] gives NaN as it should.
+  varOneNonFinite: 'KNOWN: fuzz 3 (var/std of one NaN or inf)',
 } as const;

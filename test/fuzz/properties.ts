@@ -2,6 +2,7 @@
 import { binaryProperty } from './props/binary';
 import { unaryProperty } from './props/unary';
 import { reduceProperty } from './props/reduce';
+import { alongProperty, statsProperty } from './props/along';
 import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
@@ -12,4 +13,6 @@ export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(clampProperty),
   fuzzProperty(astypeProperty),
   fuzzProperty(reduceProperty),
+  fuzzProperty(alongProperty),
+  fuzzProperty(statsProperty),
 ];
