@@ -304,7 +304,9 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
         }
         if (!Number.isFinite(ss)) a = 0;
       }
-      values.push(cast(roundCompute(v, c), store));
+      // Past float32's range a float result is inf, or the CPU's double accumulator's value in a wider out.
+      const overflow = c === 'float' && Number.isFinite(v) && Math.abs(v) > maxFinite('float32') / 2;
+      values.push(overflow ? undefined : cast(roundCompute(v, c), store));
       atol.push(a);
     }
     const coarser = isFloat(store) && epsOf(store) > epsOf(dtype) ? store : dtype;
