@@ -23,4 +23,11 @@ export const KNOWN = {
   // gx.var(gx.tensor([NaN]), { correction: 0 }) and gx.std(gx.tensor([Infinity]), { correction: 0 }) give 0
   // (torch: NaN): a line of one non-finite element; [NaN, 1] gives NaN as it should.
   varOneNonFinite: 'KNOWN: fuzz 3 (var/std of one NaN or inf)',
+  // gx.matmul(a, b, null) throws "TypeError: Cannot read properties of null (reading 'allowTf32')", a message
+  // that does not name gx.matmul (a null options object is accepted by the other ops).
+  matmulNullOptions: 'KNOWN: fuzz 4 (gx.matmul with null options)',
+  // gx.linalg.svd(gx.tensor([[1e300, 0], [0, 0]], { dtype: 'float64' })).S is [inf, 0] (torch: [1e300, 0]), and
+  // gx.linalg.svd(gx.tensor([[1e-311]], { dtype: 'float64' })).S is [0]: the CPU Jacobi SVD squares entries
+  // without scaling, so float64 matrices with entries beyond about 1e154 or below about 1e-154 overflow or underflow.
+  svdUnscaled: 'KNOWN: fuzz 5 (CPU SVD of float64 entries beyond 1e154 or below 1e-154)',
 } as const;

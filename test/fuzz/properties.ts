@@ -3,6 +3,7 @@ import { binaryProperty } from './props/binary';
 import { unaryProperty } from './props/unary';
 import { reduceProperty } from './props/reduce';
 import { alongProperty, statsProperty } from './props/along';
+import { matmulProperty, svdProperty } from './props/linalg';
 import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
@@ -15,4 +16,6 @@ export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(reduceProperty),
   fuzzProperty(alongProperty),
   fuzzProperty(statsProperty),
+  fuzzProperty(matmulProperty),
+  fuzzProperty(svdProperty),
 ];
