@@ -4,6 +4,8 @@ import { unaryProperty } from './props/unary';
 import { reduceProperty } from './props/reduce';
 import { alongProperty, statsProperty } from './props/along';
 import { matmulProperty, svdProperty } from './props/linalg';
+import { layoutProperty } from './props/layout';
+import { joinProperty, methodProperty } from './props/tensor';
 import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
@@ -18,4 +20,7 @@ export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(statsProperty),
   fuzzProperty(matmulProperty),
   fuzzProperty(svdProperty),
+  fuzzProperty(layoutProperty),
+  fuzzProperty(joinProperty),
+  fuzzProperty(methodProperty),
 ];
