@@ -32,7 +32,8 @@ export const KNOWN = {
   svdUnscaled: 'KNOWN: fuzz 5 (CPU SVD of float64 entries beyond 1e154 or below 1e-154)',
   // Issue 14 item 7 (messages that do not name the function), not fixed yet: t.copy_(src) of another shape
   // says "copy: shapes differ (1-d vs 1-d or sizes differ)", of another dtype "copy: dtypes differ: float32 vs
-  // int32"; gx.canCast('float64', 'x') and gx.promoteTypes('x', 'int8') say "Cannot read properties of undefined".
+  // int32"; gx.canCast('float64', 'x') and gx.promoteTypes('x', 'int8') say "Cannot read properties of undefined"
+  // (and gx.canCast('uint8', 'x') returns true).
   issue14Messages: 'KNOWN: issue 14 item 7',
   // gx.zeros([2]).fill_('x') and fill_({}) fill NaN, and a bool tensor's fill_('x') fills true: fill_ takes any
   // value for floating and bool dtypes without checking it is a number, bigint or boolean (integer dtypes refuse
@@ -44,4 +45,17 @@ export const KNOWN = {
   // transpose (torch refuses: the source and the destination share memory). Issue 14 item 3's class: the fix
   // covers the ops' outputs, not copy_ (a.narrow(0, 1, 5).copy_(a.narrow(0, 0, 5)) works: it goes through memmove).
   copyOverlap: 'KNOWN: fuzz 8 (copy_ from a source that partially overlaps self)',
+  // gx.empty([2 ** 40]), gx.zeros([2 ** 40]), gx.arange(0, 2 ** 40) and gx.linspace(0, 1, 2 ** 40) throw
+  // "Error: out of host memory: tried to allocate 4398046511104 bytes on cpu", which names no function.
+  oomMessage: 'KNOWN: fuzz 9 (out-of-memory errors name no function)',
+  // gx.resultType('x') and gx.resultType(gx.ones([2]), {}) return float32: operands that are neither tensors
+  // nor numbers, bigints or booleans are taken for floats instead of refused.
+  resultTypeJunk: 'KNOWN: fuzz 10 (gx.resultType takes junk operands)',
+  // gx.full([2], 2n ** 64n) and gx.full([2], NaN, { dtype: 'int32' }) throw RangeErrors that name Tensor.fill_
+  // (which gx.full calls), not gx.full.
+  fullNamesFill: 'KNOWN: fuzz 11 (gx.full value errors name Tensor.fill_)',
+  // gx.tensor([NaN], { dtype: 'bool' }), gx.full([1], NaN, { dtype: 'bool' }) and a bool tensor's fill_(NaN)
+  // give false, while gx.tensor([NaN]).astype('bool') gives true (torch: true; NaN is nonzero): JS values go
+  // to bool by JS truthiness.
+  nanToBool: 'KNOWN: fuzz 12 (a JS NaN becomes bool false)',
 } as const;

@@ -6,6 +6,8 @@ import { alongProperty, statsProperty } from './props/along';
 import { matmulProperty, svdProperty } from './props/linalg';
 import { layoutProperty } from './props/layout';
 import { joinProperty, methodProperty } from './props/tensor';
+import { createProperty, promoteProperty } from './props/creation';
+import { randomProperty } from './props/random';
 import { astypeProperty, clampProperty, whereProperty } from './props/select';
 import { fuzzProperty, type Runnable } from './property';
 
@@ -23,4 +25,7 @@ export const PROPERTIES: readonly Runnable[] = [
   fuzzProperty(layoutProperty),
   fuzzProperty(joinProperty),
   fuzzProperty(methodProperty),
+  fuzzProperty(createProperty),
+  fuzzProperty(promoteProperty),
+  fuzzProperty(randomProperty),
 ];

@@ -174,7 +174,8 @@ function methodPlan(inp: MethodInput, device: string): { bases: BaseSpec[]; plan
           return errorVerdict(v);
         }
         writes = x;
-        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: x.values.map(() => v) } };
+        const nan = x.dtype === 'bool' && typeof inp.value === 'number' && Number.isNaN(inp.value);
+        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: x.values.map(() => v) }, known: nan ? [{ tag: KNOWN.nanToBool, on: 'mismatch' }] : [] };
       }
       case 'copy_': {
         if (src.disposed) return errorVerdict('a disposed source');
