@@ -4,7 +4,7 @@
 // scripts/fuzz.js, which wins.
 
 /** Runs per property (times its weight) in the bounded run of `npm test`. */
-export const DEFAULT_RUNS = 150;
+export const DEFAULT_RUNS = 20000;
 
 export interface FuzzConfig {
   runs: number;
