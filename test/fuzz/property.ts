@@ -78,7 +78,7 @@ function runProperty<I>(p: FuzzProperty<I>, device: string, opts: RunOptions): R
   });
   const t0 = performance.now();
   const details = fc.check(prop, {
-    numRuns: opts.numRuns,
+    numRuns: Math.max(opts.numRuns, opts.examples?.length ?? 0),  // the kept cases always run
     seed: opts.seed,
     ...(opts.path !== undefined ? { path: opts.path, endOnFailure: true } : {}),
     ...(opts.examples !== undefined ? { examples: opts.examples.map((e) => [e as I] as [I]) } : {}),

@@ -5,8 +5,9 @@
 //  - a { seed, path } a failure printed: it replays that very case while the
 //    generators stay as they were (prefer the explicit input for long-lived
 //    cases).
-// Cases of a known bug pass (counted as known) until the bug is fixed;
-// `npm run fuzz -- --strict` or GPUEXT_FUZZ_STRICT=1 make them fail.
+// Cases of a known bug (known.ts) pass, counted as known, until the bug is
+// fixed; `npm run fuzz -- --strict` or GPUEXT_FUZZ_STRICT=1 make them fail.
+// The issue 14 cases below were fixed before the suite landed.
 
 export interface Regression {
   property: string;
@@ -64,6 +65,47 @@ export const REGRESSIONS: readonly Regression[] = [
       op: 'remainder', form: 'fn',
       bases: [{ dtype: 'uint8', shape: [1], data: [221] }, { dtype: 'int32', shape: [], data: [815421721] }],
       self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'create',
+    note: 'issue 14 item 5: gx.tensor([1 + 2 ** -11 + 2 ** -40], { dtype: float16 }) gave 1.0009765625 (through float32: 1)',
+    input: {
+      op: 'tensor', kind: 'nested', shape: [1], vdtype: 'float32', values: [1 + 2 ** -11 + 2 ** -40], dtype: 'float16', reshape: 0,
+      nums: [0, 0, 0], scalar: 0, badShape: 0, junkOpts: false,
+    },
+  },
+  {
+    property: 'binary',
+    note: 'KNOWN fuzz 1: gx.logicalAnd(tensor([1], uint8), tensor(256, int16)) gives [true] (torch: false)',
+    input: {
+      op: 'logicalAnd', form: 'fn',
+      bases: [{ dtype: 'uint8', shape: [1], data: [1] }, { dtype: 'int16', shape: [], data: [256] }],
+      self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'reduce',
+    note: 'KNOWN fuzz 2: gx.sum(tensor([1e300, -1e300], float64), { dtype: float32 }) gives 0 (torch: NaN)',
+    input: {
+      op: 'sum', method: false, style: 2, bases: [{ dtype: 'float64', shape: [2], data: [1e300, -1e300] }], x: t(0),
+      axis: { kind: 'none' }, fit: true, keepdims: false, dtype: 'float32', dtypeAnyway: false, out: { kind: 'none' }, junk: 'x',
+    },
+  },
+  {
+    property: 'stats',
+    note: 'KNOWN fuzz 3: gx.var(tensor([NaN]), { correction: 0 }) gives 0 (torch: NaN)',
+    input: {
+      op: 'var', method: false, style: 2, bases: [{ dtype: 'float32', shape: [1], data: [Number.NaN] }], x: t(0),
+      axis: { kind: 'none' }, fit: true, keepdims: false, correction: 0, out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'methods',
+    note: 'KNOWN fuzz 8: m.copy_(m.transpose(0, 1)) on arange(9).view(3, 3) is not the transpose',
+    input: {
+      op: 'copy_', bases: [{ dtype: 'int64', shape: [3, 3], data: i64([0, 1, 2, 3, 4, 5, 6, 7, 8]) }, { dtype: 'int64', shape: [1], data: [1n] }],
+      x: { base: 0, views: [] }, src: { base: 0, views: [{ op: 'transpose', a: 0, b: 1, c: 0 }] }, value: 0, device: 'cpu',
     },
   },
 ];
