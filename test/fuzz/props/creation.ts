@@ -225,7 +225,8 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         const bad = values.find((v): v is string => typeof v === 'string');
         if (bad !== undefined) return errorVerdict(bad);
         if (inp.reshape === 2) return errorVerdict('a shape of another element count');
-        return { kind: 'ok', expect: { dtype, shape: want, values: values as (V | undefined)[] }, known: nanBool(dtype, vals) };
+        const sent = inp.kind === 'junk' || (inp.kind === 'scalar' && vals.length > 0) ? [data] : inp.kind === 'typed' ? elementsOf(data as ArrayBufferView) : vals;
+        return { kind: 'ok', expect: { dtype, shape: want, values: values as (V | undefined)[] }, known: nanBool(dtype, sent) };
       }
       case 'empty':
       case 'zeros':

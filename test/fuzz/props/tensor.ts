@@ -183,10 +183,11 @@ function methodPlan(inp: MethodInput, device: string): { bases: BaseSpec[]; plan
         const known = [{ tag: KNOWN.issue14Messages, on: 'message' as const }];
         if (ss.length !== shape.length || ss.some((v, i) => v !== shape[i])) return errorVerdict('shapes differ', known);
         if (src.dtype !== x.dtype) return errorVerdict('dtypes differ', known);
+        writes = x;
         if (x.layout.shape.some((s, i) => s > 1 && x.layout.strides[i] === 0)) {
+          // Elements of self share memory: an Error (as torch), or any of the values written there.
           return { kind: 'ok', expect: { dtype: x.dtype, shape }, mayThrow: 'self has elements sharing memory' };
         }
-        writes = x;
         const al = aliasing(x, [src], true);
         const overlapKnown = al.mayThrow ? [{ tag: KNOWN.copyOverlap, on: 'mismatch' as const }] : [];
         return { kind: 'ok', expect: { dtype: x.dtype, shape, values: src.values }, known: overlapKnown, ...(al.mayThrow ? { mayThrow: al.mayThrow } : {}) };
