@@ -4,6 +4,7 @@
 import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
+import { rng } from './rng';
 import { encodeBFloat16, decodeBFloat16, encodeFloat16, decodeFloat16 } from '../lib/half';
 
 export const REQUIRE_CUDA = process.env.GPUEXT_REQUIRE_CUDA === '1';
@@ -47,17 +48,7 @@ export function deviceTestSerial(title: string, body: Body): void {
   register('serial', title, body);
 }
 
-/** A deterministic PRNG (mulberry32), so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from './rng';
 
 /**
  * n random values exactly representable in `dtype`, never all zero, in the

@@ -6,7 +6,7 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../lib/half';
-import { rng } from './helpers';
+import { rng } from './rng';
 
 export type V = number | bigint;
 

@@ -1,0 +1,116 @@
+// Fuzz cases kept for good: every run of the suite tries them first, on
+// every device. Two kinds:
+//  - an explicit input (the counterexample a failure prints, as plain data),
+//    which keeps working when the generators change;
+//  - a { seed, path } a failure printed: it replays that very case while the
+//    generators stay as they were (prefer the explicit input for long-lived
+//    cases).
+// Cases of a known bug (known.ts) pass, counted as known, until the bug is
+// fixed; `npm run fuzz -- --strict` or GPUEXT_FUZZ_STRICT=1 make them fail.
+// The issue 14 cases below were fixed before the suite landed.
+
+export interface Regression {
+  property: string;
+  /** What it caught, and where it is tracked. */
+  note: string;
+  input?: unknown;
+  seed?: number;
+  path?: string;
+}
+
+const i64 = (xs: number[]): bigint[] => xs.map((x) => BigInt(x));
+const t = (base: number, views: { op: string; a: number; b: number; c: number }[] = []): unknown =>
+  ({ kind: 'tensor', arg: { base, views } });
+
+export const REGRESSIONS: readonly Regression[] = [
+  {
+    property: 'binary',
+    note: 'issue 14 item 3: a.narrow(0, 1, 5).add_(a.narrow(0, 0, 5)) on arange(6) gave [0,1,3,6,10,15]',
+    input: {
+      op: 'add', form: 'inplace', bases: [{ dtype: 'int64', shape: [6], data: i64([0, 1, 2, 3, 4, 5]) }],
+      self: t(0, [{ op: 'narrow', a: 0, b: 1, c: 5 }]), other: t(0, [{ op: 'narrow', a: 0, b: 0, c: 5 }]), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'binary',
+    note: 'issue 14 item 3: gx.add(m, 0, { out: m.transpose(0, 1) }) gave [0,1,2,1,4,5,2,5,8]',
+    input: {
+      op: 'add', form: 'fn', bases: [{ dtype: 'int64', shape: [3, 3], data: i64([0, 1, 2, 3, 4, 5, 6, 7, 8]) }],
+      self: t(0), other: { kind: 'scalar', value: 0 },
+      out: { kind: 'alias', arg: { base: 0, views: [{ op: 'transpose', a: 0, b: 1, c: 0 }] } },
+    },
+  },
+  {
+    property: 'binary',
+    note: 'issue 14 item 4: gx.minimum(tensor([1], uint8), tensor(-1, int16)) gave [255] (torch: 1)',
+    input: {
+      op: 'minimum', form: 'fn',
+      bases: [{ dtype: 'uint8', shape: [1], data: [1] }, { dtype: 'int16', shape: [], data: [-1] }],
+      self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'binary',
+    note: 'issue 14 item 4: gx.eq(tensor([94], uint8), tensor(-8610, int16)) gave false (torch: true)',
+    input: {
+      op: 'eq', form: 'fn',
+      bases: [{ dtype: 'uint8', shape: [1], data: [94] }, { dtype: 'int16', shape: [], data: [-8610] }],
+      self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'binary',
+    note: 'issue 14 item 4: gx.remainder(tensor([221], uint8), tensor(815421721, int32)) gave 221 (torch: 21)',
+    input: {
+      op: 'remainder', form: 'fn',
+      bases: [{ dtype: 'uint8', shape: [1], data: [221] }, { dtype: 'int32', shape: [], data: [815421721] }],
+      self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'create',
+    note: 'issue 14 item 5: gx.tensor([1 + 2 ** -11 + 2 ** -40], { dtype: float16 }) gave 1.0009765625 (through float32: 1)',
+    input: {
+      op: 'tensor', kind: 'nested', shape: [1], vdtype: 'float32', values: [1 + 2 ** -11 + 2 ** -40], dtype: 'float16', reshape: 0,
+      nums: [0, 0, 0], scalar: 0, badShape: 0, junkOpts: false,
+    },
+  },
+  {
+    property: 'binary',
+    note: 'KNOWN fuzz 1: gx.logicalAnd(tensor([1], uint8), tensor(256, int16)) gives [true] (torch: false)',
+    input: {
+      op: 'logicalAnd', form: 'fn',
+      bases: [{ dtype: 'uint8', shape: [1], data: [1] }, { dtype: 'int16', shape: [], data: [256] }],
+      self: t(0), other: t(1), out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'reduce',
+    note: 'KNOWN fuzz 2: gx.sum(tensor([1e300, -1e300], float64), { dtype: float32 }) gives 0 (torch: NaN)',
+    input: {
+      op: 'sum', method: false, style: 2, bases: [{ dtype: 'float64', shape: [2], data: [1e300, -1e300] }], x: t(0),
+      axis: { kind: 'none' }, fit: true, keepdims: false, dtype: 'float32', dtypeAnyway: false, out: { kind: 'none' }, junk: 'x',
+    },
+  },
+  {
+    property: 'stats',
+    note: 'KNOWN fuzz 3: gx.var(tensor([NaN]), { correction: 0 }) gives 0 (torch: NaN)',
+    input: {
+      op: 'var', method: false, style: 2, bases: [{ dtype: 'float32', shape: [1], data: [Number.NaN] }], x: t(0),
+      axis: { kind: 'none' }, fit: true, keepdims: false, correction: 0, out: { kind: 'none' },
+    },
+  },
+  {
+    property: 'methods',
+    note: 'KNOWN fuzz 8: m.copy_(m.transpose(0, 1)) on arange(9).view(3, 3) is not the transpose',
+    input: {
+      op: 'copy_', bases: [{ dtype: 'int64', shape: [3, 3], data: i64([0, 1, 2, 3, 4, 5, 6, 7, 8]) }, { dtype: 'int64', shape: [1], data: [1n] }],
+      x: { base: 0, views: [] }, src: { base: 0, views: [{ op: 'transpose', a: 0, b: 1, c: 0 }] }, value: 0, device: 'cpu',
+    },
+  },
+];
+
+/** The explicit inputs kept for a property. */
+export function examplesFor(property: string): unknown[] {
+  return REGRESSIONS.filter((r) => r.property === property && r.input !== undefined).map((r) => r.input);
+}
