@@ -221,6 +221,7 @@ export function arange<D extends DType = DType>(
     throw new RangeError(`${fn}: end (${end}) is not reachable from start (${start}) with step ${step}`);
   }
   const n = Math.ceil((end - start) / step);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`${fn}: the range holds ${n} elements, more than a tensor can`);
   const o = options<D>(opts, fn);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);

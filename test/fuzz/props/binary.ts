@@ -16,7 +16,6 @@ import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type M
 import {
   canCastTo, cast, castFrom, computeOf, epsOf, intRange, isFloat, isInt, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
 } from '../semantics';
-import { KNOWN } from '../known';
 import type { FuzzProperty } from '../property';
 
 export const BINARY_OPS = [
@@ -264,7 +263,6 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
     const inexact = inp.op === 'pow' && isFloat(common);
     const coarser = isFloat(storeDtype) && epsOf(storeDtype) > epsOf(common) ? storeDtype : common;
     const known: Known[] = [];
-    if (c === 'bool' && narrowsAnOperand(tensors, common)) known.push({ tag: KNOWN.logicalWideOperand, on: 'mismatch' });
     const al = aliasing(target, tensors.filter((t) => t !== target || !inplace), true);
     return {
       verdict: {

@@ -9,7 +9,6 @@ import { DTYPES, type DType } from '../../../lib';
 import { dtypeArb, junkArb, scalarArb, shapeArb, valuesArb } from '../arbitraries';
 import { errorVerdict, type Plan } from '../calls';
 import type { Known } from '../harness';
-import { KNOWN } from '../known';
 import { numel, type BaseSpec } from '../model';
 import {
   canCastTo, cast, castFrom, intRange, isFloat, promote, resultTypeOf, type PromoOperand, type V,
@@ -148,7 +147,7 @@ function shapeProblem(s: unknown): string | undefined {
 const HUGE = 2 ** 36;
 
 function nanBool(dtype: DType, values: readonly unknown[]): Known[] {
-  return dtype === 'bool' && values.some((v) => typeof v === 'number' && Number.isNaN(v)) ? [{ tag: KNOWN.nanToBool, on: 'mismatch' }] : [];
+  return dtype === 'bool' && values.some((v) => typeof v === 'number' && Number.isNaN(v)) ? [] : [];
 }
 
 function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan: Plan } {
@@ -242,12 +241,11 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         const shape = typeof s === 'number' ? [s] : (s as number[]);
         const dtype: DType = a ?? (inp.op !== 'full' ? 'float32' : typeof value === 'bigint' ? 'int64' : typeof value === 'boolean' ? 'bool' : 'float32');
         if (numel(shape) >= HUGE) {
-          known.push({ tag: KNOWN.oomMessage, on: 'message' });
           return errorVerdict('out of memory', known);
         }
         if (inp.op === 'empty') return { kind: 'ok', expect: { dtype, shape } };
         const v = storeValue(value, dtype);
-        if (typeof v === 'string') return errorVerdict(v, inp.op === 'full' ? [{ tag: KNOWN.fullNamesFill, on: 'message' }] : undefined);
+        if (typeof v === 'string') return errorVerdict(v, inp.op === 'full' ? [] : undefined);
         return { kind: 'ok', expect: { dtype, shape, values: new Array<V | undefined>(numel(shape)).fill(v) }, known: nanBool(dtype, [value]) };
       }
       case 'arange': {
@@ -264,7 +262,7 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         const n = Math.ceil((end - start) / step);
         const integral = [start, end, step].every(Number.isInteger);
         const dtype = a ?? (integral ? 'int64' : 'float32');
-        if (n >= HUGE) return errorVerdict('out of memory', [{ tag: KNOWN.oomMessage, on: 'message' }]);
+        if (n >= HUGE) return errorVerdict('out of memory', []);
         const values = Array.from({ length: n }, (_, i) => cast(start + i * step, dtype));
         return { kind: 'ok', expect: { dtype, shape: [n], values } };
       }
@@ -274,7 +272,7 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         if (!Number.isFinite(n0) || !Number.isFinite(n1)) return errorVerdict('a bound that is not finite');
         if (!Number.isSafeInteger(steps) || steps < 0) return errorVerdict('steps that is not a non-negative integer');
         const dtype = a ?? 'float32';
-        if (steps >= HUGE) return errorVerdict('out of memory', [{ tag: KNOWN.oomMessage, on: 'message' }]);
+        if (steps >= HUGE) return errorVerdict('out of memory', []);
         const st = steps > 1 ? (n1 - n0) / (steps - 1) : 0;
         const half = Math.floor(steps / 2);
         const values = Array.from({ length: steps }, (_, i) => cast(i < half || steps === 1 ? n0 + st * i : n1 - st * (steps - 1 - i), dtype));
@@ -323,12 +321,12 @@ function promotePlan(inp: PromoteInput, device: string): { bases: BaseSpec[]; pl
   const bases: BaseSpec[] = [];
   const verdict = ((): Plan['verdict'] => {
     if (inp.op !== 'resultType') {
-      if (!isDType(inp.a) || !isDType(inp.b)) return errorVerdict('not a dtype', [{ tag: KNOWN.issue14Messages, on: 'any' }]);
+      if (!isDType(inp.a) || !isDType(inp.b)) return errorVerdict('not a dtype', []);
       const want = inp.op === 'promoteTypes' ? promote(inp.a, inp.b) : canCastTo(inp.a, inp.b);
       return { kind: 'value', check: (r) => (r === want ? undefined : `${String(r)}, expected ${String(want)}`) };
     }
     if (inp.operands.length === 0) return errorVerdict('no operands');
-    if (inp.operands.some((o) => 'junk' in o)) return errorVerdict('an operand of the wrong kind', [{ tag: KNOWN.resultTypeJunk, on: 'mismatch' }]);
+    if (inp.operands.some((o) => 'junk' in o)) return errorVerdict('an operand of the wrong kind', []);
     const ops = inp.operands.map((o): PromoOperand => ('t' in o ? { tensor: true, dtype: o.t, ndim: o.ndim } : { tensor: false, value: (o as { s: number }).s }));
     const want = resultTypeOf(ops);
     return { kind: 'value', check: (r) => (r === want ? undefined : `${String(r)}, expected ${String(want)}`) };

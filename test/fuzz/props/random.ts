@@ -10,7 +10,6 @@ import { dtypeArb, floatDtypeArb, shapeArb } from '../arbitraries';
 import { judge, type Ctx, type Verdict } from '../harness';
 import { numel } from '../model';
 import { cast, intRange, isFloat } from '../semantics';
-import { KNOWN } from '../known';
 import type { FuzzProperty } from '../property';
 
 const OPS = ['rand', 'randn', 'uniform', 'randint'] as const;
@@ -127,8 +126,7 @@ function randomBody(inp: RandomInput, ctx: Ctx): void {
   try {
     if ('error' in m) {
       // randint's error for a bound beyond int64 names gx_ops::random_fill (issue 14 item 7).
-      const known = m.error === 'a bound beyond int64' ? [{ tag: KNOWN.issue14Messages, on: 'message' as const }] : [];
-      judge(ctx, [fn], { kind: 'error', why: m.error, known }, () => draw(inp, ctx.device), keep);
+      judge(ctx, [fn], { kind: 'error', why: m.error }, () => draw(inp, ctx.device), keep);
       return;
     }
     const check = (first?: number[]): Verdict => ({

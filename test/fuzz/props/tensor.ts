@@ -6,7 +6,6 @@ import * as gx from '../../../lib';
 import type { DType } from '../../../lib';
 import { argArb, baseOf, dtypeArb, junkArb, scalarArb, shapeArb } from '../arbitraries';
 import { aliasing, errorVerdict, deviceOf, type Plan } from '../calls';
-import { KNOWN } from '../known';
 import { numel, resolveArg, type BaseSpec, type ModelTensor, type TensorArg } from '../model';
 import { cast, intRange, isInt, type V } from '../semantics';
 import type { FuzzProperty } from '../property';
@@ -160,7 +159,7 @@ function methodPlan(inp: MethodInput, device: string): { bases: BaseSpec[]; plan
   const fn = `Tensor.${inp.op}`;
   let writes: ModelTensor | undefined;
   const verdict = ((): Plan['verdict'] => {
-    if (x.disposed) return errorVerdict('a disposed tensor', inp.op === 'item' ? [{ tag: KNOWN.itemDisposed, on: 'message' }] : undefined);
+    if (x.disposed) return errorVerdict('a disposed tensor', inp.op === 'item' ? [] : undefined);
     const shape = x.layout.shape;
     switch (inp.op) {
       case 'fill_': {
@@ -169,28 +168,25 @@ function methodPlan(inp: MethodInput, device: string): { bases: BaseSpec[]; plan
           // fill_ takes strings and objects for floating and bool dtypes (NaN, or "truthy").
           if (typeof inp.value === 'string' || (typeof inp.value === 'object' && inp.value !== null) || typeof inp.value === 'function'
             || typeof inp.value === 'symbol' || inp.value === undefined || inp.value === null) {
-            return { kind: 'error', why: v, known: [{ tag: KNOWN.fillJunk, on: 'any' }] };
+            return { kind: 'error', why: v, known: [] };
           }
           return errorVerdict(v);
         }
         writes = x;
-        const nan = x.dtype === 'bool' && typeof inp.value === 'number' && Number.isNaN(inp.value);
-        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: x.values.map(() => v) }, known: nan ? [{ tag: KNOWN.nanToBool, on: 'mismatch' }] : [] };
+        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: x.values.map(() => v) } };
       }
       case 'copy_': {
         if (src.disposed) return errorVerdict('a disposed source');
         const ss = src.layout.shape;
-        const known = [{ tag: KNOWN.issue14Messages, on: 'message' as const }];
-        if (ss.length !== shape.length || ss.some((v, i) => v !== shape[i])) return errorVerdict('shapes differ', known);
-        if (src.dtype !== x.dtype) return errorVerdict('dtypes differ', known);
+        if (ss.length !== shape.length || ss.some((v, i) => v !== shape[i])) return errorVerdict('shapes differ');
+        if (src.dtype !== x.dtype) return errorVerdict('dtypes differ');
         writes = x;
         if (x.layout.shape.some((s, i) => s > 1 && x.layout.strides[i] === 0)) {
           // Elements of self share memory: an Error (as torch), or any of the values written there.
           return { kind: 'ok', expect: { dtype: x.dtype, shape }, mayThrow: 'self has elements sharing memory' };
         }
         const al = aliasing(x, [src], true);
-        const overlapKnown = al.mayThrow ? [{ tag: KNOWN.copyOverlap, on: 'mismatch' as const }] : [];
-        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: src.values }, known: overlapKnown, ...(al.mayThrow ? { mayThrow: al.mayThrow } : {}) };
+        return { kind: 'ok', expect: { dtype: x.dtype, shape, values: src.values }, ...(al.mayThrow ? { mayThrow: al.mayThrow } : {}) };
       }
       case 'item': {
         if (numel(shape) !== 1) return errorVerdict('not one element');
