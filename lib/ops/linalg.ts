@@ -7,14 +7,16 @@
 // is materialized. CUDA goes through cuBLAS (float32, with TF32 tensor cores
 // when allowed; float64; float16 and bfloat16 accumulating in float); the CPU
 // implementation is the reference.
-import { allocate } from '../creation';
+import { allocate, tensor } from '../creation';
 import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { checkTensor, optionsOf } from './common';
+import { BINARY, binaryOp, UNARY, unaryOp } from './elementwise';
 import { namedForCaller, OpRef } from './library';
 import { overlapsInputs } from './overlap';
+import { REDUCE, reduceOp } from './reduction';
 
 const MATMUL = new OpRef('matmul');
 
@@ -129,6 +131,32 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
 
 const SVD = new OpRef('svd_colmajor');
 
+/**
+ * The power of two to divide a by before cuSOLVER, which squares entries
+ * unscaled (S was inf for entries near 1e300, 0 for ones near 1e-300: found
+ * by the fuzz suite); 0 when its largest entry is in a safe range (the usual
+ * case: no pass over the matrix but one max-abs reduction). The CPU SVD
+ * scales on its own (ops/linalg/svd_cpu.cpp).
+ */
+function cusolverScale(a: Tensor, fn: string): number {
+  using mags = unaryOp(UNARY.abs, a, fn);
+  using top = reduceOp(REDUCE.max, mags, undefined, fn);
+  const m = Number(top.item());
+  const safe = a.dtype === 'float64' ? 2 ** 200 : 2 ** 30;
+  return m > 0 && Number.isFinite(m) && (m > safe || m < 1 / safe) ? Math.floor(Math.log2(m)) : 0;
+}
+
+/** t *= 2^e in place, exactly, in two halves so neither factor leaves the float range. */
+function scaleBy(t: Tensor, e: number): void {
+  const h = Math.trunc(e / 2);
+  mulInPlace(t, 2 ** h);
+  mulInPlace(t, 2 ** (e - h));
+}
+
+function mulInPlace(t: Tensor, f: number): void {
+  binaryOp(BINARY.mul, t, f, 'gx.linalg.svd', undefined, true);
+}
+
 export interface SvdResult<D extends DType = DType> {
   /** Left singular vectors: [m, m], or [m, k] with fullMatrices false (k = min(m, n)). */
   U: Tensor<D>;
@@ -170,6 +198,8 @@ export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: bo
   } else {
     work = a.clone();
   }
+  const scale = device.type === 'cuda' ? cusolverScale(a, fn) : 0;
+  if (scale !== 0) scaleBy(work, -scale);
   const outs: Tensor[] = [];
   try {
     const s = allocate([k], dtype, device, undefined, fn);
@@ -178,7 +208,17 @@ export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: bo
     outs.push(u);
     const v = allocate([k, k], dtype, device, undefined, fn);
     outs.push(v);
-    native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), v.handle(fn));
+    if (k > 0) {
+      native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), v.handle(fn));
+      if (scale !== 0) scaleBy(s, scale);
+    } else if (full) {
+      // No singular values: the full U (or Vh) is any orthonormal basis, the identity as torch gives
+      // (cuSOLVER leaves it unwritten for an empty matrix; found by the fuzz suite).
+      const eye = new Float64Array(rows * rows);
+      for (let i = 0; i < rows; i++) eye[i * rows + i] = 1;
+      using host = tensor(eye, { dtype, device, shape: [rows, rows] });
+      u.copy_(host);
+    }
     // A column-major matrix read row-major is its transpose. Tall: u holds U
     // (so U is its transpose) and v holds V (so read as is it is Vh). Wide:
     // C = A^T = U' S V'^T, so A = V' S U'^T: U = V' is v's transpose, and

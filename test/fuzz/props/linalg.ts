@@ -140,7 +140,8 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
           }
           // Finite products that may overflow the accumulator in some order: no promise on that element.
           values.push(abs > big / 4 ? undefined : cast(s, dtype));
-          atol.push((k + 2) * eps * abs + (k + 1) * tiny);
+          // TF32 keeps 10 mantissa bits in subnormals too: its spacing there is 2^-136.
+          atol.push((k + 2) * eps * abs + (k + 1) * (tf32 ? 2 ** -135 : tiny));
         }
       }
     }

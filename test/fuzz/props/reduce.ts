@@ -8,7 +8,7 @@ import * as gx from '../../../lib';
 import { DTYPES, type DType } from '../../../lib';
 import { baseArb, dtypeArb, junkArb } from '../arbitraries';
 import {
-  aliasing, errorVerdict, operandArb, outArb, outValue, resolveOperand, resolveOut, targetProblem, type OperandSpec, type OutSpec, type Plan,
+  aliasing, deviceOf, errorVerdict, operandArb, outArb, outValue, resolveOperand, resolveOut, targetProblem, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import type { Expect, Known } from '../harness';
 import { numel, type BaseSpec, type ModelTensor } from '../model';
@@ -235,7 +235,7 @@ function reducePlan(inp: ReduceInput, device: string): { bases: BaseSpec[]; plan
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, outShape, res, device, 'out');
+        const why = targetProblem(out.target, outShape, res, deviceOf(t, device), 'out');
         if (why !== undefined) return { verdict: errorVerdict(why) };
       }
     }

@@ -8,7 +8,7 @@ import * as gx from '../../../lib';
 import type { DType } from '../../../lib';
 import { baseArb } from '../arbitraries';
 import {
-  aliasing, badOptions, errorVerdict, operandArb, optsJunkArb, outArb, outValue, resolveOperand, resolveOut, targetProblem,
+  aliasing, badOptions, deviceOf, errorVerdict, operandArb, optsJunkArb, outArb, outValue, resolveOperand, resolveOut, targetProblem,
   type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import { overlapsItself, type BaseSpec, type ModelTensor } from '../model';
@@ -122,7 +122,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, shape, common, device, 'out');
+        const why = targetProblem(out.target, shape, common, deviceOf(t, device), 'out');
         if (why !== undefined) return { verdict: errorVerdict(why) };
         target = out.target;
       }
