@@ -316,7 +316,7 @@ export const promoteArb: fc.Arbitrary<PromoteInput> = fc.record({
   ), { maxLength: 4 }),
 });
 
-function promotePlan(inp: PromoteInput, device: string): { bases: BaseSpec[]; plan: Plan } {
+function promotePlan(inp: PromoteInput): { bases: BaseSpec[]; plan: Plan } {
   const fn = `gx.${inp.op}`;
   const bases: BaseSpec[] = [];
   const verdict = ((): Plan['verdict'] => {
@@ -342,7 +342,6 @@ function promotePlan(inp: PromoteInput, device: string): { bases: BaseSpec[]; pl
       prepare: (pool) => {
         let bi = 0;
         const args = inp.operands.map((o) => ('t' in o ? pool.base(bi++) : 's' in o ? o.s : o.junk));
-        void device;
         if (inp.op === 'promoteTypes') return { call: () => gx.promoteTypes(inp.a as DType, inp.b as DType) };
         if (inp.op === 'canCast') return { call: () => gx.canCast(inp.a as DType, inp.b as DType) };
         return { call: () => gx.resultType(...(args as gx.Operand[])) };

@@ -358,10 +358,12 @@ function layoutOf(t: gx.Tensor): Layout {
   return { shape: t.shape.slice(), strides: t.strides.slice(), offset: t.storageOffset };
 }
 
-function isViewable(l: Layout, target: readonly number[]): boolean {
-  // A copy is expected only when the memory layout does not allow the view; the model accepts
-  // either for view() (an Error naming Tensor.view) unless the input is contiguous.
-  void target;
+/**
+ * Whether view() must succeed: for a contiguous input (or an empty one). Other
+ * layouts may allow it or not (PyTorch's stride rule); the model then takes a
+ * view or an Error naming Tensor.view.
+ */
+function mustView(l: Layout): boolean {
   let s = 1;
   for (let d = l.shape.length - 1; d >= 0; d--) {
     if (l.shape[d] !== 1 && l.strides[d] !== s) return l.shape.includes(0);
@@ -392,9 +394,15 @@ function layoutPlan(inp: LayoutInput): { bases: BaseSpec[]; plan: Plan } {
       };
       return { kind: 'ok', expect };
     }
-    // Copies (or views where the strides allow): the input's values in C order, reshaped.
-    const expect: Expect = { dtype: x.dtype, shape: o.copy, values: x.values };
-    if (inp.op === 'view' && !isViewable(x.layout, o.copy)) return { kind: 'ok', expect, mayThrow: 'a view the strides may not allow' };
+    // Copies (or views where the strides allow): the input's values in C order, reshaped. view, reshape and
+    // flatten of a contiguous input are views: the same storage elements in the same order.
+    const shares = ['view', 'reshape', 'flatten'].includes(inp.op) && mustView(x.layout);
+    const want = offsetsOf(x.layout);
+    const expect: Expect = {
+      dtype: x.dtype, shape: o.copy, values: x.values,
+      check: shares ? (r) => (offsetsOf(layoutOf(r)).every((g, i) => g === want[i]) ? undefined : 'a copy where a view was due') : undefined,
+    };
+    if (inp.op === 'view' && !mustView(x.layout)) return { kind: 'ok', expect, mayThrow: 'a view the strides may not allow' };
     return { kind: 'ok', expect };
   })();
   return {

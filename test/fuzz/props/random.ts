@@ -95,6 +95,10 @@ function model(inp: RandomInput): { error: string } | { dtype: DType; shape: num
   if (op === 'randint' && (hi > 2n ** 63n - 1n || lo < -(2n ** 63n)) && numel(shape) > 0) return { error: 'a bound beyond int64' };
   // Bounds as the dtype holds them; rounding may reach the upper one (as torch's uniform_ may).
   if (op === 'uniform') return { dtype, shape, lo: cast(inp.low as number, dtype) as number, hi: cast(inp.high as number, dtype) as number, integer: false, closed: true };
+  // A floating dtype holds the drawn integers rounded: [low, high - 1] as the dtype rounds them.
+  if (op === 'randint' && isFloat(dtype)) {
+    return { dtype, shape, lo: cast(Number(lo), dtype) as number, hi: cast(Number(hi - 1n), dtype) as number, integer: true, closed: true };
+  }
   if (op === 'randint') return { dtype, shape, lo: Number(lo), hi: Number(hi), integer: true };
   return { dtype, shape, lo: op === 'rand' ? 0 : -Infinity, hi: op === 'rand' ? 1 : Infinity, integer: false };
 }

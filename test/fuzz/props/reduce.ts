@@ -154,7 +154,8 @@ function reduceGroup(op: ReduceName, vals: readonly V[], c: Compute): { v: V | u
       // A float accumulator can overflow where a double one does not (the CPU sums float in double).
       if (Number.isFinite(absSum) && absSum > big / 4) return { v: undefined, atol: 0, rtol: 0 };
       const v = op === 'sum' ? s : s / n;
-      return { v, atol: ((n + 2) * eps * absSum) / (op === 'mean' ? Math.max(n, 1) : 1), rtol: 0 };
+      // The floor: a float sum in a wider out may be the CPU's double value, unrounded even in the subnormal range.
+      return { v, atol: ((n + 2) * eps * absSum) / (op === 'mean' ? Math.max(n, 1) : 1) + (c === 'double' ? 5e-324 : 1.5e-45), rtol: 0 };
     }
     case 'prod': {
       const finite = x.filter((v) => Number.isFinite(v) && v !== 0);
