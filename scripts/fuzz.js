@@ -9,4 +9,10 @@
 'use strict';
 const path = require('path');
 
+// --expose-gc: the properties count live tensors, and collect first (test/fuzz/property.ts).
+if (typeof globalThis.gc !== 'function') {
+  const { spawnSync } = require('child_process');
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 require(path.join(__dirname, '..', 'dist', 'test', 'fuzz', 'main.js'));

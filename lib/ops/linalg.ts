@@ -198,7 +198,7 @@ export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: bo
   } else {
     work = a.clone();
   }
-  const scale = device.type === 'cuda' ? cusolverScale(a, fn) : 0;
+  const scale = device.type === 'cuda' && k > 0 ? cusolverScale(a, fn) : 0;
   if (scale !== 0) scaleBy(work, -scale);
   const outs: Tensor[] = [];
   try {

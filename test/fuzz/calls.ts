@@ -142,13 +142,15 @@ export function deviceOf(t: ModelTensor, device: string): string {
 /**
  * Why writing a result of this shape and dtype into `target` must fail
  * (resultTensor's rules: shape, can_cast, device, no self-overlap), or undefined.
+ * `device` is the property's; `resultDevice` the inputs' (a 0-d CPU tensor's op runs on the CPU).
  */
-export function targetProblem(target: ModelTensor, shape: readonly number[], dtype: DType, device: string, what: string): string | undefined {
+export function targetProblem(target: ModelTensor, shape: readonly number[], dtype: DType, device: string, what: string,
+  resultDevice = device): string | undefined {
   if (target.disposed) return `${what} is disposed`;
   const s = target.layout.shape;
   if (s.length !== shape.length || s.some((v, i) => v !== shape[i])) return `${what} has shape [${s}], the result [${shape}]`;
   if (!canCastTo(dtype, target.dtype)) return `a ${dtype} result cannot be stored in ${what} of dtype ${target.dtype}`;
-  if (deviceOf(target, device) !== device) return `${what} is on another device`;
+  if (deviceOf(target, device) !== resultDevice) return `${what} is on another device`;
   if (overlapsItself(target.layout)) return `${what} has elements sharing memory`;
   return undefined;
 }

@@ -61,9 +61,17 @@ export function fuzzProperty<I>(p: FuzzProperty<I>): Runnable {
   };
 }
 
+/** A full collection where the process allows it (ava and scripts/fuzz.js run node with --expose-gc). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function runProperty<I>(p: FuzzProperty<I>, device: string, opts: RunOptions): Report {
   const stats = new Stats();
   const ctx: Ctx = { device, stats, strict: opts.strict };
+  // Tensors forgotten before this property are finalized inside collections (NOTE [ Finalizers
+  // inside the GC ]): collect them now, or one collected mid-property would move the counts.
+  collect();
   const baseline = liveCounts(device);
   const prop = fc.property(p.arb, (input: I) => {
     const before = liveCounts(device);
@@ -98,7 +106,7 @@ function runProperty<I>(p: FuzzProperty<I>, device: string, opts: RunOptions): R
       `  replay: npm run fuzz -- --only ${p.name} --device ${device} --seed ${details.seed}${path !== undefined ? ` --path ${path}` : ''}`,
       '  keep it: add { property, seed, path } (or the counterexample) to test/fuzz/regressions.ts',
     ].join('\n');
-  } else if (liveCounts(device) !== baseline) {
+  } else if ((collect(), liveCounts(device)) !== baseline) {
     report.failed = true;
     report.message = `fuzz property '${p.name}' on ${device}: live tensors went from ${baseline} to ${liveCounts(device)}`;
   }

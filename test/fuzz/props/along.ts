@@ -110,7 +110,7 @@ function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: 
     outTarget = out.target;
     if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
     if (out.target !== undefined) {
-      const why = targetProblem(out.target, shape, dtype, deviceOf(t, device), 'out');
+      const why = targetProblem(out.target, shape, dtype, device, 'out', deviceOf(t, device));
       if (why !== undefined) return { verdict: errorVerdict(why) };
     }
     const store = out.target?.dtype ?? dtype;
@@ -260,7 +260,7 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, outShape, dtype, deviceOf(t, device), 'out');
+        const why = targetProblem(out.target, outShape, dtype, device, 'out', deviceOf(t, device));
         if (why !== undefined) return { verdict: errorVerdict(why) };
       }
     }

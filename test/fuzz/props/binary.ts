@@ -229,7 +229,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, shape, resDtype, deviceOf(tensors[0], device), 'out');
+        const why = targetProblem(out.target, shape, resDtype, device, 'out', deviceOf(tensors[0], device));
         if (why !== undefined) return { verdict: errorVerdict(why) };
         target = out.target;
       }

@@ -236,7 +236,7 @@ function reducePlan(inp: ReduceInput, device: string): { bases: BaseSpec[]; plan
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, outShape, res, deviceOf(t, device), 'out');
+        const why = targetProblem(out.target, outShape, res, device, 'out', deviceOf(t, device));
         if (why !== undefined) return { verdict: errorVerdict(why) };
       }
     }

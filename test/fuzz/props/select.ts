@@ -80,7 +80,7 @@ function wherePlan(inp: WhereInput, device: string): { bases: BaseSpec[]; plan: 
     outTarget = out.target;
     if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
     if (out.target !== undefined) {
-      const why = targetProblem(out.target, shape, common, deviceOf(tensors[0], device), 'out');
+      const why = targetProblem(out.target, shape, common, device, 'out', deviceOf(tensors[0], device));
       if (why !== undefined) return { verdict: errorVerdict(why) };
     }
     const store = out.target?.dtype ?? common;
@@ -211,7 +211,7 @@ function clampPlan(inp: ClampInput, device: string): { bases: BaseSpec[]; plan: 
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, shape, common, deviceOf(t, device), 'out');
+        const why = targetProblem(out.target, shape, common, device, 'out', deviceOf(t, device));
         if (why !== undefined) return { verdict: errorVerdict(why) };
         target = out.target;
       }

@@ -122,7 +122,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
       outTarget = out.target;
       if (out.junk !== undefined && out.junk !== null) return { verdict: errorVerdict('out of the wrong kind') };
       if (out.target !== undefined) {
-        const why = targetProblem(out.target, shape, common, deviceOf(t, device), 'out');
+        const why = targetProblem(out.target, shape, common, device, 'out', deviceOf(t, device));
         if (why !== undefined) return { verdict: errorVerdict(why) };
         target = out.target;
       }
