@@ -125,11 +125,14 @@ function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: 
       const xs = line.map((i) => toCompute(ins[i] as V, c));
       if (inp.op === 'cumsum') {
         let acc: V = c === 'int' ? 0n : 0;
-        let absAcc = 0;
+        let absAcc = 0, finiteAbs = 0;
         line.forEach((i, k) => {
           acc = c === 'int' ? BigInt.asIntN(64, BigInt(acc) + BigInt(xs[k])) : Number(acc) + Number(xs[k]);
           absAcc += Math.abs(Number(xs[k]));
-          if (c === 'int' || !(Number.isFinite(absAcc) && absAcc > big / 4)) values[i] = cast(roundCompute(acc, c), store);
+          if (Number.isFinite(Number(xs[k]))) finiteAbs += Math.abs(Number(xs[k]));
+          // Once finite terms may have overflowed the accumulator (inf, then inf - inf = NaN on CUDA's float
+          // scan), no promise for the rest of the line.
+          if (c === 'int' || !(finiteAbs > big / 4)) values[i] = cast(roundCompute(acc, c), store);
           atol[i] = c === 'int' ? 0 : (k + 3) * (c === 'double' ? 2 ** -53 : 2 ** -24) * absAcc;
         });
       } else {
@@ -290,10 +293,13 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
         const ss = Number.isFinite(sq) ? Math.max(0, sq - (n > 0 ? (dev * dev) / n : 0)) : sq;
         const d = Math.max(0, n - correction);
         v = ss / d;
+        // No degrees of freedom: inf for a positive sum of squares, NaN for 0, and one in the subnormal
+        // range may round to either in float.
+        if (d === 0 && ss > 0 && ss < (c === 'double' ? 1e-300 : 1e-30)) variance = Number.POSITIVE_INFINITY;
         const spread = Math.max(0, ...g.map((y) => Math.abs(y - mean)));
         // The floor: variances in the subnormal range lose their relative precision.
         a = d > 0 ? (16 * (n + 2) * eps * spread * spread + n * (4 * eps * mean) ** 2) / d + (c === 'double' ? 1e-300 : 1e-36) : 0;
-        variance = v;
+        if (variance !== Number.POSITIVE_INFINITY) variance = v;
         if (inp.op === 'std') {
           v = Math.sqrt(v);
           a = Math.sqrt(a);
@@ -303,7 +309,7 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
       // Past float32's range a float result is inf, or the CPU's double accumulator's value in a wider out.
       // (std: where the variance itself passes it, the float accumulator's square does, as torch's does on CUDA.)
       const big = inp.op === 'logsumexp' ? v : variance;
-      const overflow = c === 'float' && Number.isFinite(big) && Math.abs(big) > maxFinite('float32') / 2;
+      const overflow = (c === 'float' && Number.isFinite(big) && Math.abs(big) > maxFinite('float32') / 2) || big === Number.POSITIVE_INFINITY;
       values.push(overflow ? undefined : cast(roundCompute(v, c), store));
       atol.push(a);
     }
