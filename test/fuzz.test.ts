@@ -19,7 +19,7 @@ for (const p of props) {
   deviceTestSerial(`fuzz ${p.name}: ${p.about}`, (t, device) => {
     if (!baseline.has(device)) baseline.set(device, gx.memory.stats(device).liveTensors);
     const r = p.run(device, {
-      numRuns: Math.max(1, Math.round(cfg.runs * p.weight)), seed: cfg.seed, path: cfg.path, strict: cfg.strict, examples: examplesFor(p.name),
+      numRuns: p.runsOn(device, cfg.runs), seed: cfg.seed, path: cfg.path, strict: cfg.strict, examples: examplesFor(p.name),
     });
     const known = r.stats.knownLine();
     t.log(`${r.numRuns} runs, ${r.stats.calls} calls (${r.stats.errors} threw), ${(r.ms / 1000).toFixed(1)} s, seed ${r.seed}` +

@@ -51,11 +51,16 @@ template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
 }
 template <> __device__ bool from_double<bool>(double v) { return v != 0.0; }
 
+// a + b * c with the product rounded on its own, as the CPU kernels compute it:
+// nvcc would fuse it into one FMA, and arange(-1, 1, 0.1) gave 5.6e-17 on CUDA
+// where the CPU gives 0 (found by the fuzz suite).
+__device__ __forceinline__ double mul_add_unfused(double a, double b, double c) { return __dadd_rn(a, __dmul_rn(b, c)); }
+
 template <typename T>
 __global__ void affine_kernel(T* dst, int64_t n, double start, double step) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    dst[i] = from_double<T>(start + static_cast<double>(i) * step);
+    dst[i] = from_double<T>(mul_add_unfused(start, static_cast<double>(i), step));
   }
 }
 
@@ -64,8 +69,8 @@ __global__ void linspace_kernel(T* dst, int64_t n, double start, double end, dou
   const int64_t half = n / 2;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
-                              : end - step * static_cast<double>(n - 1 - i);
+    const double v = (i < half || n == 1) ? mul_add_unfused(start, step, static_cast<double>(i))
+                                          : mul_add_unfused(end, -step, static_cast<double>(n - 1 - i));
     dst[i] = from_double<T>(v);
   }
 }

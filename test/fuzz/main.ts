@@ -29,7 +29,7 @@ function main(argv: readonly string[]): number {
   const t0 = performance.now();
   for (const device of run) {
     for (const p of props) {
-      const r = p.run(device, { numRuns: Math.max(1, Math.round(cfg.runs * p.weight)), seed: cfg.seed, path: cfg.path, strict: cfg.strict,
+      const r = p.run(device, { numRuns: p.runsOn(device, cfg.runs), seed: cfg.seed, path: cfg.path, strict: cfg.strict,
         examples: examplesFor(p.name) });
       calls += r.stats.calls;
       const known = r.stats.knownLine();

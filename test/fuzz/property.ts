@@ -20,6 +20,8 @@ export interface FuzzProperty<I> {
   body?: (input: I, ctx: Ctx) => void;
   /** Runs relative to the others (default 1). */
   weight?: number;
+  /** The same on CUDA, where a call costs far more (cuSOLVER: ~20 ms for a tiny SVD); default `weight`. */
+  cudaWeight?: number;
 }
 
 export interface RunOptions {
@@ -49,6 +51,8 @@ export interface Runnable {
   name: string;
   about: string;
   weight: number;
+  /** Runs of a `runs`-sized pass on this device (at least 1). */
+  runsOn: (device: string, runs: number) => number;
   run: (device: string, opts: RunOptions) => Report;
 }
 
@@ -57,6 +61,7 @@ export function fuzzProperty<I>(p: FuzzProperty<I>): Runnable {
     name: p.name,
     about: p.about,
     weight: p.weight ?? 1,
+    runsOn: (device, runs) => Math.max(1, Math.round(runs * (device === 'cpu' ? p.weight ?? 1 : p.cudaWeight ?? p.weight ?? 1))),
     run: (device, opts) => runProperty(p, device, opts),
   };
 }

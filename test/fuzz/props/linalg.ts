@@ -298,5 +298,5 @@ function svdPlan(inp: SvdInput, device: string): { bases: BaseSpec[]; plan: Plan
 }
 
 export const svdProperty: FuzzProperty<SvdInput> = {
-  name: 'svd', about: 'gx.linalg.svd: reconstruction, order, orthonormality', arb: svdArb, plan: svdPlan, weight: 0.3,
+  name: 'svd', about: 'gx.linalg.svd: reconstruction, order, orthonormality', arb: svdArb, plan: svdPlan, weight: 0.3, cudaWeight: 0.02,
 };

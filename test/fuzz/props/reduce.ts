@@ -151,8 +151,10 @@ function reduceGroup(op: ReduceName, vals: readonly V[], c: Compute): { v: V | u
     case 'sum':
     case 'mean': {
       const s = x.reduce((a, v) => a + v, 0);
-      // A float accumulator can overflow where a double one does not (the CPU sums float in double).
-      if (Number.isFinite(absSum) && absSum > big / 4) return { v: undefined, atol: 0, rtol: 0 };
+      // A float accumulator can overflow where a double one does not (the CPU sums float in double),
+      // and then meet an infinity (inf - inf = NaN): judged on the finite terms.
+      const finiteAbs = x.reduce((a, v) => a + (Number.isFinite(v) ? Math.abs(v) : 0), 0);
+      if (finiteAbs > big / 4) return { v: undefined, atol: 0, rtol: 0 };
       const v = op === 'sum' ? s : s / n;
       // The floor: a float sum in a wider out may be the CPU's double value, unrounded even in the subnormal range.
       return { v, atol: ((n + 2) * eps * absSum) / (op === 'mean' ? Math.max(n, 1) : 1) + (c === 'double' ? 5e-324 : 1.5e-45), rtol: 0 };
