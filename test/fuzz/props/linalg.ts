@@ -121,6 +121,7 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
     const tiny = { float64: 5e-324, float32: 1.5e-45, bfloat16: 9.2e-41, float16: 6e-8 }[dtype as 'float64'] ?? 0;
     const tf32 = dtype === 'float32' && device !== 'cpu' && (inp.allowTf32 ?? gx.getFloat32MatmulPrecision() === 'high');
     const eps = dtype === 'float64' ? 2 ** -53 : tf32 ? 2 ** -11 : 2 ** -24;
+    const flushTf32 = (v: number): number => (tf32 && Math.abs(v) <= 2 ** -137 ? 0 : v);
     const nb = numel(batch);
     for (let t = 0; t < nb; t++) {
       const idx: number[] = [];
@@ -134,7 +135,8 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
         for (let j = 0; j < n; j++) {
           let s = 0, abs = 0, inputs = 0;
           for (let l = 0; l < k; l++) {
-            const x = av[oa + i * k + l], y = bv[ob + l * n + j];
+            // TF32 has no value below half its subnormal spacing (2^-136): such an input is 0 there.
+            const x = flushTf32(av[oa + i * k + l]), y = flushTf32(bv[ob + l * n + j]);
             const p = x * y;
             s += p;
             if (Number.isFinite(p)) abs += Math.abs(p);
