@@ -43,9 +43,9 @@ export function cudaTest(title: string, body: (t: ExecutionContext) => void | Pr
   register(opts.serial ? 'serial' : 'concurrent', title, (t) => body(t), ['cuda']);
 }
 
-/** deviceTest for tests that read global counters and must not overlap others. */
-export function deviceTestSerial(title: string, body: Body): void {
-  register('serial', title, body);
+/** deviceTest for tests that read global counters and must not overlap others (on `devices`, default all). */
+export function deviceTestSerial(title: string, body: Body, devices: readonly TestDevice[] = DEVICES): void {
+  register('serial', title, body, devices);
 }
 
 export { rng } from './rng';
