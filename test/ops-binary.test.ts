@@ -9,6 +9,7 @@ import { deviceTest, deviceTestSerial, poisonCache, poisonOf } from './helpers';
 import {
   ALL_DTYPES, broadcastIndex, cast, close, computeOf, isFloat, live, load, make, numel, randomIn, round, tolerance,
   values, type Compute, type Domain, type V,
+  intPow, remainderRef,
 } from './ops-reference';
 
 type BinaryName = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'maximum' | 'minimum' | 'remainder' | 'eq' | 'ne' | 'lt' |
@@ -33,29 +34,6 @@ const big = (v: V): bigint => BigInt(v);
 const nanFirst = (a: V, b: V, pick: (a: V, b: V) => V): V =>
   typeof a === 'number' && Number.isNaN(a) ? a : typeof b === 'number' && Number.isNaN(b) ? b : pick(a, b);
 
-function intPow(a: bigint, b: bigint): bigint {
-  if (b < 0n) return a === 1n ? 1n : a === -1n ? (b % 2n === 0n ? 1n : -1n) : 0n;
-  let r = 1n, base = a;
-  for (let e = b; e > 0n; e >>= 1n) {
-    if (e & 1n) r = BigInt.asIntN(64, r * base);
-    base = BigInt.asIntN(64, base * base);
-  }
-  return r;
-}
-
-function remainderRef(a: V, b: V, c: Compute): V {
-  if (c === 'int') {
-    const x = big(a), y = big(b);
-    if (y === 0n || y === -1n) return 0n;
-    let r = x % y;
-    if (r !== 0n && (r < 0n) !== (y < 0n)) r += y;
-    return r;
-  }
-  const x = num(a), y = num(b);
-  let r = x % y;
-  if (r !== 0 && (r < 0) !== (y < 0)) r = c === 'float' ? Math.fround(r + y) : r + y;
-  return r;
-}
 
 const NUMERIC = ALL_DTYPES.filter((d) => d !== 'bool');
 const floatScalars = [2.5, 3, -1.25];

@@ -240,3 +240,29 @@ export function rint(x: number): number {
   if (diff < 0.5) return f;
   return f % 2 === 0 ? f : f + 1;
 }
+
+/** Integer a ** b wrapping like int64; negative exponents as ops/binary/functors.h (1, +-1 or 0). */
+export function intPow(a: bigint, b: bigint): bigint {
+  if (b < 0n) return a === 1n ? 1n : a === -1n ? (b % 2n === 0n ? 1n : -1n) : 0n;
+  let r = 1n, base = a;
+  for (let e = b; e > 0n; e >>= 1n) {
+    if (e & 1n) r = BigInt.asIntN(64, r * base);
+    base = BigInt.asIntN(64, base * base);
+  }
+  return r;
+}
+
+/** Python's %: the divisor's sign; integer x % 0 (and % -1) is 0 (ops/binary/functors.h). */
+export function remainderRef(a: V, b: V, c: Compute): V {
+  if (c === 'int') {
+    const x = BigInt(a), y = BigInt(b);
+    if (y === 0n || y === -1n) return 0n;
+    let r = x % y;
+    if (r !== 0n && (r < 0n) !== (y < 0n)) r += y;
+    return r;
+  }
+  const x = Number(a), y = Number(b);
+  let r = x % y;
+  if (r !== 0 && (r < 0) !== (y < 0)) r = c === 'float' ? Math.fround(r + y) : r + y;
+  return r;
+}

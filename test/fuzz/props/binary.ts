@@ -11,6 +11,7 @@ import {
   aliasing, badOptions, errorVerdict, operandArb, optsJunkArb, outArb, resolveOperand, resolveOut,
   targetProblem, deviceOf, outValue, type ModelOperand, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
+import { intPow, remainderRef } from '../../ops-reference';
 import type { Known } from '../harness';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
 import {
@@ -54,30 +55,6 @@ const INPLACE_METHOD: Partial<Record<BinaryName, (a: gx.Tensor, b: gx.Operand) =
 const big = (v: V): bigint => BigInt(v);
 const num = (v: V): number => Number(v);
 
-function intPow(a: bigint, b: bigint): bigint {
-  if (b < 0n) return a === 1n ? 1n : a === -1n ? (b % 2n === 0n ? 1n : -1n) : 0n;
-  let r = 1n, base = a;
-  for (let e = b; e > 0n; e >>= 1n) {
-    if (e & 1n) r = BigInt.asIntN(64, r * base);
-    base = BigInt.asIntN(64, base * base);
-  }
-  return r;
-}
-
-/** Python's %, the divisor's sign; integer x % 0 is 0 (ops/binary/functors.h). */
-function remainder(a: V, b: V, c: Compute): V {
-  if (c === 'int') {
-    const x = big(a), y = big(b);
-    if (y === 0n || y === -1n) return 0n;
-    let r = x % y;
-    if (r !== 0n && (r < 0n) !== (y < 0n)) r += y;
-    return r;
-  }
-  const x = num(a), y = num(b);
-  let r = x % y;
-  if (r !== 0 && (r < 0) !== (y < 0)) r = c === 'float' ? Math.fround(r + y) : r + y;
-  return r;
-}
 
 /** C's pow: 1 ** y and (-1) ** +-inf are 1, even for NaN (JS's Math.pow says NaN). */
 function cPow(x: number, y: number): number {
@@ -103,7 +80,7 @@ export function binaryRef(op: BinaryName, a: V, b: V, c: Compute): V | boolean {
     case 'pow': return i ? intPow(big(a), big(b)) : cPow(num(a), num(b));
     case 'maximum': return nanFirst(a, b, (x, y) => (x > y ? x : y));
     case 'minimum': return nanFirst(a, b, (x, y) => (x < y ? x : y));
-    case 'remainder': return remainder(a, b, c);
+    case 'remainder': return remainderRef(a, b, c);
     case 'eq': return a === b;
     case 'ne': return a !== b;
     case 'lt': return a < b;
