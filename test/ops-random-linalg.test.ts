@@ -328,3 +328,14 @@ deviceTest('svd of float64 matrices with huge or tiny entries', (t, device) => {
   const s2 = gx.linalg.svd(tiny).S.toArraySync();
   t.true(Math.abs(s2[0] / 1e-311 - 1) < 1e-3, `S = ${Array.from(s2)}`);
 });
+
+// Found by the fuzz suite on the H100: cuSOLVER never returned for a 6 x 3 float64 matrix holding both NaN and
+// infinity. Non-finite input is an Error on every device, as in torch.
+deviceTest('svd of a matrix with NaN or infinity is an Error naming gx.linalg.svd', (t, device) => {
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    using a = gx.tensor([[1, 2, 3], [4, bad, 6]], { dtype: 'float64', device });
+    t.throws(() => gx.linalg.svd(a), { message: /^gx\.linalg\.svd: the input holds non-finite values/ });
+  }
+  using both = gx.tensor([[0, 1, Infinity], [NaN, 3e38, 2], [1, 0, 0], [5, 5, 5], [1, 2, 3], [0, 0, 1]], { dtype: 'float64', device });
+  t.throws(() => gx.linalg.svd(both), { message: /non-finite/ });
+});

@@ -132,18 +132,25 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
 const SVD = new OpRef('svd_colmajor');
 
 /**
- * The power of two to divide a by before cuSOLVER, which squares entries
- * unscaled (S was inf for entries near 1e300, 0 for ones near 1e-300: found
- * by the fuzz suite); 0 when its largest entry is in a safe range (the usual
- * case: no pass over the matrix but one max-abs reduction). The CPU SVD
- * scales on its own (ops/linalg/svd_cpu.cpp).
+ * Checks a before the SVD and returns the power of two to divide it by (0:
+ * none), from one max-abs reduction (found by the fuzz suite, on the H100):
+ * - a NaN or an infinity is an Error, as in torch: cuSOLVER's gesvdj reports
+ *   non-convergence for some such inputs and never returns for others (a 6 x 3
+ *   float64 matrix holding both);
+ * - cuSOLVER squares entries unscaled (S was inf for entries near 1e300, 0 near
+ *   1e-300), so a CUDA matrix whose largest entry is extreme is scaled first.
+ *   The CPU SVD scales on its own (ops/linalg/svd_cpu.cpp).
  */
-function cusolverScale(a: Tensor, fn: string): number {
+function checkedScale(a: Tensor, fn: string): number {
   using mags = unaryOp(UNARY.abs, a, fn);
   using top = reduceOp(REDUCE.max, mags, undefined, fn);
   const m = Number(top.item());
+  if (!Number.isFinite(m)) {
+    throw new Error(`${fn}: the input holds non-finite values (NaN or infinity); the SVD is not defined for them`);
+  }
+  if (a.device.type !== 'cuda') return 0;
   const safe = a.dtype === 'float64' ? 2 ** 200 : 2 ** 30;
-  return m > 0 && Number.isFinite(m) && (m > safe || m < 1 / safe) ? Math.floor(Math.log2(m)) : 0;
+  return m > 0 && (m > safe || m < 1 / safe) ? Math.floor(Math.log2(m)) : 0;
 }
 
 /** t *= 2^e in place, exactly, in two halves so neither factor leaves the float range. */
@@ -190,6 +197,7 @@ export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: bo
   const tall = m >= n;
   const rows = tall ? m : n;
   const k = Math.min(m, n);
+  const scale = k > 0 ? checkedScale(a, fn) : 0;  // before the copy: it may throw
   // gesvd overwrites its input: always a fresh copy, column-major C.
   let work: Tensor;
   if (tall) {
@@ -198,7 +206,6 @@ export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: bo
   } else {
     work = a.clone();
   }
-  const scale = device.type === 'cuda' && k > 0 ? cusolverScale(a, fn) : 0;
   if (scale !== 0) scaleBy(work, -scale);
   const outs: Tensor[] = [];
   try {

@@ -278,11 +278,11 @@ function svdPlan(inp: SvdInput, device: string): { bases: BaseSpec[]; plan: Plan
     if (deviceOf(a, device) !== device) return { kind: 'value', check: () => undefined };
     const [m, n] = a.layout.shape;
     const full = inp.junkOpts ? true : inp.full ?? true;
+    // NaN or infinity: an Error naming gx.linalg.svd, as torch (cuSOLVER never returned for some).
+    if (!inp.junkOpts && a.values.some((v) => !Number.isFinite(Number(v)))) return errorVerdict('a non-finite input');
     return {
       kind: 'value', check: svdCheck(a.values.map(Number), m, n, a.dtype, full),
-      // cuSOLVER reports non-convergence for non-finite input: an Error naming gx.linalg.svd (torch raises too).
-      ...(inp.junkOpts ? { mayThrow: 'options of the wrong kind' }
-        : a.values.some((v) => !Number.isFinite(Number(v))) ? { mayThrow: 'a non-finite input' } : {}),
+      ...(inp.junkOpts ? { mayThrow: 'options of the wrong kind' } : {}),
     };
   })();
   return {
