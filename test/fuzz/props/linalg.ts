@@ -100,7 +100,7 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
       const ts = target.layout.shape;
       if (target.disposed) return { verdict: errorVerdict('out is disposed') };
       if (target.dtype !== dtype || !isContiguousLayout(target.layout) || ts.length !== shape.length || ts.some((s, i) => s !== shape[i])
-        || deviceOf(target, device) !== device) {
+        || deviceOf(target, device) !== deviceOf(a, device)) {
         return { verdict: errorVerdict('out of another dtype, shape or layout') };
       }
     }
@@ -133,7 +133,7 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
       const oa = ba(idx) * m * k, ob = bb(idx) * k * n;
       for (let i = 0; i < m; i++) {
         for (let j = 0; j < n; j++) {
-          let s = 0, abs = 0, inputs = 0;
+          let s = 0, abs = 0, inputs = 0, unsure = false;
           for (let l = 0; l < k; l++) {
             // TF32 has no value below half its subnormal spacing (2^-136): such an input is 0 there.
             const x = flushTf32(av[oa + i * k + l]), y = flushTf32(bv[ob + l * n + j]);
@@ -141,9 +141,12 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
             s += p;
             if (Number.isFinite(p)) abs += Math.abs(p);
             if (Number.isFinite(x) && Number.isFinite(y)) inputs += Math.abs(x) + Math.abs(y);
+            // An infinity times a TF32-flushed tiny input: NaN, or +-inf where cuBLAS picks a kernel without TF32.
+            const raw = [av[oa + i * k + l], bv[ob + l * n + j]];
+            if (tf32 && raw.some((v) => !Number.isFinite(v)) && raw.some((v) => v !== 0 && Math.abs(v) <= 2 ** -137)) unsure = true;
           }
           // Finite products that may overflow the accumulator in some order: no promise on that element.
-          values.push(abs > big / 4 ? undefined : cast(s, dtype));
+          values.push(abs > big / 4 || unsure ? undefined : cast(s, dtype));
           // TF32 keeps 10 mantissa bits in subnormals too: its spacing there is 2^-136.
           // TF32 rounds a subnormal input to a multiple of 2^-136, an error the other factor scales.
           atol.push((k + 2) * eps * abs + (k + 1) * (tf32 ? 2 ** -135 * (inputs + 1) : tiny));
