@@ -19,7 +19,7 @@ export function deviceCount(): number {
 /** Why isAvailable() is false ('' when it is true). */
 export function unavailableReason(): string {
   if (isAvailable()) return '';
-  return native.cudaCompiled ? native.cudaUnavailableReason() : 'gpuext was built without CUDA (no toolkit at install time)';
+  return native.cudaCompiled ? native.cudaUnavailableReason() : 'the gpuext core in use was built without CUDA (no toolkit, or a CPU-only build was asked for)';
 }
 
 /** True when the core was compiled with CUDA support. */

@@ -74,8 +74,18 @@ function stderrPrinter(e: BuildEvent): void {
     case 'log': process.stderr.write(`${e.text.replace(/\s+$/, '')}\n`); break;
     case 'wait': process.stderr.write(`waiting for another build (pid ${e.holder.pid})\n`); break;
     case 'takeover': process.stderr.write(`taking over a stale build lock (${e.why})\n`); break;
+    case 'warning': process.stderr.write(`${e.text}\n`); break;
     case 'linked': break;
   }
+}
+
+const warned = new Set<string>();
+
+/** Without `verbose`, a build's warnings only, each once per process (as process warnings, so --no-warnings hides them). */
+function quietPrinter(e: BuildEvent): void {
+  if (e.type !== 'warning' || warned.has(e.text)) return;
+  warned.add(e.text);
+  process.emitWarning(e.text.replace(/^warning: /, ''), { code: 'GPUEXT_BUILD' });
 }
 
 function restartHint(name: string): string {
@@ -115,7 +125,7 @@ async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources
     name, sources, outDir: dir, nvccFlags: o.nvccFlags, cxxFlags: o.cxxFlags, includeDirs: o.includeDirs,
     defines: o.defines, libraries: o.libraries, arch: o.arch,
   }, fn, process.cwd());
-  const r = await build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : undefined });
+  const r = await build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : quietPrinter });
   // Same inputs by name (gx.load hashes paths, not contents): an edited file is found only by the build.
   if (r.linked && loadedByName.get(name) === dir) {
     throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ${restartHint(name)}`);

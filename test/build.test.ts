@@ -17,7 +17,7 @@ import { build, type BuildEvent, type BuildResult } from '../lib/build/build';
 import { parseDepfile } from '../lib/build/compile';
 import { loadConfig, normalizeArch, resolveConfig } from '../lib/build/config';
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/build/errors';
-import { glob, matchGlob } from '../lib/build/glob';
+import { expandBraces, glob, matchGlob } from '../lib/build/glob';
 import { acquireLock } from '../lib/build/lock';
 import { bootId, pidAlive, startTicks } from '../lib/build/procinfo';
 import { detectToolchain, findCuda, packageRoot } from '../lib/build/toolchain';
@@ -186,7 +186,9 @@ test('config: a missing or malformed file names the file', (t) => {
   const missing = path.join(dir, 'setup.config.json');
   t.throws(() => loadConfig(missing), { instanceOf: ConfigError, message: /setup\.config\.json: not found \(run `gpuext init <dir>`/ });
   fs.writeFileSync(missing, '{ "name": "x", ');
-  t.throws(() => loadConfig(missing), { instanceOf: ConfigError, message: /setup\.config\.json: is not valid JSON/ });
+  t.throws(() => loadConfig(missing), { instanceOf: ConfigError, message: /setup\.config\.json:1:16: is not valid JSON: Expected double-quoted property name$/ });
+  fs.writeFileSync(missing, '{\n  "name": "x",\n  "sources": ["a.cu"],\n}\n');
+  t.throws(() => loadConfig(missing), { instanceOf: ConfigError, message: /setup\.config\.json:4:1: is not valid JSON: Expected double-quoted property name$/ });
   fs.writeFileSync(missing, JSON.stringify({ name: 'x', sources: ['nothing/*.cu'] }));
   const cfg = loadConfig(missing);
   t.is(cfg.baseDir, dir);
@@ -224,10 +226,24 @@ test('glob: *, ** and ?, sorted, skipping node_modules, dot directories and igno
     ['ops/a.cu', 'ops/sub/c.cu', 'ops/sub/deep/d.cu', 'ops/x1.cu', 'ops/x22.cu', 'top.cu']);
   t.deepEqual(rel(glob(['ops/b.cpp', 'ops/missing.cpp', './top.cu'], dir)), ['ops/b.cpp', 'top.cu']);
   t.deepEqual(rel(glob([path.join(dir, 'ops/sub/*.cu')], '/')), ['ops/sub/c.cu'], 'absolute patterns');
+  t.deepEqual(rel(glob(['ops/*.{cu,cpp}'], dir)), ['ops/a.cu', 'ops/b.cpp', 'ops/x1.cu', 'ops/x22.cu'], 'braces');
+  t.deepEqual(rel(glob(['{ops/sub,ops}/{c,b}.{cu,cpp}'], dir)), ['ops/b.cpp', 'ops/sub/c.cu'], 'several groups');
+  t.deepEqual(expandBraces('a{b,{c,d}e}f'), ['abf', 'acef', 'adef'], 'nested groups');
+  t.deepEqual(expandBraces('a{b}c'), ['a{b}c'], 'one alternative is literal');
+  t.deepEqual(expandBraces('a{b,c'), ['a{b,c'], 'an unclosed brace is literal');
   t.true(matchGlob('ops/**/*.cu', 'ops/a.cu'));
   t.true(matchGlob('ops/**', 'ops/a/b/c'));
   t.false(matchGlob('ops/*.cu', 'ops/sub/c.cu'));
   t.false(matchGlob('a.cu', 'aXcu'), 'dots are literal');
+});
+
+test('build: every "sources" pattern must match a source file, or the build names the one that did not', async (t) => {
+  const dir = tmpdir('pattern');
+  write(dir, { 'ops/a.cpp': '' });
+  const file = path.join(dir, 'setup.config.json');
+  fs.writeFileSync(file, JSON.stringify({ name: 'x', sources: ['ops/*.cpp', 'kernels/*.cu'] }));
+  const e = await t.throwsAsync(build({ resolved: loadConfig(file) }), { instanceOf: ConfigError });
+  t.regex(e?.message ?? '', /setup\.config\.json: "sources" pattern "kernels\/\*\.cu" matched no source files under /);
 });
 
 // --- compiler output --------------------------------------------------------------

@@ -8,7 +8,8 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
-import { detectToolchain } from '../lib/build/toolchain';
+import { gpuextDependency } from '../lib/cli/init';
+import { detectToolchain, nativeGpuModels } from '../lib/build/toolchain';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/lib/cli/main.js');
@@ -93,6 +94,14 @@ test('doctor reports the toolchain and the cache, and fails when the host compil
   t.regex(ok.stdout, /^(ok|warn)\s+nvcc\s+/m);
   t.regex(ok.stdout, /^ok\s+core\s+(built with CUDA|CPU-only build), C ABI \d+\.\d+/m);
   t.regex(ok.stdout, /^(ok|warn)\s+(GPUs|cuda:0)\s+/m);
+  if (/^warn\s+GPUs/m.test(ok.stdout) && /built with CUDA/.test(ok.stdout)) {
+    // Each reason for no GPU gets its own words and fix (no driver, an old one, none visible).
+    const noDriver = !fs.existsSync('/proc/driver/nvidia/version');
+    t.regex(ok.stdout, noDriver
+      ? /GPUs\s+none \(no NVIDIA driver is installed \(libcuda\.so\.1 not found\)\); ops run on the CPU\n\s+fix: on a machine with an NVIDIA GPU, install the driver/
+      : /GPUs\s+none \((the NVIDIA driver supports CUDA [\d.]+ but gpuext was built with CUDA [\d.]+: update the driver|no CUDA device is visible)/);
+    t.notRegex(ok.stdout, /cudaErrorInsufficientDriver/);
+  }
   t.regex(ok.stdout, /^(ok|warn)\s+Node headers/m);
   t.regex(ok.stdout, new RegExp(`^ok\\s+cache\\s+${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable`, 'm'));
   t.regex(ok.stdout, /ready to build extensions/);
@@ -125,8 +134,11 @@ nvccTest('[core] init scaffolds a project that builds and runs as it stands; cle
   t.is(again.code, 1);
   t.regex(again.stderr, /already has setup\.config\.json.*--force/);
 
+  t.like(JSON.parse(fs.readFileSync(path.join(proj, 'setup.config.json'), 'utf8')), { sources: ['ops/**/*.{cu,cpp}'], arch: 'native' });
   const b = await gpuext(['build'], proj);
   t.is(b.code, 0, b.stdout + b.stderr);
+  if (nativeGpuModels().length === 0) t.regex(b.stderr, /warning: "arch" is "native" but no NVIDIA GPU is visible here/);
+  else t.notRegex(b.stderr, /warning/);
   t.regex(b.stdout, /^built build\/my_ops\.node \+ my_ops\.js\/\.d\.ts in [\d.]+s \(2 compiled, 0 cached\)\n$/);
   t.regex(fs.readFileSync(path.join(proj, 'build/my_ops.d.ts'), 'utf8'), /export declare function addGpu\(a: Tensor, b: Tensor\): Tensor/);
 
@@ -145,6 +157,52 @@ nvccTest('[core] init scaffolds a project that builds and runs as it stands; cle
   t.regex(c.stdout, /removed 4 build outputs of my_ops from build/);
   t.false(fs.existsSync(path.join(proj, 'build')));
   t.regex((await gpuext(['clean'], proj)).stdout, /nothing to clean in build/);
+});
+
+test('init . in an existing project adds its files beside package.json, which gains only a script', async (t) => {
+  const app = workspace('existing');
+  const pkg = { name: 'my-app', version: '2.0.0', type: 'commonjs', scripts: { build: 'tsc', test: 'ava' }, dependencies: { gpuext: 'file:../gpuext' } };
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg));
+  fs.writeFileSync(path.join(app, 'main.js'), '// the app\n');
+  fs.writeFileSync(path.join(app, '.gitignore'), 'dist');
+  const init = await gpuext(['init', '.', '--name', 'app_ops'], app);
+  t.is(init.code, 0, init.stderr);
+  t.deepEqual(JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')),
+    { ...pkg, scripts: { ...pkg.scripts, 'build:ops': 'gpuext build' } }, 'only a script is added; "build" was taken');
+  t.is(fs.readFileSync(path.join(app, 'main.js'), 'utf8'), '// the app\n', "the app's main.js is untouched");
+  t.regex(fs.readFileSync(path.join(app, 'app_ops-example.js'), 'utf8'), /require\('\.\/build\/app_ops'\)/);
+  t.true(fs.existsSync(path.join(app, 'ops', 'add.cu')));
+  t.is(fs.readFileSync(path.join(app, '.gitignore'), 'utf8'), 'dist\nbuild/\nnode_modules/\n');
+  t.regex(init.stdout, /next:\n  npm run build:ops\n  node app_ops-example\.js$/m);
+
+  const again = await gpuext(['init', '.', '--name', 'app_ops'], app);
+  t.is(again.code, 1, 'the added files are not overwritten without --force');
+  t.regex(again.stderr, /already has setup\.config\.json, ops\/add\.cu, app_ops-example\.js \(use --force/);
+
+  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": ');
+  const bad = await gpuext(['init', 'x'], app);
+  t.is(bad.code, 0, 'a new subdirectory has no package.json of its own');
+  const broken = tmpdir('broken');
+  fs.writeFileSync(path.join(broken, 'package.json'), '{\n  "name": \n');
+  const e = await gpuext(['init', '.'], broken);
+  t.is(e.code, 1);
+  t.regex(e.stderr, /package\.json:3:1: is not valid JSON/);
+});
+
+test('init: the new project depends on the gpuext that made it', (t) => {
+  const top = tmpdir('dep');
+  const app = path.join(top, 'app');
+  const installed = path.join(app, 'node_modules', 'gpuext');
+  fs.mkdirSync(installed, { recursive: true });
+  const spec = (deps: Record<string, string> | undefined): string => {
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', dependencies: deps }));
+    return gpuextDependency(path.join(app, 'tools', 'my-ops'), installed);
+  };
+  t.is(spec({ gpuext: 'file:../gpuext-0.1.0.tgz' }), 'file:../../../gpuext-0.1.0.tgz', 'a relative tarball, seen from the new directory');
+  t.is(spec({ gpuext: '~0.1.0' }), '~0.1.0', 'a registry range as the app has it');
+  t.is(spec({ gpuext: 'file:/opt/gpuext.tgz' }), 'file:/opt/gpuext.tgz');
+  t.regex(spec(undefined), /^\d+\.\d+\.\d+/, 'no installing project: this version');
+  t.is(gpuextDependency(path.join(top, 'new'), path.join(top, 'checkout')), 'file:../checkout', 'a checkout: a path to it');
 });
 
 nvccTest('build: a compile error exits 1 with file:line; --verbose prints commands and the log; missing nvcc says how to fix it', async (t) => {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "core/device.h"
@@ -25,17 +26,40 @@ struct DeviceInfo {
 // and launch asks for the count, and a static's check is one load where
 // call_once went through pthread_once and TLS on each call (measured at 5% of
 // a one-element elementwise call on the H100 host).
+std::string cuda_version_text(int v) { return str(v / 1000, ".", (v % 1000) / 10); }
+
+// Why there are no devices, in the user's terms: the runtime's own message for
+// a missing driver ("CUDA driver version is insufficient") reads as if an
+// update would help, so the three cases are told apart here.
+std::string unavailable_because(cudaError_t err) {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);  // 0 when no driver is installed
+  cudaRuntimeGetVersion(&runtime);
+  if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) {
+    if (driver == 0) return "no NVIDIA driver is installed (libcuda.so.1 not found)";
+    if (err == cudaErrorInsufficientDriver) {
+      return str("the NVIDIA driver supports CUDA ", cuda_version_text(driver), " but gpuext was built with CUDA ",
+                 cuda_version_text(runtime), ": update the driver");
+    }
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (visible != nullptr) return str("no CUDA device is visible (CUDA_VISIBLE_DEVICES='", visible, "')");
+    return str("no CUDA device is visible (driver for CUDA ", cuda_version_text(driver), " installed)");
+  }
+  return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+}
+
 DeviceInfo discover_devices() {
   DeviceInfo info;
   int n = 0;
   cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
-    info.reason = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    info.reason = unavailable_because(err);
+    cudaGetLastError();
     return info;
   }
   info.count = n > kMaxCudaDevices ? kMaxCudaDevices : n;
-  if (n == 0) info.reason = "no CUDA device is visible";
+  if (n == 0) info.reason = unavailable_because(cudaErrorNoDevice);
   return info;
 }
 

@@ -31,7 +31,8 @@ export type BuildEvent =
   | { type: 'command'; argv: string[] }
   | { type: 'log'; file: string; text: string }
   | { type: 'wait'; holder: LockInfo }
-  | { type: 'takeover'; holder?: LockInfo; why: string };
+  | { type: 'takeover'; holder?: LockInfo; why: string }
+  | { type: 'warning'; text: string };
 
 export interface BuildOptions {
   /** The config file (default ./setup.config.json). */
@@ -134,12 +135,24 @@ export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string
 
 /** The source files a config names, checked. Throws ConfigError when there are none. */
 export function findSources(cfg: ResolvedConfig): string[] {
+  const under = displayPath(cfg.baseDir, process.cwd()) || '.';
+  const isSource = (f: string) => SOURCE_EXTENSIONS.includes(path.extname(f));
   const matched = glob(cfg.sources, cfg.baseDir, { ignoreDirs: [cfg.outDir] });
-  const sources = matched.filter((f) => SOURCE_EXTENSIONS.includes(path.extname(f)));
+  const sources = matched.filter(isSource);
   if (sources.length === 0) {
     const what = matched.length ? `only files that are not sources (${SOURCE_EXTENSIONS.join(', ')})` : 'no files';
-    throw new ConfigError(`${cfg.displayFile}: "sources" (${cfg.sources.map((s) => JSON.stringify(s)).join(', ')}) matched ${what} under ${displayPath(cfg.baseDir, process.cwd()) || '.'}`,
+    throw new ConfigError(`${cfg.displayFile}: "sources" (${cfg.sources.map((s) => JSON.stringify(s)).join(', ')}) matched ${what} under ${under}`,
       cfg.file, 'sources');
+  }
+  // Each pattern must match a source on its own: one that matches nothing
+  // (a typo, a moved folder) would otherwise drop its ops from the extension
+  // and its wrapper without a word while the other patterns build.
+  if (cfg.sources.length > 1) {
+    for (const pattern of cfg.sources) {
+      if (glob([pattern], cfg.baseDir, { ignoreDirs: [cfg.outDir] }).some(isSource)) continue;
+      throw new ConfigError(`${cfg.displayFile}: "sources" pattern ${JSON.stringify(pattern)} matched no source files under ${under}` +
+        ' (fix the path, or remove the pattern: each one must match at least one source file)', cfg.file, 'sources');
+    }
   }
   return sources;
 }
@@ -186,6 +199,14 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
 }
 
+/**
+ * nvcc's -arch=native with no GPU visible quietly falls back to nvcc's own
+ * default arch: the build succeeds, and the extension then fails to load its
+ * kernels on the GPU it was meant for. Said once per build.
+ */
+export const NATIVE_WITHOUT_GPU = 'warning: "arch" is "native" but no NVIDIA GPU is visible here, so nvcc builds for its default arch only; ' +
+  'name the GPUs to build for ("arch": "sm_80,sm_90" or "all" in setup.config.json, --arch, or GPUEXT_CUDA_ARCH)';
+
 async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: ReturnType<typeof buildPaths>, opts: BuildOptions,
   t0: number): Promise<BuildResult> {
   const emit = (e: BuildEvent): void => opts.onEvent?.(e);
@@ -215,6 +236,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     ...(tc.cudaHome ? [`-I${path.join(tc.cudaHome, 'include')}`] : []), ...cfg.cxxFlags];
   const cxxName = path.basename(cxx[cxx.length - 1]);
   const nvccKeyExtra = cfg.arch === 'native' ? nativeGpuModels() : [];
+  if (cu.length && cfg.arch === 'native' && nvccKeyExtra.length === 0) emit({ type: 'warning', text: NATIVE_WITHOUT_GPU });
 
   const units: CompileUnit[] = [
     ...cu.map((s): CompileUnit => ({

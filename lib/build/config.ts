@@ -201,7 +201,25 @@ export function loadConfig(file: string = DEFAULT_CONFIG_FILE, opts: ResolveOpti
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${shown}: is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, abs);
+    throw new ConfigError(`${shown}:${jsonErrorPlace(text, e)} is not valid JSON: ${jsonErrorReason(e)}`, abs);
   }
   return resolveConfig(raw, abs, path.dirname(abs), opts);
+}
+
+/** V8's JSON.parse message without its "at position N" (jsonErrorPlace gives the line and column instead). */
+function jsonErrorReason(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.replace(/\s*(?:in JSON\s*)?at position \d+(?:\s*\(line \d+ column \d+\))?/, '').replace(/ in JSON$/, '');
+}
+
+/**
+ * "LINE:COLUMN:" (1-based, as editors and compilers print them) of a
+ * JSON.parse failure: V8 reports a character offset ("at position 185"), or
+ * nothing when the text ended early (then the end of the text is the place).
+ */
+export function jsonErrorPlace(text: string, e: unknown): string {
+  const m = /at position (\d+)/.exec(e instanceof Error ? e.message : String(e));
+  const offset = m ? Math.min(Number(m[1]), text.length) : text.length;
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${before[before.length - 1].length + 1}:`;
 }

@@ -1,5 +1,5 @@
 // A tiny glob: `*` (any characters but '/'), `**` (any number of directories),
-// `?` (one character but '/'). Patterns are relative to a base directory or
+// `?` (one character but '/'), `{a,b}` (either: "ops/**/*.{cu,cpp}"). Patterns are relative to a base directory or
 // absolute. Walks skip node_modules and dot-directories unless the pattern
 // names them literally. No dependency.
 import * as fs from 'fs';
@@ -9,6 +9,37 @@ const MAGIC = /[*?]/;
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * "ops/*.{cu,cpp}" -> ["ops/*.cu", "ops/*.cpp"]: the first brace group
+ * expanded, recursively (nested and later groups too). A lone "{" or "}" is
+ * literal.
+ */
+export function expandBraces(pattern: string): string[] {
+  let depth = 0, open = -1;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '{') {
+      if (depth++ === 0) open = i;
+    } else if (ch === '}' && depth > 0 && --depth === 0) {
+      const alternatives: string[] = [];
+      let level = 0, from = open + 1;
+      for (let j = open + 1; j < i; j++) {
+        if (pattern[j] === '{') level++;
+        else if (pattern[j] === '}') level--;
+        else if (pattern[j] === ',' && level === 0) {
+          alternatives.push(pattern.slice(from, j));
+          from = j + 1;
+        }
+      }
+      alternatives.push(pattern.slice(from, i));
+      if (alternatives.length < 2) continue;  // "{a}" is literal, as in bash
+      const head = pattern.slice(0, open), tail = pattern.slice(i + 1);
+      return alternatives.flatMap((a) => expandBraces(`${head}${a}${tail}`));
+    }
+  }
+  return [pattern];
 }
 
 /** Compiles a glob (with '/' separators) to a RegExp over '/'-separated paths. */
@@ -59,7 +90,7 @@ function toSlash(p: string): string {
 export function glob(patterns: readonly string[], base: string, opts: GlobOptions = {}): string[] {
   const found = new Set<string>();
   const ignore = new Set((opts.ignoreDirs ?? []).map((d) => path.resolve(d)));
-  for (const raw of patterns) {
+  for (const raw of patterns.flatMap(expandBraces)) {
     const pattern = toSlash(raw).replace(/\/+$/, '');
     const abs = path.isAbsolute(raw) ? pattern : `${toSlash(path.resolve(base))}/${pattern.replace(/^\.\//, '')}`;
     const parts = abs.split('/');

@@ -67,6 +67,9 @@ function eventPrinter(o: Output, verbose: boolean): (e: BuildEvent) => void {
       case 'takeover':
         o.err(`taking over a stale build lock (${e.why})`);
         break;
+      case 'warning':
+        o.err(e.text);
+        break;
     }
   };
 }

@@ -75,6 +75,17 @@ function driverVersion(): string | undefined {
   }
 }
 
+/** What to do about no GPU, by the reason: no driver, an old driver, no device, or a core built without CUDA. */
+function noGpuFix(cudaCompiled: boolean, reason: string): string {
+  if (!cudaCompiled) return 'rebuild the core with a CUDA toolkit present: `npm rebuild gpuext --build-from-source` (CUDA_HOME=/path/to/cuda)';
+  if (/no NVIDIA driver/.test(reason)) {
+    return 'on a machine with an NVIDIA GPU, install the driver (https://www.nvidia.com/drivers) and check `nvidia-smi`; ' +
+      'without one, everything runs on the CPU';
+  }
+  if (/update the driver/.test(reason)) return 'install a newer NVIDIA driver (https://www.nvidia.com/drivers), then check `nvidia-smi`';
+  return 'check `nvidia-smi` lists a GPU, and that CUDA_VISIBLE_DEVICES (if set) names it';
+}
+
 export async function doctorChecks(): Promise<Check[]> {
   const checks: Check[] = [];
   const root = packageRoot();
@@ -129,9 +140,7 @@ export async function doctorChecks(): Promise<Check[]> {
     if (n === 0) {
       checks.push({
         level: 'warn', what: 'GPUs', detail: `none (${core.cuda.unavailableReason()}); ops run on the CPU`,
-        fix: native.cudaCompiled
-          ? 'on a machine with an NVIDIA GPU, install the driver (https://www.nvidia.com/drivers) and check `nvidia-smi`'
-          : 'rebuild the core with a CUDA toolkit present: `npm rebuild gpuext` (CUDA_HOME=/path/to/cuda)',
+        fix: noGpuFix(native.cudaCompiled, core.cuda.unavailableReason()),
       });
     } else {
       const supported = new Set((archList ?? '').split(/\s+/).filter(Boolean));

@@ -1,9 +1,11 @@
 // `gpuext init <dir>`: a project that builds and runs as it stands —
 // setup.config.json, ops/add.cu (CUDA and CPU implementations), main.js,
-// package.json with `build` and `start` scripts.
+// package.json with `build` and `start` scripts — or, in an existing project,
+// the same files added beside its package.json with one script more.
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { jsonErrorPlace } from '../build/config';
 import { writeFileAtomic } from '../build/fsutil';
 import { packageRoot, packageVersion } from '../build/toolchain';
 import { flag, parseArgs } from './args';
@@ -17,8 +19,69 @@ Creates an extension project in <dir> (created when missing):
   main.js             calls it on the GPU when there is one, else on the CPU
   package.json        npm run build (gpuext build), npm start
 
+In a directory that already has a package.json (\`gpuext init .\` in your
+app), the files are added beside it: package.json only gains a "build" script
+(or "build:ops" when "build" is taken), the example is <name>-example.js when
+main.js exists, and .gitignore gains build/.
+
   --name NAME   the extension's name (default: <dir>'s name as an identifier)
   --force       overwrite files that already exist`;
+
+interface PackageJson {
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The package.json in `dir`, if there is one; throws when it is not a JSON object. */
+function readPackageJson(dir: string): PackageJson | undefined {
+  const file = path.join(dir, 'package.json');
+  const text = readText(file);
+  if (!text) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`gpuext init: ${file}:${jsonErrorPlace(text, e)} is not valid JSON`);
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`gpuext init: ${file} is not a JSON object`);
+  return v as PackageJson;
+}
+
+/**
+ * The dependency a new project gets on the gpuext that made it. From a
+ * checkout, a `file:` path to it. From an installed gpuext, the spec the
+ * project that installed it used (a registry range, a tarball, a path), with
+ * a relative `file:` path rewritten for the new directory; a bare version
+ * range only when no installing project is found.
+ */
+export function gpuextDependency(dir: string, root: string): string {
+  const parts = root.split(path.sep);
+  const nm = parts.lastIndexOf('node_modules');
+  if (nm < 0) return `file:${slash(path.relative(dir, root)) || '.'}`;
+  const installer = parts.slice(0, nm).join(path.sep) || path.sep;
+  const pkg = (() => {
+    try {
+      return readPackageJson(installer);
+    } catch {
+      return undefined;
+    }
+  })();
+  const spec = pkg?.dependencies?.gpuext ?? pkg?.devDependencies?.gpuext;
+  if (spec === undefined) return packageVersion();
+  const file = /^file:(.*)$/.exec(spec);
+  if (!file || path.isAbsolute(file[1])) return spec;
+  return `file:${slash(path.relative(dir, path.resolve(installer, file[1]))) || '.'}`;
+}
 
 /** "my-ops" -> "my_ops": a C and JS identifier. */
 export function extensionName(dir: string): string {
@@ -101,6 +164,8 @@ export interface InitResult {
   dir: string;
   name: string;
   files: string[];
+  /** The commands that build and run the example, in the order to type them. */
+  next: string[];
 }
 
 /** Writes the scaffold. Throws when a file exists (unless force). */
@@ -112,19 +177,31 @@ export function scaffold(dir: string, opts: { name?: string; force?: boolean } =
   const installed = resolvableGpuext(abs);
   const schemaFrom = installed ?? root;
   const schema = slash(path.relative(abs, path.join(schemaFrom, 'setup.config.schema.json')));
-  const inNodeModules = root.split(path.sep).includes('node_modules');
-  const dependency = inNodeModules ? `^${packageVersion()}` : `file:${slash(path.relative(abs, root)) || '.'}`;
+  const existingPackage = readPackageJson(abs);
+  const script = existingPackage ? (existingPackage.scripts?.build === undefined ? 'build' : 'build:ops') : 'build';
+  const runner = existingPackage && fs.existsSync(path.join(abs, 'main.js')) ? `${name}-example.js` : 'main.js';
   const files: Record<string, string> = {
     'setup.config.json': `${JSON.stringify({
       $schema: schema.startsWith('.') ? schema : `./${schema}`,
       name,
-      sources: ['ops/**/*.cu', 'ops/**/*.cpp'],
+      sources: ['ops/**/*.{cu,cpp}'],
       outDir: 'build',
       arch: 'native',
     }, null, 2)}\n`,
     [path.join('ops', 'add.cu')]: addSource(name),
-    'main.js': mainSource(name),
-    'package.json': `${JSON.stringify({
+    [runner]: mainSource(name),
+  };
+  if (existingPackage) {
+    // An existing project keeps its package.json but for one script, and its .gitignore gains the build folder.
+    const scripts = existingPackage.scripts ?? {};
+    if (scripts[script] === undefined) {
+      files['package.json'] = `${JSON.stringify({ ...existingPackage, scripts: { ...scripts, [script]: 'gpuext build' } }, null, 2)}\n`;
+    }
+    const ignore = readText(path.join(abs, '.gitignore'));
+    const missing = ['build/', 'node_modules/'].filter((l) => !ignore.split(/\r?\n/).includes(l));
+    if (missing.length) files['.gitignore'] = `${ignore}${ignore && !ignore.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`;
+  } else {
+    files['package.json'] = `${JSON.stringify({
       name: npmName(abs),
       version: '0.1.0',
       private: true,
@@ -132,12 +209,19 @@ export function scaffold(dir: string, opts: { name?: string; force?: boolean } =
       main: `build/${name}.js`,
       types: `build/${name}.d.ts`,
       scripts: { build: 'gpuext build', start: 'node main.js', clean: 'gpuext clean' },
-      dependencies: { gpuext: dependency },
-    }, null, 2)}\n`,
-    '.gitignore': 'build/\nnode_modules/\n',
-  };
+      dependencies: { gpuext: gpuextDependency(abs, root) },
+    }, null, 2)}\n`;
+    files['.gitignore'] = 'build/\nnode_modules/\n';
+  }
+  const declared = existingPackage?.dependencies?.gpuext ?? existingPackage?.devDependencies?.gpuext;
+  const next = [
+    ...(resolvableGpuext(abs) === undefined ? [existingPackage && declared === undefined ? `npm install ${gpuextDependency(abs, root)}` : 'npm install'] : []),
+    `npm run ${script}`,
+    existingPackage ? `node ${runner}` : 'npm start',
+  ];
+  const ours = new Set(['package.json', '.gitignore']);  // merged into, never refused, in an existing project
   if (!opts.force) {
-    const existing = Object.keys(files).filter((f) => fs.existsSync(path.join(abs, f)));
+    const existing = Object.keys(files).filter((f) => !(existingPackage && ours.has(f)) && fs.existsSync(path.join(abs, f)));
     if (existing.length) {
       throw new Error(`gpuext init: ${path.relative(process.cwd(), abs) || '.'} already has ${existing.join(', ')} (use --force to overwrite)`);
     }
@@ -148,7 +232,7 @@ export function scaffold(dir: string, opts: { name?: string; force?: boolean } =
     writeFileAtomic(p, text);
     written.push(p);
   }
-  return { dir: abs, name, files: written };
+  return { dir: abs, name, files: written, next };
 }
 
 export async function initCommand(argv: readonly string[], o: Output = defaultOutput()): Promise<number> {
@@ -174,7 +258,6 @@ export async function initCommand(argv: readonly string[], o: Output = defaultOu
   const shown = path.relative(process.cwd(), r.dir) || '.';
   o.out(`created ${shown}/ (extension '${r.name}'):`);
   for (const f of r.files) o.out(`  ${path.relative(r.dir, f)}`);
-  const needInstall = resolvableGpuext(r.dir) === undefined;
-  o.out(`\nnext:\n  cd ${shown}${needInstall ? '\n  npm install' : ''}\n  npm run build\n  npm start`);
+  o.out(`\nnext:\n${[...(shown === '.' ? [] : [`cd ${shown}`]), ...r.next].map((c) => `  ${c}`).join('\n')}`);
   return 0;
 }
