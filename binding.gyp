@@ -59,6 +59,7 @@
             "csrc/cuda/caching_allocator.cpp",
             "csrc/cuda/pinned_allocator.cpp",
             "csrc/cuda/runtime.cpp",
+            "csrc/cuda/staged_copy.cpp",
             "csrc/rtc/driver.cpp",
             "csrc/rtc/nvrtc.cpp",
             "csrc/cuda/core_kernels.cu"

@@ -144,7 +144,7 @@ function timeChild(cmd: string, args: readonly string[], runs: number, what: str
 
 // ---------------------------------------------------------------- torch side
 
-type CopyKind = 'h2d_pageable' | 'h2d_pinned' | 'd2h_pageable' | 'd2h_pinned' | 'd2h_cpu' | 'h2d_new';
+type CopyKind = 'h2d_pageable' | 'h2d_pinned' | 'd2h_pageable' | 'd2h_pinned' | 'd2h_cpu' | 'd2h_out' | 'h2d_new';
 
 interface CopyRow {
   kind: CopyKind;
@@ -213,9 +213,12 @@ const COPY_LABEL: Record<CopyKind, { name: string; gx: string; torch: string }> 
   d2h_pageable: { name: 'D2H pageable', gx: 'cpuDst.copy_(cudaSrc)', torch: 'dst.copy_(src)' },
   d2h_pinned: { name: 'D2H pinned', gx: 'pinnedDst.copy_(cudaSrc)', torch: 'pinnedDst.copy_(src)' },
   d2h_cpu: { name: 'D2H toArray', gx: 'await cudaSrc.toArray()', torch: 'src.cpu()' },
+  d2h_out: { name: 'D2H toArray out', gx: 'await cudaSrc.toArray({ out })', torch: 'dst.copy_(src) (pageable)' },
   h2d_new: { name: 'H2D new tensor', gx: "gx.tensor(f32, {device:'cuda'})", torch: "src.to('cuda')" },
 };
-const COPY_ORDER: readonly CopyKind[] = ['h2d_pageable', 'h2d_pinned', 'd2h_pageable', 'd2h_pinned', 'd2h_cpu', 'h2d_new'];
+const COPY_ORDER: readonly CopyKind[] = ['h2d_pageable', 'h2d_pinned', 'd2h_pageable', 'd2h_pinned', 'd2h_cpu', 'd2h_out', 'h2d_new'];
+// The torch row each gpuext row is set against (toArray into an existing array: torch's copy into a pageable tensor).
+const TORCH_KIND: Partial<Record<CopyKind, CopyKind>> = { d2h_out: 'd2h_pageable' };
 
 // problems: wrong data or a failed child (exit 1); warnings: figures off expectation (exit 0).
 const problems: string[] = [];
@@ -265,6 +268,9 @@ async function benchCopies(): Promise<CopyRow[]> {
       add('d2h_cpu', await medianNsAsync(async () => { last = await cudaSrc.toArray(); }, COPY_WARMUP, repeat));
       if (last !== undefined) expectValue(`toArray ${mib} MiB`, last, 2.5);
       last = undefined;
+      const out = new Float32Array(n);
+      add('d2h_out', await medianNsAsync(async () => { await cudaSrc.toArray({ out }); }, COPY_WARMUP, repeat));
+      expectValue(`toArray({ out }) ${mib} MiB`, out, 2.5);
       // Allocation + copy from a JS typed array; the result is disposed outside the timed region.
       {
         const samples: number[] = [];
@@ -436,7 +442,7 @@ async function main(): Promise<void> {
     console.log(`  warmup ${COPY_WARMUP}, repeat ${COPY_REPEAT} (${COPY_REPEAT_LARGE} for >= 64 MiB)`);
     const copyRows: string[][] = [];
     const tGbps = (kind: CopyKind, bytes: number): number | undefined =>
-      torch.ok ? torch.r.copy.get(`${kind}/${bytes}`) : undefined;
+      torch.ok ? torch.r.copy.get(`${TORCH_KIND[kind] ?? kind}/${bytes}`) : undefined;
     for (const kind of COPY_ORDER) {
       for (const row of copies.filter((c) => c.kind === kind)) {
         const g = gbps(row.bytes, row.ns);

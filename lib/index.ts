@@ -1,5 +1,5 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
-export { Tensor, type ItemOf } from './tensor';
+export { Tensor, type ItemOf, type ReadOptions } from './tensor';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';

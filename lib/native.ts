@@ -159,9 +159,9 @@ export interface NativeCore {
   arange(t: NativeTensor, start: number, step: number): void;
   linspace(t: NativeTensor, start: number, end: number): void;
   /** Writes the elements in C order into dst (exactly the tensor's bytes; NOTE [ Readback buffers ]). */
-  readSync(t: NativeTensor, dst: ArrayBuffer): void;
+  readSync(t: NativeTensor, dst: ArrayBuffer | ArrayBufferView): void;
   /** The same, resolving with dst once it holds them (a CUDA copy is awaited off the event loop). */
-  read(t: NativeTensor, dst: ArrayBuffer): Promise<ArrayBuffer>;
+  read<T extends ArrayBuffer | ArrayBufferView>(t: NativeTensor, dst: T): Promise<T>;
   describe(t: NativeTensor): NativeDescription;
   memoryStats(deviceType: number, deviceIndex: number): NativeMemoryStats;
   emptyCache(device: number): void;

@@ -51,15 +51,51 @@ function deviceOf(type: number, index: number): Device {
   return d;
 }
 
-/** Decodes raw C-order bytes of `dtype` into the array toArray() returns. */
-export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): ValueArrayMap[D] {
-  if (dtype === 'float16' || dtype === 'bfloat16') {
+/** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
+function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
+  return dtype === 'float16' || dtype === 'bfloat16';
+}
+
+/** Decodes raw C-order bytes of `dtype` into the array toArray() returns (into `out` when given). */
+export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D, out?: ValueArrayMap[D]): ValueArrayMap[D] {
+  if (isDecoded(dtype)) {
     const bits = new Uint16Array(bytes);
-    const out = new Float32Array(bits.length);
-    (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, out);
-    return out as ValueArrayMap[D];
+    const values = (out as Float32Array | undefined) ?? new Float32Array(bits.length);
+    (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, values);
+    return values as ValueArrayMap[D];
+  }
+  if (out !== undefined) {
+    (out as Uint8Array).set(new STORAGE_ARRAY[dtype](bytes) as Uint8Array);
+    return out;
   }
   return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
+}
+
+/** Options of toArray / toArraySync. */
+export interface ReadOptions<D extends DType = DType> {
+  /** Fill this array (of the type toArray returns for the dtype, one element per tensor element) and return it. */
+  out?: ValueArrayMap[D];
+}
+
+/** The checked `out` of toArray's options. */
+function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn: string): ValueArrayMap[D] | undefined {
+  if (opts === undefined) return undefined;
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`${fn}: options must be an object like { out }, got ${String(opts)}`);
+  for (const k of Object.keys(opts)) {
+    if (k !== 'out') throw new TypeError(`${fn}: unknown option '${k}' (the only option is 'out')`);
+  }
+  const out: unknown = opts.out;
+  if (out === undefined) return undefined;
+  const Want = isDecoded(m.dtype) ? Float32Array : STORAGE_ARRAY[m.dtype];
+  if (!(out instanceof Want)) {
+    const got = ArrayBuffer.isView(out) ? out.constructor.name : out === null ? 'null' : typeof out;
+    throw new TypeError(`${fn}: out must be a ${Want.name} for a ${m.dtype} tensor, got ${got}`);
+  }
+  const n = numelOf(m.shape);
+  if (out.length !== n) {
+    throw new RangeError(`${fn}: out has ${out.length} elements, the tensor of shape ${formatShape(m.shape)} ${n}`);
+  }
+  return out as ValueArrayMap[D];
 }
 
 // NOTE [ Tensors and postMessage ]
@@ -211,21 +247,33 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * The elements in C order as a typed array (float16/bfloat16 decoded to
    * Float32Array, int64 as BigInt64Array, bool as Uint8Array). For a CUDA
    * tensor the copy is awaited off the event loop; timers keep running.
+   * `out`: an array of that type and length to fill and return instead of a
+   * new one (reading the same tensor shape again and again allocates nothing,
+   * and skips the page faults of fresh memory).
    */
-  async toArray(): Promise<ValueArrayMap[D]> {
-    const h = this.handle('Tensor.toArray');
-    const m = this.#info('Tensor.toArray');
-    const bytes = await native.read(h, readbackBuffer(m, 'Tensor.toArray'));
-    return decodeValues(bytes, m.dtype as D);
+  async toArray(opts?: ReadOptions<D>): Promise<ValueArrayMap[D]> {
+    const fn = 'Tensor.toArray';
+    const h = this.handle(fn);
+    const m = this.#info(fn);
+    const out = readOut(opts, m, fn);
+    if (out !== undefined && !isDecoded(m.dtype)) return native.read(h, out);
+    const bytes = await native.read(h, readbackBuffer(m, fn));
+    return decodeValues(bytes, m.dtype as D, out);
   }
 
   /** toArray() that blocks until the data is on the host. For scripts and tests. */
-  toArraySync(): ValueArrayMap[D] {
-    const h = this.handle('Tensor.toArraySync');
-    const m = this.#info('Tensor.toArraySync');
-    const bytes = readbackBuffer(m, 'Tensor.toArraySync');
+  toArraySync(opts?: ReadOptions<D>): ValueArrayMap[D] {
+    const fn = 'Tensor.toArraySync';
+    const h = this.handle(fn);
+    const m = this.#info(fn);
+    const out = readOut(opts, m, fn);
+    if (out !== undefined && !isDecoded(m.dtype)) {
+      native.readSync(h, out);
+      return out;
+    }
+    const bytes = readbackBuffer(m, fn);
     native.readSync(h, bytes);
-    return decodeValues(bytes, m.dtype as D);
+    return decodeValues(bytes, m.dtype as D, out);
   }
 
   /** The value of a one-element tensor. */

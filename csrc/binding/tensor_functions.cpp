@@ -165,26 +165,42 @@ Napi::Value Linspace(const Napi::CallbackInfo& info) {
   });
 }
 
-// The ArrayBuffer argument `i` that receives a readback of `nbytes`.
+// The argument `i` that receives a readback of `nbytes`: an ArrayBuffer of
+// exactly that size, or a typed array (toArray({ out })) whose bytes are.
 // NOTE [ Readback buffers ]: JS allocates it (new ArrayBuffer), where a size
 // V8 cannot give is a RangeError the caller can catch; an ArrayBuffer made
 // here through N-API would end the process instead (V8's "Allocation failed -
 // process out of memory").
-Napi::ArrayBuffer readback_buffer(const Napi::CallbackInfo& info, size_t i, const char* fn, size_t nbytes) {
-  GX_CHECK_TYPE(info[i].IsArrayBuffer(), fn, ": argument 'dst' must be an ArrayBuffer");
-  Napi::ArrayBuffer dst = info[i].As<Napi::ArrayBuffer>();
-  GX_CHECK_VALUE(dst.ByteLength() == nbytes, fn, ": dst holds ", dst.ByteLength(), " bytes, the tensor ", nbytes);
-  return dst;
+struct Readback {
+  Napi::Object holder;  // what the promise resolves with
+  void* data;
+};
+
+Readback readback_buffer(const Napi::CallbackInfo& info, size_t i, const char* fn, size_t nbytes) {
+  size_t have = 0;
+  Readback r{};
+  if (info[i].IsArrayBuffer()) {
+    Napi::ArrayBuffer b = info[i].As<Napi::ArrayBuffer>();
+    r = {b, b.Data()};
+    have = b.ByteLength();
+  } else if (info[i].IsTypedArray()) {
+    Napi::TypedArray a = info[i].As<Napi::TypedArray>();
+    r = {a, static_cast<char*>(a.ArrayBuffer().Data()) + a.ByteOffset()};
+    have = a.ByteLength();
+  } else {
+    fail(ErrorKind::Type, fn, ": argument 'dst' must be an ArrayBuffer or a typed array");
+  }
+  GX_CHECK_VALUE(have == nbytes, fn, ": dst holds ", have, " bytes, the tensor ", nbytes);
+  return r;
 }
 
 size_t nbytes_of(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * t.itemsize(); }
 
-// readSync(handle, dst): the elements in C order into the ArrayBuffer dst.
+// readSync(handle, dst): the elements in C order into dst (an ArrayBuffer or typed array).
 Napi::Value ReadSync(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& t = TensorHandle::From(info, 0, "toArraySync", "self");
-    Napi::ArrayBuffer dst = readback_buffer(info, 1, "toArraySync", nbytes_of(t));
-    read_to_host(t, dst.Data());
+    read_to_host(t, readback_buffer(info, 1, "toArraySync", nbytes_of(t)).data);
     return info.Env().Undefined();
   });
 }
@@ -193,14 +209,15 @@ Napi::Value ReadSync(const Napi::CallbackInfo& info) {
 // On the JS thread: make the tensor contiguous, hold the destination
 // ArrayBuffer (not yet visible to JS) and record an event on the current
 // stream. On a libuv pool thread: wait for the event (the data is written),
-// then copy device -> ArrayBuffer directly, one pass, no staging buffer.
+// then copy device -> destination (through pinned staging when large: NOTE
+// [ Staged readback ] in csrc/cuda/staged_copy.cpp).
 // Back on the JS thread: resolve. The event loop never waits for the GPU; the
 // source stays referenced until then, so its memory cannot be reused early.
 class ReadWorker : public Napi::AsyncWorker {
  public:
-  ReadWorker(Napi::Env env, TensorImpl* src, Napi::ArrayBuffer dst)
+  ReadWorker(Napi::Env env, TensorImpl* src, const Readback& dst, size_t nbytes)
       : Napi::AsyncWorker(env, "gpuext.toArray"), deferred_(Napi::Promise::Deferred::New(env)),
-        out_(Napi::Persistent(dst)), src_(src), dst_(dst.Data()), nbytes_(dst.ByteLength()) {}
+        out_(Napi::Persistent(dst.holder)), src_(src), dst_(dst.data), nbytes_(nbytes) {}
   // Queues the copy. If it throws, delete the worker: the destructor
   // releases whatever was acquired.
   void Start() {
@@ -227,25 +244,26 @@ class ReadWorker : public Napi::AsyncWorker {
 
  private:
   Napi::Promise::Deferred deferred_;
-  Napi::Reference<Napi::ArrayBuffer> out_;
+  Napi::Reference<Napi::Object> out_;  // keeps the destination's memory alive until the copy is done
   TensorImpl* src_;  // owned reference to the contiguous source
   void* dst_;
   size_t nbytes_;
   cuda::Event event_ = nullptr;
 };
 
-// read(handle, dst) -> Promise<ArrayBuffer>: dst, once it holds the elements in C order.
+// read(handle, dst) -> Promise<dst>: dst (an ArrayBuffer or typed array), once it holds the elements in C order.
 Napi::Value Read(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& t = TensorHandle::From(info, 0, "toArray", "self");
-    Napi::ArrayBuffer dst = readback_buffer(info, 1, "toArray", nbytes_of(t));
-    if (t.device().is_cpu() || dst.ByteLength() == 0) {
+    const size_t nbytes = nbytes_of(t);
+    const Readback dst = readback_buffer(info, 1, "toArray", nbytes);
+    if (t.device().is_cpu() || nbytes == 0) {
       auto deferred = Napi::Promise::Deferred::New(info.Env());
-      read_to_host(t, dst.Data());
-      deferred.Resolve(dst);
+      read_to_host(t, dst.data);
+      deferred.Resolve(dst.holder);
       return deferred.Promise();
     }
-    auto* worker = new ReadWorker(info.Env(), contiguous(t), dst);  // owns the copy
+    auto* worker = new ReadWorker(info.Env(), contiguous(t), dst, nbytes);  // owns the copy
     Napi::Promise p = worker->Promise();
     try {
       worker->Start();

@@ -163,6 +163,11 @@ void read_to_host(const TensorImpl& t, void* dst) {
     return;
   }
   cuda::Stream s = stream_of(*c);
+  if (cuda::staged_copy_pays(nbytes)) {
+    cuda::synchronize_stream(s);  // the staged copy runs on the per-thread stream
+    cuda::copy_to_host_staged(dst, c->data(), nbytes);
+    return;
+  }
   cuda::memcpy_async(dst, c->data(), nbytes, cuda::CopyKind::DeviceToHost, s);
   cuda::synchronize_stream(s);
 }

@@ -43,6 +43,8 @@ void synchronize_device(int) { not_compiled("synchronize"); }
 void synchronize_stream(Stream) { not_compiled("synchronize"); }
 void memcpy_async(void*, const void*, size_t, CopyKind, Stream) { not_compiled("copy"); }
 void copy_to_host_blocking(void*, const void*, size_t) { not_compiled("copy"); }
+bool staged_copy_pays(size_t) { return false; }
+void copy_to_host_staged(void*, const void*, size_t) { not_compiled("copy"); }
 DeviceProps device_props(int) { not_compiled("device_props"); }
 void mem_info(int, size_t*, size_t*) { not_compiled("mem_info"); }
 

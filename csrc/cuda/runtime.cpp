@@ -161,6 +161,7 @@ void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stre
 
 void copy_to_host_blocking(void* dst, const void* src, size_t nbytes) {
   if (nbytes == 0) return;
+  if (staged_copy_pays(nbytes)) return copy_to_host_staged(dst, src, nbytes);
   GX_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, cudaStreamPerThread));
   GX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }

@@ -77,6 +77,12 @@ void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stre
 // that has waited on an event first, so it orders after the work it read.
 void copy_to_host_blocking(void* dst, const void* src, size_t nbytes);
 
+// The same through pinned staging and the CPU thread pool, for large copies
+// (NOTE [ Staged readback ] in staged_copy.cpp); staged_copy_pays says when.
+constexpr size_t kStagedReadbackMin = size_t{1} << 20;
+bool staged_copy_pays(size_t nbytes);
+void copy_to_host_staged(void* dst, const void* src, size_t nbytes);
+
 struct DeviceProps {
   char name[256];
   int major, minor;
