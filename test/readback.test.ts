@@ -59,9 +59,10 @@ deviceTest('toArray({ out }) refuses an array of the wrong type or length, and u
   h.dispose();
 });
 
-// Sizes around the staging threshold (1 MiB) and chunk (16 MiB): one chunk,
-// a partial last chunk, several chunks.
-const LARGE = [(1 << 18) - 1, (1 << 18) + 3, (4 << 20) + 12345, (12 << 20) + 7];
+// Sizes (int32 elements) around the staging threshold (8 MiB) and the chunks
+// (a quarter, 2 to 16 MiB): below, just above with a partial last chunk,
+// 16 MiB chunks with a remainder.
+const LARGE = [(2 << 20) - 1, (2 << 20) + 3, (9 << 20) + 12345, (17 << 20) + 7];
 
 deviceTest('large readbacks are exact to the last element, fresh and into out', async (t, device: TestDevice) => {
   for (const n of LARGE) {

@@ -79,7 +79,7 @@ void copy_to_host_blocking(void* dst, const void* src, size_t nbytes);
 
 // The same through pinned staging and the CPU thread pool, for large copies
 // (NOTE [ Staged readback ] in staged_copy.cpp); staged_copy_pays says when.
-constexpr size_t kStagedReadbackMin = size_t{1} << 20;
+constexpr size_t kStagedReadbackMin = size_t{8} << 20;
 bool staged_copy_pays(size_t nbytes);
 void copy_to_host_staged(void* dst, const void* src, size_t nbytes);
 
