@@ -2,6 +2,7 @@
 // of the launch cost. See NOTE [ Graph memory ] in csrc/core/capture.h: the
 // memory of every tensor made during capture stays allocated (and is reused
 // by each replay) until the graph is disposed.
+/// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
 import { checkOptions, optionKeys } from './options';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './cuda';

@@ -9,6 +9,7 @@
 // other. Memory used on another stream than the one it was allocated on must
 // be declared with tensor.recordStream(stream), or the allocator may hand it
 // out again while that stream still reads it.
+/// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './cuda';
 import { checkOptions, optionKeys } from './options';

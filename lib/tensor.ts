@@ -7,8 +7,15 @@
 // collector gets to them, which may be late. Views share storage with their
 // base: the memory goes when the last of them is disposed or collected.
 // Using a disposed tensor, or disposing it twice, throws.
+//
+// NOTE [ Self-sufficient declarations ]
+// The emitted .d.ts must compile in a consumer with no @types/node and any
+// TypeScript from 5.2 on (6 and later load no @types on their own, and their
+// default lib has no Disposable): `using` needs lib esnext.disposable, which
+// this directive brings along (preserve: TypeScript keeps it in the .d.ts),
+// and no public type names a Node module (see Tensor's inspect hook).
+/// <reference lib="esnext.disposable" preserve="true" />
 import { constants as bufferConstants } from 'buffer';
-import { inspect } from 'util';
 
 import { Stream } from './stream';
 import { Device } from './device';
@@ -381,11 +388,17 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const { values, shownOnly } = shownValues(this, m, DEFAULT_FORMAT_OPTIONS);
     return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString(), shownOnly });
   }
-
-  [inspect.custom](): string {
-    return this.toString();
-  }
 }
+
+// util.inspect (console.log) prints the toString() form. Keyed by the symbol's
+// registry name and defined outside the class, so that Tensor's declaration
+// names nothing of Node's types (NOTE [ Self-sufficient declarations ]).
+Object.defineProperty(Tensor.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+  value(this: Tensor): string {
+    return this.toString();
+  },
+  writable: true, configurable: true, enumerable: false,
+});
 
 /** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
 function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {
