@@ -40,6 +40,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   n_warmup: 'nWarmup',
   n_repeat: 'nRepeat',
   type: 'dtype',
+  output: 'out',
   unbiased: 'correction',
   ddof: 'correction',
 };
