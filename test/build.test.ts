@@ -700,7 +700,8 @@ test('[core] gx.loadInline with schemas: typed ops, each schema checked against 
   await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: inlineCpp('inl_typed'), buildDirectory: cache, schemas: ['negate(Tensor x) -> Tensor'] }), {
     instanceOf: ConfigError, message: /"schemas" \[0\] declares op 'negate', which the extension does not register \(it has neg\)/,
   });
-  await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: 'int a;', schemas: 'neg(Tensor x) -> Tensor' as unknown as string[] }), {
+  const oneString: unknown = 'neg(Tensor x) -> Tensor';
+  await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: 'int a;', schemas: oneString as string[] }), {
     instanceOf: ConfigError, message: /"schemas" must be an array of op schemas/,
   });
   const misspelled = { name: 'inl_typed', cpp: 'int a;', buildDirectry: cache };
