@@ -2,8 +2,8 @@
 // with nothing but `{ module: nodenext, strict: true }` (no @types/node) are
 // compiled against the emitted declarations, as ESM and as CommonJS, by the
 // project's TypeScript and by every other TypeScript the machine offers: the
-// packages `typescript-6` / `typescript-7` (npm aliases) when installed, and
-// the package directories listed in GPUEXT_TEST_TYPESCRIPTS (':'-separated).
+// devDependencies `typescript-6` / `typescript-7` (npm aliases, pinned) when
+// installed, and the package directories in GPUEXT_TEST_TYPESCRIPTS (':'-separated).
 // A correct program must compile; each wrong one must fail with its error.
 import test from 'ava';
 import { execFile } from 'child_process';
@@ -148,7 +148,7 @@ const BAD: Record<string, { text: string; error: RegExp }> = {
 if (compilers.length === 0) throw new Error('types.test: the project\'s own typescript was not found');
 if (!majors.has('6') || !majors.has('7')) {
   test.skip(`types: TypeScript ${['6', '7'].filter((m) => !majors.has(m)).join(' and ')} not installed ` +
-    '(add the typescript-6 / typescript-7 aliases, or list package directories in GPUEXT_TEST_TYPESCRIPTS)', () => {});
+    '(npm ci installs the typescript-6 / typescript-7 devDependencies; or list package directories in GPUEXT_TEST_TYPESCRIPTS)', () => {});
 }
 
 for (const c of compilers) {
