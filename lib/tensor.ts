@@ -73,6 +73,9 @@ export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): Val
   return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
 }
 
+/** The options copy_ takes. */
+const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
+
 // NOTE [ Tensors and postMessage ]
 // A tensor's memory belongs to this thread's core, so a Tensor cannot be
 // structured-cloned into a worker: it would arrive as `{}`. Structured clone
@@ -80,8 +83,6 @@ export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D): Val
 // every Tensor carries this symbol, whose description is the explanation the
 // error shows. (An own getter that throws would do the same at ~450 ns per
 // tensor; a field costs nothing measurable.)
-const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
-
 const NOT_CLONEABLE = Symbol('a gx.Tensor cannot be posted to another thread (its memory belongs to this one): ' +
   'post its data, await t.toArray(), and rebuild it there with gx.tensor(data, { dtype, device }).reshape(shape)');
 
