@@ -1,7 +1,8 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
 export { Tensor, type ItemOf } from './tensor';
-export type { ToOptions, ToTarget } from './tensor-to';
+// Tensor.to lives in tensor-to.ts (it converts dtypes, an op), installed on Tensor's prototype by loading it.
 import './tensor-to';
+export type { ToOptions, ToTarget } from './tensor-to';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';
