@@ -82,10 +82,9 @@ GX_LIBRARY(bench_streams, m) {
 }
 `;
 
-interface BenchOps {
-  spin: (out: gx.Tensor, cycles: number, blocks: number) => unknown;
-  addOut: (a: gx.Tensor, b: gx.Tensor, c: gx.Tensor) => unknown;
-}
+// The m.def() schemas above: gx.loadInline types the ops from them and checks them against the build.
+const SCHEMAS = ['spin(Tensor out, int cycles, int blocks) -> ()', 'add_out(Tensor a, Tensor b, Tensor c) -> ()'] as const;
+type BenchOps = gx.OpsOf<typeof SCHEMAS>;
 
 const warnings: string[] = [];
 const problems: string[] = [];
@@ -259,12 +258,7 @@ async function main(): Promise<void> {
   progress('building the benchmark kernels (gx.loadInline)');
   let ops: BenchOps;
   try {
-    const loaded = await gx.loadInline({ name: 'bench_streams', cuda: SRC });
-    const { spin, addOut } = loaded;
-    if (typeof spin !== 'function' || typeof addOut !== 'function') {
-      throw new Error(`expected ops spin and addOut, got ${Object.keys(loaded).join(', ')}`);
-    }
-    ops = { spin, addOut };
+    ops = await gx.loadInline({ name: 'bench_streams', cuda: SRC, schemas: SCHEMAS });
   } catch (err) {
     problems.push(`gx.loadInline of the benchmark kernels failed: ${err instanceof Error ? err.message : String(err)}`);
     printIssues(warnings, problems);

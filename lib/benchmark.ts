@@ -11,6 +11,7 @@
 import { inspect } from 'util';
 
 import { checkDevice, isAvailable } from './cuda';
+import { checkKeys, optionKeys } from './options';
 import { parseDevice, type Device, type DeviceLike } from './device';
 import { Event, currentStream } from './stream';
 
@@ -62,7 +63,7 @@ export interface BenchmarkResult {
 }
 
 const FN = 'gx.benchmark';
-const OPTION_KEYS: ReadonlySet<string> = new Set(['nWarmup', 'nRepeat', 'maxDuration', 'device', 'name']);
+const OPTION_KEYS = optionKeys<BenchmarkOptions>({ nWarmup: true, nRepeat: true, maxDuration: true, device: true, name: true });
 
 function intOption(value: unknown, key: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -172,11 +173,7 @@ class Result implements BenchmarkResult {
 export function benchmark(fn: () => unknown, opts: BenchmarkOptions = {}): BenchmarkResult {
   if (typeof fn !== 'function') throw new TypeError(`${FN}: argument 'fn' must be a function`);
   if (typeof opts !== 'object' || opts === null) throw new TypeError(`${FN}: argument 'opts' must be an object`);
-  for (const key of Object.keys(opts)) {
-    if (!OPTION_KEYS.has(key)) {
-      throw new RangeError(`${FN}: unknown option '${key}' (expected ${[...OPTION_KEYS].join(', ')})`);
-    }
-  }
+  checkKeys(opts, FN, OPTION_KEYS);
   const nWarmup = intOption(opts.nWarmup, 'nWarmup', 10, 0);
   const nRepeat = intOption(opts.nRepeat, 'nRepeat', 100, 1);
   const maxDuration = opts.maxDuration ?? Infinity;

@@ -8,6 +8,7 @@ import {
 import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
+import { checkKeys, optionKeys } from './options';
 import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
 import { formatShape, MAX_DIMS, numelOf, parseShape, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
@@ -43,11 +44,17 @@ type DTypeOfData<T> = T extends Float32Array ? 'float32'
 /** The element type of a (nested) array. */
 type Leaf<T> = T extends readonly (infer E)[] ? Leaf<E> : T;
 
-function options<D extends DType>(opts: unknown, fn: string): { dtype?: D; device: Device; pinned: boolean } {
+/** The option keys of each kind of creation function. */
+const TENSOR_KEYS = optionKeys<TensorOptions & { shape?: readonly number[] }>({ dtype: true, device: true, shape: true });
+const EMPTY_KEYS = optionKeys<EmptyOptions>({ dtype: true, device: true, pinned: true });
+const RANGE_KEYS = optionKeys<TensorOptions>({ dtype: true, device: true });
+
+function options<D extends DType>(opts: unknown, fn: string, known: readonly string[]): { dtype?: D; device: Device; pinned: boolean } {
   if (opts === undefined) return { device: parseDevice(undefined, fn), pinned: false };
-  if (typeof opts !== 'object' || opts === null) {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
     throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
   }
+  checkKeys(opts, fn, known);
   const o = opts as EmptyOptions<D>;
   const device = parseDevice(o.device, fn);
   checkDevice(device, fn);
@@ -72,7 +79,7 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
   opts?: TensorOptions<D> & { shape?: readonly number[] },
 ): Tensor<D> {
   const fn = 'gx.tensor';
-  const { dtype: asked, device } = options<D>(opts, fn);
+  const { dtype: asked, device } = options<D>(opts, fn, TENSOR_KEYS);
   let shape: number[];
   let dtype: DType;
   let bytes: ArrayBufferView;
@@ -155,7 +162,7 @@ function callerNamed<T>(fn: string | undefined, alloc: () => T): T {
 
 function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, defaultDType: DType = DEFAULT_FLOAT): Tensor<D> {
   const dims = parseShape(shape, fn);
-  const o = options<D>(opts, fn);
+  const o = options<D>(opts, fn, EMPTY_KEYS);
   const dtype = o.dtype ?? defaultDType;
   if (!o.pinned) return allocate(dims, dtype, o.device, undefined, fn) as Tensor<D>;
   return new Tensor<D>(callerNamed(fn, () => native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true)),
@@ -222,7 +229,7 @@ export function arange<D extends DType = DType>(
   }
   const n = Math.ceil((end - start) / step);
   if (!Number.isSafeInteger(n)) throw new RangeError(`${fn}: the range holds ${n} elements, more than a tensor can`);
-  const o = options<D>(opts, fn);
+  const o = options<D>(opts, fn, RANGE_KEYS);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
   const t = allocate([n], dtype as D, o.device, undefined, fn);
@@ -241,7 +248,7 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   if (typeof steps !== 'number' || !Number.isSafeInteger(steps) || steps < 0) {
     throw new RangeError(`${fn}: steps must be a non-negative integer, got ${String(steps)}`);
   }
-  const o = options<D>(opts, fn);
+  const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
   const t = allocate([steps], dtype as D, o.device, undefined, fn);
   native.linspace(t.handle(), start, end);

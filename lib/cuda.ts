@@ -77,7 +77,7 @@ export function limitBytes(spec: number | string, device: number, fn: string): n
 }
 
 export { currentStream } from './stream';
-export { graph, CUDAGraph } from './graph';
+export { graph, CUDAGraph, type GraphOptions } from './graph';
 
 /** Blocks until all work on the device is done. */
 export function synchronize(device?: DeviceLike): void {

@@ -7,6 +7,7 @@ import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
 import { BUILTIN_NAMESPACE, loadBuiltinsFirst, opsLibraryPath } from './ops/library';
+import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
 export type OpArgDescriptor = NativeOpArg;
@@ -64,8 +65,19 @@ function describe(x: unknown): string {
   return typeof x === 'object' ? `an object (${Object.prototype.toString.call(x)})` : `${typeof x} ${String(x)}`;
 }
 
+/** Generated bindings' check of an options object of keyword-only arguments (lib/options.ts). */
+function keywordOptions(opts: unknown, fn: string, names: readonly string[]): Record<string, unknown> {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new TypeError(`${fn}: keyword-only arguments (${names.join(', ')}) go in an options object, got ${describe(opts)}`);
+  }
+  checkKeys(opts, fn, names);
+  return opts as Record<string, unknown>;
+}
+
 /** What generated bindings call; not for direct use. */
 export const extensionRuntime = {
+  options: keywordOptions,
   load: loadLibrary,
   call: native.callOp,
   tensor: tensorArg,
@@ -101,6 +113,7 @@ export function opFunction(op: OpDescriptor): OpFunction {
   const fn = camelCase(op.name);
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
+  const keywordNames = keyword.map((a) => a.name);
   const f = (...args: unknown[]): unknown => {
     const maxArgs = positional.length + (keyword.length > 0 ? 1 : 0);
     if (args.length > maxArgs) {
@@ -113,6 +126,7 @@ export function opFunction(op: OpDescriptor): OpFunction {
         throw new TypeError(`${fn}: keyword-only arguments (${keyword.map((k) => k.name).join(', ')}) go in an options object, got ${describe(opts)}`);
       }
       const o = (opts ?? {}) as Record<string, unknown>;
+      checkKeys(o, fn, keywordNames);
       for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
     }
     const result = native.callOp(op.id, ...values);

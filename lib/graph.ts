@@ -2,6 +2,8 @@
 // of the launch cost. See NOTE [ Graph memory ] in csrc/core/capture.h: the
 // memory of every tensor made during capture stays allocated (and is reused
 // by each replay) until the graph is disposed.
+/// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
+import { checkOptions, optionKeys } from './options';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './cuda';
 import { native, type NativeGraph } from './native';
@@ -45,6 +47,13 @@ export class CUDAGraph implements Disposable {
 
 const captureStreams = new Map<number, Stream>();
 
+export interface GraphOptions {
+  /** The CUDA device whose work is captured (default 'cuda', the current one). */
+  device?: DeviceLike;
+}
+
+const GRAPH_KEYS = optionKeys<GraphOptions>({ device: true });
+
 /**
  * Captures the GPU work `fn` queues (synchronously) into a CUDA graph. The
  * capture runs on a side stream ordered after the current stream; nothing
@@ -55,8 +64,9 @@ const captureStreams = new Map<number, Stream>();
  * const g = gx.cuda.graph(() => { y = scale(x, 2); });
  * for (let i = 0; i < 100; i++) g.replay();
  */
-export function graph(fn: () => void, opts: { device?: DeviceLike } = {}): CUDAGraph {
+export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
   if (typeof fn !== 'function') throw new TypeError('gx.cuda.graph: argument \'fn\' must be a function');
+  opts = checkOptions<GraphOptions>(opts, 'gx.cuda.graph', GRAPH_KEYS);
   const device = parseDevice(opts.device ?? 'cuda', 'gx.cuda.graph');
   if (device.type !== 'cuda') throw new TypeError(`gx.cuda.graph: graphs capture CUDA work, got device '${device}'`);
   checkDevice(device, 'gx.cuda.graph');

@@ -1,5 +1,8 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
 export { Tensor, type ItemOf, type ReadOptions } from './tensor';
+// Tensor.to lives in tensor-to.ts (it converts dtypes, an op), installed on Tensor's prototype by loading it.
+import './tensor-to';
+export type { ToOptions, ToTarget } from './tensor-to';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';
@@ -9,13 +12,14 @@ export * as memory from './memory';
 export * as cuda from './cuda';
 export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
-export { load, loadInline, type LoadOptions, type LoadInlineOptions } from './load';
+export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
+export type { OpsOf, OpSignature, OpName } from './schema-types';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';
 export { CUDAGraph } from './graph';
 export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
-export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions } from './rtc/raw';
-export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions } from './rtc/elementwise';
+export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions, type RawKernelOptions } from './rtc/raw';
+export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions, type ElementwiseCallOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './layout';
@@ -28,7 +32,7 @@ export type {
   Operand, ScalarOperand, OutOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
   FloatResult, SumResult, ReduceArg,
 } from './ops';
-export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions } from './ops/random';
-export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult } from './ops/linalg';
+export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
+export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
 export * as linalg from './ops/linalg-namespace';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';

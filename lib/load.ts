@@ -10,8 +10,10 @@ import { resolveConfig, type DefineValue } from './build/config';
 import { ConfigError } from './build/errors';
 import { sha256, writeIfChanged } from './build/fsutil';
 import { cacheDir, packageVersion } from './build/toolchain';
-import { loadLibrary, namespaceOwner, type OpFunction } from './extension';
+import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from './extension';
+import { checkOptions, optionKeys } from './options';
 import { BUILTIN_NAMESPACE } from './ops/library';
+import type { OpsOf } from './schema-types';
 
 export interface LoadOptions {
   /** The extension's name (an identifier); ops come from its GX_LIBRARY blocks. */
@@ -30,6 +32,13 @@ export interface LoadOptions {
   verbose?: boolean;
   /** Where builds go (default: GPUEXT_CACHE_DIR, $XDG_CACHE_HOME/gpuext or ~/.cache/gpuext, + /extensions). */
   buildDirectory?: string;
+  /**
+   * The schemas of the ops to call, as in the GX_LIBRARY block (`m.def("...")`):
+   * the returned ops are typed from them (OpsOf), and each is checked at load
+   * time against what the extension registers, so the types cannot drift from
+   * the C++. Ops left out stay callable, untyped, through a cast.
+   */
+  schemas?: readonly string[];
 }
 
 export interface LoadInlineOptions extends Omit<LoadOptions, 'sources'> {
@@ -39,8 +48,17 @@ export interface LoadInlineOptions extends Omit<LoadOptions, 'sources'> {
   cpp?: string | string[];
 }
 
-/** The ops of a loaded extension, by camelCase name (add_gpu -> addGpu). */
+/** The ops of a loaded extension, by camelCase name (add_gpu -> addGpu), untyped. */
 export type LoadedOps = Readonly<Record<string, OpFunction>>;
+
+const LOAD_KEYS = optionKeys<LoadOptions>({
+  name: true, sources: true, nvccFlags: true, cxxFlags: true, includeDirs: true, defines: true, libraries: true, arch: true,
+  verbose: true, buildDirectory: true, schemas: true,
+});
+const LOAD_INLINE_KEYS = optionKeys<LoadInlineOptions>({
+  name: true, cuda: true, cpp: true, nvccFlags: true, cxxFlags: true, includeDirs: true, defines: true, libraries: true,
+  arch: true, verbose: true, buildDirectory: true, schemas: true,
+});
 
 // NOTE [ One version of an extension per process ]
 // Ops stay registered until the process exits (the registry never forgets an
@@ -58,6 +76,34 @@ function list(x: string | string[] | undefined): string[] {
 
 function fail(fn: string, field: string, msg: string): never {
   throw new ConfigError(`${fn}: "${field}" ${msg}`, fn, field);
+}
+
+/** Schema text with its spacing normalized, for comparing a declared schema with a registered one. */
+function normalSchema(s: string): string {
+  return s.replace(/\s+/g, ' ').replace(/\s*([(),=*\[\]?>-])\s*/g, '$1').trim();
+}
+
+/** The `schemas` option, checked before anything is built: an array of strings, each with an op name. */
+function checkSchemas(fn: string, schemas: unknown): readonly string[] {
+  if (schemas === undefined) return [];
+  if (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && /^\s*[\w:]+\s*\(/.test(s))) {
+    fail(fn, 'schemas', "must be an array of op schemas like 'scale(Tensor x, float s) -> Tensor'");
+  }
+  return schemas as readonly string[];
+}
+
+/** Each declared schema must be the one the extension registered (the types come from it). */
+function verifySchemas(fn: string, declared: readonly string[], ops: readonly OpDescriptor[]): void {
+  declared.forEach((s, i) => {
+    const name = s.slice(0, s.indexOf('(')).trim().replace(/^.*::/, '');
+    const op = ops.find((o) => o.name === name);
+    if (op === undefined) {
+      fail(fn, 'schemas', `[${i}] declares op '${name}', which the extension does not register (it has ${ops.map((o) => o.name).join(', ')})`);
+    }
+    if (normalSchema(s) !== normalSchema(op.schema)) {
+      fail(fn, 'schemas', `[${i}] declares '${s.trim()}' but the extension registers '${op.schema}'; copy the schema from its m.def()`);
+    }
+  });
 }
 
 function checkName(fn: string, name: unknown): string {
@@ -114,6 +160,7 @@ function checkNameFree(fn: string, name: string, dir: string, node: string): voi
 async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources: string[], inputsKey: string[],
   writeSources?: () => void): Promise<LoadedOps> {
   const name = checkName(fn, o.name);
+  const schemas = checkSchemas(fn, o.schemas);
   const hash = sha256(packageVersion(), name, ...inputsKey, JSON.stringify([
     o.nvccFlags ?? [], o.cxxFlags ?? [], (o.includeDirs ?? []).map((d) => path.resolve(d)), o.defines ?? [], o.libraries ?? [],
     o.arch ?? null,
@@ -130,17 +177,32 @@ async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources
   if (r.linked && loadedByName.get(name) === dir) {
     throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ${restartHint(name)}`);
   }
-  const ops = loadLibrary(r.outPath).functions;
+  const lib = loadLibrary(r.outPath);
   loadedByName.set(name, dir);
-  return ops;
+  verifySchemas(fn, schemas, lib.ops);
+  return lib.functions;
 }
 
 /**
- * Builds (on first use) and loads an extension from source files; returns its ops.
- * @example const { addGpu } = await gx.load({ name: 'my_ops', sources: ['ops/add.cu'] });
+ * Builds (on first use) and loads an extension from source files; returns its
+ * ops by camelCase name (add_gpu -> addGpu), as torch.utils.cpp_extension.load.
+ *
+ * Typed ops, two ways: pass the ops' `schemas` (copied from the m.def() lines;
+ * checked against the extension when it loads), or name the ops' type, e.g.
+ * the module `gpuext build` generates. Without either the ops are untyped.
+ * @example
+ * const ops = await gx.load({ name: 'my_ops', sources: ['ops/add.cu'],
+ *   schemas: ['add_gpu(Tensor a, Tensor b) -> Tensor'] });
+ * const c = ops.addGpu(a, b);  // (a: Tensor, b: Tensor) => Tensor; ops.addGPU is a compile error
+ * const typed = await gx.load<typeof import('./build/my_ops')>({ name: 'my_ops', sources: ['ops/add.cu'] });
  */
+export function load<const S extends readonly string[]>(options: LoadOptions & { schemas: S }): Promise<OpsOf<S>>;
+export function load(options: LoadOptions): Promise<LoadedOps>;
+export function load<Ops extends object>(options: LoadOptions): Promise<Ops>;
 export async function load(options: LoadOptions): Promise<LoadedOps> {
   const fn = 'gx.load';
+  checkOptions<LoadOptions>(options, fn, LOAD_KEYS);
+  if (options === undefined || options === null) fail(fn, 'name', 'is required: gx.load({ name, sources })');
   const sources = options.sources;
   if (!Array.isArray(sources) || sources.length === 0 || !sources.every((s) => typeof s === 'string' && s !== '')) {
     fail(fn, 'sources', 'must be a non-empty array of file paths');
@@ -160,14 +222,24 @@ function preInclude(texts: string[]): string[] {
 }
 
 /**
- * Builds (on first use) and loads an extension from source text; returns its ops.
+ * Builds (on first use) and loads an extension from source text; returns its
+ * ops by camelCase name, as torch.utils.cpp_extension.load_inline. Typed as
+ * gx.load: by `schemas` (checked against the m.def() lines when it loads) or
+ * by a type argument.
  * @example
  * const { scale } = await gx.loadInline({ name: 'inline_ops', cuda: `
  *   gx::Tensor scale(const gx::Tensor& x, double s) { ... }
- *   GX_LIBRARY(inline_ops, m) { m.def("scale(Tensor x, float s) -> Tensor").impl(gx::kCUDA, scale); }` });
+ *   GX_LIBRARY(inline_ops, m) { m.def("scale(Tensor x, float s) -> Tensor").impl(gx::kCUDA, scale); }`,
+ *   schemas: ['scale(Tensor x, float s) -> Tensor'] });
+ * scale(x, 2);  // (x: Tensor, s: number) => Tensor
  */
+export function loadInline<const S extends readonly string[]>(options: LoadInlineOptions & { schemas: S }): Promise<OpsOf<S>>;
+export function loadInline(options: LoadInlineOptions): Promise<LoadedOps>;
+export function loadInline<Ops extends object>(options: LoadInlineOptions): Promise<Ops>;
 export async function loadInline(options: LoadInlineOptions): Promise<LoadedOps> {
   const fn = 'gx.loadInline';
+  checkOptions<LoadInlineOptions>(options, fn, LOAD_INLINE_KEYS);
+  if (options === undefined || options === null) fail(fn, 'name', "is required: gx.loadInline({ name, cuda: '...' })");
   const name = checkName(fn, options.name);
   const cuda = list(options.cuda);
   const cpp = list(options.cpp);

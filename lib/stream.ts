@@ -9,8 +9,10 @@
 // other. Memory used on another stream than the one it was allocated on must
 // be declared with tensor.recordStream(stream), or the allocator may hand it
 // out again while that stream still reads it.
+/// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './cuda';
+import { checkOptions, optionKeys } from './options';
 import { native, type NativeEvent, type NativeStream } from './native';
 
 function cudaDevice(device: DeviceLike | undefined, fn: string): Device {
@@ -28,6 +30,8 @@ export interface StreamOptions {
   nonBlocking?: boolean;
 }
 
+const STREAM_KEYS = optionKeys<StreamOptions>({ device: true, priority: true, nonBlocking: true });
+
 /** A CUDA stream: an ordered queue of GPU work. */
 export class Stream {
   /** @internal */
@@ -42,6 +46,7 @@ export class Stream {
    * await s.done();
    */
   constructor(opts: StreamOptions = {}) {
+    opts = checkOptions<StreamOptions>(opts, 'gx.Stream', STREAM_KEYS);
     const device = cudaDevice(opts.device, 'gx.Stream');
     const priority = opts.priority ?? 0;
     if (!Number.isInteger(priority)) throw new TypeError(`gx.Stream: priority must be an integer, got ${String(priority)}`);
@@ -142,6 +147,8 @@ export interface EventOptions {
   timing?: boolean;
 }
 
+const EVENT_KEYS = optionKeys<EventOptions>({ device: true, timing: true });
+
 /** A CUDA event: a marker in a stream's work, to wait for or time. */
 export class Event {
   /** @internal */
@@ -151,6 +158,7 @@ export class Event {
   #recorded = false;
 
   constructor(opts: EventOptions = {}) {
+    opts = checkOptions<EventOptions>(opts, 'gx.Event', EVENT_KEYS);
     const device = cudaDevice(opts.device, 'gx.Event');
     this.timing = Boolean(opts.timing);
     this.native = native.createEvent(device.index, this.timing);

@@ -7,22 +7,33 @@
 // collector gets to them, which may be late. Views share storage with their
 // base: the memory goes when the last of them is disposed or collected.
 // Using a disposed tensor, or disposing it twice, throws.
+//
+// NOTE [ Self-sufficient declarations ]
+// The emitted .d.ts must compile in a consumer with no @types/node and any
+// TypeScript from 5.2 on (6 and later load no @types on their own, and their
+// default lib has no Disposable): `using` needs lib esnext.disposable, which
+// this directive brings along (preserve: TypeScript keeps it in the .d.ts),
+// and no public type names a Node module (see Tensor's inspect hook).
+/// <reference lib="esnext.disposable" preserve="true" />
 import { constants as bufferConstants } from 'buffer';
-import { inspect } from 'util';
 
-import { checkDevice } from './cuda';
 import { Stream } from './stream';
-import { Device, parseDevice, type DeviceLike } from './device';
+import { Device } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
 import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './format';
 import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
+import { checkOptions, optionKeys } from './options';
 import { track } from './tidy';
 import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
 
-/** What item() returns for a dtype: bigint for int64, boolean for bool, else number. */
-export type ItemOf<D extends DType> = D extends 'int64' ? bigint : D extends 'bool' ? boolean : number;
+/**
+ * What item() returns for a dtype: boolean for bool, else number (int64 too,
+ * as torch's item() gives a Python int: `x.sum().item() + 1` works; a value
+ * beyond 2^53 - 1 throws, and itemBigInt() gives it exactly).
+ */
+export type ItemOf<D extends DType> = D extends 'bool' ? boolean : number;
 
 /** @internal What a Tensor knows about its layout without asking the core. */
 export interface Meta {
@@ -77,14 +88,12 @@ export interface ReadOptions<D extends DType = DType> {
   out?: ValueArrayMap[D];
 }
 
+const READ_KEYS = optionKeys<ReadOptions>({ out: true });
+
 /** The checked `out` of toArray's options. */
 function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn: string): ValueArrayMap[D] | undefined {
   if (opts === undefined) return undefined;
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`${fn}: options must be an object like { out }, got ${String(opts)}`);
-  for (const k of Object.keys(opts)) {
-    if (k !== 'out') throw new TypeError(`${fn}: unknown option '${k}' (the only option is 'out')`);
-  }
-  const out: unknown = opts.out;
+  const out: unknown = checkOptions<ReadOptions<D>>(opts, fn, READ_KEYS).out;
   if (out === undefined) return undefined;
   const Want = isDecoded(m.dtype) ? Float32Array : STORAGE_ARRAY[m.dtype];
   if (!(out instanceof Want)) {
@@ -97,6 +106,8 @@ function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn:
   }
   return out as ValueArrayMap[D];
 }
+/** The options copy_ takes. */
+const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
 
 // NOTE [ Tensors and postMessage ]
 // A tensor's memory belongs to this thread's core, so a Tensor cannot be
@@ -205,22 +216,20 @@ export class Tensor<D extends DType = DType> implements Disposable {
   }
 
   /**
-   * A tensor with the same data on `device`. Moving to the device the tensor
-   * is already on shares its storage (as torch's `to` returns self), still as
-   * a separate Tensor to dispose.
-   * @example const g = gx.arange(4).to('cuda');
+   * @internal The same data on `target` (checked by the caller), for to()
+   * (lib/tensor-to.ts). On the device the tensor is already on, it shares
+   * the storage (as torch's `to` returns self), still as a separate Tensor
+   * to dispose.
    */
-  to(device: DeviceLike, opts: { nonBlocking?: boolean } = {}): Tensor<D> {
-    const h = this.handle('Tensor.to');
-    const target = parseDevice(device, 'Tensor.to');
-    checkDevice(target, 'Tensor.to');
-    const m = this.#info('Tensor.to');
+  toDevice(target: Device, nonBlocking: boolean, fn: string): Tensor<D> {
+    const h = this.handle(fn);
+    const m = this.#info(fn);
     if (target.equals(m.device)) {
       return new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
     }
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, Boolean(opts.nonBlocking)), contiguousMeta(m.shape, m.dtype, target));
+    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
   }
 
   /**
@@ -276,14 +285,44 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return decodeValues(bytes, m.dtype as D, out);
   }
 
-  /** The value of a one-element tensor. */
+  /**
+   * The value of a one-element tensor: a number (a boolean for bool). An
+   * int64 value beyond ±(2^53 - 1) has no exact number and is a RangeError:
+   * itemBigInt() reads it.
+   * @example gx.arange(5).sum().item() + 1 // 11
+   */
   item(): ItemOf<D> {
-    const n = numelOf(this.#info('Tensor.item').shape);
-    if (n !== 1) {
-      throw new RangeError(`Tensor.item: only a one-element tensor has an item; this one has shape ${formatShape(this.shape)} (${n} elements)`);
+    const v = this.#oneValue('Tensor.item');
+    if (typeof v === 'bigint') {
+      if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new RangeError(`Tensor.item: the value ${v} (${this.dtype}) is beyond ±(2^53 - 1), where a number is exact; ` +
+          'read it as a bigint with itemBigInt()');
+      }
+      return Number(v) as ItemOf<D>;
     }
-    const v = this.toArraySync()[0];
     return (this.dtype === 'bool' ? v !== 0 : v) as ItemOf<D>;
+  }
+
+  /**
+   * The value of a one-element integer (or bool) tensor as a bigint, exact
+   * for every int64. Floating tensors are a TypeError: use item().
+   * @example gx.tensor(2n ** 60n).itemBigInt() // 1152921504606846976n
+   */
+  itemBigInt(): bigint {
+    const fn = 'Tensor.itemBigInt';
+    const kind = DTYPE_INFO[this.#info(fn).dtype].kind;
+    if (kind === 'f') throw new TypeError(`${fn}: the tensor is ${this.dtype}, not an integer dtype; use item()`);
+    const v = this.#oneValue(fn);
+    return typeof v === 'bigint' ? v : BigInt(v);
+  }
+
+  /** The one element's raw value (a bigint for int64); a RangeError naming `fn` unless there is exactly one. */
+  #oneValue(fn: string): number | bigint {
+    const n = numelOf(this.#info(fn).shape);
+    if (n !== 1) {
+      throw new RangeError(`${fn}: only a one-element tensor has an item; this one has shape ${formatShape(this.shape)} (${n} elements)`);
+    }
+    return this.toArraySync()[0];
   }
 
   /**
@@ -352,6 +391,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    */
   copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
     const fn = 'Tensor.copy_';
+    opts = checkOptions<{ nonBlocking?: boolean }>(opts, fn, COPY_KEYS);
     if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
     const dst = this.#info(fn), from = src.#info(fn);
     if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
@@ -394,11 +434,17 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const { values, shownOnly } = shownValues(this, m, DEFAULT_FORMAT_OPTIONS);
     return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString(), shownOnly });
   }
-
-  [inspect.custom](): string {
-    return this.toString();
-  }
 }
+
+// util.inspect (console.log) prints the toString() form. Keyed by the symbol's
+// registry name and defined outside the class, so that Tensor's declaration
+// names nothing of Node's types (NOTE [ Self-sufficient declarations ]).
+Object.defineProperty(Tensor.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+  value(this: Tensor): string {
+    return this.toString();
+  },
+  writable: true, configurable: true, enumerable: false,
+});
 
 /** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
 function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {

@@ -701,3 +701,28 @@ test('[core] gx.loadInline builds C++ source text and returns its ops', async (t
   await t.throwsAsync(loadInline({ name: 'flags', cpp: 'int a;', cxxFlags: notAnArray as string[] }), { instanceOf: ConfigError, message: /"cxxFlags"/ });
   await t.throwsAsync(load({ name: 'x', sources: [] }), { message: /gx\.load: "sources" must be a non-empty array/ });
 });
+
+test('[core] gx.loadInline with schemas: typed ops, each schema checked against the registered one', async (t) => {
+  const cache = tmpdir('inline-schemas');
+  // Spacing may differ from the m.def() line; the schema may not.
+  const ops = await loadInline({ name: 'inl_typed', cpp: inlineCpp('inl_typed'), buildDirectory: cache, schemas: ['neg( Tensor x )  ->  Tensor'] });
+  using x = gx.tensor([1, -2.5]);
+  using y = ops.neg(x);  // typed: (x: Tensor) => Tensor
+  t.deepEqual(Array.from(y.toArraySync() as Float32Array), [-1, 2.5]);
+  await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: inlineCpp('inl_typed'), buildDirectory: cache, schemas: ['neg(Tensor x, float s) -> Tensor'] }), {
+    instanceOf: ConfigError,
+    message: "gx.loadInline: \"schemas\" [0] declares 'neg(Tensor x, float s) -> Tensor' but the extension registers 'neg(Tensor x) -> Tensor'; copy the schema from its m.def()",
+  });
+  await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: inlineCpp('inl_typed'), buildDirectory: cache, schemas: ['negate(Tensor x) -> Tensor'] }), {
+    instanceOf: ConfigError, message: /"schemas" \[0\] declares op 'negate', which the extension does not register \(it has neg\)/,
+  });
+  const oneString: unknown = 'neg(Tensor x) -> Tensor';
+  await t.throwsAsync(loadInline({ name: 'inl_typed', cpp: 'int a;', schemas: oneString as string[] }), {
+    instanceOf: ConfigError, message: /"schemas" must be an array of op schemas/,
+  });
+  const misspelled = { name: 'inl_typed', cpp: 'int a;', buildDirectry: cache };
+  await t.throwsAsync(loadInline(misspelled), { instanceOf: TypeError, message: /^gx\.loadInline: unknown option 'buildDirectry'; did you mean 'buildDirectory'\?/ });
+  await t.throwsAsync(load({ name: 'x', sources: ['a.cpp'], extra_cflags: ['-O3'] } as gx.LoadOptions), {
+    instanceOf: TypeError, message: /^gx\.load: unknown option 'extra_cflags'; did you mean 'cxxFlags'\?/,
+  });
+});

@@ -66,7 +66,8 @@ deviceTest('tensor() from a BigInt64Array keeps every bit of int64', (t, device)
   t.is(x.dtype, 'int64');
   sameValues(t, x.toArraySync(), data);
   using one = gx.tensor(12345678901234567n, { device });
-  t.is(one.item(), 12345678901234567n);
+  t.is(one.itemBigInt(), 12345678901234567n);
+  t.throws(() => one.item(), { instanceOf: RangeError, message: /^Tensor\.item: the value 12345678901234567 \(int64\) is beyond ±\(2\^53 - 1\).*itemBigInt\(\)/ });
 });
 
 deviceTest('scalars make 0-d tensors and item() returns them', (t, device) => {

@@ -50,7 +50,7 @@ deviceTest('toArray({ out }) refuses an array of the wrong type or length, and u
     { instanceOf: TypeError, message: 'Tensor.toArray: out must be a Float32Array for a float32 tensor, got Float64Array' });
   t.throws(() => x.toArraySync({ out: new Float32Array(5) }),
     { instanceOf: RangeError, message: 'Tensor.toArraySync: out has 5 elements, the tensor of shape [2, 3] 6' });
-  t.throws(() => x.toArraySync({ outt: new Float32Array(6) } as never), { instanceOf: TypeError, message: /unknown option 'outt'/ });
+  t.throws(() => x.toArraySync({ outt: new Float32Array(6) } as never), { instanceOf: TypeError, message: /Tensor.toArraySync: unknown option 'outt'; did you mean 'out'/ });
   const h = gx.ones([4], { dtype: 'float16', device });
   const hout = new Float32Array(4);
   t.is(await h.toArray({ out: hout }), hout, 'float16 decodes into a Float32Array out');

@@ -138,7 +138,8 @@ function renderArgs(op: OpDescriptor, fn: string): Rendered {
     const fields = keyword.map((a) => `${a.name}${isOptional(a) ? '?' : ''}: ${argType(a.type)}`).join('; ');
     out.params.push(`options${required ? '' : '?'}: { ${fields} }`);
     out.jsParams.push('options');
-    for (const a of keyword) out.callArgs.push(convertExpr(a, `(options || {}).${a.name}`, fn));
+    // `o`: the options object checked for unknown keys (rt.options), declared by renderJs.
+    for (const a of keyword) out.callArgs.push(convertExpr(a, `o.${a.name}`, fn));
   }
   return out;
 }
@@ -165,7 +166,9 @@ export function renderJs(desc: ExtensionDescriptor, opts: BindingOptions): strin
     const local = jsName(fn);  // an op named `var` is exported as var, defined as var_
     const call = `rt.call(${[id, ...r.callArgs].join(', ')})`;
     lines.push('', `const ${id} = library.opId(${JSON.stringify(op.name)});`, jsdoc(op));
-    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, `  ${wrapExpr(op, call)}`, '}', `exports.${fn} = ${local};`);
+    const keyword = op.args.filter((a) => a.kwOnly).map((a) => a.name);
+    const check = keyword.length > 0 ? [`  const o = rt.options(options, '${fn}', ${JSON.stringify(keyword)});`] : [];
+    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, ...check, `  ${wrapExpr(op, call)}`, '}', `exports.${fn} = ${local};`);
   }
   return lines.join('\n') + '\n';
 }

@@ -5,6 +5,7 @@ import type { Device } from '../device';
 import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
 import { Tensor } from '../tensor';
+import { checkKeys, optionKeys } from '../options';
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
@@ -137,11 +138,19 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
   return t;
 }
 
-/** The options object of an op, checked. */
-export function optionsOf<T extends object>(opts: unknown, fn: string): Partial<T> {
+/** The keys of OutOptions. */
+export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
+
+/**
+ * The options object of an op, checked: an object (not a Tensor: a tensor in
+ * the options' place is a missing argument), with only the keys in `known`
+ * (lib/options.ts: an unknown key is a TypeError naming the closest known one).
+ */
+export function optionsOf<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
   if (opts === undefined || opts === null) return {};
   if (typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Tensor) {
     throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
   }
+  checkKeys(opts, fn, known);
   return opts as Partial<T>;
 }

@@ -9,7 +9,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { Tensor } from '../tensor';
 import {
-  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf,
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
   type OutOptions,
 } from './common';
 import { OpRef } from './library';
@@ -88,7 +88,7 @@ export type BinaryName = keyof typeof BINARY;
 
 /** @internal self `op` other into a new tensor, `opts.out`, or self (`inplace`). `fn` names the API in errors. */
 export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
-  const { out } = optionsOf<OutOptions>(opts, fn);
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkOperand(a, fn, 'self');
   const y = checkOperand(b, fn, 'other');
   const tx = x instanceof Tensor, ty = y instanceof Tensor;
@@ -166,7 +166,7 @@ export type UnaryName = keyof typeof UNARY;
 
 /** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`). */
 export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
-  const { out } = optionsOf<OutOptions>(opts, fn);
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkTensor(a, fn, 'self');
   const dt = x.dtype;
   let common: DType;
@@ -188,7 +188,7 @@ const ASTYPE = new OpRef('astype');
 
 /** @internal where(condition, a, b): a where condition is true, else b; a and b may be JS scalars. */
 export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, opts?: unknown): Tensor {
-  const { out } = optionsOf<OutOptions>(opts, fn);
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const cond = checkTensor(condition, fn, 'condition');
   if (cond.dtype !== 'bool') {
     throw new TypeError(`${fn}: condition must be a bool tensor, got ${describeOperand(cond)}; compare first, e.g. x.gt(0)`);
@@ -219,7 +219,7 @@ function bound(v: unknown, fn: string, name: string): number | bigint | undefine
 
 /** @internal clamp(x, min, max) with JS-number bounds, either may be absent. */
 export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
-  const { out } = optionsOf<OutOptions>(opts, fn);
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkTensor(a, fn, 'self');
   const lo = bound(min, fn, 'min'), hi = bound(max, fn, 'max');
   if (lo === undefined && hi === undefined) throw new TypeError(`${fn}: needs min or max (or both)`);

@@ -1,2 +1,2 @@
 // gx.linalg: linear algebra beyond matmul, named as torch.linalg names it.
-export { svd, type SvdResult } from './linalg';
+export { svd, type SvdResult, type SvdOptions } from './linalg';

@@ -12,6 +12,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
+import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
 import { BINARY, binaryOp, UNARY, unaryOp } from './elementwise';
 import { namedForCaller, OpRef } from './library';
@@ -44,6 +45,8 @@ export interface MatmulOptions {
   out?: Tensor;
 }
 
+const MATMUL_KEYS = optionKeys<MatmulOptions>({ allowTf32: true, out: true });
+
 /** `t` as a new [b or 1, rows, cols] tensor for the op: a view when its layout allows, else a contiguous copy. */
 function asBatch3(t: Tensor, batch: readonly number[], rows: number, cols: number): Tensor {
   if (numelOf(t.shape.slice(0, -2)) === 1) {  // one matrix for every batch
@@ -70,7 +73,7 @@ function asBatch3(t: Tensor, batch: readonly number[], rows: number, cols: numbe
  */
 export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Tensor {
   const fn = 'gx.matmul';
-  const opts = optionsOf<MatmulOptions>(options, fn);
+  const opts = optionsOf<MatmulOptions>(options, fn, MATMUL_KEYS);
   checkTensor(a, fn, 'a');
   checkTensor(b, fn, 'b');
   if (a.ndim === 0 || b.ndim === 0) {
@@ -164,6 +167,13 @@ function mulInPlace(t: Tensor, f: number): void {
   binaryOp(BINARY.mul, t, f, 'gx.linalg.svd', undefined, true);
 }
 
+export interface SvdOptions {
+  /** U [m, m] and Vh [n, n] (default true); false: the reduced U [m, k] and Vh [k, n], k = min(m, n). */
+  fullMatrices?: boolean;
+}
+
+const SVD_KEYS = optionKeys<SvdOptions>({ fullMatrices: true });
+
 export interface SvdResult<D extends DType = DType> {
   /** Left singular vectors: [m, m], or [m, k] with fullMatrices false (k = min(m, n)). */
   U: Tensor<D>;
@@ -181,9 +191,9 @@ export interface SvdResult<D extends DType = DType> {
  * @example
  * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]
  */
-export function svd<D extends DType>(a: Tensor<D>, options?: { fullMatrices?: boolean } | null): SvdResult<D> {
+export function svd<D extends DType>(a: Tensor<D>, options?: SvdOptions | null): SvdResult<D> {
   const fn = 'gx.linalg.svd';
-  const opts = optionsOf<{ fullMatrices?: boolean }>(options, fn);
+  const opts = optionsOf<SvdOptions>(options, fn, SVD_KEYS);
   checkTensor(a, fn, 'a');
   if (a.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(a.shape)} (batched SVD is not supported yet)`);
   if (a.dtype !== 'float32' && a.dtype !== 'float64') throw new TypeError(`${fn}: dtype ${a.dtype} is not supported; expected float32 or float64`);

@@ -12,6 +12,7 @@ import { parseDevice, type DeviceLike } from '../device';
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import { native } from '../native';
+import { checkKeys, optionKeys } from '../options';
 import { numelOf, parseShape, type ShapeLike } from '../shape';
 import type { Tensor } from '../tensor';
 import { namedForCaller, OpRef } from './library';
@@ -72,19 +73,30 @@ export interface RandomOptions<D extends DType = DType> {
   generator?: Generator;
 }
 
+export interface RandnOptions<D extends DType = DType> extends RandomOptions<D> {
+  /** The distribution's mean (default 0). */
+  mean?: number;
+  /** The distribution's standard deviation (default 1). */
+  std?: number;
+}
+
 const enum Kind {
   Uniform = 0,
   Normal = 1,
   Integer = 2,
 }
 
+const RANDOM_KEYS = optionKeys<RandomOptions>({ dtype: true, device: true, generator: true });
+const RANDN_KEYS = optionKeys<RandnOptions>({ dtype: true, device: true, generator: true, mean: true, std: true });
+
 const FLOATING: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
 
 function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions | undefined, defaultDType: DType,
   kind: Kind, a: number, b: number, lo: bigint, hi: bigint): Tensor<D> {
-  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
     throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
   }
+  if (opts !== undefined) checkKeys(opts, fn, kind === Kind.Normal ? RANDN_KEYS : RANDOM_KEYS);
   const dims = parseShape(shape, fn);
   const device = parseDevice(opts?.device, fn);
   checkDevice(device, fn);
@@ -123,7 +135,7 @@ export function uniform<D extends DType = 'float32'>(low: number, high: number, 
 }
 
 /** Standard normal samples (mean 0, std 1). @example gx.randn([4096], { dtype: 'float64' }) */
-export function randn<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandomOptions<D> & { mean?: number; std?: number }): Tensor<D> {
+export function randn<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandnOptions<D>): Tensor<D> {
   const mean = opts?.mean ?? 0;
   const std = opts?.std ?? 1;
   if (!Number.isFinite(mean) || !Number.isFinite(std) || std < 0) {

@@ -5,6 +5,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
+import { optionKeys } from '../options';
 import { checkTensor, computeResult, describeOperand, optionsOf } from './common';
 import { astypeOp } from './elementwise';
 import { OpRef } from './library';
@@ -57,10 +58,13 @@ export const REDUCE = {
 
 export type ReduceName = keyof typeof REDUCE;
 
+// dtype is known to every reduction: max, min and the arg ones refuse it with their own message.
+const REDUCE_KEYS = optionKeys<ReduceDTypeOptions>({ axis: true, keepdims: true, dtype: true, out: true });
+
 /** @internal Reduces x by `spec`; `opts` may be the options object or just the axis (or axes). */
 export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string): Tensor {
   const o: Partial<ReduceDTypeOptions> = typeof opts === 'number' || Array.isArray(opts)
-    ? { axis: opts as number | number[] } : optionsOf<ReduceDTypeOptions>(opts, fn);
+    ? { axis: opts as number | number[] } : optionsOf<ReduceDTypeOptions>(opts, fn, REDUCE_KEYS);
   const x = checkTensor(a, fn, 'self');
   if (spec.kind === 'arg' && Array.isArray(o.axis)) {
     throw new TypeError(`${fn}: takes one axis (or none, for the flattened tensor), got ${JSON.stringify(o.axis)}`);

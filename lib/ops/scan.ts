@@ -7,6 +7,7 @@ import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import { callAlongAxis, normalizeAxis } from './axes';
+import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
@@ -21,10 +22,12 @@ export interface CumsumOptions<E extends DType = DType> {
   out?: Tensor;
 }
 
+const CUMSUM_KEYS = optionKeys<CumsumOptions>({ dtype: true, out: true });
+
 /** @internal */
 export function cumsumImpl(a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = optionsOf<CumsumOptions>(opts, fn);
+  const o = optionsOf<CumsumOptions>(opts, fn, CUMSUM_KEYS);
   const dim = normalizeAxis(axis, x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);

@@ -11,6 +11,7 @@ import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import { callAlongAxis, normalizeAxis } from './axes';
+import { optionKeys } from '../options';
 import { checkTensor, describeOperand, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
@@ -33,7 +34,7 @@ export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
 /** softmax / logSoftmax: checks, the dtype, the call. */
 function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = optionsOf<SoftmaxOptions>(opts, fn);
+  const o = optionsOf<SoftmaxOptions>(opts, fn, SOFTMAX_KEYS);
   const dim = normalizeAxis(axis, x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   const dtype: DType = asked ?? x.dtype;
@@ -43,6 +44,9 @@ function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unk
   }
   return callAlongAxis(op, x, dim, dtype, asked, o.out, fn);
 }
+
+/** @internal */
+const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ dtype: true, out: true });
 
 /** @internal */
 export function softmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {

@@ -10,6 +10,7 @@ import type { DType } from '../generated/dtypes';
 import { native } from '../native';
 import type { Tensor } from '../tensor';
 import { normalizeAxes, reducedShape } from './axes';
+import { optionKeys } from '../options';
 import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
@@ -33,9 +34,12 @@ export interface VarOptions extends LogsumexpOptions {
   correction?: number;
 }
 
+const LOGSUMEXP_KEYS = optionKeys<LogsumexpOptions>({ axis: true, keepdims: true, out: true });
+const VAR_KEYS = optionKeys<VarOptions>({ axis: true, keepdims: true, out: true, correction: true });
+
 /** The options object, or just the axis (or axes). */
-function reduceOptions<T extends LogsumexpOptions>(opts: unknown, fn: string): Partial<T> {
-  return typeof opts === 'number' || Array.isArray(opts) ? ({ axis: opts } as Partial<T>) : optionsOf<T>(opts, fn);
+function reduceOptions<T extends LogsumexpOptions>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
+  return typeof opts === 'number' || Array.isArray(opts) ? ({ axis: opts } as Partial<T>) : optionsOf<T>(opts, fn, known);
 }
 
 function callReduce(op: OpRef, x: Tensor, o: Partial<LogsumexpOptions>, dtype: DType, fn: string, extra: unknown[]): Tensor {
@@ -47,7 +51,7 @@ function callReduce(op: OpRef, x: Tensor, o: Partial<LogsumexpOptions>, dtype: D
 /** @internal */
 export function logsumexpImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = reduceOptions<LogsumexpOptions>(opts, fn);
+  const o = reduceOptions<LogsumexpOptions>(opts, fn, LOGSUMEXP_KEYS);
   // Integer and bool inputs give the default float, as torch.logsumexp.
   return callReduce(LOGSUMEXP, x, o, isFloating(x.dtype) ? x.dtype : DEFAULT_FLOAT, fn, []);
 }
@@ -55,7 +59,7 @@ export function logsumexpImpl(a: unknown, opts: unknown, fn: string): Tensor {
 /** @internal var (sqrt false) or std (sqrt true). */
 export function varImpl(a: unknown, opts: unknown, sqrt: boolean, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = reduceOptions<VarOptions>(opts, fn);
+  const o = reduceOptions<VarOptions>(opts, fn, VAR_KEYS);
   const name = sqrt ? 'std' : 'var';
   if (!isFloating(x.dtype)) {
     throw new TypeError(`${fn}: dtype ${x.dtype} is not supported (got ${describeOperand(x)}); ${name} needs a ` +

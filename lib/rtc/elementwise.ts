@@ -33,6 +33,7 @@ import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
 import { RawKernel } from './raw';
+import { checkKeys, checkOptions, optionKeys } from '../options';
 
 export interface ElementwiseOptions {
   /** Kernel name (default 'elementwise_kernel'). */
@@ -53,6 +54,9 @@ export type ElementwiseKernel = ((...args: (Tensor | number | ElementwiseCallOpt
   /** Generated sources compiled so far (for inspection). */
   readonly sources: readonly string[];
 };
+
+const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true });
+const CALL_KEYS = optionKeys<ElementwiseCallOptions>({ size: true });
 
 type Layout = 'c' | 's' | 'v' | 'r';
 
@@ -79,6 +83,7 @@ const MAX_BLOCKS = 65535 * 32;
  * const z = squaredDiff(x, y);             // broadcasts x and y; allocates z
  */
 export function elementwiseKernel(inParams: string, outParams: string, body: string, opts: ElementwiseOptions = {}): ElementwiseKernel {
+  opts = checkOptions<ElementwiseOptions>(opts, 'gx.elementwiseKernel', OPTION_KEYS);
   const fnName = `gx.elementwiseKernel '${opts.name ?? 'elementwise_kernel'}'`;
   const ins = parseParams(inParams, fnName, 'inParams');
   const outs = parseParams(outParams, fnName, 'outParams');
@@ -136,6 +141,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     let nargs = raw.length;
     const last = raw[nargs - 1];
     if (last !== null && typeof last === 'object' && !(last instanceof Tensor)) {
+      checkKeys(last, fnName, CALL_KEYS);
       size = last.size;
       if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) {
         throw new RangeError(`${fnName}: size must be a non-negative integer, got ${String(size)}`);

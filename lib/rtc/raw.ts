@@ -11,6 +11,7 @@
 import fs from 'fs';
 
 import { checkDevice } from '../cuda';
+import { checkKeys, checkOptions, optionKeys } from '../options';
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
@@ -42,10 +43,11 @@ export interface RawModuleOptions extends CompileOptions {
  * kept: a wrong shape otherwise surfaces later as an internal message
  * ("... is not iterable") that names neither the function nor the option.
  */
-function checkModuleOptions(fn: string, opts: unknown): asserts opts is RawModuleOptions {
+function checkModuleOptions(fn: string, opts: unknown, known: readonly string[]): asserts opts is RawModuleOptions {
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
     throw new TypeError(`${fn}: options must be an object like { options: ['-DN=4'], arch: 'sm_90' }, got ${describe(opts)}`);
   }
+  checkKeys(opts, fn, known);
   const o: { options?: unknown; nameExpressions?: unknown; arch?: unknown } = opts;
   const strings = (name: string, v: unknown, example: string): void => {
     if (v === undefined) return;
@@ -60,6 +62,17 @@ function checkModuleOptions(fn: string, opts: unknown): asserts opts is RawModul
     throw new TypeError(`${fn}: option 'arch' must be a string like 'sm_90' or 'compute_90', got ${describe(o.arch)}`);
   }
 }
+
+/** RawKernel's options: how to compile, and the parameter types when the source does not say them. */
+export interface RawKernelOptions extends CompileOptions {
+  /** The kernel's C parameter types, e.g. ['float*', 'int'] (for templates, or types gpuext cannot read). */
+  params?: readonly string[];
+}
+
+const MODULE_KEYS = optionKeys<RawModuleOptions>({ options: true, arch: true, nameExpressions: true });
+const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true });
+const GET_FUNCTION_KEYS = optionKeys<{ params?: readonly string[] }>({ params: true });
+const LAUNCH_KEYS = optionKeys<LaunchOptions>({ sharedMem: true, stream: true });
 
 export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
 
@@ -140,7 +153,7 @@ export class RawModule {
     } else {
       throw new TypeError('gx.RawModule: code must be CUDA source text or { path } of a .cubin/.ptx file');
     }
-    checkModuleOptions('gx.RawModule', opts);
+    checkModuleOptions('gx.RawModule', opts, MODULE_KEYS);
     this.options = Object.freeze([...(opts.options ?? [])]);
     this.nameExpressions = Object.freeze([...(opts.nameExpressions ?? [])]);
     this.arch = opts.arch;
@@ -169,7 +182,8 @@ export class RawModule {
 
   /** A kernel of this module by name (or by one of its name expressions). */
   getFunction(name: string, opts: { params?: readonly string[] } = {}): RawKernel {
-    return new RawKernel(this, name, opts);
+    const o = checkOptions<{ params?: readonly string[] }>(opts, 'RawModule.getFunction', GET_FUNCTION_KEYS);
+    return new RawKernel(this, name, o.params === undefined ? {} : { params: o.params });
   }
 
   /** Address and size of a __device__ or __constant__ global. */
@@ -232,15 +246,15 @@ export class RawKernel {
    * }`, 'add');
    * add.launch([Math.ceil(n / 256)], [256], [a, b, c, n]);
    */
-  constructor(code: string | RawModule, name: string, opts: CompileOptions & { params?: readonly string[] } = {}) {
+  constructor(code: string | RawModule, name: string, opts: RawKernelOptions = {}) {
     if (typeof code !== 'string' && !(code instanceof RawModule)) {
       throw new TypeError('gx.RawKernel: code must be CUDA source text');
     }
     if (typeof name !== 'string' || name === '') throw new TypeError('gx.RawKernel: name must be the kernel\'s name');
-    checkModuleOptions('gx.RawKernel', opts);
+    checkModuleOptions('gx.RawKernel', opts, KERNEL_KEYS);
     this.name = name;
     this.#label = `gx.RawKernel '${name}'`;
-    this.module = code instanceof RawModule ? code : new RawModule(code, opts);
+    this.module = code instanceof RawModule ? code : new RawModule(code, { options: opts.options, arch: opts.arch });
     this.params = declaredParams(this.module.code ?? '', name, opts.params);
     this.#kinds = this.params && kindsOf(this.params);
   }
@@ -293,6 +307,7 @@ export class RawKernel {
     if (args.length !== params.length) {
       throw new TypeError(`${fn}: takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.type).join(', ')}) but ${args.length} were given`);
     }
+    if (opts !== undefined) checkOptions<LaunchOptions>(opts, fn, LAUNCH_KEYS);
     const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
     // Numbers (tensors by address) into this kernel's array first: reading the

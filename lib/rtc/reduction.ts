@@ -64,6 +64,7 @@ import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
 import { broadcastStrides, C_TYPES, parseParams, typeHeaders, type Param } from './params';
 import { RawKernel, RawModule } from './raw';
+import { checkKeys, checkOptions, optionKeys } from '../options';
 
 export interface ReductionOptions {
   name?: string;
@@ -92,6 +93,9 @@ const WARPS = BLOCK / 32;
 const INDEX32 = 2 ** 30;
 const MAX_GRID = 2 ** 31 - 1;
 const NO_DIMS: readonly number[] = Object.freeze([]);
+
+const OPTION_KEYS = optionKeys<ReductionOptions>({ name: true, reduceType: true, preamble: true, options: true });
+const CALL_KEYS = optionKeys<ReduceCallOptions>({ axis: true, keepdims: true });
 
 type Layout = 'A' | 'B';
 
@@ -148,6 +152,7 @@ const generators = new WeakMap<ReductionKernel, (inputs: readonly (DType | 'numb
  */
 export function reductionKernel(inParams: string, outParams: string, mapExpr: string, reduceExpr: string,
   postMapExpr: string, identity: string, opts: ReductionOptions = {}): ReductionKernel {
+  opts = checkOptions<ReductionOptions>(opts, 'gx.reductionKernel', OPTION_KEYS);
   const name = opts.name ?? 'reduction_kernel';
   const fn = `gx.reductionKernel '${name}'`;
   if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name)) throw new TypeError(`${fn}: name must be a C identifier`);
@@ -215,6 +220,7 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
     let keepdims = false;
     const last = raw[nargs - 1];
     if (nargs > 0 && last !== null && typeof last === 'object' && !(last instanceof Tensor)) {
+      checkKeys(last, fn, CALL_KEYS);
       axis = last.axis;
       keepdims = last.keepdims === true;
       nargs--;

@@ -246,6 +246,7 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
     let dtype: DType;
     let correction = 1;
     if (inp.op === 'logsumexp') {
+      if (style === 2 && inp.correction !== undefined) return { verdict: errorVerdict('logsumexp has no option correction') };
       dtype = isFloat(xd) ? xd : 'float32';
     } else {
       if (!isFloat(xd)) return { verdict: errorVerdict(`${inp.op} of ${xd}`) };

@@ -191,7 +191,11 @@ function methodPlan(inp: MethodInput, device: string): { bases: BaseSpec[]; plan
       case 'item': {
         if (numel(shape) !== 1) return errorVerdict('not one element');
         const v = x.values[0];
-        const want = x.dtype === 'bool' ? v !== 0 : v;
+        // int64 gives a number when one holds it exactly, and a RangeError (pointing to itemBigInt) beyond.
+        if (typeof v === 'bigint' && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))) {
+          return errorVerdict('int64 beyond 2^53 - 1');
+        }
+        const want = x.dtype === 'bool' ? v !== 0 : typeof v === 'bigint' ? Number(v) : v;
         return { kind: 'value', check: (r) => (Object.is(r, want) || (typeof r === 'number' && Number.isNaN(r) && Number.isNaN(Number(want))) ? undefined : `item() is ${String(r)}, expected ${String(want)}`) };
       }
       case 'to': {

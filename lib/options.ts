@@ -1,0 +1,103 @@
+// Options objects. Every one gpuext reads is checked against the keys its
+// function knows: TypeScript catches a misspelled key at compile time, but JS
+// callers (and TS through `any`) get no such help, and an ignored key is a
+// silent wrong answer (`x.sum({ dim: 1 })` would sum everything). So an
+// unknown key is a TypeError that names the function, the key and the known
+// key it most likely meant, PyTorch's and NumPy's spellings included.
+import { describeValue } from './shape';
+
+/**
+ * The keys of options type T, listed once as an object so that the compiler
+ * checks the list against T (a key missing or extra is a compile error).
+ * @example const KEYS = optionKeys<OutOptions>({ out: true });
+ */
+export function optionKeys<T extends object>(keys: { [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.freeze(Object.keys(keys));
+}
+
+/** PyTorch/NumPy (and snake_case) spellings of gpuext's option keys: the key they usually mean. */
+const ALIASES: Readonly<Record<string, string>> = {
+  dim: 'axis',
+  dims: 'axis',
+  axes: 'axis',
+  keepdim: 'keepdims',
+  keep_dims: 'keepdims',
+  keepDims: 'keepdims',
+  keepDim: 'keepdims',
+  non_blocking: 'nonBlocking',
+  full_matrices: 'fullMatrices',
+  pin_memory: 'pinned',
+  pinMemory: 'pinned',
+  shared_mem: 'sharedMem',
+  name_expressions: 'nameExpressions',
+  extra_cflags: 'cxxFlags',
+  extra_cuda_cflags: 'nvccFlags',
+  extra_include_paths: 'includeDirs',
+  extra_ldflags: 'libraries',
+  build_directory: 'buildDirectory',
+  cuda_sources: 'cuda',
+  cpp_sources: 'cpp',
+  n_warmup: 'nWarmup',
+  n_repeat: 'nRepeat',
+  type: 'dtype',
+  output: 'out',
+  unbiased: 'correction',
+  ddof: 'correction',
+};
+
+/** Optimal string alignment distance (Levenshtein plus adjacent swaps: 'dtpye' is one edit from 'dtype'). */
+export function editDistance(a: string, b: string): number {
+  const m = a.length, n = b.length;
+  const d: number[][] = Array.from({ length: m + 1 }, (_, i) => [i, ...new Array<number>(n).fill(0)]);
+  for (let j = 1; j <= n; j++) d[0][j] = j;
+  for (let i = 1; i <= m; i++) {
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[m][n];
+}
+
+/** The known key `key` most likely means, or undefined when none is close. */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  const alias = ALIASES[key];
+  if (alias !== undefined && known.includes(alias)) return alias;
+  const lower = key.toLowerCase().replace(/_/g, '');
+  let best: string | undefined, bestDist = Infinity;
+  for (const k of known) {
+    const dist = editDistance(lower, k.toLowerCase());
+    if (dist < bestDist) [best, bestDist] = [k, dist];
+  }
+  // Close enough to be a typo: at most a third of the word (and at least one edit) away.
+  return best !== undefined && bestDist <= Math.max(1, Math.floor(Math.max(key.length, best.length) / 3)) ? best : undefined;
+}
+
+/** The TypeError for an unknown key of an options object. */
+export function unknownOption(fn: string, key: string, known: readonly string[], what = 'option'): TypeError {
+  const guess = closestKey(key, known);
+  const hint = guess !== undefined ? `; did you mean '${guess}'?` : '';
+  const list = known.length === 0 ? 'it takes none' : `known: ${known.join(', ')}`;
+  return new TypeError(`${fn}: unknown ${what} '${key}'${hint} (${list})`);
+}
+
+/** Throws unknownOption for the first key of `opts` not in `known`. */
+export function checkKeys(opts: object, fn: string, known: readonly string[], what = 'option'): void {
+  for (const key in opts) {
+    if (Object.prototype.hasOwnProperty.call(opts, key) && !known.includes(key)) throw unknownOption(fn, key, known, what);
+  }
+}
+
+/**
+ * An options argument, checked: undefined and null give {}; anything but a
+ * plain object, and any key not in `known`, is a TypeError naming `fn`.
+ */
+export function checkOptions<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new TypeError(`${fn}: options must be an object (${known.length ? `with ${known.join(', ')}` : 'empty'}), got ${describeValue(opts)}`);
+  }
+  checkKeys(opts, fn, known);
+  return opts as Partial<T>;
+}

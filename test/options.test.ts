@@ -1,0 +1,202 @@
+// Every options object gpuext reads refuses a key it does not know (issue 13):
+// JS callers get no compile error, and an ignored key is a silent wrong
+// answer. The tables below say, for every exported function, class and
+// method, how its options are passed or that it takes none; a new export
+// fails the walk at the bottom until it is put in one of them.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { closestKey, editDistance } from '../lib/options';
+
+/** A call with a misspelled key, what the error names (the function), the key and the suggestion. */
+interface Case {
+  call: () => unknown;
+  fn: string;
+  key: string;
+  suggest: string;
+}
+
+const x = (): gx.Tensor => gx.ones([2, 3]);
+const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+  'logicalAnd', 'logicalOr', 'logicalXor'] as const;
+const UNARY = ['exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'gelu', 'softplus', 'neg', 'abs', 'sign',
+  'floor', 'ceil', 'round', 'relu'] as const;
+const REDUCE = ['sum', 'prod', 'mean', 'max', 'min', 'argmax', 'argmin'] as const;
+const STATS = ['logsumexp', 'var', 'std'] as const;
+
+type AnyFn = (...args: unknown[]) => unknown;
+const gxFn = (name: string): AnyFn => Reflect.get(gx, name) as AnyFn;
+const method = (t: gx.Tensor, name: string): AnyFn => (Reflect.get(t, name) as AnyFn).bind(t);
+
+const KERNEL = 'extern "C" __global__ void k(float* x, int n) { }';
+
+/** Exported functions and classes (by path; `Class#method` for methods) that take an options object. */
+const TAKES_OPTIONS: Record<string, Case> = {
+  tensor: { call: () => gx.tensor([1, 2], { devcie: 'cpu' } as gx.TensorOptions), fn: 'gx.tensor', key: 'devcie', suggest: 'device' },
+  empty: { call: () => gx.empty([2], { pin_memory: true } as gx.EmptyOptions), fn: 'gx.empty', key: 'pin_memory', suggest: 'pinned' },
+  zeros: { call: () => gx.zeros([2], { dtpye: 'float64' } as gx.EmptyOptions), fn: 'gx.zeros', key: 'dtpye', suggest: 'dtype' },
+  ones: { call: () => gx.ones([2], { devices: 'cpu' } as gx.EmptyOptions), fn: 'gx.ones', key: 'devices', suggest: 'device' },
+  full: { call: () => gx.full([2], 1, { dtyp: 'int8' } as gx.EmptyOptions), fn: 'gx.full', key: 'dtyp', suggest: 'dtype' },
+  arange: { call: () => gx.arange(0, 5, 1, { type: 'int32' } as gx.TensorOptions), fn: 'gx.arange', key: 'type', suggest: 'dtype' },
+  linspace: { call: () => gx.linspace(0, 1, 5, { dtpye: 'float64' } as gx.TensorOptions), fn: 'gx.linspace', key: 'dtpye', suggest: 'dtype' },
+  rand: { call: () => gx.rand([2], { generater: new gx.Generator() } as gx.RandomOptions), fn: 'gx.rand', key: 'generater', suggest: 'generator' },
+  randn: { call: () => gx.randn([2], { mean: 1, sd: 2 } as gx.RandnOptions), fn: 'gx.randn', key: 'sd', suggest: 'std' },
+  randint: { call: () => gx.randint(0, 5, [2], { dtpye: 'int32' } as gx.RandomOptions), fn: 'gx.randint', key: 'dtpye', suggest: 'dtype' },
+  uniform: { call: () => gx.uniform(0, 1, [2], { devcie: 'cpu' } as gx.RandomOptions), fn: 'gx.uniform', key: 'devcie', suggest: 'device' },
+  where: { call: () => gx.where(gx.ones([2], { dtype: 'bool' }), x(), x(), { outt: x() } as gx.OutOptions), fn: 'gx.where', key: 'outt', suggest: 'out' },
+  clamp: { call: () => gx.clamp(x(), 0, 1, { ouT: x() } as gx.OutOptions), fn: 'gx.clamp', key: 'ouT', suggest: 'out' },
+  matmul: { call: () => gx.matmul(x(), x().transpose(0, 1), { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
+  'linalg.svd': { call: () => gx.linalg.svd(x(), { full_matrices: false } as gx.SvdOptions), fn: 'gx.linalg.svd', key: 'full_matrices', suggest: 'fullMatrices' },
+  softmax: { call: () => gx.softmax(x(), 1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'gx.softmax', key: 'dtpye', suggest: 'dtype' },
+  logSoftmax: { call: () => gx.logSoftmax(x(), 1, { outs: x() } as gx.SoftmaxOptions), fn: 'gx.logSoftmax', key: 'outs', suggest: 'out' },
+  cumsum: { call: () => gx.cumsum(x(), 1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'gx.cumsum', key: 'dtpye', suggest: 'dtype' },
+  load: { call: () => gx.load({ name: 'n', sources: ['a.cu'], extra_cuda_cflags: ['-O3'] } as gx.LoadOptions), fn: 'gx.load', key: 'extra_cuda_cflags', suggest: 'nvccFlags' },
+  loadInline: { call: () => gx.loadInline({ name: 'n', cuda_sources: 'int a;' } as gx.LoadInlineOptions), fn: 'gx.loadInline', key: 'cuda_sources', suggest: 'cuda' },
+  Stream: { call: () => new gx.Stream({ prority: -1 } as gx.StreamOptions), fn: 'gx.Stream', key: 'prority', suggest: 'priority' },
+  Event: { call: () => new gx.Event({ timming: true } as gx.EventOptions), fn: 'gx.Event', key: 'timming', suggest: 'timing' },
+  'cuda.graph': { call: () => gx.cuda.graph(() => undefined, { devcie: 'cuda' } as gx.cuda.GraphOptions), fn: 'gx.cuda.graph', key: 'devcie', suggest: 'device' },
+  benchmark: { call: () => gx.benchmark(() => 0, { nRepeats: 3 } as gx.BenchmarkOptions), fn: 'gx.benchmark', key: 'nRepeats', suggest: 'nRepeat' },
+  RawModule: { call: () => new gx.RawModule(KERNEL, { name_expressions: ['k'] } as gx.RawModuleOptions), fn: 'gx.RawModule', key: 'name_expressions', suggest: 'nameExpressions' },
+  RawKernel: { call: () => new gx.RawKernel(KERNEL, 'k', { param: ['float*', 'int'] } as gx.RawKernelOptions), fn: 'gx.RawKernel', key: 'param', suggest: 'params' },
+  'RawModule#getFunction': {
+    call: () => new gx.RawModule(KERNEL).getFunction('k', { parms: [] } as { params?: string[] }), fn: 'RawModule.getFunction', key: 'parms', suggest: 'params',
+  },
+  'RawKernel#launch': {
+    call: () => new gx.RawKernel(KERNEL, 'k').launch(1, 1, [x(), 6], { sharedMemory: 0 } as gx.LaunchOptions), fn: "gx.RawKernel 'k'", key: 'sharedMemory', suggest: 'sharedMem',
+  },
+  elementwiseKernel: {
+    call: () => gx.elementwiseKernel('T x', 'T y', 'y = x', { preambel: '' } as gx.ElementwiseOptions), fn: 'gx.elementwiseKernel', key: 'preambel', suggest: 'preamble',
+  },
+  'elementwiseKernel()': {
+    call: () => gx.elementwiseKernel('T x', 'T y', 'y = x', { name: 'ew' })(x(), { sizee: 6 } as gx.ElementwiseCallOptions), fn: "gx.elementwiseKernel 'ew'", key: 'sizee', suggest: 'size',
+  },
+  reductionKernel: {
+    call: () => gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { reduce_type: 'float' } as gx.ReductionOptions), fn: 'gx.reductionKernel', key: 'reduce_type', suggest: 'reduceType',
+  },
+  'reductionKernel()': {
+    call: () => gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { name: 'red' })(x(), { dim: 0 } as gx.ReduceCallOptions), fn: "gx.reductionKernel 'red'", key: 'dim', suggest: 'axis',
+  },
+  'extensionRuntime.options': { call: () => gx.extensionRuntime.options({ larges: true }, 'topk', ['largest']), fn: 'topk', key: 'larges', suggest: 'largest' },
+  'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
+  'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
+  'Tensor#softmax': { call: () => x().softmax(1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'Tensor.softmax', key: 'dtpye', suggest: 'dtype' },
+  'Tensor#logSoftmax': { call: () => x().logSoftmax(1, { outt: x() } as gx.SoftmaxOptions), fn: 'Tensor.logSoftmax', key: 'outt', suggest: 'out' },
+  'Tensor#cumsum': { call: () => x().cumsum(1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'Tensor.cumsum', key: 'dtpye', suggest: 'dtype' },
+  'Tensor#where': { call: () => x().where(gx.ones([2, 3], { dtype: 'bool' }), x(), { outt: x() } as gx.OutOptions), fn: 'Tensor.where', key: 'outt', suggest: 'out' },
+  'Tensor#clamp': { call: () => x().clamp(0, 1, { outt: x() } as gx.OutOptions), fn: 'Tensor.clamp', key: 'outt', suggest: 'out' },
+};
+for (const name of BINARY) {
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)(x(), { Out: x() }), fn: `Tensor.${name}`, key: 'Out', suggest: 'out' };
+}
+for (const name of UNARY) {
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ output: x() }), fn: `Tensor.${name}`, key: 'output', suggest: 'out' };
+}
+for (const name of REDUCE) {
+  // The issue's example: torch's dim (and keepdim) meant axis (and keepdims), silently ignored before.
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { dim: 1 }), fn: `gx.${name}`, key: 'dim', suggest: 'axis' };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ axis: 1, keepdim: true }), fn: `Tensor.${name}`, key: 'keepdim', suggest: 'keepdims' };
+}
+for (const name of STATS) {
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { axes: [0, 1] }), fn: `gx.${name}`, key: 'axes', suggest: 'axis' };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ keep_dims: true }), fn: `Tensor.${name}`, key: 'keep_dims', suggest: 'keepdims' };
+}
+TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions), fn: 'Tensor.var', key: 'ddof', suggest: 'correction' };
+
+/** Exports (and methods) that take no options object. */
+const NO_OPTIONS = new Set([
+  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed',
+  'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
+  'cat', 'stack', 'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
+  'memory.stats', 'memory.emptyCache', 'memory.setLimit',
+  'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
+  'cuda.checkDevice', 'cuda.limitBytes', 'cuda.synchronize', 'cuda.getDeviceProperties',
+  'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
+  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList',
+  'Device#equals', 'Device#toString', 'Device#toJSON',
+  'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',
+  'Event#record', 'Event#synchronize', 'Event#query', 'Event#done', 'Event#elapsedTime',
+  'CUDAGraph#replay', 'CUDAGraph#dispose', 'Generator#manualSeed', 'Generator#take',
+  'RawKernel#function', 'RawKernel#attributes', 'RawKernel#setMaxDynamicSharedSize', 'RawKernel#compile', 'RawKernel#launchPrepared',
+  'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
+  ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
+    'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
+    'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
+    ...['add', 'sub', 'mul', 'div', 'pow', 'remainder'].map((n) => `${n}_`),
+    ...UNARY.filter((n) => n !== 'gelu' && n !== 'softplus').map((n) => `${n}_`), 'clamp_'].map((m) => `Tensor#${m}`),
+]);
+
+/** Every function reachable from `import * as gx`: exports, namespace members, and the methods of exported classes. */
+function exportedFunctions(): string[] {
+  const names: string[] = [];
+  const isClass = (f: unknown): f is new (...a: never[]) => unknown =>
+    typeof f === 'function' && /^class\b/.test(Function.prototype.toString.call(f));
+  const methodsOf = (path: string, cls: { prototype: object }): void => {
+    for (const m of Object.getOwnPropertyNames(cls.prototype)) {
+      const d = Object.getOwnPropertyDescriptor(cls.prototype, m);
+      if (m !== 'constructor' && typeof d?.value === 'function') names.push(`${path}#${m}`);
+    }
+  };
+  for (const [key, value] of Object.entries(gx)) {
+    if (typeof value === 'function') {
+      names.push(key);
+      if (isClass(value)) methodsOf(key, value);
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [member, v] of Object.entries(value)) if (typeof v === 'function') names.push(`${key}.${member}`);
+    }
+  }
+  return names;
+}
+
+test('every exported function and method is in the table of options or in the list of those without', (t) => {
+  const all = exportedFunctions();
+  const unlisted = all.filter((n) => !(n in TAKES_OPTIONS) && !NO_OPTIONS.has(n));
+  t.deepEqual(unlisted, [], 'new exports: add a case to TAKES_OPTIONS (and check its options) or list it in NO_OPTIONS');
+  // `name()`: the function an export returns (a kernel to call), not an export itself.
+  const stale = [...Object.keys(TAKES_OPTIONS), ...NO_OPTIONS].filter((n) => !n.endsWith('()') && !all.includes(n));
+  t.deepEqual(stale, [], 'listed but not exported');
+  t.log(`${Object.keys(TAKES_OPTIONS).length} functions and methods take options; ${NO_OPTIONS.size} take none`);
+});
+
+for (const [name, c] of Object.entries(TAKES_OPTIONS)) {
+  test(`${name}: an unknown option is a TypeError naming ${c.fn}, '${c.key}' and '${c.suggest}'`, async (t) => {
+    const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const message = new RegExp(`^${escape(c.fn)}: unknown option '${escape(c.key)}'; did you mean '${escape(c.suggest)}'\\? \\(known: `);
+    let result: unknown;
+    try {
+      result = c.call();
+    } catch (e) {
+      result = Promise.reject(e);
+    }
+    await t.throwsAsync(Promise.resolve(result), { instanceOf: TypeError, message });
+  });
+}
+
+test('the known options still work, and an options object with only known keys passes', (t) => {
+  using s = gx.ones([2, 3]).sum({ axis: 1, keepdims: true });
+  t.deepEqual(s.shape, [2, 1]);
+  using z = gx.zeros([2], { dtype: 'float64', device: 'cpu' });
+  t.is(z.dtype, 'float64');
+  using m = gx.ones([2, 3]).mean(1);
+  t.deepEqual(Array.from(m.toArraySync() as Float32Array), [1, 1]);
+  t.notThrows(() => gx.add(gx.ones([1]), 1, {}));
+  t.notThrows(() => gx.add(gx.ones([1]), 1, undefined));
+});
+
+test('an options object that is not an object says so', (t) => {
+  // Wrong kinds of arguments, as plain JavaScript could pass them.
+  t.throws(() => Reflect.apply(gx.sum, undefined, [gx.ones([2]), 'axis']), { instanceOf: TypeError, message: /^gx\.sum: options must be an object/ });
+  t.throws(() => Reflect.apply(gx.zeros, undefined, [[2], 'float64']), { instanceOf: TypeError, message: /^gx\.zeros: options must be an object/ });
+  t.throws(() => Reflect.construct(gx.Stream, [[]]), { instanceOf: TypeError, message: /^gx\.Stream: options must be an object/ });
+});
+
+test('suggestions: typos within a third of the word, known PyTorch spellings, nothing for a stranger', (t) => {
+  t.is(editDistance('dtpye', 'dtype'), 1, 'a swap is one edit');
+  t.is(closestKey('devcie', ['dtype', 'device']), 'device');
+  t.is(closestKey('keepdim', ['axis', 'keepdims', 'out']), 'keepdims');
+  t.is(closestKey('dim', ['axis', 'keepdims', 'out']), 'axis');
+  t.is(closestKey('DTYPE', ['dtype', 'device']), 'dtype', 'case');
+  t.is(closestKey('color', ['dtype', 'device']), undefined);
+  t.throws(() => gx.ones([2], { color: 'red' } as gx.EmptyOptions), { instanceOf: TypeError, message: "gx.ones: unknown option 'color' (known: dtype, device, pinned)" });
+});
