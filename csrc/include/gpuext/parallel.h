@@ -29,6 +29,12 @@
 
 namespace gx {
 
+// NOTE [ Parallel grain ]
+// The default `grain` of the CPU loops, in elements: 32768 float32 elements
+// are 128 KiB per operand, some 5-20 us of a memory-bound loop, about what
+// waking a pool thread costs. Below it an op stays on the calling thread.
+inline constexpr int64_t kDefaultGrain = int64_t{1} << 15;
+
 namespace parallel_detail {
 
 inline int configured_threads() {
@@ -47,8 +53,17 @@ inline int configured_threads() {
 
 class Pool {
  public:
-  explicit Pool(int threads) : threads_(threads) {
-    for (int i = 1; i < threads_; ++i) std::thread([this, i] { work(i); }).detach();
+  explicit Pool(int threads) : threads_(1) {
+    // A thread the system refuses (std::system_error) leaves the pool smaller,
+    // not broken: chunks are counted by the threads that did start.
+    for (int i = 1; i < threads; ++i) {
+      try {
+        std::thread([this, i] { work(i); }).detach();
+      } catch (...) {
+        break;
+      }
+      threads_ = i + 1;
+    }
   }
 
   int threads() const { return threads_; }
@@ -116,7 +131,7 @@ class Pool {
     }
   }
 
-  const int threads_;
+  int threads_;  // set once, by the constructor
   std::mutex busy_;  // one parallel call at a time; others run inline
   std::mutex m_;
   std::condition_variable wake_, done_;
