@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../common/cpu_loops.h"
 #include "../common/iter.h"
 
 namespace gx::ops {
@@ -130,9 +131,10 @@ struct CpuReduce {
   }
 
   // A contiguous run in kLanes interleaved partials (the loop vectorizes for
-  // sums), combined in lane order after the run.
+  // sums), combined in lane order after the run; cloned for AVX-512F/AVX2
+  // (NOTE [ CPU loop clones ] in common/cpu_loops.h).
   template <typename R, typename T>
-  static typename R::Acc fold_typed(const R& r, typename R::Acc acc, const T* p, int64_t i0, int64_t stop,
+  GX_CPU_CLONES static typename R::Acc fold_typed(const R& r, typename R::Acc acc, const T* p, int64_t i0, int64_t stop,
                                     int64_t idx) {
     using V = typename R::Value;
     using Acc = typename R::Acc;

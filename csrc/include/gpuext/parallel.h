@@ -2,8 +2,8 @@
 //
 //   gx::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { ... });
 //
-// splits [begin, end) into at most one chunk per thread, each at least `grain`
-// long, and returns when every chunk is done. A range no longer than `grain`
+// splits [begin, end) into at most four chunks per thread, each at least
+// `grain` long, and returns when every chunk is done. A range no longer than `grain`
 // runs on the calling thread, as does a call made while the pool is busy (from
 // inside a chunk, or from another JS thread at the same moment): nothing
 // nests and nothing waits on the pool. The first exception a chunk throws is
@@ -164,7 +164,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
     return;
   }
   auto& pool = parallel_detail::pool();
-  const int64_t chunks = std::min<int64_t>(pool.threads(), (n + grain - 1) / grain);
+  // Up to four chunks per thread, taken in turn by whichever thread is free:
+  // on a machine other processes share, a thread that the OS does not run for
+  // a while then holds up a quarter of its share, not all of it.
+  const int64_t chunks = std::min<int64_t>(int64_t{4} * pool.threads(), (n + grain - 1) / grain);
   if (chunks <= 1) {
     f(begin, end);
     return;
