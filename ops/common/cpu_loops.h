@@ -21,7 +21,9 @@
 // the AVX2 clone, 5 ms in the AVX-512 one (NOTE [ CPU expf ]). -ffp-contract
 // is off under -std=c++17, so no clone fuses a multiply-add the others do not:
 // all give the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(GX_NO_CPU_CLONES)
+// Not under nvcc: cuda_loops.cuh includes this file for apply() and friends,
+// and the CPU loops are instantiated only in the *_cpu.cpp units anyway.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(GX_NO_CPU_CLONES)
 #define GX_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define GX_CPU_CLONES
