@@ -270,3 +270,26 @@ test('ops from four worker_threads at once give correct, repeatable results', as
     t.true(r.sums.every((s) => s === r.sums[0]), `worker ${i}: the same sum every round`);
   });
 });
+
+const capScript = `
+const gx = require(process.argv[1]);
+const mib = 1 << 20;
+const blocks = [4, 5, 6, 7].map((m) => gx.empty([m * mib / 4]));
+const live = gx.memory.stats('cpu');
+blocks.forEach((b) => b.dispose());
+const s = gx.memory.stats('cpu');
+process.stdout.write(JSON.stringify({ cached: s.cachedBytes, allocated: s.allocatedBytes, liveAllocated: live.allocatedBytes,
+  reserved: s.reservedBytes, frees: s.numDeviceFrees - live.numDeviceFrees }));
+`;
+
+test('the cache keeps at most GPUEXT_CPU_CACHE_BYTES, unmapping the oldest blocks first', (t) => {
+  const r = spawnSync(process.execPath, ['-e', capScript, LIB], {
+    encoding: 'utf8', env: { ...process.env, GPUEXT_CPU_CACHE_BYTES: String(12 << 20) }, timeout: 60_000,
+  });
+  t.is(r.status, 0, r.stderr);
+  const o = JSON.parse(r.stdout || '{}') as Record<string, number>;
+  t.true(o.cached > 0 && o.cached <= 12 << 20, `cached ${o.cached} bytes under a 12 MiB cap`);
+  t.true(o.frees >= 2, 'blocks past the cap went back to the OS');
+  t.is(o.reserved, o.allocated + o.cached);
+  t.is(o.liveAllocated - o.allocated, 22 << 20, 'allocated counts the bytes of live tensors');
+});
