@@ -14,19 +14,26 @@
 
 // NOTE [ CPU loop clones ]
 // The ops must run on any x86-64, so they are compiled for the baseline
-// (SSE2); the hot contiguous loop is also compiled for AVX2 and AVX-512F and
-// the widest the CPU has is picked at load time (an ifunc). Where the loop
-// computes rather than streams memory it pays: float32 exp of 1e7 elements on
-// one thread of this project's 2-core AMD EPYC test machine took 13-14 ms in
-// the AVX2 clone, 5 ms in the AVX-512 one (NOTE [ CPU expf ]). -ffp-contract
-// is off under -std=c++17, so no clone fuses a multiply-add the others do not:
-// all give the same bits.
+// (SSE2); hot loops are also compiled for wider vectors and the widest clone
+// the CPU has is picked at load time (an ifunc). Two sets, by what bounds the
+// loop (measured on this project's 2-core AMD EPYC test machine, one thread,
+// 1e7 float32, huge pages):
+//   GX_CPU_CLONES       avx2 + baseline: loops that stream memory (add: 3.4 ms
+//                       in either clone, but 4.2 ms in an AVX-512F one; a sum
+//                       in double: 1.1 ms AVX2, 1.4 ms baseline);
+//   GX_CPU_CLONES_WIDE  avx512f + avx2 + baseline: loops that compute (float32
+//                       exp, NOTE [ CPU expf ]: 13-14 ms AVX2, 5 ms AVX-512F);
+//                       functors say so with kComputeBound (unary/functors.h).
+// -ffp-contract is off under -std=c++17, so no clone fuses a multiply-add the
+// others do not: all give the same bits.
 // Not under nvcc: cuda_loops.cuh includes this file for apply() and friends,
 // and the CPU loops are instantiated only in the *_cpu.cpp units anyway.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(GX_NO_CPU_CLONES)
-#define GX_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define GX_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#define GX_CPU_CLONES_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define GX_CPU_CLONES
+#define GX_CPU_CLONES_WIDE
 #endif
 
 namespace gx::ops {
@@ -102,10 +109,17 @@ struct CpuLoops {
     });
   }
 
+  // Whether F computes enough per element to want the widest vectors
+  // (NOTE [ CPU loop clones ]).
+  template <typename F, typename = void> struct ComputeBound : std::false_type {};
+  template <typename F> struct ComputeBound<F, std::void_t<decltype(F::kComputeBound)>>
+      : std::bool_constant<F::kComputeBound> {};
+
   // The loop the compiler vectorizes (ops are built with -O3: setup.config.json),
-  // in AVX-512F, AVX2 and baseline x86-64 clones (NOTE [ CPU loop clones ]).
+  // inlined into the clones below.
   template <typename T, typename O, typename C, int NIN, typename F>
-  GX_CPU_CLONES static void contiguous_run(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
+  __attribute__((always_inline)) static inline void contiguous_body(const F& f, O* out, const T* const* in,
+                                                                    int64_t b, int64_t e) {
     const T* a = in[0];
     if constexpr (NIN == 1) {
       for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i])));
@@ -117,6 +131,19 @@ struct CpuLoops {
       const T* d = in[2];
       for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i]), to<C>(c[i]), to<C>(d[i])));
     }
+  }
+  template <typename T, typename O, typename C, int NIN, typename F>
+  GX_CPU_CLONES static void contiguous_stream(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
+    contiguous_body<T, O, C, NIN>(f, out, in, b, e);
+  }
+  template <typename T, typename O, typename C, int NIN, typename F>
+  GX_CPU_CLONES_WIDE static void contiguous_compute(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
+    contiguous_body<T, O, C, NIN>(f, out, in, b, e);
+  }
+  template <typename T, typename O, typename C, int NIN, typename F>
+  static void contiguous_run(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
+    if constexpr (ComputeBound<F>::value) contiguous_compute<T, O, C, NIN>(f, out, in, b, e);
+    else contiguous_stream<T, O, C, NIN>(f, out, in, b, e);
   }
 
   template <typename C, int NIN, typename F>
