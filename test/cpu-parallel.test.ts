@@ -52,6 +52,12 @@ test('elementwise ops and casts around the grain match references into poisoned 
     using sc = poisoned([n]);
     gx.mul(a, 3, { out: sc });
     t.is(mismatch(sc.toArraySync() as Float32Array, av.map((x) => Math.fround(x * 3)), 0), -1, `mul scalar n=${n}`);
+    using rs = poisoned([n]);
+    gx.sub(10, a, { out: rs });  // the scalar first
+    t.is(mismatch(rs.toArraySync() as Float32Array, av.map((x) => Math.fround(10 - x)), 0), -1, `scalar - tensor n=${n}`);
+    using sg = poisoned([n]);
+    gx.sigmoid(a, { out: sg });  // a compute-bound functor on float32: the widest clone
+    t.is(mismatch(sg.toArraySync() as Float32Array, Array.from(av, (x) => 1 / (1 + Math.exp(-x))), 4 * 2 ** -23), -1, `sigmoid n=${n}`);
     // astype allocates: poison a block of the result's size first, which the cache hands back.
     poisoned([n], 'float64').dispose();
     using d = gx.astype(a, 'float64');

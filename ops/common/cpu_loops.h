@@ -96,10 +96,19 @@ struct CpuLoops {
       in[k] = reinterpret_cast<const T*>(it.data[k + 1]);
       any_scalar = any_scalar || it.is_scalar[k + 1];
     }
+    // Which input of a binary op is a JS number, if one is: that loop vectorizes too.
+    int scalar_at = -1;
+    if constexpr (NIN == 2) {
+      if (it.is_scalar[1] != it.is_scalar[2]) scalar_at = it.is_scalar[1] ? 0 : 1;
+    }
     parallel_for(0, it.numel, kDefaultGrain, [&](int64_t b, int64_t e) {
       if (!any_scalar) {
-        contiguous_run<T, O, C, NIN>(f, out, in, b, e);
+        contiguous_run<-1, T, O, C, NIN>(f, out, in, C(0), b, e);
         return;
+      }
+      if constexpr (NIN == 2) {
+        if (scalar_at == 0) return contiguous_run<0, T, O, C, NIN>(f, out, in, scalars[0], b, e);
+        if (scalar_at == 1) return contiguous_run<1, T, O, C, NIN>(f, out, in, scalars[1], b, e);
       }
       for (int64_t i = b; i < e; ++i) {
         C x[NIN];
@@ -116,34 +125,44 @@ struct CpuLoops {
       : std::bool_constant<F::kComputeBound> {};
 
   // The loop the compiler vectorizes (ops are built with -O3: setup.config.json),
-  // inlined into the clones below.
-  template <typename T, typename O, typename C, int NIN, typename F>
-  __attribute__((always_inline)) static inline void contiguous_body(const F& f, O* out, const T* const* in,
+  // inlined into the clones below. S: the input that is the scalar `s` (a
+  // binary op's JS number), or -1 for none.
+  template <int S, typename T, typename O, typename C, int NIN, typename F>
+  __attribute__((always_inline)) static inline void contiguous_body(const F& f, O* out, const T* const* in, C s,
                                                                     int64_t b, int64_t e) {
-    const T* a = in[0];
     if constexpr (NIN == 1) {
+      const T* a = in[0];
       for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i])));
+    } else if constexpr (NIN == 2 && S == 0) {
+      const T* c = in[1];
+      for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(s, to<C>(c[i])));
+    } else if constexpr (NIN == 2 && S == 1) {
+      const T* a = in[0];
+      for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i]), s));
     } else if constexpr (NIN == 2) {
+      const T* a = in[0];
       const T* c = in[1];
       for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i]), to<C>(c[i])));
     } else {
+      const T* a = in[0];
       const T* c = in[1];
       const T* d = in[2];
       for (int64_t i = b; i < e; ++i) out[i] = to<O>(f(to<C>(a[i]), to<C>(c[i]), to<C>(d[i])));
     }
   }
-  template <typename T, typename O, typename C, int NIN, typename F>
-  GX_CPU_CLONES static void contiguous_stream(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
-    contiguous_body<T, O, C, NIN>(f, out, in, b, e);
+  template <int S, typename T, typename O, typename C, int NIN, typename F>
+  GX_CPU_CLONES static void contiguous_stream(const F& f, O* out, const T* const* in, C s, int64_t b, int64_t e) {
+    contiguous_body<S, T, O, C, NIN>(f, out, in, s, b, e);
   }
-  template <typename T, typename O, typename C, int NIN, typename F>
-  GX_CPU_CLONES_WIDE static void contiguous_compute(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
-    contiguous_body<T, O, C, NIN>(f, out, in, b, e);
+  template <int S, typename T, typename O, typename C, int NIN, typename F>
+  GX_CPU_CLONES_WIDE static void contiguous_compute(const F& f, O* out, const T* const* in, C s, int64_t b,
+                                                    int64_t e) {
+    contiguous_body<S, T, O, C, NIN>(f, out, in, s, b, e);
   }
-  template <typename T, typename O, typename C, int NIN, typename F>
-  static void contiguous_run(const F& f, O* out, const T* const* in, int64_t b, int64_t e) {
-    if constexpr (ComputeBound<F>::value) contiguous_compute<T, O, C, NIN>(f, out, in, b, e);
-    else contiguous_stream<T, O, C, NIN>(f, out, in, b, e);
+  template <int S, typename T, typename O, typename C, int NIN, typename F>
+  static void contiguous_run(const F& f, O* out, const T* const* in, C s, int64_t b, int64_t e) {
+    if constexpr (ComputeBound<F>::value) contiguous_compute<S, T, O, C, NIN>(f, out, in, s, b, e);
+    else contiguous_stream<S, T, O, C, NIN>(f, out, in, s, b, e);
   }
 
   template <typename C, int NIN, typename F>
