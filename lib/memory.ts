@@ -16,7 +16,12 @@ export function stats(device: DeviceLike = 'cpu'): MemoryStats {
   return native.memoryStats(d.typeCode, d.index);
 }
 
-/** Returns cached, unused device blocks (and pinned host blocks) to the driver. */
+/**
+ * Returns cached, unused blocks to the driver or the OS: those of a CUDA
+ * device (and the pinned host pool), or on 'cpu' the host caching
+ * allocator's (and the pinned pool's); every device's without an argument.
+ * @example gx.memory.emptyCache('cpu');
+ */
 export function emptyCache(device?: DeviceLike): void {
   if (device === undefined) {
     native.emptyCache(-1);
@@ -24,6 +29,7 @@ export function emptyCache(device?: DeviceLike): void {
   }
   const d = parseDevice(device, 'gx.memory.emptyCache');
   if (d.type === 'cuda') native.emptyCache(d.index);
+  else native.emptyHostCache();
 }
 
 /**

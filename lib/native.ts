@@ -165,6 +165,7 @@ export interface NativeCore {
   describe(t: NativeTensor): NativeDescription;
   memoryStats(deviceType: number, deviceIndex: number): NativeMemoryStats;
   emptyCache(device: number): void;
+  emptyHostCache(): void;
   setMemoryLimit(device: number, bytes: number): void;
   cudaDeviceCount(): number;
   cudaUnavailableReason(): string;

@@ -61,10 +61,20 @@ Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int64_t device = arg_int(info, 0, "memory.emptyCache", "device");
     if (device >= 0) cuda::check_device(static_cast<int>(device), "memory.emptyCache");
+    if (device == -1) cpu_empty_cache();
     if (cuda::compiled()) {
       cuda::device_empty_cache(static_cast<int>(device));
       cuda::pinned_empty_cache();
     }
+    return info.Env().Undefined();
+  });
+}
+
+// The host side alone: cached cpu blocks and pinned blocks.
+Napi::Value EmptyHostCache(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    cpu_empty_cache();
+    if (cuda::compiled()) cuda::pinned_empty_cache();
     return info.Env().Undefined();
   });
 }
@@ -134,6 +144,7 @@ void register_runtime_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("abiVersion", abi);
   exports.Set("memoryStats", Napi::Function::New<MemoryStatsFn>(env, "memoryStats"));
   exports.Set("emptyCache", Napi::Function::New<EmptyCache>(env, "emptyCache"));
+  exports.Set("emptyHostCache", Napi::Function::New<EmptyHostCache>(env, "emptyHostCache"));
   exports.Set("setMemoryLimit", Napi::Function::New<SetMemoryLimit>(env, "setMemoryLimit"));
   exports.Set("cudaDeviceCount", Napi::Function::New<DeviceCount>(env, "cudaDeviceCount"));
   exports.Set("cudaUnavailableReason", Napi::Function::New<UnavailableReason>(env, "cudaUnavailableReason"));

@@ -4,47 +4,62 @@
 
 #include "core/error.h"
 #include "gpuext/half_types.h"
+#include "gpuext/parallel.h"
 
 namespace gx::cpu {
 namespace {
 
-// Walks the C-order index space of `l` like an odometer, calling f(offset)
-// with each element's offset: no division per element.
-template <typename F>
-void for_each_offset(const Layout& l, int64_t numel, F&& f) {
+// An odometer over the C-order index space of `l`, started at linear index
+// `start` (one division per dimension there, none per element after).
+struct Odometer {
+  const Layout& l;
   int64_t idx[kMaxDims] = {};
   int64_t off = 0;
-  for (int64_t i = 0; i < numel; ++i) {
-    f(i, off);
+
+  Odometer(const Layout& layout, int64_t start) : l(layout) {
+    for (int d = l.ndim - 1; d >= 0; --d) {
+      idx[d] = start % l.sizes[d];
+      start /= l.sizes[d];
+      off += idx[d] * l.strides[d];
+    }
+  }
+  void next() {
     for (int d = l.ndim - 1; d >= 0; --d) {
       if (++idx[d] < l.sizes[d]) {
         off += l.strides[d];
-        break;
+        return;
       }
       off -= (l.sizes[d] - 1) * l.strides[d];
       idx[d] = 0;
     }
   }
+};
+
+// NOTE [ Threads in the core's kernels ]
+// fill (ones/zeros/full), copies (contiguous, to, clone) and arange/linspace
+// split their index range over gx::parallel_for in chunks of at least
+// kDefaultGrain elements: each chunk writes its own elements, so the result
+// does not depend on the thread count, and a small tensor stays on the
+// calling thread. Page faults of a fresh buffer are taken in parallel too.
+template <typename F>
+void for_chunks(int64_t numel, F&& f) {
+  parallel_for(0, numel, kDefaultGrain, f);
 }
 
 template <typename W>
 void copy_words(W* dst, const Layout& dl, const W* src, const Layout& sl, int64_t numel) {
-  if (layout_is_contiguous(dl)) {
-    for_each_offset(sl, numel, [&](int64_t i, int64_t so) { dst[i] = src[so]; });
-    return;
-  }
-  // Two odometers in step: gather source offsets into the destination walk.
-  int64_t sidx[kMaxDims] = {};
-  int64_t soff = 0;
-  for_each_offset(dl, numel, [&](int64_t, int64_t doff) {
-    dst[doff] = src[soff];
-    for (int d = sl.ndim - 1; d >= 0; --d) {
-      if (++sidx[d] < sl.sizes[d]) {
-        soff += sl.strides[d];
-        break;
-      }
-      soff -= (sl.sizes[d] - 1) * sl.strides[d];
-      sidx[d] = 0;
+  const bool dst_contiguous = layout_is_contiguous(dl), src_contiguous = layout_is_contiguous(sl);
+  for_chunks(numel, [&](int64_t b, int64_t e) {
+    if (dst_contiguous) {
+      Odometer so(sl, b);
+      for (int64_t i = b; i < e; ++i, so.next()) dst[i] = src[so.off];
+    } else if (src_contiguous) {
+      Odometer d(dl, b);
+      for (int64_t i = b; i < e; ++i, d.next()) dst[d.off] = src[i];
+    } else {
+      // Two odometers in step: gather source offsets into the destination walk.
+      Odometer d(dl, b), so(sl, b);
+      for (int64_t i = b; i < e; ++i, d.next(), so.next()) dst[d.off] = src[so.off];
     }
   });
 }
@@ -86,7 +101,18 @@ void strided_copy(void* dst, const Layout& dst_layout, const void* src, const La
                   size_t itemsize, int64_t numel) {
   if (numel == 0) return;
   if (layout_is_contiguous(dst_layout) && layout_is_contiguous(src_layout)) {
-    std::memmove(dst, src, static_cast<size_t>(numel) * itemsize);
+    // Overlapping buffers (a copy between views of one storage) keep one
+    // memmove: chunks of it on several threads could read what another wrote.
+    char* d = static_cast<char*>(dst);
+    const char* sp = static_cast<const char*>(src);
+    const size_t bytes = static_cast<size_t>(numel) * itemsize;
+    if (d + bytes <= sp || sp + bytes <= d) {
+      for_chunks(numel, [&](int64_t b, int64_t e) {
+        std::memcpy(d + b * itemsize, sp + b * itemsize, static_cast<size_t>(e - b) * itemsize);
+      });
+    } else {
+      std::memmove(dst, src, bytes);
+    }
     return;
   }
   dispatch_word(itemsize, [&](auto w) {
@@ -100,22 +126,34 @@ void fill(void* dst, const Layout& layout, size_t itemsize, uint64_t bits, int64
     using W = decltype(w);
     W* p = static_cast<W*>(dst);
     const W value = static_cast<W>(bits);
-    for_each_offset(layout, numel, [&](int64_t, int64_t off) { p[off] = value; });
+    const bool contiguous = layout_is_contiguous(layout);
+    for_chunks(numel, [&](int64_t b, int64_t e) {
+      if (contiguous) {
+        for (int64_t i = b; i < e; ++i) p[i] = value;  // vectorized
+        return;
+      }
+      Odometer o(layout, b);
+      for (int64_t i = b; i < e; ++i, o.next()) p[o.off] = value;
+    });
   });
 }
 
 void affine(void* dst, DType dtype, int64_t n, double start, double step) {
-  for (int64_t i = 0; i < n; ++i) store(dst, dtype, i, start + static_cast<double>(i) * step);
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) store(dst, dtype, i, start + static_cast<double>(i) * step);
+  });
 }
 
 void linspace(void* dst, DType dtype, int64_t n, double start, double end) {
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   const int64_t half = n / 2;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
-                                          : end - step * static_cast<double>(n - 1 - i);
-    store(dst, dtype, i, v);
-  }
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
+                                            : end - step * static_cast<double>(n - 1 - i);
+      store(dst, dtype, i, v);
+    }
+  });
 }
 
 }  // namespace gx::cpu

@@ -2,6 +2,7 @@
 // passes over each line (max, sum of exp(x - max), output), in double for
 // every floating dtype (as the CPU reductions widen float sums); logsumexp is
 // a reducer over the CPU reduction loop.
+#include "../common/cpu_loops.h"
 #include "../reduce/cpu_reduce.h"
 #include "softmax.h"
 
@@ -11,7 +12,8 @@ namespace {
 template <bool Log> void softmax_lines(const DimIter& it) {
   const int64_t n = it.len, is = it.in_step, os = it.out_step;
   const ScalarType it_in = it.in_dtype, it_out = it.out_dtype;
-  for_each_line(it, [&](const char* in, char* out) {
+  // Lines are independent: split them over threads (NOTE [ Threads in the CPU loops ]).
+  for_lines_parallel(it, [&](const char* in, char* out) {
     double mx = lowest<double>();
     for (int64_t i = 0; i < n; ++i) {
       const double x = load_as<double>(in + i * is, it_in);

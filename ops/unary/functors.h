@@ -10,8 +10,11 @@
 
 namespace gx::ops {
 
+// kComputeBound: the CPU's contiguous loop takes its widest clone for these
+// (NOTE [ CPU loop clones ] in common/cpu_loops.h).
 #define GX_OPS_FLOAT_FUNCTOR(Name, expr)                      \
   struct Name {                                               \
+    static constexpr bool kComputeBound = true;               \
     template <typename C> GX_HD C operator()(C x) const { return expr; } \
   };
 GX_OPS_FLOAT_FUNCTOR(ExpOp, m_exp(x))

@@ -2,8 +2,8 @@
 //
 //   gx::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { ... });
 //
-// splits [begin, end) into at most one chunk per thread, each at least `grain`
-// long, and returns when every chunk is done. A range no longer than `grain`
+// splits [begin, end) into at most four chunks per thread, each at least
+// `grain` long, and returns when every chunk is done. A range no longer than `grain`
 // runs on the calling thread, as does a call made while the pool is busy (from
 // inside a chunk, or from another JS thread at the same moment): nothing
 // nests and nothing waits on the pool. The first exception a chunk throws is
@@ -29,6 +29,12 @@
 
 namespace gx {
 
+// NOTE [ Parallel grain ]
+// The default `grain` of the CPU loops, in elements: 32768 float32 elements
+// are 128 KiB per operand, some 5-20 us of a memory-bound loop, about what
+// waking a pool thread costs. Below it an op stays on the calling thread.
+inline constexpr int64_t kDefaultGrain = int64_t{1} << 15;
+
 namespace parallel_detail {
 
 inline int configured_threads() {
@@ -47,8 +53,17 @@ inline int configured_threads() {
 
 class Pool {
  public:
-  explicit Pool(int threads) : threads_(threads) {
-    for (int i = 1; i < threads_; ++i) std::thread([this, i] { work(i); }).detach();
+  explicit Pool(int threads) : threads_(1) {
+    // A thread the system refuses (std::system_error) leaves the pool smaller,
+    // not broken: chunks are counted by the threads that did start.
+    for (int i = 1; i < threads; ++i) {
+      try {
+        std::thread([this, i] { work(i); }).detach();
+      } catch (...) {
+        break;
+      }
+      threads_ = i + 1;
+    }
   }
 
   int threads() const { return threads_; }
@@ -116,7 +131,7 @@ class Pool {
     }
   }
 
-  const int threads_;
+  int threads_;  // set once, by the constructor
   std::mutex busy_;  // one parallel call at a time; others run inline
   std::mutex m_;
   std::condition_variable wake_, done_;
@@ -149,7 +164,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
     return;
   }
   auto& pool = parallel_detail::pool();
-  const int64_t chunks = std::min<int64_t>(pool.threads(), (n + grain - 1) / grain);
+  // Up to four chunks per thread, taken in turn by whichever thread is free:
+  // on a machine other processes share, a thread that the OS does not run for
+  // a while then holds up a quarter of its share, not all of it.
+  const int64_t chunks = std::min<int64_t>(int64_t{4} * pool.threads(), (n + grain - 1) / grain);
   if (chunks <= 1) {
     f(begin, end);
     return;
