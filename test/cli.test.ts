@@ -94,6 +94,7 @@ test('doctor reports the toolchain and the cache, and fails when the host compil
   t.regex(ok.stdout, /^ok\s+core\s+(built with CUDA|CPU-only build), C ABI \d+\.\d+/m);
   t.regex(ok.stdout, /^(ok|warn)\s+(GPUs|cuda:0)\s+/m);
   t.regex(ok.stdout, /^(ok|warn)\s+Node headers/m);
+  t.regex(ok.stdout, /^(ok\s+CPU BLAS\s+matmul: \S+ \((cblas|Fortran gemm)\)|warn\s+CPU BLAS\s+matmul: built-in kernel)/m);
   t.regex(ok.stdout, new RegExp(`^ok\\s+cache\\s+${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable`, 'm'));
   t.regex(ok.stdout, /ready to build extensions/);
 

@@ -12,7 +12,7 @@ import * as path from 'path';
 import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
-import { setCpuBlasEnabled } from '../lib/ops/backends';
+import { gemmKernelsAvailable, setCpuBlasEnabled, setGemmKernel } from '../lib/ops/backends';
 import { randomValues } from './helpers';
 
 const FLOAT_DTYPES = ['float32', 'float64', 'float16', 'bfloat16'] as const;
@@ -21,15 +21,18 @@ type FloatDType = (typeof FLOAT_DTYPES)[number];
 const HAVE_BLAS = !gx.backends().cpu.blas.startsWith('built-in');
 const HAVE_LAPACK = !gx.backends().cpu.lapack.startsWith('built-in');
 
-/** The paths to test: 'blas' only when a BLAS loaded here. */
-const PATHS: readonly ('blas' | 'builtin')[] = HAVE_BLAS ? ['blas', 'builtin'] : ['builtin'];
+/** The paths to test: 'blas' when a BLAS loaded here, and the built-in GEMM with each micro-kernel the CPU runs. */
+const KERNELS = gemmKernelsAvailable();
+const PATHS: readonly string[] = [...(HAVE_BLAS ? ['blas'] : []), ...KERNELS.map((k) => `builtin ${k}`)];
 
-function onPath<R>(p: 'blas' | 'builtin', fn: () => R): R {
+function onPath<R>(p: string, fn: () => R): R {
   const was = setCpuBlasEnabled(p === 'blas');
+  const kernel = p.startsWith('builtin ') ? setGemmKernel(p.slice('builtin '.length)) : undefined;
   try {
     return fn();
   } finally {
     setCpuBlasEnabled(was);
+    if (kernel !== undefined) setGemmKernel(kernel);
   }
 }
 
@@ -207,6 +210,9 @@ test('matmul: the BLAS and the built-in kernel agree on a large float32 product 
 test('gx.backends() names the CPU BLAS, LAPACK and kernel; GPUEXT_BLAS=none gives the built-in ones in a fresh process', (t) => {
   const b = gx.backends().cpu;
   t.regex(b.gemmKernel, /^(avx512f|avx2\+fma|generic)$/);
+  t.is(KERNELS[0], b.gemmKernel, 'the best kernel the CPU has is the default');
+  t.true(KERNELS.includes('generic'));
+  t.throws(() => setGemmKernel('sse9'), { message: /'sse9' is not a micro-kernel this CPU can run/ });
   t.true(b.blas.length > 0 && b.lapack.length > 0);
   if (HAVE_BLAS) t.regex(b.blas, /\.so[.\d]* \((cblas|Fortran gemm)\)$/);
   if (HAVE_LAPACK) t.regex(b.lapack, /\(gesdd\)$/);
@@ -240,7 +246,7 @@ test('gx.backends() names the CPU BLAS, LAPACK and kernel; GPUEXT_BLAS=none give
 // ---------------------------------------------------------------------------
 // SVD on both paths: LAPACK gesdd (when loaded) and the Jacobi SVD.
 
-const SVD_PATHS: readonly ('blas' | 'builtin')[] = HAVE_LAPACK ? ['blas', 'builtin'] : ['builtin'];
+const SVD_PATHS: readonly string[] = HAVE_LAPACK ? ['blas', 'builtin'] : ['builtin'];
 
 for (const p of SVD_PATHS) {
   test(`linalg.svd [${p === 'blas' ? 'lapack' : 'jacobi'}]: rebuilds A, orthonormal U and Vh, S descending; tall, wide, rank-deficient; non-finite is an Error`, (t) => {

@@ -8,6 +8,7 @@ import { OpRef } from './library';
 
 const BACKENDS = new OpRef('cpu_linalg_backends');
 const BLAS_ENABLE = new OpRef('cpu_blas_enable');
+const GEMM_KERNEL = new OpRef('cpu_gemm_kernel');
 
 export interface CpuBackends {
   /** The BLAS library the CPU matmul calls (its path), or 'built-in kernel (why)'. */
@@ -47,4 +48,36 @@ export function backends(): Backends {
 export function setCpuBlasEnabled(on: boolean): boolean {
   const was = native.callOp(BLAS_ENABLE.id('gx.setCpuBlasEnabled'), on);
   return was === true;
+}
+
+/**
+ * Internal (tests and benchmarks): makes the built-in CPU GEMM use the named
+ * micro-kernel ('avx512f', 'avx2+fma', 'generic'; the CPU must support it;
+ * '' keeps it) and returns the previous one.
+ */
+export function setGemmKernel(name: string): string {
+  const fn = 'gx.setGemmKernel';
+  const was = native.callOp(GEMM_KERNEL.id(fn), '');
+  native.callOp(GEMM_KERNEL.id(fn), name);
+  return String(was);
+}
+
+/** The micro-kernels this CPU can run, best first (tried one by one; the one in use is kept). */
+export function gemmKernelsAvailable(): string[] {
+  const fn = 'gx.gemmKernelsAvailable';
+  const now = String(native.callOp(GEMM_KERNEL.id(fn), ''));
+  const ok: string[] = [];
+  try {
+    for (const name of ['avx512f', 'avx2+fma', 'generic']) {
+      try {
+        native.callOp(GEMM_KERNEL.id(fn), name);
+        ok.push(name);
+      } catch {
+        // the CPU lacks it
+      }
+    }
+  } finally {
+    native.callOp(GEMM_KERNEL.id(fn), now);
+  }
+  return ok;
 }

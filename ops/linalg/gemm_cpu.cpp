@@ -20,6 +20,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -98,34 +99,50 @@ template <typename T>
 struct Choice {
   Kernel<T> kernel;
   int nr;
-  const char* name;
 };
 
-enum class Isa { kAvx512, kAvx2, kGeneric };
+enum class Isa : int { kAvx512, kAvx2, kGeneric };
+
+Isa best_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+  return Isa::kGeneric;
+}
+
+// The kernel in use: the best the CPU has, or one set_kernel chose (tests reach every kernel the CPU can run).
+std::atomic<int> g_isa{-1};
 
 Isa isa() {
-  static const Isa i = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
-    return Isa::kGeneric;
-  }();
-  return i;
+  int i = g_isa.load(std::memory_order_relaxed);
+  if (i < 0) {
+    i = static_cast<int>(best_isa());
+    g_isa.store(i, std::memory_order_relaxed);
+  }
+  return static_cast<Isa>(i);
+}
+
+const char* isa_name(Isa i) {
+  switch (i) {
+    case Isa::kAvx512: return "avx512f";
+    case Isa::kAvx2: return "avx2+fma";
+    default: return "generic";
+  }
 }
 
 template <typename T>
 Choice<T> choice() {
   if constexpr (std::is_same_v<T, float>) {
     switch (isa()) {
-      case Isa::kAvx512: return {ukernel_f32_avx512, 32, "avx512f"};
-      case Isa::kAvx2: return {ukernel_f32_avx2, 16, "avx2+fma"};
-      default: return {ukernel_generic<float, 8>, 8, "generic"};
+      case Isa::kAvx512: return {ukernel_f32_avx512, 32};
+      case Isa::kAvx2: return {ukernel_f32_avx2, 16};
+      default: return {ukernel_generic<float, 8>, 8};
     }
   } else {
     switch (isa()) {
-      case Isa::kAvx512: return {ukernel_f64_avx512, 16, "avx512f"};
-      case Isa::kAvx2: return {ukernel_f64_avx2, 8, "avx2+fma"};
-      default: return {ukernel_generic<double, 4>, 4, "generic"};
+      case Isa::kAvx512: return {ukernel_f64_avx512, 16};
+      case Isa::kAvx2: return {ukernel_f64_avx2, 8};
+      default: return {ukernel_generic<double, 4>, 4};
     }
   }
 }
@@ -197,7 +214,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t rsa, int64_t csa,
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
     return;
   }
-  static const Choice<T> ch = choice<T>();
+  const Choice<T> ch = choice<T>();  // once per call: the packing and the kernel agree on NR
   const int nr = ch.nr;
   const int64_t KC = kKC<T>, MC = kMC<T>, NC = kNC<T> / nr * nr;
   thread_local std::vector<T> b_buffer;
@@ -253,6 +270,17 @@ template void gemm<float>(int64_t, int64_t, int64_t, const float*, int64_t, int6
 template void gemm<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t,
                            int64_t, double*, int64_t);
 
-const char* kernel_name() { return choice<float>().name; }
+const char* kernel_name() { return isa_name(isa()); }
+
+bool set_kernel(const char* name) {
+  const Isa best = best_isa();
+  for (Isa i : {Isa::kAvx512, Isa::kAvx2, Isa::kGeneric}) {
+    if (std::strcmp(name, isa_name(i)) != 0) continue;
+    if (static_cast<int>(i) < static_cast<int>(best)) return false;  // the CPU lacks it
+    g_isa.store(static_cast<int>(i));
+    return true;
+  }
+  return false;
+}
 
 }  // namespace gx::ops::gemm

@@ -17,7 +17,11 @@ extern template void gemm<float>(int64_t, int64_t, int64_t, const float*, int64_
 extern template void gemm<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t,
                                   int64_t, double*, int64_t);
 
-// The micro-kernel the CPU runs ("avx512f", "avx2+fma" or "generic"), for gx.backends().
+// The micro-kernel in use ("avx512f", "avx2+fma" or "generic"), for gx.backends().
 const char* kernel_name();
+
+// Uses the named micro-kernel from now on (tests); false when the name is
+// unknown or the CPU cannot run it. A gemm already running keeps its kernel.
+bool set_kernel(const char* name);
 
 }  // namespace gx::ops::gemm

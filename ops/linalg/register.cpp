@@ -21,6 +21,13 @@ bool cpu_blas_enable(bool on) {
   return was;
 }
 
+// Picks the built-in GEMM's micro-kernel by name (tests); returns the one in use.
+std::string cpu_gemm_kernel(std::string name) {
+  GX_CHECK(name.empty() || gx::ops::gemm::set_kernel(name.c_str()), "cpu_gemm_kernel: '", name.c_str(),
+           "' is not a micro-kernel this CPU can run; expected avx512f, avx2+fma or generic (up to what the CPU has)");
+  return gx::ops::gemm::kernel_name();
+}
+
 }  // namespace
 
 #if defined(GX_OPS_NO_CUDA)
@@ -49,4 +56,8 @@ GX_LIBRARY(gx_ops, m) {
         "Lets the CPU matmul and SVD use the loaded BLAS / LAPACK (true, the default) or not; returns the previous "
         "setting (for tests of the built-in kernels).")
       .impl(gx::kCPU, cpu_blas_enable);
+  m.def("cpu_gemm_kernel(str name) -> str",
+        "Makes the built-in CPU GEMM use the named micro-kernel (avx512f, avx2+fma, generic; '' keeps it) and "
+        "returns the one in use (for tests of each kernel).")
+      .impl(gx::kCPU, cpu_gemm_kernel);
 }
