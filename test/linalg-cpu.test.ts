@@ -88,10 +88,11 @@ function checkClose(t: ExecutionContext, got: ArrayLike<number>, ref: { want: Fl
 }
 
 // [m, k, n]: 1 x 1, vectors, odd sizes, the micro-tile (6 x 8/16/32) and its neighbours, KC (256) crossed,
-// NC (2048 float64 / 3072 float32) crossed, and a size with several M blocks per thread.
+// NC (2048 float64 / 3072 float32) crossed, a short wide one (threads split columns), and one with several M
+// blocks per thread.
 const SHAPES: [number, number, number][] = [
   [1, 1, 1], [1, 37, 1], [1, 53, 41], [47, 29, 1], [7, 13, 5], [6, 16, 32], [5, 15, 31], [63, 64, 65], [64, 63, 64],
-  [65, 65, 63], [129, 7, 130], [17, 300, 23], [13, 513, 9], [3, 5, 3100], [200, 90, 100], [0, 4, 3], [3, 0, 4],
+  [65, 65, 63], [129, 7, 130], [17, 300, 23], [13, 513, 9], [3, 5, 3100], [5, 300, 700], [200, 90, 100], [0, 4, 3], [3, 0, 4],
 ];
 
 for (const p of PATHS) {

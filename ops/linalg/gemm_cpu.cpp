@@ -11,8 +11,9 @@
 // nothing beyond the packing. The micro-kernel is picked once at run time from
 // what the CPU supports (AVX-512F, AVX2 with FMA, else a plain C++ one the
 // compiler vectorizes for baseline x86-64), so the ops build needs no
-// -march flag. Threads split the rows of C (whole MR panels) with
-// gx::parallel_for; small products stay on the calling thread. Each k-slice
+// -march flag. Threads split the rows of C (whole MR panels), or its columns
+// when it has few rows, with gx::parallel_for; small products stay on the
+// calling thread. Each k-slice
 // adds into C except the first, which stores, so C is never read before it
 // is written (no zero fill, and poisoned outputs are fully overwritten).
 #include "gemm_cpu.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <gpuext/parallel.h>
@@ -232,14 +234,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t rsa, int64_t csa,
       const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / std::max<int64_t>(per_panel, 1));
       gx::parallel_for(0, n_panels, std::max<int64_t>(1, grain * kMR / nr),
                        [&](int64_t p0, int64_t p1) { pack_b(kc, nc, nr, p0, p1, bsrc, rsb, csb, bp); });
-      gx::parallel_for(0, m_panels, grain, [&](int64_t q0, int64_t q1) {
+      // C's rows [q0, q1) (in MR panels) by this block's columns [j0, j1) (in NR panels).
+      const auto run = [&](int64_t q0, int64_t q1, int64_t j0, int64_t j1) {
         thread_local std::vector<T> a_buffer;
         T* ap = scratch(a_buffer, MC * kc);
         alignas(64) T tile[kMR * kMaxNR];
         for (int64_t ic = q0 * kMR; ic < std::min(m, q1 * kMR); ic += MC) {
           const int64_t mc = std::min({MC, m - ic, q1 * kMR - ic});
           pack_a(mc, kc, a + ic * rsa + pc * csa, rsa, csa, ap);
-          for (int64_t jr = 0; jr < nc; jr += nr) {
+          for (int64_t jr = j0 * nr; jr < std::min(nc, j1 * nr); jr += nr) {
             const int64_t w = std::min<int64_t>(nr, nc - jr);
             const T* bpanel = bp + (jr / nr) * kc * nr;
             for (int64_t ir = 0; ir < mc; ir += kMR) {
@@ -260,7 +263,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t rsa, int64_t csa,
             }
           }
         }
-      });
+      };
+      // Rows are split between threads; when there are too few row panels (a short, wide product), columns are,
+      // each thread packing the (small) A block itself.
+      const int64_t threads = gx::num_threads();
+      if (m_panels < 2 * threads && n_panels >= 2 * threads) {
+        const int64_t grain_n = std::max<int64_t>(1, (int64_t{1} << 17) / std::max<int64_t>(m * nr * kc, 1));
+        gx::parallel_for(0, n_panels, grain_n, [&](int64_t j0, int64_t j1) { run(0, m_panels, j0, j1); });
+      } else {
+        gx::parallel_for(0, m_panels, grain, [&](int64_t q0, int64_t q1) { run(q0, q1, 0, n_panels); });
+      }
     }
   }
 }
