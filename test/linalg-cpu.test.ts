@@ -88,11 +88,11 @@ function checkClose(t: ExecutionContext, got: ArrayLike<number>, ref: { want: Fl
 }
 
 // [m, k, n]: 1 x 1, vectors, odd sizes, the micro-tile (6 x 8/16/32) and its neighbours, KC (256) crossed,
-// NC (2048 float64 / 3072 float32) crossed, a short wide one (threads split columns), and one with several M
-// blocks per thread.
+// NC (2048 float64 / 3072 float32) crossed, a short wide one (threads split columns), matrix-vector ones large
+// enough for threads, and one with several M blocks per thread.
 const SHAPES: [number, number, number][] = [
   [1, 1, 1], [1, 37, 1], [1, 53, 41], [47, 29, 1], [7, 13, 5], [6, 16, 32], [5, 15, 31], [63, 64, 65], [64, 63, 64],
-  [65, 65, 63], [129, 7, 130], [17, 300, 23], [13, 513, 9], [3, 5, 3100], [5, 300, 700], [200, 90, 100], [0, 4, 3], [3, 0, 4],
+  [65, 65, 63], [129, 7, 130], [17, 300, 23], [13, 513, 9], [3, 5, 3100], [5, 300, 700], [700, 300, 1], [1, 300, 700], [200, 90, 100], [0, 4, 3], [3, 0, 4],
 ];
 
 for (const p of PATHS) {
@@ -140,6 +140,17 @@ for (const p of PATHS) {
           using r = gx.matmul(x, y);
           checkClose(t, values(r), ref, dtype, `${dtype} ${what}`);
         }
+        // Matrix-vector products on views: a strided row of aT, a contiguous row, a column of bT.
+        using arow = gx.narrow(a, 0, 2, 1);
+        using crow = gx.narrow(ca, 0, 2, 1);
+        using bcol = gx.narrow(b, 1, 3, 1);
+        const arowv = values(arow), bcolv = values(bcol);
+        for (const [x, what] of [[arow, 'row of aT @ bT'], [crow, 'row @ bT']] as const) {
+          using r = gx.matmul(x, b);
+          checkClose(t, values(r), reference(arowv, bv, 1, 1, k, n, false, false), dtype, `${dtype} ${what}`);
+        }
+        using rc = gx.matmul(a, bcol);
+        checkClose(t, values(rc), reference(av, bcolv, 1, m, k, 1, false, false), dtype, `${dtype} aT @ column of bT`);
         // Slices: every other column of a wider matrix (row stride > columns; column stride 2, so BLAS copies).
         const [wide] = input([m, 2 * k + 3], dtype, 3);
         using _w = wide;

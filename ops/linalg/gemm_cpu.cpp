@@ -206,6 +206,52 @@ T* scratch(std::vector<T>& v, int64_t n) {
   return reinterpret_cast<T*>((p + 63) & ~uintptr_t{63});
 }
 
+// NOTE [ Matrix-vector products ]
+// A product with one row or one column of C does 1/MR (or 1/NR) of useful work
+// in the micro-kernel and packs B (or A) for a single use, so it takes a
+// memory-bound path instead: dot products of rows with the vector, or, when
+// C's single row runs along B's contiguous rows, a running sum of those rows
+// scaled by the vector (axpy form). Both split the outputs between threads.
+
+// y[i * incy] = sum_p A(i, p) x(p) for i < rows: A(i, p) = a[i * rs + p * cs], x(p) = x[p * incx].
+template <typename T>
+void gemv_dots(int64_t rows, int64_t k, const T* a, int64_t rs, int64_t cs, const T* x, int64_t incx, T* y,
+               int64_t incy) {
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(k, 1));
+  gx::parallel_for(0, rows, grain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const T* ai = a + i * rs;
+      T sum = 0;
+      if (cs == 1 && incx == 1) {
+        T acc[8] = {};  // independent partial sums: the compiler vectorizes them (one sum could not be reordered)
+        int64_t p = 0;
+        for (; p + 8 <= k; p += 8) {
+          for (int l = 0; l < 8; ++l) acc[l] += ai[p + l] * x[p + l];
+        }
+        for (; p < k; ++p) sum += ai[p] * x[p];
+        for (int l = 0; l < 8; ++l) sum += acc[l];
+      } else {
+        for (int64_t p = 0; p < k; ++p) sum += ai[p * cs] * x[p * incx];
+      }
+      y[i * incy] = sum;
+    }
+  });
+}
+
+// y[j] = sum_p x(p) B(p, j) for j < cols, B's rows contiguous (B(p, j) = b[p * rs + j]), x(p) = x[p * incx].
+template <typename T>
+void gemv_axpy(int64_t cols, int64_t k, const T* x, int64_t incx, const T* b, int64_t rs, T* y) {
+  const int64_t grain = std::max<int64_t>(256, (int64_t{1} << 16) / std::max<int64_t>(k, 1));
+  gx::parallel_for(0, cols, grain, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) y[j] = 0;
+    for (int64_t p = 0; p < k; ++p) {
+      const T xp = x[p * incx];
+      const T* bp = b + p * rs;
+      for (int64_t j = j0; j < j1; ++j) y[j] += xp * bp[j];
+    }
+  });
+}
+
 }  // namespace
 
 template <typename T>
@@ -214,6 +260,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t rsa, int64_t csa,
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // an empty sum
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return;
+  }
+  if (n == 1) {  // NOTE [ Matrix-vector products ]
+    gemv_dots(m, k, a, rsa, csa, b, rsb, c, ldc);
+    return;
+  }
+  if (m == 1) {
+    if (csb == 1) gemv_axpy(n, k, a, csa, b, rsb, c);
+    else gemv_dots(n, k, b, csb, rsb, a, csa, c, 1);
     return;
   }
   const Choice<T> ch = choice<T>();  // once per call: the packing and the kernel agree on NR
