@@ -11,14 +11,17 @@
 // nothing beyond the packing. The micro-kernel is picked once at run time from
 // what the CPU supports (AVX-512F, AVX2 with FMA, else a plain C++ one the
 // compiler vectorizes for baseline x86-64), so the ops build needs no
-// -march flag. Threads split the rows of C (whole MR panels), or its columns
-// when it has few rows, with gx::parallel_for; small products stay on the
-// calling thread. Each k-slice
+// -march flag (other architectures get the plain one). Threads split the rows
+// of C (whole MR panels), or its columns when it has few rows, with
+// gx::parallel_for; small products stay on the calling thread. Each k-slice
 // adds into C except the first, which stores, so C is never read before it
 // is written (no zero fill, and poisoned outputs are fully overwritten).
 #include "gemm_cpu.h"
 
+#if defined(__x86_64__)
+#define GX_GEMM_X86 1
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -37,6 +40,7 @@ using Kernel = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t ldc, b
 constexpr int kMR = 6;          // rows of a micro-tile, for every kernel
 constexpr int kMaxNR = 32;      // widest micro-tile (AVX-512 float)
 
+#if defined(GX_GEMM_X86)
 // The micro-kernel: c[MR x (NV * W)] (=, or += when accumulate) = sum over kc of a-panel column x b-panel row.
 #define GX_GEMM_UKERNEL(NAME, T, VEC, W, TARGET, SETZERO, LOADU, STOREU, BCAST, FMADD, ADD)          \
   TARGET void NAME(int64_t kc, const T* a, const T* b, T* c, int64_t ldc, bool accumulate) {          \
@@ -78,6 +82,7 @@ GX_GEMM_UKERNEL(ukernel_f32_avx2, float, __m256, 8, GX_AVX2, _mm256_setzero_ps, 
 GX_GEMM_UKERNEL(ukernel_f64_avx2, double, __m256d, 4, GX_AVX2, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
                 _mm256_set1_pd, _mm256_fmadd_pd, _mm256_add_pd)
 #undef GX_GEMM_UKERNEL
+#endif  // GX_GEMM_X86
 
 // Baseline x86-64 (SSE2): plain loops over a local tile, which the compiler vectorizes.
 template <typename T, int NR>
@@ -106,9 +111,11 @@ struct Choice {
 enum class Isa : int { kAvx512, kAvx2, kGeneric };
 
 Isa best_isa() {
+#if defined(GX_GEMM_X86)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+#endif
   return Isa::kGeneric;
 }
 
@@ -134,6 +141,7 @@ const char* isa_name(Isa i) {
 
 template <typename T>
 Choice<T> choice() {
+#if defined(GX_GEMM_X86)
   if constexpr (std::is_same_v<T, float>) {
     switch (isa()) {
       case Isa::kAvx512: return {ukernel_f32_avx512, 32};
@@ -147,6 +155,10 @@ Choice<T> choice() {
       default: return {ukernel_generic<double, 4>, 4};
     }
   }
+#else
+  if constexpr (std::is_same_v<T, float>) return {ukernel_generic<float, 8>, 8};
+  else return {ukernel_generic<double, 4>, 4};
+#endif
 }
 
 // Block sizes: a KC x NR panel of B stays in L1 (16-32 KiB), an MC x KC block of A in L2, a KC x NC block of B
