@@ -103,6 +103,7 @@ test('doctor reports the toolchain and the cache, and fails when the host compil
     t.notRegex(ok.stdout, /cudaErrorInsufficientDriver/);
   }
   t.regex(ok.stdout, /^(ok|warn)\s+Node headers/m);
+  t.regex(ok.stdout, /^(ok\s+CPU BLAS\s+matmul: \S+ \((cblas|Fortran gemm)\)|warn\s+CPU BLAS\s+matmul: built-in kernel)/m);
   t.regex(ok.stdout, new RegExp(`^ok\\s+cache\\s+${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable`, 'm'));
   t.regex(ok.stdout, /ready to build extensions/);
 

@@ -158,6 +158,22 @@ export async function doctorChecks(): Promise<Check[]> {
     }
   }
 
+  if (core) {
+    // The CPU matmul and SVD: a system BLAS / LAPACK when one loads, else gpuext's own kernels (ops/linalg/blas.h).
+    try {
+      const b = core.backends().cpu;
+      const builtin = b.blas.startsWith('built-in');
+      checks.push({
+        level: builtin ? 'warn' : 'ok', what: 'CPU BLAS',
+        detail: `matmul: ${b.blas}${builtin ? `, micro-kernel ${b.gemmKernel}` : ''}; SVD: ${b.lapack}`,
+        fix: builtin ? 'optional: a system OpenBLAS makes CPU matmul and SVD faster (Debian/Ubuntu: apt-get install ' +
+          'libopenblas0; Fedora: dnf install openblas), or name a BLAS library in GPUEXT_BLAS' : undefined,
+      });
+    } catch (e) {
+      checks.push({ level: 'warn', what: 'CPU BLAS', detail: firstLine(e instanceof Error ? e.message : String(e)) });
+    }
+  }
+
   const nh = nodeHeaders();
   checks.push(nh.dir
     ? { level: 'ok', what: 'Node headers', detail: nh.dir }

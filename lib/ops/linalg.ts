@@ -1,12 +1,15 @@
 // gx.matmul, torch.matmul's semantics: 1-d operands are vectors (a dot
 // product, matrix-vector, vector-matrix), and the dims before the last two are
 // batch dims that broadcast. The op itself (ops/linalg/matmul.h) takes
-// [batch or 1, m, k] @ [batch or 1, k, n] -> [batch, m, n], contiguous: an
-// operand whose batch is one matrix is passed once (stride 0), one whose batch
-// dims already are the result's and contiguous as a view, and only the rest
-// is materialized. CUDA goes through cuBLAS (float32, with TF32 tensor cores
+// [batch or 1, m, k] @ [batch or 1, k, n] -> [batch, m, n]. On CUDA the
+// operands are contiguous: one whose batch is one matrix is passed once
+// (stride 0), one whose batch dims already are the result's and contiguous as
+// a view, and only the rest is materialized. On the CPU any operand whose
+// batch dims collapse into one stride goes as a strided view (transposes and
+// slices included). CUDA goes through cuBLAS (float32, with TF32 tensor cores
 // when allowed; float64; float16 and bfloat16 accumulating in float); the CPU
-// implementation is the reference.
+// through a system BLAS when one is installed, else a built-in kernel
+// (gx.backends() says which), and is the reference.
 import { allocate, tensor } from '../creation';
 import type { DType } from '../generated/dtypes';
 import { native } from '../native';
@@ -66,6 +69,25 @@ function asBatch3(t: Tensor, batch: readonly number[], rows: number, cols: numbe
 }
 
 /**
+ * CPU only: `t` as a [b or 1, rows, cols] view with its own strides, no copy
+ * (the CPU op reads any layout: NOTE [ Strided matmul operands on the CPU ] in
+ * ops/linalg/matmul_cpu.cpp), or undefined when its batch dims do not collapse
+ * into one stride.
+ */
+function stridedBatch3(t: Tensor, batch: readonly number[], rows: number, cols: number): Tensor | undefined {
+  const full = [...batch, rows, cols];
+  const lead = full.length - t.ndim;
+  const strides = full.map((_, d) => (d < lead || t.shape[d - lead] === 1 ? 0 : t.strides[d - lead]));
+  const dims = batch.map((size, d) => [size, strides[d]]).filter(([size]) => size !== 1);
+  for (let i = dims.length - 1; i > 0; i--) {
+    if (dims[i - 1][1] !== dims[i][1] * dims[i][0]) return undefined;
+  }
+  const batchStride = dims.length > 0 ? dims[dims.length - 1][1] : 0;
+  const b = batchStride === 0 ? 1 : numelOf(batch);  // stride 0: one matrix for every batch
+  return t.asStrided([b, rows, cols], [batchStride, strides[full.length - 2], strides[full.length - 1]], t.storageOffset);
+}
+
+/**
  * Matrix product with broadcasting batch dims, like torch.matmul.
  * @example
  * const c = gx.matmul(a, b);                       // [.., m, k] @ [.., k, n]
@@ -118,7 +140,8 @@ export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Te
 /** result = a @ b, with a, b seen as [batch.., m, k] and [batch.., k, n] (aShape, bShape). */
 function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: readonly number[], batch: readonly number[],
   allowTf32: boolean, result: Tensor, fn: string): void {
-  if (a.ndim === 2 && b.ndim === 2 && a.isContiguous() && b.isContiguous()) {  // the common case: no views
+  const cpu = a.device.type === 'cpu';
+  if (a.ndim === 2 && b.ndim === 2 && (cpu || (a.isContiguous() && b.isContiguous()))) {  // the common case: no views
     native.callOp(MATMUL.id(fn), a.handle(fn), b.handle(fn), allowTf32, result.handle(fn));
     return;
   }
@@ -126,8 +149,8 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
   const n = bShape[bShape.length - 1];
   using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
   using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
-  using a3t = asBatch3(av ?? a, batch, m, k);
-  using b3t = asBatch3(bv ?? b, batch, k, n);
+  using a3t = (cpu ? stridedBatch3(av ?? a, batch, m, k) : undefined) ?? asBatch3(av ?? a, batch, m, k);
+  using b3t = (cpu ? stridedBatch3(bv ?? b, batch, k, n) : undefined) ?? asBatch3(bv ?? b, batch, k, n);
   using o3 = result.reshape([numelOf(batch), m, n]);
   native.callOp(MATMUL.id(fn), a3t.handle(fn), b3t.handle(fn), allowTf32, o3.handle(fn));
 }
@@ -185,8 +208,9 @@ export interface SvdResult<D extends DType = DType> {
 
 /**
  * Singular value decomposition A = U diag(S) Vh of a 2-d float32/float64
- * matrix, like torch.linalg.svd: cuSOLVER's gesvd on CUDA, a one-sided Jacobi
- * SVD on the CPU. Signs of singular vector pairs are not unique and may differ
+ * matrix, like torch.linalg.svd: cuSOLVER's gesvdj on CUDA; on the CPU LAPACK's
+ * gesdd when a LAPACK is installed (gx.backends().cpu.lapack), else a one-sided
+ * Jacobi SVD. Signs of singular vector pairs are not unique and may differ
  * between devices.
  * @example
  * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]

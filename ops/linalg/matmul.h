@@ -1,8 +1,9 @@
 // matmul's entry points. lib/ops/linalg.ts has broadcast the batch dims and
-// flattened them: self is [bs, m, k], other [bo, k, n], out [b, m, n], each
-// contiguous, where bs and bo are b or 1 (1: the one matrix is used for every
-// batch, a stride of 0); a 2-d operand is one matrix (batch 1), so plain
-// matrix products need no views. float32 (TF32 tensor cores when allow_tf32), float64,
+// flattened them: self is [bs, m, k], other [bo, k, n], out [b, m, n], where
+// bs and bo are b or 1 (1: the one matrix is used for every batch, a stride of
+// 0); a 2-d operand is one matrix (batch 1), so plain matrix products need no
+// views. out is contiguous; on CUDA self and other are too, while the CPU
+// takes them with any strides (transposed and sliced views: matmul_cpu.cpp). float32 (TF32 tensor cores when allow_tf32), float64,
 // float16 and bfloat16 (accumulating in float).
 #pragma once
 #include <gpuext/extension.h>
@@ -28,19 +29,26 @@ inline Dims3 dims3(const Tensor& t) {
   return Dims3{t.size(0), t.size(1), t.size(2)};
 }
 
-inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+// `strided`: self and other may have any strides (the CPU); stride_self and
+// stride_other are then their batch strides as the tensors have them.
+inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& out, bool strided = false) {
   const auto ok_dim = [](const Tensor& t) { return t.dim() == 2 || t.dim() == 3; };
   GX_CHECK(ok_dim(a) && ok_dim(b) && ok_dim(out), "matmul: expected 2-d or 3-d (batch, rows, cols) operands, got ",
            a.sizes(), ", ", b.sizes(), " and out ", out.sizes());
   GX_CHECK(a.dtype() == b.dtype() && a.dtype() == out.dtype(), "matmul: dtypes differ: ", a.dtype(), ", ", b.dtype(),
            " and out ", out.dtype());
-  GX_CHECK(a.is_contiguous() && b.is_contiguous() && out.is_contiguous(), "matmul: operands must be contiguous");
+  GX_CHECK((strided || (a.is_contiguous() && b.is_contiguous())) && out.is_contiguous(),
+           "matmul: operands must be contiguous");
   const Dims3 da = dims3(a), db = dims3(b), dout = dims3(out);
   const int64_t batch = dout.batch, m = da.rows, k = da.cols, n = db.cols;
   GX_CHECK(db.rows == k, "matmul: inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
   GX_CHECK(dout.rows == m && dout.cols == n, "matmul: out is ", out.sizes(), ", expected [", batch, ", ", m, ", ", n, "]");
   GX_CHECK((da.batch == batch || da.batch == 1) && (db.batch == batch || db.batch == 1),
            "matmul: batch sizes ", da.batch, " and ", db.batch, " do not match out's ", batch);
+  if (strided) {
+    return MatmulShape{batch, m, k, n, da.batch == 1 || a.dim() == 2 ? 0 : a.strides()[0],
+                       db.batch == 1 || b.dim() == 2 ? 0 : b.strides()[0]};
+  }
   return MatmulShape{batch, m, k, n, da.batch == 1 ? 0 : m * k, db.batch == 1 ? 0 : k * n};
 }
 

@@ -1,4 +1,5 @@
-// CPU SVD: one-sided Jacobi (Hestenes) in double precision, the reference the
+// CPU SVD: LAPACK's gesdd when a LAPACK is loaded (svd_lapack.cpp, blas.h),
+// else one-sided Jacobi (Hestenes) in double precision, the reference the
 // cuSOLVER one is tested against. Rotations orthogonalize the columns of A;
 // their norms are the singular values, the normalized columns U, and the
 // accumulated rotations V. Accurate to about machine precision in the
@@ -10,6 +11,7 @@
 
 #include "../common/dispatch.h"
 #include "svd.h"
+#include "svd_lapack.h"
 
 namespace gx::ops {
 namespace {
@@ -41,6 +43,7 @@ void complete_basis(std::vector<double>& u, int64_t m, int64_t have, int64_t wan
 
 void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Tensor& u_out, const Tensor& v_out) {
   const linalg::SvdShape sh = linalg::check_svd(a, full, s_out, u_out, v_out);
+  if (svd_colmajor_lapack(a, full, s_out, u_out, v_out)) return;
   const int64_t m = sh.m, n = sh.n;
   with_storage_type(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -1,0 +1,83 @@
+// gx.backends(): which libraries and kernels the ops use on this machine, for
+// users asking why a matmul is slow (and for `gpuext doctor`). The CPU matmul
+// uses a system BLAS loaded on first use (ops/linalg/blas.h: GPUEXT_BLAS, then
+// OpenBLAS, MKL, BLIS, FlexiBLAS, the reference BLAS), else the built-in GEMM;
+// the CPU SVD uses LAPACK's gesdd when loaded, else a Jacobi SVD.
+import { native } from '../native';
+import { OpRef } from './library';
+
+const BACKENDS = new OpRef('cpu_linalg_backends');
+const BLAS_ENABLE = new OpRef('cpu_blas_enable');
+const GEMM_KERNEL = new OpRef('cpu_gemm_kernel');
+
+export interface CpuBackends {
+  /** The BLAS library the CPU matmul calls (its path), or 'built-in kernel (why)'. */
+  blas: string;
+  /** The LAPACK library the CPU SVD calls (its path), or 'built-in Jacobi SVD (why)'. */
+  lapack: string;
+  /** The instruction set of the built-in GEMM's micro-kernel on this CPU: 'avx512f', 'avx2+fma' or 'generic'. */
+  gemmKernel: string;
+}
+
+export interface Backends {
+  cpu: CpuBackends;
+}
+
+/**
+ * What the CPU linear algebra runs on (loads the BLAS if it is not loaded yet).
+ * @example
+ * console.log(gx.backends().cpu.blas);  // '/usr/lib/x86_64-linux-gnu/libopenblas.so.0 (cblas)' or 'built-in kernel (...)'
+ */
+export function backends(): Backends {
+  const fn = 'gx.backends';
+  const text = native.callOp(BACKENDS.id(fn));
+  if (typeof text !== 'string') throw new Error(`${fn}: the built-in ops returned ${typeof text}, expected a string`);
+  const fields = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) fields.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  return { cpu: { blas: fields.get('gemm') ?? '', lapack: fields.get('lapack') ?? '', gemmKernel: fields.get('kernel') ?? '' } };
+}
+
+/**
+ * Internal (tests and benchmarks): whether the CPU matmul and SVD may use the
+ * loaded BLAS / LAPACK; false runs the built-in kernels. Returns the previous
+ * setting. GPUEXT_BLAS=none does the same for a whole process.
+ */
+export function setCpuBlasEnabled(on: boolean): boolean {
+  const was = native.callOp(BLAS_ENABLE.id('gx.setCpuBlasEnabled'), on);
+  return was === true;
+}
+
+/**
+ * Internal (tests and benchmarks): makes the built-in CPU GEMM use the named
+ * micro-kernel ('avx512f', 'avx2+fma', 'generic'; the CPU must support it;
+ * '' keeps it) and returns the previous one.
+ */
+export function setGemmKernel(name: string): string {
+  const fn = 'gx.setGemmKernel';
+  const was = native.callOp(GEMM_KERNEL.id(fn), '');
+  native.callOp(GEMM_KERNEL.id(fn), name);
+  return String(was);
+}
+
+/** The micro-kernels this CPU can run, best first (tried one by one; the one in use is kept). */
+export function gemmKernelsAvailable(): string[] {
+  const fn = 'gx.gemmKernelsAvailable';
+  const now = String(native.callOp(GEMM_KERNEL.id(fn), ''));
+  const ok: string[] = [];
+  try {
+    for (const name of ['avx512f', 'avx2+fma', 'generic']) {
+      try {
+        native.callOp(GEMM_KERNEL.id(fn), name);
+        ok.push(name);
+      } catch {
+        // the CPU lacks it
+      }
+    }
+  } finally {
+    native.callOp(GEMM_KERNEL.id(fn), now);
+  }
+  return ok;
+}
