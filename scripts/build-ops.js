@@ -48,6 +48,10 @@ function main() {
     }
     resolved = { ...resolved, outDir: path.resolve(process.argv[at + 1]) };
   }
+  // __FILE__ (in error messages) says ops/... and csrc/..., not this checkout's path,
+  // which a packed prebuilt binary would otherwise carry.
+  const prefixMap = `-ffile-prefix-map=${root}${path.sep}=`;
+  resolved = { ...resolved, cxxFlags: [...resolved.cxxFlags, prefixMap], nvccFlags: [...resolved.nvccFlags, '-Xcompiler', prefixMap] };
   if (!withCuda) {
     resolved = {
       ...resolved,
