@@ -79,7 +79,7 @@ async function buildFromSource(reason) {
     code = await run(s, log);
     if (code !== 0) break;
   }
-  say(code === 0 ? `gpuext: built from source in ${((Date.now() - t0) / 1000).toFixed(0)} s`
+  say(code === 0 ? `gpuext: built ${isCheckout ? 'the core (the prepare script builds the ops)' : 'from source'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`
     : `gpuext: the source build failed (exit ${code}); the whole log is ${logFile}`);
   await new Promise((resolve) => log.end(resolve));
   return code;
