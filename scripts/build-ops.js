@@ -21,8 +21,7 @@ const config = path.join(root, 'setup.config.json');
 
 function main() {
   if (!fs.existsSync(path.join(dist, 'build', 'build.js'))) {
-    // The install script passes --if-compiled: in a git checkout dist/ does not exist yet at install time
-    // (prepare compiles it and builds the ops); an installed package ships dist/ and builds the ops here.
+    // --if-compiled: nothing to do before tsc has run (a checkout's prepare script compiles dist/, then builds the ops).
     if (process.argv.includes('--if-compiled')) return 0;
     console.error('gpuext: building the ops needs the compiled toolkit in dist/; run `npx tsc -p tsconfig.json` first.');
     return 1;

@@ -23,27 +23,30 @@ function fromSourceRequested() {
   return v !== '' && v !== 'false' && v !== '0';
 }
 
-/** Why the prebuilt binaries cannot serve here, or '' when they do (both load and an add runs on the CPU). */
-function prebuiltProblem() {
+/**
+ * Why the prebuilt binaries cannot serve here ({ problem }), or what they see
+ * ({ gpus, why }) when both load and an add runs on the CPU.
+ */
+function tryPrebuilt() {
   const { prebuildDir, binaryCandidates } = require(path.join(dist, 'binaries.js'));
   const dir = prebuildDir(root);
-  if (!fs.existsSync(dir)) return `no prebuilt binaries for ${path.basename(dir)}`;
+  if (!fs.existsSync(dir)) return { problem: `no prebuilt binaries for ${path.basename(dir)}` };
   // Loading them in a child keeps a crash (a missing system library, a bad binary) out of npm's process.
   // The child must find the prebuilt ones, not stale source builds: it checks which paths it got.
   const check = `const gx = require(${JSON.stringify(dist)});
 const b = require(${JSON.stringify(path.join(dist, 'binaries.js'))});
 const c = gx.add(gx.tensor([1, 2]), gx.tensor([3, 4])).toArraySync();
 if (c[0] !== 4 || c[1] !== 6) throw new Error('gx.add gave ' + Array.from(c));
-console.log(JSON.stringify({ core: b.findBinary('core'), ops: b.findBinary('ops'), cuda: gx.cuda.isCompiled() }));`;
+console.log(JSON.stringify({ core: b.findBinary('core'), ops: b.findBinary('ops'), gpus: gx.cuda.deviceCount(), why: gx.cuda.unavailableReason() }));`;
   const r = spawnSync(process.execPath, ['-e', check], { encoding: 'utf8', timeout: 120000, env: { ...process.env, GPUEXT_OPS_LIBRARY: '' } });
   if (r.status !== 0) {
     const first = (r.stderr || r.stdout || `exit ${r.status}, signal ${r.signal}`).trim().split('\n').find((l) => /error/i.test(l));
-    return `the prebuilt binaries in ${dir} do not load here: ${first ?? r.stderr.trim().split('\n')[0]}`;
+    return { problem: `the prebuilt binaries in ${dir} do not load here: ${first ?? r.stderr.trim().split('\n')[0]}` };
   }
   const used = JSON.parse(r.stdout.trim().split('\n').pop());
   const expected = [binaryCandidates('core', root)[1], binaryCandidates('ops', root)[1]];
-  if (used.core !== expected[0] || used.ops !== expected[1]) return `binaries built here take precedence (${used.core}, ${used.ops})`;
-  return '';
+  if (used.core !== expected[0] || used.ops !== expected[1]) return { problem: `binaries built here take precedence (${used.core}, ${used.ops})` };
+  return used;
 }
 
 function describePrebuild() {
@@ -88,9 +91,12 @@ async function buildFromSource(reason) {
 async function main() {
   if (fromSourceRequested()) return buildFromSource('--build-from-source');
   if (isCheckout) return buildFromSource('a git checkout');
-  const problem = prebuiltProblem();
-  if (problem) return buildFromSource(problem);
+  const found = tryPrebuilt();
+  if (found.problem) return buildFromSource(found.problem);
   console.log(`gpuext: using the prebuilt binaries (${describePrebuild()}); nothing to compile`);
+  // Said now, not at the first GPU call: a driver too old for the binaries' CUDA, or none.
+  console.log(found.gpus > 0 ? `gpuext: ${found.gpus} CUDA device${found.gpus === 1 ? '' : 's'} usable`
+    : `gpuext: no usable CUDA device (${found.why}); ops run on the CPU`);
   return 0;
 }
 
