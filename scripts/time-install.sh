@@ -4,10 +4,15 @@
 #   2. a fresh clone's `npm install` (a source build for the GPUs present).
 # Usage: scripts/time-install.sh [tarball]   (no tarball: `npm pack` here first,
 # which builds the prebuilt binaries when they are stale: minutes).
-# Dependencies come from npm's cache when it has them (--prefer-offline); a
-# machine without the registry needs that cache filled first. Say in the
-# report whether other builds were running (the load average is printed).
+# Dependencies come from npm's cache when it has them (--prefer-offline). On a
+# machine without the registry, fill a cache where the registry is
+# (`npm_config_cache=$PWD/.device/npm-cache npm ci` and `npm install <tgz>`
+# in a scratch app), bring it along, and run with that npm_config_cache and
+# GPUEXT_OFFLINE=1 (npm --offline). Say in the report whether other builds
+# were running (the load average is printed).
 set -euo pipefail
+net=--prefer-offline
+[ "${GPUEXT_OFFLINE:-}" = 1 ] && net=--offline
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/gpuext-time-XXXXXX)
 echo "machine: $(nproc) cores; GPUs: $(nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null | paste -sd';' || true)"
@@ -25,7 +30,7 @@ echo "tarball: $tgz ($(du -h "$tgz" | cut -f1))"
 mkdir "$work/app" && cd "$work/app"
 echo '{ "name": "app", "version": "1.0.0", "private": true, "type": "module" }' >package.json
 start=$(date +%s.%N)
-npm install "$tgz" --prefer-offline --no-audit --no-fund --foreground-scripts >"$work/app-install.log" 2>&1 ||
+npm install "$tgz" $net --no-audit --no-fund --foreground-scripts >"$work/app-install.log" 2>&1 ||
   { tail -n 40 "$work/app-install.log"; exit 1; }
 end=$(date +%s.%N)
 grep -E '^gpuext' "$work/app-install.log" || true
@@ -36,7 +41,7 @@ console.log('gx.add on ' + d + ':', String(gx.add(gx.tensor([1, 2, 3], { device:
 
 git clone -q "$repo" "$work/clone" && cd "$work/clone"
 start=$(date +%s.%N)
-npm install --prefer-offline --no-audit --no-fund --foreground-scripts >"$work/clone-install.log" 2>&1 ||
+npm install $net --no-audit --no-fund --foreground-scripts >"$work/clone-install.log" 2>&1 ||
   { tail -n 40 "$work/clone-install.log"; exit 1; }
 end=$(date +%s.%N)
 grep -E '^gpuext|built ' "$work/clone-install.log" || true
