@@ -52,7 +52,10 @@
       "ldflags": ["-Wl,-z,now"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      # -ffile-prefix-map: __FILE__ (in error messages) says csrc/..., not the
+      # builder's checkout path, which a packed prebuilt binary would carry.
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                    "-ffile-prefix-map=<(module_root_dir)/="],
       "conditions": [
         ["with_cuda==1", {
           "sources": [
@@ -74,6 +77,7 @@
               "outputs": ["<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
               "action": [
                 "<(cuda_home)/bin/nvcc", "-std=c++17", "-O3", "-Xcompiler", "-fPIC",
+                "-Xcompiler", "-ffile-prefix-map=<(module_root_dir)/=",
                 "<!@(node scripts/find-cuda.js gencode)",
                 "-I<(module_root_dir)/csrc", "-I<(module_root_dir)/csrc/include",
                 "-c", "<(RULE_INPUT_PATH)", "-o", "<@(_outputs)"

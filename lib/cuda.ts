@@ -19,7 +19,9 @@ export function deviceCount(): number {
 /** Why isAvailable() is false ('' when it is true). */
 export function unavailableReason(): string {
   if (isAvailable()) return '';
-  return native.cudaCompiled ? native.cudaUnavailableReason() : 'the gpuext core in use was built without CUDA (no toolkit, or a CPU-only build was asked for)';
+  // A source build leaves CUDA out when there is no toolkit, no GPU, or GPUEXT_NO_CUDA=1 (scripts/find-cuda.js).
+  return native.cudaCompiled ? native.cudaUnavailableReason()
+    : 'gpuext was built for the CPU only (no GPU or no CUDA toolkit when it was built, or GPUEXT_NO_CUDA=1)';
 }
 
 /** True when the core was compiled with CUDA support. */

@@ -1,7 +1,8 @@
-// The typed face of the core addon (build/Release/gpuext_core.node): one
-// interface describing everything csrc/binding/*.cpp exports. Keep the two in
-// step. Loading fails with the command that fixes it.
-import bindings from 'bindings';
+// The typed face of the core addon (gpuext_core.node: built here in
+// build/Release, or prebuilt in prebuilds/<platform>-<arch>; lib/binaries.ts
+// picks): one interface describing everything csrc/binding/*.cpp exports. Keep
+// the two in step. Loading fails with the command that fixes it.
+import { binaryCandidates, findBinary } from './binaries';
 
 /** An opaque native tensor handle (NOTE [ Handles are Externals ] in csrc/binding/tensor_handle.h). */
 export interface NativeTensor {
@@ -252,15 +253,17 @@ export interface NativeCore {
 }
 
 function load(): NativeCore {
+  const file = findBinary('core');
+  const fix = 'Build it with `npm rebuild gpuext --build-from-source` (in a checkout of gpuext: `npm run build`). ' +
+    'A CUDA toolkit is optional: without one the core is built for the CPU only.';
+  if (file === undefined) {
+    throw new Error(`gpuext: the core addon (gpuext_core.node) is missing: looked at ${binaryCandidates('core').join(', ')}.\n${fix}`);
+  }
   try {
-    return bindings('gpuext_core') as NativeCore;
+    return require(file) as NativeCore;
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new Error(
-      `gpuext: the core addon (gpuext_core.node) could not be loaded: ${reason}\n` +
-        'Build it with `npm rebuild gpuext` (in a checkout of gpuext: `npm run build`). ' +
-        'A CUDA toolkit is optional: without one the core is built for the CPU only.',
-    );
+    throw new Error(`gpuext: the core addon ${file} could not be loaded: ${reason}\n${fix}`);
   }
 }
 

@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // Builds the built-in ops (ops/**/*.cu, ops/**/*.cpp -> ops/build/gx_ops.node)
 // with the extension toolkit from dist/ and the root setup.config.json: the
-// same path user extensions take. Run by `npm ci` / `npm install` (the
-// install script, when dist/ is there as in a published package; else the
-// prepare script, after tsc) and `npm run build:ops`.
-//   GPUEXT_CUDA_ARCH=sm_90 | sm_80,sm_90 | native   GPU archs (default: the core's default list)
-//   GPUEXT_NO_CUDA=1                                force a CPU-only build
-// Without a CUDA toolkit the build is CPU-only, as the core's is: the .cu
-// sources are left out and GX_OPS_NO_CUDA leaves their registrations out.
+// same path user extensions take, compiling on every core. Run by `npm ci` /
+// `npm install` in a checkout (the prepare script, after tsc), by
+// scripts/install.js where no prebuilt binary fits, and `npm run build:ops`.
+// CUDA archs are cudaPlan()'s choice (scripts/find-cuda.js), as the core's:
+//   GPUEXT_CUDA_ARCH=sm_90 | sm_80,sm_90 | all | native   GPU archs
+//   GPUEXT_NO_CUDA=1                                     force a CPU-only build
+// A CPU-only plan leaves the .cu sources out, and GX_OPS_NO_CUDA their
+// registrations.
+//   --out-dir DIR   build there instead of the config's ops/build (scripts/prebuild.js)
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { cudaHome, DEFAULT_ARCHS } = require('./find-cuda');
+const { cudaPlan } = require('./find-cuda');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist', 'lib');
@@ -19,8 +21,7 @@ const config = path.join(root, 'setup.config.json');
 
 function main() {
   if (!fs.existsSync(path.join(dist, 'build', 'build.js'))) {
-    // The install script passes --if-compiled: in a git checkout dist/ does not exist yet at install time
-    // (prepare compiles it and builds the ops); an installed package ships dist/ and builds the ops here.
+    // --if-compiled: nothing to do before tsc has run (a checkout's prepare script compiles dist/, then builds the ops).
     if (process.argv.includes('--if-compiled')) return 0;
     console.error('gpuext: building the ops needs the compiled toolkit in dist/; run `npx tsc -p tsconfig.json` first.');
     return 1;
@@ -28,8 +29,9 @@ function main() {
   const { build } = require(path.join(dist, 'build', 'build.js'));
   const { loadConfig } = require(path.join(dist, 'build', 'config.js'));
   const { summary, reportError } = require(path.join(dist, 'cli', 'build.js'));
-  const withCuda = Boolean(cudaHome());
-  const arch = process.env.GPUEXT_CUDA_ARCH || DEFAULT_ARCHS.join(',');
+  const plan = cudaPlan();
+  const withCuda = plan.cuda;
+  const arch = withCuda ? plan.arch : 'native';
   const out = { progress: false, out: (l) => console.log(l), err: (l) => console.error(l) };
   let resolved;
   try {
@@ -37,6 +39,18 @@ function main() {
   } catch (e) {
     return reportError(e, out);
   }
+  const at = process.argv.indexOf('--out-dir');
+  if (at > 0) {
+    if (!process.argv[at + 1]) {
+      console.error('gpuext: --out-dir needs a directory');
+      return 2;
+    }
+    resolved = { ...resolved, outDir: path.resolve(process.argv[at + 1]) };
+  }
+  // __FILE__ (in error messages) says ops/... and csrc/..., not this checkout's path,
+  // which a packed prebuilt binary would otherwise carry.
+  const prefixMap = `-ffile-prefix-map=${root}${path.sep}=`;
+  resolved = { ...resolved, cxxFlags: [...resolved.cxxFlags, prefixMap], nvccFlags: [...resolved.nvccFlags, '-Xcompiler', prefixMap] };
   if (!withCuda) {
     resolved = {
       ...resolved,
@@ -44,7 +58,8 @@ function main() {
       defines: [...resolved.defines, 'GX_OPS_NO_CUDA'],
     };
   }
-  console.log(`gpuext: building the built-in ops ${withCuda ? `with CUDA (arch: ${arch})` : '(CPU only: no CUDA toolkit)'}`);
+  console.log(withCuda ? `gpuext: building the built-in ops with CUDA for ${arch} (${plan.why})`
+    : `gpuext: building the built-in ops for the CPU only: ${plan.why}`);
   const verbose = process.env.GPUEXT_VERBOSE === '1';
   return build({
     resolved,

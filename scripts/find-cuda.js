@@ -1,9 +1,16 @@
 #!/usr/bin/env node
-// Finds the CUDA toolkit for binding.gyp and the build toolkit.
+// Finds the CUDA toolkit, and decides what a source build of gpuext compiles
+// CUDA code for (cudaPlan); used by binding.gyp, build-core.js, build-ops.js
+// and the build toolkit.
 //   node scripts/find-cuda.js home      -> CUDA root ("" when not found)
-//   node scripts/find-cuda.js enabled   -> 1 or 0
-//   node scripts/find-cuda.js gencode   -> nvcc -gencode flags for GPUEXT_CUDA_ARCH
-// GPUEXT_NO_CUDA=1 builds a CPU-only core even where nvcc exists.
+//   node scripts/find-cuda.js enabled   -> 1 or 0 (whether the plan has CUDA)
+//   node scripts/find-cuda.js gencode   -> nvcc -gencode flags for the plan's archs
+// The plan, first match wins:
+//   GPUEXT_NO_CUDA=1 or no toolkit  -> CPU only
+//   GPUEXT_CUDA_ARCH=sm_80,sm_90 | all | native -> those archs
+//   GPUEXT_PREBUILD=1 (a build for packing, scripts/prebuild.js) -> all of DEFAULT_ARCHS
+//   otherwise the GPUs present (nvidia-smi), and CPU only when there are none:
+//   a clone compiles only what this machine can run.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -30,6 +37,47 @@ function cudaHome() {
   return candidates.find(hasToolkit) || '';
 }
 
+/** sm_XY of each GPU nvidia-smi lists (sorted, no repeats); null when nvidia-smi does not run. */
+function presentArchs() {
+  let out;
+  try {
+    out = execFileSync('nvidia-smi', ['--query-gpu=compute_cap', '--format=csv,noheader'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30000 });
+  } catch {
+    return null;
+  }
+  const archs = out.split('\n').map((l) => /^\s*(\d+)\.(\d+)\s*$/.exec(l)).filter(Boolean).map((m) => `sm_${m[1]}${m[2]}`);
+  return [...new Set(archs)].sort();
+}
+
+/**
+ * What a source build compiles: { cuda: false, why } or { cuda: true, home, arch, why },
+ * arch being a GPUEXT_CUDA_ARCH-style spec ('sm_80,sm_90' or 'native'); `why` is for
+ * the one line the build prints. Computed once per process.
+ */
+let planCache;
+function cudaPlan() {
+  if (planCache) return planCache;
+  const howTo = 'to build the CUDA code anyway, set GPUEXT_CUDA_ARCH=sm_90 (your GPU\'s arch) or GPUEXT_CUDA_ARCH=all';
+  const home = cudaHome();
+  const spec = (process.env.GPUEXT_CUDA_ARCH || '').trim();
+  if (process.env.GPUEXT_NO_CUDA === '1') {
+    planCache = { cuda: false, why: 'CUDA disabled by GPUEXT_NO_CUDA=1' };
+  } else if (!home) {
+    planCache = { cuda: false, why: 'no CUDA toolkit found (looked at CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvcc on PATH)' };
+  } else if (spec) {
+    planCache = { cuda: true, home, arch: spec === 'all' ? DEFAULT_ARCHS.join(',') : spec, why: `GPUEXT_CUDA_ARCH=${spec}` };
+  } else if (process.env.GPUEXT_PREBUILD === '1') {
+    planCache = { cuda: true, home, arch: DEFAULT_ARCHS.join(','), why: 'a build for packing: every default arch' };
+  } else {
+    const present = presentArchs();
+    planCache = present && present.length
+      ? { cuda: true, home, arch: present.join(','), why: 'the GPUs present (nvidia-smi)' }
+      : { cuda: false, why: `no GPU found (${present ? 'nvidia-smi lists none' : 'nvidia-smi does not run'}); ${howTo}` };
+  }
+  return planCache;
+}
+
 function gencode(spec) {
   const archs = (spec || DEFAULT_ARCHS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   if (archs.length === 1 && archs[0] === 'native') return ['-arch=native'];
@@ -44,13 +92,13 @@ function gencode(spec) {
   return flags;
 }
 
-module.exports = { cudaHome, gencode, DEFAULT_ARCHS };
+module.exports = { cudaHome, cudaPlan, presentArchs, gencode, DEFAULT_ARCHS };
 
 if (require.main === module) {
   const what = process.argv[2];
   if (what === 'home') console.log(cudaHome());
-  else if (what === 'enabled') console.log(cudaHome() ? 1 : 0);
-  else if (what === 'gencode') console.log(gencode(process.env.GPUEXT_CUDA_ARCH).join(' '));
+  else if (what === 'enabled') console.log(cudaPlan().cuda ? 1 : 0);
+  else if (what === 'gencode') console.log(cudaPlan().cuda ? gencode(cudaPlan().arch).join(' ') : '');
   else {
     console.error('usage: find-cuda.js home|enabled|gencode');
     process.exit(2);

@@ -68,7 +68,7 @@ try { gx.add(gx.ones([2]), 1); } catch (e) { console.log(JSON.stringify({ messag
   t.is(r.status, 0, r.stderr);
   const o = JSON.parse(r.stdout.trim()) as { message: string; code: string };
   t.is(o.code, 'GX_OPS_NOT_BUILT');
-  t.regex(o.message, /^gx\.add: the built-in ops are not built \(.*does-not-exist\.node is missing\); build them with `npm run build:ops`/);
+  t.regex(o.message, /^gx\.add: the built-in ops are not built \(.*does-not-exist\.node is missing\); build them with `npm rebuild gpuext --build-from-source` \(in a checkout of gpuext: `npm run build:ops`\)/);
 });
 
 test('every op is a gx function and, where PyTorch has one, a Tensor method', (t) => {

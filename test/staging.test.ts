@@ -62,7 +62,9 @@ deviceTest('emptyStaged checks the request it reads', (t, device) => {
   request(1, [4], 0, 7);
   fails(TypeError, /unknown device type 7/);
   request(1, [4], 0, 1, 64);
-  fails(RangeError, /cuda:64|device index 64/);
+  // A CPU-only core has no CUDA devices to count: any CUDA device is refused, saying why.
+  if (native.cudaCompiled) fails(RangeError, /cuda:64|device index 64/);
+  else fails(Error, /built for the CPU only/);
   t.is(gx.memory.stats(device).liveTensors, before);
   request(2, [2, 3]);
   using x = new gx.Tensor(native.emptyStaged());

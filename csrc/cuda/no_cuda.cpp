@@ -1,4 +1,5 @@
-// The CUDA layer of a CPU-only core (built when nvcc was not found). Device
+// The CUDA layer of a CPU-only core (built with no CUDA toolkit, no GPU or
+// GPUEXT_NO_CUDA=1: scripts/find-cuda.js cudaPlan). Device
 // queries answer "no devices"; anything that needs a GPU throws a clear error.
 #include "core/error.h"
 #include "cuda/caching_allocator.h"
@@ -10,14 +11,15 @@ namespace gx::cuda {
 namespace {
 [[noreturn]] void not_compiled(const char* what) {
   fail(ErrorKind::NotCompiled, what,
-       ": this gpuext core was built without CUDA (nvcc was not found at install time). "
-       "Install the CUDA toolkit, set CUDA_HOME, and run `npm rebuild gpuext`.");
+       ": this gpuext core was built for the CPU only (no CUDA toolkit or no GPU when it was built, or "
+       "GPUEXT_NO_CUDA=1). With the CUDA toolkit installed, `GPUEXT_CUDA_ARCH=all npm rebuild gpuext "
+       "--build-from-source` builds the CUDA code.");
 }
 }  // namespace
 
 bool compiled() { return false; }
 int device_count() { return 0; }
-const char* unavailable_reason() { return "gpuext was built without CUDA"; }
+const char* unavailable_reason() { return "gpuext was built for the CPU only"; }
 void check_device(int, const char* what) { not_compiled(what); }
 Stream current_stream(int) { not_compiled("current_stream"); }
 void set_current_stream(int, Stream) { not_compiled("set_current_stream"); }

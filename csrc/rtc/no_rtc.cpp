@@ -1,13 +1,13 @@
-// Run-time kernels in a CPU-only core (built when nvcc was not found): nothing
+// Run-time kernels in a CPU-only core (see csrc/cuda/no_cuda.cpp): nothing
 // is available, and every entry point throws a clear error.
 #include "rtc/rtc.h"
 
 namespace gx::rtc {
 namespace {
 constexpr const char* kWhy =
-    "this gpuext core was built without CUDA (nvcc was not found at install time), so run-time kernels "
-    "(NVRTC and the CUDA driver) are not available. Install the CUDA toolkit, set CUDA_HOME, and run "
-    "`npm rebuild gpuext`.";
+    "this gpuext core was built for the CPU only (no CUDA toolkit or no GPU when it was built, or "
+    "GPUEXT_NO_CUDA=1), so run-time kernels (NVRTC and the CUDA driver) are not available. With the CUDA "
+    "toolkit installed, `GPUEXT_CUDA_ARCH=all npm rebuild gpuext --build-from-source` builds the CUDA code.";
 
 [[noreturn]] void not_compiled(const char* what) { fail(ErrorKind::NotCompiled, what, ": ", kWhy); }
 }  // namespace

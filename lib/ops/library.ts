@@ -1,31 +1,29 @@
 // Loading the built-in ops (ops/build/gx_ops.node, built from the root
-// setup.config.json by scripts/build-ops.js) the first time an op runs, and
+// setup.config.json by scripts/build-ops.js, or the prebuilt one of a
+// published package) the first time an op runs, and
 // finding each op's registry id. The library is an ordinary extension: the
 // same loader, registry and schema checks as a user's.
 import fs from 'fs';
 import path from 'path';
 
+import { binaryCandidates, findBinary } from '../binaries';
 import { loadLibrary, type ExtensionLibrary } from '../extension';
 
-/** The package root: dist/lib/ops -> three levels up (two from lib/ops when run from sources). */
-function packageRoot(): string {
-  for (const up of ['../../..', '../..']) {
-    const dir = path.resolve(__dirname, up);
-    if (fs.existsSync(path.join(dir, 'setup.config.json')) && fs.existsSync(path.join(dir, 'package.json'))) return dir;
-  }
-  return path.resolve(__dirname, '../../..');
-}
-
-/** Where the built-in ops library is: GPUEXT_OPS_LIBRARY, else `<package>/ops/build/gx_ops.node`. */
+/**
+ * Where the built-in ops library is: GPUEXT_OPS_LIBRARY, else the one built
+ * here (`<package>/ops/build/gx_ops.node`), else the prebuilt one
+ * (lib/binaries.ts); when none exists, the built path (for the error).
+ */
 export function opsLibraryPath(): string {
   const env = process.env.GPUEXT_OPS_LIBRARY;
-  return env ? path.resolve(env) : path.join(packageRoot(), 'ops', 'build', 'gx_ops.node');
+  if (env) return path.resolve(env);
+  return findBinary('ops') ?? binaryCandidates('ops')[0];
 }
 
 /** The GX_LIBRARY namespace of the built-in ops; no other library may take it. */
 export const BUILTIN_NAMESPACE = 'gx_ops';
 
-const BUILD_CMD = '`npm run build:ops` in the gpuext package (or `node scripts/build-ops.js` there)';
+const BUILD_CMD = '`npm rebuild gpuext --build-from-source` (in a checkout of gpuext: `npm run build:ops`)';
 
 let library: ExtensionLibrary | undefined;
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// Builds the binaries a published package carries (`npm run build:prebuilds`;
+// `npm pack` / `npm publish` run it through prepack with --if-stale):
+// prebuilds/<platform>-<arch>/gpuext_core.node and gx_ops.node, with CUDA code
+// for every arch of DEFAULT_ARCHS plus PTX (GPUEXT_CUDA_ARCH narrows it), the
+// CUDA runtime linked statically (a driver is all a GPU machine needs), and a
+// build.json saying what they hold. A package without CUDA code is refused
+// unless GPUEXT_NO_CUDA=1 asks for one.
+//   --if-stale   do nothing when build.json records the same inputs and archs
+// The ops are built into build/prebuild-ops, so a checkout's own ops/build
+// (for its GPUs) stays as it is; the core is built in build/Release.
+'use strict';
+const { spawnSync } = require('child_process');
+const crypto = require('crypto');
+const fs = require('fs');
+const path = require('path');
+
+const root = path.resolve(__dirname, '..');
+const tag = `${process.platform}-${process.arch}`;
+const outDir = path.join(root, 'prebuilds', tag);
+const opsOut = path.join(root, 'build', 'prebuild-ops');
+
+process.env.GPUEXT_PREBUILD = '1';
+const { cudaPlan, gencode } = require('./find-cuda');
+
+// What the binaries are built from. A change to any of these makes --if-stale rebuild.
+const INPUTS = ['binding.gyp', 'setup.config.json', 'package.json', 'csrc', 'ops', 'lib/build',
+  'scripts/find-cuda.js', 'scripts/build-core.js', 'scripts/build-ops.js', 'scripts/prebuild.js'];
+
+function listFiles(rel) {
+  const abs = path.join(root, rel);
+  if (!fs.statSync(abs).isDirectory()) return [rel];
+  return fs.readdirSync(abs).filter((n) => !(rel === 'ops' && n === 'build'))
+    .flatMap((n) => listFiles(path.join(rel, n)));
+}
+
+function inputsHash(plan, nvccVersion) {
+  const h = crypto.createHash('sha256');
+  h.update(JSON.stringify([plan.cuda ? plan.arch : 'cpu', nvccVersion]));
+  for (const f of INPUTS.flatMap(listFiles).sort()) {
+    h.update(`\0${f}\0`);
+    h.update(fs.readFileSync(path.join(root, f)));
+  }
+  return h.digest('hex');
+}
+
+function nvccVersion(plan) {
+  if (!plan.cuda) return null;
+  const r = spawnSync(path.join(plan.home, 'bin', 'nvcc'), ['--version'], { encoding: 'utf8' });
+  const m = /release (\d+\.\d+)/.exec(r.stdout || '');
+  return m ? m[1] : 'unknown';
+}
+
+function step(what, argv, env = process.env) {
+  console.log(`gpuext prebuild: ${what}`);
+  const t0 = Date.now();
+  const r = spawnSync(argv[0], argv.slice(1), { cwd: root, stdio: 'inherit', env });
+  if (r.status !== 0) {
+    console.error(`gpuext prebuild: ${what} failed (exit ${r.status ?? r.signal})`);
+    process.exit(1);
+  }
+  console.log(`gpuext prebuild: ${what}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+function main() {
+  const plan = cudaPlan();
+  if (!plan.cuda && process.env.GPUEXT_NO_CUDA !== '1') {
+    console.error(`gpuext prebuild: refusing to pack binaries without CUDA code (${plan.why}); ` +
+      'install the CUDA toolkit, or set GPUEXT_NO_CUDA=1 to pack CPU-only binaries on purpose.');
+    process.exit(1);
+  }
+  const cuda = nvccVersion(plan);
+  const hash = inputsHash(plan, cuda);
+  const infoFile = path.join(outDir, 'build.json');
+  if (process.argv.includes('--if-stale')) {
+    try {
+      const info = JSON.parse(fs.readFileSync(infoFile, 'utf8'));
+      const present = ['gpuext_core.node', 'gx_ops.node'].every((f) => fs.existsSync(path.join(outDir, f)));
+      if (present && info.inputs === hash) {
+        console.log(`gpuext prebuild: ${path.relative(root, outDir)} is current (${plan.cuda ? plan.arch : 'CPU only'})`);
+        return;
+      }
+    } catch {
+      // no build.json: build
+    }
+  }
+  console.log(`gpuext prebuild: ${plan.cuda ? `CUDA ${cuda} for ${plan.arch} + PTX` : 'CPU only'} (${plan.why})`);
+  const node = process.execPath;
+  step('compile the TypeScript (the toolkit builds the ops)', [node, require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  step('build the core', [node, 'scripts/build-core.js']);
+  step('build the ops', [node, 'scripts/build-ops.js', '--out-dir', opsOut]);
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.copyFileSync(path.join(root, 'build', 'Release', 'gpuext_core.node'), path.join(outDir, 'gpuext_core.node'));
+  fs.copyFileSync(path.join(opsOut, 'gx_ops.node'), path.join(outDir, 'gx_ops.node'));
+  const ptx = plan.cuda ? gencode(plan.arch).map((f) => /code=(compute_\w+)/.exec(f)?.[1]).filter(Boolean) : [];
+  const info = {
+    version: JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version,
+    platform: tag,
+    napi: true,
+    cuda,
+    archs: plan.cuda ? plan.arch.split(',') : [],
+    ptx,
+    inputs: hash,
+  };
+  fs.writeFileSync(infoFile, `${JSON.stringify(info, null, 2)}\n`);
+  for (const f of ['gpuext_core.node', 'gx_ops.node']) {
+    console.log(`gpuext prebuild: ${path.relative(root, path.join(outDir, f))} ${(fs.statSync(path.join(outDir, f)).size / 1e6).toFixed(1)} MB`);
+  }
+}
+
+main();
