@@ -106,7 +106,7 @@ TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
-  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed',
+  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
   'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'cat', 'stack', 'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
