@@ -8,7 +8,7 @@ import {
 import { checkDevice } from './cuda';
 import { native } from './native';
 import { flattenNested } from './nested';
-import { checkKeys, optionKeys } from './options';
+import { checkOptions, optionKeys, type OptionsForm } from './options';
 import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
 import { formatShape, MAX_DIMS, numelOf, parseShape, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
@@ -44,6 +44,9 @@ type DTypeOfData<T> = T extends Float32Array ? 'float32'
 /** The element type of a (nested) array. */
 type Leaf<T> = T extends readonly (infer E)[] ? Leaf<E> : T;
 
+/** What creation and random functions say an options argument looks like (null is refused, not read as none). */
+export const CREATION_FORM: OptionsForm = { like: "{ dtype: 'float32', device: 'cuda' }", nullIsEmpty: false };
+
 /** The option keys of each kind of creation function. */
 const TENSOR_KEYS = optionKeys<TensorOptions & { shape?: readonly number[] }>({ dtype: true, device: true, shape: true });
 const EMPTY_KEYS = optionKeys<EmptyOptions>({ dtype: true, device: true, pinned: true });
@@ -51,11 +54,7 @@ const RANGE_KEYS = optionKeys<TensorOptions>({ dtype: true, device: true });
 
 function options<D extends DType>(opts: unknown, fn: string, known: readonly string[]): { dtype?: D; device: Device; pinned: boolean } {
   if (opts === undefined) return { device: parseDevice(undefined, fn), pinned: false };
-  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
-  }
-  checkKeys(opts, fn, known);
-  const o = opts as EmptyOptions<D>;
+  const o: EmptyOptions<D> = checkOptions(opts, fn, known, CREATION_FORM);
   const device = parseDevice(o.device, fn);
   checkDevice(device, fn);
   if (o.pinned && device.type !== 'cpu') {

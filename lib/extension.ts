@@ -121,12 +121,7 @@ export function opFunction(op: OpDescriptor): OpFunction {
     }
     const values = positional.map((a, i) => convertArg(a, args[i], fn));
     if (keyword.length > 0) {
-      const opts = args[positional.length];
-      if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
-        throw new TypeError(`${fn}: keyword-only arguments (${keyword.map((k) => k.name).join(', ')}) go in an options object, got ${describe(opts)}`);
-      }
-      const o = (opts ?? {}) as Record<string, unknown>;
-      checkKeys(o, fn, keywordNames);
+      const o = keywordOptions(args[positional.length], fn, keywordNames);
       for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
     }
     const result = native.callOp(op.id, ...values);

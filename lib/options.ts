@@ -89,14 +89,24 @@ export function checkKeys(opts: object, fn: string, known: readonly string[], wh
   }
 }
 
+/** How an options argument may look besides an object of known keys. */
+export interface OptionsForm {
+  /** An example for the error message, e.g. "{ dtype: 'float32', device: 'cuda' }" (default: the known keys). */
+  like?: string;
+  /** Whether null means no options, as undefined does (default true). */
+  nullIsEmpty?: boolean;
+}
+
 /**
- * An options argument, checked: undefined and null give {}; anything but a
- * plain object, and any key not in `known`, is a TypeError naming `fn`.
+ * An options argument, checked: undefined (and null, unless form says
+ * otherwise) gives {}; anything but a plain object, and any key not in
+ * `known`, is a TypeError naming `fn`.
  */
-export function checkOptions<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
-  if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object' || Array.isArray(opts)) {
-    throw new TypeError(`${fn}: options must be an object (${known.length ? `with ${known.join(', ')}` : 'empty'}), got ${describeValue(opts)}`);
+export function checkOptions<T extends object>(opts: unknown, fn: string, known: readonly string[], form: OptionsForm = {}): Partial<T> {
+  if (opts === undefined || (opts === null && form.nullIsEmpty !== false)) return {};
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
+    const shape = form.like !== undefined ? `like ${form.like}` : `(${known.length ? `with ${known.join(', ')}` : 'empty'})`;
+    throw new TypeError(`${fn}: options must be an object ${shape}, got ${describeValue(opts)}`);
   }
   checkKeys(opts, fn, known);
   return opts as Partial<T>;

@@ -5,7 +5,7 @@ import type { Device } from '../device';
 import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
 import { Tensor } from '../tensor';
-import { checkKeys, optionKeys } from '../options';
+import { checkOptions, optionKeys } from '../options';
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
@@ -147,10 +147,6 @@ export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
  * (lib/options.ts: an unknown key is a TypeError naming the closest known one).
  */
 export function optionsOf<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
-  if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Tensor) {
-    throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
-  }
-  checkKeys(opts, fn, known);
-  return opts as Partial<T>;
+  if (opts instanceof Tensor) throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
+  return checkOptions<T>(opts, fn, known);
 }

@@ -6,13 +6,13 @@
 // uniform and integer draws are even the same bits on the CPU and on CUDA.
 // Each fill advances its generator's offset past the counters it used (NOTE
 // [ Random streams ] in philox.h).
-import { allocate } from '../creation';
+import { allocate, CREATION_FORM } from '../creation';
 import { checkDevice } from '../cuda';
 import { parseDevice, type DeviceLike } from '../device';
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import { native } from '../native';
-import { checkKeys, optionKeys } from '../options';
+import { checkOptions, optionKeys } from '../options';
 import { numelOf, parseShape, type ShapeLike } from '../shape';
 import type { Tensor } from '../tensor';
 import { namedForCaller, OpRef } from './library';
@@ -93,10 +93,7 @@ const FLOATING: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16']
 
 function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions | undefined, defaultDType: DType,
   kind: Kind, a: number, b: number, lo: bigint, hi: bigint): Tensor<D> {
-  if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
-    throw new TypeError(`${fn}: options must be an object like { dtype: 'float32', device: 'cuda' }`);
-  }
-  if (opts !== undefined) checkKeys(opts, fn, kind === Kind.Normal ? RANDN_KEYS : RANDOM_KEYS);
+  checkOptions(opts, fn, kind === Kind.Normal ? RANDN_KEYS : RANDOM_KEYS, CREATION_FORM);
   const dims = parseShape(shape, fn);
   const device = parseDevice(opts?.device, fn);
   checkDevice(device, fn);

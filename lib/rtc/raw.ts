@@ -11,7 +11,7 @@
 import fs from 'fs';
 
 import { checkDevice } from '../cuda';
-import { checkKeys, checkOptions, optionKeys } from '../options';
+import { checkOptions, optionKeys } from '../options';
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
@@ -44,11 +44,8 @@ export interface RawModuleOptions extends CompileOptions {
  * ("... is not iterable") that names neither the function nor the option.
  */
 function checkModuleOptions(fn: string, opts: unknown, known: readonly string[]): asserts opts is RawModuleOptions {
-  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    throw new TypeError(`${fn}: options must be an object like { options: ['-DN=4'], arch: 'sm_90' }, got ${describe(opts)}`);
-  }
-  checkKeys(opts, fn, known);
-  const o: { options?: unknown; nameExpressions?: unknown; arch?: unknown } = opts;
+  const o: { options?: unknown; nameExpressions?: unknown; arch?: unknown } =
+    checkOptions(opts, fn, known, { like: "{ options: ['-DN=4'], arch: 'sm_90' }", nullIsEmpty: false });
   const strings = (name: string, v: unknown, example: string): void => {
     if (v === undefined) return;
     if (!Array.isArray(v)) throw new TypeError(`${fn}: option '${name}' must be an array of strings like ${example}, got ${describe(v)}`);
