@@ -67,19 +67,17 @@ function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
   return dtype === 'float16' || dtype === 'bfloat16';
 }
 
-/** Decodes raw C-order bytes of `dtype` into the array toArray() returns (into `out` when given). */
-export function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D, out?: ValueArrayMap[D]): ValueArrayMap[D] {
-  if (isDecoded(dtype)) {
-    const bits = new Uint16Array(bytes);
-    const values = (out as Float32Array | undefined) ?? new Float32Array(bits.length);
-    (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, values);
-    return values as ValueArrayMap[D];
-  }
-  if (out !== undefined) {
-    (out as Uint8Array).set(new STORAGE_ARRAY[dtype](bytes) as Uint8Array);
-    return out;
-  }
-  return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
+/**
+ * Raw C-order bytes of `dtype` as the array toArray() returns: a view of
+ * them, or for 16-bit floats their values decoded (into `out` when given; an
+ * `out` of any other dtype is read into directly, never through here).
+ */
+function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D, out?: ValueArrayMap[D]): ValueArrayMap[D] {
+  if (!isDecoded(dtype)) return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
+  const bits = new Uint16Array(bytes);
+  const values = (out as Float32Array | undefined) ?? new Float32Array(bits.length);
+  (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, values);
+  return values as ValueArrayMap[D];
 }
 
 /** Options of toArray / toArraySync. */
@@ -106,6 +104,7 @@ function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn:
   }
   return out as ValueArrayMap[D];
 }
+
 /** The options copy_ takes. */
 const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
 
