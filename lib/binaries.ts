@@ -7,14 +7,7 @@
 import fs from 'fs';
 import path from 'path';
 
-/** The package root: dist/lib -> two levels up, lib -> one (run from sources). */
-export function packageRoot(): string {
-  for (const up of ['../..', '..']) {
-    const dir = path.resolve(__dirname, up);
-    if (fs.existsSync(path.join(dir, 'setup.config.json')) && fs.existsSync(path.join(dir, 'package.json'))) return dir;
-  }
-  return path.resolve(__dirname, '../..');
-}
+import { packageRoot } from './build/toolchain';
 
 /** `linux-x64`: the folder under prebuilds/ for this platform, as prebuildify and node-gyp-build name it. */
 export function prebuildTag(): string {
