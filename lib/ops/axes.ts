@@ -3,12 +3,11 @@
 // negative ones counting from the end, checked with the messages the
 // reductions give (reduction.ts).
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import type * as ops from '../generated/ops';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
 import { computeResult, describeOperand } from './common';
 import { astypeOp } from './elementwise';
-import type { OpRef } from './library';
 
 function rangeError(fn: string, a: number, shape: readonly number[]): RangeError {
   const ndim = shape.length;
@@ -53,17 +52,17 @@ export function reducedShape(shape: readonly number[], dims: readonly number[], 
 }
 
 /**
- * Runs an op of the form `op(Tensor self, int dim, ScalarType dtype, Tensor out)`
+ * Runs an op of the form `op(Tensor self, int axis, ScalarType dtype, Tensor out)`
  * (softmax, logSoftmax, cumsum): converts x to `asked` first when asked for,
  * writes into `out` or a new tensor of x's shape and `dtype`, and frees what
  * it made if the op throws.
  */
-export function callAlongAxis(op: OpRef, x: Tensor, dim: number, dtype: DType, asked: DType | undefined, out: Tensor | undefined,
+export function callAlongAxis(op: typeof ops.softmax, x: Tensor, dim: number, dtype: DType, asked: DType | undefined, out: Tensor | undefined,
   fn: string): Tensor {
   const src = asked !== undefined && asked !== x.dtype ? astypeOp(x, asked, fn) : x;
   try {
     return computeResult(x.shape, dtype, x.device, fn, { out, inputs: [src], elementwise: false },
-      (r) => native.callOp(op.id(fn), src.handle(fn), dim, dtype, r.handle(fn)));
+      (r) => op(fn, { self: src.handle(fn), axis: dim, dtype, out: r.handle(fn) }));
   } finally {
     if (src !== x) src.dispose();
   }

@@ -3,12 +3,7 @@
 // uses a system BLAS loaded on first use (ops/linalg/blas.h: GPUEXT_BLAS, then
 // OpenBLAS, MKL, BLIS, FlexiBLAS, the reference BLAS), else the built-in GEMM;
 // the CPU SVD uses LAPACK's gesdd when loaded, else a Jacobi SVD.
-import { native } from '../native';
-import { OpRef } from './library';
-
-const BACKENDS = new OpRef('cpu_linalg_backends');
-const BLAS_ENABLE = new OpRef('cpu_blas_enable');
-const GEMM_KERNEL = new OpRef('cpu_gemm_kernel');
+import * as ops from '../generated/ops';
 
 export interface CpuBackends {
   /** The BLAS library the CPU matmul calls (its path), or 'built-in kernel (why)'. */
@@ -30,8 +25,7 @@ export interface Backends {
  */
 export function backends(): Backends {
   const fn = 'gx.backends';
-  const text = native.callOp(BACKENDS.id(fn));
-  if (typeof text !== 'string') throw new Error(`${fn}: the built-in ops returned ${typeof text}, expected a string`);
+  const text = ops.backends(fn);
   const fields = new Map<string, string>();
   for (const line of text.split('\n')) {
     const eq = line.indexOf('=');
@@ -46,8 +40,7 @@ export function backends(): Backends {
  * setting. GPUEXT_BLAS=none does the same for a whole process.
  */
 export function setCpuBlasEnabled(on: boolean): boolean {
-  const was = native.callOp(BLAS_ENABLE.id('gx.setCpuBlasEnabled'), on);
-  return was === true;
+  return ops.setCpuBlasEnabled('gx.setCpuBlasEnabled', { on });
 }
 
 /**
@@ -57,27 +50,27 @@ export function setCpuBlasEnabled(on: boolean): boolean {
  */
 export function setGemmKernel(name: string): string {
   const fn = 'gx.setGemmKernel';
-  const was = native.callOp(GEMM_KERNEL.id(fn), '');
-  native.callOp(GEMM_KERNEL.id(fn), name);
-  return String(was);
+  const was = ops.setGemmKernel(fn, { name: '' });
+  ops.setGemmKernel(fn, { name });
+  return was;
 }
 
 /** The micro-kernels this CPU can run, best first (tried one by one; the one in use is kept). */
 export function gemmKernelsAvailable(): string[] {
   const fn = 'gx.gemmKernelsAvailable';
-  const now = String(native.callOp(GEMM_KERNEL.id(fn), ''));
+  const now = ops.setGemmKernel(fn, { name: '' });
   const ok: string[] = [];
   try {
     for (const name of ['avx512f', 'avx2+fma', 'generic']) {
       try {
-        native.callOp(GEMM_KERNEL.id(fn), name);
+        ops.setGemmKernel(fn, { name });
         ok.push(name);
       } catch {
         // the CPU lacks it
       }
     }
   } finally {
-    native.callOp(GEMM_KERNEL.id(fn), now);
+    ops.setGemmKernel(fn, { name: now });
   }
   return ok;
 }

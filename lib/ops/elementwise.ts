@@ -1,18 +1,18 @@
 // Elementwise built-in ops: binary ops with broadcasting, type promotion and
 // JS numbers as scalars; unary ops; where, clamp, astype. Each checks its
 // arguments, decides shapes and dtypes (promotion.ts), allocates the result
-// (or takes `out`, or self in place) and calls its op in ops/ by id
-// (NOTE [ Calling convention of the built-in ops ] in ops/ops.h).
+// (or takes `out`, or self in place) and calls its op in ops/ through the
+// generated typed calls (lib/generated/ops.ts, from ops/op-list.js; NOTE
+// [ Calling convention of the built-in ops ] in ops/ops.h).
 import type { Device } from '../device';
 import { DEFAULT_FLOAT, parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import * as ops from '../generated/ops';
 import { Tensor } from '../tensor';
 import {
   broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
   type OutOptions,
 } from './common';
-import { OpRef } from './library';
 import { isFloating, isIntegral, resultType, type ScalarOperand } from './promotion';
 
 // --- scalars ------------------------------------------------------------------
@@ -48,42 +48,9 @@ function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boo
 
 // --- binary ops ---------------------------------------------------------------
 
-/** arith: the common dtype; div: floating; compare/logical: bool results. */
-type BinaryKind = 'arith' | 'div' | 'compare' | 'logical';
-
-export interface BinarySpec {
-  readonly name: string;
-  readonly kind: BinaryKind;
-  /** Set when bool operands are an error: the hint that ends the message. */
-  readonly noBool?: string;
-  readonly tensorOp: OpRef;
-  readonly scalarOp: OpRef;
-}
-
-function binarySpec(name: string, kind: BinaryKind, noBool?: string): BinarySpec {
-  return { name, kind, noBool, tensorOp: new OpRef(name), scalarOp: new OpRef(`${name}_scalar`) };
-}
-
-export const BINARY = {
-  add: binarySpec('add', 'arith'),
-  sub: binarySpec('sub', 'arith', '; for bool tensors use logicalXor'),
-  mul: binarySpec('mul', 'arith'),
-  div: binarySpec('div', 'div'),
-  pow: binarySpec('pow', 'arith', '; convert with .astype() first'),
-  maximum: binarySpec('maximum', 'arith'),
-  minimum: binarySpec('minimum', 'arith'),
-  remainder: binarySpec('remainder', 'arith', '; convert with .astype() first'),
-  eq: binarySpec('eq', 'compare'),
-  ne: binarySpec('ne', 'compare'),
-  lt: binarySpec('lt', 'compare'),
-  le: binarySpec('le', 'compare'),
-  gt: binarySpec('gt', 'compare'),
-  ge: binarySpec('ge', 'compare'),
-  logicalAnd: binarySpec('logical_and', 'logical'),
-  logicalOr: binarySpec('logical_or', 'logical'),
-  logicalXor: binarySpec('logical_xor', 'logical'),
-} as const;
-
+/** The binary ops by gx name, each with its dtype rule (ops/op-list.js). */
+export const BINARY = ops.BINARY;
+export type BinarySpec = ops.BinaryOp;
 export type BinaryName = keyof typeof BINARY;
 
 /** @internal self `op` other into a new tensor, `opts.out`, or self (`inplace`). `fn` names the API in errors. */
@@ -118,50 +85,19 @@ export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, o
   const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true };
   if (tx && ty) {
     return computeResult(shape, resDtype, device, fn, target, (r) =>
-      native.callOp(spec.tensorOp.id(fn), x.handle(fn), y.handle(fn), common, r.handle(fn)));
+      spec.tensor(fn, { self: x.handle(fn), other: y.handle(fn), dtype: common, out: r.handle(fn) }));
   }
   const t = (tx ? x : y) as Tensor;
   const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
   return computeResult(shape, resDtype, device, fn, target, (r) =>
-    native.callOp(spec.scalarOp.id(fn), t.handle(fn), f, i, !tx, common, r.handle(fn)));
+    spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
 }
 
 // --- unary ops ----------------------------------------------------------------
 
-/** float: integer and bool inputs give float32; keep: the input's dtype, bool refused. */
-type UnaryKind = 'float' | 'keep';
-
-export interface UnarySpec {
-  readonly name: string;
-  readonly kind: UnaryKind;
-  readonly op: OpRef;
-}
-
-function unarySpec(name: string, kind: UnaryKind): UnarySpec {
-  return { name, kind, op: new OpRef(name) };
-}
-
-export const UNARY = {
-  exp: unarySpec('exp', 'float'),
-  log: unarySpec('log', 'float'),
-  log1p: unarySpec('log1p', 'float'),
-  sqrt: unarySpec('sqrt', 'float'),
-  rsqrt: unarySpec('rsqrt', 'float'),
-  sin: unarySpec('sin', 'float'),
-  cos: unarySpec('cos', 'float'),
-  tanh: unarySpec('tanh', 'float'),
-  sigmoid: unarySpec('sigmoid', 'float'),
-  gelu: unarySpec('gelu', 'float'),
-  softplus: unarySpec('softplus', 'float'),
-  neg: unarySpec('neg', 'keep'),
-  abs: unarySpec('abs', 'keep'),
-  sign: unarySpec('sign', 'keep'),
-  floor: unarySpec('floor', 'keep'),
-  ceil: unarySpec('ceil', 'keep'),
-  round: unarySpec('round', 'keep'),
-  relu: unarySpec('relu', 'keep'),
-} as const;
-
+/** The unary ops by gx name, each with its dtype rule (ops/op-list.js): float (integer and bool inputs give float32) or keep. */
+export const UNARY = ops.UNARY;
+export type UnarySpec = ops.UnaryOp;
 export type UnaryName = keyof typeof UNARY;
 
 /** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`). */
@@ -177,14 +113,10 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     common = dt;
   }
   return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
-    (r) => native.callOp(spec.op.id(fn), x.handle(fn), common, r.handle(fn)));
+    (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn) }));
 }
 
 // --- where, clamp, astype -----------------------------------------------------
-
-const WHERE = new OpRef('where');
-const CLAMP = new OpRef('clamp');
-const ASTYPE = new OpRef('astype');
 
 /** @internal where(condition, a, b): a where condition is true, else b; a and b may be JS scalars. */
 export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, opts?: unknown): Tensor {
@@ -205,8 +137,10 @@ export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, 
   const [xf, xi] = x instanceof Tensor ? [0, 0] : scalarArgs(x, common, fn, true);
   const [yf, yi] = y instanceof Tensor ? [0, 0] : scalarArgs(y, common, fn, true);
   return computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
-    native.callOp(WHERE.id(fn), cond.handle(fn), x instanceof Tensor ? x.handle(fn) : null,
-      y instanceof Tensor ? y.handle(fn) : null, xf, xi, yf, yi, common, r.handle(fn)));
+    ops.where(fn, {
+      condition: cond.handle(fn), self: x instanceof Tensor ? x.handle(fn) : null, other: y instanceof Tensor ? y.handle(fn) : null,
+      selfScalar: xf, selfInt: xi, otherScalar: yf, otherInt: yi, dtype: common, out: r.handle(fn),
+    }));
 }
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
@@ -233,8 +167,10 @@ export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts
     return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
   };
   return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
-    (r) => native.callOp(CLAMP.id(fn), x.handle(fn), lo === undefined ? null : Number(lo), hi === undefined ? null : Number(hi),
-      asInt(lo), asInt(hi), common, r.handle(fn)));
+    (r) => ops.clamp(fn, {
+      self: x.handle(fn), min: lo === undefined ? null : Number(lo), max: hi === undefined ? null : Number(hi),
+      minInt: asInt(lo), maxInt: asInt(hi), dtype: common, out: r.handle(fn),
+    }));
 }
 
 /** @internal A copy of x converted to `dtype`. */
@@ -242,5 +178,5 @@ export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const d = parseDType(dtype, fn);
   return computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
-    (r) => native.callOp(ASTYPE.id(fn), x.handle(fn), r.handle(fn)));
+    (r) => ops.astype(fn, { self: x.handle(fn), out: r.handle(fn) }));
 }

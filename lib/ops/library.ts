@@ -81,7 +81,7 @@ export class OpRef {
 }
 
 /**
- * `e` with the built-in op's registry name (`gx_ops::svd_colmajor: ...`, the
+ * `e` with the built-in op's registry name (`gx_ops::svd: ...`, the
  * prefix the core puts on an op's errors) replaced by `fn`, the function the
  * user called: built-in ops' errors name gx functions, not their schemas.
  * For the catch blocks of the wrappers (nothing on the success path).

@@ -12,17 +12,16 @@
 // (gx.backends() says which), and is the reference.
 import { allocate, tensor } from '../creation';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import * as ops from '../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
 import { BINARY, binaryOp, UNARY, unaryOp } from './elementwise';
-import { namedForCaller, OpRef } from './library';
+import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { REDUCE, reduceOp } from './reduction';
 
-const MATMUL = new OpRef('matmul');
 
 const MATMUL_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
 
@@ -142,7 +141,7 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
   allowTf32: boolean, result: Tensor, fn: string): void {
   const cpu = a.device.type === 'cpu';
   if (a.ndim === 2 && b.ndim === 2 && (cpu || (a.isContiguous() && b.isContiguous()))) {  // the common case: no views
-    native.callOp(MATMUL.id(fn), a.handle(fn), b.handle(fn), allowTf32, result.handle(fn));
+    ops.matmul(fn, { self: a.handle(fn), other: b.handle(fn), allowTf32, out: result.handle(fn) });
     return;
   }
   const [m, k] = aShape.slice(-2);
@@ -152,10 +151,8 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
   using a3t = (cpu ? stridedBatch3(av ?? a, batch, m, k) : undefined) ?? asBatch3(av ?? a, batch, m, k);
   using b3t = (cpu ? stridedBatch3(bv ?? b, batch, k, n) : undefined) ?? asBatch3(bv ?? b, batch, k, n);
   using o3 = result.reshape([numelOf(batch), m, n]);
-  native.callOp(MATMUL.id(fn), a3t.handle(fn), b3t.handle(fn), allowTf32, o3.handle(fn));
+  ops.matmul(fn, { self: a3t.handle(fn), other: b3t.handle(fn), allowTf32, out: o3.handle(fn) });
 }
-
-const SVD = new OpRef('svd_colmajor');
 
 /**
  * Checks a before the SVD and returns the power of two to divide it by (0:
@@ -250,7 +247,7 @@ export function svd<D extends DType>(a: Tensor<D>, options?: SvdOptions | null):
     const v = allocate([k, k], dtype, device, undefined, fn);
     outs.push(v);
     if (k > 0) {
-      native.callOp(SVD.id(fn), work.handle(fn), full, s.handle(fn), u.handle(fn), v.handle(fn));
+      ops.svd(fn, { a: work.handle(fn), full, s: s.handle(fn), u: u.handle(fn), v: v.handle(fn) });
       if (scale !== 0) scaleBy(s, scale);
     } else if (full) {
       // No singular values: the full U (or Vh) is any orthonormal basis, the identity as torch gives

@@ -11,13 +11,13 @@ import { checkDevice } from '../cuda';
 import { parseDevice, type DeviceLike } from '../device';
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import * as ops from '../generated/ops';
+import type { NativeTensor } from '../native';
 import { checkOptions, optionKeys } from '../options';
 import { numelOf, parseShape, type ShapeLike } from '../shape';
 import type { Tensor } from '../tensor';
-import { namedForCaller, OpRef } from './library';
+import { namedForCaller } from './library';
 
-const RANDOM_FILL = new OpRef('random_fill');
 
 /** The seed a process starts with (PyTorch's default too), so unseeded programs are reproducible as well. */
 export const DEFAULT_SEED = 67280421310721n;
@@ -80,28 +80,26 @@ export interface RandnOptions<D extends DType = DType> extends RandomOptions<D> 
   std?: number;
 }
 
-const enum Kind {
-  Uniform = 0,
-  Normal = 1,
-  Integer = 2,
-}
-
 const RANDOM_KEYS = optionKeys<RandomOptions>({ dtype: true, device: true, generator: true });
 const RANDN_KEYS = optionKeys<RandnOptions>({ dtype: true, device: true, generator: true, mean: true, std: true });
 
 const FLOATING: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
 
-function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions | undefined, defaultDType: DType,
-  kind: Kind, a: number, b: number, lo: bigint, hi: bigint): Tensor<D> {
-  checkOptions(opts, fn, kind === Kind.Normal ? RANDN_KEYS : RANDOM_KEYS, CREATION_FORM);
+/** The draw one fill makes: its op and its parameters (the seed, offset and out come from fill). */
+type Draw = (fn: string, out: NativeTensor, seed: bigint, offset: number) => void;
+
+/** A new tensor of `shape` filled by `draw` from the generator's stream; `floating`: the dtype must be floating. */
+function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions | undefined, keys: readonly string[],
+  defaultDType: DType, floating: boolean, draw: Draw): Tensor<D> {
+  checkOptions(opts, fn, keys, CREATION_FORM);
   const dims = parseShape(shape, fn);
   const device = parseDevice(opts?.device, fn);
   checkDevice(device, fn);
   const dtype = opts?.dtype === undefined ? defaultDType : parseDType(opts.dtype, fn);
-  if (kind !== Kind.Integer && !FLOATING.includes(dtype)) {
+  if (floating && !FLOATING.includes(dtype)) {
     throw new TypeError(`${fn}: dtype ${dtype} is not supported; expected a floating dtype (${FLOATING.join(', ')})`);
   }
-  if (kind === Kind.Integer && dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; expected a numeric dtype`);
+  if (!floating && dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; expected a numeric dtype`);
   const gen = opts?.generator ?? defaultGenerator;
   if (!(gen instanceof Generator)) throw new TypeError(`${fn}: generator must be a gx.Generator`);
   const out = allocate(dims, dtype as D, device, undefined, fn);
@@ -109,7 +107,7 @@ function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions |
     const n = numelOf(dims);
     if (n > 0) {
       const { seed, offset } = gen.take(n);
-      native.callOp(RANDOM_FILL.id(fn), out.handle(fn), BigInt.asIntN(64, seed), offset, kind, a, b, lo, hi);
+      draw(fn, out.handle(fn), BigInt.asIntN(64, seed), offset);
     }
     return out;
   } catch (e) {
@@ -118,9 +116,12 @@ function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions |
   }
 }
 
+const uniformDraw = (low: number, high: number): Draw => (fn, out, seed, offset) =>
+  ops.rand(fn, { out, seed, offset, low, high });
+
 /** Uniform samples in [0, 1) (float32 unless dtype says otherwise). @example gx.rand([2, 3], { device: 'cuda' }) */
 export function rand<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandomOptions<D>): Tensor<D> {
-  return fill<D>('gx.rand', shape, opts, 'float32', Kind.Uniform, 0, 1, 0n, 1n);
+  return fill<D>('gx.rand', shape, opts, RANDOM_KEYS, 'float32', true, uniformDraw(0, 1));
 }
 
 /** Uniform samples in [low, high). @example gx.uniform(-1, 1, [100]) */
@@ -128,7 +129,7 @@ export function uniform<D extends DType = 'float32'>(low: number, high: number, 
   if (!Number.isFinite(low) || !Number.isFinite(high) || !(low < high)) {
     throw new RangeError(`gx.uniform: needs finite low < high, got [${String(low)}, ${String(high)})`);
   }
-  return fill<D>('gx.uniform', shape, opts, 'float32', Kind.Uniform, low, high, 0n, 1n);
+  return fill<D>('gx.uniform', shape, opts, RANDOM_KEYS, 'float32', true, uniformDraw(low, high));
 }
 
 /** Standard normal samples (mean 0, std 1). @example gx.randn([4096], { dtype: 'float64' }) */
@@ -138,7 +139,8 @@ export function randn<D extends DType = 'float32'>(shape: ShapeLike, opts?: Rand
   if (!Number.isFinite(mean) || !Number.isFinite(std) || std < 0) {
     throw new RangeError(`gx.randn: mean must be finite and std finite and >= 0, got mean ${String(mean)}, std ${String(std)}`);
   }
-  return fill<D>('gx.randn', shape, opts, 'float32', Kind.Normal, mean, std, 0n, 1n);
+  return fill<D>('gx.randn', shape, opts, RANDN_KEYS, 'float32', true,
+    (f, out, seed, offset) => ops.randn(f, { out, seed, offset, mean, std }));
 }
 
 function toInt(v: unknown, fn: string, name: string): bigint {
@@ -168,5 +170,6 @@ export function randint<D extends DType = 'int64'>(low: number | bigint, high: n
   if (bounds !== undefined && (lo < bounds[0] || hi - 1n > bounds[1])) {
     throw new RangeError(`${fn}: [${lo}, ${hi}) does not fit in ${dtype} (${bounds[0]}..${bounds[1]})`);
   }
-  return fill<D>(fn, shape, opts, 'int64', Kind.Integer, 0, 0, lo, hi);
+  return fill<D>(fn, shape, opts, RANDOM_KEYS, 'int64', false,
+    (f, out, seed, offset) => ops.randint(f, { out, seed, offset, low: lo, high: hi }));
 }

@@ -2,13 +2,12 @@
 // argmax, argmin, with keepdims, a result dtype (sum, prod, mean) and `out`.
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import * as ops from '../generated/ops';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
 import { optionKeys } from '../options';
 import { checkTensor, computeResult, describeOperand, optionsOf } from './common';
 import { astypeOp } from './elementwise';
-import { OpRef } from './library';
 import { normalizeAxes } from './axes';
 import { isFloating } from './promotion';
 
@@ -33,28 +32,13 @@ export interface ArgReduceOptions {
   out?: Tensor;
 }
 
-/** sum/prod: int inputs give int64; mean: floating only; extremum: the input's dtype; arg: int64 indices. */
-type ReduceKind = 'sum' | 'mean' | 'extremum' | 'arg';
-
-export interface ReduceSpec {
-  readonly name: string;
-  readonly kind: ReduceKind;
-  readonly op: OpRef;
-}
-
-function reduceSpec(name: string, kind: ReduceKind, native: string): ReduceSpec {
-  return { name, kind, op: new OpRef(native) };
-}
-
-export const REDUCE = {
-  sum: reduceSpec('sum', 'sum', 'sum'),
-  prod: reduceSpec('prod', 'sum', 'prod'),
-  mean: reduceSpec('mean', 'mean', 'mean'),
-  max: reduceSpec('max', 'extremum', 'amax'),
-  min: reduceSpec('min', 'extremum', 'amin'),
-  argmax: reduceSpec('argmax', 'arg', 'argmax'),
-  argmin: reduceSpec('argmin', 'arg', 'argmin'),
-} as const;
+/**
+ * The reductions by gx name, each with its dtype rule (ops/op-list.js): sum
+ * (integer and bool inputs give int64), mean (floating only), extremum (the
+ * input's dtype), arg (int64 indices).
+ */
+export const REDUCE = ops.REDUCE;
+export type ReduceSpec = ops.ReduceOp;
 
 export type ReduceName = keyof typeof REDUCE;
 
@@ -112,7 +96,7 @@ export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string
   const src = asked !== undefined && asked !== xd ? astypeOp(x, asked, fn) : x;
   try {
     return computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
-      (r) => native.callOp(spec.op.id(fn), src.handle(fn), dims, compute, r.handle(fn)));
+      (r) => spec.call(fn, { self: src.handle(fn), axis: dims, dtype: compute, out: r.handle(fn) }));
   } finally {
     if (src !== x) src.dispose();
   }

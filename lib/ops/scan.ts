@@ -9,11 +9,9 @@ import type { Tensor } from '../tensor';
 import { callAlongAxis, normalizeAxis } from './axes';
 import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
-import { OpRef } from './library';
+import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
 import type { SumResult } from './types';
-
-const CUMSUM = new OpRef('cumsum');
 
 export interface CumsumOptions<E extends DType = DType> {
   /** Convert the input to this dtype first and return it (not bool). */
@@ -32,7 +30,7 @@ export function cumsumImpl(a: unknown, axis: unknown, opts: unknown, fn: string)
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
   const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');
-  return callAlongAxis(CUMSUM, x, dim, dtype, asked, o.out, fn);
+  return callAlongAxis(ops.cumsum, x, dim, dtype, asked, o.out, fn);
 }
 
 export interface CumsumFn {

@@ -13,16 +13,13 @@ import type { Tensor } from '../tensor';
 import { callAlongAxis, normalizeAxis } from './axes';
 import { optionKeys } from '../options';
 import { checkTensor, describeOperand, optionsOf } from './common';
-import { OpRef } from './library';
+import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
 import type { FloatDType } from './types';
 import './softmax-methods';
 
 export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from './statistics';
 export { cumsum, type CumsumOptions } from './scan';
-
-const SOFTMAX = new OpRef('softmax');
-const LOG_SOFTMAX = new OpRef('log_softmax');
 
 export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
   /** Convert the input to this floating dtype first, as torch's `dtype` argument; the result has it. */
@@ -32,7 +29,7 @@ export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
 }
 
 /** softmax / logSoftmax: checks, the dtype, the call. */
-function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+function softmaxOp(op: typeof ops.softmax, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const o = optionsOf<SoftmaxOptions>(opts, fn, SOFTMAX_KEYS);
   const dim = normalizeAxis(axis, x.shape, fn);
@@ -50,12 +47,12 @@ const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ dtype: true, out: true });
 
 /** @internal */
 export function softmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
-  return softmaxOp(SOFTMAX, 'softmax', x, axis, opts, fn);
+  return softmaxOp(ops.softmax, 'softmax', x, axis, opts, fn);
 }
 
 /** @internal */
 export function logSoftmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
-  return softmaxOp(LOG_SOFTMAX, 'logSoftmax', x, axis, opts, fn);
+  return softmaxOp(ops.logSoftmax, 'logSoftmax', x, axis, opts, fn);
 }
 
 export interface SoftmaxFn {

@@ -7,18 +7,14 @@
 // mean. The kernels ride on the built-in reduction loops (ops/reduce/).
 import { DEFAULT_FLOAT } from '../dtype';
 import type { DType } from '../generated/dtypes';
-import { native } from '../native';
+import type { NativeTensor } from '../native';
 import type { Tensor } from '../tensor';
 import { normalizeAxes, reducedShape } from './axes';
 import { optionKeys } from '../options';
 import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
-import { OpRef } from './library';
+import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
 import type { FloatResult } from './types';
-
-const LOGSUMEXP = new OpRef('logsumexp');
-const VAR = new OpRef('variance');
-const STD = new OpRef('std');
 
 export interface LogsumexpOptions {
   /** The axes to reduce (default: all). Negative axes count from the end. */
@@ -42,10 +38,12 @@ function reduceOptions<T extends LogsumexpOptions>(opts: unknown, fn: string, kn
   return typeof opts === 'number' || Array.isArray(opts) ? ({ axis: opts } as Partial<T>) : optionsOf<T>(opts, fn, known);
 }
 
-function callReduce(op: OpRef, x: Tensor, o: Partial<LogsumexpOptions>, dtype: DType, fn: string, extra: unknown[]): Tensor {
+/** Reduces x over o.axis into a new tensor or o.out of `dtype`; `call` runs the op. */
+function callReduce(x: Tensor, o: Partial<LogsumexpOptions>, dtype: DType, fn: string,
+  call: (self: NativeTensor, axis: number[], out: NativeTensor) => void): Tensor {
   const dims = normalizeAxes(o.axis, x.shape, fn);
   return computeResult(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn,
-    { out: o.out, inputs: [x], elementwise: false }, (r) => native.callOp(op.id(fn), x.handle(fn), dims, ...extra, dtype, r.handle(fn)));
+    { out: o.out, inputs: [x], elementwise: false }, (r) => call(x.handle(fn), dims, r.handle(fn)));
 }
 
 /** @internal */
@@ -53,7 +51,8 @@ export function logsumexpImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const o = reduceOptions<LogsumexpOptions>(opts, fn, LOGSUMEXP_KEYS);
   // Integer and bool inputs give the default float, as torch.logsumexp.
-  return callReduce(LOGSUMEXP, x, o, isFloating(x.dtype) ? x.dtype : DEFAULT_FLOAT, fn, []);
+  const dtype = isFloating(x.dtype) ? x.dtype : DEFAULT_FLOAT;
+  return callReduce(x, o, dtype, fn, (self, axis, out) => ops.logsumexp(fn, { self, axis, dtype, out }));
 }
 
 /** @internal var (sqrt false) or std (sqrt true). */
@@ -69,7 +68,8 @@ export function varImpl(a: unknown, opts: unknown, sqrt: boolean, fn: string): T
   if (typeof correction !== 'number' || !Number.isFinite(correction)) {
     throw new TypeError(`${fn}: correction must be a finite number, got ${describeOperand(correction)}`);
   }
-  return callReduce(sqrt ? STD : VAR, x, o, x.dtype, fn, [correction]);
+  const op = sqrt ? ops.std : ops.var;
+  return callReduce(x, o, x.dtype, fn, (self, axis, out) => op(fn, { self, axis, correction, dtype: x.dtype, out }));
 }
 
 export interface LogsumexpFn {

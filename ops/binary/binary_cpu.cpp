@@ -4,7 +4,7 @@
 
 namespace gx::ops {
 
-#define GX_OPS_BINARY_CPU(name, F, S, doc) GX_OPS_DEFINE_BINARY_ONE(CpuLoops, cpu, name, F, S)
+#define GX_OPS_BINARY_CPU(name, F, S) GX_OPS_DEFINE_BINARY_ONE(CpuLoops, cpu, name, F, S)
 GX_OPS_BINARY(GX_OPS_BINARY_CPU)
 
 }  // namespace gx::ops

@@ -1,4 +1,4 @@
-// matmul's entry points. lib/ops/linalg.ts has broadcast the batch dims and
+// matmul's checks (ops/op-list.js has its schema). lib/ops/linalg.ts has broadcast the batch dims and
 // flattened them: self is [bs, m, k], other [bo, k, n], out [b, m, n], where
 // bs and bo are b or 1 (1: the one matrix is used for every batch, a stride of
 // 0); a 2-d operand is one matrix (batch 1), so plain matrix products need no
@@ -8,10 +8,9 @@
 #pragma once
 #include <gpuext/extension.h>
 
-namespace gx::ops {
+#include "../ops.h"
 
-void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, const Tensor& out);
-void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const Tensor& out);
+namespace gx::ops {
 
 namespace linalg {
 

@@ -54,7 +54,7 @@ void gesvdj(cusolver::Handle h, const JacobiParams& params, bool full, int m, in
 
 }  // namespace
 
-void svd_colmajor_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v) {
+void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v) {
   constexpr const char* kWhat = "svd";
   const linalg::SvdShape sh = linalg::check_svd(a, full, s, u, v);
   if (sh.n == 0) return;

@@ -1,4 +1,4 @@
-// The SVD's entry points, in LAPACK's column-major terms (lib/ops/linalg.ts
+// The SVD (ops/op-list.js has its schema), in LAPACK's column-major terms (lib/ops/linalg.ts
 // orients the problem): `a` is a contiguous [n, m] tensor, i.e. the
 // column-major m x n matrix A with m >= n, and is overwritten. Results, also
 // column-major: s [n] descending, u [m, m] (full) or [n, m] (the first n
@@ -7,10 +7,9 @@
 #pragma once
 #include <gpuext/extension.h>
 
-namespace gx::ops {
+#include "../ops.h"
 
-void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
-void svd_colmajor_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
+namespace gx::ops {
 
 namespace linalg {
 

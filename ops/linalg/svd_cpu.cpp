@@ -41,9 +41,9 @@ void complete_basis(std::vector<double>& u, int64_t m, int64_t have, int64_t wan
 
 }  // namespace
 
-void svd_colmajor_cpu(const Tensor& a, bool full, const Tensor& s_out, const Tensor& u_out, const Tensor& v_out) {
+void svd_cpu(const Tensor& a, bool full, const Tensor& s_out, const Tensor& u_out, const Tensor& v_out) {
   const linalg::SvdShape sh = linalg::check_svd(a, full, s_out, u_out, v_out);
-  if (svd_colmajor_lapack(a, full, s_out, u_out, v_out)) return;
+  if (svd_lapack(a, full, s_out, u_out, v_out)) return;
   const int64_t m = sh.m, n = sh.n;
   with_storage_type(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

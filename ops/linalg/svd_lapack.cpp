@@ -55,7 +55,7 @@ bool gesdd(Fn fn, bool full, int64_t m64, int64_t n64, const Tensor& a, const Te
 
 }  // namespace
 
-bool svd_colmajor_lapack(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v) {
+bool svd_lapack(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v) {
   const linalg::SvdShape sh = linalg::check_svd(a, full, s, u, v);
   if (sh.n == 0 || sh.m > INT_MAX || sh.n > INT_MAX || (full ? sh.m * sh.m : sh.m * sh.n) > INT_MAX) return false;
   if (a.dtype() == kFloat64) {

@@ -4,8 +4,8 @@
 
 namespace gx::ops {
 
-// svd_colmajor_cpu's contract (svd.h) through LAPACK's ?gesdd; false, having
+// svd_cpu's contract (svd.h) through LAPACK's ?gesdd; false, having
 // written nothing the caller relies on, when no LAPACK is loaded or it fails.
-bool svd_colmajor_lapack(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
+bool svd_lapack(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 
 }  // namespace gx::ops

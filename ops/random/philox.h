@@ -87,13 +87,14 @@ template <typename T> GX_HD void box_muller(T u1, T u2, T& z0, T& z1) {
   z1 = r * sin(theta);
 }
 
-enum Kind : int64_t { kUniform = 0, kNormal = 1, kInteger = 2 };
+// Which draw a fill makes (each of rand, randn, randint picks one: random.h).
+enum Kind { kUniform, kNormal, kInteger };
 
 // Parameters of one fill (NOTE [ Random streams ]).
 struct Fill {
   uint64_t seed;
   uint64_t offset;
-  int64_t kind;
+  Kind kind;
   double a, b;         // uniform: [a, b); normal: mean a, std b
   int64_t lo, hi;      // integer: [lo, hi)
 };

@@ -14,11 +14,7 @@ __global__ void random_fill_kernel(T* out, int64_t n, random::Fill f) {
   }
 }
 
-}  // namespace
-
-void random_fill_cuda(const Tensor& out, int64_t seed, int64_t offset, int64_t kind, double a, double b, int64_t lo,
-                      int64_t hi) {
-  const random::Fill f = random::check_fill(out, seed, offset, kind, a, b, lo, hi);
+void fill_cuda(const Tensor& out, const random::Fill& f) {
   const int64_t n = out.numel();
   if (n == 0) return;
   with_storage_type(out.dtype(), [&](auto tag) {
@@ -32,5 +28,9 @@ void random_fill_cuda(const Tensor& out, int64_t seed, int64_t offset, int64_t k
     }
   });
 }
+
+}  // namespace
+
+GX_RANDOM_DEFINE_ENTRY_POINTS(cuda)
 
 }  // namespace gx::ops

@@ -3,9 +3,9 @@
 
 namespace gx::ops {
 
-void random_fill_cpu(const Tensor& out, int64_t seed, int64_t offset, int64_t kind, double a, double b, int64_t lo,
-                     int64_t hi) {
-  const random::Fill f = random::check_fill(out, seed, offset, kind, a, b, lo, hi);
+namespace {
+
+void fill_cpu(const Tensor& out, const random::Fill& f) {
   const int64_t n = out.numel();
   with_storage_type(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -15,5 +15,9 @@ void random_fill_cpu(const Tensor& out, int64_t seed, int64_t offset, int64_t ki
     }
   });
 }
+
+}  // namespace
+
+GX_RANDOM_DEFINE_ENTRY_POINTS(cpu)
 
 }  // namespace gx::ops

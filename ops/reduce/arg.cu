@@ -1,10 +1,11 @@
-// CUDA implementations of argmax and argmin (reducers.h).
+// CUDA implementations of argmax and argmin (reducers.h), the reductions of group arg in
+// ops/op-list.js (generated/op_lists.h).
 #include "cuda_reduce.cuh"
 #include "reduce.h"
 
 namespace gx::ops {
 
-GX_OPS_DEFINE_REDUCE_ONE(CudaReduce, cuda, argmax, ArgMaxReducer, kCNumeric | kCNoBool)
-GX_OPS_DEFINE_REDUCE_ONE(CudaReduce, cuda, argmin, ArgMinReducer, kCNumeric | kCNoBool)
+#define GX_OPS_REDUCE_CUDA(name, R, S) GX_OPS_DEFINE_REDUCE_ONE(CudaReduce, cuda, name, R, S)
+GX_OPS_REDUCE_ARG(GX_OPS_REDUCE_CUDA)
 
 }  // namespace gx::ops

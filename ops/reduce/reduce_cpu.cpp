@@ -4,7 +4,7 @@
 
 namespace gx::ops {
 
-#define GX_OPS_REDUCE_CPU(name, R, S, doc) GX_OPS_DEFINE_REDUCE_ONE(CpuReduce, cpu, name, R, S)
+#define GX_OPS_REDUCE_CPU(name, R, S) GX_OPS_DEFINE_REDUCE_ONE(CpuReduce, cpu, name, R, S)
 GX_OPS_REDUCE(GX_OPS_REDUCE_CPU)
 
 }  // namespace gx::ops

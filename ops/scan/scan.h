@@ -1,8 +1,7 @@
-// cumsum: the entry points (one per device; registered in register.cpp,
-// called by lib/ops/scan.ts).
+// cumsum (ops/op-list.js has its schema; lib/ops/scan.ts calls it).
 //
-//   cumsum(Tensor self, int dim, ScalarType dtype, Tensor out) -> ()
-//     out (self's shape) = the inclusive prefix sums of self along dim
+//   cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()
+//     out (self's shape) = the inclusive prefix sums of self along axis
 //     (NOTE [ Ops along one dimension ]), computed in dtype's compute type
 //     (NOTE [ Compute types ]: integers and bool in int64 with wraparound,
 //     float32/float16/bfloat16 in float, float64 in double; the CPU adds
@@ -12,11 +11,9 @@
 
 #include "../common/dim_iter.h"
 #include "../common/dispatch.h"
+#include "../ops.h"
 
 namespace gx::ops {
-
-void cumsum_cpu(const Tensor& self, int64_t dim, ScalarType dtype, const Tensor& out);
-void cumsum_cuda(const Tensor& self, int64_t dim, ScalarType dtype, const Tensor& out);
 
 template <typename A> GX_HD A scan_add(A a, A b) {
   if constexpr (std::is_integral_v<A>) return wrap_add(a, b);

@@ -1,14 +1,14 @@
-// softmax, log_softmax and logsumexp: the entry points (one per device; the
-// registration is register.cpp, the JS side lib/ops/softmax.ts and
-// lib/ops/statistics.ts) and the numerics both devices share.
+// softmax, log_softmax and logsumexp (ops/op-list.js has their schemas; the
+// JS side is lib/ops/softmax.ts and lib/ops/statistics.ts): the numerics both
+// devices share.
 //
-//   softmax(Tensor self, int dim, ScalarType dtype, Tensor out) -> ()
-//   log_softmax(Tensor self, int dim, ScalarType dtype, Tensor out) -> ()
-//     out (self's shape) = exp(x - max) / sum(exp(x - max)) along dim, or
+//   softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()
+//   log_softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()
+//     out (self's shape) = exp(x - max) / sum(exp(x - max)) along axis, or
 //     x - max - log(sum(exp(x - max))); `dtype` (floating) picks the compute
 //     type (NOTE [ Compute types ]). As torch: a line with NaN or +inf, or of
 //     only -inf, gives NaN; -inf elements give 0 (-inf for log_softmax).
-//   logsumexp(Tensor self, int[] dims, ScalarType dtype, Tensor out) -> ()
+//   logsumexp(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()
 //     a reduction (NOTE [ Reductions ]): max + log(sum(exp(x - max))) with
 //     torch's treatment of infinities: lines of -inf (and empty ones) give
 //     -inf, a +inf gives +inf, a NaN gives NaN. Integer inputs are read as
@@ -18,16 +18,10 @@
 
 #include "../common/dim_iter.h"
 #include "../common/dispatch.h"
+#include "../ops.h"
 
 namespace gx::ops {
 
-#define GX_SOFTMAX_DECLARE(dev)                                                                 \
-  void softmax_##dev(const Tensor& self, int64_t dim, ScalarType dtype, const Tensor& out);     \
-  void log_softmax_##dev(const Tensor& self, int64_t dim, ScalarType dtype, const Tensor& out); \
-  void logsumexp_##dev(const Tensor& self, IntArrayRef dims, ScalarType dtype, const Tensor& out);
-GX_SOFTMAX_DECLARE(cpu)
-GX_SOFTMAX_DECLARE(cuda)
-#undef GX_SOFTMAX_DECLARE
 
 // Checks shared by both devices' softmax entry points.
 inline DimIter softmax_iter(const Tensor& self, int64_t dim, ScalarType dtype, const Tensor& out) {

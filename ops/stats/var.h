@@ -1,10 +1,10 @@
-// var and std: the entry points (one per device; registered in register.cpp,
-// called by lib/ops/statistics.ts) and the reducer both devices run.
+// var and std (ops/op-list.js has their schemas; lib/ops/statistics.ts calls
+// them): the reducer both devices run.
 //
-//   variance(Tensor self, int[] dims, float correction, ScalarType dtype, Tensor out) -> ()  (var_cpu, var_cuda)
-//   std(Tensor self, int[] dims, float correction, ScalarType dtype, Tensor out) -> ()
+//   var(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()
+//   std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()
 //     a reduction (NOTE [ Reductions ]): sum((x - mean)^2) / max(0, N - correction)
-//     over dims (torch's `correction`: 1 is the unbiased estimate), and its
+//     over axis (torch's `correction`: 1 is the unbiased estimate), and its
 //     square root; `dtype` (floating) picks the compute type.
 //
 // NOTE [ Shifted Welford ]
@@ -20,15 +20,10 @@
 #include <gpuext/extension.h>
 
 #include "../common/dispatch.h"
+#include "../ops.h"
 
 namespace gx::ops {
 
-#define GX_VAR_DECLARE(dev)                                                                                  \
-  void var_##dev(const Tensor& self, IntArrayRef dims, double correction, ScalarType dtype, const Tensor& out); \
-  void std_##dev(const Tensor& self, IntArrayRef dims, double correction, ScalarType dtype, const Tensor& out);
-GX_VAR_DECLARE(cpu)
-GX_VAR_DECLARE(cuda)
-#undef GX_VAR_DECLARE
 
 template <typename A> struct WelfordAcc {
   A shift;  // K: the first element folded in

@@ -1,10 +1,10 @@
-// CUDA implementations of exp, log, log1p, sqrt, rsqrt, sin, cos (functors.h).
+// CUDA implementations of the unary ops of group float in ops/op-list.js (functors.h).
 #include "../common/cuda_loops.cuh"
 #include "unary.h"
 
 namespace gx::ops {
 
-#define GX_OPS_UNARY_CUDA(name, F, S, doc) GX_OPS_DEFINE_UNARY_ONE(CudaLoops, cuda, name, F, S)
+#define GX_OPS_UNARY_CUDA(name, F, S) GX_OPS_DEFINE_UNARY_ONE(CudaLoops, cuda, name, F, S)
 GX_OPS_UNARY_FLOAT(GX_OPS_UNARY_CUDA)
 
 }  // namespace gx::ops

@@ -1,10 +1,10 @@
-// CUDA implementations of neg, abs, sign, floor, ceil, round, relu (functors.h).
+// CUDA implementations of the unary ops of group keep in ops/op-list.js (functors.h).
 #include "../common/cuda_loops.cuh"
 #include "unary.h"
 
 namespace gx::ops {
 
-#define GX_OPS_UNARY_CUDA(name, F, S, doc) GX_OPS_DEFINE_UNARY_ONE(CudaLoops, cuda, name, F, S)
+#define GX_OPS_UNARY_CUDA(name, F, S) GX_OPS_DEFINE_UNARY_ONE(CudaLoops, cuda, name, F, S)
 GX_OPS_UNARY_KEEP(GX_OPS_UNARY_CUDA)
 
 }  // namespace gx::ops

@@ -4,7 +4,7 @@
 
 namespace gx::ops {
 
-#define GX_OPS_UNARY_CPU(name, F, S, doc) GX_OPS_DEFINE_UNARY_ONE(CpuLoops, cpu, name, F, S)
+#define GX_OPS_UNARY_CPU(name, F, S) GX_OPS_DEFINE_UNARY_ONE(CpuLoops, cpu, name, F, S)
 GX_OPS_UNARY(GX_OPS_UNARY_CPU)
 GX_OPS_DEFINE_SELECT(CpuLoops, cpu)
 

@@ -129,7 +129,7 @@ function randomBody(inp: RandomInput, ctx: Ctx): void {
   const keep = (v: unknown): void => { if (v instanceof gx.Tensor) made.push(v); };
   try {
     if ('error' in m) {
-      // randint's error for a bound beyond int64 names gx_ops::random_fill (issue 14 item 7).
+      // randint's error for a bound beyond int64 names gx_ops::randint (issue 14 item 7).
       judge(ctx, [fn], { kind: 'error', why: m.error }, () => draw(inp, ctx.device), keep);
       return;
     }
