@@ -1,7 +1,7 @@
 // dtypes on the TypeScript side: parsing names, inferring from typed arrays,
 // converting JS values to a dtype's storage, and fill bit patterns. The list
 // itself is generated from csrc/include/gpuext/dtype_list.h.
-import { DTYPE_INFO, DTYPES, STORAGE_ARRAY, type DType, type StorageArrayMap } from './generated/dtypes';
+import { DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, type DType, type IntegerDType, type StorageArrayMap } from './generated/dtypes';
 import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
 import { describeValue } from './shape';
 
@@ -52,13 +52,6 @@ export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
   return undefined;
 }
 
-const INT_RANGE: Partial<Record<DType, [bigint, bigint]>> = {
-  int8: [-128n, 127n],
-  int16: [-32768n, 32767n],
-  int32: [-2147483648n, 2147483647n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 255n],
-};
 
 /** An integer dtype's value of `v` (truncated toward zero, as torch does), range-checked. */
 function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
@@ -69,7 +62,7 @@ function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
     if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
     i = BigInt(Math.trunc(v));
   }
-  const range = INT_RANGE[dtype];
+  const range = dtype in INTEGER_RANGE ? INTEGER_RANGE[dtype as IntegerDType] : undefined;
   if (range && (i < range[0] || i > range[1])) {
     throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${range[0]}, ${range[1]}]`);
   }
@@ -121,7 +114,7 @@ export function toStorageArray<D extends DType>(
     return out as StorageArrayMap[D];
   }
   const out = new (Ctor as Int8ArrayConstructor)(n);
-  const range = INT_RANGE[dtype] as [bigint, bigint];
+  const range = INTEGER_RANGE[dtype as IntegerDType];
   const lo = Number(range[0]), hi = Number(range[1]);
   for (let i = 0; i < n; i++) {
     const v = asNumeric(values[i]);

@@ -23,54 +23,69 @@
 // Other ops give their whole schema; `devices` defaults to both (name_cpu, name_cuda).
 'use strict';
 
-const binary = (name, functor, computes, group, kind, doc, noBool) =>
-  ({ family: 'binary', name, functor, computes, group, kind, doc, noBool });
-const unary = (name, functor, computes, group, kind, doc) => ({ family: 'unary', name, functor, computes, group, kind, doc });
+// Elementwise entries: (name, functor, compute types, group, kind, doc, more), more being
+// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool }; `doc` is the
+// gx function's JSDoc and the schema's documentation.
+const binary = (name, functor, computes, group, kind, doc, more = {}) =>
+  ({ family: 'binary', name, functor, computes, group, kind, doc, ...more });
+const unary = (name, functor, computes, group, kind, doc, more = {}) =>
+  ({ family: 'unary', name, functor, computes, group, kind, doc, ...more });
 const reduce = (name, functor, computes, group, kind, doc) => ({ family: 'reduce', name, functor, computes, group, kind, doc });
 const op = (schema, doc, devices = ['cpu', 'cuda']) => ({ family: 'op', schema, doc, devices });
 
 module.exports = [
-  binary('add', 'AddOp', 'kCNumeric', 'arith', 'arith', 'Elementwise self + other, broadcasting.'),
-  binary('sub', 'SubOp', 'kCNumeric | kCNoBool', 'arith', 'arith', 'Elementwise self - other, broadcasting.',
-    '; for bool tensors use logicalXor'),
-  binary('mul', 'MulOp', 'kCNumeric', 'arith', 'arith', 'Elementwise self * other, broadcasting.'),
-  binary('div', 'DivOp', 'kCFloating', 'arith', 'div', 'Elementwise true division self / other, broadcasting.'),
-  binary('pow', 'PowOp', 'kCNumeric | kCNoBool', 'misc', 'arith', 'Elementwise self ** other, broadcasting.',
-    '; convert with .astype() first'),
-  binary('maximum', 'MaximumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise maximum (NaN propagates), broadcasting.'),
-  binary('minimum', 'MinimumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise minimum (NaN propagates), broadcasting.'),
+  binary('add', 'AddOp', 'kCNumeric', 'arith', 'arith',
+    'self + other, elementwise, with NumPy broadcasting and PyTorch\'s type promotion (gx.resultType); either side ' +
+    'may be a JS number.', { inplace: true, example: 'gx.add(a, b); gx.add(a, 1); gx.add(a, b, { out: c })' }),
+  binary('sub', 'SubOp', 'kCNumeric | kCNoBool', 'arith', 'arith', 'self - other (not for bool: see logicalXor).',
+    { inplace: true, example: 'gx.sub(1, x)', noBool: '; for bool tensors use logicalXor' }),
+  binary('mul', 'MulOp', 'kCNumeric', 'arith', 'arith', 'self * other.', { inplace: true, example: 'gx.mul(x, 2)' }),
+  binary('div', 'DivOp', 'kCFloating', 'arith', 'div', 'True division self / other: integer inputs give float32.',
+    { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]' }),
+  binary('pow', 'PowOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
+    'self ** other; integers to negative integer powers are refused.',
+    { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first' }),
+  binary('maximum', 'MaximumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise maximum; NaN propagates.',
+    { example: 'gx.maximum(x, 0)' }),
+  binary('minimum', 'MinimumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise minimum; NaN propagates.',
+    { example: 'gx.minimum(x, y)' }),
   binary('remainder', 'RemainderOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
-    'Python-style self % other (the divisor\'s sign).', '; convert with .astype() first'),
-  binary('eq', 'EqOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self == other -> bool.'),
-  binary('ne', 'NeOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self != other -> bool.'),
-  binary('lt', 'LtOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self < other -> bool.'),
-  binary('le', 'LeOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self <= other -> bool.'),
-  binary('gt', 'GtOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self > other -> bool.'),
-  binary('ge', 'GeOp', 'kCNumeric', 'compare', 'compare', 'Elementwise self >= other -> bool.'),
-  binary('logical_and', 'LogicalAndOp', 'kCBool', 'logical', 'logical', 'Elementwise logical and of nonzero -> bool.'),
-  binary('logical_or', 'LogicalOrOp', 'kCBool', 'logical', 'logical', 'Elementwise logical or of nonzero -> bool.'),
-  binary('logical_xor', 'LogicalXorOp', 'kCBool', 'logical', 'logical', 'Elementwise logical xor of nonzero -> bool.'),
+    'Python\'s % (the result has the divisor\'s sign), as torch.remainder.',
+    { inplace: true, example: 'gx.remainder(x, 3)', noBool: '; convert with .astype() first' }),
+  binary('eq', 'EqOp', 'kCNumeric', 'compare', 'compare', 'self == other, as a bool tensor.', { example: 'gx.eq(x, 0)' }),
+  binary('ne', 'NeOp', 'kCNumeric', 'compare', 'compare', 'self != other, as a bool tensor.'),
+  binary('lt', 'LtOp', 'kCNumeric', 'compare', 'compare', 'self < other, as a bool tensor.'),
+  binary('le', 'LeOp', 'kCNumeric', 'compare', 'compare', 'self <= other, as a bool tensor.'),
+  binary('gt', 'GtOp', 'kCNumeric', 'compare', 'compare', 'self > other, as a bool tensor.',
+    { example: 'gx.where(gx.gt(x, 0), x, 0)' }),
+  binary('ge', 'GeOp', 'kCNumeric', 'compare', 'compare', 'self >= other, as a bool tensor.'),
+  binary('logical_and', 'LogicalAndOp', 'kCBool', 'logical', 'logical', 'Logical and of "nonzero", as a bool tensor.'),
+  binary('logical_or', 'LogicalOrOp', 'kCBool', 'logical', 'logical', 'Logical or of "nonzero", as a bool tensor.'),
+  binary('logical_xor', 'LogicalXorOp', 'kCBool', 'logical', 'logical', 'Logical xor of "nonzero", as a bool tensor.'),
 
-  unary('exp', 'ExpOp', 'kCFloating', 'float', 'float', 'Elementwise e ** x.'),
-  unary('log', 'LogOp', 'kCFloating', 'float', 'float', 'Elementwise natural logarithm.'),
-  unary('log1p', 'Log1pOp', 'kCFloating', 'float', 'float', 'Elementwise log(1 + x), accurate near 0.'),
-  unary('sqrt', 'SqrtOp', 'kCFloating', 'float', 'float', 'Elementwise square root.'),
-  unary('rsqrt', 'RsqrtOp', 'kCFloating', 'float', 'float', 'Elementwise 1 / sqrt(x).'),
-  unary('sin', 'SinOp', 'kCFloating', 'float', 'float', 'Elementwise sine.'),
-  unary('cos', 'CosOp', 'kCFloating', 'float', 'float', 'Elementwise cosine.'),
-  unary('tanh', 'TanhOp', 'kCFloating', 'activation', 'float', 'Elementwise hyperbolic tangent.'),
-  unary('sigmoid', 'SigmoidOp', 'kCFloating', 'activation', 'float', 'Elementwise 1 / (1 + exp(-x)).'),
-  unary('gelu', 'GeluOp', 'kCFloating', 'activation', 'float', 'Elementwise GELU, the exact erf form.'),
+  unary('exp', 'ExpOp', 'kCFloating', 'float', 'float', 'e ** x (integer and bool inputs give float32).',
+    { inplace: true, example: 'gx.exp(x)' }),
+  unary('log', 'LogOp', 'kCFloating', 'float', 'float', 'Natural logarithm.', { inplace: true }),
+  unary('log1p', 'Log1pOp', 'kCFloating', 'float', 'float', 'log(1 + x), accurate near 0.', { inplace: true }),
+  unary('sqrt', 'SqrtOp', 'kCFloating', 'float', 'float', 'Square root.', { inplace: true }),
+  unary('rsqrt', 'RsqrtOp', 'kCFloating', 'float', 'float', '1 / sqrt(x).', { inplace: true }),
+  unary('sin', 'SinOp', 'kCFloating', 'float', 'float', 'Sine.', { inplace: true }),
+  unary('cos', 'CosOp', 'kCFloating', 'float', 'float', 'Cosine.', { inplace: true }),
+  unary('tanh', 'TanhOp', 'kCFloating', 'activation', 'float', 'Hyperbolic tangent.', { inplace: true }),
+  unary('sigmoid', 'SigmoidOp', 'kCFloating', 'activation', 'float', '1 / (1 + exp(-x)).', { inplace: true }),
+  unary('gelu', 'GeluOp', 'kCFloating', 'activation', 'float', 'GELU, the exact (erf) form of torch.nn.functional.gelu.'),
   unary('softplus', 'SoftplusOp', 'kCFloating', 'activation', 'float',
-    'Elementwise log(1 + exp(x)); x above 20 passes through.'),
-  unary('neg', 'NegOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise -x.'),
-  unary('abs', 'AbsOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise |x|.'),
-  unary('sign', 'SignOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise sign: -1, 0 or 1 (0 for NaN).'),
-  unary('floor', 'FloorOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise floor (integers unchanged).'),
-  unary('ceil', 'CeilOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise ceiling (integers unchanged).'),
+    'log(1 + exp(x)); x above 20 passes through (torch\'s threshold).'),
+  unary('neg', 'NegOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-x (keeps the dtype; not for bool).', { inplace: true }),
+  unary('abs', 'AbsOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '|x| (keeps the dtype; not for bool).', { inplace: true }),
+  unary('sign', 'SignOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-1, 0 or 1 by the sign of x; 0 for NaN.',
+    { inplace: true }),
+  unary('floor', 'FloorOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds down (integers unchanged).', { inplace: true }),
+  unary('ceil', 'CeilOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds up (integers unchanged).', { inplace: true }),
   unary('round', 'RoundOp', 'kCNumeric | kCNoBool', 'keep', 'keep',
-    'Elementwise rounding, half to even (integers unchanged).'),
-  unary('relu', 'ReluOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Elementwise max(x, 0) (NaN propagates).'),
+    'Rounds to the nearest integer, halves to even as torch.round (integers unchanged).', { inplace: true }),
+  unary('relu', 'ReluOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'max(x, 0); NaN propagates.',
+    { inplace: true, example: 'gx.relu(x)' }),
 
   op('where(Tensor condition, Tensor? self, Tensor? other, float self_scalar, int self_int, float other_scalar, ' +
     'int other_int, ScalarType dtype, Tensor out) -> ()',

@@ -7,6 +7,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { closestKey, editDistance } from '../lib/options';
+import { BINARY as BINARY_OPS, UNARY as UNARY_OPS } from '../lib/generated/ops';
 
 /** A call with a misspelled key, what the error names (the function), the key and the suggestion. */
 interface Case {
@@ -17,10 +18,10 @@ interface Case {
 }
 
 const x = (): gx.Tensor => gx.ones([2, 3]);
-const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
-  'logicalAnd', 'logicalOr', 'logicalXor'] as const;
-const UNARY = ['exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'gelu', 'softplus', 'neg', 'abs', 'sign',
-  'floor', 'ceil', 'round', 'relu'] as const;
+// The elementwise ops, as ops/op-list.js lists them (a new one is walked without an edit here).
+const BINARY = Object.keys(BINARY_OPS);
+const UNARY = Object.keys(UNARY_OPS);
+const INPLACE = [...Object.values(BINARY_OPS), ...Object.values(UNARY_OPS)].filter((s) => s.inplace);
 const REDUCE = ['sum', 'prod', 'mean', 'max', 'min', 'argmax', 'argmin'] as const;
 const STATS = ['logsumexp', 'var', 'std'] as const;
 
@@ -123,8 +124,7 @@ const NO_OPTIONS = new Set([
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
     'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
-    ...['add', 'sub', 'mul', 'div', 'pow', 'remainder'].map((n) => `${n}_`),
-    ...UNARY.filter((n) => n !== 'gelu' && n !== 'softplus').map((n) => `${n}_`), 'clamp_'].map((m) => `Tensor#${m}`),
+    ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 
 /** Every function reachable from `import * as gx`: exports, namespace members, and the methods of exported classes. */

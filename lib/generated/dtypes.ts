@@ -10,6 +10,23 @@ export const DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloa
 /** f = floating point, i = signed integer, u = unsigned integer, b = bool. */
 export type DTypeKind = 'f' | 'i' | 'u' | 'b';
 
+/** The floating-point dtypes. */
+export type FloatDType = 'float32' | 'float64' | 'float16' | 'bfloat16';
+/** The integer dtypes (signed and unsigned). */
+export type IntegerDType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint8';
+
+export const FLOAT_DTYPES: readonly FloatDType[] = ['float32', 'float64', 'float16', 'bfloat16'];
+export const INTEGER_DTYPES: readonly IntegerDType[] = ['int8', 'int16', 'int32', 'int64', 'uint8'];
+
+/** Each integer dtype's range, [min, max]. */
+export const INTEGER_RANGE: { readonly [K in IntegerDType]: readonly [bigint, bigint] } = {
+  int8: [-128n, 127n],
+  int16: [-32768n, 32767n],
+  int32: [-2147483648n, 2147483647n],
+  int64: [-9223372036854775808n, 9223372036854775807n],
+  uint8: [0n, 255n],
+};
+
 export interface DTypeInfo {
   readonly name: DType;
   readonly code: number;

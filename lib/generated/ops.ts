@@ -7,262 +7,262 @@ import { OpRef } from '../ops/library';
 import type { DType } from './dtypes';
 
 const OP_ADD = new OpRef('add');
-/** `add(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self + other, broadcasting. */
+/** `add(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. */
 function add(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ADD.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_ADD_SCALAR = new OpRef('add_scalar');
-/** `add_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self + other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `add_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function addScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ADD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_SUB = new OpRef('sub');
-/** `sub(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self - other, broadcasting. */
+/** `sub(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). */
 function sub(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SUB.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_SUB_SCALAR = new OpRef('sub_scalar');
-/** `sub_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self - other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `sub_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function subScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SUB_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_MUL = new OpRef('mul');
-/** `mul(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self * other, broadcasting. */
+/** `mul(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self * other. */
 function mul(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MUL.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_MUL_SCALAR = new OpRef('mul_scalar');
-/** `mul_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self * other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `mul_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self * other. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function mulScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MUL_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_DIV = new OpRef('div');
-/** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise true division self / other, broadcasting. */
+/** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. */
 function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_DIV.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_DIV_SCALAR = new OpRef('div_scalar');
-/** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise true division self / other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function divScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_DIV_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_POW = new OpRef('pow');
-/** `pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self ** other, broadcasting. */
+/** `pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. */
 function pow(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_POW.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_POW_SCALAR = new OpRef('pow_scalar');
-/** `pow_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self ** other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `pow_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function powScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_POW_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_MAXIMUM = new OpRef('maximum');
-/** `maximum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum (NaN propagates), broadcasting. */
+/** `maximum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. */
 function maximum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MAXIMUM.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_MAXIMUM_SCALAR = new OpRef('maximum_scalar');
-/** `maximum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum (NaN propagates), broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `maximum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function maximumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MAXIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_MINIMUM = new OpRef('minimum');
-/** `minimum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum (NaN propagates), broadcasting. */
+/** `minimum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. */
 function minimum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MINIMUM.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_MINIMUM_SCALAR = new OpRef('minimum_scalar');
-/** `minimum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum (NaN propagates), broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `minimum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function minimumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MINIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_REMAINDER = new OpRef('remainder');
-/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python-style self % other (the divisor's sign). */
+/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. */
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_REMAINDER.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
-/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python-style self % other (the divisor's sign). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_REMAINDER_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_EQ = new OpRef('eq');
-/** `eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self == other -> bool. */
+/** `eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. */
 function eq(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_EQ.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_EQ_SCALAR = new OpRef('eq_scalar');
-/** `eq_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self == other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `eq_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function eqScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_EQ_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_NE = new OpRef('ne');
-/** `ne(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self != other -> bool. */
+/** `ne(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. */
 function ne(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_NE.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_NE_SCALAR = new OpRef('ne_scalar');
-/** `ne_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self != other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `ne_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function neScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_NE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_LT = new OpRef('lt');
-/** `lt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self < other -> bool. */
+/** `lt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. */
 function lt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LT.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_LT_SCALAR = new OpRef('lt_scalar');
-/** `lt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self < other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `lt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function ltScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_LE = new OpRef('le');
-/** `le(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self <= other -> bool. */
+/** `le(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. */
 function le(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LE.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_LE_SCALAR = new OpRef('le_scalar');
-/** `le_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self <= other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `le_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function leScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_GT = new OpRef('gt');
-/** `gt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self > other -> bool. */
+/** `gt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. */
 function gt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_GT.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_GT_SCALAR = new OpRef('gt_scalar');
-/** `gt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self > other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `gt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function gtScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_GT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_GE = new OpRef('ge');
-/** `ge(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise self >= other -> bool. */
+/** `ge(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. */
 function ge(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_GE.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_GE_SCALAR = new OpRef('ge_scalar');
-/** `ge_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise self >= other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `ge_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function geScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_GE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_LOGICAL_AND = new OpRef('logical_and');
-/** `logical_and(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise logical and of nonzero -> bool. */
+/** `logical_and(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. */
 function logicalAnd(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_AND.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_LOGICAL_AND_SCALAR = new OpRef('logical_and_scalar');
-/** `logical_and_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise logical and of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `logical_and_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalAndScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_AND_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_LOGICAL_OR = new OpRef('logical_or');
-/** `logical_or(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise logical or of nonzero -> bool. */
+/** `logical_or(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. */
 function logicalOr(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_OR.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_LOGICAL_OR_SCALAR = new OpRef('logical_or_scalar');
-/** `logical_or_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise logical or of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `logical_or_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalOrScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_OR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_LOGICAL_XOR = new OpRef('logical_xor');
-/** `logical_xor(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise logical xor of nonzero -> bool. */
+/** `logical_xor(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. */
 function logicalXor(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_XOR.id(fn), a.self, a.other, a.dtype, a.out);
 }
 const OP_LOGICAL_XOR_SCALAR = new OpRef('logical_xor_scalar');
-/** `logical_xor_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise logical xor of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `logical_xor_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalXorScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGICAL_XOR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
 }
 const OP_EXP = new OpRef('exp');
-/** `exp(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise e ** x. */
+/** `exp(Tensor self, ScalarType dtype, Tensor out) -> ()`: e ** x (integer and bool inputs give float32). */
 function exp(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_EXP.id(fn), a.self, a.dtype, a.out);
 }
 const OP_LOG = new OpRef('log');
-/** `log(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise natural logarithm. */
+/** `log(Tensor self, ScalarType dtype, Tensor out) -> ()`: Natural logarithm. */
 function log(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOG.id(fn), a.self, a.dtype, a.out);
 }
 const OP_LOG1P = new OpRef('log1p');
-/** `log1p(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise log(1 + x), accurate near 0. */
+/** `log1p(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + x), accurate near 0. */
 function log1p(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOG1P.id(fn), a.self, a.dtype, a.out);
 }
 const OP_SQRT = new OpRef('sqrt');
-/** `sqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise square root. */
+/** `sqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: Square root. */
 function sqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SQRT.id(fn), a.self, a.dtype, a.out);
 }
 const OP_RSQRT = new OpRef('rsqrt');
-/** `rsqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise 1 / sqrt(x). */
+/** `rsqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / sqrt(x). */
 function rsqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_RSQRT.id(fn), a.self, a.dtype, a.out);
 }
 const OP_SIN = new OpRef('sin');
-/** `sin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise sine. */
+/** `sin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Sine. */
 function sin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SIN.id(fn), a.self, a.dtype, a.out);
 }
 const OP_COS = new OpRef('cos');
-/** `cos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise cosine. */
+/** `cos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Cosine. */
 function cos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_COS.id(fn), a.self, a.dtype, a.out);
 }
 const OP_TANH = new OpRef('tanh');
-/** `tanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise hyperbolic tangent. */
+/** `tanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic tangent. */
 function tanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_TANH.id(fn), a.self, a.dtype, a.out);
 }
 const OP_SIGMOID = new OpRef('sigmoid');
-/** `sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise 1 / (1 + exp(-x)). */
+/** `sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / (1 + exp(-x)). */
 function sigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SIGMOID.id(fn), a.self, a.dtype, a.out);
 }
 const OP_GELU = new OpRef('gelu');
-/** `gelu(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise GELU, the exact erf form. */
+/** `gelu(Tensor self, ScalarType dtype, Tensor out) -> ()`: GELU, the exact (erf) form of torch.nn.functional.gelu. */
 function gelu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_GELU.id(fn), a.self, a.dtype, a.out);
 }
 const OP_SOFTPLUS = new OpRef('softplus');
-/** `softplus(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise log(1 + exp(x)); x above 20 passes through. */
+/** `softplus(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + exp(x)); x above 20 passes through (torch's threshold). */
 function softplus(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SOFTPLUS.id(fn), a.self, a.dtype, a.out);
 }
 const OP_NEG = new OpRef('neg');
-/** `neg(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise -x. */
+/** `neg(Tensor self, ScalarType dtype, Tensor out) -> ()`: -x (keeps the dtype; not for bool). */
 function neg(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_NEG.id(fn), a.self, a.dtype, a.out);
 }
 const OP_ABS = new OpRef('abs');
-/** `abs(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise |x|. */
+/** `abs(Tensor self, ScalarType dtype, Tensor out) -> ()`: |x| (keeps the dtype; not for bool). */
 function abs(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ABS.id(fn), a.self, a.dtype, a.out);
 }
 const OP_SIGN = new OpRef('sign');
-/** `sign(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise sign: -1, 0 or 1 (0 for NaN). */
+/** `sign(Tensor self, ScalarType dtype, Tensor out) -> ()`: -1, 0 or 1 by the sign of x; 0 for NaN. */
 function sign(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SIGN.id(fn), a.self, a.dtype, a.out);
 }
 const OP_FLOOR = new OpRef('floor');
-/** `floor(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise floor (integers unchanged). */
+/** `floor(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds down (integers unchanged). */
 function floor(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_FLOOR.id(fn), a.self, a.dtype, a.out);
 }
 const OP_CEIL = new OpRef('ceil');
-/** `ceil(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise ceiling (integers unchanged). */
+/** `ceil(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds up (integers unchanged). */
 function ceil(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_CEIL.id(fn), a.self, a.dtype, a.out);
 }
 const OP_ROUND = new OpRef('round');
-/** `round(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise rounding, half to even (integers unchanged). */
+/** `round(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds to the nearest integer, halves to even as torch.round (integers unchanged). */
 function round(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ROUND.id(fn), a.self, a.dtype, a.out);
 }
 const OP_RELU = new OpRef('relu');
-/** `relu(Tensor self, ScalarType dtype, Tensor out) -> ()`: Elementwise max(x, 0) (NaN propagates). */
+/** `relu(Tensor self, ScalarType dtype, Tensor out) -> ()`: max(x, 0); NaN propagates. */
 function relu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_RELU.id(fn), a.self, a.dtype, a.out);
 }
@@ -475,26 +475,28 @@ export interface BinaryOp {
   readonly noBool?: string;
   readonly tensor: typeof add;
   readonly scalar: typeof addScalar;
+  /** Whether Tensor has the in-place method name_ too. */
+  readonly inplace: boolean;
 }
 
 export const BINARY = {
-  add: { name: 'add', kind: 'arith', tensor: add, scalar: addScalar },
-  sub: { name: 'sub', kind: 'arith', noBool: "; for bool tensors use logicalXor", tensor: sub, scalar: subScalar },
-  mul: { name: 'mul', kind: 'arith', tensor: mul, scalar: mulScalar },
-  div: { name: 'div', kind: 'div', tensor: div, scalar: divScalar },
-  pow: { name: 'pow', kind: 'arith', noBool: "; convert with .astype() first", tensor: pow, scalar: powScalar },
-  maximum: { name: 'maximum', kind: 'arith', tensor: maximum, scalar: maximumScalar },
-  minimum: { name: 'minimum', kind: 'arith', tensor: minimum, scalar: minimumScalar },
-  remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", tensor: remainder, scalar: remainderScalar },
-  eq: { name: 'eq', kind: 'compare', tensor: eq, scalar: eqScalar },
-  ne: { name: 'ne', kind: 'compare', tensor: ne, scalar: neScalar },
-  lt: { name: 'lt', kind: 'compare', tensor: lt, scalar: ltScalar },
-  le: { name: 'le', kind: 'compare', tensor: le, scalar: leScalar },
-  gt: { name: 'gt', kind: 'compare', tensor: gt, scalar: gtScalar },
-  ge: { name: 'ge', kind: 'compare', tensor: ge, scalar: geScalar },
-  logicalAnd: { name: 'logical_and', kind: 'logical', tensor: logicalAnd, scalar: logicalAndScalar },
-  logicalOr: { name: 'logical_or', kind: 'logical', tensor: logicalOr, scalar: logicalOrScalar },
-  logicalXor: { name: 'logical_xor', kind: 'logical', tensor: logicalXor, scalar: logicalXorScalar },
+  add: { name: 'add', kind: 'arith', tensor: add, scalar: addScalar, inplace: true },
+  sub: { name: 'sub', kind: 'arith', noBool: "; for bool tensors use logicalXor", tensor: sub, scalar: subScalar, inplace: true },
+  mul: { name: 'mul', kind: 'arith', tensor: mul, scalar: mulScalar, inplace: true },
+  div: { name: 'div', kind: 'div', tensor: div, scalar: divScalar, inplace: true },
+  pow: { name: 'pow', kind: 'arith', noBool: "; convert with .astype() first", tensor: pow, scalar: powScalar, inplace: true },
+  maximum: { name: 'maximum', kind: 'arith', tensor: maximum, scalar: maximumScalar, inplace: false },
+  minimum: { name: 'minimum', kind: 'arith', tensor: minimum, scalar: minimumScalar, inplace: false },
+  remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", tensor: remainder, scalar: remainderScalar, inplace: true },
+  eq: { name: 'eq', kind: 'compare', tensor: eq, scalar: eqScalar, inplace: false },
+  ne: { name: 'ne', kind: 'compare', tensor: ne, scalar: neScalar, inplace: false },
+  lt: { name: 'lt', kind: 'compare', tensor: lt, scalar: ltScalar, inplace: false },
+  le: { name: 'le', kind: 'compare', tensor: le, scalar: leScalar, inplace: false },
+  gt: { name: 'gt', kind: 'compare', tensor: gt, scalar: gtScalar, inplace: false },
+  ge: { name: 'ge', kind: 'compare', tensor: ge, scalar: geScalar, inplace: false },
+  logicalAnd: { name: 'logical_and', kind: 'logical', tensor: logicalAnd, scalar: logicalAndScalar, inplace: false },
+  logicalOr: { name: 'logical_or', kind: 'logical', tensor: logicalOr, scalar: logicalOrScalar, inplace: false },
+  logicalXor: { name: 'logical_xor', kind: 'logical', tensor: logicalXor, scalar: logicalXorScalar, inplace: false },
 } as const satisfies Readonly<Record<string, BinaryOp>>;
 
 /** How a unary op's result dtype is decided (ops/op-list.js). */
@@ -503,27 +505,29 @@ export interface UnaryOp {
   readonly name: string;
   readonly kind: UnaryKind;
   readonly call: typeof exp;
+  /** Whether Tensor has the in-place method name_ too. */
+  readonly inplace: boolean;
 }
 
 export const UNARY = {
-  exp: { name: 'exp', kind: 'float', call: exp },
-  log: { name: 'log', kind: 'float', call: log },
-  log1p: { name: 'log1p', kind: 'float', call: log1p },
-  sqrt: { name: 'sqrt', kind: 'float', call: sqrt },
-  rsqrt: { name: 'rsqrt', kind: 'float', call: rsqrt },
-  sin: { name: 'sin', kind: 'float', call: sin },
-  cos: { name: 'cos', kind: 'float', call: cos },
-  tanh: { name: 'tanh', kind: 'float', call: tanh },
-  sigmoid: { name: 'sigmoid', kind: 'float', call: sigmoid },
-  gelu: { name: 'gelu', kind: 'float', call: gelu },
-  softplus: { name: 'softplus', kind: 'float', call: softplus },
-  neg: { name: 'neg', kind: 'keep', call: neg },
-  abs: { name: 'abs', kind: 'keep', call: abs },
-  sign: { name: 'sign', kind: 'keep', call: sign },
-  floor: { name: 'floor', kind: 'keep', call: floor },
-  ceil: { name: 'ceil', kind: 'keep', call: ceil },
-  round: { name: 'round', kind: 'keep', call: round },
-  relu: { name: 'relu', kind: 'keep', call: relu },
+  exp: { name: 'exp', kind: 'float', call: exp, inplace: true },
+  log: { name: 'log', kind: 'float', call: log, inplace: true },
+  log1p: { name: 'log1p', kind: 'float', call: log1p, inplace: true },
+  sqrt: { name: 'sqrt', kind: 'float', call: sqrt, inplace: true },
+  rsqrt: { name: 'rsqrt', kind: 'float', call: rsqrt, inplace: true },
+  sin: { name: 'sin', kind: 'float', call: sin, inplace: true },
+  cos: { name: 'cos', kind: 'float', call: cos, inplace: true },
+  tanh: { name: 'tanh', kind: 'float', call: tanh, inplace: true },
+  sigmoid: { name: 'sigmoid', kind: 'float', call: sigmoid, inplace: true },
+  gelu: { name: 'gelu', kind: 'float', call: gelu, inplace: false },
+  softplus: { name: 'softplus', kind: 'float', call: softplus, inplace: false },
+  neg: { name: 'neg', kind: 'keep', call: neg, inplace: true },
+  abs: { name: 'abs', kind: 'keep', call: abs, inplace: true },
+  sign: { name: 'sign', kind: 'keep', call: sign, inplace: true },
+  floor: { name: 'floor', kind: 'keep', call: floor, inplace: true },
+  ceil: { name: 'ceil', kind: 'keep', call: ceil, inplace: true },
+  round: { name: 'round', kind: 'keep', call: round, inplace: true },
+  relu: { name: 'relu', kind: 'keep', call: relu, inplace: true },
 } as const satisfies Readonly<Record<string, UnaryOp>>;
 
 /** How a reduction's result dtype is decided (ops/op-list.js). */

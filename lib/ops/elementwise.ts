@@ -6,7 +6,7 @@
 // [ Calling convention of the built-in ops ] in ops/ops.h).
 import type { Device } from '../device';
 import { DEFAULT_FLOAT, parseDType } from '../dtype';
-import type { DType } from '../generated/dtypes';
+import { INTEGER_RANGE, type DType, type IntegerDType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { Tensor } from '../tensor';
 import {
@@ -17,13 +17,6 @@ import { isFloating, isIntegral, resultType, type ScalarOperand } from './promot
 
 // --- scalars ------------------------------------------------------------------
 
-const INT_RANGE: Partial<Record<DType, readonly [bigint, bigint]>> = {
-  int8: [-128n, 127n],
-  int16: [-32768n, 32767n],
-  int32: [-2147483648n, 2147483647n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 255n],
-};
 
 /**
  * A JS scalar as the two schema arguments the kernels take: its value as a
@@ -35,7 +28,7 @@ function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boo
   if (!isIntegral(common) && common !== 'bool') return [Number(v), 0];
   if (typeof v === 'number' && !Number.isInteger(v)) return [v, 0]; // logical ops only: read as nonzero
   const i = typeof v === 'bigint' ? v : BigInt(v);
-  const range = INT_RANGE[common] ?? INT_RANGE.int64;
+  const range = INTEGER_RANGE[common as IntegerDType] ?? INTEGER_RANGE.int64;
   if (range !== undefined && (i < range[0] || i > range[1])) {
     if (checkRange) {
       throw new RangeError(`${fn}: the number ${String(v)} is out of range for ${common}, the dtype this op computes in; ` +
@@ -93,6 +86,17 @@ export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, o
     spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
 }
 
+type AnyBinary = (self: unknown, other: unknown, opts?: unknown) => Tensor;
+
+/** @internal The gx function of a binary op (lib/generated/elementwise.ts gives each its type). */
+export function binaryFunction(name: BinaryName): AnyBinary {
+  const spec = BINARY[name];
+  const fn = `gx.${name}`;
+  const f: AnyBinary = (a, b, opts) => binaryOp(spec, a, b, fn, opts);
+  Object.defineProperty(f, 'name', { value: name });
+  return f;
+}
+
 // --- unary ops ----------------------------------------------------------------
 
 /** The unary ops by gx name, each with its dtype rule (ops/op-list.js): float (integer and bool inputs give float32) or keep. */
@@ -114,6 +118,17 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
   }
   return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
     (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn) }));
+}
+
+type AnyUnary = (x: unknown, opts?: unknown) => Tensor;
+
+/** @internal The gx function of a unary op (lib/generated/elementwise.ts gives each its type). */
+export function unaryFunction(name: UnaryName): AnyUnary {
+  const spec = UNARY[name];
+  const fn = `gx.${name}`;
+  const f: AnyUnary = (x, opts) => unaryOp(spec, x, fn, opts);
+  Object.defineProperty(f, 'name', { value: name });
+  return f;
 }
 
 // --- where, clamp, astype -----------------------------------------------------

@@ -1,17 +1,11 @@
 // The built-in ops as gx functions (gx.add, gx.sum, ...). Tensor methods for
 // the same ops are in methods.ts. Each runs on the device of its inputs, CPU
 // or CUDA; results are new tensors unless `{ out }` names one.
-import {
-  astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp, whereOp, type BinaryName, type UnaryName,
-} from './elementwise';
+import { astypeOp, clampOp, whereOp } from './elementwise';
 import { REDUCE, reduceOp } from './reduction';
-import type {
-  ArgReduceFn, BinaryFn, ClampFn, CompareFn, DivFn, ExtremumFn, MeanFn, SumFn, UnaryFloatFn, UnaryKeepFn, WhereFn,
-} from './types';
+import type { ArgReduceFn, ClampFn, ExtremumFn, MeanFn, SumFn, WhereFn } from './types';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
-import type { OutOptions } from './common';
-import type { Operand } from './promotion';
 import './methods';
 
 export { resultType, promoteTypes, canCast, type Operand, type ScalarOperand } from './promotion';
@@ -22,102 +16,8 @@ export type {
   WhereFn, ClampFn, SumFn, MeanFn, ExtremumFn, ArgReduceFn,
 } from './types';
 
-type AnyBinary = (self: Operand, other: Operand, opts?: OutOptions) => Tensor;
-type AnyUnary = (x: Tensor, opts?: OutOptions) => Tensor;
-
-function binary(name: BinaryName): AnyBinary {
-  const fn = `gx.${name}`;
-  const f: AnyBinary = (a, b, opts) => binaryOp(BINARY[name], a, b, fn, opts);
-  Object.defineProperty(f, 'name', { value: name });
-  return f;
-}
-
-function unary(name: UnaryName): AnyUnary {
-  const fn = `gx.${name}`;
-  const f: AnyUnary = (x, opts) => unaryOp(UNARY[name], x, fn, opts);
-  Object.defineProperty(f, 'name', { value: name });
-  return f;
-}
-
-// --- binary -------------------------------------------------------------------
-
-/**
- * self + other, elementwise, with NumPy broadcasting and PyTorch's type
- * promotion (gx.resultType); either side may be a JS number.
- * @example gx.add(a, b); gx.add(a, 1); gx.add(a, b, { out: c })
- */
-export const add = binary('add') as BinaryFn;
-/** self - other (not for bool: see logicalXor). @example gx.sub(1, x) */
-export const sub = binary('sub') as BinaryFn;
-/** self * other. @example gx.mul(x, 2) */
-export const mul = binary('mul') as BinaryFn;
-/** True division self / other: integer inputs give float32. @example gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5] */
-export const div = binary('div') as DivFn;
-/** self ** other; integers to negative integer powers are refused. @example gx.pow(x, 2) */
-export const pow = binary('pow') as BinaryFn;
-/** Elementwise maximum; NaN propagates. @example gx.maximum(x, 0) */
-export const maximum = binary('maximum') as BinaryFn;
-/** Elementwise minimum; NaN propagates. @example gx.minimum(x, y) */
-export const minimum = binary('minimum') as BinaryFn;
-/** Python's % (the result has the divisor's sign), as torch.remainder. @example gx.remainder(x, 3) */
-export const remainder = binary('remainder') as BinaryFn;
-/** self == other, as a bool tensor. @example gx.eq(x, 0) */
-export const eq = binary('eq') as CompareFn;
-/** self != other, as a bool tensor. */
-export const ne = binary('ne') as CompareFn;
-/** self < other, as a bool tensor. */
-export const lt = binary('lt') as CompareFn;
-/** self <= other, as a bool tensor. */
-export const le = binary('le') as CompareFn;
-/** self > other, as a bool tensor. @example gx.where(gx.gt(x, 0), x, 0) */
-export const gt = binary('gt') as CompareFn;
-/** self >= other, as a bool tensor. */
-export const ge = binary('ge') as CompareFn;
-/** Logical and of "nonzero", as a bool tensor. */
-export const logicalAnd = binary('logicalAnd') as CompareFn;
-/** Logical or of "nonzero", as a bool tensor. */
-export const logicalOr = binary('logicalOr') as CompareFn;
-/** Logical xor of "nonzero", as a bool tensor. */
-export const logicalXor = binary('logicalXor') as CompareFn;
-
-// --- unary --------------------------------------------------------------------
-
-/** e ** x (integer and bool inputs give float32). @example gx.exp(x) */
-export const exp = unary('exp') as UnaryFloatFn;
-/** Natural logarithm. */
-export const log = unary('log') as UnaryFloatFn;
-/** log(1 + x), accurate near 0. */
-export const log1p = unary('log1p') as UnaryFloatFn;
-/** Square root. */
-export const sqrt = unary('sqrt') as UnaryFloatFn;
-/** 1 / sqrt(x). */
-export const rsqrt = unary('rsqrt') as UnaryFloatFn;
-/** Sine. */
-export const sin = unary('sin') as UnaryFloatFn;
-/** Cosine. */
-export const cos = unary('cos') as UnaryFloatFn;
-/** Hyperbolic tangent. */
-export const tanh = unary('tanh') as UnaryFloatFn;
-/** 1 / (1 + exp(-x)). */
-export const sigmoid = unary('sigmoid') as UnaryFloatFn;
-/** GELU, the exact (erf) form of torch.nn.functional.gelu. */
-export const gelu = unary('gelu') as UnaryFloatFn;
-/** log(1 + exp(x)); x above 20 passes through (torch's threshold). */
-export const softplus = unary('softplus') as UnaryFloatFn;
-/** -x (keeps the dtype; not for bool). */
-export const neg = unary('neg') as UnaryKeepFn;
-/** |x| (keeps the dtype; not for bool). */
-export const abs = unary('abs') as UnaryKeepFn;
-/** -1, 0 or 1 by the sign of x; 0 for NaN. */
-export const sign = unary('sign') as UnaryKeepFn;
-/** Rounds down (integers unchanged). */
-export const floor = unary('floor') as UnaryKeepFn;
-/** Rounds up (integers unchanged). */
-export const ceil = unary('ceil') as UnaryKeepFn;
-/** Rounds to the nearest integer, halves to even as torch.round (integers unchanged). */
-export const round = unary('round') as UnaryKeepFn;
-/** max(x, 0); NaN propagates. @example gx.relu(x) */
-export const relu = unary('relu') as UnaryKeepFn;
+// The elementwise ops (gx.add ... gx.relu) are generated from ops/op-list.js.
+export * from '../generated/elementwise';
 
 // --- where, clamp, astype -------------------------------------------------------
 

@@ -11,7 +11,7 @@
 // through a system BLAS when one is installed, else a built-in kernel
 // (gx.backends() says which), and is the reference.
 import { allocate, tensor } from '../creation';
-import type { DType } from '../generated/dtypes';
+import { FLOAT_DTYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { Tensor } from '../tensor';
@@ -23,7 +23,8 @@ import { overlapsInputs } from './overlap';
 import { REDUCE, reduceOp } from './reduction';
 
 
-const MATMUL_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
+/** matmul takes the floating dtypes. */
+const MATMUL_DTYPES: readonly DType[] = FLOAT_DTYPES;
 
 /** 'highest': float32 matmuls in full float32; 'high': TF32 tensor cores (10-bit mantissa inputs), like torch. */
 export type MatmulPrecision = 'highest' | 'high';

@@ -10,7 +10,7 @@ import { allocate, CREATION_FORM } from '../creation';
 import { checkDevice } from '../cuda';
 import { parseDevice, type DeviceLike } from '../device';
 import { parseDType } from '../dtype';
-import type { DType } from '../generated/dtypes';
+import { FLOAT_DTYPES, INTEGER_RANGE, type DType, type IntegerDType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import type { NativeTensor } from '../native';
 import { checkOptions, optionKeys } from '../options';
@@ -83,8 +83,6 @@ export interface RandnOptions<D extends DType = DType> extends RandomOptions<D> 
 const RANDOM_KEYS = optionKeys<RandomOptions>({ dtype: true, device: true, generator: true });
 const RANDN_KEYS = optionKeys<RandnOptions>({ dtype: true, device: true, generator: true, mean: true, std: true });
 
-const FLOATING: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
-
 /** The draw one fill makes: its op and its parameters (the seed, offset and out come from fill). */
 type Draw = (fn: string, out: NativeTensor, seed: bigint, offset: number) => void;
 
@@ -96,8 +94,8 @@ function fill<D extends DType>(fn: string, shape: unknown, opts: RandomOptions |
   const device = parseDevice(opts?.device, fn);
   checkDevice(device, fn);
   const dtype = opts?.dtype === undefined ? defaultDType : parseDType(opts.dtype, fn);
-  if (floating && !FLOATING.includes(dtype)) {
-    throw new TypeError(`${fn}: dtype ${dtype} is not supported; expected a floating dtype (${FLOATING.join(', ')})`);
+  if (floating && !(FLOAT_DTYPES as readonly DType[]).includes(dtype)) {
+    throw new TypeError(`${fn}: dtype ${dtype} is not supported; expected a floating dtype (${FLOAT_DTYPES.join(', ')})`);
   }
   if (!floating && dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; expected a numeric dtype`);
   const gen = opts?.generator ?? defaultGenerator;
@@ -149,11 +147,6 @@ function toInt(v: unknown, fn: string, name: string): bigint {
   throw new TypeError(`${fn}: ${name} must be an integer (a safe-integer number or a bigint), got ${String(v)}`);
 }
 
-/** Integer dtypes' ranges, for randint's bounds. */
-const INT_BOUNDS: Partial<Record<DType, readonly [bigint, bigint]>> = {
-  int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 255n],
-};
 
 /**
  * Integers uniform in [low, high) (int64 unless dtype says otherwise), like torch.randint.
@@ -166,7 +159,7 @@ export function randint<D extends DType = 'int64'>(low: number | bigint, high: n
   const hi = toInt(high, fn, 'high');
   if (!(lo < hi)) throw new RangeError(`${fn}: the range [${lo}, ${hi}) is empty; expected low < high`);
   const dtype = opts?.dtype === undefined ? 'int64' : parseDType(opts.dtype, fn);
-  const bounds = INT_BOUNDS[dtype];
+  const bounds = dtype in INTEGER_RANGE ? INTEGER_RANGE[dtype as IntegerDType] : undefined;
   if (bounds !== undefined && (lo < bounds[0] || hi - 1n > bounds[1])) {
     throw new RangeError(`${fn}: [${lo}, ${hi}) does not fit in ${dtype} (${bounds[0]}..${bounds[1]})`);
   }

@@ -2,14 +2,13 @@
 // operand types allow. Where the result dtype depends on values TypeScript
 // does not see (a JS number being 2 or 2.5, a tensor being 0-d), the general
 // overload returns Tensor (any dtype).
-import type { DType } from '../generated/dtypes';
+import type { DType, FloatDType, IntegerDType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import type { OutOptions } from './common';
 import type { Operand, ScalarOperand } from './promotion';
 import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduction';
 
-export type FloatDType = 'float32' | 'float64' | 'float16' | 'bfloat16';
-export type IntegerDType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint8';
+export type { FloatDType, IntegerDType };
 
 /** A float op's result dtype: floating inputs keep theirs, integer and bool ones give float32. */
 export type FloatResult<D extends DType> = D extends FloatDType ? D : 'float32';

@@ -11,160 +11,160 @@
 
 GX_LIBRARY(gx_ops, m) {
   m.def("add(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self + other, broadcasting.")
+        "self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number.")
       .impl(gx::kCPU, gx::ops::add_cpu) GX_OPS_CUDA_IMPL(gx::ops::add_cuda);
   m.def("add_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self + other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::add_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::add_scalar_cuda);
   m.def("sub(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self - other, broadcasting.")
+        "self - other (not for bool: see logicalXor).")
       .impl(gx::kCPU, gx::ops::sub_cpu) GX_OPS_CUDA_IMPL(gx::ops::sub_cuda);
   m.def("sub_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self - other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self - other (not for bool: see logicalXor). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::sub_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::sub_scalar_cuda);
   m.def("mul(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self * other, broadcasting.")
+        "self * other.")
       .impl(gx::kCPU, gx::ops::mul_cpu) GX_OPS_CUDA_IMPL(gx::ops::mul_cuda);
   m.def("mul_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self * other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self * other. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::mul_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::mul_scalar_cuda);
   m.def("div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise true division self / other, broadcasting.")
+        "True division self / other: integer inputs give float32.")
       .impl(gx::kCPU, gx::ops::div_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_cuda);
   m.def("div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise true division self / other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::div_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_scalar_cuda);
   m.def("pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self ** other, broadcasting.")
+        "self ** other; integers to negative integer powers are refused.")
       .impl(gx::kCPU, gx::ops::pow_cpu) GX_OPS_CUDA_IMPL(gx::ops::pow_cuda);
   m.def("pow_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self ** other, broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self ** other; integers to negative integer powers are refused. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::pow_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::pow_scalar_cuda);
   m.def("maximum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise maximum (NaN propagates), broadcasting.")
+        "Elementwise maximum; NaN propagates.")
       .impl(gx::kCPU, gx::ops::maximum_cpu) GX_OPS_CUDA_IMPL(gx::ops::maximum_cuda);
   m.def("maximum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise maximum (NaN propagates), broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Elementwise maximum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::maximum_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::maximum_scalar_cuda);
   m.def("minimum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise minimum (NaN propagates), broadcasting.")
+        "Elementwise minimum; NaN propagates.")
       .impl(gx::kCPU, gx::ops::minimum_cpu) GX_OPS_CUDA_IMPL(gx::ops::minimum_cuda);
   m.def("minimum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise minimum (NaN propagates), broadcasting. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Elementwise minimum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::minimum_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::minimum_scalar_cuda);
   m.def("remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Python-style self % other (the divisor's sign).")
+        "Python's % (the result has the divisor's sign), as torch.remainder.")
       .impl(gx::kCPU, gx::ops::remainder_cpu) GX_OPS_CUDA_IMPL(gx::ops::remainder_cuda);
   m.def("remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Python-style self % other (the divisor's sign). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::remainder_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::remainder_scalar_cuda);
   m.def("eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self == other -> bool.")
+        "self == other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::eq_cpu) GX_OPS_CUDA_IMPL(gx::ops::eq_cuda);
   m.def("eq_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self == other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self == other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::eq_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::eq_scalar_cuda);
   m.def("ne(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self != other -> bool.")
+        "self != other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::ne_cpu) GX_OPS_CUDA_IMPL(gx::ops::ne_cuda);
   m.def("ne_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self != other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self != other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::ne_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::ne_scalar_cuda);
   m.def("lt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self < other -> bool.")
+        "self < other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::lt_cpu) GX_OPS_CUDA_IMPL(gx::ops::lt_cuda);
   m.def("lt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self < other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self < other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::lt_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::lt_scalar_cuda);
   m.def("le(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self <= other -> bool.")
+        "self <= other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::le_cpu) GX_OPS_CUDA_IMPL(gx::ops::le_cuda);
   m.def("le_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self <= other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self <= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::le_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::le_scalar_cuda);
   m.def("gt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self > other -> bool.")
+        "self > other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::gt_cpu) GX_OPS_CUDA_IMPL(gx::ops::gt_cuda);
   m.def("gt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self > other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self > other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::gt_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::gt_scalar_cuda);
   m.def("ge(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self >= other -> bool.")
+        "self >= other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::ge_cpu) GX_OPS_CUDA_IMPL(gx::ops::ge_cuda);
   m.def("ge_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise self >= other -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "self >= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::ge_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::ge_scalar_cuda);
   m.def("logical_and(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical and of nonzero -> bool.")
+        "Logical and of \"nonzero\", as a bool tensor.")
       .impl(gx::kCPU, gx::ops::logical_and_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_and_cuda);
   m.def("logical_and_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical and of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Logical and of \"nonzero\", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::logical_and_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_and_scalar_cuda);
   m.def("logical_or(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical or of nonzero -> bool.")
+        "Logical or of \"nonzero\", as a bool tensor.")
       .impl(gx::kCPU, gx::ops::logical_or_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_or_cuda);
   m.def("logical_or_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical or of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Logical or of \"nonzero\", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::logical_or_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_or_scalar_cuda);
   m.def("logical_xor(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical xor of nonzero -> bool.")
+        "Logical xor of \"nonzero\", as a bool tensor.")
       .impl(gx::kCPU, gx::ops::logical_xor_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_xor_cuda);
   m.def("logical_xor_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise logical xor of nonzero -> bool. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Logical xor of \"nonzero\", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::logical_xor_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::logical_xor_scalar_cuda);
   m.def("exp(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise e ** x.")
+        "e ** x (integer and bool inputs give float32).")
       .impl(gx::kCPU, gx::ops::exp_cpu) GX_OPS_CUDA_IMPL(gx::ops::exp_cuda);
   m.def("log(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise natural logarithm.")
+        "Natural logarithm.")
       .impl(gx::kCPU, gx::ops::log_cpu) GX_OPS_CUDA_IMPL(gx::ops::log_cuda);
   m.def("log1p(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise log(1 + x), accurate near 0.")
+        "log(1 + x), accurate near 0.")
       .impl(gx::kCPU, gx::ops::log1p_cpu) GX_OPS_CUDA_IMPL(gx::ops::log1p_cuda);
   m.def("sqrt(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise square root.")
+        "Square root.")
       .impl(gx::kCPU, gx::ops::sqrt_cpu) GX_OPS_CUDA_IMPL(gx::ops::sqrt_cuda);
   m.def("rsqrt(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise 1 / sqrt(x).")
+        "1 / sqrt(x).")
       .impl(gx::kCPU, gx::ops::rsqrt_cpu) GX_OPS_CUDA_IMPL(gx::ops::rsqrt_cuda);
   m.def("sin(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise sine.")
+        "Sine.")
       .impl(gx::kCPU, gx::ops::sin_cpu) GX_OPS_CUDA_IMPL(gx::ops::sin_cuda);
   m.def("cos(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise cosine.")
+        "Cosine.")
       .impl(gx::kCPU, gx::ops::cos_cpu) GX_OPS_CUDA_IMPL(gx::ops::cos_cuda);
   m.def("tanh(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise hyperbolic tangent.")
+        "Hyperbolic tangent.")
       .impl(gx::kCPU, gx::ops::tanh_cpu) GX_OPS_CUDA_IMPL(gx::ops::tanh_cuda);
   m.def("sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise 1 / (1 + exp(-x)).")
+        "1 / (1 + exp(-x)).")
       .impl(gx::kCPU, gx::ops::sigmoid_cpu) GX_OPS_CUDA_IMPL(gx::ops::sigmoid_cuda);
   m.def("gelu(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise GELU, the exact erf form.")
+        "GELU, the exact (erf) form of torch.nn.functional.gelu.")
       .impl(gx::kCPU, gx::ops::gelu_cpu) GX_OPS_CUDA_IMPL(gx::ops::gelu_cuda);
   m.def("softplus(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise log(1 + exp(x)); x above 20 passes through.")
+        "log(1 + exp(x)); x above 20 passes through (torch's threshold).")
       .impl(gx::kCPU, gx::ops::softplus_cpu) GX_OPS_CUDA_IMPL(gx::ops::softplus_cuda);
   m.def("neg(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise -x.")
+        "-x (keeps the dtype; not for bool).")
       .impl(gx::kCPU, gx::ops::neg_cpu) GX_OPS_CUDA_IMPL(gx::ops::neg_cuda);
   m.def("abs(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise |x|.")
+        "|x| (keeps the dtype; not for bool).")
       .impl(gx::kCPU, gx::ops::abs_cpu) GX_OPS_CUDA_IMPL(gx::ops::abs_cuda);
   m.def("sign(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise sign: -1, 0 or 1 (0 for NaN).")
+        "-1, 0 or 1 by the sign of x; 0 for NaN.")
       .impl(gx::kCPU, gx::ops::sign_cpu) GX_OPS_CUDA_IMPL(gx::ops::sign_cuda);
   m.def("floor(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise floor (integers unchanged).")
+        "Rounds down (integers unchanged).")
       .impl(gx::kCPU, gx::ops::floor_cpu) GX_OPS_CUDA_IMPL(gx::ops::floor_cuda);
   m.def("ceil(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise ceiling (integers unchanged).")
+        "Rounds up (integers unchanged).")
       .impl(gx::kCPU, gx::ops::ceil_cpu) GX_OPS_CUDA_IMPL(gx::ops::ceil_cuda);
   m.def("round(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise rounding, half to even (integers unchanged).")
+        "Rounds to the nearest integer, halves to even as torch.round (integers unchanged).")
       .impl(gx::kCPU, gx::ops::round_cpu) GX_OPS_CUDA_IMPL(gx::ops::round_cuda);
   m.def("relu(Tensor self, ScalarType dtype, Tensor out) -> ()",
-        "Elementwise max(x, 0) (NaN propagates).")
+        "max(x, 0); NaN propagates.")
       .impl(gx::kCPU, gx::ops::relu_cpu) GX_OPS_CUDA_IMPL(gx::ops::relu_cuda);
   m.def("where(Tensor condition, Tensor? self, Tensor? other, float self_scalar, int self_int, float other_scalar, int other_int, ScalarType dtype, Tensor out) -> ()",
         "Elementwise condition ? self : other, broadcasting; an absent self/other is the scalar beside it.")

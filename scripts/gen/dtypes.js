@@ -32,6 +32,25 @@ function render(rows) {
   lines.push("/** f = floating point, i = signed integer, u = unsigned integer, b = bool. */");
   lines.push("export type DTypeKind = 'f' | 'i' | 'u' | 'b';");
   lines.push('');
+  const floats = rows.filter((r) => r.kind === 'f');
+  const ints = rows.filter((r) => r.kind === 'i' || r.kind === 'u');
+  lines.push('/** The floating-point dtypes. */');
+  lines.push(`export type FloatDType = ${floats.map((r) => `'${r.name}'`).join(' | ')};`);
+  lines.push('/** The integer dtypes (signed and unsigned). */');
+  lines.push(`export type IntegerDType = ${ints.map((r) => `'${r.name}'`).join(' | ')};`);
+  lines.push('');
+  lines.push(`export const FLOAT_DTYPES: readonly FloatDType[] = [${floats.map((r) => `'${r.name}'`).join(', ')}];`);
+  lines.push(`export const INTEGER_DTYPES: readonly IntegerDType[] = [${ints.map((r) => `'${r.name}'`).join(', ')}];`);
+  lines.push('');
+  lines.push('/** Each integer dtype\'s range, [min, max]. */');
+  lines.push('export const INTEGER_RANGE: { readonly [K in IntegerDType]: readonly [bigint, bigint] } = {');
+  for (const r of ints) {
+    const bits = BigInt(r.itemsize * 8);
+    const [lo, hi] = r.kind === 'u' ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n];
+    lines.push(`  ${r.name}: [${lo}n, ${hi}n],`);
+  }
+  lines.push('};');
+  lines.push('');
   lines.push('export interface DTypeInfo {');
   lines.push('  readonly name: DType;');
   lines.push('  readonly code: number;');

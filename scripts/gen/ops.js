@@ -146,11 +146,11 @@ function tsOps(list, all) {
   lines.push(
     `/** How a binary op's result dtype is decided (ops/op-list.js). */`, `export type BinaryKind = ${kinds('binary')};`,
     'export interface BinaryOp {', '  readonly name: string;', '  readonly kind: BinaryKind;', '  /** Set when bool operands are an error: the hint that ends the message. */', '  readonly noBool?: string;',
-    '  readonly tensor: typeof add;', '  readonly scalar: typeof addScalar;', '}', '',
-    ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)} }`),
+    '  readonly tensor: typeof add;', '  readonly scalar: typeof addScalar;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
+    ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)}, inplace: ${e.inplace === true} }`),
     `/** How a unary op's result dtype is decided (ops/op-list.js). */`, `export type UnaryKind = ${kinds('unary')};`,
-    'export interface UnaryOp {', '  readonly name: string;', '  readonly kind: UnaryKind;', '  readonly call: typeof exp;', '}', '',
-    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
+    'export interface UnaryOp {', '  readonly name: string;', '  readonly kind: UnaryKind;', '  readonly call: typeof exp;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
+    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)}, inplace: ${e.inplace === true} }`),
     `/** How a reduction's result dtype is decided (ops/op-list.js). */`, `export type ReduceKind = ${kinds('reduce')};`,
     'export interface ReduceOp {', '  readonly name: string;', '  readonly kind: ReduceKind;', '  readonly call: typeof sum;', '}', '',
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
@@ -169,6 +169,64 @@ function registrations() {
   return schemas(readList()).map((s) => ({ name: s.name, schema: s.schema, devices: s.devices }));
 }
 
+// --- the elementwise ops' gx functions and Tensor methods -------------------------
+
+// Each kind's TypeScript face: the gx function's type (lib/ops/types.ts) and the
+// method's overloads (`N` is the method name, `G` the gx function's).
+const FACES = {
+  arith: { fn: 'BinaryFn', method: (N, G, doc) => [
+    `/** ${doc} (${G}) */`,
+    `${N}(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;`,
+    `${N}(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;`,
+    `${N}(other: Operand, opts?: OutOptions): Tensor;`] },
+  div: { fn: 'DivFn', method: (N, G, doc) => [
+    `/** ${doc} (${G}) */`,
+    `${N}(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;`,
+    `${N}(other: Operand, opts?: OutOptions): Tensor;`] },
+  compare: { fn: 'CompareFn', method: (N, G, doc) => [
+    `/** ${doc} (${G}) */`, `${N}(other: Operand, opts?: OutOptions<'bool'>): Tensor<'bool'>;`, `${N}(other: Operand, opts?: OutOptions): Tensor;`] },
+  float: { fn: 'UnaryFloatFn', method: (N, G, doc) => [
+    `/** ${doc} (${G}(this)) */`, `${N}(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;`, `${N}(opts?: OutOptions): Tensor;`] },
+  keep: { fn: 'UnaryKeepFn', method: (N, G, doc) => [
+    `/** ${doc} (${G}(this)) */`, `${N}(opts?: OutOptions<D>): Tensor<D>;`, `${N}(opts?: OutOptions): Tensor;`] },
+};
+FACES.logical = FACES.compare;
+
+function tsApi(list) {
+  const entries = list.filter((e) => e.family === 'binary' || e.family === 'unary');
+  const jsdoc = (text) => text.replace(/\*\//g, '*\\/');
+  const lines = [`// ${HEADER}`,
+    '// The elementwise ops as gx functions (gx.add, gx.exp, ...) and Tensor methods (x.add(y),',
+    '// x.exp_()): their types and documentation, from ops/op-list.js. The methods are installed',
+    '// from the same tables by lib/ops/methods.ts.',
+    "import type { DType, FloatDType } from './dtypes';",
+    "import type { OutOptions } from '../ops/common';",
+    "import { binaryFunction, unaryFunction } from '../ops/elementwise';",
+    "import type { Operand, ScalarOperand } from '../ops/promotion';",
+    "import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';",
+    "import type { Tensor } from '../tensor';", ''];
+  for (const e of entries) {
+    const name = camel(e.name);
+    lines.push('/**', ` * ${jsdoc(e.doc)}`);
+    if (e.example) lines.push(` * @example ${jsdoc(e.example)}`);
+    lines.push(' */', `export const ${name} = ${e.family}Function('${name}') as ${FACES[e.kind].fn};`);
+  }
+  lines.push('', "declare module '../tensor' {", '  interface Tensor<D extends DType = DType> {');
+  for (const e of entries) {
+    const name = camel(e.name);
+    for (const l of FACES[e.kind].method(name, `gx.${name}`, jsdoc(e.doc))) lines.push(`    ${l}`);
+    if (!e.inplace) continue;
+    if (e.family === 'binary') {
+      lines.push(`    /** In place: self = self.${name}(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */`,
+        `    ${name}_(other: Operand): this;`);
+    } else {
+      lines.push(`    /** In place gx.${name}${e.kind === 'float' ? ' (floating tensors only)' : ''}; returns this. */`, `    ${name}_(): this;`);
+    }
+  }
+  lines.push('  }', '}', '');
+  return lines.join('\n');
+}
+
 function outputs() {
   const list = readList();
   const all = schemas(list);
@@ -177,6 +235,7 @@ function outputs() {
     { path: 'ops/generated/entry_points.h', text: entryPoints(all) },
     { path: 'ops/generated/registry.cpp', text: registry(all) },
     { path: 'lib/generated/ops.ts', text: tsOps(list, all) },
+    { path: 'lib/generated/elementwise.ts', text: tsApi(list) },
   ];
 }
 
