@@ -1,0 +1,57 @@
+// The per-call overhead of the built-in ops: one-element (and 0-d) tensors,
+// so the time is the JS face (argument checks, dtypes, the result), the
+// generated call and the binding, not the kernel. Run it on two builds to see
+// whether a change to lib/ops or the binding made calls slower; it uses only
+// the public gx API, so the same file runs on an older checkout.
+//
+//   npm run bench:op-calls    (tsc, then node dist/bench/op-calls.bench.js)
+//
+// Timing: batches of 1000 calls closed by a synchronize (CUDA), median over
+// 30 batches, after 3000 warmup calls. The CPU section always runs; the CUDA
+// one where a GPU is.
+import * as gx from '../lib';
+import { fmt, perCallNs, printTable, section } from './util';
+
+const CALLS = 30_000;
+const BATCH = 1_000;
+const WARMUP = 3_000;
+
+function run(device: 'cpu' | 'cuda'): string[][] {
+  const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
+  const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: WARMUP, sync }) / 1e3;
+  const a = gx.tensor(new Float32Array([1]), { device });
+  const b = gx.tensor(new Float32Array([2]), { device });
+  const c = gx.empty([1], { device });
+  const cond = gx.tensor([true], { device });
+  const row = gx.ones([1, 8], { device });
+  const rowOut = gx.empty([1, 8], { device });
+  const s = gx.empty([], { device });
+  const rows: [string, () => void][] = [
+    ['gx.add(a, b, { out })', () => { gx.add(a, b, { out: c }); }],
+    ['gx.add(a, 1, { out })', () => { gx.add(a, 1, { out: c }); }],
+    ['gx.add(a, b) + dispose', () => { gx.add(a, b).dispose(); }],
+    ['a.mul_(1)', () => { a.mul_(1); }],
+    ['gx.exp(a, { out })', () => { gx.exp(a, { out: c }); }],
+    ['gx.where(cond, a, b, { out })', () => { gx.where(cond, a, b, { out: c }); }],
+    ['gx.clamp(a, 0, 2, { out })', () => { gx.clamp(a, 0, 2, { out: c }); }],
+    ['gx.sum(a, { out })', () => { gx.sum(a, { out: s }); }],
+    ['gx.max(a, { axis: 0, out })', () => { gx.max(a, { axis: 0, out: s }); }],
+    ['gx.softmax(row, -1, { out })', () => { gx.softmax(row, -1, { out: rowOut }); }],
+    ['gx.cumsum(row, 1, { out })', () => { gx.cumsum(row, 1, { out: rowOut }); }],
+  ];
+  const out = rows.map(([name, f]) => [name, fmt(us(f), 2)]);
+  for (const t of [a, b, c, cond, row, rowOut, s]) t.dispose();
+  return out;
+}
+
+function main(): void {
+  section('built-in op calls, one element: µs per call (median of batches)');
+  printTable(['call', 'cpu µs'], run('cpu'));
+  if (gx.cuda.isAvailable()) {
+    printTable(['call', 'cuda µs'], run('cuda'));
+  } else {
+    console.log(`cuda: skipped (${gx.cuda.unavailableReason()})`);
+  }
+}
+
+main();
