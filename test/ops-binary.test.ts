@@ -6,15 +6,13 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, poisonCache, poisonOf } from './helpers';
+import { BINARY_NAMES, BINARY_REF, BINARY_SPECS, gxFunction, type BinaryName } from './elementwise-reference';
 import {
   ALL_DTYPES, broadcastIndex, cast, close, computeOf, isFloat, live, load, make, numel, randomIn, round, tolerance,
   values, type Compute, type Domain, type V,
-  intPow, remainderRef,
 } from './ops-reference';
 
-type BinaryName = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'maximum' | 'minimum' | 'remainder' | 'eq' | 'ne' | 'lt' |
-  'le' | 'gt' | 'ge' | 'logicalAnd' | 'logicalOr' | 'logicalXor';
-type Kind = 'arith' | 'div' | 'compare' | 'logical';
+type Kind = (typeof BINARY_SPECS)[BinaryName]['kind'];
 
 interface Case {
   kind: Kind;
@@ -29,62 +27,39 @@ interface Case {
   scalars: (d: gx.DType) => (number | bigint | boolean)[];
 }
 
-const num = (v: V): number => Number(v);
-const big = (v: V): bigint => BigInt(v);
-const nanFirst = (a: V, b: V, pick: (a: V, b: V) => V): V =>
-  typeof a === 'number' && Number.isNaN(a) ? a : typeof b === 'number' && Number.isNaN(b) ? b : pick(a, b);
-
-
 const NUMERIC = ALL_DTYPES.filter((d) => d !== 'bool');
 const floatScalars = [2.5, 3, -1.25];
 const scalarsFor = (d: gx.DType): (number | bigint | boolean)[] =>
   d === 'bool' ? [true, 2, 0.5] : isFloat(d) ? floatScalars : d === 'uint8' ? [3, 2.5] : d === 'int64' ? [3, -7n, 2.5] : [3, -2, 2.5];
 
-const CASES: Record<BinaryName, Case> = {
-  add: { kind: 'arith', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b, c) => (c === 'int' ? big(a) + big(b) : num(a) + num(b)) },
-  sub: { kind: 'arith', dtypes: NUMERIC, scalars: scalarsFor, ref: (a, b, c) => (c === 'int' ? big(a) - big(b) : num(a) - num(b)) },
-  mul: { kind: 'arith', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b, c) => (c === 'int' ? big(a) * big(b) : num(a) * num(b)) },
+/** Where an op needs other inputs than the defaults (every dtype it claims, scalarsFor, any values). */
+const OVERRIDES: Partial<Record<BinaryName, Partial<Case>>> = {
   div: {
-    kind: 'div', dtypes: ALL_DTYPES, scalars: (d) => (d === 'bool' ? [2, 0.5] : [4, -2.5]),
+    scalars: (d) => (d === 'bool' ? [2, 0.5] : [4, -2.5]),
     domain: (d, side) => (side === 'b' ? { avoidZero: true } : {}),
-    ref: (a, b) => num(a) / num(b),
   },
   pow: {
-    kind: 'arith', dtypes: NUMERIC, inexact: true, scalars: (d) => (isFloat(d) ? [2, 0.5, -1.5] : [2, 3, 0]),
+    inexact: true, scalars: (d) => (isFloat(d) ? [2, 0.5, -1.5] : [2, 3, 0]),
     domain: (d, side) => (isFloat(d) ? (side === 'a' ? { lo: 0.5, hi: 2 } : { lo: -3, hi: 3 })
       : side === 'a' ? { lo: d === 'uint8' ? 0 : -4, hi: 4 } : { lo: 0, hi: 5 }),
-    ref: (a, b, c) => (c === 'int' ? intPow(big(a), big(b)) : Math.pow(num(a), num(b))),
-  },
-  maximum: {
-    kind: 'arith', dtypes: ALL_DTYPES, scalars: scalarsFor,
-    ref: (a, b) => nanFirst(a, b, (x, y) => (x > y ? x : y)),
-  },
-  minimum: {
-    kind: 'arith', dtypes: ALL_DTYPES, scalars: scalarsFor,
-    ref: (a, b) => nanFirst(a, b, (x, y) => (x < y ? x : y)),
   },
   remainder: {
-    kind: 'arith', dtypes: NUMERIC, scalars: (d) => (isFloat(d) ? [3, -2.5] : d === 'uint8' ? [3] : [3, -3]),
+    scalars: (d) => (isFloat(d) ? [3, -2.5] : d === 'uint8' ? [3] : [3, -3]),
     domain: (d, side) => (side === 'b' ? { avoidZero: true, ...(isFloat(d) ? { lo: -20, hi: 20 } : d === 'uint8' ? {} : { lo: -50, hi: 50 }) } : {}),
-    ref: remainderRef,
   },
-  eq: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a === b },
-  ne: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a !== b },
-  lt: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a < b },
-  le: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a <= b },
-  gt: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a > b },
-  ge: { kind: 'compare', dtypes: ALL_DTYPES, scalars: scalarsFor, ref: (a, b) => a >= b },
-  logicalAnd: { kind: 'logical', dtypes: ALL_DTYPES, scalars: () => [0, 2, true, 0.5], ref: (a, b) => Boolean(a) && Boolean(b) },
-  logicalOr: { kind: 'logical', dtypes: ALL_DTYPES, scalars: () => [0, false, 1.5], ref: (a, b) => Boolean(a) || Boolean(b) },
-  logicalXor: { kind: 'logical', dtypes: ALL_DTYPES, scalars: () => [0, 7, true], ref: (a, b) => Boolean(a) !== Boolean(b) },
+  logicalAnd: { scalars: () => [0, 2, true, 0.5] },
+  logicalOr: { scalars: () => [0, false, 1.5] },
+  logicalXor: { scalars: () => [0, 7, true] },
 };
 
+// Every op of ops/op-list.js: its dtype rule from there, its reference from elementwise-reference.ts.
+const CASES = Object.fromEntries(BINARY_NAMES.map((name): [BinaryName, Case] => [name, {
+  kind: BINARY_SPECS[name].kind, ref: BINARY_REF[name], scalars: scalarsFor,
+  dtypes: 'noBool' in BINARY_SPECS[name] ? NUMERIC : ALL_DTYPES, ...OVERRIDES[name],
+}])) as Record<BinaryName, Case>;
+
 type Fn = (a: gx.Operand, b: gx.Operand, opts?: gx.OutOptions) => gx.Tensor;
-const FN: Record<BinaryName, Fn> = {
-  add: gx.add, sub: gx.sub, mul: gx.mul, div: gx.div, pow: gx.pow, maximum: gx.maximum, minimum: gx.minimum,
-  remainder: gx.remainder, eq: gx.eq, ne: gx.ne, lt: gx.lt, le: gx.le, gt: gx.gt, ge: gx.ge, logicalAnd: gx.logicalAnd,
-  logicalOr: gx.logicalOr, logicalXor: gx.logicalXor,
-};
+const FN = Object.fromEntries(BINARY_NAMES.map((name) => [name, gxFunction(name)])) as Record<BinaryName, Fn>;
 
 /** The dtype an op computes in and the dtype of its result, for these operands. */
 function dtypesOf(c: Case, a: gx.Operand, b: gx.Operand): { common: gx.DType; result: gx.DType } {

@@ -7,7 +7,6 @@ import type { OutOptions } from '../ops/common';
 import { binaryFunction, unaryFunction } from '../ops/elementwise';
 import type { Operand, ScalarOperand } from '../ops/promotion';
 import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';
-import type { Tensor } from '../tensor';
 
 /**
  * self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number.

@@ -204,7 +204,7 @@ function tsApi(list) {
     "import { binaryFunction, unaryFunction } from '../ops/elementwise';",
     "import type { Operand, ScalarOperand } from '../ops/promotion';",
     "import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';",
-    "import type { Tensor } from '../tensor';", ''];
+    ''];
   for (const e of entries) {
     const name = camel(e.name);
     lines.push('/**', ` * ${jsdoc(e.doc)}`);

@@ -11,7 +11,9 @@ import {
   aliasing, badOptions, errorVerdict, operandArb, optsJunkArb, outArb, resolveOperand, resolveOut,
   targetProblem, deviceOf, outValue, type ModelOperand, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
-import { intPow, remainderRef } from '../../ops-reference';
+import {
+  BINARY_NAMES, BINARY_REF, BINARY_SPECS, callMethod, gxFunction, type BinaryName,
+} from '../../elementwise-reference';
 import type { Known } from '../harness';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
 import {
@@ -19,79 +21,12 @@ import {
 } from '../semantics';
 import type { FuzzProperty } from '../property';
 
-export const BINARY_OPS = [
-  'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
-  'logicalAnd', 'logicalOr', 'logicalXor',
-] as const;
-export type BinaryName = (typeof BINARY_OPS)[number];
-const INPLACE: readonly BinaryName[] = ['add', 'sub', 'mul', 'div', 'pow', 'remainder'];
-type Kind = 'arith' | 'div' | 'compare' | 'logical';
-
-function kindOf(op: BinaryName): Kind {
-  if (op === 'div') return 'div';
-  if (op.startsWith('logical')) return 'logical';
-  return ['eq', 'ne', 'lt', 'le', 'gt', 'ge'].includes(op) ? 'compare' : 'arith';
-}
-
 type Fn = (a: gx.Operand, b: gx.Operand, o?: gx.OutOptions) => gx.Tensor;
-const FN: Record<BinaryName, Fn> = {
-  add: gx.add, sub: gx.sub, mul: gx.mul, div: gx.div, pow: gx.pow, maximum: gx.maximum, minimum: gx.minimum,
-  remainder: gx.remainder, eq: gx.eq, ne: gx.ne, lt: gx.lt, le: gx.le, gt: gx.gt, ge: gx.ge,
-  logicalAnd: gx.logicalAnd, logicalOr: gx.logicalOr, logicalXor: gx.logicalXor,
-};
-type Method = (a: gx.Tensor, b: gx.Operand, o?: gx.OutOptions) => gx.Tensor;
-const METHOD: Record<BinaryName, Method> = {
-  add: (a, b, o) => a.add(b, o), sub: (a, b, o) => a.sub(b, o), mul: (a, b, o) => a.mul(b, o), div: (a, b, o) => a.div(b, o),
-  pow: (a, b, o) => a.pow(b, o), maximum: (a, b, o) => a.maximum(b, o), minimum: (a, b, o) => a.minimum(b, o),
-  remainder: (a, b, o) => a.remainder(b, o), eq: (a, b, o) => a.eq(b, o), ne: (a, b, o) => a.ne(b, o),
-  lt: (a, b, o) => a.lt(b, o), le: (a, b, o) => a.le(b, o), gt: (a, b, o) => a.gt(b, o), ge: (a, b, o) => a.ge(b, o),
-  logicalAnd: (a, b, o) => a.logicalAnd(b, o), logicalOr: (a, b, o) => a.logicalOr(b, o), logicalXor: (a, b, o) => a.logicalXor(b, o),
-};
-const INPLACE_METHOD: Partial<Record<BinaryName, (a: gx.Tensor, b: gx.Operand) => gx.Tensor>> = {
-  add: (a, b) => a.add_(b), sub: (a, b) => a.sub_(b), mul: (a, b) => a.mul_(b), div: (a, b) => a.div_(b),
-  pow: (a, b) => a.pow_(b), remainder: (a, b) => a.remainder_(b),
-};
-
-const big = (v: V): bigint => BigInt(v);
-const num = (v: V): number => Number(v);
-
-
-/** C's pow: 1 ** y and (-1) ** +-inf are 1, even for NaN (JS's Math.pow says NaN). */
-function cPow(x: number, y: number): number {
-  if (x === 1) return 1;
-  if (x === -1 && !Number.isFinite(y) && !Number.isNaN(y)) return 1;
-  return Math.pow(x, y);
-}
-
-function nanFirst(a: V, b: V, pick: (a: V, b: V) => V): V {
-  if (typeof a === 'number' && Number.isNaN(a)) return a;
-  if (typeof b === 'number' && Number.isNaN(b)) return b;
-  return pick(a, b);
-}
-
-/** The reference of each op in compute type c (bigints for int, 0/1 for the logical ops). */
-export function binaryRef(op: BinaryName, a: V, b: V, c: Compute): V | boolean {
-  const i = c === 'int';
-  switch (op) {
-    case 'add': return i ? big(a) + big(b) : num(a) + num(b);
-    case 'sub': return i ? big(a) - big(b) : num(a) - num(b);
-    case 'mul': return i ? big(a) * big(b) : num(a) * num(b);
-    case 'div': return num(a) / num(b);
-    case 'pow': return i ? intPow(big(a), big(b)) : cPow(num(a), num(b));
-    case 'maximum': return nanFirst(a, b, (x, y) => (x > y ? x : y));
-    case 'minimum': return nanFirst(a, b, (x, y) => (x < y ? x : y));
-    case 'remainder': return remainderRef(a, b, c);
-    case 'eq': return a === b;
-    case 'ne': return a !== b;
-    case 'lt': return a < b;
-    case 'le': return a <= b;
-    case 'gt': return a > b;
-    case 'ge': return a >= b;
-    case 'logicalAnd': return truthy(a) && truthy(b);
-    case 'logicalOr': return truthy(a) || truthy(b);
-    case 'logicalXor': return truthy(a) !== truthy(b);
-  }
-}
+const fnOf = (op: BinaryName): Fn => gxFunction(op) as Fn;
+const methodOf = (op: BinaryName): ((a: gx.Tensor, b: gx.Operand, o?: gx.OutOptions) => gx.Tensor) =>
+  (a, b, o) => callMethod(a, op, b, o);
+const inplaceOf = (op: BinaryName): ((a: gx.Tensor, b: gx.Operand) => gx.Tensor) | undefined =>
+  (BINARY_SPECS[op].inplace ? (a, b) => callMethod(a, `${op}_`, b) : undefined);
 
 export interface BinaryInput {
   op: BinaryName;
@@ -111,7 +46,7 @@ export const basePairArb: fc.Arbitrary<BaseSpec[]> = fc.record({
 const otherBase = fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(0) });
 
 export const binaryArb: fc.Arbitrary<BinaryInput> = fc.record({
-  op: fc.constantFrom(...BINARY_OPS),
+  op: fc.constantFrom(...BINARY_NAMES),
   form: fc.constantFrom<BinaryInput['form']>('fn', 'fn', 'method', 'inplace'),
   bases: basePairArb,
   self: operandArb(fc.constant(0), scalarArb, { tensor: 8, scalar: 1, junk: 1 }),
@@ -170,11 +105,11 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
   const bases = inp.bases.slice();
   const self = resolveOperand(inp.self, bases);
   const other = resolveOperand(inp.other, bases);
-  const form = self.kind !== 'tensor' ? 'fn' : inp.form === 'inplace' && !INPLACE.includes(inp.op) ? 'method' : inp.form;
+  const form = self.kind !== 'tensor' ? 'fn' : inp.form === 'inplace' && !BINARY_SPECS[inp.op].inplace ? 'method' : inp.form;
   const isMethod = form !== 'fn';
   const fn = !isMethod ? `gx.${inp.op}` : `Tensor.${inp.op}${form === 'inplace' ? '_' : ''}`;
   const inplace = isMethod && form === 'inplace';
-  const kind = kindOf(inp.op);
+  const kind = BINARY_SPECS[inp.op].kind;
   const tensors = [self, other].flatMap((o) => (o.kind === 'tensor' ? [o.t] : []));
   let outTarget: ModelTensor | undefined;
 
@@ -231,7 +166,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
     const storeDtype = target?.dtype ?? resDtype;
     const values: (V | undefined)[] = [];
     for (let i = 0; i < numel(shape); i++) {
-      const r = binaryRef(inp.op, fa(i), fb(i), c);
+      const r = BINARY_REF[inp.op](fa(i), fb(i), c);
       // The kernels store the compute-type value straight into out's dtype (as test/ops-binary.test.ts
       // expects); PyTorch rounds to the result dtype first (a wider out sees the difference).
       const v = typeof r === 'boolean' ? (r ? 1 : 0) : roundCompute(r, c);
@@ -273,11 +208,11 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
         if (out instanceof gx.Tensor) returns = out;
       }
       if (inplace) {
-        const f = INPLACE_METHOD[inp.op] as (a: gx.Tensor, b: gx.Operand) => gx.Tensor;
+        const f = inplaceOf(inp.op) as (a: gx.Tensor, b: gx.Operand) => gx.Tensor;
         return { call: () => f(a as gx.Tensor, b as gx.Operand), returns: a as gx.Tensor };
       }
-      if (isMethod) return { call: () => METHOD[inp.op](a as gx.Tensor, b as gx.Operand, opts as gx.OutOptions), returns };
-      return { call: () => FN[inp.op](a as gx.Operand, b as gx.Operand, opts as gx.OutOptions), returns };
+      if (isMethod) return { call: () => methodOf(inp.op)(a as gx.Tensor, b as gx.Operand, opts as gx.OutOptions), returns };
+      return { call: () => fnOf(inp.op)(a as gx.Operand, b as gx.Operand, opts as gx.OutOptions), returns };
     },
   };
   return { bases, plan };

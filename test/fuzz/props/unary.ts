@@ -12,70 +12,18 @@ import {
   type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import { overlapsItself, type BaseSpec, type ModelTensor } from '../model';
-import { erf, rint } from '../../ops-reference';
+import {
+  callMethod, gxFunction, UNARY_NAMES, UNARY_REF, UNARY_SPECS, type UnaryName,
+} from '../../elementwise-reference';
 import { canCastTo, cast, castFrom, computeOf, epsOf, isFloat, roundCompute, toCompute, type V } from '../semantics';
 import type { FuzzProperty } from '../property';
 
-export const UNARY_OPS = [
-  'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'gelu', 'softplus',
-  'neg', 'abs', 'sign', 'floor', 'ceil', 'round', 'relu',
-] as const;
-export type UnaryName = (typeof UNARY_OPS)[number];
-const KEEP: readonly UnaryName[] = ['neg', 'abs', 'sign', 'floor', 'ceil', 'round', 'relu'];
-const NO_INPLACE: readonly UnaryName[] = ['gelu', 'softplus'];
 
 type Fn = (x: gx.Tensor, o?: gx.OutOptions) => gx.Tensor;
-const FN: Record<UnaryName, Fn> = {
-  exp: gx.exp, log: gx.log, log1p: gx.log1p, sqrt: gx.sqrt, rsqrt: gx.rsqrt, sin: gx.sin, cos: gx.cos, tanh: gx.tanh,
-  sigmoid: gx.sigmoid, gelu: gx.gelu, softplus: gx.softplus, neg: gx.neg, abs: gx.abs, sign: gx.sign, floor: gx.floor,
-  ceil: gx.ceil, round: gx.round, relu: gx.relu,
-};
-const METHOD: Record<UnaryName, Fn> = {
-  exp: (x, o) => x.exp(o), log: (x, o) => x.log(o), log1p: (x, o) => x.log1p(o), sqrt: (x, o) => x.sqrt(o),
-  rsqrt: (x, o) => x.rsqrt(o), sin: (x, o) => x.sin(o), cos: (x, o) => x.cos(o), tanh: (x, o) => x.tanh(o),
-  sigmoid: (x, o) => x.sigmoid(o), gelu: (x, o) => x.gelu(o), softplus: (x, o) => x.softplus(o), neg: (x, o) => x.neg(o),
-  abs: (x, o) => x.abs(o), sign: (x, o) => x.sign(o), floor: (x, o) => x.floor(o), ceil: (x, o) => x.ceil(o),
-  round: (x, o) => x.round(o), relu: (x, o) => x.relu(o),
-};
-const INPLACE: Partial<Record<UnaryName, (x: gx.Tensor) => gx.Tensor>> = {
-  exp: (x) => x.exp_(), log: (x) => x.log_(), log1p: (x) => x.log1p_(), sqrt: (x) => x.sqrt_(), rsqrt: (x) => x.rsqrt_(),
-  sin: (x) => x.sin_(), cos: (x) => x.cos_(), tanh: (x) => x.tanh_(), sigmoid: (x) => x.sigmoid_(), neg: (x) => x.neg_(),
-  abs: (x) => x.abs_(), sign: (x) => x.sign_(), floor: (x) => x.floor_(), ceil: (x) => x.ceil_(), round: (x) => x.round_(),
-  relu: (x) => x.relu_(),
-};
-
-/** The reference in the compute type: numbers (float, double) or bigints (int). */
-export function unaryRef(op: UnaryName, x: V): V {
-  if (typeof x === 'bigint') {
-    switch (op) {
-      case 'neg': return -x;
-      case 'abs': return x < 0n ? -x : x;
-      case 'sign': return x > 0n ? 1n : x < 0n ? -1n : 0n;
-      case 'relu': return x > 0n ? x : 0n;
-      default: return x;  // floor, ceil, round
-    }
-  }
-  switch (op) {
-    case 'exp': return Math.exp(x);
-    case 'log': return Math.log(x);
-    case 'log1p': return Math.log1p(x);
-    case 'sqrt': return Math.sqrt(x);
-    case 'rsqrt': return 1 / Math.sqrt(x);
-    case 'sin': return Math.sin(x);
-    case 'cos': return Math.cos(x);
-    case 'tanh': return Math.tanh(x);
-    case 'sigmoid': return 1 / (1 + Math.exp(-x));
-    case 'gelu': return x === Infinity ? x : 0.5 * x * (1 + erf(x / Math.SQRT2));  // -inf: NaN or 0, unchecked
-    case 'softplus': return x > 20 ? x : Math.log1p(Math.exp(x));
-    case 'neg': return -x;
-    case 'abs': return Math.abs(x);
-    case 'sign': return Number.isNaN(x) ? 0 : x > 0 ? 1 : x < 0 ? -1 : 0;
-    case 'floor': return Math.floor(x);
-    case 'ceil': return Math.ceil(x);
-    case 'round': return rint(x);
-    case 'relu': return x > 0 || Number.isNaN(x) ? x : 0;
-  }
-}
+const fnOf = (op: UnaryName): Fn => gxFunction(op) as Fn;
+const methodOf = (op: UnaryName): Fn => (x, o) => callMethod(x, op, o);
+const inplaceOf = (op: UnaryName): ((x: gx.Tensor) => gx.Tensor) | undefined =>
+  (UNARY_SPECS[op].inplace ? (x) => callMethod(x, `${op}_`) : undefined);
 
 export interface UnaryInput {
   op: UnaryName;
@@ -87,7 +35,7 @@ export interface UnaryInput {
 }
 
 export const unaryArb: fc.Arbitrary<UnaryInput> = fc.record({
-  op: fc.constantFrom(...UNARY_OPS),
+  op: fc.constantFrom(...UNARY_NAMES),
   form: fc.constantFrom<UnaryInput['form']>('fn', 'fn', 'method', 'inplace'),
   bases: fc.tuple(baseArb()).map((b) => [...b]),
   x: operandArb(fc.constant(0), fc.constant(1), { tensor: 12, scalar: 0, junk: 1 }),
@@ -99,9 +47,9 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
   const bases = inp.bases.slice();
   const x = resolveOperand(inp.x, bases);
   const isTensor = x.kind === 'tensor';
-  const form = !isTensor ? 'fn' : inp.form === 'inplace' && NO_INPLACE.includes(inp.op) ? 'method' : inp.form;
+  const form = !isTensor ? 'fn' : inp.form === 'inplace' && !UNARY_SPECS[inp.op].inplace ? 'method' : inp.form;
   const fn = form === 'fn' ? `gx.${inp.op}` : `Tensor.${inp.op}${form === 'inplace' ? '_' : ''}`;
-  const keep = KEEP.includes(inp.op);
+  const keep = UNARY_SPECS[inp.op].kind === 'keep';
   let outTarget: ModelTensor | undefined;
 
   const decide = (): { verdict: Plan['verdict']; writes?: ModelTensor } => {
@@ -131,7 +79,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
     const store = target?.dtype ?? common;
     const ins = t.values.map((v) => toCompute(castFrom(v, t.dtype, common) as V, c));
     // Stored straight from the compute type into out's dtype (as binary.ts notes).
-    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(unaryRef(inp.op, v), c), store)));
+    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(UNARY_REF[inp.op](v), c), store)));
     const eps = epsOf(c === 'double' ? 'float64' : 'float32');
     const coarser = isFloat(store) && epsOf(store) > epsOf(common) ? store : common;
     const al = aliasing(target, form === 'inplace' ? [] : [t], true);
@@ -159,7 +107,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
       prepare: (pool) => {
         const a = x.kind === 'tensor' ? pool.tensor(x.t) : x.value;
         if (form === 'inplace') {
-          const f = INPLACE[inp.op] as (x: gx.Tensor) => gx.Tensor;
+          const f = inplaceOf(inp.op) as (x: gx.Tensor) => gx.Tensor;
           return { call: () => f(a as gx.Tensor), returns: a as gx.Tensor };
         }
         let opts: unknown;
@@ -171,7 +119,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
           opts = { out };
           if (out instanceof gx.Tensor) returns = out;
         }
-        const f = form === 'fn' ? FN[inp.op] : METHOD[inp.op];
+        const f = form === 'fn' ? fnOf(inp.op) : methodOf(inp.op);
         return { call: () => f(a as gx.Tensor, opts as gx.OutOptions), returns };
       },
     },
