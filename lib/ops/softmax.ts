@@ -1,8 +1,8 @@
 // gx.softmax and gx.logSoftmax along one axis (torch.softmax,
 // torch.log_softmax), numerically stable (the line's maximum is subtracted
 // first). This module also gathers the other ops of its family for
-// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts),
-// and installs their Tensor methods (softmax-methods.ts).
+// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts);
+// their Tensor methods are in softmax-methods.ts.
 //
 // The kernels are in ops/softmax/ (softmax.h: the schemas); CUDA rows along a
 // contiguous last axis take the fast path (a warp or a block per row, the row
@@ -10,13 +10,12 @@
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
-import { callAlongAxis, normalizeAxis } from './axes';
+import { axisCallOptions, axisOfCall, callAlongAxis, normalizeAxis, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
-import { checkTensor, describeOperand, optionsOf } from './common';
+import { checkTensor, describeOperand } from './common';
 import { OpRef } from './library';
 import { isFloating } from './promotion';
 import type { FloatDType } from './types';
-import './softmax-methods';
 
 export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from './statistics';
 export { cumsum, type CumsumOptions } from './scan';
@@ -24,7 +23,7 @@ export { cumsum, type CumsumOptions } from './scan';
 const SOFTMAX = new OpRef('softmax');
 const LOG_SOFTMAX = new OpRef('log_softmax');
 
-export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
+export interface SoftmaxOptions<E extends FloatDType = FloatDType> extends AxisOptions {
   /** Convert the input to this floating dtype first, as torch's `dtype` argument; the result has it. */
   dtype?: E;
   /** Write the result here (the input's shape; a floating dtype the result casts to). */
@@ -32,10 +31,10 @@ export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
 }
 
 /** softmax / logSoftmax: checks, the dtype, the call. */
-function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+function softmaxOp(op: OpRef, name: string, a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = optionsOf<SoftmaxOptions>(opts, fn, SOFTMAX_KEYS);
-  const dim = normalizeAxis(axis, x.shape, fn);
+  const o = axisCallOptions<SoftmaxOptions>(arg, opts, fn, SOFTMAX_KEYS);
+  const dim = normalizeAxis(axisOfCall(arg, o, fn), x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   const dtype: DType = asked ?? x.dtype;
   if (!isFloating(dtype)) {
@@ -46,7 +45,7 @@ function softmaxOp(op: OpRef, name: string, a: unknown, axis: unknown, opts: unk
 }
 
 /** @internal */
-const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ dtype: true, out: true });
+const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ axis: true, dim: true, dtype: true, out: true });
 
 /** @internal */
 export function softmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
@@ -60,7 +59,9 @@ export function logSoftmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: str
 
 export interface SoftmaxFn {
   <E extends FloatDType>(x: Tensor, axis: number, opts: SoftmaxOptions<E> & { dtype: E }): Tensor<E>;
+  <E extends FloatDType>(x: Tensor, opts: SoftmaxOptions<E> & { axis: number; dtype: E }): Tensor<E>;
   <D extends DType>(x: Tensor<D>, axis: number, opts?: SoftmaxOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts: SoftmaxOptions & { axis: number }): Tensor<D>;
 }
 
 /**
@@ -68,7 +69,7 @@ export interface SoftmaxFn {
  * stably as exp(x - max) / sum(exp(x - max)), like torch.softmax. Floating
  * inputs only (or `{ dtype }` to convert first); a line holding NaN or +inf,
  * or only -inf, gives NaN, and -inf elements give 0.
- * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' })
+ * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' }); gx.softmax(x, { axis: -1 })
  */
 export const softmax: SoftmaxFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
   softmaxImpl(x, axis, opts, 'gx.softmax')) as SoftmaxFn;
