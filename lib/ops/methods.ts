@@ -179,30 +179,30 @@ declare module '../tensor' {
     /** Sum over axes (gx.sum); integer and bool tensors sum in int64. @example x.sum(); x.sum(1); x.sum(1, { keepdims: true }) */
     sum<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
     sum<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
-    sum(opts?: ReduceArg): Tensor<SumResult<D>>;
     sum(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
+    sum(opts?: ReduceArg): Tensor<SumResult<D>>;
     /** Product over axes (gx.prod). */
     prod<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
     prod<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
-    prod(opts?: ReduceArg): Tensor<SumResult<D>>;
     prod(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
+    prod(opts?: ReduceArg): Tensor<SumResult<D>>;
     /** Mean over axes (gx.mean); floating tensors, or pass { dtype }. */
     mean<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
     mean<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
-    mean(opts?: ReduceArg): Tensor<D>;
     mean(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
+    mean(opts?: ReduceArg): Tensor<D>;
     /** Maximum over axes (gx.max, torch.amax). */
-    max(opts?: ReduceArg): Tensor<D>;
     max(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    max(opts?: ReduceArg): Tensor<D>;
     /** Minimum over axes (gx.min, torch.amin). */
-    min(opts?: ReduceArg): Tensor<D>;
     min(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    min(opts?: ReduceArg): Tensor<D>;
     /** Index of the first maximum along one axis, or into the flattened tensor (gx.argmax). */
-    argmax(opts?: ArgReduceOptions | number): Tensor<'int64'>;
     argmax(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
+    argmax(opts?: ArgReduceOptions | number): Tensor<'int64'>;
     /** Index of the first minimum along one axis, or into the flattened tensor (gx.argmin). */
-    argmin(opts?: ArgReduceOptions | number): Tensor<'int64'>;
     argmin(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
+    argmin(opts?: ArgReduceOptions | number): Tensor<'int64'>;
   }
 }
 

@@ -24,14 +24,14 @@ declare module '../tensor' {
     logSoftmax(axis: number, opts?: SoftmaxOptions): Tensor<D>;
     logSoftmax(opts: SoftmaxOptions & { axis: number }): Tensor<D>;
     /** log(sum(exp(x))) over axes, stable (gx.logsumexp); integer and bool tensors give float32. */
-    logsumexp(opts?: LogsumexpOptions | Axes): Tensor<FloatResult<D>>;
     logsumexp(axis: ReduceAxis, opts?: LogsumexpOptions): Tensor<FloatResult<D>>;
+    logsumexp(opts?: LogsumexpOptions | Axes): Tensor<FloatResult<D>>;
     /** Variance over axes with torch's correction (default 1) (gx.var); floating tensors. */
-    var(opts?: VarOptions | Axes): Tensor<D>;
     var(axis: ReduceAxis, opts?: VarOptions): Tensor<D>;
+    var(opts?: VarOptions | Axes): Tensor<D>;
     /** Standard deviation over axes (gx.std); floating tensors. */
-    std(opts?: VarOptions | Axes): Tensor<D>;
     std(axis: ReduceAxis, opts?: VarOptions): Tensor<D>;
+    std(opts?: VarOptions | Axes): Tensor<D>;
     /** Inclusive prefix sums along `axis` (gx.cumsum); integer and bool tensors give int64. */
     cumsum<E extends DType>(axis: number, opts: CumsumOptions<E> & { dtype: E }): Tensor<E>;
     cumsum<E extends DType>(opts: CumsumOptions<E> & { axis: number; dtype: E }): Tensor<E>;

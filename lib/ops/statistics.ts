@@ -69,13 +69,13 @@ export function varImpl(a: unknown, arg: unknown, opts: unknown, sqrt: boolean, 
 }
 
 export interface LogsumexpFn {
-  <D extends DType>(x: Tensor<D>, opts?: LogsumexpOptions | Axes): Tensor<FloatResult<D>>;
   <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: LogsumexpOptions): Tensor<FloatResult<D>>;
+  <D extends DType>(x: Tensor<D>, opts?: LogsumexpOptions | Axes): Tensor<FloatResult<D>>;
 }
 
 export interface VarFn {
-  <D extends DType>(x: Tensor<D>, opts?: VarOptions | Axes): Tensor<D>;
   <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: VarOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts?: VarOptions | Axes): Tensor<D>;
 }
 
 /**

@@ -71,20 +71,20 @@ export interface ClampFn {
 export interface SumFn {
   <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
   <E extends DType>(x: Tensor, axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
-  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<SumResult<D>>;
   <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<SumResult<D>>;
 }
 
 export interface MeanFn {
   <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
   <E extends DType>(x: Tensor, axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
-  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
   <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
 export interface ExtremumFn {
-  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
   <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
 export interface ArgReduceFn {
