@@ -87,6 +87,10 @@ export function normalizeAxisList(axis: unknown, shape: readonly number[], fn: s
 /** The reduced axes, sorted and distinct (all for undefined or null); [] for a 0-d input. */
 export function normalizeAxes(axis: unknown, shape: readonly number[], fn: string): number[] {
   if (axis === undefined || axis === null) return shape.map((_, i) => i);
+  if (typeof axis === 'number') {
+    const d = normalizeAxis(axis, shape, fn);
+    return shape.length === 0 ? [] : [d];
+  }
   const dims = normalizeAxisList(axis, shape, fn);
   return shape.length === 0 ? [] : dims.sort((p, q) => p - q);
 }
@@ -101,12 +105,15 @@ function isOptions(arg: unknown): boolean {
   return typeof arg === 'object' && arg !== null && !Array.isArray(arg);
 }
 
+/** The options of a call that passes none: shared, so that `x.sum(1)` allocates no options object. */
+const NO_OPTIONS: object = Object.freeze({});
+
 /**
  * The options of a call `f(x, axis, opts?)` or `f(x, opts?)` (NOTE [ Axis
  * forms ]), checked against `known`.
  */
 export function axisCallOptions<T extends object>(arg: unknown, opts: unknown, fn: string, known: readonly string[]): Partial<T> {
-  if (!isOptions(arg)) return optionsOf<T>(opts, fn, known);
+  if (!isOptions(arg)) return opts === undefined ? (NO_OPTIONS as Partial<T>) : optionsOf<T>(opts, fn, known);
   if (opts !== undefined) {
     throw new TypeError(`${fn}: takes the axis and options as ${callHint(fn, '1, { ... }')} or ${callHint(fn, '{ axis: 1, ... }')}, ` +
       'not two options objects');

@@ -88,6 +88,6 @@ export interface ExtremumFn {
 }
 
 export interface ArgReduceFn {
-  (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;
   (x: Tensor, axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
+  (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;
 }
