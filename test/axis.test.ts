@@ -321,6 +321,8 @@ deviceTest('the axis beside options: positional with options, { dim } as axis, a
       { instanceOf: TypeError, message: 'Tensor.cumsum: both axis and its old spelling dim are given; pass axis only' });
     t.throws(() => gx.argmax(x, [0, 1] as unknown as number), { instanceOf: TypeError, message: /^gx\.argmax: takes one axis/ });
     t.throws(() => gx.softmax(x, [0, 1] as unknown as number), { instanceOf: TypeError, message: /^gx\.softmax: axis must be an integer, got an array/ });
+    t.throws(() => Reflect.apply(gx.unsqueeze, undefined, [x, {}]), { instanceOf: TypeError, message: 'gx.unsqueeze: the axis is required, as in gx.unsqueeze(x, -1) or gx.unsqueeze(x, { axis: -1 })' });
+    t.throws(() => Reflect.apply(gx.transpose, undefined, [x, 0]), { instanceOf: TypeError, message: 'gx.transpose: axis1 is required' });
     t.throws(() => gx.unsqueeze(x, { axis: 4 }), { instanceOf: RangeError, message: /^gx\.unsqueeze: axis 4 is out of range for an input of shape \[2, 3, 4\]/ });
   } finally {
     x.dispose();

@@ -55,7 +55,7 @@ export function callHint(fn: string, args: string): string {
 /** One axis, in [0, ndim) (see AxisMode); `name` is the argument's name in errors. */
 export function normalizeAxis(axis: unknown, shape: readonly number[], fn: string, name = 'axis', mode: AxisMode = 'existing'): number {
   if (typeof axis !== 'number' || !Number.isInteger(axis)) {
-    if (axis === undefined) throw new TypeError(`${fn}: ${name} is required, as in ${callHint(fn, '-1')} or ${callHint(fn, '{ axis: -1 }')}`);
+    if (axis === undefined) throw new TypeError(`${fn}: ${name} is required`);
     throw new TypeError(`${fn}: ${name} must be an integer, got ${describeOperand(axis)}`);
   }
   const ndim = shape.length;
@@ -123,9 +123,10 @@ export function axisCallOptions<T extends object>(arg: unknown, opts: unknown, f
 
 /**
  * The axis of that call: the positional one, or the options' `axis` (or the
- * deprecated `dim`, with a warning); undefined when none is given.
+ * deprecated `dim`, with a warning); undefined when none is given, unless
+ * `required`.
  */
-export function axisOfCall(arg: unknown, o: AxisOptions<Axes>, fn: string): unknown {
+export function axisOfCall(arg: unknown, o: AxisOptions<Axes>, fn: string, required = false): unknown {
   const inOptions = o.axis !== undefined ? o.axis : o.dim;
   if (!isOptions(arg) && arg !== undefined) {
     if (inOptions !== undefined) throw new TypeError(`${fn}: the axis is given twice, as ${describeOperand(arg)} and in the options; pass one`);
@@ -134,6 +135,9 @@ export function axisOfCall(arg: unknown, o: AxisOptions<Axes>, fn: string): unkn
   if (o.dim !== undefined) {
     if (o.axis !== undefined) throw new TypeError(`${fn}: both axis and its old spelling dim are given; pass axis only`);
     warnDeprecated('dim', fn, callHint(fn, `{ axis: ${JSON.stringify(o.dim)} }`));
+  }
+  if (inOptions === undefined && required) {
+    throw new TypeError(`${fn}: the axis is required, as in ${callHint(fn, '-1')} or ${callHint(fn, '{ axis: -1 }')}`);
   }
   return inOptions;
 }

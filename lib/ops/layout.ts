@@ -64,8 +64,8 @@ function formatList(list: readonly unknown[]): string {
 const AXIS_KEYS = optionKeys<AxisOptions<Axes>>({ axis: true, dim: true });
 
 /** The axis of `f(input, axis)` or `f(input, { axis })`. */
-function axisArg(arg: unknown, fn: string): unknown {
-  return axisOfCall(arg, axisCallOptions<AxisOptions<Axes>>(arg, undefined, fn, AXIS_KEYS), fn);
+function axisArg(arg: unknown, fn: string, required = false): unknown {
+  return axisOfCall(arg, axisCallOptions<AxisOptions<Axes>>(arg, undefined, fn, AXIS_KEYS), fn, required);
 }
 
 function checkRank(ndim: number, fn: string): void {
@@ -151,7 +151,7 @@ export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOpt
  */
 export function unsqueeze<D extends DType>(input: Tensor<D>, axis: number | AxisOptions & { axis: number }): Tensor<D> {
   const fn = 'gx.unsqueeze';
-  const a = axisArg(axis, fn);
+  const a = axisArg(axis, fn, true);
   const l = layoutOf(input, fn);
   const n = l.shape.length;
   const d = normalizeAxis(a, l.shape, fn, 'axis', 'insert');

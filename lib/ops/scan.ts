@@ -28,7 +28,7 @@ const CUMSUM_KEYS = optionKeys<CumsumOptions>({ axis: true, dim: true, dtype: tr
 export function cumsumImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const o = axisCallOptions<CumsumOptions>(arg, opts, fn, CUMSUM_KEYS);
-  const dim = normalizeAxis(axisOfCall(arg, o, fn), x.shape, fn);
+  const dim = normalizeAxis(axisOfCall(arg, o, fn, true), x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
   const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');

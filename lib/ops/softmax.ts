@@ -34,7 +34,7 @@ export interface SoftmaxOptions<E extends FloatDType = FloatDType> extends AxisO
 function softmaxOp(op: OpRef, name: string, a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const o = axisCallOptions<SoftmaxOptions>(arg, opts, fn, SOFTMAX_KEYS);
-  const dim = normalizeAxis(axisOfCall(arg, o, fn), x.shape, fn);
+  const dim = normalizeAxis(axisOfCall(arg, o, fn, true), x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   const dtype: DType = asked ?? x.dtype;
   if (!isFloating(dtype)) {
