@@ -1,7 +1,7 @@
-// Calling ops of built extensions from JS: loading a library (the built-in ops
-// first, an ordinary library too), the runtime the
-// generated bindings use, and generic op functions built from descriptors
-// (for gx.load and for libraries without generated bindings).
+// Calling ops of built extensions from JS: loading a library (the built-in
+// ops, an ordinary library too, before any user's), the runtime the generated
+// bindings use, and generic op functions built from descriptors (for gx.load
+// and for libraries without generated bindings).
 import fs from 'fs';
 import path from 'path';
 
