@@ -1,12 +1,14 @@
-// Calling ops of built extensions from JS: loading a library, the runtime the
-// generated bindings use, and generic op functions built from descriptors
-// (for gx.load and for libraries without generated bindings).
+// Calling ops of built extensions from JS: loading a library (the built-in
+// ops, an ordinary library too, before any user's), the runtime the generated
+// bindings use, and generic op functions built from descriptors (for gx.load
+// and for libraries without generated bindings).
+import fs from 'fs';
 import path from 'path';
 
+import { binaryCandidates, findBinary } from './binaries';
 import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
-import { BUILTIN_NAMESPACE, loadBuiltinsFirst, opsLibraryPath } from './ops/library';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -139,6 +141,63 @@ const namespaces = new Map<string, string>();
 /** The path of a loaded library with ops in namespace `ns`, or undefined when none has. */
 export function namespaceOwner(ns: string): string | undefined {
   return namespaces.get(ns);
+}
+
+// --- the built-in ops: an ordinary library, loaded before any user's ---------------
+
+/**
+ * Where the built-in ops library is: GPUEXT_OPS_LIBRARY, else the one built
+ * here (`<package>/ops/build/gx_ops.node`), else the prebuilt one
+ * (lib/binaries.ts); when none exists, the built path (for the error).
+ */
+export function opsLibraryPath(): string {
+  const env = process.env.GPUEXT_OPS_LIBRARY;
+  if (env) return path.resolve(env);
+  return findBinary('ops') ?? binaryCandidates('ops')[0];
+}
+
+/** The GX_LIBRARY namespace of the built-in ops; no other library may take it. */
+export const BUILTIN_NAMESPACE = 'gx_ops';
+
+/** How to rebuild the built-in ops, for errors. */
+export const BUILD_CMD = '`npm rebuild gpuext --build-from-source` (in a checkout of gpuext: `npm run build:ops`)';
+
+let builtins: ExtensionLibrary | undefined;
+
+/** The loaded built-in ops; `fn` names the caller in the error when they are missing. */
+export function opsLibrary(fn: string): ExtensionLibrary {
+  if (builtins !== undefined) return builtins;
+  const file = opsLibraryPath();
+  if (!fs.existsSync(file)) {
+    const err = new Error(`${fn}: the built-in ops are not built (${file} is missing); build them with ${BUILD_CMD}`);
+    (err as Error & { code: string }).code = 'GX_OPS_NOT_BUILT';
+    throw err;
+  }
+  try {
+    builtins = loadLibrary(file);
+  } catch (e) {
+    const err = new Error(`${fn}: cannot load the built-in ops from ${file}: ${e instanceof Error ? e.message : String(e)}; ` +
+      `rebuild them with ${BUILD_CMD}`);
+    (err as Error & { code: string }).code = 'GX_OPS_NOT_BUILT';
+    throw err;
+  }
+  return builtins;
+}
+
+/**
+ * Loads the built-in ops if they are not loaded yet, before a user's library:
+ * registered first, their names can never be taken by a user's op (one in
+ * namespace gx_ops would otherwise make every built-in op fail to load for
+ * the rest of the process). A missing or broken built-in library is not an
+ * error here: the first op that needs it reports it, with the fix.
+ */
+export function loadBuiltinsFirst(): void {
+  if (builtins !== undefined) return;
+  try {
+    opsLibrary('gx.loadLibrary');
+  } catch {
+    // reported when a built-in op is called (see above)
+  }
 }
 
 function registerExtension(full: string): ExtensionDescriptor {

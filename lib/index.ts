@@ -1,7 +1,11 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
 export { Tensor, type ItemOf, type ReadOptions } from './tensor';
-// Tensor.to lives in tensor-to.ts (it converts dtypes, an op), installed on Tensor's prototype by loading it.
+// Tensor methods beyond the class's own, installed by loading their family's
+// module (NOTE [ Tensor methods ] in ops/install.ts).
 import './tensor-to';
+import './ops/methods';
+import './ops/layout-methods';
+import './ops/softmax-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
@@ -22,7 +26,7 @@ export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOpti
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions, type ElementwiseCallOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
-export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './layout';
+export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
@@ -30,7 +34,7 @@ export {
 } from './ops';
 export type {
   Operand, ScalarOperand, OutOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
-  FloatResult, SumResult, ReduceArg,
+  FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
 } from './ops';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
 export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';

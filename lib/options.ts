@@ -45,6 +45,32 @@ const ALIASES: Readonly<Record<string, string>> = {
   ddof: 'correction',
 };
 
+/**
+ * Option keys kept for one version under an old spelling: accepted where the
+ * key they stand for is (their options types list them, marked @deprecated),
+ * never suggested or listed in errors, and warned about once
+ * (warnDeprecated).
+ */
+export const DEPRECATED_KEYS: Readonly<Record<string, string>> = { dim: 'axis' };
+
+function isDeprecatedKey(key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(DEPRECATED_KEYS, key);
+}
+
+const warned = new Set<string>();
+
+/**
+ * A DeprecationWarning, once per process for each old spelling (code
+ * GPUEXT_DEP_<SPELLING>), saying the call to write instead.
+ * @example warnDeprecated('dim', 'gx.sum', 'gx.sum(x, { axis: 1 })')
+ */
+export function warnDeprecated(spelling: string, fn: string, instead: string): void {
+  if (warned.has(spelling)) return;
+  warned.add(spelling);
+  process.emitWarning(`${fn}: '${spelling}' is deprecated and will be removed in the next version; write ${instead}`,
+    { type: 'DeprecationWarning', code: `GPUEXT_DEP_${spelling.toUpperCase()}` });
+}
+
 /** Optimal string alignment distance (Levenshtein plus adjacent swaps: 'dtpye' is one edit from 'dtype'). */
 export function editDistance(a: string, b: string): number {
   const m = a.length, n = b.length;
@@ -67,6 +93,7 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   const lower = key.toLowerCase().replace(/_/g, '');
   let best: string | undefined, bestDist = Infinity;
   for (const k of known) {
+    if (isDeprecatedKey(k)) continue;
     const dist = editDistance(lower, k.toLowerCase());
     if (dist < bestDist) [best, bestDist] = [k, dist];
   }
@@ -78,7 +105,8 @@ export function closestKey(key: string, known: readonly string[]): string | unde
 export function unknownOption(fn: string, key: string, known: readonly string[], what = 'option'): TypeError {
   const guess = closestKey(key, known);
   const hint = guess !== undefined ? `; did you mean '${guess}'?` : '';
-  const list = known.length === 0 ? 'it takes none' : `known: ${known.join(', ')}`;
+  const shown = known.filter((k) => !isDeprecatedKey(k));
+  const list = shown.length === 0 ? 'it takes none' : `known: ${shown.join(', ')}`;
   return new TypeError(`${fn}: unknown ${what} '${key}'${hint} (${list})`);
 }
 
@@ -105,7 +133,8 @@ export interface OptionsForm {
 export function checkOptions<T extends object>(opts: unknown, fn: string, known: readonly string[], form: OptionsForm = {}): Partial<T> {
   if (opts === undefined || (opts === null && form.nullIsEmpty !== false)) return {};
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    const shape = form.like !== undefined ? `like ${form.like}` : `(${known.length ? `with ${known.join(', ')}` : 'empty'})`;
+    const shown = known.filter((k) => !isDeprecatedKey(k));
+    const shape = form.like !== undefined ? `like ${form.like}` : `(${shown.length ? `with ${shown.join(', ')}` : 'empty'})`;
     throw new TypeError(`${fn}: options must be an object ${shape}, got ${describeValue(opts)}`);
   }
   checkKeys(opts, fn, known);

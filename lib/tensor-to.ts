@@ -8,6 +8,7 @@ import { Device, parseDevice, type DeviceLike } from './device';
 import { isDType, type DType } from './dtype';
 import { DTYPES } from './generated/dtypes';
 import { astypeOp } from './ops/elementwise';
+import { installMethods } from './ops/install';
 import { checkOptions, closestKey, optionKeys } from './options';
 import { describeValue } from './shape';
 import { Tensor } from './tensor';
@@ -118,4 +119,4 @@ function to(this: Tensor, ...args: unknown[]): Tensor {
   return astypeOp(moved, dtype, FN);
 }
 
-Object.defineProperty(Tensor.prototype, 'to', { value: to, writable: true, configurable: true, enumerable: false });
+installMethods({ to });

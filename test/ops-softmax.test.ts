@@ -506,7 +506,10 @@ deviceTest('errors name the op, the axis, the shape and the dtype', (t, device) 
   using b = gx.ones([2], { dtype: 'bool', device });
   t.throws(() => gx.softmax(x, 2), { instanceOf: RangeError, message: 'gx.softmax: axis 2 is out of range for an input of shape [2, 3] (2 dimensions; valid: -2 to 1)' });
   t.throws(() => x.logSoftmax(-3), { instanceOf: RangeError, message: /^Tensor\.logSoftmax: axis -3 is out of range for an input of shape \[2, 3\]/ });
-  t.throws(() => Reflect.apply(gx.softmax, undefined, [x]), { instanceOf: TypeError, message: /^gx\.softmax: axis must be an integer, got undefined/ });
+  t.throws(() => Reflect.apply(gx.softmax, undefined, [x]), { instanceOf: TypeError, message: 'gx.softmax: the axis is required, as in gx.softmax(x, -1) or gx.softmax(x, { axis: -1 })' });
+  t.throws(() => Reflect.apply(x.cumsum, x, [{ dtype: 'float64' }]), { instanceOf: TypeError, message: 'Tensor.cumsum: the axis is required, as in x.cumsum(-1) or x.cumsum({ axis: -1 })' });
+  t.throws(() => gx.softmax(x, 0, { axis: 1 }), { instanceOf: TypeError, message: /^gx\.softmax: the axis is given twice, as number 0 and in the options; pass one/ });
+  t.throws(() => Reflect.apply(gx.var, undefined, [x, { axis: 0 }, { correction: 0 }]), { instanceOf: TypeError, message: /^gx\.var: takes the axis and options as gx\.var\(x, 1, \{ \.\.\. \}\) or gx\.var\(x, \{ axis: 1, \.\.\. \}\)/ });
   t.throws(() => Reflect.apply(gx.softmax, undefined, [x, 0.5]), { instanceOf: TypeError, message: /^gx\.softmax: axis must be an integer/ });
   t.throws(() => gx.softmax(i, 1), { instanceOf: TypeError, message: /^gx\.softmax: dtype int32 is not supported \(got int32 \[2, 3\]\); softmax needs a floating-point input/ });
   t.throws(() => gx.logSoftmax(b, 0), { instanceOf: TypeError, message: /^gx\.logSoftmax: dtype bool is not supported/ });

@@ -95,21 +95,28 @@ for (const name of UNARY) {
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ output: x() }), fn: `Tensor.${name}`, key: 'output', suggest: 'out' };
 }
 for (const name of REDUCE) {
-  // The issue's example: torch's dim (and keepdim) meant axis (and keepdims), silently ignored before.
-  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { dim: 1 }), fn: `gx.${name}`, key: 'dim', suggest: 'axis' };
+  // torch's dims (and keepdim) mean axis (and keepdims); dim itself is the deprecated spelling of axis (test/axis.test.ts).
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { dims: 1 }), fn: `gx.${name}`, key: 'dims', suggest: 'axis' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ axis: 1, keepdim: true }), fn: `Tensor.${name}`, key: 'keepdim', suggest: 'keepdims' };
 }
 for (const name of STATS) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { axes: [0, 1] }), fn: `gx.${name}`, key: 'axes', suggest: 'axis' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ keep_dims: true }), fn: `Tensor.${name}`, key: 'keep_dims', suggest: 'keepdims' };
 }
+// The layout ops whose one argument is the axis take it as { axis } too.
+TAKES_OPTIONS.squeeze = { call: () => gx.squeeze(x(), { axsi: 0 } as gx.AxisOptions), fn: 'gx.squeeze', key: 'axsi', suggest: 'axis' };
+TAKES_OPTIONS['Tensor#squeeze'] = { call: () => x().squeeze({ axes: 0 } as gx.AxisOptions), fn: 'gx.squeeze', key: 'axes', suggest: 'axis' };
+TAKES_OPTIONS.unsqueeze = { call: () => gx.unsqueeze(x(), { axis: 0, dims: 1 } as gx.AxisOptions & { axis: number }), fn: 'gx.unsqueeze', key: 'dims', suggest: 'axis' };
+TAKES_OPTIONS['Tensor#unsqueeze'] = { call: () => x().unsqueeze({ Axis: 0 } as unknown as { axis: number }), fn: 'gx.unsqueeze', key: 'Axis', suggest: 'axis' };
+TAKES_OPTIONS.cat = { call: () => gx.cat([x(), x()], { axsi: 1 } as gx.AxisOptions), fn: 'gx.cat', key: 'axsi', suggest: 'axis' };
+TAKES_OPTIONS.stack = { call: () => gx.stack([x(), x()], { acis: 0 } as gx.AxisOptions), fn: 'gx.stack', key: 'acis', suggest: 'axis' };
 TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions), fn: 'Tensor.var', key: 'ddof', suggest: 'correction' };
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
-  'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
-  'cat', 'stack', 'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
+  'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
+  'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.checkDevice', 'cuda.limitBytes', 'cuda.synchronize', 'cuda.getDeviceProperties',
@@ -123,7 +130,7 @@ const NO_OPTIONS = new Set([
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
-    'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
+    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 
@@ -186,7 +193,8 @@ test('the known options still work, and an options object with only known keys p
 
 test('an options object that is not an object says so', (t) => {
   // Wrong kinds of arguments, as plain JavaScript could pass them.
-  t.throws(() => Reflect.apply(gx.sum, undefined, [gx.ones([2]), 'axis']), { instanceOf: TypeError, message: /^gx\.sum: options must be an object/ });
+  // An axis op's second argument is its options when an object, else its axis (NOTE [ Axis forms ]).
+  t.throws(() => Reflect.apply(gx.sum, undefined, [gx.ones([2]), 'axis']), { instanceOf: TypeError, message: /^gx\.sum: axis must be a number or an array of numbers, got a string/ });
   t.throws(() => Reflect.apply(gx.zeros, undefined, [[2], 'float64']), { instanceOf: TypeError, message: /^gx\.zeros: options must be an object/ });
   t.throws(() => Reflect.construct(gx.Stream, [[]]), { instanceOf: TypeError, message: /^gx\.Stream: options must be an object/ });
 });

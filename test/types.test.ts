@@ -87,6 +87,14 @@ const GOOD = `import * as gx from 'gpuext';
 export async function main(): Promise<number> {
   using x = gx.ones([2, 3], { dtype: 'float32', device: 'cpu' });
   using s = x.sum({ axis: 1, keepdims: true });
+  using s1 = x.sum(1, { keepdims: true });
+  const am: gx.Tensor<'int64'> = gx.argmax(x, -1, { keepdims: true });
+  const p32: gx.Tensor<'float32'> = gx.softmax(x, { axis: -1 });
+  const p64: gx.Tensor<'float64'> = x.logSoftmax(-1, { dtype: 'float64' });
+  const c64: gx.Tensor<'int64'> = gx.ones([3], { dtype: 'int32' }).cumsum({ axis: 0 });
+  using v = x.var([0, 1], { correction: 0 });
+  using cat = gx.cat([x, x], { axis: 1 });
+  using sq = x.unsqueeze({ axis: 0 }).squeeze(0);
   const n: number = gx.arange(5).sum().item() + 1;
   const big: bigint = gx.arange(5).sum().itemBigInt();
   const flag: boolean = gx.tensor([true]).item();
@@ -109,7 +117,8 @@ export async function main(): Promise<number> {
   const r: unknown = untyped.anything?.(x, 1);
   const stream = new gx.Stream({ priority: -1 });
   gx.withStream(stream, () => gx.cuda.synchronize());
-  return n + Number(big) + Number(flag) + s.numel + f64.numel + h.numel + g.numel + b.numel + like.numel + values.numel +
+  const axes = s1.numel + am.numel + p32.numel + p64.numel + c64.numel + v.numel + cat.numel + sq.numel;
+  return axes + n + Number(big) + Number(flag) + s.numel + f64.numel + h.numel + g.numel + b.numel + like.numel + values.numel +
     indices.numel + z.numel + (r === undefined ? 0 : 1);
 }
 `;
@@ -117,8 +126,8 @@ export async function main(): Promise<number> {
 /** Wrong programs, one per file: the error each must give (file, then a pattern of the message). */
 const BAD: Record<string, { text: string; error: RegExp }> = {
   'option.mts': {
-    text: "import * as gx from 'gpuext';\ngx.ones([2, 3]).sum({ dim: 1 });\n",
-    error: /option\.mts\(2,\d+\): error TS\d+: [^]*?'dim' does not exist in type '[^']*ReduceOptions'/,
+    text: "import * as gx from 'gpuext';\ngx.ones([2, 3]).sum({ keepdim: true });\n",
+    error: /option\.mts\(2,\d+\): error TS\d+: [^]*?'keepdim' does not exist in type '[^']*ReduceOptions'/,
   },
   'op-name.mts': {
     text: "import * as gx from 'gpuext';\nconst ops = await gx.loadInline({ name: 'o', cuda: '', schemas: ['add_gpu(Tensor a, Tensor b) -> Tensor'] });\n" +

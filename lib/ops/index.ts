@@ -1,18 +1,18 @@
 // The built-in ops as gx functions (gx.add, gx.sum, ...). Tensor methods for
-// the same ops are in methods.ts. Each runs on the device of its inputs, CPU
+// the same ops are in methods.ts (lib/index.ts loads it). Each runs on the device of its inputs, CPU
 // or CUDA; results are new tensors unless `{ out }` names one.
 import { astypeOp, clampOp, whereOp } from './elementwise';
 import { REDUCE, reduceOp } from './reduction';
 import type { ArgReduceFn, ClampFn, ExtremumFn, MeanFn, SumFn, WhereFn } from './types';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
-import './methods';
 
 export { resultType, promoteTypes, canCast, type Operand, type ScalarOperand } from './promotion';
 export type { OutOptions } from './common';
 export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './reduction';
+export type { Axes, AxisOptions } from './axes';
 export type {
-  FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, BinaryFn, DivFn, CompareFn, UnaryFloatFn, UnaryKeepFn,
+  FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis, BinaryFn, DivFn, CompareFn, UnaryFloatFn, UnaryKeepFn,
   WhereFn, ClampFn, SumFn, MeanFn, ExtremumFn, ArgReduceFn,
 } from './types';
 
@@ -51,18 +51,20 @@ export function astype<E extends DType>(x: Tensor, dtype: E): Tensor<E> {
 /**
  * Sum over `axis` (a number, an array, or all axes), optionally keeping the
  * reduced axes as size 1; integer and bool inputs sum in int64.
- * @example gx.sum(x); gx.sum(x, 0); gx.sum(x, { axis: [0, 2], keepdims: true })
+ * @example gx.sum(x); gx.sum(x, 0); gx.sum(x, 1, { keepdims: true }); gx.sum(x, { axis: [0, 2], keepdims: true })
  */
-export const sum: SumFn = ((x: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.sum, x, opts, 'gx.sum')) as SumFn;
+export const sum: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.sum, x, axis, opts, 'gx.sum')) as SumFn;
 /** Product over axes; integer and bool inputs multiply in int64. */
-export const prod: SumFn = ((x: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.prod, x, opts, 'gx.prod')) as SumFn;
+export const prod: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.prod, x, axis, opts, 'gx.prod')) as SumFn;
 /** Mean over axes; floating inputs only (or ask for `{ dtype: 'float32' }`). */
-export const mean: MeanFn = ((x: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.mean, x, opts, 'gx.mean')) as MeanFn;
+export const mean: MeanFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.mean, x, axis, opts, 'gx.mean')) as MeanFn;
 /** Maximum over axes (torch.amax); NaN propagates. @example gx.max(x, { axis: 1 }) */
-export const max: ExtremumFn = ((x: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.max, x, opts, 'gx.max')) as ExtremumFn;
+export const max: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.max, x, axis, opts, 'gx.max')) as ExtremumFn;
 /** Minimum over axes (torch.amin); NaN propagates. */
-export const min: ExtremumFn = ((x: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.min, x, opts, 'gx.min')) as ExtremumFn;
+export const min: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.min, x, axis, opts, 'gx.min')) as ExtremumFn;
 /** Index (int64) of the first maximum along one axis, or into the flattened tensor. @example gx.argmax(logits, 1) */
-export const argmax: ArgReduceFn = (x, opts) => reduceOp(REDUCE.argmax, x, opts, 'gx.argmax') as Tensor<'int64'>;
+export const argmax: ArgReduceFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  reduceOp(REDUCE.argmax, x, axis, opts, 'gx.argmax')) as ArgReduceFn;
 /** Index (int64) of the first minimum along one axis, or into the flattened tensor. */
-export const argmin: ArgReduceFn = (x, opts) => reduceOp(REDUCE.argmin, x, opts, 'gx.argmin') as Tensor<'int64'>;
+export const argmin: ArgReduceFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  reduceOp(REDUCE.argmin, x, axis, opts, 'gx.argmin')) as ArgReduceFn;

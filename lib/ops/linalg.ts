@@ -167,7 +167,7 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
  */
 function checkedScale(a: Tensor, fn: string): number {
   using mags = unaryOp(UNARY.abs, a, fn);
-  using top = reduceOp(REDUCE.max, mags, undefined, fn);
+  using top = reduceOp(REDUCE.max, mags, undefined, undefined, fn);
   const m = Number(top.item());
   if (!Number.isFinite(m)) {
     throw new Error(`${fn}: the input holds non-finite values (NaN or infinity); the SVD is not defined for them`);

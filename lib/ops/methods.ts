@@ -1,14 +1,13 @@
-// The built-in ops as Tensor methods: `a.add(b).mul(2).sum()`. Types by
-// declaration merging with the Tensor class (the same result dtypes as the gx
-// functions in index.ts); the methods are installed on Tensor.prototype when
-// this module loads (lib/index.ts loads it).
+// The elementwise ops and reductions as Tensor methods: `a.add(b).mul(2).sum()`,
+// declared and installed as NOTE [ Tensor methods ] (install.ts) says.
 import type { DType } from '../generated/dtypes';
-import { Tensor } from '../tensor';
+import type { Tensor } from '../tensor';
 import type { OutOptions } from './common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp, whereOp, type BinaryName, type UnaryName } from './elementwise';
 import type { Operand } from './promotion';
-import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName } from './reduction';
-import type { FloatDType, ReduceArg, SumResult } from './types';
+import { installMethods, type TensorMethods } from './install';
+import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from './reduction';
+import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from './types';
 
 declare module '../tensor' {
   interface Tensor<D extends DType = DType> {
@@ -21,74 +20,83 @@ declare module '../tensor' {
     clamp_(min?: number | bigint | null, max?: number | bigint | null): this;
     /** A copy converted to `dtype` (gx.astype). */
     astype<E extends DType>(dtype: E): Tensor<E>;
-    /** Sum over axes (gx.sum); integer and bool tensors sum in int64. */
+    /** Sum over axes (gx.sum); integer and bool tensors sum in int64. @example x.sum(); x.sum(1); x.sum(1, { keepdims: true }) */
     sum<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    sum<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    sum(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
     sum(opts?: ReduceArg): Tensor<SumResult<D>>;
     /** Product over axes (gx.prod). */
     prod<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    prod<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    prod(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
     prod(opts?: ReduceArg): Tensor<SumResult<D>>;
     /** Mean over axes (gx.mean); floating tensors, or pass { dtype }. */
     mean<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    mean<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    mean(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
     mean(opts?: ReduceArg): Tensor<D>;
     /** Maximum over axes (gx.max, torch.amax). */
+    max(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     max(opts?: ReduceArg): Tensor<D>;
     /** Minimum over axes (gx.min, torch.amin). */
+    min(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     min(opts?: ReduceArg): Tensor<D>;
     /** Index of the first maximum along one axis, or into the flattened tensor (gx.argmax). */
+    argmax(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
     argmax(opts?: ArgReduceOptions | number): Tensor<'int64'>;
     /** Index of the first minimum along one axis, or into the flattened tensor (gx.argmin). */
+    argmin(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
     argmin(opts?: ArgReduceOptions | number): Tensor<'int64'>;
   }
 }
 
-/** Defines a non-enumerable method, as class methods are. */
-function install(name: string, f: (this: Tensor, ...args: never[]) => unknown): void {
-  Object.defineProperty(Tensor.prototype, name, { value: f, writable: true, configurable: true, enumerable: false });
-}
-
+const methods: Record<string, (this: Tensor, ...args: never[]) => unknown> = {};
 for (const name of Object.keys(BINARY) as BinaryName[]) {
   const spec = BINARY[name];
   const fn = `Tensor.${name}`;
-  install(name, function (this: Tensor, other: unknown, opts?: unknown) {
+  methods[name] = function (this: Tensor, other: unknown, opts?: unknown) {
     return binaryOp(spec, this, other, fn, opts);
-  });
+  };
 }
 for (const name of Object.keys(BINARY) as BinaryName[]) {
   const spec = BINARY[name];
   if (!spec.inplace) continue;
   const fn = `Tensor.${name}_`;
-  install(`${name}_`, function (this: Tensor, other: unknown) {
+  methods[`${name}_`] = function (this: Tensor, other: unknown) {
     return binaryOp(spec, this, other, fn, undefined, true);
-  });
+  };
 }
 for (const name of Object.keys(UNARY) as UnaryName[]) {
   const spec = UNARY[name];
   const fn = `Tensor.${name}`;
-  install(name, function (this: Tensor, opts?: unknown) {
+  methods[name] = function (this: Tensor, opts?: unknown) {
     return unaryOp(spec, this, fn, opts);
-  });
+  };
   if (!spec.inplace) continue;
   const fnIn = `Tensor.${name}_`;
-  install(`${name}_`, function (this: Tensor) {
+  methods[`${name}_`] = function (this: Tensor) {
     return unaryOp(spec, this, fnIn, undefined, true);
-  });
+  };
 }
-install('where', function (this: Tensor, condition: unknown, other: unknown, opts?: unknown) {
-  return whereOp(condition, this, other, 'Tensor.where', opts);
-});
-install('clamp', function (this: Tensor, min?: unknown, max?: unknown, opts?: unknown) {
-  return clampOp(this, min, max, 'Tensor.clamp', opts);
-});
-install('clamp_', function (this: Tensor, min?: unknown, max?: unknown) {
-  return clampOp(this, min, max, 'Tensor.clamp_', undefined, true);
-});
-install('astype', function (this: Tensor, dtype: unknown) {
-  return astypeOp(this, dtype, 'Tensor.astype');
-});
 for (const name of Object.keys(REDUCE) as ReduceName[]) {
   const spec = REDUCE[name];
   const fn = `Tensor.${name}`;
-  install(name, function (this: Tensor, opts?: unknown) {
-    return reduceOp(spec, this, opts, fn);
-  });
+  methods[name] = function (this: Tensor, axis?: unknown, opts?: unknown) {
+    return reduceOp(spec, this, axis, opts, fn);
+  };
 }
+installMethods({
+  ...(methods as TensorMethods),
+  where(this: Tensor, condition: unknown, other: unknown, opts?: unknown) {
+    return whereOp(condition, this, other, 'Tensor.where', opts);
+  },
+  clamp(this: Tensor, min?: unknown, max?: unknown, opts?: unknown) {
+    return clampOp(this, min, max, 'Tensor.clamp', opts);
+  },
+  clamp_(this: Tensor, min?: unknown, max?: unknown) {
+    return clampOp(this, min, max, 'Tensor.clamp_', undefined, true);
+  },
+  astype(this: Tensor, dtype: unknown) {
+    return astypeOp(this, dtype, 'Tensor.astype');
+  },
+});

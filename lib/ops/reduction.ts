@@ -6,14 +6,14 @@ import * as ops from '../generated/ops';
 import { formatShape } from '../shape';
 import type { Tensor } from '../tensor';
 import { optionKeys } from '../options';
-import { checkTensor, computeResult, describeOperand, optionsOf } from './common';
+import { checkTensor, computeResult, describeOperand } from './common';
 import { astypeOp } from './elementwise';
-import { normalizeAxes } from './axes';
+import { axisCallOptions, axisOfCall, normalizeAxes, reducedShape, type Axes, type AxisOptions } from './axes';
 import { isFloating } from './promotion';
 
-export interface ReduceOptions {
+export interface ReduceOptions extends AxisOptions<Axes> {
   /** The axes to reduce (default: all). Negative axes count from the end. */
-  axis?: number | readonly number[];
+  axis?: Axes;
   /** Keep reduced axes as size 1 (default false). */
   keepdims?: boolean;
   /** Write the result into this tensor (of the result's shape). */
@@ -25,7 +25,7 @@ export interface ReduceDTypeOptions<E extends DType = DType> extends ReduceOptio
   dtype?: E;
 }
 
-export interface ArgReduceOptions {
+export interface ArgReduceOptions extends AxisOptions {
   /** The one axis to reduce; default: the flattened tensor (the index is into it). */
   axis?: number;
   keepdims?: boolean;
@@ -43,20 +43,22 @@ export type ReduceSpec = ops.ReduceOp;
 export type ReduceName = keyof typeof REDUCE;
 
 // dtype is known to every reduction: max, min and the arg ones refuse it with their own message.
-const REDUCE_KEYS = optionKeys<ReduceDTypeOptions>({ axis: true, keepdims: true, dtype: true, out: true });
+const REDUCE_KEYS = optionKeys<ReduceDTypeOptions>({ axis: true, dim: true, keepdims: true, dtype: true, out: true });
 
-/** @internal Reduces x by `spec`; `opts` may be the options object or just the axis (or axes). */
-export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string): Tensor {
-  const o: Partial<ReduceDTypeOptions> = typeof opts === 'number' || Array.isArray(opts)
-    ? { axis: opts as number | number[] } : optionsOf<ReduceDTypeOptions>(opts, fn, REDUCE_KEYS);
+/**
+ * @internal Reduces x by `spec`: `reduceOp(spec, x, axis, opts)` or
+ * `reduceOp(spec, x, opts)` (NOTE [ Axis forms ] in axes.ts).
+ */
+export function reduceOp(spec: ReduceSpec, a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+  const o = axisCallOptions<ReduceDTypeOptions>(arg, opts, fn, REDUCE_KEYS);
+  const axis = axisOfCall(arg, o, fn);
   const x = checkTensor(a, fn, 'self');
-  if (spec.kind === 'arg' && Array.isArray(o.axis)) {
-    throw new TypeError(`${fn}: takes one axis (or none, for the flattened tensor), got ${JSON.stringify(o.axis)}`);
+  if (spec.kind === 'arg' && Array.isArray(axis)) {
+    throw new TypeError(`${fn}: takes one axis (or none, for the flattened tensor), got ${JSON.stringify(axis)}`);
   }
   const shape = x.shape;
-  const dims = normalizeAxes(o.axis, shape, fn);
-  const keepdims = o.keepdims === true;
-  const outShape = keepdims ? shape.map((s, i) => (dims.includes(i) ? 1 : s)) : shape.filter((_, i) => !dims.includes(i));
+  const dims = normalizeAxes(axis, shape, fn);
+  const outShape = reducedShape(shape, dims, o.keepdims === true);
   const xd = x.dtype;
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked !== undefined && (spec.kind === 'extremum' || spec.kind === 'arg')) {
@@ -88,7 +90,7 @@ export function reduceOp(spec: ReduceSpec, a: unknown, opts: unknown, fn: string
     shape.forEach((s, i) => { if (dims.includes(i)) reduced *= s; else kept *= s; });
     if (reduced === 0 && kept > 0) {
       throw new RangeError(`${fn}: cannot reduce zero elements (input of shape ${formatShape(shape)}` +
-        `${o.axis === undefined ? '' : `, axis ${JSON.stringify(o.axis)}`}): ${spec.name} has no identity`);
+        `${axis === undefined || axis === null ? '' : `, axis ${JSON.stringify(axis)}`}): ${spec.name} has no identity`);
     }
   }
   // { dtype } converts the input first, as torch does (sum of float64 1e300 and -1e300 as float32 is

@@ -1,8 +1,8 @@
 // gx.softmax and gx.logSoftmax along one axis (torch.softmax,
 // torch.log_softmax), numerically stable (the line's maximum is subtracted
 // first). This module also gathers the other ops of its family for
-// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts),
-// and installs their Tensor methods (softmax-methods.ts).
+// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts);
+// their Tensor methods are in softmax-methods.ts.
 //
 // The kernels are in ops/softmax/ (softmax.h: the schemas); CUDA rows along a
 // contiguous last axis take the fast path (a warp or a block per row, the row
@@ -10,18 +10,17 @@
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
-import { callAlongAxis, normalizeAxis } from './axes';
+import { axisCallOptions, axisOfCall, callAlongAxis, normalizeAxis, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
-import { checkTensor, describeOperand, optionsOf } from './common';
+import { checkTensor, describeOperand } from './common';
 import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
 import type { FloatDType } from './types';
-import './softmax-methods';
 
 export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from './statistics';
 export { cumsum, type CumsumOptions } from './scan';
 
-export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
+export interface SoftmaxOptions<E extends FloatDType = FloatDType> extends AxisOptions {
   /** Convert the input to this floating dtype first, as torch's `dtype` argument; the result has it. */
   dtype?: E;
   /** Write the result here (the input's shape; a floating dtype the result casts to). */
@@ -29,10 +28,10 @@ export interface SoftmaxOptions<E extends FloatDType = FloatDType> {
 }
 
 /** softmax / logSoftmax: checks, the dtype, the call. */
-function softmaxOp(op: typeof ops.softmax, name: string, a: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
+function softmaxOp(op: typeof ops.softmax, name: string, a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = optionsOf<SoftmaxOptions>(opts, fn, SOFTMAX_KEYS);
-  const dim = normalizeAxis(axis, x.shape, fn);
+  const o = axisCallOptions<SoftmaxOptions>(arg, opts, fn, SOFTMAX_KEYS);
+  const dim = normalizeAxis(axisOfCall(arg, o, fn, true), x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   const dtype: DType = asked ?? x.dtype;
   if (!isFloating(dtype)) {
@@ -43,7 +42,7 @@ function softmaxOp(op: typeof ops.softmax, name: string, a: unknown, axis: unkno
 }
 
 /** @internal */
-const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ dtype: true, out: true });
+const SOFTMAX_KEYS = optionKeys<SoftmaxOptions>({ axis: true, dim: true, dtype: true, out: true });
 
 /** @internal */
 export function softmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: string): Tensor {
@@ -57,7 +56,9 @@ export function logSoftmaxImpl(x: unknown, axis: unknown, opts: unknown, fn: str
 
 export interface SoftmaxFn {
   <E extends FloatDType>(x: Tensor, axis: number, opts: SoftmaxOptions<E> & { dtype: E }): Tensor<E>;
+  <E extends FloatDType>(x: Tensor, opts: SoftmaxOptions<E> & { axis: number; dtype: E }): Tensor<E>;
   <D extends DType>(x: Tensor<D>, axis: number, opts?: SoftmaxOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts: SoftmaxOptions & { axis: number }): Tensor<D>;
 }
 
 /**
@@ -65,7 +66,7 @@ export interface SoftmaxFn {
  * stably as exp(x - max) / sum(exp(x - max)), like torch.softmax. Floating
  * inputs only (or `{ dtype }` to convert first); a line holding NaN or +inf,
  * or only -inf, gives NaN, and -inf elements give 0.
- * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' })
+ * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' }); gx.softmax(x, { axis: -1 })
  */
 export const softmax: SoftmaxFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
   softmaxImpl(x, axis, opts, 'gx.softmax')) as SoftmaxFn;

@@ -9,16 +9,16 @@ import { DEFAULT_FLOAT } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { NativeTensor } from '../native';
 import type { Tensor } from '../tensor';
-import { normalizeAxes, reducedShape } from './axes';
+import { axisCallOptions, axisOfCall, normalizeAxes, reducedShape, type Axes, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
-import { checkTensor, describeOperand, computeResult, optionsOf } from './common';
+import { checkTensor, describeOperand, computeResult } from './common';
 import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
-import type { FloatResult } from './types';
+import type { FloatResult, ReduceAxis } from './types';
 
-export interface LogsumexpOptions {
+export interface LogsumexpOptions extends AxisOptions<Axes> {
   /** The axes to reduce (default: all). Negative axes count from the end. */
-  axis?: number | readonly number[];
+  axis?: Axes;
   /** Keep reduced axes as size 1 (default false). */
   keepdims?: boolean;
   /** Write the result into this tensor (of the result's shape). */
@@ -30,35 +30,31 @@ export interface VarOptions extends LogsumexpOptions {
   correction?: number;
 }
 
-const LOGSUMEXP_KEYS = optionKeys<LogsumexpOptions>({ axis: true, keepdims: true, out: true });
-const VAR_KEYS = optionKeys<VarOptions>({ axis: true, keepdims: true, out: true, correction: true });
+const LOGSUMEXP_KEYS = optionKeys<LogsumexpOptions>({ axis: true, dim: true, keepdims: true, out: true });
+const VAR_KEYS = optionKeys<VarOptions>({ axis: true, dim: true, keepdims: true, out: true, correction: true });
 
-/** The options object, or just the axis (or axes). */
-function reduceOptions<T extends LogsumexpOptions>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
-  return typeof opts === 'number' || Array.isArray(opts) ? ({ axis: opts } as Partial<T>) : optionsOf<T>(opts, fn, known);
-}
-
-/** Reduces x over o.axis into a new tensor or o.out of `dtype`; `call` runs the op. */
-function callReduce(x: Tensor, o: Partial<LogsumexpOptions>, dtype: DType, fn: string,
+/** Reduces x over `axis` into a new tensor or o.out of `dtype`; `call` runs the op. */
+function callReduce(x: Tensor, axis: unknown, o: Partial<LogsumexpOptions>, dtype: DType, fn: string,
   call: (self: NativeTensor, axis: number[], out: NativeTensor) => void): Tensor {
-  const dims = normalizeAxes(o.axis, x.shape, fn);
+  const dims = normalizeAxes(axis, x.shape, fn);
   return computeResult(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn,
     { out: o.out, inputs: [x], elementwise: false }, (r) => call(x.handle(fn), dims, r.handle(fn)));
 }
 
 /** @internal */
-export function logsumexpImpl(a: unknown, opts: unknown, fn: string): Tensor {
+export function logsumexpImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = reduceOptions<LogsumexpOptions>(opts, fn, LOGSUMEXP_KEYS);
+  const o = axisCallOptions<LogsumexpOptions>(arg, opts, fn, LOGSUMEXP_KEYS);
   // Integer and bool inputs give the default float, as torch.logsumexp.
   const dtype = isFloating(x.dtype) ? x.dtype : DEFAULT_FLOAT;
-  return callReduce(x, o, dtype, fn, (self, axis, out) => ops.logsumexp(fn, { self, axis, dtype, out }));
+  return callReduce(x, axisOfCall(arg, o, fn), o, dtype, fn, (self, axes, out) => ops.logsumexp(fn, { self, axis: axes, dtype, out }));
 }
 
 /** @internal var (sqrt false) or std (sqrt true). */
-export function varImpl(a: unknown, opts: unknown, sqrt: boolean, fn: string): Tensor {
+export function varImpl(a: unknown, arg: unknown, opts: unknown, sqrt: boolean, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
-  const o = reduceOptions<VarOptions>(opts, fn, VAR_KEYS);
+  const o = axisCallOptions<VarOptions>(arg, opts, fn, VAR_KEYS);
+  const axis = axisOfCall(arg, o, fn);
   const name = sqrt ? 'std' : 'var';
   if (!isFloating(x.dtype)) {
     throw new TypeError(`${fn}: dtype ${x.dtype} is not supported (got ${describeOperand(x)}); ${name} needs a ` +
@@ -69,15 +65,17 @@ export function varImpl(a: unknown, opts: unknown, sqrt: boolean, fn: string): T
     throw new TypeError(`${fn}: correction must be a finite number, got ${describeOperand(correction)}`);
   }
   const op = sqrt ? ops.std : ops.var;
-  return callReduce(x, o, x.dtype, fn, (self, axis, out) => op(fn, { self, axis, correction, dtype: x.dtype, out }));
+  return callReduce(x, axis, o, x.dtype, fn, (self, axes, out) => op(fn, { self, axis: axes, correction, dtype: x.dtype, out }));
 }
 
 export interface LogsumexpFn {
-  <D extends DType>(x: Tensor<D>, opts?: LogsumexpOptions | number | readonly number[]): Tensor<FloatResult<D>>;
+  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: LogsumexpOptions): Tensor<FloatResult<D>>;
+  <D extends DType>(x: Tensor<D>, opts?: LogsumexpOptions | Axes): Tensor<FloatResult<D>>;
 }
 
 export interface VarFn {
-  <D extends DType>(x: Tensor<D>, opts?: VarOptions | number | readonly number[]): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: VarOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, opts?: VarOptions | Axes): Tensor<D>;
 }
 
 /**
@@ -86,19 +84,21 @@ export interface VarFn {
  * gives +inf, a NaN gives NaN. Integer and bool inputs give float32.
  * @example gx.logsumexp(logits, { axis: -1, keepdims: true }); gx.logsumexp(x, [0, 1])
  */
-export const logsumexp: LogsumexpFn = ((x: unknown, opts?: unknown): Tensor =>
-  logsumexpImpl(x, opts, 'gx.logsumexp')) as LogsumexpFn;
+export const logsumexp: LogsumexpFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  logsumexpImpl(x, axis, opts, 'gx.logsumexp')) as LogsumexpFn;
 
 /**
  * Variance over `axis` (default: all): sum((x - mean)^2) / max(0, N - correction),
  * like torch.var (correction 1 by default: the unbiased estimate; N <= correction
  * gives NaN or inf, as torch). Floating inputs only. Exported as `gx.var`.
- * @example gx.var(x); gx.var(x, { axis: 0, correction: 0, keepdims: true })
+ * @example gx.var(x); gx.var(x, 0, { correction: 0 }); gx.var(x, { axis: 0, correction: 0, keepdims: true })
  */
-export const variance: VarFn = ((x: unknown, opts?: unknown): Tensor => varImpl(x, opts, false, 'gx.var')) as VarFn;
+export const variance: VarFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  varImpl(x, axis, opts, false, 'gx.var')) as VarFn;
 
 /**
  * Standard deviation over `axis`: the square root of gx.var, like torch.std.
  * @example gx.std(x, { axis: -1 })
  */
-export const std: VarFn = ((x: unknown, opts?: unknown): Tensor => varImpl(x, opts, true, 'gx.std')) as VarFn;
+export const std: VarFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  varImpl(x, axis, opts, true, 'gx.std')) as VarFn;

@@ -6,6 +6,7 @@ import type { DType, FloatDType, IntegerDType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import type { OutOptions } from './common';
 import type { Operand, ScalarOperand } from './promotion';
+import type { Axes } from './axes';
 import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduction';
 
 export type { FloatDType, IntegerDType };
@@ -15,8 +16,11 @@ export type FloatResult<D extends DType> = D extends FloatDType ? D : 'float32';
 /** sum's and prod's result dtype: floating inputs keep theirs, integer and bool ones give int64. */
 export type SumResult<D extends DType> = D extends FloatDType ? D : 'int64';
 
-/** The axis (or axes) to reduce, or the options. */
-export type ReduceArg = ReduceOptions | number | readonly number[];
+/** The axis (or axes) to reduce, or the options (NOTE [ Axis forms ] in axes.ts). */
+export type ReduceArg = ReduceOptions | Axes;
+
+/** A positional axis (or axes) of a reduction; null or undefined: all. */
+export type ReduceAxis = Axes | null | undefined;
 
 /** add, sub, mul, pow, maximum, minimum, remainder. */
 export interface BinaryFn {
@@ -65,18 +69,24 @@ export interface ClampFn {
 
 export interface SumFn {
   <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <E extends DType>(x: Tensor, axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<SumResult<D>>;
 }
 
 export interface MeanFn {
   <E extends DType>(x: Tensor, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <E extends DType>(x: Tensor, axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
 export interface ExtremumFn {
+  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
 export interface ArgReduceFn {
+  (x: Tensor, axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
   (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;
 }

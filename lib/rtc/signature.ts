@@ -52,10 +52,6 @@ function stripPreprocessor(source: string): string {
   return lines.join('\n');
 }
 
-function isIdentChar(c: string | undefined): boolean {
-  return c !== undefined && /[A-Za-z0-9_$]/.test(c);
-}
-
 /** Index of the bracket closing the one at `open`, counting (), [], {} and <> only inside parameter lists. */
 function matchParen(text: string, open: number): number {
   let depth = 0;

@@ -1,7 +1,7 @@
 // Layout ops: transpose, permute, movedim, squeeze, unsqueeze, expand,
 // broadcastTo, flatten, slice, narrow, sliceDims, cat, stack. PyTorch
 // semantics; NumPy's where PyTorch has none. Tensor methods of the same names
-// are in ./layout-methods.
+// are in ./layout-methods.ts.
 //
 // NOTE [ Layout views ]
 // Every op here except cat and stack returns a view: a new Tensor (dispose it
@@ -13,14 +13,16 @@
 // anything is allocated, so a bad call throws, naming the op and the argument,
 // and changes nothing.
 //
-// Dims may be negative (counting from the end). As in PyTorch, a 0-d tensor
-// takes dim 0 or -1 where an existing dim is asked for (transpose, squeeze,
-// flatten).
-import { allocate } from './creation';
-import type { DType } from './dtype';
-import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from './shape';
-import { Tensor } from './tensor';
-import './layout-methods';
+// Axes may be negative (counting from the end) and are checked by axes.ts. As
+// in PyTorch, a 0-d tensor takes axis 0 or -1 where an existing axis is asked
+// for (transpose, squeeze, flatten). squeeze, unsqueeze, cat and stack take
+// their axis positionally or as { axis } (NOTE [ Axis forms ] in axes.ts).
+import { allocate } from '../creation';
+import type { DType } from '../dtype';
+import { optionKeys } from '../options';
+import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../shape';
+import { Tensor } from '../tensor';
+import { axisCallOptions, axisOfCall, normalizeAxis, normalizeAxisList, type Axes, type AxisOptions } from './axes';
 
 /**
  * One dimension of a {@link sliceDims} call: an integer picks that index and
@@ -55,40 +57,15 @@ function checkInt(v: unknown, fn: string, arg: string): number {
   return v;
 }
 
-/**
- * `dim` in [-n, n - 1] wrapped to [0, n - 1]. `what` names the tensor in the
- * error, `note` adds to it.
- */
-function wrapDim(dim: unknown, n: number, fn: string, arg: string, what = `a ${n}-d tensor`, note = ''): number {
-  checkInt(dim, fn, arg);
-  const d = dim as number;
-  if (n === 0 || d < -n || d >= n) {
-    const range = n === 0 ? 'it has no dimensions' : `expected a value in [${-n}, ${n - 1}]`;
-    throw new RangeError(`${fn}: ${arg} = ${d} is out of range for ${what} (${range}${note})`);
-  }
-  return d < 0 ? d + n : d;
-}
-
-/** wrapDim for an existing dim of `ndim`; a 0-d tensor accepts 0 and -1. */
-function existingDim(dim: unknown, ndim: number, fn: string, arg: string): number {
-  return wrapDim(dim, Math.max(ndim, 1), fn, arg, `a ${ndim}-d tensor`);
-}
-
-/** Wrapped dims from a number or array argument; repeats are an error. */
-function dimList(dims: unknown, ndim: number, fn: string, arg: string): number[] {
-  const list = typeof dims === 'number' ? [dims] : dims;
-  if (!Array.isArray(list)) throw new TypeError(`${fn}: ${arg} must be an integer or an array of integers, got ${describeValue(dims)}`);
-  const seen = new Set<number>();
-  return list.map((d: unknown, i) => {
-    const w = existingDim(d, ndim, fn, typeof dims === 'number' ? arg : `${arg}[${i}]`);
-    if (seen.has(w)) throw new RangeError(`${fn}: ${arg} ${formatList(list)} names dimension ${w} more than once`);
-    seen.add(w);
-    return w;
-  });
-}
-
 function formatList(list: readonly unknown[]): string {
   return `[${list.map(String).join(', ')}]`;
+}
+
+const AXIS_KEYS = optionKeys<AxisOptions<Axes>>({ axis: true, dim: true });
+
+/** The axis of `f(input, axis)` or `f(input, { axis })`. */
+function axisArg(arg: unknown, fn: string, required = false): unknown {
+  return axisOfCall(arg, axisCallOptions<AxisOptions<Axes>>(arg, undefined, fn, AXIS_KEYS), fn, required);
 }
 
 function checkRank(ndim: number, fn: string): void {
@@ -96,18 +73,17 @@ function checkRank(ndim: number, fn: string): void {
 }
 
 /**
- * A view with dims `dim0` and `dim1` swapped.
+ * A view with axes `axis0` and `axis1` swapped.
  * @example
  * const a = gx.arange(6).view(2, 3);
  * const at = gx.transpose(a, 0, 1); // shape [3, 2], shares a's storage
  */
-export function transpose<D extends DType>(input: Tensor<D>, dim0: number, dim1: number): Tensor<D> {
+export function transpose<D extends DType>(input: Tensor<D>, axis0: number, axis1: number): Tensor<D> {
   const fn = 'gx.transpose';
   const l = layoutOf(input, fn);
-  const n = l.shape.length;
-  const a = existingDim(dim0, n, fn, 'dim0');
-  const b = existingDim(dim1, n, fn, 'dim1');
-  if (n > 0) {
+  const a = normalizeAxis(axis0, l.shape, fn, 'axis0');
+  const b = normalizeAxis(axis1, l.shape, fn, 'axis1');
+  if (l.shape.length > 0) {
     [l.shape[a], l.shape[b]] = [l.shape[b], l.shape[a]];
     [l.strides[a], l.strides[b]] = [l.strides[b], l.strides[a]];
   }
@@ -119,21 +95,21 @@ function permuteImpl<D extends DType>(input: Tensor<D>, l: Layout, order: readon
 }
 
 /**
- * A view whose dim i is the input's dim `dims[i]`; `dims` names every dim once.
+ * A view whose axis i is the input's axis `axes[i]`; `axes` names every axis once.
  * @example gx.permute(gx.zeros([2, 3, 4]), [2, 0, 1]) // shape [4, 2, 3]
  */
-export function permute<D extends DType>(input: Tensor<D>, dims: readonly number[]): Tensor<D> {
+export function permute<D extends DType>(input: Tensor<D>, axes: readonly number[]): Tensor<D> {
   const fn = 'gx.permute';
   const l = layoutOf(input, fn);
-  if (!Array.isArray(dims)) throw new TypeError(`${fn}: dims must be an array of integers, got ${describeValue(dims)}`);
-  if (dims.length !== l.shape.length) {
-    throw new RangeError(`${fn}: dims ${formatList(dims)} has ${dims.length} entries but the tensor has ${l.shape.length} dimensions (shape ${formatShape(l.shape)})`);
+  if (!Array.isArray(axes)) throw new TypeError(`${fn}: axes must be an array of integers, got ${describeValue(axes)}`);
+  if (axes.length !== l.shape.length) {
+    throw new RangeError(`${fn}: axes ${formatList(axes)} has ${axes.length} entries but the tensor has ${l.shape.length} dimensions (shape ${formatShape(l.shape)})`);
   }
-  return permuteImpl(input, l, dimList(dims, l.shape.length, fn, 'dims'));
+  return permuteImpl(input, l, normalizeAxisList(axes, l.shape, fn, 'axes', 'axis'));
 }
 
 /**
- * A view with dims `source` moved to positions `destination`; the other dims
+ * A view with axes `source` moved to positions `destination`; the other axes
  * keep their order.
  * @example gx.movedim(gx.zeros([2, 3, 4]), 0, -1) // shape [3, 4, 2]
  */
@@ -141,10 +117,10 @@ export function movedim<D extends DType>(input: Tensor<D>, source: number | read
   const fn = 'gx.movedim';
   const l = layoutOf(input, fn);
   const n = l.shape.length;
-  const src = dimList(source, n, fn, 'source');
-  const dst = dimList(destination, n, fn, 'destination');
+  const src = normalizeAxisList(source, l.shape, fn, 'source');
+  const dst = normalizeAxisList(destination, l.shape, fn, 'destination');
   if (src.length !== dst.length) {
-    throw new RangeError(`${fn}: source names ${src.length} dims but destination names ${dst.length}; they must match`);
+    throw new RangeError(`${fn}: source names ${src.length} axes but destination names ${dst.length}; they must match`);
   }
   if (n === 0) return view(input, l);
   const order = new Array<number>(n).fill(-1);
@@ -155,29 +131,30 @@ export function movedim<D extends DType>(input: Tensor<D>, source: number | read
 }
 
 /**
- * A view without size-1 dims: all of them, or those among `dim` (a dim of
+ * A view without size-1 axes: all of them, or those among `axis` (an axis of
  * another size is left alone, as in PyTorch).
- * @example gx.squeeze(gx.zeros([1, 3, 1]), 0) // shape [3, 1]
+ * @example gx.squeeze(gx.zeros([1, 3, 1]), 0) // shape [3, 1]; gx.squeeze(x, { axis: [0, 2] })
  */
-export function squeeze<D extends DType>(input: Tensor<D>, dim?: number | readonly number[]): Tensor<D> {
+export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOptions<Axes>): Tensor<D> {
   const fn = 'gx.squeeze';
+  const a = axisArg(axis, fn);
   const l = layoutOf(input, fn);
-  const n = l.shape.length;
-  const drop = dim === undefined ? l.shape.map((_, d) => d) : dimList(dim, n, fn, 'dim');
+  const drop = a === undefined ? l.shape.map((_, d) => d) : normalizeAxisList(a, l.shape, fn);
   const keep = l.shape.map((s, d) => s !== 1 || !drop.includes(d));
   return view(input, { shape: l.shape.filter((_, d) => keep[d]), strides: l.strides.filter((_, d) => keep[d]), offset: l.offset });
 }
 
 /**
- * A view with a new size-1 dim at position `dim` of the result (in
+ * A view with a new size-1 axis at position `axis` of the result (in
  * [-ndim - 1, ndim]).
  * @example gx.unsqueeze(gx.zeros([3]), -1) // shape [3, 1]
  */
-export function unsqueeze<D extends DType>(input: Tensor<D>, dim: number): Tensor<D> {
+export function unsqueeze<D extends DType>(input: Tensor<D>, axis: number | AxisOptions & { axis: number }): Tensor<D> {
   const fn = 'gx.unsqueeze';
+  const a = axisArg(axis, fn, true);
   const l = layoutOf(input, fn);
   const n = l.shape.length;
-  const d = wrapDim(dim, n + 1, fn, 'dim', `a ${n}-d tensor`, `; the result has ${n + 1} dims`);
+  const d = normalizeAxis(a, l.shape, fn, 'axis', 'insert');
   checkRank(n + 1, fn);
   // The stride a contiguous tensor would have there, as PyTorch.
   const stride = d < n ? l.shape[d] * l.strides[d] : 1;
@@ -245,18 +222,18 @@ export function broadcastTo<D extends DType>(input: Tensor<D>, shape: readonly n
 }
 
 /**
- * Dims `startDim`..`endDim` (inclusive) merged into one. A view when the
+ * Axes `startAxis`..`endAxis` (inclusive) merged into one. A view when the
  * strides allow it, else a contiguous copy (as reshape). A 0-d tensor
  * becomes shape [1].
  * @example gx.flatten(gx.zeros([2, 3, 4]), 1) // shape [2, 12]
  */
-export function flatten<D extends DType>(input: Tensor<D>, startDim = 0, endDim = -1): Tensor<D> {
+export function flatten<D extends DType>(input: Tensor<D>, startAxis = 0, endAxis = -1): Tensor<D> {
   const fn = 'gx.flatten';
   const l = layoutOf(input, fn);
   const n = l.shape.length;
-  const s = existingDim(startDim, n, fn, 'startDim');
-  const e = existingDim(endDim, n, fn, 'endDim');
-  if (s > e) throw new RangeError(`${fn}: startDim (${startDim}) must not come after endDim (${endDim}) for a ${n}-d tensor`);
+  const s = normalizeAxis(startAxis, l.shape, fn, 'startAxis');
+  const e = normalizeAxis(endAxis, l.shape, fn, 'endAxis');
+  if (s > e) throw new RangeError(`${fn}: startAxis (${startAxis}) must not come after endAxis (${endAxis}) for a ${n}-d tensor`);
   if (n === 0) return view(input, { shape: [1], strides: [1], offset: l.offset });
   if (s === e) return view(input, l);
   const merged = l.shape.slice(s, e + 1).reduce((a, b) => a * b, 1);
@@ -280,15 +257,15 @@ function resolveRange(size: number, start: unknown, end: unknown, step: unknown,
 }
 
 /**
- * A view of `start:end:step` along `dim`, as Python slicing: null start/end
+ * A view of `start:end:step` along `axis`, as Python slicing: null start/end
  * mean the ends, negative ones count from the end, and both are clamped to
- * the dim (so the result may be empty). `step` must be >= 1.
+ * the axis (so the result may be empty). `step` must be >= 1.
  * @example gx.slice(gx.arange(10), 0, 1, -1, 3) // [1, 4, 7]
  */
-export function slice<D extends DType>(input: Tensor<D>, dim: number, start?: number | null, end?: number | null, step = 1): Tensor<D> {
+export function slice<D extends DType>(input: Tensor<D>, axis: number, start?: number | null, end?: number | null, step = 1): Tensor<D> {
   const fn = 'gx.slice';
   const l = layoutOf(input, fn);
-  const d = wrapDim(dim, l.shape.length, fn, 'dim');
+  const d = normalizeAxis(axis, l.shape, fn, 'axis', 'strict');
   const r = resolveRange(l.shape[d], start, end, step, fn, '');
   l.offset += r.first * l.strides[d];
   l.shape[d] = r.count;
@@ -297,14 +274,14 @@ export function slice<D extends DType>(input: Tensor<D>, dim: number, start?: nu
 }
 
 /**
- * A view of `length` elements along `dim` from `start` (negative counts from
- * the end); unlike slice, the range must lie inside the dim.
+ * A view of `length` elements along `axis` from `start` (negative counts from
+ * the end); unlike slice, the range must lie inside the axis.
  * @example gx.narrow(gx.zeros([4, 6]), 1, 2, 3) // shape [4, 3]
  */
-export function narrow<D extends DType>(input: Tensor<D>, dim: number, start: number, length: number): Tensor<D> {
+export function narrow<D extends DType>(input: Tensor<D>, axis: number, start: number, length: number): Tensor<D> {
   const fn = 'gx.narrow';
   const l = layoutOf(input, fn);
-  const d = wrapDim(dim, l.shape.length, fn, 'dim');
+  const d = normalizeAxis(axis, l.shape, fn, 'axis', 'strict');
   const size = l.shape[d];
   let s = checkInt(start, fn, 'start');
   checkInt(length, fn, 'length');
@@ -397,25 +374,26 @@ function copyInto<D extends DType>(inputs: readonly Tensor[], shape: number[], p
 }
 
 /**
- * The inputs joined along `dim` into a new tensor. Shapes must match except
- * in `dim`; 1-d empty tensors (shape [0]) are skipped, as in PyTorch. All
- * inputs must share a dtype and device. Always a copy.
- * @example gx.cat([gx.zeros([2, 3]), gx.ones([1, 3])]) // shape [3, 3]
+ * The inputs joined along `axis` (default 0) into a new tensor. Shapes must
+ * match except in `axis`; 1-d empty tensors (shape [0]) are skipped, as in
+ * PyTorch. All inputs must share a dtype and device. Always a copy.
+ * @example gx.cat([gx.zeros([2, 3]), gx.ones([1, 3])]) // shape [3, 3]; gx.cat([a, b], 1); gx.cat([a, b], { axis: 1 })
  */
-export function cat<D extends DType>(tensors: readonly Tensor<D>[], dim = 0): Tensor<D> {
+export function cat<D extends DType>(tensors: readonly Tensor<D>[], axis: number | AxisOptions = 0): Tensor<D> {
   const fn = 'gx.cat';
+  const dim = axisArg(axis, fn) ?? 0;
   const inputs = checkInputs(tensors, fn);
   const skip = (x: Tensor): boolean => x.ndim === 1 && x.shape[0] === 0;
   const refIndex = inputs.findIndex((x) => !skip(x));
   if (refIndex < 0) {
-    checkInt(dim, fn, 'dim');
+    checkInt(dim, fn, 'axis');
     return copyInto<D>(inputs, [0], []);
   }
   inputs.forEach((x, i) => {
     if (x.ndim === 0) throw new RangeError(`${fn}: tensors[${i}] is zero-dimensional and cannot be concatenated (unsqueeze it, or use gx.stack)`);
   });
   const ref = inputs[refIndex].shape;
-  const d = wrapDim(dim, ref.length, fn, 'dim', `${ref.length}-d inputs`);
+  const d = normalizeAxis(dim, ref, fn, 'axis', 'strict');
   let total = 0;
   inputs.forEach((x, i) => {
     if (skip(x)) return;
@@ -440,17 +418,18 @@ export function cat<D extends DType>(tensors: readonly Tensor<D>[], dim = 0): Te
 }
 
 /**
- * The inputs, all of one shape, stacked along a new dim `dim` (in
- * [-ndim - 1, ndim]) into a new tensor. All inputs must share a dtype and
+ * The inputs, all of one shape, stacked along a new axis `axis` (default 0,
+ * in [-ndim - 1, ndim]) into a new tensor. All inputs must share a dtype and
  * device. Always a copy.
  * @example gx.stack([gx.zeros([3]), gx.ones([3])], 1) // shape [3, 2]
  */
-export function stack<D extends DType>(tensors: readonly Tensor<D>[], dim = 0): Tensor<D> {
+export function stack<D extends DType>(tensors: readonly Tensor<D>[], axis: number | AxisOptions = 0): Tensor<D> {
   const fn = 'gx.stack';
+  const dim = axisArg(axis, fn) ?? 0;
   const inputs = checkInputs(tensors, fn);
   const ref = inputs[0].shape;
   const n = ref.length;
-  const d = wrapDim(dim, n + 1, fn, 'dim', `${n}-d inputs`, `; the result has ${n + 1} dims`);
+  const d = normalizeAxis(dim, ref, fn, 'axis', 'insert');
   inputs.forEach((x, i) => {
     const s = x.shape;
     if (s.length !== n || s.some((v, k) => v !== ref[k])) {
