@@ -10,7 +10,7 @@
 // every run.
 import { inspect } from 'util';
 
-import { checkDevice, isAvailable } from './cuda';
+import { checkDevice, isAvailable } from './gpus';
 import { checkKeys, optionKeys } from './options';
 import { parseDevice, type Device, type DeviceLike } from './device';
 import { Event, currentStream } from './stream';

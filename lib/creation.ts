@@ -5,7 +5,7 @@ import {
   dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
   DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
 } from './dtype';
-import { checkDevice } from './cuda';
+import { checkDevice } from './gpus';
 import { native } from './native';
 import { flattenNested } from './nested';
 import { checkOptions, optionKeys, type OptionsForm } from './options';

@@ -5,7 +5,7 @@
 /// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
 import { checkOptions, optionKeys } from './options';
 import { Device, parseDevice, type DeviceLike } from './device';
-import { checkDevice } from './cuda';
+import { checkDevice } from './gpus';
 import { native, type NativeGraph } from './native';
 import { Stream, currentStream } from './stream';
 

@@ -1,6 +1,6 @@
 // gx.memory: what the allocators hold, per device.
 import { parseDevice, type DeviceLike } from './device';
-import { checkDevice, limitBytes } from './cuda';
+import { checkDevice, limitBytes } from './gpus';
 import { native, type NativeMemoryStats } from './native';
 
 export type MemoryStats = NativeMemoryStats;

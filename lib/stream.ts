@@ -11,7 +11,7 @@
 // out again while that stream still reads it.
 /// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
 import { Device, parseDevice, type DeviceLike } from './device';
-import { checkDevice } from './cuda';
+import { checkDevice } from './gpus';
 import { checkOptions, optionKeys } from './options';
 import { native, type NativeEvent, type NativeStream } from './native';
 

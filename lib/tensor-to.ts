@@ -3,7 +3,7 @@
 // to({ device, dtype }) and to(other) (other's device and dtype). It lives
 // apart from tensor.ts because converting a dtype is an op (ops/ builds on
 // tensor.ts, not the other way round); lib/index.ts installs it.
-import { checkDevice } from './cuda';
+import { checkDevice } from './gpus';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { isDType, type DType } from './dtype';
 import { DTYPES } from './generated/dtypes';

@@ -119,7 +119,7 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
-  'cuda.checkDevice', 'cuda.limitBytes', 'cuda.synchronize', 'cuda.getDeviceProperties',
+  'cuda.synchronize', 'cuda.getDeviceProperties',
   'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
   'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList',
   'Device#equals', 'Device#toString', 'Device#toJSON',

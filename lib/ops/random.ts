@@ -7,7 +7,7 @@
 // Each fill advances its generator's offset past the counters it used (NOTE
 // [ Random streams ] in philox.h).
 import { allocate, CREATION_FORM } from '../creation';
-import { checkDevice } from '../cuda';
+import { checkDevice } from '../gpus';
 import { parseDevice, type DeviceLike } from '../device';
 import { parseDType } from '../dtype';
 import { FLOAT_DTYPES, INTEGER_RANGE, type DType, type IntegerDType } from '../generated/dtypes';

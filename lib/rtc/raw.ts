@@ -10,7 +10,7 @@
 // silently misreading it; here a mismatch is an error naming the argument.
 import fs from 'fs';
 
-import { checkDevice } from '../cuda';
+import { checkDevice } from '../gpus';
 import { checkOptions, optionKeys } from '../options';
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
