@@ -15,7 +15,7 @@ import * as gx from '../lib';
 import { allocate } from '../lib/creation';
 import { dtypeCode } from '../lib/dtype';
 import { native } from '../lib/native';
-import { detectToolchain } from '../lib/build/toolchain';
+import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, stagingArea } from '../lib/staging';
 import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 

@@ -20,7 +20,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { detectToolchain } from '../lib/build/toolchain';
+import { detectToolchain } from '../lib/toolkit/toolchain';
 import {
   MiB, REPO, PYTHON,
   nowNs, elapsedNs, median, perCallNs,

@@ -7,7 +7,7 @@
 import fs from 'fs';
 import path from 'path';
 
-import { packageRoot } from './build/toolchain';
+import { packageRoot } from './toolkit/toolchain';
 
 /** `linux-x64`: the folder under prebuilds/ for this platform, as prebuildify and node-gyp-build name it. */
 export function prebuildTag(): string {

@@ -5,11 +5,11 @@
 // call, in this process or another, with the same inputs runs no compiler.
 import * as path from 'path';
 
-import { build, type BuildEvent } from './build/build';
-import { resolveConfig, type DefineValue } from './build/config';
-import { ConfigError } from './build/errors';
-import { sha256, writeIfChanged } from './build/fsutil';
-import { cacheDir, packageVersion } from './build/toolchain';
+import { build, type BuildEvent } from './toolkit/build';
+import { resolveConfig, type DefineValue } from './toolkit/config';
+import { ConfigError } from './toolkit/errors';
+import { sha256, writeIfChanged } from './toolkit/fsutil';
+import { cacheDir, packageVersion } from './toolkit/toolchain';
 import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from './extension';
 import { checkOptions, optionKeys } from './options';
 import { BUILTIN_NAMESPACE } from './ops/library';

@@ -1,6 +1,6 @@
 // Op schemas read by the type checker: OpsOf<['scale(Tensor x, float s) -> Tensor']>
 // is { scale(x: Tensor, s: number): Tensor }, the same types `gpuext build`
-// generates (lib/build/codegen.ts: ARG_TYPES, RETURN_TYPES), for gx.load and
+// generates (lib/toolkit/codegen.ts: ARG_TYPES, RETURN_TYPES), for gx.load and
 // gx.loadInline's `schemas` option. The grammar is the schema subset of
 // DESIGN.md: positional arguments, `*` then keyword-only ones (an options
 // object), defaults, `Type?` optional, one return or a tuple. An op whose

@@ -24,7 +24,7 @@ process.env.GPUEXT_PREBUILD = '1';
 const { cudaPlan, gencode } = require('./find-cuda');
 
 // What the binaries are built from. A change to any of these makes --if-stale rebuild.
-const INPUTS = ['binding.gyp', 'setup.config.json', 'package.json', 'csrc', 'ops', 'lib/build',
+const INPUTS = ['binding.gyp', 'setup.config.json', 'package.json', 'csrc', 'ops', 'lib/toolkit',
   'scripts/find-cuda.js', 'scripts/build-core.js', 'scripts/build-ops.js', 'scripts/prebuild.js'];
 
 function listFiles(rel) {

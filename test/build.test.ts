@@ -13,14 +13,14 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
-import { build, type BuildEvent, type BuildResult } from '../lib/build/build';
-import { parseDepfile } from '../lib/build/compile';
-import { loadConfig, normalizeArch, resolveConfig } from '../lib/build/config';
-import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/build/errors';
-import { expandBraces, glob, matchGlob } from '../lib/build/glob';
-import { acquireLock } from '../lib/build/lock';
-import { bootId, pidAlive, startTicks } from '../lib/build/procinfo';
-import { detectToolchain, findCuda, packageRoot } from '../lib/build/toolchain';
+import { build, type BuildEvent, type BuildResult } from '../lib/toolkit/build';
+import { parseDepfile } from '../lib/toolkit/compile';
+import { loadConfig, normalizeArch, resolveConfig } from '../lib/toolkit/config';
+import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/toolkit/errors';
+import { expandBraces, glob, matchGlob } from '../lib/toolkit/glob';
+import { acquireLock } from '../lib/toolkit/lock';
+import { bootId, pidAlive, startTicks } from '../lib/toolkit/procinfo';
+import { detectToolchain, findCuda, packageRoot } from '../lib/toolkit/toolchain';
 import { load, loadInline } from '../lib/load';
 import { cudaTest } from './helpers';
 
@@ -492,7 +492,7 @@ esac
 `,
   });
   fs.chmodSync(path.join(dir, 'tools/cxx'), 0o755);
-  const script = `require(${JSON.stringify(path.join(root, 'dist/lib/build/build.js'))})
+  const script = `require(${JSON.stringify(path.join(root, 'dist/lib/toolkit/build.js'))})
     .build({ config: 'setup.config.json', bindings: false }).then(() => process.exit(3), () => process.exit(4));`;
   const builder = spawn(process.execPath, ['-e', script], { cwd: dir, env: { ...process.env, CXX: path.join(dir, 'tools/cxx') }, stdio: 'ignore' });
   const exited = new Promise((r) => builder.on('exit', r));

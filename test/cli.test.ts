@@ -9,7 +9,7 @@ import os from 'os';
 import path from 'path';
 
 import { gpuextDependency } from '../lib/cli/init';
-import { detectToolchain, nativeGpuModels } from '../lib/build/toolchain';
+import { detectToolchain, nativeGpuModels } from '../lib/toolkit/toolchain';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/lib/cli/main.js');

@@ -1,11 +1,11 @@
-// The generated bindings of an extension (lib/build/codegen.ts): an op whose
+// The generated bindings of an extension (lib/toolkit/codegen.ts): an op whose
 // camelCase name is a JS reserved word (`var`, `delete`) still gives valid
 // JavaScript and TypeScript, exported under the op's own name.
 import test from 'ava';
 import ts from 'typescript';
 import vm from 'vm';
 
-import { renderDts, renderJs } from '../lib/build/codegen';
+import { renderDts, renderJs } from '../lib/toolkit/codegen';
 import type { ExtensionDescriptor, OpDescriptor } from '../lib/extension';
 
 function op(name: string): OpDescriptor {

@@ -7,7 +7,7 @@ import path from 'path';
 import ts from 'typescript';
 
 import * as gx from '../lib';
-import { build } from '../lib/build/build';
+import { build } from '../lib/toolkit/build';
 import { cudaTest, deviceTest, poisonCache, randomValues, sameValues } from './helpers';
 
 const root = path.resolve(__dirname, '../..');

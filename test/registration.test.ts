@@ -10,7 +10,7 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
-import { ConfigError } from '../lib/build/errors';
+import { ConfigError } from '../lib/toolkit/errors';
 import { loadInline } from '../lib/load';
 import { native } from '../lib/native';
 

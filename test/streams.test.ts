@@ -5,7 +5,7 @@ import test from 'ava';
 import path from 'path';
 
 import * as gx from '../lib';
-import { build } from '../lib/build/build';
+import { build } from '../lib/toolkit/build';
 import { native } from '../lib/native';
 import { cudaTest, deviceTestSerial, sameValues } from './helpers';
 

@@ -2,10 +2,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { build, type BuildEvent, type BuildOptions, type BuildResult } from '../build/build';
-import { loadConfig, DEFAULT_CONFIG_FILE } from '../build/config';
-import { BuildError, ConfigError, displayPath, ToolchainError } from '../build/errors';
-import { glob, matchGlob } from '../build/glob';
+import { build, type BuildEvent, type BuildOptions, type BuildResult } from '../toolkit/build';
+import { loadConfig, DEFAULT_CONFIG_FILE } from '../toolkit/config';
+import { BuildError, ConfigError, displayPath, ToolchainError } from '../toolkit/errors';
+import { glob, matchGlob } from '../toolkit/glob';
 import { flag, formatCommand, parseArgs, stringOption } from './args';
 
 export const BUILD_USAGE = `usage: gpuext build [--config setup.config.json] [--arch native|sm_80,sm_90|all] [--verbose] [--watch]

@@ -1,7 +1,7 @@
 // `gpuext clean [--config setup.config.json]`
-import { clean } from '../build/build';
-import { DEFAULT_CONFIG_FILE, loadConfig } from '../build/config';
-import { displayPath } from '../build/errors';
+import { clean } from '../toolkit/build';
+import { DEFAULT_CONFIG_FILE, loadConfig } from '../toolkit/config';
+import { displayPath } from '../toolkit/errors';
 import { flag, parseArgs, stringOption } from './args';
 import { defaultOutput, reportError, type Output } from './build';
 

@@ -6,9 +6,9 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { DEFAULT_CONFIG_FILE, loadConfig } from '../build/config';
-import { glob } from '../build/glob';
-import { cacheDir, detectToolchain, FIXES, includeDir, packageRoot, packageVersion } from '../build/toolchain';
+import { DEFAULT_CONFIG_FILE, loadConfig } from '../toolkit/config';
+import { glob } from '../toolkit/glob';
+import { cacheDir, detectToolchain, FIXES, includeDir, packageRoot, packageVersion } from '../toolkit/toolchain';
 import { flag, parseArgs } from './args';
 import { defaultOutput, type Output } from './build';
 

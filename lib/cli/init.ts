@@ -5,9 +5,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { jsonErrorPlace } from '../build/config';
-import { writeFileAtomic } from '../build/fsutil';
-import { packageRoot, packageVersion } from '../build/toolchain';
+import { jsonErrorPlace } from '../toolkit/config';
+import { writeFileAtomic } from '../toolkit/fsutil';
+import { packageRoot, packageVersion } from '../toolkit/toolchain';
 import { flag, parseArgs } from './args';
 import { defaultOutput, type Output } from './build';
 

@@ -17,8 +17,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { errorCode, rmQuiet, writeFileAtomic } from '../build/fsutil';
-import { cacheDir } from '../build/toolchain';
+import { errorCode, rmQuiet, writeFileAtomic } from '../toolkit/fsutil';
+import { cacheDir } from '../toolkit/toolchain';
 import { readEntryFiles, sha256Hex } from './cache-io';
 
 /** Bump when what a key covers, or an entry's format, changes. */
