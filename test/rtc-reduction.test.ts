@@ -11,7 +11,9 @@ import path from 'path';
 
 import * as gx from '../lib';
 import { backendInfo, compile } from '../lib/rtc/compiler';
-import { coalesce, reductionSource, type ReductionGeometry } from '../lib/rtc/reduction';
+import { reductionSource } from '../lib/rtc/reduction';
+import type { ReductionGeometry } from '../lib/rtc/reduction-codegen';
+import { coalesce } from '../lib/rtc/reduction-geometry';
 import { parseKernelSignature } from '../lib/rtc/signature';
 import { cudaTest, REQUIRE_CUDA, rng } from './helpers';
 
