@@ -1,6 +1,7 @@
 // The CUDA source of a gx.reductionKernel plan (NOTE [ Reduction codegen ]):
 // from the kernel's definition, the dtypes a call binds and the call's
 // coalesced geometry. Pure text: no GPU, no state (reduction.ts caches).
+//
 // NOTE [ Reduction codegen ]
 // A call reduces the broadcast inputs over some axes. In JS, per call, the
 // problem is first coalesced: size-1 dims are dropped, the reduced dims are
