@@ -1,6 +1,6 @@
 // Access to the core's gx_api table (see NOTE [ Why a C table ] in gpuext/abi.h).
 #pragma once
-#include "core/error.h"
+#include "base/error.h"
 #include "gpuext/abi.h"
 
 namespace gx {

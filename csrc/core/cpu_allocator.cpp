@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/error.h"
-#include "cuda/human_size.h"
+#include "base/error.h"
+#include "base/human_size.h"
 
 namespace gx {
 namespace {

@@ -27,7 +27,7 @@
 #pragma once
 #include <cstddef>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 
 namespace gx {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "gpuext/half_types.h"
 #include "gpuext/parallel.h"
 

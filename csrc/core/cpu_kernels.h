@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 
 namespace gx::cpu {
 

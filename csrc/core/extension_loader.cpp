@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "core/abi.h"
-#include "core/error.h"
+#include "base/error.h"
 
 namespace gx {
 namespace {

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <unordered_map>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace gx {
 namespace {

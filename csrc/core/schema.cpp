@@ -21,8 +21,8 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "core/dtype.h"
-#include "core/error.h"
+#include "base/dtype.h"
+#include "base/error.h"
 
 namespace gx {
 namespace {

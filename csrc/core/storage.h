@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "cuda/runtime.h"
 
 namespace gx {

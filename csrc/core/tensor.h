@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 #include "core/storage.h"
 #include "gpuext/abi.h"
 

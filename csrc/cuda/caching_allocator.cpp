@@ -24,11 +24,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/device.h"
-#include "core/error.h"
+#include "base/device.h"
+#include "base/error.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_guard.h"
-#include "cuda/human_size.h"
+#include "base/human_size.h"
 
 namespace gx::cuda {
 namespace {

@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 #include "cuda/runtime.h"
 
 namespace gx::cuda {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace gx::cuda {
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 #include "cuda/runtime.h"
 
 namespace gx::cuda {

@@ -1,7 +1,7 @@
 // The CUDA layer of a CPU-only core (built with no CUDA toolkit, no GPU or
 // GPUEXT_NO_CUDA=1: scripts/find-cuda.js cudaPlan). Device
 // queries answer "no devices"; anything that needs a GPU throws a clear error.
-#include "core/error.h"
+#include "base/error.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/kernels.h"
 #include "cuda/pinned_allocator.h"

@@ -21,10 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/device.h"
-#include "core/error.h"
+#include "base/device.h"
+#include "base/error.h"
 #include "cuda/cuda_check.h"
-#include "cuda/human_size.h"
+#include "base/human_size.h"
 
 namespace gx::cuda {
 namespace {

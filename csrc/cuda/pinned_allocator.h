@@ -6,7 +6,7 @@
 #pragma once
 #include <cstddef>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 #include "cuda/runtime.h"
 
 namespace gx::cuda {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_guard.h"
 

@@ -11,7 +11,7 @@
 
 #include <gpuext/optional_library.h>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "rtc/internal.h"
 #include "rtc/rtc.h"
 

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "cuda/runtime.h"
 
 namespace gx::rtc {

@@ -2,10 +2,11 @@
 #pragma once
 #include <cstdint>
 
+#include "gpuext/limits.h"
+
 namespace gx {
 
-// Tensors have at most this many dimensions (checked at creation).
-constexpr int kMaxDims = 16;
+// kMaxDims: gx::kMaxDims of gpuext/limits.h (checked at tensor creation).
 
 struct Layout {
   int32_t ndim = 0;
