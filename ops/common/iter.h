@@ -12,12 +12,13 @@
 // with these (size, byte stride) lists, innermost dimension first.
 #pragma once
 #include <gpuext/extension.h>
+#include <gpuext/limits.h>
 
 #include "hd.h"
 
 namespace gx::ops {
 
-constexpr int kMaxDims = 16;     // the core's limit (csrc/core/layout.h kMaxDims)
+// kMaxDims: gx::kMaxDims, the core's limit (gpuext/limits.h).
 constexpr int kMaxOperands = 4;  // the output and up to three inputs
 
 inline int64_t itemsize(ScalarType t) {
