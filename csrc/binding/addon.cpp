@@ -20,7 +20,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   register_runtime_functions(env, exports);
   register_op_functions(env, exports);
   register_stream_functions(env, exports);
-  register_rtc_functions(env, exports);
+  register_rtc_compile_functions(env, exports);
+  register_rtc_module_functions(env, exports);
+  register_rtc_launch_functions(env, exports);
   register_cache_functions(env, exports);
   staging::register_functions(env, exports);
   if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {

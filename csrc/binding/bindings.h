@@ -9,7 +9,10 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports);
 void register_runtime_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
 void register_stream_functions(Napi::Env env, Napi::Object exports);
-void register_rtc_functions(Napi::Env env, Napi::Object exports);
+// Run-time kernels: compiling, loaded modules, launches (rtc_*.cpp).
+void register_rtc_compile_functions(Napi::Env env, Napi::Object exports);
+void register_rtc_module_functions(Napi::Env env, Napi::Object exports);
+void register_rtc_launch_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
 
 // [size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.

@@ -5,10 +5,11 @@
 #include <string>
 
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "cache/cache_files.h"
 #include "cache/sha256.h"
-#include "core/error.h"
+#include "base/error.h"
 
 namespace gx::js {
 namespace {
@@ -42,13 +43,6 @@ Napi::Value Sha256Hex(const Napi::CallbackInfo& info) {
     for (uint32_t i = 0; i < n; ++i) append_part(bytes, parts.Get(i), i);
     return Napi::String::New(info.Env(), cache::sha256_hex(bytes.data(), bytes.size()));
   });
-}
-
-std::string arg_path(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
-  if (!info[i].IsString()) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a string");
-  std::string s = info[i].As<Napi::String>().Utf8Value();
-  GX_CHECK_VALUE(!s.empty() && s.find('\0') == std::string::npos, fn, ": argument '", name, "' is not a path");
-  return s;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // N-API functions over the runtime: devices, streams, memory statistics, the
 // C ABI table, build information.
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "core/abi.h"
 #include "core/cpu_allocator.h"
@@ -11,12 +12,6 @@
 
 namespace gx::js {
 namespace {
-
-int arg_cuda_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  const int64_t index = arg_int(info, i, fn, "device");
-  cuda::check_device(static_cast<int>(index), fn);
-  return static_cast<int>(index);
-}
 
 Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefix = "") {
   Napi::Object o = Napi::Object::New(env);

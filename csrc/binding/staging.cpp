@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "binding/js_errors.h"
-#include "core/layout.h"
+#include "base/layout.h"
 
 namespace gx::js::staging {
 namespace {

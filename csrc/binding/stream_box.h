@@ -1,6 +1,6 @@
 // StreamBox: a stream as a JS handle (a type-tagged External, see
 // tagged_external.h). Shared by stream_functions.cpp, which makes them, and
-// the functions that accept a stream (rtc_functions.cpp).
+// the functions that accept a stream (rtc_launch.cpp).
 #pragma once
 #include <napi.h>
 

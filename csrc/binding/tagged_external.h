@@ -5,7 +5,7 @@
 #pragma once
 #include <napi.h>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace gx::js {
 
