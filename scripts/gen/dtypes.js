@@ -10,9 +10,9 @@ const listPath = path.join(root, 'csrc/include/gpuext/dtype_list.h');
 
 function parseList(text) {
   const rows = [];
-  const re = /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)/gm;
+  const re = /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)/gm;
   for (let m; (m = re.exec(text)); ) {
-    rows.push({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6] });
+    rows.push({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6], cppType: m[7] });
   }
   if (rows.length === 0) throw new Error(`no dtypes found in ${listPath}`);
   return rows;
