@@ -1,14 +1,21 @@
-// DType: the C++ face of the dtype list (csrc/include/gpuext/dtype_list.h).
+// DType: the core's C++ face of the dtype list (csrc/include/gpuext/dtype_list.h).
+//
+// One list, three faces, the same codes:
+//   gx_dtype             the C ABI's enum (gpuext/abi.h), what crosses between
+//                        the core and extensions and what JS passes;
+//   gx::ScalarType       the extensions' and built-in ops' C++ enum (gpuext/tensor.h);
+//   gx::core::DType      this one, the core's, which never appears in a public header.
+// Converting between them is a static_cast of the code.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "gpuext/abi.h"
 
-namespace gx {
+namespace gx::core {
 
 enum class DType : int32_t {
-#define GX_DTYPE_ENUM(Enum, name, kind, size, storage, value) Enum = GX_##Enum,
+#define GX_DTYPE_ENUM(Enum, name, kind, size, storage, value, ctype) Enum = GX_##Enum,
   GX_FORALL_DTYPES(GX_DTYPE_ENUM)
 #undef GX_DTYPE_ENUM
 };
@@ -17,7 +24,7 @@ constexpr int kNumDTypes = GX_NUM_DTYPES;
 
 inline size_t itemsize(DType t) {
   switch (t) {
-#define GX_DTYPE_SIZE(Enum, name, kind, size, storage, value) \
+#define GX_DTYPE_SIZE(Enum, name, kind, size, storage, value, ctype) \
   case DType::Enum:                                           \
     return size;
     GX_FORALL_DTYPES(GX_DTYPE_SIZE)
@@ -28,7 +35,7 @@ inline size_t itemsize(DType t) {
 
 inline const char* dtype_name(DType t) {
   switch (t) {
-#define GX_DTYPE_NAME(Enum, name, kind, size, storage, value) \
+#define GX_DTYPE_NAME(Enum, name, kind, size, storage, value, ctype) \
   case DType::Enum:                                           \
     return #name;
     GX_FORALL_DTYPES(GX_DTYPE_NAME)
@@ -39,4 +46,4 @@ inline const char* dtype_name(DType t) {
 
 inline bool is_valid_dtype(int64_t code) { return code >= 0 && code < kNumDTypes; }
 
-}  // namespace gx
+}  // namespace gx::core

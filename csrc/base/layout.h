@@ -4,7 +4,7 @@
 
 #include "gpuext/limits.h"
 
-namespace gx {
+namespace gx::core {
 
 // kMaxDims: gx::kMaxDims of gpuext/limits.h (checked at tensor creation).
 
@@ -42,4 +42,4 @@ inline bool layout_is_contiguous(const Layout& l) {
   return true;
 }
 
-}  // namespace gx
+}  // namespace gx::core

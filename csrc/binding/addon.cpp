@@ -6,7 +6,7 @@
 #include "binding/staging.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // Each environment runs JS on its own thread, so the streams this thread
@@ -31,8 +31,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   return exports;
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js
 
 // The macro pastes its argument into an identifier: it needs an unqualified name.
-static Napi::Object InitCore(Napi::Env env, Napi::Object exports) { return gx::js::Init(env, exports); }
+static Napi::Object InitCore(Napi::Env env, Napi::Object exports) { return gx::core::js::Init(env, exports); }
 NODE_API_MODULE(gpuext_core, InitCore)

@@ -29,7 +29,7 @@
   _(Bool,    bool,    0,         0)          \
   _(Pointer, pointer, 0,         0)
 
-namespace gx::js {
+namespace gx::core::js {
 
 enum Kind : int8_t {
 #define GX_ARG_KIND_ENUM(Enum, name, min, max) k##Enum,
@@ -57,4 +57,4 @@ constexpr uint64_t kKindMax[kNumKinds] = {
 // The integer kinds are the contiguous run I8..U64, signed first (slot_of_number relies on it).
 static_assert(kI8 == kTensor + 1 && kU64 == kI64 + 4, "integer kinds: I8..I64 then U8..U64");
 
-}  // namespace gx::js
+}  // namespace gx::core::js

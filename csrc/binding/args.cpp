@@ -6,7 +6,7 @@
 #include "base/error.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 [[noreturn]] void bad_arg(const char* fn, const char* name, const char* expected) {
@@ -157,4 +157,4 @@ int arg_device_index(const Napi::CallbackInfo& info, size_t i, const char* fn) {
   return static_cast<int>(d);
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -14,7 +14,7 @@
 #include "base/device.h"
 #include "base/dtype.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 // A safe integer: a number (integral, |x| <= 2^53 - 1) or a bigint that fits in int64.
 int64_t arg_int(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name);
@@ -22,6 +22,10 @@ double arg_double(const Napi::CallbackInfo& info, size_t i, const char* fn, cons
 // An array of safe integers (a shape, strides).
 std::vector<int64_t> arg_int_list(const Napi::CallbackInfo& info, size_t i, const char* fn,
                                   const char* name);
+
+// A flag: JS truthiness (undefined and null are false), as lib/ passes
+// optional booleans; never throws.
+inline bool arg_flag(const Napi::CallbackInfo& info, size_t i) { return info[i].ToBoolean(); }
 
 std::string arg_string(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name);
 // An array of strings; undefined or null reads as none.
@@ -52,4 +56,4 @@ Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn);
 int arg_cuda_device(const Napi::CallbackInfo& info, size_t i, const char* fn);
 int arg_device_index(const Napi::CallbackInfo& info, size_t i, const char* fn);
 
-}  // namespace gx::js
+}  // namespace gx::core::js

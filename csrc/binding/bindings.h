@@ -4,7 +4,7 @@
 
 #include "cache/cache_files.h"
 
-namespace gx::js {
+namespace gx::core::js {
 void register_tensor_functions(Napi::Env env, Napi::Object exports);
 void register_runtime_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
@@ -16,5 +16,5 @@ void register_rtc_launch_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
 
 // [size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
-Napi::Array file_stat_array(Napi::Env env, const gx::cache::FileStat& st);
-}  // namespace gx::js
+Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st);
+}  // namespace gx::core::js

@@ -11,7 +11,7 @@
 #include "cache/sha256.h"
 #include "base/error.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // Appends a string's UTF-8 bytes (lone surrogates as U+FFFD, as Node's
@@ -86,8 +86,7 @@ Napi::Value ReadCacheEntry(const Napi::CallbackInfo& info) {
     constexpr const char* fn = "readCacheEntry";
     Napi::Env env = info.Env();
     const std::string dir = arg_path(info, 0, fn, "dir");
-    if (!info[1].IsString()) fail(ErrorKind::Type, fn, ": argument 'key' must be a string");
-    const std::string key = info[1].As<Napi::String>().Utf8Value();
+    const std::string key = arg_string(info, 1, fn, "key");
     GX_CHECK_VALUE(is_key(key), fn, ": '", key, "' is not a cache key (64 hex digits)");
     const std::string base = dir + "/" + key;
 
@@ -125,4 +124,4 @@ void register_cache_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("readCacheEntry", Napi::Function::New<ReadCacheEntry>(env, "readCacheEntry"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -1,6 +1,6 @@
 #include "binding/js_errors.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 Napi::Error to_js_error(Napi::Env env, const Error& e) {
   Napi::Error err;
@@ -18,4 +18,4 @@ Napi::Error to_js_error(Napi::Env env, const Error& e) {
   return err;
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -1,5 +1,5 @@
 // Turning core errors into JS errors (argument readers: binding/args.h).
-// Every binding entry point runs inside guard(): a gx::Error becomes a JS
+// Every binding entry point runs inside guard(): a gx::core::Error becomes a JS
 // TypeError / RangeError / Error with a `code`, any other C++ exception an
 // Error, so nothing escapes into N-API as a C++ exception it cannot handle.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 Napi::Error to_js_error(Napi::Env env, const Error& e);
 
@@ -26,4 +26,4 @@ auto guard(Napi::Env env, F&& f) -> decltype(f()) {
   }
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

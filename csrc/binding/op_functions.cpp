@@ -19,7 +19,7 @@
 #include "core/extension_loader.h"
 #include "core/registry.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 const char* kind_word(ArgType t) {
@@ -401,4 +401,4 @@ void register_op_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("callOp", Napi::Function::New<CallOp>(env, "callOp"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

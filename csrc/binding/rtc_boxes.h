@@ -11,7 +11,7 @@
 #include "binding/js_errors.h"
 #include "rtc/rtc.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 struct ModuleBox {
   static constexpr napi_type_tag kTag = {0x677075786d6f6475ULL, 0x6c65000000000001ULL};
@@ -45,4 +45,4 @@ auto rtc_guard(Napi::Env env, F&& f) -> decltype(f()) {
   });
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -12,7 +12,7 @@
 #include "cache/cache_files.h"
 #include "rtc/rtc.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 Napi::Value RtcInfo(const Napi::CallbackInfo& info) {
@@ -99,4 +99,4 @@ void register_rtc_compile_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("nvrtcCompile", Napi::Function::New<NvrtcCompile>(env, "nvrtcCompile"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -21,7 +21,7 @@
 #include "binding/tensor_handle.h"
 #include "rtc/rtc.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // NOTE [ Argument slots ]
@@ -284,4 +284,4 @@ void register_rtc_launch_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("launchKernel", Napi::Function::New<LaunchKernel>(env, "launchKernel"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

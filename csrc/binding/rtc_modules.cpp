@@ -14,7 +14,7 @@
 #include "binding/tagged_external.h"
 #include "rtc/rtc.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 Napi::Value ModuleLoad(const Napi::CallbackInfo& info) {
@@ -159,4 +159,4 @@ void register_rtc_module_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("memcpyDtoH", Napi::Function::New<MemcpyDtoH>(env, "memcpyDtoH"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -10,7 +10,7 @@
 #include "cuda/pinned_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefix = "") {
@@ -149,4 +149,4 @@ void register_runtime_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("abiTable", Napi::Function::New<AbiTable>(env, "abiTable"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

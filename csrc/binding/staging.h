@@ -26,7 +26,7 @@
 
 #include "binding/staging_slots.h"
 
-namespace gx::js::staging {
+namespace gx::core::js::staging {
 
 // Offsets of the regions of binding/staging_slots.h: k<Name> is where a
 // region starts, kSize the whole area, in doubles.
@@ -46,4 +46,4 @@ void set_last_address(const void* address);
 
 void register_functions(Napi::Env env, Napi::Object exports);
 
-}  // namespace gx::js::staging
+}  // namespace gx::core::js::staging

@@ -6,7 +6,7 @@
 
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 struct StreamBox {
   static constexpr napi_type_tag kTag = {0x6770757873747265ULL, 0x616d000000000001ULL};
@@ -19,4 +19,4 @@ struct StreamBox {
   }
 };
 
-}  // namespace gx::js
+}  // namespace gx::core::js

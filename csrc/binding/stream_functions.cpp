@@ -12,7 +12,7 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 struct EventBox {
@@ -36,7 +36,7 @@ struct GraphBox {
 Napi::Value CreateStream(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int device = arg_cuda_device(info, 0, "gx.Stream");
-    const bool non_blocking = info[1].ToBoolean();
+    const bool non_blocking = arg_flag(info, 1);
     const int priority = static_cast<int>(arg_int(info, 2, "gx.Stream", "priority"));
     return wrap_external(info.Env(), new StreamBox{cuda::create_stream(device, non_blocking, priority), device, true});
   });
@@ -103,7 +103,7 @@ Napi::Value PriorityRange(const Napi::CallbackInfo& info) {
 Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int device = arg_cuda_device(info, 0, "gx.Event");
-    const bool timing = info[1].ToBoolean();
+    const bool timing = arg_flag(info, 1);
     return wrap_external(info.Env(), new EventBox{cuda::create_event(device, timing), device, timing});
   });
 }
@@ -265,4 +265,4 @@ void register_stream_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("graphDispose", Napi::Function::New<GraphDispose>(env, "graphDispose"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

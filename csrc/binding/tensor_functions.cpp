@@ -10,7 +10,7 @@
 #include "binding/tensor_handle.h"
 #include "core/tensor_ops.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // A new tensor's handle; its data address goes to the staging area (NOTE [ Staging area ]).
@@ -24,7 +24,7 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
     const auto sizes = arg_int_list(info, 0, "empty", "shape");
     const DType dtype = arg_dtype(info, 1, "empty");
     const Device device = arg_device(info, 2, "empty");
-    const bool pinned = info[4].ToBoolean();
+    const bool pinned = arg_flag(info, 4);
     return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, pinned));
   });
 }
@@ -96,7 +96,7 @@ Napi::Value Copy(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     TensorImpl& dst = TensorHandle::From(info, 0, "copy_", "dst");
     const TensorImpl& src = TensorHandle::From(info, 1, "copy_", "src");
-    copy_(dst, src, info[2].ToBoolean());
+    copy_(dst, src, arg_flag(info, 2));
     return info.Env().Undefined();
   });
 }
@@ -105,7 +105,7 @@ Napi::Value ToDevice(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& src = TensorHandle::From(info, 0, "to", "self");
     const Device device = arg_device(info, 1, "to");
-    return TensorHandle::Wrap(info.Env(), to_device(src, device, info[3].ToBoolean()));
+    return TensorHandle::Wrap(info.Env(), to_device(src, device, arg_flag(info, 3)));
   });
 }
 
@@ -314,4 +314,4 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("dataAddress", Napi::Function::New<DataAddress>(env, "dataAddress"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -10,7 +10,7 @@
 #include "core/abi.h"
 #include "base/error.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 std::string real_path(const std::string& path) {
@@ -86,4 +86,4 @@ std::unique_ptr<Registrar> describe_extension(const std::string& path) {
   return reg;
 }
 
-}  // namespace gx
+}  // namespace gx::core

@@ -7,7 +7,7 @@
 #include "cuda/pinned_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 [[noreturn]] void not_compiled(const char* what) {
   fail(ErrorKind::NotCompiled, what,
@@ -74,4 +74,4 @@ void launch_linspace(void*, DType, int64_t, double, double, Stream) {
   not_compiled("linspace");
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

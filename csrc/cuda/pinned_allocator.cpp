@@ -26,7 +26,7 @@
 #include "cuda/cuda_check.h"
 #include "base/human_size.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 constexpr int kMinClass = 12;  // 4 KiB
@@ -233,4 +233,4 @@ MemoryStats pinned_stats() {
   return s.stats;
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda
