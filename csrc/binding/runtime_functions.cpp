@@ -36,18 +36,15 @@ Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefi
 Napi::Value MemoryStatsFn(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     Napi::Env env = info.Env();
-    const int64_t type = arg_int(info, 0, "memory.stats", "deviceType");
+    const Device device = arg_device(info, 0, "memory.stats");
     Napi::Object o;
-    int slot = 0;
-    if (type == GX_CPU) {
+    if (device.is_cpu()) {
       o = stats_object(env, cpu_stats());
       o.Set("pinned", stats_object(env, cuda::pinned_stats()));
     } else {
-      const int device = arg_cuda_device(info, 1, "memory.stats");
-      o = stats_object(env, cuda::device_stats(device));
-      slot = Device::cuda(device).slot();
+      o = stats_object(env, cuda::device_stats(device.index));
     }
-    o.Set("liveTensors", Napi::Number::New(env, static_cast<double>(TensorImpl::live_count(slot))));
+    o.Set("liveTensors", Napi::Number::New(env, static_cast<double>(TensorImpl::live_count(device.slot()))));
     return o;
   });
 }
