@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "gpuext/abi.h"
+#include "gpuext/dtype_table.h"
 
 namespace gx::core {
 
@@ -23,27 +24,15 @@ enum class DType : int32_t {
 constexpr int kNumDTypes = GX_NUM_DTYPES;
 
 inline size_t itemsize(DType t) {
-  switch (t) {
-#define GX_DTYPE_SIZE(Enum, name, kind, size, storage, value, ctype) \
-  case DType::Enum:                                           \
-    return size;
-    GX_FORALL_DTYPES(GX_DTYPE_SIZE)
-#undef GX_DTYPE_SIZE
-  }
-  return 0;
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? static_cast<size_t>(dtype_table::kItemsize[code]) : 0;
 }
 
 inline const char* dtype_name(DType t) {
-  switch (t) {
-#define GX_DTYPE_NAME(Enum, name, kind, size, storage, value, ctype) \
-  case DType::Enum:                                           \
-    return #name;
-    GX_FORALL_DTYPES(GX_DTYPE_NAME)
-#undef GX_DTYPE_NAME
-  }
-  return "unknown";
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? dtype_table::kName[code] : "unknown";
 }
 
-inline bool is_valid_dtype(int64_t code) { return code >= 0 && code < kNumDTypes; }
+inline bool is_valid_dtype(int64_t code) { return dtype_table::valid(code); }
 
 }  // namespace gx::core

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gpuext/api.h"
+#include "gpuext/dtype_table.h"
 
 namespace gx {
 
@@ -22,37 +23,19 @@ GX_FORALL_DTYPES(GX_SCALAR_TYPE_CONSTANT)
 #undef GX_SCALAR_TYPE_CONSTANT
 
 inline const char* to_string(ScalarType t) {
-  switch (t) {
-#define GX_SCALAR_TYPE_NAME(Enum, name, kind, size, storage, value, ctype) \
-  case ScalarType::Enum:                                           \
-    return #name;
-    GX_FORALL_DTYPES(GX_SCALAR_TYPE_NAME)
-#undef GX_SCALAR_TYPE_NAME
-  }
-  return "unknown";
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? dtype_table::kName[code] : "unknown";
 }
 inline void append_to(Message& m, ScalarType t) { m.append(to_string(t)); }
 
-// Each dtype's item size and kind, from the dtype list (gpuext/dtype_list.h).
+// Each dtype's item size and kind, from the dtype list (gpuext/dtype_table.h).
 inline constexpr int64_t itemsize(ScalarType t) {
-  switch (t) {
-#define GX_SCALAR_TYPE_SIZE(Enum, name, kind, size, storage, value, ctype) \
-  case ScalarType::Enum:                                                  \
-    return size;
-    GX_FORALL_DTYPES(GX_SCALAR_TYPE_SIZE)
-#undef GX_SCALAR_TYPE_SIZE
-  }
-  return 1;
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? dtype_table::kItemsize[code] : 1;
 }
 inline constexpr bool is_floating(ScalarType t) {
-  switch (t) {
-#define GX_SCALAR_TYPE_FLOATING(Enum, name, kind, size, storage, value, ctype) \
-  case ScalarType::Enum:                                                      \
-    return #kind[0] == 'f';
-    GX_FORALL_DTYPES(GX_SCALAR_TYPE_FLOATING)
-#undef GX_SCALAR_TYPE_FLOATING
-  }
-  return false;
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) && dtype_table::kFloating[code];
 }
 // Signed or unsigned integers; bool is neither floating nor integral.
 inline constexpr bool is_integral(ScalarType t) { return !is_floating(t) && t != kBool; }
