@@ -59,7 +59,7 @@ export interface NativeGraph {
   readonly __nativeGraph: unique symbol;
 }
 
-/** Opaque run-time kernel handles (csrc/binding/rtc_functions.cpp): a loaded CUDA module, and a kernel of one (which keeps its module loaded). */
+/** Opaque run-time kernel handles (csrc/binding/rtc_modules.cpp): a loaded CUDA module, and a kernel of one (which keeps its module loaded). */
 export interface NativeModule {
   readonly __nativeModule: unique symbol;
 }
@@ -205,7 +205,7 @@ export interface NativeCore {
   graphDispose(g: NativeGraph): void;
   /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
   callOp(id: number, ...args: unknown[]): unknown;
-  // --- run-time kernels (csrc/binding/rtc_functions.cpp, csrc/rtc/) ---
+  // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
   // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).
   rtcInfo(): NativeRtcInfo;

@@ -9,6 +9,8 @@
  * per-element string work.
  */
 
+import * as limits from './generated/limits';
+
 export type Scalar = number | boolean | bigint;
 
 export interface Flattened {
@@ -18,8 +20,8 @@ export interface Flattened {
   kind: 'number' | 'boolean' | 'bigint' | 'empty';
 }
 
-/** Most dimensions a nested array may have. */
-export const MAX_NESTED_DIMS = 16;
+/** Most dimensions a nested array may have: a tensor's (GX_MAX_DIMS in csrc/include/gpuext/limits.h). */
+export const MAX_NESTED_DIMS = limits.MAX_DIMS;
 
 type LeafKind = 'number' | 'boolean' | 'bigint';
 

@@ -1,8 +1,10 @@
 // Shapes and strides: checking user shapes, contiguous strides, and the
 // stride rule that decides whether a view can be made without copying.
 
-/** At most this many dimensions (csrc/core/layout.h kMaxDims). */
-export const MAX_DIMS = 16;
+import * as limits from './generated/limits';
+
+/** At most this many dimensions (GX_MAX_DIMS in csrc/include/gpuext/limits.h). */
+export const MAX_DIMS = limits.MAX_DIMS;
 
 export type ShapeLike = number | readonly number[];
 

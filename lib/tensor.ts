@@ -153,7 +153,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /**
    * @internal The address of the first element, as a number (asked once; a
    * tensor's memory never moves). For kernel arguments passed by address
-   * (NOTE [ Argument slots ] in csrc/binding/rtc_functions.cpp); throws when disposed.
+   * (NOTE [ Argument slots ] in csrc/binding/rtc_launch.cpp); throws when disposed.
    */
   address(fn = 'Tensor'): number {
     const h = this.handle(fn);

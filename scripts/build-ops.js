@@ -20,14 +20,14 @@ const dist = path.join(root, 'dist', 'lib');
 const config = path.join(root, 'setup.config.json');
 
 function main() {
-  if (!fs.existsSync(path.join(dist, 'build', 'build.js'))) {
+  if (!fs.existsSync(path.join(dist, 'toolkit', 'build.js'))) {
     // --if-compiled: nothing to do before tsc has run (a checkout's prepare script compiles dist/, then builds the ops).
     if (process.argv.includes('--if-compiled')) return 0;
     console.error('gpuext: building the ops needs the compiled toolkit in dist/; run `npx tsc -p tsconfig.json` first.');
     return 1;
   }
-  const { build } = require(path.join(dist, 'build', 'build.js'));
-  const { loadConfig } = require(path.join(dist, 'build', 'config.js'));
+  const { build } = require(path.join(dist, 'toolkit', 'build.js'));
+  const { loadConfig } = require(path.join(dist, 'toolkit', 'config.js'));
   const { summary, reportError } = require(path.join(dist, 'cli', 'build.js'));
   const plan = cudaPlan();
   const withCuda = plan.cuda;

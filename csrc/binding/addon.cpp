@@ -6,7 +6,7 @@
 #include "binding/staging.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // Each environment runs JS on its own thread, so the streams this thread
@@ -20,7 +20,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   register_runtime_functions(env, exports);
   register_op_functions(env, exports);
   register_stream_functions(env, exports);
-  register_rtc_functions(env, exports);
+  register_rtc_compile_functions(env, exports);
+  register_rtc_module_functions(env, exports);
+  register_rtc_launch_functions(env, exports);
   register_cache_functions(env, exports);
   staging::register_functions(env, exports);
   if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {
@@ -29,8 +31,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   return exports;
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js
 
 // The macro pastes its argument into an identifier: it needs an unqualified name.
-static Napi::Object InitCore(Napi::Env env, Napi::Object exports) { return gx::js::Init(env, exports); }
+static Napi::Object InitCore(Napi::Env env, Napi::Object exports) { return gx::core::js::Init(env, exports); }
 NODE_API_MODULE(gpuext_core, InitCore)

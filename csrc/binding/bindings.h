@@ -4,14 +4,17 @@
 
 #include "cache/cache_files.h"
 
-namespace gx::js {
+namespace gx::core::js {
 void register_tensor_functions(Napi::Env env, Napi::Object exports);
 void register_runtime_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
 void register_stream_functions(Napi::Env env, Napi::Object exports);
-void register_rtc_functions(Napi::Env env, Napi::Object exports);
+// Run-time kernels: compiling, loaded modules, launches (rtc_*.cpp).
+void register_rtc_compile_functions(Napi::Env env, Napi::Object exports);
+void register_rtc_module_functions(Napi::Env env, Napi::Object exports);
+void register_rtc_launch_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
 
 // [size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
-Napi::Array file_stat_array(Napi::Env env, const gx::cache::FileStat& st);
-}  // namespace gx::js
+Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st);
+}  // namespace gx::core::js

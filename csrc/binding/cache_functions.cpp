@@ -5,12 +5,13 @@
 #include <string>
 
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "cache/cache_files.h"
 #include "cache/sha256.h"
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // Appends a string's UTF-8 bytes (lone surrogates as U+FFFD, as Node's
@@ -42,13 +43,6 @@ Napi::Value Sha256Hex(const Napi::CallbackInfo& info) {
     for (uint32_t i = 0; i < n; ++i) append_part(bytes, parts.Get(i), i);
     return Napi::String::New(info.Env(), cache::sha256_hex(bytes.data(), bytes.size()));
   });
-}
-
-std::string arg_path(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
-  if (!info[i].IsString()) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a string");
-  std::string s = info[i].As<Napi::String>().Utf8Value();
-  GX_CHECK_VALUE(!s.empty() && s.find('\0') == std::string::npos, fn, ": argument '", name, "' is not a path");
-  return s;
 }
 
 }  // namespace
@@ -92,8 +86,7 @@ Napi::Value ReadCacheEntry(const Napi::CallbackInfo& info) {
     constexpr const char* fn = "readCacheEntry";
     Napi::Env env = info.Env();
     const std::string dir = arg_path(info, 0, fn, "dir");
-    if (!info[1].IsString()) fail(ErrorKind::Type, fn, ": argument 'key' must be a string");
-    const std::string key = info[1].As<Napi::String>().Utf8Value();
+    const std::string key = arg_string(info, 1, fn, "key");
     GX_CHECK_VALUE(is_key(key), fn, ": '", key, "' is not a cache key (64 hex digits)");
     const std::string base = dir + "/" + key;
 
@@ -131,4 +124,4 @@ void register_cache_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("readCacheEntry", Napi::Function::New<ReadCacheEntry>(env, "readCacheEntry"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

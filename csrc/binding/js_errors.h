@@ -1,16 +1,15 @@
-// Turning core errors into JS errors, and reading arguments with checks.
-// Every binding entry point runs inside guard(): a gx::Error becomes a JS
+// Turning core errors into JS errors (argument readers: binding/args.h).
+// Every binding entry point runs inside guard(): a gx::core::Error becomes a JS
 // TypeError / RangeError / Error with a `code`, any other C++ exception an
 // Error, so nothing escapes into N-API as a C++ exception it cannot handle.
 #pragma once
 #include <napi.h>
 
-#include <cstdint>
-#include <vector>
+#include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 Napi::Error to_js_error(Napi::Env env, const Error& e);
 
@@ -27,10 +26,4 @@ auto guard(Napi::Env env, F&& f) -> decltype(f()) {
   }
 }
 
-// Argument readers: each throws a TypeError naming `fn` and the argument.
-int64_t arg_int(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name);
-double arg_double(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name);
-std::vector<int64_t> arg_int_list(const Napi::CallbackInfo& info, size_t i, const char* fn,
-                                  const char* name);
-
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "binding/tensor_handle.h"
 #include "core/abi.h"
 #include "core/extension_loader.h"
 #include "core/registry.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 const char* kind_word(ArgType t) {
@@ -365,21 +366,16 @@ Napi::Value describe_ops(Napi::Env env, const std::string& path, const std::vect
   return o;
 }
 
-std::string arg_path(const Napi::CallbackInfo& info, const char* fn) {
-  GX_CHECK_TYPE(info[0].IsString(), fn, ": argument 'path' must be a string");
-  return info[0].As<Napi::String>().Utf8Value();
-}
-
 Napi::Value LoadExtension(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const std::string path = arg_path(info, "loadExtension");
+    const std::string path = arg_string(info, 0, "loadExtension", "path");
     return describe_ops(info.Env(), path, load_extension(path));
   });
 }
 
 Napi::Value DescribeExtension(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const std::string path = arg_path(info, "describeExtension");
+    const std::string path = arg_string(info, 0, "describeExtension", "path");
     std::unique_ptr<Registrar> reg = describe_extension(path);
     std::vector<const OpDef*> ops;
     for (const auto& op : reg->pending()) ops.push_back(op.get());
@@ -389,9 +385,8 @@ Napi::Value DescribeExtension(const Napi::CallbackInfo& info) {
 
 Napi::Value ParseSchema(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    GX_CHECK_TYPE(info[0].IsString(), "parseSchema: argument 'schema' must be a string");
     OpDef op;
-    op.schema = parse_schema(info[0].As<Napi::String>().Utf8Value());
+    op.schema = parse_schema(arg_string(info, 0, "parseSchema", "schema"));
     op.qualified = op.schema.name;
     return op_to_js(info.Env(), op);
   });
@@ -406,4 +401,4 @@ void register_op_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("callOp", Napi::Function::New<CallOp>(env, "callOp"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -1,6 +1,7 @@
 // N-API functions over the runtime: devices, streams, memory statistics, the
 // C ABI table, build information.
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "core/abi.h"
 #include "core/cpu_allocator.h"
@@ -9,14 +10,8 @@
 #include "cuda/pinned_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
-
-int arg_cuda_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  const int64_t index = arg_int(info, i, fn, "device");
-  cuda::check_device(static_cast<int>(index), fn);
-  return static_cast<int>(index);
-}
 
 Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefix = "") {
   Napi::Object o = Napi::Object::New(env);
@@ -41,18 +36,15 @@ Napi::Object stats_object(Napi::Env env, const MemoryStats& s, const char* prefi
 Napi::Value MemoryStatsFn(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     Napi::Env env = info.Env();
-    const int64_t type = arg_int(info, 0, "memory.stats", "deviceType");
+    const Device device = arg_device(info, 0, "memory.stats");
     Napi::Object o;
-    int slot = 0;
-    if (type == GX_CPU) {
+    if (device.is_cpu()) {
       o = stats_object(env, cpu_stats());
       o.Set("pinned", stats_object(env, cuda::pinned_stats()));
     } else {
-      const int device = arg_cuda_device(info, 1, "memory.stats");
-      o = stats_object(env, cuda::device_stats(device));
-      slot = Device::cuda(device).slot();
+      o = stats_object(env, cuda::device_stats(device.index));
     }
-    o.Set("liveTensors", Napi::Number::New(env, static_cast<double>(TensorImpl::live_count(slot))));
+    o.Set("liveTensors", Napi::Number::New(env, static_cast<double>(TensorImpl::live_count(device.slot()))));
     return o;
   });
 }
@@ -154,4 +146,4 @@ void register_runtime_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("abiTable", Napi::Function::New<AbiTable>(env, "abiTable"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "binding/js_errors.h"
-#include "core/layout.h"
+#include "base/layout.h"
 
-namespace gx::js::staging {
+namespace gx::core::js::staging {
 namespace {
 
 static_assert(kMaxShape == static_cast<size_t>(kMaxDims), "the shape slots hold a tensor of the most dimensions");
@@ -61,4 +61,4 @@ void register_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("stagingLayout", Napi::Function::New<StagingLayout>(env, "stagingLayout"));
 }
 
-}  // namespace gx::js::staging
+}  // namespace gx::core::js::staging

@@ -11,29 +11,33 @@
 //   [0..6]  a launch's grid x y z, block x y z, dynamic shared memory bytes;
 //   [7]     the data address of the tensor empty() made last (NaN when a
 //           double cannot hold it), so a new tensor's address costs no call;
-//   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_functions.cpp);
+//   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_launch.cpp);
 //   [1032..1051] what emptyStaged() reads: ndim, dtype code, device type,
 //           device index, then the shape (reading a JS array and four
 //           numbers through N-API cost half a one-element allocation).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
-// the area; it reads slot 7 right after an empty returns. lib/staging.ts has
-// the same layout.
+// the area; it reads slot 7 right after an empty returns. The regions are
+// listed once, in binding/staging_slots.h; lib/generated/staging.ts is made from it.
 #pragma once
 #include <napi.h>
 
 #include <cstddef>
 
-namespace gx::js::staging {
+#include "binding/staging_slots.h"
 
-constexpr size_t kLaunchDims = 0;
-constexpr size_t kLastAddress = 7;
-constexpr size_t kArgs = 8;
-constexpr size_t kMaxArgs = 1024;
-constexpr size_t kEmpty = kArgs + kMaxArgs;  // ndim, dtype, device type, device index
-constexpr size_t kShape = kEmpty + 4;
-constexpr size_t kMaxShape = 16;  // kMaxDims
-constexpr size_t kSize = kShape + kMaxShape;
+namespace gx::core::js::staging {
+
+// Offsets of the regions of binding/staging_slots.h: k<Name> is where a
+// region starts, kSize the whole area, in doubles.
+enum : size_t {
+#define GX_STAGING_OFFSET(Name, slots) k##Name, k##Name##Last = k##Name + (slots)-1,
+  GX_FORALL_STAGING_REGIONS(GX_STAGING_OFFSET)
+#undef GX_STAGING_OFFSET
+  kSize
+};
+constexpr size_t kMaxArgs = kArgsLast + 1 - kArgs;
+constexpr size_t kMaxShape = kShapeLast + 1 - kShape;
 
 // This thread's area (kSize doubles).
 double* area();
@@ -42,4 +46,4 @@ void set_last_address(const void* address);
 
 void register_functions(Napi::Env env, Napi::Object exports);
 
-}  // namespace gx::js::staging
+}  // namespace gx::core::js::staging

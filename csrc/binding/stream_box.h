@@ -1,12 +1,12 @@
 // StreamBox: a stream as a JS handle (a type-tagged External, see
 // tagged_external.h). Shared by stream_functions.cpp, which makes them, and
-// the functions that accept a stream (rtc_functions.cpp).
+// the functions that accept a stream (rtc_launch.cpp).
 #pragma once
 #include <napi.h>
 
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 struct StreamBox {
   static constexpr napi_type_tag kTag = {0x6770757873747265ULL, 0x616d000000000001ULL};
@@ -19,4 +19,4 @@ struct StreamBox {
   }
 };
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -2,6 +2,7 @@
 // lib/graph.ts), and the tensor calls that involve streams (recordStream,
 // non-blocking copies).
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "binding/stream_box.h"
 #include "binding/tagged_external.h"
@@ -11,7 +12,7 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 struct EventBox {
@@ -32,16 +33,10 @@ struct GraphBox {
   ~GraphBox() { cuda::destroy_graph(exec); }
 };
 
-int arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  const int64_t d = arg_int(info, i, fn, "device");
-  cuda::check_device(static_cast<int>(d), fn);
-  return static_cast<int>(d);
-}
-
 Napi::Value CreateStream(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const int device = arg_device(info, 0, "gx.Stream");
-    const bool non_blocking = info[1].ToBoolean();
+    const int device = arg_cuda_device(info, 0, "gx.Stream");
+    const bool non_blocking = arg_flag(info, 1);
     const int priority = static_cast<int>(arg_int(info, 2, "gx.Stream", "priority"));
     return wrap_external(info.Env(), new StreamBox{cuda::create_stream(device, non_blocking, priority), device, true});
   });
@@ -49,7 +44,7 @@ Napi::Value CreateStream(const Napi::CallbackInfo& info) {
 
 Napi::Value CurrentStream(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const int device = arg_device(info, 0, "gx.cuda.currentStream");
+    const int device = arg_cuda_device(info, 0, "gx.cuda.currentStream");
     return wrap_external(info.Env(), new StreamBox{cuda::current_stream(device), device, false});
   });
 }
@@ -97,7 +92,7 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
 Napi::Value PriorityRange(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     int least = 0, greatest = 0;
-    cuda::priority_range(arg_device(info, 0, "Stream.priorityRange"), &least, &greatest);
+    cuda::priority_range(arg_cuda_device(info, 0, "Stream.priorityRange"), &least, &greatest);
     Napi::Array a = Napi::Array::New(info.Env(), 2);
     a.Set(0u, Napi::Number::New(info.Env(), least));
     a.Set(1u, Napi::Number::New(info.Env(), greatest));
@@ -107,8 +102,8 @@ Napi::Value PriorityRange(const Napi::CallbackInfo& info) {
 
 Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const int device = arg_device(info, 0, "gx.Event");
-    const bool timing = info[1].ToBoolean();
+    const int device = arg_cuda_device(info, 0, "gx.Event");
+    const bool timing = arg_flag(info, 1);
     return wrap_external(info.Env(), new EventBox{cuda::create_event(device, timing), device, timing});
   });
 }
@@ -270,4 +265,4 @@ void register_stream_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("graphDispose", Napi::Function::New<GraphDispose>(env, "graphDispose"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

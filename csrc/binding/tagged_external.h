@@ -5,9 +5,9 @@
 #pragma once
 #include <napi.h>
 
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 // NOTE [ Finalizers inside the GC ]
 // The core is built with NAPI_EXPERIMENTAL, and these finalizers take a
@@ -56,4 +56,4 @@ T& unwrap_external(const Napi::Value& v, const char* fn, const char* name) {
   return *obj;
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -4,34 +4,14 @@
 #include <cstring>
 
 #include "binding/bindings.h"
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "binding/staging.h"
 #include "binding/tensor_handle.h"
 #include "core/tensor_ops.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
-
-DType dtype_of(int64_t code, const char* fn) {
-  GX_CHECK_TYPE(is_valid_dtype(code), fn, ": unknown dtype code ", code);
-  return static_cast<DType>(code);
-}
-
-DType arg_dtype(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  return dtype_of(arg_int(info, i, fn, "dtype"), fn);
-}
-
-// Devices cross as (type, index): 0 = cpu, 1 = cuda.
-Device device_of(int64_t type, int64_t index, const char* fn) {
-  if (type == GX_CPU) return Device::cpu();
-  GX_CHECK_TYPE(type == GX_CUDA, fn, ": unknown device type ", type);
-  cuda::check_device(static_cast<int>(index), fn);
-  return Device::cuda(static_cast<int32_t>(index));
-}
-
-Device arg_device(const Napi::CallbackInfo& info, size_t i, const char* fn) {
-  return device_of(arg_int(info, i, fn, "deviceType"), arg_int(info, i + 1, fn, "deviceIndex"), fn);
-}
 
 // A new tensor's handle; its data address goes to the staging area (NOTE [ Staging area ]).
 Napi::Value wrap_new(Napi::Env env, TensorImpl* t) {
@@ -44,7 +24,7 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
     const auto sizes = arg_int_list(info, 0, "empty", "shape");
     const DType dtype = arg_dtype(info, 1, "empty");
     const Device device = arg_device(info, 2, "empty");
-    const bool pinned = info[4].ToBoolean();
+    const bool pinned = arg_flag(info, 4);
     return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, pinned));
   });
 }
@@ -116,7 +96,7 @@ Napi::Value Copy(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     TensorImpl& dst = TensorHandle::From(info, 0, "copy_", "dst");
     const TensorImpl& src = TensorHandle::From(info, 1, "copy_", "src");
-    copy_(dst, src, info[2].ToBoolean());
+    copy_(dst, src, arg_flag(info, 2));
     return info.Env().Undefined();
   });
 }
@@ -125,7 +105,7 @@ Napi::Value ToDevice(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const TensorImpl& src = TensorHandle::From(info, 0, "to", "self");
     const Device device = arg_device(info, 1, "to");
-    return TensorHandle::Wrap(info.Env(), to_device(src, device, info[3].ToBoolean()));
+    return TensorHandle::Wrap(info.Env(), to_device(src, device, arg_flag(info, 3)));
   });
 }
 
@@ -303,7 +283,7 @@ Napi::Value Describe(const Napi::CallbackInfo& info) {
 
 // dataAddress(handle): the address of the first element as a number, for
 // kernel arguments passed in a Float64Array (NOTE [ Argument slots ] in
-// rtc_functions.cpp). Addresses are below 2^47 on the platforms CUDA runs on;
+// rtc_launch.cpp). Addresses are below 2^47 on the platforms CUDA runs on;
 // one that a double cannot hold exactly is refused.
 Napi::Value DataAddress(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
@@ -334,4 +314,4 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("dataAddress", Napi::Function::New<DataAddress>(env, "dataAddress"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -3,7 +3,7 @@
 #include "binding/js_errors.h"
 #include "binding/tagged_external.h"
 
-namespace gx::js {
+namespace gx::core::js {
 namespace {
 
 // NOTE [ Memory pressure ]
@@ -99,4 +99,4 @@ void register_handle_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("isDisposed", Napi::Function::New<IsDisposedFn>(env, "isDisposed"));
 }
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -12,7 +12,7 @@
 
 #include "core/tensor.h"
 
-namespace gx::js {
+namespace gx::core::js {
 
 class TensorHandle {
  public:
@@ -30,4 +30,4 @@ class TensorHandle {
 
 void register_handle_functions(Napi::Env env, Napi::Object exports);
 
-}  // namespace gx::js
+}  // namespace gx::core::js

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-namespace gx::cache {
+namespace gx::core::cache {
 namespace {
 
 // Closes the descriptor on every way out.
@@ -50,4 +50,4 @@ bool read_file(const std::string& path, const std::function<uint8_t*(size_t)>& a
 
 bool touch_file(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0; }
 
-}  // namespace gx::cache
+}  // namespace gx::core::cache

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-namespace gx::cache {
+namespace gx::core::cache {
 
 struct FileStat {
   int64_t size = 0;
@@ -26,4 +26,4 @@ bool read_file(const std::string& path, const std::function<uint8_t*(size_t)>& a
 // Sets a file's access and modification times to now; false when that fails.
 bool touch_file(const std::string& path);
 
-}  // namespace gx::cache
+}  // namespace gx::core::cache

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace gx::cache {
+namespace gx::core::cache {
 namespace {
 
 constexpr uint32_t kRound[64] = {
@@ -153,4 +153,4 @@ std::string sha256_hex(const void* data, size_t size) {
   return to_hex(md);
 }
 
-}  // namespace gx::cache
+}  // namespace gx::core::cache

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gx::cache {
+namespace gx::core::cache {
 
 class Sha256 {
  public:
@@ -29,4 +29,4 @@ class Sha256 {
 // The digest of `size` bytes as 64 lowercase hex digits.
 std::string sha256_hex(const void* data, size_t size);
 
-}  // namespace gx::cache
+}  // namespace gx::core::cache

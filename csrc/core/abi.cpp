@@ -11,7 +11,7 @@
 #include "core/tensor_ops.h"
 #include "cuda/runtime.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 thread_local std::string tls_last_error;
@@ -132,4 +132,4 @@ const gx_api* abi_table() { return &kApi; }
 const char* abi_last_error() { return tls_last_error.c_str(); }
 void abi_set_dispatch_device(int device) { tls_dispatch_device = device; }
 
-}  // namespace gx
+}  // namespace gx::core

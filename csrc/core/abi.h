@@ -1,9 +1,9 @@
 // Access to the core's gx_api table (see NOTE [ Why a C table ] in gpuext/abi.h).
 #pragma once
-#include "core/error.h"
+#include "base/error.h"
 #include "gpuext/abi.h"
 
-namespace gx {
+namespace gx::core {
 
 const gx_api* abi_table();
 // This thread's last error message set through the table.
@@ -14,4 +14,4 @@ ErrorKind error_kind_of(gx_status status);
 // gx::current_stream() (device -1) resolves to on this thread.
 void abi_set_dispatch_device(int device);
 
-}  // namespace gx
+}  // namespace gx::core

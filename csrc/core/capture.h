@@ -9,7 +9,7 @@
 
 #include "core/storage.h"
 
-namespace gx {
+namespace gx::core {
 
 class CaptureKeepAlive {
  public:
@@ -34,4 +34,4 @@ class CaptureKeepAlive {
 // The keep-alive of the capture running on this thread, or nullptr.
 CaptureKeepAlive*& capture_keepalive();
 
-}  // namespace gx
+}  // namespace gx::core

@@ -17,10 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/error.h"
-#include "cuda/human_size.h"
+#include "base/error.h"
+#include "base/human_size.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 constexpr size_t kAlign = 64;                     // cache line: vector loads never split
@@ -255,4 +255,4 @@ int64_t cpu_cache_limit() {
   return s.limit;
 }
 
-}  // namespace gx
+}  // namespace gx::core

@@ -27,11 +27,11 @@
 #pragma once
 #include <cstddef>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 
-namespace gx {
+namespace gx::core {
 
-void* cpu_alloc(size_t nbytes);  // throws gx::Error(OutOfMemory) with the size
+void* cpu_alloc(size_t nbytes);  // throws gx::core::Error(OutOfMemory) with the size
 void cpu_free(void* ptr, size_t nbytes) noexcept;
 // Unmaps every cached block (gx.memory.emptyCache('cpu')).
 void cpu_empty_cache() noexcept;
@@ -39,4 +39,4 @@ MemoryStats cpu_stats();
 // The most bytes the cache keeps (NOTE [ Host caching allocator ]).
 int64_t cpu_cache_limit();
 
-}  // namespace gx
+}  // namespace gx::core

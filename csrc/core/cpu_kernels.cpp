@@ -2,11 +2,11 @@
 
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "gpuext/half_types.h"
 #include "gpuext/parallel.h"
 
-namespace gx::cpu {
+namespace gx::core::cpu {
 namespace {
 
 // An odometer over the C-order index space of `l`, started at linear index
@@ -72,7 +72,7 @@ void dispatch_word(size_t itemsize, F&& f) {
     case 4: return f(uint32_t{});
     case 8: return f(uint64_t{});
   }
-  GX_INTERNAL_ASSERT(false, "unsupported item size");
+  GX_CORE_INTERNAL_ASSERT(false, "unsupported item size");
 }
 
 // Writes double v into dst[i] converted to `dtype`.
@@ -156,4 +156,4 @@ void linspace(void* dst, DType dtype, int64_t n, double start, double end) {
   });
 }
 
-}  // namespace gx::cpu
+}  // namespace gx::core::cpu

@@ -3,10 +3,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 
-namespace gx::cpu {
+namespace gx::core::cpu {
 
 void strided_copy(void* dst, const Layout& dst_layout, const void* src, const Layout& src_layout,
                   size_t itemsize, int64_t numel);
@@ -14,4 +14,4 @@ void fill(void* dst, const Layout& layout, size_t itemsize, uint64_t bits, int64
 void affine(void* dst, DType dtype, int64_t n, double start, double step);
 void linspace(void* dst, DType dtype, int64_t n, double start, double end);
 
-}  // namespace gx::cpu
+}  // namespace gx::core::cpu

@@ -8,9 +8,9 @@
 #include <mutex>
 
 #include "core/abi.h"
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 std::string real_path(const std::string& path) {
@@ -86,4 +86,4 @@ std::unique_ptr<Registrar> describe_extension(const std::string& path) {
   return reg;
 }
 
-}  // namespace gx
+}  // namespace gx::core

@@ -7,7 +7,7 @@
 
 #include "core/registry.h"
 
-namespace gx {
+namespace gx::core {
 
 // Loads the extension at `path` once per process (later calls with the same
 // file return the same ops) and registers its ops.
@@ -17,4 +17,4 @@ std::vector<const OpDef*> load_extension(const std::string& path);
 // build toolkit's code generation. The library is unloaded again.
 std::unique_ptr<Registrar> describe_extension(const std::string& path);
 
-}  // namespace gx
+}  // namespace gx::core

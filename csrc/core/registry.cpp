@@ -3,9 +3,9 @@
 #include <cctype>
 #include <unordered_map>
 
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 struct Registry {
@@ -99,4 +99,4 @@ const OpDef& op_by_id(int64_t id) {
   return *r.ops[static_cast<size_t>(id)];
 }
 
-}  // namespace gx
+}  // namespace gx::core

@@ -14,7 +14,7 @@
 // The registrar an extension's init fills (gpuext/abi.h: opaque there).
 struct gx_registrar {};
 
-namespace gx {
+namespace gx::core {
 
 struct OpImpl {
   gx_boxed_fn fn = nullptr;
@@ -54,4 +54,4 @@ const OpDef& op_by_id(int64_t id);
 // The schema's types spelled as impl signatures are ("Tensor,float->Tensor").
 std::string schema_signature(const Schema& s);
 
-}  // namespace gx
+}  // namespace gx::core

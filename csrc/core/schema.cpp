@@ -21,10 +21,10 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "core/dtype.h"
-#include "core/error.h"
+#include "base/dtype.h"
+#include "base/error.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 template <typename... Args>
@@ -482,7 +482,7 @@ class Parser {
         }
         bad_default(a, "a dtype name (" + dtype_names() + ")");
     }
-    GX_INTERNAL_ASSERT(false, "unhandled ArgType in parse_default");
+    GX_CORE_INTERNAL_ASSERT(false, "unhandled ArgType in parse_default");
   }
 
   const std::string& text_;
@@ -550,4 +550,4 @@ std::string to_string(const Schema& s) {
 
 Schema parse_schema(const std::string& text) { return Parser(text).parse(); }
 
-}  // namespace gx
+}  // namespace gx::core

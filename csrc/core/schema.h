@@ -13,7 +13,7 @@
 
 #include "gpuext/abi.h"
 
-namespace gx {
+namespace gx::core {
 
 enum class ArgType : int32_t { Tensor, TensorList, Int, Float, Bool, Str, IntList, ScalarType };
 
@@ -56,7 +56,7 @@ struct Schema {
   std::string text;             // to_string(*this): the canonical form
 };
 
-// Parses `text`; throws gx::Error(ErrorKind::Value) whose message starts with
+// Parses `text`; throws gx::core::Error(ErrorKind::Value) whose message starts with
 // `invalid schema "<text>": ` and says what was expected and at which column.
 Schema parse_schema(const std::string& text);
 
@@ -69,4 +69,4 @@ std::string to_string(const Schema& s);
 // "Tensor", "Tensor?", "Tensor[]", "int[]?", "ScalarType", ...
 std::string type_to_string(const SchemaType& t);
 
-}  // namespace gx
+}  // namespace gx::core

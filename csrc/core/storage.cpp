@@ -5,7 +5,7 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/pinned_allocator.h"
 
-namespace gx {
+namespace gx::core {
 
 Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
   GX_CHECK_VALUE(!(pinned && device.is_cuda()), "pinned memory is host memory; ask for it on 'cpu', not ",
@@ -45,4 +45,4 @@ Storage::~Storage() {
   }
 }
 
-}  // namespace gx
+}  // namespace gx::core

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <cstddef>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "cuda/runtime.h"
 
-namespace gx {
+namespace gx::core {
 
 class Storage {
  public:
@@ -42,4 +42,4 @@ class Storage {
   cuda::Stream last_stream_ = nullptr;
 };
 
-}  // namespace gx
+}  // namespace gx::core

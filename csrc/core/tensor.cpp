@@ -2,7 +2,7 @@
 
 #include <limits>
 
-namespace gx {
+namespace gx::core {
 namespace {
 std::atomic<int64_t> g_live[kMaxDeviceSlots];
 
@@ -60,7 +60,7 @@ int64_t TensorImpl::live_count(int slot) noexcept {
 TensorImpl* TensorImpl::empty(const std::vector<int64_t>& sizes, DType dtype, Device device,
                               bool pinned) {
   const int64_t n = checked_numel(sizes, "empty");
-  const int64_t item = static_cast<int64_t>(gx::itemsize(dtype));
+  const int64_t item = static_cast<int64_t>(core::itemsize(dtype));
   GX_CHECK_RANGE(n <= std::numeric_limits<int64_t>::max() / item, "empty: shape is too large");
   Storage* storage = Storage::allocate(device, static_cast<size_t>(n * item), pinned);
   return new TensorImpl(storage, contiguous_layout(sizes), 0, dtype);
@@ -86,11 +86,11 @@ TensorImpl* TensorImpl::view(const TensorImpl& base, const std::vector<int64_t>&
     }
   }
   const int64_t capacity =
-      static_cast<int64_t>(base.storage_->nbytes() / gx::itemsize(base.dtype_));
+      static_cast<int64_t>(base.storage_->nbytes() / core::itemsize(base.dtype_));
   GX_CHECK_RANGE(n == 0 || last < capacity, "view: the view reaches element ", last,
                  " but the storage holds ", capacity, " elements");
   base.storage_->retain();
   return new TensorImpl(base.storage_, l, offset, base.dtype_);
 }
 
-}  // namespace gx
+}  // namespace gx::core

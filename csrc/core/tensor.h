@@ -6,15 +6,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 #include "core/storage.h"
 #include "gpuext/abi.h"
 
 // The C ABI's opaque type; TensorImpl derives from it so the ABI can cast.
 struct gx_tensor {};
 
-namespace gx {
+namespace gx::core {
 
 class TensorImpl : public gx_tensor {
  public:
@@ -36,7 +36,7 @@ class TensorImpl : public gx_tensor {
   const int64_t* strides() const noexcept { return layout_.strides; }
   int64_t numel() const noexcept { return numel_; }
   DType dtype() const noexcept { return dtype_; }
-  size_t itemsize() const noexcept { return gx::itemsize(dtype_); }
+  size_t itemsize() const noexcept { return core::itemsize(dtype_); }
   Device device() const noexcept { return storage_->device(); }
   Storage& storage() const noexcept { return *storage_; }
   int64_t offset() const noexcept { return offset_; }
@@ -63,4 +63,4 @@ class TensorImpl : public gx_tensor {
 // against overflow. `what` names the caller in errors.
 int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what);
 
-}  // namespace gx
+}  // namespace gx::core

@@ -8,7 +8,7 @@
 #include "cuda/kernels.h"
 #include "cuda/runtime.h"
 
-namespace gx {
+namespace gx::core {
 namespace {
 
 struct Ref {  // owns one reference to a TensorImpl
@@ -111,7 +111,7 @@ void fill_(TensorImpl& t, uint64_t bits) {
 }
 
 void arange_(TensorImpl& t, double start, double step) {
-  GX_INTERNAL_ASSERT(t.is_contiguous());
+  GX_CORE_INTERNAL_ASSERT(t.is_contiguous());
   if (t.device().is_cuda()) {
     cuda::launch_affine(t.data(), t.dtype(), t.numel(), start, step, stream_of(t));
   } else {
@@ -120,7 +120,7 @@ void arange_(TensorImpl& t, double start, double step) {
 }
 
 void linspace_(TensorImpl& t, double start, double end) {
-  GX_INTERNAL_ASSERT(t.is_contiguous());
+  GX_CORE_INTERNAL_ASSERT(t.is_contiguous());
   if (t.device().is_cuda()) {
     cuda::launch_linspace(t.data(), t.dtype(), t.numel(), start, end, stream_of(t));
   } else {
@@ -173,7 +173,7 @@ void read_to_host(const TensorImpl& t, void* dst) {
 }
 
 void write_from_host(TensorImpl& t, const void* src) {
-  GX_INTERNAL_ASSERT(t.is_contiguous());
+  GX_CORE_INTERNAL_ASSERT(t.is_contiguous());
   const size_t nbytes = static_cast<size_t>(t.numel()) * t.itemsize();
   if (nbytes == 0) return;
   if (t.device().is_cpu()) {
@@ -184,4 +184,4 @@ void write_from_host(TensorImpl& t, const void* src) {
   cuda::memcpy_async(t.data(), src, nbytes, cuda::CopyKind::HostToDevice, stream_of(t));
 }
 
-}  // namespace gx
+}  // namespace gx::core

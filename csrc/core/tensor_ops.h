@@ -6,7 +6,7 @@
 
 #include "core/tensor.h"
 
-namespace gx {
+namespace gx::core {
 
 // dst <- src elementwise. Same dtype and shape; any devices; any strides.
 // non_blocking: a device->host copy into pinned memory returns before the data
@@ -31,4 +31,4 @@ void read_to_host(const TensorImpl& t, void* dst);
 // (the host buffer may be reused as soon as this returns).
 void write_from_host(TensorImpl& t, const void* src);
 
-}  // namespace gx
+}  // namespace gx::core

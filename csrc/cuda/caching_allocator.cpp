@@ -24,13 +24,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/device.h"
-#include "core/error.h"
+#include "base/device.h"
+#include "base/error.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_guard.h"
-#include "cuda/human_size.h"
+#include "base/human_size.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 constexpr size_t kMinBlockSize = 512;             // every size is a multiple of this
@@ -112,7 +112,7 @@ void release_free_segments(DevicePool& pool, int device) {
       if (b->whole_segment()) victims.push_back(b);
   if (victims.empty()) return;
 
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   for (Block* b : victims) {
     GX_CUDA_CHECK(cudaFree(b->ptr));
     pool.free_set(b->small).erase(b);
@@ -128,7 +128,7 @@ void release_free_segments(DevicePool& pool, int device) {
   const MemoryStats& st = pool.stats;
   std::string driver = "free memory unknown";
   try {
-    DeviceGuard guard(device);
+    CoreDeviceGuard guard(device);
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
       driver = human_size(free_bytes) + " free of " + human_size(total_bytes);
@@ -167,7 +167,7 @@ Block* malloc_segment(DevicePool& pool, int device, size_t size, bool small, Str
     if (over_limit()) throw_oom(pool, device, size);
   }
 
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   void* ptr = nullptr;
   cudaError_t err = cudaMalloc(&ptr, seg);
   if (err == cudaErrorMemoryAllocation) {
@@ -282,7 +282,7 @@ void device_record_stream(void* ptr, Stream stream) {
 
 void* device_alloc(int device, size_t nbytes, Stream stream) {
   check_index(device, "device_alloc");
-  GX_INTERNAL_ASSERT(nbytes > 0, "device_alloc of 0 bytes");
+  GX_CORE_INTERNAL_ASSERT(nbytes > 0, "device_alloc of 0 bytes");
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   DevicePool& pool = s.pools[device];
@@ -375,4 +375,4 @@ void device_set_limit(int device, int64_t bytes) {
   s.pools[device].stats.limit_bytes = bytes;
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

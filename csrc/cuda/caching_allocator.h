@@ -18,13 +18,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 #include "cuda/runtime.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 
 // Returns device memory for `nbytes` (> 0) on `device`, ordered on `stream`.
-// Throws gx::Error(OutOfMemory) with the sizes when it cannot.
+// Throws gx::core::Error(OutOfMemory) with the sizes when it cannot.
 void* device_alloc(int device, size_t nbytes, Stream stream);
 // Returns a pointer from device_alloc to the cache. Never throws.
 void device_free(void* ptr) noexcept;
@@ -37,4 +37,4 @@ MemoryStats device_stats(int device);
 // 0 removes the limit.
 void device_set_limit(int device, int64_t bytes);
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

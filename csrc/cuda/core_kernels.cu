@@ -8,7 +8,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 constexpr int kThreads = 256;
@@ -93,7 +93,7 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::UInt8: return f(uint8_t{});
     case DType::Bool: return f(bool{});
   }
-  GX_INTERNAL_ASSERT(false, "unhandled dtype");
+  GX_CORE_INTERNAL_ASSERT(false, "unhandled dtype");
 }
 
 template <typename F>
@@ -104,7 +104,7 @@ void dispatch_word(size_t itemsize, F&& f) {
     case 4: return f(Word<4>::type{});
     case 8: return f(Word<8>::type{});
   }
-  GX_INTERNAL_ASSERT(false, "unsupported item size");
+  GX_CORE_INTERNAL_ASSERT(false, "unsupported item size");
 }
 
 }  // namespace
@@ -166,4 +166,4 @@ void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end
   GX_CUDA_CHECK(cudaGetLastError());
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

@@ -1,5 +1,5 @@
 // GX_CUDA_CHECK(expr): evaluates a CUDA runtime call and throws
-// gx::Error(ErrorKind::Cuda) when it does not return cudaSuccess, naming the
+// gx::core::Error(ErrorKind::Cuda) when it does not return cudaSuccess, naming the
 // call, the CUDA error and where it happened.
 //
 // The error is also cleared from the runtime's per-thread "last error" so that
@@ -11,26 +11,26 @@
 
 #include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 
 // "cudaMalloc(&p, n) failed: out of memory (cudaErrorMemoryAllocation) at file.cpp:42"
 inline std::string cuda_error_message(cudaError_t err, const char* what, const char* file,
                                       int line) {
-  return gx::str(what, " failed: ", cudaGetErrorString(err), " (", cudaGetErrorName(err),
+  return core::str(what, " failed: ", cudaGetErrorString(err), " (", cudaGetErrorName(err),
                  ") at ", file, ":", line);
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda
 
 #define GX_CUDA_CHECK(expr)                                                        \
   do {                                                                             \
     const cudaError_t gx_cuda_err_ = (expr);                                       \
     if (gx_cuda_err_ != cudaSuccess) {                                             \
       (void)cudaGetLastError();                                                    \
-      throw ::gx::Error(::gx::ErrorKind::Cuda,                                     \
-                        ::gx::cuda::cuda_error_message(gx_cuda_err_, #expr, __FILE__, \
+      throw ::gx::core::Error(::gx::core::ErrorKind::Cuda,                                     \
+                        ::gx::core::cuda::cuda_error_message(gx_cuda_err_, #expr, __FILE__, \
                                                        __LINE__));                 \
     }                                                                              \
   } while (0)

@@ -1,15 +1,15 @@
 // Launchers for the core's own CUDA kernels (csrc/cuda/*.cu). Every launcher
-// takes the stream, checks the launch and throws gx::Error on failure.
+// takes the stream, checks the launch and throws gx::core::Error on failure.
 // Pointers are already offset to element [0, ...].
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "core/dtype.h"
-#include "core/layout.h"
+#include "base/dtype.h"
+#include "base/layout.h"
 #include "cuda/runtime.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 
 // dst[dst_layout(i)] = src[src_layout(i)] for i < numel, byte-wise per element.
 void launch_strided_copy(void* dst, const Layout& dst_layout, const void* src,
@@ -26,4 +26,4 @@ void launch_affine(void* dst, DType dtype, int64_t n, double start, double step,
 void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end,
                      Stream stream);
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

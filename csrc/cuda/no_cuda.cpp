@@ -1,13 +1,13 @@
 // The CUDA layer of a CPU-only core (built with no CUDA toolkit, no GPU or
 // GPUEXT_NO_CUDA=1: scripts/find-cuda.js cudaPlan). Device
 // queries answer "no devices"; anything that needs a GPU throws a clear error.
-#include "core/error.h"
+#include "base/error.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/kernels.h"
 #include "cuda/pinned_allocator.h"
 #include "cuda/runtime.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 [[noreturn]] void not_compiled(const char* what) {
   fail(ErrorKind::NotCompiled, what,
@@ -74,4 +74,4 @@ void launch_linspace(void*, DType, int64_t, double, double, Stream) {
   not_compiled("linspace");
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

@@ -21,12 +21,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/device.h"
-#include "core/error.h"
+#include "base/device.h"
+#include "base/error.h"
 #include "cuda/cuda_check.h"
-#include "cuda/human_size.h"
+#include "base/human_size.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 constexpr int kMinClass = 12;  // 4 KiB
@@ -233,4 +233,4 @@ MemoryStats pinned_stats() {
   return s.stats;
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

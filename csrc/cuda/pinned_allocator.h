@@ -6,16 +6,16 @@
 #pragma once
 #include <cstddef>
 
-#include "core/memory_stats.h"
+#include "base/memory_stats.h"
 #include "cuda/runtime.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 
-// Page-locked host memory of at least `nbytes`. Throws gx::Error on failure.
+// Page-locked host memory of at least `nbytes`. Throws gx::core::Error on failure.
 void* pinned_alloc(size_t nbytes);
 // `stream` is the stream of the last work that used the block (nullptr: none).
 void pinned_free(void* ptr, Stream stream) noexcept;
 void pinned_empty_cache();
 MemoryStats pinned_stats();
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

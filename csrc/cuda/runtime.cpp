@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_guard.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 struct DeviceInfo {
@@ -97,7 +97,7 @@ Stream current_stream(int device) {
   check_device(device, "current_stream");
   cudaStream_t& cur = tls_streams.current[device];
   if (cur == nullptr) {
-    DeviceGuard guard(device);
+    CoreDeviceGuard guard(device);
     cudaStream_t s = nullptr;
     GX_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamDefault));
     tls_streams.owned[device] = s;
@@ -141,7 +141,7 @@ void destroy_event(Event event) noexcept {
 
 void synchronize_device(int device) {
   check_device(device, "synchronize");
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   GX_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -181,13 +181,13 @@ DeviceProps device_props(int device) {
 
 void mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
   check_device(device, "mem_info");
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   GX_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
 Stream create_stream(int device, bool non_blocking, int priority) {
   check_device(device, "Stream");
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   int least = 0, greatest = 0;
   GX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   const int p = priority < greatest ? greatest : (priority > least ? least : priority);
@@ -222,13 +222,13 @@ void stream_wait_event(Stream stream, Event event) {
 
 void priority_range(int device, int* least, int* greatest) {
   check_device(device, "Stream.priorityRange");
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   GX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(least, greatest));
 }
 
 Event create_event(int device, bool timing) {
   check_device(device, "Event");
-  DeviceGuard guard(device);
+  CoreDeviceGuard guard(device);
   cudaEvent_t e = nullptr;
   GX_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   return e;
@@ -282,4 +282,4 @@ bool is_capturing(Stream stream) {
   return status != cudaStreamCaptureStatusNone;
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

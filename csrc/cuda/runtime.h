@@ -13,7 +13,7 @@
 #pragma once
 #include <cstddef>
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 
 using Stream = void*;  // a cudaStream_t
 
@@ -93,4 +93,4 @@ DeviceProps device_props(int device);
 // Free and total bytes as the driver reports them.
 void mem_info(int device, size_t* free_bytes, size_t* total_bytes);
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

@@ -24,7 +24,7 @@
 #include "cuda/runtime.h"
 #include "gpuext/parallel.h"
 
-namespace gx::cuda {
+namespace gx::core::cuda {
 namespace {
 
 // Chunks of a quarter of the copy, 2 to 16 MiB: at least four, so the DMA of
@@ -88,4 +88,4 @@ void copy_to_host_staged(void* dst, const void* src, size_t nbytes) {
   }
 }
 
-}  // namespace gx::cuda
+}  // namespace gx::core::cuda

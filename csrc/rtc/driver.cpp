@@ -11,11 +11,11 @@
 
 #include <gpuext/optional_library.h>
 
-#include "core/device.h"
+#include "base/device.h"
 #include "rtc/internal.h"
 #include "rtc/rtc.h"
 
-namespace gx::rtc {
+namespace gx::core::rtc {
 namespace {
 
 struct Driver {
@@ -412,4 +412,4 @@ void memcpy_dtoh(const char* what, int device, void* dst, uint64_t src, size_t n
   cu_check(d, d.MemcpyDtoH(dst, static_cast<CUdeviceptr>(src), nbytes), what, "cuMemcpyDtoH");
 }
 
-}  // namespace gx::rtc
+}  // namespace gx::core::rtc

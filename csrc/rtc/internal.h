@@ -4,7 +4,7 @@
 
 #include "rtc/rtc.h"
 
-namespace gx::rtc::detail {
+namespace gx::core::rtc::detail {
 
 // The driver's CUDA version (e.g. 12040, 13000), or 0 when the driver cannot
 // be loaded. Never throws. Used to prefer the NVRTC whose major version
@@ -16,4 +16,4 @@ bool nvrtc_available(int* major, int* minor, std::string* path, std::string* err
 // Driver availability, loading it (and calling cuInit) if needed. Never throws.
 bool driver_available(std::string* error) noexcept;
 
-}  // namespace gx::rtc::detail
+}  // namespace gx::core::rtc::detail

@@ -2,7 +2,7 @@
 // is available, and every entry point throws a clear error.
 #include "rtc/rtc.h"
 
-namespace gx::rtc {
+namespace gx::core::rtc {
 namespace {
 constexpr const char* kWhy =
     "this gpuext core was built for the CPU only (no CUDA toolkit or no GPU when it was built, or "
@@ -39,4 +39,4 @@ Global module_global(const char* what, const Module&, const std::string&) { not_
 void memcpy_htod(const char* what, int, uint64_t, const void*, size_t) { not_compiled(what); }
 void memcpy_dtoh(const char* what, int, void*, uint64_t, size_t) { not_compiled(what); }
 
-}  // namespace gx::rtc
+}  // namespace gx::core::rtc

@@ -13,7 +13,7 @@
 #include "rtc/internal.h"
 #include "rtc/rtc.h"
 
-namespace gx::rtc {
+namespace gx::core::rtc {
 namespace {
 
 // --- the NVRTC C API, as documented (nvrtc.h) -----------------------------------
@@ -275,4 +275,4 @@ CompileResult compile(const char* what, const std::string& source, const std::st
   return out;
 }
 
-}  // namespace gx::rtc
+}  // namespace gx::core::rtc

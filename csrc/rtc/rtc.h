@@ -26,10 +26,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "cuda/runtime.h"
 
-namespace gx::rtc {
+namespace gx::core::rtc {
 
 // A library (NVRTC or the driver) that could not be loaded.
 class LibraryMissing : public Error {
@@ -147,4 +147,4 @@ Global module_global(const char* what, const Module& module, const std::string& 
 void memcpy_htod(const char* what, int device, uint64_t dst, const void* src, size_t nbytes);
 void memcpy_dtoh(const char* what, int device, void* dst, uint64_t src, size_t nbytes);
 
-}  // namespace gx::rtc
+}  // namespace gx::core::rtc

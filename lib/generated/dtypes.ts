@@ -47,6 +47,20 @@ export const DTYPE_INFO: { readonly [K in DType]: DTypeInfo } = {
   bool: { name: 'bool', code: 9, kind: 'b', itemsize: 1 },
 };
 
+/** The C type of each dtype in run-time kernels' CUDA source. */
+export const KERNEL_C_TYPES: { readonly [K in DType]: string } = {
+  float32: 'float',
+  float64: 'double',
+  float16: '__half',
+  bfloat16: '__nv_bfloat16',
+  int8: 'signed char',
+  int16: 'short',
+  int32: 'int',
+  int64: 'long long',
+  uint8: 'unsigned char',
+  bool: 'bool',
+};
+
 /** The typed array that views a tensor's raw bytes, per dtype. */
 export interface StorageArrayMap {
   float32: Float32Array;

@@ -2,13 +2,11 @@
 // lists, the C types of dtypes (and the headers those need), scalar operands,
 // and operands' strides seen at a broadcast shape.
 import { isDType, type DType } from '../dtype';
+import { KERNEL_C_TYPES } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 
-/** The C type of each dtype in generated kernels. */
-export const C_TYPES: Readonly<Record<DType, string>> = {
-  float32: 'float', float64: 'double', float16: '__half', bfloat16: '__nv_bfloat16',
-  int8: 'signed char', int16: 'short', int32: 'int', int64: 'long long', uint8: 'unsigned char', bool: 'bool',
-};
+/** The C type of each dtype in generated kernels (the dtype list's kernel C type column). */
+export const C_TYPES: Readonly<Record<DType, string>> = KERNEL_C_TYPES;
 
 /**
  * The #includes a kernel using `dtypes` needs first (float16/bfloat16 come

@@ -17,14 +17,15 @@ import { native, type NativeFunction, type NativeFunctionAttributes, type Native
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
 import { Stream } from '../stream';
 import { Tensor } from '../tensor';
+import { ARG_KIND_CODE } from '../generated/arg-kinds';
 import { compile } from './compiler';
 import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, type ParamKind } from './signature';
 
-/** Codes the native launcher reads (csrc/binding/rtc_functions.cpp). */
-const KIND_CODE: Record<Exclude<ParamKind, 'unknown'>, number> = {
-  pointer: 0, int8: 1, int16: 2, int32: 3, int64: 4, uint8: 5, uint16: 6, uint32: 7, uint64: 8,
-  float32: 9, float64: 10, bool: 11,
-};
+/**
+ * Codes the native launcher reads (the kinds of csrc/binding/arg_kinds.h): a
+ * pointer parameter takes a tensor or an address, the native 'tensor' kind.
+ */
+const KIND_CODE: Record<Exclude<ParamKind, 'unknown'>, number> = { ...ARG_KIND_CODE, pointer: ARG_KIND_CODE.tensor };
 
 export interface CompileOptions {
   /** NVRTC options, e.g. ['-std=c++17', '--use_fast_math', '-DN=4']. */
@@ -97,7 +98,7 @@ interface Loaded {
 // tensors by their device addresses (known at creation or asked once per
 // tensor), and the native side reads them there with no N-API call at all
 // (NOTE [ Staging area ] in csrc/binding/staging.h, NOTE [ Argument slots ]
-// in csrc/binding/rtc_functions.cpp); their C types were
+// in csrc/binding/rtc_launch.cpp); their C types were
 // given once, with the function handle. A bigint a double cannot hold, or
 // more arguments than the staging area holds, sends that launch's arguments
 // as an array of values.
@@ -364,7 +365,7 @@ export class RawKernel {
    * @internal Launches generated code whose arguments are known to match the
    * parameters (elementwise and reduction kernels): numbers, tensors by
    * address, checked by the caller (alive, on `device`; NOTE [ Argument slots ]
-   * in csrc/binding/rtc_functions.cpp), either `values` or, without them,
+   * in csrc/binding/rtc_launch.cpp), either `values` or, without them,
    * already written into the staging area from STAGED_ARGS on. A 1-D grid on
    * the current stream.
    */

@@ -21,37 +21,7 @@ namespace gx::ops {
 
 constexpr int kThreads = 256;
 
-// Makes the op's device current for this thread's launches (the core's and an
-// extension's CUDA runtimes keep separate current-device state).
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    if (cudaGetDevice(&prev_) == cudaSuccess && prev_ != device) {
-      if (cudaSetDevice(device) != cudaSuccess) prev_ = -1;
-    } else {
-      prev_ = -1;
-    }
-  }
-  ~DeviceGuard() {
-    if (prev_ >= 0) cudaSetDevice(prev_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = -1;
-};
-
-inline int sm_count(int device) {
-  static int counts[64] = {0};
-  if (device < 0 || device >= 64) return 80;
-  if (counts[device] == 0) {
-    int n = 0;
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) n = 80;
-    counts[device] = n;
-  }
-  return counts[device];
-}
+// DeviceGuard (throwing) and sm_count: gpuext/cuda.h's, shared with extensions.
 
 inline bool aligned(const void* p, size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
 

@@ -21,19 +21,15 @@ constexpr unsigned kCNoBool = 16; // with kCInt: integers but not bool
 constexpr unsigned kCFloating = kCFloat | kCDouble;
 constexpr unsigned kCNumeric = kCFloat | kCDouble | kCInt;
 
-// The storage type of a dtype, as a Tag, for each of the ten dtypes.
+// The storage type of a dtype, as a Tag: the dtype list's C++ type column
+// (gpuext/dtype_list.h).
 template <typename F> void with_storage_type(ScalarType t, F&& f) {
   switch (t) {
-    case kFloat32: return f(Tag<float>{});
-    case kFloat64: return f(Tag<double>{});
-    case kFloat16: return f(Tag<Half>{});
-    case kBFloat16: return f(Tag<BFloat16>{});
-    case kInt8: return f(Tag<int8_t>{});
-    case kInt16: return f(Tag<int16_t>{});
-    case kInt32: return f(Tag<int32_t>{});
-    case kInt64: return f(Tag<int64_t>{});
-    case kUInt8: return f(Tag<uint8_t>{});
-    case kBool: return f(Tag<bool>{});
+#define GX_OPS_STORAGE_CASE(Enum, name, kind, size, storage, value, ctype, kernel_ctype) \
+  case ScalarType::Enum:                                                  \
+    return f(Tag<ctype>{});
+    GX_FORALL_DTYPES(GX_OPS_STORAGE_CASE)
+#undef GX_OPS_STORAGE_CASE
   }
 }
 

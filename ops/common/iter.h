@@ -17,22 +17,10 @@
 
 namespace gx::ops {
 
-constexpr int kMaxDims = 16;     // the core's limit (csrc/core/layout.h kMaxDims)
+// kMaxDims: gx::kMaxDims, the core's limit (gpuext/limits.h).
 constexpr int kMaxOperands = 4;  // the output and up to three inputs
 
-inline int64_t itemsize(ScalarType t) {
-  switch (t) {
-#define GX_OPS_ITEMSIZE(Enum, name, kind, size, storage, value) \
-  case ScalarType::Enum:                                       \
-    return size;
-    GX_FORALL_DTYPES(GX_OPS_ITEMSIZE)
-#undef GX_OPS_ITEMSIZE
-  }
-  return 1;
-}
-
-inline bool is_floating(ScalarType t) { return t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16; }
-inline bool is_integral(ScalarType t) { return !is_floating(t) && t != kBool; }
+// itemsize, is_floating, is_integral: gpuext/tensor.h's, from the dtype list.
 
 // A JS number operand: `f` for floating compute types, `i` for integer ones
 // (JS passes both; see lib/ops/elementwise.ts).

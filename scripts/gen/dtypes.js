@@ -10,11 +10,13 @@ const listPath = path.join(root, 'csrc/include/gpuext/dtype_list.h');
 
 function parseList(text) {
   const rows = [];
-  const re = /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)/gm;
+  const re = /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w[\w ]*?)\s*\)/gm;
   for (let m; (m = re.exec(text)); ) {
-    rows.push({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6] });
+    rows.push({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6], cppType: m[7], kernelType: m[8] });
   }
   if (rows.length === 0) throw new Error(`no dtypes found in ${listPath}`);
+  const listed = (text.match(/^\s*_\(/gm) ?? []).length;
+  if (rows.length !== listed) throw new Error(`${listPath}: ${listed} rows listed but ${rows.length} read; a row does not have the columns the header names`);
   return rows;
 }
 
@@ -62,6 +64,11 @@ function render(rows) {
   rows.forEach((r, i) => {
     lines.push(`  ${r.name}: { name: '${r.name}', code: ${i}, kind: '${r.kind}', itemsize: ${r.itemsize} },`);
   });
+  lines.push('};');
+  lines.push('');
+  lines.push('/** The C type of each dtype in run-time kernels\' CUDA source. */');
+  lines.push('export const KERNEL_C_TYPES: { readonly [K in DType]: string } = {');
+  for (const r of rows) lines.push(`  ${r.name}: '${r.kernelType}',`);
   lines.push('};');
   lines.push('');
   lines.push('/** The typed array that views a tensor\'s raw bytes, per dtype. */');

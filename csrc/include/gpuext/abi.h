@@ -26,7 +26,7 @@ struct gx_api;
 #define GX_ABI_VERSION_MINOR 0
 
 typedef enum gx_dtype {
-#define GX_ABI_DTYPE_ENUM(Enum, name, kind, size, storage, value) GX_##Enum,
+#define GX_ABI_DTYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) GX_##Enum,
   GX_FORALL_DTYPES(GX_ABI_DTYPE_ENUM)
 #undef GX_ABI_DTYPE_ENUM
   GX_NUM_DTYPES

@@ -5,6 +5,7 @@
 #pragma once
 #include "gpuext/check.h"
 #include "gpuext/library.h"
+#include "gpuext/limits.h"
 #include "gpuext/tensor.h"
 #if defined(__CUDACC__)
 #include "gpuext/cuda.h"

@@ -17,7 +17,5 @@ using BFloat16 = __nv_bfloat16;
 #include "gpuext/half_types.h"
 #endif
 
-namespace gx {
-template <> struct dtype_of<Half> { static constexpr ScalarType value = kFloat16; };
-template <> struct dtype_of<BFloat16> { static constexpr ScalarType value = kBFloat16; };
-}  // namespace gx
+// dtype_of<Half> and dtype_of<BFloat16> come with the others from the dtype
+// list (gpuext/tensor.h).

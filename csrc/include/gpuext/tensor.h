@@ -7,43 +7,66 @@
 #include <utility>
 
 #include "gpuext/api.h"
+#include "gpuext/dtype_table.h"
 
 namespace gx {
 
 enum class ScalarType : int32_t {
-#define GX_SCALAR_TYPE_ENUM(Enum, name, kind, size, storage, value) Enum = GX_##Enum,
+#define GX_SCALAR_TYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) Enum = GX_##Enum,
   GX_FORALL_DTYPES(GX_SCALAR_TYPE_ENUM)
 #undef GX_SCALAR_TYPE_ENUM
 };
 
-#define GX_SCALAR_TYPE_CONSTANT(Enum, name, kind, size, storage, value) \
+#define GX_SCALAR_TYPE_CONSTANT(Enum, name, kind, size, storage, value, ctype, kernel_ctype) \
   constexpr ScalarType k##Enum = ScalarType::Enum;
 GX_FORALL_DTYPES(GX_SCALAR_TYPE_CONSTANT)
 #undef GX_SCALAR_TYPE_CONSTANT
 
 inline const char* to_string(ScalarType t) {
-  switch (t) {
-#define GX_SCALAR_TYPE_NAME(Enum, name, kind, size, storage, value) \
-  case ScalarType::Enum:                                           \
-    return #name;
-    GX_FORALL_DTYPES(GX_SCALAR_TYPE_NAME)
-#undef GX_SCALAR_TYPE_NAME
-  }
-  return "unknown";
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? dtype_table::kName[code] : "unknown";
 }
 inline void append_to(Message& m, ScalarType t) { m.append(to_string(t)); }
 
-// The dtype of a C++ element type, for data_ptr<T>() and dispatch
-// (gx::Half and gx::BFloat16: gpuext/half.h).
+// Each dtype's item size and kind, from the dtype list (gpuext/dtype_table.h).
+inline constexpr int64_t itemsize(ScalarType t) {
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) ? dtype_table::kItemsize[code] : 1;
+}
+inline constexpr bool is_floating(ScalarType t) {
+  const int32_t code = static_cast<int32_t>(t);
+  return dtype_table::valid(code) && dtype_table::kFloating[code];
+}
+// Signed or unsigned integers; bool is neither floating nor integral.
+inline constexpr bool is_integral(ScalarType t) { return !is_floating(t) && t != kBool; }
+
+// The 16-bit float types are only named here (gpuext/half.h defines them: in
+// CUDA code CUDA's own __half and __nv_bfloat16, which CUDA's headers declare
+// the same way), so the dtype list can map every dtype to its C++ type without
+// every extension paying for cuda_fp16.h (NOTE [ Light headers ]).
+}  // namespace gx
+#if defined(__CUDACC__)
+struct __half;
+struct __nv_bfloat16;
+namespace gx {
+using Half = __half;
+using BFloat16 = __nv_bfloat16;
+}  // namespace gx
+#else
+namespace gx {
+struct Half;
+struct BFloat16;
+}  // namespace gx
+#endif
+namespace gx {
+
+// The dtype of a C++ element type, for data_ptr<T>() and dispatch, from the
+// list's C++ type column.
 template <typename T> struct dtype_of;
-template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
-template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
-template <> struct dtype_of<int8_t> { static constexpr ScalarType value = kInt8; };
-template <> struct dtype_of<int16_t> { static constexpr ScalarType value = kInt16; };
-template <> struct dtype_of<int32_t> { static constexpr ScalarType value = kInt32; };
-template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt64; };
-template <> struct dtype_of<uint8_t> { static constexpr ScalarType value = kUInt8; };
-template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
+#define GX_SCALAR_TYPE_OF(Enum, name, kind, size, storage, js_value, ctype, kernel_ctype) \
+  template <> struct dtype_of<ctype> { static constexpr ScalarType value = k##Enum; };
+GX_FORALL_DTYPES(GX_SCALAR_TYPE_OF)
+#undef GX_SCALAR_TYPE_OF
 
 enum DeviceType : int32_t { kCPU = GX_CPU, kCUDA = GX_CUDA };
 

@@ -1,7 +1,11 @@
 // Errors in the core. Two tiers, both throw (nothing here exits or aborts):
-//   GX_CHECK_*(cond, ...)     the caller's mistake: say what was expected and what came
-//   GX_INTERNAL_ASSERT(cond)  our bug
-// The N-API binding turns gx::Error into a JS error of the matching class
+//   GX_CHECK_*(cond, ...)               the caller's mistake: say what was expected and what came
+//   GX_CORE_INTERNAL_ASSERT(cond, ...)  our bug
+// They throw gx::core::Error. Extensions and the built-in ops have their own
+// pair, GX_CHECK and GX_INTERNAL_ASSERT (gpuext/check.h), which throw
+// gx::OpError across the C ABI: distinct names, so a file never wonders which
+// it has.
+// The N-API binding turns gx::core::Error into a JS error of the matching class
 // (TypeError, RangeError, Error); the C ABI turns it into a gx_status.
 #pragma once
 #include <sstream>
@@ -9,7 +13,7 @@
 #include <string>
 #include <utility>
 
-namespace gx {
+namespace gx::core {
 
 enum class ErrorKind {
   Type,         // wrong kind of value: dtype, argument type   -> TypeError
@@ -51,20 +55,20 @@ template <typename... Args>
   throw Error(kind, str(args...));
 }
 
-}  // namespace gx
+}  // namespace gx::core
 
 #define GX_CHECK_KIND(kind, cond, ...)                    \
   do {                                                    \
-    if (!(cond)) ::gx::fail(::gx::ErrorKind::kind, __VA_ARGS__); \
+    if (!(cond)) ::gx::core::fail(::gx::core::ErrorKind::kind, __VA_ARGS__); \
   } while (0)
 
 #define GX_CHECK_TYPE(cond, ...) GX_CHECK_KIND(Type, cond, __VA_ARGS__)
 #define GX_CHECK_RANGE(cond, ...) GX_CHECK_KIND(Range, cond, __VA_ARGS__)
 #define GX_CHECK_VALUE(cond, ...) GX_CHECK_KIND(Value, cond, __VA_ARGS__)
 
-#define GX_INTERNAL_ASSERT(cond, ...)                                              \
+#define GX_CORE_INTERNAL_ASSERT(cond, ...)                                              \
   do {                                                                             \
     if (!(cond))                                                                   \
-      ::gx::fail(::gx::ErrorKind::Internal, "gpuext internal error at ", __FILE__, \
+      ::gx::core::fail(::gx::core::ErrorKind::Internal, "gpuext internal error at ", __FILE__, \
                  ":", __LINE__, ": `" #cond "` failed. " __VA_ARGS__);             \
   } while (0)

@@ -2,10 +2,11 @@
 #pragma once
 #include <cstdint>
 
-namespace gx {
+#include "gpuext/limits.h"
 
-// Tensors have at most this many dimensions (checked at creation).
-constexpr int kMaxDims = 16;
+namespace gx::core {
+
+// kMaxDims: gx::kMaxDims of gpuext/limits.h (checked at tensor creation).
 
 struct Layout {
   int32_t ndim = 0;
@@ -41,4 +42,4 @@ inline bool layout_is_contiguous(const Layout& l) {
   return true;
 }
 
-}  // namespace gx
+}  // namespace gx::core

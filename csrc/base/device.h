@@ -1,12 +1,14 @@
-// Device: cpu or cuda:N.
+// Device: cpu or cuda:N, as the core keeps it (gx::core::Device). Extensions
+// see their own value type, gx::Device (gpuext/tensor.h); both cross the C
+// ABI as gx_device.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "gpuext/abi.h"
 
-namespace gx {
+namespace gx::core {
 
 // Devices are indexed 0..kMaxDevices-1 in per-device tables: slot 0 is the CPU,
 // slot 1 + i is cuda:i.
@@ -28,4 +30,4 @@ struct Device {
   gx_device to_c() const { return gx_device{type, index}; }
 };
 
-}  // namespace gx
+}  // namespace gx::core

@@ -2,7 +2,7 @@
 #pragma once
 #include <cstdint>
 
-namespace gx {
+namespace gx::core {
 
 struct MemoryStats {
   int64_t allocated_bytes = 0;       // handed out to storages, not yet freed
@@ -17,4 +17,4 @@ struct MemoryStats {
   int64_t limit_bytes = 0;           // 0 = no limit
 };
 
-}  // namespace gx
+}  // namespace gx::core

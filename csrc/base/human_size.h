@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-namespace gx {
+namespace gx::core {
 
 inline std::string human_size(uint64_t bytes) {
   static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -23,4 +23,4 @@ inline std::string human_size(uint64_t bytes) {
   return buf;
 }
 
-}  // namespace gx
+}  // namespace gx::core
