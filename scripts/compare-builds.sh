@@ -42,15 +42,6 @@ for round in 1 2; do
   done
 done
 
-# The op calls once more with both builds in one process, alternating (bench/op-calls.bench.ts).
-if GPUEXT_AB_BEFORE="$before" node dist/bench/op-calls.bench.js >"$logs/ab-op-calls.log" 2>&1; then
-  echo "==== op calls, both builds in one process"
-  cat "$logs/ab-op-calls.log"
-else
-  echo "op-calls A/B: exit status non-zero (see $logs/ab-op-calls.log)"
-  status=1
-fi
-
 echo "==== before / after (round 2; round 1 in $logs)"
 for b in "${benches[@]}"; do
   for side in before after; do
