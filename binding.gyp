@@ -29,7 +29,7 @@
         "csrc/binding/rtc_compile.cpp",
         "csrc/binding/rtc_launch.cpp",
         "csrc/binding/rtc_modules.cpp",
-        "csrc/binding/runtime_functions.cpp",
+        "csrc/binding/device_functions.cpp",
         "csrc/binding/staging.cpp",
         "csrc/binding/stream_functions.cpp",
         "csrc/binding/tensor_functions.cpp",

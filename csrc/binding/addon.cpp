@@ -17,7 +17,7 @@ void cleanup_thread(void*) { cuda::release_thread_streams(); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   register_tensor_functions(env, exports);
-  register_runtime_functions(env, exports);
+  register_device_functions(env, exports);
   register_op_functions(env, exports);
   register_stream_functions(env, exports);
   register_rtc_compile_functions(env, exports);

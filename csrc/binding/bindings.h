@@ -6,7 +6,7 @@
 
 namespace gx::core::js {
 void register_tensor_functions(Napi::Env env, Napi::Object exports);
-void register_runtime_functions(Napi::Env env, Napi::Object exports);
+void register_device_functions(Napi::Env env, Napi::Object exports);
 void register_op_functions(Napi::Env env, Napi::Object exports);
 void register_stream_functions(Napi::Env env, Napi::Object exports);
 // Run-time kernels: compiling, loaded modules, launches (rtc_*.cpp).

@@ -1,5 +1,6 @@
-// N-API functions over the runtime: devices, streams, memory statistics, the
-// C ABI table, build information.
+// N-API functions over devices and memory: device count, synchronize,
+// properties, the current stream, memory statistics and limits, the C ABI
+// table. (The CUDA runtime face they call is cuda/runtime.h.)
 #include "binding/bindings.h"
 #include "binding/args.h"
 #include "binding/js_errors.h"
@@ -128,7 +129,7 @@ Napi::Value AbiTable(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-void register_runtime_functions(Napi::Env env, Napi::Object exports) {
+void register_device_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaCompiled", Napi::Boolean::New(env, cuda::compiled()));
   Napi::Array abi = Napi::Array::New(env, 2);
   abi.Set(0u, Napi::Number::New(env, GX_ABI_VERSION_MAJOR));
