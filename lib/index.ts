@@ -26,6 +26,8 @@ export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOpti
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions, type ElementwiseCallOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
+export { vectorize, type VectorizedFunction, type VectorizeOptions, type VectorizeCallOptions } from './jit/vectorize';
+export { JitError } from './jit/errors';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,

@@ -20,7 +20,7 @@ benches=()
 for w in "${what[@]}"; do
   case "$w" in
     tests) run_tests=1 ;;
-    bench) benches=(core ops linalg rtc ext streams calls cpu) ;;
+    bench) benches=(core ops linalg rtc ext streams calls cpu jit) ;;
     *) benches+=("$w") ;;
   esac
 done

@@ -71,6 +71,12 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'elementwiseKernel()': {
     call: () => gx.elementwiseKernel('T x', 'T y', 'y = x', { name: 'ew' })(x(), { sizee: 6 } as gx.ElementwiseCallOptions), fn: "gx.elementwiseKernel 'ew'", key: 'sizee', suggest: 'size',
   },
+  vectorize: {
+    call: () => gx.vectorize(['float32(float32)'], (v) => v * 2, { nmae: 'twice' } as gx.VectorizeOptions), fn: 'gx.vectorize', key: 'nmae', suggest: 'name',
+  },
+  'vectorize()': {
+    call: () => gx.vectorize(['float32(float32)'], (v) => v * 2)(x(), { outt: x() } as gx.VectorizeCallOptions), fn: 'gx.vectorize(vectorized)', key: 'outt', suggest: 'out',
+  },
   reductionKernel: {
     call: () => gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { reduce_type: 'float' } as gx.ReductionOptions), fn: 'gx.reductionKernel', key: 'reduce_type', suggest: 'reduceType',
   },
@@ -114,7 +120,7 @@ TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
-  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
+  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',

@@ -1,0 +1,58 @@
+// The source of a user's kernel function: its text (Function.prototype.toString,
+// what a TypeScript function is by the time it runs) parsed by acorn into an
+// ESTree, and errors that quote the offending line of that text with a caret,
+// raised before any CUDA is generated.
+import * as acorn from 'acorn';
+
+import { JitError } from './errors';
+
+export type Node = acorn.AnyNode;
+
+/** A parsed user function: its parameter names and body, with the text errors quote. */
+export interface ParsedFunction {
+  readonly name: string;
+  readonly params: string[];
+  /** An expression (an arrow's expression body) or a block. */
+  readonly body: acorn.Expression | acorn.BlockStatement;
+  readonly text: string;
+}
+
+/** Parses `f`; `fn` names the API in errors. Methods (`f(x) {}`) and named or anonymous functions and arrows are accepted. */
+export function parseFunction(f: unknown, fn: string): ParsedFunction {
+  if (typeof f !== 'function') throw new TypeError(`${fn}: expected a function, got ${typeof f}`);
+  const text = Function.prototype.toString.call(f);
+  if (text.includes('[native code]')) throw new TypeError(`${fn}: ${f.name || 'the function'} is a native or bound function; pass the function itself`);
+  let program: acorn.Program;
+  // A method's text (`name(x) { ... }`) is not an expression; parsed as an object literal's member it is.
+  const candidates = [`(${text})`, `({${text}})`];
+  let error: unknown;
+  for (const c of candidates) {
+    try {
+      program = acorn.parse(c, { ecmaVersion: 'latest', sourceType: 'script' });
+    } catch (e) {
+      error = e;
+      continue;
+    }
+    const node = functionOf(program);
+    if (node === undefined) continue;
+    const params = node.params.map((p) => {
+      if (p.type !== 'Identifier') throw new JitError(fn, 'parameters must be plain names (no defaults, destructuring or rest)', c, p);
+      return p.name;
+    });
+    if (node.async || node.generator) throw new JitError(fn, 'async and generator functions cannot be kernels', c, node);
+    return { name: f.name, params, body: node.body, text: c };
+  }
+  throw new TypeError(`${fn}: cannot parse the function's source: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function functionOf(program: acorn.Program): acorn.ArrowFunctionExpression | acorn.FunctionExpression | undefined {
+  const st = program.body[0];
+  if (program.body.length !== 1 || st.type !== 'ExpressionStatement') return undefined;
+  const e = st.expression;
+  if (e.type === 'ArrowFunctionExpression' || e.type === 'FunctionExpression') return e;
+  if (e.type === 'ObjectExpression' && e.properties.length === 1) {
+    const p = e.properties[0];
+    if (p.type === 'Property' && p.value.type === 'FunctionExpression') return p.value;
+  }
+  return undefined;
+}

@@ -1,0 +1,187 @@
+// gx.vectorize: a scalar JS function becomes an elementwise op over tensors
+// (Numba's @vectorize([...], target='cuda')). On CUDA the function is
+// translated to a __device__ function (scalar.ts; the numbers it closes over
+// inlined, closure.ts) and run by an elementwise kernel (lib/rtc), one per
+// signature, compiled on first use and cached like every run-time kernel. On
+// the CPU the function itself runs per element in a JS loop, with inputs and
+// result converted to the signature's dtypes (a simulator: nothing to
+// compile, debuggable in the JS debugger).
+import type { DType } from '../generated/dtypes';
+import { broadcastShapes, numelOf } from '../shape';
+import { Tensor } from '../tensor';
+import { tensor } from '../creation';
+import { checkOptions, optionKeys } from '../options';
+import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
+import { closureConstants } from './closure';
+import { deviceFunction, JIT_HELPERS, SCALAR_DTYPES, type Constants, type ScalarDType } from './scalar';
+import { parseFunction, type ParsedFunction } from './source';
+
+/** One signature, `'float32(float32, float32)'`: the output dtype and the inputs'. */
+interface Signature {
+  text: string;
+  out: ScalarDType;
+  ins: ScalarDType[];
+}
+
+export interface VectorizeOptions {
+  /** The kernel's name (default: the function's name, else 'vectorized'). */
+  name?: string;
+}
+
+export interface VectorizeCallOptions {
+  /** Write the result here (the broadcast shape, the signature's output dtype). */
+  out?: Tensor;
+}
+
+/** A vectorized function: call it with tensors (and numbers), broadcasting like the built-in ops. */
+export interface VectorizedFunction {
+  (...args: (Tensor | number | VectorizeCallOptions)[]): Tensor;
+  /** The signatures, as given. */
+  readonly signatures: readonly string[];
+  /** The CUDA source generated for a signature (by index or text; default the first): what the GPU runs. */
+  source(signature?: number | string): string;
+}
+
+function parseSignature(text: unknown, fn: string): Signature {
+  if (typeof text !== 'string') throw new TypeError(`${fn}: a signature is a string like 'float32(float32, float32)', got ${typeof text}`);
+  const m = /^\s*(\w+)\s*\(\s*([\w\s,]*)\)\s*$/.exec(text);
+  const names = m ? [m[1], ...(m[2].trim() === '' ? [] : m[2].split(',').map((s) => s.trim()))] : [];
+  const bad = names.find((d) => !(SCALAR_DTYPES as readonly string[]).includes(d));
+  if (!m || bad !== undefined) {
+    throw new TypeError(`${fn}: cannot read the signature '${text}'${bad === undefined ? '' : ` ('${bad}' is not one of ${SCALAR_DTYPES.join(', ')})`}; ` +
+      "write it as 'float32(float32, float32)'");
+  }
+  return { text, out: names[0] as ScalarDType, ins: names.slice(1) as ScalarDType[] };
+}
+
+const OPTION_KEYS = optionKeys<VectorizeOptions>({ name: true });
+const CALL_KEYS = optionKeys<VectorizeCallOptions>({ out: true });
+
+const isOptions = (a: unknown): a is VectorizeCallOptions =>
+  typeof a === 'object' && a !== null && !(a instanceof Tensor) && !Array.isArray(a);
+
+/** A JS value of the CPU loop converted as a C cast to `d` would (NaN to integer is 0 here, undefined in C). */
+function toDtype(v: number, d: ScalarDType): number | bigint | boolean {
+  switch (d) {
+    case 'float32': return Math.fround(v);
+    case 'float64': return v;
+    case 'bool': return v !== 0;
+    case 'int32': return Number.isFinite(v) ? Math.trunc(v) | 0 : 0;
+    case 'int64': return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : 0n;
+  }
+}
+
+/**
+ * A scalar function as an elementwise op over tensors, for the signatures
+ * given (Numba's @vectorize): each call picks the signature whose input
+ * dtypes are the tensors' (JS numbers fit any), broadcasts, and returns a new
+ * tensor of the signature's output dtype (or writes `{ out }`). Numbers the
+ * function closes over are inlined when it is first compiled.
+ * @example
+ * const SQRT_2PI = Math.sqrt(2 * Math.PI);
+ * const gaussianPdf = gx.vectorize(['float32(float32, float32, float32)'],
+ *   (x, mean, sigma) => Math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI));
+ * const y = gaussianPdf(x, 0, 1);
+ */
+export function vectorize(signatures: string | readonly string[], f: (...args: number[]) => number | boolean,
+  options?: VectorizeOptions): VectorizedFunction {
+  const api = 'gx.vectorize';
+  const opts = checkOptions<VectorizeOptions>(options, api, OPTION_KEYS);
+  if (opts.name !== undefined && (typeof opts.name !== 'string' || !/^[A-Za-z_]\w*$/.test(opts.name))) {
+    throw new TypeError(`${api}: name must be a C identifier, got ${JSON.stringify(opts.name)}`);
+  }
+  const list = typeof signatures === 'string' ? [signatures] : signatures;
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError(`${api}: needs at least one signature, e.g. ['float32(float32, float32)']`);
+  const sigs = list.map((s) => parseSignature(s, api));
+  const parsed: ParsedFunction = parseFunction(f, api);
+  const name = (opts.name ?? (parsed.name || 'vectorized')).replace(/[^A-Za-z0-9_]/g, '_');
+  const fnName = `${api}(${name})`;
+  for (const s of sigs) {
+    if (s.ins.length !== parsed.params.length) {
+      throw new TypeError(`${api}: the signature '${s.text}' has ${s.ins.length} input${s.ins.length === 1 ? '' : 's'} but the function takes ${parsed.params.length}`);
+    }
+  }
+  let constants: Constants | undefined;
+  const sources: (string | undefined)[] = sigs.map(() => undefined);
+  const kernels: (ElementwiseKernel | undefined)[] = sigs.map(() => undefined);
+
+  const sourceOf = (k: number): string => {
+    constants ??= closureConstants(f);
+    sources[k] ??= JIT_HELPERS + deviceFunction(parsed, `gx_vec_${name}`, sigs[k].ins, sigs[k].out, constants, fnName);
+    return sources[k];
+  };
+  const kernelOf = (k: number): ElementwiseKernel => {
+    const s = sigs[k];
+    kernels[k] ??= elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
+      `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${name}_${k}`, preamble: sourceOf(k) });
+    return kernels[k];
+  };
+
+  const call = (...raw: (Tensor | number | VectorizeCallOptions)[]): Tensor => {
+    const o = raw.length > 0 && isOptions(raw[raw.length - 1]) ? checkOptions<VectorizeCallOptions>(raw.pop(), fnName, CALL_KEYS) : {};
+    const args = raw as (Tensor | number)[];
+    if (args.length !== parsed.params.length) throw new TypeError(`${fnName}: takes ${parsed.params.length} arguments, got ${args.length}`);
+    args.forEach((a, i) => {
+      if (!(a instanceof Tensor) && typeof a !== 'number') throw new TypeError(`${fnName}: argument ${i} (${parsed.params[i]}) must be a Tensor or a number, got ${typeof a}`);
+    });
+    const k = sigs.findIndex((s) => args.every((a, i) => !(a instanceof Tensor) || a.dtype === s.ins[i]));
+    if (k < 0) {
+      const got = args.map((a) => (a instanceof Tensor ? a.dtype : 'number')).join(', ');
+      throw new TypeError(`${fnName}: no signature takes (${got}); the signatures are ${sigs.map((s) => `'${s.text}'`).join(', ')}`);
+    }
+    const tensors = args.filter((a): a is Tensor => a instanceof Tensor);
+    if (tensors.length === 0) throw new TypeError(`${fnName}: needs at least one Tensor argument`);
+    const device = tensors[0].device;
+    for (const t of tensors) if (!t.device.equals(device)) throw new Error(`${fnName}: arguments are on ${device} and ${t.device}; move them to one device`);
+    if (o.out !== undefined && !(o.out instanceof Tensor)) throw new TypeError(`${fnName}: out must be a Tensor`);
+    if (device.type === 'cuda') {
+      const kern = kernelOf(k);
+      return (o.out === undefined ? kern(...args) : kern(...args, o.out)) as Tensor;
+    }
+    return runOnCpu(k, args, o.out);
+  };
+
+  const runOnCpu = (k: number, args: (Tensor | number)[], out: Tensor | undefined): Tensor => {
+    const s = sigs[k];
+    const shape = broadcastShapes(args.filter((a): a is Tensor => a instanceof Tensor).map((t) => t.shape), fnName);
+    const n = numelOf(shape);
+    const cols = args.map((a, i) => {
+      if (!(a instanceof Tensor)) {
+        const v = Number(toDtype(a, s.ins[i]));
+        return () => v;
+      }
+      using b = a.broadcastTo(shape);
+      using c = b.contiguous();
+      const vals = c.toArraySync();
+      return (j: number): number => Number(vals[j]);
+    });
+    const outDtype = s.out as DType;
+    const data: (number | bigint | boolean)[] = new Array(n);
+    const xs = new Array<number>(args.length);
+    for (let j = 0; j < n; j++) {
+      for (let i = 0; i < xs.length; i++) xs[i] = cols[i](j);
+      const r = f(...xs);
+      data[j] = toDtype(typeof r === 'boolean' ? Number(r) : r, s.out);
+    }
+    const result = tensor(outDtype === 'int64' ? BigInt64Array.from(data as bigint[]) : data as number[], { dtype: outDtype, shape });
+    if (out === undefined) return result;
+    try {
+      out.copy_(result);
+    } finally {
+      result.dispose();
+    }
+    return out;
+  };
+
+  const v = call as VectorizedFunction;
+  Object.defineProperty(v, 'name', { value: name });
+  Object.defineProperty(v, 'signatures', { value: Object.freeze([...list]), enumerable: true });
+  Object.defineProperty(v, 'source', {
+    value: (which: number | string = 0): string => {
+      const k = typeof which === 'number' ? which : list.indexOf(which);
+      if (!Number.isInteger(k) || k < 0 || k >= sigs.length) throw new RangeError(`${fnName}.source: no signature ${JSON.stringify(which)}`);
+      return sourceOf(k);
+    },
+  });
+  return v;
+}

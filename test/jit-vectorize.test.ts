@@ -1,0 +1,121 @@
+// gx.vectorize: scalar JS functions as elementwise ops (Numba's @vectorize),
+// against plain-JS references on random inputs on every device, outputs
+// poisoned first; the CUDA they translate to, compiled for sm_90 without a
+// GPU; closure constants inlined (a changed one changes the source); every
+// unsupported construct an error quoting the line with a caret.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { backendInfo, compile } from '../lib/rtc/compiler';
+import { deviceTest, poisonOf, REQUIRE_CUDA, randomValues } from './helpers';
+
+const SQRT_2PI = Math.sqrt(2 * Math.PI);
+// The notebook's example: the constant is read from the closure and inlined.
+const gaussianPdf = gx.vectorize(['float32(float32, float32, float32)', 'float64(float64, float64, float64)'],
+  (x, mean, sigma) => Math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI));
+const gaussianRef = (x: number, m: number, s: number): number => Math.exp(-0.5 * ((x - m) / s) ** 2) / (s * SQRT_2PI);
+
+function close(t: import('ava').ExecutionContext, got: ArrayLike<number>, want: ArrayLike<number>, rtol: number, what: string): void {
+  t.is(got.length, want.length, `${what}: length`);
+  for (let i = 0; i < want.length; i++) {
+    if (!(Math.abs(got[i] - want[i]) <= rtol * Math.abs(want[i]) + 1e-30)) {
+      t.fail(`${what}: element ${i} is ${got[i]}, expected ${want[i]}`);
+      return;
+    }
+  }
+  t.pass();
+}
+
+deviceTest('gaussianPdf (the notebook\'s example) matches its JS reference, float32 and float64, a JS number broadcast', (t, device) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    const n = 1000;
+    const xs = Float64Array.from(randomValues('float64', n, 7) as Float64Array, (v) => v * 3);
+    using x = gx.tensor(xs, { dtype, device });
+    using mean = gx.tensor([0.5], { dtype, device });
+    using y = gaussianPdf(x, mean, 1.5);
+    t.is(y.dtype, dtype);
+    t.deepEqual(y.shape, [n]);
+    const xv = x.toArraySync();
+    close(t, y.toArraySync() as Float32Array, Float64Array.from(xv, (v) => gaussianRef(Number(v), 0.5, 1.5)), dtype === 'float32' ? 2e-6 : 1e-14, dtype);
+  }
+});
+
+deviceTest('broadcasting, { out } (poisoned first), integer and bool signatures, locals, if/else and ternaries', (t, device) => {
+  const clipAbs = gx.vectorize(['int32(int32, int32)'], function clipAbs(a, b) {
+    let m = a < 0 ? -a : a;
+    if (m > b) {
+      m = b;
+    } else if (m === 0) {
+      return -1;
+    }
+    return m + 0;
+  });
+  using a = gx.tensor(Int32Array.from([-5, 3, 0, 12, -1, 7]), { device, shape: [2, 3] });
+  using b = gx.tensor(Int32Array.from([4, 6, 9]), { device });
+  using out = gx.full([2, 3], poisonOf('int32') as number, { dtype: 'int32', device });
+  const r = clipAbs(a, b, { out });
+  t.is(r, out);
+  t.deepEqual(Array.from(out.toArraySync() as Int32Array), [4, 3, -1, 4, 1, 7]);
+  const positive = gx.vectorize('bool(float32)', (v) => v > 0 && !(v > 100));
+  using p = positive(gx.tensor([-1, 2, 200, 0.5], { device }));
+  t.is(p.dtype, 'bool');
+  t.deepEqual(Array.from(p.toArraySync() as Uint8Array), [0, 1, 0, 1]);
+  const halve = gx.vectorize('float32(int64)', (i) => i / 2);  // true division: an integer gives a float
+  using h = halve(gx.tensor(BigInt64Array.from([3n, -7n]), { device }));
+  t.deepEqual(Array.from(h.toArraySync() as Float32Array), [1.5, -3.5]);
+});
+
+test('the signature is picked by the tensors\' dtypes; no match names the signatures', (t) => {
+  using f32 = gaussianPdf(gx.tensor([0], { dtype: 'float32' }), 0, 1);
+  using f64 = gaussianPdf(gx.tensor([0], { dtype: 'float64' }), 0, 1);
+  t.is(f32.dtype, 'float32');
+  t.is(f64.dtype, 'float64');
+  const e = t.throws(() => gaussianPdf(gx.tensor([1], { dtype: 'int32' }), 0, 1));
+  t.regex(e?.message ?? '', /no signature takes \(int32, number, number\); the signatures are 'float32\(float32, float32, float32\)', 'float64/);
+  t.throws(() => gaussianPdf(gx.tensor([1]), 0), { message: /takes 3 arguments, got 2/ });
+  t.throws(() => gx.vectorize(['float32(float32)'], (a: number, b: number) => a + b), { message: /has 1 input but the function takes 2/ });
+  t.throws(() => gx.vectorize(['float32(float16)'], (a: number) => a), { message: /'float16' is not one of bool, int32, int64, float32, float64/ });
+});
+
+test('the CUDA source inlines closure constants and types literals weakly; a changed constant changes the source', (t) => {
+  const src = gaussianPdf.source();
+  t.regex(src, /__device__ __forceinline__ float gx_vec_\w+\(float v_x, float v_mean, float v_sigma\)/);
+  t.true(src.includes(String(SQRT_2PI)), 'SQRT_2PI inlined');
+  t.regex(src, /expf\(/, 'float32 math uses the float functions');
+  t.regex(gaussianPdf.source(1), /\bexp\(/, 'float64 math uses the double ones');
+  const make = (k: number): gx.VectorizedFunction => gx.vectorize('float32(float32)', (v) => v * k);
+  t.is(make(2).source(), make(2).source());
+  t.not(make(2).source(), make(3).source());
+});
+
+const INFO = backendInfo();
+const compilerTest = INFO.backend !== null ? test : REQUIRE_CUDA ? test : test.skip;
+compilerTest('the generated CUDA compiles for sm_90 (no GPU needed)', (t) => {
+  const fns = [gaussianPdf.source(0), gaussianPdf.source(1),
+    gx.vectorize('int64(int64, int32)', (a, b) => (a % b) ** 2 + Math.round(a / 3)).source()];
+  for (const [i, fn] of fns.entries()) {
+    const name = /__device__ __forceinline__ \w+ (\w+)\(/.exec(fn.slice(fn.lastIndexOf('__device__')))?.[1] ?? '';
+    const source = `${fn}\nextern "C" __global__ void probe_${i}(double* o) { o[0] = (double)${name}(${fn.includes('(float v_x') ? '1.f, 0.f, 1.f' : fn.includes('double v_x') ? '1., 0., 1.' : '7, 2'}); }\n`;
+    const r = compile({ source, name: `vec_${i}.cu`, arch: 'sm_90' }, { disk: false });
+    t.true(r.image.byteLength > 0, `signature ${i} compiled`);
+  }
+});
+
+test('unsupported constructs are errors quoting the line with a caret, before any CUDA', (t) => {
+  const obj = { k: 2 };
+  const cases: [string, (...a: number[]) => number, RegExp][] = [
+    ['a string', (v) => (('a' as unknown) as number) + v, /only number and boolean literals/],
+    ['an object', (v) => obj.k * v, /only Math constants/],
+    ['a call', (v) => Number(v), /only Math functions/],
+    ['a closure over an object', (v) => (obj as unknown as number) * v, /obj is not a parameter, a local or a number the function closes over/],
+    // eslint-like `var` and a loop
+    ['var', function (v) { var w = v; return w; }, /use const or let, not var/],
+    ['a loop', function (v) { let s = 0; for (let i = 0; i < 3; i++) s = s + v; return s; }, /for statement is not supported/],
+  ];
+  for (const [what, fn, re] of cases) {
+    const v = gx.vectorize('float32(float32)', fn);
+    const e = t.throws(() => v.source(), { name: 'JitError' }, what);
+    t.regex(e?.message ?? '', re, what);
+    t.regex(e?.message ?? '', /line \d+: .*\n\s+\^/, `${what}: quotes the line with a caret`);
+  }
+});
