@@ -17,7 +17,8 @@ export function softplus(x: gx.Tensor): gx.Tensor {
 /** softplus on `device` against the plain-JS formula; the largest absolute error. */
 export function softplusCheck(device: gx.DeviceLike): { device: string; maxError: number } {
   gx.manualSeed(0);
-  using x = gx.mul(gx.randn([100_000], { device, dtype: 'float64' }), 30);
+  using r = gx.randn([100_000], { device, dtype: 'float64' });
+  using x = gx.mul(r, 30);  // r disposed too: a temporary left to the finalizer would change live counts later
   using y = softplus(x);
   const xs = x.toArraySync() as Float64Array;
   const ys = y.toArraySync() as Float64Array;
