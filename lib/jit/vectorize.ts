@@ -117,28 +117,54 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
     return kernels[k];
   };
 
+  const nParams = parsed.params.length;
+  /** The signature whose input dtypes the tensors have (numbers fit any), or -1. */
+  const signatureOf = (args: readonly (Tensor | number)[]): number => {
+    for (let k = 0; k < sigs.length; k++) {
+      const ins = sigs[k].ins;
+      let ok = true;
+      for (let i = 0; i < nParams && ok; i++) {
+        const a = args[i];
+        ok = !(a instanceof Tensor) || a.dtype === ins[i];
+      }
+      if (ok) return k;
+    }
+    return -1;
+  };
+
   const call = (...raw: (Tensor | number | VectorizeCallOptions)[]): Tensor => {
-    const o = raw.length > 0 && isOptions(raw[raw.length - 1]) ? checkOptions<VectorizeCallOptions>(raw.pop(), fnName, CALL_KEYS) : {};
+    let out: Tensor | undefined;
+    if (raw.length > 0 && isOptions(raw[raw.length - 1])) {
+      const o = checkOptions<VectorizeCallOptions>(raw.pop(), fnName, CALL_KEYS);
+      if (o.out !== undefined && !(o.out instanceof Tensor)) throw new TypeError(`${fnName}: out must be a Tensor`);
+      out = o.out;
+    }
     const args = raw as (Tensor | number)[];
-    if (args.length !== parsed.params.length) throw new TypeError(`${fnName}: takes ${parsed.params.length} arguments, got ${args.length}`);
-    args.forEach((a, i) => {
-      if (!(a instanceof Tensor) && typeof a !== 'number') throw new TypeError(`${fnName}: argument ${i} (${parsed.params[i]}) must be a Tensor or a number, got ${typeof a}`);
-    });
-    const k = sigs.findIndex((s) => args.every((a, i) => !(a instanceof Tensor) || a.dtype === s.ins[i]));
+    if (args.length !== nParams) throw new TypeError(`${fnName}: takes ${nParams} arguments, got ${args.length}`);
+    let first: Tensor | undefined;
+    for (let i = 0; i < nParams; i++) {
+      const a = args[i];
+      if (a instanceof Tensor) {
+        if (first === undefined) first = a;
+        else if (a.device !== first.device && !a.device.equals(first.device)) {
+          throw new Error(`${fnName}: arguments are on ${first.device} and ${a.device}; move them to one device`);
+        }
+      } else if (typeof a !== 'number') {
+        throw new TypeError(`${fnName}: argument ${i} (${parsed.params[i]}) must be a Tensor or a number, got ${typeof a}`);
+      }
+    }
+    if (first === undefined) throw new TypeError(`${fnName}: needs at least one Tensor argument`);
+    const k = signatureOf(args);
     if (k < 0) {
       const got = args.map((a) => (a instanceof Tensor ? a.dtype : 'number')).join(', ');
       throw new TypeError(`${fnName}: no signature takes (${got}); the signatures are ${sigs.map((s) => `'${s.text}'`).join(', ')}`);
     }
-    const tensors = args.filter((a): a is Tensor => a instanceof Tensor);
-    if (tensors.length === 0) throw new TypeError(`${fnName}: needs at least one Tensor argument`);
-    const device = tensors[0].device;
-    for (const t of tensors) if (!t.device.equals(device)) throw new Error(`${fnName}: arguments are on ${device} and ${t.device}; move them to one device`);
-    if (o.out !== undefined && !(o.out instanceof Tensor)) throw new TypeError(`${fnName}: out must be a Tensor`);
-    if (device.type === 'cuda') {
-      const kern = kernelOf(k);
-      return (o.out === undefined ? kern(...args) : kern(...args, o.out)) as Tensor;
+    if (first.device.type === 'cuda') {
+      const kern = kernels[k] ?? kernelOf(k);
+      if (out !== undefined) args.push(out);
+      return kern(...args) as Tensor;
     }
-    return runOnCpu(k, args, o.out);
+    return runOnCpu(k, args, out);
   };
 
   const runOnCpu = (k: number, args: (Tensor | number)[], out: Tensor | undefined): Tensor => {
