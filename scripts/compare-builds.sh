@@ -10,6 +10,7 @@
 # uses only the public API for that reason). Logs go to $OUT (or ./gpu-run-logs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-summary.sh
 [ $# -ge 1 ] || { echo "usage: bash scripts/compare-builds.sh <before-dir> [bench ...]" >&2; exit 2; }
 before=$(cd "$1" && pwd) || exit 2
 shift
@@ -47,11 +48,7 @@ for b in "${benches[@]}"; do
   for side in before after; do
     echo "-- $b: $side"
     log="$logs/$side-$b-2.log"
-    if grep -q '^== summary' "$log"; then
-      awk '/^== summary/{buf=""; keep=1} keep{buf=buf $0 "\n"} END{printf "%s", buf}' "$log" | tail -n +2
-    else
-      tail -n 16 "$log"
-    fi
+    bench_summary "$log" 16
   done
 done
 exit $status

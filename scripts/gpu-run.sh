@@ -10,6 +10,7 @@
 # GPUEXT_CUDA_ARCH picks the arch (default: the GPUs present).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-summary.sh
 logs=${OUT:-gpu-run-logs}
 mkdir -p "$logs"
 
@@ -45,10 +46,6 @@ echo "==== summaries"
 for b in "${benches[@]}"; do
   echo "-- bench $b"
   # The last "== summary" block, else the log's last lines.
-  if grep -q '^== summary' "$logs/bench-$b.log"; then
-    awk '/^== summary/{buf=""; keep=1} keep{buf=buf $0 "\n"} END{printf "%s", buf}' "$logs/bench-$b.log" | tail -n +2
-  else
-    tail -n 12 "$logs/bench-$b.log"
-  fi
+  bench_summary "$logs/bench-$b.log" 12
 done
 exit $status

@@ -5,6 +5,7 @@
 // to compile; the gx function and the Tensor methods are found by name.
 import * as gx from '../lib';
 import { BINARY, UNARY } from '../lib/generated/ops';
+import { truthy } from './fuzz/semantics';
 import { erf, intPow, remainderRef, rint, type Compute, type V } from './ops-reference';
 
 export type BinaryName = keyof typeof BINARY;
@@ -15,12 +16,6 @@ export { BINARY as BINARY_SPECS, UNARY as UNARY_SPECS };
 
 const big = (v: V): bigint => BigInt(v);
 const num = (v: V): number => Number(v);
-
-/** C's truth of a value: nonzero (NaN included). */
-export function truthy(v: V | boolean): boolean {
-  if (typeof v === 'boolean') return v;
-  return typeof v === 'bigint' ? v !== 0n : v !== 0;
-}
 
 /** C's pow: 1 ** y and (-1) ** +-inf are 1, even for NaN (JS's Math.pow says NaN). */
 function cPow(x: number, y: number): number {

@@ -4,9 +4,9 @@
 // inlined, closure.ts) and run by an elementwise kernel (lib/rtc), one per
 // signature, compiled on first use and cached like every run-time kernel. On
 // the CPU the function itself runs per element in a JS loop, with inputs and
-// result converted to the signature's dtypes (a simulator: nothing to
+// result converted to the signature's dtypes by storing them in its typed arrays (a simulator: nothing to
 // compile, debuggable in the JS debugger).
-import type { DType } from '../generated/dtypes';
+import { STORAGE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { tensor } from '../creation';
@@ -60,15 +60,13 @@ const CALL_KEYS = optionKeys<VectorizeCallOptions>({ out: true });
 const isOptions = (a: unknown): a is VectorizeCallOptions =>
   typeof a === 'object' && a !== null && !(a instanceof Tensor) && !Array.isArray(a);
 
-/** A JS value of the CPU loop converted as a C cast to `d` would (NaN to integer is 0 here, undefined in C). */
-function toDtype(v: number, d: ScalarDType): number | bigint | boolean {
-  switch (d) {
-    case 'float32': return Math.fround(v);
-    case 'float64': return v;
-    case 'bool': return v !== 0;
-    case 'int32': return Number.isFinite(v) ? Math.trunc(v) | 0 : 0;
-    case 'int64': return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : 0n;
-  }
+type Storage = StorageArrayMap[ScalarDType];
+
+/** Stores the JS value v at j of `a` (dtype d's storage), converted as a C cast would (NaN to an integer gives 0 here, undefined in C). */
+function store(a: Storage, j: number, v: number | boolean, d: ScalarDType): void {
+  if (d === 'int64') (a as BigInt64Array)[j] = typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : v === true ? 1n : 0n;
+  else if (d === 'bool') a[j] = v !== 0 && v !== false ? 1 : 0;
+  else a[j] = Number(v);  // the typed array rounds (float32) or wraps (int32) on store
 }
 
 /**
@@ -173,7 +171,9 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
     const n = numelOf(shape);
     const cols = args.map((a, i) => {
       if (!(a instanceof Tensor)) {
-        const v = Number(toDtype(a, s.ins[i]));
+        const one = new STORAGE_ARRAY[s.ins[i]](1);
+        store(one, 0, a, s.ins[i]);
+        const v = Number(one[0]);
         return () => v;
       }
       using b = a.broadcastTo(shape);
@@ -181,15 +181,13 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
       const vals = c.toArraySync();
       return (j: number): number => Number(vals[j]);
     });
-    const outDtype = s.out as DType;
-    const data: (number | bigint | boolean)[] = new Array(n);
+    const data = new STORAGE_ARRAY[s.out](n);
     const xs = new Array<number>(args.length);
     for (let j = 0; j < n; j++) {
       for (let i = 0; i < xs.length; i++) xs[i] = cols[i](j);
-      const r = f(...xs);
-      data[j] = toDtype(typeof r === 'boolean' ? Number(r) : r, s.out);
+      store(data, j, f(...xs), s.out);
     }
-    const result = tensor(outDtype === 'int64' ? BigInt64Array.from(data as bigint[]) : data as number[], { dtype: outDtype, shape });
+    const result = tensor(data, { dtype: s.out as DType, shape });
     if (out === undefined) return result;
     try {
       out.copy_(result);

@@ -1,12 +1,10 @@
 // What elementwise and reduction kernels share: their 'type name' parameter
-// lists, the C types of dtypes (and the headers those need), scalar operands,
+// lists, the headers the C types of dtypes need (the types themselves are
+// the dtype list's KERNEL_C_TYPES), scalar operands,
 // and operands' strides seen at a broadcast shape.
 import { isDType, type DType } from '../dtype';
-import { KERNEL_C_TYPES } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 
-/** The C type of each dtype in generated kernels (the dtype list's kernel C type column). */
-export const C_TYPES: Readonly<Record<DType, string>> = KERNEL_C_TYPES;
 
 /**
  * The #includes a kernel using `dtypes` needs first (float16/bfloat16 come

@@ -53,7 +53,8 @@
 // and are converted to their parameter's type once per thread.
 //
 import type { DType } from '../dtype';
-import { C_TYPES, typeHeaders, type Param } from './params';
+import { KERNEL_C_TYPES as C_TYPES } from '../generated/dtypes';
+import { typeHeaders, type Param } from './params';
 
 export const BLOCK = 256;
 const LOG_BLOCK = 8;

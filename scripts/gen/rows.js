@@ -7,12 +7,21 @@ const path = require('path');
 
 const root = path.resolve(__dirname, '../..');
 
-/** Every match of `re` (global, multiline) in csrc's list file `rel`, mapped by `row`; none is an error, since the list and the pattern then disagree. */
+/**
+ * Every match of `re` (global, multiline) in the list file `rel`, mapped by
+ * `row`. None is an error, since the list and the pattern then disagree; so
+ * is, for an X-macro list, a row `_(` that `re` does not read (a column
+ * missing or added), which would otherwise drop silently.
+ */
 function readRows(rel, re, row) {
   const text = fs.readFileSync(path.join(root, rel), 'utf8');
   const rows = [];
   for (let m; (m = re.exec(text)); ) rows.push(row(m));
   if (rows.length === 0) throw new Error(`${rel}: no rows match ${re}; the list and scripts/gen/ disagree`);
+  const listed = (text.match(/^\s*_\(/gm) ?? []).length;
+  if (listed > 0 && rows.length !== listed) {
+    throw new Error(`${rel}: ${listed} rows listed but ${rows.length} read; a row does not have the columns scripts/gen/ expects`);
+  }
   return rows;
 }
 
