@@ -103,14 +103,17 @@ compilerTest('the generated CUDA compiles for sm_90 (no GPU needed)', (t) => {
 
 test('unsupported constructs are errors quoting the line with a caret, before any CUDA', (t) => {
   const obj = { k: 2 };
+  const STR = 'two';
   const cases: [string, (...a: number[]) => number, RegExp][] = [
     ['a string', (v) => (('a' as unknown) as number) + v, /only number and boolean literals/],
-    ['an object', (v) => obj.k * v, /only Math constants/],
-    ['a call', (v) => Number(v), /only Math functions/],
-    ['a closure over an object', (v) => (obj as unknown as number) * v, /obj is not a parameter, a local or a number the function closes over/],
+    ['an object', (v) => obj.k * v, /obj\.k is a property of an object; copy it into a const/],
+    ['a call', (v) => Number(v), /Number is not Math\.\*, a gx\.jit intrinsic or a gx\.jit\.device function/],
+    ['a closure over an object', (v) => (obj as unknown as number) * v, /obj is an object, not a number/],
+    ['an unknown name', (v) => (globalThis as unknown as { nope: number }).nope * v, /nope is undefined/],
     // eslint-like `var` and a loop
     ['var', function (v) { var w = v; return w; }, /use const or let, not var/],
-    ['a loop', function (v) { let s = 0; for (let i = 0; i < 3; i++) s = s + v; return s; }, /for statement is not supported/],
+    ['try', function (v) { try { return v; } catch { return 0; } }, /try statement is not supported/],
+    ['a string closed over', (v) => (STR as unknown as number) * v, /STR is a string/],
   ];
   for (const [what, fn, re] of cases) {
     const v = gx.vectorize('float32(float32)', fn);

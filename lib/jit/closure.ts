@@ -1,12 +1,12 @@
-// The numbers a user's function closes over (`const SQRT_2PI = ...` beside a
-// vectorized function), read through the inspector as V8 sees the function's
-// scopes ([[Scopes]]), so they can be inlined into the generated CUDA as
-// Numba inlines globals. Read once, when a function is first compiled; only
-// numbers and booleans are taken (anything else referenced is an error at
-// translation, naming it).
+// What a user's kernel function refers to besides its parameters and locals
+// (a `const SQRT_2PI` beside it, `gx` or `jit` imported by its module, a
+// gx.jit.device function), read through the inspector as V8 sees the
+// function's scopes ([[Scopes]]): numbers are inlined into the generated
+// CUDA as Numba inlines globals, gx.jit's objects become intrinsics, device
+// functions are compiled beside the kernel, and the CPU simulator rebuilds
+// the function with the same values. Read once, when a function is first
+// compiled; names not in a closure are looked up on globalThis.
 import * as inspector from 'inspector';
-
-import type { Constants } from './scalar';
 
 interface RemoteObject {
   type?: string;
@@ -19,14 +19,29 @@ interface PropertyDescriptor {
   value?: RemoteObject;
 }
 
-/** The numbers and booleans visible to `f` through its closures (not the global scope), by name; inner scopes first. */
-export function closureConstants(f: Function): Constants {
-  const found = new Map<string, number | boolean>();
+/** How a free name of a function resolves: `found` false when neither a closure nor globalThis has it. */
+export type Lookup = (name: string) => { found: boolean; value: unknown };
+
+/** The values of `names` as `f` sees them through its closures (inner scopes first), then globalThis. */
+export function closureValues(f: Function, names: Iterable<string>): Lookup {
+  const wanted = new Set(names);
+  const found = new Map<string, unknown>();
+  if (wanted.size > 0) readScopes(f, wanted, found);
+  const g = globalThis as Record<string, unknown>;
+  return (name) => {
+    if (found.has(name)) return { found: true, value: found.get(name) };
+    if (name in g) return { found: true, value: g[name] };
+    return { found: false, value: undefined };
+  };
+}
+
+function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
   const session = new inspector.Session();
   session.connect();
   const key = `__gx_jit_closure_${process.pid}`;
   const g = globalThis as Record<string, unknown>;
-  g[key] = f;
+  const sink: unknown[] = [];
+  g[key] = { f, sink };
   // A session in this thread answers synchronously: every callback below has run when post() returns.
   const props = (objectId: string, own: boolean): PropertyDescriptor[] => {
     let out: PropertyDescriptor[] = [];
@@ -35,25 +50,34 @@ export function closureConstants(f: Function): Constants {
     });
     return out;
   };
+  /** An object's value in this realm: the inspector hands it to a function that stores it. */
+  const valueOf = (o: RemoteObject): { ok: boolean; value?: unknown } => {
+    if (o.objectId === undefined) return { ok: true, value: o.type === 'undefined' ? undefined : o.value };
+    sink.length = 0;
+    session.post('Runtime.callFunctionOn', {
+      objectId: o.objectId,
+      functionDeclaration: `function () { globalThis[${JSON.stringify(key)}].sink.push(this); }`,
+    }, () => undefined);
+    return sink.length === 1 ? { ok: true, value: sink[0] } : { ok: false };
+  };
   try {
     let fnId: string | undefined;
-    session.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}]` }, (err, r) => {
+    session.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f` }, (err, r) => {
       if (!err) fnId = (r.result as RemoteObject).objectId;
     });
     const scopes = fnId === undefined ? undefined : props(fnId, false).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
-    if (scopes !== undefined) {
-      for (const scope of props(scopes, true)) {
-        const id = scope.value?.objectId;
-        if (id === undefined || scope.value?.description === 'Global') continue;
-        for (const v of props(id, true)) {
-          const x = v.value?.value;
-          if ((typeof x === 'number' || typeof x === 'boolean') && !found.has(v.name)) found.set(v.name, x);
-        }
+    if (scopes === undefined) return;
+    for (const scope of props(scopes, true)) {
+      const id = scope.value?.objectId;
+      if (id === undefined || scope.value?.description === 'Global') continue;
+      for (const v of props(id, true)) {
+        if (!wanted.has(v.name) || found.has(v.name) || v.value === undefined) continue;
+        const r = valueOf(v.value);
+        if (r.ok) found.set(v.name, r.value);
       }
     }
   } finally {
     delete g[key];
     session.disconnect();
   }
-  return (name) => found.get(name);
 }

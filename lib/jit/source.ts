@@ -56,3 +56,26 @@ function functionOf(program: acorn.Program): acorn.ArrowFunctionExpression | aco
   }
   return undefined;
 }
+
+/** The names a function's body reads that may come from outside it (every identifier not a property name): what closure.ts looks up. */
+export function referencedNames(f: ParsedFunction): Set<string> {
+  const names = new Set<string>();
+  const visit = (n: unknown, key?: string, parent?: { type?: string; computed?: boolean }): void => {
+    if (Array.isArray(n)) {
+      for (const x of n) visit(x, key, parent);
+      return;
+    }
+    if (n === null || typeof n !== 'object' || typeof (n as { type?: unknown }).type !== 'string') return;
+    const node = n as { type: string; name?: string } & Record<string, unknown>;
+    if (node.type === 'Identifier') {
+      const isProperty = key === 'property' && parent?.type === 'MemberExpression' && !parent.computed;
+      const isKey = key === 'key' && parent?.type === 'Property' && !parent.computed;
+      if (!isProperty && !isKey) names.add(node.name as string);
+      return;
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== 'type' && k !== 'start' && k !== 'end') visit(v, k, node);
+  };
+  visit(f.body);
+  for (const p of f.params) names.delete(p);
+  return names;
+}

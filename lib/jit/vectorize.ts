@@ -12,9 +12,10 @@ import { Tensor } from '../tensor';
 import { tensor } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
-import { closureConstants } from './closure';
-import { deviceFunction, JIT_HELPERS, SCALAR_DTYPES, type Constants, type ScalarDType } from './scalar';
-import { parseFunction, type ParsedFunction } from './source';
+import { closureValues, type Lookup } from './closure';
+import { Module, scalarFunction } from './translate';
+import { SCALAR_DTYPES, strong, type ScalarDType } from './types';
+import { parseFunction, referencedNames, type ParsedFunction } from './source';
 
 /** One signature, `'float32(float32, float32)'`: the output dtype and the inputs'. */
 interface Signature {
@@ -99,13 +100,18 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
       throw new TypeError(`${api}: the signature '${s.text}' has ${s.ins.length} input${s.ins.length === 1 ? '' : 's'} but the function takes ${parsed.params.length}`);
     }
   }
-  let constants: Constants | undefined;
+  let lookup: Lookup | undefined;
   const sources: (string | undefined)[] = sigs.map(() => undefined);
   const kernels: (ElementwiseKernel | undefined)[] = sigs.map(() => undefined);
 
   const sourceOf = (k: number): string => {
-    constants ??= closureConstants(f);
-    sources[k] ??= JIT_HELPERS + deviceFunction(parsed, `gx_vec_${name}`, sigs[k].ins, sigs[k].out, constants, fnName);
+    if (sources[k] === undefined) {
+      lookup ??= closureValues(f, referencedNames(parsed));
+      const module = new Module(false);
+      const fn = scalarFunction(parsed, `gx_vec_${name}`, parsed.params.map((p, i) => [p, strong(sigs[k].ins[i])] as const),
+        sigs[k].out, lookup, module, fnName);
+      sources[k] = module.preamble() + fn.code;
+    }
     return sources[k];
   };
   const kernelOf = (k: number): ElementwiseKernel => {
