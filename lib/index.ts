@@ -28,6 +28,7 @@ export { CompileError } from './rtc/errors';
 export { reductionKernel, type ReductionKernel, type ReductionOptions, type ReduceCallOptions } from './rtc/reduction';
 export { vectorize, type VectorizedFunction, type VectorizeOptions, type VectorizeCallOptions } from './jit/vectorize';
 export { JitError } from './jit/errors';
+export * as jit from './jit/namespace';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,

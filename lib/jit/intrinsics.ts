@@ -97,12 +97,42 @@ export function threadfence(): void {
   hooks('threadfence');
 }
 
+/** A 1-d tensor as a kernel sees it: elements by index (x[i]), its length and shape. */
+export interface Array1d {
+  [index: number]: number;
+  readonly length: number;
+  readonly ndim: number;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+}
+/** A 2-d tensor as a kernel sees it: x[i][j] (or x[i, j] in JavaScript). */
+export interface Array2d {
+  [index: number]: Array1d;
+  readonly length: number;
+  readonly ndim: number;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+}
+/** A 3-d tensor as a kernel sees it: x[i][j][k]. */
+export interface Array3d {
+  [index: number]: Array2d;
+  readonly length: number;
+  readonly ndim: number;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+}
 /** A block-wide array in shared memory of a static shape (numbers the kernel closes over or literals) and dtype. */
+export function sharedArray(shape: number | readonly [number], dtype: DType): Array1d;
+export function sharedArray(shape: readonly [number, number], dtype: DType): Array2d;
+export function sharedArray(shape: readonly [number, number, number], dtype: DType): Array3d;
 export function sharedArray(shape: number | readonly number[], dtype: DType): unknown {
   return hooks('sharedArray').sharedArray(typeof shape === 'number' ? [shape] : shape, dtype);
 }
 
 /** A per-thread array of a static shape and dtype (Numba's cuda.local.array). */
+export function localArray(shape: number | readonly [number], dtype: DType): Array1d;
+export function localArray(shape: readonly [number, number], dtype: DType): Array2d;
+export function localArray(shape: readonly [number, number, number], dtype: DType): Array3d;
 export function localArray(shape: number | readonly number[], dtype: DType): unknown {
   return hooks('localArray').localArray(typeof shape === 'number' ? [shape] : shape, dtype);
 }

@@ -576,6 +576,12 @@ class Translator {
       }
       case 'MemberExpression': {
         if (e.object.type === 'Super') this.fail('super is not supported', e);
+        if (e.computed) {
+          // a[i][j]: the whole chain of subscripts is one element of the array at its root.
+          let root: Expression = e.object;
+          while (root.type === 'MemberExpression' && root.computed) root = root.object as Expression;
+          if (root.type === 'Identifier' && this.lookupName(root.name)?.kind === 'array') return this.elementRef(e);
+        }
         const base = this.ref(e.object);
         if (base.kind === 'array') {
           if (!e.computed && e.property.type === 'Identifier') return this.arrayProperty(base, e.property.name, e);
@@ -705,6 +711,7 @@ class Translator {
     }
     const is = idx.map((x) => {
       const v = this.expr(x);
+      if (v.integral === true) return { code: `((long long)(${v.code}))`, ty: strong('int64') };
       if (!isInteger(v.ty.dtype)) this.fail(`an index must be an integer; this one is ${v.ty.dtype === 'bool' ? 'a boolean' : `${v.ty.dtype} (Math.floor it, or keep the index arithmetic in integers)`}`, x);
       return v;
     });
@@ -747,7 +754,8 @@ class Translator {
         if (e.operator === '+') return v;
         if (e.operator === '!') return { code: `(!(${v.code}))`, ty: strong('bool') };
         if (e.operator === '~') {
-          if (!isInteger(v.ty.dtype)) this.fail('~ takes an integer', e);
+          if (v.integral === true) return { code: `((long long)(${v.code}))`, ty: strong('int64') };
+      if (!isInteger(v.ty.dtype)) this.fail('~ takes an integer', e);
           return { code: `(~${v.code})`, ty: v.ty };
         }
         return this.fail(`the operator ${e.operator} is not supported here`, e);
@@ -804,8 +812,9 @@ class Translator {
         return { code: `(${cast(a, t.dtype)} ${c} ${cast(b, t.dtype)})`, ty: strong('bool') };
       }
       case '&': case '|': case '^': case '<<': case '>>': case '>>>': {
+        // As in JS, a float operand is truncated to an integer first (x | 0).
         const d: ScalarDType = isInteger(t.dtype) ? t.dtype : 'int32';
-        if (isFloat(a.ty.dtype) || isFloat(b.ty.dtype)) this.fail(`${op} takes integers`, node);
+        void node;
         if (op === '>>>') return { code: `((${C_TYPE[d]})((unsigned ${C_TYPE[d]})(${cast(a, d)}) >> (${cast(b, d)})))`, ty: { dtype: d, weak: t.weak } };
         return { code: `(${cast(a, d)} ${op} ${cast(b, d)})`, ty: { dtype: d, weak: t.weak } };
       }
@@ -874,7 +883,8 @@ class Translator {
     }
     const ft = floatOf(t);
     this.module.helpers.add(JIT_HELPERS);
-    return { code: `${ft.dtype === 'float32' ? f32 : f64}(${vals.map((v) => cast(v, ft.dtype)).join(', ')})`, ty: ft };
+    const integral = name === 'floor' || name === 'ceil' || name === 'trunc' || name === 'round';
+    return { code: `${ft.dtype === 'float32' ? f32 : f64}(${vals.map((v) => cast(v, ft.dtype)).join(', ')})`, ty: ft, integral };
   }
 
   private intrinsic(intr: Intrinsic, args: Expression[], e: acorn.CallExpression, statement: boolean): Ref & { code: string } {

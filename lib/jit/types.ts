@@ -37,6 +37,8 @@ export const elementCType = (d: DType): string => KERNEL_C_TYPES[d];
 export interface Val {
   code: string;
   ty: Ty;
+  /** A float known to hold an integer (Math.floor and its kin): usable as an index. */
+  integral?: boolean;
 }
 
 /** A JS number or boolean as a weak literal; `float` marks a number written with a point (0.0 is a float). */
