@@ -29,6 +29,7 @@ export { reductionKernel, type ReductionKernel, type ReductionOptions, type Redu
 export { vectorize, type VectorizedFunction, type VectorizeOptions, type VectorizeCallOptions } from './jit/vectorize';
 export { JitError } from './jit/errors';
 export * as jit from './jit/namespace';
+export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,

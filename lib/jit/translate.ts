@@ -75,6 +75,8 @@ interface LocalBinding {
   ty: Ty;
   key: number;
   isConst: boolean;
+  /** A const holding Math.floor(...) and its kin: still usable as an index. */
+  integral?: boolean;
 }
 type Binding = LocalBinding | ArrayRef | { kind: 'param'; c: string; ty: Ty };
 
@@ -426,7 +428,7 @@ class Translator {
     const ty = isConst ? v.ty : this.types.get(key) ?? v.ty;
     if (!isConst && !this.types.has(key)) this.types.set(key, ty);
     const c = this.freshName(name);
-    this.bind(name, { kind: 'local', c, ty, key, isConst });
+    this.bind(name, { kind: 'local', c, ty, key, isConst, integral: isConst && v.integral === true });
     this.lines.push(`${ind}${isConst ? 'const ' : ''}${C_TYPE[ty.dtype]} ${c} = ${cast(v, ty.dtype)};`);
   }
 
@@ -567,7 +569,7 @@ class Translator {
         const b = this.lookupName(e.name);
         if (b !== undefined) {
           if (b.kind === 'array') return b;
-          return { kind: 'scalar', v: { code: b.c, ty: b.ty } };
+          return { kind: 'scalar', v: { code: b.c, ty: b.ty, integral: b.kind === 'local' && b.integral === true } };
         }
         if (e.name === 'undefined') this.fail('undefined has no value in a kernel', e);
         const g = this.lookup(e.name);
