@@ -653,7 +653,9 @@ class Translator {
       this.fail(`reading ${this.text(node)} failed: ${err instanceof Error ? err.message : String(err)}`, node);
     }
     if (v === undefined) this.fail(`${this.text(node)} is undefined`, node);
-    if (typeof v === 'number' || typeof v === 'boolean') {
+    // `exports.K`: how TypeScript's CommonJS output refers to a module's own `export const K`.
+    const ownExport = node.object.type === 'Identifier' && node.object.name === 'exports';
+    if ((typeof v === 'number' || typeof v === 'boolean') && !ownExport) {
       // Inlined numbers are the ones the function closes over, read once when it is compiled; a property may change later.
       this.fail(`${this.text(node)} is a property of an object; copy it into a const the function closes over (const K = ${this.text(node)})`, node);
     }
@@ -998,11 +1000,13 @@ class Translator {
   /** A number known when the kernel is compiled: literals, numbers closed over, and arithmetic of them. */
   private constant(e: Expression): number {
     const v = this.expr(e);
-    if (!v.ty.weak) this.fail('this must be a number known when the kernel is compiled (a literal or a number the function closes over)', e);
+    const arithmetic = v.code.replace(/LL/g, '');
+    // Literals and closed-over numbers are inlined as digits: what is left is arithmetic JS computes the same.
+    if (!v.ty.weak || !/^[\d\s.eE()+\-*/%]+$/.test(arithmetic)) {
+      this.fail('this must be a number known when the kernel is compiled (a literal or a number the function closes over)', e);
+    }
     // eslint-disable-next-line no-new-func
-    const x = Function(`"use strict"; return (${v.code.replace(/LL/g, '')});`)() as unknown;
-    if (typeof x !== 'number') this.fail('this must be a number known when the kernel is compiled', e);
-    return x;
+    return Number(Function(`"use strict"; return (${arithmetic});`)());
   }
 }
 
