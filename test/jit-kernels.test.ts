@@ -202,6 +202,8 @@ cuda('a jit kernel on CUDA equals the simulator on random inputs (n-d, strided, 
   k([4, 4], [16, 16], [dev, od, 1.5]);
   const a = cpu.contiguous().toArraySync() as Float32Array;
   const b = dev.contiguous().toArraySync() as Float32Array;
-  t.true(a.every((v, i) => Math.abs(v - b[i]) <= 1e-5 * (1 + Math.abs(v))));
-  t.true(Math.abs(Number(oc.item()) - Number(od.item())) <= 1e-9 * Math.abs(Number(oc.item())));
+  const worst = a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i]) / (1 + Math.abs(v))), 0);
+  t.true(worst <= 1e-5, `worst relative difference ${worst}`);
+  // The simulator computes v in double, CUDA in float32: sums agree to float32 rounding.
+  t.true(Math.abs(Number(oc.item()) - Number(od.item())) <= 1e-6 * Math.abs(Number(oc.item())), `${oc.item()} vs ${od.item()}`);
 });

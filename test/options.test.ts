@@ -74,6 +74,12 @@ const TAKES_OPTIONS: Record<string, Case> = {
   vectorize: {
     call: () => gx.vectorize(['float32(float32)'], (v) => v * 2, { nmae: 'twice' } as gx.VectorizeOptions), fn: 'gx.vectorize', key: 'nmae', suggest: 'name',
   },
+  'jit.rawkernel': {
+    call: () => gx.jit.rawkernel((a: gx.jit.Array) => { a[0] = 1; }, { debg: true } as gx.jit.RawkernelOptions), fn: 'gx.jit.rawkernel', key: 'debg', suggest: 'debug',
+  },
+  fuse: {
+    call: () => gx.fuse((a: gx.Tensor) => gx.sin(a), { nam: 'f' } as gx.FuseOptions), fn: 'gx.fuse', key: 'nam', suggest: 'name',
+  },
   'vectorize()': {
     call: () => gx.vectorize(['float32(float32)'], (v) => v * 2)(x(), { outt: x() } as gx.VectorizeCallOptions), fn: 'gx.vectorize(vectorized)', key: 'outt', suggest: 'out',
   },
@@ -124,6 +130,7 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
+  'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
   'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',

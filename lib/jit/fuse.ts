@@ -10,6 +10,7 @@
 import type * as acorn from 'acorn';
 import { debuglog } from 'util';
 
+import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import * as ew from '../generated/elementwise';
 import { clamp, max, min, prod, sum, where } from '../ops/index';
@@ -22,6 +23,7 @@ import { JIT_HELPERS, Module, scalarFunction, type OpCalls } from './translate';
 import { cast, C_TYPE, floatOf, isFloat, promote, SCALAR_DTYPES, strong, type ScalarDType, type Ty, type Val } from './types';
 
 const debug = debuglog('gpuext');
+const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });
 
 export interface FuseOptions {
   /** The kernel's name (default: the function's name, else 'fused'). */
@@ -203,6 +205,7 @@ const IDENTITY: Record<Reducer, (d: ScalarDType) => string> = {
  */
 export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: FuseOptions = {}): FusedFunction<F> {
   const api = 'gx.fuse';
+  checkOptions<FuseOptions>(options, api, OPTION_KEYS);
   const parsed = parseFunction(fn, api);
   if (options.name !== undefined && !/^[A-Za-z_]\w*$/.test(String(options.name))) throw new TypeError(`${api}: name must be a C identifier`);
   const name = (options.name ?? (parsed.name || 'fused')).replace(/[^A-Za-z0-9_]/g, '_');

@@ -286,7 +286,7 @@ class Translator {
     if (this.mode === 'scalar') {
       if (this.returns === 0) this.fail('the function returns nothing; it must return its value', b);
       const r = this.declared ?? this.ret;
-      if (r !== undefined) this.lines.push(`  return ${r.kind === 'scalar' ? `${C_TYPE[r.ty.dtype]}(0)` : '{}'};  // not reached when every path returns`);
+      if (r !== undefined) this.lines.push(`  return ${r.kind === 'scalar' ? `(${C_TYPE[r.ty.dtype]})0` : '{}'};  // not reached when every path returns`);
     }
     return this.lines;
   }
