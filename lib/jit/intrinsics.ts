@@ -97,29 +97,24 @@ export function threadfence(): void {
   hooks('threadfence');
 }
 
-/** A 1-d tensor as a kernel sees it: elements by index (x[i]), its length and shape. */
-export interface Array1d {
-  [index: number]: number;
+/** What a kernel can ask of any array besides its elements. */
+export interface ArrayMeta {
   readonly length: number;
   readonly ndim: number;
   readonly shape: readonly number[];
   readonly strides: readonly number[];
+}
+/** A 1-d tensor as a kernel sees it: elements by index (x[i]), its length and shape. */
+export interface Array1d extends ArrayMeta {
+  [index: number]: number;
 }
 /** A 2-d tensor as a kernel sees it: x[i][j] (or x[i, j] in JavaScript). */
-export interface Array2d {
+export interface Array2d extends ArrayMeta {
   [index: number]: Array1d;
-  readonly length: number;
-  readonly ndim: number;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
 }
 /** A 3-d tensor as a kernel sees it: x[i][j][k]. */
-export interface Array3d {
+export interface Array3d extends ArrayMeta {
   [index: number]: Array2d;
-  readonly length: number;
-  readonly ndim: number;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
 }
 /** A block-wide array in shared memory of a static shape (numbers the kernel closes over or literals) and dtype. */
 export function sharedArray(shape: number | readonly [number], dtype: DType): Array1d;

@@ -17,7 +17,6 @@ import { Tensor } from '../tensor';
 import { zeros } from '../creation';
 import { RawKernel, type Dim3, type LaunchOptions } from '../rtc/raw';
 import { closureValues, type Lookup } from './closure';
-import { JitError } from './errors';
 import { simulate, simulatedKernel, type SimulatedKernel } from './simulator';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
 import { cName, kernelBody, Module, type ArrayRef, type KernelParamSpec } from './translate';
@@ -279,4 +278,3 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
   return k;
 }
 
-export { JitError };

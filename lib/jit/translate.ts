@@ -818,7 +818,6 @@ class Translator {
       case '&': case '|': case '^': case '<<': case '>>': case '>>>': {
         // As in JS, a float operand is truncated to an integer first (x | 0).
         const d: ScalarDType = isInteger(t.dtype) ? t.dtype : 'int32';
-        void node;
         if (op === '>>>') return { code: `((${C_TYPE[d]})((unsigned ${C_TYPE[d]})(${cast(a, d)}) >> (${cast(b, d)})))`, ty: { dtype: d, weak: t.weak } };
         return { code: `(${cast(a, d)} ${op} ${cast(b, d)})`, ty: { dtype: d, weak: t.weak } };
       }
