@@ -22,6 +22,40 @@ interface PropertyDescriptor {
 /** How a free name of a function resolves: `found` false when neither a closure nor globalThis has it. */
 export type Lookup = (name: string) => { found: boolean; value: unknown };
 
+/** A node of a function's source, as far as staticValueOf looks at it. */
+interface ChainNode {
+  type: string;
+  name?: string;
+  computed?: boolean;
+  object?: ChainNode;
+  property?: ChainNode;
+  expressions?: ChainNode[];
+}
+
+/**
+ * The JS value a free name or an a.b.c chain of one stands for (undefined
+ * when it is not one): how the translator and the simulator recognize
+ * gx.jit's intrinsics whatever the module calls them (`jit.grid`,
+ * `gx.jit.grid`, TypeScript's `(0, lib_1.grid)`). `isLocal` names the
+ * function's own variables, which shadow the closure. A dim3 object
+ * (`opaque`) is not looked into: its x / y / z are read per thread.
+ */
+export function staticValueOf(e: ChainNode, lookup: Lookup, isLocal: (name: string) => boolean = () => false,
+  opaque: (v: unknown) => boolean = () => false): unknown {
+  if (e.type === 'Identifier') return isLocal(e.name as string) ? undefined : lookup(e.name as string).value;
+  if (e.type === 'SequenceExpression' && e.expressions?.length === 2) return staticValueOf(e.expressions[1], lookup, isLocal, opaque);
+  if (e.type === 'MemberExpression' && !e.computed && e.property?.type === 'Identifier' && e.object !== undefined) {
+    const base = staticValueOf(e.object, lookup, isLocal, opaque);
+    if (base === null || (typeof base !== 'object' && typeof base !== 'function') || opaque(base)) return undefined;
+    try {
+      return (base as Record<string, unknown>)[e.property.name as string];
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** The values of `names` as `f` sees them through its closures (inner scopes first), then globalThis. */
 export function closureValues(f: Function, names: Iterable<string>): Lookup {
   const wanted = new Set(names);

@@ -15,7 +15,8 @@
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import { zeros } from '../creation';
-import { RawKernel, type Dim3, type LaunchOptions } from '../rtc/raw';
+import { typeHeaders } from '../rtc/params';
+import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
 import { closureValues, type Lookup } from './closure';
 import { simulate, simulatedKernel, type SimulatedKernel } from './simulator';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
@@ -141,8 +142,7 @@ function generate(f: ParsedFunction, name: string, specs: readonly ArgSpec[], lo
     cParams.push('long long* gx_err');
     types.push('long long*');
   }
-  const headers = `${specs.some((s) => s.kind === 'tensor' && s.dtype === 'float16') ? '#include <cuda_fp16.h>\n' : ''}` +
-    `${specs.some((s) => s.kind === 'tensor' && s.dtype === 'bfloat16') ? '#include <cuda_bf16.h>\n' : ''}`;
+  const headers = typeHeaders(specs.flatMap((s) => (s.kind === 'tensor' ? [s.dtype] : [])));
   const source = `${headers}${module.preamble()}extern "C" __global__ void ${name}(${cParams.join(', ')}) {\n${body.join('\n')}\n}\n`;
   return { source, types, plan, sites: module.sites };
 }
@@ -234,7 +234,6 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     let err = s.err.get(dev.index);
     if (err === undefined) s.err.set(dev.index, (err = zeros([11], { dtype: 'int64', device: dev })));
     else err.fill_(0);
-    s.flat.length = s.plan.length;
     s.kernel.launch(grid, block, [...s.flat, err], lo);
     const rec = err.toArraySync();
     if (rec[0] === 0n) return;
@@ -254,12 +253,9 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
   };
 
   const dims = (d: Dim3, what: string): number[] => {
-    const v = typeof d === 'number' ? [d] : Array.isArray(d) ? [...d] : [];
-    if (v.length < 1 || v.length > 3 || !v.every((x) => Number.isInteger(x) && x >= 1)) {
-      throw new RangeError(`${label}: ${what} must be a positive integer or an array of 1 to 3 of them, got ${String(d)}`);
-    }
-    while (v.length < 3) v.push(1);
-    return v;
+    const v = new Float64Array(3);
+    readDim3(d, v, 0, label, what);
+    return [...v];
   };
 
   const k = launch as JitKernel;

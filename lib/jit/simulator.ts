@@ -10,8 +10,9 @@ import type * as acorn from 'acorn';
 
 import { VALUE_ARRAY, type DType } from '../generated/dtypes';
 import { tensor } from '../creation';
+import { contiguousStrides } from '../shape';
 import { Tensor } from '../tensor';
-import type { Lookup } from './closure';
+import { staticValueOf, type Lookup } from './closure';
 import { INTRINSICS, sim, type AtomicOp, type Dim3Value, type SimHooks, type SimThread } from './intrinsics';
 import { referencedNames, type ParsedFunction } from './source';
 
@@ -28,16 +29,6 @@ interface ArrayState {
 }
 
 const STATE = Symbol('gx.jit.simulated');
-
-function stridesOf(shape: readonly number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
-  return s;
-}
 
 function read(a: ArrayState, at: number): number | boolean {
   const v = a.data[at];
@@ -119,7 +110,7 @@ function stateOf(array: unknown, fn: string): ArrayState {
 
 function newArray(label: string, shape: readonly number[], dtype: DType): ArrayState {
   const n = shape.reduce((x, y) => x * y, 1);
-  return { label, dtype, data: new VALUE_ARRAY[dtype](n), shape: [...shape], strides: stridesOf(shape), offset: 0, flags: { written: false } };
+  return { label, dtype, data: new VALUE_ARRAY[dtype](n), shape: [...shape], strides: contiguousStrides(shape), offset: 0, flags: { written: false } };
 }
 
 function applyAtomic(op: AtomicOp, old: number, v: number, compare: number | undefined): number {
@@ -147,15 +138,6 @@ export function simulatedKernel(f: ParsedFunction, lookup: Lookup, api: string):
   const body = f.body;
   if (body.type !== 'BlockStatement') throw new TypeError(`${api}: a kernel needs a block body { ... }`);
   const edits: { start: number; end: number; text: string }[] = [];
-  const staticValue = (e: acorn.AnyNode): unknown => {
-    if (e.type === 'Identifier') return lookup(e.name).value;
-    if (e.type === 'SequenceExpression' && e.expressions.length === 2) return staticValue(e.expressions[1]);
-    if (e.type === 'MemberExpression' && !e.computed && e.property.type === 'Identifier') {
-      const b = staticValue(e.object);
-      return b !== null && (typeof b === 'object' || typeof b === 'function') ? (b as Record<string, unknown>)[e.property.name] : undefined;
-    }
-    return undefined;
-  };
   const visit = (n: unknown): void => {
     if (Array.isArray(n)) {
       n.forEach(visit);
@@ -163,7 +145,7 @@ export function simulatedKernel(f: ParsedFunction, lookup: Lookup, api: string):
     }
     if (n === null || typeof n !== 'object' || typeof (n as { type?: unknown }).type !== 'string') return;
     const node = n as acorn.AnyNode;
-    if (node.type === 'CallExpression' && INTRINSICS.get(staticValue(node.callee))?.kind === 'syncthreads') {
+    if (node.type === 'CallExpression' && INTRINSICS.get(staticValueOf(node.callee, lookup))?.kind === 'syncthreads') {
       edits.push({ start: node.start, end: node.end, text: '(yield 0)' });
       return;
     }
@@ -197,7 +179,7 @@ export function simulate(k: SimulatedKernel, api: string, grid: readonly number[
   const values = args.map((a, i) => {
     if (a instanceof Tensor) {
       const s: ArrayState = {
-        label: params[i], dtype: a.dtype, data: a.toArraySync(), shape: [...a.shape], strides: stridesOf(a.shape), offset: 0, flags: { written: false },
+        label: params[i], dtype: a.dtype, data: a.toArraySync(), shape: [...a.shape], strides: contiguousStrides(a.shape), offset: 0, flags: { written: false },
       };
       states[i] = s;
       return arrayProxy(s);

@@ -29,10 +29,10 @@ import type * as acorn from 'acorn';
 import { isDType, type DType } from '../dtype';
 import { JitError } from './errors';
 import { INTRINSICS, type AtomicOp, type Intrinsic } from './intrinsics';
-import type { Lookup } from './closure';
+import { staticValueOf, type Lookup } from './closure';
 import type { ParsedFunction } from './source';
 import {
-  C_TYPE, cast, computeDType, elementCType, floatOf, isFloat, isInteger, join, literal, promote, sameTy, strong,
+  C_TYPE, cast, computeDType, elementCType, floatOf, isFloat, isInteger, literal, promote, sameTy, strong,
   type ScalarDType, type Ty, type Val,
 } from './types';
 
@@ -113,6 +113,8 @@ const MATH: Record<string, [string, string, number]> = {
   pow: ['powf', 'pow', 2], hypot: ['hypotf', 'hypot', 2], min: ['gx_jit_minf', 'gx_jit_min', 2],
   max: ['gx_jit_maxf', 'gx_jit_max', 2], sign: ['gx_jit_signf', 'gx_jit_sign', 1], fround: ['', '', 1],
 };
+/** Math's functions by value, to recognize `Math.sin` however it is reached. */
+const MATH_NAMES = new Map<unknown, string>(Object.getOwnPropertyNames(Math).map((k) => [(Math as unknown as Record<string, unknown>)[k], k]));
 /** Math functions that give an integer back for integers (JS returns the same value). */
 const KEEPS_INTEGERS = new Set(['min', 'max', 'abs', 'floor', 'ceil', 'trunc', 'round', 'sign']);
 
@@ -238,7 +240,7 @@ export class Module {
 }
 
 /** The C name of a user's variable: prefixed, so no JS name meets a C keyword or a name of the code around it. */
-const cName = (name: string): string => `v_${name}`;
+export const cName = (name: string): string => `v_${name}`;
 
 const describeNode = (t: string): string => t.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
@@ -248,8 +250,9 @@ class Translator {
   private returns = 0;
   private names = new Map<string, number>();
   private loops = 0;
-  /** The types of locals (by declaration position) and of returns from the previous pass. */
+  /** Whether this pass widened a local's or the return's type (then the translation runs again). */
   changed = false;
+  /** The return type found so far (starting from the previous pass's). */
   ret: ReturnTy | undefined;
 
   constructor(
@@ -472,14 +475,14 @@ class Translator {
       this.fail('every return of a function returns the same number of values', e);
     }
     if (got.kind === 'scalar' && this.ret.kind === 'scalar') {
-      const j = join(this.ret.ty, got.ty);
+      const j = promote(this.ret.ty, got.ty);
       if (!sameTy(j, this.ret.ty)) {
         this.ret = { kind: 'scalar', ty: j };
         this.changed = true;
       }
     } else if (got.kind === 'tuple' && this.ret.kind === 'tuple') {
       const prev = this.ret.tys;
-      const tys = prev.map((t, i) => join(t, got.tys[i]));
+      const tys = prev.map((t, i) => promote(t, got.tys[i]));
       if (tys.some((t, i) => !sameTy(t, prev[i]))) {
         this.ret = { kind: 'tuple', tys };
         this.changed = true;
@@ -555,7 +558,7 @@ class Translator {
 
   /** A local assigned a value of type `t`: its type grows to hold it, and the translation runs again. */
   private widen(b: LocalBinding, t: Ty): void {
-    const j = join(b.ty, t);
+    const j = promote(b.ty, t);
     if (!sameTy(j, b.ty) && !sameTy(j, this.types.get(b.key) ?? b.ty)) {
       this.types.set(b.key, j);
       this.changed = true;
@@ -678,18 +681,8 @@ class Translator {
     let cur: Expression = e;
     while (cur.type === 'MemberExpression' && cur.computed) {
       const p = cur.property as acorn.Expression;
-      if (p.type === 'SequenceExpression') idx.unshift(...p.expressions);
-      else idx.unshift(p);
-      const inner: Expression = cur.object as Expression;
-      if (inner.type === 'Identifier' || inner.type === 'MemberExpression') {
-        if (inner.type === 'Identifier') {
-          const b = this.lookupName(inner.name);
-          if (b?.kind === 'array') return { array: b, idx };
-        }
-        cur = inner;
-        continue;
-      }
-      break;
+      idx.unshift(...(p.type === 'SequenceExpression' ? p.expressions : [p]));
+      cur = cur.object as Expression;
     }
     const base = this.ref(cur);
     if (base.kind !== 'array') this.fail(`${this.text(cur)} is not an array; only tensors and shared or local arrays are indexed`, cur);
@@ -843,9 +836,9 @@ class Translator {
     if (callee.kind !== 'static') return this.fail(`${this.text(c)} is not a function a kernel can call`, c);
     const f = callee.value;
     const args = e.arguments as Expression[];
-    if (f instanceof Function && Object.getOwnPropertyNames(Math).some((k) => (Math as unknown as Record<string, unknown>)[k] === f)) {
-      const name = Object.getOwnPropertyNames(Math).find((k) => (Math as unknown as Record<string, unknown>)[k] === f) as string;
-      const v = this.math(name, args, e);
+    const mathName = typeof f === 'function' ? MATH_NAMES.get(f) : undefined;
+    if (mathName !== undefined) {
+      const v = this.math(mathName, args, e);
       return { kind: 'scalar', v, code: v.code };
     }
     const intr = INTRINSICS.get(f);
@@ -891,10 +884,6 @@ class Translator {
   }
 
   private intrinsic(intr: Intrinsic, args: Expression[], e: acorn.CallExpression, statement: boolean): Ref & { code: string } {
-    if (this.mode !== 'kernel' && intr.kind !== 'grid' && intr.kind !== 'gridsize' && intr.kind !== 'atomic') {
-      // Device functions run inside kernels: barriers and arrays belong to the kernel.
-      if (intr.kind === 'sharedArray' || intr.kind === 'localArray') this.fail(`${intr.kind} belongs in the kernel itself`, e);
-    }
     const none = (code: string): Ref & { code: string } => {
       if (!statement) this.fail(`${this.text(e.callee)}() gives no value`, e);
       return { kind: 'scalar', v: { code, ty: strong('bool') }, code };
@@ -944,30 +933,9 @@ class Translator {
   /** Whether `init` is a call of sharedArray / localArray (found by value, without translating). */
   private arrayMaker(init: acorn.Expression): 'sharedArray' | 'localArray' | undefined {
     if (init.type !== 'CallExpression') return undefined;
-    let c = init.callee as Expression;
-    if (c.type === 'SequenceExpression' && c.expressions.length === 2) c = c.expressions[1];
-    const value = this.staticValueOf(c);
+    const value = staticValueOf(init.callee, this.lookup, (n) => this.lookupName(n) !== undefined, (v) => INTRINSICS.get(v)?.kind === 'dim3');
     const intr = INTRINSICS.get(value);
     return intr?.kind === 'sharedArray' || intr?.kind === 'localArray' ? intr.kind : undefined;
-  }
-
-  /** The JS value a free name or a.b.c chain of one stands for (undefined when it is not one). */
-  private staticValueOf(e: Expression): unknown {
-    if (e.type === 'Identifier') {
-      if (this.lookupName(e.name) !== undefined) return undefined;
-      const g = this.lookup(e.name);
-      return g.found ? g.value : undefined;
-    }
-    if (e.type === 'MemberExpression' && !e.computed && e.property.type === 'Identifier') {
-      const base = this.staticValueOf(e.object as Expression);
-      if (base === null || (typeof base !== 'object' && typeof base !== 'function') || INTRINSICS.get(base)?.kind === 'dim3') return undefined;
-      try {
-        return (base as Record<string, unknown>)[e.property.name];
-      } catch {
-        return undefined;
-      }
-    }
-    return undefined;
   }
 
   /** `const tile = jit.sharedArray(shape, dtype)`: declared where the kernel declares it. */
@@ -1067,4 +1035,3 @@ export function kernelBody(f: ParsedFunction, params: readonly KernelParamSpec[]
   return out;
 }
 
-export { cName };

@@ -65,11 +65,6 @@ export function promote(a: Ty, b: Ty): Ty {
   return RANK[a.dtype] >= RANK[b.dtype] ? a : b;
 }
 
-/** The type a variable holding `a` and later `b` needs: their promotion (a weak one stays weak only if both are). */
-export function join(a: Ty, b: Ty): Ty {
-  return promote(a, b);
-}
-
 export const sameTy = (a: Ty, b: Ty): boolean => a.dtype === b.dtype && a.weak === b.weak;
 
 export function cast(v: Val, to: ScalarDType): string {

@@ -104,7 +104,7 @@ interface Loaded {
 // as an array of values.
 
 /** Extents [x, y, z] of a grid or block, checked, written into `out` at `at` (no allocation on the launch path). */
-function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
+export function readDim3(d: Dim3, out: Float64Array, at: number, fn: string, what: string): void {
   let x: unknown = d;
   let y: unknown = 1;
   let z: unknown = 1;
