@@ -30,6 +30,7 @@ export { vectorize, type VectorizedFunction, type VectorizeOptions, type Vectori
 export { JitError } from './jit/errors';
 export * as jit from './jit/namespace';
 export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
+export * as distributed from './distributed/index';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
