@@ -77,6 +77,9 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'jit.rawkernel': {
     call: () => gx.jit.rawkernel((a: gx.jit.Array) => { a[0] = 1; }, { debg: true } as gx.jit.RawkernelOptions), fn: 'gx.jit.rawkernel', key: 'debg', suggest: 'debug',
   },
+  'distributed.initProcessGroup': {
+    call: () => { void gx.distributed.initProcessGroup({ worldsize: 2 } as gx.distributed.InitOptions); }, fn: 'gx.distributed.initProcessGroup', key: 'worldsize', suggest: 'worldSize',
+  },
   fuse: {
     call: () => gx.fuse((a: gx.Tensor) => gx.sin(a), { nam: 'f' } as gx.FuseOptions), fn: 'gx.fuse', key: 'nam', suggest: 'name',
   },
@@ -130,6 +133,8 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
+  ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
+    'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup'].map((f) => `distributed.${f}`),
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',

@@ -11,6 +11,7 @@ commands:
   init     scaffold an extension project: gpuext init <dir>
   doctor   check nvcc, the host compiler, the driver and GPUs, Node headers and the cache
   clean    remove the build outputs and the object cache
+  run      start a script once per rank (gx.distributed), as torchrun: gpuext run --nproc-per-node 2 train.js
   info     how the core was built (CUDA or CPU-only), GPUs, allocator state
   help     this text (gpuext <command> --help for a command's options)`;
 
@@ -47,6 +48,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'clean': {
         const m: typeof import('./clean') = require('./clean');
         return await m.cleanCommand(rest);
+      }
+      case 'run': {
+        const m: typeof import('./run') = require('./run');
+        return await m.runCommand(rest);
       }
       case 'info':
         return await info();

@@ -14,10 +14,13 @@
 // the group's timeout is named. CUDA tensors take the same path through host
 // copies until the NCCL transport is in.
 import { tensor } from '../creation';
+import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import type { DType } from '../generated/dtypes';
 import { placementFromEnv } from './env';
 import { StoreClient, StoreServer } from './store';
+
+const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true });
 
 export type ReduceOp = 'sum' | 'prod' | 'min' | 'max' | 'avg';
 const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'min', 'max', 'avg'];
@@ -317,16 +320,19 @@ export class ProcessGroup {
     if (notSelf && r === this.rank) throw new RangeError(`${fn}: ${what} is this rank (${r})`);
   }
 
-  /** Leaves the group: a barrier, then rank 0 closes the store. */
+  /** Leaves the group: a barrier, then rank 0 closes the store (closed whatever happens, the error passed on). */
   async destroy(): Promise<void> {
     if (this.#destroyed) return;
-    await this.barrier();
-    this.#destroyed = true;
-    // The last rank to leave says so; rank 0, which hosts the store, closes it only then.
-    if ((await this.store.add('left', 1)) === this.worldSize) await this.store.set('left-all', new Uint8Array(0));
-    if (this.server !== undefined) await this.store.get('left-all', this.timeoutMs);
-    this.store.close();
-    await this.server?.close();
+    try {
+      await this.barrier();
+      // The last rank to leave says so; rank 0, which hosts the store, closes it only then.
+      if ((await this.store.add('left', 1)) === this.worldSize) await this.store.set('left-all', new Uint8Array(0));
+      if (this.server !== undefined) await this.store.get('left-all', this.timeoutMs);
+    } finally {
+      this.#destroyed = true;
+      this.store.close();
+      await this.server?.close();
+    }
   }
 }
 
@@ -350,7 +356,12 @@ function checkStacked(big: Tensor, small: Tensor, worldSize: number, fn: string)
  * every rank connects and announces itself, and the call returns when all
  * worldSize ranks have (an error names those that did not, after timeoutMs).
  */
-export async function createProcessGroup(opts: InitOptions, fn: string): Promise<ProcessGroup> {
+export function createProcessGroup(options: InitOptions, fn: string): Promise<ProcessGroup> {
+  // Options are checked before anything is awaited: a typo is a throw where it is written.
+  return join(checkOptions<InitOptions>(options, fn, INIT_KEYS), fn);
+}
+
+async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   const explicit = opts.rank !== undefined || opts.worldSize !== undefined;
   const env = explicit ? undefined : placementFromEnv(process.env, fn);
   const rank = opts.rank ?? env?.rank;

@@ -22,11 +22,10 @@ function group(fn: string): ProcessGroup {
  * await gx.distributed.initProcessGroup();
  * await gx.distributed.allReduce(grad, 'avg');
  */
-export async function initProcessGroup(opts: InitOptions = {}): Promise<ProcessGroup> {
+export function initProcessGroup(opts: InitOptions = {}): Promise<ProcessGroup> {
   const fn = 'gx.distributed.initProcessGroup';
   if (current !== undefined) throw new Error(`${fn}: this process already joined a group (rank ${current.rank} of ${current.worldSize}); destroyProcessGroup() first`);
-  current = await createProcessGroup(opts, fn);
-  return current;
+  return createProcessGroup(opts, fn).then((g) => (current = g));
 }
 
 /** Leaves the default group (a barrier first), so a new one can be joined. */
