@@ -31,6 +31,7 @@ export { JitError } from './jit/errors';
 export * as jit from './jit/namespace';
 export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
+export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,

@@ -88,7 +88,7 @@ function decode(b: Buffer): { h: CallHeader; bytes: Buffer } {
 
 type Values = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array;
 
-/** A tensor's values as toArray gives them (float16 decoded to float32), and how to make them a tensor again. */
+/** A tensor's values as toArray gives them (float16 decoded to float32; gx.tensor encodes them back). */
 function valuesOf(t: Tensor): Values {
   return t.toArraySync() as Values;
 }
@@ -101,8 +101,7 @@ function viewLike(proto: Values, bytes: Buffer): Values {
 }
 
 function writeInto(t: Tensor, v: Values): void {
-  const half = t.dtype === 'float16' || t.dtype === 'bfloat16';
-  using src = tensor(v as Float32Array, { dtype: half ? 'float32' : t.dtype, shape: t.shape }) as Tensor;
+  using src = tensor(v as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
   t.copy_(src);
 }
 

@@ -248,8 +248,7 @@ export function simulate(k: SimulatedKernel, api: string, grid: readonly number[
   states.forEach((s, i) => {
     if (s === undefined || !s.flags.written) return;
     const t = args[i] as Tensor;
-    const half = t.dtype === 'float16' || t.dtype === 'bfloat16';
-    using back = tensor(s.data as Float32Array, { dtype: half ? 'float32' : t.dtype, shape: t.shape }) as Tensor;
+    using back = tensor(s.data as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
     t.copy_(back);
   });
 }

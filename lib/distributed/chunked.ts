@@ -1,0 +1,338 @@
+// Chunked tensors (Dask's da.from_array(x, chunks=...)): a tensor split into
+// blocks placed over devices (the GPUs of this process, or the CPU), with
+// mapBlocks (da.map_blocks) calling a user function on matching blocks,
+// reductions across blocks, rechunking, gathering back to one tensor
+// (.compute()), and a tall-skinny SVD of a row-chunked matrix.
+//
+// NOTE [ Chunk rules ]
+// A tensor's chunks are, per dimension, the sizes of its blocks along it
+// (summing to the extent). mapBlocks aligns its inputs' dimensions from the
+// right, as broadcasting does: along each output dimension every input that
+// has it must have the same chunks, except an input of extent 1 in one block,
+// which is broadcast (Dask's rules). Plain tensors are passed whole to every
+// block (copied once to each device that needs them), numbers as they are.
+// A block's function runs with the block's device's tensors, so blocks on
+// different GPUs run at once (launches are asynchronous).
+import { parseDevice, type Device, type DeviceLike } from '../device';
+import { empty } from '../creation';
+import { Tensor } from '../tensor';
+import { cat, stack } from '../ops/layout';
+import { matmul, svd } from '../ops/linalg';
+import { max, min, sum } from '../ops/index';
+import type { DType } from '../generated/dtypes';
+
+/** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
+export type ChunksSpec = number | readonly (number | readonly number[])[];
+
+export interface ChunkOptions {
+  /** Block sizes (NOTE [ Chunk rules ]). */
+  chunks: ChunksSpec;
+  /** The devices blocks go to, in turn over the blocks in C order (default: the tensor's). */
+  devices?: readonly DeviceLike[];
+}
+
+function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string): number[][] {
+  const per = typeof spec === 'number' ? shape.map(() => spec) : spec;
+  if (!Array.isArray(per) || per.length !== shape.length) {
+    throw new TypeError(`${fn}: chunks must be a number or one entry per dimension (${shape.length}), got ${JSON.stringify(spec)}`);
+  }
+  return shape.map((n, d) => {
+    const c = per[d];
+    if (typeof c === 'number') {
+      if (!(Number.isInteger(c) && c >= 1)) throw new RangeError(`${fn}: the block size of dimension ${d} must be a positive integer, got ${c}`);
+      if (n === 0) return [0];
+      return Array.from({ length: Math.ceil(n / c) }, (_, k) => Math.min(c, n - k * c));
+    }
+    const sizes = [...(c as readonly number[])];
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (sizes.some((s) => !(Number.isInteger(s) && s >= 0)) || total !== n) {
+      throw new RangeError(`${fn}: the chunks of dimension ${d} must be non-negative integers summing to its extent ${n}, got [${sizes.join(', ')}]`);
+    }
+    return sizes;
+  });
+}
+
+const offsetsOf = (sizes: readonly number[]): number[] => sizes.map((_, k) => sizes.slice(0, k).reduce((a, b) => a + b, 0));
+
+/** Every block index of a grid, in C order. */
+function gridIndices(grid: readonly number[]): number[][] {
+  const out: number[][] = [];
+  const idx = grid.map(() => 0);
+  const total = grid.reduce((a, b) => a * b, 1);
+  for (let k = 0; k < total; k++) {
+    out.push([...idx]);
+    for (let d = grid.length - 1; d >= 0; d--) {
+      if (++idx[d] < grid[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+/** The view of `t` over the block at `start` of extents `size`. */
+function region(t: Tensor, start: readonly number[], size: readonly number[]): Tensor {
+  let v = t;
+  for (let d = 0; d < size.length; d++) {
+    const next = v.narrow(d, start[d], size[d]);
+    if (v !== t) v.dispose();
+    v = next;
+  }
+  return v === t ? t.view(t.shape as number[]) : v;
+}
+
+/** A tensor split into blocks over devices. */
+export class ChunkedTensor {
+  /** The blocks in C order over the block grid. */
+  readonly blocks: readonly Tensor[];
+
+  /** @internal Use gx.chunked or gx.mapBlocks. */
+  constructor(readonly shape: readonly number[], readonly chunks: readonly (readonly number[])[], readonly dtype: DType, blocks: Tensor[]) {
+    this.blocks = blocks;
+  }
+
+  /** Blocks per dimension. */
+  get grid(): number[] {
+    return this.chunks.map((c) => c.length);
+  }
+
+  get ndim(): number {
+    return this.shape.length;
+  }
+
+  /** The block at a grid index. */
+  block(...index: number[]): Tensor {
+    const g = this.grid;
+    if (index.length !== g.length || index.some((i, d) => !(Number.isInteger(i) && i >= 0 && i < g[d]))) {
+      throw new RangeError(`ChunkedTensor.block: index [${index.join(', ')}] is outside the block grid [${g.join(', ')}]`);
+    }
+    return this.blocks[index.reduce((acc, i, d) => acc * g[d] + i, 0)];
+  }
+
+  /** The devices the blocks are on, in block order. */
+  get devices(): Device[] {
+    return this.blocks.map((b) => b.device);
+  }
+
+  /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
+  compute(device?: DeviceLike): Tensor {
+    const fn = 'ChunkedTensor.compute';
+    const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
+    const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
+    const offsets = this.chunks.map(offsetsOf);
+    gridIndices(this.grid).forEach((idx, k) => {
+      using r = region(out, idx.map((i, d) => offsets[d][i]), idx.map((i, d) => this.chunks[d][i]));
+      r.copy_(this.blocks[k]);
+    });
+    return out;
+  }
+
+  /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
+  rechunk(chunks: ChunksSpec, opts: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
+    const fn = 'ChunkedTensor.rechunk';
+    const next = normalizeChunks(this.shape, chunks, fn);
+    const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
+    const oldOff = this.chunks.map(offsetsOf);
+    const newOff = next.map(offsetsOf);
+    const oldIdx = gridIndices(this.grid);
+    const blocks = gridIndices(next.map((c) => c.length)).map((idx, k) => {
+      const start = idx.map((i, d) => newOff[d][i]);
+      const size = idx.map((i, d) => next[d][i]);
+      const b = empty(size, { dtype: this.dtype, device: devices[k % devices.length] });
+      oldIdx.forEach((o, j) => {
+        const lo = o.map((i, d) => Math.max(oldOff[d][i], start[d]));
+        const hi = o.map((i, d) => Math.min(oldOff[d][i] + this.chunks[d][i], start[d] + size[d]));
+        if (lo.some((l, d) => l >= hi[d])) return;
+        using from = region(this.blocks[j], lo.map((l, d) => l - oldOff[d][o[d]]), lo.map((l, d) => hi[d] - l));
+        using to = region(b, lo.map((l, d) => l - start[d]), lo.map((l, d) => hi[d] - l));
+        to.copy_(from);
+      });
+      return b;
+    });
+    return new ChunkedTensor(this.shape, next, this.dtype, blocks);
+  }
+
+  /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
+  sum(axis?: number): Tensor | ChunkedTensor {
+    return this.reduceBlocks('sum', axis);
+  }
+
+  max(axis?: number): Tensor | ChunkedTensor {
+    return this.reduceBlocks('max', axis);
+  }
+
+  min(axis?: number): Tensor | ChunkedTensor {
+    return this.reduceBlocks('min', axis);
+  }
+
+  private reduceBlocks(op: 'sum' | 'max' | 'min', axis: number | undefined): Tensor | ChunkedTensor {
+    const fn = `ChunkedTensor.${op}`;
+    const reduce = { sum, max, min }[op] as (t: Tensor, axis?: number) => Tensor;
+    const home = this.blocks[0].device;
+    /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
+    const combine = (parts: Tensor[], device: Device): Tensor => {
+      const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));
+      using stacked = stack(moved, 0);
+      for (const p of new Set([...moved, ...parts])) p.dispose();
+      return reduce(stacked, 0);
+    };
+    if (axis === undefined) return combine(this.blocks.map((b) => reduce(b)), home);
+    const ax = axis < 0 ? axis + this.ndim : axis;
+    if (!(Number.isInteger(ax) && ax >= 0 && ax < this.ndim)) throw new RangeError(`${fn}: axis ${axis} is out of range for ${this.ndim} dimensions`);
+    const keptGrid = this.grid.filter((_, d) => d !== ax);
+    const blocks = gridIndices(keptGrid).map((kept) => {
+      const parts = Array.from({ length: this.grid[ax] }, (_, i) => reduce(this.block(...[...kept.slice(0, ax), i, ...kept.slice(ax)]), ax));
+      return combine(parts, parts[0].device);
+    });
+    return new ChunkedTensor(this.shape.filter((_, d) => d !== ax), this.chunks.filter((_, d) => d !== ax), blocks[0]?.dtype ?? this.dtype, blocks);
+  }
+
+  /**
+   * The thin SVD of a matrix chunked along its rows only (a tall-skinny
+   * TSQR-style SVD): an SVD per block, A_i = U_i diag(S_i) Vh_i, on the
+   * block's device; the small stacked [diag(S_i) Vh_i] on the first block's
+   * device, decomposed once, M = U_m diag(S) Vh; then U's blocks
+   * U_i U_m[rows of block i], each on its block's device. A = U diag(S) Vh.
+   */
+  svd(): { U: ChunkedTensor; S: Tensor; Vh: Tensor } {
+    const fn = 'ChunkedTensor.svd';
+    if (this.ndim !== 2 || this.grid[1] !== 1) throw new RangeError(`${fn}: needs a 2-d matrix chunked along its rows only (one block of columns), got block grid [${this.grid.join(', ')}]`);
+    const home = this.blocks[0].device;
+    const local = this.blocks.map((b) => svd(b, { fullMatrices: false }));
+    const r = local.map((d) => {
+      const sv = d.S.reshape(-1, 1);
+      const scaled = d.Vh.mul(sv);
+      sv.dispose();
+      const moved = scaled.device.equals(home) ? scaled : scaled.toDevice(home, false, fn);
+      if (moved !== scaled) scaled.dispose();
+      return moved;
+    });
+    const m = cat(r, 0);
+    r.forEach((x) => x.dispose());
+    const { U: um, S, Vh } = svd(m, { fullMatrices: false });
+    m.dispose();
+    let row = 0;
+    const blocks = local.map((d) => {
+      const k = d.S.shape[0];
+      using part = um.narrow(0, row, k);
+      row += k;
+      using onDevice = part.device.equals(d.U.device) ? part.contiguous() : part.toDevice(d.U.device, false, fn);
+      const u = matmul(d.U, onDevice);
+      d.U.dispose();
+      d.S.dispose();
+      d.Vh.dispose();
+      return u;
+    });
+    um.dispose();
+    const k = S.shape[0];
+    return { U: new ChunkedTensor([this.shape[0], k], [this.chunks[0], [k]], this.dtype, blocks), S, Vh };
+  }
+
+  dispose(): void {
+    for (const b of this.blocks) b.dispose();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/**
+ * Splits `t` into blocks (Dask's da.from_array(x, chunks=...)), placed in
+ * turn over `devices` (default: t's device).
+ * @example
+ * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
+ */
+export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
+  const fn = 'gx.chunked';
+  if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
+  if (opts === null || typeof opts !== 'object' || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
+  const chunks = normalizeChunks(t.shape, opts.chunks, fn);
+  const devices = (opts.devices ?? [t.device]).map((d) => parseDevice(d, fn));
+  if (devices.length === 0) throw new TypeError(`${fn}: devices is empty`);
+  const offsets = chunks.map(offsetsOf);
+  const blocks = gridIndices(chunks.map((c) => c.length)).map((idx, k) => {
+    const size = idx.map((i, d) => chunks[d][i]);
+    using view = region(t, idx.map((i, d) => offsets[d][i]), size);
+    return empty(size, { dtype: t.dtype, device: devices[k % devices.length] }).copy_(view);
+  });
+  return new ChunkedTensor(t.shape, chunks, t.dtype, blocks);
+}
+
+export interface MapBlocksOptions {
+  /** The output's dtype, checked on every block (default: whatever the function returns, the same for every block). */
+  dtype?: DType;
+  /** Append { index, offset, device } of the block to the function's arguments. */
+  blockInfo?: boolean;
+}
+
+/** Where a block is: its index in the grid, its first element's position in the whole tensor, its device. */
+export interface BlockInfo {
+  index: number[];
+  offset: number[];
+  device: Device;
+}
+
+type MapArg = ChunkedTensor | Tensor | number;
+
+/**
+ * Calls `fn` on matching blocks of the chunked inputs (Dask's map_blocks):
+ * the output has the chunks of the input with the most dimensions; a 1-d
+ * input lines up with the last dimension (NOTE [ Chunk rules ]). `fn` gets
+ * the blocks (on the output block's device) and returns the output block.
+ * @example
+ * const z = gx.mapBlocks((xb, yb) => { const out = gx.emptyLike(xb); kernel.launch(grid, block, [xb, yb, out, ...]); return out; }, x, y);
+ */
+export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | MapBlocksOptions)[]): ChunkedTensor {
+  const api = 'gx.mapBlocks';
+  if (typeof fn !== 'function') throw new TypeError(`${api}: the first argument must be the function to call on each block`);
+  const last = rest[rest.length - 1];
+  const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor) ? (rest.pop() as MapBlocksOptions) : {};
+  const args = rest as MapArg[];
+  const chunkedArgs = args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor);
+  if (chunkedArgs.length === 0) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
+  const ref = chunkedArgs.reduce((a, b) => (b.ndim > a.ndim ? b : a));
+  const nd = ref.ndim;
+  // Each chunked input's block for an output block index (NOTE [ Chunk rules ]).
+  const pickers = args.map((a, i) => {
+    if (!(a instanceof ChunkedTensor)) return undefined;
+    const lead = nd - a.ndim;
+    a.chunks.forEach((c, d) => {
+      const want = ref.chunks[d + lead];
+      const broadcast = a.shape[d] === 1 && c.length === 1;
+      if (!broadcast && c.join() !== want.join()) {
+        throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${d + lead}: ` +
+          `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
+      }
+    });
+    return (idx: readonly number[]): Tensor => a.block(...a.chunks.map((c, d) => (c.length === 1 && a.shape[d] === 1 ? 0 : idx[d + lead])));
+  });
+  const copies = new Map<Tensor, Map<string, Tensor>>();
+  const onDevice = (t: Tensor, dev: Device): Tensor => {
+    if (t.device.equals(dev)) return t;
+    let m = copies.get(t);
+    if (m === undefined) copies.set(t, (m = new Map()));
+    let c = m.get(String(dev));
+    if (c === undefined) m.set(String(dev), (c = t.toDevice(dev, false, api)));
+    return c;
+  };
+  const offsets = ref.chunks.map(offsetsOf);
+  let dtype = opts.dtype;
+  const blocks = gridIndices(ref.grid).map((idx) => {
+    const dev = ref.block(...idx).device;
+    const blockArgs: unknown[] = args.map((a, i) => {
+      const pick = pickers[i];
+      if (pick !== undefined) return onDevice(pick(idx), dev);
+      return a instanceof Tensor ? onDevice(a, dev) : a;
+    });
+    if (opts.blockInfo) blockArgs.push({ index: idx, offset: idx.map((i, d) => offsets[d][i]), device: dev } satisfies BlockInfo);
+    const out = (fn as (...a: unknown[]) => unknown)(...blockArgs);
+    const want = idx.map((i, d) => ref.chunks[d][i]);
+    if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
+    if (out.shape.join() !== want.join()) throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${want.join(', ')}]`);
+    dtype ??= out.dtype;
+    if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
+    return out;
+  });
+  for (const m of copies.values()) for (const c of m.values()) c.dispose();
+  return new ChunkedTensor(ref.shape, ref.chunks, dtype as DType, blocks);
+}
