@@ -77,6 +77,9 @@ test('every collective and dtype on 3 ranks matches host-computed results', asyn
     await Promise.all(gs.map((g, r) => g.reduceScatter(rs[r], gx.arange(6, { dtype }).add(r))));
     t.deepEqual(rs.map((x) => Array.from(x.toArraySync() as ArrayLike<number | bigint>, Number)), [[3, 6], [9, 12], [15, 18]], `reduceScatter ${dtype}`);
   }
+  const halves = gs.map((g) => gx.tensor([g.rank + 0.5, -1], { dtype: 'float16' }));
+  await Promise.all(gs.map((g, r) => g.allReduce(halves[r])));
+  for (const x of halves) t.deepEqual(Array.from(x.toArraySync() as Float32Array), [4.5, -3], 'allReduce float16');
   const got = gx.zeros([3]);
   await Promise.all([gs[0].send(gx.tensor([1, 2, 3]), 2), gs[2].recv(got, 0), gs[1].barrier(), gs[0].barrier(), gs[2].barrier()]);
   t.deepEqual(Array.from(got.toArraySync()), [1, 2, 3], 'send / recv');

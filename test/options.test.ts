@@ -80,6 +80,15 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'distributed.initProcessGroup': {
     call: () => { void gx.distributed.initProcessGroup({ worldsize: 2 } as gx.distributed.InitOptions); }, fn: 'gx.distributed.initProcessGroup', key: 'worldsize', suggest: 'worldSize',
   },
+  chunked: {
+    call: () => gx.chunked(x(), { chunk: [2] } as unknown as gx.ChunkOptions), fn: 'gx.chunked', key: 'chunk', suggest: 'chunks',
+  },
+  mapBlocks: {
+    call: () => gx.mapBlocks((b: gx.Tensor) => b, gx.chunked(x(), { chunks: 3 }), { dtpye: 'float32' } as gx.MapBlocksOptions), fn: 'gx.mapBlocks', key: 'dtpye', suggest: 'dtype',
+  },
+  'ChunkedTensor#rechunk': {
+    call: () => gx.chunked(x(), { chunks: 3 }).rechunk(2, { device: ['cpu'] } as { devices?: gx.DeviceLike[] }), fn: 'ChunkedTensor.rechunk', key: 'device', suggest: 'devices',
+  },
   fuse: {
     call: () => gx.fuse((a: gx.Tensor) => gx.sin(a), { nam: 'f' } as gx.FuseOptions), fn: 'gx.fuse', key: 'nam', suggest: 'name',
   },
@@ -135,6 +144,7 @@ const NO_OPTIONS = new Set([
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup'].map((f) => `distributed.${f}`),
+  ...['block', 'compute', 'sum', 'max', 'min', 'svd', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',

@@ -15,11 +15,16 @@
 // different GPUs run at once (launches are asynchronous).
 import { parseDevice, type Device, type DeviceLike } from '../device';
 import { empty } from '../creation';
+import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import { cat, stack } from '../ops/layout';
 import { matmul, svd } from '../ops/linalg';
 import { max, min, sum } from '../ops/index';
 import type { DType } from '../generated/dtypes';
+
+const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true });
+const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
+const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true });
 
 /** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
 export type ChunksSpec = number | readonly (number | readonly number[])[];
@@ -127,8 +132,9 @@ export class ChunkedTensor {
   }
 
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
-  rechunk(chunks: ChunksSpec, opts: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
+  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
+    const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
     const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
     const oldOff = this.chunks.map(offsetsOf);
@@ -153,37 +159,15 @@ export class ChunkedTensor {
 
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
   sum(axis?: number): Tensor | ChunkedTensor {
-    return this.reduceBlocks('sum', axis);
+    return reduceBlocks(this, 'sum', axis);
   }
 
   max(axis?: number): Tensor | ChunkedTensor {
-    return this.reduceBlocks('max', axis);
+    return reduceBlocks(this, 'max', axis);
   }
 
   min(axis?: number): Tensor | ChunkedTensor {
-    return this.reduceBlocks('min', axis);
-  }
-
-  private reduceBlocks(op: 'sum' | 'max' | 'min', axis: number | undefined): Tensor | ChunkedTensor {
-    const fn = `ChunkedTensor.${op}`;
-    const reduce = { sum, max, min }[op] as (t: Tensor, axis?: number) => Tensor;
-    const home = this.blocks[0].device;
-    /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
-    const combine = (parts: Tensor[], device: Device): Tensor => {
-      const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));
-      using stacked = stack(moved, 0);
-      for (const p of new Set([...moved, ...parts])) p.dispose();
-      return reduce(stacked, 0);
-    };
-    if (axis === undefined) return combine(this.blocks.map((b) => reduce(b)), home);
-    const ax = axis < 0 ? axis + this.ndim : axis;
-    if (!(Number.isInteger(ax) && ax >= 0 && ax < this.ndim)) throw new RangeError(`${fn}: axis ${axis} is out of range for ${this.ndim} dimensions`);
-    const keptGrid = this.grid.filter((_, d) => d !== ax);
-    const blocks = gridIndices(keptGrid).map((kept) => {
-      const parts = Array.from({ length: this.grid[ax] }, (_, i) => reduce(this.block(...[...kept.slice(0, ax), i, ...kept.slice(ax)]), ax));
-      return combine(parts, parts[0].device);
-    });
-    return new ChunkedTensor(this.shape.filter((_, d) => d !== ax), this.chunks.filter((_, d) => d !== ax), blocks[0]?.dtype ?? this.dtype, blocks);
+    return reduceBlocks(this, 'min', axis);
   }
 
   /**
@@ -227,14 +211,39 @@ export class ChunkedTensor {
     return { U: new ChunkedTensor([this.shape[0], k], [this.chunks[0], [k]], this.dtype, blocks), S, Vh };
   }
 
+  /** Disposes the blocks (those another chunked tensor shares, as mapBlocks' output may, only once). */
   dispose(): void {
-    for (const b of this.blocks) b.dispose();
+    for (const b of this.blocks) if (!b.isDisposed) b.dispose();
   }
 
   [Symbol.dispose](): void {
     this.dispose();
   }
 }
+
+/** A reduction of a chunked tensor: per block on its device, then the partials combined (NOTE [ Chunk rules ]). */
+function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined): Tensor | ChunkedTensor {
+  const fn = `ChunkedTensor.${op}`;
+  const reduce = { sum, max, min }[op] as (t: Tensor, axis?: number) => Tensor;
+  const home = c.blocks[0].device;
+  /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
+  const combine = (parts: Tensor[], device: Device): Tensor => {
+    const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));
+    using stacked = stack(moved, 0);
+    for (const p of new Set([...moved, ...parts])) p.dispose();
+    return reduce(stacked, 0);
+  };
+  if (axis === undefined) return combine(c.blocks.map((b) => reduce(b)), home);
+  const ax = axis < 0 ? axis + c.ndim : axis;
+  if (!(Number.isInteger(ax) && ax >= 0 && ax < c.ndim)) throw new RangeError(`${fn}: axis ${axis} is out of range for ${c.ndim} dimensions`);
+  const keptGrid = c.grid.filter((_, d) => d !== ax);
+  const blocks = gridIndices(keptGrid).map((kept) => {
+    const parts = Array.from({ length: c.grid[ax] }, (_, i) => reduce(c.block(...[...kept.slice(0, ax), i, ...kept.slice(ax)]), ax));
+    return combine(parts, parts[0].device);
+  });
+  return new ChunkedTensor(c.shape.filter((_, d) => d !== ax), c.chunks.filter((_, d) => d !== ax), blocks[0]?.dtype ?? c.dtype, blocks);
+}
+
 
 /**
  * Splits `t` into blocks (Dask's da.from_array(x, chunks=...)), placed in
@@ -245,7 +254,8 @@ export class ChunkedTensor {
 export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
-  if (opts === null || typeof opts !== 'object' || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
+  checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);
+  if (opts === undefined || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);
   const devices = (opts.devices ?? [t.device]).map((d) => parseDevice(d, fn));
   if (devices.length === 0) throw new TypeError(`${fn}: devices is empty`);
@@ -286,7 +296,8 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   const api = 'gx.mapBlocks';
   if (typeof fn !== 'function') throw new TypeError(`${api}: the first argument must be the function to call on each block`);
   const last = rest[rest.length - 1];
-  const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor) ? (rest.pop() as MapBlocksOptions) : {};
+  const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
+    ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
   const args = rest as MapArg[];
   const chunkedArgs = args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor);
   if (chunkedArgs.length === 0) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);

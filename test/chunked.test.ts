@@ -1,0 +1,100 @@
+// Chunked tensors and mapBlocks on every device: the chunk rules (with the
+// errors Dask gives), mapBlocks against the unchunked op (a 1-d input lined
+// up with the last dimension, plain tensors and numbers passed whole),
+// rechunk, reductions across blocks, compute(), the tall-skinny SVD, the
+// examples (Dask's add_broadcast kernel, the chunked SVD) and the
+// data-parallel training launched with gpuext run; no tensor left behind.
+import test from 'ava';
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+import * as gx from '../lib';
+import * as ex from '../examples/distributed';
+import { deviceTestSerial } from './helpers';
+
+const maxAbsDiff = (a: gx.Tensor, b: gx.Tensor): number => gx.tidy(() => gx.max(gx.abs(gx.sub(a, b.toDevice(a.device, false, 'test')))).item() as number);
+
+deviceTestSerial('chunk rules: sizes per dimension, explicit chunks, errors naming the dimension', (t, device) => {
+  gx.tidy(() => {
+    const x = gx.randn([10, 7], { device });
+    using c = gx.chunked(x, { chunks: [4, 3] });
+    t.deepEqual(c.chunks, [[4, 4, 2], [3, 3, 1]]);
+    t.deepEqual(c.grid, [3, 3]);
+    t.deepEqual(c.block(2, 2).shape, [2, 1]);
+    t.is(maxAbsDiff(c.compute(), x), 0);
+    using e = gx.chunked(x, { chunks: [[5, 5], [7]] });
+    t.deepEqual(e.grid, [2, 1]);
+    t.throws(() => gx.chunked(x, { chunks: [[5, 4], [7]] }), { message: /the chunks of dimension 0 must be non-negative integers summing to its extent 10, got \[5, 4\]/ });
+    t.throws(() => gx.chunked(x, { chunks: [0, 3] }), { message: /the block size of dimension 0 must be a positive integer, got 0/ });
+    t.throws(() => gx.chunked(x, { chunks: [3] }), { message: /one entry per dimension \(2\)/ });
+    t.throws(() => c.block(3, 0), { message: /outside the block grid \[3, 3\]/ });
+  });
+});
+
+deviceTestSerial('mapBlocks matches the unchunked op: a 1-d input on the last dimension, a whole tensor, a number; mismatched chunks are an error', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  gx.tidy(() => {
+    const x = gx.randn([12, 10], { device });
+    const y = gx.randn([10], { device });
+    const w = gx.randn([1, 10], { device });
+    using cx = gx.chunked(x, { chunks: [5, 4] });
+    using cy = gx.chunked(y, { chunks: [4] });
+    using z = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor, c: gx.Tensor, k: number) => gx.add(gx.mul(a, b), c.narrow(1, 0, b.shape[0])).mul(k), cx, cy, w, 3);
+    t.deepEqual(z.chunks, cx.chunks);
+    // The whole w is passed to every block: each block adds w's first columns, as the function says.
+    const want = gx.cat([0, 1, 2].map((j) => {
+      const cols = cx.chunks[1][j];
+      const off = [0, 4, 8][j];
+      return gx.add(gx.mul(x.narrow(1, off, cols), y.narrow(0, off, cols)), w.narrow(1, 0, cols)).mul(3);
+    }), 1);
+    t.true(maxAbsDiff(z.compute(), want) <= 1e-5);
+    const info: number[][] = [];
+    using same = gx.mapBlocks((a: gx.Tensor, bi: gx.BlockInfo) => { info.push(bi.offset); return a.clone(); }, cx, { blockInfo: true });
+    t.deepEqual(info, [[0, 0], [0, 4], [0, 8], [5, 0], [5, 4], [5, 8], [10, 0], [10, 4], [10, 8]]);
+    t.throws(() => gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), cx, gx.chunked(y, { chunks: [5] })),
+      { message: /chunks of argument 2 do not line up with the output's along dimension 1: \(5, 5\) vs \(4, 4, 2\)/ });
+    t.throws(() => gx.mapBlocks((a: gx.Tensor) => a.narrow(0, 0, 1), cx), { message: /block \[0, 0\] came back as \[1, 4\]; the output block is \[5, 4\]/ });
+    t.throws(() => gx.mapBlocks((a: gx.Tensor) => a.astype('float64'), cx, { dtype: 'float32' }), { message: /came back float64, not float32/ });
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
+deviceTestSerial('rechunk, reductions across blocks (all, along each axis), the tall-skinny SVD', (t, device) => {
+  gx.tidy(() => {
+    const x = gx.randn([30, 21], { device, dtype: 'float64' });
+    using c = gx.chunked(x, { chunks: [7, 10] });
+    using r = c.rechunk([[3, 27], 4]);
+    t.deepEqual(r.chunks, [[3, 27], [4, 4, 4, 4, 4, 1]]);
+    t.is(maxAbsDiff(r.compute(), x), 0);
+    t.true(Math.abs((c.sum() as gx.Tensor).item() as number - (x.sum().item() as number)) <= 1e-9);
+    t.is((c.max() as gx.Tensor).item(), x.max().item());
+    for (const axis of [0, 1, -1]) {
+      using s = c.sum(axis) as gx.ChunkedTensor;
+      t.true(maxAbsDiff(s.compute(), x.sum(axis)) <= 1e-12, `sum along ${axis}`);
+      using m = c.min(axis) as gx.ChunkedTensor;
+      t.is(maxAbsDiff(m.compute(), x.min(axis)), 0, `min along ${axis}`);
+    }
+    const r2 = ex.chunkedSvdExample([device], 400, 12, 90);
+    t.true(r2.chunkedError <= 1e-12 && r2.maxSingularValueDiff <= 1e-12, JSON.stringify(r2));
+    t.throws(() => c.svd(), { message: /needs a 2-d matrix chunked along its rows only/ });
+  });
+});
+
+deviceTestSerial('examples: Dask\'s add_broadcast kernel by mapBlocks over every device present', (t, device) => {
+  const devices = device === 'cpu' ? ['cpu'] : ex.allDevices();
+  const r = device === 'cpu' ? ex.addBroadcastExample(devices, 256, 128, [64, 64]) : ex.addBroadcastExample(devices);
+  t.is(r.maxError, 0);
+  t.is(r.blocks, 8);
+  t.deepEqual(r.devices, devices, 'blocks went to every device in turn');
+});
+
+test('examples: data-parallel training with gpuext run: 2 ranks agree and recover y = 0.5 x + 1', (t) => {
+  const cli = path.resolve(__dirname, '../lib/cli/main.js');
+  const script = path.resolve(__dirname, '../examples/allreduce-train.js');
+  const r = spawnSync(process.execPath, [cli, 'run', '--nproc-per-node', '2', script], { encoding: 'utf8', timeout: 120_000 });
+  t.is(r.status, 0, r.stderr);
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { rank: number; slope: number; intercept: number });
+  t.is(out.length, 2);
+  t.is(out[0].slope, out[1].slope, 'every rank keeps the same weights');
+  t.true(Math.abs(out[0].slope - 0.5) < 0.02 && Math.abs(out[0].intercept - 1) < 0.1, JSON.stringify(out));
+});
