@@ -71,10 +71,13 @@ void check(Status s, const char* what, const char* call) {
   GX_CHECK(false, what, ": ", call, " failed: ", a.GetStatusString(s), " (", s, ")");
 }
 
-Handle handle(const char* what, cudaStream_t stream) {
+Handle handle(const char* what, int device, cudaStream_t stream) {
   const Api& a = api(what);
-  int device = 0;
-  GX_CHECK(cudaGetDevice(&device) == cudaSuccess, what, ": cudaGetDevice failed");
+  int current = -1;
+  GX_CHECK(cudaGetDevice(&current) == cudaSuccess, what, ": cudaGetDevice failed");
+  // Right by construction: a handle is made for and used on one device, the one current in the caller's DeviceGuard.
+  GX_CHECK(current == device, what, ": the cuBLAS handle of cuda:", device, " was asked for while cuda:", current,
+           " is current (the op must make its tensors' device current first)");
   Entry* e = ol::HandlePool<Entry>::find(device);
   if (e == nullptr) {
     void* ws = nullptr;

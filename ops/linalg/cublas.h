@@ -41,8 +41,8 @@ const Api& api(const char* what);
 // small default it picks slower kernels for large GEMMs).
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
-// This thread's handle for the current device, bound to `stream`, with its workspace.
-Handle handle(const char* what, cudaStream_t stream);
+// This thread's handle for `device` (which must be current: an error otherwise), bound to `stream`, with its workspace.
+Handle handle(const char* what, int device, cudaStream_t stream);
 
 // Throws naming `what` and the call when `s` is not success.
 void check(Status s, const char* what, const char* call);

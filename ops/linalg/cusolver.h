@@ -30,8 +30,8 @@ struct Api {
 // The loaded library; a clear error naming `what` when cuSOLVER cannot be found.
 const Api& api(const char* what);
 
-// This thread's handle for the current device, bound to `stream`.
-Handle handle(const char* what, cudaStream_t stream);
+// This thread's handle for `device` (which must be current: an error otherwise), bound to `stream`.
+Handle handle(const char* what, int device, cudaStream_t stream);
 
 void check(Status s, const char* what, const char* call);
 

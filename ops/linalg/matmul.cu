@@ -29,8 +29,10 @@ void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const
     zero_(out);
     return;
   }
-  cudaStream_t stream = current_stream();
-  cublas::Handle h = cublas::handle(kWhat, stream);
+  const int device = out.device().index;
+  DeviceGuard guard(device);  // cuBLAS works on the current device: the tensors'
+  cudaStream_t stream = current_stream(device);
+  cublas::Handle h = cublas::handle(kWhat, device, stream);
   const cublas::Api& api = cublas::api(kWhat);
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const double alpha_d = 1.0, beta_d = 0.0;

@@ -44,7 +44,7 @@ void gesvdj(cusolver::Handle h, const JacobiParams& params, bool full, int m, in
                         lwork, static_cast<int*>(info.data_ptr()), params.p),
                   "svd", "gesvdj");
   int host_info = 0;
-  cudaStream_t stream = current_stream();
+  cudaStream_t stream = current_stream(a.device().index);
   GX_CHECK(cudaMemcpyAsync(&host_info, info.data_ptr(), sizeof(int), cudaMemcpyDeviceToHost, stream) == cudaSuccess &&
                cudaStreamSynchronize(stream) == cudaSuccess,
            "svd: reading cuSOLVER's info failed");
@@ -60,7 +60,9 @@ void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, cons
   if (sh.n == 0) return;
   GX_CHECK(sh.m <= INT_MAX && sh.n <= INT_MAX, "svd: dimensions beyond 2^31 - 1 are not supported by cuSOLVER");
   const int m = static_cast<int>(sh.m), n = static_cast<int>(sh.n);
-  cusolver::Handle h = cusolver::handle(kWhat, current_stream());
+  const int device = a.device().index;
+  DeviceGuard guard(device);  // cuSOLVER works on the current device: the tensors'
+  cusolver::Handle h = cusolver::handle(kWhat, device, current_stream(device));
   const cusolver::Api& api = cusolver::api(kWhat);
   const JacobiParams params(api);
   if (a.dtype() == kFloat64) {

@@ -1,0 +1,79 @@
+// Every kind of op on the last GPU present (cuda:1 on a two-GPU machine)
+// while cuda:0 stays the runtime's current device, against the CPU: the
+// library handles (cuBLAS, cuSOLVER), random, reductions, run-time and jit
+// kernels each pick the tensors' device, not the current one. With several
+// GPUs, copies between them and ops alternating between devices too. On one
+// GPU the same cases run on cuda:0 (the code path, not the second device);
+// `npm run test:multi-gpu` (GPUEXT_REQUIRE_MULTI_GPU=1) fails without two.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { cudaTest } from './helpers';
+
+const COUNT = gx.cuda.isAvailable() ? gx.cuda.deviceCount() : 0;
+const LAST = `cuda:${Math.max(0, COUNT - 1)}`;
+
+if (process.env.GPUEXT_REQUIRE_MULTI_GPU === '1' && COUNT < 2) {
+  test('GPUEXT_REQUIRE_MULTI_GPU=1 needs two GPUs', (t) => t.fail(`found ${COUNT} GPU(s)`));
+}
+
+const close = (a: gx.Tensor, b: gx.Tensor, tol: number): number =>
+  gx.tidy(() => {
+    const d = gx.max(gx.abs(gx.sub(a.cpu().astype('float64'), b.cpu().astype('float64')))).item() as number;
+    return d <= tol ? 0 : d;
+  });
+
+cudaTest(`every kind of op on ${LAST} (cuda:0 current) matches the CPU`, (t) => {
+  gx.tidy(() => {
+    gx.manualSeed(3);
+    const a = gx.randn([64, 48], { dtype: 'float32' });
+    const b = gx.randn([48, 32], { dtype: 'float32' });
+    const ad = a.to(LAST);
+    const bd = b.to(LAST);
+    t.is(String(ad.device), LAST);
+    const cases: [string, gx.Tensor, gx.Tensor, number][] = [
+      ['add + exp', gx.exp(gx.add(ad, 1)), gx.exp(gx.add(a, 1)), 1e-4],
+      ['sum along 1', ad.sum(1), a.sum(1), 1e-4],
+      ['softmax', gx.softmax(ad, -1), gx.softmax(a, -1), 1e-6],
+      ['cumsum', gx.cumsum(ad, 0), gx.cumsum(a, 0), 1e-4],
+      ['matmul float32 (cuBLAS)', gx.matmul(ad, bd), gx.matmul(a, b), 1e-3],
+      ['matmul float64 (cuBLAS)', gx.matmul(ad.astype('float64'), bd.astype('float64')), gx.matmul(a.astype('float64'), b.astype('float64')), 1e-9],
+    ];
+    for (const [what, got, want, tol] of cases) {
+      t.is(String(got.device), LAST, `${what} stays on ${LAST}`);
+      t.is(close(got, want, tol), 0, what);
+    }
+    const s = gx.linalg.svd(ad.astype('float64'), { fullMatrices: false });
+    const sc = gx.linalg.svd(a.astype('float64'), { fullMatrices: false });
+    t.is(close(s.S, sc.S, 1e-9), 0, 'svd (cuSOLVER) singular values');
+    const r = gx.rand([1000], { device: LAST });
+    const rv = r.toArraySync() as Float32Array;
+    t.true(rv.every((v) => v >= 0 && v < 1) && new Set(rv).size > 990, 'rand on the device');
+    const k = new gx.RawKernel('extern "C" __global__ void twice(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.f * x[i]; }', 'twice');
+    const y = gx.full([64 * 48], -1, { device: LAST });
+    k.launch([12], [256], [ad.reshape(-1), y, 64 * 48]);
+    t.is(close(y, a.reshape(-1).mul(2), 0), 0, 'RawKernel');
+    const ew = gx.elementwiseKernel('float32 x', 'float32 y', 'y = x * x');
+    t.is(close(ew(ad) as gx.Tensor, a.mul(a), 1e-5), 0, 'elementwiseKernel');
+    const sq = gx.jit.rawkernel((x: gx.jit.Array, o: gx.jit.Array) => { const i = gx.jit.grid(1); if (i < x.length) o[i] = x[i] * 3; });
+    const o = gx.full([48], -1, { device: LAST });
+    sq(1, 64, [bd.narrow(1, 0, 1).reshape(-1).contiguous(), o]);
+    t.is(close(o, b.narrow(1, 0, 1).reshape(-1).mul(3), 1e-6), 0, 'jit.rawkernel');
+    const f = gx.fuse((u: gx.Tensor) => gx.sum(gx.mul(u, u)));
+    t.is(close(f(ad), a.mul(a).sum(), 1e-2), 0, 'fuse with a reduction');
+  });
+});
+
+const twoGpus = COUNT >= 2 ? test : test.skip;
+twoGpus('copies between GPUs go device to device; ops alternate between cuda:0 and cuda:1', (t) => {
+  gx.tidy(() => {
+    const a0 = gx.randn([256, 256], { device: 'cuda:0' });
+    const a1 = a0.to('cuda:1');
+    t.is(close(a0, a1, 0), 0, 'the copy');
+    for (let i = 0; i < 4; i++) {
+      const p0 = gx.matmul(a0, a0);
+      const p1 = gx.matmul(a1, a1);
+      t.is(close(p0, p1, 1e-2), 0, `round ${i}`);
+    }
+  });
+});
