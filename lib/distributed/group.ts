@@ -81,7 +81,8 @@ function encode(h: CallHeader, data: ArrayBufferView): Uint8Array {
   return out;
 }
 
-function decode(b: Buffer): { h: CallHeader; bytes: Buffer } {
+function decode(bytes: Uint8Array): { h: CallHeader; bytes: Buffer } {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const hl = b.readUInt32LE(0);
   return { h: JSON.parse(b.subarray(4, 4 + hl).toString('utf8')) as CallHeader, bytes: b.subarray(4 + hl) };
 }

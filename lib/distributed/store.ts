@@ -233,7 +233,7 @@ export class StoreClient {
   }
 
   /** The value of `key`, waiting up to timeoutMs for some rank to set it; undefined on timeout. */
-  async get(key: string, timeoutMs: number): Promise<Buffer | undefined> {
+  async get(key: string, timeoutMs: number): Promise<Uint8Array | undefined> {
     const r = await this.request({ op: 'get', key, timeoutMs });
     return r.h.error === 'timeout' ? undefined : r.payload;
   }

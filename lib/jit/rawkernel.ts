@@ -190,7 +190,7 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     if (s === undefined) {
       const g = generate(parsed, `gx_jit_${name}`, argSpecs, lookupOf(), debug, label);
       const kernel = new RawKernel(g.source, `gx_jit_${name}`, { params: g.types, options: nvrtc });
-      s = { args: argSpecs, source: g.source, kernel, plan: g.plan, flat: new Array(g.types.length), sites: g.sites, err: new Map() };
+      s = { args: argSpecs, source: g.source, kernel, plan: g.plan, flat: new Array(g.plan.length), sites: g.sites, err: new Map() };
       specs.set(key, s);
     }
     last = s;
