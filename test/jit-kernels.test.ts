@@ -207,3 +207,20 @@ cuda('a jit kernel on CUDA equals the simulator on random inputs (n-d, strided, 
   // The simulator computes v in double, CUDA in float32: sums agree to float32 rounding.
   t.true(Math.abs(Number(oc.item()) - Number(od.item())) <= 1e-6 * Math.abs(Number(oc.item())), `${oc.item()} vs ${od.item()}`);
 });
+
+cuda('repeated calls (the staged launch path) see each call\'s tensors and numbers; a disposed tensor is an error', (t) => {
+  const k = jit.rawkernel((x: gx.jit.Array, y: gx.jit.Array, a: number) => {
+    const i = jit.grid(1);
+    if (i < x.length) y[i] = x[i] * a;
+  });
+  for (const [n, a] of [[5, 2], [7, 3], [5, -1.5], [300, 0.5]] as const) {
+    const x = gx.arange(n, { dtype: 'float32', device: 'cuda' });
+    const y = gx.full([n], -7, { device: 'cuda' });
+    k.configure([Math.ceil(n / 128), 1], [128])(x, y, a);
+    t.deepEqual(Array.from(y.toArraySync() as Float32Array), Array.from({ length: n }, (_, i) => Math.fround(i * a)), `n ${n}, a ${a}`);
+  }
+  t.is(k.specializations, 2, 'integral and fractional a: two specializations');
+  const gone = gx.zeros([4], { device: 'cuda' });
+  gone.dispose();
+  t.throws(() => k(1, 32, [gone, gx.zeros([4], { device: 'cuda' }), 1]), { message: /disposed/ });
+});

@@ -17,6 +17,7 @@ import { Tensor } from '../tensor';
 import { zeros } from '../creation';
 import { typeHeaders } from '../rtc/params';
 import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
+import { STAGED_ARGS, stagingArea } from '../staging';
 import { closureValues, type Lookup } from './closure';
 import { simulate, simulatedKernel, type SimulatedKernel } from './simulator';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
@@ -203,16 +204,25 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     }
   };
 
+  // NOTE [ jit launch path ]: a repeated call checks its arguments against the
+  // last specialization, writes them as numbers (tensors by address) into the
+  // staging area and launches (RawKernel.launchStaged), as the elementwise
+  // kernels do; the first call of a specialization, a stream option, debug
+  // kernels and bigints a double cannot hold take RawKernel.launch's checks.
+  const dims = new Float64Array(7);
   const launch = (grid: Dim3, block: Dim3, args: readonly unknown[], lo?: LaunchOptions): void => {
     if (!Array.isArray(args)) throw new TypeError(`${label}: args must be an array of the kernel's arguments`);
     checkArity(args);
-    let cpu = false;
-    for (const a of args) if (a instanceof Tensor && a.device.type === 'cpu') cpu = true;
-    if (cpu) {
-      runOnSimulator(grid, block, args);
-      return;
+    const fast = last !== undefined && lo === undefined && !debug && matches(last.args, args);
+    if (!fast) {
+      for (const a of args) {
+        if (a instanceof Tensor && a.device.type === 'cpu') {
+          runOnSimulator(grid, block, args);
+          return;
+        }
+      }
     }
-    const s = specialize(args);
+    const s = fast ? (last as Specialization) : specialize(args);
     const flat = s.flat;
     const plan = s.plan;
     for (let k = 0; k < plan.length; k++) {
@@ -220,11 +230,41 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
       const a = args[i];
       flat[k] = what === 'ptr' || what === 'value' ? a : what === 'dim' ? (a as Tensor).shape[d] : (a as Tensor).strides[d];
     }
-    if (!debug) {
+    if (debug) {
+      launchChecked(s, grid, block, args, lo);
+      return;
+    }
+    if (!fast) {
       s.kernel.launch(grid, block, flat, lo);
       return;
     }
-    launchChecked(s, grid, block, args, lo);
+    readDim3(grid, dims, 0, label, 'grid');
+    readDim3(block, dims, 3, label, 'block');
+    // The same device for every tensor (the first call's checks covered the rest of the layout).
+    let device: Tensor['device'] | undefined;
+    const st = stagingArea();
+    for (let k = 0; k < flat.length; k++) {
+      const v = flat[k];
+      if (v instanceof Tensor) {
+        const dv = v.device;
+        if (device === undefined) device = dv;
+        else if (dv !== device && !dv.equals(device)) throw new Error(`${label}: arguments are on ${device} and ${dv}; move them to one device`);
+        st[STAGED_ARGS + k] = v.address(label);
+      } else if (typeof v === 'bigint') {
+        if (!Number.isSafeInteger(Number(v))) {
+          s.kernel.launch(grid, block, flat);
+          return;
+        }
+        st[STAGED_ARGS + k] = Number(v);
+      } else {
+        st[STAGED_ARGS + k] = v === true ? 1 : v === false ? 0 : (v as number);
+      }
+    }
+    if (device === undefined) {
+      s.kernel.launch(grid, block, flat);
+      return;
+    }
+    s.kernel.launchStaged(device, dims);
   };
 
   const launchChecked = (s: Specialization, grid: Dim3, block: Dim3, args: readonly unknown[], lo?: LaunchOptions): void => {
@@ -249,10 +289,10 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     }
     args.forEach((a, i) => argSpec(a, i, parsed.params, label));
     simulated ??= simulatedKernel(parsed, lookupOf(), label);
-    simulate(simulated, label, dims(grid, 'grid'), dims(block, 'block'), parsed.params, args);
+    simulate(simulated, label, extentsOf(grid, 'grid'), extentsOf(block, 'block'), parsed.params, args);
   };
 
-  const dims = (d: Dim3, what: string): number[] => {
+  const extentsOf = (d: Dim3, what: string): number[] => {
     const v = new Float64Array(3);
     readDim3(d, v, 0, label, what);
     return [...v];

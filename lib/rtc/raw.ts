@@ -369,6 +369,17 @@ export class RawKernel {
    * already written into the staging area from STAGED_ARGS on. A 1-D grid on
    * the current stream.
    */
+  /**
+   * @internal launchPrepared with extents of any rank: `dims` holds grid x,
+   * y, z, block x, y, z and the dynamic shared memory (readDim3 writes them),
+   * the arguments already staged. On the current stream.
+   */
+  launchStaged(device: Device, dims: Float64Array): void {
+    const f = this.function(device);
+    stagingArea().set(dims, 0);
+    native.launchKernel(f, undefined);
+  }
+
   launchPrepared(device: Device, blocks: number, threads: number, values?: readonly number[], sharedMem = 0): void {
     const f = this.function(device);
     const st = stagingArea();
