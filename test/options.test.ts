@@ -154,7 +154,7 @@ const NO_OPTIONS = new Set([
   'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',
   'Event#record', 'Event#synchronize', 'Event#query', 'Event#done', 'Event#elapsedTime',
   'CUDAGraph#replay', 'CUDAGraph#dispose', 'Generator#manualSeed', 'Generator#take',
-  'RawKernel#function', 'RawKernel#attributes', 'RawKernel#setMaxDynamicSharedSize', 'RawKernel#compile', 'RawKernel#launchPrepared',
+  'RawKernel#function', 'RawKernel#attributes', 'RawKernel#setMaxDynamicSharedSize', 'RawKernel#compile', 'RawKernel#launchPrepared', 'RawKernel#launchStaged',
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',

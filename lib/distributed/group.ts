@@ -11,16 +11,21 @@
 // GPU, tests everything above the transport); every rank also posts what it
 // called (the op, dtype, shape, root), so ranks that disagree get an error
 // naming both sides instead of a hang, and a rank that does not join within
-// the group's timeout is named. CUDA tensors take the same path through host
-// copies until the NCCL transport is in.
+// the group's timeout is named. CUDA tensors go through NCCL instead
+// (nccl.ts): one communicator on this rank's GPU, made on the first such
+// collective, each call enqueued on the device's current stream. NCCL does
+// not compare what the ranks called: a mismatch there hangs until the
+// job's launcher stops it, as with torch.distributed.
 import { tensor } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import type { DType } from '../generated/dtypes';
+import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
+import { NCCL_OPS, NcclComm } from './nccl';
 import { StoreClient, StoreServer } from './store';
 
-const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true });
+const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true });
 
 export type ReduceOp = 'sum' | 'prod' | 'min' | 'max' | 'avg';
 const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'min', 'max', 'avg'];
@@ -32,6 +37,8 @@ export interface InitOptions {
   masterPort?: number;
   /** How long a rank waits for the others, at the rendezvous and in each collective (default 60 s). */
   timeoutMs?: number;
+  /** The GPU this rank's collectives of CUDA tensors use (default: the device of the first such tensor). */
+  device?: DeviceLike;
 }
 
 /** A pending collective: await it (or its wait()) before reading the tensors it writes. */
@@ -126,6 +133,7 @@ export class ProcessGroup {
   #seq = 0;
   #p2p = new Map<string, number>();
   #destroyed = false;
+  #nccl: Promise<NcclComm> | undefined;
 
   constructor(
     readonly rank: number,
@@ -133,7 +141,32 @@ export class ProcessGroup {
     readonly timeoutMs: number,
     private readonly store: StoreClient,
     private readonly server: StoreServer | undefined,
+    private readonly ncclDevice: DeviceLike | undefined,
   ) {}
+
+  /** Whether the collective's tensors are CUDA tensors (then NCCL moves them); CUDA and CPU mixed is an error. */
+  private onCuda(fn: string, ...ts: Tensor[]): boolean {
+    const cuda = ts.map((t) => t.device.type === 'cuda');
+    if (cuda.some((c) => c !== cuda[0])) throw new TypeError(`${fn}: the tensors are on ${ts.map((t) => String(t.device)).join(' and ')}; put them on one device`);
+    return cuda[0];
+  }
+
+  /** Enqueues a collective on this group's NCCL communicator (made on first use, on the tensors' device). */
+  private viaNccl(fn: string, kind: string, input: Tensor, output: Tensor, op: ReduceOp | undefined, peer: number): Work {
+    this.check(fn);
+    const device = this.ncclDevice === undefined ? input.device : parseDevice(this.ncclDevice, fn);
+    if (!input.device.equals(device) || !output.device.equals(device)) {
+      throw new TypeError(`${fn}: this rank's collectives run on ${device}; the tensors are on ${input.device}${output !== input ? ` and ${output.device}` : ''}`);
+    }
+    // NCCL has no bool type: bools travel as uint8, so a sum is a max (logical or) and a product a min (logical and).
+    const o = op === undefined ? 0 : input.dtype === 'bool' && (op === 'sum' || op === 'prod') ? NCCL_OPS[op === 'sum' ? 'max' : 'min'] : NCCL_OPS[op];
+    this.#nccl ??= NcclComm.create(this.store, this.rank, this.worldSize, device, 0, this.timeoutMs, fn);
+    const comm = this.#nccl;
+    return new Work(comm.then((c) => {
+      if (!c.device.equals(device)) throw new TypeError(`${fn}: this group's NCCL communicator is on ${c.device}; the tensors are on ${device}`);
+      return c.run(fn, kind, input, output, o, peer);
+    }));
+  }
 
   private check(fn: string): void {
     if (this.#destroyed) throw new Error(`${fn}: the process group was destroyed`);
@@ -184,6 +217,7 @@ export class ProcessGroup {
     const fn = 'gx.distributed.allReduce';
     const x = this.tensorArg(t, fn, 'tensor');
     checkOp(op, fn, x.dtype);
+    if (this.onCuda(fn, x)) return this.viaNccl(fn, 'all_reduce', x, x, op, 0);
     const seq = this.#seq++;
     const mine = valuesOf(x);
     const h: CallHeader = { what: 'allReduce', dtype: x.dtype, shape: [...x.shape], op };
@@ -208,6 +242,7 @@ export class ProcessGroup {
     const x = this.tensorArg(t, fn, 'tensor');
     checkOp(op, fn, x.dtype);
     this.checkRank(dst, fn, 'dst');
+    if (this.onCuda(fn, x)) return this.viaNccl(fn, 'reduce', x, x, op, dst);
     const seq = this.#seq++;
     const mine = valuesOf(x);
     const h: CallHeader = { what: 'reduce', dtype: x.dtype, shape: [...x.shape], op, root: dst };
@@ -222,6 +257,7 @@ export class ProcessGroup {
     const fn = 'gx.distributed.broadcast';
     const x = this.tensorArg(t, fn, 'tensor');
     this.checkRank(src, fn, 'src');
+    if (this.onCuda(fn, x)) return this.viaNccl(fn, 'broadcast', x, x, undefined, src);
     const seq = this.#seq++;
     const h: CallHeader = { what: 'broadcast', dtype: x.dtype, shape: [...x.shape], root: src };
     const mine = this.rank === src ? valuesOf(x) : undefined;
@@ -238,6 +274,7 @@ export class ProcessGroup {
     const o = this.tensorArg(out, fn, 'out');
     const x = this.tensorArg(input, fn, 'input');
     checkStacked(o, x, this.worldSize, fn);
+    if (this.onCuda(fn, o, x)) return this.viaNccl(fn, 'all_gather', x, o, undefined, 0);
     const seq = this.#seq++;
     const mine = valuesOf(x);
     const h: CallHeader = { what: 'allGather', dtype: x.dtype, shape: [...x.shape] };
@@ -258,6 +295,7 @@ export class ProcessGroup {
     const x = this.tensorArg(input, fn, 'input');
     checkOp(op, fn, x.dtype);
     checkStacked(x, o, this.worldSize, fn);
+    if (this.onCuda(fn, o, x)) return this.viaNccl(fn, 'reduce_scatter', x, o, op, 0);
     const seq = this.#seq++;
     const mine = valuesOf(x);
     const h: CallHeader = { what: 'reduceScatter', dtype: x.dtype, shape: [...x.shape], op };
@@ -274,6 +312,7 @@ export class ProcessGroup {
     const fn = 'gx.distributed.send';
     const x = this.tensorArg(t, fn, 'tensor');
     this.checkRank(dst, fn, 'dst', true);
+    if (this.onCuda(fn, x)) return this.viaNccl(fn, 'send', x, x, undefined, dst);
     const key = this.p2pKey(this.rank, dst);
     const data = encode({ what: 'send', dtype: x.dtype, shape: [...x.shape] }, valuesOf(x));
     return this.run(fn, () => this.store.set(key, data));
@@ -284,6 +323,7 @@ export class ProcessGroup {
     const fn = 'gx.distributed.recv';
     const x = this.tensorArg(t, fn, 'tensor');
     this.checkRank(src, fn, 'src', true);
+    if (this.onCuda(fn, x)) return this.viaNccl(fn, 'recv', x, x, undefined, src);
     const key = this.p2pKey(src, this.rank);
     const want: CallHeader = { what: 'send', dtype: x.dtype, shape: [...x.shape] };
     return this.run(fn, async () => {
@@ -330,6 +370,8 @@ export class ProcessGroup {
       if (this.server !== undefined) await this.store.get('left-all', this.timeoutMs);
     } finally {
       this.#destroyed = true;
+      const comm = this.#nccl;
+      if (comm !== undefined) await comm.then((c) => c.destroy(false), () => undefined);
       this.store.close();
       await this.server?.close();
     }
@@ -378,7 +420,7 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
     throw new Error(`${fn}: rank 0 cannot listen on port ${port}: ${e.message}`);
   }) : undefined;
   const store = await StoreClient.connect(rank === 0 ? '127.0.0.1' : host, server?.port ?? port, deadline, fn);
-  const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server);
+  const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
   await store.set(`joined/${rank}`, new Uint8Array(0));
   if ((await store.add('joined', 1)) === worldSize) await store.set('all-joined', new Uint8Array(0));
   if ((await store.get('all-joined', Math.max(1, deadline - Date.now()))) === undefined) {

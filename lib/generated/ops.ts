@@ -382,6 +382,31 @@ const OP_SET_CPU_BLAS_ENABLED = new OpRef('set_cpu_blas_enabled');
 function setCpuBlasEnabled(fn: string, a: { on: boolean }): boolean {
   return native.callOp(OP_SET_CPU_BLAS_ENABLED.id(fn), a.on) as boolean;
 }
+const OP_NCCL_VERSION = new OpRef('nccl_version');
+/** `nccl_version(Tensor probe) -> str`: NCCL's version code (loads libnccl.so.2 on first use; probe picks the device). */
+function ncclVersion(fn: string, a: { probe: NativeTensor }): string {
+  return native.callOp(OP_NCCL_VERSION.id(fn), a.probe) as string;
+}
+const OP_NCCL_UNIQUE_ID = new OpRef('nccl_unique_id');
+/** `nccl_unique_id(Tensor probe) -> str`: A new ncclUniqueId as 256 hex digits, for rank 0 to hand to the others. */
+function ncclUniqueId(fn: string, a: { probe: NativeTensor }): string {
+  return native.callOp(OP_NCCL_UNIQUE_ID.id(fn), a.probe) as string;
+}
+const OP_NCCL_COMM_INIT = new OpRef('nccl_comm_init');
+/** `nccl_comm_init(Tensor probe, str unique_id, int world_size, int rank) -> str`: Joins the communicator of unique_id as rank of world_size on probe's device (blocks until every rank has joined); returns its name (NOTE [ NCCL communicators ]). */
+function ncclCommInit(fn: string, a: { probe: NativeTensor; uniqueId: string; worldSize: number | bigint; rank: number | bigint }): string {
+  return native.callOp(OP_NCCL_COMM_INIT.id(fn), a.probe, a.uniqueId, a.worldSize, a.rank) as string;
+}
+const OP_NCCL_COMM_DESTROY = new OpRef('nccl_comm_destroy');
+/** `nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()`: Destroys (or aborts) a communicator. */
+function ncclCommDestroy(fn: string, a: { probe: NativeTensor; comm: string; abort: boolean }): void {
+  native.callOp(OP_NCCL_COMM_DESTROY.id(fn), a.probe, a.comm, a.abort);
+}
+const OP_NCCL_COLLECTIVE = new OpRef('nccl_collective');
+/** `nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: all_reduce, broadcast (peer: root), reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t. */
+function ncclCollective(fn: string, a: { input: NativeTensor; output: NativeTensor; comm: string; kind: string; op: number | bigint; peer: number | bigint }): void {
+  native.callOp(OP_NCCL_COLLECTIVE.id(fn), a.input, a.output, a.comm, a.kind, a.op, a.peer);
+}
 const OP_SET_GEMM_KERNEL = new OpRef('set_gemm_kernel');
 /** `set_gemm_kernel(str name) -> str`: Makes the built-in CPU GEMM use the named micro-kernel (avx512f, avx2+fma, generic; '' keeps it) and returns the one in use (for tests of each kernel). */
 function setGemmKernel(fn: string, a: { name: string }): string {
@@ -464,6 +489,11 @@ export {
   svd,
   backends,
   setCpuBlasEnabled,
+  ncclVersion,
+  ncclUniqueId,
+  ncclCommInit,
+  ncclCommDestroy,
+  ncclCollective,
   setGemmKernel,
 };
 

@@ -158,6 +158,11 @@ void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 std::string backends_cpu();
 bool set_cpu_blas_enabled_cpu(bool on);
+std::string nccl_version_cuda(const Tensor& probe);
+std::string nccl_unique_id_cuda(const Tensor& probe);
+std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int64_t world_size, int64_t rank);
+void nccl_comm_destroy_cuda(const Tensor& probe, std::string comm, bool abort);
+void nccl_collective_cuda(const Tensor& input, const Tensor& output, std::string comm, std::string kind, int64_t op, int64_t peer);
 std::string set_gemm_kernel_cpu(std::string name);
 
 }  // namespace gx::ops

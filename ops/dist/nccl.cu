@@ -1,0 +1,196 @@
+// NCCL collectives for gx.distributed (nccl.h): the library loaded on first
+// use, communicators made from a unique id the ranks exchanged through the
+// process group's store, and every collective enqueued on the current stream
+// of its tensors' device.
+//
+// NOTE [ NCCL communicators ]
+// A communicator is made for one device and used only there: the table keeps
+// the device with it, and each call makes that device current and checks
+// that its tensors are on it. JS names a communicator by its index in the
+// table as a string (schemas return str); a destroyed one's slot stays empty.
+#include "nccl.h"
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gpuext/cuda.h>
+#include <gpuext/extension.h>
+#include <gpuext/optional_library.h>
+
+#include "../generated/entry_points.h"
+
+namespace gx::ops {
+namespace {
+
+namespace ol = ::gx::optional_library;
+using nccl::Api;
+
+const ol::Loaded<Api>& loaded() {
+  return ol::load_once<Api>(
+      "GPUEXT_NCCL_PATH", {"libnccl.so.2", "libnccl.so"},
+      [](void* lib, Api& a, std::string& missing) {
+        ol::resolve(lib, "ncclGetVersion", a.GetVersion, missing);
+        ol::resolve(lib, "ncclGetUniqueId", a.GetUniqueId, missing);
+        ol::resolve(lib, "ncclCommInitRank", a.CommInitRank, missing);
+        ol::resolve(lib, "ncclCommDestroy", a.CommDestroy, missing);
+        ol::resolve(lib, "ncclCommAbort", a.CommAbort, missing);
+        ol::resolve(lib, "ncclGetErrorString", a.GetErrorString, missing);
+        ol::resolve(lib, "ncclAllReduce", a.AllReduce, missing);
+        ol::resolve(lib, "ncclBroadcast", a.Broadcast, missing);
+        ol::resolve(lib, "ncclReduce", a.Reduce, missing);
+        ol::resolve(lib, "ncclAllGather", a.AllGather, missing);
+        ol::resolve(lib, "ncclReduceScatter", a.ReduceScatter, missing);
+        ol::resolve(lib, "ncclSend", a.Send, missing);
+        ol::resolve(lib, "ncclRecv", a.Recv, missing);
+      },
+      "NCCL (libnccl.so.2) could not be loaded: install it (apt install libnccl2, or pip install nvidia-nccl-cu12 "
+      "and name its lib/libnccl.so.2), or set GPUEXT_NCCL_PATH to the file");
+}
+
+const Api& api(const char* what) {
+  const ol::Loaded<Api>& l = loaded();
+  GX_CHECK(l.ok, what, ": ", l.error);
+  return l.api;
+}
+
+void check(nccl::Result r, const char* what, const char* call) {
+  if (r == 0) return;
+  GX_CHECK(false, what, ": ", call, " failed: ", api(what).GetErrorString(r), " (ncclResult_t ", r, ")");
+}
+
+struct CommEntry {
+  nccl::Comm comm = nullptr;
+  int device = -1;
+};
+std::mutex& table_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<CommEntry>& table() {
+  static std::vector<CommEntry> t;
+  return t;
+}
+
+CommEntry entry(const std::string& id, const char* what) {
+  std::lock_guard<std::mutex> lock(table_mutex());
+  size_t k = 0;
+  try {
+    k = std::stoul(id);
+  } catch (...) {
+    GX_CHECK(false, what, ": '", id, "' is not a communicator");
+  }
+  GX_CHECK(k < table().size() && table()[k].comm != nullptr, what, ": communicator ", id, " was destroyed or never made");
+  return table()[k];
+}
+
+int data_type(ScalarType t, const char* what) {
+  switch (t) {
+    case kFloat32: return nccl::kFloat32;
+    case kFloat64: return nccl::kFloat64;
+    case kFloat16: return nccl::kFloat16;
+    case kBFloat16: return nccl::kBfloat16;
+    case kInt8: return nccl::kInt8;
+    case kUInt8: case kBool: return nccl::kUint8;
+    case kInt32: return nccl::kInt32;
+    case kInt64: return nccl::kInt64;
+    default: GX_CHECK(false, what, ": NCCL has no ", t, " type"); return 0;
+  }
+}
+
+std::string hex(const char* p, size_t n) {
+  std::string s(2 * n, '0');
+  static const char* d = "0123456789abcdef";
+  for (size_t i = 0; i < n; ++i) {
+    s[2 * i] = d[(static_cast<unsigned char>(p[i]) >> 4) & 15];
+    s[2 * i + 1] = d[static_cast<unsigned char>(p[i]) & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string nccl_version_cuda(const Tensor& probe) {
+  (void)probe;
+  int v = 0;
+  check(api("nccl_version").GetVersion(&v), "nccl_version", "ncclGetVersion");
+  return std::to_string(v);
+}
+
+std::string nccl_unique_id_cuda(const Tensor& probe) {
+  DeviceGuard guard(probe.device().index);
+  nccl::UniqueId id{};
+  check(api("nccl_unique_id").GetUniqueId(&id), "nccl_unique_id", "ncclGetUniqueId");
+  return hex(id.internal, sizeof id.internal);
+}
+
+std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int64_t world_size, int64_t rank) {
+  constexpr const char* kWhat = "nccl_comm_init";
+  GX_CHECK(unique_id.size() == 2 * sizeof(nccl::UniqueId), kWhat, ": the unique id must be ", 2 * sizeof(nccl::UniqueId),
+           " hex digits");
+  GX_CHECK(world_size >= 1 && rank >= 0 && rank < world_size, kWhat, ": rank ", rank, " of ", world_size);
+  nccl::UniqueId id{};
+  for (size_t i = 0; i < sizeof id.internal; ++i) {
+    unsigned v = 0;
+    GX_CHECK(std::sscanf(unique_id.c_str() + 2 * i, "%2x", &v) == 1, kWhat, ": the unique id is not hex");
+    id.internal[i] = static_cast<char>(v);
+  }
+  const int device = probe.device().index;
+  DeviceGuard guard(device);
+  nccl::Comm comm = nullptr;
+  check(api(kWhat).CommInitRank(&comm, static_cast<int>(world_size), id, static_cast<int>(rank)), kWhat, "ncclCommInitRank");
+  std::lock_guard<std::mutex> lock(table_mutex());
+  table().push_back(CommEntry{comm, device});
+  return std::to_string(table().size() - 1);
+}
+
+void nccl_comm_destroy_cuda(const Tensor& probe, std::string comm, bool abort) {
+  constexpr const char* kWhat = "nccl_comm_destroy";
+  (void)probe;
+  const CommEntry e = entry(comm, kWhat);
+  {
+    std::lock_guard<std::mutex> lock(table_mutex());
+    table()[std::stoul(comm)].comm = nullptr;
+  }
+  DeviceGuard guard(e.device);
+  const Api& a = api(kWhat);
+  check(abort ? a.CommAbort(e.comm) : a.CommDestroy(e.comm), kWhat, abort ? "ncclCommAbort" : "ncclCommDestroy");
+}
+
+void nccl_collective_cuda(const Tensor& input, const Tensor& output, std::string comm, std::string kind,
+                          int64_t op, int64_t peer) {
+  constexpr const char* kWhat = "nccl_collective";
+  const CommEntry e = entry(comm, kWhat);
+  GX_CHECK(input.device().index == e.device && output.device().index == e.device, kWhat, ": the communicator is for cuda:",
+           e.device, " but the tensors are on cuda:", input.device().index, " and cuda:", output.device().index);
+  GX_CHECK(input.is_contiguous() && output.is_contiguous(), kWhat, ": the tensors must be contiguous");
+  GX_CHECK(input.dtype() == output.dtype(), kWhat, ": input and output dtypes differ");
+  DeviceGuard guard(e.device);
+  cudaStream_t stream = current_stream(e.device);
+  const Api& a = api(kWhat);
+  const int t = data_type(input.dtype(), kWhat);
+  const size_t n = static_cast<size_t>(input.numel());
+  const int o = static_cast<int>(op);
+  const int p = static_cast<int>(peer);
+  if (kind == "all_reduce") {
+    check(a.AllReduce(input.data_ptr(), output.data_ptr(), n, t, o, e.comm, stream), kWhat, "ncclAllReduce");
+  } else if (kind == "broadcast") {
+    check(a.Broadcast(input.data_ptr(), output.data_ptr(), n, t, p, e.comm, stream), kWhat, "ncclBroadcast");
+  } else if (kind == "reduce") {
+    check(a.Reduce(input.data_ptr(), output.data_ptr(), n, t, o, p, e.comm, stream), kWhat, "ncclReduce");
+  } else if (kind == "all_gather") {
+    check(a.AllGather(input.data_ptr(), output.data_ptr(), n, t, e.comm, stream), kWhat, "ncclAllGather");
+  } else if (kind == "reduce_scatter") {
+    check(a.ReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()), t, o, e.comm, stream),
+          kWhat, "ncclReduceScatter");
+  } else if (kind == "send") {
+    check(a.Send(input.data_ptr(), n, t, p, e.comm, stream), kWhat, "ncclSend");
+  } else if (kind == "recv") {
+    check(a.Recv(output.data_ptr(), static_cast<size_t>(output.numel()), t, p, e.comm, stream), kWhat, "ncclRecv");
+  } else {
+    GX_CHECK(false, kWhat, ": unknown collective '", kind, "'");
+  }
+}
+
+}  // namespace gx::ops
