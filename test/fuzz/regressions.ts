@@ -24,6 +24,16 @@ const t = (base: number, views: { op: string; a: number; b: number; c: number }[
 
 export const REGRESSIONS: readonly Regression[] = [
   {
+    property: 'stats',
+    note: 'the reference: std with no degrees of freedom of values that differ by a subnormal amount may be inf (its own sum of squares underflowed to 0)',
+    input: {
+      op: 'std', method: false, style: 2,
+      bases: [{ dtype: 'float64', shape: [4, 5, 2, 1], data: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2.222758749485078e-162, Number.NaN, ...new Array<number>(24).fill(0)] }],
+      x: { kind: 'tensor', arg: { base: 0, views: [{ op: 'narrow', a: 5, b: 1, c: 17 }], disposed: false } },
+      axis: { kind: 'list', axes: [1] }, fit: false, keepdims: false, correction: 2, out: { kind: 'none' },
+    },
+  },
+  {
     property: 'binary',
     note: 'issue 14 item 3: a.narrow(0, 1, 5).add_(a.narrow(0, 0, 5)) on arange(6) gave [0,1,3,6,10,15]',
     input: {

@@ -294,10 +294,11 @@ function statsPlan(inp: StatsInput, device: string): { bases: BaseSpec[]; plan: 
         const ss = Number.isFinite(sq) ? Math.max(0, sq - (n > 0 ? (dev * dev) / n : 0)) : sq;
         const d = Math.max(0, n - correction);
         v = ss / d;
-        // No degrees of freedom: inf for a positive sum of squares, NaN for 0, and one in the subnormal
-        // range may round to either in float.
-        if (d === 0 && ss > 0 && ss < (c === 'double' ? 1e-300 : 1e-30)) variance = Number.POSITIVE_INFINITY;
         const spread = Math.max(0, ...g.map((y) => Math.abs(y - mean)));
+        // No degrees of freedom: inf for a positive sum of squares, NaN for 0, and one in the subnormal
+        // range may round to either in float (here too when this sum underflowed to 0 for values that differ:
+        // fuzz stats, seed 1886496068, std of [2.2e-162, 0] with correction 2 is inf).
+        if (d === 0 && (ss > 0 || spread > 0) && ss < (c === 'double' ? 1e-300 : 1e-30)) variance = Number.POSITIVE_INFINITY;
         // The floor: variances in the subnormal range lose their relative precision.
         a = d > 0 ? (16 * (n + 2) * eps * spread * spread + n * (4 * eps * mean) ** 2) / d + (c === 'double' ? 1e-300 : 1e-36) : 0;
         if (variance !== Number.POSITIVE_INFINITY) variance = v;
