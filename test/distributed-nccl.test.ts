@@ -4,20 +4,12 @@
 // host-computed results, outputs poisoned first; awaiting the Work waits for
 // the GPU without blocking the event loop; tensors on another device or on
 // the CPU and GPU at once are errors.
-import * as net from 'net';
 
 import * as gx from '../lib';
+import { freePort } from '../lib/cli/run';
 import { createProcessGroup } from '../lib/distributed/group';
 import { cudaTest } from './helpers';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const values = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint>, Number);
 

@@ -7,24 +7,16 @@
 import test from 'ava';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
+import { freePort } from '../lib/cli/run';
 import { createProcessGroup, type ProcessGroup } from '../lib/distributed/group';
 
 const LIB = path.resolve(__dirname, '../lib');
 const CLI = path.resolve(__dirname, '../lib/cli/main.js');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** worldSize ranks in this process, joined through one store. */
 async function groups(worldSize: number, timeoutMs = 10_000): Promise<ProcessGroup[]> {

@@ -39,7 +39,8 @@ function positiveInt(v: string | true | undefined, name: string, dflt: number, m
   return n;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (for rank 0's store on a one-machine job; tests use it too). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
