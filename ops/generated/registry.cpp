@@ -236,16 +236,26 @@ GX_LIBRARY(gx_ops, m) {
   m.def("set_cpu_blas_enabled(bool on) -> bool",
         "Lets the CPU matmul and SVD use the loaded BLAS / LAPACK (true, the default) or not; returns the previous setting (for tests of the built-in kernels).")
       .impl(gx::kCPU, gx::ops::set_cpu_blas_enabled_cpu);
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_version(Tensor probe) -> str",
         "NCCL's version code (loads libnccl.so.2 on first use; probe picks the device).") GX_OPS_CUDA_IMPL(gx::ops::nccl_version_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_unique_id(Tensor probe) -> str",
         "A new ncclUniqueId as 256 hex digits, for rank 0 to hand to the others.") GX_OPS_CUDA_IMPL(gx::ops::nccl_unique_id_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_comm_init(Tensor probe, str unique_id, int world_size, int rank) -> str",
         "Joins the communicator of unique_id as rank of world_size on probe's device (blocks until every rank has joined); returns its name (NOTE [ NCCL communicators ]).") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()",
         "Destroys (or aborts) a communicator.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_destroy_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()",
         "Enqueues one collective on the current stream of the tensors' device: all_reduce, broadcast (peer: root), reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t.") GX_OPS_CUDA_IMPL(gx::ops::nccl_collective_cuda);
+#endif
   m.def("set_gemm_kernel(str name) -> str",
         "Makes the built-in CPU GEMM use the named micro-kernel (avx512f, avx2+fma, generic; '' keeps it) and returns the one in use (for tests of each kernel).")
       .impl(gx::kCPU, gx::ops::set_gemm_kernel_cpu);

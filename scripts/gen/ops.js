@@ -109,7 +109,9 @@ function registry(all) {
     'GX_LIBRARY(gx_ops, m) {'];
   for (const s of all) {
     const impls = s.devices.map((d) => (d === 'cuda' ? ` GX_OPS_CUDA_IMPL(gx::ops::${s.name}_cuda)` : `\n      .impl(gx::kCPU, gx::ops::${s.name}_cpu)`));
-    lines.push(`  m.def(${cString(s.schema)},\n        ${cString(s.doc)})${impls.join('')};`);
+    const def = `  m.def(${cString(s.schema)},\n        ${cString(s.doc)})${impls.join('')};`;
+    // An op only CUDA implements does not exist in a CPU-only build (an op with no implementation is refused).
+    lines.push(s.devices.includes('cpu') ? def : `#if !defined(GX_OPS_NO_CUDA)\n${def}\n#endif`);
   }
   lines.push('}', '');
   return lines.join('\n');
