@@ -1,0 +1,116 @@
+// Several GPUs (`npm run bench:dist`; meant for a machine with two or more,
+// and it runs on one): side by side in one call,
+//   - all-reduce of 1 MiB, 64 MiB and 1 GiB float32 over one rank per GPU
+//     (gpuext run + NCCL) against torch.distributed (bench/torch_dist.py):
+//     bus bandwidth, nccl-tests' 2(n-1)/n x bytes / time (targets: >= 0.97x
+//     torch at 64 MiB and 1 GiB, 1 MiB latency no worse);
+//   - mapBlocks of Dask's add_broadcast kernel on 65536 x 8192 float32 in
+//     8192 x 8192 blocks over every GPU against the same blocks on one
+//     (target >= 1.9x with two GPUs);
+//   - the chunked (tall-skinny) SVD of 200000 x 1000 float32 in row blocks
+//     over every GPU against gpuext's and torch's one-GPU SVD (target >= 1.5x
+//     faster, the same reconstruction error).
+// With one GPU the ratios measure the code path, not scaling (the bus
+// bandwidth of one rank is 0 by the formula; the algorithm bandwidth is shown).
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+import * as gx from '../lib';
+import { dispatchAddBroadcast } from '../examples/distributed';
+import { fmt, median, REPO, runPythonJson, section } from './util';
+
+interface AllReduceRow {
+  mib: number;
+  ms: number;
+  busGBs: number;
+  algGBs: number;
+}
+
+const SIZES = '1,64,1024';
+
+function syncAll(n: number): void {
+  for (let i = 0; i < n; i++) gx.cuda.synchronize(`cuda:${i}`);
+}
+
+function timeMs(n: number, f: () => void, reps: number): number {
+  f();
+  syncAll(n);
+  const s: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    syncAll(n);
+    const t0 = process.hrtime.bigint();
+    f();
+    syncAll(n);
+    s.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(s);
+}
+
+function main(): void {
+  if (!gx.cuda.isAvailable()) {
+    console.log('dist: skipped (no CUDA device)');
+    return;
+  }
+  const n = gx.cuda.deviceCount();
+  const devices = Array.from({ length: n }, (_, i) => `cuda:${i}`);
+
+  // All-reduce, gpuext: one rank per GPU under the launcher.
+  const r = spawnSync(process.execPath, [path.join(REPO, 'dist/lib/cli/main.js'), 'run', '--nproc-per-node', String(n),
+    path.join(REPO, 'dist/bench/dist-allreduce.rank.js'), SIZES], { encoding: 'utf8', timeout: 600_000 });
+  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  const ours = r.status === 0 ? (JSON.parse(line) as { allReduce: AllReduceRow[] }).allReduce : undefined;
+  if (ours === undefined) console.error(`gpuext all-reduce failed: ${r.stderr}`);
+
+  // mapBlocks of the add_broadcast kernel: every GPU against one.
+  const rows = 65536, cols = 8192, chunk: [number, number] = [8192, 8192];
+  const spread = (devs: string[]): number => gx.tidy(() => {
+    const x = gx.rand([rows, cols], { device: 'cuda:0' });
+    const y = gx.rand([cols], { device: 'cuda:0' });
+    using dx = gx.chunked(x, { chunks: chunk, devices: devs });
+    using dy = gx.chunked(y, { chunks: [chunk[1]], devices: devs });
+    using dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: devs });
+    x.dispose();
+    return timeMs(n, () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); }, 10);
+  });
+  const mapAll = spread(devices);
+  const mapOne = spread(['cuda:0']);
+
+  // The chunked SVD against one SVD.
+  const [m, k] = [200_000, 1000];
+  const blocks = Math.max(2, n) * 2;
+  const svd = gx.tidy(() => {
+    gx.manualSeed(5);
+    const a = gx.randn([m, k], { device: 'cuda:0' });
+    const err = (u: gx.Tensor, s: gx.Tensor, vh: gx.Tensor): number =>
+      gx.tidy(() => (gx.max(gx.abs(gx.sub(gx.matmul(u.mul(s.reshape(1, -1)), vh), a))).item() as number) / (gx.max(gx.abs(a)).item() as number));
+    using ca = gx.chunked(a, { chunks: [m / blocks, k], devices });
+    const chunkedMs = timeMs(n, () => { const d = ca.svd(); d.U.dispose(); d.S.dispose(); d.Vh.dispose(); }, 3);
+    const oneMs = timeMs(n, () => { const d = gx.linalg.svd(a, { fullMatrices: false }); d.U.dispose(); d.S.dispose(); d.Vh.dispose(); }, 3);
+    const c = ca.svd();
+    const chunkedErr = err(c.U.compute('cuda:0'), c.S, c.Vh);
+    c.U.dispose();
+    const o = gx.linalg.svd(a, { fullMatrices: false });
+    return { chunkedMs, oneMs, chunkedErr, oneErr: err(o.U, o.S, o.Vh) };
+  });
+
+  const py = runPythonJson(path.join(REPO, 'bench', 'torch_dist.py'), ['--gpus', String(n), '--sizes', SIZES, '--svd', `${m},${k}`], 900_000);
+  const torch = py.ok ? (py.o.allReduce as AllReduceRow[]) : undefined;
+  const torchSvd = py.ok ? (py.o.svd_ms as number) : undefined;
+
+  section('summary');
+  console.log(`  GPUs: ${n} (${gx.cuda.getDeviceProperties('cuda:0').name})${n === 1 ? '; with one GPU the ratios below measure the code path, not scaling' : ''}`);
+  for (const row of ours ?? []) {
+    const t = torch?.find((x) => x.mib === row.mib);
+    const ratio = t === undefined ? undefined : n > 1 ? row.busGBs / t.busGBs : t.ms / row.ms;
+    const target = row.mib === 1 ? (t === undefined ? '' : ` (target: latency no worse: ${row.ms <= t.ms * 1.02 ? 'met' : 'MISSED'})`)
+      : ` (target >= 0.97: ${ratio !== undefined && ratio >= 0.97 ? 'met' : 'MISSED'})`;
+    console.log(`  all-reduce ${row.mib} MiB float32: ${fmt(row.ms, 3)} ms, bus ${fmt(row.busGBs)} GB/s, alg ${fmt(row.algGBs)} GB/s vs torch ` +
+      `${t === undefined ? `- (${py.ok ? 'no row' : py.error})` : `${fmt(t.ms, 3)} ms, bus ${fmt(t.busGBs)} GB/s = ${fmt(ratio, 3)}x`}${target}`);
+  }
+  if (ours === undefined) console.log('  all-reduce: FAILED (see stderr)');
+  console.log(`  mapBlocks add_broadcast ${rows}x${cols} float32 in ${chunk.join('x')} blocks: ${n} GPU(s) ${fmt(mapAll, 3)} ms vs one ${fmt(mapOne, 3)} ms = ${fmt(mapOne / mapAll, 3)}x (target >= 1.9 with two GPUs: ${mapOne / mapAll >= 1.9 ? 'met' : 'MISSED'})`);
+  console.log(`  SVD ${m}x${k} float32: chunked over ${n} GPU(s) in ${blocks} row blocks ${fmt(svd.chunkedMs)} ms (error ${svd.chunkedErr.toExponential(1)}) vs one GPU ${fmt(svd.oneMs)} ms (error ${svd.oneErr.toExponential(1)}) = ${fmt(svd.oneMs / svd.chunkedMs, 3)}x, ` +
+    `torch ${torchSvd === undefined ? '-' : `${fmt(torchSvd)} ms = ${fmt(torchSvd / svd.chunkedMs, 3)}x`} (target >= 1.5: ${svd.oneMs / svd.chunkedMs >= 1.5 ? 'met' : 'MISSED'})`);
+}
+
+main();
