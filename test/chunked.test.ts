@@ -59,6 +59,29 @@ deviceTestSerial('mapBlocks matches the unchunked op: a 1-d input on the last di
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
 });
 
+deviceTestSerial('mapBlocks over several streams of a device matches the unchunked op; a failing block leaves nothing behind', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  gx.tidy(() => {
+    const x = gx.randn([64, 48], { device });
+    const y = gx.randn([48], { device });
+    using cx = gx.chunked(x, { chunks: [8, 16] });
+    using cy = gx.chunked(y, { chunks: [16] });
+    // Each block's result goes through several kernels on its stream; the caller's stream must see them all.
+    using z = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.tanh(gx.add(gx.mul(a, b), 1)).mul(2), cx, cy, { streams: 4 });
+    using one = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.tanh(gx.add(gx.mul(a, b), 1)).mul(2), cx, cy);
+    const want = gx.tanh(gx.add(gx.mul(x, y), 1)).mul(2);
+    t.true(maxAbsDiff(z.compute(), want) <= 1e-6);
+    t.is(maxAbsDiff(z.compute(), one.compute()), 0);
+    t.throws(() => gx.mapBlocks((a: gx.Tensor) => a, cx, { streams: 0 }), { message: /gx.mapBlocks: streams must be a positive integer, got 0/ });
+    let calls = 0;
+    t.throws(() => gx.mapBlocks((a: gx.Tensor) => {
+      if (++calls === 5) throw new Error('block five fails');
+      return gx.exp(a);
+    }, cx, { streams: 2 }), { message: /block five fails/ });
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
 deviceTestSerial('rechunk, reductions across blocks (all, along each axis), the tall-skinny SVD', (t, device) => {
   gx.tidy(() => {
     const x = gx.randn([30, 21], { device, dtype: 'float64' });

@@ -12,11 +12,18 @@
 // which is broadcast (Dask's rules). Plain tensors are passed whole to every
 // block (copied once to each device that needs them), numbers as they are.
 // A block's function runs with the block's device's tensors, so blocks on
-// different GPUs run at once (launches are asynchronous).
+// different GPUs run at once (launches are asynchronous). With { streams: n },
+// blocks on one GPU take turns over n streams of that device, so the kernels
+// of small blocks overlap too: each stream first waits for the caller's
+// current stream (the inputs are ready), each output block is marked as used
+// by the current stream (tensor.recordStream), and the current stream waits
+// for every stream used before mapBlocks returns, so the result is ordered
+// like any other op's.
 import { parseDevice, type Device, type DeviceLike } from '../device';
 import { empty } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
+import { currentStream, Stream, withStream } from '../stream';
 import { cat, stack } from '../ops/layout';
 import { matmul, svd } from '../ops/linalg';
 import { max, min, sum } from '../ops/index';
@@ -24,7 +31,7 @@ import type { DType } from '../generated/dtypes';
 
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
-const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true });
+const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
 
 /** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
 export type ChunksSpec = number | readonly (number | readonly number[])[];
@@ -273,6 +280,44 @@ export interface MapBlocksOptions {
   dtype?: DType;
   /** Append { index, offset, device } of the block to the function's arguments. */
   blockInfo?: boolean;
+  /** Blocks on one GPU take turns over this many streams of it, so their kernels overlap (default 1: the current stream). */
+  streams?: number;
+}
+
+/** Streams mapBlocks reuses, per device (made once: creating a stream costs more than a small kernel). */
+const streamPools = new Map<string, Stream[]>();
+
+function streamPool(device: Device, n: number): Stream[] {
+  const key = String(device);
+  const pool = streamPools.get(key) ?? [];
+  while (pool.length < n) pool.push(new Stream({ device }));
+  streamPools.set(key, pool);
+  return pool.slice(0, n);
+}
+
+/** Runs blocks on their device's current stream, or in turn over `n` streams of each GPU (NOTE [ Chunk rules ]). */
+class BlockLanes {
+  private readonly used = new Map<string, { current: Stream; lanes: Stream[]; next: number; joined: Set<Stream> }>();
+
+  constructor(private readonly n: number) {}
+
+  run<T extends Tensor>(device: Device, body: () => T): T {
+    if (this.n === 1 || device.type !== 'cuda') return body();
+    const key = String(device);
+    let d = this.used.get(key);
+    if (d === undefined) this.used.set(key, (d = { current: currentStream(device), lanes: streamPool(device, this.n), next: 0, joined: new Set() }));
+    const lane = d.lanes[d.next++ % d.lanes.length];
+    lane.waitStream(d.current);  // after the inputs (and their copies to this device) are ready
+    d.joined.add(lane);
+    const out = withStream(lane, body);
+    if (out instanceof Tensor && out.device.equals(device)) out.recordStream(d.current);
+    return out;
+  }
+
+  /** The callers' current streams wait for every stream used. */
+  join(): void {
+    for (const d of this.used.values()) for (const lane of d.joined) d.current.waitStream(lane);
+  }
 }
 
 /** Where a block is: its index in the grid, its first element's position in the whole tensor, its device. */
@@ -328,22 +373,35 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   };
   const offsets = ref.chunks.map(offsetsOf);
   let dtype = opts.dtype;
-  const blocks = gridIndices(ref.grid).map((idx) => {
-    const dev = ref.block(...idx).device;
-    const blockArgs: unknown[] = args.map((a, i) => {
-      const pick = pickers[i];
-      if (pick !== undefined) return onDevice(pick(idx), dev);
-      return a instanceof Tensor ? onDevice(a, dev) : a;
-    });
-    if (opts.blockInfo) blockArgs.push({ index: idx, offset: idx.map((i, d) => offsets[d][i]), device: dev } satisfies BlockInfo);
-    const out = (fn as (...a: unknown[]) => unknown)(...blockArgs);
-    const want = idx.map((i, d) => ref.chunks[d][i]);
-    if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
-    if (out.shape.join() !== want.join()) throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${want.join(', ')}]`);
-    dtype ??= out.dtype;
-    if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
-    return out;
-  });
-  for (const m of copies.values()) for (const c of m.values()) c.dispose();
+  const nStreams = opts.streams ?? 1;
+  if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
+  const lanes = new BlockLanes(nStreams);
+  const blocks: Tensor[] = [];
+  try {
+    for (const idx of gridIndices(ref.grid)) {
+      const dev = ref.block(...idx).device;
+      const blockArgs: unknown[] = args.map((a, i) => {
+        const pick = pickers[i];
+        if (pick !== undefined) return onDevice(pick(idx), dev);
+        return a instanceof Tensor ? onDevice(a, dev) : a;
+      });
+      if (opts.blockInfo) blockArgs.push({ index: idx, offset: idx.map((i, d) => offsets[d][i]), device: dev } satisfies BlockInfo);
+      const out = lanes.run(dev, () => (fn as (...a: unknown[]) => Tensor)(...blockArgs)) as unknown;
+      const want = idx.map((i, d) => ref.chunks[d][i]);
+      if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
+      blocks.push(out);
+      if (out.shape.join() !== want.join()) throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${want.join(', ')}]`);
+      dtype ??= out.dtype;
+      if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
+    }
+  } catch (e) {
+    // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
+    const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
+    for (const b of blocks) if (!inputs.has(b) && !b.isDisposed) b.dispose();
+    throw e;
+  } finally {
+    lanes.join();
+    for (const m of copies.values()) for (const c of m.values()) c.dispose();
+  }
   return new ChunkedTensor(ref.shape, ref.chunks, dtype as DType, blocks);
 }
