@@ -142,7 +142,13 @@ module.exports = [
   op('nccl_comm_init(Tensor probe, str unique_id, int world_size, int rank) -> str',
     'Joins the communicator of unique_id as rank of world_size on probe\'s device (blocks until every rank has joined); ' +
     'returns its name (NOTE [ NCCL communicators ]).', ['cuda']),
+  op('nccl_comm_init_all(Tensor probe, int[] devices) -> str',
+    'One communicator per device of this process (ncclCommInitAll), their names joined by commas.', ['cuda']),
   op('nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()', 'Destroys (or aborts) a communicator.', ['cuda']),
+  op('nccl_comm_error(Tensor probe, str comm) -> str',
+    'The communicator\'s asynchronous error (a peer gone, a network failure), or \'\' when none.', ['cuda']),
+  op('nccl_group(Tensor probe, bool start) -> ()',
+    'ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one.', ['cuda']),
   op('nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()',
     'Enqueues one collective on the current stream of the tensors\' device: all_reduce, broadcast (peer: root), ' +
     'reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t.', ['cuda']),

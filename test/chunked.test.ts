@@ -3,7 +3,10 @@
 // up with the last dimension, plain tensors and numbers passed whole),
 // rechunk, reductions across blocks, compute(), the tall-skinny SVD, the
 // examples (Dask's add_broadcast kernel, the chunked SVD) and the
-// data-parallel training launched with gpuext run; no tensor left behind.
+// data-parallel training launched with gpuext run; chunked tensors spread
+// over the ranks of a process group (3 ranks in this process, CPU tensors):
+// mapBlocks on each rank's own blocks, gather, reduceAll and the TSQR SVD
+// against the whole tensor; no tensor left behind.
 import test from 'ava';
 import { spawnSync } from 'child_process';
 import * as path from 'path';
@@ -11,6 +14,8 @@ import * as path from 'path';
 import * as gx from '../lib';
 import * as ex from '../examples/distributed';
 import { deviceTestSerial } from './helpers';
+import { freePort } from '../lib/cli/run';
+import { createProcessGroup } from '../lib/distributed/group';
 
 const maxAbsDiff = (a: gx.Tensor, b: gx.Tensor): number => gx.tidy(() => gx.max(gx.abs(gx.sub(a, b.toDevice(a.device, false, 'test')))).item() as number);
 
@@ -109,6 +114,58 @@ deviceTestSerial('examples: Dask\'s add_broadcast kernel by mapBlocks over every
   t.is(r.maxError, 0);
   t.is(r.blocks, 8);
   t.deepEqual(r.devices, devices, 'blocks went to every device in turn');
+});
+
+test('chunks over the ranks of a process group: each rank maps its own blocks; gather, reduceAll and svdAsync agree with the whole tensor', async (t) => {
+  const port = await freePort();
+  const gs = await Promise.all([0, 1, 2].map((rank) => createProcessGroup({ rank, worldSize: 3, masterPort: port, timeoutMs: 20_000 }, 'test')));
+  const live = gx.memory.stats('cpu').liveTensors;
+  const x = gx.randn([40, 6], { dtype: 'float64' });
+  const y = gx.randn([6], { dtype: 'float64' });
+  const perRank = await Promise.all(gs.map(async (g) => {
+    using cx = gx.chunked(x, { chunks: [8, 6], group: g });
+    using cy = gx.chunked(y, { chunks: [6] });  // every rank holds the broadcast input whole
+    const owners = [0, 1, 2, 3, 4].map((i) => cx.owner(i, 0));
+    const held = cx.blocks.length;
+    using z = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), cx, cy);
+    using whole = await z.gather();
+    const gatherErr = gx.tidy(() => maxAbsDiff(whole, gx.add(x, y)));
+    using total = await cx.reduceAll('sum');
+    using top = await cx.reduceAll('max');
+    const d = await cx.svdAsync();
+    using u = await d.U.gather();
+    const back = gx.tidy(() => maxAbsDiff(gx.matmul(gx.mul(u, d.S), d.Vh), x));
+    const orth = gx.tidy(() => maxAbsDiff(gx.matmul(u.transpose(0, 1), u), gx.tensor(Array.from({ length: 36 }, (_, i) => Number(i % 7 === 0)), { dtype: 'float64', shape: [6, 6] })));
+    d.U.dispose();
+    d.S.dispose();
+    d.Vh.dispose();
+    const errors = [
+      t.throws(() => cx.compute(), { message: /ChunkedTensor.compute: this chunked tensor is spread over 3 ranks; every rank calls await x.gather\(\) instead/ }).message,
+      t.throws(() => cx.sum(), { message: /await x.reduceAll\('sum'\)/ }).message,
+      t.throws(() => cx.block((g.rank + 1) % 3, 0), { message: /is held by rank \d, not this one/ }).message,
+      t.throws(() => gx.tidy(() => gx.mapBlocks((a: gx.Tensor) => a, gx.chunked(x, { chunks: [8, 6] }), gx.chunked(y, { chunks: [6], group: g }))),
+        { message: /spread over the same process group as the output/ }).message,
+    ];
+    if (g.rank !== 0) {
+      // The 1-d input spread over ranks has one block, rank 0's: it cannot meet this rank's output blocks.
+      using spread = gx.chunked(y, { chunks: [6], group: g });
+      errors.push(t.throws(() => gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), cx, spread), { message: /block \[0\] of argument 2 is held by rank 0, but output block \[\d, 0\] by rank \d/ }).message);
+    }
+    return { owners, held, gatherErr, total: total.item() as number, top: top.item() as number, back, orth, errors };
+  }));
+  const [xSum, xMax] = gx.tidy(() => [x.sum().item() as number, x.max().item() as number]);
+  for (const [rank, r] of perRank.entries()) {
+    t.deepEqual(r.owners, [0, 1, 2, 0, 1], 'block k belongs to rank k % 3');
+    t.is(r.held, [2, 2, 1][rank]);
+    t.is(r.gatherErr, 0, `rank ${rank} gathered x + y`);
+    t.true(Math.abs(r.total - xSum) <= 1e-12, `rank ${rank} sum`);
+    t.is(r.top, xMax);
+    t.true(r.back <= 1e-12 && r.orth <= 1e-12, `rank ${rank}: U diag(S) Vh = x (${r.back}), U orthonormal (${r.orth})`);
+  }
+  x.dispose();
+  y.dispose();
+  t.is(gx.memory.stats('cpu').liveTensors, live, 'no tensor left behind');
+  await Promise.all(gs.map((g) => g.destroy()));
 });
 
 test('examples: data-parallel training with gpuext run: 2 ranks agree and recover y = 0.5 x + 1', (t) => {

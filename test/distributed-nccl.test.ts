@@ -3,7 +3,10 @@
 // collective and dtype through libnccl on the device's stream, against
 // host-computed results, outputs poisoned first; awaiting the Work waits for
 // the GPU without blocking the event loop; tensors on another device or on
-// the CPU and GPU at once are errors.
+// the CPU and GPU at once are errors. A device group (ncclCommInitAll) over
+// every GPU present runs each collective against host-computed results; the
+// watchdog aborts a collective that cannot finish (a send nobody receives)
+// with an error instead of a hang.
 
 import * as gx from '../lib';
 import { freePort } from '../lib/cli/run';
@@ -43,6 +46,63 @@ cudaTest('NCCL: every collective and dtype on a one-rank group matches the host'
     t.true(w.isCompleted());
     t.is(gx.sum(big).item(), 1 << 22);
     t.throws(() => g.allGather(gx.zeros([2], { device: 'cuda' }), gx.zeros([2])), { message: /the tensors are on cuda:0 and cpu; put them on one device/ });
+  } finally {
+    await g.destroy();
+  }
+});
+
+cudaTest('NCCL device group: one process drives every GPU present; each collective matches the host', async (t) => {
+  const n = gx.cuda.deviceCount();
+  const devices = Array.from({ length: n }, (_, i) => `cuda:${i}`);
+  using g = gx.distributed.initDeviceGroup(devices);
+  t.is(g.size, n);
+  const src = [1, 2, 3, 4, 5, 6];
+  const on = (dtype: gx.DType, f: (i: number) => number[]): gx.Tensor[] => devices.map((d, i) => gx.tensor(f(i), { dtype, device: d }));
+  for (const dtype of ['float32', 'float64', 'float16', 'int8', 'int32', 'int64'] as const) {
+    const per = (i: number): number[] => src.map((v) => v + i);
+    const ops: Record<string, (a: number, b: number) => number> = { sum: (a, b) => a + b, prod: (a, b) => a * b, min: Math.min, max: Math.max };
+    for (const [op, f] of Object.entries(ops)) {
+      const xs = on(dtype, per);
+      await g.allReduce(xs, op as gx.distributed.ReduceOp);
+      const want = src.map((_, k) => devices.map((__, i) => per(i)[k]).reduce(f));
+      xs.forEach((x, i) => t.deepEqual(values(x), want, `allReduce ${op} ${dtype} on ${devices[i]}`));
+    }
+    const bs = on(dtype, (i) => (i === n - 1 ? per(i) : src.map(() => 0)));
+    await g.broadcast(bs, n - 1);
+    bs.forEach((b) => t.deepEqual(values(b), per(n - 1), `broadcast ${dtype}`));
+    const outs = on(dtype, () => Array(6 * n).fill(9));
+    await g.allGather(outs, on(dtype, per));
+    outs.forEach((o) => t.deepEqual(values(o), devices.flatMap((_, i) => per(i)), `allGather ${dtype}`));
+    if (6 % n === 0) {
+      const rs = on(dtype, () => Array(6 / n).fill(9));
+      await g.reduceScatter(rs, on(dtype, per), 'sum');
+      const total = src.map((_, k) => devices.reduce((a, __, i) => a + per(i)[k], 0));
+      rs.forEach((r, i) => t.deepEqual(values(r), total.slice(i * (6 / n), (i + 1) * (6 / n)), `reduceScatter ${dtype}`));
+    }
+  }
+  t.throws(() => g.allReduce([gx.zeros([2])]), { message: /DeviceGroup.allReduce: tensors\[0\] is on cpu; it must be on cuda:0/ });
+  t.throws(() => g.allReduce([]), { message: /must be an array of \d+ tensors, one per device/ });
+  t.throws(() => g.broadcast(on('float32', () => [1]), n), { message: /root must be a device's position from 0 to/ });
+  t.throws(() => gx.distributed.initDeviceGroup(['cuda:0', 'cuda:0']), { message: /cuda:0 is listed twice/ });
+  g.destroy();
+  t.throws(() => g.allReduce(on('float32', () => [1])), { message: /the device group was destroyed/ });
+});
+
+cudaTest('NCCL watchdog: a collective that cannot finish is aborted after the timeout with an error, not a hang', async (t) => {
+  const g = await createProcessGroup({ rank: 0, worldSize: 1, masterPort: await freePort(), timeoutMs: 1500 }, 'test');
+  try {
+    const x = gx.ones([4], { device: 'cuda' });
+    await g.allReduce(x);
+    // A send to this same rank that nobody receives spins on the GPU for ever (the public send() refuses
+    // sending to oneself, so the test enqueues it through the group's NCCL path directly).
+    const stuck = (g as unknown as { viaNccl(fn: string, kind: string, i: gx.Tensor, o: gx.Tensor, op: undefined, peer: number): gx.distributed.Work })
+      .viaNccl('test send', 'send', x, x, undefined, 0);
+    const started = Date.now();
+    const err = await t.throwsAsync(stuck.wait());
+    t.regex(err?.message ?? '', /did not finish within 1.5 s .*the communicator on cuda:0 was aborted/);
+    t.true(Date.now() - started < 10_000);
+    await t.throwsAsync(g.allReduce(x).wait(), { message: /communicator on cuda:0 was aborted/ });
+    t.is(gx.sum(gx.ones([8], { device: 'cuda' })).item(), 8, 'the device still works');
   } finally {
     await g.destroy();
   }

@@ -1,8 +1,9 @@
 // Chunked tensors (Dask's da.from_array(x, chunks=...)): a tensor split into
-// blocks placed over devices (the GPUs of this process, or the CPU), with
-// mapBlocks (da.map_blocks) calling a user function on matching blocks,
-// reductions across blocks, rechunking, gathering back to one tensor
-// (.compute()), and a tall-skinny SVD of a row-chunked matrix.
+// blocks placed over devices (the GPUs of this process, or the CPU) or over
+// the ranks of a process group, with mapBlocks (da.map_blocks) calling a user
+// function on matching blocks, reductions across blocks, rechunking,
+// gathering back to one tensor (.compute(), or await .gather() across ranks),
+// and a tall-skinny SVD of a row-chunked matrix (chunked-svd.ts).
 //
 // NOTE [ Chunk rules ]
 // A tensor's chunks are, per dimension, the sizes of its blocks along it
@@ -19,17 +20,30 @@
 // by the current stream (tensor.recordStream), and the current stream waits
 // for every stream used before mapBlocks returns, so the result is ordered
 // like any other op's.
+//
+// NOTE [ Chunks over ranks ]
+// With { group }, block k belongs to rank k % worldSize: every rank knows the
+// whole block grid, holds only its own blocks (on its devices) and runs
+// mapBlocks' function on those only, so matching blocks of the inputs must
+// belong to the same rank (the same chunks and group ensure it; an input
+// every rank holds whole, such as a broadcast 1-d one, goes with any). What needs
+// other ranks' blocks is asynchronous and is called by every rank in the same
+// order, like any collective: gather() (each block broadcast by its owner),
+// reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
+// factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../device';
 import { empty } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import { currentStream, Stream, withStream } from '../stream';
 import { cat, stack } from '../ops/layout';
-import { matmul, svd } from '../ops/linalg';
 import { max, min, sum } from '../ops/index';
+import type { ProcessGroup, ReduceOp } from './group';
+import { defaultGroup } from './index';
+import { svdLocal, svdOverRanks, type ChunkedSvd } from './chunked-svd';
 import type { DType } from '../generated/dtypes';
 
-const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true });
+const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
 const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
 
@@ -39,8 +53,17 @@ export type ChunksSpec = number | readonly (number | readonly number[])[];
 export interface ChunkOptions {
   /** Block sizes (NOTE [ Chunk rules ]). */
   chunks: ChunksSpec;
-  /** The devices blocks go to, in turn over the blocks in C order (default: the tensor's). */
+  /** The devices blocks go to, in turn over the (this rank's) blocks in C order (default: the tensor's). */
   devices?: readonly DeviceLike[];
+  /** Spread the blocks over the ranks of this process group (true: the default one; NOTE [ Chunks over ranks ]). */
+  group?: ProcessGroup | true;
+}
+
+/** Which rank holds each block, for a chunked tensor over the ranks of a group. */
+export interface RankPlacement {
+  group: ProcessGroup;
+  /** The owning rank of every block, in C order. */
+  owners: readonly number[];
 }
 
 function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string): number[][] {
@@ -92,14 +115,18 @@ function region(t: Tensor, start: readonly number[], size: readonly number[]): T
   return v === t ? t.view(t.shape as number[]) : v;
 }
 
-/** A tensor split into blocks over devices. */
+/** A tensor split into blocks over devices (or over the ranks of a process group). */
 export class ChunkedTensor {
-  /** The blocks in C order over the block grid. */
+  /** This process's blocks, in C order over the block grid (every block unless it is spread over ranks). */
   readonly blocks: readonly Tensor[];
+  /** Every block in C order; undefined where another rank holds it. */
+  readonly #all: readonly (Tensor | undefined)[];
 
   /** @internal Use gx.chunked or gx.mapBlocks. */
-  constructor(readonly shape: readonly number[], readonly chunks: readonly (readonly number[])[], readonly dtype: DType, blocks: Tensor[]) {
-    this.blocks = blocks;
+  constructor(readonly shape: readonly number[], readonly chunks: readonly (readonly number[])[], readonly dtype: DType,
+    blocks: readonly (Tensor | undefined)[], readonly placement?: RankPlacement) {
+    this.#all = blocks;
+    this.blocks = blocks.filter((b): b is Tensor => b !== undefined);
   }
 
   /** Blocks per dimension. */
@@ -111,29 +138,56 @@ export class ChunkedTensor {
     return this.shape.length;
   }
 
-  /** The block at a grid index. */
-  block(...index: number[]): Tensor {
+  /** The position in C order of a grid index. */
+  #flat(index: readonly number[], fn: string): number {
     const g = this.grid;
     if (index.length !== g.length || index.some((i, d) => !(Number.isInteger(i) && i >= 0 && i < g[d]))) {
-      throw new RangeError(`ChunkedTensor.block: index [${index.join(', ')}] is outside the block grid [${g.join(', ')}]`);
+      throw new RangeError(`${fn}: index [${index.join(', ')}] is outside the block grid [${g.join(', ')}]`);
     }
-    return this.blocks[index.reduce((acc, i, d) => acc * g[d] + i, 0)];
+    return index.reduce((acc, i, d) => acc * g[d] + i, 0);
   }
 
-  /** The devices the blocks are on, in block order. */
+  /** The block at a grid index (one this process holds). */
+  block(...index: number[]): Tensor {
+    const fn = 'ChunkedTensor.block';
+    const b = this.#all[this.#flat(index, fn)];
+    if (b === undefined) throw new RangeError(`${fn}: block [${index.join(', ')}] is held by rank ${this.owner(...index)}, not this one (rank ${this.placement?.group.rank})`);
+    return b;
+  }
+
+  /** The rank holding the block at a grid index (this rank's, when not spread over ranks). */
+  owner(...index: number[]): number {
+    const k = this.#flat(index, 'ChunkedTensor.owner');
+    return this.placement === undefined ? 0 : this.placement.owners[k];
+  }
+
+  /** @internal The block at position k in C order, or undefined when another rank holds it. */
+  blockAt(k: number): Tensor | undefined {
+    return this.#all[k];
+  }
+
+  /** The devices of this process's blocks, in block order. */
   get devices(): Device[] {
     return this.blocks.map((b) => b.device);
+  }
+
+  /** Throws for a tensor spread over ranks, naming what to call instead. */
+  private localOnly(fn: string, instead: string): void {
+    if (this.placement !== undefined) {
+      throw new TypeError(`${fn}: this chunked tensor is spread over ${this.placement.group.worldSize} ranks; every rank calls ${instead} instead (NOTE [ Chunks over ranks ])`);
+    }
   }
 
   /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
   compute(device?: DeviceLike): Tensor {
     const fn = 'ChunkedTensor.compute';
+    this.localOnly(fn, 'await x.gather()');
     const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
     const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
     const offsets = this.chunks.map(offsetsOf);
     gridIndices(this.grid).forEach((idx, k) => {
       using r = region(out, idx.map((i, d) => offsets[d][i]), idx.map((i, d) => this.chunks[d][i]));
-      r.copy_(this.blocks[k]);
+      r.copy_(this.#all[k] as Tensor);
     });
     return out;
   }
@@ -141,6 +195,7 @@ export class ChunkedTensor {
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
   rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
+    this.localOnly(fn, 'await x.gather() and gx.chunked again');
     const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
     const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
@@ -155,7 +210,7 @@ export class ChunkedTensor {
         const lo = o.map((i, d) => Math.max(oldOff[d][i], start[d]));
         const hi = o.map((i, d) => Math.min(oldOff[d][i] + this.chunks[d][i], start[d] + size[d]));
         if (lo.some((l, d) => l >= hi[d])) return;
-        using from = region(this.blocks[j], lo.map((l, d) => l - oldOff[d][o[d]]), lo.map((l, d) => hi[d] - l));
+        using from = region(this.#all[j] as Tensor, lo.map((l, d) => l - oldOff[d][o[d]]), lo.map((l, d) => hi[d] - l));
         using to = region(b, lo.map((l, d) => l - start[d]), lo.map((l, d) => hi[d] - l));
         to.copy_(from);
       });
@@ -166,56 +221,84 @@ export class ChunkedTensor {
 
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
   sum(axis?: number): Tensor | ChunkedTensor {
+    this.localOnly('ChunkedTensor.sum', "await x.reduceAll('sum')");
     return reduceBlocks(this, 'sum', axis);
   }
 
   max(axis?: number): Tensor | ChunkedTensor {
+    this.localOnly('ChunkedTensor.max', "await x.reduceAll('max')");
     return reduceBlocks(this, 'max', axis);
   }
 
   min(axis?: number): Tensor | ChunkedTensor {
+    this.localOnly('ChunkedTensor.min', "await x.reduceAll('min')");
     return reduceBlocks(this, 'min', axis);
   }
 
   /**
-   * The thin SVD of a matrix chunked along its rows only (a tall-skinny
-   * TSQR-style SVD): an SVD per block, A_i = U_i diag(S_i) Vh_i, on the
-   * block's device; the small stacked [diag(S_i) Vh_i] on the first block's
-   * device, decomposed once, M = U_m diag(S) Vh; then U's blocks
-   * U_i U_m[rows of block i], each on its block's device. A = U diag(S) Vh.
+   * The thin SVD of a matrix chunked along its rows only, as a tall-skinny
+   * QR (TSQR; chunked-svd.ts): U chunked like the rows, S and Vh on the
+   * first block's device.
    */
-  svd(): { U: ChunkedTensor; S: Tensor; Vh: Tensor } {
-    const fn = 'ChunkedTensor.svd';
-    if (this.ndim !== 2 || this.grid[1] !== 1) throw new RangeError(`${fn}: needs a 2-d matrix chunked along its rows only (one block of columns), got block grid [${this.grid.join(', ')}]`);
-    const home = this.blocks[0].device;
-    const local = this.blocks.map((b) => svd(b, { fullMatrices: false }));
-    const r = local.map((d) => {
-      const sv = d.S.reshape(-1, 1);
-      const scaled = d.Vh.mul(sv);
-      sv.dispose();
-      const moved = scaled.device.equals(home) ? scaled : scaled.toDevice(home, false, fn);
-      if (moved !== scaled) scaled.dispose();
-      return moved;
-    });
-    const m = cat(r, 0);
-    r.forEach((x) => x.dispose());
-    const { U: um, S, Vh } = svd(m, { fullMatrices: false });
-    m.dispose();
-    let row = 0;
-    const blocks = local.map((d) => {
-      const k = d.S.shape[0];
-      using part = um.narrow(0, row, k);
-      row += k;
-      using onDevice = part.device.equals(d.U.device) ? part.contiguous() : part.toDevice(d.U.device, false, fn);
-      const u = matmul(d.U, onDevice);
-      d.U.dispose();
-      d.S.dispose();
-      d.Vh.dispose();
-      return u;
-    });
-    um.dispose();
-    const k = S.shape[0];
-    return { U: new ChunkedTensor([this.shape[0], k], [this.chunks[0], [k]], this.dtype, blocks), S, Vh };
+  svd(): ChunkedSvd {
+    this.localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
+    return svdLocal(this);
+  }
+
+  /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
+  async svdAsync(): Promise<ChunkedSvd> {
+    return this.placement === undefined ? svdLocal(this) : svdOverRanks(this, this.placement);
+  }
+
+  /**
+   * The whole tensor on `device` (default: the first block's), on every rank
+   * when spread over ranks (each block broadcast by its owner).
+   */
+  async gather(device?: DeviceLike): Promise<Tensor> {
+    const fn = 'ChunkedTensor.gather';
+    const p = this.placement;
+    if (p === undefined) return this.compute(device);
+    const dev = device === undefined ? this.home(fn) : parseDevice(device, fn);
+    const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
+    const offsets = this.chunks.map(offsetsOf);
+    try {
+      for (const [k, idx] of gridIndices(this.grid).entries()) {
+        const size = idx.map((i, d) => this.chunks[d][i]);
+        const mine = this.#all[k];
+        // The collective runs on this rank's device; the result is then copied to `dev`.
+        using buf = mine !== undefined ? mine.contiguous() : empty(size, { dtype: this.dtype, device: this.home(fn) });
+        await p.group.broadcast(buf, p.owners[k]);
+        using r = region(out, idx.map((i, d) => offsets[d][i]), size);
+        r.copy_(buf);
+      }
+    } catch (e) {
+      out.dispose();
+      throw e;
+    }
+    return out;
+  }
+
+  /** The sum / max / min of every element, on every rank when spread over ranks (a 0-d tensor on this rank's first block's device). */
+  async reduceAll(op: 'sum' | 'max' | 'min'): Promise<Tensor> {
+    const fn = 'ChunkedTensor.reduceAll';
+    if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
+    const p = this.placement;
+    if (p === undefined) return reduceBlocks(this, op, undefined) as Tensor;
+    const partial = reduceBlocks(this, op, undefined, this.home(fn)) as Tensor;
+    try {
+      await p.group.allReduce(partial, op as ReduceOp);
+    } catch (e) {
+      partial.dispose();
+      throw e;
+    }
+    return partial;
+  }
+
+  /** @internal This rank's device for collectives: its first block's (every rank must hold a block). */
+  home(fn: string): Device {
+    const b = this.blocks[0];
+    if (b === undefined) throw new RangeError(`${fn}: rank ${this.placement?.group.rank} holds no block; give the tensor at least as many blocks as ranks`);
+    return b.device;
   }
 
   /** Disposes the blocks (those another chunked tensor shares, as mapBlocks' output may, only once). */
@@ -229,10 +312,9 @@ export class ChunkedTensor {
 }
 
 /** A reduction of a chunked tensor: per block on its device, then the partials combined (NOTE [ Chunk rules ]). */
-function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined): Tensor | ChunkedTensor {
+function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined, home = c.blocks[0].device): Tensor | ChunkedTensor {
   const fn = `ChunkedTensor.${op}`;
   const reduce = { sum, max, min }[op] as (t: Tensor, axis?: number) => Tensor;
-  const home = c.blocks[0].device;
   /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
   const combine = (parts: Tensor[], device: Device): Tensor => {
     const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));
@@ -266,13 +348,20 @@ export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);
   const devices = (opts.devices ?? [t.device]).map((d) => parseDevice(d, fn));
   if (devices.length === 0) throw new TypeError(`${fn}: devices is empty`);
+  const group = opts.group === true ? defaultGroup(fn) : opts.group;
   const offsets = chunks.map(offsetsOf);
-  const blocks = gridIndices(chunks.map((c) => c.length)).map((idx, k) => {
+  const grid = gridIndices(chunks.map((c) => c.length));
+  // NOTE [ Chunks over ranks ]: block k is rank k % worldSize's; a rank's own blocks take its devices in turn.
+  const owners = grid.map((_, k) => (group === undefined ? 0 : k % group.worldSize));
+  const me = group?.rank ?? 0;
+  let held = 0;
+  const blocks = grid.map((idx, k) => {
+    if (owners[k] !== me) return undefined;
     const size = idx.map((i, d) => chunks[d][i]);
     using view = region(t, idx.map((i, d) => offsets[d][i]), size);
-    return empty(size, { dtype: t.dtype, device: devices[k % devices.length] }).copy_(view);
+    return empty(size, { dtype: t.dtype, device: devices[held++ % devices.length] }).copy_(view);
   });
-  return new ChunkedTensor(t.shape, chunks, t.dtype, blocks);
+  return new ChunkedTensor(t.shape, chunks, t.dtype, blocks, group === undefined ? undefined : { group, owners });
 }
 
 export interface MapBlocksOptions {
@@ -348,6 +437,10 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   if (chunkedArgs.length === 0) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
   const ref = chunkedArgs.reduce((a, b) => (b.ndim > a.ndim ? b : a));
   const nd = ref.ndim;
+  // Inputs spread over ranks must be spread over the output's group; one held whole by this process (as every rank holds it) goes with any.
+  if (chunkedArgs.some((c) => c.placement !== undefined && c.placement.group !== ref.placement?.group)) {
+    throw new TypeError(`${api}: the chunked inputs spread over ranks must be spread over the same process group as the output (the input with the most dimensions) (NOTE [ Chunks over ranks ])`);
+  }
   // Each chunked input's block for an output block index (NOTE [ Chunk rules ]).
   const pickers = args.map((a, i) => {
     if (!(a instanceof ChunkedTensor)) return undefined;
@@ -360,7 +453,14 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
           `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
       }
     });
-    return (idx: readonly number[]): Tensor => a.block(...a.chunks.map((c, d) => (c.length === 1 && a.shape[d] === 1 ? 0 : idx[d + lead])));
+    return (idx: readonly number[]): Tensor => {
+      const at = a.chunks.map((c, d) => (c.length === 1 && a.shape[d] === 1 ? 0 : idx[d + lead]));
+      if (a.placement !== undefined && a.owner(...at) !== a.placement.group.rank) {
+        throw new RangeError(`${api}: block [${at.join(', ')}] of argument ${i + 1} is held by rank ${a.owner(...at)}, but output block [${idx.join(', ')}] by rank ${a.placement.group.rank}; ` +
+          'give the inputs the same chunks so matching blocks are on the same rank');
+      }
+      return a.block(...at);
+    };
   });
   const copies = new Map<Tensor, Map<string, Tensor>>();
   const onDevice = (t: Tensor, dev: Device): Tensor => {
@@ -376,10 +476,15 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   const nStreams = opts.streams ?? 1;
   if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
   const lanes = new BlockLanes(nStreams);
-  const blocks: Tensor[] = [];
+  const blocks: (Tensor | undefined)[] = [];
   try {
-    for (const idx of gridIndices(ref.grid)) {
-      const dev = ref.block(...idx).device;
+    for (const [k, idx] of gridIndices(ref.grid).entries()) {
+      const refBlock = ref.blockAt(k);
+      if (refBlock === undefined) {  // another rank's (NOTE [ Chunks over ranks ])
+        blocks.push(undefined);
+        continue;
+      }
+      const dev = refBlock.device;
       const blockArgs: unknown[] = args.map((a, i) => {
         const pick = pickers[i];
         if (pick !== undefined) return onDevice(pick(idx), dev);
@@ -397,11 +502,11 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   } catch (e) {
     // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
     const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
-    for (const b of blocks) if (!inputs.has(b) && !b.isDisposed) b.dispose();
+    for (const b of blocks) if (b !== undefined && !inputs.has(b) && !b.isDisposed) b.dispose();
     throw e;
   } finally {
     lanes.join();
     for (const m of copies.values()) for (const c of m.values()) c.dispose();
   }
-  return new ChunkedTensor(ref.shape, ref.chunks, dtype as DType, blocks);
+  return new ChunkedTensor(ref.shape, ref.chunks, dtype ?? ref.dtype, blocks, ref.placement);
 }

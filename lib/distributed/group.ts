@@ -22,7 +22,7 @@ import { Tensor } from '../tensor';
 import type { DType } from '../generated/dtypes';
 import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
-import { NCCL_OPS, NcclComm } from './nccl';
+import { ncclOp, NcclComm } from './nccl';
 import { StoreClient, StoreServer } from './store';
 
 const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true });
@@ -158,8 +158,7 @@ export class ProcessGroup {
     if (!input.device.equals(device) || !output.device.equals(device)) {
       throw new TypeError(`${fn}: this rank's collectives run on ${device}; the tensors are on ${input.device}${output !== input ? ` and ${output.device}` : ''}`);
     }
-    // NCCL has no bool type: bools travel as uint8, so a sum is a max (logical or) and a product a min (logical and).
-    const o = op === undefined ? 0 : input.dtype === 'bool' && (op === 'sum' || op === 'prod') ? NCCL_OPS[op === 'sum' ? 'max' : 'min'] : NCCL_OPS[op];
+    const o = ncclOp(op, input.dtype);
     this.#nccl ??= NcclComm.create(this.store, this.rank, this.worldSize, device, 0, this.timeoutMs, fn);
     const comm = this.#nccl;
     return new Work(comm.then((c) => {
@@ -380,13 +379,13 @@ export class ProcessGroup {
 
 const ranks = (n: number): number[] => Array.from({ length: n }, (_, r) => r);
 
-function checkOp(op: unknown, fn: string, dtype: DType): asserts op is ReduceOp {
+export function checkOp(op: unknown, fn: string, dtype: DType): asserts op is ReduceOp {
   if (!(REDUCE_OPS as readonly unknown[]).includes(op)) throw new TypeError(`${fn}: op must be one of ${REDUCE_OPS.join(', ')}, got ${String(op)}`);
   if (op === 'avg' && !['float32', 'float64', 'float16', 'bfloat16'].includes(dtype)) throw new TypeError(`${fn}: 'avg' needs a floating tensor, got ${dtype}`);
 }
 
 /** `big` is worldSize blocks of `small` along its first dimension. */
-function checkStacked(big: Tensor, small: Tensor, worldSize: number, fn: string): void {
+export function checkStacked(big: Tensor, small: Tensor, worldSize: number, fn: string): void {
   const want = small.ndim === 0 ? [worldSize] : [small.shape[0] * worldSize, ...small.shape.slice(1)];
   if (big.dtype !== small.dtype || big.shape.join() !== want.join()) {
     throw new TypeError(`${fn}: with ${worldSize} ranks and a block of ${small.dtype} [${small.shape.join(', ')}], the stacked tensor must be ${small.dtype} [${want.join(', ')}], got ${big.dtype} [${big.shape.join(', ')}]`);

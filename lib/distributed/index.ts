@@ -6,8 +6,14 @@ import { createProcessGroup, ProcessGroup, Work, type InitOptions, type ReduceOp
 
 export { ProcessGroup, Work, type InitOptions, type ReduceOp };
 export { placementFromEnv, type JobPlacement } from './env';
+export { DeviceGroup, initDeviceGroup, type DeviceGroupOptions } from './device-group';
 
 let current: ProcessGroup | undefined;
+
+/** The default group (initProcessGroup's), or an error naming `fn`. */
+export function defaultGroup(fn: string): ProcessGroup {
+  return group(fn);
+}
 
 function group(fn: string): ProcessGroup {
   if (current === undefined) throw new Error(`${fn}: no process group; call await gx.distributed.initProcessGroup() first`);

@@ -49,9 +49,36 @@ export function ncclWheelPath(env: NodeJS.ProcessEnv = process.env): string | un
   return undefined;
 }
 
-/** A group's NCCL communicator on one device. */
+/** The ncclRedOp_t of `op` for `dtype`: NCCL has no bool type, bools travel as uint8, so a sum is a max (logical or) and a product a min (logical and). */
+export function ncclOp(op: keyof typeof NCCL_OPS | undefined, dtype: string): number {
+  if (op === undefined) return 0;
+  if (dtype === 'bool' && (op === 'sum' || op === 'prod')) return NCCL_OPS[op === 'sum' ? 'max' : 'min'];
+  return NCCL_OPS[op];
+}
+
+/** Points GPUEXT_NCCL_PATH at a Python environment's NCCL when the system has none (ncclWheelPath). */
+export function locateNccl(): void {
+  const wheel = ncclWheelPath();
+  if (wheel !== undefined) process.env.GPUEXT_NCCL_PATH = wheel;
+}
+
+/**
+ * NOTE [ NCCL watchdog ]
+ * NCCL never gives up on its own: a collective whose peer died, or that the
+ * ranks called differently, spins on the GPU for ever. Each communicator
+ * keeps its pending collectives, and while any is pending a timer checks
+ * NCCL's asynchronous error (a peer or the network gone) and each
+ * collective's age; on an error or past the group's timeout it aborts the
+ * communicator (ncclCommAbort, which also stops its kernels) and fails the
+ * pending collectives with what happened. Later collectives on an aborted
+ * communicator are errors, not hangs.
+ */
 export class NcclComm {
-  private constructor(readonly device: Device, private readonly comm: string, private readonly probe: Tensor) {}
+  readonly #pending = new Set<{ started: number; fail: (e: Error) => void }>();
+  #timer: NodeJS.Timeout | undefined;
+  #gone: string | undefined;
+
+  private constructor(readonly device: Device, private readonly comm: string, private readonly probe: Tensor, private readonly timeoutMs: number) {}
 
   /**
    * Makes the communicator: rank 0 draws the unique id and posts it; every
@@ -59,8 +86,7 @@ export class NcclComm {
    * (ncclCommInitRank blocks this thread, which also serves the store).
    */
   static async create(store: StoreClient, rank: number, worldSize: number, device: Device, generation: number, timeoutMs: number, fn: string): Promise<NcclComm> {
-    const wheel = ncclWheelPath();
-    if (wheel !== undefined) process.env.GPUEXT_NCCL_PATH = wheel;
+    locateNccl();
     const probe = empty([1], { dtype: 'uint8', device });
     try {
       const idKey = `nccl/${generation}/id`;
@@ -78,25 +104,104 @@ export class NcclComm {
         if ((await store.add(`nccl/${generation}/read`, 1)) === worldSize - 1) await store.set(`nccl/${generation}/all-read`, new Uint8Array(0));
       }
       const comm = ops.ncclCommInit(fn, { probe: probe.handle(fn), uniqueId: id, worldSize, rank });
-      return new NcclComm(device, comm, probe);
+      return new NcclComm(device, comm, probe, timeoutMs);
     } catch (e) {
       probe.dispose();
       throw namedForCaller(e, fn);
     }
   }
 
-  /** Enqueues one collective; resolves when it has run. */
-  run(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): Promise<void> {
+  /** One communicator per device, all in this process (ncclCommInitAll). */
+  static createAll(devices: readonly Device[], timeoutMs: number, fn: string): NcclComm[] {
+    locateNccl();
+    const probes = devices.map((d) => empty([1], { dtype: 'uint8', device: d }));
+    try {
+      const names = ops.ncclCommInitAll(fn, { probe: probes[0].handle(fn), devices: devices.map((d) => d.index) }).split(',');
+      return names.map((name, i) => new NcclComm(devices[i], name, probes[i], timeoutMs));
+    } catch (e) {
+      probes.forEach((p) => p.dispose());
+      throw namedForCaller(e, fn);
+    }
+  }
+
+  /** Enqueues one collective on the current stream of the device, without waiting. */
+  enqueue(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): void {
+    if (this.#gone !== undefined) throw new Error(`${fn}: this group's NCCL communicator on ${this.device} was aborted: ${this.#gone}`);
     try {
       ops.ncclCollective(fn, { input: input.handle(fn), output: output.handle(fn), comm: this.comm, kind, op, peer });
     } catch (e) {
       throw namedForCaller(e, fn);
     }
-    return new Event({ device: this.device }).record().done();
+  }
+
+  /** Resolves when the work enqueued so far on the device's current stream has run (NOTE [ NCCL watchdog ]). */
+  completion(fn: string): Promise<void> {
+    const done = new Event({ device: this.device }).record().done();
+    return new Promise<void>((resolve, reject) => {
+      const entry = { started: Date.now(), fail: (e: Error) => reject(namedForCaller(e, fn)) };
+      this.#pending.add(entry);
+      this.#watch();
+      done.then(resolve, reject).finally(() => this.#pending.delete(entry));
+    });
+  }
+
+  /** Enqueues one collective; resolves when it has run. */
+  run(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): Promise<void> {
+    this.enqueue(fn, kind, input, output, op, peer);
+    return this.completion(fn);
+  }
+
+  #watch(): void {
+    if (this.#timer !== undefined) return;
+    const period = Math.max(10, Math.min(1000, this.timeoutMs / 4));
+    this.#timer = setInterval(() => {
+      if (this.#pending.size === 0) {
+        clearInterval(this.#timer);
+        this.#timer = undefined;
+        return;
+      }
+      const error = this.#gone === undefined ? ops.ncclCommError('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm }) : '';
+      const oldest = Math.min(...[...this.#pending].map((p) => p.started));
+      const late = Date.now() - oldest > this.timeoutMs;
+      if (error === '' && !late) return;
+      const why = error !== '' ? `NCCL reported ${error}` : `a collective did not finish within ${this.timeoutMs / 1000} s (a rank died or stopped, or the ranks called different collectives)`;
+      this.abort(why);
+    }, period);
+    this.#timer.unref();
+  }
+
+  /** Aborts the communicator (its kernels stop) and fails every pending collective with `why`. */
+  abort(why: string): void {
+    if (this.#gone !== undefined) return;
+    this.#gone = why;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    try {
+      ops.ncclCommDestroy('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm, abort: true });
+    } finally {
+      this.probe.dispose();
+      const err = new Error(`${why}; the communicator on ${this.device} was aborted, so later CUDA collectives of this group fail`);
+      for (const p of this.#pending) p.fail(err);
+      this.#pending.clear();
+    }
   }
 
   destroy(abort: boolean): void {
+    if (this.#gone !== undefined) return;
+    if (abort) return this.abort('destroyed');
+    this.#gone = 'destroyed';
+    clearInterval(this.#timer);
     ops.ncclCommDestroy('gx.distributed.destroyProcessGroup', { probe: this.probe.handle(), comm: this.comm, abort });
     this.probe.dispose();
+  }
+}
+
+/** Runs `body` between ncclGroupStart and ncclGroupEnd (ended also when it throws). */
+export function ncclGroup(fn: string, probe: Tensor, body: () => void): void {
+  ops.ncclGroup(fn, { probe: probe.handle(fn), start: true });
+  try {
+    body();
+  } finally {
+    ops.ncclGroup(fn, { probe: probe.handle(fn), start: false });
   }
 }

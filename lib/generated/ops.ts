@@ -397,10 +397,25 @@ const OP_NCCL_COMM_INIT = new OpRef('nccl_comm_init');
 function ncclCommInit(fn: string, a: { probe: NativeTensor; uniqueId: string; worldSize: number | bigint; rank: number | bigint }): string {
   return native.callOp(OP_NCCL_COMM_INIT.id(fn), a.probe, a.uniqueId, a.worldSize, a.rank) as string;
 }
+const OP_NCCL_COMM_INIT_ALL = new OpRef('nccl_comm_init_all');
+/** `nccl_comm_init_all(Tensor probe, int[] devices) -> str`: One communicator per device of this process (ncclCommInitAll), their names joined by commas. */
+function ncclCommInitAll(fn: string, a: { probe: NativeTensor; devices: readonly number[] }): string {
+  return native.callOp(OP_NCCL_COMM_INIT_ALL.id(fn), a.probe, a.devices) as string;
+}
 const OP_NCCL_COMM_DESTROY = new OpRef('nccl_comm_destroy');
 /** `nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()`: Destroys (or aborts) a communicator. */
 function ncclCommDestroy(fn: string, a: { probe: NativeTensor; comm: string; abort: boolean }): void {
   native.callOp(OP_NCCL_COMM_DESTROY.id(fn), a.probe, a.comm, a.abort);
+}
+const OP_NCCL_COMM_ERROR = new OpRef('nccl_comm_error');
+/** `nccl_comm_error(Tensor probe, str comm) -> str`: The communicator's asynchronous error (a peer gone, a network failure), or '' when none. */
+function ncclCommError(fn: string, a: { probe: NativeTensor; comm: string }): string {
+  return native.callOp(OP_NCCL_COMM_ERROR.id(fn), a.probe, a.comm) as string;
+}
+const OP_NCCL_GROUP = new OpRef('nccl_group');
+/** `nccl_group(Tensor probe, bool start) -> ()`: ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one. */
+function ncclGroup(fn: string, a: { probe: NativeTensor; start: boolean }): void {
+  native.callOp(OP_NCCL_GROUP.id(fn), a.probe, a.start);
 }
 const OP_NCCL_COLLECTIVE = new OpRef('nccl_collective');
 /** `nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: all_reduce, broadcast (peer: root), reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t. */
@@ -492,7 +507,10 @@ export {
   ncclVersion,
   ncclUniqueId,
   ncclCommInit,
+  ncclCommInitAll,
   ncclCommDestroy,
+  ncclCommError,
+  ncclGroup,
   ncclCollective,
   setGemmKernel,
 };

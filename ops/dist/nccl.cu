@@ -8,6 +8,10 @@
 // the device with it, and each call makes that device current and checks
 // that its tensors are on it. JS names a communicator by its index in the
 // table as a string (schemas return str); a destroyed one's slot stays empty.
+// One process may also drive several GPUs (ncclCommInitAll): one
+// communicator per device, and a collective enqueued on all of them between
+// nccl_group(start) and nccl_group(end), as NCCL requires of a thread that
+// drives more than one rank (else the first call waits for the others).
 #include "nccl.h"
 
 #include <cstdio>
@@ -36,6 +40,10 @@ const ol::Loaded<Api>& loaded() {
         ol::resolve(lib, "ncclCommInitRank", a.CommInitRank, missing);
         ol::resolve(lib, "ncclCommDestroy", a.CommDestroy, missing);
         ol::resolve(lib, "ncclCommAbort", a.CommAbort, missing);
+        ol::resolve(lib, "ncclCommInitAll", a.CommInitAll, missing);
+        ol::resolve(lib, "ncclCommGetAsyncError", a.CommGetAsyncError, missing);
+        ol::resolve(lib, "ncclGroupStart", a.GroupStart, missing);
+        ol::resolve(lib, "ncclGroupEnd", a.GroupEnd, missing);
         ol::resolve(lib, "ncclGetErrorString", a.GetErrorString, missing);
         ol::resolve(lib, "ncclAllReduce", a.AllReduce, missing);
         ol::resolve(lib, "ncclBroadcast", a.Broadcast, missing);
@@ -99,6 +107,48 @@ int data_type(ScalarType t, const char* what) {
   }
 }
 
+// The new communicator's name.
+std::string add_entry(nccl::Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(table_mutex());
+  table().push_back(CommEntry{comm, device});
+  return std::to_string(table().size() - 1);
+}
+
+// Enqueues one collective of `e` on the current stream of its device (which the caller made current).
+void enqueue(const CommEntry& e, const Tensor& input, const Tensor& output, const std::string& kind, int64_t op,
+             int64_t peer, const char* what) {
+  GX_CHECK(input.device().is_cuda() && output.device().is_cuda() && input.device().index == e.device &&
+               output.device().index == e.device,
+           what, ": the communicator is for cuda:", e.device, " but the tensors are on ", input.device(), " and ",
+           output.device());
+  GX_CHECK(input.is_contiguous() && output.is_contiguous(), what, ": the tensors must be contiguous");
+  GX_CHECK(input.dtype() == output.dtype(), what, ": input and output dtypes differ");
+  cudaStream_t stream = current_stream(e.device);
+  const Api& a = api(what);
+  const int t = data_type(input.dtype(), what);
+  const size_t n = static_cast<size_t>(input.numel());
+  const int o = static_cast<int>(op);
+  const int p = static_cast<int>(peer);
+  if (kind == "all_reduce") {
+    check(a.AllReduce(input.data_ptr(), output.data_ptr(), n, t, o, e.comm, stream), what, "ncclAllReduce");
+  } else if (kind == "broadcast") {
+    check(a.Broadcast(input.data_ptr(), output.data_ptr(), n, t, p, e.comm, stream), what, "ncclBroadcast");
+  } else if (kind == "reduce") {
+    check(a.Reduce(input.data_ptr(), output.data_ptr(), n, t, o, p, e.comm, stream), what, "ncclReduce");
+  } else if (kind == "all_gather") {
+    check(a.AllGather(input.data_ptr(), output.data_ptr(), n, t, e.comm, stream), what, "ncclAllGather");
+  } else if (kind == "reduce_scatter") {
+    check(a.ReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()), t, o, e.comm, stream),
+          what, "ncclReduceScatter");
+  } else if (kind == "send") {
+    check(a.Send(input.data_ptr(), n, t, p, e.comm, stream), what, "ncclSend");
+  } else if (kind == "recv") {
+    check(a.Recv(output.data_ptr(), static_cast<size_t>(output.numel()), t, p, e.comm, stream), what, "ncclRecv");
+  } else {
+    GX_CHECK(false, what, ": unknown collective '", kind, "'");
+  }
+}
+
 std::string hex(const char* p, size_t n) {
   std::string s(2 * n, '0');
   static const char* d = "0123456789abcdef";
@@ -140,9 +190,30 @@ std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int6
   DeviceGuard guard(device);
   nccl::Comm comm = nullptr;
   check(api(kWhat).CommInitRank(&comm, static_cast<int>(world_size), id, static_cast<int>(rank)), kWhat, "ncclCommInitRank");
-  std::lock_guard<std::mutex> lock(table_mutex());
-  table().push_back(CommEntry{comm, device});
-  return std::to_string(table().size() - 1);
+  return add_entry(comm, device);
+}
+
+std::string nccl_comm_init_all_cuda(const Tensor& probe, IntArrayRef devices) {
+  constexpr const char* kWhat = "nccl_comm_init_all";
+  (void)probe;
+  GX_CHECK(devices.size() > 0, kWhat, ": no devices");
+  std::vector<int> list(devices.begin(), devices.end());
+  std::vector<nccl::Comm> comms(list.size(), nullptr);
+  check(api(kWhat).CommInitAll(comms.data(), static_cast<int>(list.size()), list.data()), kWhat, "ncclCommInitAll");
+  std::string ids;
+  for (size_t i = 0; i < comms.size(); ++i) ids += (i ? "," : "") + add_entry(comms[i], list[i]);
+  return ids;
+}
+
+std::string nccl_comm_error_cuda(const Tensor& probe, std::string comm) {
+  constexpr const char* kWhat = "nccl_comm_error";
+  (void)probe;
+  const CommEntry e = entry(comm, kWhat);
+  const Api& a = api(kWhat);
+  nccl::Result r = 0;
+  check(a.CommGetAsyncError(e.comm, &r), kWhat, "ncclCommGetAsyncError");
+  // ncclInProgress (7) is a non-blocking communicator still at work, not an error.
+  return r == 0 || r == 7 ? std::string() : std::string(a.GetErrorString(r)) + " (ncclResult_t " + std::to_string(r) + ")";
 }
 
 void nccl_comm_destroy_cuda(const Tensor& probe, std::string comm, bool abort) {
@@ -162,35 +233,15 @@ void nccl_collective_cuda(const Tensor& input, const Tensor& output, std::string
                           int64_t op, int64_t peer) {
   constexpr const char* kWhat = "nccl_collective";
   const CommEntry e = entry(comm, kWhat);
-  GX_CHECK(input.device().index == e.device && output.device().index == e.device, kWhat, ": the communicator is for cuda:",
-           e.device, " but the tensors are on cuda:", input.device().index, " and cuda:", output.device().index);
-  GX_CHECK(input.is_contiguous() && output.is_contiguous(), kWhat, ": the tensors must be contiguous");
-  GX_CHECK(input.dtype() == output.dtype(), kWhat, ": input and output dtypes differ");
   DeviceGuard guard(e.device);
-  cudaStream_t stream = current_stream(e.device);
+  enqueue(e, input, output, kind, op, peer, kWhat);
+}
+
+void nccl_group_cuda(const Tensor& probe, bool start) {
+  constexpr const char* kWhat = "nccl_group";
+  (void)probe;
   const Api& a = api(kWhat);
-  const int t = data_type(input.dtype(), kWhat);
-  const size_t n = static_cast<size_t>(input.numel());
-  const int o = static_cast<int>(op);
-  const int p = static_cast<int>(peer);
-  if (kind == "all_reduce") {
-    check(a.AllReduce(input.data_ptr(), output.data_ptr(), n, t, o, e.comm, stream), kWhat, "ncclAllReduce");
-  } else if (kind == "broadcast") {
-    check(a.Broadcast(input.data_ptr(), output.data_ptr(), n, t, p, e.comm, stream), kWhat, "ncclBroadcast");
-  } else if (kind == "reduce") {
-    check(a.Reduce(input.data_ptr(), output.data_ptr(), n, t, o, p, e.comm, stream), kWhat, "ncclReduce");
-  } else if (kind == "all_gather") {
-    check(a.AllGather(input.data_ptr(), output.data_ptr(), n, t, e.comm, stream), kWhat, "ncclAllGather");
-  } else if (kind == "reduce_scatter") {
-    check(a.ReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()), t, o, e.comm, stream),
-          kWhat, "ncclReduceScatter");
-  } else if (kind == "send") {
-    check(a.Send(input.data_ptr(), n, t, p, e.comm, stream), kWhat, "ncclSend");
-  } else if (kind == "recv") {
-    check(a.Recv(output.data_ptr(), static_cast<size_t>(output.numel()), t, p, e.comm, stream), kWhat, "ncclRecv");
-  } else {
-    GX_CHECK(false, kWhat, ": unknown collective '", kind, "'");
-  }
+  check(start ? a.GroupStart() : a.GroupEnd(), kWhat, start ? "ncclGroupStart" : "ncclGroupEnd");
 }
 
 }  // namespace gx::ops

@@ -25,6 +25,10 @@ struct Api {
   Result (*CommInitRank)(Comm*, int nranks, UniqueId id, int rank) = nullptr;
   Result (*CommDestroy)(Comm) = nullptr;
   Result (*CommAbort)(Comm) = nullptr;
+  Result (*CommInitAll)(Comm*, int ndev, const int* devlist) = nullptr;
+  Result (*CommGetAsyncError)(Comm, Result*) = nullptr;
+  Result (*GroupStart)() = nullptr;
+  Result (*GroupEnd)() = nullptr;
   const char* (*GetErrorString)(Result) = nullptr;
   Result (*AllReduce)(const void*, void*, size_t, int, int, Comm, cudaStream_t) = nullptr;
   Result (*Broadcast)(const void*, void*, size_t, int, int root, Comm, cudaStream_t) = nullptr;

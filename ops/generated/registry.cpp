@@ -249,8 +249,20 @@ GX_LIBRARY(gx_ops, m) {
         "Joins the communicator of unique_id as rank of world_size on probe's device (blocks until every rank has joined); returns its name (NOTE [ NCCL communicators ]).") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
+  m.def("nccl_comm_init_all(Tensor probe, int[] devices) -> str",
+        "One communicator per device of this process (ncclCommInitAll), their names joined by commas.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_all_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()",
         "Destroys (or aborts) a communicator.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_destroy_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
+  m.def("nccl_comm_error(Tensor probe, str comm) -> str",
+        "The communicator's asynchronous error (a peer gone, a network failure), or '' when none.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_error_cuda);
+#endif
+#if !defined(GX_OPS_NO_CUDA)
+  m.def("nccl_group(Tensor probe, bool start) -> ()",
+        "ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one.") GX_OPS_CUDA_IMPL(gx::ops::nccl_group_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()",

@@ -1,0 +1,109 @@
+// The thin SVD of a tall-skinny matrix chunked along its rows (TSQR):
+//   1. each block A_k = Q_k R_k on its device (R_k is at most n x n);
+//   2. the R_k stacked on one device (across ranks: broadcast by their
+//      owners, so every rank has them), M = [R_1; R_2; ...], and M's SVD,
+//      M = U_m diag(S) Vh, small (blocks x n rows, n columns);
+//   3. U's blocks Q_k U_m[rows of R_k], each on its block's device.
+// Then A = U diag(S) Vh, U has orthonormal columns, and the work that grows
+// with the rows (step 1 and 3) runs where the blocks are, at once on every
+// device. Every rank computes the same small SVD from the same R's.
+import type { Device } from '../device';
+import { cat } from '../ops/layout';
+import { matmul, svd } from '../ops/linalg';
+import { empty } from '../creation';
+import type { Tensor } from '../tensor';
+import { ChunkedTensor, type RankPlacement } from './chunked';
+
+export interface ChunkedSvd {
+  /** Chunked like the matrix's rows (one block of k columns); across ranks, this rank's blocks. */
+  U: ChunkedTensor;
+  S: Tensor;
+  Vh: Tensor;
+}
+
+/** Q and R of one block, on its device: here from the block's own SVD, Q = U and R = diag(S) Vh. */
+function factor(block: Tensor): { Q: Tensor; R: Tensor } {
+  const { U, S, Vh } = svd(block, { fullMatrices: false });
+  using sv = S.reshape(-1, 1);
+  const R = Vh.mul(sv);
+  S.dispose();
+  Vh.dispose();
+  return { Q: U, R };
+}
+
+function checkTallSkinny(c: ChunkedTensor, fn: string): void {
+  if (c.ndim !== 2 || c.grid[1] !== 1) {
+    throw new RangeError(`${fn}: needs a 2-d matrix chunked along its rows only (one block of columns), got block grid [${c.grid.join(', ')}]`);
+  }
+}
+
+/** `t` on `device` (itself when already there; a copy otherwise, the original disposed). */
+function moveTo(t: Tensor, device: Device, fn: string): Tensor {
+  if (t.device.equals(device)) return t;
+  const moved = t.toDevice(device, false, fn);
+  t.dispose();
+  return moved;
+}
+
+/** Step 2 and 3: the SVD of the stacked R's (on `home`), then U's blocks from the Q's this process holds. */
+function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined)[], fn: string): ChunkedSvd {
+  const m = cat(Rs, 0);
+  Rs.forEach((r) => r.dispose());
+  const { U: um, S, Vh } = svd(m, { fullMatrices: false });
+  m.dispose();
+  let row = 0;
+  const blocks = Qs.map((q, k) => {
+    const rows = Math.min(c.chunks[0][k], c.shape[1]);
+    const at = row;
+    row += rows;
+    if (q === undefined) return undefined;
+    using part = um.narrow(0, at, rows);
+    using onDevice = part.device.equals(q.device) ? part.contiguous() : part.toDevice(q.device, false, fn);
+    const u = matmul(q, onDevice);
+    q.dispose();
+    return u;
+  });
+  um.dispose();
+  const k = S.shape[0];
+  return { U: new ChunkedTensor([c.shape[0], k], [c.chunks[0], [k]], c.dtype, blocks, c.placement), S, Vh };
+}
+
+/** TSQR of a chunked tensor this process holds: the R's stacked on the first block's device. */
+export function svdLocal(c: ChunkedTensor): ChunkedSvd {
+  const fn = 'ChunkedTensor.svd';
+  checkTallSkinny(c, fn);
+  const home = c.blocks[0].device;
+  const parts = c.blocks.map(factor);
+  return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn);
+}
+
+/** TSQR of a chunked tensor spread over ranks: each R broadcast by its owner, the small SVD on every rank. */
+export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement): Promise<ChunkedSvd> {
+  const fn = 'ChunkedTensor.svdAsync';
+  checkTallSkinny(c, fn);
+  const home = c.home(fn);
+  const n = c.shape[1];
+  const Qs: (Tensor | undefined)[] = [];
+  const Rs: Tensor[] = [];
+  try {
+    for (let k = 0; k < c.chunks[0].length; k++) {
+      const block = c.blockAt(k);
+      let R: Tensor;
+      if (block !== undefined) {
+        const f = factor(block);
+        Qs.push(f.Q);
+        R = moveTo(f.R.contiguous(), home, fn);
+        if (R !== f.R) f.R.dispose();
+      } else {
+        Qs.push(undefined);
+        R = empty([Math.min(c.chunks[0][k], n), n], { dtype: c.dtype, device: home });
+      }
+      Rs.push(R);
+      await p.group.broadcast(R, p.owners[k]);
+    }
+  } catch (e) {
+    for (const t of [...Rs, ...Qs]) if (t !== undefined && !t.isDisposed) t.dispose();
+    throw e;
+  }
+  return finish(c, Rs, Qs, fn);
+}
