@@ -45,5 +45,6 @@ export type {
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
 export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
 export { backends, type Backends, type CpuBackends } from './ops/backends';
+export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export * as linalg from './ops/linalg-namespace';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';

@@ -48,6 +48,7 @@ const TAKES_OPTIONS: Record<string, Case> = {
   clamp: { call: () => gx.clamp(x(), 0, 1, { ouT: x() } as gx.OutOptions), fn: 'gx.clamp', key: 'ouT', suggest: 'out' },
   matmul: { call: () => gx.matmul(x(), x().transpose(0, 1), { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
   'linalg.svd': { call: () => gx.linalg.svd(x(), { full_matrices: false } as gx.SvdOptions), fn: 'gx.linalg.svd', key: 'full_matrices', suggest: 'fullMatrices' },
+  'linalg.qr': { call: () => gx.linalg.qr(x(), { mdoe: 'r' } as gx.QrOptions), fn: 'gx.linalg.qr', key: 'mdoe', suggest: 'mode' },
   softmax: { call: () => gx.softmax(x(), 1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'gx.softmax', key: 'dtpye', suggest: 'dtype' },
   logSoftmax: { call: () => gx.logSoftmax(x(), 1, { outs: x() } as gx.SoftmaxOptions), fn: 'gx.logSoftmax', key: 'outs', suggest: 'out' },
   cumsum: { call: () => gx.cumsum(x(), 1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'gx.cumsum', key: 'dtpye', suggest: 'dtype' },

@@ -372,6 +372,11 @@ const OP_SVD = new OpRef('svd');
 function svd(fn: string, a: { a: NativeTensor; full: boolean; s: NativeTensor; u: NativeTensor; v: NativeTensor }): void {
   native.callOp(OP_SVD.id(fn), a.a, a.full, a.s, a.u, a.v);
 }
+const OP_QR = new OpRef('qr');
+/** `qr(Tensor a, Tensor? q, Tensor r) -> ()`: QR of the row-major m x n matrices a [batch, m, n]: r [batch, k or m, n] and q [batch, m, k or m] row-major (absent: R only); cuSOLVER geqrf + orgqr on CUDA, LAPACK or a built-in Householder QR on the CPU (ops/linalg/decomp.h). */
+function qr(fn: string, a: { a: NativeTensor; q: NativeTensor | null; r: NativeTensor }): void {
+  native.callOp(OP_QR.id(fn), a.a, a.q, a.r);
+}
 const OP_BACKENDS = new OpRef('backends');
 /** `backends() -> str`: What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>. */
 function backends(fn: string): string {
@@ -502,6 +507,7 @@ export {
   randint,
   matmul,
   svd,
+  qr,
   backends,
   setCpuBlasEnabled,
   ncclVersion,

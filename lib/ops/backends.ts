@@ -8,7 +8,7 @@ import * as ops from '../generated/ops';
 export interface CpuBackends {
   /** The BLAS library the CPU matmul calls (its path), or 'built-in kernel (why)'. */
   blas: string;
-  /** The LAPACK library the CPU SVD calls (its path), or 'built-in Jacobi SVD (why)'. */
+  /** The LAPACK library the CPU SVD and gx.linalg's decompositions call (its path), or 'built-in Jacobi SVD (why)'. */
   lapack: string;
   /** The instruction set of the built-in GEMM's micro-kernel on this CPU: 'avx512f', 'avx2+fma' or 'generic'. */
   gemmKernel: string;

@@ -1,2 +1,3 @@
 // gx.linalg: linear algebra beyond matmul, named as torch.linalg names it.
 export { svd, type SvdResult, type SvdOptions } from './linalg';
+export { qr, type QrMode, type QrOptions, type QrResult } from './linalg-qr';

@@ -156,6 +156,8 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, const 
 void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const Tensor& out);
 void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
+void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);
+void qr_cuda(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);
 std::string backends_cpu();
 bool set_cpu_blas_enabled_cpu(bool on);
 std::string nccl_version_cuda(const Tensor& probe);

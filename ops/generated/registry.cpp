@@ -230,6 +230,9 @@ GX_LIBRARY(gx_ops, m) {
   m.def("svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()",
         "SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi).")
       .impl(gx::kCPU, gx::ops::svd_cpu) GX_OPS_CUDA_IMPL(gx::ops::svd_cuda);
+  m.def("qr(Tensor a, Tensor? q, Tensor r) -> ()",
+        "QR of the row-major m x n matrices a [batch, m, n]: r [batch, k or m, n] and q [batch, m, k or m] row-major (absent: R only); cuSOLVER geqrf + orgqr on CUDA, LAPACK or a built-in Householder QR on the CPU (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::qr_cpu) GX_OPS_CUDA_IMPL(gx::ops::qr_cuda);
   m.def("backends() -> str",
         "What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>.")
       .impl(gx::kCPU, gx::ops::backends_cpu);

@@ -34,6 +34,8 @@ struct Blas {
   FortranD fd = nullptr;
   SgesddFn sgesdd = nullptr;
   DgesddFn dgesdd = nullptr;
+  Lapack<float> ls;
+  Lapack<double> ld;
   void* lib = nullptr;
   std::string path, lapack_path;
   std::string why_not;  // when no gemm was loaded
@@ -119,13 +121,26 @@ bool bind_gemm(void* lib, Blas& b, std::string& why) {
   return true;
 }
 
-void bind_lapack(void* lib, Blas& b) {
-  b.sgesdd = reinterpret_cast<SgesddFn>(dlsym(lib, "sgesdd_"));
-  b.dgesdd = reinterpret_cast<DgesddFn>(dlsym(lib, "dgesdd_"));
-  if (b.sgesdd == nullptr || b.dgesdd == nullptr) {
-    b.sgesdd = nullptr;
-    b.dgesdd = nullptr;
+// One routine's float and double versions ("s" + name, "d" + name), both or neither.
+template <typename Fs, typename Fd>
+void bind_pair(void* lib, const char* name, Fs& s, Fd& d) {
+  s = reinterpret_cast<Fs>(dlsym(lib, (std::string("s") + name).c_str()));
+  d = reinterpret_cast<Fd>(dlsym(lib, (std::string("d") + name).c_str()));
+  if (s == nullptr || d == nullptr) {
+    s = nullptr;
+    d = nullptr;
   }
+}
+
+void bind_lapack(void* lib, Blas& b) {
+  bind_pair(lib, "gesdd_", b.sgesdd, b.dgesdd);
+  if (b.sgesdd == nullptr) return;  // not a LAPACK: the decompositions come from the same library or none
+  bind_pair(lib, "geqrf_", b.ls.geqrf, b.ld.geqrf);
+  bind_pair(lib, "orgqr_", b.ls.orgqr, b.ld.orgqr);
+  bind_pair(lib, "potrf_", b.ls.potrf, b.ld.potrf);
+  bind_pair(lib, "getrf_", b.ls.getrf, b.ld.getrf);
+  bind_pair(lib, "getrs_", b.ls.getrs, b.ld.getrs);
+  bind_pair(lib, "syevd_", b.ls.syevd, b.ld.syevd);
 }
 
 Blas load() {
@@ -212,6 +227,15 @@ bool dgemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, cons
 
 SgesddFn sgesdd() { return enabled() ? loaded().sgesdd : nullptr; }
 DgesddFn dgesdd() { return enabled() ? loaded().dgesdd : nullptr; }
+
+template <>
+const Lapack<float>* lapack<float>() {
+  return enabled() && loaded().sgesdd != nullptr ? &loaded().ls : nullptr;
+}
+template <>
+const Lapack<double>* lapack<double>() {
+  return enabled() && loaded().dgesdd != nullptr ? &loaded().ld : nullptr;
+}
 
 std::string gemm_description() {
   const Blas& l = loaded();

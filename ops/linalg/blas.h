@@ -13,7 +13,8 @@
 // whose configuration says USE64BITINT is refused, and a 2 x 2 product is
 // checked once before the library is trusted. LAPACK's gesdd comes from the
 // same library when it has it (OpenBLAS, MKL, FlexiBLAS do), else from
-// liblapack.so.3; $GPUEXT_LAPACK names another.
+// liblapack.so.3; $GPUEXT_LAPACK names another. The decompositions' routines
+// (Lapack below) come from the library gesdd came from.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,6 +40,30 @@ using DgesddFn = void (*)(const char* jobz, const int* m, const int* n, double* 
                           int* iwork, int* info, size_t jobz_len);
 SgesddFn sgesdd();
 DgesddFn dgesdd();
+
+// The LAPACK routines of gx.linalg's decompositions (qr, cholesky, solve, inv,
+// det, eigh), from the library gesdd came from, for T = float (s...) or
+// double (d...): column-major, every argument by reference, a trailing hidden
+// length per character argument (gfortran's convention; C implementations
+// ignore them). A member is nullptr when the library lacks that routine.
+template <typename T>
+struct Lapack {
+  void (*geqrf)(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork,
+                int* info) = nullptr;
+  void (*orgqr)(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau, T* work,
+                const int* lwork, int* info) = nullptr;
+  void (*potrf)(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t uplo_len) = nullptr;
+  void (*getrf)(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info) = nullptr;
+  void (*getrs)(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv, T* b,
+                const int* ldb, int* info, size_t trans_len) = nullptr;
+  void (*syevd)(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, T* w, T* work,
+                const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len) = nullptr;
+};
+
+// The loaded LAPACK's routines for T, or nullptr when there is no LAPACK or
+// it is turned off (set_enabled(false)), as sgesdd() and dgesdd() are.
+template <typename T>
+const Lapack<T>* lapack();
 
 // Whether matmul may use the loaded BLAS (default true; tests turn it off to
 // reach the built-in kernel in the same process). Also gates LAPACK.

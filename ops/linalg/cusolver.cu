@@ -12,6 +12,23 @@ namespace {
 
 namespace ol = ::gx::optional_library;
 
+// The decompositions' routines of one precision (`p`: "S" or "D").
+template <typename T>
+void resolve_dense(void* lib, const std::string& p, Dense<T>& d, std::string& missing) {
+  const std::string dn = "cusolverDn" + p;
+  ol::resolve(lib, (dn + "geqrf_bufferSize").c_str(), d.geqrf_buffer_size, missing);
+  ol::resolve(lib, (dn + "geqrf").c_str(), d.geqrf, missing);
+  ol::resolve(lib, (dn + "orgqr_bufferSize").c_str(), d.orgqr_buffer_size, missing);
+  ol::resolve(lib, (dn + "orgqr").c_str(), d.orgqr, missing);
+  ol::resolve(lib, (dn + "potrf_bufferSize").c_str(), d.potrf_buffer_size, missing);
+  ol::resolve(lib, (dn + "potrf").c_str(), d.potrf, missing);
+  ol::resolve(lib, (dn + "getrf_bufferSize").c_str(), d.getrf_buffer_size, missing);
+  ol::resolve(lib, (dn + "getrf").c_str(), d.getrf, missing);
+  ol::resolve(lib, (dn + "getrs").c_str(), d.getrs, missing);
+  ol::resolve(lib, (dn + "syevd_bufferSize").c_str(), d.syevd_buffer_size, missing);
+  ol::resolve(lib, (dn + "syevd").c_str(), d.syevd, missing);
+}
+
 const ol::Loaded<Api>& loaded() {
   return ol::load_once<Api>(
       "GPUEXT_CUSOLVER_PATH", {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"},
@@ -24,6 +41,9 @@ const ol::Loaded<Api>& loaded() {
         ol::resolve(lib, "cusolverDnDgesvdj_bufferSize", a.DgesvdjBufferSize, missing);
         ol::resolve(lib, "cusolverDnSgesvdj", a.Sgesvdj, missing);
         ol::resolve(lib, "cusolverDnDgesvdj", a.Dgesvdj, missing);
+        // Not required for loading (the SVD does not need them): dense() names any that are missing.
+        resolve_dense(lib, "S", a.s, a.dense_missing);
+        resolve_dense(lib, "D", a.d, a.dense_missing);
       },
       "cuSOLVER (libcusolver.so.12 or .11) could not be loaded: install the CUDA toolkit's cuSOLVER (e.g. apt "
       "install libcusolver-13-0), set CUDA_HOME, or name the file in GPUEXT_CUSOLVER_PATH");
@@ -42,6 +62,16 @@ const Api& api(const char* what) {
   GX_CHECK(l.ok, what, ": ", l.error);
   return l.api;
 }
+
+template <typename T>
+const Dense<T>& dense(const char* what) {
+  const Api& a = api(what);
+  GX_CHECK(a.dense_missing.empty(), what, ": the loaded cuSOLVER lacks ", a.dense_missing,
+           " (a cuSOLVER without the legacy dense API?)");
+  return a.routines<T>();
+}
+template const Dense<float>& dense<float>(const char*);
+template const Dense<double>& dense<double>(const char*);
 
 void check(Status s, const char* what, const char* call) {
   GX_CHECK(s == 0, what, ": ", call, " failed with cusolverStatus_t ", s);

@@ -1,0 +1,67 @@
+// gx.linalg.qr, torch.linalg.qr's semantics: A = Q R for a matrix or a batch
+// of them, Householder QR (LAPACK's geqrf then orgqr; cuSOLVER's on CUDA,
+// without synchronizing, so a tall-skinny QR of row blocks stays
+// asynchronous). The op (ops/linalg/decomp.h) reads A row-major and writes Q
+// and R row-major; its column-major workspace is its own.
+import { allocate } from '../creation';
+import { type DType } from '../generated/dtypes';
+import * as ops from '../generated/ops';
+import { optionKeys } from '../options';
+import { describeValue } from '../shape';
+import { type Tensor } from '../tensor';
+import { optionsOf } from './common';
+import { asBatch, checkMatrices, withOutputs } from './linalg-common';
+
+/** 'reduced': Q [m, k], R [k, n] (k = min(m, n)); 'complete': Q [m, m], R [m, n]; 'r': R [k, n] only, Q empty. */
+export type QrMode = 'reduced' | 'complete' | 'r';
+
+const QR_MODES: readonly QrMode[] = ['reduced', 'complete', 'r'];
+
+export interface QrOptions {
+  /** Which factors and how large (default 'reduced'), as torch.linalg.qr's mode. */
+  mode?: QrMode;
+}
+
+const QR_KEYS = optionKeys<QrOptions>({ mode: true });
+
+export interface QrResult<D extends DType = DType> {
+  /** Orthonormal columns: [..., m, k], or [..., m, m] in 'complete' mode; an empty [0] tensor in mode 'r'. */
+  Q: Tensor<D>;
+  /** Upper triangular: [..., k, n], or [..., m, n] in 'complete' mode. */
+  R: Tensor<D>;
+}
+
+/**
+ * QR decomposition A = Q R of a float32/float64 matrix or batch of matrices
+ * [..., m, n], like torch.linalg.qr: Q has orthonormal columns, R is upper
+ * triangular (signs as LAPACK's Householder QR gives them: R's diagonal may
+ * be negative). cuSOLVER's geqrf + orgqr on CUDA; on the CPU LAPACK's when
+ * installed (gx.backends().cpu.lapack), else a built-in Householder QR.
+ * @example
+ * const { Q, R } = gx.linalg.qr(a);                        // a: [100000, 1000] -> Q [100000, 1000], R [1000, 1000]
+ * const { R: r } = gx.linalg.qr(a, { mode: 'r' });         // R only
+ */
+export function qr<D extends DType>(a: Tensor<D>, options?: QrOptions | null): QrResult<D> {
+  const fn = 'gx.linalg.qr';
+  const opts = optionsOf<QrOptions>(options, fn, QR_KEYS);
+  const mode = opts.mode ?? 'reduced';
+  if (!QR_MODES.includes(mode)) {
+    throw new TypeError(`${fn}: mode must be 'reduced', 'complete' or 'r', got ${describeValue(mode)}`);
+  }
+  const mats = checkMatrices(a, fn, 'a');
+  const { batch, count, rows: m, cols: n } = mats;
+  const k = Math.min(m, n);
+  const rk = mode === 'complete' ? m : k;
+  const kq = mode === 'complete' ? m : k;
+  return withOutputs(fn, (keep) => {
+    const R = keep(allocate([...batch, rk, n], a.dtype, a.device, undefined, fn));
+    const Q = keep(allocate(mode === 'r' ? [0] : [...batch, m, kq], a.dtype, a.device, undefined, fn));
+    if (count > 0) {
+      using a3 = asBatch(a, mats, false);
+      using r3 = R.reshape([count, rk, n]);
+      using q3 = mode === 'r' ? undefined : Q.reshape([count, m, kq]);
+      ops.qr(fn, { a: a3.handle(fn), q: q3 === undefined ? null : q3.handle(fn), r: r3.handle(fn) });
+    }
+    return { Q, R };
+  });
+}
