@@ -10,6 +10,7 @@
 import type { Device } from '../device';
 import { cat } from '../ops/layout';
 import { matmul, svd } from '../ops/linalg';
+import { qr } from '../ops/linalg-qr';
 import { empty } from '../creation';
 import type { Tensor } from '../tensor';
 import { ChunkedTensor, type RankPlacement } from './chunked';
@@ -21,14 +22,9 @@ export interface ChunkedSvd {
   Vh: Tensor;
 }
 
-/** Q and R of one block, on its device: here from the block's own SVD, Q = U and R = diag(S) Vh. */
+/** Q and R of one block, on its device (Householder QR: cuSOLVER geqrf + orgqr on CUDA, asynchronous). */
 function factor(block: Tensor): { Q: Tensor; R: Tensor } {
-  const { U, S, Vh } = svd(block, { fullMatrices: false });
-  using sv = S.reshape(-1, 1);
-  const R = Vh.mul(sv);
-  S.dispose();
-  Vh.dispose();
-  return { Q: U, R };
+  return qr(block, { mode: 'reduced' });
 }
 
 function checkTallSkinny(c: ChunkedTensor, fn: string): void {
