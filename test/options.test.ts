@@ -81,6 +81,9 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'distributed.initProcessGroup': {
     call: () => { void gx.distributed.initProcessGroup({ worldsize: 2 } as gx.distributed.InitOptions); }, fn: 'gx.distributed.initProcessGroup', key: 'worldsize', suggest: 'worldSize',
   },
+  'distributed.initDeviceGroup': {
+    call: () => gx.distributed.initDeviceGroup(['cuda:0'], { timeout: 1 } as gx.distributed.DeviceGroupOptions), fn: 'gx.distributed.initDeviceGroup', key: 'timeout', suggest: 'timeoutMs',
+  },
   chunked: {
     call: () => gx.chunked(x(), { chunk: [2] } as unknown as gx.ChunkOptions), fn: 'gx.chunked', key: 'chunk', suggest: 'chunks',
   },
@@ -144,8 +147,8 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
-    'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup'].map((f) => `distributed.${f}`),
-  ...['block', 'compute', 'sum', 'max', 'min', 'svd', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
+    'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup'].map((f) => `distributed.${f}`),
+  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'svd', 'svdAsync', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',

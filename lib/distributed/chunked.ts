@@ -172,7 +172,7 @@ export class ChunkedTensor {
   }
 
   /** Throws for a tensor spread over ranks, naming what to call instead. */
-  private localOnly(fn: string, instead: string): void {
+  #localOnly(fn: string, instead: string): void {
     if (this.placement !== undefined) {
       throw new TypeError(`${fn}: this chunked tensor is spread over ${this.placement.group.worldSize} ranks; every rank calls ${instead} instead (NOTE [ Chunks over ranks ])`);
     }
@@ -181,7 +181,7 @@ export class ChunkedTensor {
   /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
   compute(device?: DeviceLike): Tensor {
     const fn = 'ChunkedTensor.compute';
-    this.localOnly(fn, 'await x.gather()');
+    this.#localOnly(fn, 'await x.gather()');
     const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
     const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
     const offsets = this.chunks.map(offsetsOf);
@@ -195,7 +195,7 @@ export class ChunkedTensor {
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
   rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
-    this.localOnly(fn, 'await x.gather() and gx.chunked again');
+    this.#localOnly(fn, 'await x.gather() and gx.chunked again');
     const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
     const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
@@ -221,17 +221,17 @@ export class ChunkedTensor {
 
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
   sum(axis?: number): Tensor | ChunkedTensor {
-    this.localOnly('ChunkedTensor.sum', "await x.reduceAll('sum')");
+    this.#localOnly('ChunkedTensor.sum', "await x.reduceAll('sum')");
     return reduceBlocks(this, 'sum', axis);
   }
 
   max(axis?: number): Tensor | ChunkedTensor {
-    this.localOnly('ChunkedTensor.max', "await x.reduceAll('max')");
+    this.#localOnly('ChunkedTensor.max', "await x.reduceAll('max')");
     return reduceBlocks(this, 'max', axis);
   }
 
   min(axis?: number): Tensor | ChunkedTensor {
-    this.localOnly('ChunkedTensor.min', "await x.reduceAll('min')");
+    this.#localOnly('ChunkedTensor.min', "await x.reduceAll('min')");
     return reduceBlocks(this, 'min', axis);
   }
 
@@ -241,7 +241,7 @@ export class ChunkedTensor {
    * first block's device.
    */
   svd(): ChunkedSvd {
-    this.localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
+    this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
     return svdLocal(this);
   }
 

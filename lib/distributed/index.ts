@@ -10,8 +10,8 @@ export { DeviceGroup, initDeviceGroup, type DeviceGroupOptions } from './device-
 
 let current: ProcessGroup | undefined;
 
-/** The default group (initProcessGroup's), or an error naming `fn`. */
-export function defaultGroup(fn: string): ProcessGroup {
+/** The default group (initProcessGroup's), as torch's dist.group.WORLD; an error naming `fn` when there is none. */
+export function defaultGroup(fn = 'gx.distributed.defaultGroup'): ProcessGroup {
   return group(fn);
 }
 

@@ -25,7 +25,7 @@ export const NCCL_OPS = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 } as const;
  * copy inside a Python environment's nvidia-nccl wheel (PyTorch installs
  * one), so `pip install torch` is enough.
  */
-export function ncclWheelPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function ncclWheelPath(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   if (env.GPUEXT_NCCL_PATH) return undefined;
   const systemDirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/usr/local/cuda/lib64',
     ...(env.CUDA_HOME ? [path.join(env.CUDA_HOME, 'lib64')] : []), ...(env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean)];
@@ -75,7 +75,7 @@ export function locateNccl(): void {
  */
 export class NcclComm {
   readonly #pending = new Set<{ started: number; fail: (e: Error) => void }>();
-  #timer: NodeJS.Timeout | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
   #gone: string | undefined;
 
   private constructor(readonly device: Device, private readonly comm: string, private readonly probe: Tensor, private readonly timeoutMs: number) {}
@@ -138,7 +138,7 @@ export class NcclComm {
   completion(fn: string): Promise<void> {
     const done = new Event({ device: this.device }).record().done();
     return new Promise<void>((resolve, reject) => {
-      const entry = { started: Date.now(), fail: (e: Error) => reject(namedForCaller(e, fn)) };
+      const entry = { started: Date.now(), fail: (e: Error) => reject(new Error(`${fn}: ${e.message}`)) };
       this.#pending.add(entry);
       this.#watch();
       done.then(resolve, reject).finally(() => this.#pending.delete(entry));
