@@ -6,6 +6,8 @@ import './tensor-to';
 import './ops/methods';
 import './ops/layout-methods';
 import './ops/softmax-methods';
+import './autograd/functions';
+import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
@@ -48,3 +50,6 @@ export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export * as linalg from './ops/linalg-namespace';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
+
+export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
+export type { BackwardOptions } from './autograd/engine';

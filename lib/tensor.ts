@@ -118,9 +118,28 @@ const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
 const NOT_CLONEABLE = Symbol('a gx.Tensor cannot be posted to another thread (its memory belongs to this one): ' +
   'post its data, await t.toArray(), and rebuild it there with gx.tensor(data, { dtype, device }).reshape(shape)');
 
+/** @internal What autograd keeps on a tensor (lib/autograd/graph.ts). */
+export interface AutogradMeta {
+  requiresGrad: boolean;
+  grad: Tensor | null;
+  /** The node that made this tensor (null for a leaf). */
+  node: { release(): void } | null;
+}
+
+/** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */
+export const autogradHooks: {
+  disposed?: (t: Tensor) => void;
+  /** A view, reshape, contiguous() or clone() of a tensor autograd knows: `out` has `t`'s values. */
+  sameValues?: (name: string, t: Tensor, out: Tensor) => void;
+  /** Before an in-place write of `t` (NOTE [ Autograd and in-place ops ]). */
+  inPlace?: (fn: string, t: Tensor, inputs: readonly unknown[]) => void;
+} = {};
+
 export class Tensor<D extends DType = DType> implements Disposable {
   /** @internal See NOTE [ Tensors and postMessage ]. */
   readonly cloneGuard: symbol = NOT_CLONEABLE;
+  /** @internal Autograd's state; undefined for tensors autograd never saw. */
+  ag: AutogradMeta | undefined = undefined;
   #handle: NativeTensor | null;
   #meta: Meta | undefined;
   #address: number | undefined;
@@ -339,7 +358,9 @@ export class Tensor<D extends DType = DType> implements Disposable {
           `cannot be viewed as ${formatShape(target)} without copying; use reshape(), or contiguous() first`,
       );
     }
-    return this.#viewAs(target, strides, m.offset);
+    const out = this.#viewAs(target, strides, m.offset);
+    if (this.ag !== undefined) autogradHooks.sameValues?.('view', this, out);
+    return out;
   }
 
   /** view() when possible, else a contiguous copy with the new shape. */
@@ -347,9 +368,15 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const m = this.#info('Tensor.reshape');
     const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.reshape');
     const strides = viewStrides(m.shape, m.strides, target);
-    if (strides !== undefined) return this.#viewAs(target, strides, m.offset);
-    using c = this.contiguous();
-    return c.view(target);
+    let out: Tensor<D>;
+    if (strides !== undefined) {
+      out = this.#viewAs(target, strides, m.offset);
+    } else {
+      using c = new Tensor<D>(native.contiguous(this.handle('Tensor.reshape')));  // not recorded: reshape records itself
+      out = c.#viewAs(target, contiguousStrides(target), 0);
+    }
+    if (this.ag !== undefined) autogradHooks.sameValues?.('reshape', this, out);
+    return out;
   }
 
   /** @internal A view with explicit layout (checked against the storage by the core). */
@@ -365,7 +392,9 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** This tensor's data in C order: shares storage when already contiguous, else copies. */
   contiguous(): Tensor<D> {
-    return new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
+    const out = new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
+    if (this.ag !== undefined) autogradHooks.sameValues?.('contiguous', this, out);
+    return out;
   }
 
   /** A contiguous copy with its own storage. */
@@ -374,11 +403,13 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false),
       contiguousMeta(m.shape, m.dtype, m.device));
     native.copy(out.handle(), this.handle('Tensor.clone'));
+    if (this.ag !== undefined) autogradHooks.sameValues?.('clone', this, out);
     return out;
   }
 
   /** Sets every element to `value`, in place; returns this. (`fn`: @internal, the caller named in errors.) */
   fill_(value: Scalar, fn = 'Tensor.fill_'): this {
+    autogradHooks.inPlace?.(fn, this, []);
     native.fill(this.handle(fn), fillBits(value, this.#info(fn).dtype, fn));
     return this;
   }
@@ -392,6 +423,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const fn = 'Tensor.copy_';
     opts = checkOptions<{ nonBlocking?: boolean }>(opts, fn, COPY_KEYS);
     if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
+    autogradHooks.inPlace?.(fn, this, [src]);
     const dst = this.#info(fn), from = src.#info(fn);
     if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
       throw new Error(`${fn}: src has shape ${formatShape(from.shape)} but self has shape ${formatShape(dst.shape)}; ` +
@@ -416,6 +448,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const h = this.handle('Tensor.dispose');
     this.#handle = null;
     native.dispose(h);
+    if (this.ag !== undefined) autogradHooks.disposed?.(this);
   }
 
   /** `using t = ...` disposes at the end of the scope (no-op if already disposed). */

@@ -8,6 +8,12 @@ export function track(t: Tensor): void {
   if (scopes.length > 0) scopes[scopes.length - 1].add(t);
 }
 
+/** @internal Takes `t` out of every tidy scope: it outlives them (autograd's saved tensors and gradients). */
+export function untrack(t: Tensor): Tensor {
+  for (const s of scopes) s.delete(t);
+  return t;
+}
+
 function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
   if (value === null || typeof value !== 'object' || seen.has(value)) return;
   seen.add(value);

@@ -24,8 +24,16 @@
 'use strict';
 
 // Elementwise entries: (name, functor, compute types, group, kind, doc, more), more being
-// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool }; `doc` is the
+// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool, grad }; `doc` is the
 // gx function's JSDoc and the schema's documentation.
+// NOTE [ Derivatives beside the schemas ]
+// `grad` is the op's derivative for autograd, as PyTorch's derivatives.yaml
+// writes it: an expression of `grad` (the gradient of the result), `self`,
+// `other` and `result` in the formula helpers of lib/autograd/formula-ops.ts
+// (gx's elementwise ops, plus tieShare, geluGrad, zeros); a binary op gives
+// one per operand ({ self, other }), a unary op one. The generator writes
+// them to lib/generated/derivatives.ts; broadcasting is undone by the engine.
+// Ops without `grad` (comparisons, logical ops) have no derivative.
 const binary = (name, functor, computes, group, kind, doc, more = {}) =>
   ({ family: 'binary', name, functor, computes, group, kind, doc, ...more });
 const unary = (name, functor, computes, group, kind, doc, more = {}) =>
@@ -36,22 +44,22 @@ const op = (schema, doc, devices = ['cpu', 'cuda']) => ({ family: 'op', schema, 
 module.exports = [
   binary('add', 'AddOp', 'kCNumeric', 'arith', 'arith',
     'self + other, elementwise, with NumPy broadcasting and PyTorch\'s type promotion (gx.resultType); either side ' +
-    'may be a JS number.', { inplace: true, example: 'gx.add(a, b); gx.add(a, 1); gx.add(a, b, { out: c })' }),
+    'may be a JS number.', { inplace: true, example: 'gx.add(a, b); gx.add(a, 1); gx.add(a, b, { out: c })', grad: { self: 'grad', other: 'grad' } }),
   binary('sub', 'SubOp', 'kCNumeric | kCNoBool', 'arith', 'arith', 'self - other (not for bool: see logicalXor).',
-    { inplace: true, example: 'gx.sub(1, x)', noBool: '; for bool tensors use logicalXor' }),
-  binary('mul', 'MulOp', 'kCNumeric', 'arith', 'arith', 'self * other.', { inplace: true, example: 'gx.mul(x, 2)' }),
+    { inplace: true, example: 'gx.sub(1, x)', noBool: '; for bool tensors use logicalXor', grad: { self: 'grad', other: 'neg(grad)' } }),
+  binary('mul', 'MulOp', 'kCNumeric', 'arith', 'arith', 'self * other.', { inplace: true, example: 'gx.mul(x, 2)', grad: { self: 'mul(grad, other)', other: 'mul(grad, self)' } }),
   binary('div', 'DivOp', 'kCFloating', 'arith', 'div', 'True division self / other: integer inputs give float32.',
-    { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]' }),
+    { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]', grad: { self: 'div(grad, other)', other: 'neg(div(mul(grad, result), other))' } }),
   binary('pow', 'PowOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'self ** other; integers to negative integer powers are refused.',
-    { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first' }),
+    { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first', grad: { self: 'mul(grad, mul(other, pow(self, sub(other, 1))))', other: 'mul(grad, mul(result, log(self)))' } }),
   binary('maximum', 'MaximumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise maximum; NaN propagates.',
-    { example: 'gx.maximum(x, 0)' }),
+    { example: 'gx.maximum(x, 0)', grad: { self: 'mul(grad, tieShare(gt(self, other), eq(self, other)))', other: 'mul(grad, tieShare(lt(self, other), eq(self, other)))' } }),
   binary('minimum', 'MinimumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise minimum; NaN propagates.',
-    { example: 'gx.minimum(x, y)' }),
+    { example: 'gx.minimum(x, y)', grad: { self: 'mul(grad, tieShare(lt(self, other), eq(self, other)))', other: 'mul(grad, tieShare(gt(self, other), eq(self, other)))' } }),
   binary('remainder', 'RemainderOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'Python\'s % (the result has the divisor\'s sign), as torch.remainder.',
-    { inplace: true, example: 'gx.remainder(x, 3)', noBool: '; convert with .astype() first' }),
+    { inplace: true, example: 'gx.remainder(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, floor(div(self, other))))' } }),
   binary('eq', 'EqOp', 'kCNumeric', 'compare', 'compare', 'self == other, as a bool tensor.', { example: 'gx.eq(x, 0)' }),
   binary('ne', 'NeOp', 'kCNumeric', 'compare', 'compare', 'self != other, as a bool tensor.'),
   binary('lt', 'LtOp', 'kCNumeric', 'compare', 'compare', 'self < other, as a bool tensor.'),
@@ -64,28 +72,28 @@ module.exports = [
   binary('logical_xor', 'LogicalXorOp', 'kCBool', 'logical', 'logical', 'Logical xor of "nonzero", as a bool tensor.'),
 
   unary('exp', 'ExpOp', 'kCFloating', 'float', 'float', 'e ** x (integer and bool inputs give float32).',
-    { inplace: true, example: 'gx.exp(x)' }),
-  unary('log', 'LogOp', 'kCFloating', 'float', 'float', 'Natural logarithm.', { inplace: true }),
-  unary('log1p', 'Log1pOp', 'kCFloating', 'float', 'float', 'log(1 + x), accurate near 0.', { inplace: true }),
-  unary('sqrt', 'SqrtOp', 'kCFloating', 'float', 'float', 'Square root.', { inplace: true }),
-  unary('rsqrt', 'RsqrtOp', 'kCFloating', 'float', 'float', '1 / sqrt(x).', { inplace: true }),
-  unary('sin', 'SinOp', 'kCFloating', 'float', 'float', 'Sine.', { inplace: true }),
-  unary('cos', 'CosOp', 'kCFloating', 'float', 'float', 'Cosine.', { inplace: true }),
-  unary('tanh', 'TanhOp', 'kCFloating', 'activation', 'float', 'Hyperbolic tangent.', { inplace: true }),
-  unary('sigmoid', 'SigmoidOp', 'kCFloating', 'activation', 'float', '1 / (1 + exp(-x)).', { inplace: true }),
-  unary('gelu', 'GeluOp', 'kCFloating', 'activation', 'float', 'GELU, the exact (erf) form of torch.nn.functional.gelu.'),
+    { inplace: true, example: 'gx.exp(x)', grad: 'mul(grad, result)' }),
+  unary('log', 'LogOp', 'kCFloating', 'float', 'float', 'Natural logarithm.', { inplace: true, grad: 'div(grad, self)' }),
+  unary('log1p', 'Log1pOp', 'kCFloating', 'float', 'float', 'log(1 + x), accurate near 0.', { inplace: true, grad: 'div(grad, add(self, 1))' }),
+  unary('sqrt', 'SqrtOp', 'kCFloating', 'float', 'float', 'Square root.', { inplace: true, grad: 'div(grad, mul(result, 2))' }),
+  unary('rsqrt', 'RsqrtOp', 'kCFloating', 'float', 'float', '1 / sqrt(x).', { inplace: true, grad: 'mul(grad, mul(pow(result, 3), -0.5))' }),
+  unary('sin', 'SinOp', 'kCFloating', 'float', 'float', 'Sine.', { inplace: true, grad: 'mul(grad, cos(self))' }),
+  unary('cos', 'CosOp', 'kCFloating', 'float', 'float', 'Cosine.', { inplace: true, grad: 'neg(mul(grad, sin(self)))' }),
+  unary('tanh', 'TanhOp', 'kCFloating', 'activation', 'float', 'Hyperbolic tangent.', { inplace: true, grad: 'mul(grad, sub(1, mul(result, result)))' }),
+  unary('sigmoid', 'SigmoidOp', 'kCFloating', 'activation', 'float', '1 / (1 + exp(-x)).', { inplace: true, grad: 'mul(grad, mul(result, sub(1, result)))' }),
+  unary('gelu', 'GeluOp', 'kCFloating', 'activation', 'float', 'GELU, the exact (erf) form of torch.nn.functional.gelu.', { grad: 'mul(grad, geluGrad(self))' }),
   unary('softplus', 'SoftplusOp', 'kCFloating', 'activation', 'float',
-    'log(1 + exp(x)); x above 20 passes through (torch\'s threshold).'),
-  unary('neg', 'NegOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-x (keeps the dtype; not for bool).', { inplace: true }),
-  unary('abs', 'AbsOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '|x| (keeps the dtype; not for bool).', { inplace: true }),
+    'log(1 + exp(x)); x above 20 passes through (torch\'s threshold).', { grad: 'mul(grad, where(gt(self, 20), 1, sigmoid(self)))' }),
+  unary('neg', 'NegOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-x (keeps the dtype; not for bool).', { inplace: true, grad: 'neg(grad)' }),
+  unary('abs', 'AbsOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '|x| (keeps the dtype; not for bool).', { inplace: true, grad: 'mul(grad, sign(self))' }),
   unary('sign', 'SignOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-1, 0 or 1 by the sign of x; 0 for NaN.',
-    { inplace: true }),
-  unary('floor', 'FloorOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds down (integers unchanged).', { inplace: true }),
-  unary('ceil', 'CeilOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds up (integers unchanged).', { inplace: true }),
+    { inplace: true, grad: 'zeros(self)' }),
+  unary('floor', 'FloorOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds down (integers unchanged).', { inplace: true, grad: 'zeros(self)' }),
+  unary('ceil', 'CeilOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds up (integers unchanged).', { inplace: true, grad: 'zeros(self)' }),
   unary('round', 'RoundOp', 'kCNumeric | kCNoBool', 'keep', 'keep',
-    'Rounds to the nearest integer, halves to even as torch.round (integers unchanged).', { inplace: true }),
+    'Rounds to the nearest integer, halves to even as torch.round (integers unchanged).', { inplace: true, grad: 'zeros(self)' }),
   unary('relu', 'ReluOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'max(x, 0); NaN propagates.',
-    { inplace: true, example: 'gx.relu(x)' }),
+    { inplace: true, example: 'gx.relu(x)', grad: 'mul(grad, gt(self, 0))' }),
 
   op('where(Tensor condition, Tensor? self, Tensor? other, float self_scalar, int self_int, float other_scalar, ' +
     'int other_int, ScalarType dtype, Tensor out) -> ()',

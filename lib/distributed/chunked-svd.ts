@@ -13,11 +13,18 @@ import { matmul, svd } from '../ops/linalg';
 import { qr } from '../ops/linalg-qr';
 import { empty } from '../creation';
 import type { Tensor } from '../tensor';
-import { ChunkedTensor, type RankPlacement } from './chunked';
+import type { ChunkedTensor, RankPlacement } from './chunked';
 
 export interface ChunkedSvd {
   /** Chunked like the matrix's rows (one block of k columns); across ranks, this rank's blocks. */
   U: ChunkedTensor;
+  S: Tensor;
+  Vh: Tensor;
+}
+
+/** What the SVD computes: U's blocks in row order (undefined where another rank holds one), S and Vh. */
+export interface SvdParts {
+  blocks: (Tensor | undefined)[];
   S: Tensor;
   Vh: Tensor;
 }
@@ -42,7 +49,7 @@ function moveTo(t: Tensor, device: Device, fn: string): Tensor {
 }
 
 /** Step 2 and 3: the SVD of the stacked R's (on `home`), then U's blocks from the Q's this process holds. */
-function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined)[], fn: string): ChunkedSvd {
+function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined)[], fn: string): SvdParts {
   const m = cat(Rs, 0);
   Rs.forEach((r) => r.dispose());
   const { U: um, S, Vh } = svd(m, { fullMatrices: false });
@@ -60,12 +67,11 @@ function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined
     return u;
   });
   um.dispose();
-  const k = S.shape[0];
-  return { U: new ChunkedTensor([c.shape[0], k], [c.chunks[0], [k]], c.dtype, blocks, c.placement), S, Vh };
+  return { blocks, S, Vh };
 }
 
 /** TSQR of a chunked tensor this process holds: the R's stacked on the first block's device. */
-export function svdLocal(c: ChunkedTensor): ChunkedSvd {
+export function svdLocal(c: ChunkedTensor): SvdParts {
   const fn = 'ChunkedTensor.svd';
   checkTallSkinny(c, fn);
   const home = c.blocks[0].device;
@@ -74,7 +80,7 @@ export function svdLocal(c: ChunkedTensor): ChunkedSvd {
 }
 
 /** TSQR of a chunked tensor spread over ranks: each R broadcast by its owner, the small SVD on every rank. */
-export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement): Promise<ChunkedSvd> {
+export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement): Promise<SvdParts> {
   const fn = 'ChunkedTensor.svdAsync';
   checkTallSkinny(c, fn);
   const home = c.home(fn);

@@ -40,7 +40,7 @@ import { cat, stack } from '../ops/layout';
 import { max, min, sum } from '../ops/index';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
-import { svdLocal, svdOverRanks, type ChunkedSvd } from './chunked-svd';
+import { svdLocal, svdOverRanks, type ChunkedSvd, type SvdParts } from './chunked-svd';
 import type { DType } from '../generated/dtypes';
 
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
@@ -242,12 +242,17 @@ export class ChunkedTensor {
    */
   svd(): ChunkedSvd {
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
-    return svdLocal(this);
+    return this.#svdResult(svdLocal(this));
+  }
+
+  #svdResult({ blocks, S, Vh }: SvdParts): ChunkedSvd {
+    const k = S.shape[0];
+    return { U: new ChunkedTensor([this.shape[0], k], [this.chunks[0], [k]], this.dtype, blocks, this.placement), S, Vh };
   }
 
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
   async svdAsync(): Promise<ChunkedSvd> {
-    return this.placement === undefined ? svdLocal(this) : svdOverRanks(this, this.placement);
+    return this.#svdResult(this.placement === undefined ? svdLocal(this) : await svdOverRanks(this, this.placement));
   }
 
   /**

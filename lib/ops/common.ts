@@ -4,6 +4,7 @@ import { allocate } from '../creation';
 import type { Device } from '../device';
 import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
+import { checkInPlace } from '../autograd/graph';
 import { Tensor } from '../tensor';
 import { checkOptions, optionKeys } from '../options';
 import { namedForCaller } from './library';
@@ -124,6 +125,7 @@ export interface ResultOptions {
 export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
   compute: (dst: Tensor) => void): Tensor {
   const { t, owned } = resultTensor(shape, dtype, device, fn, opts);
+  if (!owned) checkInPlace(fn, t, opts.inputs);  // NOTE [ Autograd and in-place ops ]
   const viaTemporary = !owned && overlapsInputs(t, opts.inputs, opts.elementwise);
   const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {

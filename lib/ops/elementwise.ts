@@ -8,6 +8,7 @@ import type { Device } from '../device';
 import { DEFAULT_FLOAT, parseDType } from '../dtype';
 import { INTEGER_RANGE, type DType, type IntegerDType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
+import { recorders, shouldRecord } from '../autograd/graph';
 import { Tensor } from '../tensor';
 import {
   broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
@@ -76,14 +77,18 @@ export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, o
   }
   if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
   const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true };
+  let result: Tensor;
   if (tx && ty) {
-    return computeResult(shape, resDtype, device, fn, target, (r) =>
+    result = computeResult(shape, resDtype, device, fn, target, (r) =>
       spec.tensor(fn, { self: x.handle(fn), other: y.handle(fn), dtype: common, out: r.handle(fn) }));
+  } else {
+    const t = (tx ? x : y) as Tensor;
+    const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
+    result = computeResult(shape, resDtype, device, fn, target, (r) =>
+      spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
   }
-  const t = (tx ? x : y) as Tensor;
-  const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
-  return computeResult(shape, resDtype, device, fn, target, (r) =>
-    spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
+  if (shouldRecord(x, y)) recorders.binary?.(spec.name, x, y, result);
+  return result;
 }
 
 type AnyBinary = (self: unknown, other: unknown, opts?: unknown) => Tensor;
@@ -116,8 +121,10 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     if (dt === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
     common = dt;
   }
-  return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
     (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn) }));
+  if (shouldRecord(x)) recorders.unary?.(spec.name, x, result);
+  return result;
 }
 
 type AnyUnary = (x: unknown, opts?: unknown) => Tensor;
@@ -151,11 +158,13 @@ export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, 
   const common = resultType(x, y);
   const [xf, xi] = x instanceof Tensor ? [0, 0] : scalarArgs(x, common, fn, true);
   const [yf, yi] = y instanceof Tensor ? [0, 0] : scalarArgs(y, common, fn, true);
-  return computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
+  const result = computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
     ops.where(fn, {
       condition: cond.handle(fn), self: x instanceof Tensor ? x.handle(fn) : null, other: y instanceof Tensor ? y.handle(fn) : null,
       selfScalar: xf, selfInt: xi, otherScalar: yf, otherInt: yi, dtype: common, out: r.handle(fn),
     }));
+  if (shouldRecord(x, y)) recorders.where?.(cond, x, y, result);
+  return result;
 }
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
@@ -181,17 +190,21 @@ export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts
     const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
     return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
   };
-  return computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
     (r) => ops.clamp(fn, {
       self: x.handle(fn), min: lo === undefined ? null : Number(lo), max: hi === undefined ? null : Number(hi),
       minInt: asInt(lo), maxInt: asInt(hi), dtype: common, out: r.handle(fn),
     }));
+  if (shouldRecord(x)) recorders.clamp?.(x, lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi), result);
+  return result;
 }
 
 /** @internal A copy of x converted to `dtype`. */
 export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const d = parseDType(dtype, fn);
-  return computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
+  const result = computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
     (r) => ops.astype(fn, { self: x.handle(fn), out: r.handle(fn) }));
+  if (shouldRecord(x)) recorders.astype?.(x, result);
+  return result;
 }

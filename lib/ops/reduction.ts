@@ -4,6 +4,7 @@ import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { formatShape } from '../shape';
+import { recorders, shouldRecord } from '../autograd/graph';
 import type { Tensor } from '../tensor';
 import { optionKeys } from '../options';
 import { checkTensor, computeResult, describeOperand } from './common';
@@ -97,8 +98,10 @@ export function reduceOp(spec: ReduceSpec, a: unknown, arg: unknown, opts: unkno
   // inf - inf = NaN, of int8 -1 as uint8 is 255); accumulating the input's own values differed.
   const src = asked !== undefined && asked !== xd ? astypeOp(x, asked, fn) : x;
   try {
-    return computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
+    const result = computeResult(outShape, resDtype, x.device, fn, { out: o.out, inputs: [x], elementwise: false },
       (r) => spec.call(fn, { self: src.handle(fn), axis: dims, dtype: compute, out: r.handle(fn) }));
+    if (shouldRecord(x)) recorders.reduce?.(spec.name, x, dims, o.keepdims === true, result);
+    return result;
   } finally {
     if (src !== x) src.dispose();
   }

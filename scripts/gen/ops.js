@@ -231,6 +231,40 @@ function tsApi(list) {
   return lines.join('\n');
 }
 
+/** A formula of NOTE [ Derivatives beside the schemas ] as TS: every call goes to the helpers' namespace F. */
+function formula(text, where) {
+  if (typeof text !== 'string' || text.trim() === '') throw new Error(`${where}: grad formulas are non-empty strings`);
+  return text.replace(/\b([A-Za-z_]\w*)\s*\(/g, 'F.$1(');
+}
+
+function tsDerivatives(list) {
+  const lines = [...HEADER,
+    '// Each elementwise op\'s derivative (NOTE [ Derivatives beside the schemas ] in ops/op-list.js),',
+    '// as functions of the gradient of the result, the operands and the result; lib/autograd',
+    '// reduces them to each operand\'s shape.',
+    "import * as F from '../autograd/formula-ops';",
+    "import type { Tensor } from '../tensor';",
+    '',
+    '/** One operand\'s gradient from the result\'s. */',
+    'export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor) => Tensor | number;',
+    '',
+    '/** By gx name: a binary op\'s derivatives by operand, a unary op\'s for its one. */',
+    'export const DERIVATIVES: Record<string, { self: Derivative; other?: Derivative }> = {'];
+  for (const e of list.filter((x) => x.grad !== undefined)) {
+    const where = `ops/op-list.js ${e.name}`;
+    const used = (f) => `(${['grad', 'self', 'other', 'result'].map((n) => (new RegExp(`\\b${n}\\b`).test(f) ? n : `_${n}`)).join(', ')})`;
+    if (e.family === 'binary') {
+      const self = formula(e.grad.self, where), other = formula(e.grad.other, where);
+      lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    other: ${used(other)} => ${other},`, '  },');
+    } else {
+      const self = formula(e.grad, where);
+      lines.push(`  ${camel(e.name)}: { self: ${used(self)} => ${self} },`);
+    }
+  }
+  lines.push('};', '');
+  return lines.join('\n');
+}
+
 function outputs() {
   const list = readList();
   const all = schemas(list);
@@ -240,6 +274,7 @@ function outputs() {
     { path: 'ops/generated/registry.cpp', text: registry(all) },
     { path: 'lib/generated/ops.ts', text: tsOps(list, all) },
     { path: 'lib/generated/elementwise.ts', text: tsApi(list) },
+    { path: 'lib/generated/derivatives.ts', text: tsDerivatives(list) },
   ];
 }
 

@@ -1,0 +1,59 @@
+// The helpers the derivative formulas of ops/op-list.js are written in
+// (NOTE [ Derivatives beside the schemas ]): gx's elementwise ops taking
+// tensors or plain numbers (a number operand of the forward op stays a
+// number), and the few pieces that are not one op.
+import * as E from '../generated/elementwise';
+import { whereOp } from '../ops/elementwise';
+import { empty } from '../creation';
+import { Tensor } from '../tensor';
+
+export type X = Tensor | number;
+
+const num = (x: X): x is number => typeof x === 'number';
+const binary = (op: (a: never, b: never) => Tensor, js: (a: number, b: number) => number) =>
+  (a: X, b: X): X => (num(a) && num(b) ? js(a, b) : op(a as never, b as never));
+const unary = (op: (a: never) => Tensor, js: (a: number) => number) => (a: X): X => (num(a) ? js(a) : op(a as never));
+
+export const add = binary(E.add, (a, b) => a + b);
+export const sub = binary(E.sub, (a, b) => a - b);
+export const mul = binary(E.mul, (a, b) => a * b);
+export const div = binary(E.div, (a, b) => a / b);
+export const pow = binary(E.pow, (a, b) => a ** b);
+export const gt = binary(E.gt, (a, b) => Number(a > b));
+export const lt = binary(E.lt, (a, b) => Number(a < b));
+export const eq = binary(E.eq, (a, b) => Number(a === b));
+export const neg = unary(E.neg, (a) => -a);
+export const exp = unary(E.exp, Math.exp);
+export const log = unary(E.log, Math.log);
+export const sin = unary(E.sin, Math.sin);
+export const cos = unary(E.cos, Math.cos);
+export const sign = unary(E.sign, Math.sign);
+export const floor = unary(E.floor, Math.floor);
+export const sigmoid = unary(E.sigmoid, (a) => 1 / (1 + Math.exp(-a)));
+
+export function where(c: X, a: X, b: X): X {
+  return whereOp(c, a, b, 'autograd');
+}
+
+/**
+ * The share of the gradient an operand of maximum / minimum gets: 1 where
+ * it alone wins, 1/2 on a tie (the two split it, as torch does), else 0.
+ */
+export function tieShare(wins: X, ties: X): X {
+  return add(wins, mul(ties, 0.5));
+}
+
+/** d gelu(x) / dx for the exact (erf) form: Phi(x) + x phi(x), Phi(x) = (gelu(x) / x). */
+export function geluGrad(x: X): X {
+  if (num(x)) throw new TypeError('geluGrad: expected a tensor');
+  const pdf = mul(exp(mul(mul(x, x), -0.5)), 1 / Math.sqrt(2 * Math.PI));
+  // Phi(x) from the forward op itself: gelu(x) = x Phi(x); near 0 use 0.5 + x phi(0).
+  const phi = where(gt(E.abs(x), 1e-6), div(E.gelu(x), x), add(0.5, mul(x, 1 / Math.sqrt(2 * Math.PI))));
+  return add(phi, mul(x, pdf));
+}
+
+/** A gradient of zeros shaped like x (ops whose derivative is zero almost everywhere). */
+export function zeros(x: X): X {
+  if (num(x)) return 0;
+  return empty(x.shape as number[], { dtype: x.dtype, device: x.device }).fill_(0);
+}

@@ -1,0 +1,98 @@
+// The recorders of the built-in op families (graph.ts `recorders`): each
+// saves what its derivative needs and records the node. Elementwise
+// derivatives come from ops/op-list.js (lib/generated/derivatives.ts);
+// reductions, matmul, softmax and layout ops are written here.
+import { DERIVATIVES } from '../generated/derivatives';
+import * as E from '../generated/elementwise';
+import { sum } from '../ops/index';
+import { whereOp } from '../ops/elementwise';
+import { Tensor } from '../tensor';
+import { autogradHooks } from '../tensor';
+import { record, recorders, requiresGrad, shouldRecord } from './graph';
+
+const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
+
+recorders.binary = (name, x, y, out) => {
+  const d = DERIVATIVES[name];
+  if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
+  const save = [x, y].filter(asTensor);
+  record(name, [x, y], out, [...save, out], (g, s) => {
+    const sx = asTensor(x) ? s[0] : (x as number);
+    const sy = asTensor(y) ? s[asTensor(x) ? 1 : 0] : (y as number);
+    const r = s[s.length - 1];
+    return [
+      requiresGrad(x) ? d.self(g, sx, sy, r) : null,
+      requiresGrad(y) ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r) : null,
+    ];
+  });
+};
+
+recorders.unary = (name, x, out) => {
+  const d = DERIVATIVES[name];
+  if (d === undefined) return;
+  record(name, [x], out, [x, out], (g, [sx, r]) => [d.self(g, sx, 0, r)]);
+};
+
+/** The gradient of a reduction's result spread back over the input's shape (before scaling). */
+function unreduce(g: Tensor, shape: readonly number[], axes: readonly number[], keepdims: boolean): Tensor {
+  const kept = shape.map((n, d) => (axes.includes(d) ? 1 : n));
+  const gk = keepdims ? g : g.reshape(kept);
+  return gk.expand(shape as number[]);
+}
+
+recorders.reduce = (name, x, axes, keepdims, out) => {
+  const count = axes.reduce((n, d) => n * x.shape[d], 1);
+  switch (name) {
+    case 'sum':
+      record(name, [x], out, [], (g) => [unreduce(g, x.shape, axes, keepdims)]);
+      break;
+    case 'mean':
+      record(name, [x], out, [], (g) => [E.div(unreduce(g, x.shape, axes, keepdims), count)]);
+      break;
+    case 'prod':
+      // d prod / dx_i = prod / x_i (inputs with zeros give NaN or inf there, as in a plain division).
+      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(unreduce(g, x.shape, axes, keepdims), unreduce(r, x.shape, axes, keepdims)), sx)]);
+      break;
+    case 'max':
+    case 'min':
+      // The gradient goes to the elements equal to the extremum, split evenly between ties (torch's amax rule).
+      record(name, [x], out, [x, out], (g, [sx, r]) => {
+        const hit = E.eq(sx, unreduce(r, x.shape, axes, keepdims)).astype(x.dtype);
+        const ties = sum(hit, { axis: [...axes], keepdims: true });
+        return [E.mul(E.div(hit, ties), unreduce(g, x.shape, axes, keepdims))];
+      });
+      break;
+    default:
+      break;  // argmax / argmin: integer results, no gradient
+  }
+};
+
+recorders.where = (cond, x, y, out) => {
+  record('where', [x, y], out, [cond], (g, [c]) => [
+    requiresGrad(x) ? whereOp(c, g, 0, 'where backward') : null,
+    requiresGrad(y) ? whereOp(c, 0, g, 'where backward') : null,
+  ]);
+};
+
+recorders.clamp = (x, lo, hi, out) => {
+  // The gradient passes where x is inside [lo, hi] (at a bound too, as torch).
+  record('clamp', [x], out, [x], (g, [sx]) => {
+    let inside: Tensor | undefined;
+    if (lo !== undefined) inside = E.ge(sx, lo);
+    if (hi !== undefined) {
+      const le = E.le(sx, hi);
+      inside = inside === undefined ? le : E.logicalAnd(inside, le);
+    }
+    return [whereOp(inside as Tensor, g, 0, 'clamp backward')];
+  });
+};
+
+recorders.astype = (x, out) => {
+  if (!['float32', 'float64', 'float16', 'bfloat16'].includes(x.dtype)) return;
+  record('astype', [x], out, [], (g) => [g.astype(x.dtype)]);
+};
+
+autogradHooks.sameValues = (name, t, out) => {
+  if (!shouldRecord(t)) return;
+  record(name, [t], out, [], (g) => [g.reshape(t.shape as number[])]);
+};

@@ -1,0 +1,189 @@
+// The tape: every differentiable op that sees an input requiring grad
+// records a Node with edges to where its inputs came from (the nodes that
+// made them, or leaf tensors whose .grad collects) and a backward function.
+//
+// NOTE [ Autograd memory ]
+// gpuext frees memory deterministically (dispose, tidy), so the graph does
+// too. A node saves what its backward needs as aliases (views sharing the
+// storage, outside every tidy scope), so the user may dispose the originals.
+// Nodes are reference-counted: by the tensors they made and by the nodes
+// that consume those. Disposing a tensor drops its reference; a node at zero
+// frees its saved tensors and drops its references to its inputs' nodes. A
+// backward without { retainGraph } frees each node's saved tensors once used,
+// so running backward through that graph again is an error. A training loop
+// that disposes its loss (or runs in tidy) therefore frees the whole tape.
+//
+// NOTE [ Autograd and in-place ops ]
+// Each storage written in place gets a version counter (bumped by the
+// in-place ops and `out`). A saved tensor remembers its version; if its
+// storage was written after it was saved, backward is an error naming the
+// op, as PyTorch's version counter rule. An in-place op on a tensor that
+// requires grad, and `out` of an op whose inputs require grad, are refused.
+import { DTYPE_INFO } from '../generated/dtypes';
+import { autogradHooks, Tensor, type AutogradMeta } from '../tensor';
+import { untrack } from '../tidy';
+import { isGradEnabled } from './mode';
+
+/** A saved tensor: an alias of the original, with the storage version it had. */
+class Saved {
+  readonly alias: Tensor;
+  readonly version: number;
+
+  constructor(t: Tensor) {
+    this.alias = alias(t);
+    this.version = versionOf(t);
+    liveSaved++;
+  }
+
+  free(): void {
+    this.alias.dispose();
+    liveSaved--;
+  }
+}
+
+/** Saved tensors alive: while there are none, in-place writes need not be counted. */
+let liveSaved = 0;
+
+const versions = new Map<string, number>();
+
+/** A key shared by every view of one storage: its device and first byte's address. */
+function storageKey(t: Tensor): string {
+  return `${String(t.device)}@${t.address() - t.storageOffset * DTYPE_INFO[t.dtype].itemsize}`;
+}
+
+function versionOf(t: Tensor): number {
+  return versions.size === 0 ? 0 : versions.get(storageKey(t)) ?? 0;
+}
+
+/** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]). */
+export function bumpVersion(t: Tensor): void {
+  const k = storageKey(t);
+  versions.set(k, (versions.get(k) ?? 0) + 1);
+}
+
+/** Where an input's gradient goes: the node that made it, or the leaf it is. */
+export type Edge = { node: Node; leaf?: undefined } | { leaf: Tensor; node?: undefined };
+
+/** An input's shape and dtype, to bring its gradient back to them. */
+export interface InputInfo {
+  shape: readonly number[];
+  dtype: string;
+}
+
+export type BackwardFn = (grad: Tensor, saved: readonly Tensor[]) => readonly (Tensor | number | null | undefined)[];
+
+export class Node {
+  refs = 0;
+  #saved: Saved[] | undefined;
+  #freed = false;
+
+  constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
+    readonly fn: BackwardFn, saved: readonly Tensor[]) {
+    this.#saved = saved.map((t) => new Saved(t));
+    for (const e of edges) if (e?.node !== undefined) e.node.refs++;
+  }
+
+  /** The saved tensors, checked against in-place writes since. */
+  saved(): Tensor[] {
+    if (this.#saved === undefined) {
+      throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
+        'pass { retainGraph: true } to the first backward() to keep them');
+    }
+    return this.#saved.map((s, i) => {
+      if (versionOf(s.alias) !== s.version) {
+        throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
+          `(version ${versionOf(s.alias)}, saved at ${s.version}); clone() it before the in-place op`);
+      }
+      return s.alias;
+    });
+  }
+
+  /** Frees the saved tensors (after backward, or when nothing refers to the node any more). */
+  freeSaved(): void {
+    for (const s of this.#saved ?? []) s.free();
+    this.#saved = undefined;
+  }
+
+  release(): void {
+    if (--this.refs > 0 || this.#freed) return;
+    this.#freed = true;
+    this.freeSaved();
+    for (const e of this.edges) e?.node?.release();
+  }
+}
+
+const ordinal = (i: number): string => ['first', 'second', 'third', 'fourth'][i] ?? `#${i + 1}`;
+
+/** @internal A view of all of `t`, not recorded and outside every tidy scope. */
+export function alias(t: Tensor): Tensor {
+  return untrack(t.asStrided(t.shape, t.strides, t.storageOffset));
+}
+
+autogradHooks.inPlace = (fn, t, inputs) => checkInPlace(fn, t, inputs);
+
+autogradHooks.disposed = (t: Tensor): void => {
+  const meta = t.ag;
+  if (meta === undefined) return;
+  t.ag = undefined;
+  // A leaf's gradient goes with it (take a clone() first to keep it); a made tensor drops its node.
+  if (meta.grad !== null && !meta.grad.isDisposed) meta.grad.dispose();
+  (meta.node as Node | null)?.release();
+};
+
+/** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */
+export function requiresGrad(t: unknown): t is Tensor {
+  return t instanceof Tensor && t.ag !== undefined && (t.ag.requiresGrad || t.ag.node !== null);
+}
+
+/** Whether an op on these operands must be recorded. */
+export function shouldRecord(...xs: readonly unknown[]): boolean {
+  if (!isGradEnabled()) return false;
+  for (const x of xs) if (requiresGrad(x)) return true;
+  return false;
+}
+
+const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
+
+/**
+ * Records `output` as made by `name` from `inputs` (tensors, numbers or
+ * anything else: only tensors that require grad get edges). `backward` gets
+ * the output's gradient and the tensors listed in `save` (as saved) and
+ * returns one gradient per input (null where there is none). Returns output.
+ */
+export function record<T extends Tensor>(name: string, inputs: readonly unknown[], output: T, save: readonly Tensor[], backward: BackwardFn): T {
+  if (!FLOATING.has(output.dtype)) return output;  // an integer or bool result has no gradient
+  const edges = inputs.map((x): Edge | null => {
+    if (!requiresGrad(x)) return null;
+    const meta = x.ag as AutogradMeta;
+    return meta.node !== null ? { node: meta.node as Node } : { leaf: x };
+  });
+  const infos = inputs.map((x) => (x instanceof Tensor ? { shape: x.shape, dtype: x.dtype } : null));
+  const node = new Node(name, edges, infos, backward, save);
+  node.refs++;
+  output.ag = { requiresGrad: true, grad: null, node };
+  return output;
+}
+
+/** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
+export function checkInPlace(fn: string, target: Tensor | undefined, inputs: readonly unknown[]): void {
+  if (target === undefined) return;
+  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) {
+    throw new Error(`${fn}: an in-place op or out= on tensors that require grad cannot be recorded; ` +
+      'compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
+  }
+  if (liveSaved > 0) bumpVersion(target);
+}
+
+/**
+ * The recorders of the op families, filled in by lib/autograd/functions.ts
+ * (the ops call them through here, so that lib/ops does not import the
+ * derivative formulas, which are written in lib/ops' own functions).
+ */
+export const recorders: {
+  binary?: (name: string, x: unknown, y: unknown, out: Tensor) => void;
+  unary?: (name: string, x: Tensor, out: Tensor) => void;
+  reduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, out: Tensor) => void;
+  where?: (cond: Tensor, x: unknown, y: unknown, out: Tensor) => void;
+  clamp?: (x: Tensor, lo: number | undefined, hi: number | undefined, out: Tensor) => void;
+  astype?: (x: Tensor, out: Tensor) => void;
+} = {};

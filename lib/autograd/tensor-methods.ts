@@ -1,0 +1,112 @@
+// Autograd's face on Tensor: requiresGrad, grad, gradFn, isLeaf,
+// backward(), detach(), requiresGrad_().
+import { full } from '../creation';
+import { Tensor } from '../tensor';
+import { checkOptions, optionKeys } from '../options';
+import { untrack } from '../tidy';
+import { runBackward, type BackwardOptions } from './engine';
+import { alias, requiresGrad as needsGrad, type Node } from './graph';
+
+const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
+const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true });
+
+declare module '../tensor' {
+  interface Tensor<D extends DType = DType> {
+    /** Whether gradients flow to this tensor: set it on the leaves (parameters) you want .grad for. */
+    requiresGrad: boolean;
+    /** The gradient accumulated by backward() (null until then). Setting it (null clears it) disposes the previous one, as does disposing the tensor. */
+    grad: Tensor<D> | null;
+    /** The name of the op that made this tensor for autograd, or null for a leaf. */
+    readonly gradFn: string | null;
+    /** True unless a recorded op made this tensor. */
+    readonly isLeaf: boolean;
+    /** Sets requiresGrad (a leaf only) and returns this. */
+    requiresGrad_(on?: boolean): this;
+    /**
+     * Accumulates d(this)/d(leaf) into every leaf's .grad; `gradient` is
+     * required unless this is one element (it is then 1).
+     * @example const loss = gx.mean(gx.square(gx.sub(pred, y))); loss.backward(); w.grad
+     */
+    backward(gradient?: Tensor | null, opts?: BackwardOptions): void;
+    /** The same data, cut from the graph (no gradient flows through it). */
+    detach(): Tensor<D>;
+  }
+}
+
+type DType = import('../generated/dtypes').DType;
+
+function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
+  if (typeof on !== 'boolean') throw new TypeError(`${fn}: expected a boolean, got ${typeof on}`);
+  if (on && !FLOATING.has(t.dtype)) throw new TypeError(`${fn}: only floating tensors can require grad, this one is ${t.dtype}`);
+  if (t.ag?.node != null) {
+    if (!on) throw new Error(`${fn}: this tensor was made by ${(t.ag.node as Node).name}; use detach() to cut it from the graph`);
+    return;
+  }
+  if (t.ag === undefined) {
+    if (on) t.ag = { requiresGrad: true, grad: null, node: null };
+    return;
+  }
+  t.ag.requiresGrad = on;
+}
+
+Object.defineProperties(Tensor.prototype, {
+  requiresGrad: {
+    get(this: Tensor): boolean {
+      return needsGrad(this);
+    },
+    set(this: Tensor, on: boolean) {
+      setRequiresGrad(this, on, 'Tensor.requiresGrad');
+    },
+    configurable: true,
+  },
+  grad: {
+    get(this: Tensor): Tensor | null {
+      return this.ag?.grad ?? null;
+    },
+    set(this: Tensor, g: Tensor | null) {
+      if (g !== null && !(g instanceof Tensor)) throw new TypeError('Tensor.grad: expected a Tensor or null');
+      if (g !== null && g.shape.join() !== this.shape.join()) throw new TypeError(`Tensor.grad: the gradient's shape [${g.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
+      this.ag ??= { requiresGrad: false, grad: null, node: null };
+      const prev = this.ag.grad;
+      this.ag.grad = g === null ? null : untrack(g);
+      if (prev !== null && prev !== g && !prev.isDisposed) prev.dispose();
+    },
+    configurable: true,
+  },
+  gradFn: {
+    get(this: Tensor): string | null {
+      return (this.ag?.node as Node | null | undefined)?.name ?? null;
+    },
+    configurable: true,
+  },
+  isLeaf: {
+    get(this: Tensor): boolean {
+      return this.ag?.node == null;
+    },
+    configurable: true,
+  },
+});
+
+Object.assign(Tensor.prototype, {
+  requiresGrad_(this: Tensor, on = true): Tensor {
+    setRequiresGrad(this, on, 'Tensor.requiresGrad_');
+    return this;
+  },
+  backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
+    const fn = 'Tensor.backward';
+    const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
+    let seed: Tensor;
+    if (gradient == null) {
+      if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
+      seed = full(this.shape as number[], 1, { dtype: this.dtype, device: this.device });
+    } else {
+      if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
+      if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
+      seed = alias(gradient);  // the engine's own reference
+    }
+    runBackward(this, untrack(seed), o, fn);
+  },
+  detach(this: Tensor): Tensor {
+    return this.asStrided(this.shape, this.strides, this.storageOffset);
+  },
+});
