@@ -12,7 +12,7 @@ import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { setCpuBlasEnabled } from '../lib/ops/backends';
-import { poisonCache, REQUIRE_CUDA, rng } from './helpers';
+import { cudaTest, poisonCache, REQUIRE_CUDA, rng } from './helpers';
 
 type Device = 'cpu' | 'cuda';
 type FloatDType = 'float32' | 'float64';
@@ -294,3 +294,298 @@ test('linalg.qr: the CPU\'s LAPACK and built-in QR give the same factors (the sa
     t.true(maxDiff(results[0][1], results[1][1]) <= tol * 10, `${dtype}: R`);
   }
 });
+
+// --- shared by the square-matrix ops -----------------------------------------------------------------------------
+
+/** A well-conditioned n x n matrix: uniform entries plus n on the diagonal. */
+function wellConditioned(n: number, seed: number): Float64Array {
+  const a = uniform(n * n, seed);
+  for (let i = 0; i < n; i++) a[i * n + i] += n;
+  return a;
+}
+
+/** A symmetric positive-definite n x n matrix: M M^T + n I. */
+function spd(n: number, seed: number): Float64Array {
+  const m = uniform(n * n, seed);
+  const a = Float64Array.from(mm(m, transposed(m, n, n), n, n, n));
+  for (let i = 0; i < n; i++) a[i * n + i] += n;
+  return a;
+}
+
+/** A symmetric n x n matrix. */
+function symmetric(n: number, seed: number): Float64Array {
+  const m = uniform(n * n, seed);
+  return Float64Array.from({ length: n * n }, (_, x) => (m[x] + m[(x % n) * n + Math.floor(x / n)]) / 2);
+}
+
+/** `a` with the triangle strictly above (or below) the diagonal replaced by large junk: what must not be read. */
+function junkTriangle(a: ArrayLike<number>, n: number, above: boolean, seed: number): Float64Array {
+  const junk = uniform(n * n, seed);
+  return Float64Array.from({ length: n * n }, (_, x) => {
+    const i = Math.floor(x / n), j = x % n;
+    return (above ? j > i : j < i) ? 1000 * junk[x] : a[x];
+  });
+}
+
+/** det by LU with partial pivoting in double precision. */
+function detReference(a: ArrayLike<number>, n: number): number {
+  const w = Array.from(a);
+  let det = 1;
+  for (let j = 0; j < n; j++) {
+    let p = j;
+    for (let i = j + 1; i < n; i++) if (Math.abs(w[i * n + j]) > Math.abs(w[p * n + j])) p = i;
+    if (w[p * n + j] === 0) return 0;
+    if (p !== j) {
+      for (let c = 0; c < n; c++) [w[j * n + c], w[p * n + c]] = [w[p * n + c], w[j * n + c]];
+      det = -det;
+    }
+    det *= w[j * n + j];
+    for (let i = j + 1; i < n; i++) {
+      const f = w[i * n + j] / w[j * n + j];
+      for (let c = j; c < n; c++) w[i * n + c] -= f * w[j * n + c];
+    }
+  }
+  return det;
+}
+
+/** An n x n orthogonal matrix (Gram-Schmidt of random columns), row-major. */
+function orthogonal(n: number, seed: number): number[] {
+  const cols: number[][] = [];
+  const r = uniform(n * n * 2, seed);
+  for (let j = 0; cols.length < n; j++) {
+    const v = Array.from({ length: n }, (_, i) => r[(j * n + i) % r.length]);
+    for (const q of cols) {
+      const d = q.reduce((s, x, i) => s + x * v[i], 0);
+      for (let i = 0; i < n; i++) v[i] -= d * q[i];
+    }
+    const norm = Math.hypot(...v);
+    if (norm > 1e-8) cols.push(v.map((x) => x / norm));
+  }
+  return Array.from({ length: n * n }, (_, x) => cols[x % n][Math.floor(x / n)]);
+}
+
+function identity(n: number): number[] {
+  return Array.from({ length: n * n }, (_, x) => (x % (n + 1) === 0 ? 1 : 0));
+}
+
+// --- cholesky ----------------------------------------------------------------------------------------------------
+
+pathTest('linalg.cholesky: L L^T = A (L lower) and U^T U = A (U upper), reading only that triangle; batches and views', (t, device) => {
+  for (const dtype of DTYPES) {
+    for (const n of [1, 2, 5, 17]) {
+      const av = spd(n, 100 + n);
+      const tol = 100 * EPS[dtype] * n * maxAbs(av);
+      for (const upper of [false, true]) {
+        // The triangle not read holds junk: the result must not depend on it.
+        const [a, given] = input(junkTriangle(av, n, !upper, 200 + n), [n, n], dtype, device);
+        using _a = a;
+        const sym = Array.from({ length: n * n }, (_, x) => {
+          const i = Math.floor(x / n), j = x % n;
+          return upper ? given[Math.min(i, j) * n + Math.max(i, j)] : given[Math.max(i, j) * n + Math.min(i, j)];
+        });
+        poisonCache(device, n * n, dtype);
+        using f = gx.linalg.cholesky(a, { upper });
+        const what = `${dtype} ${n}x${n} upper=${upper}`;
+        t.deepEqual(f.shape, [n, n], what);
+        const fv = read(f);
+        let wrongSide = 0;
+        for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (upper ? j < i : j > i) wrongSide = Math.max(wrongSide, Math.abs(fv[i * n + j]));
+        t.is(wrongSide, 0, `${what}: triangular (exact zeros)`);
+        const rebuilt = upper ? mm(transposed(fv, n, n), fv, n, n, n) : mm(fv, transposed(fv, n, n), n, n, n);
+        t.true(maxDiff(rebuilt, sym) <= tol, `${what}: |F F^T - A| = ${maxDiff(rebuilt, sym)}`);
+        t.true(fv.every((x, k) => k % (n + 1) !== 0 || x > 0), `${what}: positive diagonal`);
+        t.deepEqual(read(a), given, `${what}: a unchanged`);
+        // The transposed view holds the other triangle: its factor with the other `upper` is this one transposed.
+        using view = gx.transpose(a, 0, 1);
+        using g = gx.linalg.cholesky(view, { upper: !upper });
+        t.true(maxDiff(read(g), transposed(fv, n, n)) <= tol, `${what}: transposed view`);
+      }
+    }
+    // A batch [2, 3, n, n]: each matrix's own factor.
+    const n = 6;
+    const mats = Array.from({ length: 6 }, (_, i) => spd(n, 300 + i));
+    const [a, av] = input(mats.flatMap((x) => Array.from(x)), [2, 3, n, n], dtype, device);
+    using _a = a;
+    using l = gx.linalg.cholesky(a);
+    t.deepEqual(l.shape, [2, 3, n, n]);
+    matrices(read(l), n, n).forEach((lv, i) => {
+      const want = matrices(av, n, n)[i];
+      const err = maxDiff(mm(lv, transposed(lv, n, n), n, n, n), want);
+      t.true(err <= 100 * EPS[dtype] * n * maxAbs(want), `${dtype} batch element ${i}: ${err}`);
+    });
+  }
+});
+
+pathTest('linalg.cholesky: not positive-definite is an Error naming the leading minor (and the batch element); empty inputs', (t, device) => {
+  for (const dtype of DTYPES) {
+    using indefinite = gx.tensor([[1, 2], [2, 1]], { dtype, device });
+    throwsLike(t, () => gx.linalg.cholesky(indefinite), Error,
+      /^gx\.linalg\.cholesky: the factorization could not be completed because argument 'a' is not positive-definite \(its leading minor of order 2 is not positive-definite\)$/, `${dtype} indefinite`);
+    using negative = gx.tensor([[-1, 0], [0, 1]], { dtype, device });
+    throwsLike(t, () => gx.linalg.cholesky(negative, { upper: true }), Error, /its leading minor of order 1 is not positive-definite/, `${dtype} negative`);
+    const good = spd(3, 7);
+    const bad = Float64Array.from(good);
+    bad[8] = -50;  // the last diagonal entry: the third leading minor fails
+    using batch = gx.tensor(Float64Array.from([...good, ...bad]), { shape: [2, 3, 3], dtype, device });
+    throwsLike(t, () => gx.linalg.cholesky(batch), Error, /argument 'a' \(batch element 1\) is not positive-definite \(its leading minor of order 3/, `${dtype} batch`);
+  }
+  for (const shape of [[0, 0], [3, 0, 0], [0, 4, 4]]) {
+    using e = gx.zeros(shape, { dtype: 'float64', device });
+    using l = gx.linalg.cholesky(e);
+    t.deepEqual(l.shape, shape);
+  }
+  using i32 = gx.ones([2, 2], { dtype: 'int32', device });
+  throwsLike(t, () => gx.linalg.cholesky(i32), TypeError, /^gx\.linalg\.cholesky: argument 'a' has dtype int32; expected float32 or float64$/, 'int32');
+  using rect = gx.ones([2, 3], { device });
+  throwsLike(t, () => gx.linalg.cholesky(rect), RangeError, /^gx\.linalg\.cholesky: argument 'a' must be a square matrix or a batch of them \[\.\.\., n, n\], got \[2, 3\]$/, 'not square');
+  using sq = gx.tensor([[1, 0], [0, 1]], { device });
+  throwsLike(t, () => gx.linalg.cholesky(sq, { upper: 1 as unknown as boolean }), TypeError, /^gx\.linalg\.cholesky: upper must be a boolean/, 'upper');
+});
+
+// --- eigh --------------------------------------------------------------------------------------------------------
+
+/** Checks eigenvalues w (ascending) and eigenvectors v (columns) of the symmetric n x n a. */
+function checkEigh(t: ExecutionContext, what: string, a: readonly number[], w: readonly number[], v: readonly number[], n: number, dtype: FloatDType): void {
+  const tol = 200 * EPS[dtype] * n;
+  t.true(w.every((x, i) => i === 0 || x >= w[i - 1]), `${what}: ascending ${w}`);
+  t.true(orthoError(v, n, n) <= tol, `${what}: V^T V = I (${orthoError(v, n, n)})`);
+  const av = mm(a, v, n, n, n);
+  const vw = v.map((x, k) => x * w[k % n]);
+  t.true(maxDiff(av, vw) <= tol * Math.max(maxAbs(a), 1e-300), `${what}: |A V - V diag(w)| = ${maxDiff(av, vw)}`);
+}
+
+pathTest('linalg.eigh: A V = V diag(w), V orthonormal, w ascending; known eigenvalues; one triangle read; batches and views', (t, device) => {
+  for (const dtype of DTYPES) {
+    for (const n of [1, 2, 5, 16]) {
+      const av = symmetric(n, 1000 + n);
+      for (const uplo of ['L', 'U'] as const) {
+        const [a, given] = input(junkTriangle(av, n, uplo === 'L', 1100 + n), [n, n], dtype, device);
+        using _a = a;
+        const sym = Array.from({ length: n * n }, (_, x) => {
+          const i = Math.floor(x / n), j = x % n;
+          return uplo === 'U' ? given[Math.min(i, j) * n + Math.max(i, j)] : given[Math.max(i, j) * n + Math.min(i, j)];
+        });
+        poisonCache(device, n * n, dtype);
+        const { eigenvalues, eigenvectors } = gx.linalg.eigh(a, { UPLO: uplo });
+        using _w = eigenvalues;
+        using _v = eigenvectors;
+        t.deepEqual(eigenvalues.shape, [n]);
+        t.deepEqual(eigenvectors.shape, [n, n]);
+        checkEigh(t, `${dtype} ${n} UPLO=${uplo}`, sym, read(eigenvalues), read(eigenvectors), n, dtype);
+        t.deepEqual(read(a), given, `${dtype} ${n}: a unchanged`);
+      }
+    }
+    // Known eigenvalues, repeated ones too: A = Q diag(d) Q^T.
+    const n = 6;
+    const q = orthogonal(n, 1200);
+    for (const d of [[-3, -1, 0.5, 2, 2, 7], [1, 1, 1, 1, 1, 1], [0, 0, 0, 4, 5, 6]]) {
+      const a = mm(q.map((x, k) => x * d[k % n]), transposed(q, n, n), n, n, n);
+      const [t1, av] = input(a, [n, n], dtype, device);
+      using _t1 = t1;
+      const r = gx.linalg.eigh(t1);
+      using _w = r.eigenvalues;
+      using _v = r.eigenvectors;
+      const w = read(r.eigenvalues);
+      t.true(maxDiff(w, d) <= 100 * EPS[dtype] * n * 7, `${dtype} eigenvalues ${w}, expected ${d}`);
+      checkEigh(t, `${dtype} known ${d}`, av, w, read(r.eigenvectors), n, dtype);
+    }
+    // A batch [2, 2, n, n] and a transposed view (the same symmetric values).
+    const mats = [0, 1, 2, 3].map((i) => symmetric(n, 1300 + i));
+    const [b, bv] = input(mats.flatMap((x) => Array.from(x)), [2, 2, n, n], dtype, device);
+    using _b = b;
+    using view = gx.transpose(b, 2, 3);
+    for (const [x, what] of [[b, 'batch'], [view, 'transposed batch']] as const) {
+      const r = gx.linalg.eigh(x);
+      using _w = r.eigenvalues;
+      using _v = r.eigenvectors;
+      t.deepEqual(r.eigenvalues.shape, [2, 2, n]);
+      t.deepEqual(r.eigenvectors.shape, [2, 2, n, n]);
+      const ws = matrices(read(r.eigenvalues), 1, n), vs = matrices(read(r.eigenvectors), n, n);
+      matrices(bv, n, n).forEach((am, i) => checkEigh(t, `${dtype} ${what} ${i}`, am, ws[i], vs[i], n, dtype));
+    }
+  }
+});
+
+pathTest('linalg.eigh: empty inputs; wrong arguments are errors naming gx.linalg.eigh', (t, device) => {
+  for (const shape of [[0, 0], [2, 0, 0], [0, 3, 3]]) {
+    using e = gx.zeros(shape, { device });
+    const r = gx.linalg.eigh(e);
+    using _w = r.eigenvalues;
+    using _v = r.eigenvectors;
+    t.deepEqual(r.eigenvalues.shape, shape.slice(0, -1));
+    t.deepEqual(r.eigenvectors.shape, shape);
+  }
+  using i32 = gx.ones([2, 2], { dtype: 'int32', device });
+  throwsLike(t, () => gx.linalg.eigh(i32), TypeError, /^gx\.linalg\.eigh: argument 'a' has dtype int32; expected float32 or float64$/, 'int32');
+  using rect = gx.ones([2, 3], { device });
+  throwsLike(t, () => gx.linalg.eigh(rect), RangeError, /^gx\.linalg\.eigh: argument 'a' must be a square matrix/, 'not square');
+  using a = gx.ones([2, 2], { device });
+  throwsLike(t, () => gx.linalg.eigh(a, { UPLO: 'X' as 'L' }), TypeError, /^gx\.linalg\.eigh: UPLO must be 'L' or 'U', got a string \("X"\)$/, 'UPLO');
+});
+
+// --- CUDA against the CPU, and the QR of a tall-skinny block at scale --------------------------------------------
+
+cudaTest('linalg decompositions: the same results on CUDA as on the CPU (up to eigenvector and Householder signs)', (t) => {
+  for (const dtype of DTYPES) {
+    const tol = dtype === 'float64' ? 1e-10 : 2e-3;
+    const n = 24;
+    const close = (cpu: gx.Tensor, cuda: gx.Tensor, what: string, abs = false): void => {
+      const x = read(cpu), y = read(cuda);
+      const d = maxDiff(abs ? x.map(Math.abs) : x, abs ? y.map(Math.abs) : y);
+      t.true(d <= tol * Math.max(1, maxAbs(x)), `${dtype} ${what}: cpu and cuda differ by ${d}`);
+    };
+    const [s] = input(spd(n, 1401), [n, n], dtype, 'cpu');
+    const [tall] = input(uniform(300 * n, 1403), [300, n], dtype, 'cpu');
+    using _s = s;
+    using _tall = tall;
+    using gs = s.to('cuda');
+    using gtall = tall.to('cuda');
+    const q1 = gx.linalg.qr(tall), q2 = gx.linalg.qr(gtall);
+    close(q1.R, q2.R, 'qr R', true);
+    close(q1.Q, q2.Q, 'qr Q', true);
+    for (const r of [q1, q2]) { r.Q.dispose(); r.R.dispose(); }
+    using c1 = gx.linalg.cholesky(s);
+    using c2 = gx.linalg.cholesky(gs);
+    close(c1, c2, 'cholesky');
+    const e1 = gx.linalg.eigh(s), e2 = gx.linalg.eigh(gs);
+    close(e1.eigenvalues, e2.eigenvalues, 'eigh eigenvalues');
+    close(e1.eigenvectors, e2.eigenvectors, 'eigh eigenvectors', true);
+    for (const r of [e1, e2]) { r.eigenvalues.dispose(); r.eigenvectors.dispose(); }
+  }
+});
+
+cudaTest('linalg.qr: the reduced QR of a 100000 x 1000 float32 block on CUDA (checked on the GPU; timings logged)', (t) => {
+  const [m, n] = [100000, 1000];
+  gx.manualSeed(7);
+  using a = gx.randn([m, n], { device: 'cuda' });
+  gx.cuda.synchronize();
+  const t0 = performance.now();
+  const { Q, R } = gx.linalg.qr(a);
+  const enqueued = performance.now() - t0;
+  gx.cuda.synchronize();
+  const total = performance.now() - t0;
+  t.log(`qr of ${m} x ${n} float32: call returned after ${enqueued.toFixed(1)} ms, done after ${total.toFixed(1)} ms`);
+  try {
+    t.deepEqual(Q.shape, [m, n]);
+    t.deepEqual(R.shape, [n, n]);
+    const eye = new Float32Array(n * n);
+    for (let i = 0; i < n; i++) eye[i * n + i] = 1;
+    using id = gx.tensor(eye, { shape: [n, n], device: 'cuda' });
+    const orth = gx.tidy(() => gx.max(gx.abs(gx.sub(gx.matmul(gx.transpose(Q, 0, 1), Q), id))).item() as number);
+    const rebuilt = gx.tidy(() => gx.max(gx.abs(gx.sub(gx.matmul(Q, R), a))).item() as number);
+    const lower = gx.tidy(() => {
+      using rt = R.to('cpu');
+      const r = rt.toArraySync() as Float32Array;
+      let x = 0;
+      for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) x = Math.max(x, Math.abs(r[i * n + j]));
+      return x;
+    });
+    t.log(`max |Q^T Q - I| = ${orth}, max |Q R - A| = ${rebuilt}`);
+    t.true(orth < 1e-4, `Q^T Q = I: ${orth}`);
+    t.true(rebuilt < 1e-3, `Q R = A: ${rebuilt}`);
+    t.is(lower, 0, 'R upper triangular');
+  } finally {
+    Q.dispose();
+    R.dispose();
+  }
+}, { serial: true });

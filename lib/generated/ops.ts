@@ -377,6 +377,16 @@ const OP_QR = new OpRef('qr');
 function qr(fn: string, a: { a: NativeTensor; q: NativeTensor | null; r: NativeTensor }): void {
   native.callOp(OP_QR.id(fn), a.a, a.q, a.r);
 }
+const OP_CHOLESKY = new OpRef('cholesky');
+/** `cholesky(Tensor a, bool upper, Tensor info) -> ()`: Cholesky factors of the row-major matrices a [batch, n, n], in place (L from the lower triangle, or U from the upper), the other triangle zeroed; info [batch] int32: potrf's (ops/linalg/decomp.h). */
+function cholesky(fn: string, a: { a: NativeTensor; upper: boolean; info: NativeTensor }): void {
+  native.callOp(OP_CHOLESKY.id(fn), a.a, a.upper, a.info);
+}
+const OP_EIGH = new OpRef('eigh');
+/** `eigh(Tensor a, bool upper, Tensor w, Tensor v, Tensor info) -> ()`: Eigenvalues w [batch, n] (ascending) and eigenvectors v [batch, n, n] (columns) of the symmetric a [batch, n, n] (its upper or lower triangle; overwritten); info [batch] int32: syevd's (ops/linalg/decomp.h). */
+function eigh(fn: string, a: { a: NativeTensor; upper: boolean; w: NativeTensor; v: NativeTensor; info: NativeTensor }): void {
+  native.callOp(OP_EIGH.id(fn), a.a, a.upper, a.w, a.v, a.info);
+}
 const OP_BACKENDS = new OpRef('backends');
 /** `backends() -> str`: What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>. */
 function backends(fn: string): string {
@@ -493,6 +503,8 @@ export {
   matmul,
   svd,
   qr,
+  cholesky,
+  eigh,
   backends,
   setCpuBlasEnabled,
   ncclVersion,
