@@ -138,6 +138,13 @@ module.exports = [
   op('cholesky(Tensor a, bool upper, Tensor info) -> ()',
     'Cholesky factors of the row-major matrices a [batch, n, n], in place (L from the lower triangle, or U from the ' +
     'upper), the other triangle zeroed; info [batch] int32: potrf\'s (ops/linalg/decomp.h).'),
+  op('solve(Tensor a, Tensor b, Tensor out, Tensor info) -> ()',
+    'out = A^-1 B for a [batch, n, n] (overwritten by LU factors), b and out [batch, n, k]; info [batch] int32: ' +
+    'getrf\'s (ops/linalg/decomp.h).'),
+  op('inv(Tensor a, Tensor out, Tensor info) -> ()',
+    'out = A^-1 for a [batch, n, n] (overwritten by LU factors); info [batch] int32: getrf\'s (ops/linalg/decomp.h).'),
+  op('det(Tensor a, Tensor out) -> ()',
+    'out [batch] = det A for a [batch, n, n] (overwritten by LU factors) (ops/linalg/decomp.h).'),
   op('eigh(Tensor a, bool upper, Tensor w, Tensor v, Tensor info) -> ()',
     'Eigenvalues w [batch, n] (ascending) and eigenvectors v [batch, n, n] (columns) of the symmetric a [batch, n, n] ' +
     '(its upper or lower triangle; overwritten); info [batch] int32: syevd\'s (ops/linalg/decomp.h).'),

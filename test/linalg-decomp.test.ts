@@ -442,6 +442,196 @@ pathTest('linalg.cholesky: not positive-definite is an Error naming the leading 
   throwsLike(t, () => gx.linalg.cholesky(sq, { upper: 1 as unknown as boolean }), TypeError, /^gx\.linalg\.cholesky: upper must be a boolean/, 'upper');
 });
 
+// --- solve, inv, det ---------------------------------------------------------------------------------------------
+
+/** max |A X - B| for the n x n a and the n x k x and b, against a bound for its rounding. */
+function residual(a: readonly number[], x: readonly number[], b: readonly number[], n: number, k: number, dtype: FloatDType): [number, number] {
+  const err = maxDiff(mm(a, x, n, n, k), b);
+  return [err, 1000 * EPS[dtype] * n * (maxAbs(a) * maxAbs(x) + maxAbs(b))];
+}
+
+pathTest('linalg.solve: A X = B for matrices and vectors, batched with broadcasting, views', (t, device) => {
+  for (const dtype of DTYPES) {
+    for (const [n, k] of [[1, 1], [4, 1], [4, 3], [9, 5], [20, 2]]) {
+      const [a, av] = input(wellConditioned(n, 400 + n), [n, n], dtype, device);
+      const [b, bv] = input(uniform(n * k, 500 + n), [n, k], dtype, device);
+      using _a = a;
+      using _b = b;
+      poisonCache(device, n * k, dtype);
+      using x = gx.linalg.solve(a, b);
+      t.deepEqual(x.shape, [n, k]);
+      const [err, bound] = residual(av, read(x), bv, n, k, dtype);
+      t.true(err <= bound, `${dtype} ${n}x${n} @ X = ${n}x${k}: residual ${err} (bound ${bound})`);
+      t.deepEqual(read(a), av, `${dtype}: a unchanged`);
+      // A vector b: a vector x.
+      using bcol = gx.narrow(b, 1, 0, 1);
+      using bvec = bcol.reshape([n]);
+      using xv = gx.linalg.solve(a, bvec);
+      t.deepEqual(xv.shape, [n]);
+      const [errv, boundv] = residual(av, read(xv), read(bvec), n, 1, dtype);
+      t.true(errv <= boundv, `${dtype} ${n}: vector residual ${errv}`);
+      // Transposed views of both.
+      using at = gx.transpose(a, 0, 1);
+      using b1 = gx.transpose(b, 0, 1);
+      using b2 = b1.contiguous();
+      using bt = gx.transpose(b2, 0, 1);  // b's values, column-major memory
+      using xt = gx.linalg.solve(at, bt);
+      const [errt, boundt] = residual(transposed(av, n, n), read(xt), bv, n, k, dtype);
+      t.true(errt <= boundt, `${dtype} ${n}: transposed views, residual ${errt}`);
+    }
+    // Batches: a [2, 1, n, n] with b [3, n, k] -> [2, 3, n, k]; a batch of vectors b [2, n] with a [2, n, n].
+    const [n, k] = [5, 2];
+    const mats = [wellConditioned(n, 600), wellConditioned(n, 601)];
+    const [a, av] = input(mats.flatMap((x) => Array.from(x)), [2, 1, n, n], dtype, device);
+    const [b, bv] = input(uniform(3 * n * k, 602), [3, n, k], dtype, device);
+    using _a = a;
+    using _b = b;
+    using x = gx.linalg.solve(a, b);
+    t.deepEqual(x.shape, [2, 3, n, k]);
+    const xs = matrices(read(x), n, k), as = matrices(av, n, n), bs = matrices(bv, n, k);
+    xs.forEach((xm, i) => {
+      const [err, bound] = residual(as[Math.floor(i / 3)], xm, bs[i % 3], n, k, dtype);
+      t.true(err <= bound, `${dtype} broadcast batch element ${i}: ${err}`);
+    });
+    using a2 = a.reshape([2, n, n]);
+    const [bb, bbv] = input(uniform(2 * n, 603), [2, n], dtype, device);
+    using _bb = bb;
+    using xb = gx.linalg.solve(a2, bb);
+    t.deepEqual(xb.shape, [2, n], 'b of a\'s shape without its last dim is a batch of vectors');
+    matrices(read(xb), n, 1).forEach((xm, i) => {
+      const [err, bound] = residual(as[i], xm, bbv.slice(i * n, i * n + n), n, 1, dtype);
+      t.true(err <= bound, `${dtype} batch of vectors ${i}: ${err}`);
+    });
+  }
+});
+
+pathTest('linalg.solve: singular A, mismatched shapes, dtypes and devices are errors naming gx.linalg.solve; empty systems', (t, device) => {
+  for (const dtype of DTYPES) {
+    using sing = gx.tensor([[1, 2], [2, 4]], { dtype, device });
+    using b = gx.ones([2], { dtype, device });
+    throwsLike(t, () => gx.linalg.solve(sing, b), Error,
+      /^gx\.linalg\.solve: the system could not be solved because argument 'a' is singular \(U\[1, 1\] of its LU factorization is exactly zero\)$/, `${dtype} singular`);
+    using batch = gx.tensor([[[2, 0], [0, 2]], [[0, 0], [0, 0]]], { dtype, device });
+    throwsLike(t, () => gx.linalg.solve(batch, b), Error, /argument 'a' \(batch element 1\) is singular \(U\[0, 0\]/, `${dtype} singular batch element`);
+  }
+  using a = gx.tensor([[2, 1], [1, 3]], { device });
+  using b3 = gx.ones([3], { device });
+  throwsLike(t, () => gx.linalg.solve(a, b3), RangeError, /^gx\.linalg\.solve: argument 'b' must have 2 rows to match 'a' \[2, 2\], got \[3\]$/, 'rows');
+  using b64 = gx.ones([2], { dtype: 'float64', device });
+  throwsLike(t, () => gx.linalg.solve(a, b64), TypeError, /^gx\.linalg\.solve: arguments 'a' and 'b' must have one dtype, got float32 and float64$/, 'dtypes');
+  using bi = gx.ones([2], { dtype: 'int32', device });
+  using ai = gx.ones([2, 2], { dtype: 'int32', device });
+  throwsLike(t, () => gx.linalg.solve(ai, bi), TypeError, /^gx\.linalg\.solve: argument 'a' has dtype int32; expected float32 or float64$/, 'int32');
+  using rect = gx.ones([2, 3], { device });
+  throwsLike(t, () => gx.linalg.solve(rect, b3), RangeError, /^gx\.linalg\.solve: argument 'a' must be a square matrix/, 'not square');
+  using s0 = gx.ones([], { device });
+  throwsLike(t, () => gx.linalg.solve(a, s0), RangeError, /^gx\.linalg\.solve: argument 'b' must be a vector or a matrix, got \[\]$/, '0-d b');
+  using ab = gx.ones([2, 2, 2], { device });
+  using bb = gx.ones([3, 2, 1], { device });
+  throwsLike(t, () => gx.linalg.solve(ab, bb), RangeError, /^gx\.linalg\.solve: the batch dimensions of 'a' \[2, 2, 2\] and 'b' \[3, 2, 1\] do not broadcast$/, 'batch');
+  throwsLike(t, () => gx.linalg.solve(a, 3 as unknown as gx.Tensor), TypeError, /^gx\.linalg\.solve: argument 'b' must be a Tensor/, 'b not a tensor');
+  if (device === 'cuda') {
+    using bc = gx.ones([2]);
+    throwsLike(t, () => gx.linalg.solve(a, bc), Error, /^gx\.linalg\.solve: 'a' is on cuda:0 and 'b' on cpu/, 'devices');
+  }
+  // Empty: n = 0, k = 0, an empty batch.
+  for (const [as, bs, xs] of [[[0, 0], [0, 3], [0, 3]], [[2, 2], [2, 0], [2, 0]], [[0, 2, 2], [2], [0, 2]]] as const) {
+    using ea = gx.ones(as.slice(), { device });
+    using eb = gx.ones(bs.slice(), { device });
+    using x = gx.linalg.solve(ea, eb);
+    t.deepEqual(x.shape, xs.slice(), `${as} and ${bs}`);
+  }
+});
+
+pathTest('linalg.inv: A A^-1 = I, batched and views; singular is an Error; empty', (t, device) => {
+  for (const dtype of DTYPES) {
+    for (const n of [1, 2, 7, 16]) {
+      const [a, av] = input(wellConditioned(n, 700 + n), [n, n], dtype, device);
+      using _a = a;
+      poisonCache(device, n * n, dtype);
+      using x = gx.linalg.inv(a);
+      const [err, bound] = residual(av, read(x), identity(n), n, n, dtype);
+      t.true(err <= bound, `${dtype} ${n}: |A A^-1 - I| = ${err}`);
+      using at = gx.transpose(a, 0, 1);
+      using xt = gx.linalg.inv(at);
+      t.true(maxDiff(read(xt), transposed(read(x), n, n)) <= 100 * EPS[dtype] * n * maxAbs(read(x)), `${dtype} ${n}: inv(A^T) = inv(A)^T`);
+    }
+    const n = 4;
+    const [a, av] = input([0, 1, 2].flatMap((i) => Array.from(wellConditioned(n, 800 + i))), [3, n, n], dtype, device);
+    using _a = a;
+    using x = gx.linalg.inv(a);
+    t.deepEqual(x.shape, [3, n, n]);
+    matrices(read(x), n, n).forEach((xm, i) => {
+      const [err, bound] = residual(matrices(av, n, n)[i], xm, identity(n), n, n, dtype);
+      t.true(err <= bound, `${dtype} batch element ${i}: ${err}`);
+    });
+    using sing = gx.tensor([[[1, 0], [0, 1]], [[1, 2], [2, 4]]], { dtype, device });
+    throwsLike(t, () => gx.linalg.inv(sing), Error,
+      /^gx\.linalg\.inv: the inverse could not be computed because argument 'a' \(batch element 1\) is singular \(U\[1, 1\] of its LU factorization is exactly zero\)$/, `${dtype} singular`);
+  }
+  for (const shape of [[0, 0], [2, 0, 0], [0, 3, 3]]) {
+    using e = gx.zeros(shape, { device });
+    using x = gx.linalg.inv(e);
+    t.deepEqual(x.shape, shape);
+  }
+  using i32 = gx.ones([2, 2], { dtype: 'int32', device });
+  throwsLike(t, () => gx.linalg.inv(i32), TypeError, /^gx\.linalg\.inv: argument 'a' has dtype int32; expected float32 or float64$/, 'int32');
+  using rect = gx.ones([3, 2], { device });
+  throwsLike(t, () => gx.linalg.inv(rect), RangeError, /^gx\.linalg\.inv: argument 'a' must be a square matrix/, 'not square');
+});
+
+pathTest('linalg.det: against a plain-JS LU; row swaps negate; singular is 0; batched; 0 x 0 is 1', (t, device) => {
+  for (const dtype of DTYPES) {
+    const tol = dtype === 'float64' ? 1e-12 : 1e-4;
+    for (const n of [1, 2, 3, 6, 12]) {
+      for (const [what, values] of [['random', uniform(n * n, 900 + n)], ['well-conditioned', wellConditioned(n, 950 + n)]] as const) {
+        const [a, av] = input(values, [n, n], dtype, device);
+        using _a = a;
+        using d = gx.linalg.det(a);
+        t.deepEqual(d.shape, []);
+        const want = detReference(av, n), got = Number(d.item());
+        t.true(Math.abs(got - want) <= tol * Math.abs(want) + 1e-300, `${dtype} ${what} ${n}: det ${got}, expected ${want}`);
+        t.deepEqual(read(a), av, `${dtype}: a unchanged`);
+        using at = gx.transpose(a, 0, 1);
+        using dt = gx.linalg.det(at);
+        t.true(Math.abs(Number(dt.item()) - want) <= tol * Math.abs(want) + 1e-300, `${dtype} ${what} ${n}: det(A^T)`);
+      }
+    }
+    for (const [values, want, what] of [
+      [[[0, 1], [1, 0]], -1, 'a swap'], [[[0, 1, 0], [0, 0, 1], [1, 0, 0]], 1, 'a 3-cycle'], [[[1, 2], [2, 4]], 0, 'rank 1'],
+      [[[0, 0], [0, 0]], 0, 'zero'], [[[1, 2, 3], [4, 5, 6], [0, 0, 0]], 0, 'a zero row'], [[[2, 0], [0, 3]], 6, 'diagonal'],
+    ] as const) {
+      using a = gx.tensor(values.map((r) => r.slice()), { dtype, device });
+      using d = gx.linalg.det(a);
+      t.is(Number(d.item()), want, `${dtype} ${what}`);
+    }
+    const n = 3;
+    const mats = [0, 1, 2, 3, 4, 5].map((i) => uniform(n * n, 990 + i));
+    const [a, av] = input(mats.flatMap((x) => Array.from(x)), [2, 3, n, n], dtype, device);
+    using _a = a;
+    poisonCache(device, 6, dtype);
+    using d = gx.linalg.det(a);
+    t.deepEqual(d.shape, [2, 3]);
+    read(d).forEach((x, i) => {
+      const want = detReference(matrices(av, n, n)[i], n);
+      t.true(Math.abs(x - want) <= tol * Math.abs(want) + 1e-300, `${dtype} batch element ${i}: ${x} vs ${want}`);
+    });
+  }
+  using e = gx.zeros([0, 0], { device });
+  using d0 = gx.linalg.det(e);
+  t.is(Number(d0.item()), 1, 'det of 0 x 0');
+  using eb = gx.zeros([3, 0, 0], { device });
+  using d1 = gx.linalg.det(eb);
+  t.deepEqual(read(d1), [1, 1, 1]);
+  using nb = gx.zeros([0, 2, 2], { device });
+  using d2 = gx.linalg.det(nb);
+  t.deepEqual(d2.shape, [0]);
+  using i32 = gx.ones([2, 2], { dtype: 'int32', device });
+  throwsLike(t, () => gx.linalg.det(i32), TypeError, /^gx\.linalg\.det: argument 'a' has dtype int32; expected float32 or float64$/, 'int32');
+  using v = gx.ones([4], { device });
+  throwsLike(t, () => gx.linalg.det(v), RangeError, /^gx\.linalg\.det: argument 'a' must be a matrix or a batch of matrices/, '1-d');
+});
+
 // --- eigh --------------------------------------------------------------------------------------------------------
 
 /** Checks eigenvalues w (ascending) and eigenvectors v (columns) of the symmetric n x n a. */
@@ -534,11 +724,17 @@ cudaTest('linalg decompositions: the same results on CUDA as on the CPU (up to e
       const d = maxDiff(abs ? x.map(Math.abs) : x, abs ? y.map(Math.abs) : y);
       t.true(d <= tol * Math.max(1, maxAbs(x)), `${dtype} ${what}: cpu and cuda differ by ${d}`);
     };
+    const [a] = input(wellConditioned(n, 1400), [2, n, n], dtype, 'cpu');
     const [s] = input(spd(n, 1401), [n, n], dtype, 'cpu');
+    const [b] = input(uniform(2 * n * 3, 1402), [2, n, 3], dtype, 'cpu');
     const [tall] = input(uniform(300 * n, 1403), [300, n], dtype, 'cpu');
+    using _a = a;
     using _s = s;
+    using _b = b;
     using _tall = tall;
+    using ga = a.to('cuda');
     using gs = s.to('cuda');
+    using gb = b.to('cuda');
     using gtall = tall.to('cuda');
     const q1 = gx.linalg.qr(tall), q2 = gx.linalg.qr(gtall);
     close(q1.R, q2.R, 'qr R', true);
@@ -547,6 +743,16 @@ cudaTest('linalg decompositions: the same results on CUDA as on the CPU (up to e
     using c1 = gx.linalg.cholesky(s);
     using c2 = gx.linalg.cholesky(gs);
     close(c1, c2, 'cholesky');
+    using x1 = gx.linalg.solve(a, b);
+    using x2 = gx.linalg.solve(ga, gb);
+    close(x1, x2, 'solve');
+    using i1 = gx.linalg.inv(a);
+    using i2 = gx.linalg.inv(ga);
+    close(i1, i2, 'inv');
+    using d1 = gx.linalg.det(a);
+    using d2 = gx.linalg.det(ga);
+    const dd = maxDiff(read(d1), read(d2));
+    t.true(dd <= tol * maxAbs(read(d1)), `${dtype} det: ${read(d1)} vs ${read(d2)}`);
     const e1 = gx.linalg.eigh(s), e2 = gx.linalg.eigh(gs);
     close(e1.eigenvalues, e2.eigenvalues, 'eigh eigenvalues');
     close(e1.eigenvectors, e2.eigenvectors, 'eigh eigenvectors', true);

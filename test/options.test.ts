@@ -144,6 +144,7 @@ const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
+  'linalg.solve', 'linalg.inv', 'linalg.det',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup'].map((f) => `distributed.${f}`),
