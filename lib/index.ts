@@ -48,6 +48,7 @@ export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOption
 export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
 export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
+export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
 export * as linalg from './ops/linalg-namespace';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 

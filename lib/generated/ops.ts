@@ -377,6 +377,31 @@ const OP_QR = new OpRef('qr');
 function qr(fn: string, a: { a: NativeTensor; q: NativeTensor | null; r: NativeTensor }): void {
   native.callOp(OP_QR.id(fn), a.a, a.q, a.r);
 }
+const OP_CHOLESKY = new OpRef('cholesky');
+/** `cholesky(Tensor a, bool upper, Tensor info) -> ()`: Cholesky factors of the row-major matrices a [batch, n, n], in place (L from the lower triangle, or U from the upper), the other triangle zeroed; info [batch] int32: potrf's (ops/linalg/decomp.h). */
+function cholesky(fn: string, a: { a: NativeTensor; upper: boolean; info: NativeTensor }): void {
+  native.callOp(OP_CHOLESKY.id(fn), a.a, a.upper, a.info);
+}
+const OP_SOLVE = new OpRef('solve');
+/** `solve(Tensor a, Tensor b, Tensor out, Tensor info) -> ()`: out = A^-1 B for a [batch, n, n] (overwritten by LU factors), b and out [batch, n, k]; info [batch] int32: getrf's (ops/linalg/decomp.h). */
+function solve(fn: string, a: { a: NativeTensor; b: NativeTensor; out: NativeTensor; info: NativeTensor }): void {
+  native.callOp(OP_SOLVE.id(fn), a.a, a.b, a.out, a.info);
+}
+const OP_INV = new OpRef('inv');
+/** `inv(Tensor a, Tensor out, Tensor info) -> ()`: out = A^-1 for a [batch, n, n] (overwritten by LU factors); info [batch] int32: getrf's (ops/linalg/decomp.h). */
+function inv(fn: string, a: { a: NativeTensor; out: NativeTensor; info: NativeTensor }): void {
+  native.callOp(OP_INV.id(fn), a.a, a.out, a.info);
+}
+const OP_DET = new OpRef('det');
+/** `det(Tensor a, Tensor out) -> ()`: out [batch] = det A for a [batch, n, n] (overwritten by LU factors) (ops/linalg/decomp.h). */
+function det(fn: string, a: { a: NativeTensor; out: NativeTensor }): void {
+  native.callOp(OP_DET.id(fn), a.a, a.out);
+}
+const OP_EIGH = new OpRef('eigh');
+/** `eigh(Tensor a, bool upper, Tensor w, Tensor v, Tensor info) -> ()`: Eigenvalues w [batch, n] (ascending) and eigenvectors v [batch, n, n] (columns) of the symmetric a [batch, n, n] (its upper or lower triangle; overwritten); info [batch] int32: syevd's (ops/linalg/decomp.h). */
+function eigh(fn: string, a: { a: NativeTensor; upper: boolean; w: NativeTensor; v: NativeTensor; info: NativeTensor }): void {
+  native.callOp(OP_EIGH.id(fn), a.a, a.upper, a.w, a.v, a.info);
+}
 const OP_BACKENDS = new OpRef('backends');
 /** `backends() -> str`: What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>. */
 function backends(fn: string): string {
@@ -508,6 +533,11 @@ export {
   matmul,
   svd,
   qr,
+  cholesky,
+  solve,
+  inv,
+  det,
+  eigh,
   backends,
   setCpuBlasEnabled,
   ncclVersion,

@@ -1,3 +1,5 @@
 // gx.linalg: linear algebra beyond matmul, named as torch.linalg names it.
 export { svd, type SvdResult, type SvdOptions } from './linalg';
 export { qr, type QrMode, type QrOptions, type QrResult } from './linalg-qr';
+export { solve, inv, det } from './linalg-lu';
+export { cholesky, eigh, type CholeskyOptions, type EighOptions, type EighResult } from './linalg-symmetric';

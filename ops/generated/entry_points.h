@@ -158,6 +158,16 @@ void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);
 void qr_cuda(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);
+void cholesky_cpu(const Tensor& a, bool upper, const Tensor& info);
+void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info);
+void solve_cpu(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor& info);
+void solve_cuda(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor& info);
+void inv_cpu(const Tensor& a, const Tensor& out, const Tensor& info);
+void inv_cuda(const Tensor& a, const Tensor& out, const Tensor& info);
+void det_cpu(const Tensor& a, const Tensor& out);
+void det_cuda(const Tensor& a, const Tensor& out);
+void eigh_cpu(const Tensor& a, bool upper, const Tensor& w, const Tensor& v, const Tensor& info);
+void eigh_cuda(const Tensor& a, bool upper, const Tensor& w, const Tensor& v, const Tensor& info);
 std::string backends_cpu();
 bool set_cpu_blas_enabled_cpu(bool on);
 std::string nccl_version_cuda(const Tensor& probe);

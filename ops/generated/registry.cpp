@@ -233,6 +233,21 @@ GX_LIBRARY(gx_ops, m) {
   m.def("qr(Tensor a, Tensor? q, Tensor r) -> ()",
         "QR of the row-major m x n matrices a [batch, m, n]: r [batch, k or m, n] and q [batch, m, k or m] row-major (absent: R only); cuSOLVER geqrf + orgqr on CUDA, LAPACK or a built-in Householder QR on the CPU (ops/linalg/decomp.h).")
       .impl(gx::kCPU, gx::ops::qr_cpu) GX_OPS_CUDA_IMPL(gx::ops::qr_cuda);
+  m.def("cholesky(Tensor a, bool upper, Tensor info) -> ()",
+        "Cholesky factors of the row-major matrices a [batch, n, n], in place (L from the lower triangle, or U from the upper), the other triangle zeroed; info [batch] int32: potrf's (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::cholesky_cpu) GX_OPS_CUDA_IMPL(gx::ops::cholesky_cuda);
+  m.def("solve(Tensor a, Tensor b, Tensor out, Tensor info) -> ()",
+        "out = A^-1 B for a [batch, n, n] (overwritten by LU factors), b and out [batch, n, k]; info [batch] int32: getrf's (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::solve_cpu) GX_OPS_CUDA_IMPL(gx::ops::solve_cuda);
+  m.def("inv(Tensor a, Tensor out, Tensor info) -> ()",
+        "out = A^-1 for a [batch, n, n] (overwritten by LU factors); info [batch] int32: getrf's (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::inv_cpu) GX_OPS_CUDA_IMPL(gx::ops::inv_cuda);
+  m.def("det(Tensor a, Tensor out) -> ()",
+        "out [batch] = det A for a [batch, n, n] (overwritten by LU factors) (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::det_cpu) GX_OPS_CUDA_IMPL(gx::ops::det_cuda);
+  m.def("eigh(Tensor a, bool upper, Tensor w, Tensor v, Tensor info) -> ()",
+        "Eigenvalues w [batch, n] (ascending) and eigenvectors v [batch, n, n] (columns) of the symmetric a [batch, n, n] (its upper or lower triangle; overwritten); info [batch] int32: syevd's (ops/linalg/decomp.h).")
+      .impl(gx::kCPU, gx::ops::eigh_cpu) GX_OPS_CUDA_IMPL(gx::ops::eigh_cuda);
   m.def("backends() -> str",
         "What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>.")
       .impl(gx::kCPU, gx::ops::backends_cpu);

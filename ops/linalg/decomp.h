@@ -39,6 +39,7 @@
 // worked; the caller reads it and raises the error.
 #pragma once
 #include <climits>
+#include <initializer_list>
 #include <optional>
 
 #include <gpuext/extension.h>
@@ -52,6 +53,21 @@ inline ScalarType check_float(const char* what, const Tensor& a) {
   const ScalarType t = a.dtype();
   GX_CHECK(t == kFloat32 || t == kFloat64, what, ": dtype ", t, " is not supported; expected float32 or float64");
   return t;
+}
+
+template <typename T>
+struct FloatTag {
+  using type = T;
+};
+
+// f(FloatTag<T>{}) for a's dtype, float32 or float64 (checked before): the ops' one dispatch.
+template <typename F>
+void with_float(const Tensor& a, F&& f) {
+  if (a.dtype() == kFloat64) {
+    f(FloatTag<double>{});
+  } else {
+    f(FloatTag<float>{});
+  }
 }
 
 // `t` (argument `name` of `what`) is a contiguous [batch, rows, cols] tensor of dtype on like's device.
@@ -105,6 +121,57 @@ inline QrShape check_qr(const Tensor& a, const std::optional<Tensor>& q, const T
              q->sizes());
     check_matrices(kWhat, "q", *q, a, t, s.batch, s.m, s.kq);
   }
+  return s;
+}
+
+// cholesky(a, upper, info), and the checks of the other ops on one batch of square matrices a [batch, n, n].
+inline Square check_cholesky(const Tensor& a, const Tensor& info) {
+  const Square s = check_square("cholesky", a);
+  check_info("cholesky", info, a, s.batch);
+  return s;
+}
+
+// solve(a, b, out, info): b and out [batch, n, k].
+struct SolveShape {
+  int64_t batch, n, k;
+};
+
+inline SolveShape check_solve(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor& info) {
+  constexpr const char* kWhat = "solve";
+  const Square s = check_square(kWhat, a);
+  GX_CHECK(b.dim() == 3, kWhat, ": b must be [batch, n, k], got ", b.sizes());
+  const SolveShape sh{s.batch, s.n, b.size(2)};
+  check_matrices(kWhat, "b", b, a, a.dtype(), sh.batch, sh.n, sh.k);
+  check_matrices(kWhat, "out", out, a, a.dtype(), sh.batch, sh.n, sh.k);
+  check_info(kWhat, info, a, sh.batch);
+  return sh;
+}
+
+// inv(a, out, info): out [batch, n, n].
+inline Square check_inv(const Tensor& a, const Tensor& out, const Tensor& info) {
+  const Square s = check_square("inv", a);
+  check_matrices("inv", "out", out, a, a.dtype(), s.batch, s.n, s.n);
+  check_info("inv", info, a, s.batch);
+  return s;
+}
+
+// det(a, out): out [batch].
+inline Square check_det(const Tensor& a, const Tensor& out) {
+  const Square s = check_square("det", a);
+  GX_CHECK(out.dim() == 1 && out.size(0) == s.batch && out.is_contiguous() && out.dtype() == a.dtype() &&
+               out.device() == a.device(),
+           "det: out must be a contiguous ", a.dtype(), " [", s.batch, "] tensor on ", a.device());
+  return s;
+}
+
+// eigh(a, upper, w, v, info): w [batch, n], v [batch, n, n].
+inline Square check_eigh(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+  const Square s = check_square("eigh", a);
+  GX_CHECK(w.dim() == 2 && w.size(0) == s.batch && w.size(1) == s.n && w.is_contiguous() && w.dtype() == a.dtype() &&
+               w.device() == a.device(),
+           "eigh: w must be a contiguous ", a.dtype(), " [", s.batch, ", ", s.n, "] tensor on ", a.device());
+  check_matrices("eigh", "v", v, a, a.dtype(), s.batch, s.n, s.n);
+  check_info("eigh", info, a, s.batch);
   return s;
 }
 

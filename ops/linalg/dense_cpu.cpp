@@ -1,7 +1,10 @@
 // dense_cpu.h: the loaded LAPACK's routine when there is one, else the
-// built-in one in double precision.
+// built-in one in double precision. Empty matrices return at once: LAPACK
+// rejects a leading dimension of 0 (and reports it through xerbla, which
+// prints).
 #include "dense_cpu.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <initializer_list>
@@ -77,6 +80,7 @@ int64_t in_double(T* a, int64_t rows, int64_t cols, int64_t lda, bool write_back
 template <typename T>
 void geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau) {
   const int64_t k = std::min(m, n);
+  if (k == 0) return;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::geqrf, {m, n, lda})) {
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ldai = static_cast<int>(lda);
     int info = 0, lwork = -1;
@@ -99,6 +103,7 @@ void geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau) {
 
 template <typename T>
 void orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau) {
+  if (n == 0) return;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::orgqr, {m, n, lda})) {
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k), ldai = static_cast<int>(lda);
     int info = 0, lwork = -1;
@@ -120,6 +125,7 @@ void orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau) {
 
 template <typename T>
 int64_t potrf(bool upper, int64_t n, T* a, int64_t lda) {
+  if (n == 0) return 0;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::potrf, {n, lda})) {
     const int ni = static_cast<int>(n), ldai = static_cast<int>(lda);
     const char uplo = upper ? 'U' : 'L';
@@ -133,6 +139,7 @@ int64_t potrf(bool upper, int64_t n, T* a, int64_t lda) {
 
 template <typename T>
 int64_t getrf(int64_t n, T* a, int64_t lda, int* ipiv) {
+  if (n == 0) return 0;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::getrf, {n, lda})) {
     const int ni = static_cast<int>(n), ldai = static_cast<int>(lda);
     int info = 0;
@@ -145,6 +152,7 @@ int64_t getrf(int64_t n, T* a, int64_t lda, int* ipiv) {
 
 template <typename T>
 void getrs(bool trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int* ipiv, T* b, int64_t ldb) {
+  if (n == 0 || nrhs == 0) return;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::getrs, {n, nrhs, lda, ldb})) {
     const int ni = static_cast<int>(n), nr = static_cast<int>(nrhs), ldai = static_cast<int>(lda),
               ldbi = static_cast<int>(ldb);
@@ -167,6 +175,7 @@ void getrs(bool trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const i
 
 template <typename T>
 int64_t syevd(bool upper, int64_t n, T* a, int64_t lda, T* w) {
+  if (n == 0) return 0;
   if (auto fn = lapack_routine<T>(&blas::Lapack<T>::syevd, {n, lda})) {
     const int ni = static_cast<int>(n), ldai = static_cast<int>(lda);
     const char jobz = 'V', uplo = upper ? 'U' : 'L';

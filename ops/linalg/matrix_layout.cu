@@ -55,32 +55,36 @@ __global__ void set_identity_kernel(T* a, int64_t n, int64_t total) {
   }
 }
 
-// One block per matrix: each thread multiplies a stride of U's diagonal and counts its row swaps, then the
-// block combines them.
+// One block per matrix: each thread multiplies a stride of U's diagonal and counts its row swaps and exact
+// zeros, then the block combines them (lu_det's meaning).
 template <typename T>
 __global__ void lu_det_kernel(const T* lu, const int* ipiv, int64_t n, int64_t batch, T* out) {
   __shared__ double prod[kThreads];
-  __shared__ int swaps[kThreads];
+  __shared__ int swaps[kThreads], zeros[kThreads];
   for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
     const T* m = lu + b * n * n;
     const int* p = ipiv + b * n;
     double x = 1;
-    int s = 0;
+    int s = 0, z = 0;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-      x *= static_cast<double>(m[i * n + i]);
+      const double d = static_cast<double>(m[i * n + i]);
+      x *= d;
+      z += d == 0;
       s += p[i] != i + 1;
     }
     prod[threadIdx.x] = x;
     swaps[threadIdx.x] = s;
+    zeros[threadIdx.x] = z;
     __syncthreads();
     for (int half = blockDim.x / 2; half > 0; half /= 2) {
       if (threadIdx.x < half) {
         prod[threadIdx.x] *= prod[threadIdx.x + half];
         swaps[threadIdx.x] += swaps[threadIdx.x + half];
+        zeros[threadIdx.x] += zeros[threadIdx.x + half];
       }
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[b] = static_cast<T>(swaps[0] % 2 != 0 ? -prod[0] : prod[0]);
+    if (threadIdx.x == 0) out[b] = static_cast<T>(zeros[0] > 0 ? 0.0 : swaps[0] % 2 != 0 ? -prod[0] : prod[0]);
     __syncthreads();  // before the next matrix overwrites the shared partials
   }
 }

@@ -59,16 +59,20 @@ void set_identity(T* a, int64_t n) {
 
 // det(A) from getrf's column-major n x n factors (ld n) and 1-based pivots:
 // the product of U's diagonal, negated once per row swap (det of a transpose
-// is the same, so either layout of A works). Accumulated in double.
+// is the same, so either layout of A works), accumulated in double. An exactly
+// zero U(i, i) (a singular A) makes it exactly 0, whatever a factorization that
+// went on past that pivot left in the rest of U.
 template <typename T>
 double lu_det(const T* lu, int64_t n, const int* ipiv) {
   double p = 1;
-  bool negate = false;
+  bool negate = false, zero = false;
   for (int64_t i = 0; i < n; ++i) {
-    p *= static_cast<double>(lu[i * n + i]);
+    const double d = static_cast<double>(lu[i * n + i]);
+    p *= d;
+    zero = zero || d == 0;
     if (ipiv[i] != i + 1) negate = !negate;
   }
-  return negate ? -p : p;
+  return zero ? 0.0 : negate ? -p : p;
 }
 
 }  // namespace gx::ops::linalg

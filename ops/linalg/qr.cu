@@ -4,10 +4,7 @@
 // the caching allocator, and no synchronization: geqrf's and orgqr's info can
 // only flag an invalid argument, which these calls never pass, so it is not
 // read (a tall-skinny QR of row blocks stays asynchronous).
-#include <gpuext/cuda.h>
-
-#include "cusolver.h"
-#include "decomp.h"
+#include "decomp_cuda.h"
 #include "matrix_layout_cuda.h"
 
 namespace gx::ops {
@@ -27,12 +24,13 @@ void qr_matrices(const linalg::QrShape& s, const Tensor& a, const std::optional<
   }
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k),
             kq = static_cast<int>(s.kq);
-  cusolver::Handle h = cusolver::handle(kWhat, device, stream);
-  const cusolver::Dense<T>& api = cusolver::dense<T>(kWhat);
+  const linalg::Solver<T> solver(kWhat, device);  // on `stream`
+  const cusolver::Handle h = solver.handle;
+  const cusolver::Dense<T>& api = solver.api;
   // The column-major workspace: m x n, or m x m for the complete Q of a tall matrix (m columns built from n).
   const int64_t cols = s.want_q && s.kq > s.n ? s.kq : s.n;
-  Tensor cm = empty({s.m * cols}, a.dtype(), a.device());
-  Tensor tau = empty({s.k}, a.dtype(), a.device());
+  Tensor cm = linalg::workspace(s.m * cols, a);
+  Tensor tau = linalg::workspace(s.k, a);
   T* A = static_cast<T*>(cm.data_ptr());
   T* tau_p = static_cast<T*>(tau.data_ptr());
   int lwork = 0, lq = 0;
@@ -41,8 +39,8 @@ void qr_matrices(const linalg::QrShape& s, const Tensor& a, const std::optional<
     cusolver::check(api.orgqr_buffer_size(h, m, kq, k, A, m, tau_p, &lq), kWhat, "orgqr_bufferSize");
     lwork = lwork > lq ? lwork : lq;
   }
-  Tensor work = empty({lwork > 0 ? lwork : 1}, a.dtype(), a.device());
-  Tensor info = empty({1}, kInt32, a.device());  // written by cuSOLVER, never read (see above)
+  Tensor work = linalg::workspace(lwork, a);
+  Tensor info = linalg::ints(1, a);  // written by cuSOLVER, never read (see above)
   T* work_p = static_cast<T*>(work.data_ptr());
   int* info_p = static_cast<int*>(info.data_ptr());
   const T* A0 = static_cast<const T*>(a.data_ptr());
@@ -67,11 +65,7 @@ void qr_cuda(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r) {
   linalg::check_int_sizes(kWhat, {s.m, s.n});
   const int device = a.device().index;
   DeviceGuard guard(device);  // cuSOLVER and the kernels work on the current device: the tensors'
-  if (a.dtype() == kFloat64) {
-    qr_matrices<double>(s, a, q, r, device);
-  } else {
-    qr_matrices<float>(s, a, q, r, device);
-  }
+  linalg::with_float(a, [&](auto tag) { qr_matrices<typename decltype(tag)::type>(s, a, q, r, device); });
 }
 
 }  // namespace gx::ops

@@ -36,11 +36,7 @@ void qr_matrices(const linalg::QrShape& s, const Tensor& a, const std::optional<
 
 void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r) {
   const linalg::QrShape s = linalg::check_qr(a, q, r);
-  if (a.dtype() == kFloat64) {
-    qr_matrices<double>(s, a, q, r);
-  } else {
-    qr_matrices<float>(s, a, q, r);
-  }
+  linalg::with_float(a, [&](auto tag) { qr_matrices<typename decltype(tag)::type>(s, a, q, r); });
 }
 
 }  // namespace gx::ops
