@@ -724,7 +724,7 @@ cudaTest('linalg decompositions: the same results on CUDA as on the CPU (up to e
       const d = maxDiff(abs ? x.map(Math.abs) : x, abs ? y.map(Math.abs) : y);
       t.true(d <= tol * Math.max(1, maxAbs(x)), `${dtype} ${what}: cpu and cuda differ by ${d}`);
     };
-    const [a] = input(wellConditioned(n, 1400), [2, n, n], dtype, 'cpu');
+    const [a] = input(wellConditioned(n, 1400), [n, n], dtype, 'cpu');
     const [s] = input(spd(n, 1401), [n, n], dtype, 'cpu');
     const [b] = input(uniform(2 * n * 3, 1402), [2, n, 3], dtype, 'cpu');
     const [tall] = input(uniform(300 * n, 1403), [300, n], dtype, 'cpu');

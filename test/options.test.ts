@@ -83,6 +83,9 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'distributed.initProcessGroup': {
     call: () => { void gx.distributed.initProcessGroup({ worldsize: 2 } as gx.distributed.InitOptions); }, fn: 'gx.distributed.initProcessGroup', key: 'worldsize', suggest: 'worldSize',
   },
+  'Tensor#backward': {
+    call: () => { const w = gx.ones([1]).requiresGrad_(); gx.mul(w, 2).backward(null, { retain_graph: true } as gx.BackwardOptions); }, fn: 'Tensor.backward', key: 'retain_graph', suggest: 'retainGraph',
+  },
   'distributed.initDeviceGroup': {
     call: () => gx.distributed.initDeviceGroup(['cuda:0'], { timeout: 1 } as gx.distributed.DeviceGroupOptions), fn: 'gx.distributed.initDeviceGroup', key: 'timeout', suggest: 'timeoutMs',
   },
@@ -148,7 +151,7 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det',
-  'memory.stats', 'memory.emptyCache', 'memory.setLimit',
+  'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup'].map((f) => `distributed.${f}`),
   ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'svd', 'svdAsync', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
