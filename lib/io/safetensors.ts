@@ -62,11 +62,11 @@ function isCount(v: unknown): v is number {
 function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   const bad = (what: string): Error => fileError(ctx, `tensor '${name}' in the header: ${what}`);
   if (!isRecord(v)) throw bad(`expected an object { dtype, shape, data_offsets }, got ${JSON.stringify(v)}`);
-  const { dtype: name_, shape, data_offsets: offsets } = v;
-  if (typeof name_ !== 'string') throw bad(`dtype must be a string, got ${JSON.stringify(name_)}`);
-  const dtype = FROM_NAME.get(name_);
+  const { dtype: dtypeName, shape, data_offsets: offsets } = v;
+  if (typeof dtypeName !== 'string') throw bad(`dtype must be a string, got ${JSON.stringify(dtypeName)}`);
+  const dtype = FROM_NAME.get(dtypeName);
   if (dtype === undefined) {
-    throw fileError(ctx, `tensor '${name}' has dtype ${JSON.stringify(name_)}, which gpuext does not support ` +
+    throw fileError(ctx, `tensor '${name}' has dtype ${JSON.stringify(dtypeName)}, which gpuext does not support ` +
       `(supported: ${DTYPES.map((d) => DTYPE_NAMES[d]).join(', ')})`, TypeError);
   }
   if (!Array.isArray(shape) || !shape.every(isCount)) throw bad(`shape must be an array of non-negative integers, got ${JSON.stringify(shape)}`);
@@ -76,7 +76,7 @@ function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   }
   const bytes = numelOf(shape) * DTYPE_INFO[dtype].itemsize;
   if (!Number.isSafeInteger(bytes) || bytes !== offsets[1] - offsets[0]) {
-    throw bad(`shape ${formatShape(shape)} of ${name_} needs ${bytes} bytes but data_offsets ${JSON.stringify(offsets)} span ${offsets[1] - offsets[0]}`);
+    throw bad(`shape ${formatShape(shape)} of ${dtypeName} needs ${bytes} bytes but data_offsets ${JSON.stringify(offsets)} span ${offsets[1] - offsets[0]}`);
   }
   return { name, dtype, shape: shape.slice(), begin: offsets[0], end: offsets[1] };
 }

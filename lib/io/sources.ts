@@ -2,7 +2,7 @@
 // or a record of them, each checked and held by a reference of its own for
 // the length of the save (a tensor disposed by the caller while the file is
 // being written is still written whole).
-import { native } from '../native';
+import { native, type NativeTensor } from '../native';
 import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 import type { TensorSource } from './tensor-data';
@@ -21,7 +21,7 @@ function disposedError(fn: string, what: string): Error {
 /** One tensor argument, checked (`what` names it in errors), with a reference of its own. */
 function takeSource(value: unknown, name: string, fn: string, what: string): NamedSource {
   if (!(value instanceof Tensor)) throw new TypeError(`${fn}: ${what} must be a gx.Tensor, got ${describeValue(value)}`);
-  let handle;
+  let handle: NativeTensor;
   try {
     handle = value.handle(fn);
   } catch (err) {

@@ -200,8 +200,8 @@ export class ZipWriter {
    * given, deflated when `compress`. Throws if it writes another count.
    */
   async add(name: string, size: number, compress: boolean, write: (sink: ByteSink) => Promise<void>): Promise<void> {
-    const fh = this.#sink;
-    const localOffset = fh.position;
+    const file = this.#sink;
+    const localOffset = file.position;
     const nameBytes = Buffer.from(name, 'utf8');
     const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8;
     // Whether the local header needs ZIP64 sizes is decided before the data is written: beyond the limit, or
@@ -221,14 +221,14 @@ export class ZipWriter {
       header.writeUInt16LE(ZIP64_EXTRA_ID, 30 + nameBytes.length);
       header.writeUInt16LE(16, 32 + nameBytes.length);
     }
-    await fh.write(header);  // sizes and CRC-32 filled in below
-    const dataStart = fh.position;
-    const deflate = compress ? new DeflateSink(fh) : undefined;
-    const counted = new Crc32Sink(deflate ?? fh);
+    await file.write(header);  // sizes and CRC-32 filled in below
+    const dataStart = file.position;
+    const deflate = compress ? new DeflateSink(file) : undefined;
+    const counted = new Crc32Sink(deflate ?? file);
     await write(counted);
     await deflate?.finish();
     if (counted.size !== size) throw new Error(`gpuext internal error: zip entry '${name}' was declared ${size} bytes but ${counted.size} were written`);
-    const compressedSize = fh.position - dataStart;
+    const compressedSize = file.position - dataStart;
     header.writeUInt32LE(counted.crc, 14);
     if (zip64) {
       header.writeUInt32LE(0xffffffff, 18);
@@ -239,17 +239,17 @@ export class ZipWriter {
       header.writeUInt32LE(compressedSize, 18);
       header.writeUInt32LE(size, 22);
     }
-    const end = fh.position;
-    fh.position = localOffset;
-    await fh.write(header);
-    fh.position = end;
+    const end = file.position;
+    file.position = localOffset;
+    await file.write(header);
+    file.position = end;
     this.#entries.push({ name, nameBytes, flags, zip64, compressed: compress, crc: counted.crc, compressedSize, size, localOffset });
   }
 
   /** Writes the central directory and the end records. */
   async finish(): Promise<void> {
-    const fh = this.#sink;
-    const cdOffset = fh.position;
+    const file = this.#sink;
+    const cdOffset = file.position;
     for (const e of this.#entries) {
       // The ZIP64 extra holds, in this order, the fields too large for 32 bits (all of them when forced).
       const wide = [e.size, e.compressedSize, e.localOffset].map((v) => this.forceZip64 || v > ZIP64_LIMIT);
@@ -280,12 +280,12 @@ export class ZipWriter {
           if (wide[i]) at = b.writeBigUInt64LE(BigInt(v), at);
         });
       }
-      await fh.write(b);
+      await file.write(b);
     }
-    const cdBytes = fh.position - cdOffset;
+    const cdBytes = file.position - cdOffset;
     const count = this.#entries.length;
     if (this.forceZip64 || count > 0xffff || cdOffset > ZIP64_LIMIT || cdBytes > ZIP64_LIMIT) {
-      const recordAt = fh.position;
+      const recordAt = file.position;
       const record = Buffer.alloc(56 + 20);
       record.writeUInt32LE(ZIP64_END_SIG, 0);
       record.writeBigUInt64LE(44n, 4);  // the record's size after this field
@@ -298,7 +298,7 @@ export class ZipWriter {
       record.writeUInt32LE(ZIP64_LOCATOR_SIG, 56);
       record.writeBigUInt64LE(BigInt(recordAt), 64);
       record.writeUInt32LE(1, 72);  // disks in all
-      await fh.write(record);
+      await file.write(record);
     }
     const end = Buffer.alloc(22);
     end.writeUInt32LE(END_SIG, 0);
@@ -306,6 +306,6 @@ export class ZipWriter {
     end.writeUInt16LE(Math.min(count, 0xffff), 10);
     end.writeUInt32LE(Math.min(cdBytes, 0xffffffff), 12);
     end.writeUInt32LE(Math.min(cdOffset, 0xffffffff), 16);
-    await fh.write(end);
+    await file.write(end);
   }
 }
