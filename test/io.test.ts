@@ -498,9 +498,11 @@ test('a save that fails leaves neither the file nor a temporary file; one over a
   }), Error, new RegExp(`^gx\\.save: ${escape(old)}: disk full \\(simulated\\)`));
   t.true(fs.readFileSync(old).equals(before), 'the old file is intact');
   t.deepEqual(fs.readdirSync(dir).sort(), ['old.npy', 'taken.safetensors']);
-  // And a save that succeeds replaces it whole, leaving nothing else.
+  // And a save that succeeds replaces it whole, with its permissions, leaving nothing else.
+  fs.chmodSync(old, 0o600);
   using y = gx.tensor([7, 8], { dtype: 'int8' });
   await gx.save(old, y);
+  t.is(fs.statSync(old).mode & 0o777, 0o600, 'the permissions of the file replaced');
   using back = await gx.loadTensor(old);
   same(t, back, 'int8', [2], [7, 8], 'replaced');
   t.deepEqual(fs.readdirSync(dir).sort(), ['old.npy', 'taken.safetensors']);

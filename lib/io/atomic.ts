@@ -1,9 +1,9 @@
 // Writing a file atomically: into a temporary file beside it, flushed to the
-// disk, then renamed over the target. A reader (or a crash) sees the old
+// disk, then renamed over the target (whose permissions it takes). A reader (or a crash) sees the old
 // file or the new one whole, never part of one; a failed write removes its
 // temporary file and leaves the target as it was.
 import { randomBytes } from 'crypto';
-import { open, rename, unlink, type FileHandle } from 'fs/promises';
+import { open, rename, stat, unlink, type FileHandle } from 'fs/promises';
 import * as path from 'path';
 
 import { withFileContext, type FileContext } from './errors';
@@ -16,6 +16,9 @@ export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) 
   let fh: FileHandle | undefined;
   try {
     fh = await open(tmp, 'wx');
+    // A file replaced keeps its permissions (a private 0600 file stays private).
+    const old = await stat(ctx.path).catch(() => undefined);
+    if (old?.isFile()) await fh.chmod(old.mode & 0o7777);
     await write(fh);
     await fh.datasync();  // the data on the disk before the name points at it
     await fh.close();
