@@ -17,10 +17,10 @@ import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 import { writeAtomically } from './atomic';
 import { fileError, withFileContext, type FileContext } from './errors';
-import { checkNpyDtypes, inspectNpyFile, loadNpyFile, NPY_NAME, saveNpyFile } from './npy';
+import { checkNpyDtypes, inspectNpyFile, loadNpyFile, saveNpyFile } from './npy';
 import { inspectNpz, loadNpz, NPZ_NAME, saveNpz } from './npz';
 import { checkSafetensors, inspectSafetensors, loadSafetensors, saveSafetensors } from './safetensors';
-import { releaseSources, takeSources } from './sources';
+import { LONE_TENSOR_NAME, releaseSources, takeSources } from './sources';
 import type { FileFormat, NamedInfo, TensorFileInfo, TensorInfo } from './types';
 
 export type { FileFormat, TensorFileInfo, TensorInfo };
@@ -142,7 +142,7 @@ export async function save(path: string, data: Tensor | Record<string, Tensor>, 
   if (format === 'npy' && !(data instanceof Tensor) && data !== null && typeof data === 'object') {
     throw new TypeError(`${fn}: an .npy file holds one array; pass one tensor, or save a record as .npz or .safetensors`);
   }
-  const sources = takeSources(data, fn, format === 'npz' ? NPZ_NAME : NPY_NAME);
+  const sources = takeSources(data, fn, format === 'npz' ? NPZ_NAME : LONE_TENSOR_NAME);
   try {
     const ctx = { fn, path };
     if (format === 'safetensors') {

@@ -15,7 +15,7 @@ import { fileError, type FileContext } from './errors';
 import { parsePythonLiteral, type PyValue } from './python-literal';
 import { FileRangeReader, type ByteReader } from './readers';
 import { FileSink, type ByteSink } from './sinks';
-import type { NamedSource } from './sources';
+import { LONE_TENSOR_NAME, type NamedSource } from './sources';
 import { readTensorData, writeTensorData, type DataSpec } from './tensor-data';
 import type { NamedInfo } from './types';
 
@@ -169,18 +169,15 @@ export async function writeNpy(source: NamedSource, sink: ByteSink): Promise<voi
   await writeTensorData(source, sink);
 }
 
-/** The name loadTensors gives the one array of an .npy file (and gx.save a lone tensor in safetensors). */
-export const NPY_NAME = 'tensor';
-
-/** The array of the .npy file open as `fh` (of `size` bytes), read onto `device`, as NPY_NAME. */
+/** The array of the .npy file open as `fh` (of `size` bytes), read onto `device`, named LONE_TENSOR_NAME. */
 export async function* loadNpyFile(fh: FileHandle, size: number, ctx: FileContext, device: Device): AsyncGenerator<[string, Tensor]> {
-  yield [NPY_NAME, await readNpy(new FileRangeReader(fh, 0, size, ctx), size, ctx, device, '')];
+  yield [LONE_TENSOR_NAME, await readNpy(new FileRangeReader(fh, 0, size, ctx), size, ctx, device, '')];
 }
 
 /** The array of the .npy file open as `fh` (of `size` bytes), its dtype and shape only. */
 export async function inspectNpyFile(fh: FileHandle, size: number, ctx: FileContext): Promise<NamedInfo[]> {
   const { dtype, shape } = await readNpyHeader(new FileRangeReader(fh, 0, size, ctx), ctx, '');
-  return [{ name: NPY_NAME, dtype, shape: shape.slice() }];
+  return [{ name: LONE_TENSOR_NAME, dtype, shape: shape.slice() }];
 }
 
 /** Writes `source` as an .npy file into the empty file `fh`. */

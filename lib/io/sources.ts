@@ -7,6 +7,9 @@ import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 import type { TensorSource } from './tensor-data';
 
+/** The name of a lone tensor saved to safetensors, and of an .npy file's array when loaded as a record. */
+export const LONE_TENSOR_NAME = 'tensor';
+
 /** A tensor to save, with its name in the file. */
 export interface NamedSource extends TensorSource {
   readonly name: string;
