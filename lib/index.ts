@@ -10,6 +10,7 @@ import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
+export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';
 export { DTYPES, DTYPE_INFO, type DType } from './dtype';

@@ -111,6 +111,11 @@ const TAKES_OPTIONS: Record<string, Case> = {
     call: () => gx.reductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', { name: 'red' })(x(), { dim: 0 } as gx.ReduceCallOptions), fn: "gx.reductionKernel 'red'", key: 'dim', suggest: 'axis',
   },
   'extensionRuntime.options': { call: () => gx.extensionRuntime.options({ larges: true }, 'topk', ['largest']), fn: 'topk', key: 'larges', suggest: 'largest' },
+  // Nothing is written or read: the options are checked first.
+  save: { call: () => gx.save('never-written.npz', x(), { compresed: true } as gx.SaveOptions), fn: 'gx.save', key: 'compresed', suggest: 'compressed' },
+  loadTensors: { call: () => gx.loadTensors('never-read.safetensors', { devcie: 'cpu' } as gx.LoadTensorsOptions), fn: 'gx.loadTensors', key: 'devcie', suggest: 'device' },
+  loadTensor: { call: () => gx.loadTensor('never-read.npy', { fromat: 'npy' } as gx.LoadTensorsOptions), fn: 'gx.loadTensor', key: 'fromat', suggest: 'format' },
+  inspectTensors: { call: () => gx.inspectTensors('never-read.npz', { formats: 'npz' } as gx.InspectTensorsOptions), fn: 'gx.inspectTensors', key: 'formats', suggest: 'format' },
   'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#softmax': { call: () => x().softmax(1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'Tensor.softmax', key: 'dtpye', suggest: 'dtype' },

@@ -115,11 +115,16 @@ export async function main(): Promise<number> {
   using z = typed.addGpu(x, y);
   const untyped = await gx.load({ name: 'any_ops', sources: ['ops/any.cu'] });
   const r: unknown = untyped.anything?.(x, 1);
+  await gx.save('w.safetensors', { x, s }, { metadata: { step: '1' } });
+  await gx.save('x.npz', x, { compressed: true });
+  const loaded: Record<string, gx.Tensor> = await gx.loadTensors('w.safetensors', { device: 'cuda' });
+  const one: gx.Tensor = await gx.loadTensor('x.npy', { format: 'npy' });
+  const info: gx.TensorFileInfo = await gx.inspectTensors('x.npz');
   const stream = new gx.Stream({ priority: -1 });
   gx.withStream(stream, () => gx.cuda.synchronize());
   const axes = s1.numel + am.numel + p32.numel + p64.numel + c64.numel + v.numel + cat.numel + sq.numel;
   return axes + n + Number(big) + Number(flag) + s.numel + f64.numel + h.numel + g.numel + b.numel + like.numel + values.numel +
-    indices.numel + z.numel + (r === undefined ? 0 : 1);
+    indices.numel + z.numel + (r === undefined ? 0 : 1) + Object.keys(loaded).length + one.numel + info.tensors.x.shape.length;
 }
 `;
 
@@ -147,6 +152,10 @@ const BAD: Record<string, { text: string; error: RegExp }> = {
   'item.mts': {
     text: "import * as gx from 'gpuext';\nconst big: bigint = gx.arange(5).sum().item();\n",
     error: /item\.mts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'bigint'/,
+  },
+  'save.mts': {
+    text: "import * as gx from 'gpuext';\nawait gx.save('x.npz', gx.ones([1]), { compress: true });\n",
+    error: /save\.mts\(2,\d+\): error TS\d+: [^]*?'compress' does not exist in type 'SaveOptions'/,
   },
   'to.mts': {
     text: "import * as gx from 'gpuext';\nconst t: gx.Tensor<'float32'> = gx.ones([2]).to('float64');\n",

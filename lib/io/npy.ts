@@ -1,0 +1,186 @@
+// NumPy's .npy format (numpy/lib/format.py), versions 1.0, 2.0 and 3.0: the
+// magic "\x93NUMPY", the version (2 bytes), the header length (2 bytes little
+// endian in 1.0, 4 bytes in 2.0 and 3.0), then a Python dict literal
+// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } padded with
+// spaces and a newline so that the data starts at a multiple of 64 bytes,
+// then the data. Written as NumPy writes it (1.0 unless the header needs
+// 2.0); read in C or Fortran order, either byte order.
+import type { FileHandle } from 'fs/promises';
+
+import type { Device } from '../device';
+import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
+import { formatShape, MAX_DIMS, numelOf } from '../shape';
+import type { Tensor } from '../tensor';
+import { fileError, type FileContext } from './errors';
+import { parsePythonLiteral, type PyValue } from './python-literal';
+import { FileRangeReader, type ByteReader } from './readers';
+import { FileSink, type ByteSink } from './sinks';
+import { LONE_TENSOR_NAME, type NamedSource } from './sources';
+import { readTensorData, writeTensorData, type DataSpec } from './tensor-data';
+import type { NamedInfo } from './types';
+
+const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];  // \x93NUMPY
+/** NumPy pads the header so the data is aligned for any dtype (and mmap-friendly). */
+const ALIGN = 64;
+/** NumPy leaves room to grow the first axis's digits in place (GROWTH_AXIS_MAX_DIGITS). */
+const GROWTH_DIGITS = 21;
+/** Longest header read: NumPy's own headers are a few hundred bytes; a damaged length field must not allocate gigabytes. */
+const MAX_HEADER_BYTES = 1 << 20;
+
+/** NumPy's typestr of each gpuext dtype (bfloat16 has none: NumPy has no bfloat16). */
+const DESCR: { readonly [K in DType]?: string } = {
+  float32: '<f4', float64: '<f8', float16: '<f2', int8: '|i1', int16: '<i2', int32: '<i4', int64: '<i8', uint8: '|u1', bool: '|b1',
+};
+
+/** The dtype of a typestr's kind and size ('f4'). */
+const FROM_KIND_SIZE = new Map<string, DType>(DTYPES.filter((d) => DESCR[d] !== undefined).map((d) => [DESCR[d]!.slice(1), d]));
+
+/** NumPy names for typestrs gpuext has no dtype for, to say what the file holds. */
+const UNSUPPORTED_KINDS: Record<string, string> = {
+  u: 'unsigned integers wider than 8 bits', c: 'complex numbers', O: 'Python objects', U: 'strings', S: 'bytes',
+  V: 'raw or structured records (ml_dtypes\' bfloat16 too)', M: 'datetimes', m: 'timedeltas', f: 'floats of that width',
+};
+
+/** The .npy header's facts: the data's dtype, shape (C order), byte order and layout, and the header's length. */
+export interface NpyHeader extends DataSpec {
+  readonly fortranOrder: boolean;
+  /** Bytes before the data: magic, version, length and header. */
+  readonly headerBytes: number;
+}
+
+/** A typestr ('<f4', '>i8', '|b1'), checked against gpuext's dtypes. */
+function parseDescr(descr: PyValue, ctx: FileContext): { dtype: DType; bigEndian: boolean } {
+  if (typeof descr !== 'string') {
+    throw fileError(ctx, `the array has a structured dtype (descr ${JSON.stringify(descr)}); gpuext reads arrays of one numeric dtype`, TypeError);
+  }
+  const m = /^([<>|=]?)([a-zA-Z])(\d+)$/.exec(descr);
+  const dtype = m === null ? undefined : FROM_KIND_SIZE.get(`${m[2]}${m[3]}`);
+  if (m === null || dtype === undefined) {
+    const kind = m === null ? undefined : UNSUPPORTED_KINDS[m[2]];
+    throw fileError(ctx, `dtype '${descr}'${kind !== undefined ? ` (${kind})` : ''} is not supported by gpuext; it reads ` +
+      `${[...new Set(Object.values(DESCR))].join(', ')} (and their big-endian forms)`, TypeError);
+  }
+  return { dtype, bigEndian: m[1] === '>' && DTYPE_INFO[dtype].itemsize > 1 };
+}
+
+/**
+ * Reads and checks a .npy header from the start of `src`; `what` names the
+ * array in errors (an .npz entry; '' for an .npy file, which the path names).
+ */
+export async function readNpyHeader(src: ByteReader, ctx: FileContext, what: string): Promise<NpyHeader> {
+  const prefix = what === '' ? '' : `${what}: `;
+  const bad = (message: string): Error => fileError(ctx, `${prefix}${message}`);
+  const start = new Uint8Array(8);
+  await src.readExactly(start, `${prefix}the magic and version`);
+  if (!MAGIC.every((b, i) => start[i] === b)) throw bad('not a .npy file (it does not start with the magic "\\x93NUMPY")');
+  const [major, minor] = [start[6], start[7]];
+  if (![1, 2, 3].includes(major) || minor !== 0) throw bad(`.npy format version ${major}.${minor} is not supported (1.0, 2.0 and 3.0 are)`);
+  const lengthBytes = new Uint8Array(major === 1 ? 2 : 4);
+  await src.readExactly(lengthBytes, `${prefix}the header length`);
+  const view = new DataView(lengthBytes.buffer);
+  const length = major === 1 ? view.getUint16(0, true) : view.getUint32(0, true);
+  if (length > MAX_HEADER_BYTES) throw bad(`header length ${length} is beyond ${MAX_HEADER_BYTES} bytes; the file is damaged`);
+  const headerBytes = new Uint8Array(length);
+  await src.readExactly(headerBytes, `${prefix}the header`);
+  // 1.0 and 2.0 headers are latin1, 3.0 UTF-8 (for structured dtypes' field names).
+  const text = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(headerBytes);
+  let header: PyValue;
+  try {
+    header = parsePythonLiteral(text);
+  } catch (err) {
+    throw bad(`the header is not a Python literal (${(err as Error).message})`);
+  }
+  const keys = header instanceof Map ? [...header.keys()].sort() : [];
+  if (!(header instanceof Map) || keys.join() !== 'descr,fortran_order,shape') {
+    throw bad(`the header must be a dict of 'descr', 'fortran_order' and 'shape', got ${JSON.stringify(text.trim())}`);
+  }
+  const shape = header.get('shape'), fortranOrder = header.get('fortran_order');
+  if (typeof fortranOrder !== 'boolean') throw bad(`'fortran_order' must be True or False, got ${JSON.stringify(fortranOrder)}`);
+  if (!Array.isArray(shape) || !shape.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0)) {
+    throw bad(`'shape' must be a tuple of non-negative integers, got ${JSON.stringify(shape)}`);
+  }
+  const dims = shape as number[];
+  if (dims.length > MAX_DIMS) throw bad(`shape ${formatShape(dims)} has ${dims.length} dimensions; gpuext supports at most ${MAX_DIMS}`);
+  const { dtype, bigEndian } = parseDescr(header.get('descr')!, ctx);
+  if (!Number.isSafeInteger(numelOf(dims) * DTYPE_INFO[dtype].itemsize)) throw bad(`shape ${formatShape(dims)} is too large`);
+  return { shape: dims, dtype, bigEndian, fortranOrder, headerBytes: 8 + lengthBytes.length + length };
+}
+
+/** The tensor of a .npy stream of `total` bytes (a file, or an .npz entry), read onto `device`; `what` as readNpyHeader's. */
+export async function readNpy(src: ByteReader, total: number, ctx: FileContext, device: Device, what: string): Promise<Tensor> {
+  const header = await readNpyHeader(src, ctx, what);
+  const { shape, dtype, fortranOrder } = header;
+  const need = numelOf(shape) * DTYPE_INFO[dtype].itemsize;
+  const data = what === '' ? 'the data' : `the data of ${what}`;
+  if (header.headerBytes + need !== total) {
+    throw fileError(ctx, `${what === '' ? '' : `${what}: `}shape ${formatShape(shape)} of ${dtype} needs ${need} bytes of data, but ${total - header.headerBytes} follow the header` +
+      `${header.headerBytes + need > total ? '; the file is truncated' : ''}`);
+  }
+  if (!fortranOrder || shape.length < 2) return readTensorData(src, header, device, data);
+  // Fortran order is C order of the reversed shape: read that, then lay it out in C order.
+  const reversed = [...shape].reverse();
+  const t = await readTensorData(src, { ...header, shape: reversed }, device, data);
+  try {
+    const strides: number[] = [];
+    for (let d = 0, stride = 1; d < shape.length; stride *= shape[d++]) strides.push(stride);
+    using view = t.asStrided(shape, strides, 0);
+    return view.contiguous();
+  } finally {
+    t.dispose();
+  }
+}
+
+/** The .npy header NumPy writes for a C-order array of `dtype` and `shape`. */
+export function npyHeader(dtype: DType, shape: readonly number[]): Uint8Array {
+  const tuple = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  let dict = `{'descr': '${DESCR[dtype]}', 'fortran_order': False, 'shape': ${tuple}, }`;
+  if (shape.length > 0) dict += ' '.repeat(Math.max(0, GROWTH_DIGITS - String(shape[0]).length));
+  // Version 1.0 unless its 2-byte length cannot hold the header (then 2.0's 4 bytes).
+  for (const [major, lengthBytes] of [[1, 2], [2, 4]]) {
+    const unpadded = 8 + lengthBytes + dict.length + 1;  // + '\n'
+    const length = dict.length + 1 + (ALIGN - (unpadded % ALIGN)) % ALIGN;
+    if (major === 1 && length > 0xffff) continue;
+    const out = Buffer.alloc(8 + lengthBytes + length, 0x20);
+    out.set(MAGIC);
+    out[6] = major;
+    out[7] = 0;
+    if (major === 1) out.writeUInt16LE(length, 8);
+    else out.writeUInt32LE(length, 8);
+    out.write(dict, 8 + lengthBytes, 'latin1');
+    out[out.length - 1] = 0x0a;
+    return out;
+  }
+  throw new Error('gpuext internal error: no .npy version holds the header');
+}
+
+/** Throws unless every source has a NumPy dtype (bfloat16 has none); `fn` and each source's name in the error. */
+export function checkNpyDtypes(sources: readonly NamedSource[], fn: string, format: string, single: boolean): void {
+  for (const s of sources) {
+    if (DESCR[s.dtype] === undefined) {
+      throw new TypeError(`${fn}: ${single ? 'the tensor' : `tensor '${s.name}'`} is ${s.dtype}, which NumPy has no dtype for, so ${format} cannot hold it; ` +
+        `save x.astype('float32') (exact: every bfloat16 value is a float32), or save to .safetensors, which has BF16`);
+    }
+  }
+}
+
+/** Writes `source` as a .npy stream (header, then data) to `sink`. */
+export async function writeNpy(source: NamedSource, sink: ByteSink): Promise<void> {
+  await sink.write(npyHeader(source.dtype, source.shape));
+  await writeTensorData(source, sink);
+}
+
+/** The array of the .npy file open as `fh` (of `size` bytes), read onto `device`, named LONE_TENSOR_NAME. */
+export async function* loadNpyFile(fh: FileHandle, size: number, ctx: FileContext, device: Device): AsyncGenerator<[string, Tensor]> {
+  yield [LONE_TENSOR_NAME, await readNpy(new FileRangeReader(fh, 0, size, ctx), size, ctx, device, '')];
+}
+
+/** The array of the .npy file open as `fh` (of `size` bytes), its dtype and shape only. */
+export async function inspectNpyFile(fh: FileHandle, size: number, ctx: FileContext): Promise<NamedInfo[]> {
+  const { dtype, shape } = await readNpyHeader(new FileRangeReader(fh, 0, size, ctx), ctx, '');
+  return [{ name: LONE_TENSOR_NAME, dtype, shape: shape.slice() }];
+}
+
+/** Writes `source` as an .npy file into the empty file `fh`. */
+export async function saveNpyFile(fh: FileHandle, source: NamedSource): Promise<void> {
+  await writeNpy(source, new FileSink(fh, 0));
+}

@@ -1,0 +1,159 @@
+// A tensor's elements to and from a byte stream, as the file formats store
+// them: raw little-endian bytes in C order. Both ways go a bounded chunk at a
+// time (NOTE [ Chunked tensor I/O ]).
+//
+// NOTE [ Chunked tensor I/O ]
+// Saving reads each tensor back into one reusable host buffer of at most
+// CHUNK.bytes, block after block of its elements in C order (strided views
+// of the tensor, so a transposed or sliced tensor is laid out by the readback
+// itself, and a GPU tensor is copied a block at a time), and writes each
+// block before the next. Loading reads a tensor that fits in one chunk
+// straight into the buffer its memory is made from; a larger one is
+// allocated first and filled block by block. So a file is never in memory
+// twice (nor whole), and a tensor larger than one ArrayBuffer still saves
+// and loads.
+import { allocate } from '../creation';
+import type { Device } from '../device';
+import { dtypeCode } from '../dtype';
+import { DTYPE_INFO, type DType } from '../generated/dtypes';
+import { native, type NativeTensor } from '../native';
+import { contiguousStrides, numelOf } from '../shape';
+import { contiguousMeta, Tensor } from '../tensor';
+import type { ByteReader } from './readers';
+import type { ByteSink } from './sinks';
+
+/** @internal The chunk size (bytes) of tensor I/O; tests lower it to take the chunked paths with small tensors. */
+export const CHUNK = { bytes: 64 * 1024 * 1024 };
+
+/** A tensor as saving sees it: its own reference to the memory (dispose it), and its layout. */
+export interface TensorSource {
+  readonly handle: NativeTensor;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+  readonly dtype: DType;
+}
+
+/** One block of a layout: a strided view's shape, strides, storage offset and element count. */
+export interface Block {
+  shape: number[];
+  strides: number[];
+  offset: number;
+  numel: number;
+}
+
+/**
+ * The elements of a layout in C order as consecutive blocks of at most
+ * `maxItems` elements (at least one each): runs of whole rows along one axis,
+ * the outermost axis whose rows fit, at every index of the axes before it.
+ */
+export function* cOrderBlocks(shape: readonly number[], strides: readonly number[], offset: number, maxItems: number): Generator<Block> {
+  const n = numelOf(shape);
+  if (n <= maxItems) {
+    yield { shape: shape.slice(), strides: strides.slice(), offset, numel: n };
+    return;
+  }
+  // n > maxItems >= 1, so no axis is 0 and the innermost axis's rows (one element) fit.
+  let d = 0, inner = n / shape[0];
+  while (inner > maxItems) inner /= shape[++d];
+  const rows = Math.floor(maxItems / inner);
+  const index = new Array<number>(d).fill(0);
+  for (;;) {
+    let base = offset;
+    for (let k = 0; k < d; k++) base += index[k] * strides[k];
+    for (let start = 0; start < shape[d]; start += rows) {
+      const len = Math.min(rows, shape[d] - start);
+      yield { shape: [len, ...shape.slice(d + 1)], strides: strides.slice(d), offset: base + start * strides[d], numel: len * inner };
+    }
+    let k = d - 1;
+    while (k >= 0 && ++index[k] === shape[k]) index[k--] = 0;
+    if (k < 0) return;
+  }
+}
+
+/** Elements of `itemsize` bytes that one chunk holds. */
+function chunkItems(itemsize: number): number {
+  return Math.max(1, Math.floor(CHUNK.bytes / itemsize));
+}
+
+/** The byte length of a tensor's data in a file. */
+export function dataBytes(shape: readonly number[], dtype: DType): number {
+  return numelOf(shape) * DTYPE_INFO[dtype].itemsize;
+}
+
+/** Writes the elements of `src` (C order, raw bytes) to `sink`. */
+export async function writeTensorData(src: TensorSource, sink: ByteSink): Promise<void> {
+  const itemsize = DTYPE_INFO[src.dtype].itemsize;
+  const total = dataBytes(src.shape, src.dtype);
+  if (total === 0) return;
+  const buf = new Uint8Array(Math.min(total, chunkItems(itemsize) * itemsize));
+  for (const b of cOrderBlocks(src.shape, src.strides, src.offset, buf.length / itemsize)) {
+    const bytes = buf.subarray(0, b.numel * itemsize);
+    if (bytes.length === total) {
+      await native.read(src.handle, bytes);
+    } else {
+      const view = native.view(src.handle, b.shape, b.strides, b.offset);
+      try {
+        await native.read(view, bytes);
+      } finally {
+        native.dispose(view);
+      }
+    }
+    await sink.write(bytes);
+  }
+}
+
+/** Reverses the bytes of each `itemsize`-byte element in place (big-endian data to little-endian). */
+function byteSwap(bytes: Uint8Array, itemsize: number): void {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (itemsize === 2) b.swap16();
+  else if (itemsize === 4) b.swap32();
+  else if (itemsize === 8) b.swap64();
+}
+
+/** What a file says of one tensor's data: the elements' type, the shape in C order, and whether they are big-endian. */
+export interface DataSpec {
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+  readonly bigEndian?: boolean;
+}
+
+/**
+ * A new contiguous tensor on `device` holding the next bytes of `src`
+ * (`what` names them in a truncation error).
+ */
+export async function readTensorData(src: ByteReader, spec: DataSpec, device: Device, what: string): Promise<Tensor> {
+  const { shape, dtype } = spec;
+  const itemsize = DTYPE_INFO[dtype].itemsize;
+  const n = numelOf(shape), code = dtypeCode(dtype);
+  const maxItems = chunkItems(itemsize);
+  const fill = async (bytes: Uint8Array): Promise<void> => {
+    await src.readExactly(bytes, what);
+    if (spec.bigEndian) byteSwap(bytes, itemsize);
+  };
+  if (n <= maxItems) {
+    const bytes = new Uint8Array(n * itemsize);
+    await fill(bytes);
+    return new Tensor(native.fromBytes(bytes, shape.slice(), code, device.typeCode, device.index), contiguousMeta(shape, dtype, device));
+  }
+  const out = allocate(shape, dtype, device);
+  try {
+    const buf = new Uint8Array(maxItems * itemsize);
+    for (const b of cOrderBlocks(shape, contiguousStrides(shape), 0, maxItems)) {
+      const bytes = buf.subarray(0, b.numel * itemsize);
+      await fill(bytes);
+      const chunk = native.fromBytes(bytes, b.shape, code, 0, 0);
+      const dst = native.view(out.handle(), b.shape, b.strides, b.offset);
+      try {
+        native.copy(dst, chunk);
+      } finally {
+        native.dispose(dst);
+        native.dispose(chunk);
+      }
+    }
+    return out;
+  } catch (err) {
+    out.dispose();
+    throw err;
+  }
+}
