@@ -124,6 +124,8 @@ export interface AutogradMeta {
   grad: Tensor | null;
   /** The node that made this tensor (null for a leaf). */
   node: { release(): void } | null;
+  /** Which of the node's outputs this tensor is. */
+  index: number;
 }
 
 /** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */
@@ -423,7 +425,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const fn = 'Tensor.copy_';
     opts = checkOptions<{ nonBlocking?: boolean }>(opts, fn, COPY_KEYS);
     if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
-    autogradHooks.inPlace?.(fn, this, [src]);
+    autogradHooks.inPlace?.(fn, this, []);  // copies values only: src's gradient does not flow into this (NOTE [ Autograd and in-place ops ])
     const dst = this.#info(fn), from = src.#info(fn);
     if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
       throw new Error(`${fn}: src has shape ${formatShape(from.shape)} but self has shape ${formatShape(dst.shape)}; ` +

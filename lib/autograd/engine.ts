@@ -43,18 +43,17 @@ export function runBackward(root: Tensor, grad: Tensor, opts: BackwardOptions, f
     return;
   }
   try {
-    backwardFrom(rootNode, grad, opts);
+    backwardFrom(rootNode, root.ag?.index ?? 0, grad, opts);
   } catch (e) {
     throw e instanceof Error && !e.message.startsWith(fn) ? Object.assign(e, { message: `${fn}: ${e.message}` }) : e;
   }
 }
 
-function backwardFrom(rootNode: Node, grad: Tensor, opts: BackwardOptions): void {
-  // Reverse topological order: a node after every node that consumes its result.
+function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: BackwardOptions): void {
+  // Reverse topological order: a node after every node that consumes its results.
   const order: Node[] = [];
-  const seen = new Set<Node>();
+  const seen = new Set<Node>([rootNode]);
   const stack: [Node, number][] = [[rootNode, 0]];
-  seen.add(rootNode);
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
     const [node, i] = top;
@@ -71,49 +70,59 @@ function backwardFrom(rootNode: Node, grad: Tensor, opts: BackwardOptions): void
     }
   }
   order.reverse();
-  const grads = new Map<Node, Tensor>([[rootNode, grad]]);
+  // Each node's gradients, one per output, summed over the nodes that consume it.
+  const grads = new Map<Node, (Tensor | undefined)[]>();
+  const addGrad = (node: Node, index: number, g: Tensor): void => {
+    let gs = grads.get(node);
+    if (gs === undefined) grads.set(node, (gs = node.outputs.map(() => undefined)));
+    const prev = gs[index];
+    if (prev === undefined) {
+      gs[index] = g;
+    } else {
+      gs[index] = add(prev, g);
+      prev.dispose();
+      g.dispose();
+    }
+  };
+  addGrad(rootNode, rootIndex, grad);
   noGrad(() => {
     for (const node of order) {
-      const g = grads.get(node);
+      const gs = grads.get(node);
       grads.delete(node);
-      if (g === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
+      if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
+      // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
+      const given = gs.map((g, k) => g ?? untrack(zerosOf(node.outputs[k])));
       try {
         const saved = node.saved();
         const made = tidy(() => {
-          const raw = node.fn(g, saved);
-          return node.edges.map((e, i) => (e === null || raw[i] == null ? null : fit(raw[i] as Tensor | number, node.inputs[i] as InputInfo, g)));
+          const raw = node.fn(given, saved);
+          return node.edges.map((e, i) => (e === null || raw[i] == null ? null : fit(raw[i] as Tensor | number, node.inputs[i] as InputInfo, given[0])));
         });
         // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
         const owned = new Set<Tensor>();
         const outs = made.map((o) => {
           if (o === null) return null;
-          if (o === g || saved.includes(o) || owned.has(o)) return alias(o);
+          if (given.includes(o) || saved.includes(o) || owned.has(o)) return alias(o);
           owned.add(o);
           return o;
         });
         node.edges.forEach((e, i) => {
           const gi = outs[i];
           if (e === null || gi === null) return;
-          if (e.leaf !== undefined) {
-            accumulate(e.leaf, gi);
-            return;
-          }
-          const prev = grads.get(e.node);
-          if (prev === undefined) {
-            grads.set(e.node, gi);
-          } else {
-            grads.set(e.node, add(prev, gi));
-            prev.dispose();
-            gi.dispose();
-          }
+          if (e.leaf !== undefined) accumulate(e.leaf, gi);
+          else addGrad(e.node, e.index, gi);
         });
       } finally {
-        g.dispose();
+        for (const g of given) g.dispose();
         if (!opts.retainGraph) node.freeSaved();
       }
     }
   });
-  for (const g of grads.values()) g.dispose();
+  for (const gs of grads.values()) for (const g of gs) g?.dispose();
+}
+
+function zerosOf(info: InputInfo): Tensor {
+  return full(info.shape as number[], 0, { dtype: info.dtype as Tensor['dtype'], device: info.device });
 }
 
 /** leaf.grad += g (a new contiguous tensor of the leaf's own, outside every tidy scope). */

@@ -4,7 +4,10 @@
 // reductions, matmul, softmax and layout ops are written here.
 import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
-import { sum } from '../ops/index';
+import { cumsum } from '../ops/scan';
+import { matmul } from '../ops/linalg';
+import { mean, sum } from '../ops/index';
+import { sumToShape } from './engine';
 import { whereOp } from '../ops/elementwise';
 import { Tensor } from '../tensor';
 import { autogradHooks } from '../tensor';
@@ -95,4 +98,56 @@ recorders.astype = (x, out) => {
 autogradHooks.sameValues = (name, t, out) => {
   if (!shouldRecord(t)) return;
   record(name, [t], out, [], (g) => [g.reshape(t.shape as number[])]);
+};
+
+/** The last two axes swapped (a matrix's transpose, batched). */
+const mT = (t: Tensor): Tensor => t.transpose(-1, -2);
+
+recorders.matmul = (a, b, out) => {
+  // Vectors as matrices ([1, k] and [k, 1]), as the forward op treats them; the gradient of the result gets the dims back.
+  record('matmul', [a, b], out, [a, b], (g, [sa, sb]) => {
+    const a2 = sa.ndim === 1 ? sa.reshape(1, -1) : sa;
+    const b2 = sb.ndim === 1 ? sb.reshape(-1, 1) : sb;
+    let g2 = g;
+    if (sa.ndim === 1) g2 = g2.unsqueeze(g2.ndim - (sb.ndim === 1 ? 0 : 1));
+    if (sb.ndim === 1) g2 = g2.unsqueeze(-1);
+    const ga = requiresGrad(a) ? sumToShape(matmul(g2, mT(b2)), a2.shape).reshape(sa.shape as number[]) : null;
+    const gb = requiresGrad(b) ? sumToShape(matmul(mT(a2), g2), b2.shape).reshape(sb.shape as number[]) : null;
+    return [ga, gb];
+  });
+};
+
+recorders.alongAxis = (name, x, axis, out) => {
+  switch (name) {
+    case 'softmax':  // dx = y (g - sum(g y))
+      record(name, [x], out, [out], (g, [y]) => [E.mul(y, E.sub(g, sum(E.mul(g, y), { axis, keepdims: true })))]);
+      break;
+    case 'logSoftmax':  // dx = g - exp(y) sum(g)
+      record(name, [x], out, [out], (g, [y]) => [E.sub(g, E.mul(E.exp(y), sum(g, { axis, keepdims: true })))]);
+      break;
+    case 'cumsum':  // dx_i = sum_{j >= i} g_j = sum(g) - cumsum(g) + g
+      record(name, [x], out, [], (g) => [E.add(E.sub(sum(g, { axis, keepdims: true }), cumsum(g, axis)), g)]);
+      break;
+    default:
+      break;
+  }
+};
+
+recorders.statReduce = (name, x, axes, keepdims, correction, out) => {
+  const count = axes.reduce((n, d) => n * x.shape[d], 1);
+  const spread = (t: Tensor): Tensor => unreduce(t, x.shape, axes, keepdims);
+  switch (name) {
+    case 'logsumexp':  // dx = g exp(x - lse)
+      record(name, [x], out, [x, out], (g, [sx, r]) => [E.mul(spread(g), E.exp(E.sub(sx, spread(r))))]);
+      break;
+    case 'var':  // dx = g 2 (x - mean) / (N - correction)
+      record(name, [x], out, [x], (g, [sx]) => [E.mul(spread(g), E.mul(E.sub(sx, mean(sx, { axis: [...axes], keepdims: true })), 2 / Math.max(0, count - correction)))]);
+      break;
+    case 'std':  // dx = g (x - mean) / ((N - correction) std)
+      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(spread(g), E.sub(sx, mean(sx, { axis: [...axes], keepdims: true }))),
+        E.mul(spread(r), Math.max(0, count - correction)))]);
+      break;
+    default:
+      break;
+  }
 };

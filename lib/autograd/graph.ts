@@ -19,6 +19,8 @@
 // storage was written after it was saved, backward is an error naming the
 // op, as PyTorch's version counter rule. An in-place op on a tensor that
 // requires grad, and `out` of an op whose inputs require grad, are refused.
+// copy_ copies values only (as copy_(src.detach()) would): it is refused
+// into a tensor that requires grad, and no gradient flows from its source.
 import { DTYPE_INFO } from '../generated/dtypes';
 import { autogradHooks, Tensor, type AutogradMeta } from '../tensor';
 import { untrack } from '../tidy';
@@ -61,16 +63,20 @@ export function bumpVersion(t: Tensor): void {
   versions.set(k, (versions.get(k) ?? 0) + 1);
 }
 
-/** Where an input's gradient goes: the node that made it, or the leaf it is. */
-export type Edge = { node: Node; leaf?: undefined } | { leaf: Tensor; node?: undefined };
+/** Where an input's gradient goes: output `index` of the node that made it, or the leaf it is. */
+export type Edge = { node: Node; index: number; leaf?: undefined } | { leaf: Tensor; node?: undefined };
 
-/** An input's shape and dtype, to bring its gradient back to them. */
+/** An input's (or output's) shape, dtype and device, to bring a gradient back to them or make zeros of them. */
 export interface InputInfo {
   shape: readonly number[];
   dtype: string;
+  device: Tensor['device'];
 }
 
+/** A gradient per input (null, undefined: none) from the gradient of the output. */
 export type BackwardFn = (grad: Tensor, saved: readonly Tensor[]) => readonly (Tensor | number | null | undefined)[];
+/** The same for a node of several outputs: one gradient per output (zeros where an output got none). */
+export type MultiBackwardFn = (grads: readonly Tensor[], saved: readonly Tensor[]) => readonly (Tensor | number | null | undefined)[];
 
 export class Node {
   refs = 0;
@@ -78,7 +84,7 @@ export class Node {
   #freed = false;
 
   constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
-    readonly fn: BackwardFn, saved: readonly Tensor[]) {
+    readonly outputs: readonly InputInfo[], readonly fn: MultiBackwardFn, saved: readonly Tensor[]) {
     this.#saved = saved.map((t) => new Saved(t));
     for (const e of edges) if (e?.node !== undefined) e.node.refs++;
   }
@@ -152,16 +158,26 @@ const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
  */
 export function record<T extends Tensor>(name: string, inputs: readonly unknown[], output: T, save: readonly Tensor[], backward: BackwardFn): T {
   if (!FLOATING.has(output.dtype)) return output;  // an integer or bool result has no gradient
+  recordMulti(name, inputs, [output], save, (gs, s) => backward(gs[0], s));
+  return output;
+}
+
+const infoOf = (t: Tensor): InputInfo => ({ shape: t.shape, dtype: t.dtype, device: t.device });
+
+/** record() for an op of several outputs (those of a non-floating dtype get no gradient). */
+export function recordMulti(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[], backward: MultiBackwardFn): void {
   const edges = inputs.map((x): Edge | null => {
     if (!requiresGrad(x)) return null;
     const meta = x.ag as AutogradMeta;
-    return meta.node !== null ? { node: meta.node as Node } : { leaf: x };
+    return meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x };
   });
-  const infos = inputs.map((x) => (x instanceof Tensor ? { shape: x.shape, dtype: x.dtype } : null));
-  const node = new Node(name, edges, infos, backward, save);
-  node.refs++;
-  output.ag = { requiresGrad: true, grad: null, node };
-  return output;
+  const node = new Node(name, edges, inputs.map((x) => (x instanceof Tensor ? infoOf(x) : null)), outputs.map(infoOf), backward, save);
+  outputs.forEach((out, index) => {
+    if (!FLOATING.has(out.dtype)) return;
+    node.refs++;
+    out.ag = { requiresGrad: true, grad: null, node, index };
+  });
+  if (node.refs === 0) node.freeSaved();
 }
 
 /** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
@@ -186,4 +202,9 @@ export const recorders: {
   where?: (cond: Tensor, x: unknown, y: unknown, out: Tensor) => void;
   clamp?: (x: Tensor, lo: number | undefined, hi: number | undefined, out: Tensor) => void;
   astype?: (x: Tensor, out: Tensor) => void;
+  matmul?: (a: Tensor, b: Tensor, out: Tensor) => void;
+  /** softmax, logSoftmax, cumsum along `axis`. */
+  alongAxis?: (name: string, x: Tensor, axis: number, out: Tensor) => void;
+  /** logsumexp, var, std over `axes`. */
+  statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
 } = {};

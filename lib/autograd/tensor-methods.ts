@@ -43,7 +43,7 @@ function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
     return;
   }
   if (t.ag === undefined) {
-    if (on) t.ag = { requiresGrad: true, grad: null, node: null };
+    if (on) t.ag = { requiresGrad: true, grad: null, node: null, index: 0 };
     return;
   }
   t.ag.requiresGrad = on;
@@ -66,7 +66,7 @@ Object.defineProperties(Tensor.prototype, {
     set(this: Tensor, g: Tensor | null) {
       if (g !== null && !(g instanceof Tensor)) throw new TypeError('Tensor.grad: expected a Tensor or null');
       if (g !== null && g.shape.join() !== this.shape.join()) throw new TypeError(`Tensor.grad: the gradient's shape [${g.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-      this.ag ??= { requiresGrad: false, grad: null, node: null };
+      this.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 };
       const prev = this.ag.grad;
       this.ag.grad = g === null ? null : untrack(g);
       if (prev !== null && prev !== g && !prev.isDisposed) prev.dispose();

@@ -21,6 +21,7 @@ import { allocate } from '../creation';
 import type { DType } from '../dtype';
 import { optionKeys } from '../options';
 import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../shape';
+import { record, shouldRecord } from '../autograd/graph';
 import { Tensor } from '../tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, normalizeAxisList, type Axes, type AxisOptions } from './axes';
 
@@ -48,6 +49,24 @@ function layoutOf(input: unknown, fn: string, arg = 'input'): Layout {
 
 function view<D extends DType>(input: Tensor<D>, l: Layout): Tensor<D> {
   return input.asStrided(l.shape, l.strides, l.offset);
+}
+
+/** Records `out`, a view or copy of `input`, for autograd: `back` maps its gradient to input's. */
+function grad<D extends DType>(name: string, input: Tensor, out: Tensor<D>, back: (g: Tensor) => Tensor): Tensor<D> {
+  if (shouldRecord(input)) record(name, [input], out, [], (g) => [back(g)]);
+  return out;
+}
+
+/** The gradient of a view that picks some of input's elements: zeros, with g written through the same view. */
+function scatterBack(input: Tensor, pick: (z: Tensor) => Tensor): (g: Tensor) => Tensor {
+  const shape = input.shape as number[];
+  return (g) => {
+    const z = allocate(shape, input.dtype, input.device, undefined, 'autograd').fill_(0);
+    const v = pick(z);
+    v.copy_(g);
+    v.dispose();
+    return z;
+  };
 }
 
 function checkInt(v: unknown, fn: string, arg: string): number {
@@ -87,11 +106,13 @@ export function transpose<D extends DType>(input: Tensor<D>, axis0: number, axis
     [l.shape[a], l.shape[b]] = [l.shape[b], l.shape[a]];
     [l.strides[a], l.strides[b]] = [l.strides[b], l.strides[a]];
   }
-  return view(input, l);
+  return grad('transpose', input, view(input, l), (g) => transpose(g, a, b));
 }
 
 function permuteImpl<D extends DType>(input: Tensor<D>, l: Layout, order: readonly number[]): Tensor<D> {
-  return view(input, { shape: order.map((d) => l.shape[d]), strides: order.map((d) => l.strides[d]), offset: l.offset });
+  const out = view(input, { shape: order.map((d) => l.shape[d]), strides: order.map((d) => l.strides[d]), offset: l.offset });
+  const inverse = order.map((_, i) => order.indexOf(i));
+  return grad('permute', input, out, (g) => permute(g, inverse));
 }
 
 /**
@@ -141,7 +162,8 @@ export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOpt
   const l = layoutOf(input, fn);
   const drop = a === undefined ? l.shape.map((_, d) => d) : normalizeAxisList(a, l.shape, fn);
   const keep = l.shape.map((s, d) => s !== 1 || !drop.includes(d));
-  return view(input, { shape: l.shape.filter((_, d) => keep[d]), strides: l.strides.filter((_, d) => keep[d]), offset: l.offset });
+  const out = view(input, { shape: l.shape.filter((_, d) => keep[d]), strides: l.strides.filter((_, d) => keep[d]), offset: l.offset });
+  return grad('squeeze', input, out, (g) => g.reshape(input.shape as number[]));
 }
 
 /**
@@ -160,7 +182,7 @@ export function unsqueeze<D extends DType>(input: Tensor<D>, axis: number | Axis
   const stride = d < n ? l.shape[d] * l.strides[d] : 1;
   l.shape.splice(d, 0, 1);
   l.strides.splice(d, 0, stride);
-  return view(input, l);
+  return grad('unsqueeze', input, view(input, l), (g) => g.reshape(input.shape as number[]));
 }
 
 function expandImpl<D extends DType>(input: Tensor<D>, shape: readonly number[], fn: string): Tensor<D> {
@@ -199,7 +221,8 @@ function expandImpl<D extends DType>(input: Tensor<D>, shape: readonly number[],
       );
     }
   }
-  return view(input, { shape: outShape, strides: outStrides, offset: l.offset });
+  // The engine sums the gradient back over the repeated dims (sumToShape).
+  return grad('expand', input, view(input, { shape: outShape, strides: outStrides, offset: l.offset }), (g) => g);
 }
 
 /**
@@ -234,8 +257,8 @@ export function flatten<D extends DType>(input: Tensor<D>, startAxis = 0, endAxi
   const s = normalizeAxis(startAxis, l.shape, fn, 'startAxis');
   const e = normalizeAxis(endAxis, l.shape, fn, 'endAxis');
   if (s > e) throw new RangeError(`${fn}: startAxis (${startAxis}) must not come after endAxis (${endAxis}) for a ${n}-d tensor`);
-  if (n === 0) return view(input, { shape: [1], strides: [1], offset: l.offset });
-  if (s === e) return view(input, l);
+  if (n === 0) return grad('flatten', input, view(input, { shape: [1], strides: [1], offset: l.offset }), (g) => g.reshape([]));
+  if (s === e) return grad('flatten', input, view(input, l), (g) => g);
   const merged = l.shape.slice(s, e + 1).reduce((a, b) => a * b, 1);
   return input.reshape([...l.shape.slice(0, s), merged, ...l.shape.slice(e + 1)]);
 }
@@ -270,7 +293,7 @@ export function slice<D extends DType>(input: Tensor<D>, axis: number, start?: n
   l.offset += r.first * l.strides[d];
   l.shape[d] = r.count;
   l.strides[d] *= r.step;
-  return view(input, l);
+  return grad('slice', input, view(input, l), scatterBack(input, (z) => slice(z, d, start, end, step)));
 }
 
 /**
@@ -292,7 +315,7 @@ export function narrow<D extends DType>(input: Tensor<D>, axis: number, start: n
   }
   l.offset += s * l.strides[d];
   l.shape[d] = length;
-  return view(input, l);
+  return grad('narrow', input, view(input, l), scatterBack(input, (z) => narrow(z, d, s, length)));
 }
 
 /**
@@ -331,7 +354,7 @@ export function sliceDims<D extends DType>(input: Tensor<D>, ...specs: DimSlice[
       throw new TypeError(`${fn}: index ${d} must be an integer, null, or a [start, end, step] array, got ${describeValue(spec)}`);
     }
   }
-  return view(input, out);
+  return grad('sliceDims', input, view(input, out), scatterBack(input, (z) => sliceDims(z, ...specs)));
 }
 
 /** Checks a list of same-dtype, same-device live tensors; returns them. */
@@ -414,7 +437,12 @@ export function cat<D extends DType>(tensors: readonly Tensor<D>[], axis: number
     at += x.shape[d];
     return p;
   });
-  return copyInto<D>(inputs, shape, parts);
+  const result = copyInto<D>(inputs, shape, parts);
+  if (shouldRecord(...inputs)) {
+    const offsets = parts.map((p) => (p === undefined ? 0 : p.offset / outStrides[d]));
+    record('cat', inputs, result, [], (g) => inputs.map((x, i) => (parts[i] === undefined ? null : narrow(g, d, offsets[i], x.shape[d]))));
+  }
+  return result;
 }
 
 /**
@@ -443,5 +471,7 @@ export function stack<D extends DType>(tensors: readonly Tensor<D>[], axis: numb
   const partStrides = outStrides.filter((_, k) => k !== d);
   const parts = inputs.map((x, i): Layout | undefined =>
     x.numel === 0 ? undefined : { shape: ref.slice(), strides: partStrides, offset: i * outStrides[d] });
-  return copyInto<D>(inputs, shape, parts);
+  const result = copyInto<D>(inputs, shape, parts);
+  if (shouldRecord(...inputs)) record('stack', inputs, result, [], (g) => inputs.map((_, i) => narrow(g, d, i, 1).squeeze(d)));
+  return result;
 }

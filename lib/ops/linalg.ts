@@ -14,6 +14,7 @@ import { allocate, tensor } from '../creation';
 import { FLOAT_DTYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
+import { recorders, shouldRecord } from '../autograd/graph';
 import { Tensor } from '../tensor';
 import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
@@ -134,6 +135,7 @@ export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Te
     throw namedForCaller(e, fn);
   }
   if (viaTemporary) result.dispose();
+  if (out === undefined && shouldRecord(a, b)) recorders.matmul?.(a, b, result);
   return out ?? result;
 }
 

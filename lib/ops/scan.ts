@@ -5,6 +5,7 @@
 // kernels are in ops/scan/.
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
+import { recorders, shouldRecord } from '../autograd/graph';
 import type { Tensor } from '../tensor';
 import { axisCallOptions, axisOfCall, callAlongAxis, normalizeAxis, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
@@ -30,7 +31,9 @@ export function cumsumImpl(a: unknown, arg: unknown, opts: unknown, fn: string):
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
   const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');
-  return callAlongAxis(ops.cumsum, x, dim, dtype, asked, o.out, fn);
+  const result = callAlongAxis(ops.cumsum, x, dim, dtype, asked, o.out, fn);
+  if (o.out === undefined && shouldRecord(x)) recorders.alongAxis?.('cumsum', x, dim, result);
+  return result;
 }
 
 export interface CumsumFn {

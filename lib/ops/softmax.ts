@@ -9,6 +9,7 @@
 // read once into registers, 16-byte loads).
 import { parseDType } from '../dtype';
 import type { DType } from '../generated/dtypes';
+import { recorders, shouldRecord } from '../autograd/graph';
 import type { Tensor } from '../tensor';
 import { axisCallOptions, axisOfCall, callAlongAxis, normalizeAxis, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
@@ -38,7 +39,9 @@ function softmaxOp(op: typeof ops.softmax, name: string, a: unknown, arg: unknow
     throw new TypeError(`${fn}: dtype ${dtype} is not supported (got ${describeOperand(x)}); ` +
       `${name} needs a floating-point input or { dtype: 'float32' }`);
   }
-  return callAlongAxis(op, x, dim, dtype, asked, o.out, fn);
+  const result = callAlongAxis(op, x, dim, dtype, asked, o.out, fn);
+  if (o.out === undefined && shouldRecord(x)) recorders.alongAxis?.(name, x, dim, result);
+  return result;
 }
 
 /** @internal */

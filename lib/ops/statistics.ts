@@ -8,6 +8,7 @@
 import { DEFAULT_FLOAT } from '../dtype';
 import type { DType } from '../generated/dtypes';
 import type { NativeTensor } from '../native';
+import { recorders, shouldRecord } from '../autograd/graph';
 import type { Tensor } from '../tensor';
 import { axisCallOptions, axisOfCall, normalizeAxes, reducedShape, type Axes, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
@@ -34,11 +35,13 @@ const LOGSUMEXP_KEYS = optionKeys<LogsumexpOptions>({ axis: true, dim: true, kee
 const VAR_KEYS = optionKeys<VarOptions>({ axis: true, dim: true, keepdims: true, out: true, correction: true });
 
 /** Reduces x over `axis` into a new tensor or o.out of `dtype`; `call` runs the op. */
-function callReduce(x: Tensor, axis: unknown, o: Partial<LogsumexpOptions>, dtype: DType, fn: string,
+function callReduce(x: Tensor, axis: unknown, o: Partial<VarOptions>, dtype: DType, fn: string, name: string,
   call: (self: NativeTensor, axis: number[], out: NativeTensor) => void): Tensor {
   const dims = normalizeAxes(axis, x.shape, fn);
-  return computeResult(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn,
+  const result = computeResult(reducedShape(x.shape, dims, o.keepdims === true), dtype, x.device, fn,
     { out: o.out, inputs: [x], elementwise: false }, (r) => call(x.handle(fn), dims, r.handle(fn)));
+  if (o.out === undefined && shouldRecord(x)) recorders.statReduce?.(name, x, dims, o.keepdims === true, o.correction ?? 1, result);
+  return result;
 }
 
 /** @internal */
@@ -47,7 +50,7 @@ export function logsumexpImpl(a: unknown, arg: unknown, opts: unknown, fn: strin
   const o = axisCallOptions<LogsumexpOptions>(arg, opts, fn, LOGSUMEXP_KEYS);
   // Integer and bool inputs give the default float, as torch.logsumexp.
   const dtype = isFloating(x.dtype) ? x.dtype : DEFAULT_FLOAT;
-  return callReduce(x, axisOfCall(arg, o, fn), o, dtype, fn, (self, axes, out) => ops.logsumexp(fn, { self, axis: axes, dtype, out }));
+  return callReduce(x, axisOfCall(arg, o, fn), o, dtype, fn, 'logsumexp', (self, axes, out) => ops.logsumexp(fn, { self, axis: axes, dtype, out }));
 }
 
 /** @internal var (sqrt false) or std (sqrt true). */
@@ -65,7 +68,7 @@ export function varImpl(a: unknown, arg: unknown, opts: unknown, sqrt: boolean, 
     throw new TypeError(`${fn}: correction must be a finite number, got ${describeOperand(correction)}`);
   }
   const op = sqrt ? ops.std : ops.var;
-  return callReduce(x, axis, o, x.dtype, fn, (self, axes, out) => op(fn, { self, axis: axes, correction, dtype: x.dtype, out }));
+  return callReduce(x, axis, o, x.dtype, fn, name, (self, axes, out) => op(fn, { self, axis: axes, correction, dtype: x.dtype, out }));
 }
 
 export interface LogsumexpFn {
