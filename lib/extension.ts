@@ -9,6 +9,7 @@ import { binaryCandidates, findBinary } from './binaries';
 import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
+import { recordExtensionCall } from './autograd/function';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -88,6 +89,8 @@ export const extensionRuntime = {
   wrap,
   wrapOptional,
   wrapList,
+  /** Records the call on autograd's tape when the op has a registered gradient (gx.autograd.registerAutograd). */
+  recorded: recordExtensionCall,
 };
 
 // --- generic op functions -------------------------------------------------------
@@ -127,8 +130,8 @@ export function opFunction(op: OpDescriptor): OpFunction {
       for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
     }
     const result = native.callOp(op.id, ...values);
-    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : convertReturn(op.returns[0].type, result);
-    return (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r));
+    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, convertReturn(op.returns[0].type, result));
+    return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r)));
   };
   Object.defineProperty(f, 'name', { value: fn });
   return f;

@@ -55,3 +55,5 @@ export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, 
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
 export type { BackwardOptions } from './autograd/engine';
+export { grad, valueAndGrad } from './autograd/functional';
+export * as autograd from './autograd/index';

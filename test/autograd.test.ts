@@ -4,6 +4,11 @@
 // float64; accumulation into .grad, noGrad, detach; the errors (backward
 // twice through a freed graph, a non-float tensor, in-place on a saved
 // tensor); no tensor left behind.
+import test from 'ava';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
 import * as gx from '../lib';
 import { deviceTestSerial } from './helpers';
 
@@ -120,4 +125,108 @@ deviceTestSerial('autograd: .grad accumulates, noGrad and detach record nothing,
     w.grad = null;
   });
   t.is(gx.memory.stats(device).liveTensors, live, 'the tape freed what it saved');
+});
+
+deviceTestSerial('gx.grad, gx.valueAndGrad and gradcheck (which catches a wrong backward)', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  gx.tidy(() => {
+    const x = gx.tensor([1, 2, 3], { dtype: 'float64', device });
+    const w = gx.tensor([0.5, -1, 2], { dtype: 'float64', device });
+    const loss = (a: gx.Tensor, b: gx.Tensor): gx.Tensor => gx.sum(gx.mul(gx.mul(a, a), b));
+    t.deepEqual(Array.from(gx.grad(loss)(x, w).toArraySync() as Float64Array), [1, -4, 12], 'd/da sum(a^2 b) = 2 a b');
+    const both = gx.grad(loss, [0, 1])(x, w);
+    t.deepEqual(Array.from(both[1].toArraySync() as Float64Array), [1, 4, 9], 'd/db = a^2');
+    const { value, grad } = gx.valueAndGrad(loss, 1)(x, w);
+    t.is(value.item(), 0.5 - 4 + 18);
+    t.false(value.requiresGrad);
+    t.deepEqual(Array.from(grad.toArraySync() as Float64Array), [1, 4, 9]);
+    t.false(x.requiresGrad, 'the arguments are left as they were');
+    t.throws(() => gx.grad((a: gx.Tensor) => gx.mul(a, 2))(x), { message: /gx.grad: f must return a one-element Tensor \(a loss\), got shape \[3\]/ });
+    const a = gx.tensor([[0.3, -0.2], [0.9, 1.4]], { dtype: 'float64', device }).requiresGrad_();
+    const b = gx.tensor([[1.1, 0.4, -0.7], [0.2, -1.3, 0.5]], { dtype: 'float64', device }).requiresGrad_();
+    const r = gx.autograd.gradcheck((p, q) => gx.softmax(gx.matmul(p, q), 1), [a, b]);
+    t.true(r.ok && r.worstExcess <= 1e-5, JSON.stringify(r));
+    class Wrong extends gx.autograd.Function {
+      static override forward(ctx: gx.autograd.FunctionContext, v: gx.Tensor): gx.Tensor {
+        ctx.saveForBackward(v);
+        return gx.mul(v, v);
+      }
+      static override backward(ctx: gx.autograd.FunctionContext, g: gx.Tensor): gx.Tensor[] {
+        const [v] = ctx.savedTensors;
+        return [gx.mul(g, v)];  // missing the factor 2
+      }
+    }
+    t.throws(() => gx.autograd.gradcheck((v) => Wrong.apply(v), [a]), { message: /gx.autograd.gradcheck: the gradient of output 0 \(element \d\) with respect to input 0 \(element \d\) is .* analytically but .* by finite differences/ });
+    t.false(gx.autograd.gradcheck((v) => Wrong.apply(v), [a], { raiseException: false }).ok);
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
+deviceTestSerial('gx.autograd.Function: a hand-written backward of several outputs; saved tensors checked and freed', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  class SinCos extends gx.autograd.Function {
+    static override forward(ctx: gx.autograd.FunctionContext, v: gx.Tensor, k: number): gx.Tensor[] {
+      ctx.saveForBackward(v);
+      ctx.k = k;
+      t.false(gx.isGradEnabled(), 'forward runs without recording');
+      return [gx.mul(gx.sin(v), k), gx.cos(v)];
+    }
+    static override backward(ctx: gx.autograd.FunctionContext, gs: gx.Tensor, gc: gx.Tensor): (gx.Tensor | null)[] {
+      const [v] = ctx.savedTensors;
+      t.deepEqual(ctx.needsInputGrad, [true, false]);
+      return [gx.sub(gx.mul(gs, gx.mul(gx.cos(v), ctx.k as number)), gx.mul(gc, gx.sin(v))), null];
+    }
+  }
+  gx.tidy(() => {
+    const v = gx.tensor([0.2, -1.1, 2.5], { dtype: 'float64', device }).requiresGrad_();
+    const r = gx.autograd.gradcheck((x) => SinCos.apply(x, 3), [v]);
+    t.true(r.ok, JSON.stringify(r));
+    const [s] = SinCos.apply(v, 3);  // the second output unused: its gradient is zeros
+    t.is(s.gradFn, 'SinCos');
+    gx.sum(s).backward();
+    t.true(Math.abs((v.grad?.toArraySync() as Float64Array)[0] - 3 * Math.cos(0.2)) < 1e-12);
+    const [p] = SinCos.apply(v, 1);
+    gx.noGrad(() => v.mul_(2));
+    t.throws(() => gx.sum(p).backward(), { message: /a tensor SinCos saved \(its first\) was modified in place/ });
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
+test('registerAutograd: an extension op (gx.loadInline) records on the tape once it has a gradient; gradcheck passes', async (t) => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-autograd-ext-'));
+  // cube(x) = x^3 and its backward 3 x^2 g, as two ops of a C++ extension.
+  const src = `
+gx::Tensor cube(const gx::Tensor& x) {
+  GX_CHECK(x.dtype() == gx::kFloat64 && x.is_contiguous(), "cube: expected a contiguous float64 tensor");
+  gx::Tensor y = gx::empty_like(x);
+  for (int64_t i = 0; i < x.numel(); ++i) { double v = x.data_ptr<double>()[i]; y.data_ptr<double>()[i] = v * v * v; }
+  return y;
+}
+gx::Tensor cube_backward(const gx::Tensor& g, const gx::Tensor& x) {
+  gx::Tensor d = gx::empty_like(x);
+  for (int64_t i = 0; i < x.numel(); ++i) { double v = x.data_ptr<double>()[i]; d.data_ptr<double>()[i] = 3 * v * v * g.data_ptr<double>()[i]; }
+  return d;
+}
+GX_LIBRARY(autograd_ext, m) {
+  m.def("cube(Tensor x) -> Tensor").impl(gx::kCPU, cube);
+  m.def("cube_backward(Tensor g, Tensor x) -> Tensor").impl(gx::kCPU, cube_backward);
+}`;
+  const ops = await gx.loadInline({ name: 'autograd_ext', cpp: src, buildDirectory: cache }) as Record<string, (...a: gx.Tensor[]) => gx.Tensor>;
+  const live = gx.memory.stats('cpu').liveTensors;
+  gx.tidy(() => {
+    const x = gx.tensor([0.5, -1.5, 2], { dtype: 'float64' }).requiresGrad_();
+    t.false(ops.cube(x).requiresGrad, 'no gradient registered yet: nothing recorded');
+    gx.autograd.registerAutograd(ops.cube, {
+      setupContext(ctx, inputs) { ctx.saveForBackward(inputs[0] as gx.Tensor); },
+      backward(ctx, g) { return [ops.cubeBackward(g.contiguous(), ctx.savedTensors[0])]; },
+    });
+    const y = ops.cube(x);
+    t.is(y.gradFn, 'cube');
+    gx.sum(y).backward();
+    t.deepEqual(Array.from(x.grad?.toArraySync() as Float64Array), [0.75, 6.75, 12]);
+    t.true(gx.autograd.gradcheck((v) => ops.cube(v), [x]).ok);
+    t.throws(() => gx.autograd.registerAutograd(ops.cube, { backward: () => null, setup: () => undefined } as unknown as gx.autograd.AutogradSpec),
+      { message: /gx.autograd.registerAutograd: unknown key 'setup'/ });
+  });
+  t.is(gx.memory.stats('cpu').liveTensors, live, 'no tensor left behind');
 });

@@ -83,6 +83,9 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'distributed.initProcessGroup': {
     call: () => { void gx.distributed.initProcessGroup({ worldsize: 2 } as gx.distributed.InitOptions); }, fn: 'gx.distributed.initProcessGroup', key: 'worldsize', suggest: 'worldSize',
   },
+  'autograd.gradcheck': {
+    call: () => gx.autograd.gradcheck((v) => v, [gx.ones([1]).requiresGrad_()], { rtoll: 1 } as gx.autograd.GradcheckOptions), fn: 'gx.autograd.gradcheck', key: 'rtoll', suggest: 'rtol',
+  },
   'Tensor#backward': {
     call: () => { const w = gx.ones([1]).requiresGrad_(); gx.mul(w, 2).backward(null, { retain_graph: true } as gx.BackwardOptions); }, fn: 'Tensor.backward', key: 'retain_graph', suggest: 'retainGraph',
   },
@@ -164,7 +167,8 @@ const NO_OPTIONS = new Set([
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
   'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
-  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList',
+  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded',
+  'grad', 'valueAndGrad', ...['Function', 'FunctionContext', 'registerAutograd', 'grad', 'valueAndGrad', 'noGrad', 'enableGrad', 'isGradEnabled'].map((f) => `autograd.${f}`),
   'Device#equals', 'Device#toString', 'Device#toJSON',
   'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',
   'Event#record', 'Event#synchronize', 'Event#query', 'Event#done', 'Event#elapsedTime',

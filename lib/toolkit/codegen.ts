@@ -85,13 +85,14 @@ function convertExpr(a: OpArgDescriptor, expr: string, fn: string): string {
   }
 }
 
-function wrapExpr(op: OpDescriptor, call: string): string {
+/** The body's return: the result wrapped as Tensors, through rt.recorded (autograd, when the op has a registered gradient). */
+function wrapExpr(op: OpDescriptor, call: string, recorded: (e: string) => string): string {
   const one = (t: string, e: string): string =>
     t === 'Tensor' ? `rt.wrap(${e})` : t === 'Tensor?' ? `rt.wrapOptional(${e})` : t === 'Tensor[]' ? `rt.wrapList(${e})` : e;
   if (op.returns.length === 0) return `${call};`;
-  if (!op.returnsTuple) return `return ${one(op.returns[0].type, call)};`;
   if (op.returns.every((r) => !r.type.startsWith('Tensor'))) return `return ${call};`;
-  return `const r = ${call};\n  return [${op.returns.map((ret, i) => one(ret.type, `r[${i}]`)).join(', ')}];`;
+  if (!op.returnsTuple) return `return ${recorded(one(op.returns[0].type, call))};`;
+  return `const r = ${call};\n  return ${recorded(`[${op.returns.map((ret, i) => one(ret.type, `r[${i}]`)).join(', ')}]`)};`;
 }
 
 function jsdoc(op: OpDescriptor, indent = ''): string {
@@ -168,7 +169,9 @@ export function renderJs(desc: ExtensionDescriptor, opts: BindingOptions): strin
     lines.push('', `const ${id} = library.opId(${JSON.stringify(op.name)});`, jsdoc(op));
     const keyword = op.args.filter((a) => a.kwOnly).map((a) => a.name);
     const check = keyword.length > 0 ? [`  const o = rt.options(options, '${fn}', ${JSON.stringify(keyword)});`] : [];
-    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, ...check, `  ${wrapExpr(op, call)}`, '}', `exports.${fn} = ${local};`);
+    const positional = r.jsParams.filter((p) => p !== 'options');
+    const recorded = (e: string): string => `rt.recorded(${local}, [${positional.join(', ')}], ${e})`;
+    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, ...check, `  ${wrapExpr(op, call, recorded)}`, '}', `exports.${fn} = ${local};`);
   }
   return lines.join('\n') + '\n';
 }
