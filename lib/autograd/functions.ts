@@ -18,22 +18,31 @@ const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 recorders.binary = (name, x, y, out) => {
   const d = DERIVATIVES[name];
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
-  const save = [x, y].filter(asTensor);
-  record(name, [x, y], out, [...save, out], (g, s) => {
-    const sx = asTensor(x) ? s[0] : (x as number);
-    const sy = asTensor(y) ? s[asTensor(x) ? 1 : 0] : (y as number);
-    const r = s[s.length - 1];
-    return [
-      requiresGrad(x) ? d.self(g, sx, sy, r) : null,
-      requiresGrad(y) ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r) : null,
-    ];
+  const gx = requiresGrad(x), gy = requiresGrad(y);
+  // Save only what the needed formulas read (NOTE [ Derivatives beside the schemas ]: the generator says which).
+  const needs = (k: 'self' | 'other' | 'result'): boolean => (gx && d.selfUses[k]) || (gy && (d.otherUses as NonNullable<typeof d.otherUses>)[k]);
+  const keepX = asTensor(x) && needs('self'), keepY = asTensor(y) && needs('other'), keepR = needs('result');
+  const save: Tensor[] = [];
+  if (keepX) save.push(x as Tensor);
+  if (keepY) save.push(y as Tensor);
+  if (keepR) save.push(out);
+  record(name, [x, y], out, save, (g, s) => {
+    let k = 0;
+    const sx = keepX ? s[k++] : asTensor(x) ? UNUSED : (x as number);
+    const sy = keepY ? s[k++] : asTensor(y) ? UNUSED : (y as number);
+    const r = keepR ? s[k++] : UNUSED;
+    return [gx ? d.self(g, sx, sy, r) : null, gy ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r) : null];
   });
 };
+
+/** Stands for a tensor the formula does not read (and so was not saved). */
+const UNUSED = undefined as unknown as Tensor;
 
 recorders.unary = (name, x, out) => {
   const d = DERIVATIVES[name];
   if (d === undefined) return;
-  record(name, [x], out, [x, out], (g, [sx, r]) => [d.self(g, sx, 0, r)]);
+  const save = [...(d.selfUses.self ? [x] : []), ...(d.selfUses.result ? [out] : [])];
+  record(name, [x], out, save, (g, s) => [d.self(g, d.selfUses.self ? s[0] : UNUSED, 0, d.selfUses.result ? s[s.length - 1] : UNUSED)]);
 };
 
 /** The gradient of a reduction's result spread back over the input's shape (before scaling). */

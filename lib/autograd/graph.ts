@@ -29,38 +29,47 @@ import { isGradEnabled } from './mode';
 /** A saved tensor: an alias of the original, with the storage version it had. */
 class Saved {
   readonly alias: Tensor;
+  readonly key: string;
   readonly version: number;
 
   constructor(t: Tensor) {
     this.alias = alias(t);
-    this.version = versionOf(t);
-    liveSaved++;
+    this.key = storageKey(t);
+    const v = versions.get(this.key);
+    if (v === undefined) {
+      versions.set(this.key, { version: 0, saved: 1 });
+      this.version = 0;
+    } else {
+      v.saved++;
+      this.version = v.version;
+    }
+  }
+
+  /** The storage's version now. */
+  current(): number {
+    return versions.get(this.key)?.version ?? 0;
   }
 
   free(): void {
     this.alias.dispose();
-    liveSaved--;
+    const v = versions.get(this.key);
+    if (v !== undefined && --v.saved === 0) versions.delete(this.key);
   }
 }
 
-/** Saved tensors alive: while there are none, in-place writes need not be counted. */
-let liveSaved = 0;
-
-const versions = new Map<string, number>();
+/** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
+const versions = new Map<string, { version: number; saved: number }>();
 
 /** A key shared by every view of one storage: its device and first byte's address. */
 function storageKey(t: Tensor): string {
   return `${String(t.device)}@${t.address() - t.storageOffset * DTYPE_INFO[t.dtype].itemsize}`;
 }
 
-function versionOf(t: Tensor): number {
-  return versions.size === 0 ? 0 : versions.get(storageKey(t)) ?? 0;
-}
-
-/** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]). */
+/** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]): counted only for storages a node saved. */
 export function bumpVersion(t: Tensor): void {
-  const k = storageKey(t);
-  versions.set(k, (versions.get(k) ?? 0) + 1);
+  if (versions.size === 0) return;
+  const v = versions.get(storageKey(t));
+  if (v !== undefined) v.version++;
 }
 
 /** Where an input's gradient goes: output `index` of the node that made it, or the leaf it is. */
@@ -96,9 +105,9 @@ export class Node {
         'pass { retainGraph: true } to the first backward() to keep them');
     }
     return this.#saved.map((s, i) => {
-      if (versionOf(s.alias) !== s.version) {
+      if (s.current() !== s.version) {
         throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
-          `(version ${versionOf(s.alias)}, saved at ${s.version}); clone() it before the in-place op`);
+          `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
       }
       return s.alias;
     });
@@ -187,7 +196,7 @@ export function checkInPlace(fn: string, target: Tensor | undefined, inputs: rea
     throw new Error(`${fn}: an in-place op or out= on tensors that require grad cannot be recorded; ` +
       'compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
   }
-  if (liveSaved > 0) bumpVersion(target);
+  bumpVersion(target);
 }
 
 /**

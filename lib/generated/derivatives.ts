@@ -9,56 +9,129 @@ import type { Tensor } from '../tensor';
 /** One operand's gradient from the result's. */
 export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor) => Tensor | number;
 
-/** By gx name: a binary op's derivatives by operand, a unary op's for its one. */
-export const DERIVATIVES: Record<string, { self: Derivative; other?: Derivative }> = {
+/** Which of grad, self, other and result a formula reads (what the op must save for it). */
+export interface Uses { self: boolean; other: boolean; result: boolean }
+
+/** By gx name: a binary op's derivatives by operand (each with what it reads), a unary op's for its one. */
+export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; other?: Derivative; otherUses?: Uses }> = {
   add: {
     self: (grad, _self, _other, _result) => grad,
+    selfUses: { self: false, other: false, result: false },
     other: (grad, _self, _other, _result) => grad,
+    otherUses: { self: false, other: false, result: false },
   },
   sub: {
     self: (grad, _self, _other, _result) => grad,
+    selfUses: { self: false, other: false, result: false },
     other: (grad, _self, _other, _result) => F.neg(grad),
+    otherUses: { self: false, other: false, result: false },
   },
   mul: {
     self: (grad, _self, other, _result) => F.mul(grad, other),
+    selfUses: { self: false, other: true, result: false },
     other: (grad, self, _other, _result) => F.mul(grad, self),
+    otherUses: { self: true, other: false, result: false },
   },
   div: {
     self: (grad, _self, other, _result) => F.div(grad, other),
+    selfUses: { self: false, other: true, result: false },
     other: (grad, _self, other, result) => F.neg(F.div(F.mul(grad, result), other)),
+    otherUses: { self: false, other: true, result: true },
   },
   pow: {
     self: (grad, self, other, _result) => F.mul(grad, F.mul(other, F.pow(self, F.sub(other, 1)))),
+    selfUses: { self: true, other: true, result: false },
     other: (grad, self, _other, result) => F.mul(grad, F.mul(result, F.log(self))),
+    otherUses: { self: true, other: false, result: true },
   },
   maximum: {
     self: (grad, self, other, _result) => F.mul(grad, F.tieShare(F.gt(self, other), F.eq(self, other))),
+    selfUses: { self: true, other: true, result: false },
     other: (grad, self, other, _result) => F.mul(grad, F.tieShare(F.lt(self, other), F.eq(self, other))),
+    otherUses: { self: true, other: true, result: false },
   },
   minimum: {
     self: (grad, self, other, _result) => F.mul(grad, F.tieShare(F.lt(self, other), F.eq(self, other))),
+    selfUses: { self: true, other: true, result: false },
     other: (grad, self, other, _result) => F.mul(grad, F.tieShare(F.gt(self, other), F.eq(self, other))),
+    otherUses: { self: true, other: true, result: false },
   },
   remainder: {
     self: (grad, _self, _other, _result) => grad,
+    selfUses: { self: false, other: false, result: false },
     other: (grad, self, other, _result) => F.neg(F.mul(grad, F.floor(F.div(self, other)))),
+    otherUses: { self: true, other: true, result: false },
   },
-  exp: { self: (grad, _self, _other, result) => F.mul(grad, result) },
-  log: { self: (grad, self, _other, _result) => F.div(grad, self) },
-  log1p: { self: (grad, self, _other, _result) => F.div(grad, F.add(self, 1)) },
-  sqrt: { self: (grad, _self, _other, result) => F.div(grad, F.mul(result, 2)) },
-  rsqrt: { self: (grad, _self, _other, result) => F.mul(grad, F.mul(F.pow(result, 3), -0.5)) },
-  sin: { self: (grad, self, _other, _result) => F.mul(grad, F.cos(self)) },
-  cos: { self: (grad, self, _other, _result) => F.neg(F.mul(grad, F.sin(self))) },
-  tanh: { self: (grad, _self, _other, result) => F.mul(grad, F.sub(1, F.mul(result, result))) },
-  sigmoid: { self: (grad, _self, _other, result) => F.mul(grad, F.mul(result, F.sub(1, result))) },
-  gelu: { self: (grad, self, _other, _result) => F.mul(grad, F.geluGrad(self)) },
-  softplus: { self: (grad, self, _other, _result) => F.mul(grad, F.where(F.gt(self, 20), 1, F.sigmoid(self))) },
-  neg: { self: (grad, _self, _other, _result) => F.neg(grad) },
-  abs: { self: (grad, self, _other, _result) => F.mul(grad, F.sign(self)) },
-  sign: { self: (_grad, self, _other, _result) => F.zeros(self) },
-  floor: { self: (_grad, self, _other, _result) => F.zeros(self) },
-  ceil: { self: (_grad, self, _other, _result) => F.zeros(self) },
-  round: { self: (_grad, self, _other, _result) => F.zeros(self) },
-  relu: { self: (grad, self, _other, _result) => F.mul(grad, F.gt(self, 0)) },
+  exp: {
+    self: (grad, _self, _other, result) => F.mul(grad, result),
+    selfUses: { self: false, other: false, result: true },
+  },
+  log: {
+    self: (grad, self, _other, _result) => F.div(grad, self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  log1p: {
+    self: (grad, self, _other, _result) => F.div(grad, F.add(self, 1)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  sqrt: {
+    self: (grad, _self, _other, result) => F.div(grad, F.mul(result, 2)),
+    selfUses: { self: false, other: false, result: true },
+  },
+  rsqrt: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.mul(F.pow(result, 3), -0.5)),
+    selfUses: { self: false, other: false, result: true },
+  },
+  sin: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.cos(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  cos: {
+    self: (grad, self, _other, _result) => F.neg(F.mul(grad, F.sin(self))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  tanh: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.sub(1, F.mul(result, result))),
+    selfUses: { self: false, other: false, result: true },
+  },
+  sigmoid: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.mul(result, F.sub(1, result))),
+    selfUses: { self: false, other: false, result: true },
+  },
+  gelu: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.geluGrad(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  softplus: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.where(F.gt(self, 20), 1, F.sigmoid(self))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  neg: {
+    self: (grad, _self, _other, _result) => F.neg(grad),
+    selfUses: { self: false, other: false, result: false },
+  },
+  abs: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.sign(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  sign: {
+    self: (_grad, self, _other, _result) => F.zeros(self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  floor: {
+    self: (_grad, self, _other, _result) => F.zeros(self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  ceil: {
+    self: (_grad, self, _other, _result) => F.zeros(self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  round: {
+    self: (_grad, self, _other, _result) => F.zeros(self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  relu: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.gt(self, 0)),
+    selfUses: { self: true, other: false, result: false },
+  },
 };

@@ -248,17 +248,22 @@ function tsDerivatives(list) {
     '/** One operand\'s gradient from the result\'s. */',
     'export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor) => Tensor | number;',
     '',
-    '/** By gx name: a binary op\'s derivatives by operand, a unary op\'s for its one. */',
-    'export const DERIVATIVES: Record<string, { self: Derivative; other?: Derivative }> = {'];
+    '/** Which of grad, self, other and result a formula reads (what the op must save for it). */',
+    'export interface Uses { self: boolean; other: boolean; result: boolean }',
+    '',
+    '/** By gx name: a binary op\'s derivatives by operand (each with what it reads), a unary op\'s for its one. */',
+    'export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; other?: Derivative; otherUses?: Uses }> = {'];
   for (const e of list.filter((x) => x.grad !== undefined)) {
     const where = `ops/op-list.js ${e.name}`;
     const used = (f) => `(${['grad', 'self', 'other', 'result'].map((n) => (new RegExp(`\\b${n}\\b`).test(f) ? n : `_${n}`)).join(', ')})`;
+    const uses = (f) => `{ ${['self', 'other', 'result'].map((n) => `${n}: ${new RegExp(`\\b${n}\\b`).test(f)}`).join(', ')} }`;
     if (e.family === 'binary') {
       const self = formula(e.grad.self, where), other = formula(e.grad.other, where);
-      lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    other: ${used(other)} => ${other},`, '  },');
+      lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    selfUses: ${uses(self)},`,
+        `    other: ${used(other)} => ${other},`, `    otherUses: ${uses(other)},`, '  },');
     } else {
       const self = formula(e.grad, where);
-      lines.push(`  ${camel(e.name)}: { self: ${used(self)} => ${self} },`);
+      lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    selfUses: ${uses(self)},`, '  },');
     }
   }
   lines.push('};', '');
