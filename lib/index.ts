@@ -55,3 +55,4 @@ export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, 
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
 export type { BackwardOptions } from './autograd/engine';
+export * as optim from './optim/index';
