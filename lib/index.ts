@@ -57,3 +57,4 @@ export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
 export type { BackwardOptions } from './autograd/engine';
 export { grad, valueAndGrad } from './autograd/functional';
 export * as autograd from './autograd/index';
+export * as optim from './optim/index';

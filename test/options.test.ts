@@ -18,6 +18,8 @@ interface Case {
 }
 
 const x = (): gx.Tensor => gx.ones([2, 3]);
+/** A parameter for the optimizers. */
+const w = (): gx.Tensor => gx.ones([2]).requiresGrad_();
 // The elementwise ops, as ops/op-list.js lists them (a new one is walked without an edit here).
 const BINARY = Object.keys(BINARY_OPS);
 const UNARY = Object.keys(UNARY_OPS);
@@ -126,6 +128,12 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'Tensor#cumsum': { call: () => x().cumsum(1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'Tensor.cumsum', key: 'dtpye', suggest: 'dtype' },
   'Tensor#where': { call: () => x().where(gx.ones([2, 3], { dtype: 'bool' }), x(), { outt: x() } as gx.OutOptions), fn: 'Tensor.where', key: 'outt', suggest: 'out' },
   'Tensor#clamp': { call: () => x().clamp(0, 1, { outt: x() } as gx.OutOptions), fn: 'Tensor.clamp', key: 'outt', suggest: 'out' },
+  'optim.SGD': { call: () => new gx.optim.SGD([w()], { lr: 0.1, momentun: 0.9 } as gx.optim.SGDOptions), fn: 'gx.optim.SGD', key: 'momentun', suggest: 'momentum' },
+  'optim.Adam': { call: () => new gx.optim.Adam([w()], { weight_decay: 0.1 } as gx.optim.AdamOptions), fn: 'gx.optim.Adam', key: 'weight_decay', suggest: 'weightDecay' },
+  'optim.AdamW': { call: () => new gx.optim.AdamW([w()], { beta: [0.9, 0.99] } as gx.optim.AdamWOptions), fn: 'gx.optim.AdamW', key: 'beta', suggest: 'betas' },
+  'optim.LBFGS': {
+    call: () => new gx.optim.LBFGS([w()], { line_search_fn: 'strong_wolfe' } as gx.optim.LBFGSOptions), fn: 'gx.optim.LBFGS', key: 'line_search_fn', suggest: 'lineSearchFn',
+  },
 };
 for (const name of BINARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
@@ -160,6 +168,7 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
+  'optim.Optimizer',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup'].map((f) => `distributed.${f}`),
   ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'svd', 'svdAsync', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',

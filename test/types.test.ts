@@ -120,11 +120,22 @@ export async function main(): Promise<number> {
   const loaded: Record<string, gx.Tensor> = await gx.loadTensors('w.safetensors', { device: 'cuda' });
   const one: gx.Tensor = await gx.loadTensor('x.npy', { format: 'npy' });
   const info: gx.TensorFileInfo = await gx.inspectTensors('x.npz');
+  using wt = gx.ones([3]).requiresGrad_();
+  using adamw = new gx.optim.AdamW([wt], { lr: 1e-3, betas: [0.9, 0.95] });
+  adamw.zeroGrad();
+  adamw.step();
+  using sgd = new gx.optim.SGD([{ params: [wt], lr: 0.1 }], { momentum: 0.9 });
+  sgd.paramGroups[0].lr *= 0.5;
+  const opt: gx.optim.Optimizer = sgd;
+  using lbfgs = new gx.optim.LBFGS([wt], { lineSearchFn: 'strong_wolfe' });
+  using lbLoss: gx.Tensor = lbfgs.step(() => gx.sum(wt));
+  const state: gx.optim.OptimizerStateDict<gx.optim.SGDOptions> = sgd.stateDict();
   const stream = new gx.Stream({ priority: -1 });
   gx.withStream(stream, () => gx.cuda.synchronize());
   const axes = s1.numel + am.numel + p32.numel + p64.numel + c64.numel + v.numel + cat.numel + sq.numel;
   return axes + n + Number(big) + Number(flag) + s.numel + f64.numel + h.numel + g.numel + b.numel + like.numel + values.numel +
-    indices.numel + z.numel + (r === undefined ? 0 : 1) + Object.keys(loaded).length + one.numel + info.tensors.x.shape.length;
+    indices.numel + z.numel + (r === undefined ? 0 : 1) + Object.keys(loaded).length + one.numel + info.tensors.x.shape.length +
+    opt.params.length + lbLoss.numel + state.paramGroups.length;
 }
 `;
 
@@ -156,6 +167,10 @@ const BAD: Record<string, { text: string; error: RegExp }> = {
   'save.mts': {
     text: "import * as gx from 'gpuext';\nawait gx.save('x.npz', gx.ones([1]), { compress: true });\n",
     error: /save\.mts\(2,\d+\): error TS\d+: [^]*?'compress' does not exist in type 'SaveOptions'/,
+  },
+  'optim.mts': {
+    text: "import * as gx from 'gpuext';\nnew gx.optim.SGD([gx.ones([1]).requiresGrad_()], { lr: 0.1, momentun: 0.9 });\n",
+    error: /optim\.mts\(2,\d+\): error TS\d+: [^]*?'momentun' does not exist in type 'SGDOptions'/,
   },
   'to.mts': {
     text: "import * as gx from 'gpuext';\nconst t: gx.Tensor<'float32'> = gx.ones([2]).to('float64');\n",

@@ -1,0 +1,83 @@
+// The Adam update of one parameter, shared by gx.optim.Adam (L2 weight decay,
+// added to the gradient) and gx.optim.AdamW (decoupled weight decay, applied
+// to the parameter), step for step as torch.optim's single-tensor Adam:
+//   g = grad (-grad with maximize);  Adam: g += weightDecay * p;  AdamW: p *= 1 - lr * weightDecay
+//   m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g;  vmax = max(vmax, v) (amsgrad)
+//   p -= lr / (1 - beta1^t) * m / (sqrt(v or vmax) / sqrt(1 - beta2^t) + eps)
+import { zeros } from '../creation';
+import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
+import type { Tensor } from '../tensor';
+import { optionKeys } from '../options';
+import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
+import { own, type ParamState } from './optimizer';
+
+export interface AdamOptions {
+  /** Learning rate (default 1e-3). */
+  lr?: number;
+  /** Decay rates of the first and second moment estimates (default [0.9, 0.999]). */
+  betas?: readonly [number, number];
+  /** Added to the denominator for numerical stability (default 1e-8). */
+  eps?: number;
+  /** Adam: L2 penalty added to the gradient (default 0). AdamW: decoupled decay of the parameter (default 1e-2). */
+  weightDecay?: number;
+  /** The AMSGrad variant: divide by the largest second moment seen so far. */
+  amsgrad?: boolean;
+  /** Maximize the objective instead of minimizing it. */
+  maximize?: boolean;
+}
+
+export const ADAM_KEYS = optionKeys<AdamOptions>({ lr: true, betas: true, eps: true, weightDecay: true, amsgrad: true, maximize: true });
+
+/** Adam's and AdamW's checks, with torch's messages. */
+export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
+  learningRate(fn, g.lr);
+  nonNegative(fn, 'eps', g.eps, 'Invalid epsilon value');
+  const b = g.betas as unknown;
+  if (!Array.isArray(b) || b.length !== 2) throw new TypeError(`${fn}: betas must be two numbers [beta1, beta2], got ${Array.isArray(b) ? `${b.length} values` : typeof b}`);
+  b.forEach((beta: unknown, i) => {
+    const x = number(fn, `betas[${i}]`, beta);
+    if (!(x >= 0 && x < 1)) throw new RangeError(`${fn}: Invalid beta parameter at index ${i}: ${x}`);
+  });
+  weightDecay(fn, g.weightDecay);
+  boolean(fn, 'amsgrad', g.amsgrad);
+  boolean(fn, 'maximize', g.maximize);
+}
+
+/** torch's lerp: start + w * (end - start), or end - (end - start) * (1 - w) for |w| >= 0.5; in place on start. */
+function lerp_(start: Tensor, end: Tensor, w: number): void {
+  if (Math.abs(w) < 0.5) start.add_(mul(sub(end, start), w));
+  else start.copy_(sub(end, mul(sub(end, start), 1 - w)));
+}
+
+/** One Adam (or, with `decoupled`, AdamW) step of `p` from its .grad; `s` is its state, filled on the first step. */
+export function adamUpdate(p: Tensor, grad: Tensor, s: ParamState, g: Required<AdamOptions>, decoupled: boolean): void {
+  const [beta1, beta2] = g.betas;
+  if (s.step === undefined) {
+    const like = (): Tensor => own(zeros(p.shape, { dtype: p.dtype, device: p.device }));
+    s.step = 0;
+    s.expAvg = like();
+    s.expAvgSq = like();
+    if (g.amsgrad) s.maxExpAvgSq = like();
+  }
+  if (g.amsgrad && s.maxExpAvgSq === undefined) s.maxExpAvgSq = own(zeros(p.shape, { dtype: p.dtype, device: p.device }));
+  const expAvg = s.expAvg as Tensor, expAvgSq = s.expAvgSq as Tensor;
+  let d: Tensor = g.maximize ? neg(grad) : grad;
+  const step = (s.step as number) + 1;
+  s.step = step;
+  if (g.weightDecay !== 0) {
+    if (decoupled) p.mul_(1 - g.lr * g.weightDecay);
+    else d = add(d, mul(p, g.weightDecay));
+  }
+  lerp_(expAvg, d, 1 - beta1);
+  expAvgSq.mul_(beta2).add_(mul(mul(d, 1 - beta2), d));
+  const biasCorrection1 = 1 - beta1 ** step;
+  const biasCorrection2Sqrt = Math.sqrt(1 - beta2 ** step);
+  const stepSize = g.lr / biasCorrection1;
+  let v = expAvgSq;
+  if (g.amsgrad) {
+    v = s.maxExpAvgSq as Tensor;
+    maximum(v, expAvgSq, { out: v });
+  }
+  const denom = div(sqrt(v), biasCorrection2Sqrt).add_(g.eps);
+  p.add_(div(mul(expAvg, -stepSize), denom));
+}

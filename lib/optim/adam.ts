@@ -1,0 +1,36 @@
+// gx.optim.Adam (torch.optim.Adam): adaptive moment estimation, with L2
+// weight decay added to the gradient, AMSGrad and maximize.
+import { checkOptions } from '../options';
+import { ADAM_KEYS, adamUpdate, checkAdamGroup, type AdamOptions } from './adam-update';
+import { Optimizer, type ParamGroup } from './optimizer';
+import type { Params } from './params';
+
+export type { AdamOptions };
+
+/**
+ * Adam (torch.optim.Adam). State per parameter: `step` (a number),
+ * `expAvg`, `expAvgSq`, and `maxExpAvgSq` with amsgrad.
+ * @example
+ * const opt = new gx.optim.Adam([w, b], { lr: 1e-3 });
+ * opt.zeroGrad(); loss().backward(); opt.step();
+ */
+export class Adam extends Optimizer<AdamOptions> {
+  constructor(params: Params<AdamOptions>, opts: AdamOptions = {}) {
+    const o = checkOptions<AdamOptions>(opts, 'gx.optim.Adam', ADAM_KEYS);
+    super('Adam', params, {
+      lr: o.lr ?? 1e-3, betas: o.betas ?? [0.9, 0.999], eps: o.eps ?? 1e-8, weightDecay: o.weightDecay ?? 0,
+      amsgrad: o.amsgrad ?? false, maximize: o.maximize ?? false,
+    }, ADAM_KEYS);
+  }
+
+  protected checkGroup(fn: string, g: Required<AdamOptions>): void {
+    checkAdamGroup(fn, g);
+  }
+
+  protected updateGroup(g: ParamGroup<AdamOptions>): void {
+    for (const p of g.params) {
+      const grad = p.grad;
+      if (grad !== null) adamUpdate(p, grad, this.stateOf(p), g, false);
+    }
+  }
+}

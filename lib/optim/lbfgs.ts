@@ -1,0 +1,303 @@
+// gx.optim.LBFGS: limited-memory BFGS, step for step as torch.optim.LBFGS
+// (itself after minFunc): the two-loop recursion over the last historySize
+// (step, gradient change) pairs for the direction, a fixed step or the strong
+// Wolfe line search (line-search.ts) for its length, and torch's termination
+// rules. One step runs up to maxIter iterations, calling the closure each
+// time it needs the loss and gradient. The parameters are one flat vector
+// (flat.ts); its scalars (dot products, ro, the Hessian scale) are JS
+// numbers, in float64.
+import { neg, sub, mul } from '../generated/elementwise';
+import type { Tensor } from '../tensor';
+import { noGrad } from '../autograd/mode';
+import { checkOptions, optionKeys } from '../options';
+import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
+import { absMax, absSum, addGrad, axpy_, cloneParams, dot, gatherFlatGrad, scaledAbsMax, setParams } from './flat';
+import { learningRate, number, positiveInt } from './hyper';
+import { strongWolfe } from './line-search';
+import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
+import type { Params, ParamGroupSpec } from './params';
+
+export interface LBFGSOptions {
+  /** Learning rate: the step length tried first (default 1). */
+  lr?: number;
+  /** Most iterations per step() (default 20). */
+  maxIter?: number;
+  /** Most closure calls per step() (default maxIter * 1.25, rounded down). */
+  maxEval?: number;
+  /** Stop when max |gradient| is at most this (default 1e-7). */
+  toleranceGrad?: number;
+  /** Stop when the loss or the parameters change less than this (default 1e-9). */
+  toleranceChange?: number;
+  /** How many past updates approximate the inverse Hessian (default 100). */
+  historySize?: number;
+  /** 'strong_wolfe' for a line search, or null for fixed steps of lr (default null). */
+  lineSearchFn?: 'strong_wolfe' | null;
+}
+
+const KEYS = optionKeys<LBFGSOptions>({
+  lr: true, maxIter: true, maxEval: true, toleranceGrad: true, toleranceChange: true, historySize: true, lineSearchFn: true,
+});
+
+/**
+ * L-BFGS (torch.optim.LBFGS). `step(closure)` needs the closure: it zeroes
+ * the gradients, computes the loss, calls backward() and returns the loss;
+ * step returns the loss of its first call. All parameters share one device
+ * and dtype, in one param group. State (on the first parameter, as torch
+ * keeps it): funcEvals, nIter, d, t, oldDirs, oldStps, ro, hDiag,
+ * prevFlatGrad, prevLoss. Memory: about (2 * historySize + 3) copies of the
+ * parameters.
+ * @example
+ * const opt = new gx.optim.LBFGS([x], { lineSearchFn: 'strong_wolfe' });
+ * const loss = opt.step(() => { opt.zeroGrad(); const l = f(x); l.backward(); return l; });
+ */
+export class LBFGS extends Optimizer<LBFGSOptions> {
+  constructor(params: Params<LBFGSOptions>, opts: LBFGSOptions = {}) {
+    const fn = 'gx.optim.LBFGS';
+    const o = checkOptions<LBFGSOptions>(opts, fn, KEYS);
+    const maxIter = o.maxIter ?? 20;
+    super('LBFGS', params, {
+      lr: o.lr ?? 1, maxIter, maxEval: o.maxEval ?? Math.floor((typeof maxIter === 'number' ? maxIter : 0) * 5 / 4),
+      toleranceGrad: o.toleranceGrad ?? 1e-7, toleranceChange: o.toleranceChange ?? 1e-9, historySize: o.historySize ?? 100,
+      lineSearchFn: o.lineSearchFn ?? null,
+    }, KEYS);
+    if (this.paramGroups.length !== 1) throw new Error(`${fn}: LBFGS doesn't support per-parameter options (parameter groups); pass one list of tensors`);
+    const ps = this.paramGroups[0].params;
+    ps.forEach((p, i) => {
+      if (!p.device.equals(ps[0].device) || p.dtype !== ps[0].dtype) {
+        throw new Error(`${fn}: all parameters must be on one device and of one dtype: params[${i}] is ${p.dtype} on ${String(p.device)}, ` +
+          `params[0] ${ps[0].dtype} on ${String(ps[0].device)}`);
+      }
+    });
+  }
+
+  protected checkGroup(fn: string, g: Required<LBFGSOptions>): void {
+    learningRate(fn, g.lr);
+    positiveInt(fn, 'maxIter', g.maxIter);
+    positiveInt(fn, 'maxEval', g.maxEval);
+    number(fn, 'toleranceGrad', g.toleranceGrad);
+    number(fn, 'toleranceChange', g.toleranceChange);
+    positiveInt(fn, 'historySize', g.historySize);
+    if (g.lineSearchFn !== null && g.lineSearchFn !== 'strong_wolfe') {
+      throw new RangeError(`${fn}: lineSearchFn: only 'strong_wolfe' is supported (or null for none), got ${JSON.stringify(g.lineSearchFn)}`);
+    }
+  }
+
+  protected updateGroup(): void {
+    throw new Error('unreachable: LBFGS.step does its own iterations');
+  }
+
+  /** L-BFGS has one param group (torch's does too). */
+  override addParamGroup(_group: ParamGroupSpec<LBFGSOptions>): void {
+    throw new Error(`${this.where('addParamGroup')}: LBFGS doesn't support per-parameter options (parameter groups)`);
+  }
+
+  /**
+   * Up to maxIter L-BFGS iterations. `closure` is required: it zeroes the
+   * gradients, computes the loss, calls backward() and returns the loss (a
+   * one-element tensor or a number). It runs inside gx.tidy with grad
+   * recording on; the loss of its first call is returned (yours to
+   * dispose), those of later calls are read and freed.
+   */
+  override step<L extends Loss>(closure: () => L): L;
+  /** Without a closure: an error (L-BFGS evaluates the loss many times per step). */
+  override step(closure?: undefined): never;
+  override step<L extends Loss>(closure?: () => L): L {
+    const fn = this.where('step');
+    this.checkAlive(fn);
+    requireClosure(fn, closure);
+    const group = this.paramGroups[0];
+    this.checkGroup(fn, group);
+    group.params.forEach((p, i) => {
+      if (p.isDisposed) throw new Error(`${fn}: params[${i}] was disposed; dispose the optimizer with its parameters`);
+    });
+    const origLoss = noGrad(() => callClosure(fn, closure));
+    try {
+      noGrad(() => this.#iterate(fn, group, closure, lossValue(fn, origLoss)));
+    } catch (e) {
+      releaseLoss(origLoss);
+      throw e;
+    }
+    return origLoss;
+  }
+
+  #iterate(fn: string, group: ParamGroup<LBFGSOptions>, closure: () => Loss, firstLoss: number): void {
+    const { lr, maxIter, maxEval, toleranceGrad, toleranceChange, lineSearchFn, historySize } = group;
+    const params = group.params;
+    // L-BFGS's state is global; it lives with the first parameter, as torch's does.
+    const st = this.stateOf(params[0]) as LBFGSState;
+    st.funcEvals ??= 0;
+    st.nIter ??= 0;
+    const evaluate = (): number => {
+      const l = callClosure(fn, closure);
+      try {
+        return lossValue(fn, l);
+      } finally {
+        releaseLoss(l);
+      }
+    };
+
+    let loss = firstLoss;
+    let currentEvals = 1;
+    st.funcEvals += 1;
+    let flatGrad = gatherFlatGrad(params);
+    try {
+      let optCond = absMax(flatGrad) <= toleranceGrad;
+      if (optCond) return;  // optimal already
+
+      let t = st.t ?? lr;
+      let hDiag = st.hDiag ?? 1;
+      let nIter = 0;
+      try {
+        while (nIter < maxIter) {
+          nIter++;
+          st.nIter++;
+
+          // The descent direction.
+          if (st.nIter === 1) {
+            setTensor(st, 'd', neg(flatGrad));
+            clearHistory(st);
+            hDiag = 1;
+          } else {
+            hDiag = this.#updateHistory(st, flatGrad, t, hDiag, historySize);
+            setTensor(st, 'd', twoLoop(st, flatGrad, hDiag));
+          }
+          const d = st.d as Tensor;
+          if (st.prevFlatGrad == null) setTensor(st, 'prevFlatGrad', flatGrad.clone());
+          else st.prevFlatGrad.copy_(flatGrad);
+          st.prevLoss = loss;
+
+          // The step length: the first ever is scaled to the gradient.
+          t = st.nIter === 1 ? Math.min(1, 1 / absSum(flatGrad)) * lr : lr;
+          // The directional derivative; below tolerance, stop.
+          const gtd = dot(flatGrad, d);
+          if (gtd > -toleranceChange) break;
+
+          let lsFuncEvals = 0;
+          if (lineSearchFn !== null) {
+            const xInit = cloneParams(params);
+            try {
+              const obj = (step: number): [number, Tensor] => {
+                addGrad(params, step, d);
+                try {
+                  return [evaluate(), gatherFlatGrad(params)];
+                } finally {
+                  setParams(params, xInit);
+                }
+              };
+              const r = strongWolfe(obj, t, d, loss, flatGrad, gtd, { toleranceChange });
+              flatGrad.dispose();
+              ({ loss, flatGrad, t, evals: lsFuncEvals } = r);
+            } finally {
+              for (const x of xInit) x.dispose();
+            }
+            addGrad(params, t, d);
+            optCond = absMax(flatGrad) <= toleranceGrad;
+          } else {
+            // A fixed step; the loss and gradient are evaluated again unless this is the last iteration.
+            addGrad(params, t, d);
+            if (nIter !== maxIter) {
+              loss = evaluate();
+              flatGrad.dispose();
+              flatGrad = gatherFlatGrad(params);
+              optCond = absMax(flatGrad) <= toleranceGrad;
+              lsFuncEvals = 1;
+            }
+          }
+          currentEvals += lsFuncEvals;
+          st.funcEvals += lsFuncEvals;
+
+          // Stop at the limits, at an optimum, or for lack of progress.
+          if (nIter === maxIter) break;
+          if (currentEvals >= maxEval) break;
+          if (optCond) break;
+          if (scaledAbsMax(d, t) <= toleranceChange) break;
+          if (Math.abs(loss - st.prevLoss) < toleranceChange) break;
+        }
+      } finally {
+        st.t = t;
+        st.hDiag = hDiag;
+      }
+    } finally {
+      flatGrad.dispose();
+    }
+  }
+
+  /** Adds the last step and gradient change to the history (when the curvature is positive); returns the new Hessian scale. */
+  #updateHistory(st: LBFGSState, flatGrad: Tensor, t: number, hDiag: number, historySize: number): number {
+    const y = own(sub(flatGrad, st.prevFlatGrad as Tensor));
+    const s = own(mul(st.d as Tensor, t));
+    const ys = dot(y, s);
+    if (!(ys > 1e-10)) {
+      y.dispose();
+      s.dispose();
+      return hDiag;
+    }
+    const oldDirs = st.oldDirs as Tensor[], oldStps = st.oldStps as Tensor[], ro = st.ro as number[];
+    if (oldDirs.length === historySize) {
+      // Shift the history by one (limited memory).
+      oldDirs.shift()?.dispose();
+      oldStps.shift()?.dispose();
+      ro.shift();
+    }
+    oldDirs.push(y);
+    oldStps.push(s);
+    ro.push(1 / ys);
+    return ys / dot(y, y);
+  }
+}
+
+/** L-BFGS's state, as kept on the first parameter (and given by stateDict()). */
+type LBFGSState = ParamState & {
+  funcEvals: number;
+  nIter: number;
+  d?: Tensor;
+  t?: number;
+  oldDirs?: Tensor[];
+  oldStps?: Tensor[];
+  ro?: number[];
+  hDiag?: number;
+  prevFlatGrad?: Tensor;
+  prevLoss?: number;
+};
+
+function setTensor(st: LBFGSState, key: 'd' | 'prevFlatGrad', value: Tensor): void {
+  const prev = st[key];
+  if (prev !== undefined && prev !== value && !prev.isDisposed) prev.dispose();
+  st[key] = own(value);
+}
+
+function clearHistory(st: LBFGSState): void {
+  for (const x of [...(st.oldDirs ?? []), ...(st.oldStps ?? [])]) if (!x.isDisposed) x.dispose();
+  st.oldDirs = [];
+  st.oldStps = [];
+  st.ro = [];
+}
+
+/** The two-loop recursion: the approximate inverse Hessian times -gradient, a new tensor. */
+function twoLoop(st: LBFGSState, flatGrad: Tensor, hDiag: number): Tensor {
+  const oldDirs = st.oldDirs as Tensor[], oldStps = st.oldStps as Tensor[], ro = st.ro as number[];
+  const n = oldDirs.length;
+  const al = new Array<number>(n);
+  const q = neg(flatGrad);
+  let r: Tensor;
+  try {
+    for (let i = n - 1; i >= 0; i--) {
+      al[i] = dot(oldStps[i], q) * ro[i];
+      axpy_(q, -al[i], oldDirs[i]);
+    }
+    // Multiply by the initial Hessian; r is the direction.
+    r = mul(q, hDiag);
+  } finally {
+    q.dispose();
+  }
+  try {
+    for (let i = 0; i < n; i++) {
+      const be = dot(oldDirs[i], r) * ro[i];
+      axpy_(r, al[i] - be, oldStps[i]);
+    }
+  } catch (e) {
+    r.dispose();
+    throw e;
+  }
+  return r;
+}
