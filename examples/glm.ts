@@ -93,25 +93,42 @@ export function linearRegressionExample(device: gx.DeviceLike = 'cpu', n = 40_00
   });
 }
 
-/** A logistic regression of n samples of d standard-normal features, labels drawn from the model. */
-export function logisticRegressionExample(device: gx.DeviceLike = 'cpu', n = 1_000_000, d = 100, seed = 0, dtype: 'float32' | 'float64' = 'float32'): GlmFit {
+/** n samples of d standard-normal features with a column of ones ([n, d + 1]), and labels drawn from a logistic model. */
+export function logisticData(device: gx.DeviceLike, n: number, d: number, seed = 0, dtype: 'float32' | 'float64' = 'float32'): { z: gx.Tensor; y: gx.Tensor } {
   gx.manualSeed(seed);
   return gx.tidy(() => {
-    const x = gx.randn([n, d], { dtype, device });
+    const z = withOnes(gx.randn([n, d], { dtype, device }));
     const truth = gx.div(gx.randn([d + 1, 1], { dtype, device }), Math.sqrt(d) / 2);
-    const z = withOnes(x);
     const y = gx.lt(gx.rand([n, 1], { dtype, device }), gx.sigmoid(gx.matmul(z, truth))).astype(dtype);
-    // The mean negative log-likelihood: softplus(eta) - y eta.
-    const nll = (eta: gx.Tensor): gx.Tensor => gx.mean(gx.sub(gx.softplus(eta), gx.mul(y, eta)));
-    const fit = lbfgs(z, nll, { maxIter: 100, toleranceGrad: 1e-7 });
+    return { z, y };
+  });
+}
+
+/** The mean negative log-likelihood of labels y at eta = Z beta: softplus(eta) - y eta. */
+const logisticLoss = (y: gx.Tensor) => (eta: gx.Tensor): gx.Tensor => gx.mean(gx.sub(gx.softplus(eta), gx.mul(y, eta)));
+
+/** L-BFGS (strong Wolfe, history 10, gradient tolerance 1e-7) on the logistic loss, checked against Newton in float64. */
+export function fitLogistic(z: gx.Tensor, y: gx.Tensor): GlmFit {
+  return gx.tidy(() => {
+    const fit = lbfgs(z, logisticLoss(y), { maxIter: 100, toleranceGrad: 1e-7 });
     const exact = newton(z, y, (eta) => gx.sigmoid(eta), (p) => gx.mul(p, gx.sub(1, p)), 8);
     const nl = gx.tidy(() => {
       const Z = z.astype('float64').cpu(), Y = y.astype('float64').cpu();
-      const eta = gx.matmul(Z, gx.tensor(exact, { dtype: 'float64' }).reshape(d + 1, 1));
-      return gx.mean(gx.sub(gx.softplus(eta), gx.mul(Y, eta))).item() as number;
+      return logisticLoss(Y)(gx.matmul(Z, gx.tensor(exact, { dtype: 'float64' }).reshape(z.shape[1], 1))).item() as number;
     });
     return compare(fit, exact, nl);
   });
+}
+
+/** A logistic regression of n samples of d features (logisticData), fitted and checked (fitLogistic). */
+export function logisticRegressionExample(device: gx.DeviceLike = 'cpu', n = 1_000_000, d = 100, seed = 0, dtype: 'float32' | 'float64' = 'float32'): GlmFit {
+  const { z, y } = logisticData(device, n, d, seed, dtype);
+  try {
+    return fitLogistic(z, y);
+  } finally {
+    z.dispose();
+    y.dispose();
+  }
 }
 
 function main(): void {
