@@ -30,16 +30,9 @@ void solve_cuda(const Tensor& a, const Tensor& b, const Tensor& out, const Tenso
   constexpr const char* kWhat = "solve";
   const linalg::SolveShape sh = linalg::check_solve(a, b, out, info);
   if (sh.batch == 0) return;
-  linalg::check_int_sizes(kWhat, {sh.n, sh.k});
-  const int device = a.device().index;
-  DeviceGuard guard(device);  // cuSOLVER and the kernels work on the current device: the tensors'
-  linalg::with_float(a, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const linalg::Solver<T> s(kWhat, device);
-    if (sh.n == 0 || sh.k == 0) {  // nothing to solve for (the caller skips these)
-      linalg::zero_info(kWhat, info, s.stream);
-      return;
-    }
+  // Nothing to solve for when n or k is 0 (the caller skips these).
+  linalg::on_solver(kWhat, a, {sh.n, sh.k}, sh.n == 0 || sh.k == 0, &info, [&](const auto& s) {
+    using T = typename std::decay_t<decltype(s)>::Scalar;
     const int n = static_cast<int>(sh.n), k = static_cast<int>(sh.k);
     Tensor ipiv = linalg::ints(sh.batch * sh.n, a);
     Tensor x = linalg::workspace(sh.batch * sh.n * sh.k, a);  // B, then X, column-major n x k
@@ -64,16 +57,8 @@ void inv_cuda(const Tensor& a, const Tensor& out, const Tensor& info) {
   constexpr const char* kWhat = "inv";
   const linalg::Square sq = linalg::check_inv(a, out, info);
   if (sq.batch == 0) return;
-  linalg::check_int_sizes(kWhat, {sq.n});
-  const int device = a.device().index;
-  DeviceGuard guard(device);
-  linalg::with_float(a, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const linalg::Solver<T> s(kWhat, device);
-    if (sq.n == 0) {
-      linalg::zero_info(kWhat, info, s.stream);
-      return;
-    }
+  linalg::on_solver(kWhat, a, {sq.n}, sq.n == 0, &info, [&](const auto& s) {
+    using T = typename std::decay_t<decltype(s)>::Scalar;
     const int n = static_cast<int>(sq.n);
     Tensor ipiv = linalg::ints(sq.batch * sq.n, a);
     Tensor scratch = linalg::ints(1, a);
@@ -95,12 +80,8 @@ void det_cuda(const Tensor& a, const Tensor& out) {
   constexpr const char* kWhat = "det";
   const linalg::Square sq = linalg::check_det(a, out);
   if (sq.batch == 0) return;
-  linalg::check_int_sizes(kWhat, {sq.n});
-  const int device = a.device().index;
-  DeviceGuard guard(device);
-  linalg::with_float(a, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const linalg::Solver<T> s(kWhat, device);
+  linalg::on_solver(kWhat, a, {sq.n}, false, nullptr, [&](const auto& s) {  // 0 x 0: det 1, from the kernel
+    using T = typename std::decay_t<decltype(s)>::Scalar;
     Tensor ipiv = linalg::ints(sq.batch * sq.n, a);
     int* piv = static_cast<int*>(ipiv.data_ptr());
     if (sq.n > 0) {

@@ -12,16 +12,8 @@ void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
   constexpr const char* kWhat = "cholesky";
   const linalg::Square sq = linalg::check_cholesky(a, info);
   if (sq.batch == 0) return;
-  linalg::check_int_sizes(kWhat, {sq.n});
-  const int device = a.device().index;
-  DeviceGuard guard(device);  // cuSOLVER and the kernels work on the current device: the tensors'
-  linalg::with_float(a, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const linalg::Solver<T> s(kWhat, device);
-    if (sq.n == 0) {
-      linalg::zero_info(kWhat, info, s.stream);
-      return;
-    }
+  linalg::on_solver(kWhat, a, {sq.n}, sq.n == 0, &info, [&](const auto& s) {
+    using T = typename std::decay_t<decltype(s)>::Scalar;
     const int n = static_cast<int>(sq.n);
     const int uplo = upper ? cusolver::kFillLower : cusolver::kFillUpper;
     T* A = static_cast<T*>(a.data_ptr());
@@ -43,16 +35,8 @@ void eigh_cuda(const Tensor& a, bool upper, const Tensor& w, const Tensor& v, co
   constexpr const char* kWhat = "eigh";
   const linalg::Square sq = linalg::check_eigh(a, w, v, info);
   if (sq.batch == 0) return;
-  linalg::check_int_sizes(kWhat, {sq.n});
-  const int device = a.device().index;
-  DeviceGuard guard(device);
-  linalg::with_float(a, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const linalg::Solver<T> s(kWhat, device);
-    if (sq.n == 0) {
-      linalg::zero_info(kWhat, info, s.stream);
-      return;
-    }
+  linalg::on_solver(kWhat, a, {sq.n}, sq.n == 0, &info, [&](const auto& s) {
+    using T = typename std::decay_t<decltype(s)>::Scalar;
     const int n = static_cast<int>(sq.n);
     const int uplo = upper ? cusolver::kFillLower : cusolver::kFillUpper;
     T* A = static_cast<T*>(a.data_ptr());
