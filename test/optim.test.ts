@@ -478,3 +478,46 @@ deviceTestSerial('optim: 1000 steps of SGD and of Adam leave no tensor behind, i
   for (const v of [w, b, x, y]) v.dispose();
   t.is(gx.memory.stats(device).liveTensors, live, 'back to the baseline');
 });
+
+/** An optimizer of one's own: sign descent with a running count of steps in its state. */
+class SignSGD extends gx.optim.Optimizer<{ lr?: number }> {
+  constructor(params: gx.optim.Params<{ lr?: number }>, opts: { lr?: number } = {}) {
+    super('SignSGD', params, { lr: opts.lr ?? 0.1 }, ['lr']);
+  }
+
+  protected checkGroup(fn: string, g: Required<{ lr: number }>): void {
+    if (!(g.lr >= 0)) throw new RangeError(`${fn}: Invalid learning rate: ${g.lr}`);
+  }
+
+  protected updateGroup(g: gx.optim.ParamGroup<{ lr?: number }>): void {
+    for (const p of g.params) {
+      if (p.grad === null) continue;
+      const s = this.stateOf(p);
+      s.steps = ((s.steps as number | undefined) ?? 0) + 1;
+      s.last ??= this.keep(gx.zeros(p.shape, { dtype: p.dtype, device: p.device }));
+      (s.last as gx.Tensor).copy_(gx.sign(p.grad));
+      p.sub_(gx.mul(s.last as gx.Tensor, g.lr));
+    }
+  }
+}
+
+deviceTestSerial('optim: an optimizer of one\'s own extends gx.optim.Optimizer', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  const w = gx.tensor([1, -2], { dtype: 'float64', device }).requiresGrad_();
+  const opt = new SignSGD([w], { lr: 0.5 });
+  for (let s = 0; s < 2; s++) {
+    opt.zeroGrad();
+    gx.tidy(() => {
+      gx.sum(gx.mul(w, w)).backward();
+      opt.step();
+    });
+  }
+  t.deepEqual(values(w), [0, -1]);
+  t.is(opt.state.get(w)?.steps, 2);
+  t.deepEqual(values(opt.state.get(w)?.last as gx.Tensor), [1, -1], 'its state outlived the step\'s tidy and the caller\'s');
+  t.throws(() => new SignSGD([w], { lr: -1 }), { message: 'gx.optim.SignSGD: Invalid learning rate: -1' });
+  opt.zeroGrad();
+  opt.dispose();
+  w.dispose();
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});

@@ -118,7 +118,16 @@ export abstract class Optimizer<O extends object = object> implements Disposable
     return this.#state;
   }
 
-  /** @internal A parameter's state, made empty the first time. */
+  /**
+   * Keeps a new state tensor alive past the step's gx.tidy (and the
+   * caller's): for subclasses, on every tensor they put in a parameter's
+   * state (NOTE [ Optimizer memory ]).
+   */
+  protected keep<T extends Tensor>(t: T): T {
+    return own(t);
+  }
+
+  /** A parameter's state (for subclasses), made empty the first time; dispose() frees its tensors. */
   protected stateOf(p: Tensor): ParamState {
     let s = this.#state.get(p);
     if (s === undefined) {
