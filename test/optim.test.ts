@@ -398,6 +398,19 @@ deviceTestSerial('optim: errors name the optimizer and the argument', (t, device
     t.throws(() => (lb.step as () => unknown)(), { instanceOf: TypeError, message: /LBFGS.step: a closure is required \(a function that zeroes the gradients.*none was given/ });
     t.throws(() => lb.step(() => gx.mul(w, 1)), { message: /LBFGS.step: the closure must return the loss as one number or a one-element tensor, got a tensor of 2 elements/ });
     t.throws(() => lb.addParamGroup({ params: [other] }), { message: /LBFGS.addParamGroup: LBFGS doesn't support per-parameter options/ });
+    // A closure that fails inside the line search: the error comes through, and nothing is left behind (checked below).
+    const v = gx.tensor([-1.5, 2], { dtype: 'float64', device }).requiresGrad_();
+    const lbv = new gx.optim.LBFGS([v], { lineSearchFn: 'strong_wolfe' });
+    let calls = 0;
+    t.throws(() => lbv.step(() => {
+      if (++calls === 4) throw new Error('the data loader failed');
+      lbv.zeroGrad();
+      const l = gx.sum(gx.pow(gx.sub(v, 1), 4));
+      l.backward();
+      return l;
+    }), { message: 'the data loader failed' });
+    lbv.zeroGrad();
+    lbv.dispose();
     const sgd = new gx.optim.SGD([w], { lr: 0.1 });
     t.throws(() => sgd.step(5 as unknown as () => number), { instanceOf: TypeError, message: /SGD.step: the closure must be a function/ });
     sgd.dispose();
