@@ -183,6 +183,8 @@ deviceTestSerial('optim: param groups override the options for their tensors; lr
     const c = gx.tensor(W0, { dtype: 'float64', device }).requiresGrad_();
     opt.addParamGroup({ params: [c], momentum: 0.5 });
     t.is(opt.paramGroups[2].lr, 0.05);
+    t.is(opt.paramGroups[2].momentum, 0.5);
+    t.is(new gx.optim.SGD([{ params: [c], lr: undefined }], { lr: 0.3 }).paramGroups[0].lr, 0.3, 'an undefined option is not given');
     t.throws(() => opt.addParamGroup({ params: [a] }), { message: /SGD.addParamGroup: group\[0\]\.params\[0\] appears more than once/ });
     opt.dispose();
   });
