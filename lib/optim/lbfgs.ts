@@ -197,8 +197,9 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
             addGrad(params, t, d);
             if (nIter !== maxIter) {
               loss = evaluate();
+              const next = gatherFlatGrad(params);
               flatGrad.dispose();
-              flatGrad = gatherFlatGrad(params);
+              flatGrad = next;
               optCond = absMax(flatGrad) <= toleranceGrad;
               lsFuncEvals = 1;
             }

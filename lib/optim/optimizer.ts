@@ -93,8 +93,10 @@ export abstract class Optimizer<O extends object = object> implements Disposable
   /** Updates the parameters of one group from their gradients; runs inside gx.noGrad and gx.tidy. */
   protected abstract updateGroup(group: ParamGroup<O>, fn: string): void;
 
+  /** A group of `params` with the optimizer's options, overridden by those of `opts` that are not undefined. */
   #group(fn: string, params: Tensor[], opts: Record<string, unknown>): ParamGroup<O> {
-    const group = { ...copyOptions(this.#defaults), ...opts } as Required<O>;
+    const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+    const group = { ...copyOptions(this.#defaults), ...given } as Required<O>;
     this.checkGroup(fn, group);
     return Object.assign(group, { params });
   }
@@ -104,6 +106,7 @@ export abstract class Optimizer<O extends object = object> implements Disposable
     return `${this.#name}.${method}`;
   }
 
+  /** Throws, naming `fn`, once the optimizer was disposed. */
   protected checkAlive(fn: string): void {
     if (this.#disposed) throw new Error(`${fn}: the optimizer was disposed`);
   }
@@ -118,7 +121,16 @@ export abstract class Optimizer<O extends object = object> implements Disposable
     return this.#state;
   }
 
-  /** @internal A parameter's state, made empty the first time. */
+  /**
+   * Keeps a new state tensor alive past the step's gx.tidy (and the
+   * caller's): for subclasses, on every tensor they put in a parameter's
+   * state (NOTE [ Optimizer memory ]).
+   */
+  protected keep<T extends Tensor>(t: T): T {
+    return own(t);
+  }
+
+  /** A parameter's state (for subclasses), made empty the first time; dispose() frees its tensors. */
   protected stateOf(p: Tensor): ParamState {
     let s = this.#state.get(p);
     if (s === undefined) {
