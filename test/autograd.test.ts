@@ -55,7 +55,7 @@ deviceTestSerial('autograd: every differentiable elementwise op, reduction, wher
   check(t, 'pow (exponent)', (x) => gx.pow(1.7, x), xs, [2, 3], device);
   check(t, 'sub from a number', (x) => gx.sub(1, x), xs, [6], device);
   check(t, 'remainder', (x) => gx.remainder(x, 0.65), xs, [6], device);  // (no x on a jump of the sawtooth)
-  check(t, 'remainder (divisor)', (x) => gx.remainder(2.5, x), xs.map((v) => Math.abs(v) + 0.3), [6], device);
+  check(t, 'remainder (divisor)', (x) => gx.remainder(2.3, x), xs.map((v) => Math.abs(v) + 0.3), [6], device);
   for (const name of ['exp', 'tanh', 'sigmoid', 'sin', 'cos', 'neg', 'abs', 'relu', 'gelu', 'softplus'] as const) check(t, name, (x) => gx[name](x), xs, [6], device);
   for (const name of ['log', 'log1p', 'sqrt', 'rsqrt'] as const) check(t, name, (x) => gx[name](x), pos, [6], device);
   check(t, 'sum', (x) => gx.sum(x), xs, [2, 3], device);
