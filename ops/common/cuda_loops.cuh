@@ -5,6 +5,10 @@
 //                      aligned: each thread loads kUnroll vectors of 16 bytes
 //                      per input before computing (the bandwidth path: add and
 //                      mul on float32 must reach ~97% of torch.add).
+//   ew_tail_kernel     the same operands one element per thread: the vector
+//                      kernel's tail, and small or unaligned tensors, with
+//                      the same few bytes of parameters (the general kernel's
+//                      iterator is about a kilobyte, which a launch pays for).
 //   ew_general_kernel  anything else: an offset calculator over the collapsed
 //                      dims (NOTE [ Broadcasting in the kernels ]), loads and
 //                      stores through the runtime dtypes, 32-bit index math
@@ -33,7 +37,7 @@ template <typename C, int NIN> struct VecArgs {
   const void* in[NIN];  // null for a scalar
   C scalar[NIN];
   void* out;
-  int64_t nvec;  // whole vectors; the tail goes to the general kernel
+  int64_t nvec;  // whole vectors; the tail goes to ew_tail_kernel
 };
 
 // One VEC-element vector per thread and input: a 16-byte load of each, then
@@ -57,6 +61,18 @@ __global__ void __launch_bounds__(kThreads) ew_vec_kernel(F f, VecArgs<C, NIN> a
     y.v[j] = to<O>(apply<NIN>(f, c));
   }
   static_cast<VO*>(a.out)[v] = y;
+}
+
+// Elements [start, start + n) of the operands ew_vec_kernel takes, one per thread, computed as it does.
+template <typename T, typename O, typename C, int NIN, typename F>
+__global__ void __launch_bounds__(kThreads) ew_tail_kernel(F f, VecArgs<C, NIN> a, int64_t start, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= n) return;
+  const int64_t e = start + i;
+  C c[NIN];
+#pragma unroll
+  for (int k = 0; k < NIN; ++k) c[k] = a.in[k] != nullptr ? to<C>(static_cast<const T*>(a.in[k])[e]) : a.scalar[k];
+  static_cast<O*>(a.out)[e] = to<O>(apply<NIN>(f, c));
 }
 
 template <typename C, int NIN> struct GeneralArgs {
@@ -132,41 +148,43 @@ struct CudaLoops {
     if (it.numel == 0) return;
     DeviceGuard guard(it.device);
     cudaStream_t stream = current_stream(it.device);
-    int64_t done = 0;  // elements the vectorized kernel covers
+    int64_t done = 0;  // elements the contiguous kernels cover: all or none
     if (it.contiguous()) {
       with_storage_type(common, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (has_vec_kernel<T, C>()) {
           using O = std::conditional_t<std::is_same_v<R, bool>, bool, T>;
           constexpr int VEC = 16 / sizeof(T);
-          const int64_t nvec = it.numel / VEC;
-          if (nvec == 0 || it.dtype[0] != dtype_of<O>::value || !aligned(it.data[0], sizeof(O) * VEC)) return;
+          if (it.dtype[0] != dtype_of<O>::value) return;
+          bool vec_aligned = aligned(it.data[0], sizeof(O) * VEC);
           VecArgs<C, NIN> a;
           for (int k = 0; k < NIN; ++k) {
             if (it.is_scalar[k + 1]) {
               a.in[k] = nullptr;
               a.scalar[k] = scalars[k];
             } else {
-              if (it.dtype[k + 1] != dtype_of<T>::value || !aligned(it.data[k + 1], 16)) return;
+              if (it.dtype[k + 1] != dtype_of<T>::value) return;
+              vec_aligned = vec_aligned && aligned(it.data[k + 1], 16);
               a.in[k] = it.data[k + 1];
               a.scalar[k] = C(0);
             }
           }
           a.out = it.data[0];
-          a.nvec = nvec;
-          const int64_t blocks = (nvec + kThreads - 1) / kThreads;
-          ew_vec_kernel<VEC, T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a);
-          done = nvec * VEC;
+          a.nvec = vec_aligned ? it.numel / VEC : 0;
+          if (a.nvec > 0) {
+            const int64_t blocks = (a.nvec + kThreads - 1) / kThreads;
+            ew_vec_kernel<VEC, T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a);
+          }
+          const int64_t start = a.nvec * VEC, tail = it.numel - start;
+          if (tail > 0) {
+            const int64_t blocks = (tail + kThreads - 1) / kThreads;
+            ew_tail_kernel<T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a, start, tail);
+          }
+          done = it.numel;
         }
       });
     }
-    if (done < it.numel) {
-      ElementwiseIter rest = it;
-      if (done > 0) {  // the tail of a contiguous run: one dimension
-        rest.numel = it.numel - done;
-        rest.sizes[0] = rest.numel;
-        for (int k = 0; k < it.nops; ++k) rest.data[k] = it.is_scalar[k] ? nullptr : it.data[k] + done * it.strides[k][0];
-      }
+    if (done == 0) {
       GeneralArgs<C, NIN> g;
       for (int k = 0; k < NIN; ++k) {
         g.scalar[k] = scalars[k];
@@ -174,8 +192,8 @@ struct CudaLoops {
       }
       g.common = common;
       const int64_t per_block = static_cast<int64_t>(kThreads) * kGeneralPerThread;
-      const int64_t blocks = (rest.numel + per_block - 1) / per_block;
-      ew_general_kernel<C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, rest, g);
+      const int64_t blocks = (it.numel + per_block - 1) / per_block;
+      ew_general_kernel<C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, it, g);
     }
     GX_CHECK_LAUNCH();
   }
