@@ -201,10 +201,15 @@ export function lltmFunction(input: gx.Tensor, weights: gx.Tensor, bias: gx.Tens
   });
 }
 
-/** elu with alpha = 1 from built-in ops (exp of min(z, 0), so a large z makes no inf for where's backward to multiply by 0). */
+/**
+ * elu with alpha = 1 from built-in ops: z where z > 0, else exp(z) - 1, its
+ * derivative 1 at z = 0 from both sides. The exp sees 0 where z > 0, so a large
+ * z makes no inf for where's backward to multiply by 0 (and not min(z, 0),
+ * whose gradient splits in half at the tie z = 0).
+ */
 function elu(z: gx.Tensor): gx.Tensor {
   const positive = gx.noGrad(() => gx.gt(z, 0));
-  return gx.where(positive, z, gx.sub(gx.exp(gx.minimum(z, 0)), 1));
+  return gx.where(positive, z, gx.sub(gx.exp(gx.where(positive, 0, z)), 1));
 }
 
 /**
