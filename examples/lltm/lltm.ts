@@ -248,7 +248,8 @@ export interface LLTMOptions {
 /**
  * The tutorial's LLTM module: weights [3S, F + S] and bias [3S], both
  * requiring grad, drawn uniformly from [-1/sqrt(S), 1/sqrt(S)).
- * `using` (or dispose()) frees the parameters and their gradients.
+ * `using` (or dispose()) frees the parameters and their gradients; make it
+ * outside gx.tidy (or return it from the tidy), which would free them too.
  */
 export class LLTM {
   readonly weights: gx.Tensor;
