@@ -94,6 +94,9 @@ export function lltmOps(): LltmOps {
   return current;
 }
 
+/** `t` itself when contiguous, else a contiguous copy: gradients may arrive as views (of a sum's broadcast, say). */
+const contiguous = (t: gx.Tensor): gx.Tensor => (t.isContiguous() ? t : t.contiguous());
+
 /**
  * The gradient of lltm_forward_elementwise (torch.library.register_autograd's
  * shape): it saves its input gates and its outputs, and its backward is the op
@@ -110,9 +113,8 @@ function registerLltmAutograd(ops: LltmOps): void {
     },
     backward(ctx, gradH, gradCell, gradInputGate, gradOutputGate, gradCandidateCell) {
       const [newCell, inputGate, outputGate, candidateCell, gates] = ctx.savedTensors;
-      // Gradients may arrive as views (of a sum's broadcast, say): the kernels read contiguous rows.
-      const [dGates, dOldCell] = ops.lltmBackwardElementwise(gradH.contiguous(), gradCell.contiguous(), newCell, inputGate,
-        outputGate, candidateCell, gates, gradInputGate.contiguous(), gradOutputGate.contiguous(), gradCandidateCell.contiguous());
+      const [dGates, dOldCell] = ops.lltmBackwardElementwise(contiguous(gradH), contiguous(gradCell), newCell, inputGate,
+        outputGate, candidateCell, gates, contiguous(gradInputGate), contiguous(gradOutputGate), contiguous(gradCandidateCell));
       return [ctx.needsInputGrad[0] ? dGates : null, ctx.needsInputGrad[1] ? dOldCell : null];
     },
   });
@@ -177,7 +179,7 @@ export class LLTMFunction extends gx.autograd.Function {
   static override backward(ctx: gx.autograd.FunctionContext, gradH: gx.Tensor, gradCell: gx.Tensor): (gx.Tensor | null)[] {
     const [newCell, inputGate, outputGate, candidateCell, X, gates, weights] = ctx.savedTensors;
     const [needInput, needWeights, needBias, needOldH, needOldCell] = ctx.needsInputGrad;
-    const [dGates, dOldCell] = lltmOps().lltmBackwardElementwise(gradH.contiguous(), gradCell.contiguous(), newCell, inputGate,
+    const [dGates, dOldCell] = lltmOps().lltmBackwardElementwise(contiguous(gradH), contiguous(gradCell), newCell, inputGate,
       outputGate, candidateCell, gates);
     const S = newCell.shape[1];
     const dX = needInput || needOldH ? gx.matmul(dGates, weights) : null;
