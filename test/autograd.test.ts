@@ -129,6 +129,37 @@ deviceTestSerial('autograd: .grad accumulates, noGrad and detach record nothing,
   t.is(gx.memory.stats(device).liveTensors, live, 'the tape freed what it saved');
 });
 
+deviceTestSerial('autograd: intermediates disposed before backward (a forward in gx.tidy) keep every gradient', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  const w = gx.tensor([[0.3, -1.2, 0.7], [1.9, -0.4, 2.2]], { dtype: 'float64', device }).requiresGrad_();
+  const x = gx.tensor([[0.5, -0.25], [1.5, 2], [-1, 0.75]], { dtype: 'float64', device });
+  // Every formula family on an intermediate: binary, where, matmul, reductions, astype, reshape, the layout ops, a Function.
+  class Twice extends gx.autograd.Function {
+    static override forward(_ctx: gx.autograd.FunctionContext, v: gx.Tensor): gx.Tensor { return gx.mul(v, 2); }
+    static override backward(_ctx: gx.autograd.FunctionContext, g: gx.Tensor): gx.Tensor[] { return [gx.mul(g, 2)]; }
+  }
+  const f = (v: gx.Tensor): gx.Tensor => {
+    const a = gx.mul(v, 3);
+    const m = gx.matmul(a, x);
+    const s = gx.add(gx.sum(gx.where(gx.noGrad(() => gx.gt(a, 0)), a, gx.mul(a, a)), 0), gx.max(a, 0));
+    const layout = gx.cat([gx.narrow(a, 1, 0, 2), gx.transpose(m, 0, 1)], 1).reshape(-1).unsqueeze(0).squeeze(0);
+    return gx.add(gx.sum(layout.astype('float32').astype('float64')), gx.add(gx.sum(gx.var(a, 1)), gx.sum(gx.mul(s, Twice.apply(a)))));
+  };
+  const gradOf = (v: gx.Tensor): number[] => Array.from((v.grad as gx.Tensor).toArraySync() as Float64Array);
+  const want = gx.tidy(() => {  // the intermediates live until after backward
+    f(w).backward();
+    return gradOf(w);
+  });
+  w.grad = null;
+  const tidied = gx.tidy(() => f(w));  // every intermediate disposed before backward
+  tidied.backward();
+  t.deepEqual(gradOf(w), want);
+  tidied.dispose();
+  w.dispose();
+  x.dispose();
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
 deviceTestSerial('gx.grad, gx.valueAndGrad and gradcheck (which catches a wrong backward)', (t, device) => {
   const live = gx.memory.stats(device).liveTensors;
   gx.tidy(() => {

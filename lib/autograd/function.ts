@@ -46,6 +46,8 @@ type Grads = readonly (Tensor | number | null | undefined)[] | Tensor | null;
 /** Records outputs of a custom op: `backward(ctx, ...grads)` gives a gradient per input. */
 function recordCustom(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], ctx: FunctionContext,
   backward: (ctx: FunctionContext, ...grads: Tensor[]) => Grads): void {
+  // The inputs' shapes now: by backward time an input may be disposed (an intermediate freed by gx.tidy).
+  const shapes = inputs.map((x) => (x instanceof Tensor ? x.shape.join() : undefined));
   recordMulti(name, inputs, outputs, FunctionContext.toSave(ctx), (gs, saved) => {
     FunctionContext.setSaved(ctx, saved);
     try {
@@ -57,9 +59,9 @@ function recordCustom(name: string, inputs: readonly unknown[], outputs: readonl
       return list.map((g, i) => {
         if (g == null || typeof g === 'number') return g;
         if (!(g instanceof Tensor)) throw new TypeError(`${name}.backward: gradient ${i} is not a Tensor, a number or null`);
-        const x = inputs[i];
-        if (x instanceof Tensor && g.shape.join() !== x.shape.join()) {
-          throw new TypeError(`${name}.backward: gradient ${i} has shape [${g.shape.join(', ')}], input ${i} [${x.shape.join(', ')}]`);
+        const shape = shapes[i];
+        if (shape !== undefined && g.shape.join() !== shape) {
+          throw new TypeError(`${name}.backward: gradient ${i} has shape [${g.shape.join(', ')}], input ${i} [${shape.split(',').join(', ')}]`);
         }
         return g;
       });

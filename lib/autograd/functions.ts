@@ -2,6 +2,11 @@
 // saves what its derivative needs and records the node. Elementwise
 // derivatives come from ops/op-list.js (lib/generated/derivatives.ts);
 // reductions, matmul, softmax and layout ops are written here.
+//
+// A formula reads its inputs' shapes, dtypes and whether they require grad
+// when the op is recorded, never at backward time: by then an input may be
+// disposed (an intermediate freed by gx.tidy or `using`; NOTE [ Autograd
+// memory ]), and only the saved aliases and these values remain.
 import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
 import { cumsum } from '../ops/scan';
@@ -53,25 +58,26 @@ function unreduce(g: Tensor, shape: readonly number[], axes: readonly number[], 
 }
 
 recorders.reduce = (name, x, axes, keepdims, out) => {
-  const count = axes.reduce((n, d) => n * x.shape[d], 1);
+  const shape = x.shape.slice();
+  const count = axes.reduce((n, d) => n * shape[d], 1);
   switch (name) {
     case 'sum':
-      record(name, [x], out, [], (g) => [unreduce(g, x.shape, axes, keepdims)]);
+      record(name, [x], out, [], (g) => [unreduce(g, shape, axes, keepdims)]);
       break;
     case 'mean':
-      record(name, [x], out, [], (g) => [E.div(unreduce(g, x.shape, axes, keepdims), count)]);
+      record(name, [x], out, [], (g) => [E.div(unreduce(g, shape, axes, keepdims), count)]);
       break;
     case 'prod':
       // d prod / dx_i = prod / x_i (inputs with zeros give NaN or inf there, as in a plain division).
-      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(unreduce(g, x.shape, axes, keepdims), unreduce(r, x.shape, axes, keepdims)), sx)]);
+      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(unreduce(g, shape, axes, keepdims), unreduce(r, shape, axes, keepdims)), sx)]);
       break;
     case 'max':
     case 'min':
       // The gradient goes to the elements equal to the extremum, split evenly between ties (torch's amax rule).
       record(name, [x], out, [x, out], (g, [sx, r]) => {
-        const hit = E.eq(sx, unreduce(r, x.shape, axes, keepdims)).astype(x.dtype);
+        const hit = E.eq(sx, unreduce(r, shape, axes, keepdims)).astype(sx.dtype);
         const ties = sum(hit, { axis: [...axes], keepdims: true });
-        return [E.mul(E.div(hit, ties), unreduce(g, x.shape, axes, keepdims))];
+        return [E.mul(E.div(hit, ties), unreduce(g, shape, axes, keepdims))];
       });
       break;
     default:
@@ -80,9 +86,10 @@ recorders.reduce = (name, x, axes, keepdims, out) => {
 };
 
 recorders.where = (cond, x, y, out) => {
+  const needX = requiresGrad(x), needY = requiresGrad(y);
   record('where', [x, y], out, [cond], (g, [c]) => [
-    requiresGrad(x) ? whereOp(c, g, 0, 'where backward') : null,
-    requiresGrad(y) ? whereOp(c, 0, g, 'where backward') : null,
+    needX ? whereOp(c, g, 0, 'where backward') : null,
+    needY ? whereOp(c, 0, g, 'where backward') : null,
   ]);
 };
 
@@ -100,13 +107,15 @@ recorders.clamp = (x, lo, hi, out) => {
 };
 
 recorders.astype = (x, out) => {
-  if (!['float32', 'float64', 'float16', 'bfloat16'].includes(x.dtype)) return;
-  record('astype', [x], out, [], (g) => [g.astype(x.dtype)]);
+  const dtype = x.dtype;
+  if (!['float32', 'float64', 'float16', 'bfloat16'].includes(dtype)) return;
+  record('astype', [x], out, [], (g) => [g.astype(dtype)]);
 };
 
 autogradHooks.sameValues = (name, t, out) => {
   if (!shouldRecord(t)) return;
-  record(name, [t], out, [], (g) => [g.reshape(t.shape as number[])]);
+  const shape = t.shape.slice();
+  record(name, [t], out, [], (g) => [g.reshape(shape)]);
 };
 
 /** The last two axes swapped (a matrix's transpose, batched). */
@@ -114,14 +123,15 @@ const mT = (t: Tensor): Tensor => t.transpose(-1, -2);
 
 recorders.matmul = (a, b, out) => {
   // Vectors as matrices ([1, k] and [k, 1]), as the forward op treats them; the gradient of the result gets the dims back.
+  const needA = requiresGrad(a), needB = requiresGrad(b);
   record('matmul', [a, b], out, [a, b], (g, [sa, sb]) => {
     const a2 = sa.ndim === 1 ? sa.reshape(1, -1) : sa;
     const b2 = sb.ndim === 1 ? sb.reshape(-1, 1) : sb;
     let g2 = g;
     if (sa.ndim === 1) g2 = g2.unsqueeze(g2.ndim - (sb.ndim === 1 ? 0 : 1));
     if (sb.ndim === 1) g2 = g2.unsqueeze(-1);
-    const ga = requiresGrad(a) ? sumToShape(matmul(g2, mT(b2)), a2.shape).reshape(sa.shape as number[]) : null;
-    const gb = requiresGrad(b) ? sumToShape(matmul(mT(a2), g2), b2.shape).reshape(sb.shape as number[]) : null;
+    const ga = needA ? sumToShape(matmul(g2, mT(b2)), a2.shape).reshape(sa.shape as number[]) : null;
+    const gb = needB ? sumToShape(matmul(mT(a2), g2), b2.shape).reshape(sb.shape as number[]) : null;
     return [ga, gb];
   });
 };
@@ -143,8 +153,9 @@ recorders.alongAxis = (name, x, axis, out) => {
 };
 
 recorders.statReduce = (name, x, axes, keepdims, correction, out) => {
-  const count = axes.reduce((n, d) => n * x.shape[d], 1);
-  const spread = (t: Tensor): Tensor => unreduce(t, x.shape, axes, keepdims);
+  const shape = x.shape.slice();
+  const count = axes.reduce((n, d) => n * shape[d], 1);
+  const spread = (t: Tensor): Tensor => unreduce(t, shape, axes, keepdims);
   switch (name) {
     case 'logsumexp':  // dx = g exp(x - lse)
       record(name, [x], out, [x, out], (g, [sx, r]) => [E.mul(spread(g), E.exp(E.sub(sx, spread(r))))]);

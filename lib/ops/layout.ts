@@ -58,10 +58,12 @@ function grad<D extends DType>(name: string, input: Tensor, out: Tensor<D>, back
 }
 
 /** The gradient of a view that picks some of input's elements: zeros, with g written through the same view. */
+// (input's shape, dtype and device are read now: by backward time input may be disposed.)
 function scatterBack(input: Tensor, pick: (z: Tensor) => Tensor): (g: Tensor) => Tensor {
-  const shape = input.shape as number[];
+  const shape = input.shape.slice();
+  const dtype = input.dtype, device = input.device;
   return (g) => {
-    const z = allocate(shape, input.dtype, input.device, undefined, 'autograd').fill_(0);
+    const z = allocate(shape, dtype, device, undefined, 'autograd').fill_(0);
     const v = pick(z);
     v.copy_(g);
     v.dispose();
@@ -163,7 +165,8 @@ export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOpt
   const drop = a === undefined ? l.shape.map((_, d) => d) : normalizeAxisList(a, l.shape, fn);
   const keep = l.shape.map((s, d) => s !== 1 || !drop.includes(d));
   const out = view(input, { shape: l.shape.filter((_, d) => keep[d]), strides: l.strides.filter((_, d) => keep[d]), offset: l.offset });
-  return grad('squeeze', input, out, (g) => g.reshape(input.shape as number[]));
+  const inShape = l.shape.slice();
+  return grad('squeeze', input, out, (g) => g.reshape(inShape));
 }
 
 /**
@@ -180,9 +183,10 @@ export function unsqueeze<D extends DType>(input: Tensor<D>, axis: number | Axis
   checkRank(n + 1, fn);
   // The stride a contiguous tensor would have there, as PyTorch.
   const stride = d < n ? l.shape[d] * l.strides[d] : 1;
+  const inShape = l.shape.slice();
   l.shape.splice(d, 0, 1);
   l.strides.splice(d, 0, stride);
-  return grad('unsqueeze', input, view(input, l), (g) => g.reshape(input.shape as number[]));
+  return grad('unsqueeze', input, view(input, l), (g) => g.reshape(inShape));
 }
 
 function expandImpl<D extends DType>(input: Tensor<D>, shape: readonly number[], fn: string): Tensor<D> {
@@ -440,7 +444,8 @@ export function cat<D extends DType>(tensors: readonly Tensor<D>[], axis: number
   const result = copyInto<D>(inputs, shape, parts);
   if (shouldRecord(...inputs)) {
     const offsets = parts.map((p) => (p === undefined ? 0 : p.offset / outStrides[d]));
-    record('cat', inputs, result, [], (g) => inputs.map((x, i) => (parts[i] === undefined ? null : narrow(g, d, offsets[i], x.shape[d]))));
+    const sizes = parts.map((p) => (p === undefined ? 0 : p.shape[d]));
+    record('cat', inputs, result, [], (g) => parts.map((p, i) => (p === undefined ? null : narrow(g, d, offsets[i], sizes[i]))));
   }
   return result;
 }
