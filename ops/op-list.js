@@ -133,9 +133,11 @@ module.exports = [
   op('randint(Tensor out, int seed, int offset, int low, int high) -> ()',
     'Fills out (contiguous, numeric) with integers uniform in [low, high), counters as rand (64-bit draws: j / 2).'),
 
-  op('matmul(Tensor self, Tensor other, bool allow_tf32, Tensor out) -> ()',
+  op('matmul(Tensor self, Tensor other, bool allow_tf32, bool trans_self, bool trans_other, Tensor out) -> ()',
     'out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; ' +
-    'allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel).'),
+    'allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); ' +
+    'trans_self (trans_other): the tensor passed holds that operand\'s transpose, [batch, k, m] ([batch, n, k]), ' +
+    'so a transposed view reaches cuBLAS as a transpose flag instead of a copy.'),
   op('svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()',
     'SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], ' +
     'column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi).'),

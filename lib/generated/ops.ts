@@ -363,9 +363,9 @@ function randint(fn: string, a: { out: NativeTensor; seed: number | bigint; offs
   native.callOp(OP_RANDINT.id(fn), a.out, a.seed, a.offset, a.low, a.high);
 }
 const OP_MATMUL = new OpRef('matmul');
-/** `matmul(Tensor self, Tensor other, bool allow_tf32, Tensor out) -> ()`: out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel). */
-function matmul(fn: string, a: { self: NativeTensor; other: NativeTensor; allowTf32: boolean; out: NativeTensor }): void {
-  native.callOp(OP_MATMUL.id(fn), a.self, a.other, a.allowTf32, a.out);
+/** `matmul(Tensor self, Tensor other, bool allow_tf32, bool trans_self, bool trans_other, Tensor out) -> ()`: out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); trans_self (trans_other): the tensor passed holds that operand's transpose, [batch, k, m] ([batch, n, k]), so a transposed view reaches cuBLAS as a transpose flag instead of a copy. */
+function matmul(fn: string, a: { self: NativeTensor; other: NativeTensor; allowTf32: boolean; transSelf: boolean; transOther: boolean; out: NativeTensor }): void {
+  native.callOp(OP_MATMUL.id(fn), a.self, a.other, a.allowTf32, a.transSelf, a.transOther, a.out);
 }
 const OP_SVD = new OpRef('svd');
 /** `svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()`: SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi). */

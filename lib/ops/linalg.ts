@@ -143,9 +143,18 @@ export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Te
 function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: readonly number[], batch: readonly number[],
   allowTf32: boolean, result: Tensor, fn: string): void {
   const cpu = a.device.type === 'cpu';
-  if (a.ndim === 2 && b.ndim === 2 && (cpu || (a.isContiguous() && b.isContiguous()))) {  // the common case: no views
-    ops.matmul(fn, { self: a.handle(fn), other: b.handle(fn), allowTf32, out: result.handle(fn) });
-    return;
+  if (a.ndim === 2 && b.ndim === 2) {
+    // The common case: matrices, contiguous or (on CUDA) transposed views of contiguous ones, which cuBLAS reads
+    // with a transpose flag instead of a copy (X^T @ g of a tall X, as least squares' gradients are, copied all of X).
+    using at = cpu || a.isContiguous() ? undefined : transposedContiguous(a);
+    using bt = cpu || b.isContiguous() ? undefined : transposedContiguous(b);
+    if (cpu || ((a.isContiguous() || at !== undefined) && (b.isContiguous() || bt !== undefined))) {
+      ops.matmul(fn, {
+        self: (at ?? a).handle(fn), other: (bt ?? b).handle(fn), allowTf32, transSelf: at !== undefined, transOther: bt !== undefined,
+        out: result.handle(fn),
+      });
+      return;
+    }
   }
   const [m, k] = aShape.slice(-2);
   const n = bShape[bShape.length - 1];
@@ -154,7 +163,16 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
   using a3t = (cpu ? stridedBatch3(av ?? a, batch, m, k) : undefined) ?? asBatch3(av ?? a, batch, m, k);
   using b3t = (cpu ? stridedBatch3(bv ?? b, batch, k, n) : undefined) ?? asBatch3(bv ?? b, batch, k, n);
   using o3 = result.reshape([numelOf(batch), m, n]);
-  ops.matmul(fn, { self: a3t.handle(fn), other: b3t.handle(fn), allowTf32, out: o3.handle(fn) });
+  ops.matmul(fn, { self: a3t.handle(fn), other: b3t.handle(fn), allowTf32, transSelf: false, transOther: false, out: o3.handle(fn) });
+}
+
+/** The transpose of a 2-d `t` as a view, when that view is contiguous (t is a transposed contiguous matrix); else undefined. */
+function transposedContiguous(t: Tensor): Tensor | undefined {
+  const [r, c] = t.shape;
+  const [rs, cs] = t.strides;
+  // [c, r] with strides [cs, rs] is contiguous when its rows are r apart and its elements adjacent (size-1 dims aside).
+  if (!((c === 1 || cs === r) && (r === 1 || rs === 1))) return undefined;
+  return t.asStrided([c, r], [cs, rs], t.storageOffset);  // a view autograd does not record: matmul records itself
 }
 
 /**

@@ -152,8 +152,8 @@ void randn_cpu(const Tensor& out, int64_t seed, int64_t offset, double mean, dou
 void randn_cuda(const Tensor& out, int64_t seed, int64_t offset, double mean, double std);
 void randint_cpu(const Tensor& out, int64_t seed, int64_t offset, int64_t low, int64_t high);
 void randint_cuda(const Tensor& out, int64_t seed, int64_t offset, int64_t low, int64_t high);
-void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, const Tensor& out);
-void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, const Tensor& out);
+void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
+void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
 void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);

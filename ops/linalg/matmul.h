@@ -6,6 +6,8 @@
 // takes them with any strides (transposed and sliced views: matmul_cpu.cpp). float32 (TF32 tensor cores when allow_tf32), float64,
 // float16 and bfloat16 (accumulating in float).
 #pragma once
+#include <utility>
+
 #include <gpuext/extension.h>
 
 #include "../ops.h"
@@ -30,7 +32,9 @@ inline Dims3 dims3(const Tensor& t) {
 
 // `strided`: self and other may have any strides (the CPU); stride_self and
 // stride_other are then their batch strides as the tensors have them.
-inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& out, bool strided = false) {
+// trans_a (trans_b): a (b) holds the operand's transpose, [batch, k, m] ([batch, n, k]).
+inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& out, bool trans_a, bool trans_b,
+                                bool strided = false) {
   const auto ok_dim = [](const Tensor& t) { return t.dim() == 2 || t.dim() == 3; };
   GX_CHECK(ok_dim(a) && ok_dim(b) && ok_dim(out), "matmul: expected 2-d or 3-d (batch, rows, cols) operands, got ",
            a.sizes(), ", ", b.sizes(), " and out ", out.sizes());
@@ -38,7 +42,10 @@ inline MatmulShape check_matmul(const Tensor& a, const Tensor& b, const Tensor& 
            " and out ", out.dtype());
   GX_CHECK((strided || (a.is_contiguous() && b.is_contiguous())) && out.is_contiguous(),
            "matmul: operands must be contiguous");
-  const Dims3 da = dims3(a), db = dims3(b), dout = dims3(out);
+  Dims3 da = dims3(a), db = dims3(b);
+  const Dims3 dout = dims3(out);
+  if (trans_a) std::swap(da.rows, da.cols);
+  if (trans_b) std::swap(db.rows, db.cols);
   const int64_t batch = dout.batch, m = da.rows, k = da.cols, n = db.cols;
   GX_CHECK(db.rows == k, "matmul: inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
   GX_CHECK(dout.rows == m && dout.cols == n, "matmul: out is ", out.sizes(), ", expected [", batch, ", ", m, ", ", n, "]");

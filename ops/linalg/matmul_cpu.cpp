@@ -125,8 +125,9 @@ void matrix_strides(const Tensor& t, int64_t& rs, int64_t& cs) {
 
 }  // namespace
 
-void matmul_cpu(const Tensor& self, const Tensor& other, bool /*allow_tf32: no tensor cores here*/, const Tensor& out) {
-  const linalg::MatmulShape s = linalg::check_matmul(self, other, out, /*strided=*/true);
+void matmul_cpu(const Tensor& self, const Tensor& other, bool /*allow_tf32: no tensor cores here*/, bool trans_self,
+                bool trans_other, const Tensor& out) {
+  const linalg::MatmulShape s = linalg::check_matmul(self, other, out, trans_self, trans_other, /*strided=*/true);
   const ScalarType t = out.dtype();
   GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16,
            "matmul: dtype ", t, " is not supported; expected float32, float64, float16 or bfloat16");
@@ -134,6 +135,8 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool /*allow_tf32: no t
   int64_t rsa = 0, csa = 0, rsb = 0, csb = 0;
   matrix_strides(self, rsa, csa);
   matrix_strides(other, rsb, csb);
+  if (trans_self) std::swap(rsa, csa);  // the transpose's row stride is the column stride of what is held
+  if (trans_other) std::swap(rsb, csb);
   with_storage_type(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
