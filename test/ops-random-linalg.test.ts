@@ -182,6 +182,15 @@ deviceTest('matmul: non-contiguous operands, out, tf32 close to float32, bad inp
   const want = new Float64Array(20);
   for (let i = 0; i < 4; i++) for (let j = 0; j < 5; j++) for (let q = 0; q < 6; q++) want[i * 5 + j] += av[q * 4 + i] * bv[q * 5 + j];
   t.true(maxRelError(values(out), want) <= 1e-5);
+  // The other operand transposed, and both (on CUDA each reaches cuBLAS as a transpose flag).
+  using bt = gx.transpose(gx.tensor(bv, { shape: [6, 5], device }).transpose(0, 1).contiguous(), 0, 1);  // [6, 5] view
+  using r2 = gx.matmul(at, bt);
+  t.true(maxRelError(values(r2), want) <= 1e-5, 'self and other transposed');
+  using ct = gx.transpose(gx.matmul(gx.tensor(av, { shape: [6, 4], device }), gx.ones([4, 5], { device })), 0, 1);  // [5, 6] view
+  using r3 = gx.matmul(ct, b);  // [5, 6] @ [6, 5]
+  const want3 = new Float64Array(25);
+  for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) for (let q = 0; q < 6; q++) want3[i * 5 + j] += (av[q * 4] + av[q * 4 + 1] + av[q * 4 + 2] + av[q * 4 + 3]) * bv[q * 5 + j];
+  t.true(maxRelError(values(r3), want3) <= 1e-5, 'a transposed product');
   using tf = gx.matmul(at, b, { allowTf32: true });
   t.true(maxRelError(values(tf), want) <= 5e-3, 'tf32 within its 10-bit mantissa');
   using c = gx.ones([3, 4], { device });
