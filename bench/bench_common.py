@@ -36,3 +36,16 @@ def cupy_device():
     except Exception as e:  # noqa: BLE001
         emit({"error": "cupy: no usable GPU: %s: %s" % (type(e).__name__, e)})
         return None
+
+
+def torch_cuda():
+    """torch when it imports and sees a GPU; else emits {"error": ...} (the bench's JSON line) and returns None."""
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
+        emit({"error": "torch not importable: %s: %s" % (type(e).__name__, e)})
+        return None
+    if not torch.cuda.is_available():
+        emit({"error": "torch %s: CUDA is not available" % torch.__version__, "torch": torch.__version__})
+        return None
+    return torch

@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, torch_cuda  # noqa: E402
 
 
 def int_list(text):
@@ -46,13 +46,8 @@ def parse_args():
 
 def main():
     args = parse_args()
-    try:
-        import torch
-    except Exception as e:  # ImportError, or a broken install raising something else
-        emit({"error": "cannot import torch: %s: %s" % (type(e).__name__, e)})
-        return 0
-    if not torch.cuda.is_available():
-        emit({"error": "torch %s: torch.cuda.is_available() is False" % torch.__version__, "torch": torch.__version__})
+    torch = torch_cuda()
+    if torch is None:
         return 0
 
     dev = torch.device("cuda")

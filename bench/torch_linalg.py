@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, torch_cuda  # noqa: E402
 
 
 def main():
@@ -27,13 +27,8 @@ def main():
     p.add_argument("--svd-n", type=int, default=1000)
     p.add_argument("--svd-repeat", type=int, default=5)
     args = p.parse_args()
-    try:
-        import torch
-    except Exception as e:  # noqa: BLE001
-        emit({"error": "torch not importable: %s" % e})
-        return
-    if not torch.cuda.is_available():
-        emit({"error": "torch: no CUDA"})
+    torch = torch_cuda()
+    if torch is None:
         return
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "matmul": []}
     n = args.n

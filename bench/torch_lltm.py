@@ -45,7 +45,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, torch_cuda  # noqa: E402
 
 EXT_NAME = "gpuext_bench_lltm_cuda"
 
@@ -409,13 +409,8 @@ def main():
     p.add_argument("--batch", type=int, default=10)
     p.add_argument("--skip-build", action="store_true", help="no load_inline (no ext figures)")
     args = p.parse_args()
-    try:
-        import torch
-    except Exception as e:  # noqa: BLE001
-        emit({"error": "torch not importable: %s" % e})
-        return
-    if not torch.cuda.is_available():
-        emit({"error": "torch %s: CUDA is not available" % torch.__version__})
+    torch = torch_cuda()
+    if torch is None:
         return
     torch.backends.cuda.matmul.allow_tf32 = False
     result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "tf32": False, "cases": [], "errors": []}

@@ -25,7 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, torch_cuda  # noqa: E402
 
 
 def timed(fn, warmup, repeat, sync, nbytes):
@@ -53,13 +53,8 @@ def main():
     p.add_argument("--softmax-cols", type=int, default=4096)
     p.add_argument("--softmax-repeat", type=int, default=100)
     args = p.parse_args()
-    try:
-        import torch
-    except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
-        emit({"error": "torch not importable: %s: %s" % (type(e).__name__, e)})
-        return
-    if not torch.cuda.is_available():
-        emit({"error": "torch %s: CUDA is not available" % torch.__version__})
+    torch = torch_cuda()
+    if torch is None:
         return
     n = args.numel
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "numel": n, "ops": {}}
