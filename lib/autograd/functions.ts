@@ -20,6 +20,9 @@ import { record, recorders, requiresGrad, shouldRecord } from './graph';
 
 const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
+/** Stands for a tensor the formula does not read (and so was not saved). */
+const UNUSED = undefined as unknown as Tensor;
+
 recorders.binary = (name, x, y, out) => {
   const d = DERIVATIVES[name];
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
@@ -39,9 +42,6 @@ recorders.binary = (name, x, y, out) => {
     return [gx ? d.self(g, sx, sy, r) : null, gy ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r) : null];
   });
 };
-
-/** Stands for a tensor the formula does not read (and so was not saved). */
-const UNUSED = undefined as unknown as Tensor;
 
 recorders.unary = (name, x, out) => {
   const d = DERIVATIVES[name];

@@ -148,7 +148,7 @@ struct CudaLoops {
     if (it.numel == 0) return;
     DeviceGuard guard(it.device);
     cudaStream_t stream = current_stream(it.device);
-    int64_t done = 0;  // elements the contiguous kernels cover: all or none
+    bool done = false;  // the contiguous kernels covered every element
     if (it.contiguous()) {
       with_storage_type(common, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -180,11 +180,11 @@ struct CudaLoops {
             const int64_t blocks = (tail + kThreads - 1) / kThreads;
             ew_tail_kernel<T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a, start, tail);
           }
-          done = it.numel;
+          done = true;
         }
       });
     }
-    if (done == 0) {
+    if (!done) {
       GeneralArgs<C, NIN> g;
       for (int k = 0; k < NIN; ++k) {
         g.scalar[k] = scalars[k];

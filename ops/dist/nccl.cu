@@ -23,6 +23,8 @@
 #include <gpuext/extension.h>
 #include <gpuext/optional_library.h>
 
+#include "../common/loaded_api.h"
+
 #include "../generated/entry_points.h"
 
 namespace gx::ops {
@@ -58,9 +60,7 @@ const ol::Loaded<Api>& loaded() {
 }
 
 const Api& api(const char* what) {
-  const ol::Loaded<Api>& l = loaded();
-  GX_CHECK(l.ok, what, ": ", l.error);
-  return l.api;
+  return loaded_api(loaded(), what);
 }
 
 void check(nccl::Result r, const char* what, const char* call) {

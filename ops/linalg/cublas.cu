@@ -7,6 +7,8 @@
 #include <gpuext/extension.h>
 #include <gpuext/optional_library.h>
 
+#include "../common/loaded_api.h"
+
 
 namespace gx::ops::cublas {
 namespace {
@@ -60,9 +62,7 @@ void bind(const Api& a, Entry& e, cudaStream_t stream, const char* what) {
 }  // namespace
 
 const Api& api(const char* what) {
-  const ol::Loaded<Api>& l = loaded();
-  GX_CHECK(l.ok, what, ": ", l.error);
-  return l.api;
+  return loaded_api(loaded(), what);
 }
 
 void check(Status s, const char* what, const char* call) {

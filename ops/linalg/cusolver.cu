@@ -6,6 +6,8 @@
 #include <gpuext/extension.h>
 #include <gpuext/optional_library.h>
 
+#include "../common/loaded_api.h"
+
 
 namespace gx::ops::cusolver {
 namespace {
@@ -58,9 +60,7 @@ struct Entry {
 }  // namespace
 
 const Api& api(const char* what) {
-  const ol::Loaded<Api>& l = loaded();
-  GX_CHECK(l.ok, what, ": ", l.error);
-  return l.api;
+  return loaded_api(loaded(), what);
 }
 
 template <typename T>
