@@ -121,6 +121,7 @@ const TAKES_OPTIONS: Record<string, Case> = {
   loadTensors: { call: () => gx.loadTensors('never-read.safetensors', { devcie: 'cpu' } as gx.LoadTensorsOptions), fn: 'gx.loadTensors', key: 'devcie', suggest: 'device' },
   loadTensor: { call: () => gx.loadTensor('never-read.npy', { fromat: 'npy' } as gx.LoadTensorsOptions), fn: 'gx.loadTensor', key: 'fromat', suggest: 'format' },
   inspectTensors: { call: () => gx.inspectTensors('never-read.npz', { formats: 'npz' } as gx.InspectTensorsOptions), fn: 'gx.inspectTensors', key: 'formats', suggest: 'format' },
+  'Tensor#matmul': { call: () => x().matmul(x().T, { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
   'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#softmax': { call: () => x().softmax(1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'Tensor.softmax', key: 'dtpye', suggest: 'dtype' },
@@ -186,7 +187,7 @@ const NO_OPTIONS = new Set([
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
-    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
+    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 
