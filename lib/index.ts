@@ -12,6 +12,7 @@ import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
 export type { Nested, NestedItem } from './ops/shape-methods';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
+export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './creation-like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';

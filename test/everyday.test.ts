@@ -123,3 +123,43 @@ deviceTest('autograd through T and iteration', (t, device) => {
   loss.backward();
   t.deepEqual(w.grad?.toNested(), [[1, 1], [2, 2]]);
 });
+
+// --- creation ------------------------------------------------------------------
+
+deviceTestSerial('eye and the *Like functions', (t, device) => {
+  noLeaks(t, device, () => {
+    t.deepEqual(read(gx.eye(3, { device })), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
+    t.deepEqual(read(gx.eye(2, 4, { dtype: 'int64', device })), [[1n, 0n, 0n, 0n], [0n, 1n, 0n, 0n]]);
+    t.deepEqual(read(gx.eye(3, 1, { device })), [[1], [0], [0]]);
+    t.deepEqual(read(gx.eye(0, { device })), []);
+    t.throws(() => gx.eye(-1), { instanceOf: RangeError, message: /^gx\.eye: n must be a non-negative integer, got/ });
+    t.throws(() => gx.eye(2, 1.5), { instanceOf: RangeError, message: /^gx\.eye: m must be a non-negative integer/ });
+    using x = strided(randomNested([2, 3]), device, 'float64');
+    for (const [name, make, want] of [
+      ['zerosLike', () => gx.zerosLike(x), 0],
+      ['onesLike', () => gx.onesLike(x), 1],
+      ['fullLike', () => gx.fullLike(x, 2.5), 2.5],
+    ] as const) {
+      using y = make();
+      t.deepEqual([y.shape, y.dtype, y.device.type], [[2, 3], 'float64', device], name);
+      t.true(y.isContiguous(), `${name} is contiguous`);
+      t.deepEqual(y.toNested(), [[want, want, want], [want, want, want]], name);
+    }
+    using i = gx.zerosLike(x, { dtype: 'int32' });
+    t.is(i.dtype, 'int32');
+    using e = gx.emptyLike(x);
+    t.deepEqual([e.shape, e.dtype], [[2, 3], 'float64']);
+    using r = gx.randLike(x);
+    t.deepEqual([r.shape, r.dtype], [[2, 3], 'float64']);
+    t.true((r.toArraySync() as Float64Array).every((v) => v >= 0 && v < 1));
+    using n = gx.randnLike(x, { dtype: 'float32', mean: 10, std: 0.001 });
+    t.deepEqual([n.shape, n.dtype], [[2, 3], 'float32']);
+    t.true((n.toArraySync() as Float32Array).every((v) => Math.abs(v - 10) < 0.1));
+    using ints = gx.arange(3, { device });
+    t.throws(() => gx.randLike(ints), { instanceOf: TypeError, message: /^gx\.randLike: the result would be int64; random samples need a floating dtype/ });
+    using ok = gx.randLike(ints, { dtype: 'float32' });
+    t.is(ok.dtype, 'float32');
+    t.throws(() => gx.zerosLike([1, 2] as never), { instanceOf: TypeError, message: /^gx\.zerosLike: argument 'input' must be a Tensor/ });
+    t.throws(() => gx.fullLike(x, 'a' as never), { instanceOf: TypeError, message: /^gx\.fullLike: value must be a number/ });
+  });
+});
