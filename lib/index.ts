@@ -39,6 +39,10 @@ export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
 export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
+export { split, chunk, unbind } from './ops/split';
+export { flip, roll } from './ops/reorder';
+export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/repeat';
+export { pad, type PadMode, type PadOptions } from './ops/pad';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
