@@ -43,6 +43,7 @@ export { split, chunk, unbind } from './ops/split';
 export { flip, roll } from './ops/reorder';
 export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/repeat';
 export { pad, type PadMode, type PadOptions } from './ops/pad';
+export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsCloseOptions } from './ops/predicates';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,

@@ -322,3 +322,42 @@ deviceTest('autograd through flip, roll, pad, tile, repeatInterleave, split', (t
     t.true(r.ok, name);
   }
 });
+
+// --- tests on values -------------------------------------------------------------
+
+deviceTestSerial('any, all, isnan, isinf, isfinite, isclose, allclose, equal', (t, device) => {
+  noLeaks(t, device, () => {
+    using x = gx.tensor([[0, 1, 0], [0, 0, 0]], { device });
+    using xt = x.T;
+    t.deepEqual(read(gx.any(x)), true);
+    t.deepEqual(read(gx.all(x)), false);
+    t.deepEqual(read(gx.any(x, 1)), [true, false]);
+    t.deepEqual(read(gx.any(xt, 0, { keepdims: true })), [[true, false]]);
+    using y = gx.tensor([[1, 2], [0, 3]], { device });
+    t.deepEqual(read(gx.all(y, { axis: 0 })), [false, true]);
+    using e = gx.zeros([0], { device });
+    t.deepEqual([read(gx.any(e)), read(gx.all(e))], [false, true]);
+    using nan = gx.tensor([NaN], { device });
+    t.deepEqual(read(gx.any(nan)), true, 'NaN is nonzero');
+    using v = gx.tensor([1, NaN, Infinity, -Infinity, 0], { device, dtype: 'float64' });
+    t.deepEqual(read(gx.isnan(v)), [false, true, false, false, false]);
+    t.deepEqual(read(gx.isinf(v)), [false, false, true, true, false]);
+    t.deepEqual(read(gx.isfinite(v)), [true, false, false, false, true]);
+    using i = gx.arange(3, { device });
+    t.deepEqual([read(gx.isnan(i)), read(gx.isinf(i)), read(gx.isfinite(i))], [[false, false, false], [false, false, false], [true, true, true]]);
+    using a = gx.tensor([1, 1 + 1e-7, 2, Infinity, NaN, 1], { device, dtype: 'float64' });
+    using b = gx.tensor([1, 1, 2.1, Infinity, NaN, Infinity], { device, dtype: 'float64' });
+    t.deepEqual(read(gx.isclose(a, b)), [true, true, false, true, false, false]);
+    t.deepEqual(read(gx.isclose(a, b, { rtol: 0.1, equalNan: true })), [true, true, true, true, true, false]);
+    t.false(gx.allclose(a, b));
+    using a2 = gx.narrow(a, 0, 0, 3), b2 = gx.narrow(b, 0, 0, 3);
+    t.true(gx.allclose(a2, b2, { atol: 0.2 }));
+    t.true(gx.equal(a2, a2));
+    t.false(gx.equal(a, a), 'NaN is not equal to itself');
+    t.false(gx.equal(a2, b2));
+    t.false(gx.equal(x, xt), 'different shapes');
+    t.throws(() => gx.isclose(a, b, { rtol: -1 }), { instanceOf: RangeError, message: /^gx\.isclose: rtol must be a number >= 0/ });
+    t.throws(() => gx.any(x, 2), { instanceOf: RangeError, message: /^gx\.any: axis 2 is out of range/ });
+    t.throws(() => gx.equal(x, 1 as never), { instanceOf: TypeError, message: /^gx\.equal: argument 'other' must be a Tensor/ });
+  });
+});

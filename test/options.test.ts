@@ -130,6 +130,10 @@ const TAKES_OPTIONS: Record<string, Case> = {
   randnLike: { call: () => gx.randnLike(x(), { sd: 2 } as gx.RandnOptions), fn: 'gx.randnLike', key: 'sd', suggest: 'std' },
   pad: { call: () => gx.pad(x(), [1, 1], { mdoe: 'reflect' } as gx.PadOptions), fn: 'gx.pad', key: 'mdoe', suggest: 'mode' },
   meshgrid: { call: () => gx.meshgrid(gx.ones([2]), { indexng: 'xy' } as gx.MeshgridOptions), fn: 'gx.meshgrid', key: 'indexng', suggest: 'indexing' },
+  any: { call: () => gx.any(x(), { axis: 1, keepdim: true } as gx.ReduceOptions), fn: 'gx.any', key: 'keepdim', suggest: 'keepdims' },
+  all: { call: () => gx.all(x(), 0, { keep_dims: true } as gx.ReduceOptions), fn: 'gx.all', key: 'keep_dims', suggest: 'keepdims' },
+  isclose: { call: () => gx.isclose(x(), x(), { equal_nan: true } as gx.IsCloseOptions), fn: 'gx.isclose', key: 'equal_nan', suggest: 'equalNan' },
+  allclose: { call: () => gx.allclose(x(), x(), { rtoll: 1 } as gx.IsCloseOptions), fn: 'gx.allclose', key: 'rtoll', suggest: 'rtol' },
   'Tensor#matmul': { call: () => x().matmul(x().T, { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
   'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
@@ -174,7 +178,7 @@ TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
-  'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave',
+  'isnan', 'isinf', 'isfinite', 'equal', 'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det',
