@@ -6,10 +6,13 @@ import './tensor-to';
 import './ops/methods';
 import './ops/layout-methods';
 import './ops/softmax-methods';
+import './ops/shape-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
+export type { Nested, NestedItem } from './ops/shape-methods';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
+export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './creation-like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
 export type { TensorOptions, EmptyOptions, TensorData } from './creation';
 export { Device, type DeviceLike, type DeviceType } from './device';
@@ -36,6 +39,11 @@ export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
 export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
+export { split, chunk, unbind } from './ops/split';
+export { flip, roll } from './ops/reorder';
+export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/repeat';
+export { pad, type PadMode, type PadOptions } from './ops/pad';
+export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsCloseOptions } from './ops/predicates';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,

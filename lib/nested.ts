@@ -165,3 +165,23 @@ export function flattenNested(data: unknown, fn: string): Flattened {
   walk(data, 0);
   return { shape, values, kind: kind ?? 'empty' };
 }
+
+/**
+ * The inverse of flattenNested: `values` (C order) as nested arrays of
+ * `shape`; a 0-d shape gives the one value itself.
+ */
+export function nestValues<T>(values: ArrayLike<T>, shape: readonly number[]): T | unknown[] {
+  if (shape.length === 0) return values[0];
+  let at = 0;
+  const build = (depth: number): unknown[] => {
+    const n = shape[depth];
+    const out = new Array<unknown>(n);
+    if (depth === shape.length - 1) {
+      for (let i = 0; i < n; i++) out[i] = values[at++];
+    } else {
+      for (let i = 0; i < n; i++) out[i] = build(depth + 1);
+    }
+    return out;
+  };
+  return build(0);
+}

@@ -121,6 +121,20 @@ const TAKES_OPTIONS: Record<string, Case> = {
   loadTensors: { call: () => gx.loadTensors('never-read.safetensors', { devcie: 'cpu' } as gx.LoadTensorsOptions), fn: 'gx.loadTensors', key: 'devcie', suggest: 'device' },
   loadTensor: { call: () => gx.loadTensor('never-read.npy', { fromat: 'npy' } as gx.LoadTensorsOptions), fn: 'gx.loadTensor', key: 'fromat', suggest: 'format' },
   inspectTensors: { call: () => gx.inspectTensors('never-read.npz', { formats: 'npz' } as gx.InspectTensorsOptions), fn: 'gx.inspectTensors', key: 'formats', suggest: 'format' },
+  eye: { call: () => gx.eye(2, { dtpye: 'float64' } as gx.TensorOptions), fn: 'gx.eye', key: 'dtpye', suggest: 'dtype' },
+  emptyLike: { call: () => gx.emptyLike(x(), { devcie: 'cpu' } as gx.TensorOptions), fn: 'gx.emptyLike', key: 'devcie', suggest: 'device' },
+  zerosLike: { call: () => gx.zerosLike(x(), { dtpye: 'int32' } as gx.TensorOptions), fn: 'gx.zerosLike', key: 'dtpye', suggest: 'dtype' },
+  onesLike: { call: () => gx.onesLike(x(), { type: 'int32' } as gx.TensorOptions), fn: 'gx.onesLike', key: 'type', suggest: 'dtype' },
+  fullLike: { call: () => gx.fullLike(x(), 1, { devices: 'cpu' } as gx.TensorOptions), fn: 'gx.fullLike', key: 'devices', suggest: 'device' },
+  randLike: { call: () => gx.randLike(x(), { generater: new gx.Generator() } as gx.RandomOptions), fn: 'gx.randLike', key: 'generater', suggest: 'generator' },
+  randnLike: { call: () => gx.randnLike(x(), { sd: 2 } as gx.RandnOptions), fn: 'gx.randnLike', key: 'sd', suggest: 'std' },
+  pad: { call: () => gx.pad(x(), [1, 1], { mdoe: 'reflect' } as gx.PadOptions), fn: 'gx.pad', key: 'mdoe', suggest: 'mode' },
+  meshgrid: { call: () => gx.meshgrid(gx.ones([2]), { indexng: 'xy' } as gx.MeshgridOptions), fn: 'gx.meshgrid', key: 'indexng', suggest: 'indexing' },
+  any: { call: () => gx.any(x(), { axis: 1, keepdim: true } as gx.ReduceOptions), fn: 'gx.any', key: 'keepdim', suggest: 'keepdims' },
+  all: { call: () => gx.all(x(), 0, { keep_dims: true } as gx.ReduceOptions), fn: 'gx.all', key: 'keep_dims', suggest: 'keepdims' },
+  isclose: { call: () => gx.isclose(x(), x(), { equal_nan: true } as gx.IsCloseOptions), fn: 'gx.isclose', key: 'equal_nan', suggest: 'equalNan' },
+  allclose: { call: () => gx.allclose(x(), x(), { rtoll: 1 } as gx.IsCloseOptions), fn: 'gx.allclose', key: 'rtoll', suggest: 'rtol' },
+  'Tensor#matmul': { call: () => x().matmul(x().T, { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
   'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#softmax': { call: () => x().softmax(1, { dtpye: 'float64' } as gx.SoftmaxOptions), fn: 'Tensor.softmax', key: 'dtpye', suggest: 'dtype' },
@@ -164,6 +178,7 @@ TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
+  'isnan', 'isinf', 'isfinite', 'equal', 'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det',
@@ -186,7 +201,7 @@ const NO_OPTIONS = new Set([
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
-    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
+    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 

@@ -20,12 +20,26 @@ export type TensorMethods = { readonly [K in keyof Tensor]?: (this: Tensor, ...a
  * are; a name defined twice is an error (our bug), not a silent override.
  */
 export function installMethods(methods: TensorMethods): void {
-  for (const name of Object.keys(methods)) {
+  // Reflect.ownKeys: symbol-named methods too ([Symbol.iterator]).
+  for (const name of Reflect.ownKeys(methods)) {
     if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name)) {
-      throw new Error(`installMethods: Tensor.${name} is already defined`);
+      throw new Error(`installMethods: Tensor.${String(name)} is already defined`);
     }
     Object.defineProperty(Tensor.prototype, name, {
       value: methods[name as keyof TensorMethods], writable: true, configurable: true, enumerable: false,
     });
+  }
+}
+
+/** Read-only properties by name (x.T, x.mT): getters on Tensor.prototype, installed as installMethods does. */
+export type TensorGetters = { readonly [K in keyof Tensor]?: (this: Tensor) => unknown };
+
+/** Defines each getter on Tensor.prototype; a name defined twice is an error (our bug). */
+export function installGetters(getters: TensorGetters): void {
+  for (const name of Object.keys(getters)) {
+    if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name)) {
+      throw new Error(`installGetters: Tensor.${name} is already defined`);
+    }
+    Object.defineProperty(Tensor.prototype, name, { get: getters[name as keyof TensorGetters], configurable: true, enumerable: false });
   }
 }

@@ -71,7 +71,8 @@ function scatterBack(input: Tensor, pick: (z: Tensor) => Tensor): (g: Tensor) =>
   };
 }
 
-function checkInt(v: unknown, fn: string, arg: string): number {
+/** v, checked to be a safe integer; a TypeError naming `fn` and `arg` otherwise. */
+export function checkInt(v: unknown, fn: string, arg: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
     throw new TypeError(`${fn}: ${arg} must be an integer, got ${describeValue(v)}`);
   }

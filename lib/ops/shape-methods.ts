@@ -1,0 +1,93 @@
+// Tensor conveniences a PyTorch user reaches for: x.T, x.mT, x.matmul(y),
+// x.size(dim), `for (const row of x)` and x.toNested(), declared and
+// installed as NOTE [ Tensor methods ] (install.ts) says. Each is a thin
+// face of a gx op (transpose, permute, matmul, sliceDims), so autograd and
+// both devices come with it.
+import type { DType } from '../dtype';
+import { nestValues } from '../nested';
+import { describeValue } from '../shape';
+import type { Tensor } from '../tensor';
+import { normalizeAxis } from './axes';
+import { installGetters, installMethods } from './install';
+import { permute, sliceDims, transpose } from './layout';
+import { matmul, type MatmulOptions } from './linalg';
+
+/** One element of toNested()'s result: what the dtype's values are in JS (int64 as bigint, so nothing is rounded). */
+export type NestedItem<D extends DType> = D extends 'bool' ? boolean : D extends 'int64' ? bigint : number;
+/** Nested arrays of T (or T itself, for a 0-d tensor). */
+export type Nested<T> = T | Nested<T>[];
+
+declare module '../tensor' {
+  interface Tensor<D extends DType> {
+    /**
+     * The transpose: a view with the dims reversed (a 2-d tensor's rows and
+     * columns swapped; 0-d and 1-d tensors are returned as views of themselves), as torch's x.T.
+     * @example gx.zeros([2, 3]).T.shape // [3, 2]
+     */
+    readonly T: Tensor<D>;
+    /**
+     * A view with the last two dims swapped (a batch of matrices transposed); needs 2 dims or more.
+     * @example gx.zeros([5, 2, 3]).mT.shape // [5, 3, 2]
+     */
+    readonly mT: Tensor<D>;
+    /** gx.matmul(this, other). @example a.matmul(b) */
+    matmul(other: Tensor, options?: MatmulOptions | null): Tensor;
+    /**
+     * The shape, or the size of dim `axis` (negative counts from the end), as torch's x.size().
+     * @example gx.zeros([2, 3]).size(-1) // 3
+     */
+    size(): readonly number[];
+    size(axis: number): number;
+    /**
+     * The sub-tensors along the first dim, as views (x[0], x[1], ...); a 0-d tensor cannot be iterated.
+     * @example for (const row of gx.zeros([2, 3])) console.log(row.shape); // [3], twice
+     */
+    [Symbol.iterator](): IterableIterator<Tensor<D>>;
+    /**
+     * The values as nested JS arrays (torch's tolist()): numbers, booleans
+     * for bool, bigints for int64; a 0-d tensor gives its value.
+     * gx.tensor(x.toNested(), { dtype: x.dtype }) rebuilds x.
+     * @example gx.tensor([[1, 2], [3, 4]]).toNested() // [[1, 2], [3, 4]]
+     */
+    toNested(): Nested<NestedItem<D>>;
+  }
+}
+
+installGetters({
+  T(this: Tensor) {
+    const n = this.ndim;
+    return n === 2 ? transpose(this, 0, 1) : permute(this, Array.from({ length: n }, (_, i) => n - 1 - i));
+  },
+  mT(this: Tensor) {
+    if (this.ndim < 2) throw new RangeError(`Tensor.mT: needs a tensor of 2 or more dimensions, got ${this.ndim}`);
+    return transpose(this, -2, -1);
+  },
+});
+
+function* rows<D extends DType>(x: Tensor<D>): IterableIterator<Tensor<D>> {
+  const n = x.shape[0];
+  for (let i = 0; i < n; i++) yield sliceDims(x, i);
+}
+
+installMethods({
+  matmul(this: Tensor, other: Tensor, options?: MatmulOptions | null) {
+    return matmul(this, other, options);
+  },
+  size(this: Tensor, axis?: number) {
+    const shape = this.shape;
+    if (axis === undefined) return shape;
+    if (typeof axis !== 'number') throw new TypeError(`Tensor.size: axis must be an integer, got ${describeValue(axis)}`);
+    return shape[normalizeAxis(axis, shape, 'Tensor.size', 'axis', 'strict')];
+  },
+  [Symbol.iterator](this: Tensor) {
+    // Checked here, not in the generator, so that `for (... of x)` throws at once.
+    this.handle('Tensor iteration');
+    if (this.ndim === 0) throw new TypeError('Tensor iteration: a 0-d tensor cannot be iterated; read it with item()');
+    return rows(this);
+  },
+  toNested(this: Tensor) {
+    const values = this.toArraySync() as ArrayLike<number | bigint>;
+    const items: ArrayLike<number | bigint | boolean> = this.dtype === 'bool' ? Array.from(values, (v) => v !== 0) : values;
+    return nestValues(items, this.shape) as never;
+  },
+});
