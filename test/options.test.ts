@@ -165,6 +165,7 @@ TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions
 const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
+  'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
@@ -187,6 +188,7 @@ const NO_OPTIONS = new Set([
   ...['handle', 'address', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
     'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype',
+    'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 
