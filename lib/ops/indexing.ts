@@ -24,6 +24,7 @@ import { normalizeAxis } from './axes';
 import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand } from './common';
 import { astypeOp, whereOp } from './elementwise';
 import { sliceDims } from './layout';
+import { namedForCaller } from './library';
 
 const SCATTER_ASSIGN = 0;
 const SCATTER_ADD = 1;
@@ -86,7 +87,7 @@ function scatterRaw(x: Tensor, axis: number, index: Tensor, src: Tensor, reduce:
     ops.scatter(fn, { self: r.handle(fn), axis, index: index.handle(fn), src: src.handle(fn), reduce });
   } catch (e) {
     r.dispose();
-    throw e;
+    throw namedForCaller(e, fn);
   }
   return r;
 }
