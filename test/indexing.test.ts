@@ -47,7 +47,10 @@ function randomIndex(shape: number[], n: number, seed: number, dtype: 'int64' | 
   const r = rng(seed);
   const v = Array.from({ length: numelOf(shape) }, (_, p) => {
     if (unique === undefined) return Math.floor(r() * n);
-    return (unravel(p, shape)[unique] * 7 + Math.floor(p / 97)) % n;  // distinct along `unique` when n is prime to 7
+    // A rotation of 0..n-1 along each line (its amount set by the line's other coordinates): distinct along `unique`.
+    const c = unravel(p, shape);
+    const line = c.reduce((h, x, d) => (d === unique ? h : h * 31 + x), 0);
+    return (c[unique] + line) % n;
   });
   return { t: gx.tensor(v, { dtype, device }).reshape(shape), v };
 }
