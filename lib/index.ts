@@ -7,6 +7,7 @@ import './ops/methods';
 import './ops/layout-methods';
 import './ops/softmax-methods';
 import './ops/shape-methods';
+import './ops/indexing-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
@@ -59,6 +60,7 @@ export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
 export * as linalg from './ops/linalg-namespace';
+export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';

@@ -124,6 +124,12 @@ module.exports = [
     'Standard deviation over axis: the square root of var\'s result.'),
   op('cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()',
     'Inclusive prefix sums along axis (out has self\'s shape), computing in dtype\'s compute type.'),
+  op('gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()',
+    'out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index\'s shape and self\'s dtype; ' +
+    'index int64 or int32, in [0, size), or with wrap in [-size, size)).'),
+  op('scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()',
+    'In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: ' +
+    'in index order on the CPU, atomics on CUDA).'),
 
   op('rand(Tensor out, int seed, int offset, float low, float high) -> ()',
     'Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter ' +

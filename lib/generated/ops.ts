@@ -347,6 +347,16 @@ const OP_CUMSUM = new OpRef('cumsum');
 function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_CUMSUM.id(fn), a.self, a.axis, a.dtype, a.out);
 }
+const OP_GATHER = new OpRef('gather');
+/** `gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()`: out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)). */
+function gather(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; wrap: boolean; out: NativeTensor }): void {
+  native.callOp(OP_GATHER.id(fn), a.self, a.axis, a.index, a.wrap, a.out);
+}
+const OP_SCATTER = new OpRef('scatter');
+/** `scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()`: In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: in index order on the CPU, atomics on CUDA). */
+function scatter(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
+  native.callOp(OP_SCATTER.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
+}
 const OP_RAND = new OpRef('rand');
 /** `rand(Tensor out, int seed, int offset, float low, float high) -> ()`: Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter offset + j / 4 (float64: j / 2). */
 function rand(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; low: number; high: number }): void {
@@ -527,6 +537,8 @@ export {
   var_ as var,
   std,
   cumsum,
+  gather,
+  scatter,
   rand,
   randn,
   randint,

@@ -146,6 +146,10 @@ void std_cpu(const Tensor& self, IntArrayRef axis, double correction, ScalarType
 void std_cuda(const Tensor& self, IntArrayRef axis, double correction, ScalarType dtype, const Tensor& out);
 void cumsum_cpu(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
 void cumsum_cuda(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
+void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
+void gather_cuda(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
+void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void scatter_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
 void rand_cpu(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void rand_cuda(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void randn_cpu(const Tensor& out, int64_t seed, int64_t offset, double mean, double std);

@@ -215,6 +215,12 @@ GX_LIBRARY(gx_ops, m) {
   m.def("cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()",
         "Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type.")
       .impl(gx::kCPU, gx::ops::cumsum_cpu) GX_OPS_CUDA_IMPL(gx::ops::cumsum_cuda);
+  m.def("gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()",
+        "out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)).")
+      .impl(gx::kCPU, gx::ops::gather_cpu) GX_OPS_CUDA_IMPL(gx::ops::gather_cuda);
+  m.def("scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()",
+        "In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: in index order on the CPU, atomics on CUDA).")
+      .impl(gx::kCPU, gx::ops::scatter_cpu) GX_OPS_CUDA_IMPL(gx::ops::scatter_cuda);
   m.def("rand(Tensor out, int seed, int offset, float low, float high) -> ()",
         "Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter offset + j / 4 (float64: j / 2).")
       .impl(gx::kCPU, gx::ops::rand_cpu) GX_OPS_CUDA_IMPL(gx::ops::rand_cuda);
