@@ -8,6 +8,7 @@ import './ops/layout-methods';
 import './ops/softmax-methods';
 import './ops/shape-methods';
 import './ops/indexing-methods';
+import './ops/reshape-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';

@@ -124,8 +124,74 @@ interface Case {
   shape?: number[];
   /** cat and stack: the input is a list of two tensors (no Tensor method). */
   list?: boolean;
-  ref: (xs: Arr[], ...args: never[]) => Arr;
+  /** Maps the random input values (any and all want zeros among them). */
+  values?: (v: number) => number;
+  /** A Tensor method with no gx function of the same name (size, scatter_). */
+  methodOnly?: boolean;
+  /** The method writes into its tensor: it is called on a clone. */
+  inPlace?: boolean;
+  ref: (xs: Arr[], ...args: never[]) => Arr | Arr[] | number;
 }
+
+/** An index tensor argument: int64, made on the test's device. */
+class Idx {
+  constructor(readonly shape: number[], readonly values: number[]) {}
+}
+
+/**
+ * An index of `shape` with values in [0, n) along `axis`: within each line
+ * along the axis the values are distinct (a rotation of 0, 1, ...), so
+ * scatter's writes never collide.
+ */
+function lineIndex(shape: number[], axis: number, n: number): Idx {
+  const a = wrap(axis, shape.length);
+  const values = Array.from({ length: numel(shape) }, (_, i) => {
+    const p = unravel(i, shape);
+    const base = p.reduce((acc, v, d) => (d === a ? acc : acc * 3 + v), 1);
+    return (base + p[a]) % n;
+  });
+  return new Idx(shape, values);
+}
+
+/** The second input tensor, as an argument (scatter's src). */
+const OTHER = Symbol('the second input');
+
+/** The flat offset of multi-index p in a contiguous tensor of `shape`. */
+const offset = (p: readonly number[], shape: readonly number[]): number => {
+  const st = strides(shape);
+  return p.reduce((acc, v, d) => acc + v * st[d], 0);
+};
+
+/** Each element of `shape` from x at the multi-index `from(p)`. */
+function pickRef(x: Arr, shape: number[], from: (p: number[]) => number[]): Arr {
+  return { shape, values: Array.from({ length: numel(shape) }, (_, i) => x.values[offset(from(unravel(i, shape)), x.shape)]) };
+}
+
+/** x with src's elements at index's positions written (or added) along `axis`. */
+function scatterRef(x: Arr, axis: number, index: Idx, src: Arr, add: boolean): Arr {
+  const a = wrap(axis, x.shape.length);
+  const values = x.values.slice();
+  index.values.forEach((v, i) => {
+    const p = unravel(i, index.shape);
+    const at = offset(p.map((e, d) => (d === a ? v : e)), x.shape);
+    values[at] = (add ? values[at] : 0) + src.values[offset(p, src.shape)];
+  });
+  return { shape: x.shape.slice(), values };
+}
+
+/** repeatInterleave's reference: each element `r` times along `axis`. */
+function interleaveRef(x: Arr, r: number, axis: number): Arr {
+  const a = wrap(axis, x.shape.length);
+  const shape = x.shape.slice();
+  shape[a] *= r;
+  return pickRef(x, shape, (p) => p.map((v, d) => (d === a ? Math.floor(v / r) : v)));
+}
+
+/** Pieces of `sizes` along `axis`. */
+const piecesRef = (x: Arr, axis: number, sizes: number[]): Arr[] =>
+  sizes.map((n, k) => takeRef(x, axis, sizes.slice(0, k).reduce((acc, v) => acc + v, 0), n));
+const evenSizes = (n: number, size: number): number[] => Array.from({ length: Math.ceil(n / size) }, (_, i) => Math.min(size, n - i * size));
+const rollLine = (s: number) => (l: number[]): number[] => l.map((_, i) => l[(((i - s) % l.length) + l.length) % l.length]);
 
 const reduction = (f: (l: number[]) => number, tries: unknown[][] = [[1], [-1], [[0, 2]]]): Case =>
   ({ form: 'many', tries, ref: (xs, axis: number | number[]) => reduceRef(xs[0], listAxes(axis), f) });
@@ -202,6 +268,77 @@ const CASES: Record<string, Case> = {
     ref: (xs, axis: number, start: number, end: number, step = 1) => takeRef(xs[0], axis, start, Math.ceil((end - start) / step), step),
   },
   narrow: { form: 'positional', tries: [[2, 1, 2], [-3, 1, 1]], ref: (xs, axis: number, start: number, length: number) => takeRef(xs[0], axis, start, length) },
+  split: {
+    form: 'positional', tries: [[2], [3, -1], [[1, 2], 1]],
+    ref: (xs, s: number | number[], axis = 0) => {
+      const n = xs[0].shape[wrap(axis, 3)];
+      return piecesRef(xs[0], axis, typeof s === 'number' ? evenSizes(n, s) : s);
+    },
+  },
+  chunk: {
+    form: 'positional', tries: [[2], [3, -1], [2, 1]],
+    ref: (xs, chunks: number, axis = 0) => {
+      const n = xs[0].shape[wrap(axis, 3)];
+      return piecesRef(xs[0], axis, evenSizes(n, Math.ceil(n / chunks)));
+    },
+  },
+  unbind: {
+    form: 'positional', tries: [[], [1], [-1]],
+    ref: (xs, axis = 0) => {
+      const a = wrap(axis, 3);
+      return Array.from({ length: xs[0].shape[a] }, (_, k) => reshaped(takeRef(xs[0], a, k, 1), xs[0].shape.filter((_s, d) => d !== a)));
+    },
+  },
+  flip: {
+    form: 'positional', tries: [[0], [-1], [[0, 2]]],
+    ref: (xs, axes: number | number[]) => listAxes(axes).reduce((x, a) => alongRef(x, a, (l) => l.slice().reverse()), xs[0]),
+  },
+  roll: {
+    form: 'positional', tries: [[1, 1], [-5, -1], [[1, -2], [0, 2]], [3]],
+    ref: (xs, shifts: number | number[], axes?: number | number[]) => {
+      if (axes === undefined) return reshaped(alongRef(reshaped(xs[0], [numel(xs[0].shape)]), 0, rollLine(shifts as number)), xs[0].shape);
+      const s = listAxes(shifts);
+      return listAxes(axes).reduce((x, a, i) => alongRef(x, a, rollLine(s[i])), xs[0]);
+    },
+  },
+  repeatInterleave: {
+    form: 'positional', tries: [[2, 1], [3, -1], [2]],
+    ref: (xs, r: number, axis?: number) =>
+      (axis === undefined ? interleaveRef(reshaped(xs[0], [numel(xs[0].shape)]), r, 0) : interleaveRef(xs[0], r, axis)),
+  },
+  any: { ...reduction((l) => Number(l.some((v) => v !== 0))), values: (v) => (v > 1 ? 1 : 0) },
+  all: { ...reduction((l) => Number(l.every((v) => v !== 0))), values: (v) => (v > -1.5 ? 1 : 0) },
+  gather: {
+    form: 'positional', tries: [[1, lineIndex([2, 2, 4], 1, 3)], [-1, lineIndex([2, 3, 6], -1, 4)], [0, lineIndex([1, 3, 4], 0, 2)]],
+    ref: (xs, axis: number, index: Idx) =>
+      pickRef(xs[0], index.shape, (p) => p.map((v, d) => (d === wrap(axis, 3) ? index.values[offset(p, index.shape)] : v))),
+  },
+  indexSelect: {
+    form: 'positional', tries: [[1, new Idx([4], [2, 0, 2, 1])], [-1, new Idx([2], [3, 0])], [0, new Idx([0], [])]],
+    ref: (xs, axis: number, index: Idx) => {
+      const a = wrap(axis, 3);
+      const shape = xs[0].shape.slice();
+      shape[a] = index.values.length;
+      return pickRef(xs[0], shape, (p) => p.map((v, d) => (d === a ? index.values[v] : v)));
+    },
+  },
+  scatter: {
+    form: 'positional', tries: [[1, lineIndex([2, 2, 4], 1, 3), OTHER], [-1, lineIndex([2, 3, 3], -1, 4), OTHER]],
+    ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], false),
+  },
+  scatterAdd: {
+    form: 'positional', tries: [[1, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => (i * 5) % 3)), OTHER], [0, lineIndex([2, 2, 4], 0, 2), OTHER]],
+    ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], true),
+  },
+  scatter_: {
+    form: 'positional', methodOnly: true, inPlace: true, tries: [[2, lineIndex([2, 3, 2], 2, 4), OTHER]],
+    ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], false),
+  },
+  scatterAdd_: {
+    form: 'positional', methodOnly: true, inPlace: true, tries: [[-2, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => (i * 7) % 3)), OTHER]],
+    ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], true),
+  },
+  size: { form: 'positional', methodOnly: true, tries: [[0], [2], [-2]], ref: (xs, axis: number) => xs[0].shape[wrap(axis, 3)] },
 };
 
 // --- the walk -------------------------------------------------------------------------
@@ -230,7 +367,7 @@ test('every export and method that takes an axis has a case, and none names a pa
   const takesAxis = [...all].filter(([, f]) => /\baxis|\baxes\b|Axis\b/.test(params(f))).map(([n]) => n.replace(/^Tensor#/, ''));
   t.deepEqual([...new Set(takesAxis)].filter((n) => !(n in CASES)), [], 'an op takes an axis but has no case in CASES');
   for (const [name, c] of Object.entries(CASES)) {
-    t.true(all.has(name), `${name} is not exported`);
+    t.is(all.has(name), !c.methodOnly, `${name}: exported unless the case says it is a method only`);
     t.is(all.has(`Tensor#${name}`), !c.list, `Tensor#${name}: a method exactly where the op takes one tensor`);
   }
   const dims = [...all].filter(([, f]) => /\bdims?\b|Dim\b/.test(params(f))).map(([n, f]) => `${n}(${params(f)})`);
@@ -256,9 +393,9 @@ test.serial('{ dim } works with one DeprecationWarning (GPUEXT_DEP_DIM) naming t
   }], 'once per spelling');
 });
 
-/** A random float64 input (values of both signs, small enough for exp and prod). */
-function input(shape: readonly number[], seed: number, device: TestDevice): { t: gx.Tensor; arr: Arr } {
-  const values = randomIn('float64', numel(shape), seed, { lo: -2, hi: 2 }).map(Number);
+/** A random float64 input (values of both signs, small enough for exp and prod), mapped by `map`. */
+function input(shape: readonly number[], seed: number, device: TestDevice, map = (v: number): number => v): { t: gx.Tensor; arr: Arr } {
+  const values = randomIn('float64', numel(shape), seed, { lo: -2, hi: 2 }).map((v) => map(Number(v)));
   return { t: make(values, 'float64', shape, device), arr: { shape: shape.slice(), values } };
 }
 
@@ -267,36 +404,63 @@ function check(t: ExecutionContext, got: gx.Tensor, want: Arr, what: string): vo
   close(t, Array.from(got.toArraySync() as ArrayLike<number | bigint>, Number), want.values, what, 1e-12, 1e-12);
 }
 
-for (const [name, c] of Object.entries(CASES)) {
-  deviceTest(`${name}: every axis form agrees with the reference${c.list ? '' : ', as a function and as a method'}`, (t, device) => {
-    const shape = c.shape ?? [2, 3, 4];
-    const a = input(shape, 7, device), b = input(shape, 8, device);
+/** A result (a tensor, a list of them, or a number) against its reference; the tensors are disposed. */
+function checkResult(t: ExecutionContext, got: unknown, want: Arr | Arr[] | number, what: string): void {
+  if (typeof want === 'number') {
+    t.is(got, want, what);
+  } else if (Array.isArray(want)) {
+    const list = got as gx.Tensor[];
     try {
-      const fn = Reflect.get(gx, name) as AnyFn;
-      const callers: [string, (...args: unknown[]) => unknown][] = c.list
-        ? [[`gx.${name}`, (...args) => fn([a.t, b.t], ...args)]]
-        : [[`gx.${name}`, (...args) => fn(a.t, ...args)], [`Tensor.${name}`, (...args) => (Reflect.get(a.t, name) as AnyFn).apply(a.t, args)]];
+      t.is(list.length, want.length, `${what}: how many pieces`);
+      want.forEach((w, i) => { if (i < list.length) check(t, list[i], w, `${what}[${i}]`); });
+    } finally {
+      for (const r of list) r.dispose();
+    }
+  } else {
+    const r = got as gx.Tensor;
+    try {
+      check(t, r, want, what);
+    } finally {
+      r.dispose();
+    }
+  }
+}
+
+for (const [name, c] of Object.entries(CASES)) {
+  const faces = c.list ? '' : c.methodOnly ? ', as a method' : ', as a function and as a method';
+  deviceTest(`${name}: every axis form agrees with the reference${faces}`, (t, device) => {
+    const shape = c.shape ?? [2, 3, 4];
+    const a = input(shape, 7, device, c.values), b = input(shape, 8, device, c.values);
+    const made: gx.Tensor[] = [];
+    /** The call's arguments: index tensors made on the device, OTHER as the second input. */
+    const argsOf = (args: unknown[]): unknown[] => args.map((v) => {
+      if (v === OTHER) return b.t;
+      if (!(v instanceof Idx)) return v;
+      const i = make(v.values, 'int64', v.shape, device);
+      made.push(i);
+      return i;
+    });
+    try {
+      const method = (self: gx.Tensor, args: unknown[]): unknown => (Reflect.get(self, name) as AnyFn).apply(self, args);
+      const callers: [string, (...args: unknown[]) => unknown][] = [];
+      if (c.list) callers.push([`gx.${name}`, (...args) => (Reflect.get(gx, name) as AnyFn)([a.t, b.t], ...args)]);
+      else if (!c.methodOnly) callers.push([`gx.${name}`, (...args) => (Reflect.get(gx, name) as AnyFn)(a.t, ...args)]);
+      if (!c.list) callers.push([`Tensor.${name}`, (...args) => method(c.inPlace ? a.t.clone() : a.t, args)]);
       for (const args of c.tries) {
-        const want = (c.ref as (xs: Arr[], ...rest: unknown[]) => Arr)([a.arr, b.arr], ...args);
-        const label = JSON.stringify(args).slice(1, -1);
+        const want = (c.ref as (xs: Arr[], ...rest: unknown[]) => Arr | Arr[] | number)([a.arr, b.arr], ...args);
+        const label = JSON.stringify(args, (_k, v: unknown) => (v instanceof Idx ? `index of shape [${v.shape.join(', ')}]` : v)).slice(1, -1);
         for (const [who, call] of callers) {
-          const forms: [string, unknown[]][] = [[`${who}(${label})`, args]];
+          const forms: [string, unknown[]][] = [[`${who}(${label})`, argsOf(args)]];
           if (c.form !== 'positional') {
             forms.push([`${who}({ axis: ${label} })`, [{ axis: args[0] }]], [`${who}({ dim: ${label} }) (deprecated)`, [{ dim: args[0] }]]);
           }
-          for (const [what, callArgs] of forms) {
-            const r = call(...callArgs) as gx.Tensor;
-            try {
-              check(t, r, want, what);
-            } finally {
-              r.dispose();
-            }
-          }
+          for (const [what, callArgs] of forms) checkResult(t, call(...callArgs), want, what);
         }
       }
     } finally {
       a.t.dispose();
       b.t.dispose();
+      for (const i of made) i.dispose();
     }
   });
 }

@@ -132,6 +132,8 @@ const TAKES_OPTIONS: Record<string, Case> = {
   meshgrid: { call: () => gx.meshgrid(gx.ones([2]), { indexng: 'xy' } as gx.MeshgridOptions), fn: 'gx.meshgrid', key: 'indexng', suggest: 'indexing' },
   any: { call: () => gx.any(x(), { axis: 1, keepdim: true } as gx.ReduceOptions), fn: 'gx.any', key: 'keepdim', suggest: 'keepdims' },
   all: { call: () => gx.all(x(), 0, { keep_dims: true } as gx.ReduceOptions), fn: 'gx.all', key: 'keep_dims', suggest: 'keepdims' },
+  'Tensor#any': { call: () => x().any({ dims: 1 } as gx.ReduceOptions), fn: 'gx.any', key: 'dims', suggest: 'axis' },
+  'Tensor#all': { call: () => x().all(1, { keepDims: true } as gx.ReduceOptions), fn: 'gx.all', key: 'keepDims', suggest: 'keepdims' },
   isclose: { call: () => gx.isclose(x(), x(), { equal_nan: true } as gx.IsCloseOptions), fn: 'gx.isclose', key: 'equal_nan', suggest: 'equalNan' },
   allclose: { call: () => gx.allclose(x(), x(), { rtoll: 1 } as gx.IsCloseOptions), fn: 'gx.allclose', key: 'rtoll', suggest: 'rtol' },
   'Tensor#matmul': { call: () => x().matmul(x().T, { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
@@ -204,6 +206,7 @@ const NO_OPTIONS = new Set([
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
     'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
+    'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave', 'isnan', 'isinf', 'isfinite',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 
