@@ -153,6 +153,7 @@ export interface NativeCore {
   emptyStaged(): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
+  alias(t: NativeTensor): NativeTensor;
   copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;
   toDevice(t: NativeTensor, deviceType: number, deviceIndex: number, nonBlocking?: boolean): NativeTensor;
   contiguous(t: NativeTensor): NativeTensor;

@@ -48,8 +48,17 @@ export interface Meta {
 
 /** @internal Metadata of a new contiguous tensor (creation functions know it all). */
 export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
+  if (Object.isFrozen(shape)) {
+    // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides.
+    let strides = cStridesOf.get(shape);
+    if (strides === undefined) cStridesOf.set(shape, (strides = Object.freeze(contiguousStrides(shape))));
+    return { shape, strides, offset: 0, dtype, device, contiguous: true };
+  }
   return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device, contiguous: true };
 }
+
+/** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
+const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
 
 const deviceCache = new Map<string, Device>();
 function deviceOf(type: number, index: number): Device {
@@ -384,6 +393,12 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** @internal A view with explicit layout (checked against the storage by the core). */
   asStrided(shape: readonly number[], strides: readonly number[], offset: number): Tensor<D> {
     return this.#viewAs(shape.slice(), strides.slice(), offset);
+  }
+
+  /** @internal A view of all of this tensor (its layout shared, not copied), not recorded by autograd. */
+  alias(): Tensor<D> {
+    const h = native.alias(this.handle('Tensor.alias'));
+    return new Tensor<D>(h, this.#meta, this.#address);
   }
 
   #viewAs(shape: number[], strides: number[], offset: number): Tensor<D> {

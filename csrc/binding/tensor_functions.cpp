@@ -92,6 +92,14 @@ Napi::Value View(const Napi::CallbackInfo& info) {
   });
 }
 
+// alias(self): a view of self's whole layout, for autograd's saved tensors
+// (no shape or strides to read through N-API).
+Napi::Value Alias(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    return TensorHandle::Wrap(info.Env(), TensorImpl::alias(TensorHandle::From(info, 0, "alias", "self")));
+  });
+}
+
 Napi::Value Copy(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     TensorImpl& dst = TensorHandle::From(info, 0, "copy_", "dst");
@@ -302,6 +310,7 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("emptyStaged", Napi::Function::New<EmptyStaged>(env, "emptyStaged"));
   exports.Set("fromBytes", Napi::Function::New<FromBytes>(env, "fromBytes"));
   exports.Set("view", Napi::Function::New<View>(env, "view"));
+  exports.Set("alias", Napi::Function::New<Alias>(env, "alias"));
   exports.Set("copy", Napi::Function::New<Copy>(env, "copy"));
   exports.Set("toDevice", Napi::Function::New<ToDevice>(env, "toDevice"));
   exports.Set("contiguous", Napi::Function::New<Contiguous>(env, "contiguous"));

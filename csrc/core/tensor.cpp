@@ -93,4 +93,9 @@ TensorImpl* TensorImpl::view(const TensorImpl& base, const std::vector<int64_t>&
   return new TensorImpl(base.storage_, l, offset, base.dtype_);
 }
 
+TensorImpl* TensorImpl::alias(const TensorImpl& base) {
+  base.storage_->retain();
+  return new TensorImpl(base.storage_, base.layout_, base.offset_, base.dtype_);
+}
+
 }  // namespace gx::core

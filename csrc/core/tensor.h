@@ -25,6 +25,9 @@ class TensorImpl : public gx_tensor {
   // reach lies inside the storage, so no view can read out of bounds.
   static TensorImpl* view(const TensorImpl& base, const std::vector<int64_t>& sizes,
                           const std::vector<int64_t>& strides, int64_t offset);
+  // Another tensor of base's very layout over the same storage (refcount 1):
+  // a view that needs no checks and no shape to be passed in.
+  static TensorImpl* alias(const TensorImpl& base);
 
   // The count is not part of the tensor's value, so const tensors can be shared.
   void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }

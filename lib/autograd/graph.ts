@@ -131,7 +131,7 @@ const ordinal = (i: number): string => ['first', 'second', 'third', 'fourth'][i]
 
 /** @internal A view of all of `t`, not recorded and outside every tidy scope. */
 export function alias(t: Tensor): Tensor {
-  return untrack(t.asStrided(t.shape, t.strides, t.storageOffset));
+  return untrack(t.alias());
 }
 
 autogradHooks.inPlace = (fn, t, inputs) => checkInPlace(fn, t, inputs);
