@@ -30,13 +30,6 @@ export function addGrad(params: readonly Tensor[], t: number, d: Tensor): void {
   }
 }
 
-/** y += alpha * x, in place. */
-export function axpy_(y: Tensor, alpha: number, x: Tensor): void {
-  tidy(() => {
-    y.add_(mul(x, alpha));
-  });
-}
-
 /** Copies of the parameters (to come back to after a trial step). */
 export function cloneParams(params: readonly Tensor[]): Tensor[] {
   return params.map((p) => own(p.clone()));

@@ -4,14 +4,17 @@
 // Wolfe line search (line-search.ts) for its length, and torch's termination
 // rules. One step runs up to maxIter iterations, calling the closure each
 // time it needs the loss and gradient. The parameters are one flat vector
-// (flat.ts); its scalars (dot products, ro, the Hessian scale) are JS
-// numbers, in float64.
+// (flat.ts); the scalars its decisions read (dot products, ro, the Hessian
+// scale) are JS numbers, in float64; the two-loop recursion's stay on the
+// device.
 import { neg, sub, mul } from '../generated/elementwise';
+import { matmul } from '../ops/linalg';
 import type { Tensor } from '../tensor';
+import { tidy } from '../tidy';
 import { noGrad } from '../autograd/mode';
 import { checkOptions, optionKeys } from '../options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
-import { absMax, absSum, addGrad, axpy_, cloneParams, dot, gatherFlatGrad, scaledAbsMax, setParams } from './flat';
+import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, scaledAbsMax, setParams } from './flat';
 import { learningRate, number, positiveInt } from './hyper';
 import { strongWolfe } from './line-search';
 import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
@@ -274,31 +277,28 @@ function clearHistory(st: LBFGSState): void {
   st.ro = [];
 }
 
-/** The two-loop recursion: the approximate inverse Hessian times -gradient, a new tensor. */
+/**
+ * The two-loop recursion: the approximate inverse Hessian times -gradient, a
+ * new tensor. Its scalars (alpha_i, beta_i) stay on the device as 0-d
+ * tensors, as torch's do: the recursion queues its kernels without waiting
+ * for any of them (2 * historySize reads back to JS would each wait for the GPU).
+ */
 function twoLoop(st: LBFGSState, flatGrad: Tensor, hDiag: number): Tensor {
   const oldDirs = st.oldDirs as Tensor[], oldStps = st.oldStps as Tensor[], ro = st.ro as number[];
   const n = oldDirs.length;
-  const al = new Array<number>(n);
-  const q = neg(flatGrad);
-  let r: Tensor;
-  try {
+  return tidy(() => {
+    const al = new Array<Tensor>(n);
+    const q = neg(flatGrad);
     for (let i = n - 1; i >= 0; i--) {
-      al[i] = dot(oldStps[i], q) * ro[i];
-      axpy_(q, -al[i], oldDirs[i]);
+      al[i] = mul(matmul(oldStps[i], q), ro[i]);
+      q.sub_(mul(oldDirs[i], al[i]));
     }
     // Multiply by the initial Hessian; r is the direction.
-    r = mul(q, hDiag);
-  } finally {
-    q.dispose();
-  }
-  try {
+    const r = mul(q, hDiag);
     for (let i = 0; i < n; i++) {
-      const be = dot(oldDirs[i], r) * ro[i];
-      axpy_(r, al[i] - be, oldStps[i]);
+      const be = mul(matmul(oldDirs[i], r), ro[i]);
+      r.add_(mul(oldStps[i], sub(al[i], be)));
     }
-  } catch (e) {
-    r.dispose();
-    throw e;
-  }
-  return r;
+    return r;
+  });
 }
