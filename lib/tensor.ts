@@ -395,6 +395,11 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return this.#viewAs(shape.slice(), strides.slice(), offset);
   }
 
+  /** @internal Shape, strides, offset, dtype and device in one (frozen arrays; never changes). */
+  info(): Readonly<Meta> {
+    return this.#info('Tensor');
+  }
+
   /** @internal A view of all of this tensor (its layout shared, not copied), not recorded by autograd. */
   alias(): Tensor<D> {
     const h = native.alias(this.handle('Tensor.alias'));

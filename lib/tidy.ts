@@ -58,3 +58,28 @@ export function tidy<T>(fn: () => T): T {
   }
   return result;
 }
+
+/**
+ * @internal tidy for code that returns a list of tensors (or nulls): keeps
+ * the tensors in the list, disposes the rest made during `fn`. The autograd
+ * engine runs each backward formula in one (tidy's walk of the result is
+ * more than a flat list needs).
+ */
+export function tidyList<T extends Tensor | null>(fn: () => T[]): T[] {
+  const scope = new Set<Tensor>();
+  scopes.push(scope);
+  let result: T[];
+  try {
+    result = fn();
+  } catch (err) {
+    scopes.pop();
+    for (const t of scope) if (!t.isDisposed) t.dispose();
+    throw err;
+  }
+  scopes.pop();
+  for (const t of scope) {
+    if (result.includes(t as T)) track(t);
+    else if (!t.isDisposed) t.dispose();
+  }
+  return result;
+}

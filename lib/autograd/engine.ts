@@ -7,7 +7,7 @@ import { full } from '../creation';
 import { sum } from '../ops/index';
 import { add } from '../generated/elementwise';
 import { Tensor } from '../tensor';
-import { tidy, untrack } from '../tidy';
+import { tidyList, untrack } from '../tidy';
 import { alias, Node, requiresGrad, type InputInfo } from './graph';
 import { noGrad } from './mode';
 
@@ -94,17 +94,14 @@ function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: Bac
       const given = gs.map((g, k) => g ?? untrack(zerosOf(node.outputs[k])));
       try {
         const saved = node.saved();
-        const made = tidy(() => {
+        const made = tidyList(() => {
           const raw = node.fn(given, saved);
           return node.edges.map((e, i) => (e === null || raw[i] == null ? null : fit(raw[i] as Tensor | number, node.inputs[i] as InputInfo, given[0])));
         });
         // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
-        const owned = new Set<Tensor>();
-        const outs = made.map((o) => {
+        const outs = made.map((o, i) => {
           if (o === null) return null;
-          if (given.includes(o) || saved.includes(o) || owned.has(o)) return alias(o);
-          owned.add(o);
-          return o;
+          return given.includes(o) || saved.includes(o) || made.indexOf(o) < i ? alias(o) : o;
         });
         node.edges.forEach((e, i) => {
           const gi = outs[i];

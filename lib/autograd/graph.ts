@@ -29,7 +29,7 @@ import { isGradEnabled } from './mode';
 /** A saved tensor: an alias of the original, with the storage version it had. */
 class Saved {
   readonly alias: Tensor;
-  readonly key: string;
+  readonly key: number;
   readonly version: number;
 
   constructor(t: Tensor) {
@@ -58,11 +58,16 @@ class Saved {
 }
 
 /** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
-const versions = new Map<string, { version: number; saved: number }>();
+const versions = new Map<number, { version: number; saved: number }>();
 
-/** A key shared by every view of one storage: its device and first byte's address. */
-function storageKey(t: Tensor): string {
-  return `${String(t.device)}@${t.address() - t.storageOffset * DTYPE_INFO[t.dtype].itemsize}`;
+/**
+ * A key shared by every view of one storage: its first byte's address (host
+ * and device memory share one virtual address space, CUDA's unified
+ * addressing, so no two live storages have the same).
+ */
+function storageKey(t: Tensor): number {
+  const m = t.info();
+  return t.address() - m.offset * DTYPE_INFO[m.dtype].itemsize;
 }
 
 /** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]): counted only for storages a node saved. */
@@ -171,7 +176,8 @@ export function record<T extends Tensor>(name: string, inputs: readonly unknown[
   return output;
 }
 
-const infoOf = (t: Tensor): InputInfo => ({ shape: t.shape, dtype: t.dtype, device: t.device });
+/** The tensor's own metadata (shape, dtype, device): nothing to copy, it never changes. */
+const infoOf = (t: Tensor): InputInfo => t.info();
 
 /** record() for an op of several outputs (those of a non-floating dtype get no gradient). */
 export function recordMulti(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[], backward: MultiBackwardFn): void {
