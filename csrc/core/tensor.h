@@ -32,6 +32,7 @@ class TensorImpl : public gx_tensor {
   // The count is not part of the tensor's value, so const tensors can be shared.
   void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() const noexcept;
+  int use_count() const noexcept { return refs_.load(std::memory_order_relaxed); }
 
   const Layout& layout() const noexcept { return layout_; }
   int32_t ndim() const noexcept { return layout_.ndim; }
