@@ -65,7 +65,8 @@ recorders.reduce = (name, x, axes, keepdims, out) => {
       record(name, [x], out, [], (g) => [unreduce(g, shape, axes, keepdims)]);
       break;
     case 'mean':
-      record(name, [x], out, [], (g) => [E.div(unreduce(g, shape, axes, keepdims), count)]);
+      // Scaled before it is spread: one small division, and the spread gradient stays a view.
+      record(name, [x], out, [], (g) => [unreduce(E.div(g, count), shape, axes, keepdims)]);
       break;
     case 'prod':
       // d prod / dx_i = prod / x_i (inputs with zeros give NaN or inf there, as in a plain division).
