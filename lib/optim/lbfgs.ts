@@ -8,7 +8,7 @@
 // scale) are JS numbers, in float64; the two-loop recursion's stay on the
 // device.
 import { neg, sub, mul } from '../generated/elementwise';
-import { matmul } from '../ops/linalg';
+import { sum } from '../ops/index';
 import type { Tensor } from '../tensor';
 import { tidy } from '../tidy';
 import { noGrad } from '../autograd/mode';
@@ -290,13 +290,13 @@ function twoLoop(st: LBFGSState, flatGrad: Tensor, hDiag: number): Tensor {
     const al = new Array<Tensor>(n);
     const q = neg(flatGrad);
     for (let i = n - 1; i >= 0; i--) {
-      al[i] = mul(matmul(oldStps[i], q), ro[i]);
+      al[i] = mul(sum(mul(oldStps[i], q)), ro[i]);
       q.sub_(mul(oldDirs[i], al[i]));
     }
     // Multiply by the initial Hessian; r is the direction.
     const r = mul(q, hDiag);
     for (let i = 0; i < n; i++) {
-      const be = mul(matmul(oldDirs[i], r), ro[i]);
+      const be = mul(sum(mul(oldDirs[i], r)), ro[i]);
       r.add_(mul(oldStps[i], sub(al[i], be)));
     }
     return r;
