@@ -135,11 +135,15 @@ export interface AutogradMeta {
   node: { release(): void } | null;
   /** Which of the node's outputs this tensor is. */
   index: number;
+  /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/autograd/graph.ts). */
+  savedIn?: { keep(): void }[];
 }
 
 /** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */
 export const autogradHooks: {
   disposed?: (t: Tensor) => void;
+  /** Before a tensor autograd saved is disposed (its handle still valid). */
+  disposing?: (t: Tensor) => void;
   /** A view, reshape, contiguous() or clone() of a tensor autograd knows: `out` has `t`'s values. */
   sameValues?: (name: string, t: Tensor, out: Tensor) => void;
   /** Before an in-place write of `t` (NOTE [ Autograd and in-place ops ]). */
@@ -468,6 +472,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** Frees this tensor's reference to its memory now. Throws if already disposed. */
   dispose(): void {
     const h = this.handle('Tensor.dispose');
+    if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
     this.#handle = null;
     native.dispose(h);
     if (this.ag !== undefined) autogradHooks.disposed?.(this);

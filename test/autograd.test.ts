@@ -155,6 +155,20 @@ deviceTestSerial('autograd: intermediates disposed before backward (a forward in
   tidied.backward();
   t.deepEqual(gradOf(w), want);
   tidied.dispose();
+  // A saved operand that needs no gradient (a constant) and a node's own saved result (exp's), disposed before backward.
+  w.grad = null;
+  const cv = [2, -1, 0.5, 1, 3, -2];
+  const c = gx.tensor(cv, { dtype: 'float64', device, shape: [2, 3] });
+  const wc = gx.mul(w, c);
+  const e = gx.exp(wc);
+  const l = gx.sum(e);
+  c.dispose();
+  wc.dispose();
+  e.dispose();
+  l.backward();
+  l.dispose();
+  const wv = [0.3, -1.2, 0.7, 1.9, -0.4, 2.2];
+  gradOf(w).forEach((g, i) => t.true(Math.abs(g - cv[i] * Math.exp(wv[i] * cv[i])) <= 1e-12 * Math.max(1, Math.abs(g)), `d/dw sum(exp(w c)) [${i}]`));
   w.dispose();
   x.dispose();
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');

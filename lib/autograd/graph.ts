@@ -4,8 +4,11 @@
 //
 // NOTE [ Autograd memory ]
 // gpuext frees memory deterministically (dispose, tidy), so the graph does
-// too. A node saves what its backward needs as aliases (views sharing the
-// storage, outside every tidy scope), so the user may dispose the originals.
+// too. A node keeps what its backward needs; when the user disposes one of
+// those tensors first, an alias (a view sharing the storage, outside every
+// tidy scope) takes its place just before, so the user may dispose the
+// originals. (Aliasing every saved tensor up front cost a native call and a
+// Tensor per op, mostly for nothing: backward usually runs first.)
 // Nodes are reference-counted: by the tensors they made and by the nodes
 // that consume those. Disposing a tensor drops its reference; a node at zero
 // frees its saved tensors and drops its references to its inputs' nodes. A
@@ -26,14 +29,22 @@ import { autogradHooks, Tensor, type AutogradMeta } from '../tensor';
 import { untrack } from '../tidy';
 import { isGradEnabled } from './mode';
 
-/** A saved tensor: an alias of the original, with the storage version it had. */
+/**
+ * A saved tensor, with the storage version it had. It holds the tensor itself
+ * until someone disposes that (gx.tidy, `using`, dispose()): then, just
+ * before, an alias takes its place (NOTE [ Autograd memory ]). A backward run
+ * before the tensor is disposed, the common case, never makes one.
+ */
 class Saved {
-  readonly alias: Tensor;
+  #t: Tensor;
+  #alias: Tensor | undefined;
   readonly key: number;
   readonly version: number;
 
   constructor(t: Tensor) {
-    this.alias = alias(t);
+    this.#t = t;
+    const meta = (t.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 });
+    (meta.savedIn ??= []).push(this);
     this.key = storageKey(t);
     const v = versions.get(this.key);
     if (v === undefined) {
@@ -45,13 +56,29 @@ class Saved {
     }
   }
 
+  /** The saved tensor (the original, or its alias once the original was disposed). */
+  get value(): Tensor {
+    return this.#alias ?? this.#t;
+  }
+
+  /** Called as the original is disposed: an alias keeps the values. */
+  keep(): void {
+    this.#alias ??= alias(this.#t);
+  }
+
   /** The storage's version now. */
   current(): number {
     return versions.get(this.key)?.version ?? 0;
   }
 
   free(): void {
-    this.alias.dispose();
+    if (this.#alias !== undefined) {
+      this.#alias.dispose();
+    } else {
+      const list = this.#t.ag?.savedIn;
+      const at = list?.indexOf(this) ?? -1;
+      if (at >= 0) list?.splice(at, 1);
+    }
     const v = versions.get(this.key);
     if (v !== undefined && --v.saved === 0) versions.delete(this.key);
   }
@@ -114,7 +141,7 @@ export class Node {
         throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
           `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
       }
-      return s.alias;
+      return s.value;
     });
   }
 
@@ -140,6 +167,13 @@ export function alias(t: Tensor): Tensor {
 }
 
 autogradHooks.inPlace = (fn, t, inputs) => checkInPlace(fn, t, inputs);
+
+autogradHooks.disposing = (t: Tensor): void => {
+  const list = t.ag?.savedIn;
+  if (list === undefined) return;
+  (t.ag as AutogradMeta).savedIn = undefined;
+  for (const s of list) s.keep();
+};
 
 autogradHooks.disposed = (t: Tensor): void => {
   const meta = t.ag;
@@ -190,7 +224,8 @@ export function recordMulti(name: string, inputs: readonly unknown[], outputs: r
   outputs.forEach((out, index) => {
     if (!FLOATING.has(out.dtype)) return;
     node.refs++;
-    out.ag = { requiresGrad: true, grad: null, node, index };
+    // An output this node saves already has a meta (its savedIn); keep it.
+    out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };
   });
   if (node.refs === 0) node.freeSaved();
 }
