@@ -9,6 +9,7 @@ import './ops/softmax-methods';
 import './ops/shape-methods';
 import './ops/indexing-methods';
 import './ops/reshape-methods';
+import './ops/sorting-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
@@ -62,6 +63,10 @@ export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
 export * as linalg from './ops/linalg-namespace';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
+export {
+  sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
+  type UniqueOptions, type UniqueResult, type SearchsortedOptions, type SortResult, type SortOut,
+} from './ops/sorting';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';

@@ -131,6 +131,23 @@ module.exports = [
     'In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: ' +
     'in index order on the CPU, atomics on CUDA).'),
 
+  op('sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()',
+    'Stable sort of each row (the last dimension) of the contiguous self: values (self\'s dtype) and indices ' +
+    '(int64), contiguous, of self\'s shape. NaN sorts as the largest value and -0.0 equal to 0.0 (NOTE [ Sort keys ] ' +
+    'in ops/sort/sort_keys.h); on CUDA CUB block, segmented or device-wide radix sorts by row length.'),
+  op('topk(Tensor self, int k, bool largest, Tensor values, Tensor indices) -> ()',
+    'The k largest (or smallest) elements of each row (the last dimension) of the contiguous self, best first, ties ' +
+    'by the lower index: values (self\'s dtype) and indices (int64), contiguous [rows..., k]; on CUDA a per-thread ' +
+    'register top-k with a block merge for k <= 32, else a sort of the rows.'),
+  op('unique(Tensor self, Tensor? inverse, Tensor? counts, Tensor values) -> int',
+    'The distinct values of the contiguous 1-d self, ascending, into the first m elements of values (self\'s size); ' +
+    'inverse (int64, self\'s size) gets each element\'s place among them and counts (int64, self\'s size) the first m ' +
+    'their counts. Returns m (CUDA: one sync to read it). NaNs are each distinct.'),
+  op('searchsorted(Tensor sorted_sequence, Tensor self, bool right, Tensor out) -> ()',
+    'For each element of self ([rows, k], contiguous) its insertion point in row r of sorted_sequence ([rows, m], or ' +
+    '[1, m] for every row; contiguous; the same dtype): the first i with seq[i] >= v (right: > v), as torch; out ' +
+    'int64 or int32 [rows, k].'),
+
   op('rand(Tensor out, int seed, int offset, float low, float high) -> ()',
     'Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter ' +
     'offset + j / 4 (float64: j / 2).'),

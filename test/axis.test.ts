@@ -130,8 +130,16 @@ interface Case {
   methodOnly?: boolean;
   /** The method writes into its tensor: it is called on a clone. */
   inPlace?: boolean;
-  ref: (xs: Arr[], ...args: never[]) => Arr | Arr[] | number;
+  ref: (xs: Arr[], ...args: never[]) => Want;
 }
+
+/** Named results (sort's { values, indices }): each field against its reference. */
+class Fields {
+  constructor(readonly fields: Readonly<Record<string, Arr>>) {}
+}
+
+/** What a case's reference gives: a tensor, a list of them, named tensors, or a number. */
+type Want = Arr | Arr[] | Fields | number;
 
 /** An index tensor argument: int64, made on the test's device. */
 class Idx {
@@ -192,6 +200,34 @@ const piecesRef = (x: Arr, axis: number, sizes: number[]): Arr[] =>
   sizes.map((n, k) => takeRef(x, axis, sizes.slice(0, k).reduce((acc, v) => acc + v, 0), n));
 const evenSizes = (n: number, size: number): number[] => Array.from({ length: Math.ceil(n / size) }, (_, i) => Math.min(size, n - i * size));
 const rollLine = (s: number) => (l: number[]): number[] => l.map((_, i) => l[(((i - s) % l.length) + l.length) % l.length]);
+
+/** Each line along `axis` replaced by f(line), which may change its length to `len`. */
+function resizedRef(x: Arr, axis: number, len: number, f: (line: number[]) => number[]): Arr {
+  const a = wrap(axis, x.shape.length);
+  const n = x.shape[a], outer = numel(x.shape.slice(0, a)), inner = numel(x.shape.slice(a + 1));
+  const shape = x.shape.slice();
+  shape[a] = len;
+  const values = new Array<number>(numel(shape)).fill(0);
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < inner; i++) {
+      const line = Array.from({ length: n }, (_, k) => x.values[(o * n + k) * inner + i]);
+      f(line).forEach((v, k) => { values[(o * len + k) * inner + i] = v; });
+    }
+  }
+  return { shape, values };
+}
+/** The stable order of a line (its indices), ascending or descending. */
+const orderOf = (l: number[], descending: boolean): number[] => l.map((_, i) => i).sort((i, j) => (descending ? l[j] - l[i] : l[i] - l[j]));
+/** sort's and topk's { values, indices }: the first k of each line's stable order. */
+const sortedRef = (x: Arr, axis: number, k: number, descending: boolean): Fields => new Fields({
+  values: resizedRef(x, axis, k, (l) => orderOf(l, descending).slice(0, k).map((i) => l[i])),
+  indices: resizedRef(x, axis, k, (l) => orderOf(l, descending).slice(0, k)),
+});
+/** kthvalue's: the k-th smallest of each line and its index, the axis dropped. */
+const kthRef = (x: Arr, axis: number, k: number): Fields => new Fields({
+  values: reduceRef(x, [axis], (l) => l[orderOf(l, false)[k - 1]]),
+  indices: reduceRef(x, [axis], (l) => orderOf(l, false)[k - 1]),
+});
 
 const reduction = (f: (l: number[]) => number, tries: unknown[][] = [[1], [-1], [[0, 2]]]): Case =>
   ({ form: 'many', tries, ref: (xs, axis: number | number[]) => reduceRef(xs[0], listAxes(axis), f) });
@@ -339,6 +375,13 @@ const CASES: Record<string, Case> = {
     ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], true),
   },
   size: { form: 'positional', methodOnly: true, tries: [[0], [2], [-2]], ref: (xs, axis: number) => xs[0].shape[wrap(axis, 3)] },
+  sort: { form: 'one', tries: [[0], [1], [-1]], ref: (xs, axis: number) => sortedRef(xs[0], axis, xs[0].shape[wrap(axis, 3)], false) },
+  argsort: { form: 'one', tries: [[0], [-1]], ref: (xs, axis: number) => resizedRef(xs[0], axis, xs[0].shape[wrap(axis, 3)], (l) => orderOf(l, false)) },
+  topk: {
+    form: 'positional', tries: [[2], [2, 0], [3, -2], [1, 1, { largest: false }]],
+    ref: (xs, k: number, axis = -1, opts?: { largest?: boolean }) => sortedRef(xs[0], axis, k, opts?.largest !== false),
+  },
+  kthvalue: { form: 'positional', tries: [[1], [2, 0], [3, -2]], ref: (xs, k: number, axis = -1) => kthRef(xs[0], axis, k) },
 };
 
 // --- the walk -------------------------------------------------------------------------
@@ -404,10 +447,18 @@ function check(t: ExecutionContext, got: gx.Tensor, want: Arr, what: string): vo
   close(t, Array.from(got.toArraySync() as ArrayLike<number | bigint>, Number), want.values, what, 1e-12, 1e-12);
 }
 
-/** A result (a tensor, a list of them, or a number) against its reference; the tensors are disposed. */
-function checkResult(t: ExecutionContext, got: unknown, want: Arr | Arr[] | number, what: string): void {
+/** A result (a tensor, a list of them, named tensors, or a number) against its reference; the tensors are disposed. */
+function checkResult(t: ExecutionContext, got: unknown, want: Want, what: string): void {
   if (typeof want === 'number') {
     t.is(got, want, what);
+  } else if (want instanceof Fields) {
+    const fields = got as Record<string, gx.Tensor>;
+    try {
+      t.deepEqual(Object.keys(fields).sort(), Object.keys(want.fields).sort(), `${what}: the result's fields`);
+      for (const [key, w] of Object.entries(want.fields)) if (fields[key] instanceof gx.Tensor) check(t, fields[key], w, `${what}.${key}`);
+    } finally {
+      for (const r of Object.values(fields)) if (r instanceof gx.Tensor) r.dispose();
+    }
   } else if (Array.isArray(want)) {
     const list = got as gx.Tensor[];
     try {
@@ -447,7 +498,7 @@ for (const [name, c] of Object.entries(CASES)) {
       else if (!c.methodOnly) callers.push([`gx.${name}`, (...args) => (Reflect.get(gx, name) as AnyFn)(a.t, ...args)]);
       if (!c.list) callers.push([`Tensor.${name}`, (...args) => method(c.inPlace ? a.t.clone() : a.t, args)]);
       for (const args of c.tries) {
-        const want = (c.ref as (xs: Arr[], ...rest: unknown[]) => Arr | Arr[] | number)([a.arr, b.arr], ...args);
+        const want = (c.ref as (xs: Arr[], ...rest: unknown[]) => Want)([a.arr, b.arr], ...args);
         const label = JSON.stringify(args, (_k, v: unknown) => (v instanceof Idx ? `index of shape [${v.shape.join(', ')}]` : v)).slice(1, -1);
         for (const [who, call] of callers) {
           const forms: [string, unknown[]][] = [[`${who}(${label})`, argsOf(args)]];

@@ -176,6 +176,18 @@ TAKES_OPTIONS['Tensor#unsqueeze'] = { call: () => x().unsqueeze({ Axis: 0 } as u
 TAKES_OPTIONS.cat = { call: () => gx.cat([x(), x()], { axsi: 1 } as gx.AxisOptions), fn: 'gx.cat', key: 'axsi', suggest: 'axis' };
 TAKES_OPTIONS.stack = { call: () => gx.stack([x(), x()], { acis: 0 } as gx.AxisOptions), fn: 'gx.stack', key: 'acis', suggest: 'axis' };
 TAKES_OPTIONS['Tensor#var'] = { call: () => x().var({ ddof: 0 } as gx.VarOptions), fn: 'Tensor.var', key: 'ddof', suggest: 'correction' };
+// The ordering ops: torch's keyword spellings are the usual misses.
+TAKES_OPTIONS.sort = { call: () => gx.sort(x(), 1, { descnding: true } as gx.SortOptions), fn: 'gx.sort', key: 'descnding', suggest: 'descending' };
+TAKES_OPTIONS['Tensor#sort'] = { call: () => x().sort({ stabel: true } as gx.SortOptions), fn: 'Tensor.sort', key: 'stabel', suggest: 'stable' };
+TAKES_OPTIONS.argsort = { call: () => gx.argsort(x(), { axes: 0 } as gx.ArgsortOptions), fn: 'gx.argsort', key: 'axes', suggest: 'axis' };
+TAKES_OPTIONS['Tensor#argsort'] = { call: () => x().argsort(0, { descendng: true } as gx.ArgsortOptions), fn: 'Tensor.argsort', key: 'descendng', suggest: 'descending' };
+TAKES_OPTIONS.topk = { call: () => gx.topk(x(), 1, { larges: false } as gx.TopkOptions), fn: 'gx.topk', key: 'larges', suggest: 'largest' };
+TAKES_OPTIONS['Tensor#topk'] = { call: () => x().topk(1, 0, { sortd: true } as gx.TopkOptions), fn: 'Tensor.topk', key: 'sortd', suggest: 'sorted' };
+TAKES_OPTIONS.kthvalue = { call: () => gx.kthvalue(x(), 1, { keepdim: true } as gx.KthvalueOptions), fn: 'gx.kthvalue', key: 'keepdim', suggest: 'keepdims' };
+TAKES_OPTIONS['Tensor#kthvalue'] = { call: () => x().kthvalue(1, { keep_dims: true } as gx.KthvalueOptions), fn: 'Tensor.kthvalue', key: 'keep_dims', suggest: 'keepdims' };
+TAKES_OPTIONS.unique = { call: () => gx.unique(x(), { return_inverse: true } as gx.UniqueOptions), fn: 'gx.unique', key: 'return_inverse', suggest: 'returnInverse' };
+TAKES_OPTIONS['Tensor#unique'] = { call: () => x().unique({ returnCount: true } as gx.UniqueOptions), fn: 'Tensor.unique', key: 'returnCount', suggest: 'returnCounts' };
+TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { out_int32: true } as gx.SearchsortedOptions), fn: 'gx.searchsorted', key: 'out_int32', suggest: 'outInt32' };
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([

@@ -357,6 +357,26 @@ const OP_SCATTER = new OpRef('scatter');
 function scatter(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
   native.callOp(OP_SCATTER.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
 }
+const OP_SORT = new OpRef('sort');
+/** `sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()`: Stable sort of each row (the last dimension) of the contiguous self: values (self's dtype) and indices (int64), contiguous, of self's shape. NaN sorts as the largest value and -0.0 equal to 0.0 (NOTE [ Sort keys ] in ops/sort/sort_keys.h); on CUDA CUB block, segmented or device-wide radix sorts by row length. */
+function sort(fn: string, a: { self: NativeTensor; descending: boolean; values: NativeTensor; indices: NativeTensor }): void {
+  native.callOp(OP_SORT.id(fn), a.self, a.descending, a.values, a.indices);
+}
+const OP_TOPK = new OpRef('topk');
+/** `topk(Tensor self, int k, bool largest, Tensor values, Tensor indices) -> ()`: The k largest (or smallest) elements of each row (the last dimension) of the contiguous self, best first, ties by the lower index: values (self's dtype) and indices (int64), contiguous [rows..., k]; on CUDA a per-thread register top-k with a block merge for k <= 32, else a sort of the rows. */
+function topk(fn: string, a: { self: NativeTensor; k: number | bigint; largest: boolean; values: NativeTensor; indices: NativeTensor }): void {
+  native.callOp(OP_TOPK.id(fn), a.self, a.k, a.largest, a.values, a.indices);
+}
+const OP_UNIQUE = new OpRef('unique');
+/** `unique(Tensor self, Tensor? inverse, Tensor? counts, Tensor values) -> int`: The distinct values of the contiguous 1-d self, ascending, into the first m elements of values (self's size); inverse (int64, self's size) gets each element's place among them and counts (int64, self's size) the first m their counts. Returns m (CUDA: one sync to read it). NaNs are each distinct. */
+function unique(fn: string, a: { self: NativeTensor; inverse: NativeTensor | null; counts: NativeTensor | null; values: NativeTensor }): number {
+  return native.callOp(OP_UNIQUE.id(fn), a.self, a.inverse, a.counts, a.values) as number;
+}
+const OP_SEARCHSORTED = new OpRef('searchsorted');
+/** `searchsorted(Tensor sorted_sequence, Tensor self, bool right, Tensor out) -> ()`: For each element of self ([rows, k], contiguous) its insertion point in row r of sorted_sequence ([rows, m], or [1, m] for every row; contiguous; the same dtype): the first i with seq[i] >= v (right: > v), as torch; out int64 or int32 [rows, k]. */
+function searchsorted(fn: string, a: { sortedSequence: NativeTensor; self: NativeTensor; right: boolean; out: NativeTensor }): void {
+  native.callOp(OP_SEARCHSORTED.id(fn), a.sortedSequence, a.self, a.right, a.out);
+}
 const OP_RAND = new OpRef('rand');
 /** `rand(Tensor out, int seed, int offset, float low, float high) -> ()`: Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter offset + j / 4 (float64: j / 2). */
 function rand(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; low: number; high: number }): void {
@@ -539,6 +559,10 @@ export {
   cumsum,
   gather,
   scatter,
+  sort,
+  topk,
+  unique,
+  searchsorted,
   rand,
   randn,
   randint,

@@ -150,6 +150,14 @@ void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap
 void gather_cuda(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
 void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
 void scatter_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void sort_cpu(const Tensor& self, bool descending, const Tensor& values, const Tensor& indices);
+void sort_cuda(const Tensor& self, bool descending, const Tensor& values, const Tensor& indices);
+void topk_cpu(const Tensor& self, int64_t k, bool largest, const Tensor& values, const Tensor& indices);
+void topk_cuda(const Tensor& self, int64_t k, bool largest, const Tensor& values, const Tensor& indices);
+int64_t unique_cpu(const Tensor& self, const std::optional<Tensor>& inverse, const std::optional<Tensor>& counts, const Tensor& values);
+int64_t unique_cuda(const Tensor& self, const std::optional<Tensor>& inverse, const std::optional<Tensor>& counts, const Tensor& values);
+void searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool right, const Tensor& out);
+void searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, bool right, const Tensor& out);
 void rand_cpu(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void rand_cuda(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void randn_cpu(const Tensor& out, int64_t seed, int64_t offset, double mean, double std);

@@ -39,7 +39,11 @@ const TYPES = {
   str: { cpp: 'std::string', ts: 'string' },
   ScalarType: { cpp: 'ScalarType', ts: 'DType' },
 };
-const RETURNS = { '()': { cpp: 'void', ts: 'void' }, str: { cpp: 'std::string', ts: 'string' }, bool: { cpp: 'bool', ts: 'boolean' } };
+const RETURNS = {
+  '()': { cpp: 'void', ts: 'void' }, str: { cpp: 'std::string', ts: 'string' }, bool: { cpp: 'bool', ts: 'boolean' },
+  // An int comes back as a JS number (a bigint beyond 2^53, which no count the ops return reaches).
+  int: { cpp: 'int64_t', ts: 'number' },
+};
 
 const RESERVED = new Set(['var', 'delete', 'new', 'in', 'function', 'default', 'switch', 'case', 'do', 'for', 'if']);
 const camel = (s) => s.replace(/_+([a-zA-Z0-9])/g, (_, c) => c.toUpperCase());
