@@ -62,6 +62,11 @@ export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
 export * as linalg from './ops/linalg-namespace';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
+export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/index-expr';
+export {
+  scatterReduce, indexAdd, maskedSelect, nonzero, bincount, histc,
+  type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
+} from './ops/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gx::ops {
 
@@ -150,6 +151,20 @@ void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap
 void gather_cuda(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
 void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
 void scatter_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void scatter_reduce_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void scatter_reduce_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void index_cpu(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& out);
+void index_cuda(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& out);
+void index_put_cpu(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& values, bool accumulate);
+void index_put_cuda(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& values, bool accumulate);
+Tensor nonzero_cpu(const Tensor& self);
+Tensor nonzero_cuda(const Tensor& self);
+Tensor masked_select_cpu(const Tensor& self, const Tensor& mask);
+Tensor masked_select_cuda(const Tensor& self, const Tensor& mask);
+void bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, const Tensor& out);
+void bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, const Tensor& out);
+void histc_cpu(const Tensor& self, double min, double max, const Tensor& out);
+void histc_cuda(const Tensor& self, double min, double max, const Tensor& out);
 void rand_cpu(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void rand_cuda(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void randn_cpu(const Tensor& out, int64_t seed, int64_t offset, double mean, double std);
