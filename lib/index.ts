@@ -67,6 +67,11 @@ export {
   sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
   type UniqueOptions, type UniqueResult, type SearchsortedOptions, type SortResult, type SortOut,
 } from './ops/sorting';
+export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/index-expr';
+export {
+  scatterReduce, indexAdd, maskedSelect, nonzero, bincount, histc,
+  type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
+} from './ops/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';

@@ -130,6 +130,29 @@ module.exports = [
   op('scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()',
     'In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: ' +
     'in index order on the CPU, atomics on CUDA).'),
+  op('scatter_reduce(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()',
+    'In place: self[..., index[..., j, ...], ...] = f(self[..., index[..., j, ...], ...], src[..., j, ...]) along axis, ' +
+    'f by reduce: 0 sum, 1 prod, 2 amax, 3 amin (NaN propagates); in index order on the CPU, atomics on CUDA (CAS ' +
+    'loops where the hardware has no instruction for the dtype and reduction).'),
+  op('index(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor out) -> ()',
+    'Advanced indexing: out[p] = self[p + sum_k indices[k][p] * strides[k]], where self and every index (int64 or ' +
+    'int32) are views of out\'s shape (stride 0 where they do not vary); index k picks along a dimension of sizes[k] ' +
+    'elements (negative values count from the end) named dims[k] in errors.'),
+  op('index_put(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor values, bool accumulate) -> ()',
+    'In place: self[p + sum_k indices[k][p] * strides[k]] = values[p] (accumulate: +=, atomics on CUDA), the views ' +
+    'and indices as index\'s, over values\' shape.'),
+  op('nonzero(Tensor self) -> Tensor',
+    'The indices of self\'s nonzero elements (NaN counts), int64 [n, ndim] in C order; CUDA reads the count back ' +
+    '(one sync) before it allocates the result.'),
+  op('masked_select(Tensor self, Tensor mask) -> Tensor',
+    'self\'s elements where the bool mask (self\'s shape; either may be a broadcast view) is true, 1-d in C order; ' +
+    'CUDA reads the count back (one sync).'),
+  op('bincount(Tensor self, Tensor? weights, Tensor out) -> ()',
+    'out[self[i]] += weights[i] (or 1) for the non-negative integers of the 1-d self; out (zeroed by the caller: int64 ' +
+    'counts, or weights\' float32 / float64) is long enough for every value.'),
+  op('histc(Tensor self, float min, float max, Tensor out) -> ()',
+    'Adds to the int64 counts out [bins] the elements of self in [min, max] (max > min), element v in bin ' +
+    'floor((v - min) * bins / (max - min)), the top edge in the last bin; NaN and values outside are skipped.'),
 
   op('sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()',
     'Stable sort of each row (the last dimension) of the contiguous self: values (self\'s dtype) and indices ' +

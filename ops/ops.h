@@ -8,7 +8,9 @@
 // broadcast shape and the dtypes with the one promotion table
 // (lib/ops/promotion.ts), allocates the output or takes the caller's `out`,
 // and calls the op through its generated typed call (lib/generated/ops.ts).
-// Every op here writes into `out` and returns nothing:
+// Every op here writes into `out` and returns nothing (except the few whose
+// result's size only the data decides, nonzero and masked_select: they
+// count, allocate and return it, NOTE [ Compaction ] in index/select_iter.h):
 //   name(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
 //   name_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
 // `dtype` is the common dtype the op computes in (its compute type: NOTE

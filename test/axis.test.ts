@@ -187,6 +187,36 @@ function scatterRef(x: Arr, axis: number, index: Idx, src: Arr, add: boolean): A
   return { shape: x.shape.slice(), values };
 }
 
+/** scatterReduce's reference: src's elements combined into x's at index's positions along `axis`. */
+function scatterReduceRef(x: Arr, axis: number, index: Idx, src: Arr, reduce: string, opts: { includeSelf?: boolean } = {}): Arr {
+  const a = wrap(axis, x.shape.length);
+  const includeSelf = opts.includeSelf ?? true;
+  const values = x.values.slice();
+  const count = values.map(() => (includeSelf ? 1 : 0));
+  const start = reduce === 'prod' ? 1 : reduce === 'amax' ? -Infinity : reduce === 'amin' ? Infinity : 0;
+  index.values.forEach((v, i) => {
+    const p = unravel(i, index.shape);
+    const at = offset(p.map((e, d) => (d === a ? v : e)), x.shape);
+    const e = src.values[offset(p, src.shape)];
+    if (count[at] === 0) values[at] = start;
+    count[at]++;
+    const o = values[at];
+    values[at] = reduce === 'prod' ? o * e : reduce === 'amax' ? Math.max(o, e) : reduce === 'amin' ? Math.min(o, e) : o + e;
+  });
+  return { shape: x.shape.slice(), values: reduce === 'mean' ? values.map((v, i) => v / Math.max(count[i], 1)) : values };
+}
+
+/** indexAdd's reference: alpha * src's slices added at index along `axis`. */
+function indexAddRef(x: Arr, axis: number, index: Idx, src: Arr, opts: { alpha?: number } = {}): Arr {
+  const a = wrap(axis, x.shape.length);
+  const values = x.values.slice();
+  src.values.forEach((e, i) => {
+    const p = unravel(i, src.shape);
+    values[offset(p.map((c, d) => (d === a ? index.values[c] : c)), x.shape)] += (opts.alpha ?? 1) * e;
+  });
+  return { shape: x.shape.slice(), values };
+}
+
 /** repeatInterleave's reference: each element `r` times along `axis`. */
 function interleaveRef(x: Arr, r: number, axis: number): Arr {
   const a = wrap(axis, x.shape.length);
@@ -373,6 +403,24 @@ const CASES: Record<string, Case> = {
   scatterAdd_: {
     form: 'positional', methodOnly: true, inPlace: true, tries: [[-2, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => (i * 7) % 3)), OTHER]],
     ref: (xs, axis: number, index: Idx) => scatterRef(xs[0], axis, index, xs[1], true),
+  },
+  scatterReduce: {
+    form: 'positional',
+    tries: [[1, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => (i * 5) % 3)), OTHER, 'amax'],
+      [-1, lineIndex([2, 2, 3], -1, 4), OTHER, 'mean', { includeSelf: false }], [0, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => i % 2)), OTHER, 'prod']],
+    ref: (xs, axis: number, index: Idx, _src: unknown, reduce: string, opts?: { includeSelf?: boolean }) => scatterReduceRef(xs[0], axis, index, xs[1], reduce, opts),
+  },
+  scatterReduce_: {
+    form: 'positional', methodOnly: true, inPlace: true, tries: [[2, new Idx([2, 3, 4], Array.from({ length: 24 }, (_, i) => (i * 3) % 4)), OTHER, 'sum', { includeSelf: false }]],
+    ref: (xs, axis: number, index: Idx, _src: unknown, reduce: string, opts?: { includeSelf?: boolean }) => scatterReduceRef(xs[0], axis, index, xs[1], reduce, opts),
+  },
+  indexAdd: {
+    form: 'positional', tries: [[1, new Idx([3], [2, 0, 2]), OTHER], [0, new Idx([2], [1, 1]), OTHER, { alpha: -2 }]],
+    ref: (xs, axis: number, index: Idx, _src: unknown, opts?: { alpha?: number }) => indexAddRef(xs[0], axis, index, xs[1], opts),
+  },
+  indexAdd_: {
+    form: 'positional', methodOnly: true, inPlace: true, tries: [[-1, new Idx([4], [1, 1, 0, 3]), OTHER]],
+    ref: (xs, axis: number, index: Idx, _src: unknown, opts?: { alpha?: number }) => indexAddRef(xs[0], axis, index, xs[1], opts),
   },
   size: { form: 'positional', methodOnly: true, tries: [[0], [2], [-2]], ref: (xs, axis: number) => xs[0].shape[wrap(axis, 3)] },
   sort: { form: 'one', tries: [[0], [1], [-1]], ref: (xs, axis: number) => sortedRef(xs[0], axis, xs[0].shape[wrap(axis, 3)], false) },

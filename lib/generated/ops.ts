@@ -357,6 +357,41 @@ const OP_SCATTER = new OpRef('scatter');
 function scatter(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
   native.callOp(OP_SCATTER.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
 }
+const OP_SCATTER_REDUCE = new OpRef('scatter_reduce');
+/** `scatter_reduce(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()`: In place: self[..., index[..., j, ...], ...] = f(self[..., index[..., j, ...], ...], src[..., j, ...]) along axis, f by reduce: 0 sum, 1 prod, 2 amax, 3 amin (NaN propagates); in index order on the CPU, atomics on CUDA (CAS loops where the hardware has no instruction for the dtype and reduction). */
+function scatterReduce(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
+  native.callOp(OP_SCATTER_REDUCE.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
+}
+const OP_INDEX = new OpRef('index');
+/** `index(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor out) -> ()`: Advanced indexing: out[p] = self[p + sum_k indices[k][p] * strides[k]], where self and every index (int64 or int32) are views of out's shape (stride 0 where they do not vary); index k picks along a dimension of sizes[k] elements (negative values count from the end) named dims[k] in errors. */
+function index(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[]; strides: readonly number[]; dims: readonly number[]; out: NativeTensor }): void {
+  native.callOp(OP_INDEX.id(fn), a.self, a.indices, a.sizes, a.strides, a.dims, a.out);
+}
+const OP_INDEX_PUT = new OpRef('index_put');
+/** `index_put(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor values, bool accumulate) -> ()`: In place: self[p + sum_k indices[k][p] * strides[k]] = values[p] (accumulate: +=, atomics on CUDA), the views and indices as index's, over values' shape. */
+function indexPut(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[]; strides: readonly number[]; dims: readonly number[]; values: NativeTensor; accumulate: boolean }): void {
+  native.callOp(OP_INDEX_PUT.id(fn), a.self, a.indices, a.sizes, a.strides, a.dims, a.values, a.accumulate);
+}
+const OP_NONZERO = new OpRef('nonzero');
+/** `nonzero(Tensor self) -> Tensor`: The indices of self's nonzero elements (NaN counts), int64 [n, ndim] in C order; CUDA reads the count back (one sync) before it allocates the result. */
+function nonzero(fn: string, a: { self: NativeTensor }): NativeTensor {
+  return native.callOp(OP_NONZERO.id(fn), a.self) as NativeTensor;
+}
+const OP_MASKED_SELECT = new OpRef('masked_select');
+/** `masked_select(Tensor self, Tensor mask) -> Tensor`: self's elements where the bool mask (self's shape; either may be a broadcast view) is true, 1-d in C order; CUDA reads the count back (one sync). */
+function maskedSelect(fn: string, a: { self: NativeTensor; mask: NativeTensor }): NativeTensor {
+  return native.callOp(OP_MASKED_SELECT.id(fn), a.self, a.mask) as NativeTensor;
+}
+const OP_BINCOUNT = new OpRef('bincount');
+/** `bincount(Tensor self, Tensor? weights, Tensor out) -> ()`: out[self[i]] += weights[i] (or 1) for the non-negative integers of the 1-d self; out (zeroed by the caller: int64 counts, or weights' float32 / float64) is long enough for every value. */
+function bincount(fn: string, a: { self: NativeTensor; weights: NativeTensor | null; out: NativeTensor }): void {
+  native.callOp(OP_BINCOUNT.id(fn), a.self, a.weights, a.out);
+}
+const OP_HISTC = new OpRef('histc');
+/** `histc(Tensor self, float min, float max, Tensor out) -> ()`: Adds to the int64 counts out [bins] the elements of self in [min, max] (max > min), element v in bin floor((v - min) * bins / (max - min)), the top edge in the last bin; NaN and values outside are skipped. */
+function histc(fn: string, a: { self: NativeTensor; min: number; max: number; out: NativeTensor }): void {
+  native.callOp(OP_HISTC.id(fn), a.self, a.min, a.max, a.out);
+}
 const OP_SORT = new OpRef('sort');
 /** `sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()`: Stable sort of each row (the last dimension) of the contiguous self: values (self's dtype) and indices (int64), contiguous, of self's shape. NaN sorts as the largest value and -0.0 equal to 0.0 (NOTE [ Sort keys ] in ops/sort/sort_keys.h); on CUDA CUB block, segmented or device-wide radix sorts by row length. */
 function sort(fn: string, a: { self: NativeTensor; descending: boolean; values: NativeTensor; indices: NativeTensor }): void {
@@ -559,6 +594,13 @@ export {
   cumsum,
   gather,
   scatter,
+  scatterReduce,
+  index,
+  indexPut,
+  nonzero,
+  maskedSelect,
+  bincount,
+  histc,
   sort,
   topk,
   unique,

@@ -29,8 +29,8 @@ import { namedForCaller } from './library';
 const SCATTER_ASSIGN = 0;
 const SCATTER_ADD = 1;
 
-/** The index argument: an int64 or int32 tensor. */
-function checkIndex(v: unknown, fn: string, name = 'index'): Tensor {
+/** @internal The index argument: an int64 or int32 tensor. */
+export function checkIndex(v: unknown, fn: string, name = 'index'): Tensor {
   const t = checkTensor(v, fn, name);
   if (t.dtype !== 'int64' && t.dtype !== 'int32') {
     throw new TypeError(`${fn}: ${name} must be an int64 or int32 tensor, got ${describeOperand(t)}`);
@@ -38,8 +38,8 @@ function checkIndex(v: unknown, fn: string, name = 'index'): Tensor {
   return t;
 }
 
-/** The axis of x (0 for a 0-d x, as torch). */
-function axisOf(axis: unknown, x: Tensor, fn: string): number {
+/** @internal The axis of x (0 for a 0-d x, as torch). */
+export function axisOf(axis: unknown, x: Tensor, fn: string): number {
   return normalizeAxis(axis, x.shape.length === 0 ? [1] : x.shape, fn);
 }
 
@@ -73,14 +73,14 @@ function matchRank(t: Tensor, x: Tensor): Tensor {
   return t.reshape(x.shape.length === 0 ? [] : [t.numel]);
 }
 
-/** gather without autograd: out (index's shape, x's dtype) = x[..., index[...], ...] along axis. */
-function gatherRaw(x: Tensor, axis: number, index: Tensor, wrap: boolean, fn: string): Tensor {
+/** @internal gather without autograd: out (index's shape, x's dtype) = x[..., index[...], ...] along axis. */
+export function gatherRaw(x: Tensor, axis: number, index: Tensor, wrap: boolean, fn: string): Tensor {
   return computeResult(index.shape, x.dtype, x.device, fn, { inputs: [x, index], elementwise: false },
     (r) => ops.gather(fn, { self: x.handle(fn), axis, index: index.handle(fn), wrap, out: r.handle(fn) }));
 }
 
-/** A copy of x with src scattered (assigned or added) into it along axis; no autograd. */
-function scatterRaw(x: Tensor, axis: number, index: Tensor, src: Tensor, reduce: number, fn: string): Tensor {
+/** @internal A copy of x with src scattered (assigned or added) into it along axis; no autograd. */
+export function scatterRaw(x: Tensor, axis: number, index: Tensor, src: Tensor, reduce: number, fn: string): Tensor {
   const r = allocate(x.shape, x.dtype, x.device, undefined, fn);
   try {
     r.copy_(x);
@@ -92,8 +92,8 @@ function scatterRaw(x: Tensor, axis: number, index: Tensor, src: Tensor, reduce:
   return r;
 }
 
-/** zeros of `shape` with `values` written into its leading corner (values' shape): src's gradient when src is larger than index. */
-function padTo(values: Tensor, shape: readonly number[]): Tensor {
+/** @internal zeros of `shape` with `values` written into its leading corner (values' shape): src's gradient when src is larger than index. */
+export function padTo(values: Tensor, shape: readonly number[]): Tensor {
   if (values.shape.every((n, d) => n === shape[d])) return values;
   const z = allocate(shape, values.dtype, values.device, undefined, 'autograd').fill_(0);
   const v = sliceDims(z, ...values.shape.map((n): [number, number] => [0, n]));
@@ -226,8 +226,8 @@ export function take<D extends DType>(x: Tensor<D>, index: Tensor): Tensor<D> {
   return takeImpl(x, index, 'gx.take') as Tensor<D>;
 }
 
-/** The checked arguments of scatter and scatterAdd; src is index-ranked and of x's dtype (a new tensor when converted). */
-function scatterArgs(a: unknown, axisArg: unknown, indexArg: unknown, srcArg: unknown, fn: string) {
+/** @internal The checked arguments of scatter, scatterAdd and scatterReduce; src is index-ranked and of x's dtype (a new tensor when converted). */
+export function scatterArgs(a: unknown, axisArg: unknown, indexArg: unknown, srcArg: unknown, fn: string) {
   const x = checkTensor(a, fn, 'self');
   const given = checkIndex(indexArg, fn);
   const s = checkOperand(srcArg, fn, 'src');
@@ -286,8 +286,9 @@ export function scatter<D extends DType>(x: Tensor<D>, axis: number, index: Tens
 /**
  * A copy of x with src's values added at `index` along `axis`, as
  * torch.scatter_add: out[i][index[i][j]] += src[i][j] for axis 1. The CPU
- * adds in C order of index (deterministic); CUDA uses atomics (float32,
- * float64, int32, int64 only), in no fixed order.
+ * adds in C order of index (deterministic); CUDA uses atomics, in no fixed
+ * order (compare-and-swap loops for the 8- and 16-bit dtypes: NOTE [ Atomics
+ * for every dtype ] in ops/index/atomics.cuh).
  * @example gx.scatterAdd(gx.zeros([3]), 0, gx.tensor([2, 2], { dtype: 'int64' }), gx.tensor([1, 2])) // [0, 0, 3]
  */
 export function scatterAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D> {

@@ -268,8 +268,8 @@ export function flatten<D extends DType>(input: Tensor<D>, startAxis = 0, endAxi
   return input.reshape([...l.shape.slice(0, s), merged, ...l.shape.slice(e + 1)]);
 }
 
-/** Python's start:end:step over a dim of `size`: the first index and the count. */
-function resolveRange(size: number, start: unknown, end: unknown, step: unknown, fn: string, what: string): { first: number; count: number; step: number } {
+/** @internal Python's start:end:step over a dim of `size`: the first index and the count. */
+export function resolveRange(size: number, start: unknown, end: unknown, step: unknown, fn: string, what: string): { first: number; count: number; step: number } {
   const st = step === null || step === undefined ? 1 : checkInt(step, fn, `${what}step`);
   if (st < 1) {
     throw new RangeError(`${fn}: ${what}step must be a positive integer, got ${st} (negative steps are not supported, as in PyTorch)`);

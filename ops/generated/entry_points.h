@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gx::ops {
 
@@ -150,6 +151,20 @@ void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap
 void gather_cuda(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
 void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
 void scatter_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void scatter_reduce_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void scatter_reduce_cuda(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);
+void index_cpu(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& out);
+void index_cuda(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& out);
+void index_put_cpu(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& values, bool accumulate);
+void index_put_cuda(const Tensor& self, const std::vector<Tensor>& indices, IntArrayRef sizes, IntArrayRef strides, IntArrayRef dims, const Tensor& values, bool accumulate);
+Tensor nonzero_cpu(const Tensor& self);
+Tensor nonzero_cuda(const Tensor& self);
+Tensor masked_select_cpu(const Tensor& self, const Tensor& mask);
+Tensor masked_select_cuda(const Tensor& self, const Tensor& mask);
+void bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, const Tensor& out);
+void bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, const Tensor& out);
+void histc_cpu(const Tensor& self, double min, double max, const Tensor& out);
+void histc_cuda(const Tensor& self, double min, double max, const Tensor& out);
 void sort_cpu(const Tensor& self, bool descending, const Tensor& values, const Tensor& indices);
 void sort_cuda(const Tensor& self, bool descending, const Tensor& values, const Tensor& indices);
 void topk_cpu(const Tensor& self, int64_t k, bool largest, const Tensor& values, const Tensor& indices);

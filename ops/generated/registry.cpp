@@ -221,6 +221,27 @@ GX_LIBRARY(gx_ops, m) {
   m.def("scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()",
         "In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: in index order on the CPU, atomics on CUDA).")
       .impl(gx::kCPU, gx::ops::scatter_cpu) GX_OPS_CUDA_IMPL(gx::ops::scatter_cuda);
+  m.def("scatter_reduce(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()",
+        "In place: self[..., index[..., j, ...], ...] = f(self[..., index[..., j, ...], ...], src[..., j, ...]) along axis, f by reduce: 0 sum, 1 prod, 2 amax, 3 amin (NaN propagates); in index order on the CPU, atomics on CUDA (CAS loops where the hardware has no instruction for the dtype and reduction).")
+      .impl(gx::kCPU, gx::ops::scatter_reduce_cpu) GX_OPS_CUDA_IMPL(gx::ops::scatter_reduce_cuda);
+  m.def("index(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor out) -> ()",
+        "Advanced indexing: out[p] = self[p + sum_k indices[k][p] * strides[k]], where self and every index (int64 or int32) are views of out's shape (stride 0 where they do not vary); index k picks along a dimension of sizes[k] elements (negative values count from the end) named dims[k] in errors.")
+      .impl(gx::kCPU, gx::ops::index_cpu) GX_OPS_CUDA_IMPL(gx::ops::index_cuda);
+  m.def("index_put(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor values, bool accumulate) -> ()",
+        "In place: self[p + sum_k indices[k][p] * strides[k]] = values[p] (accumulate: +=, atomics on CUDA), the views and indices as index's, over values' shape.")
+      .impl(gx::kCPU, gx::ops::index_put_cpu) GX_OPS_CUDA_IMPL(gx::ops::index_put_cuda);
+  m.def("nonzero(Tensor self) -> Tensor",
+        "The indices of self's nonzero elements (NaN counts), int64 [n, ndim] in C order; CUDA reads the count back (one sync) before it allocates the result.")
+      .impl(gx::kCPU, gx::ops::nonzero_cpu) GX_OPS_CUDA_IMPL(gx::ops::nonzero_cuda);
+  m.def("masked_select(Tensor self, Tensor mask) -> Tensor",
+        "self's elements where the bool mask (self's shape; either may be a broadcast view) is true, 1-d in C order; CUDA reads the count back (one sync).")
+      .impl(gx::kCPU, gx::ops::masked_select_cpu) GX_OPS_CUDA_IMPL(gx::ops::masked_select_cuda);
+  m.def("bincount(Tensor self, Tensor? weights, Tensor out) -> ()",
+        "out[self[i]] += weights[i] (or 1) for the non-negative integers of the 1-d self; out (zeroed by the caller: int64 counts, or weights' float32 / float64) is long enough for every value.")
+      .impl(gx::kCPU, gx::ops::bincount_cpu) GX_OPS_CUDA_IMPL(gx::ops::bincount_cuda);
+  m.def("histc(Tensor self, float min, float max, Tensor out) -> ()",
+        "Adds to the int64 counts out [bins] the elements of self in [min, max] (max > min), element v in bin floor((v - min) * bins / (max - min)), the top edge in the last bin; NaN and values outside are skipped.")
+      .impl(gx::kCPU, gx::ops::histc_cpu) GX_OPS_CUDA_IMPL(gx::ops::histc_cuda);
   m.def("sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()",
         "Stable sort of each row (the last dimension) of the contiguous self: values (self's dtype) and indices (int64), contiguous, of self's shape. NaN sorts as the largest value and -0.0 equal to 0.0 (NOTE [ Sort keys ] in ops/sort/sort_keys.h); on CUDA CUB block, segmented or device-wide radix sorts by row length.")
       .impl(gx::kCPU, gx::ops::sort_cpu) GX_OPS_CUDA_IMPL(gx::ops::sort_cuda);

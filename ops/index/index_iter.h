@@ -25,6 +25,7 @@
 #include <gpuext/extension.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "../common/hd.h"
 #include "../common/iter.h"
@@ -47,20 +48,43 @@ struct IndexIter {
   ScalarType index_dtype = kInt64;
   int device = 0;
 
-  // Byte offsets of position l (C order over index's shape) in the three operands.
-  GX_HD void offsets(int64_t l, int64_t& i, int64_t& w, int64_t& x) const {
+  // Fast 32-bit division by sizes[d] (PyTorch's IntDivider): q = (umulhi(n,
+  // magic) + n) >> shift, exact for n < 2^31, which the 32-bit path ensures.
+  uint32_t magic[kMaxDims];
+  uint32_t shift[kMaxDims];
+
+  // Byte offsets of position l (C order over index's shape) in the three
+  // operands. I is the unsigned type the position is divided in: uint32_t
+  // when every position fits (then by multiplication: see magic), else
+  // uint64_t. The outermost dimension needs no division.
+  template <typename I = uint64_t> GX_HD void offsets(I l, int64_t& i, int64_t& w, int64_t& x) const {
     i = w = x = 0;
-    uint64_t rest = static_cast<uint64_t>(l);
+    I rest = l;
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
-    for (int d = 0; d < ndim; ++d) {
-      const uint64_t size = static_cast<uint64_t>(sizes[d]);
-      const int64_t k = static_cast<int64_t>(rest % size);
-      rest /= size;
+    for (int d = 0; d + 1 < ndim; ++d) {
+      I q;
+      if constexpr (std::is_same_v<I, uint32_t>) {
+#if defined(__CUDA_ARCH__)
+        q = (__umulhi(rest, magic[d]) + rest) >> shift[d];
+#else
+        q = static_cast<uint32_t>(((static_cast<uint64_t>(rest) * magic[d]) >> 32) + rest) >> shift[d];
+#endif
+      } else {
+        q = rest / static_cast<I>(sizes[d]);
+      }
+      const int64_t k = static_cast<int64_t>(rest - q * static_cast<I>(sizes[d]));
+      rest = q;
       i += k * strides[0][d];
       w += k * strides[1][d];
       x += k * strides[2][d];
+    }
+    if (ndim > 0) {
+      const int64_t k = static_cast<int64_t>(rest);
+      i += k * strides[0][ndim - 1];
+      w += k * strides[1][ndim - 1];
+      x += k * strides[2][ndim - 1];
     }
   }
 
@@ -111,6 +135,13 @@ inline IndexIter make_index_iter(const Tensor& index, int64_t axis, const Tensor
   for (int d = 0; d < it.ndim; ++d) {
     it.sizes[d] = sizes[d];
     for (int k = 0; k < 3; ++k) it.strides[k][d] = st[k][d];
+    // The divider (meaningful for sizes up to 2^31, all the 32-bit path sees).
+    if (sizes[d] <= 0) continue;  // an empty tensor: no kernel runs
+    uint32_t sh = 0;
+    while (sh < 32 && (uint64_t(1) << sh) < static_cast<uint64_t>(sizes[d])) ++sh;
+    it.shift[d] = sh;
+    it.magic[d] = static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << sh) - static_cast<uint64_t>(sizes[d]))) /
+                                        static_cast<uint64_t>(sizes[d]) + 1);
   }
   it.numel = index.numel();
   it.index = static_cast<const char*>(index.data_ptr());

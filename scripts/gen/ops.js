@@ -31,6 +31,7 @@ const FAMILIES = {
 const TYPES = {
   Tensor: { cpp: 'const Tensor&', ts: 'NativeTensor' },
   'Tensor?': { cpp: 'const std::optional<Tensor>&', ts: 'NativeTensor | null' },
+  'Tensor[]': { cpp: 'const std::vector<Tensor>&', ts: 'readonly NativeTensor[]' },
   float: { cpp: 'double', ts: 'number' },
   'float?': { cpp: 'std::optional<double>', ts: 'number | null' },
   int: { cpp: 'int64_t', ts: 'number | bigint' },
@@ -39,10 +40,13 @@ const TYPES = {
   str: { cpp: 'std::string', ts: 'string' },
   ScalarType: { cpp: 'ScalarType', ts: 'DType' },
 };
+// A Tensor return is for ops whose result's size only the data decides (nonzero, masked_select): the op counts,
+// allocates and fills it in one call.
 const RETURNS = {
   '()': { cpp: 'void', ts: 'void' }, str: { cpp: 'std::string', ts: 'string' }, bool: { cpp: 'bool', ts: 'boolean' },
   // An int comes back as a JS number (a bigint beyond 2^53, which no count the ops return reaches).
   int: { cpp: 'int64_t', ts: 'number' },
+  Tensor: { cpp: 'Tensor', ts: 'NativeTensor' },
 };
 
 const RESERVED = new Set(['var', 'delete', 'new', 'in', 'function', 'default', 'switch', 'case', 'do', 'for', 'if']);
@@ -98,7 +102,7 @@ function opLists(list) {
 
 function entryPoints(all) {
   const lines = [...HEADER, '// Every implementation of a built-in op, declared from its schema: name_cpu and name_cuda', '// (gx::ops), each registered by registry.cpp.', '#pragma once', '#include <gpuext/extension.h>', '',
-    '#include <optional>', '#include <string>', '', 'namespace gx::ops {', ''];
+    '#include <optional>', '#include <string>', '#include <vector>', '', 'namespace gx::ops {', ''];
   for (const s of all) {
     const params = s.args.map((a) => `${TYPES[a.type].cpp} ${a.name}`).join(', ');
     for (const d of s.devices) lines.push(`${s.ret.cpp} ${s.name}_${d}(${params});`);
