@@ -21,7 +21,7 @@ benches=()
 for w in "${what[@]}"; do
   case "$w" in
     tests) run_tests=1 ;;
-    bench) benches=(core ops linalg rtc ext streams calls cpu jit dist autograd lltm) ;;
+    bench) benches=(core ops linalg einsum rtc ext streams calls cpu jit dist autograd lltm) ;;
     *) benches+=("$w") ;;
   esac
 done
