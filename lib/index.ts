@@ -10,6 +10,7 @@ import './ops/shape-methods';
 import './ops/indexing-methods';
 import './ops/reshape-methods';
 import './ops/sorting-methods';
+import './ops/linalg-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
@@ -62,6 +63,9 @@ export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
 export * as linalg from './ops/linalg-namespace';
+export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg-products';
+export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg-norms';
+export { einsum } from './ops/einsum';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
 export {
   sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,

@@ -122,6 +122,10 @@ module.exports = [
     'Variance over axis: sum((x - mean)^2) / max(0, N - correction), one pass (shifted Welford).'),
   op('std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()',
     'Standard deviation over axis: the square root of var\'s result.'),
+  op('vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()',
+    'The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): ' +
+    '(sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of ' +
+    'nonzero elements (ops/reduce/norm.h).'),
   op('cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()',
     'Inclusive prefix sums along axis (out has self\'s shape), computing in dtype\'s compute type.'),
   op('gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()',
@@ -184,6 +188,9 @@ module.exports = [
     'allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); ' +
     'trans_self (trans_other): the tensor passed holds that operand\'s transpose, [batch, k, m] ([batch, n, k]), ' +
     'so a transposed view reaches cuBLAS as a transpose flag instead of a copy.'),
+  op('cross(Tensor self, Tensor other, int axis, Tensor out) -> ()',
+    'out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) ' +
+    'and dtype (numeric, not bool) (ops/linalg/cross.h).'),
   op('svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()',
     'SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], ' +
     'column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi).'),

@@ -3,8 +3,9 @@
 // lib/ops/axes.ts) on a random tensor, and each form must give what a plain
 // JS reference gives; `{ dim }`, the old spelling, must still work (with one
 // DeprecationWarning per process, checked first, before the cases). The walk at the bottom finds the axis-taking functions
-// from the exports themselves (a parameter named axis/axes), so a new one
-// fails until it has a case here, and no export may name a parameter dim.
+// from the exports themselves (a parameter named axis/axes), namespaces'
+// functions included (gx.linalg.vectorNorm as 'linalg.vectorNorm'), so a new
+// one fails until it has a case here, and no export may name a parameter dim.
 import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
@@ -107,6 +108,57 @@ const lse = (l: number[]): number => Math.max(...l) + Math.log(sum(l.map((v) => 
 const argOf = (l: number[], better: (a: number, b: number) => boolean): number => l.reduce((best, v, i) => (better(v, l[best]) ? i : best), 0);
 const listAxes = (a: unknown): number[] => (typeof a === 'number' ? [a] : (a as number[]));
 
+/** The vector p-norm of a line (torch.linalg.vector_norm's orders). */
+const pnorm = (p: number) => (l: number[]): number => {
+  const a = l.map(Math.abs);
+  if (p === Infinity) return Math.max(...a);
+  if (p === -Infinity) return Math.min(...a);
+  if (p === 0) return a.filter((v) => v !== 0).length;
+  return sum(a.map((v) => v ** p)) ** (1 / p);
+};
+
+/** A matrix norm over axes [r, c] (ord 1, -1, Infinity, -Infinity or 'fro'), the other axes kept in order. */
+function matrixNormRef(x: Arr, ord: number | string, r: number, c: number): Arr {
+  if (ord === 'fro') return reduceRef(x, [r, c], pnorm(2));
+  const [inner, outer] = ord === 1 || ord === -1 ? [r, c] : [c, r];
+  const sums = reduceRef(x, [inner], (l) => sum(l.map(Math.abs)));
+  // The outer axis, renumbered in the reduced tensor (the inner one is gone).
+  const o = wrap(outer, x.shape.length), i = wrap(inner, x.shape.length);
+  return reduceRef(sums, [o > i ? o - 1 : o], (l) => ((ord as number) > 0 ? Math.max(...l) : Math.min(...l)));
+}
+
+/** The cross product of a and b (one shape) along `axis`. */
+function crossRef(a: Arr, b: Arr, axis: number): Arr {
+  const ax = wrap(axis, a.shape.length);
+  const st = strides(a.shape);
+  const values = a.values.slice();
+  for (let i = 0; i < a.values.length; i++) {
+    const p = unravel(i, a.shape);
+    const k = p[ax];
+    const at = (j: number): number => i + (j - k) * st[ax];
+    const [u, v] = [(k + 1) % 3, (k + 2) % 3];
+    values[i] = a.values[at(u)] * b.values[at(v)] - a.values[at(v)] * b.values[at(u)];
+  }
+  return { shape: a.shape.slice(), values };
+}
+
+/** The diagonal `offset` of x over axes a1, a2: those removed, the diagonal last. */
+function diagonalRef(x: Arr, offset: number, axis1: number, axis2: number): Arr {
+  const d1 = wrap(axis1, x.shape.length), d2 = wrap(axis2, x.shape.length);
+  const n1 = x.shape[d1], n2 = x.shape[d2];
+  const len = Math.max(0, offset >= 0 ? Math.min(n1, n2 - offset) : Math.min(n1 + offset, n2));
+  const rest = x.shape.map((_, d) => d).filter((d) => d !== d1 && d !== d2);
+  const shape = [...rest.map((d) => x.shape[d]), len];
+  return pickRef(x, shape, (p) => {
+    const q = new Array<number>(x.shape.length).fill(0);
+    rest.forEach((d, i) => { q[d] = p[i]; });
+    const k = p[p.length - 1];
+    q[d1] = offset >= 0 ? k : k - offset;
+    q[d2] = offset >= 0 ? k + offset : k;
+    return q;
+  });
+}
+
 // --- the cases ----------------------------------------------------------------------
 
 /**
@@ -128,6 +180,8 @@ interface Case {
   values?: (v: number) => number;
   /** A Tensor method with no gx function of the same name (size, scatter_). */
   methodOnly?: boolean;
+  /** A gx function (a namespace's: 'linalg.vectorNorm') with no Tensor method of the same name. */
+  functionOnly?: boolean;
   /** The method writes into its tensor: it is called on a clone. */
   inPlace?: boolean;
   ref: (xs: Arr[], ...args: never[]) => Want;
@@ -430,6 +484,47 @@ const CASES: Record<string, Case> = {
     ref: (xs, k: number, axis = -1, opts?: { largest?: boolean }) => sortedRef(xs[0], axis, k, opts?.largest !== false),
   },
   kthvalue: { form: 'positional', tries: [[1], [2, 0], [3, -2]], ref: (xs, k: number, axis = -1) => kthRef(xs[0], axis, k) },
+  cross: {
+    form: 'positional', shape: [3, 2, 3], tries: [[OTHER], [OTHER, 0], [OTHER, -3], [OTHER, 2]],
+    ref: (xs, _other: unknown, axis = -1) => crossRef(xs[0], xs[1], axis),
+  },
+  'linalg.cross': {
+    form: 'positional', functionOnly: true, shape: [3, 1, 3], tries: [[OTHER], [OTHER, 0]],
+    ref: (xs, _other: unknown, axis = -1) => crossRef(xs[0], xs[1], axis),
+  },
+  diagonal: {
+    form: 'positional', tries: [[], [0, 0, 2], [1, -1, 0], [-1, 1, 2], [{ offset: 1, axis1: 2, axis2: -2 }], [{ axis2: 2 }]],
+    ref: (xs, offset: number | { offset?: number; axis1?: number; axis2?: number } = 0, axis1 = 0, axis2 = 1) =>
+      (typeof offset === 'object' ? diagonalRef(xs[0], offset.offset ?? 0, offset.axis1 ?? 0, offset.axis2 ?? 1) : diagonalRef(xs[0], offset, axis1, axis2)),
+  },
+  norm: {
+    form: 'positional', methodOnly: true, tries: [[], [2, 1], [1, [0, 2]], ['fro', [-1, 0]], [Infinity, -1], [3, null], [0.5, 2]],
+    ref: (xs, p: number | string = 'fro', axis: number | number[] | null = null) =>
+      reduceRef(xs[0], axis === null ? [0, 1, 2] : listAxes(axis), pnorm(p === 'fro' ? 2 : p as number)),
+  },
+  'linalg.vectorNorm': {
+    form: 'positional', functionOnly: true, tries: [[], [2, 1], [1, [0, 2]], [-Infinity, -1], [0, [1]], [-1.5, 0], [{ ord: 3, axis: [2, 0] }]],
+    ref: (xs, ord: number | { ord: number; axis: number[] } = 2, axis: number | number[] | null = null) => {
+      if (typeof ord === 'object') return reduceRef(xs[0], ord.axis, pnorm(ord.ord));
+      return reduceRef(xs[0], axis === null ? [0, 1, 2] : listAxes(axis), pnorm(ord));
+    },
+  },
+  'linalg.matrixNorm': {
+    form: 'positional', functionOnly: true, tries: [[], [1, [0, 2]], [-1, [2, 1]], [Infinity, [-1, 0]], [-Infinity, [1, 2]], ['fro', [0, -1]], [{ ord: 1, axis: [1, 0] }]],
+    ref: (xs, ord: number | string | { ord: number; axis: number[] } = 'fro', axis: number[] = [-2, -1]) => {
+      if (typeof ord === 'object') return matrixNormRef(xs[0], ord.ord, ord.axis[0], ord.axis[1]);
+      return matrixNormRef(xs[0], ord, axis[0], axis[1]);
+    },
+  },
+  'linalg.norm': {
+    form: 'positional', functionOnly: true, tries: [[], [2, 1], [1, [-1]], [null, [0, 2]], [Infinity, [2, 1]], [-1, -2]],
+    ref: (xs, ord: number | null = null, axis: number | number[] | null = null) => {
+      if (axis === null) return reduceRef(xs[0], [0, 1, 2], pnorm(2));
+      const list = listAxes(axis);
+      if (list.length === 1) return reduceRef(xs[0], list, pnorm(ord ?? 2));
+      return matrixNormRef(xs[0], ord ?? 'fro', list[0], list[1]);
+    },
+  },
 };
 
 // --- the walk -------------------------------------------------------------------------
@@ -442,10 +537,18 @@ function params(f: unknown): string {
   return /^[^(]*\(([^)]*)\)/.exec(src)?.[1] ?? '';
 }
 
-/** Exported functions and Tensor methods, as 'name' and 'Tensor#name'. */
+/** Exported functions (a namespace's as 'ns.name') and Tensor methods, as 'name' and 'Tensor#name'. */
 function functions(): Map<string, unknown> {
   const found = new Map<string, unknown>();
-  for (const [key, value] of Object.entries(gx)) if (typeof value === 'function' && key !== 'Tensor') found.set(key, value);
+  for (const [key, value] of Object.entries(gx)) {
+    if (typeof value === 'function' && key !== 'Tensor') found.set(key, value);
+    // Namespaces (gx.linalg, gx.memory, ...): their functions, not classes (a class's constructor takes no axis).
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [member, v] of Object.entries(value)) {
+        if (typeof v === 'function' && !/^class\b/.test(Function.prototype.toString.call(v))) found.set(`${key}.${member}`, v);
+      }
+    }
+  }
   for (const name of Object.getOwnPropertyNames(gx.Tensor.prototype)) {
     const d = Object.getOwnPropertyDescriptor(gx.Tensor.prototype, name);
     if (name !== 'constructor' && typeof d?.value === 'function') found.set(`Tensor#${name}`, d.value);
@@ -459,7 +562,7 @@ test('every export and method that takes an axis has a case, and none names a pa
   t.deepEqual([...new Set(takesAxis)].filter((n) => !(n in CASES)), [], 'an op takes an axis but has no case in CASES');
   for (const [name, c] of Object.entries(CASES)) {
     t.is(all.has(name), !c.methodOnly, `${name}: exported unless the case says it is a method only`);
-    t.is(all.has(`Tensor#${name}`), !c.list, `Tensor#${name}: a method exactly where the op takes one tensor`);
+    t.is(all.has(`Tensor#${name}`), !c.list && !c.functionOnly, `Tensor#${name}: a method exactly where the op takes one tensor`);
   }
   const dims = [...all].filter(([, f]) => /\bdims?\b|Dim\b/.test(params(f))).map(([n, f]) => `${n}(${params(f)})`);
   t.deepEqual(dims, [], 'the word is axis');
@@ -526,7 +629,7 @@ function checkResult(t: ExecutionContext, got: unknown, want: Want, what: string
 }
 
 for (const [name, c] of Object.entries(CASES)) {
-  const faces = c.list ? '' : c.methodOnly ? ', as a method' : ', as a function and as a method';
+  const faces = c.list || c.functionOnly ? '' : c.methodOnly ? ', as a method' : ', as a function and as a method';
   deviceTest(`${name}: every axis form agrees with the reference${faces}`, (t, device) => {
     const shape = c.shape ?? [2, 3, 4];
     const a = input(shape, 7, device, c.values), b = input(shape, 8, device, c.values);
@@ -542,9 +645,10 @@ for (const [name, c] of Object.entries(CASES)) {
     try {
       const method = (self: gx.Tensor, args: unknown[]): unknown => (Reflect.get(self, name) as AnyFn).apply(self, args);
       const callers: [string, (...args: unknown[]) => unknown][] = [];
-      if (c.list) callers.push([`gx.${name}`, (...args) => (Reflect.get(gx, name) as AnyFn)([a.t, b.t], ...args)]);
-      else if (!c.methodOnly) callers.push([`gx.${name}`, (...args) => (Reflect.get(gx, name) as AnyFn)(a.t, ...args)]);
-      if (!c.list) callers.push([`Tensor.${name}`, (...args) => method(c.inPlace ? a.t.clone() : a.t, args)]);
+      const fnOf = (): AnyFn => name.split('.').reduce((o: unknown, k) => Reflect.get(o as object, k), gx) as AnyFn;
+      if (c.list) callers.push([`gx.${name}`, (...args) => fnOf()([a.t, b.t], ...args)]);
+      else if (!c.methodOnly) callers.push([`gx.${name}`, (...args) => fnOf()(a.t, ...args)]);
+      if (!c.list && !c.functionOnly) callers.push([`Tensor.${name}`, (...args) => method(c.inPlace ? a.t.clone() : a.t, args)]);
       for (const args of c.tries) {
         const want = (c.ref as (xs: Arr[], ...rest: unknown[]) => Want)([a.arr, b.arr], ...args);
         const label = JSON.stringify(args, (_k, v: unknown) => (v instanceof Idx ? `index of shape [${v.shape.join(', ')}]` : v)).slice(1, -1);

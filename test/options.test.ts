@@ -136,6 +136,14 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'Tensor#all': { call: () => x().all(1, { keepDims: true } as gx.ReduceOptions), fn: 'gx.all', key: 'keepDims', suggest: 'keepdims' },
   isclose: { call: () => gx.isclose(x(), x(), { equal_nan: true } as gx.IsCloseOptions), fn: 'gx.isclose', key: 'equal_nan', suggest: 'equalNan' },
   allclose: { call: () => gx.allclose(x(), x(), { rtoll: 1 } as gx.IsCloseOptions), fn: 'gx.allclose', key: 'rtoll', suggest: 'rtol' },
+  diagonal: { call: () => gx.diagonal(x(), { dim1: 0 } as gx.DiagonalOptions), fn: 'gx.diagonal', key: 'dim1', suggest: 'axis1' },
+  'Tensor#diagonal': { call: () => x().diagonal({ offset: 1, dim2: 0 } as gx.DiagonalOptions), fn: 'gx.diagonal', key: 'dim2', suggest: 'axis2' },
+  'linalg.vectorNorm': { call: () => gx.linalg.vectorNorm(x(), { p: 1 } as gx.VectorNormOptions), fn: 'gx.linalg.vectorNorm', key: 'p', suggest: 'ord' },
+  'linalg.matrixNorm': {
+    call: () => gx.linalg.matrixNorm(x(), 'nuc', [0, 1], { keepdim: true } as gx.NormOptions), fn: 'gx.linalg.matrixNorm', key: 'keepdim', suggest: 'keepdims',
+  },
+  'linalg.norm': { call: () => gx.linalg.norm(x(), { ord: 2, dim: 1 } as gx.LinalgNormOptions), fn: 'gx.linalg.norm', key: 'dim', suggest: 'axis' },
+  'Tensor#norm': { call: () => x().norm(2, 1, { dtpye: 'float64' } as gx.NormOptions), fn: 'Tensor.norm', key: 'dtpye', suggest: 'dtype' },
   'Tensor#matmul': { call: () => x().matmul(x().T, { allow_tf32: true } as gx.MatmulOptions), fn: 'gx.matmul', key: 'allow_tf32', suggest: 'allowTf32' },
   'Tensor#to': { call: () => x().to('cpu', { non_blocking: true } as gx.ToOptions), fn: 'Tensor.to', key: 'non_blocking', suggest: 'nonBlocking' },
   'Tensor#copy_': { call: () => x().copy_(x(), { non_blocking: true } as { nonBlocking?: boolean }), fn: 'Tensor.copy_', key: 'non_blocking', suggest: 'nonBlocking' },
@@ -219,7 +227,8 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill', 'maskedSelect', 'sl',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
-  'linalg.solve', 'linalg.inv', 'linalg.det',
+  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.cross',
+  'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
   'optim.Optimizer',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
@@ -243,6 +252,7 @@ const NO_OPTIONS = new Set([
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
     'index', 'get', 'set', 'maskedSelect',
     'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave', 'isnan', 'isinf', 'isfinite',
+    'trace', 'diag', 'triu', 'tril', 'dot', 'vdot', 'outer', 'cross',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
 ]);
 

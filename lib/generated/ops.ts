@@ -342,6 +342,11 @@ const OP_STD = new OpRef('std');
 function std(fn: string, a: { self: NativeTensor; axis: readonly number[]; correction: number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, a.dtype, a.out);
 }
+const OP_VECTOR_NORM = new OpRef('vector_norm');
+/** `vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()`: The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): (sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of nonzero elements (ops/reduce/norm.h). */
+function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[]; ord: number; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, a.dtype, a.out);
+}
 const OP_CUMSUM = new OpRef('cumsum');
 /** `cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type. */
 function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
@@ -431,6 +436,11 @@ const OP_MATMUL = new OpRef('matmul');
 /** `matmul(Tensor self, Tensor other, bool allow_tf32, bool trans_self, bool trans_other, Tensor out) -> ()`: out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); trans_self (trans_other): the tensor passed holds that operand's transpose, [batch, k, m] ([batch, n, k]), so a transposed view reaches cuBLAS as a transpose flag instead of a copy. */
 function matmul(fn: string, a: { self: NativeTensor; other: NativeTensor; allowTf32: boolean; transSelf: boolean; transOther: boolean; out: NativeTensor }): void {
   native.callOp(OP_MATMUL.id(fn), a.self, a.other, a.allowTf32, a.transSelf, a.transOther, a.out);
+}
+const OP_CROSS = new OpRef('cross');
+/** `cross(Tensor self, Tensor other, int axis, Tensor out) -> ()`: out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) and dtype (numeric, not bool) (ops/linalg/cross.h). */
+function cross(fn: string, a: { self: NativeTensor; other: NativeTensor; axis: number | bigint; out: NativeTensor }): void {
+  native.callOp(OP_CROSS.id(fn), a.self, a.other, a.axis, a.out);
 }
 const OP_SVD = new OpRef('svd');
 /** `svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()`: SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi). */
@@ -591,6 +601,7 @@ export {
   logsumexp,
   var_ as var,
   std,
+  vectorNorm,
   cumsum,
   gather,
   scatter,
@@ -609,6 +620,7 @@ export {
   randn,
   randint,
   matmul,
+  cross,
   svd,
   qr,
   cholesky,

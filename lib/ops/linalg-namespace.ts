@@ -3,3 +3,5 @@ export { svd, type SvdResult, type SvdOptions } from './linalg';
 export { qr, type QrMode, type QrOptions, type QrResult } from './linalg-qr';
 export { solve, inv, det } from './linalg-lu';
 export { cholesky, eigh, type CholeskyOptions, type EighOptions, type EighResult } from './linalg-symmetric';
+export { vectorNorm, matrixNorm, norm, type NormOptions, type VectorNormOptions, type MatrixNormOptions, type MatrixNormOrd, type LinalgNormOptions } from './linalg-norms';
+export { cross } from './linalg-products';

@@ -4,12 +4,14 @@
 // [batch or 1, m, k] @ [batch or 1, k, n] -> [batch, m, n]. On CUDA the
 // operands are contiguous: one whose batch is one matrix is passed once
 // (stride 0), one whose batch dims already are the result's and contiguous as
-// a view, and only the rest is materialized. On the CPU any operand whose
-// batch dims collapse into one stride goes as a strided view (transposes and
-// slices included). CUDA goes through cuBLAS (float32, with TF32 tensor cores
-// when allowed; float64; float16 and bfloat16 accumulating in float); the CPU
-// through a system BLAS when one is installed, else a built-in kernel
-// (gx.backends() says which), and is the reference.
+// a view, one whose matrices are transposed contiguous ones (x.mT) as that
+// contiguous transpose with the op's trans flag, and only the rest is
+// materialized. On the CPU any operand whose batch dims collapse into one
+// stride goes as a strided view (transposes and slices included). CUDA goes
+// through cuBLAS (float32, with TF32 tensor cores when allowed; float64;
+// float16 and bfloat16 accumulating in float); the CPU through a system BLAS
+// when one is installed, else a built-in kernel (gx.backends() says which),
+// and is the reference.
 import { allocate, tensor } from '../creation';
 import { FLOAT_DTYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
@@ -160,10 +162,33 @@ function multiply(a: Tensor, b: Tensor, aShape: readonly number[], bShape: reado
   const n = bShape[bShape.length - 1];
   using av = a.ndim === 1 ? a.reshape(aShape) : undefined;
   using bv = b.ndim === 1 ? b.reshape(bShape) : undefined;
-  using a3t = (cpu ? stridedBatch3(av ?? a, batch, m, k) : undefined) ?? asBatch3(av ?? a, batch, m, k);
-  using b3t = (cpu ? stridedBatch3(bv ?? b, batch, k, n) : undefined) ?? asBatch3(bv ?? b, batch, k, n);
+  // CUDA: a batch of transposed contiguous matrices (x.mT, einsum's 'bij,bkj->bik') goes as its transpose with a flag, uncopied.
+  using at = cpu ? undefined : transposedBatch3(av ?? a, batch, m, k);
+  using bt = cpu ? undefined : transposedBatch3(bv ?? b, batch, k, n);
+  using a3t = at ?? (cpu ? stridedBatch3(av ?? a, batch, m, k) : undefined) ?? asBatch3(av ?? a, batch, m, k);
+  using b3t = bt ?? (cpu ? stridedBatch3(bv ?? b, batch, k, n) : undefined) ?? asBatch3(bv ?? b, batch, k, n);
   using o3 = result.reshape([numelOf(batch), m, n]);
-  ops.matmul(fn, { self: a3t.handle(fn), other: b3t.handle(fn), allowTf32, transSelf: false, transOther: false, out: o3.handle(fn) });
+  ops.matmul(fn, {
+    self: a3t.handle(fn), other: b3t.handle(fn), allowTf32, transSelf: at !== undefined, transOther: bt !== undefined, out: o3.handle(fn),
+  });
+}
+
+/**
+ * CUDA: a non-contiguous `t` (seen as [batch.., rows, cols]) whose last two
+ * dims swapped are contiguous, as [b or 1, cols, rows] (the matrices'
+ * transposes, for the op's trans flag): one matrix for every batch, or the
+ * whole batch; else undefined (asBatch3 copies it).
+ */
+function transposedBatch3(t: Tensor, batch: readonly number[], rows: number, cols: number): Tensor | undefined {
+  if (t.ndim < 2 || t.isContiguous()) return undefined;
+  const d = t.ndim;
+  const one = numelOf(t.shape.slice(0, -2)) === 1;
+  if (!one && !(t.ndim === batch.length + 2 && t.shape.every((s, i) => i >= d - 2 || s === batch[i]))) return undefined;
+  const shape = [...t.shape.slice(0, -2), cols, rows];
+  const strides = [...t.strides.slice(0, -2), t.strides[d - 1], t.strides[d - 2]];
+  using swapped = t.asStrided(shape, strides, t.storageOffset);  // a view autograd does not record: matmul records itself
+  if (!swapped.isContiguous()) return undefined;
+  return swapped.reshape([one ? 1 : numelOf(batch), cols, rows]);
 }
 
 /** The transpose of a 2-d `t` as a view, when that view is contiguous (t is a transposed contiguous matrix); else undefined. */

@@ -145,6 +145,8 @@ void var_cpu(const Tensor& self, IntArrayRef axis, double correction, ScalarType
 void var_cuda(const Tensor& self, IntArrayRef axis, double correction, ScalarType dtype, const Tensor& out);
 void std_cpu(const Tensor& self, IntArrayRef axis, double correction, ScalarType dtype, const Tensor& out);
 void std_cuda(const Tensor& self, IntArrayRef axis, double correction, ScalarType dtype, const Tensor& out);
+void vector_norm_cpu(const Tensor& self, IntArrayRef axis, double ord, ScalarType dtype, const Tensor& out);
+void vector_norm_cuda(const Tensor& self, IntArrayRef axis, double ord, ScalarType dtype, const Tensor& out);
 void cumsum_cpu(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
 void cumsum_cuda(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
 void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
@@ -181,6 +183,8 @@ void randint_cpu(const Tensor& out, int64_t seed, int64_t offset, int64_t low, i
 void randint_cuda(const Tensor& out, int64_t seed, int64_t offset, int64_t low, int64_t high);
 void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
 void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
+void cross_cpu(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
+void cross_cuda(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
 void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);

@@ -212,6 +212,9 @@ GX_LIBRARY(gx_ops, m) {
   m.def("std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()",
         "Standard deviation over axis: the square root of var's result.")
       .impl(gx::kCPU, gx::ops::std_cpu) GX_OPS_CUDA_IMPL(gx::ops::std_cuda);
+  m.def("vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()",
+        "The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): (sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of nonzero elements (ops/reduce/norm.h).")
+      .impl(gx::kCPU, gx::ops::vector_norm_cpu) GX_OPS_CUDA_IMPL(gx::ops::vector_norm_cuda);
   m.def("cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()",
         "Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type.")
       .impl(gx::kCPU, gx::ops::cumsum_cpu) GX_OPS_CUDA_IMPL(gx::ops::cumsum_cuda);
@@ -266,6 +269,9 @@ GX_LIBRARY(gx_ops, m) {
   m.def("matmul(Tensor self, Tensor other, bool allow_tf32, bool trans_self, bool trans_other, Tensor out) -> ()",
         "out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); trans_self (trans_other): the tensor passed holds that operand's transpose, [batch, k, m] ([batch, n, k]), so a transposed view reaches cuBLAS as a transpose flag instead of a copy.")
       .impl(gx::kCPU, gx::ops::matmul_cpu) GX_OPS_CUDA_IMPL(gx::ops::matmul_cuda);
+  m.def("cross(Tensor self, Tensor other, int axis, Tensor out) -> ()",
+        "out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) and dtype (numeric, not bool) (ops/linalg/cross.h).")
+      .impl(gx::kCPU, gx::ops::cross_cpu) GX_OPS_CUDA_IMPL(gx::ops::cross_cuda);
   m.def("svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()",
         "SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi).")
       .impl(gx::kCPU, gx::ops::svd_cpu) GX_OPS_CUDA_IMPL(gx::ops::svd_cuda);

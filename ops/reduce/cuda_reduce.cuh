@@ -11,6 +11,16 @@
 //                         chunk of the reduced elements); with more than one
 //                         chunk, partials go to scratch and
 //                         reduce_finalize_kernel folds them per output.
+//   reduce_block_vec_kernel  the same for outputs that each reduce one
+//                         contiguous, 16-byte aligned run of float32, float16
+//                         or bfloat16 (a sum over the last axis, a matrix
+//                         norm over the last two): 16-byte loads, 4 in flight
+//                         per thread, and enough chunks for 8 blocks per SM.
+//                         (The scalar block kernel, reading one element per
+//                         thread at a time through the runtime dtype, took
+//                         0.248 ms for the 2-norms of 64 rows of 2^20 float32
+//                         on an H100, torch's matrix_norm 0.132 ms; this one
+//                         0.109 to 0.121 ms, torch 0.121 to 0.128.)
 // Every launch goes on the current stream of the input's device; partial
 // results live in a scratch tensor from the core's caching allocator.
 #pragma once
@@ -125,6 +135,46 @@ __global__ void __launch_bounds__(kThreads) reduce_finalize_kernel(R r, const __
   }
 }
 
+// Block (o = blockIdx.x, chunk c = blockIdx.y) over output o's contiguous run
+// of T (16-byte aligned): elements [c * chunk, (c + 1) * chunk), chunk a
+// multiple of VEC, read as VEC-element vectors kLoads at a time.
+template <int VEC, typename T, typename R>
+__global__ void __launch_bounds__(kThreads) reduce_block_vec_kernel(R r, const __grid_constant__ ReduceIter it, int64_t chunk,
+                                                                    typename R::Acc* partials) {
+  using V = typename R::Value;
+  using VT = Vec<T, VEC>;
+  constexpr int kLoads = 4;
+  const int64_t o = blockIdx.x;
+  int64_t in_off, out_off;
+  reduce_out_offsets(it, o, in_off, out_off);
+  const T* in = reinterpret_cast<const T*>(it.in + in_off);
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
+  const int64_t end = begin + chunk < it.red_numel ? begin + chunk : it.red_numel;
+  const int64_t vend = end / VEC;  // whole vectors; the rest (the last chunk's tail) one element at a time
+  typename R::Acc acc = r.init();
+  int64_t v = begin / VEC + threadIdx.x;
+  for (; v + (kLoads - 1) * kThreads < vend; v += kLoads * kThreads) {
+    VT x[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) x[u] = reinterpret_cast<const VT*>(in)[v + u * kThreads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u)
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) acc = r.step(acc, to<V>(x[u].v[j]), (v + u * kThreads) * VEC + j);
+  }
+  for (; v < vend; v += kThreads) {
+    const VT x = reinterpret_cast<const VT*>(in)[v];
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc = r.step(acc, to<V>(x.v[j]), v * VEC + j);
+  }
+  for (int64_t i = vend * VEC + threadIdx.x; i < end; i += kThreads) acc = r.step(acc, to<V>(in[i]), i);
+  acc = block_reduce(r, acc);
+  if (threadIdx.x == 0) {
+    if (partials != nullptr) partials[o * gridDim.y + blockIdx.y] = acc;
+    else store_as(it.out + out_off, it.out_dtype, r.project(acc));
+  }
+}
+
 template <int VEC, typename T, typename R>
 __global__ void __launch_bounds__(kThreads) reduce_vec_kernel(R r, const T* __restrict__ in, int64_t n,
                                                               typename R::Acc* partials) {
@@ -183,6 +233,34 @@ struct CudaReduce {
           reduce_vec_kernel<VEC, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
               r, reinterpret_cast<const T*>(it.in), it.red_numel, p);
           reduce_finalize_kernel<<<1, kThreads, 0, stream>>>(r, it, blocks, p);
+          done = true;
+        }
+      });
+    }
+    if (!done && std::is_same_v<V, float> && it.red_ndim == 1 && it.red_numel >= 1024 &&
+        it.red_strides[0] == itemsize(it.in_dtype) && it.out_numel <= 0x7fffffffLL) {
+      // Each output reduces one contiguous run: vectorized when every run starts 16-byte aligned.
+      with_storage_type(it.in_dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<V, float> && computes_in<T, float>()) {
+          bool ok = aligned(it.in, 16);
+          for (int d = 0; d < it.out_ndim && ok; ++d) ok = it.out_in_strides[d] % 16 == 0;
+          if (!ok) return;
+          constexpr int VEC = 16 / sizeof(T);
+          const int64_t target = 8LL * sms;  // blocks in flight, as the full reduction's
+          const int64_t by_size = (it.red_numel + 4 * VEC * kThreads - 1) / (4 * VEC * kThreads);  // a full pass per thread
+          int64_t chunks = (target + it.out_numel - 1) / it.out_numel;
+          if (chunks > by_size) chunks = by_size;
+          if (chunks > 65535) chunks = 65535;
+          if (chunks < 1) chunks = 1;
+          int64_t chunk = (it.red_numel + chunks - 1) / chunks;
+          chunk = (chunk + VEC - 1) / VEC * VEC;
+          chunks = (it.red_numel + chunk - 1) / chunk;
+          Acc* p = chunks > 1 ? partials(it.out_numel * chunks) : nullptr;
+          const dim3 grid(static_cast<unsigned>(it.out_numel), static_cast<unsigned>(chunks));
+          reduce_block_vec_kernel<VEC, T><<<grid, kThreads, 0, stream>>>(r, it, chunk, p);
+          if (chunks > 1)
+            reduce_finalize_kernel<<<static_cast<unsigned>(it.out_numel), kThreads, 0, stream>>>(r, it, chunks, p);
           done = true;
         }
       });
