@@ -4,7 +4,9 @@ Both scripts run as `python3 bench/<script>.py`; each puts its own directory on
 sys.path before `import bench_common`.
 """
 import json
+import statistics
 import sys
+import time
 
 
 def log(msg):
@@ -49,3 +51,25 @@ def torch_cuda():
         emit({"error": "torch %s: CUDA is not available" % torch.__version__, "torch": torch.__version__})
         return None
     return torch
+
+
+def timed(fn, warmup, repeat, sync, nbytes=None):
+    """Median seconds of fn() over `repeat` runs after `warmup`, each closed by
+    sync() (and the bandwidth when nbytes is given); the result is dropped
+    inside the timed region, as a caller's would be."""
+    clock = time.perf_counter_ns
+    samples = []
+    for i in range(warmup + repeat):
+        sync()
+        t0 = clock()
+        r = fn()
+        sync()
+        ns = clock() - t0
+        del r
+        if i >= warmup:
+            samples.append(ns)
+    s = statistics.median(samples) / 1e9
+    out = {"median_s": s, "repeat": repeat, "warmup": warmup}
+    if nbytes is not None:
+        out["gbps"] = nbytes / s / 1e9
+    return out

@@ -20,27 +20,10 @@ Run alone:
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log, torch_cuda  # noqa: E402
-
-
-def timed(fn, warmup, repeat, sync):
-    clock = time.perf_counter_ns
-    samples = []
-    for i in range(warmup + repeat):
-        sync()
-        t0 = clock()
-        r = fn()
-        sync()
-        ns = clock() - t0
-        del r
-        if i >= warmup:
-            samples.append(ns)
-    return {"median_s": statistics.median(samples) / 1e9, "repeat": repeat, "warmup": warmup}
+from bench_common import emit, log, timed, torch_cuda  # noqa: E402
 
 
 def main():
