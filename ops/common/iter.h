@@ -57,9 +57,11 @@ struct ElementwiseIter {
 
 // Removes size-1 dimensions and merges neighbours walked as one. `sizes` and
 // `strides` are outermost first on entry and innermost first on return.
+// kCapacity: the most operands a caller passes (nops <= kCapacity).
+template <int kCapacity = kMaxOperands>
 inline int collapse(int ndim, int64_t* sizes, int nops, int64_t (*strides)[kMaxDims]) {
   int64_t s[kMaxDims];
-  int64_t st[kMaxOperands][kMaxDims];
+  int64_t st[kCapacity][kMaxDims];
   int n = 0;
   for (int d = ndim - 1; d >= 0; --d) {  // innermost first
     if (sizes[d] == 1) continue;

@@ -92,30 +92,6 @@ struct AdvIter {
   }
 };
 
-// Removes size-1 dimensions and merges neighbours every operand walks as
-// one, as common/iter.h's collapse does, for up to 2 + kMaxDims operands.
-inline int collapse_adv(int ndim, int64_t* sizes, int nops, int64_t (*strides)[kMaxDims]) {
-  int64_t s[kMaxDims];
-  int64_t st[2 + kMaxDims][kMaxDims];
-  int n = 0;
-  for (int d = ndim - 1; d >= 0; --d) {
-    if (sizes[d] == 1) continue;
-    bool merge = n > 0;
-    for (int k = 0; k < nops && merge; ++k) merge = strides[k][d] == st[k][n - 1] * s[n - 1];
-    if (merge) {
-      s[n - 1] *= sizes[d];
-      continue;
-    }
-    s[n] = sizes[d];
-    for (int k = 0; k < nops; ++k) st[k][n] = strides[k][d];
-    ++n;
-  }
-  for (int d = 0; d < n; ++d) {
-    sizes[d] = s[d];
-    for (int k = 0; k < nops; ++k) strides[k][d] = st[k][d];
-  }
-  return n;
-}
 
 // `walked` (out, or index_put's values) and self and every index have the
 // same shape (JS's views); sizes / strides / dims: one per index.
@@ -153,7 +129,7 @@ inline AdvIter make_adv_iter(const Tensor& walked, const Tensor& self, const std
     it.idx_stride[k] = strides[k] * item;
   }
   it.nidx = static_cast<int>(nidx);
-  it.ndim = collapse_adv(static_cast<int>(ndim), sz, 2 + it.nidx, st);
+  it.ndim = collapse<2 + kMaxDims>(static_cast<int>(ndim), sz, 2 + it.nidx, st);
   for (int d = 0; d < it.ndim; ++d) {
     it.sizes[d] = sz[d];
     for (int k = 0; k < 2 + it.nidx; ++k) it.strides[k][d] = st[k][d];

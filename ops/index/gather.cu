@@ -22,6 +22,28 @@ template <> struct Bits<2> { using type = uint16_t; };
 template <> struct Bits<4> { using type = uint32_t; };
 template <> struct Bits<8> { using type = uint64_t; };
 
+// The kUnroll positions base, base + kThreads, ... (those below n): each one's
+// index value k (-1 where past n or out of range, recorded in `bad`), and its
+// byte offsets in the walked operand (w) and the indexed one (x).
+template <typename I>
+__device__ __forceinline__ void read_indices(const IndexIter& it, I base, I n, int64_t (&k)[kUnroll], int64_t (&w)[kUnroll],
+                                             int64_t (&x)[kUnroll], unsigned long long* bad) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const I l = base + static_cast<I>(u * kThreads);
+    k[u] = -1;
+    if (l < n) {
+      int64_t i;
+      it.offsets<I>(l, i, w[u], x[u]);
+      k[u] = it.value(i);
+      if (!it.in_range(k[u])) {
+        record_bad(bad, k[u]);
+        k[u] = -1;
+      }
+    }
+  }
+}
+
 // Each thread takes kUnroll positions kThreads apart (coalesced), reads all
 // their index values, then all the picked elements, then writes them.
 template <typename I, int kItem>
@@ -31,20 +53,7 @@ __device__ __forceinline__ void gather_body(const IndexIter& it, unsigned long l
   const I stride = static_cast<I>(gridDim.x) * kThreads * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * kThreads * kUnroll + threadIdx.x; base < n; base += stride) {
     int64_t k[kUnroll], w[kUnroll], x[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const I l = base + static_cast<I>(u * kThreads);
-      k[u] = -1;
-      if (l < n) {
-        int64_t i;
-        it.offsets<I>(l, i, w[u], x[u]);
-        k[u] = it.value(i);
-        if (!it.in_range(k[u])) {
-          record_bad(bad, k[u]);
-          k[u] = -1;
-        }
-      }
-    }
+    read_indices<I>(it, base, n, k, w, x, bad);
     E v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -130,20 +139,7 @@ __device__ __forceinline__ void scatter_body(const IndexIter& it, int64_t item, 
   const I stride = static_cast<I>(gridDim.x) * kThreads * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * kThreads * kUnroll + threadIdx.x; base < n; base += stride) {
     int64_t k[kUnroll], w[kUnroll], x[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const I l = base + static_cast<I>(u * kThreads);
-      k[u] = -1;
-      if (l < n) {
-        int64_t i;
-        it.offsets<I>(l, i, w[u], x[u]);
-        k[u] = it.value(i);
-        if (!it.in_range(k[u])) {
-          record_bad(bad, k[u]);
-          k[u] = -1;
-        }
-      }
-    }
+    read_indices<I>(it, base, n, k, w, x, bad);
     if constexpr (std::is_void_v<T>) {
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
