@@ -10,7 +10,7 @@ namespace {
 // V8 cannot see tensor memory, so without help it collects forgotten handles
 // rarely and their memory piles up. Each handle reports its storage's size as
 // external memory while it holds it, and un-reports it when it lets go.
-// Reports are deferred: changes gather in `tls_pending` and reach V8 when the
+// Reports are deferred: changes gather in counters and reach V8 when the
 // next handle is made. So a tensor made and disposed before the next one (the
 // common case) never reaches V8 at all (reporting 256 MiB up and down would
 // start a collection each time), while forgotten tensors add up as they
@@ -24,19 +24,36 @@ namespace {
 // unreported, so forgetting one puts less pressure on V8: dispose() it.
 // The same holds for a second handle of one tensor (contiguous() of a
 // contiguous tensor).
-// Changes reach V8 only once they add up to kReportStep either way: the
-// tensors of one training step or one L-BFGS evaluation (tens of MiB made and
-// disposed) then never reach V8, where each round of them started a
-// collection (about 0.1 ms per 4 MiB tensor at 10^6 elements). Forgotten
-// tensors still add up and are reported, kReportStep at a time.
-thread_local int64_t tls_pending = 0;
+// While a program frees its tensors itself (dispose, tidy), new handles reach
+// V8 only once their bytes add up to kReportStep: the tensors of one training
+// step or one L-BFGS evaluation (tens of MiB made and disposed before that)
+// then never reach V8, where each round of them started a collection (about
+// 0.1 ms per 4 MiB tensor at 10^6 elements). Once a finalizer frees one (a
+// forgotten tensor: the program relies on collections), every handle is
+// reported at once again, as V8 needs to keep forgotten memory bounded
+// (reported in steps, 4 GiB piled up in a loop that yields where 1 GiB did);
+// kExplicitRun explicit disposals in a row switch the steps back on. A handle
+// let go before its bytes were reported takes them back from the unreported
+// sum; one let go after is un-reported at the next handle.
+thread_local int64_t tls_unreported = 0;  // bytes of live handles made since the last report
+thread_local int64_t tls_released = 0;    // reported bytes let go since (<= 0)
+thread_local uint64_t tls_epoch = 0;      // reports of tls_unreported so far
+thread_local int64_t tls_explicit_run = 0;  // explicit disposals since a finalizer last freed a tensor
 constexpr int64_t kReportStep = int64_t{128} << 20;
+constexpr int64_t kExplicitRun = 4096;
 
 void report_pending(napi_env env) {
-  if (tls_pending < kReportStep && tls_pending > -kReportStep) return;
+  int64_t change = tls_released;
+  const int64_t step = tls_explicit_run >= kExplicitRun ? kReportStep : 1;
+  if (tls_unreported >= step) {
+    change += tls_unreported;
+    tls_unreported = 0;
+    ++tls_epoch;
+  }
+  tls_released = 0;
+  if (change == 0) return;
   int64_t ignored = 0;
-  napi_adjust_external_memory(env, tls_pending, &ignored);
-  tls_pending = 0;
+  napi_adjust_external_memory(env, change, &ignored);
 }
 
 struct Box {
@@ -44,18 +61,22 @@ struct Box {
   static constexpr const char* kName = "Tensor";
 
   TensorImpl* impl;
-  int64_t reported;  // bytes reported to V8 for this handle
+  int64_t bytes;   // this handle's share of tensor memory (0 for a view)
+  uint64_t epoch;  // tls_epoch when it was made: unreported while they are equal
 
-  // Drops the reference; returns the bytes to un-report.
-  int64_t drop() {
-    if (impl == nullptr) return 0;
+  // Drops the reference and takes its bytes out of the pressure V8 sees (or will).
+  // `by_finalizer`: the handle was forgotten (collected, never disposed).
+  void drop(bool by_finalizer) {
+    if (impl == nullptr) return;
+    if (by_finalizer) tls_explicit_run = 0;
+    else if (tls_explicit_run < kExplicitRun) ++tls_explicit_run;
     impl->release();
     impl = nullptr;
-    const int64_t r = reported;
-    reported = 0;
-    return r;
+    if (epoch == tls_epoch) tls_unreported -= bytes;
+    else tls_released -= bytes;
+    bytes = 0;
   }
-  ~Box() { tls_pending -= drop(); }
+  ~Box() { drop(true); }
 };
 
 }  // namespace
@@ -63,11 +84,10 @@ struct Box {
 Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
   const Storage& st = impl->storage();
   const int64_t bytes = st.use_count() == 1 && impl->use_count() == 1 ? static_cast<int64_t>(st.nbytes()) : 0;
-  Box* box = new Box{impl, bytes};
-  Napi::Value v = wrap_external(env, box);  // on failure it deletes the box, releasing impl
   report_pending(env);
-  tls_pending += bytes;
-  return v;
+  Box* box = new Box{impl, bytes, tls_epoch};
+  tls_unreported += bytes;
+  return wrap_external(env, box);  // on failure it deletes the box, releasing impl and taking its bytes back
 }
 
 TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {
@@ -85,7 +105,7 @@ TensorImpl& TensorHandle::FromValue(const Napi::Value& v, const char* fn, const 
 bool TensorHandle::Dispose(const Napi::Value& v) {
   Box& box = unwrap_external<Box>(v, "dispose", "tensor");
   if (box.impl == nullptr) return false;
-  tls_pending -= box.drop();
+  box.drop(false);
   return true;
 }
 
