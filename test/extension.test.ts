@@ -103,6 +103,7 @@ test('bad calls throw errors that name the op and the argument', (t) => {
     [() => kinds.describe(), TypeError, /^kinds::describe: missing required argument 'k' \(int\)/],
     [() => kinds.describe(1, 0.5, 'yes'), TypeError, /argument 'flag' must be a boolean, got string "yes"/],
     [() => kinds.describe(1, 0.5, true, 's', [1], 'float8'), TypeError, /argument 'dtype': unknown dtype "float8"/],
+    [() => kinds.describe(1, 0.5, true, 's', [1], 99 as never), TypeError, /argument 'dtype': unknown dtype code 99/],
     [() => kinds.scale(i32, 2), Error, /^kinds::scale: scale: unsupported dtype int32; expected one of float32, float64, float16, bfloat16/],
     [() => kinds.count([a, 'x']), TypeError, /^count: argument 'xs\[1\]' must be a Tensor/],
     [() => kinds.kw(a), TypeError, /^kinds::kw: missing required argument 'a' \(float\)/],

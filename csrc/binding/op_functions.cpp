@@ -31,7 +31,7 @@ const char* kind_word(ArgType t) {
     case ArgType::Bool: return "a boolean";
     case ArgType::Str: return "a string";
     case ArgType::IntList: return "an array of integers";
-    case ArgType::ScalarType: return "a dtype name";
+    case ArgType::ScalarType: return "a dtype name (or its code)";
   }
   return "a value";
 }
@@ -215,12 +215,19 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
       break;
     }
     case ArgType::ScalarType: {
-      expect(v.IsString());
-      const std::string name = v.As<Napi::String>().Utf8Value();
       int code = -1;
-      for (int k = 0; k < kNumDTypes; ++k)
-        if (name == dtype_name(static_cast<DType>(k))) code = k;
-      GX_CHECK_TYPE(code >= 0, op.qualified, ": argument '", a.name, "': unknown dtype \"", name, "\"");
+      if (v.IsNumber()) {
+        // The built-in ops' calls pass the dtype's code (lib/generated/ops.ts): no string to read.
+        const double d = v.As<Napi::Number>().DoubleValue();
+        if (d >= 0 && d < kNumDTypes && d == static_cast<double>(static_cast<int>(d))) code = static_cast<int>(d);
+        GX_CHECK_TYPE(code >= 0, op.qualified, ": argument '", a.name, "': unknown dtype code ", d);
+      } else {
+        expect(v.IsString());
+        const std::string name = v.As<Napi::String>().Utf8Value();
+        for (int k = 0; k < kNumDTypes; ++k)
+          if (name == dtype_name(static_cast<DType>(k))) code = k;
+        GX_CHECK_TYPE(code >= 0, op.qualified, ": argument '", a.name, "': unknown dtype \"", name, "\"");
+      }
       out.kind = GX_VALUE_DTYPE;
       out.v.dtype = code;
       break;

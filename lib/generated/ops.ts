@@ -5,277 +5,277 @@
 // families' tables lib/ops decides dtypes by.
 import { native, type NativeTensor } from '../native';
 import { OpRef } from '../ops/library';
-import type { DType } from './dtypes';
+import { DTYPE_INFO, type DType } from './dtypes';
 
 const OP_ADD = new OpRef('add');
 /** `add(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. */
 function add(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ADD.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_ADD.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ADD_SCALAR = new OpRef('add_scalar');
 /** `add_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function addScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ADD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_ADD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SUB = new OpRef('sub');
 /** `sub(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). */
 function sub(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUB.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_SUB.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SUB_SCALAR = new OpRef('sub_scalar');
 /** `sub_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function subScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUB_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_SUB_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MUL = new OpRef('mul');
 /** `mul(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self * other. */
 function mul(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MUL.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_MUL.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MUL_SCALAR = new OpRef('mul_scalar');
 /** `mul_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self * other. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function mulScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MUL_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_MUL_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_DIV = new OpRef('div');
 /** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. */
 function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_DIV.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_DIV.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_DIV_SCALAR = new OpRef('div_scalar');
 /** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function divScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_DIV_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_DIV_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_POW = new OpRef('pow');
 /** `pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. */
 function pow(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_POW.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_POW.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_POW_SCALAR = new OpRef('pow_scalar');
 /** `pow_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function powScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_POW_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_POW_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MAXIMUM = new OpRef('maximum');
 /** `maximum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. */
 function maximum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAXIMUM.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_MAXIMUM.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MAXIMUM_SCALAR = new OpRef('maximum_scalar');
 /** `maximum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function maximumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAXIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_MAXIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MINIMUM = new OpRef('minimum');
 /** `minimum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. */
 function minimum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MINIMUM.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_MINIMUM.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MINIMUM_SCALAR = new OpRef('minimum_scalar');
 /** `minimum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function minimumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MINIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_MINIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_REMAINDER = new OpRef('remainder');
 /** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. */
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_REMAINDER.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_REMAINDER.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
 /** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_REMAINDER_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_REMAINDER_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_EQ = new OpRef('eq');
 /** `eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. */
 function eq(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EQ.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_EQ.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_EQ_SCALAR = new OpRef('eq_scalar');
 /** `eq_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function eqScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EQ_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_EQ_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_NE = new OpRef('ne');
 /** `ne(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. */
 function ne(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NE.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_NE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_NE_SCALAR = new OpRef('ne_scalar');
 /** `ne_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function neScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_NE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LT = new OpRef('lt');
 /** `lt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. */
 function lt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LT.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_LT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LT_SCALAR = new OpRef('lt_scalar');
 /** `lt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function ltScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_LT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LE = new OpRef('le');
 /** `le(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. */
 function le(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LE.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_LE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LE_SCALAR = new OpRef('le_scalar');
 /** `le_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function leScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_LE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GT = new OpRef('gt');
 /** `gt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. */
 function gt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GT.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_GT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GT_SCALAR = new OpRef('gt_scalar');
 /** `gt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function gtScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_GT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GE = new OpRef('ge');
 /** `ge(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. */
 function ge(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GE.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_GE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GE_SCALAR = new OpRef('ge_scalar');
 /** `ge_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function geScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_GE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_AND = new OpRef('logical_and');
 /** `logical_and(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. */
 function logicalAnd(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_AND.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_AND.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_AND_SCALAR = new OpRef('logical_and_scalar');
 /** `logical_and_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalAndScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_AND_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_AND_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_OR = new OpRef('logical_or');
 /** `logical_or(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. */
 function logicalOr(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_OR.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_OR.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_OR_SCALAR = new OpRef('logical_or_scalar');
 /** `logical_or_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalOrScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_OR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_OR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_XOR = new OpRef('logical_xor');
 /** `logical_xor(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. */
 function logicalXor(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_XOR.id(fn), a.self, a.other, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_XOR.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGICAL_XOR_SCALAR = new OpRef('logical_xor_scalar');
 /** `logical_xor_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalXorScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_XOR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, a.dtype, a.out);
+  native.callOp(OP_LOGICAL_XOR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_EXP = new OpRef('exp');
 /** `exp(Tensor self, ScalarType dtype, Tensor out) -> ()`: e ** x (integer and bool inputs give float32). */
 function exp(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EXP.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_EXP.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOG = new OpRef('log');
 /** `log(Tensor self, ScalarType dtype, Tensor out) -> ()`: Natural logarithm. */
 function log(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_LOG.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOG1P = new OpRef('log1p');
 /** `log1p(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + x), accurate near 0. */
 function log1p(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG1P.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_LOG1P.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SQRT = new OpRef('sqrt');
 /** `sqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: Square root. */
 function sqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SQRT.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_SQRT.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_RSQRT = new OpRef('rsqrt');
 /** `rsqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / sqrt(x). */
 function rsqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_RSQRT.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_RSQRT.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SIN = new OpRef('sin');
 /** `sin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Sine. */
 function sin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIN.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_SIN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_COS = new OpRef('cos');
 /** `cos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Cosine. */
 function cos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_COS.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_COS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_TANH = new OpRef('tanh');
 /** `tanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic tangent. */
 function tanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_TANH.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_TANH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SIGMOID = new OpRef('sigmoid');
 /** `sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / (1 + exp(-x)). */
 function sigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIGMOID.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_SIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GELU = new OpRef('gelu');
 /** `gelu(Tensor self, ScalarType dtype, Tensor out) -> ()`: GELU, the exact (erf) form of torch.nn.functional.gelu. */
 function gelu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GELU.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_GELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SOFTPLUS = new OpRef('softplus');
 /** `softplus(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + exp(x)); x above 20 passes through (torch's threshold). */
 function softplus(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SOFTPLUS.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_SOFTPLUS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_NEG = new OpRef('neg');
 /** `neg(Tensor self, ScalarType dtype, Tensor out) -> ()`: -x (keeps the dtype; not for bool). */
 function neg(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NEG.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_NEG.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ABS = new OpRef('abs');
 /** `abs(Tensor self, ScalarType dtype, Tensor out) -> ()`: |x| (keeps the dtype; not for bool). */
 function abs(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ABS.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_ABS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SIGN = new OpRef('sign');
 /** `sign(Tensor self, ScalarType dtype, Tensor out) -> ()`: -1, 0 or 1 by the sign of x; 0 for NaN. */
 function sign(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIGN.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_SIGN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_FLOOR = new OpRef('floor');
 /** `floor(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds down (integers unchanged). */
 function floor(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_FLOOR.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_FLOOR.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_CEIL = new OpRef('ceil');
 /** `ceil(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds up (integers unchanged). */
 function ceil(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CEIL.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_CEIL.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ROUND = new OpRef('round');
 /** `round(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds to the nearest integer, halves to even as torch.round (integers unchanged). */
 function round(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ROUND.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_ROUND.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_RELU = new OpRef('relu');
 /** `relu(Tensor self, ScalarType dtype, Tensor out) -> ()`: max(x, 0); NaN propagates. */
 function relu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_RELU.id(fn), a.self, a.dtype, a.out);
+  native.callOp(OP_RELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_WHERE = new OpRef('where');
 /** `where(Tensor condition, Tensor? self, Tensor? other, float self_scalar, int self_int, float other_scalar, int other_int, ScalarType dtype, Tensor out) -> ()`: Elementwise condition ? self : other, broadcasting; an absent self/other is the scalar beside it. */
 function where(fn: string, a: { condition: NativeTensor; self: NativeTensor | null; other: NativeTensor | null; selfScalar: number; selfInt: number | bigint; otherScalar: number; otherInt: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_WHERE.id(fn), a.condition, a.self, a.other, a.selfScalar, a.selfInt, a.otherScalar, a.otherInt, a.dtype, a.out);
+  native.callOp(OP_WHERE.id(fn), a.condition, a.self, a.other, a.selfScalar, a.selfInt, a.otherScalar, a.otherInt, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_CLAMP = new OpRef('clamp');
 /** `clamp(Tensor self, float? min, float? max, int min_int, int max_int, ScalarType dtype, Tensor out) -> ()`: Elementwise min(max(self, min), max) with number bounds (each optional); NaN propagates. */
 function clamp(fn: string, a: { self: NativeTensor; min: number | null; max: number | null; minInt: number | bigint; maxInt: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CLAMP.id(fn), a.self, a.min, a.max, a.minInt, a.maxInt, a.dtype, a.out);
+  native.callOp(OP_CLAMP.id(fn), a.self, a.min, a.max, a.minInt, a.maxInt, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ASTYPE = new OpRef('astype');
 /** `astype(Tensor self, Tensor out) -> ()`: Copies self into out (same shape), converting to out's dtype. */
@@ -285,72 +285,72 @@ function astype(fn: string, a: { self: NativeTensor; out: NativeTensor }): void 
 const OP_SUM = new OpRef('sum');
 /** `sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Sum over axis (all for []). */
 function sum(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUM.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_SUM.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_PROD = new OpRef('prod');
 /** `prod(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Product over axis. */
 function prod(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_PROD.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_PROD.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MEAN = new OpRef('mean');
 /** `mean(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Mean over axis. */
 function mean(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MEAN.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_MEAN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MAX = new OpRef('max');
 /** `max(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Maximum over axis (NaN propagates). */
 function max(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAX.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_MAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MIN = new OpRef('min');
 /** `min(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Minimum over axis (NaN propagates). */
 function min(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MIN.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_MIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ARGMAX = new OpRef('argmax');
 /** `argmax(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first maximum over axis (C order); NaN counts as the maximum. */
 function argmax(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ARGMAX.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_ARGMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ARGMIN = new OpRef('argmin');
 /** `argmin(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first minimum over axis (C order); NaN counts as the minimum. */
 function argmin(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ARGMIN.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_ARGMIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SOFTMAX = new OpRef('softmax');
 /** `softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: out = exp(x - max) / sum(exp(x - max)) along axis (out has self's shape), computing in dtype (floating). */
 function softmax(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SOFTMAX.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_SOFTMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOG_SOFTMAX = new OpRef('log_softmax');
 /** `log_softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: out = x - max - log(sum(exp(x - max))) along axis (out has self's shape), computing in dtype (floating). */
 function logSoftmax(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG_SOFTMAX.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_LOG_SOFTMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_LOGSUMEXP = new OpRef('logsumexp');
 /** `logsumexp(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: log(sum(exp(x))) over axis, stable (max + log(sum(exp(x - max)))); -inf for lines of -inf or none. */
 function logsumexp(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGSUMEXP.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_LOGSUMEXP.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_VAR = new OpRef('var');
 /** `var(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Variance over axis: sum((x - mean)^2) / max(0, N - correction), one pass (shifted Welford). */
 function var_(fn: string, a: { self: NativeTensor; axis: readonly number[]; correction: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_VAR.id(fn), a.self, a.axis, a.correction, a.dtype, a.out);
+  native.callOp(OP_VAR.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_STD = new OpRef('std');
 /** `std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Standard deviation over axis: the square root of var's result. */
 function std(fn: string, a: { self: NativeTensor; axis: readonly number[]; correction: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, a.dtype, a.out);
+  native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_VECTOR_NORM = new OpRef('vector_norm');
 /** `vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()`: The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): (sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of nonzero elements (ops/reduce/norm.h). */
 function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[]; ord: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, a.dtype, a.out);
+  native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_CUMSUM = new OpRef('cumsum');
 /** `cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type. */
 function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CUMSUM.id(fn), a.self, a.axis, a.dtype, a.out);
+  native.callOp(OP_CUMSUM.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_GATHER = new OpRef('gather');
 /** `gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()`: out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)). */

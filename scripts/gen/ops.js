@@ -134,13 +134,15 @@ function tsName(name) {
 
 function tsOps(list, all) {
   const lines = [...HEADER, '// One call per built-in op schema, its arguments named as in the schema (camelCased) so', '// tsc catches a missing or swapped one; `fn` names the gx function in errors. And the', '// families\' tables lib/ops decides dtypes by.',
-    "import { native, type NativeTensor } from '../native';", "import { OpRef } from '../ops/library';", "import type { DType } from './dtypes';", ''];
+    "import { native, type NativeTensor } from '../native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
   const exported = [];
   for (const s of all) {
     const id = `OP_${s.name.toUpperCase()}`;
     const fn = tsName(s.name);
     const args = s.args.map((a) => `${camel(a.name)}: ${TYPES[a.type].ts}`).join('; ');
-    const call = `native.callOp(${id}.id(fn)${s.args.map((a) => `, a.${camel(a.name)}`).join('')})`;
+    // A dtype goes as its code (the core's number for it): no string for the core to read per call.
+    const arg = (a) => (a.type === 'ScalarType' ? `DTYPE_INFO[a.${camel(a.name)}].code` : `a.${camel(a.name)}`);
+    const call = `native.callOp(${id}.id(fn)${s.args.map((a) => `, ${arg(a)}`).join('')})`;
     lines.push(`const ${id} = new OpRef('${s.name}');`);
     lines.push(`/** \`${s.schema}\`: ${s.doc.replace(/\*\//g, '*\\/')} */`);
     const params = s.args.length === 0 ? 'fn: string' : `fn: string, a: { ${args} }`;
