@@ -10,19 +10,11 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { fitLogistic, logisticData } from '../examples/glm';
-import { fmt, median, nowNs, elapsedNs, REPO, runPythonJson, section } from './util';
+import { fmt, perCallNs, REPO, runPythonJson, section } from './util';
 
-function perOpUs(f: () => void, sync: () => void, reps = 200, chain = 100): number {
-  for (let i = 0; i < 50; i++) f();
-  sync();
-  const s: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    const t0 = nowNs();
-    f();
-    sync();
-    s.push(elapsedNs(t0) / 1e3 / chain);
-  }
-  return median(s);
+/** Median microseconds per op of f() (a chain of `chain` ops), each call closed by sync(). */
+function perOpUs(f: () => void, sync: () => void, chain = 100): number {
+  return perCallNs(f, 200, 1, { warmup: 50, sync }) / 1e3 / chain;
 }
 
 async function main(): Promise<void> {

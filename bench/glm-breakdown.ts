@@ -10,20 +10,10 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { fitLogistic, logisticData } from '../examples/glm';
-import { fmt, median, nowNs, elapsedNs, REPO, runPythonJson, section } from './util';
+import { fmt, perCallNs, REPO, runPythonJson, section } from './util';
 
-function ms(f: () => void, sync: () => void, reps = 20): number {
-  for (let i = 0; i < 3; i++) f();
-  sync();
-  const s: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    const t0 = nowNs();
-    f();
-    sync();
-    s.push(elapsedNs(t0) / 1e6);
-  }
-  return median(s);
-}
+/** Median milliseconds of f(), each call closed by sync(). */
+const ms = (f: () => void, sync: () => void): number => perCallNs(f, 20, 1, { warmup: 3, sync }) / 1e6;
 
 async function main(): Promise<void> {
   const device = gx.cuda.isAvailable() ? 'cuda' : 'cpu';

@@ -6,21 +6,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, timed  # noqa: E402
 
 
-def per_op_us(f, sync, reps=200, chain=100):
-    for _ in range(50):
-        f()
-    sync()
-    s = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        sync()
-        s.append((time.perf_counter() - t0) * 1e6 / chain)
-    s.sort()
-    return s[len(s) // 2]
+def per_op_us(f, sync, chain=100):
+    return timed(f, 50, 200, sync)["median_s"] * 1e6 / chain
 
 
 def glm(torch, path, dev):

@@ -6,21 +6,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, torch_cuda  # noqa: E402
+from bench_common import emit, timed, torch_cuda  # noqa: E402
 
 
-def ms(f, sync, reps=20):
-    for _ in range(3):
-        f()
-    sync()
-    s = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        sync()
-        s.append((time.perf_counter() - t0) * 1e3)
-    s.sort()
-    return s[len(s) // 2]
+def ms(f, sync):
+    return timed(f, 3, 20, sync)["median_s"] * 1e3
 
 
 def main():

@@ -28,6 +28,32 @@ function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
 }
 
 /**
+ * Runs `fn` in a new innermost scope; then the tensors made during it that
+ * `kept(result)` accepts join the enclosing scope, and the rest are
+ * disposed (all of them when fn throws).
+ */
+function scoped<T>(fn: () => T, kept: (result: T) => (t: Tensor) => boolean): T {
+  const scope = new Set<Tensor>();
+  scopes.push(scope);
+  let result: T;
+  let keep: (t: Tensor) => boolean;
+  try {
+    result = fn();
+    keep = kept(result);
+  } catch (err) {
+    scopes.pop();
+    for (const t of scope) if (!t.isDisposed) t.dispose();
+    throw err;
+  }
+  scopes.pop();
+  for (const t of scope) {
+    if (keep(t)) track(t);
+    else if (!t.isDisposed) t.dispose();
+  }
+  return result;
+}
+
+/**
  * Runs `fn` and disposes every tensor created during it, except the tensors
  * it returns (directly, or inside arrays, Maps and plain objects). Those join
  * the enclosing tidy scope, if any. `fn` must be synchronous.
@@ -36,27 +62,14 @@ function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
  */
 export function tidy<T>(fn: () => T): T {
   if (typeof fn !== 'function') throw new TypeError('gx.tidy: argument \'fn\' must be a function');
-  const scope = new Set<Tensor>();
-  scopes.push(scope);
-  let result: T;
-  try {
-    result = fn();
+  return scoped(fn, (result) => {
     if (result instanceof Promise) {
       throw new TypeError('gx.tidy: fn must be synchronous (it returned a Promise); dispose tensors explicitly in async code');
     }
-  } catch (err) {
-    scopes.pop();
-    for (const t of scope) if (!t.isDisposed) t.dispose();
-    throw err;
-  }
-  scopes.pop();
-  const keep = new Set<unknown>();
-  collect(result, keep, new Set());
-  for (const t of scope) {
-    if (keep.has(t)) track(t);
-    else if (!t.isDisposed) t.dispose();
-  }
-  return result;
+    const keep = new Set<unknown>();
+    collect(result, keep, new Set());
+    return (t) => keep.has(t);
+  });
 }
 
 /**
@@ -66,20 +79,5 @@ export function tidy<T>(fn: () => T): T {
  * more than a flat list needs).
  */
 export function tidyList<T extends Tensor | null>(fn: () => T[]): T[] {
-  const scope = new Set<Tensor>();
-  scopes.push(scope);
-  let result: T[];
-  try {
-    result = fn();
-  } catch (err) {
-    scopes.pop();
-    for (const t of scope) if (!t.isDisposed) t.dispose();
-    throw err;
-  }
-  scopes.pop();
-  for (const t of scope) {
-    if (result.includes(t as T)) track(t);
-    else if (!t.isDisposed) t.dispose();
-  }
-  return result;
+  return scoped(fn, (result) => (t) => result.includes(t as T));
 }

@@ -3,6 +3,8 @@
 // on every run.
 #include "../common/dispatch.h"
 #include "index_iter.h"
+#include "reductions.h"
+#include "scatter_cpu.h"
 
 namespace gx::ops {
 
@@ -33,18 +35,7 @@ void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Te
     return;
   }
   GX_CHECK(reduce == kScatterAdd, "unknown reduction ", reduce);
-  with_compute<kCNumeric>(dtype, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    for (int64_t l = 0; l < it.numel; ++l) {
-      int64_t i, w, x;
-      it.offsets(l, i, w, x);
-      const int64_t k = it.value(i);
-      if (!it.in_range(k)) throw_out_of_range(it, k);
-      char* dst = it.indexed + x + k * it.axis_stride;
-      // Integers add in int64 and wrap on store, as torch's do.
-      store_as(dst, dtype, load_as<C>(dst, dtype) + load_as<C>(it.walked + w, dtype));
-    }
-  });
+  scatter_combine_cpu(it, dtype, ReduceSum{});  // integers add in int64 and wrap on store, as torch's do
 }
 
 }  // namespace gx::ops

@@ -13,6 +13,7 @@
 #include "../common/dispatch.h"
 #include "searchsorted.h"
 #include "sort_keys.h"
+#include "unique_args.h"
 
 namespace gx::ops {
 namespace {
@@ -97,13 +98,6 @@ int64_t unique_flat(const char* x, const Codec& c, int64_t n, char* values, int6
   return m;
 }
 
-void check_flat(const Tensor& t, int64_t n, ScalarType dtype, const Tensor& self, const char* name) {
-  GX_CHECK(t.dim() == 1 && t.sizes()[0] == n && t.is_contiguous(), "unique: ", name, " must be contiguous [", n, "], got ",
-           t.sizes());
-  GX_CHECK(t.dtype() == dtype, "unique: ", name, " must be ", dtype, ", got ", t.dtype());
-  GX_CHECK(t.device() == self.device(), "unique: ", name, " on ", t.device(), " but the input on ", self.device());
-}
-
 }  // namespace
 
 void sort_cpu(const Tensor& self, bool descending, const Tensor& values, const Tensor& indices) {
@@ -135,11 +129,7 @@ void topk_cpu(const Tensor& self, int64_t k, bool largest, const Tensor& values,
 
 int64_t unique_cpu(const Tensor& self, const std::optional<Tensor>& inverse, const std::optional<Tensor>& counts,
                    const Tensor& values) {
-  GX_CHECK(self.dim() == 1 && self.is_contiguous(), "unique: the input must be contiguous 1-d (the JS side flattens it)");
-  const int64_t n = self.numel();
-  check_flat(values, n, self.dtype(), self, "values");
-  if (inverse) check_flat(*inverse, n, kInt64, self, "inverse");
-  if (counts) check_flat(*counts, n, kInt64, self, "counts");
+  const int64_t n = unique_args::check(self, inverse, counts, values);
   if (n == 0) return 0;
   const Codec c = sortkey::codec_of(self.dtype());
   const char* x = static_cast<const char*>(self.data_ptr());

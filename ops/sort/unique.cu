@@ -10,6 +10,7 @@
 #include <climits>
 
 #include "sort_cuda.cuh"
+#include "unique_args.h"
 
 namespace gx::ops {
 namespace {
@@ -92,22 +93,11 @@ int64_t unique_run(const char* x, const Codec& c, int64_t n, char* values, int64
   return m;
 }
 
-void check_flat(const Tensor& t, int64_t n, ScalarType dtype, const Tensor& self, const char* name) {
-  GX_CHECK(t.dim() == 1 && t.sizes()[0] == n && t.is_contiguous(), "unique: ", name, " must be contiguous [", n, "], got ",
-           t.sizes());
-  GX_CHECK(t.dtype() == dtype, "unique: ", name, " must be ", dtype, ", got ", t.dtype());
-  GX_CHECK(t.device() == self.device(), "unique: ", name, " on ", t.device(), " but the input on ", self.device());
-}
-
 }  // namespace
 
 int64_t unique_cuda(const Tensor& self, const std::optional<Tensor>& inverse, const std::optional<Tensor>& counts,
                     const Tensor& values) {
-  GX_CHECK(self.dim() == 1 && self.is_contiguous(), "unique: the input must be contiguous 1-d (the JS side flattens it)");
-  const int64_t n = self.numel();
-  check_flat(values, n, self.dtype(), self, "values");
-  if (inverse) check_flat(*inverse, n, kInt64, self, "inverse");
-  if (counts) check_flat(*counts, n, kInt64, self, "counts");
+  const int64_t n = unique_args::check(self, inverse, counts, values);
   if (n == 0) return 0;
   GX_CHECK(n <= INT_MAX, "unique: ", n, " elements are too many for CUDA (at most 2^31 - 1)");
   const int device = self.device().index;
