@@ -12,6 +12,7 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, rng } from './helpers';
+import { unravel, ravel, numel as numelOf, numbers } from './ops-reference';
 
 // --- the reference -------------------------------------------------------------------
 
@@ -21,16 +22,6 @@ interface Arr {
 }
 type RItem = { int: number } | { slice: (number | null)[] } | 'new' | '...' | { idx: Arr } | { mask: Arr };
 
-const numelOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
-function unravel(l: number, shape: readonly number[]): number[] {
-  const c = shape.map(() => 0);
-  for (let d = shape.length - 1; d >= 0; d--) {
-    c[d] = l % shape[d];
-    l = Math.floor(l / shape[d]);
-  }
-  return c;
-}
-const ravel = (c: readonly number[], shape: readonly number[]): number => c.reduce((acc, v, d) => acc * shape[d] + v, 0);
 
 /** Python's range(n)[start:end:step] for step >= 1. */
 function pySlice(n: number, start: number | null | undefined, end: number | null | undefined, step: number | null | undefined): number[] {
@@ -126,7 +117,6 @@ function refIndex(xshape: readonly number[], items: RItem[]): { shape: number[];
 
 // --- random expressions ------------------------------------------------------------
 
-const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
 const arrOf = (t: gx.Tensor): Arr => ({ shape: t.shape.slice(), values: numbers(t) });
 
 /** An index tensor of `shape` with values in [-n, n), int64 or int32, sometimes transposed (non-contiguous). */

@@ -8,19 +8,9 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, randomValues, rng } from './helpers';
+import { unravel, ravel, numel as numelOf, numbers } from './ops-reference';
 
-const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
 
-function unravel(l: number, shape: readonly number[]): number[] {
-  const c = shape.map(() => 0);
-  for (let d = shape.length - 1; d >= 0; d--) {
-    c[d] = l % shape[d];
-    l = Math.floor(l / shape[d]);
-  }
-  return c;
-}
-const ravel = (c: readonly number[], shape: readonly number[]): number => c.reduce((acc, v, d) => acc * shape[d] + v, 0);
-const numelOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
 
 function refGather(x: number[], xs: number[], axis: number, idx: number[], is: number[]): number[] {
   return idx.map((k, p) => {

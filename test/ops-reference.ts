@@ -73,6 +73,22 @@ export function values(t: gx.Tensor): V[] {
   return Array.from(t.toArraySync() as ArrayLike<V>);
 }
 
+/** C-order coordinates of flat position l in `shape`. */
+export function unravel(l: number, shape: readonly number[]): number[] {
+  const c = shape.map(() => 0);
+  for (let d = shape.length - 1; d >= 0; d--) {
+    c[d] = l % shape[d];
+    l = Math.floor(l / shape[d]);
+  }
+  return c;
+}
+
+/** The flat C-order position of coordinates c in `shape`. */
+export const ravel = (c: readonly number[], shape: readonly number[]): number => c.reduce((acc, v, d) => acc * shape[d] + v, 0);
+
+/** A tensor's values as JS numbers (bool as 0/1, int64 rounded). */
+export const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
+
 export function numel(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
 }

@@ -10,19 +10,8 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, rng } from './helpers';
-import { cast } from './ops-reference';
+import { cast, unravel, ravel, numel as numelOf, numbers } from './ops-reference';
 
-const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
-const numelOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
-function unravel(l: number, shape: readonly number[]): number[] {
-  const c = shape.map(() => 0);
-  for (let d = shape.length - 1; d >= 0; d--) {
-    c[d] = l % shape[d];
-    l = Math.floor(l / shape[d]);
-  }
-  return c;
-}
-const ravel = (c: readonly number[], shape: readonly number[]): number => c.reduce((acc, v, d) => acc * shape[d] + v, 0);
 
 const make = (v: number[], dtype: gx.DType, shape: number[], device: string): gx.Tensor =>
   gx.tensor(dtype === 'bool' ? v.map(Boolean) : dtype === 'int64' ? v.map(BigInt) : v, { dtype, device, shape } as never) as gx.Tensor;
