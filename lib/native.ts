@@ -164,6 +164,8 @@ export interface NativeCore {
   readSync(t: NativeTensor, dst: ArrayBuffer | ArrayBufferView): void;
   /** The same, resolving with dst once it holds them (a CUDA copy is awaited off the event loop). */
   read<T extends ArrayBuffer | ArrayBufferView>(t: NativeTensor, dst: T): Promise<T>;
+  /** Fills the contiguous tensor dst with the bytes at `offset` of the open file `fd` (off the event loop; NOTE [ File reads ]). */
+  readFile(fd: number, offset: number, dst: NativeTensor): Promise<void>;
   describe(t: NativeTensor): NativeDescription;
   memoryStats(deviceType: number, deviceIndex: number): NativeMemoryStats;
   emptyCache(device: number): void;

@@ -17,9 +17,11 @@ import { DTYPES } from '../lib/generated/dtypes';
 import { writeAtomically } from '../lib/io/atomic';
 import { saveNpz } from '../lib/io/npz';
 import { releaseSources, takeSources } from '../lib/io/sources';
-import { CHUNK, cOrderBlocks } from '../lib/io/tensor-data';
+import { parseDevice } from '../lib/device';
+import { FileRangeReader } from '../lib/io/readers';
+import { CHUNK, cOrderBlocks, readTensorData } from '../lib/io/tensor-data';
 import { ZipWriter } from '../lib/io/zip';
-import { cudaTest, deviceTest, deviceTestSerial, randomValues, sameValues, type ErrorClass, type TestDevice } from './helpers';
+import { cudaTest, deviceTest, deviceTestSerial, poisonCache, randomValues, sameValues, type ErrorClass, type TestDevice } from './helpers';
 
 const root = path.resolve(__dirname, '../..');
 const fixtures = path.join(root, 'test/fixtures/io');
@@ -178,6 +180,38 @@ deviceTestSerial('tensors larger than a chunk save and load block by block (view
   } finally {
     CHUNK.bytes = saved;
   }
+});
+
+deviceTestSerial('a tensor of several staging chunks loads whole, each byte where it was (the core\'s file reads)', async (t, device: TestDevice) => {
+  // 2 x 32 MiB staging chunks and a ragged end; an odd-length float16 after it
+  // starts its data at an offset no page or chunk boundary lines up with.
+  const n = (64 << 20) / 4 + 3073;
+  using a = gx.arange(n, { dtype: 'int32', device });
+  using b = gx.tensor(randomValues('float16', 1001, 9), { dtype: 'float16', device });
+  const file = tmpPath('large.safetensors');
+  await gx.save(file, { a, b });
+  poisonCache(device, n, 'int32');
+  const back = await gx.loadTensors(file, { device });
+  t.true(gx.equal(back.a, a), 'every element of a');
+  same(t, back.b, 'float16', [1001], valuesOf(b), 'b', device);
+  disposeAll(back);
+});
+
+deviceTestSerial('a file that ends before a tensor\'s bytes do rejects naming the function and the file, and frees the tensor', async (t, device: TestDevice) => {
+  const file = tmpPath('short.bin');
+  fs.writeFileSync(file, Buffer.alloc(100, 7));
+  const live = gx.memory.stats(device).liveTensors;
+  const fh = await open(file, 'r');
+  try {
+    // A reader told the range is longer than the file, as when a file shrinks under a load.
+    const reader = new FileRangeReader(fh, 0, 4000, { fn: 'gx.loadTensors', path: file });
+    await t.throwsAsync(readTensorData(reader, { shape: [1000], dtype: 'float32' }, parseDevice(device, 'test'), 'the data'), {
+      message: new RegExp(`^gx\\.loadTensors: ${escape(file)}: the file ended at offset 100, 3900 bytes short`),
+    });
+  } finally {
+    await fh.close();
+  }
+  t.is(gx.memory.stats(device).liveTensors, live, 'the half-read tensor was freed');
 });
 
 test('cOrderBlocks tiles a layout in C order with blocks of at most the limit', (t) => {

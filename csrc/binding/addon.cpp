@@ -24,6 +24,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   register_rtc_module_functions(env, exports);
   register_rtc_launch_functions(env, exports);
   register_cache_functions(env, exports);
+  register_file_functions(env, exports);
   staging::register_functions(env, exports);
   if (napi_add_env_cleanup_hook(env, cleanup_thread, nullptr) != napi_ok) {
     throw Napi::Error::New(env, "gpuext: could not register the environment cleanup hook");

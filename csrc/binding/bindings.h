@@ -14,6 +14,7 @@ void register_rtc_compile_functions(Napi::Env env, Napi::Object exports);
 void register_rtc_module_functions(Napi::Env env, Napi::Object exports);
 void register_rtc_launch_functions(Napi::Env env, Napi::Object exports);
 void register_cache_functions(Napi::Env env, Napi::Object exports);
+void register_file_functions(Napi::Env env, Napi::Object exports);
 
 // [size, mtimeSec, mtimeNsec, dev, ino]: a file's stat as lib/rtc/cache-io.ts's identityOf takes it.
 Napi::Array file_stat_array(Napi::Env env, const cache::FileStat& st);

@@ -47,6 +47,7 @@ void memcpy_async(void*, const void*, size_t, CopyKind, Stream) { not_compiled("
 void copy_to_host_blocking(void*, const void*, size_t) { not_compiled("copy"); }
 bool staged_copy_pays(size_t) { return false; }
 void copy_to_host_staged(void*, const void*, size_t) { not_compiled("copy"); }
+void copy_file_to_device(int, int, int64_t, void*, size_t) { not_compiled("copy"); }
 DeviceProps device_props(int) { not_compiled("device_props"); }
 void mem_info(int, size_t*, size_t*) { not_compiled("mem_info"); }
 

@@ -12,6 +12,7 @@
 // with ours); issue-level APIs (gx.withStream) can swap it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace gx::core::cuda {
 
@@ -82,6 +83,12 @@ void copy_to_host_blocking(void* dst, const void* src, size_t nbytes);
 constexpr size_t kStagedReadbackMin = size_t{8} << 20;
 bool staged_copy_pays(size_t nbytes);
 void copy_to_host_staged(void* dst, const void* src, size_t nbytes);
+
+// Fills `nbytes` of device memory at `dst` (of `device`) with the bytes at
+// `offset` of the open file `fd`, through pinned staging (NOTE [ Staged file
+// reads ] in staged_copy.cpp), and waits for the copies. Safe off the JS
+// thread; the caller orders it after earlier work on `dst` (an event).
+void copy_file_to_device(int device, int fd, int64_t offset, void* dst, size_t nbytes);
 
 struct DeviceProps {
   char name[256];

@@ -1,5 +1,6 @@
-// Device -> pageable host copies through pinned staging, for large readbacks
-// (Tensor.toArray of kStagedReadbackMin bytes or more).
+// Copies through pinned staging: device -> pageable host for large readbacks
+// (Tensor.toArray of kStagedReadbackMin bytes or more), and file -> device for
+// loading tensors from files.
 //
 // NOTE [ Staged readback ]
 // cudaMemcpy into pageable memory copies through the driver's own small
@@ -19,7 +20,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/file_read.h"
 #include "cuda/cuda_check.h"
+#include "cuda/device_guard.h"
 #include "cuda/pinned_allocator.h"
 #include "cuda/runtime.h"
 #include "gpuext/parallel.h"
@@ -32,6 +35,7 @@ namespace {
 // 16 MiB chunk measured slower than the driver's own pageable copy).
 constexpr size_t kMinChunk = size_t{2} << 20, kMaxChunk = size_t{16} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kFileChunk = size_t{32} << 20;
 constexpr int64_t kMemcpyGrain = int64_t{1} << 20;  // bytes per thread at least
 
 void advise_huge_pages(void* dst, size_t nbytes) {
@@ -86,6 +90,33 @@ void copy_to_host_staged(void* dst, const void* src, size_t nbytes) {
     const size_t off = k * chunk, len = std::min(chunk, nbytes - off);
     parallel_memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(st.slot[k % 2]), len);
   }
+}
+
+// NOTE [ Staged file reads ]
+// A file range to device memory: the CPU thread pool reads a chunk of the file
+// into one pinned slot (NOTE [ File reads ] in csrc/core/file_read.cpp) while
+// the DMA engine copies the previous chunk from the other slot to the device,
+// so the link and the page-cache reads overlap. A slot is refilled only once
+// its last copy is done (its event). Chunks of 32 MiB: the pool's threads get
+// 2 MiB pieces each, and the few events per GiB cost nothing measurable.
+void copy_file_to_device(int device, int fd, int64_t offset, void* dst, size_t nbytes) {
+  if (nbytes == 0) return;
+  CoreDeviceGuard on(device);
+  Staging st;
+  const size_t chunk = std::min(nbytes, kFileChunk);
+  const size_t slots = nbytes > chunk ? 2 : 1;
+  for (size_t i = 0; i < slots; ++i) {
+    st.slot[i] = pinned_alloc(chunk);
+    GX_CUDA_CHECK(cudaEventCreateWithFlags(&st.done[i], cudaEventDisableTiming));
+  }
+  for (size_t off = 0, k = 0; off < nbytes; off += chunk, ++k) {
+    const size_t len = std::min(chunk, nbytes - off), i = k % slots;
+    if (k >= slots) GX_CUDA_CHECK(cudaEventSynchronize(st.done[i]));
+    read_file_range(fd, offset + static_cast<int64_t>(off), st.slot[i], len);
+    GX_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.slot[i], len, cudaMemcpyHostToDevice, st.stream));
+    GX_CUDA_CHECK(cudaEventRecord(st.done[i], st.stream));
+  }
+  GX_CUDA_CHECK(cudaStreamSynchronize(st.stream));
 }
 
 }  // namespace gx::core::cuda

@@ -7,12 +7,19 @@ import type { FileHandle } from 'fs/promises';
 import { pipeline } from 'stream';
 import * as zlib from 'zlib';
 
+import { native, type NativeTensor } from '../native';
 import { fileError, withFileContext, type FileContext } from './errors';
 
 /** A source of bytes, read in order. */
 export interface ByteReader {
   /** Fills `dst`, or throws naming `what` when the bytes end first. */
   readExactly(dst: Uint8Array, what: string): Promise<void>;
+  /**
+   * Fills the new contiguous tensor `dst` (of `nbytes` bytes) with the next
+   * bytes, with no copy through JS memory, where the reader can (a plain
+   * file range: NOTE [ File reads ] in csrc/core/file_read.cpp).
+   */
+  readIntoTensor?(dst: NativeTensor, nbytes: number, what: string): Promise<void>;
   /** Whether every byte has been read. */
   atEnd(): Promise<boolean>;
 }
@@ -40,6 +47,17 @@ export class FileRangeReader implements ByteReader {
       done += bytesRead;
     }
     this.#at += done;
+  }
+
+  async readIntoTensor(dst: NativeTensor, nbytes: number, what: string): Promise<void> {
+    const left = this.end - this.#at;
+    if (nbytes > left) throw truncated(this.ctx, what, nbytes, Math.max(0, left));
+    try {
+      await native.readFile(this.fh.fd, this.#at, dst);
+    } catch (err) {
+      throw withFileContext(err, this.ctx);
+    }
+    this.#at += nbytes;
   }
 
   async atEnd(): Promise<boolean> {

@@ -11,7 +11,9 @@
 // straight into the buffer its memory is made from; a larger one is
 // allocated first and filled block by block. So a file is never in memory
 // twice (nor whole), and a tensor larger than one ArrayBuffer still saves
-// and loads.
+// and loads. A plain file range skips JS memory altogether: the core reads
+// it into the tensor, or through pinned staging to a GPU (NOTE [ File reads ]
+// in csrc/core/file_read.cpp).
 import { allocate } from '../creation';
 import type { Device } from '../device';
 import { dtypeCode } from '../dtype';
@@ -131,6 +133,16 @@ export async function readTensorData(src: ByteReader, spec: DataSpec, device: De
     await src.readExactly(bytes, what);
     if (spec.bigEndian) byteSwap(bytes, itemsize);
   };
+  if (src.readIntoTensor !== undefined && !spec.bigEndian && n > 0) {
+    const out = allocate(shape, dtype, device);
+    try {
+      await src.readIntoTensor(out.handle(), n * itemsize, what);
+    } catch (err) {
+      out.dispose();
+      throw err;
+    }
+    return out;
+  }
   if (n <= maxItems) {
     const bytes = new Uint8Array(n * itemsize);
     await fill(bytes);
