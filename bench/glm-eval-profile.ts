@@ -7,7 +7,7 @@
 import * as gx from '../lib';
 import { logisticData } from '../examples/glm';
 
-type AnyNode = { name: string; edges: readonly ({ node?: AnyNode } | null)[]; fn: (...a: unknown[]) => unknown };
+type AnyNode = { name: string; edges: readonly ({ node?: AnyNode } | null)[]; backward: (...a: unknown[]) => unknown };
 
 function main(): void {
   const device = gx.cuda.isAvailable() ? 'cuda' : 'cpu';
@@ -37,8 +37,8 @@ function main(): void {
       const walk = (node: AnyNode | null | undefined): void => {
         if (node == null || seen.has(node)) return;
         seen.add(node);
-        const f = node.fn;
-        node.fn = (...a: unknown[]) => timed(`bwd ${node.name}`, () => f(...a));
+        const f = node.backward.bind(node);
+        node.backward = (...a: unknown[]) => timed(`bwd ${node.name}`, () => f(...a));
         for (const e of node.edges) walk(e?.node);
       };
       walk(l.ag?.node as unknown as AnyNode);

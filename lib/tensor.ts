@@ -136,7 +136,7 @@ export interface AutogradMeta {
   /** Which of the node's outputs this tensor is. */
   index: number;
   /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/autograd/graph.ts). */
-  savedIn?: { keep(): void }[];
+  savedIn?: Set<{ keep(): void }>;
 }
 
 /** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */

@@ -6,6 +6,7 @@
 import { full } from '../creation';
 import { sum } from '../ops/index';
 import { add } from '../generated/elementwise';
+import { equalShapes } from '../shape';
 import { Tensor } from '../tensor';
 import { tidyList, untrack } from '../tidy';
 import { alias, Node, requiresGrad, type InputInfo } from './graph';
@@ -13,7 +14,7 @@ import { noGrad } from './mode';
 
 /** `g` summed over the dimensions broadcasting added or stretched, to `shape`. */
 export function sumToShape(g: Tensor, shape: readonly number[]): Tensor {
-  if (g.shape.length === shape.length && g.shape.every((n, i) => n === shape[i])) return g;
+  if (equalShapes(g.shape, shape)) return g;
   const lead = g.ndim - shape.length;
   const axes: number[] = [];
   for (let d = 0; d < g.ndim; d++) if (d < lead || (shape[d - lead] === 1 && g.shape[d] !== 1)) axes.push(d);
@@ -91,24 +92,28 @@ function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: Bac
       grads.delete(node);
       if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
       // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
-      const given = gs.map((g, k) => g ?? untrack(zerosOf(node.outputs[k])));
+      for (let k = 0; k < gs.length; k++) gs[k] ??= untrack(zerosOf(node.outputs[k]));
+      const given = gs as Tensor[];
       try {
         const saved = node.saved();
+        const { edges, inputs } = node;
         const made = tidyList(() => {
-          const raw = node.fn(given, saved);
-          return node.edges.map((e, i) => (e === null || raw[i] == null ? null : fit(raw[i] as Tensor | number, node.inputs[i] as InputInfo, given[0])));
+          const raw = node.backward(given, saved);
+          const out: (Tensor | null)[] = [];
+          for (let i = 0; i < edges.length; i++) {
+            const r = raw[i];
+            out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
+          }
+          return out;
         });
-        // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
-        const outs = made.map((o, i) => {
-          if (o === null) return null;
-          return given.includes(o) || saved.includes(o) || made.indexOf(o) < i ? alias(o) : o;
-        });
-        node.edges.forEach((e, i) => {
-          const gi = outs[i];
-          if (e === null || gi === null) return;
+        for (let i = 0; i < edges.length; i++) {
+          const e = edges[i], o = made[i];
+          if (e === null || o === null) continue;
+          // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
+          const gi = given.includes(o) || saved.includes(o) || made.indexOf(o) < i ? alias(o) : o;
           if (e.leaf !== undefined) accumulate(e.leaf, gi);
           else addGrad(e.node, e.index, gi);
-        });
+        }
       } finally {
         for (const g of given) g.dispose();
         if (!opts.retainGraph) node.freeSaved();

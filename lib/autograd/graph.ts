@@ -44,7 +44,8 @@ class Saved {
   constructor(t: Tensor) {
     this.#t = t;
     const meta = (t.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 });
-    (meta.savedIn ??= []).push(this);
+    // A Set: a constant used by every op of a long chain is saved by each, and each node frees its own entry.
+    (meta.savedIn ??= new Set()).add(this);
     this.key = storageKey(t);
     const v = versions.get(this.key);
     if (v === undefined) {
@@ -75,9 +76,7 @@ class Saved {
     if (this.#alias !== undefined) {
       this.#alias.dispose();
     } else {
-      const list = this.#t.ag?.savedIn;
-      const at = list?.indexOf(this) ?? -1;
-      if (at >= 0) list?.splice(at, 1);
+      this.#t.ag?.savedIn?.delete(this);
     }
     const v = versions.get(this.key);
     if (v !== undefined && --v.saved === 0) versions.delete(this.key);
@@ -124,10 +123,22 @@ export class Node {
   #saved: Saved[] | undefined;
   #freed = false;
 
+  /**
+   * `fn` takes one gradient per output; `single`: the node has one output
+   * and `fn` is a BackwardFn taking that gradient itself (no wrapper made per op).
+   */
   constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
-    readonly outputs: readonly InputInfo[], readonly fn: MultiBackwardFn, saved: readonly Tensor[]) {
-    this.#saved = saved.map((t) => new Saved(t));
+    readonly outputs: readonly InputInfo[], private readonly fn: MultiBackwardFn | BackwardFn, saved: readonly Tensor[],
+    private readonly single = false) {
+    const kept: Saved[] = [];
+    for (const t of saved) kept.push(new Saved(t));
+    this.#saved = kept;
     for (const e of edges) if (e?.node !== undefined) e.node.refs++;
+  }
+
+  /** The gradients of the inputs from those of the outputs (one per output). */
+  backward(grads: readonly Tensor[], saved: readonly Tensor[]): readonly (Tensor | number | null | undefined)[] {
+    return this.single ? (this.fn as BackwardFn)(grads[0], saved) : (this.fn as MultiBackwardFn)(grads, saved);
   }
 
   /** The saved tensors, checked against in-place writes since. */
@@ -206,7 +217,7 @@ const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
  */
 export function record<T extends Tensor>(name: string, inputs: readonly unknown[], output: T, save: readonly Tensor[], backward: BackwardFn): T {
   if (!FLOATING.has(output.dtype)) return output;  // an integer or bool result has no gradient
-  recordMulti(name, inputs, [output], save, (gs, s) => backward(gs[0], s));
+  recordNode(name, inputs, [output], save, backward, true);
   return output;
 }
 
@@ -215,18 +226,32 @@ const infoOf = (t: Tensor): InputInfo => t.info();
 
 /** record() for an op of several outputs (those of a non-floating dtype get no gradient). */
 export function recordMulti(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[], backward: MultiBackwardFn): void {
-  const edges = inputs.map((x): Edge | null => {
-    if (!requiresGrad(x)) return null;
-    const meta = x.ag as AutogradMeta;
-    return meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x };
-  });
-  const node = new Node(name, edges, inputs.map((x) => (x instanceof Tensor ? infoOf(x) : null)), outputs.map(infoOf), backward, save);
-  outputs.forEach((out, index) => {
-    if (!FLOATING.has(out.dtype)) return;
+  recordNode(name, inputs, outputs, save, backward, false);
+}
+
+// Plain loops: this runs once per recorded op, where the tape's overhead is counted.
+function recordNode(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[],
+  backward: MultiBackwardFn | BackwardFn, single: boolean): void {
+  const edges: (Edge | null)[] = [], infos: (InputInfo | null)[] = [];
+  for (const x of inputs) {
+    if (requiresGrad(x)) {
+      const meta = x.ag as AutogradMeta;
+      edges.push(meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x });
+    } else {
+      edges.push(null);
+    }
+    infos.push(x instanceof Tensor ? infoOf(x) : null);
+  }
+  const outInfos: InputInfo[] = [];
+  for (const out of outputs) outInfos.push(infoOf(out));
+  const node = new Node(name, edges, infos, outInfos, backward, save, single);
+  for (let index = 0; index < outputs.length; index++) {
+    const out = outputs[index];
+    if (!FLOATING.has(out.dtype)) continue;
     node.refs++;
     // An output this node saves already has a meta (its savedIn); keep it.
     out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };
-  });
+  }
   if (node.refs === 0) node.freeSaved();
 }
 

@@ -1,0 +1,30 @@
+const { PerformanceObserver } = require('perf_hooks');
+const gx = require('./dist/lib');
+const { logisticData } = require('./dist/examples/glm');
+const flat = require('./dist/lib/optim/flat');
+const ls = require('./dist/lib/optim/line-search');
+const dev = gx.cuda.isAvailable() ? 'cuda' : 'cpu';
+const n = dev === 'cuda' ? 1_000_000 : 100_000;
+const { z, y } = logisticData(dev, n, 100, 0, 'float32');
+let gcMs = 0, gcs = 0;
+new PerformanceObserver((l) => { for (const e of l.getEntries()) { gcMs += e.duration; gcs++; } }).observe({ entryTypes: ['gc'] });
+const acc = {};
+const wrap = (obj, name) => { const f = obj[name]; obj[name] = function (...a) { const t0 = performance.now(); try { return f.apply(this, a); } finally { acc[name] = (acc[name] || 0) + performance.now() - t0; acc[name + '#'] = (acc[name + '#'] || 0) + 1; } }; };
+wrap(ls, 'strongWolfe');
+for (const k of ['gatherFlatGrad', 'addGrad', 'cloneParams', 'setParams', 'dot', 'absMax', 'absSum', 'scaledAbsMax']) wrap(flat, k);
+function fit() {
+  const beta = gx.zeros([101, 1], { device: dev }).requiresGrad_();
+  const opt = new gx.optim.LBFGS([beta], { lineSearchFn: 'strong_wolfe', historySize: 10, maxIter: 100, toleranceGrad: 1e-7, toleranceChange: 1e-12 });
+  let evalMs = 0, evals = 0;
+  for (const k of Object.keys(acc)) delete acc[k];
+  gcMs = 0; gcs = 0;
+  gx.cuda.isAvailable() && gx.cuda.synchronize();
+  const t0 = performance.now();
+  opt.step(() => { const e0 = performance.now(); evals++; opt.zeroGrad(); const l = gx.mean(gx.sub(gx.softplus(gx.matmul(z, beta)), gx.mul(y, gx.matmul(z, beta)))); l.backward(); evalMs += performance.now() - e0; return l; });
+  gx.cuda.isAvailable() && gx.cuda.synchronize();
+  const ms = performance.now() - t0;
+  const it = opt.state.get(beta).nIter;
+  opt.dispose(); beta.dispose();
+  return { ms: ms.toFixed(1), it, evals, evalMs: evalMs.toFixed(1), gcMs: gcMs.toFixed(1), gcs, ...Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, +v.toFixed(2)])) };
+}
+for (let i = 0; i < 4; i++) console.log(JSON.stringify(fit()));
