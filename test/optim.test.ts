@@ -4,9 +4,11 @@
 // the Rosenbrock function against torch.optim.LBFGS's own trajectory and on
 // a least-squares problem against its closed form; stateDict round trips;
 // the errors; zeroGrad; no tensor left behind after many steps.
-import type { ExecutionContext } from 'ava';
+import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
+import { strongWolfe } from '../lib/optim/line-search';
+import { TorchScalars } from '../lib/optim/torch-scalars';
 import { deviceTestSerial } from './helpers';
 
 type Vec = number[];
@@ -535,4 +537,31 @@ deviceTestSerial('optim: an optimizer of one\'s own extends gx.optim.Optimizer',
   opt.dispose();
   w.dispose();
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
+// NOTE [ L-BFGS scalars ]: torch holds g.d as a tensor of the parameters' dtype, so its line search decides in that dtype.
+test('optim: LBFGS\'s line search decides in the parameters\' dtype as torch\'s does (a float32 step of no visible loss change is taken)', (t) => {
+  const f32 = new TorchScalars('float32'), f64 = new TorchScalars('float64');
+  // f + c1 t gtd with gtd = -1e-12: in float32 that is f, so f_new = f passes the Armijo test; in float64 it does not.
+  const f = Math.fround(0.4736042);
+  t.false(f32.gt(f, f32.add(f, f32.mul(f32.mul(1e-4, 1), f32.tensor(-1e-12)))));
+  t.true(f64.gt(f, f64.add(f, f64.mul(f64.mul(1e-4, 1), f64.tensor(-1e-12)))));
+  // A Python float meets a tensor in its dtype: 1 / sum |g| rounds, and min(1, that) keeps the tensor.
+  const inv = f32.div(1, f32.tensor(3));
+  t.deepEqual(inv, { v: Math.fround(1 / 3), tensor: true });
+  t.is(f32.min(1, inv), inv);
+  t.deepEqual(f32.min(1, f32.tensor(7)), { v: 1, tensor: false });
+  // The line search itself: a trial whose loss equals f and whose gradient is flat ends it at once in float32
+  // (as torch's does), where float64 arithmetic refused the step and zoomed towards 0.
+  for (const [S, evals, step] of [[f32, 1, 1], [f64, 1 + 25, 0]] as const) {  // float64: the first trial and all maxLs = 25 more
+    using d = gx.tensor([1e-6]);
+    using g = gx.tensor([-1e-6]);
+    let calls = 0;
+    const r = strongWolfe(S, () => { calls++; return [f, gx.tensor([0])]; }, { v: 1, tensor: false }, d, f, g, S.tensor(-1e-12), { toleranceChange: 1e-30 });
+    r.flatGrad.dispose();
+    t.is(r.evals, evals, `${S === f32 ? 'float32' : 'float64'}: evaluations`);
+    t.is(calls, evals);
+    if (step === 1) t.is(r.t, 1);
+    else t.true(r.t < 1e-3, `float64 zoomed to ${r.t}`);
+  }
 });

@@ -60,8 +60,3 @@ export function absMax(a: Tensor): number {
 export function absSum(a: Tensor): number {
   return tidy(() => Number(vectorNorm(a, 1).item()));
 }
-
-/** max |a * t| (torch's d.mul(t).abs().max()): |t| max |a|, with no tensor of a * t. */
-export function scaledAbsMax(a: Tensor, t: number): number {
-  return Math.abs(t) * absMax(a);
-}

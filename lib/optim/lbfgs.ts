@@ -5,8 +5,8 @@
 // rules. One step runs up to maxIter iterations, calling the closure each
 // time it needs the loss and gradient. The parameters are one flat vector
 // (flat.ts); the scalars its decisions read (dot products, ro, the Hessian
-// scale) are JS numbers, in float64; the two-loop recursion's stay on the
-// device.
+// scale) are JS numbers rounded as torch's are (NOTE [ L-BFGS scalars ] in
+// torch-scalars.ts); the two-loop recursion's stay on the device.
 import { neg, sub, mul } from '../generated/elementwise';
 import { sum } from '../ops/index';
 import type { Tensor } from '../tensor';
@@ -14,9 +14,10 @@ import { tidy } from '../tidy';
 import { noGrad } from '../autograd/mode';
 import { checkOptions, optionKeys } from '../options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
-import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, scaledAbsMax, setParams } from './flat';
+import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, setParams } from './flat';
 import { learningRate, number, positiveInt } from './hyper';
 import { strongWolfe } from './line-search';
+import { TorchScalars, type Num } from './torch-scalars';
 import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
 import type { Params, ParamGroupSpec } from './params';
 
@@ -128,6 +129,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     const params = group.params;
     // L-BFGS's state is global; it lives with the first parameter, as torch's does.
     const st = this.stateOf(params[0]) as LBFGSState;
+    const S = new TorchScalars(params[0].dtype);
     st.funcEvals ??= 0;
     st.nIter ??= 0;
     const evaluate = (): number => {
@@ -144,7 +146,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     st.funcEvals += 1;
     let flatGrad = gatherFlatGrad(params);
     try {
-      let optCond = absMax(flatGrad) <= toleranceGrad;
+      let optCond = S.le(S.tensor(absMax(flatGrad)), toleranceGrad);
       if (optCond) return;  // optimal already
 
       let t = st.t ?? lr;
@@ -161,7 +163,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
             clearHistory(st);
             hDiag = 1;
           } else {
-            hDiag = this.#updateHistory(st, flatGrad, t, hDiag, historySize);
+            hDiag = this.#updateHistory(S, st, flatGrad, t, hDiag, historySize);
             setTensor(st, 'd', twoLoop(st, flatGrad, hDiag));
           }
           const d = st.d as Tensor;
@@ -169,11 +171,12 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
           else st.prevFlatGrad.copy_(flatGrad);
           st.prevLoss = loss;
 
-          // The step length: the first ever is scaled to the gradient.
-          t = st.nIter === 1 ? Math.min(1, 1 / absSum(flatGrad)) * lr : lr;
+          // The step length: the first ever is scaled to the gradient (torch's min(1, 1 / sum |g|) * lr, a tensor).
+          const t0: Num = st.nIter === 1 ? S.mul(S.min(1, S.div(1, S.tensor(absSum(flatGrad)))), lr) : { v: lr, tensor: false };
+          t = t0.v;
           // The directional derivative; below tolerance, stop.
-          const gtd = dot(flatGrad, d);
-          if (gtd > -toleranceChange) break;
+          const gtd = S.tensor(dot(flatGrad, d));
+          if (S.gt(gtd, -toleranceChange)) break;
 
           let lsFuncEvals = 0;
           if (lineSearchFn !== null) {
@@ -187,14 +190,14 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
                   setParams(params, xInit);
                 }
               };
-              const r = strongWolfe(obj, t, d, loss, flatGrad, gtd, { toleranceChange });
+              const r = strongWolfe(S, obj, t0, d, loss, flatGrad, gtd, { toleranceChange });
               flatGrad.dispose();
               ({ loss, flatGrad, t, evals: lsFuncEvals } = r);
             } finally {
               for (const x of xInit) x.dispose();
             }
             addGrad(params, t, d);
-            optCond = absMax(flatGrad) <= toleranceGrad;
+            optCond = S.le(S.tensor(absMax(flatGrad)), toleranceGrad);
           } else {
             // A fixed step; the loss and gradient are evaluated again unless this is the last iteration.
             addGrad(params, t, d);
@@ -203,7 +206,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
               const next = gatherFlatGrad(params);
               flatGrad.dispose();
               flatGrad = next;
-              optCond = absMax(flatGrad) <= toleranceGrad;
+              optCond = S.le(S.tensor(absMax(flatGrad)), toleranceGrad);
               lsFuncEvals = 1;
             }
           }
@@ -214,7 +217,8 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
           if (nIter === maxIter) break;
           if (currentEvals >= maxEval) break;
           if (optCond) break;
-          if (scaledAbsMax(d, t) <= toleranceChange) break;
+          // torch's d.mul(t).abs().max(): rounding is monotonic, so it is max |d| times t, rounded.
+          if (S.le(S.mul(S.tensor(absMax(d)), t), toleranceChange)) break;
           if (Math.abs(loss - st.prevLoss) < toleranceChange) break;
         }
       } finally {
@@ -227,11 +231,11 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
   }
 
   /** Adds the last step and gradient change to the history (when the curvature is positive); returns the new Hessian scale. */
-  #updateHistory(st: LBFGSState, flatGrad: Tensor, t: number, hDiag: number, historySize: number): number {
+  #updateHistory(S: TorchScalars, st: LBFGSState, flatGrad: Tensor, t: number, hDiag: number, historySize: number): number {
     const y = own(sub(flatGrad, st.prevFlatGrad as Tensor));
     const s = own(mul(st.d as Tensor, t));
-    const ys = dot(y, s);
-    if (!(ys > 1e-10)) {
+    const ys = S.tensor(dot(y, s));
+    if (!S.gt(ys, 1e-10)) {
       y.dispose();
       s.dispose();
       return hDiag;
@@ -245,8 +249,8 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     }
     oldDirs.push(y);
     oldStps.push(s);
-    ro.push(1 / ys);
-    return ys / dot(y, y);
+    ro.push(S.div(1, ys).v);
+    return S.div(ys, S.tensor(dot(y, y))).v;
   }
 }
 

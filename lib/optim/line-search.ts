@@ -3,33 +3,30 @@
 // lswolfe.lua and polyinterp.lua): bracket an interval holding a step that
 // satisfies the strong Wolfe conditions, then zoom into it by cubic
 // interpolation. Written to take the same trial steps as torch's, so that
-// L-BFGS results agree step for step.
+// L-BFGS results agree step for step: its scalars are torch's, tensors or
+// Python floats (NOTE [ L-BFGS scalars ] in torch-scalars.ts).
 import type { Tensor } from '../tensor';
 import { absMax, dot } from './flat';
 import { own } from './optimizer';
-
-// Python's min and max of two (the first unless the second is strictly
-// smaller / larger), which differ from Math.min / Math.max on NaN.
-const pyMin = (a: number, b: number): number => (b < a ? b : a);
-const pyMax = (a: number, b: number): number => (b > a ? b : a);
+import type { Num, TorchScalars } from './torch-scalars';
 
 /**
  * The minimizer of the cubic through (x1, f1) and (x2, f2) with slopes g1
  * and g2, clamped to `bounds` (default: between x1 and x2); their midpoint
- * when the cubic has no minimum.
+ * when the cubic has no minimum. In torch's scalars (NOTE [ L-BFGS scalars ]).
  */
-export function cubicInterpolate(x1: number, f1: number, g1: number, x2: number, f2: number, g2: number, bounds?: readonly [number, number]): number {
-  const [lo, hi] = bounds ?? (x1 <= x2 ? [x1, x2] : [x2, x1]);
-  const d1 = g1 + g2 - (3 * (f1 - f2)) / (x1 - x2);
-  const d2Square = d1 ** 2 - g1 * g2;
-  if (d2Square >= 0) {
-    const d2 = Math.sqrt(d2Square);
-    const minPos = x1 <= x2
-      ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
-      : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
-    return pyMin(pyMax(minPos, lo), hi);
+export function cubicInterpolate(S: TorchScalars, x1: Num, f1: number, g1: Num, x2: Num, f2: number, g2: Num, bounds?: readonly [Num, Num]): Num {
+  const [lo, hi] = bounds ?? (S.le(x1, x2) ? [x1, x2] : [x2, x1]);
+  const d1 = S.sub(S.add(g1, g2), S.div(S.mul(3, S.sub(f1, f2)), S.sub(x1, x2)));
+  const d2Square = S.sub(S.mul(d1, d1), S.mul(g1, g2));
+  if (S.ge(d2Square, 0)) {
+    const d2 = S.sqrt(d2Square);
+    const minPos = S.le(x1, x2)
+      ? S.sub(x2, S.mul(S.sub(x2, x1), S.div(S.sub(S.add(g2, d2), d1), S.add(S.sub(g2, g1), S.mul(2, d2)))))
+      : S.sub(x1, S.mul(S.sub(x1, x2), S.div(S.sub(S.add(g1, d2), d1), S.add(S.sub(g1, g2), S.mul(2, d2)))));
+    return S.min(S.max(minPos, lo), hi);
   }
-  return (lo + hi) / 2;
+  return S.div(S.add(lo, hi), 2);
 }
 
 /** The loss and flat gradient at the parameters moved by t along the direction (and put back). */
@@ -59,7 +56,7 @@ export interface StrongWolfeOptions {
  * step `t`. `g` stays the caller's; every gradient `obj` returns becomes the
  * search's, and all but the one returned are freed.
  */
-export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g: Tensor, gtd: number, opts: StrongWolfeOptions = {}): LineSearchResult {
+export function strongWolfe(S: TorchScalars, obj: ObjectiveFn, t: Num, d: Tensor, f: number, g: Tensor, gtd: Num, opts: StrongWolfeOptions = {}): LineSearchResult {
   const { c1 = 1e-4, c2 = 0.9, toleranceChange = 1e-9, maxLs = 25 } = opts;
   // Every gradient made here; those no longer referenced are freed as the search goes.
   const made = new Set<Tensor>();
@@ -70,42 +67,46 @@ export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g
       x.dispose();
     }
   };
-  const evaluate = (step: number): [number, Tensor, number] => {
-    const [loss, grad] = obj(step);
+  const evaluate = (step: Num): [number, Tensor, Num] => {
+    const [loss, grad] = obj(step.v);
     made.add(grad);
-    return [loss, grad, dot(grad, d)];
+    return [loss, grad, S.tensor(dot(grad, d))];
   };
+  // f + c1 t gtd < f_new: the Armijo condition fails.
+  const armijoFails = (fNew: number, step: Num): boolean => S.gt(fNew, S.add(f, S.mul(S.mul(c1, step), gtd)));
+  // |gtd_new| <= -c2 gtd: the curvature condition holds.
+  const curvatureHolds = (gtdNew: Num): boolean => S.le(S.abs(gtdNew), S.mul(-c2, gtd));
   try {
-    const dNorm = absMax(d);
+    const dNorm = S.tensor(absMax(d));
     const g0 = own(g.clone());
     made.add(g0);
     let [fNew, gNew, gtdNew] = evaluate(t);
     let evals = 1;
 
     // Bracket an interval containing a point satisfying the Wolfe criteria.
-    let tPrev = 0, fPrev = f, gPrev = g0, gtdPrev = gtd;
+    let tPrev: Num = { v: 0, tensor: false }, fPrev = f, gPrev = g0, gtdPrev = gtd;
     let done = false;
     let lsIter = 0;
-    let bracket: number[] = [], bracketF: number[] = [], bracketG: Tensor[] = [], bracketGtd: number[] = [];
+    let bracket: Num[] = [], bracketF: number[] = [], bracketG: Tensor[] = [], bracketGtd: Num[] = [];
     while (lsIter < maxLs) {
-      if (fNew > f + c1 * t * gtd || (lsIter > 1 && fNew >= fPrev)) {
+      if (armijoFails(fNew, t) || (lsIter > 1 && fNew >= fPrev)) {
         [bracket, bracketF, bracketG, bracketGtd] = [[tPrev, t], [fPrev, fNew], [gPrev, gNew], [gtdPrev, gtdNew]];
         break;
       }
-      if (Math.abs(gtdNew) <= -c2 * gtd) {
+      if (curvatureHolds(gtdNew)) {
         [bracket, bracketF, bracketG] = [[t], [fNew], [gNew]];
         done = true;
         break;
       }
-      if (gtdNew >= 0) {
+      if (S.ge(gtdNew, 0)) {
         [bracket, bracketF, bracketG, bracketGtd] = [[tPrev, t], [fPrev, fNew], [gPrev, gNew], [gtdPrev, gtdNew]];
         break;
       }
       // Interpolate.
-      const minStep = t + 0.01 * (t - tPrev);
-      const maxStep = t * 10;
+      const minStep = S.add(t, S.mul(0.01, S.sub(t, tPrev)));
+      const maxStep = S.mul(t, 10);
       const tmp = t;
-      t = cubicInterpolate(tPrev, fPrev, gtdPrev, t, fNew, gtdNew, [minStep, maxStep]);
+      t = cubicInterpolate(S, tPrev, fPrev, gtdPrev, t, fNew, gtdNew, [minStep, maxStep]);
       // Next step.
       [tPrev, fPrev, gPrev, gtdPrev] = [tmp, fNew, gNew, gtdNew];
       [fNew, gNew, gtdNew] = evaluate(t);
@@ -114,22 +115,22 @@ export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g
       keepOnly([g0, gPrev, gNew]);
     }
     // Reached the most iterations?
-    if (lsIter === maxLs) [bracket, bracketF, bracketG] = [[0, t], [f, fNew], [g0, gNew]];
+    if (lsIter === maxLs) [bracket, bracketF, bracketG] = [[{ v: 0, tensor: false }, t], [f, fNew], [g0, gNew]];
 
     // Zoom: refine the bracket until a point satisfies the criteria.
     let insufProgress = false;
     let [lowPos, highPos] = bracketF[0] <= bracketF[bracketF.length - 1] ? [0, 1] : [1, 0];
     while (!done && lsIter < maxLs) {
       // The bracket is too small.
-      if (Math.abs(bracket[1] - bracket[0]) * dNorm < toleranceChange) break;
-      t = cubicInterpolate(bracket[0], bracketF[0], bracketGtd[0], bracket[1], bracketF[1], bracketGtd[1]);
+      if (S.lt(S.mul(S.abs(S.sub(bracket[1], bracket[0])), dNorm), toleranceChange)) break;
+      t = cubicInterpolate(S, bracket[0], bracketF[0], bracketGtd[0], bracket[1], bracketF[1], bracketGtd[1]);
       // Sufficient progress? A t too close to an end of the bracket (or past
       // it), twice in a row, moves to 0.1 of the bracket's length from it.
-      const bMax = pyMax(bracket[0], bracket[1]), bMin = pyMin(bracket[0], bracket[1]);
-      const eps = 0.1 * (bMax - bMin);
-      if (pyMin(bMax - t, t - bMin) < eps) {
-        if (insufProgress || t >= bMax || t <= bMin) {
-          t = Math.abs(t - bMax) < Math.abs(t - bMin) ? bMax - eps : bMin + eps;
+      const bMax = S.max(bracket[0], bracket[1]), bMin = S.min(bracket[0], bracket[1]);
+      const eps = S.mul(0.1, S.sub(bMax, bMin));
+      if (S.lt(S.min(S.sub(bMax, t), S.sub(t, bMin)), eps)) {
+        if (insufProgress || S.ge(t, bMax) || S.le(t, bMin)) {
+          t = S.lt(S.abs(S.sub(t, bMax)), S.abs(S.sub(t, bMin))) ? S.sub(bMax, eps) : S.add(bMin, eps);
           insufProgress = false;
         } else {
           insufProgress = true;
@@ -140,7 +141,7 @@ export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g
       [fNew, gNew, gtdNew] = evaluate(t);
       evals++;
       lsIter++;
-      if (fNew > f + c1 * t * gtd || fNew >= bracketF[lowPos]) {
+      if (armijoFails(fNew, t) || fNew >= bracketF[lowPos]) {
         // Armijo condition not satisfied, or not lower than the lowest point.
         bracket[highPos] = t;
         bracketF[highPos] = fNew;
@@ -148,9 +149,9 @@ export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g
         bracketGtd[highPos] = gtdNew;
         [lowPos, highPos] = bracketF[0] <= bracketF[1] ? [0, 1] : [1, 0];
       } else {
-        if (Math.abs(gtdNew) <= -c2 * gtd) {
+        if (curvatureHolds(gtdNew)) {
           done = true;  // the Wolfe conditions hold
-        } else if (gtdNew * (bracket[highPos] - bracket[lowPos]) >= 0) {
+        } else if (S.ge(S.mul(gtdNew, S.sub(bracket[highPos], bracket[lowPos])), 0)) {
           // The old high becomes the new low.
           bracket[highPos] = bracket[lowPos];
           bracketF[highPos] = bracketF[lowPos];
@@ -168,7 +169,7 @@ export function strongWolfe(obj: ObjectiveFn, t: number, d: Tensor, f: number, g
     const flatGrad = bracketG[lowPos];
     keepOnly([flatGrad]);
     made.clear();
-    return { loss: bracketF[lowPos], flatGrad, t: bracket[lowPos], evals };
+    return { loss: bracketF[lowPos], flatGrad, t: bracket[lowPos].v, evals };
   } finally {
     keepOnly([]);
   }
