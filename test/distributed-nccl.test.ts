@@ -60,7 +60,7 @@ cudaTest('NCCL device group: one process drives every GPU present; each collecti
   const on = (dtype: gx.DType, f: (i: number) => number[]): gx.Tensor[] => devices.map((d, i) => gx.tensor(f(i), { dtype, device: d }));
   for (const dtype of ['float32', 'float64', 'float16', 'int8', 'int32', 'int64'] as const) {
     const per = (i: number): number[] => src.map((v) => v + i);
-    const ops: Record<string, (a: number, b: number) => number> = { sum: (a, b) => a + b, prod: (a, b) => a * b, min: Math.min, max: Math.max };
+    const ops: Record<string, (a: number, b: number) => number> = { sum: (a, b) => a + b, prod: (a, b) => a * b, min: (a, b) => Math.min(a, b), max: (a, b) => Math.max(a, b) };
     for (const [op, f] of Object.entries(ops)) {
       const xs = on(dtype, per);
       await g.allReduce(xs, op as gx.distributed.ReduceOp);
@@ -80,7 +80,7 @@ cudaTest('NCCL device group: one process drives every GPU present; each collecti
       rs.forEach((r, i) => t.deepEqual(values(r), total.slice(i * (6 / n), (i + 1) * (6 / n)), `reduceScatter ${dtype}`));
     }
   }
-  t.throws(() => g.allReduce([gx.zeros([2])]), { message: /DeviceGroup.allReduce: tensors\[0\] is on cpu; it must be on cuda:0/ });
+  t.throws(() => g.allReduce([gx.zeros([2]), ...on('float32', () => [0, 0]).slice(1)]), { message: /DeviceGroup.allReduce: tensors\[0\] is on cpu; it must be on cuda:0/ });
   t.throws(() => g.allReduce([]), { message: /must be an array of \d+ tensors, one per device/ });
   t.throws(() => g.broadcast(on('float32', () => [1]), n), { message: /root must be a device's position from 0 to/ });
   t.throws(() => gx.distributed.initDeviceGroup(['cuda:0', 'cuda:0']), { message: /cuda:0 is listed twice/ });
