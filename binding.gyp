@@ -16,7 +16,7 @@
         "csrc/core/cpu_allocator.cpp",
         "csrc/core/cpu_kernels.cpp",
         "csrc/core/extension_loader.cpp",
-        "csrc/core/file_read.cpp",
+        "csrc/base/file_read.cpp",
         "csrc/core/registry.cpp",
         "csrc/core/schema.cpp",
         "csrc/core/storage.cpp",

@@ -4,7 +4,7 @@
 #include "binding/bindings.h"
 #include "binding/js_errors.h"
 #include "binding/tensor_handle.h"
-#include "core/file_read.h"
+#include "base/file_read.h"
 #include "cuda/runtime.h"
 
 namespace gx::core::js {

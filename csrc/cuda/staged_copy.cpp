@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/file_read.h"
+#include "base/file_read.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_guard.h"
 #include "cuda/pinned_allocator.h"
@@ -94,7 +94,7 @@ void copy_to_host_staged(void* dst, const void* src, size_t nbytes) {
 
 // NOTE [ Staged file reads ]
 // A file range to device memory: the CPU thread pool reads a chunk of the file
-// into one pinned slot (NOTE [ File reads ] in csrc/core/file_read.cpp) while
+// into one pinned slot (NOTE [ File reads ] in csrc/base/file_read.cpp) while
 // the DMA engine copies the previous chunk from the other slot to the device,
 // so the link and the page-cache reads overlap. A slot is refilled only once
 // its last copy is done (its event). Chunks of 32 MiB: the pool's threads get

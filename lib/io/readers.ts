@@ -17,7 +17,7 @@ export interface ByteReader {
   /**
    * Fills the new contiguous tensor `dst` (of `nbytes` bytes) with the next
    * bytes, with no copy through JS memory, where the reader can (a plain
-   * file range: NOTE [ File reads ] in csrc/core/file_read.cpp).
+   * file range: NOTE [ File reads ] in csrc/base/file_read.cpp).
    */
   readIntoTensor?(dst: NativeTensor, nbytes: number, what: string): Promise<void>;
   /** Whether every byte has been read. */

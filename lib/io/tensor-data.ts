@@ -13,7 +13,7 @@
 // twice (nor whole), and a tensor larger than one ArrayBuffer still saves
 // and loads. A plain file range skips JS memory altogether: the core reads
 // it into the tensor, or through pinned staging to a GPU (NOTE [ File reads ]
-// in csrc/core/file_read.cpp).
+// in csrc/base/file_read.cpp).
 import { allocate } from '../creation';
 import type { Device } from '../device';
 import { dtypeCode } from '../dtype';

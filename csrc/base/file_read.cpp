@@ -8,7 +8,7 @@
 // each a loop of pread (which may return short) into its own part of the
 // destination: the tensor's memory on the CPU, a pinned staging slot for a
 // GPU (NOTE [ Staged file reads ] in csrc/cuda/staged_copy.cpp).
-#include "core/file_read.h"
+#include "base/file_read.h"
 
 #include <unistd.h>
 
