@@ -24,6 +24,7 @@ interface AllReduceRow {
   ms: number;
   busGBs: number;
   algGBs: number;
+  enqueueUs?: number;
 }
 
 const SIZES = '1,64,1024';
@@ -85,12 +86,25 @@ function main(): void {
       gx.tidy(() => (gx.max(gx.abs(gx.sub(gx.matmul(u.mul(s.reshape(1, -1)), vh), a))).item() as number) / (gx.max(gx.abs(a)).item() as number));
     using ca = gx.chunked(a, { chunks: [m / blocks, k], devices });
     const chunkedMs = timeMs(n, () => { const d = ca.svd(); d.U.dispose(); d.S.dispose(); d.Vh.dispose(); }, 3);
+    const bySvdMs = timeMs(n, () => { const d = ca.svd({ factor: 'svd' }); d.U.dispose(); d.S.dispose(); d.Vh.dispose(); }, 3);
     const oneMs = timeMs(n, () => { const d = gx.linalg.svd(a, { fullMatrices: false }); d.U.dispose(); d.S.dispose(); d.Vh.dispose(); }, 3);
     const c = ca.svd();
     const chunkedErr = err(c.U.compute('cuda:0'), c.S, c.Vh);
     c.U.dispose();
     const o = gx.linalg.svd(a, { fullMatrices: false });
-    return { chunkedMs, oneMs, chunkedErr, oneErr: err(o.U, o.S, o.Vh) };
+    // The parts of the chunked SVD on cuda:0, one block of rows (which per-block factorisation pays).
+    const block = a.narrow(0, 0, m / blocks).contiguous();
+    const stacked = gx.randn([blocks * k, k], { device: 'cuda:0' });
+    const square = gx.randn([k, k], { device: 'cuda:0' });
+    const free = (r: Record<string, gx.Tensor>): void => Object.values(r).forEach((t) => t.dispose());
+    const parts = {
+      qrBlock: timeMs(1, () => free(gx.linalg.qr(block) as unknown as Record<string, gx.Tensor>), 3),
+      svdBlock: timeMs(1, () => free(gx.linalg.svd(block, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
+      svdStacked: timeMs(1, () => free(gx.linalg.svd(stacked, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
+      svdSquare: timeMs(1, () => free(gx.linalg.svd(square, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
+      matmulBlock: timeMs(1, () => gx.matmul(block, square).dispose(), 3),
+    };
+    return { chunkedMs, bySvdMs, oneMs, chunkedErr, oneErr: err(o.U, o.S, o.Vh), parts, perDevice: blocks / n };
   });
 
   const py = runPythonJson(path.join(REPO, 'bench', 'torch_dist.py'), ['--gpus', String(n), '--sizes', SIZES, '--svd', `${m},${k}`], 900_000);
@@ -111,6 +125,15 @@ function main(): void {
   console.log(`  mapBlocks add_broadcast ${rows}x${cols} float32 in ${chunk.join('x')} blocks: ${n} GPU(s) ${fmt(mapAll, 3)} ms vs one ${fmt(mapOne, 3)} ms = ${fmt(mapOne / mapAll, 3)}x (target >= 1.9 with two GPUs: ${mapOne / mapAll >= 1.9 ? 'met' : 'MISSED'})`);
   console.log(`  SVD ${m}x${k} float32: chunked over ${n} GPU(s) in ${blocks} row blocks ${fmt(svd.chunkedMs)} ms (error ${svd.chunkedErr.toExponential(1)}) vs one GPU ${fmt(svd.oneMs)} ms (error ${svd.oneErr.toExponential(1)}) = ${fmt(svd.oneMs / svd.chunkedMs, 3)}x, ` +
     `torch ${torchSvd === undefined ? '-' : `${fmt(torchSvd)} ms = ${fmt(torchSvd / svd.chunkedMs, 3)}x`} (target >= 1.5: ${svd.oneMs / svd.chunkedMs >= 1.5 ? 'met' : 'MISSED'})`);
+  const p = svd.parts;
+  const steps = (factor: number): number => svd.perDevice * (factor + p.matmulBlock) + p.svdStacked;
+  console.log(`  SVD parts on cuda:0 (block ${m / blocks}x${k}): qr ${fmt(p.qrBlock)} ms, svd ${fmt(p.svdBlock)} ms, matmul by ${k}x${k} ${fmt(p.matmulBlock)} ms; ` +
+    `svd of the stacked ${blocks * k}x${k} ${fmt(p.svdStacked)} ms, of ${k}x${k} ${fmt(p.svdSquare)} ms; ` +
+    `${svd.perDevice} blocks a GPU: by QR ~${fmt(steps(p.qrBlock))} ms, by block SVDs ~${fmt(steps(p.svdBlock))} ms ` +
+    `(measured: ${fmt(svd.chunkedMs)} and ${fmt(svd.bySvdMs)} ms, { factor: 'svd' } ${fmt(svd.oneMs / svd.bySvdMs, 3)}x one GPU)`);
+  const nccl = r.status === 0 ? (JSON.parse(line) as { nccl?: { version: string; path: string } }).nccl : undefined;
+  console.log(`  NCCL: gpuext ${nccl ? `${nccl.version} (${nccl.path})` : '-'}, torch ${py.ok ? String(py.o.nccl) : '-'}; ` +
+    `host per all-reduce enqueue ${(ours ?? []).map((row) => `${row.mib} MiB ${fmt(row.enqueueUs)} us`).join(', ')}`);
 }
 
 main();

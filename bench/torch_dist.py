@@ -74,7 +74,8 @@ def main():
         torch.linalg.svd(x, full_matrices=False)
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
-    emit({"torch": torch.__version__, "allReduce": res, "svd_ms": sorted(times)[1]})
+    nccl = ".".join(str(v) for v in torch.cuda.nccl.version())
+    emit({"torch": torch.__version__, "nccl": nccl, "allReduce": res, "svd_ms": sorted(times)[1]})
 
 
 if __name__ == "__main__":

@@ -105,6 +105,20 @@ deviceTestSerial('rechunk, reductions across blocks (all, along each axis), the 
     const r2 = ex.chunkedSvdExample([device], 400, 12, 90);
     t.true(r2.chunkedError <= 1e-12 && r2.maxSingularValueDiff <= 1e-12, JSON.stringify(r2));
     t.throws(() => c.svd(), { message: /needs a 2-d matrix chunked along its rows only/ });
+    // Each block reduced by its own SVD instead of QR, a last block shorter than the matrix is wide among them.
+    const a = gx.randn([61, 12], { device, dtype: 'float64' });
+    using ca = gx.chunked(a, { chunks: [25, 12] });
+    t.deepEqual(ca.chunks[0], [25, 25, 11]);
+    for (const factor of ['qr', 'svd'] as const) {
+      const { U, S, Vh } = ca.svd({ factor });
+      using u = U;
+      const whole = u.compute();
+      t.true(maxAbsDiff(gx.matmul(whole.mul(S.reshape(1, -1)), Vh), a) <= 1e-12, `${factor}: U diag(S) Vh is the matrix`);
+      t.true(maxAbsDiff(gx.matmul(whole.mT, whole), gx.eye(12, { dtype: 'float64', device })) <= 1e-12, `${factor}: U has orthonormal columns`);
+      t.true(maxAbsDiff(S, gx.linalg.svd(a, { fullMatrices: false }).S) <= 1e-12, `${factor}: the singular values`);
+    }
+    t.throws(() => ca.svd({ factor: 'lu' as 'qr' }), { message: /ChunkedTensor.svd: factor must be 'qr' or 'svd', got lu/ });
+    t.throws(() => ca.svd({ factors: 'qr' } as never), { message: /ChunkedTensor.svd/ });
   });
 });
 

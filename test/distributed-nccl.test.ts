@@ -45,6 +45,13 @@ cudaTest('NCCL: every collective and dtype on a one-rank group matches the host'
     await w;
     t.true(w.isCompleted());
     t.is(gx.sum(big).item(), 1 << 22);
+    // A loop that awaits only its last collective: each is queued at the call, and the earlier ones count as done once it is.
+    const queued = Array.from({ length: 50 }, () => g.allReduce(big, 'max'));
+    await queued[queued.length - 1];
+    t.true(queued.every((q) => q.isCompleted()), 'every earlier collective completed with the last');
+    await Promise.all(queued);
+    t.is(gx.sum(big).item(), 1 << 22);
+    t.regex(gx.distributed.ncclVersion(), /^2\.\d+\.\d+$/);
     t.throws(() => g.allGather(gx.zeros([2], { device: 'cuda' }), gx.zeros([2])), { message: /the tensors are on cuda:0 and cpu; put them on one device/ });
   } finally {
     await g.destroy();

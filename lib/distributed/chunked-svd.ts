@@ -29,9 +29,31 @@ export interface SvdParts {
   Vh: Tensor;
 }
 
-/** Q and R of one block, on its device (Householder QR: cuSOLVER geqrf + orgqr on CUDA, asynchronous). */
-function factor(block: Tensor): { Q: Tensor; R: Tensor } {
-  return qr(block, { mode: 'reduced' });
+/** How each block of rows is reduced to a small R (step 1). */
+export interface ChunkedSvdOptions {
+  /**
+   * 'qr' (default): Householder QR, A_k = Q_k R_k (cuSOLVER geqrf + orgqr on
+   * CUDA, asynchronous); 'svd': the block's own thin SVD, A_k = U_k (S_k Vh_k),
+   * so Q_k = U_k and R_k = diag(S_k) Vh_k. Both give A's SVD to rounding;
+   * which is faster depends on the solver and the block's shape.
+   */
+  factor?: 'qr' | 'svd';
+}
+
+type Factor = (block: Tensor) => { Q: Tensor; R: Tensor };
+
+function factorOf(opts: ChunkedSvdOptions, fn: string): Factor {
+  const how = opts.factor ?? 'qr';
+  if (how === 'qr') return (block) => qr(block, { mode: 'reduced' });
+  if (how !== 'svd') throw new TypeError(`${fn}: factor must be 'qr' or 'svd', got ${String(how as unknown)}`);
+  return (block) => {
+    const { U, S, Vh } = svd(block, { fullMatrices: false });
+    using s = S.reshape([-1, 1]);
+    const R = Vh.mul(s);
+    S.dispose();
+    Vh.dispose();
+    return { Q: U, R };
+  };
 }
 
 function checkTallSkinny(c: ChunkedTensor, fn: string): void {
@@ -71,18 +93,20 @@ function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined
 }
 
 /** TSQR of a chunked tensor this process holds: the R's stacked on the first block's device. */
-export function svdLocal(c: ChunkedTensor): SvdParts {
+export function svdLocal(c: ChunkedTensor, opts: ChunkedSvdOptions = {}): SvdParts {
   const fn = 'ChunkedTensor.svd';
   checkTallSkinny(c, fn);
+  const factor = factorOf(opts, fn);
   const home = c.blocks[0].device;
-  const parts = c.blocks.map(factor);
+  const parts = c.blocks.map((b) => factor(b));
   return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn);
 }
 
 /** TSQR of a chunked tensor spread over ranks: each R broadcast by its owner, the small SVD on every rank. */
-export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement): Promise<SvdParts> {
+export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement, opts: ChunkedSvdOptions = {}): Promise<SvdParts> {
   const fn = 'ChunkedTensor.svdAsync';
   checkTallSkinny(c, fn);
+  const factor = factorOf(opts, fn);
   const home = c.home(fn);
   const n = c.shape[1];
   const Qs: (Tensor | undefined)[] = [];

@@ -40,12 +40,13 @@ import { cat, stack } from '../ops/layout';
 import { max, min, sum } from '../ops/index';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
-import { svdLocal, svdOverRanks, type ChunkedSvd, type SvdParts } from './chunked-svd';
+import { svdLocal, svdOverRanks, type ChunkedSvd, type ChunkedSvdOptions, type SvdParts } from './chunked-svd';
 import type { DType } from '../generated/dtypes';
 
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
 const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
+const SVD_KEYS = optionKeys<ChunkedSvdOptions>({ factor: true });
 
 /** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
 export type ChunksSpec = number | readonly (number | readonly number[])[];
@@ -238,11 +239,11 @@ export class ChunkedTensor {
   /**
    * The thin SVD of a matrix chunked along its rows only, as a tall-skinny
    * QR (TSQR; chunked-svd.ts): U chunked like the rows, S and Vh on the
-   * first block's device.
+   * first block's device. `factor` picks how each block is reduced first.
    */
-  svd(): ChunkedSvd {
+  svd(opts: ChunkedSvdOptions = {}): ChunkedSvd {
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
-    return this.#svdResult(svdLocal(this));
+    return this.#svdResult(svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
   }
 
   #svdResult({ blocks, S, Vh }: SvdParts): ChunkedSvd {
@@ -251,8 +252,9 @@ export class ChunkedTensor {
   }
 
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
-  async svdAsync(): Promise<ChunkedSvd> {
-    return this.#svdResult(this.placement === undefined ? svdLocal(this) : await svdOverRanks(this, this.placement));
+  async svdAsync(opts: ChunkedSvdOptions = {}): Promise<ChunkedSvd> {
+    const o = checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svdAsync', SVD_KEYS);
+    return this.#svdResult(this.placement === undefined ? svdLocal(this, o) : await svdOverRanks(this, this.placement, o));
   }
 
   /**
@@ -483,12 +485,12 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
   const lanes = new BlockLanes(nStreams);
   const blocks: (Tensor | undefined)[] = [];
   try {
-    for (const [k, idx] of gridIndices(ref.grid).entries()) {
+    // Every block's arguments first, then the calls: a copy to another device
+    // waits for the source's stream, so copying while blocks run would hold
+    // that device back until the blocks queued before the copy finish.
+    const calls = gridIndices(ref.grid).map((idx, k) => {
       const refBlock = ref.blockAt(k);
-      if (refBlock === undefined) {  // another rank's (NOTE [ Chunks over ranks ])
-        blocks.push(undefined);
-        continue;
-      }
+      if (refBlock === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
       const dev = refBlock.device;
       const blockArgs: unknown[] = args.map((a, i) => {
         const pick = pickers[i];
@@ -496,6 +498,14 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
         return a instanceof Tensor ? onDevice(a, dev) : a;
       });
       if (opts.blockInfo) blockArgs.push({ index: idx, offset: idx.map((i, d) => offsets[d][i]), device: dev } satisfies BlockInfo);
+      return { idx, dev, blockArgs };
+    });
+    for (const call of calls) {
+      if (call === undefined) {
+        blocks.push(undefined);
+        continue;
+      }
+      const { idx, dev, blockArgs } = call;
       const out = lanes.run(dev, () => (fn as (...a: unknown[]) => Tensor)(...blockArgs)) as unknown;
       const want = idx.map((i, d) => ref.chunks[d][i]);
       if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);

@@ -62,7 +62,8 @@ export class DeviceGroup {
     const comms = this.comms(fn);
     const o = ncclOp(op, inputs[0].dtype);
     ncclGroup(fn, inputs[0], () => comms.forEach((c, i) => c.enqueue(fn, kind, inputs[i], outputs[i], o, peer)));
-    return new Work(Promise.all(comms.map((c) => c.completion(fn))).then(() => undefined));
+    const done = comms.map((c) => c.completion(fn));
+    return new Work({ query: () => done.every((d) => d.query()), wait: () => Promise.all(done.map((d) => d.wait())).then(() => undefined) });
   }
 
   /** Reduces the tensors in place: every device ends with the result. */

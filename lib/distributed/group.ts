@@ -22,7 +22,7 @@ import { Tensor } from '../tensor';
 import type { DType } from '../generated/dtypes';
 import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
-import { ncclOp, NcclComm } from './nccl';
+import { ncclOp, NcclComm, type Completion } from './nccl';
 import { StoreClient, StoreServer } from './store';
 
 const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true });
@@ -44,26 +44,39 @@ export interface InitOptions {
 /** A pending collective: await it (or its wait()) before reading the tensors it writes. */
 export class Work implements PromiseLike<void> {
   #done = false;
-  readonly #p: Promise<void>;
+  #p: Promise<void> | undefined;
+  readonly #completion: Completion | undefined;
 
-  constructor(p: Promise<void>) {
-    this.#p = p.then(() => {
-      this.#done = true;
+  /** @internal A promise (started now), or an NCCL completion, waited for only when asked. */
+  constructor(p: Promise<void> | Completion) {
+    if (p instanceof Promise) {
+      this.#completion = undefined;
+      this.#p = Work.#settled(p, this);
+    } else {
+      this.#completion = p;
+    }
+  }
+
+  static #settled(p: Promise<void>, w: Work): Promise<void> {
+    const done = p.then(() => {
+      w.#done = true;
     });
     // An error is the awaiting caller's; one nobody awaits is not a crash.
-    this.#p.catch(() => undefined);
+    done.catch(() => undefined);
+    return done;
   }
 
   isCompleted(): boolean {
+    if (!this.#done && this.#completion?.query()) this.#done = true;
     return this.#done;
   }
 
   wait(): Promise<void> {
-    return this.#p;
+    return (this.#p ??= Work.#settled((this.#completion as Completion).wait(), this));
   }
 
   then<A = void, B = never>(ok?: ((v: void) => A | PromiseLike<A>) | null, bad?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-    return this.#p.then(ok, bad);
+    return this.wait().then(ok, bad);
   }
 }
 
@@ -134,6 +147,9 @@ export class ProcessGroup {
   #p2p = new Map<string, number>();
   #destroyed = false;
   #nccl: Promise<NcclComm> | undefined;
+  #ncclReady: NcclComm | undefined;
+  /** Collectives waiting for the communicator to be made. */
+  #early = 0;
 
   constructor(
     readonly rank: number,
@@ -159,11 +175,31 @@ export class ProcessGroup {
       throw new TypeError(`${fn}: this rank's collectives run on ${device}; the tensors are on ${input.device}${output !== input ? ` and ${output.device}` : ''}`);
     }
     const o = ncclOp(op, input.dtype);
-    this.#nccl ??= NcclComm.create(this.store, this.rank, this.worldSize, device, 0, this.timeoutMs, fn);
-    const comm = this.#nccl;
-    return new Work(comm.then((c) => {
+    const run = (c: NcclComm): Completion => {
       if (!c.device.equals(device)) throw new TypeError(`${fn}: this group's NCCL communicator is on ${c.device}; the tensors are on ${device}`);
       return c.run(fn, kind, input, output, o, peer);
+    };
+    // Once the communicator exists, enqueue now (as torch does): a loop of collectives queues them all before anyone waits.
+    const ready = this.#ncclReady;
+    if (ready !== undefined) {
+      try {
+        return new Work(run(ready));
+      } catch (e) {
+        return new Work(Promise.reject(e as Error));
+      }
+    }
+    // Before, calls wait for it in order; the direct path opens once the last of them is enqueued.
+    this.#nccl ??= NcclComm.create(this.store, this.rank, this.worldSize, device, 0, this.timeoutMs, fn);
+    this.#early++;
+    return new Work(this.#nccl.then((c) => {
+      try {
+        return run(c).wait();
+      } finally {
+        if (--this.#early === 0) this.#ncclReady = c;
+      }
+    }, (e: unknown) => {
+      this.#early--;
+      throw e;
     }));
   }
 

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { Device } from '../device';
+import { Device, parseDevice, type DeviceLike } from '../device';
 import { empty } from '../creation';
 import { namedForCaller } from '../ops/library';
 import * as ops from '../generated/ops';
@@ -63,6 +63,37 @@ export function locateNccl(): void {
 }
 
 /**
+ * The version of the NCCL library collectives load, as 'major.minor.patch'
+ * (torch.cuda.nccl.version()'s); loading it on first use. `device` picks the
+ * GPU whose context loads it (default cuda:0).
+ */
+export function ncclVersion(device: DeviceLike = 'cuda:0'): string {
+  const fn = 'gx.distributed.ncclVersion';
+  locateNccl();
+  using probe = empty([1], { dtype: 'uint8', device: parseDevice(device, fn) });
+  const code = Number(ops.ncclVersion(fn, { probe: probe.handle(fn) }));
+  // NCCL 2.9 and later: major * 10000 + minor * 100 + patch (before: major * 1000 + minor * 100 + patch).
+  const [major, rest] = code >= 20900 ? [Math.floor(code / 10000), code % 10000] : [Math.floor(code / 1000), code % 1000];
+  return `${major}.${Math.floor(rest / 100)}.${rest % 100}`;
+}
+
+/** A collective's completion: poll it, or wait for it without blocking the event loop. */
+export interface Completion {
+  query(): boolean;
+  wait(): Promise<void>;
+}
+
+/** A collective the watchdog follows until its event has passed. */
+interface Pending {
+  started: number;
+  event: Event;
+  /** Set when the communicator was aborted before the collective finished. */
+  error: Error | undefined;
+  /** Rejects the caller's wait, once there is one. */
+  fail: ((e: Error) => void) | undefined;
+}
+
+/**
  * NOTE [ NCCL watchdog ]
  * NCCL never gives up on its own: a collective whose peer died, or that the
  * ranks called differently, spins on the GPU for ever. Each communicator
@@ -74,7 +105,7 @@ export function locateNccl(): void {
  * communicator are errors, not hangs.
  */
 export class NcclComm {
-  readonly #pending = new Set<{ started: number; fail: (e: Error) => void }>();
+  readonly #pending = new Set<Pending>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #gone: string | undefined;
 
@@ -134,19 +165,34 @@ export class NcclComm {
     }
   }
 
-  /** Resolves when the work enqueued so far on the device's current stream has run (NOTE [ NCCL watchdog ]). */
-  completion(fn: string): Promise<void> {
-    const done = new Event({ device: this.device }).record().done();
-    return new Promise<void>((resolve, reject) => {
-      const entry = { started: Date.now(), fail: (e: Error) => reject(new Error(`${fn}: ${e.message}`)) };
-      this.#pending.add(entry);
-      this.#watch();
-      done.then(resolve, reject).finally(() => this.#pending.delete(entry));
-    });
+  /**
+   * The completion of the work enqueued so far on the device's current
+   * stream: an event recorded now, which the watchdog polls while it is
+   * pending (NOTE [ NCCL watchdog ]). Nothing waits for the GPU until the
+   * caller asks (wait()), so a loop of collectives costs an enqueue and an
+   * event record each, as torch's does, not a thread parked on each.
+   */
+  completion(fn: string): Completion {
+    const event = new Event({ device: this.device }).record();
+    const entry: Pending = { started: Date.now(), event, error: undefined, fail: undefined };
+    this.#pending.add(entry);
+    this.#watch();
+    let waiting: Promise<void> | undefined;
+    return {
+      query: () => entry.error === undefined && (!this.#pending.has(entry) || event.query()),
+      wait: () => (waiting ??= new Promise<void>((resolve, reject) => {
+        if (entry.error !== undefined) return reject(new Error(`${fn}: ${entry.error.message}`));
+        entry.fail = (e) => reject(new Error(`${fn}: ${e.message}`));
+        event.done().then(() => {
+          this.#pending.delete(entry);
+          resolve();
+        }, reject);
+      })),
+    };
   }
 
-  /** Enqueues one collective; resolves when it has run. */
-  run(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): Promise<void> {
+  /** Enqueues one collective; its completion to await. */
+  run(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): Completion {
     this.enqueue(fn, kind, input, output, op, peer);
     return this.completion(fn);
   }
@@ -160,6 +206,8 @@ export class NcclComm {
         this.#timer = undefined;
         return;
       }
+      for (const p of this.#pending) if (p.event.query()) this.#pending.delete(p);
+      if (this.#pending.size === 0) return;
       const error = this.#gone === undefined ? ops.ncclCommError('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm }) : '';
       const oldest = Math.min(...[...this.#pending].map((p) => p.started));
       const late = Date.now() - oldest > this.timeoutMs;
@@ -181,7 +229,10 @@ export class NcclComm {
     } finally {
       this.probe.dispose();
       const err = new Error(`${why}; the communicator on ${this.device} was aborted, so later CUDA collectives of this group fail`);
-      for (const p of this.#pending) p.fail(err);
+      for (const p of this.#pending) {
+        p.error = err;
+        p.fail?.(err);
+      }
       this.#pending.clear();
     }
   }
