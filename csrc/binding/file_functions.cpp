@@ -3,6 +3,7 @@
 #include "binding/args.h"
 #include "binding/bindings.h"
 #include "binding/js_errors.h"
+#include "binding/promise_worker.h"
 #include "binding/tensor_handle.h"
 #include "base/file_read.h"
 #include "cuda/runtime.h"
@@ -16,43 +17,33 @@ namespace {
 // the tensor (NOTE [ File reads ], NOTE [ Staged file reads ]). Back on the JS
 // thread: resolve. The tensor is new and not yet visible to JS, so nothing
 // else touches it meanwhile; the caller keeps the file open until then.
-class FileReadWorker : public Napi::AsyncWorker {
+class FileReadWorker : public PromiseWorker {
  public:
   FileReadWorker(Napi::Env env, int fd, int64_t offset, const TensorImpl& dst)
-      : Napi::AsyncWorker(env, "gpuext.readFile"), deferred_(Napi::Promise::Deferred::New(env)), fd_(fd),
-        offset_(offset), dst_(&dst) {
+      : PromiseWorker(env, "gpuext.readFile"), fd_(fd), offset_(offset), dst_(&dst) {
     dst_->retain();
-  }
-  // Queues the read. If it throws, delete the worker: the destructor releases what was acquired.
-  void Start() {
-    if (dst_->device().is_cuda()) event_ = cuda::record_event(cuda::current_stream(dst_->device().index));
-    Queue();
   }
   ~FileReadWorker() override {
     cuda::destroy_event(event_);
     dst_->release();
   }
-  Napi::Promise Promise() { return deferred_.Promise(); }
+  // On the JS thread, before queuing.
+  void RecordEvent() {
+    if (dst_->device().is_cuda()) event_ = cuda::record_event(cuda::current_stream(dst_->device().index));
+  }
 
  protected:
-  void Execute() override {
-    try {
-      const size_t nbytes = static_cast<size_t>(dst_->numel()) * dst_->itemsize();
-      if (dst_->device().is_cpu()) {
-        read_file_range(fd_, offset_, dst_->data(), nbytes);
-      } else {
-        cuda::wait_event(event_);
-        cuda::copy_file_to_device(dst_->device().index, fd_, offset_, dst_->data(), nbytes);
-      }
-    } catch (const std::exception& e) {
-      SetError(e.what());
+  void Run() override {
+    const size_t nbytes = static_cast<size_t>(dst_->numel()) * dst_->itemsize();
+    if (dst_->device().is_cpu()) {
+      read_file_range(fd_, offset_, dst_->data(), nbytes);
+    } else {
+      cuda::wait_event(event_);
+      cuda::copy_file_to_device(dst_->device().index, fd_, offset_, dst_->data(), nbytes);
     }
   }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
-  Napi::Promise::Deferred deferred_;
   int fd_;
   int64_t offset_;
   const TensorImpl* dst_;  // owned reference
@@ -72,14 +63,7 @@ Napi::Value ReadFile(const Napi::CallbackInfo& info) {
     const TensorImpl& dst = TensorHandle::From(info, 2, fn, "dst");
     GX_CHECK_VALUE(dst.is_contiguous(), fn, ": argument 'dst' must be contiguous");
     auto* worker = new FileReadWorker(info.Env(), static_cast<int>(fd), offset, dst);
-    Napi::Promise p = worker->Promise();
-    try {
-      worker->Start();
-    } catch (...) {
-      delete worker;
-      throw;
-    }
-    return p;
+    return PromiseWorker::start(worker, [&] { worker->RecordEvent(); });
   });
 }
 

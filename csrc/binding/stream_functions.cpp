@@ -4,6 +4,7 @@
 #include "binding/bindings.h"
 #include "binding/args.h"
 #include "binding/js_errors.h"
+#include "binding/promise_worker.h"
 #include "binding/stream_box.h"
 #include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
@@ -144,27 +145,15 @@ Napi::Value EventElapsed(const Napi::CallbackInfo& info) {
 // await stream.done() / event.done(): a libuv pool thread blocks on an event
 // while the event loop runs on. The worker holds a reference to the JS
 // handle, so the event cannot be destroyed while it waits.
-class EventWaitWorker : public Napi::AsyncWorker {
+class EventWaitWorker : public PromiseWorker {
  public:
   EventWaitWorker(Napi::Env env, Napi::Value handle, cuda::Event event)
-      : Napi::AsyncWorker(env, "gpuext.wait"), deferred_(Napi::Promise::Deferred::New(env)), event_(event) {
-    handle_ = Napi::Persistent(handle.As<Napi::Object>());
-  }
-  Napi::Promise Promise() { return deferred_.Promise(); }
+      : PromiseWorker(env, "gpuext.wait"), handle_(Napi::Persistent(handle.As<Napi::Object>())), event_(event) {}
 
  protected:
-  void Execute() override {
-    try {
-      cuda::wait_event(event_);
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-  }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  void Run() override { cuda::wait_event(event_); }
 
  private:
-  Napi::Promise::Deferred deferred_;
   Napi::Reference<Napi::Object> handle_;
   cuda::Event event_;
 };
@@ -172,10 +161,7 @@ class EventWaitWorker : public Napi::AsyncWorker {
 Napi::Value WaitEventAsync(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     EventBox& e = unwrap_external<EventBox>(info[0], "Event.done", "event");
-    auto* w = new EventWaitWorker(info.Env(), info[0], e.event);
-    Napi::Promise p = w->Promise();
-    w->Queue();
-    return p;
+    return PromiseWorker::start(new EventWaitWorker(info.Env(), info[0], e.event), [] {});
   });
 }
 

@@ -6,6 +6,7 @@
 #include "binding/bindings.h"
 #include "binding/args.h"
 #include "binding/js_errors.h"
+#include "binding/promise_worker.h"
 #include "binding/staging.h"
 #include "binding/tensor_handle.h"
 #include "core/tensor_ops.h"
@@ -201,37 +202,26 @@ Napi::Value ReadSync(const Napi::CallbackInfo& info) {
 // [ Staged readback ] in csrc/cuda/staged_copy.cpp).
 // Back on the JS thread: resolve. The event loop never waits for the GPU; the
 // source stays referenced until then, so its memory cannot be reused early.
-class ReadWorker : public Napi::AsyncWorker {
+class ReadWorker : public PromiseWorker {
  public:
   ReadWorker(Napi::Env env, TensorImpl* src, const Readback& dst, size_t nbytes)
-      : Napi::AsyncWorker(env, "gpuext.toArray"), deferred_(Napi::Promise::Deferred::New(env)),
-        out_(Napi::Persistent(dst.holder)), src_(src), dst_(dst.data), nbytes_(nbytes) {}
-  // Queues the copy. If it throws, delete the worker: the destructor
-  // releases whatever was acquired.
-  void Start() {
-    event_ = cuda::record_event(cuda::current_stream(src_->device().index));
-    Queue();
-  }
+      : PromiseWorker(env, "gpuext.toArray"), out_(Napi::Persistent(dst.holder)), src_(src), dst_(dst.data),
+        nbytes_(nbytes) {}
   ~ReadWorker() override {
     cuda::destroy_event(event_);
     src_->release();
   }
-  Napi::Promise Promise() { return deferred_.Promise(); }
+  // On the JS thread, before queuing.
+  void RecordEvent() { event_ = cuda::record_event(cuda::current_stream(src_->device().index)); }
 
  protected:
-  void Execute() override {
-    try {
-      cuda::wait_event(event_);
-      cuda::copy_to_host_blocking(dst_, src_->data(), nbytes_);
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+  void Run() override {
+    cuda::wait_event(event_);
+    cuda::copy_to_host_blocking(dst_, src_->data(), nbytes_);
   }
-  void OnOK() override { deferred_.Resolve(out_.Value()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  Napi::Value Result() override { return out_.Value(); }
 
  private:
-  Napi::Promise::Deferred deferred_;
   Napi::Reference<Napi::Object> out_;  // keeps the destination's memory alive until the copy is done
   TensorImpl* src_;  // owned reference to the contiguous source
   void* dst_;
@@ -252,14 +242,7 @@ Napi::Value Read(const Napi::CallbackInfo& info) {
       return deferred.Promise();
     }
     auto* worker = new ReadWorker(info.Env(), contiguous(t), dst, nbytes);  // owns the copy
-    Napi::Promise p = worker->Promise();
-    try {
-      worker->Start();
-    } catch (...) {
-      delete worker;
-      throw;
-    }
-    return p;
+    return PromiseWorker::start(worker, [&] { worker->RecordEvent(); });
   });
 }
 
