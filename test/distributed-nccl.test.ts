@@ -4,9 +4,16 @@
 // host-computed results, outputs poisoned first; awaiting the Work waits for
 // the GPU without blocking the event loop; tensors on another device or on
 // the CPU and GPU at once are errors. A device group (ncclCommInitAll) over
-// every GPU present runs each collective against host-computed results; the
-// watchdog aborts a collective that does not finish within the timeout
-// with an error instead of a hang.
+// every GPU present runs each collective against host-computed results; with
+// two GPUs, two processes started by `gpuext run --nproc-per-node 2` do the
+// same over NCCL, one GPU each; the watchdog aborts a collective that does
+// not finish within the timeout with an error instead of a hang.
+
+import test from 'ava';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 import * as gx from '../lib';
 import { freePort } from '../lib/cli/run';
@@ -93,6 +100,68 @@ cudaTest('NCCL device group: one process drives every GPU present; each collecti
   t.throws(() => gx.distributed.initDeviceGroup(['cuda:0', 'cuda:0']), { message: /cuda:0 is listed twice/ });
   g.destroy();
   t.throws(() => g.allReduce(on('float32', () => [1])), { message: /the device group was destroyed/ });
+});
+
+/** What each rank of the two-process NCCL test runs: every collective and dtype, checked against host-computed values. */
+const RANK_SCRIPT = `
+const gx = require(${JSON.stringify(path.resolve(__dirname, '../lib'))});
+(async () => {
+  await gx.distributed.initProcessGroup({ timeoutMs: 60000 });
+  const rank = gx.distributed.rank(), size = gx.distributed.worldSize();
+  const device = 'cuda:' + process.env.LOCAL_RANK;
+  const ranks = Array.from({ length: size }, (_, r) => r);
+  const base = (r, i) => (r + 1) * (i + 1);
+  const vals = (t) => Array.from(t.toArraySync(), Number);
+  const bad = [];
+  let count = 0;
+  const check = (what, got, want) => {
+    count++;
+    if (JSON.stringify(got) !== JSON.stringify(want)) bad.push(what + ': ' + JSON.stringify(got) + ' vs ' + JSON.stringify(want));
+  };
+  const fold = { sum: (v) => v.reduce((a, b) => a + b), prod: (v) => v.reduce((a, b) => a * b), min: (v) => Math.min(...v),
+    max: (v) => Math.max(...v), avg: (v) => v.reduce((a, b) => a + b) / v.length };
+  for (const dtype of ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'uint8', 'int32', 'int64']) {
+    const floating = dtype.startsWith('float') || dtype === 'bfloat16';
+    for (const op of ['sum', 'prod', 'min', 'max', ...(floating ? ['avg'] : [])]) {
+      const x = gx.tensor([0, 1, 2, 3, 4, 5].map((i) => base(rank, i)), { dtype, device });
+      await gx.distributed.allReduce(x, op);
+      check('allReduce ' + op + ' ' + dtype, vals(x), [0, 1, 2, 3, 4, 5].map((i) => fold[op](ranks.map((r) => base(r, i)))));
+    }
+    const b = gx.full([4], rank === size - 1 ? 9 : 0, { dtype, device });
+    await gx.distributed.broadcast(b, size - 1);
+    check('broadcast ' + dtype, vals(b), [9, 9, 9, 9]);
+    const red = gx.full([3], rank + 1, { dtype, device });
+    await gx.distributed.reduce(red, 0, 'sum');
+    check('reduce into rank 0 ' + dtype, vals(red), Array(3).fill(rank === 0 ? fold.sum(ranks.map((r) => r + 1)) : rank + 1));
+    const out = gx.zeros([2 * size], { dtype, device });
+    await gx.distributed.allGather(out, gx.full([2], 10 * rank, { dtype, device }));
+    check('allGather ' + dtype, vals(out), ranks.flatMap((r) => [10 * r, 10 * r]));
+    const rs = gx.zeros([2], { dtype, device });
+    await gx.distributed.reduceScatter(rs, gx.arange(2 * size, { dtype, device }).add(rank), 'sum');
+    check('reduceScatter ' + dtype, vals(rs), [2 * rank, 2 * rank + 1].map((i) => fold.sum(ranks.map((r) => i + r))));
+    const p2p = gx.full([3], rank === 0 ? 7 : 0, { dtype, device });
+    if (rank === 0) await gx.distributed.send(p2p, 1);
+    if (rank === 1) await gx.distributed.recv(p2p, 0);
+    check('send/recv ' + dtype, vals(p2p), rank <= 1 ? [7, 7, 7] : [0, 0, 0]);
+  }
+  console.log(JSON.stringify({ rank, device, count, bad }));
+  await gx.distributed.destroyProcessGroup();
+})().catch((e) => { console.error(e.message); process.exit(3); });
+`;
+
+const twoGpus = gx.cuda.isAvailable() && gx.cuda.deviceCount() >= 2 ? test.serial : test.skip;
+twoGpus('NCCL across processes: gpuext run --nproc-per-node 2, one GPU each; every collective and dtype matches the host', (t) => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gx-nccl-')), 'rank.js');
+  fs.writeFileSync(file, RANK_SCRIPT);
+  const cli = path.resolve(__dirname, '../lib/cli/main.js');
+  const r = spawnSync(process.execPath, [cli, 'run', '--nproc-per-node', '2', file], { encoding: 'utf8', timeout: 180_000 });
+  t.is(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { rank: number; device: string; count: number; bad: string[] }).sort((a, b) => a.rank - b.rank);
+  t.deepEqual(lines.map((l) => [l.rank, l.device]), [[0, 'cuda:0'], [1, 'cuda:1']]);
+  for (const l of lines) {
+    t.is(l.count, 4 * 5 + 4 * 4 + 8 * 5, `rank ${l.rank}: every check ran`);
+    t.deepEqual(l.bad, [], `rank ${l.rank}`);
+  }
 });
 
 /** Keeps the current stream busy for `ms` milliseconds (one thread sleeping on the GPU's clock). */
