@@ -103,6 +103,12 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'ChunkedTensor#rechunk': {
     call: () => gx.chunked(x(), { chunks: 3 }).rechunk(2, { device: ['cpu'] } as { devices?: gx.DeviceLike[] }), fn: 'ChunkedTensor.rechunk', key: 'device', suggest: 'devices',
   },
+  'ChunkedTensor#svd': {
+    call: () => gx.chunked(x(), { chunks: [1, 3] }).svd({ factr: 'svd' } as gx.ChunkedSvdOptions), fn: 'ChunkedTensor.svd', key: 'factr', suggest: 'factor',
+  },
+  'ChunkedTensor#svdAsync': {
+    call: () => gx.chunked(x(), { chunks: [1, 3] }).svdAsync({ factr: 'svd' } as gx.ChunkedSvdOptions), fn: 'ChunkedTensor.svdAsync', key: 'factr', suggest: 'factor',
+  },
   fuse: {
     call: () => gx.fuse((a: gx.Tensor) => gx.sin(a), { nam: 'f' } as gx.FuseOptions), fn: 'gx.fuse', key: 'nam', suggest: 'name',
   },
@@ -232,8 +238,8 @@ const NO_OPTIONS = new Set([
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
   'optim.Optimizer',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
-    'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup'].map((f) => `distributed.${f}`),
-  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'svd', 'svdAsync', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
+    'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
+  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
