@@ -7,6 +7,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { backendInfo, compile } from '../lib/rtc/compiler';
+import { twoLoopKernel } from '../lib/optim/two-loop';
 import * as ex from '../examples/jit';
 import { deviceTestSerial, REQUIRE_CUDA } from './helpers';
 
@@ -44,7 +45,12 @@ function exampleSources(): [string, string][] {
 }
 
 compilerTest('the generated CUDA of every example kernel compiles for sm_90 (no GPU needed)', (t) => {
-  for (const [name, source] of exampleSources()) {
+  // The library's own jit kernel too: L-BFGS's two-loop recursion (lib/optim/two-loop.ts).
+  const twoLoop = (['float32', 'float64'] as const).map((dtype): [string, string] => {
+    const v = gx.zeros([3], { dtype }), m = gx.zeros([2, 3], { dtype });
+    return [`lbfgs_two_loop_${dtype}`, twoLoopKernel(dtype).source(m, m, gx.zeros([2], { dtype }), v, gx.zeros([2], { dtype }), v, 0.5)];
+  });
+  for (const [name, source] of [...exampleSources(), ...twoLoop]) {
     const r = compile({ source, name: `${name}.cu`, arch: 'sm_90' }, { disk: false });
     t.true(r.image.byteLength > 0, name);
   }
@@ -104,6 +110,18 @@ test('the simulator: threads interleave at syncthreads, shared arrays are per bl
   const x = gx.arange(8, { dtype: 'float32' });
   reverse(2, 4, [x]);
   t.deepEqual(Array.from(x.toArraySync()), [3, 2, 1, 0, 7, 6, 5, 4]);
+  // A shared array's dtype held by a constant beside the kernel (here, the function that makes it), as Numba's globals.
+  const reverseOf = (dtype: 'float32' | 'float64'): gx.jit.JitKernel => jit.rawkernel((x: gx.jit.Array) => {
+    const s = jit.sharedArray(4, dtype);
+    s[jit.threadIdx.x] = x[jit.threadIdx.x] / 3;
+    jit.syncthreads();
+    x[jit.threadIdx.x] = s[3 - jit.threadIdx.x];
+  });
+  const x64 = gx.arange(4, { dtype: 'float64' });
+  reverseOf('float64')(1, 4, [x64]);
+  t.deepEqual(Array.from(x64.toArraySync()), [1, 2 / 3, 1 / 3, 0]);
+  t.regex(reverseOf('float32').source(gx.zeros([4])), /__shared__ float s_s_\d+\[4\]/);
+  t.regex(reverseOf('float64').source(gx.zeros([4])), /__shared__ double s_s_\d+\[4\]/);
   const oob = jit.rawkernel((x: gx.jit.Array) => { x[jit.threadIdx.x + 2] = 1; });
   const e = t.throws(() => oob(1, 4, [gx.zeros([4])]));
   t.regex(e?.message ?? '', /thread \(2, 0, 0\) of block \(0, 0, 0\): index 4 is out of range for dimension 0 of x \(size 4\)/);

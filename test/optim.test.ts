@@ -9,7 +9,8 @@ import test, { type ExecutionContext } from 'ava';
 import * as gx from '../lib';
 import { strongWolfe } from '../lib/optim/line-search';
 import { TorchScalars } from '../lib/optim/torch-scalars';
-import { deviceTestSerial } from './helpers';
+import { twoLoop, twoLoopOneLaunch, twoLoopOps } from '../lib/optim/two-loop';
+import { deviceTest, deviceTestSerial } from './helpers';
 
 type Vec = number[];
 
@@ -563,5 +564,27 @@ test('optim: LBFGS\'s line search decides in the parameters\' dtype as torch\'s 
     t.is(calls, evals);
     if (step === 1) t.is(r.t, 1);
     else t.true(r.t < 1e-3, `float64 zoomed to ${r.t}`);
+  }
+});
+
+deviceTest('L-BFGS two-loop recursion: the one-launch kernel matches the ops (CUDA, or the simulator on the CPU)', (t, device) => {
+  for (const dtype of ['float64', 'float32'] as const) {
+    for (const [m, n] of [[1, 5], [4, 101], [10, 300], [3, 1000]]) {
+      gx.tidy(() => {
+        gx.manualSeed(m * 1000 + n);
+        const S = Array.from({ length: m }, () => gx.randn([n], { dtype, device }));
+        const Y = S.map((s) => s.mul(1.5).add(gx.randn([n], { dtype, device }).mul(0.1)));
+        const ro = S.map((s, i) => 1 / (gx.dot(Y[i], s).item() as number));
+        const g = gx.randn([n], { dtype, device });
+        const want = twoLoopOps(S, Y, ro, g, 0.7);
+        const got = twoLoopOneLaunch(S, Y, ro, g, 0.7);
+        t.deepEqual([got.shape, got.dtype, String(got.device)], [[n], dtype, String(want.device)]);
+        const rel = (gx.max(gx.abs(gx.sub(got, want))).item() as number) / (gx.max(gx.abs(want)).item() as number);
+        t.true(rel <= (dtype === 'float64' ? 1e-13 : 1e-5), `${dtype} m=${m} n=${n}: relative difference ${rel}`);
+        // The dispatcher: the kernel on CUDA, the ops on the CPU; the first iteration (no history) by ops everywhere.
+        t.true((gx.max(gx.abs(gx.sub(twoLoop(S, Y, ro, g, 0.7), want))).item() as number) <= rel * (gx.max(gx.abs(want)).item() as number) + 1e-30);
+        t.is(gx.max(gx.abs(gx.add(twoLoop([], [], [], g, 0.7), g.mul(0.7)))).item(), 0);
+      });
+    }
   }
 });

@@ -952,8 +952,13 @@ class Translator {
     let dtype: unknown;
     if (dtNode.type === 'Literal') dtype = dtNode.value;
     else {
-      const r = this.ref(dtNode);
-      if (r.kind === 'static') dtype = r.value;
+      // A dtype name held by a constant beside the kernel (a module's, or the function that made the kernel).
+      const held = staticValueOf(dtNode as Parameters<typeof staticValueOf>[0], this.lookup, (n) => this.lookupName(n) !== undefined);
+      if (typeof held === 'string') dtype = held;
+      else {
+        const r = this.ref(dtNode);
+        if (r.kind === 'static') dtype = r.value;
+      }
     }
     if (typeof dtype !== 'string' || !isDType(dtype)) this.fail(`${kind}'s dtype must be a dtype name like 'float32'`, dtNode);
     const c = `${kind === 'sharedArray' ? 's' : 'l'}_${name}_${this.lines.length}`;

@@ -6,17 +6,17 @@
 // time it needs the loss and gradient. The parameters are one flat vector
 // (flat.ts); the scalars its decisions read (dot products, ro, the Hessian
 // scale) are JS numbers rounded as torch's are (NOTE [ L-BFGS scalars ] in
-// torch-scalars.ts); the two-loop recursion's stay on the device.
+// torch-scalars.ts); the two-loop recursion's stay on the device, in one
+// kernel on CUDA for models that fit one block (two-loop.ts).
 import { neg, sub, mul } from '../generated/elementwise';
-import { sum } from '../ops/index';
 import type { Tensor } from '../tensor';
-import { tidy } from '../tidy';
 import { noGrad } from '../autograd/mode';
 import { checkOptions, optionKeys } from '../options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
 import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, setParams } from './flat';
 import { learningRate, number, positiveInt } from './hyper';
 import { strongWolfe } from './line-search';
+import { twoLoop } from './two-loop';
 import { TorchScalars, type Num } from './torch-scalars';
 import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
 import type { Params, ParamGroupSpec } from './params';
@@ -164,7 +164,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
             hDiag = 1;
           } else {
             hDiag = this.#updateHistory(S, st, flatGrad, t, hDiag, historySize);
-            setTensor(st, 'd', twoLoop(st, flatGrad, hDiag));
+            setTensor(st, 'd', twoLoop(st.oldStps as Tensor[], st.oldDirs as Tensor[], st.ro as number[], flatGrad, hDiag));
           }
           const d = st.d as Tensor;
           if (st.prevFlatGrad == null) setTensor(st, 'prevFlatGrad', flatGrad.clone());
@@ -281,28 +281,3 @@ function clearHistory(st: LBFGSState): void {
   st.ro = [];
 }
 
-/**
- * The two-loop recursion: the approximate inverse Hessian times -gradient, a
- * new tensor. Its scalars (alpha_i, beta_i) stay on the device as 0-d
- * tensors, as torch's do: the recursion queues its kernels without waiting
- * for any of them (2 * historySize reads back to JS would each wait for the GPU).
- */
-function twoLoop(st: LBFGSState, flatGrad: Tensor, hDiag: number): Tensor {
-  const oldDirs = st.oldDirs as Tensor[], oldStps = st.oldStps as Tensor[], ro = st.ro as number[];
-  const n = oldDirs.length;
-  return tidy(() => {
-    const al = new Array<Tensor>(n);
-    const q = neg(flatGrad);
-    for (let i = n - 1; i >= 0; i--) {
-      al[i] = mul(sum(mul(oldStps[i], q)), ro[i]);
-      q.sub_(mul(oldDirs[i], al[i]));
-    }
-    // Multiply by the initial Hessian; r is the direction.
-    const r = mul(q, hDiag);
-    for (let i = 0; i < n; i++) {
-      const be = mul(sum(mul(oldDirs[i], r)), ro[i]);
-      r.add_(mul(oldStps[i], sub(al[i], be)));
-    }
-    return r;
-  });
-}
