@@ -102,6 +102,7 @@ function main(): void {
       svdBlock: timeMs(1, () => free(gx.linalg.svd(block, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
       svdStacked: timeMs(1, () => free(gx.linalg.svd(stacked, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
       svdSquare: timeMs(1, () => free(gx.linalg.svd(square, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
+      qrStacked: timeMs(1, () => free(gx.linalg.qr(stacked) as unknown as Record<string, gx.Tensor>), 3),
       matmulBlock: timeMs(1, () => gx.matmul(block, square).dispose(), 3),
     };
     return { chunkedMs, bySvdMs, oneMs, chunkedErr, oneErr: err(o.U, o.S, o.Vh), parts, perDevice: blocks / n };
@@ -128,7 +129,7 @@ function main(): void {
   const p = svd.parts;
   const steps = (factor: number): number => svd.perDevice * (factor + p.matmulBlock) + p.svdStacked;
   console.log(`  SVD parts on cuda:0 (block ${m / blocks}x${k}): qr ${fmt(p.qrBlock)} ms, svd ${fmt(p.svdBlock)} ms, matmul by ${k}x${k} ${fmt(p.matmulBlock)} ms; ` +
-    `svd of the stacked ${blocks * k}x${k} ${fmt(p.svdStacked)} ms, of ${k}x${k} ${fmt(p.svdSquare)} ms; ` +
+    `svd of the stacked ${blocks * k}x${k} ${fmt(p.svdStacked)} ms (or its qr ${fmt(p.qrStacked)} ms + svd of ${k}x${k} ${fmt(p.svdSquare)} ms); ` +
     `${svd.perDevice} blocks a GPU: by QR ~${fmt(steps(p.qrBlock))} ms, by block SVDs ~${fmt(steps(p.svdBlock))} ms ` +
     `(measured: ${fmt(svd.chunkedMs)} and ${fmt(svd.bySvdMs)} ms, { factor: 'svd' } ${fmt(svd.oneMs / svd.bySvdMs, 3)}x one GPU)`);
   const nccl = r.status === 0 ? (JSON.parse(line) as { nccl?: { version: string; path: string } }).nccl : undefined;
