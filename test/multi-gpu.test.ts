@@ -1,11 +1,16 @@
 // Every kind of op on the last GPU present (cuda:1 on a two-GPU machine)
 // while cuda:0 stays the runtime's current device, against the CPU: the
 // library handles (cuBLAS, cuSOLVER), random, reductions, run-time and jit
-// kernels each pick the tensors' device, not the current one. With several
+// kernels each pick the tensors' device, not the current one; so do the
+// everyday API's (CUB sorts, atomics, compaction, cuSOLVER's decompositions,
+// einsum, a file read straight to the device). With several
 // GPUs, copies between them and ops alternating between devices too. On one
 // GPU the same cases run on cuda:0 (the code path, not the second device);
 // `npm run test:multi-gpu` (GPUEXT_REQUIRE_MULTI_GPU=1) fails without two.
 import test from 'ava';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 import * as gx from '../lib';
 import { cudaTest } from './helpers';
@@ -63,6 +68,67 @@ cudaTest(`every kind of op on ${LAST} (cuda:0 current) matches the CPU`, (t) => 
     t.is(close(f(ad), a.mul(a).sum(), 1e-2), 0, 'fuse with a reduction');
   });
 });
+
+cudaTest(`the everyday ops on ${LAST} (cuda:0 current): CUB sorts, atomics, compaction, cuSOLVER, einsum, file reads to the device`, async (t) => {
+  gx.manualSeed(5);
+  const v = gx.randn([4, 300], { dtype: 'float32' });
+  try {
+    gx.tidy(() => {
+      for (const [what, got, want, tol] of everydayCases(v)) {
+        t.is(String(got.device), LAST, `${what} stays on ${LAST}`);
+        t.deepEqual(got.shape, want.shape, what);
+        t.is(close(got, want, tol), 0, what);
+      }
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-multi-gpu-'));
+    try {
+      const file = path.join(dir, 'v.safetensors');
+      await gx.save(file, { v });
+      const back = await gx.loadTensors(file, { device: LAST });
+      t.is(String(back.v.device), LAST, 'loaded straight to the device');
+      t.is(close(back.v, v, 0), 0, 'the file read to the device');
+      back.v.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    v.dispose();
+  }
+});
+
+/** [what, on LAST, on the CPU, tolerance] for the ops of the everyday API that reach CUB, atomics and cuSOLVER. */
+function everydayCases(v: gx.Tensor, on = LAST): [string, gx.Tensor, gx.Tensor, number][] {
+  const vd = v.to(on);
+  const idx = gx.randint(0, 300, [4, 50], { dtype: 'int64' });
+  const bins = gx.randint(0, 16, [5000], { dtype: 'int64' });
+  const m = gx.randn([24, 24], { dtype: 'float64' });
+  const spd = gx.add(gx.matmul(m, m.mT), gx.eye(24, { dtype: 'float64' }).mul(24));
+  const sd = spd.to(on);
+  const rhs = gx.randn([24, 3], { dtype: 'float64' });
+  const bm = gx.randn([3, 8, 5], { dtype: 'float32' }), cm = gx.randn([3, 5, 6], { dtype: 'float32' });
+  const rows = gx.tensor([3, 0, 3], { dtype: 'int64' });
+  return [
+    ['sort values', gx.sort(vd, -1).values, gx.sort(v, -1).values, 0],
+    ['sort of one long row (DeviceRadixSort)', gx.sort(vd.reshape(-1), 0, { descending: true }).values, gx.sort(v.reshape(-1), 0, { descending: true }).values, 0],
+    ['topk', gx.topk(vd, 5, -1).values, gx.topk(v, 5, -1).values, 0],
+    ['unique counts', gx.unique(bins.to(on), { returnCounts: true }).counts as gx.Tensor, gx.unique(bins, { returnCounts: true }).counts as gx.Tensor, 0],
+    ['gather', gx.gather(vd, 1, idx.to(on)), gx.gather(v, 1, idx), 0],
+    ['scatterAdd (atomics)', gx.scatterAdd(gx.zeros([16], { device: on }), 0, bins.to(on), gx.ones([5000], { device: on })),
+      gx.scatterAdd(gx.zeros([16]), 0, bins, gx.ones([5000])), 0],
+    ['histc', gx.histc(vd, { bins: 20, min: -3, max: 3 }), gx.histc(v, { bins: 20, min: -3, max: 3 }), 0],
+    ['maskedSelect (count, sync, compact)', gx.maskedSelect(vd, vd.gt(0.5)), gx.maskedSelect(v, v.gt(0.5)), 0],
+    ['nonzero', gx.nonzero(vd.gt(1)), gx.nonzero(v.gt(1)), 0],
+    ['advanced index', vd.index(rows.to(on)), v.index(rows), 0],
+    ['cholesky (cuSOLVER)', gx.linalg.cholesky(sd), gx.linalg.cholesky(spd), 1e-9],
+    ['solve', gx.linalg.solve(sd, rhs.to(on)), gx.linalg.solve(spd, rhs), 1e-9],
+    ['inv', gx.linalg.inv(sd), gx.linalg.inv(spd), 1e-9],
+    ['det, relative to the CPU\'s', gx.linalg.det(sd).div(gx.linalg.det(spd).item() as number), gx.ones([], { dtype: 'float64' }), 1e-9],
+    ['eigh eigenvalues', gx.linalg.eigh(sd).eigenvalues, gx.linalg.eigh(spd).eigenvalues, 1e-8],
+    ['qr R (up to signs)', gx.abs(gx.linalg.qr(sd).R), gx.abs(gx.linalg.qr(spd).R), 1e-9],
+    ['einsum', gx.einsum('bij,bjk->bik', bm.to(on), cm.to(on)), gx.einsum('bij,bjk->bik', bm, cm), 1e-4],
+    ['vectorNorm', gx.linalg.vectorNorm(vd, 2, -1), gx.linalg.vectorNorm(v, 2, -1), 1e-4],
+  ];
+}
 
 const twoGpus = COUNT >= 2 ? test : test.skip;
 twoGpus('copies between GPUs go device to device; ops alternate between cuda:0 and cuda:1', (t) => {
