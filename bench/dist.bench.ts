@@ -96,13 +96,13 @@ function main(): void {
     const block = a.narrow(0, 0, m / blocks).contiguous();
     const stacked = gx.randn([blocks * k, k], { device: 'cuda:0' });
     const square = gx.randn([k, k], { device: 'cuda:0' });
-    const free = (r: Record<string, gx.Tensor>): void => Object.values(r).forEach((t) => t.dispose());
+    const free = (r: object): void => (Object.values(r) as gx.Tensor[]).forEach((t) => t.dispose());
     const parts = {
-      qrBlock: timeMs(1, () => free(gx.linalg.qr(block) as unknown as Record<string, gx.Tensor>), 3),
-      svdBlock: timeMs(1, () => free(gx.linalg.svd(block, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
-      svdStacked: timeMs(1, () => free(gx.linalg.svd(stacked, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
-      svdSquare: timeMs(1, () => free(gx.linalg.svd(square, { fullMatrices: false }) as unknown as Record<string, gx.Tensor>), 3),
-      qrStacked: timeMs(1, () => free(gx.linalg.qr(stacked) as unknown as Record<string, gx.Tensor>), 3),
+      qrBlock: timeMs(1, () => free(gx.linalg.qr(block)), 3),
+      svdBlock: timeMs(1, () => free(gx.linalg.svd(block, { fullMatrices: false })), 3),
+      svdStacked: timeMs(1, () => free(gx.linalg.svd(stacked, { fullMatrices: false })), 3),
+      svdSquare: timeMs(1, () => free(gx.linalg.svd(square, { fullMatrices: false })), 3),
+      qrStacked: timeMs(1, () => free(gx.linalg.qr(stacked)), 3),
       matmulBlock: timeMs(1, () => gx.matmul(block, square).dispose(), 3),
     };
     return { chunkedMs, bySvdMs, oneMs, chunkedErr, oneErr: err(o.U, o.S, o.Vh), parts, perDevice: blocks / n };

@@ -98,7 +98,7 @@ export function svdLocal(c: ChunkedTensor, opts: ChunkedSvdOptions = {}): SvdPar
   checkTallSkinny(c, fn);
   const factor = factorOf(opts, fn);
   const home = c.blocks[0].device;
-  const parts = c.blocks.map((b) => factor(b));
+  const parts = c.blocks.map(factor);
   return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn);
 }
 

@@ -949,17 +949,9 @@ class Translator {
       return v;
     });
     const dtNode = args[1];
-    let dtype: unknown;
-    if (dtNode.type === 'Literal') dtype = dtNode.value;
-    else {
-      // A dtype name held by a constant beside the kernel (a module's, or the function that made the kernel).
-      const held = staticValueOf(dtNode as Parameters<typeof staticValueOf>[0], this.lookup, (n) => this.lookupName(n) !== undefined);
-      if (typeof held === 'string') dtype = held;
-      else {
-        const r = this.ref(dtNode);
-        if (r.kind === 'static') dtype = r.value;
-      }
-    }
+    // A literal, or a dtype name held by a constant beside the kernel (a module's, or the function that made the kernel).
+    const dtype: unknown = dtNode.type === 'Literal' ? dtNode.value
+      : staticValueOf(dtNode as Parameters<typeof staticValueOf>[0], this.lookup, (n) => this.lookupName(n) !== undefined);
     if (typeof dtype !== 'string' || !isDType(dtype)) this.fail(`${kind}'s dtype must be a dtype name like 'float32'`, dtNode);
     const c = `${kind === 'sharedArray' ? 's' : 'l'}_${name}_${this.lines.length}`;
     const total = dims.reduce((a, b) => a * b, 1);
