@@ -197,4 +197,6 @@ cudaTest('NCCL watchdog: a collective that does not finish within the timeout ab
   } finally {
     await g.destroy();
   }
-});
+  // Serial: a concurrent test's synchronous readback can hold the event loop past the kernel's 4 s, and the watchdog,
+  // run late, then rightly finds the collective done.
+}, { serial: true });

@@ -242,3 +242,20 @@ cuda('repeated calls (the staged launch path) see each call\'s tensors and numbe
   gone.dispose();
   t.throws(() => k(1, 32, [gone, gx.zeros([4], { device: 'cuda' }), 1]), { message: /disposed/ });
 });
+
+cuda('a kernel called on CUDA, then on CPU tensors of the same types, runs the simulator (not the CUDA launch with host addresses)', (t) => {
+  const k = jit.rawkernel((x: gx.jit.Array, y: gx.jit.Array, a: number) => {
+    const i = jit.grid(1);
+    if (i < x.length) y[i] = x[i] * a;
+  });
+  const want = Array.from({ length: 6 }, (_, i) => i * 2.5);
+  for (const device of ['cuda', 'cpu', 'cuda', 'cpu'] as const) {
+    const x = gx.arange(6, { dtype: 'float64', device });
+    const y = gx.full([6], -7, { dtype: 'float64', device });
+    k(1, 32, [x, y, 2.5]);
+    t.deepEqual(Array.from(y.toArraySync() as Float64Array), want, device);
+  }
+  // Nor does a RawKernel take the CPU's index for a GPU's.
+  const raw = new gx.RawKernel('extern "C" __global__ void put1(double* y) { y[0] = 1; }', 'put1');
+  t.throws(() => raw.launch(1, 1, [gx.zeros([1], { dtype: 'float64' })]), { message: /put1|cpu|CUDA/ });
+});

@@ -87,6 +87,12 @@ cudaTest(`the everyday ops on ${LAST} (cuda:0 current): CUB sorts, atomics, comp
       const back = await gx.loadTensors(file, { device: LAST });
       t.is(String(back.v.device), LAST, 'loaded straight to the device');
       t.is(close(back.v, v, 0), 0, 'the file read to the device');
+      // The async readback's event is made on the source's device too (small and staged sizes).
+      const big = gx.arange(1 << 22, { dtype: 'float32', device: LAST });
+      const [small, large] = await Promise.all([back.v.toArray(), big.toArray()]);
+      t.deepEqual(Array.from(small as Float32Array), Array.from(v.toArraySync() as Float32Array), 'toArray from the device');
+      t.is((large as Float32Array)[(1 << 22) - 1], (1 << 22) - 1, 'a staged toArray from the device');
+      big.dispose();
       back.v.dispose();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -123,6 +123,12 @@ void release_thread_streams() {
 }
 
 Event record_event(Stream stream) {
+  // An event belongs to the device current at its creation, and recording it
+  // on another device's stream fails (cudaErrorInvalidResourceHandle): create
+  // it on the stream's device, whatever device the caller has current.
+  int device = 0;
+  GX_CUDA_CHECK(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device));
+  CoreDeviceGuard on(device);
   cudaEvent_t e = nullptr;
   GX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   cudaError_t err = cudaEventRecord(e, static_cast<cudaStream_t>(stream));

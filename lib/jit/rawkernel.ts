@@ -247,8 +247,14 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
       const v = flat[k];
       if (v instanceof Tensor) {
         const dv = v.device;
-        if (device === undefined) device = dv;
-        else if (dv !== device && !dv.equals(device)) throw new Error(`${label}: arguments are on ${device} and ${dv}; move them to one device`);
+        if (device === undefined) {
+          // The last specialization matches by dtype, rank and layout, not device: CPU tensors take the simulator.
+          if (dv.type === 'cpu') {
+            runOnSimulator(grid, block, args);
+            return;
+          }
+          device = dv;
+        } else if (dv !== device && !dv.equals(device)) throw new Error(`${label}: arguments are on ${device} and ${dv}; move them to one device`);
         st[STAGED_ARGS + k] = v.address(label);
       } else if (typeof v === 'bigint') {
         if (!Number.isSafeInteger(Number(v))) {

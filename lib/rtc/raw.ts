@@ -259,6 +259,8 @@ export class RawKernel {
 
   /** @internal The native function on a device. */
   function(device: Device): NativeFunction {
+    // A CPU tensor's address is host memory: a kernel given it would fault (or, with a CPU index that matches a GPU's, run on that GPU with host pointers).
+    if (device.type !== 'cuda') throw new TypeError(`${this.#label}: runs on a CUDA device, not ${device}`);
     if (device.index === this.#lastIndex && this.#lastFunction !== undefined) return this.#lastFunction;
     let f = this.#functions.get(device.index);
     if (f === undefined) {
