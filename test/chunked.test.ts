@@ -12,6 +12,7 @@ import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
+import { smallSvd } from '../lib/distributed/chunked-svd';
 import * as ex from '../examples/distributed';
 import { deviceTestSerial } from './helpers';
 import { freePort } from '../lib/cli/run';
@@ -117,6 +118,25 @@ deviceTestSerial('rechunk, reductions across blocks (all, along each axis), the 
       t.true(maxAbsDiff(gx.matmul(whole.mT, whole), gx.eye(12, { dtype: 'float64', device })) <= 1e-12, `${factor}: U has orthonormal columns`);
       t.true(maxAbsDiff(S, gx.linalg.svd(a, { fullMatrices: false }).S) <= 1e-12, `${factor}: the singular values`);
     }
+    // float32: the small SVD through the float64 Gram matrix (NOTE [ The small SVD of float32 R's ]) when M is well
+    // conditioned; a rank-deficient matrix (a column repeated) takes gesvdj, and U stays orthonormal either way.
+    const a32 = a.astype('float32');
+    const deficient = gx.cat([a32.narrow(1, 0, 11), a32.narrow(1, 0, 1)], 1);
+    for (const [what, m] of [['well conditioned', a32], ['rank-deficient', deficient]] as const) {
+      using cm = gx.chunked(m, { chunks: [25, 12] });
+      const { U, S, Vh } = cm.svd();
+      using u = U;
+      const whole = u.compute();
+      t.deepEqual([whole.dtype, S.dtype, Vh.dtype, Vh.isContiguous()], ['float32', 'float32', 'float32', true], what);
+      const scale = S.max().item() as number;
+      t.true(maxAbsDiff(gx.matmul(whole.mul(S.reshape(1, -1)), Vh), m) <= 2e-5 * scale, `${what}: U diag(S) Vh is the matrix`);
+      t.true(maxAbsDiff(gx.matmul(whole.mT, whole), gx.eye(12, { device })) <= 2e-5, `${what}: U has orthonormal columns`);
+      t.true(maxAbsDiff(gx.matmul(Vh, Vh.mT), gx.eye(12, { device })) <= 2e-5, `${what}: Vh has orthonormal rows`);
+      t.true(maxAbsDiff(S, gx.linalg.svd(m.astype('float64'), { fullMatrices: false }).S.astype('float32')) <= 2e-5 * scale, `${what}: the singular values`);
+    }
+    const rs = gx.randn([40, 6], { device });
+    const viaGram = smallSvd(rs);
+    t.true(maxAbsDiff(viaGram.S, gx.linalg.svd(rs, { fullMatrices: false }).S) <= 1e-5 * (viaGram.S.max().item() as number), 'smallSvd: the singular values');
     t.throws(() => ca.svd({ factor: 'lu' as 'qr' }), { message: /ChunkedTensor.svd: factor must be 'qr' or 'svd', got lu/ });
     t.throws(() => ca.svd({ factors: 'qr' } as never), { message: /ChunkedTensor.svd/ });
   });

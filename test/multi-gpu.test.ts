@@ -150,3 +150,34 @@ twoGpus('copies between GPUs go device to device; ops alternate between cuda:0 a
     }
   });
 });
+
+// NOTE [ Copies between GPUs ] (csrc/core/tensor_ops.cpp): ordered on the streams, with no host wait.
+twoGpus('a copy between GPUs waits for the source\'s producer, and the source\'s memory is not reused before the copy has read it', (t) => {
+  const sleep = new gx.RawKernel(`
+extern "C" __global__ void sleep_ms(int ms) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do { __nanosleep(100000); asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < 1000000ull * ms);
+}`, 'sleep_ms');
+  const n = 1 << 20;
+  gx.tidy(() => {
+    // The producer: cuda:0 busy for 300 ms, then fills the source; the copy must see the fill.
+    const src = gx.empty([n], { device: 'cuda:0' });
+    sleep.launch([1], [1], [300], { stream: gx.cuda.currentStream('cuda:0') });
+    src.fill_(3);
+    const started = Date.now();
+    const dst = src.to('cuda:1');
+    t.true(Date.now() - started < 150, `the copy was queued without waiting for cuda:0 (${Date.now() - started} ms)`);
+    t.is(gx.min(dst).item(), 3, 'the copy waited for the producer');
+    // The reader: cuda:1 busy for 300 ms, so the copy waits there; the source is freed at once and its block
+    // taken by a new tensor on cuda:0, filled with 9: that fill must come after the copy has read the 3s.
+    const x = gx.full([n], 3, { device: 'cuda:0' });
+    sleep.launch([1], [1], [300], { stream: gx.cuda.currentStream('cuda:1') });
+    const y = x.to('cuda:1');
+    x.dispose();
+    const reuse = gx.empty([n], { device: 'cuda:0' });
+    reuse.fill_(9);
+    t.deepEqual([gx.min(y).item(), gx.max(y).item()], [3, 3], 'the copy read the source before its memory was reused');
+    t.is(gx.min(reuse).item(), 9);
+  });
+});

@@ -39,6 +39,18 @@ void check_same_shape(const TensorImpl& a, const TensorImpl& b, const char* what
 
 cuda::Stream stream_of(const TensorImpl& t) { return cuda::current_stream(t.device().index); }
 
+// Work queued on `waiter` from now on starts after what `producer` has queued so far (no host wait).
+void join_streams(cuda::Stream waiter, cuda::Stream producer) {
+  cuda::Event e = cuda::record_event(producer);
+  try {
+    cuda::stream_wait_event(waiter, e);
+  } catch (...) {
+    cuda::destroy_event(e);
+    throw;
+  }
+  cuda::destroy_event(e);  // the queued wait keeps what it needs
+}
+
 // Host<->device copy of contiguous tensors.
 void copy_host_device(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
   const size_t nbytes = static_cast<size_t>(src.numel()) * src.itemsize();
@@ -77,13 +89,21 @@ void copy_(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
   }
   if (dd.is_cuda() && sd.is_cuda()) {
     if (dd != sd) {
-      // Different GPUs: copy contiguous buffers peer to peer after the source's
-      // producer is done, then lay out on the destination device.
+      // Different GPUs: copy contiguous buffers peer to peer, then lay out on
+      // the destination device. NOTE [ Copies between GPUs ]: ordered on the
+      // streams, not by the host (which would stall every GPU's queue behind
+      // the source's): the destination's stream waits for the source's
+      // producer (an event), copies, and the source's stream waits for the
+      // copy, so the source's memory (its caching allocator reuses it in its
+      // own stream's order) is not rewritten while the copy reads it. torch's
+      // copy between devices joins the two streams the same way.
       Ref s(contiguous(src));
-      cuda::synchronize_stream(stream_of(*s));
       Ref d(contiguous(dst));  // dst itself when contiguous, else a staging buffer
+      const cuda::Stream ss = stream_of(*s), ds = stream_of(*d);
+      join_streams(ds, ss);
       cuda::memcpy_async(d->data(), s->data(), static_cast<size_t>(s->numel()) * s->itemsize(),
-                         cuda::CopyKind::DeviceToDevice, stream_of(*d));
+                         cuda::CopyKind::DeviceToDevice, ds);
+      join_streams(ss, ds);
       if (d.p != &dst) copy_(dst, *d);
       return;
     }
