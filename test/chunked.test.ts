@@ -122,9 +122,11 @@ deviceTestSerial('rechunk, reductions across blocks (all, along each axis), the 
     // conditioned; a rank-deficient matrix (a column repeated) takes gesvdj, and U stays orthonormal either way.
     const a32 = a.astype('float32');
     const deficient = gx.cat([a32.narrow(1, 0, 11), a32.narrow(1, 0, 1)], 1);
-    for (const [what, m] of [['well conditioned', a32], ['rank-deficient', deficient]] as const) {
+    const cases = [['well conditioned (the Gram path)', a32, true], ['well conditioned, { gram: false } (TSQR)', a32, false],
+      ['rank-deficient (TSQR)', deficient, true]] as const;
+    for (const [what, m, gram] of cases) {
       using cm = gx.chunked(m, { chunks: [25, 12] });
-      const { U, S, Vh } = cm.svd();
+      const { U, S, Vh } = cm.svd({ gram });
       using u = U;
       const whole = u.compute();
       t.deepEqual([whole.dtype, S.dtype, Vh.dtype, Vh.isContiguous()], ['float32', 'float32', 'float32', true], what);
@@ -173,6 +175,14 @@ test('chunks over the ranks of a process group: each rank maps its own blocks; g
     d.U.dispose();
     d.S.dispose();
     d.Vh.dispose();
+    // float32 over ranks: the Gram matrix all-reduced (NOTE [ The float32 SVD by the float64 Gram matrix ]).
+    using x32 = x.astype('float32');
+    using cx32 = gx.chunked(x32, { chunks: [8, 6], group: g });
+    const d32 = await cx32.svdAsync();
+    using u32 = await d32.U.gather();
+    const back32 = gx.tidy(() => maxAbsDiff(gx.matmul(gx.mul(u32, d32.S), d32.Vh), x32));
+    const orth32 = gx.tidy(() => maxAbsDiff(gx.matmul(u32.mT, u32), gx.eye(6)));
+    for (const r of [d32.U, d32.S, d32.Vh]) r.dispose();
     const errors = [
       t.throws(() => cx.compute(), { message: /ChunkedTensor.compute: this chunked tensor is spread over 3 ranks; every rank calls await x.gather\(\) instead/ }).message,
       t.throws(() => cx.sum(), { message: /await x.reduceAll\('sum'\)/ }).message,
@@ -185,7 +195,7 @@ test('chunks over the ranks of a process group: each rank maps its own blocks; g
       using spread = gx.chunked(y, { chunks: [6], group: g });
       errors.push(t.throws(() => gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), cx, spread), { message: /block \[0\] of argument 2 is held by rank 0, but output block \[\d, 0\] by rank \d/ }).message);
     }
-    return { owners, held, gatherErr, total: total.item() as number, top: top.item() as number, back, orth, errors };
+    return { owners, held, gatherErr, total: total.item() as number, top: top.item() as number, back, orth, back32, orth32, errors };
   }));
   const [xSum, xMax] = gx.tidy(() => [x.sum().item() as number, x.max().item() as number]);
   for (const [rank, r] of perRank.entries()) {
@@ -195,6 +205,7 @@ test('chunks over the ranks of a process group: each rank maps its own blocks; g
     t.true(Math.abs(r.total - xSum) <= 1e-12, `rank ${rank} sum`);
     t.is(r.top, xMax);
     t.true(r.back <= 1e-12 && r.orth <= 1e-12, `rank ${rank}: U diag(S) Vh = x (${r.back}), U orthonormal (${r.orth})`);
+    t.true(r.back32 <= 1e-5 && r.orth32 <= 1e-5, `rank ${rank}, float32: U diag(S) Vh = x (${r.back32}), U orthonormal (${r.orth32})`);
   }
   x.dispose();
   y.dispose();

@@ -19,6 +19,19 @@
 // the rounding the input already carries; so the path checks the
 // eigenvalues' spread and takes gesvdj on M when it is larger (a
 // rank-deficient or ill-conditioned matrix), and for float64 matrices.
+//
+// NOTE [ The float32 SVD by the float64 Gram matrix ]
+// For a float32 matrix the steps above are skipped when A is well
+// conditioned: each block's Gram matrix A_k^T A_k, formed in float64 on its
+// device (a cast and one DGEMM: 2 ms for 50000 x 1000 on the H200, against
+// 32 ms for the block's Householder QR), summed (across ranks: one
+// all-reduce of n x n), its eigendecomposition V diag(S^2) V^T in float64,
+// and U's blocks A_k V diag(1/S) in float64, rounded to float32 at the end.
+// S and V are exact to float64's rounding scaled by cond(A)^2, U orthonormal
+// to the same: while cond(A) <= 1e4 that is below float32's rounding, as for
+// the small SVD above, and the same spread check sends any other matrix
+// (rank-deficient, ill-conditioned) down the TSQR path. { gram: false }
+// always takes TSQR.
 import type { Device } from '../device';
 import { cat } from '../ops/layout';
 import { matmul, svd, type SvdResult } from '../ops/linalg';
@@ -26,7 +39,7 @@ import { qr } from '../ops/linalg-qr';
 import { eigh } from '../ops/linalg-symmetric';
 import { flip } from '../ops/reorder';
 import { astype } from '../ops/index';
-import { div, sqrt } from '../generated/elementwise';
+import { add, div, sqrt } from '../generated/elementwise';
 import { empty } from '../creation';
 import type { Tensor } from '../tensor';
 import { tidy } from '../tidy';
@@ -55,6 +68,12 @@ export interface ChunkedSvdOptions {
    * which is faster depends on the solver and the block's shape.
    */
   factor?: 'qr' | 'svd';
+  /**
+   * For float32 (default true): the SVD through the float64 Gram matrix when
+   * A is well conditioned (NOTE [ The float32 SVD by the float64 Gram
+   * matrix ]), TSQR otherwise; false: always TSQR.
+   */
+  gram?: boolean;
 }
 
 type Factor = (block: Tensor) => { Q: Tensor; R: Tensor };
@@ -90,20 +109,66 @@ function moveTo(t: Tensor, device: Device, fn: string): Tensor {
 /** The largest cond(M)^2 for which the float64 Gram path is as exact as float32 (NOTE [ The small SVD of float32 R's ]). */
 const GRAM_MAX_SPREAD = 1e8;
 
+/**
+ * S (float64, descending), V (float64, its columns) and W = V diag(1/S) from
+ * a float64 Gram matrix G = A^T A, or undefined when A is not well enough
+ * conditioned for them to be exact to float32 (GRAM_MAX_SPREAD).
+ */
+function fromGram(g: Tensor): { s64: Tensor; v: Tensor; w: Tensor } | undefined {
+  const n = g.shape[0];
+  return tidy(() => {
+    const { eigenvalues, eigenvectors } = eigh(g);
+    const ev = eigenvalues.toArraySync() as Float64Array;  // ascending; n doubles (gesvdj also reads its status back)
+    if (!(ev[0] > 0 && ev[n - 1] <= ev[0] * GRAM_MAX_SPREAD)) return undefined;
+    const s64 = sqrt(flip(eigenvalues, 0));
+    const v = flip(eigenvectors, 1);
+    return { s64, v, w: div(v, s64) };
+  });
+}
+
+/** S and Vh in float32 from fromGram's S and V. */
+const svdTail = (s64: Tensor, v: Tensor): { S: Tensor; Vh: Tensor } =>
+  tidy(() => ({ S: astype(s64, 'float32'), Vh: astype(v.mT.contiguous(), 'float32') }));
+
 /** The thin SVD of the stacked R's: by the float64 Gram matrix for float32 when well conditioned, else gesvdj. */
 export function smallSvd(m: Tensor): SvdResult {
   const [rows, n] = m.shape;
   if (m.dtype !== 'float32' || rows < n || n === 0) return svd(m, { fullMatrices: false });
   const viaGram = tidy(() => {
     const m64 = astype(m, 'float64');
-    const { eigenvalues: w, eigenvectors: v } = eigh(matmul(m64.mT, m64));
-    const ev = w.toArraySync() as Float64Array;  // ascending; n doubles (gesvdj also reads its status back)
-    if (!(ev[0] > 0 && ev[n - 1] <= ev[0] * GRAM_MAX_SPREAD)) return undefined;
-    const s64 = sqrt(flip(w, 0));
-    const vd = flip(v, 1);
-    return { U: astype(div(matmul(m64, vd), s64), 'float32'), S: astype(s64, 'float32'), Vh: astype(vd.mT.contiguous(), 'float32') };
+    const f = fromGram(matmul(m64.mT, m64));
+    return f === undefined ? undefined : { U: astype(matmul(m64, f.w), 'float32'), ...svdTail(f.s64, f.v) };
   });
   return viaGram ?? svd(m, { fullMatrices: false });
+}
+
+/** Whether the Gram path applies to c's dtype and shape (the spread is checked later, on the Gram matrix). */
+const gramApplies = (c: ChunkedTensor, opts: ChunkedSvdOptions): boolean =>
+  (opts.gram ?? true) && c.dtype === 'float32' && c.shape[0] >= c.shape[1] && c.shape[1] > 0;
+
+/** Each held block's Gram matrix in float64 on its device, summed on `home` (zeros when this rank holds none). */
+function gramOf(blocks: readonly (Tensor | undefined)[], n: number, home: Device, fn: string): Tensor {
+  return tidy(() => {
+    let sum: Tensor | undefined;
+    for (const b of blocks) {
+      if (b === undefined) continue;
+      const b64 = astype(b, 'float64');
+      const g = moveTo(matmul(b64.mT, b64), home, fn);
+      sum = sum === undefined ? g : add(sum, g);
+    }
+    return sum ?? empty([n, n], { dtype: 'float64', device: home }).fill_(0);
+  });
+}
+
+/** U's blocks A_k W (float64, rounded to float32) where this process holds A_k; S and Vh. */
+function gramFinish(blocks: readonly (Tensor | undefined)[], f: { s64: Tensor; v: Tensor; w: Tensor }, fn: string): SvdParts {
+  const out = blocks.map((b) => b === undefined ? undefined : tidy(() => {
+    const w = f.w.device.equals(b.device) ? f.w : f.w.toDevice(b.device, false, fn);
+    return astype(matmul(astype(b, 'float64'), w), 'float32');
+  }));
+  const { S, Vh } = svdTail(f.s64, f.v);
+  for (const t of [f.s64, f.v, f.w]) t.dispose();
+  return { blocks: out, S, Vh };
 }
 
 /** Step 2 and 3: the SVD of the stacked R's (on `home`), then U's blocks from the Q's this process holds. */
@@ -134,6 +199,12 @@ export function svdLocal(c: ChunkedTensor, opts: ChunkedSvdOptions = {}): SvdPar
   checkTallSkinny(c, fn);
   const factor = factorOf(opts, fn);
   const home = c.blocks[0].device;
+  if (gramApplies(c, opts)) {
+    const g = gramOf(c.blocks, c.shape[1], home, fn);
+    const f = fromGram(g);
+    g.dispose();
+    if (f !== undefined) return gramFinish(c.blocks, f, fn);
+  }
   const parts = c.blocks.map(factor);
   return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn);
 }
@@ -145,6 +216,19 @@ export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement, opts: Chu
   const factor = factorOf(opts, fn);
   const home = c.home(fn);
   const n = c.shape[1];
+  if (gramApplies(c, opts)) {
+    // Every rank gets the same sum, so every rank takes the same path.
+    const held = c.chunks[0].map((_, k) => c.blockAt(k));
+    const g = gramOf(held, n, home, fn);
+    let f: ReturnType<typeof fromGram>;
+    try {
+      await p.group.allReduce(g, 'sum');
+      f = fromGram(g);
+    } finally {
+      g.dispose();
+    }
+    if (f !== undefined) return gramFinish(held, f, fn);
+  }
   const Qs: (Tensor | undefined)[] = [];
   const Rs: Tensor[] = [];
   try {

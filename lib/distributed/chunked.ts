@@ -46,7 +46,7 @@ import type { DType } from '../generated/dtypes';
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
 const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
-const SVD_KEYS = optionKeys<ChunkedSvdOptions>({ factor: true });
+const SVD_KEYS = optionKeys<ChunkedSvdOptions>({ factor: true, gram: true });
 
 /** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
 export type ChunksSpec = number | readonly (number | readonly number[])[];
