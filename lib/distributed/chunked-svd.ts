@@ -152,8 +152,11 @@ function gramOf(blocks: readonly (Tensor | undefined)[], n: number, home: Device
     let sum: Tensor | undefined;
     for (const b of blocks) {
       if (b === undefined) continue;
-      const b64 = astype(b, 'float64');
-      const g = moveTo(matmul(b64.mT, b64), home, fn);
+      // One block's float64 copy at a time (twice the block's bytes), freed before the next.
+      const g = tidy(() => {
+        const b64 = astype(b, 'float64');
+        return moveTo(matmul(b64.mT, b64), home, fn);
+      });
       sum = sum === undefined ? g : add(sum, g);
     }
     return sum ?? empty([n, n], { dtype: 'float64', device: home }).fill_(0);
@@ -201,8 +204,12 @@ export function svdLocal(c: ChunkedTensor, opts: ChunkedSvdOptions = {}): SvdPar
   const home = c.blocks[0].device;
   if (gramApplies(c, opts)) {
     const g = gramOf(c.blocks, c.shape[1], home, fn);
-    const f = fromGram(g);
-    g.dispose();
+    let f: ReturnType<typeof fromGram>;
+    try {
+      f = fromGram(g);
+    } finally {
+      g.dispose();
+    }
     if (f !== undefined) return gramFinish(c.blocks, f, fn);
   }
   const parts = c.blocks.map(factor);
