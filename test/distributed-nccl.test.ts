@@ -18,7 +18,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import { freePort } from '../lib/cli/run';
 import { createProcessGroup } from '../lib/distributed/group';
-import { cudaTest } from './helpers';
+import { cudaTest, occupyStream } from './helpers';
 
 
 const values = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint>, Number);
@@ -163,20 +163,6 @@ twoGpus('NCCL across processes: gpuext run --nproc-per-node 2, one GPU each; eve
     t.deepEqual(l.bad, [], `rank ${l.rank}`);
   }
 });
-
-/** Keeps the current stream busy for `ms` milliseconds (one thread sleeping on the GPU's clock). */
-function occupyStream(ms: number): void {
-  const k = new gx.RawKernel(`
-extern "C" __global__ void occupy(int ms) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    __nanosleep(100000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < 1000000ull * ms);
-}`, 'occupy');
-  k.launch([1], [1], [ms]);
-}
 
 cudaTest('NCCL watchdog: a collective that does not finish within the timeout aborts the communicator with an error, not a hang', async (t) => {
   const g = await createProcessGroup({ rank: 0, worldSize: 1, masterPort: await freePort(), timeoutMs: 1000 }, 'test');

@@ -120,3 +120,20 @@ export function rejects(t: ExecutionContext, device: TestDevice, fn: () => unkno
   t.regex(err?.message ?? '', re);
   sameValues(t, sentinel.toArraySync(), [1.5, -2, 3], 'other tensors intact');
 }
+
+/**
+ * Keeps a stream busy for `ms` milliseconds (one thread sleeping on the GPU's
+ * clock): `stream`, or the current stream of the current device.
+ */
+export function occupyStream(ms: number, stream?: gx.Stream): void {
+  const k = new gx.RawKernel(`
+extern "C" __global__ void occupy(int ms) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(100000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < 1000000ull * ms);
+}`, 'occupy');
+  k.launch([1], [1], [ms], stream === undefined ? undefined : { stream });
+}

@@ -13,7 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { cudaTest } from './helpers';
+import { cudaTest, occupyStream } from './helpers';
 
 const COUNT = gx.cuda.isAvailable() ? gx.cuda.deviceCount() : 0;
 const LAST = `cuda:${Math.max(0, COUNT - 1)}`;
@@ -153,17 +153,11 @@ twoGpus('copies between GPUs go device to device; ops alternate between cuda:0 a
 
 // NOTE [ Copies between GPUs ] (csrc/core/tensor_ops.cpp): ordered on the streams, with no host wait.
 twoGpus('a copy between GPUs waits for the source\'s producer, and the source\'s memory is not reused before the copy has read it', (t) => {
-  const sleep = new gx.RawKernel(`
-extern "C" __global__ void sleep_ms(int ms) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do { __nanosleep(100000); asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < 1000000ull * ms);
-}`, 'sleep_ms');
   const n = 1 << 20;
   gx.tidy(() => {
     // The producer: cuda:0 busy for 300 ms, then fills the source; the copy must see the fill.
     const src = gx.empty([n], { device: 'cuda:0' });
-    sleep.launch([1], [1], [300], { stream: gx.cuda.currentStream('cuda:0') });
+    occupyStream(300, gx.cuda.currentStream('cuda:0'));
     src.fill_(3);
     const started = Date.now();
     const dst = src.to('cuda:1');
@@ -172,7 +166,7 @@ extern "C" __global__ void sleep_ms(int ms) {
     // The reader: cuda:1 busy for 300 ms, so the copy waits there; the source is freed at once and its block
     // taken by a new tensor on cuda:0, filled with 9: that fill must come after the copy has read the 3s.
     const x = gx.full([n], 3, { device: 'cuda:0' });
-    sleep.launch([1], [1], [300], { stream: gx.cuda.currentStream('cuda:1') });
+    occupyStream(300, gx.cuda.currentStream('cuda:1'));
     const y = x.to('cuda:1');
     x.dispose();
     const reuse = gx.empty([n], { device: 'cuda:0' });

@@ -163,8 +163,20 @@ function gramOf(blocks: readonly (Tensor | undefined)[], n: number, home: Device
   });
 }
 
+/** The SVD from a summed Gram matrix (which it frees), or undefined when A is not well conditioned enough. */
+function fromGramSum(g: Tensor, blocks: readonly (Tensor | undefined)[], fn: string): SvdParts | undefined {
+  let f: ReturnType<typeof fromGram>;
+  try {
+    f = fromGram(g);
+  } finally {
+    g.dispose();
+  }
+  return f === undefined ? undefined : gramFinish(blocks, f, fn);
+}
+
 /** U's blocks A_k W (float64, rounded to float32) where this process holds A_k; S and Vh. */
 function gramFinish(blocks: readonly (Tensor | undefined)[], f: { s64: Tensor; v: Tensor; w: Tensor }, fn: string): SvdParts {
+  // Each block cast to float64 again (gramOf freed its copy, to hold one block's at a time).
   const out = blocks.map((b) => b === undefined ? undefined : tidy(() => {
     const w = f.w.device.equals(b.device) ? f.w : f.w.toDevice(b.device, false, fn);
     return astype(matmul(astype(b, 'float64'), w), 'float32');
@@ -174,11 +186,15 @@ function gramFinish(blocks: readonly (Tensor | undefined)[], f: { s64: Tensor; v
   return { blocks: out, S, Vh };
 }
 
-/** Step 2 and 3: the SVD of the stacked R's (on `home`), then U's blocks from the Q's this process holds. */
-function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined)[], fn: string): SvdParts {
+/**
+ * Step 2 and 3: the SVD of the stacked R's (on `home`), then U's blocks from
+ * the Q's this process holds. `gramFailed`: A's Gram matrix was too spread,
+ * so M's (cond(M) = cond(A)) is too: straight to gesvdj.
+ */
+function finish(c: ChunkedTensor, Rs: Tensor[], Qs: readonly (Tensor | undefined)[], fn: string, gramFailed: boolean): SvdParts {
   const m = cat(Rs, 0);
   Rs.forEach((r) => r.dispose());
-  const { U: um, S, Vh } = smallSvd(m);
+  const { U: um, S, Vh } = gramFailed ? svd(m, { fullMatrices: false }) : smallSvd(m);
   m.dispose();
   let row = 0;
   const blocks = Qs.map((q, k) => {
@@ -202,18 +218,13 @@ export function svdLocal(c: ChunkedTensor, opts: ChunkedSvdOptions = {}): SvdPar
   checkTallSkinny(c, fn);
   const factor = factorOf(opts, fn);
   const home = c.blocks[0].device;
-  if (gramApplies(c, opts)) {
-    const g = gramOf(c.blocks, c.shape[1], home, fn);
-    let f: ReturnType<typeof fromGram>;
-    try {
-      f = fromGram(g);
-    } finally {
-      g.dispose();
-    }
-    if (f !== undefined) return gramFinish(c.blocks, f, fn);
+  const gram = gramApplies(c, opts);
+  if (gram) {
+    const viaGram = fromGramSum(gramOf(c.blocks, c.shape[1], home, fn), c.blocks, fn);
+    if (viaGram !== undefined) return viaGram;
   }
   const parts = c.blocks.map(factor);
-  return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn);
+  return finish(c, parts.map((p) => moveTo(p.R, home, fn)), parts.map((p) => p.Q), fn, gram);
 }
 
 /** TSQR of a chunked tensor spread over ranks: each R broadcast by its owner, the small SVD on every rank. */
@@ -223,18 +234,19 @@ export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement, opts: Chu
   const factor = factorOf(opts, fn);
   const home = c.home(fn);
   const n = c.shape[1];
-  if (gramApplies(c, opts)) {
+  const gram = gramApplies(c, opts);
+  if (gram) {
     // Every rank gets the same sum, so every rank takes the same path.
     const held = c.chunks[0].map((_, k) => c.blockAt(k));
     const g = gramOf(held, n, home, fn);
-    let f: ReturnType<typeof fromGram>;
     try {
       await p.group.allReduce(g, 'sum');
-      f = fromGram(g);
-    } finally {
+    } catch (e) {
       g.dispose();
+      throw e;
     }
-    if (f !== undefined) return gramFinish(held, f, fn);
+    const viaGram = fromGramSum(g, held, fn);
+    if (viaGram !== undefined) return viaGram;
   }
   const Qs: (Tensor | undefined)[] = [];
   const Rs: Tensor[] = [];
@@ -258,5 +270,5 @@ export async function svdOverRanks(c: ChunkedTensor, p: RankPlacement, opts: Chu
     for (const t of [...Rs, ...Qs]) if (t !== undefined && !t.isDisposed) t.dispose();
     throw e;
   }
-  return finish(c, Rs, Qs, fn);
+  return finish(c, Rs, Qs, fn, gram);
 }
