@@ -1,7 +1,7 @@
 // npm run bench:autograd, side by side with torch in the same call
 // (bench/torch_autograd.py): the tape's overhead (a chain of 100 one-element
-// multiplications, forward + backward, per op; and forward only under
-// noGrad), and the logistic regression of 10^6 x 100 fitted with L-BFGS
+// multiplications, forward + backward, per op; forward only under noGrad;
+// and the forward recorded, its graph dropped unused), and the logistic regression of 10^6 x 100 fitted with L-BFGS
 // (examples/glm.ts; torch fits the same data, written to an .npz). On a
 // machine without a GPU both run on the CPU, the regression smaller.
 import * as fs from 'fs';
@@ -44,12 +44,13 @@ async function main(): Promise<void> {
     });
     x.grad = null;
   };
-  const fwd = (): void => gx.noGrad(() => gx.tidy(() => {
+  const chain = (): void => gx.tidy(() => {
     let y = x;
     for (let i = 0; i < 100; i++) y = gx.mul(y, c);
-  }));
+  });
   const tape = perOpUs(step, sync);
-  const forward = perOpUs(fwd, sync);
+  const forward = perOpUs(() => gx.noGrad(chain), sync);
+  const recorded = perOpUs(chain, sync);
   const leaked = gx.memory.stats(device).liveTensors - live - 2;
   const afterTape = medianFit();
   z.dispose();
@@ -59,10 +60,14 @@ async function main(): Promise<void> {
   const t = py.ok ? py.o : undefined;
   const tTape = typeof t?.tape_us === 'number' ? t.tape_us : undefined;
   const tFwd = typeof t?.forward_us === 'number' ? t.forward_us : undefined;
+  const tRec = typeof t?.recorded_us === 'number' ? t.recorded_us : undefined;
+  const vs = (ours: number, theirs: number | undefined): string => `${fmt(ours, 2)} us vs torch ${fmt(theirs, 2)} us${theirs === undefined ? '' : ` = ${fmt(ours / theirs, 3)}x`}`;
   section('summary');
   console.log(`  tape, 100 one-element multiplications forward + backward on ${device}: ${fmt(tape, 2)} us per op vs torch ${fmt(tTape, 2)} us = ` +
     `${tTape === undefined ? `n/a (python: ${py.ok ? JSON.stringify(py.o) : py.error})` : `${fmt(tape / tTape, 3)}x (target <= 0.5: ${tape / tTape <= 0.5 ? 'met' : 'MISSED'})`}`);
-  console.log(`  forward only (noGrad): ${fmt(forward, 2)} us per op vs torch ${fmt(tFwd, 2)} us${tFwd === undefined ? '' : ` = ${fmt(forward / tFwd, 3)}x`}; tensors left behind: ${leaked}`);
+  console.log(`  forward only (noGrad): ${vs(forward, tFwd)}; forward recorded (graph dropped): ${vs(recorded, tRec)}; tensors left behind: ${leaked}`);
+  // What autograd adds to the two eager ops' cost: recording, plus the backward pass less one forward op.
+  console.log(`  autograd's part (forward + backward - 2 x forward only): ${vs(tape - 2 * forward, tTape === undefined || tFwd === undefined ? undefined : tTape - 2 * tFwd)}`);
   const tMs = typeof t?.glm_ms === 'number' ? t.glm_ms : undefined;
   const tLoss = typeof t?.glm_loss === 'number' ? t.glm_loss : undefined;
   console.log(`  logistic regression ${n} x ${d} float32 by L-BFGS (strong Wolfe, history 10) on ${device}: ${fmt(fit.ms)} ms, ${fit.iterations} iterations, loss ${fit.loss.toFixed(8)} ` +

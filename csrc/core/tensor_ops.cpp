@@ -39,18 +39,6 @@ void check_same_shape(const TensorImpl& a, const TensorImpl& b, const char* what
 
 cuda::Stream stream_of(const TensorImpl& t) { return cuda::current_stream(t.device().index); }
 
-// Work queued on `waiter` from now on starts after what `producer` has queued so far (no host wait).
-void join_streams(cuda::Stream waiter, cuda::Stream producer) {
-  cuda::Event e = cuda::record_event(producer);
-  try {
-    cuda::stream_wait_event(waiter, e);
-  } catch (...) {
-    cuda::destroy_event(e);
-    throw;
-  }
-  cuda::destroy_event(e);  // the queued wait keeps what it needs
-}
-
 // Host<->device copy of contiguous tensors.
 void copy_host_device(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
   const size_t nbytes = static_cast<size_t>(src.numel()) * src.itemsize();
@@ -100,10 +88,10 @@ void copy_(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
       Ref s(contiguous(src));
       Ref d(contiguous(dst));  // dst itself when contiguous, else a staging buffer
       const cuda::Stream ss = stream_of(*s), ds = stream_of(*d);
-      join_streams(ds, ss);
+      cuda::join_streams(ds, ss);
       cuda::memcpy_async(d->data(), s->data(), static_cast<size_t>(s->numel()) * s->itemsize(),
                          cuda::CopyKind::DeviceToDevice, ds);
-      join_streams(ss, ds);
+      cuda::join_streams(ss, ds);
       if (d.p != &dst) copy_(dst, *d);
       return;
     }

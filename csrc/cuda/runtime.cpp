@@ -226,6 +226,17 @@ void stream_wait_event(Stream stream, Event event) {
   GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
 }
 
+void join_streams(Stream waiter, Stream producer) {
+  Event e = record_event(producer);
+  try {
+    stream_wait_event(waiter, e);
+  } catch (...) {
+    destroy_event(e);
+    throw;
+  }
+  destroy_event(e);  // the queued wait keeps what it needs
+}
+
 void priority_range(int device, int* least, int* greatest) {
   check_device(device, "Stream.priorityRange");
   CoreDeviceGuard guard(device);

@@ -50,6 +50,8 @@ void destroy_stream(int device, Stream stream) noexcept;
 // True when all work queued on `stream` has completed.
 bool stream_done(Stream stream);
 void stream_wait_event(Stream stream, Event event);
+// Work queued on `waiter` from now on starts after what `producer` has queued so far (no host wait).
+void join_streams(Stream waiter, Stream producer);
 void priority_range(int device, int* least, int* greatest);
 Event create_event(int device, bool timing);
 void record_event_on(Event event, Stream stream);
