@@ -10,11 +10,23 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { fitLogistic, logisticData, logisticFitOnly } from '../examples/glm';
-import { fmt, perCallNs, REPO, runPythonJson, section } from './util';
+import { fmt, median, perCallNs, REPO, runPythonJson, section } from './util';
 
-/** Median microseconds per op of f() (a chain of `chain` ops), each call closed by sync(). */
-function perOpUs(f: () => void, sync: () => void, chain = 100): number {
-  return perCallNs(f, 200, 1, { warmup: 50, sync }) / 1e3 / chain;
+/**
+ * Median microseconds per op of each function (a chain of `chain` ops, each
+ * call closed by sync()): three rounds, each timing every function (median of
+ * 100 calls after 25 warm-up) in a rotated order, so that none always runs
+ * first or right after the same other's garbage; the median over rounds.
+ */
+function perOpUs(fns: readonly (() => void)[], sync: () => void, chain = 100): number[] {
+  const rounds = fns.map((): number[] => []);
+  for (let r = 0; r < 3; r++) {
+    for (let j = 0; j < fns.length; j++) {
+      const k = (j + r) % fns.length;
+      rounds[k].push(perCallNs(fns[k], 100, 1, { warmup: 25, sync }) / 1e3 / chain);
+    }
+  }
+  return rounds.map(median);
 }
 
 async function main(): Promise<void> {
@@ -48,9 +60,7 @@ async function main(): Promise<void> {
     let y = x;
     for (let i = 0; i < 100; i++) y = gx.mul(y, c);
   });
-  const tape = perOpUs(step, sync);
-  const forward = perOpUs(() => gx.noGrad(chain), sync);
-  const recorded = perOpUs(chain, sync);
+  const [tape, forward, recorded] = perOpUs([step, () => gx.noGrad(chain), chain], sync);
   const leaked = gx.memory.stats(device).liveTensors - live - 2;
   const afterTape = medianFit();
   z.dispose();

@@ -3,6 +3,7 @@ of 100 one-element multiplications, forward + backward, forward only under
 no_grad, and the forward recorded with its graph dropped) on the GPU, medians
 per op. One JSON line on stdout."""
 import os
+import statistics
 import sys
 import time
 
@@ -10,8 +11,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import emit, log, timed  # noqa: E402
 
 
-def per_op_us(f, sync, chain=100):
-    return timed(f, 50, 200, sync)["median_s"] * 1e6 / chain
+def per_op_us(fns, sync, chain=100):
+    """Median microseconds per op of each function, as bench/autograd.bench.ts
+    times them: three rounds in a rotated order, the median over rounds."""
+    rounds = [[] for _ in fns]
+    for r in range(3):
+        for j in range(len(fns)):
+            k = (j + r) % len(fns)
+            rounds[k].append(timed(fns[k], 25, 100, sync)["median_s"] * 1e6 / chain)
+    return [statistics.median(v) for v in rounds]
 
 
 def glm(torch, path, dev):
@@ -77,8 +85,8 @@ def main():
             chain()
 
     log("torch tape chain on %s" % dev)
-    out = {"device": dev, "tape_us": per_op_us(step, sync), "forward_us": per_op_us(fwd, sync),
-           "recorded_us": per_op_us(chain, sync)}
+    tape, forward, recorded = per_op_us([step, fwd, chain], sync)
+    out = {"device": dev, "tape_us": tape, "forward_us": forward, "recorded_us": recorded}
     if len(sys.argv) > 1:
         log("torch L-BFGS logistic regression")
         out.update(glm(torch, sys.argv[1], dev))
