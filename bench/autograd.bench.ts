@@ -1,9 +1,10 @@
 // npm run bench:autograd, side by side with torch in the same call
 // (bench/torch_autograd.py): the tape's overhead (a chain of 100 one-element
 // multiplications, forward + backward, per op; forward only under noGrad;
-// and the forward recorded, its graph dropped unused), and the logistic regression of 10^6 x 100 fitted with L-BFGS
-// (examples/glm.ts; torch fits the same data, written to an .npz). On a
-// machine without a GPU both run on the CPU, the regression smaller.
+// and the forward recorded, its graph dropped unused), and the logistic
+// regression of 10^6 x 100 fitted with L-BFGS (examples/glm.ts; torch fits
+// the same data, written to an .npz). On a machine without a GPU both run on
+// the CPU, the regression smaller.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
