@@ -109,17 +109,15 @@ export function logisticData(device: gx.DeviceLike, n: number, d: number, seed =
 /** The mean negative log-likelihood of labels y at eta = Z beta: softplus(eta) - y eta. */
 const logisticLoss = (y: gx.Tensor) => (eta: gx.Tensor): gx.Tensor => gx.mean(gx.sub(gx.softplus(eta), gx.mul(y, eta)));
 
-const LOGISTIC_FIT = { maxIter: 100, toleranceGrad: 1e-7 };
-
 /** The L-BFGS fit of fitLogistic alone (no check): what a benchmark times back to back, as torch's fits are. */
-export function logisticFitOnly(z: gx.Tensor, y: gx.Tensor): { loss: number; iterations: number; evaluations: number; ms: number } {
-  return gx.tidy(() => lbfgs(z, logisticLoss(y), LOGISTIC_FIT));
+export function logisticFitOnly(z: gx.Tensor, y: gx.Tensor): ReturnType<typeof lbfgs> {
+  return gx.tidy(() => lbfgs(z, logisticLoss(y), { maxIter: 100, toleranceGrad: 1e-7 }));
 }
 
 /** L-BFGS (strong Wolfe, history 10, gradient tolerance 1e-7) on the logistic loss, checked against Newton in float64. */
 export function fitLogistic(z: gx.Tensor, y: gx.Tensor): GlmFit {
   return gx.tidy(() => {
-    const fit = lbfgs(z, logisticLoss(y), LOGISTIC_FIT);
+    const fit = logisticFitOnly(z, y);
     const exact = newton(z, y, (eta) => gx.sigmoid(eta), (p) => gx.mul(p, gx.sub(1, p)), 8);
     const nl = gx.tidy(() => {
       const Z = z.astype('float64').cpu(), Y = y.astype('float64').cpu();
