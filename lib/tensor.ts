@@ -146,6 +146,8 @@ export const autogradHooks: {
   disposing?: (t: Tensor) => void;
   /** A view, reshape, contiguous() or clone() of a tensor autograd knows: `out` has `t`'s values. */
   sameValues?: (name: string, t: Tensor, out: Tensor) => void;
+  /** `out` is `t` copied to another device (to(), cpu(), cuda()): its gradient goes back to t's device. */
+  moved?: (t: Tensor, out: Tensor) => void;
   /** Before an in-place write of `t` (NOTE [ Autograd and in-place ops ]). */
   inPlace?: (fn: string, t: Tensor, inputs: readonly unknown[]) => void;
 } = {};
@@ -258,11 +260,15 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const h = this.handle(fn);
     const m = this.#info(fn);
     if (target.equals(m.device)) {
-      return new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
+      const same = new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
+      if (this.ag !== undefined) autogradHooks.sameValues?.('to', this, same);
+      return same;
     }
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    return new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
+    const out = new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
+    if (this.ag !== undefined) autogradHooks.moved?.(this, out);
+    return out;
   }
 
   /**

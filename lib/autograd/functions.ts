@@ -119,6 +119,12 @@ autogradHooks.sameValues = (name, t, out) => {
   record(name, [t], out, [], (g) => [g.reshape(shape)]);
 };
 
+autogradHooks.moved = (t, out) => {
+  if (!shouldRecord(t)) return;
+  const from = t.device;
+  record('to', [t], out, [], (g) => [g.toDevice(from, false, 'Tensor.to backward')]);
+};
+
 /** The last two axes swapped (a matrix's transpose, batched). */
 const mT = (t: Tensor): Tensor => t.transpose(-1, -2);
 

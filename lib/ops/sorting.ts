@@ -22,6 +22,7 @@
 // are distinct); argsort, unique and searchsorted give integers or no
 // gradient.
 import { allocate } from '../creation';
+import { derivativeNotImplemented } from '../autograd/declarations';
 import { record, shouldRecord } from '../autograd/graph';
 import { noGrad } from '../autograd/mode';
 import type { DType } from '../generated/dtypes';
@@ -393,6 +394,7 @@ export const kthvalue: KthvalueFn = ((x: unknown, k: unknown, axis?: unknown, op
 /** @internal gx.unique and Tensor.unique. */
 export function uniqueImpl(a: unknown, opts: unknown, fn: string): Tensor | UniqueResult {
   const x = checkTensor(a, fn, 'input');
+  derivativeNotImplemented('unique', fn, x);
   const o = optionsOf<UniqueOptions>(opts, fn, UNIQUE_KEYS);
   flag(o.sorted, 'sorted', fn, true);
   const wantInverse = flag(o.returnInverse, 'returnInverse', fn, false);

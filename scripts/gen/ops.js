@@ -263,6 +263,16 @@ function tsDerivatives(list) {
     '',
     '/** By gx name: a binary op\'s derivatives by operand (each with what it reads), a unary op\'s for its one. */',
     'export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; other?: Derivative; otherUses?: Uses }> = {'];
+  const declared = [];
+  for (const e of list.filter((x) => x.family === 'binary' || x.family === 'unary')) {
+    // NOTE [ One declaration per op ]: an elementwise op with a floating result says its derivative; only
+    // comparisons and logical ops (bool results) may go without one.
+    if (e.grad === undefined && e.kind !== 'compare' && e.kind !== 'logical') {
+      throw new Error(`ops/op-list.js ${e.name}: no derivative declared (grad: a formula of grad, self, other, result); ` +
+        'every op with a floating result says how it differentiates');
+    }
+    declared.push(`  ${camel(e.name)}: '${e.grad === undefined ? 'nondifferentiable' : 'formula'}',`);
+  }
   for (const e of list.filter((x) => x.grad !== undefined)) {
     const where = `ops/op-list.js ${e.name}`;
     const used = (f) => `(${['grad', 'self', 'other', 'result'].map((n) => (new RegExp(`\\b${n}\\b`).test(f) ? n : `_${n}`)).join(', ')})`;
@@ -276,7 +286,9 @@ function tsDerivatives(list) {
       lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    selfUses: ${uses(self)},`, '  },');
     }
   }
-  lines.push('};', '');
+  lines.push('};', '',
+    '/** Every elementwise op\'s declaration (NOTE [ One declaration per op ] in lib/autograd/declarations.ts). */',
+    'export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, \'formula\' | \'nondifferentiable\'> = {', ...declared, '};', '');
   return lines.join('\n');
 }
 

@@ -1,0 +1,113 @@
+// NOTE [ One declaration per op ]
+// Every exported function and Tensor method says here, once, what autograd
+// does with it, as torch's derivatives.yaml does for its native functions:
+//   formula            its derivative is written beside the op (the op list's
+//                      `grad` for elementwise ops, generated; a recorder or a
+//                      record() call beside the others) and it records;
+//   composite          made of ops that record (its gradient is theirs);
+//   nondifferentiable  integer, bool or index results, or results that are
+//                      not functions of the input's values (zerosLike, randLike);
+//   notImplemented     called with an input that requires grad, it throws
+//                      naming itself (derivativeNotImplemented below);
+//   inPlace            writes its first argument: refused on tensors that
+//                      require grad (NOTE [ Autograd and in-place ops ]);
+//   none               not a tensor op (creation, files, settings, kernels'
+//                      factories: their kernels are declared as 'name()').
+// The elementwise ops' entries come from ops/op-list.js (the generator refuses
+// an op with a floating result and no `grad`). test/differentiability.test.ts
+// walks every export and method and checks each against its entry: a new
+// export without one fails it, and so does an entry the op does not keep.
+import { ELEMENTWISE_DIFFERENTIABILITY } from '../generated/derivatives';
+import { BINARY, UNARY } from '../generated/ops';
+import { isGradEnabled } from './mode';
+import { Tensor } from '../tensor';
+
+export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
+
+const NONE = [
+  'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'eye', 'save', 'loadTensors', 'loadTensor',
+  'inspectTensors', 'loadLibrary', 'camelCase', 'load', 'loadInline', 'withStream', 'tidy', 'benchmark',
+  'elementwiseKernel', 'reductionKernel', 'vectorize', 'fuse', 'chunked', 'mapBlocks', 'resultType', 'promoteTypes',
+  'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'setFloat32MatmulPrecision',
+  'getFloat32MatmulPrecision', 'backends', 'sl', 'noGrad', 'enableGrad', 'isGradEnabled', 'grad', 'valueAndGrad',
+  // Tensor's own members that are not ops on values.
+  'Tensor.handle', 'Tensor.address', 'Tensor.info', 'Tensor.toArray', 'Tensor.toArraySync', 'Tensor.item',
+  'Tensor.itemBigInt', 'Tensor.toNested', 'Tensor.dispose', 'Tensor.toString', 'Tensor.recordStream', 'Tensor.size',
+  'Tensor.requiresGrad_', 'Tensor.backward', 'Tensor.isDisposed', 'Tensor.isContiguous', 'Tensor.shape',
+  'Tensor.strides', 'Tensor.dtype', 'Tensor.device', 'Tensor.storageOffset', 'Tensor.ndim', 'Tensor.numel',
+  'Tensor.requiresGrad', 'Tensor.grad', 'Tensor.gradFn', 'Tensor.isLeaf',
+  // @internal members (views and copies for the library's own use: not recorded on purpose).
+  'Tensor.asStrided', 'Tensor.alias', 'Tensor.toDevice',
+] as const;
+
+const FORMULA = [
+  // Layout and copies: views whose gradient is the view undone (NOTE [ Autograd and views ] in ops/layout.ts).
+  'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow',
+  'sliceDims', 'cat', 'stack', 'flip', 'where', 'clamp', 'astype', 'sum', 'prod', 'mean', 'max', 'min', 'matmul',
+  'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',
+  'scatterReduce', 'indexAdd', 'maskedSelect', 'softmax', 'logSoftmax', 'logsumexp', 'var', 'std', 'cumsum',
+  'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
+  'linalg.det', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
+  'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
+] as const;
+
+const COMPOSITE = [
+  'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
+  'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
+] as const;
+
+const NONDIFFERENTIABLE = [
+  'emptyLike', 'zerosLike', 'onesLike', 'fullLike', 'randLike', 'randnLike', 'any', 'all', 'isnan', 'isinf',
+  'isfinite', 'isclose', 'allclose', 'equal', 'argmax', 'argmin', 'argsort', 'searchsorted', 'nonzero',
+  'Tensor.detach',
+] as const;
+
+const NOT_IMPLEMENTED = ['unique', 'bincount', 'histc'] as const;
+
+const IN_PLACE = ['indexPut_', 'Tensor.fill_', 'Tensor.copy_', 'Tensor.set', 'Tensor.scatter_', 'Tensor.scatterAdd_',
+  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_'] as const;
+
+function table(): Record<string, Differentiability> {
+  const t: Record<string, Differentiability> = {};
+  const put = (names: readonly string[], d: Differentiability): void => {
+    for (const n of names) {
+      if (t[n] !== undefined) throw new Error(`gpuext: ${n} is declared twice in lib/autograd/declarations.ts`);
+      t[n] = d;
+    }
+  };
+  for (const [n, d] of Object.entries(ELEMENTWISE_DIFFERENTIABILITY)) put([n], d);
+  for (const e of [...Object.values(BINARY), ...Object.values(UNARY)]) if (e.inplace) put([`Tensor.${e.name}_`], 'inPlace');
+  put(NONE, 'none');
+  put(FORMULA, 'formula');
+  put(COMPOSITE, 'composite');
+  put(NONDIFFERENTIABLE, 'nondifferentiable');
+  put(NOT_IMPLEMENTED, 'notImplemented');
+  put(IN_PLACE, 'inPlace');
+  return t;
+}
+
+/**
+ * By gx path ('add', 'linalg.solve'; 'Tensor.view' for a method that is no gx
+ * function; a method named as a gx function is that function on `this`).
+ */
+export const DIFFERENTIABILITY: Readonly<Record<string, Differentiability>> = table();
+
+/** How autograd treats the gx function or Tensor method `name` (undefined: undeclared). */
+export function differentiability(name: string): Differentiability | undefined {
+  return Object.prototype.hasOwnProperty.call(DIFFERENTIABILITY, name) ? DIFFERENTIABILITY[name] : undefined;
+}
+
+/**
+ * The refusal of an op declared notImplemented (its declaration key `name`),
+ * called before it computes: throws, naming the caller `fn` ('gx.unique',
+ * 'Tensor.unique'), when grad mode is on and a tensor among `inputs` requires grad.
+ */
+export function derivativeNotImplemented(name: string, fn: string, ...inputs: readonly unknown[]): void {
+  if (!isGradEnabled()) return;
+  const needs = inputs.some((x) => x instanceof Tensor && x.ag !== undefined && (x.ag.requiresGrad || x.ag.node !== null));
+  if (!needs) return;
+  if (DIFFERENTIABILITY[name] !== 'notImplemented') {
+    throw new Error(`gpuext internal error: gx.${name} refuses its derivative but is declared '${DIFFERENTIABILITY[name]}'`);
+  }
+  throw new Error(`${fn}: the derivative is not implemented; detach() the input or call it under gx.noGrad()`);
+}

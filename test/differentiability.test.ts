@@ -1,0 +1,261 @@
+// Every export tells the truth about its gradient (NOTE [ One declaration per
+// op ] in lib/autograd/declarations.ts). The walk below takes every gx
+// function, every gx.linalg function and every Tensor method and property,
+// finds its declaration, and calls it with float64 inputs that require grad:
+// formula and composite ops must record and pass gradcheck; nondifferentiable
+// ones must give results that do not require grad; notImplemented ones must
+// throw naming themselves (and work under gx.noGrad); in-place ones must
+// refuse. An export without a declaration, or a declared op without a sample
+// call here, fails the walk.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { DIFFERENTIABILITY, differentiability } from '../lib/autograd/declarations';
+import { BINARY, UNARY } from '../lib/generated/ops';
+import { deviceTestSerial, rng, type TestDevice } from './helpers';
+
+type Args = unknown[];
+/** A sample call: its arguments (tensors made fresh per call), and how to call it when not as gx[name](...args). */
+interface Sample { args: (d: TestDevice) => Args; call?: (...args: never[]) => unknown; noMethod?: true }
+
+let seed = 7;
+/** A float64 tensor of values in [0.5, 1.5] (inside every op's domain, away from kinks and ties) that requires grad. */
+function P(d: TestDevice, shape: number[]): gx.Tensor {
+  const r = rng(seed++);
+  const n = shape.reduce((a, b) => a * b, 1);
+  return gx.tensor(Array.from({ length: n }, () => 0.5 + r()), { dtype: 'float64', device: d }).reshape(shape).requiresGrad_();
+}
+const idx = (d: TestDevice, v: number[], shape = [v.length]): gx.Tensor => gx.tensor(v, { dtype: 'int64', device: d }).reshape(shape);
+const mask = (d: TestDevice): gx.Tensor => gx.tensor([1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0], { dtype: 'bool', device: d }).reshape([3, 4]);
+const M = (d: TestDevice): gx.Tensor => P(d, [3, 4]);
+/** A well-conditioned square matrix (the diagonal made dominant by a constant added outside the graph). */
+const SQ = (d: TestDevice): gx.Tensor => {
+  const a = P(d, [3, 3]);
+  return gx.noGrad(() => gx.add(a, gx.mul(gx.eye(3, { dtype: 'float64', device: d }), 3))).requiresGrad_();
+};
+/** a a^T + 3 I, symmetric positive definite, as a function of a (gradcheck moves single elements). */
+const spd = (a: gx.Tensor): gx.Tensor => gx.add(gx.matmul(a, a.T), gx.mul(gx.eye(a.shape[0], { dtype: 'float64', device: a.device }), 3));
+/** A sign-invariant face of a factorization's vectors: each element squared. */
+const sq = (t: gx.Tensor): gx.Tensor => gx.mul(t, t);
+
+const unarySample: Sample = { args: (d) => [M(d)] };
+const binarySample: Sample = { args: (d) => [M(d), M(d)] };
+
+const SAMPLES: Record<string, Sample> = {
+  ...Object.fromEntries(Object.keys(UNARY).map((n) => [n, unarySample])),
+  ...Object.fromEntries(Object.keys(BINARY).map((n) => [n, binarySample])),
+  transpose: { args: (d) => [M(d), 0, 1] },
+  permute: { args: (d) => [M(d), [1, 0]] },
+  movedim: { args: (d) => [M(d), 0, 1] },
+  squeeze: { args: (d) => [P(d, [3, 1, 4]), 1] },
+  unsqueeze: { args: (d) => [M(d), 0] },
+  expand: { args: (d) => [P(d, [1, 4]), [3, 4]] },
+  broadcastTo: { args: (d) => [P(d, [1, 4]), [3, 4]] },
+  flatten: { args: (d) => [P(d, [2, 3, 2])] },
+  slice: { args: (d) => [M(d), 1, 1, 3] },
+  sliceDims: { args: (d) => [M(d), null, [1, 3, 1]] },
+  narrow: { args: (d) => [M(d), 1, 1, 2] },
+  cat: { args: (d) => [[M(d), M(d)], 0] },
+  stack: { args: (d) => [[M(d), M(d)], 0] },
+  split: { args: (d) => [M(d), 2, 1] },
+  chunk: { args: (d) => [M(d), 2, 1] },
+  unbind: { args: (d) => [M(d), 0] },
+  flip: { args: (d) => [M(d), [0]] },
+  roll: { args: (d) => [M(d), 1, 0] },
+  repeat: { args: (d) => [M(d), [2, 1]] },
+  tile: { args: (d) => [M(d), [1, 2]] },
+  repeatInterleave: { args: (d) => [M(d), 2, 0] },
+  meshgrid: { args: (d) => [P(d, [3]), P(d, [2])] },
+  pad: { args: (d) => [M(d), [1, 1]] },
+  any: unarySample, all: unarySample, isnan: unarySample, isinf: unarySample, isfinite: unarySample,
+  isclose: binarySample, allclose: binarySample, equal: binarySample,
+  where: { args: (d) => [mask(d), M(d), M(d)], noMethod: true },  // x.where(condition, y): its own argument order
+  clamp: { args: (d) => [M(d), 0.8, 1.2] },
+  astype: { args: (d) => [M(d), 'float64'] },
+  sum: { args: (d) => [M(d), 1] }, prod: { args: (d) => [M(d), 1] }, mean: { args: (d) => [M(d), 1] },
+  max: { args: (d) => [M(d), 1] }, min: { args: (d) => [M(d), 1] },
+  argmax: { args: (d) => [M(d), 1] }, argmin: { args: (d) => [M(d), 1] },
+  matmul: { args: (d) => [M(d), P(d, [4, 2])] },
+  dot: { args: (d) => [P(d, [4]), P(d, [4])] }, vdot: { args: (d) => [P(d, [4]), P(d, [4])] },
+  outer: { args: (d) => [P(d, [3]), P(d, [4])] },
+  cross: { args: (d) => [P(d, [2, 3]), P(d, [2, 3])] },
+  trace: { args: (d) => [P(d, [3, 3])] },
+  diag: { args: (d) => [P(d, [3])] },
+  diagonal: { args: (d) => [P(d, [3, 3])] },
+  triu: { args: (d) => [P(d, [3, 3])] }, tril: { args: (d) => [P(d, [3, 3])] },
+  einsum: { args: (d) => ['ij,jk->ik', M(d), P(d, [4, 2])] },
+  gather: { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2])] },
+  indexSelect: { args: (d) => [M(d), 0, idx(d, [2, 0])] },
+  take: { args: (d) => [M(d), idx(d, [5, 0, 11])] },
+  scatter: { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] },
+  scatterAdd: { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] },
+  scatterReduce: { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] },
+  indexAdd: { args: (d) => [M(d), 0, idx(d, [2, 0]), P(d, [2, 4])] },
+  maskedFill: { args: (d) => [M(d), mask(d), 0] },
+  maskedSelect: { args: (d) => [M(d), mask(d)] },
+  sort: { args: (d) => [M(d)] }, argsort: { args: (d) => [M(d)] },
+  topk: { args: (d) => [M(d), 2] }, kthvalue: { args: (d) => [M(d), 2] },
+  unique: { args: (d) => [P(d, [5])] },
+  searchsorted: { args: (d) => [gx.noGrad(() => gx.sort(P(d, [4])).values).requiresGrad_(), P(d, [3])] },
+  nonzero: unarySample,
+  bincount: { args: (d) => [idx(d, [0, 2, 2, 1]), { weights: P(d, [4]) }] },
+  histc: { args: (d) => [M(d)] },
+  softmax: { args: (d) => [M(d), 1] }, logSoftmax: { args: (d) => [M(d), 1] }, logsumexp: { args: (d) => [M(d), 1] },
+  var: { args: (d) => [M(d), 1] }, std: { args: (d) => [M(d), 1] }, cumsum: { args: (d) => [M(d), 1] },
+  emptyLike: unarySample, zerosLike: unarySample, onesLike: unarySample, fullLike: { args: (d) => [M(d), 2] },
+  randLike: unarySample, randnLike: unarySample,
+  indexPut_: { args: (d) => [M(d), [idx(d, [0, 2])], 1] },
+  'linalg.vectorNorm': unarySample,
+  'linalg.matrixNorm': unarySample,
+  'linalg.norm': unarySample,
+  'linalg.cross': { args: (d) => [P(d, [2, 3]), P(d, [2, 3])] },
+  'linalg.solve': { args: (d) => [SQ(d), P(d, [3, 2])] },
+  'linalg.inv': { args: (d) => [SQ(d)] },
+  'linalg.det': { args: (d) => [SQ(d)] },
+  'linalg.cholesky': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => gx.linalg.cholesky(spd(a)) },
+  'linalg.qr': { args: (d) => [P(d, [4, 3])] },
+  'linalg.eigh': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => { const r = gx.linalg.eigh(spd(a)); return [r.eigenvalues, sq(r.eigenvectors)]; } },
+  'linalg.svd': { args: (d) => [M(d)], call: (a: gx.Tensor) => { const r = gx.linalg.svd(a); return [r.S, sq(r.U), sq(r.Vh)]; } },
+  'Tensor.view': { args: (d) => [M(d), [4, 3]] },
+  'Tensor.reshape': { args: (d) => [M(d), [4, 3]] },
+  'Tensor.asStrided': { args: (d) => [M(d), [2, 2], [4, 1], 1] },
+  'Tensor.alias': unarySample, 'Tensor.contiguous': { args: (d) => [gx.noGrad(() => M(d).T).requiresGrad_()] }, 'Tensor.clone': unarySample,
+  'Tensor.to': { args: (d) => [M(d), 'cpu'] },
+  'Tensor.cpu': unarySample, 'Tensor.cuda': unarySample,
+  'Tensor.index': { args: (d) => [M(d), gx.sl(1, 3), idx(d, [0, 2])] },
+  'Tensor.get': { args: (d) => [M(d), '1:, 2'] },
+  'Tensor.T': unarySample, 'Tensor.mT': unarySample,
+  'Tensor.norm': unarySample,
+  'Tensor.detach': unarySample,
+  'Tensor.fill_': { args: (d) => [M(d), 1] },
+  'Tensor.copy_': { args: (d) => [M(d), M(d)] },
+  'Tensor.set': { args: (d) => [M(d), '0', 1] },
+  'Tensor.scatter_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] },
+  'Tensor.scatterAdd_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] },
+  'Tensor.scatterReduce_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] },
+  'Tensor.indexAdd_': { args: (d) => [M(d), 0, idx(d, [2, 0]), P(d, [2, 4])] },
+  'Tensor.clamp_': { args: (d) => [M(d), 0.8, 1.2] },
+  ...Object.fromEntries([...Object.values(BINARY), ...Object.values(UNARY)].filter((e) => e.inplace)
+    .map((e) => [`Tensor.${e.name}_`, e.name in BINARY ? binarySample : unarySample])),
+};
+
+type AnyFn = (...args: unknown[]) => unknown;
+const sampleOf = (key: string): Sample => SAMPLES[key.replace(/^#/, '')];
+const prototypeNames = (): string[] => Object.getOwnPropertyNames(gx.Tensor.prototype).filter((n) => n !== 'constructor');
+const isGetter = (name: string): boolean => Object.getOwnPropertyDescriptor(gx.Tensor.prototype, name)?.get !== undefined;
+
+/** The exports the walk covers, by declaration key. */
+function exportedNames(): string[] {
+  const top = Object.keys(gx).filter((k) => typeof Reflect.get(gx, k) === 'function' && !/^[A-Z]/.test(k));
+  const linalg = Object.keys(gx.linalg).map((k) => `linalg.${k}`);
+  // A method named as a gx function is that function on `this` (NOTE [ Tensor methods ]); a getter is its own.
+  const methods = prototypeNames().filter((n) => !top.includes(n) || isGetter(n)).map((n) => `Tensor.${n}`);
+  return [...top, ...linalg, ...methods];
+}
+
+/** How to call a declaration key: the gx function, or the method on its first argument. */
+function caller(key: string): AnyFn {
+  if (key.startsWith('#')) return (self: unknown, ...rest: unknown[]) => (Reflect.get(self as object, key.slice(1)) as AnyFn).apply(self, rest);
+  const sample = SAMPLES[key];
+  if (sample.call !== undefined) return sample.call as AnyFn;
+  if (key.startsWith('Tensor.')) {
+    const m = key.slice(7);
+    return (self: unknown, ...rest: unknown[]) => (isGetter(m) ? Reflect.get(self as object, m) : (Reflect.get(self as object, m) as AnyFn).apply(self, rest));
+  }
+  if (key.startsWith('linalg.')) return Reflect.get(gx.linalg, key.slice(7)) as AnyFn;
+  return Reflect.get(gx, key) as AnyFn;
+}
+
+/** The tensors of a result (a tensor, a list, or an object of them). */
+function tensorsOf(r: unknown): gx.Tensor[] {
+  if (r instanceof gx.Tensor) return [r];
+  if (Array.isArray(r)) return r.flatMap(tensorsOf);
+  if (r !== null && typeof r === 'object') return Object.values(r).flatMap(tensorsOf);
+  return [];
+}
+const floating = (t: gx.Tensor): boolean => ['float64', 'float32', 'float16', 'bfloat16'].includes(t.dtype);
+const gradInputs = (args: Args): gx.Tensor[] => args.flatMap(tensorsOf).filter((t) => t.requiresGrad);
+
+test('every export and Tensor method has exactly one declaration, and every declaration a sample call here', (t) => {
+  const names = exportedNames();
+  const undeclared = names.filter((n) => differentiability(n) === undefined);
+  t.deepEqual(undeclared, [], 'declare these in lib/autograd/declarations.ts');
+  const stale = Object.keys(DIFFERENTIABILITY).filter((k) => !names.includes(k));
+  t.deepEqual(stale, [], 'declared but not exported');
+  const unsampled = names.filter((n) => differentiability(n) !== 'none' && SAMPLES[n] === undefined);
+  t.deepEqual(unsampled, [], 'give these a sample call in this test');
+  t.true(names.length > 200, `${names.length} names`);
+});
+
+/** gx functions that are also Tensor methods: each is walked a second time as `#name`, called on its first argument. */
+const hasMethod = (k: string): boolean => !k.includes('.') && SAMPLES[k]?.call === undefined && SAMPLES[k]?.noMethod === undefined
+  && typeof Object.getOwnPropertyDescriptor(gx.Tensor.prototype, k)?.value === 'function';
+
+/** The keys of one declaration kind that this device can run, with their method forms. */
+const keysOf = (kind: string, d: TestDevice): string[] => Object.keys(DIFFERENTIABILITY)
+  .filter((k) => DIFFERENTIABILITY[k] === kind && SAMPLES[k] !== undefined && !(k === 'Tensor.cuda' && (d === 'cpu' || !gx.cuda.isAvailable())))
+  .flatMap((k) => (hasMethod(k) ? [k, `#${k}`] : [k]));
+
+deviceTestSerial('formula and composite ops record, and gradcheck passes in float64', (t, d) => {
+  const failures: string[] = [];
+  for (const key of [...keysOf('formula', d), ...keysOf('composite', d)]) {
+    gx.tidy(() => {
+      const args = sampleOf(key).args(d);
+      const call = caller(key);
+      try {
+        const outs = tensorsOf(call(...args)).filter(floating);
+        if (outs.length === 0 || outs.some((o) => !o.requiresGrad)) {
+          failures.push(`${key}: a floating result does not require grad`);
+          return;
+        }
+        const inputs = gradInputs(args);
+        const fn = (...xs: gx.Tensor[]): gx.Tensor[] => {
+          let k = 0;
+          const swap = (a: unknown): unknown => (a instanceof gx.Tensor && a.requiresGrad ? xs[k++] : Array.isArray(a) ? a.map(swap) : a);
+          return tensorsOf(call(...args.map(swap))).filter(floating);
+        };
+        const r = gx.autograd.gradcheck(fn, inputs, { raiseException: false });
+        if (!r.ok) failures.push(`${key}: gradcheck ${JSON.stringify(r.worst)}`);
+      } catch (e) {
+        failures.push(`${key}: threw ${(e as Error).message}`);
+      }
+    });
+  }
+  t.deepEqual(failures, []);
+});
+
+deviceTestSerial('nondifferentiable ops give results that do not require grad', (t, d) => {
+  const failures: string[] = [];
+  for (const key of keysOf('nondifferentiable', d)) {
+    gx.tidy(() => {
+      try {
+        const outs = tensorsOf(caller(key)(...sampleOf(key).args(d)));
+        if (outs.some((o) => o.requiresGrad)) failures.push(`${key}: a result requires grad`);
+      } catch (e) {
+        failures.push(`${key}: threw ${(e as Error).message}`);
+      }
+    });
+  }
+  t.deepEqual(failures, []);
+});
+
+deviceTestSerial('notImplemented ops refuse an input that requires grad, naming themselves, and run under noGrad', (t, d) => {
+  const keys = keysOf('notImplemented', d);
+  for (const key of keys) {
+    gx.tidy(() => {
+      const args = sampleOf(key).args(d);
+      const fn = key.startsWith('#') ? `(Tensor|gx)\\.${key.slice(1)}` : `gx\\.${key.replace('.', '\\.')}`;
+      t.throws(() => caller(key)(...args), { message: new RegExp(`^${fn}: the derivative is not implemented; detach\\(\\) the input or call it under gx\\.noGrad\\(\\)`) }, key);
+      t.notThrows(() => gx.noGrad(() => caller(key)(...args)), key);
+    });
+  }
+  t.true(keys.length > 0);
+});
+
+deviceTestSerial('in-place ops refuse a tensor that requires grad', (t, d) => {
+  const keys = keysOf('inPlace', d);
+  for (const key of keys) {
+    gx.tidy(() => t.throws(() => caller(key)(...sampleOf(key).args(d)), { message: /in-place op or out= on tensors that require grad/ }, key));
+  }
+  t.true(keys.length > 10);
+});
