@@ -262,7 +262,13 @@ GX_LIBRARY(autograd_ext, m) {
   const live = gx.memory.stats('cpu').liveTensors;
   gx.tidy(() => {
     const x = gx.tensor([0.5, -1.5, 2], { dtype: 'float64' }).requiresGrad_();
-    t.false(ops.cube(x).requiresGrad, 'no gradient registered yet: nothing recorded');
+    // No gradient registered yet: the op does not cut the graph silently; backward names it.
+    const cut = ops.cube(x);
+    t.true(cut.requiresGrad);
+    t.throws(() => gx.sum(gx.mul(cut, 2)).backward(),
+      { message: /^Tensor.backward: cube has no derivative, so backward\(\) cannot go through it: give it one with gx\.autograd\.registerAutograd\(cube, / });
+    t.false(gx.noGrad(() => ops.cube(x)).requiresGrad, 'under noGrad nothing is recorded');
+    t.false(ops.cube(x.detach()).requiresGrad, 'nor on detached inputs');
     gx.autograd.registerAutograd(ops.cube, {
       setupContext(ctx, inputs) { ctx.saveForBackward(inputs[0] as gx.Tensor); },
       backward(ctx, g) { return [ops.cubeBackward(g.contiguous(), ctx.savedTensors[0])]; },

@@ -150,18 +150,36 @@ export function registerAutograd(op: (...args: never[]) => unknown, spec: Autogr
 }
 
 /**
+ * An extension op with no derivative, called on inputs that require grad:
+ * its outputs are recorded by a node whose backward throws naming the op
+ * (as torch's autograd-not-implemented fallback), so the graph is not cut
+ * silently and the error says how to give it one.
+ */
+function recordNoDerivative(name: string, args: readonly unknown[], outs: readonly Tensor[]): void {
+  recordMulti(name, args, outs, [], () => {
+    throw new Error(`${name} has no derivative, so backward() cannot go through it: give it one with ` +
+      `gx.autograd.registerAutograd(${name}, { setupContext, backward }) (or beside its schema), or call it on detach()ed ` +
+      'inputs or under gx.noGrad() when no gradient should flow through it');
+  });
+}
+
+/**
  * @internal Called by every extension op's function with its arguments and
  * result: records the call when the op has a registered gradient.
  */
 export function recordExtensionCall(op: object, args: readonly unknown[], result: unknown): unknown {
+  if (!shouldRecord(...args)) return result;
   const entry = registry.get(op);
-  if (entry === undefined || !shouldRecord(...args)) return result;
-  const ctx = new FunctionContext();
-  ctx.needsInputGrad = args.map((a) => requiresGrad(a));
-  entry.spec.setupContext?.(ctx, args, result);
   const tensors = (Array.isArray(result) ? result : [result]).filter((r): r is Tensor => r instanceof Tensor);
   const outs = tensors.map((o) => (args.includes(o) ? o.asStrided(o.shape, o.strides, o.storageOffset) : o));
-  recordCustom(entry.name, args, outs, ctx, entry.spec.backward);
+  if (entry === undefined) {
+    recordNoDerivative((op as { name?: string }).name || 'extension op', args, outs);
+  } else {
+    const ctx = new FunctionContext();
+    ctx.needsInputGrad = args.map((a) => requiresGrad(a));
+    entry.spec.setupContext?.(ctx, args, result);
+    recordCustom(entry.name, args, outs, ctx, entry.spec.backward);
+  }
   if (outs.every((o, i) => o === tensors[i])) return result;
   return Array.isArray(result) ? result.map((r) => (r instanceof Tensor ? outs[tensors.indexOf(r)] : r)) : outs[0];
 }
