@@ -265,6 +265,48 @@ deviceTestSerial('slogdet: sign and log |det| as det gives them, past det\'s flo
   });
 });
 
+// --- memory ------------------------------------------------------------------------------
+
+deviceTestSerial('no tensor outlives the outputs: recording saves only what the formulas read, and backward leaves just the gradients', (t, device) => {
+  const live = (): number => gx.memory.stats('cpu').liveTensors + (device === 'cuda' ? gx.memory.stats('cuda').liveTensors : 0);
+  const a = gx.tensor([[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]], { dtype: F64, device }).requiresGrad_();
+  const b = gx.tensor([[1], [2], [-3]], { dtype: F64, device }).requiresGrad_();
+  const calls: Record<string, () => gx.Tensor[]> = {
+    solve: () => [gx.linalg.solve(a, b)],
+    inv: () => [gx.linalg.inv(a)],
+    det: () => [gx.linalg.det(a)],
+    slogdet: () => Object.values(gx.linalg.slogdet(a)),
+    cholesky: () => [gx.linalg.cholesky(a)],
+    qr: () => Object.values(gx.linalg.qr(a)),
+    eigh: () => Object.values(gx.linalg.eigh(a)),
+    svd: () => Object.values(gx.linalg.svd(a)),
+  };
+  for (const [what, call] of Object.entries(calls)) {
+    const before = live();
+    for (const o of call()) o.dispose();
+    t.is(live(), before, `${what}: the outputs disposed, nothing left`);
+    const outs = call();
+    let loss = gx.sum(outs[0]);
+    for (const o of outs.slice(1)) {
+      using s = gx.sum(o);
+      const next = gx.add(loss, s);
+      loss.dispose();
+      loss = next;
+    }
+    loss.backward();
+    loss.dispose();
+    for (const o of outs) o.dispose();
+    t.true(a.grad !== null, `${what}: a got a gradient`);
+    for (const x of [a, b]) {
+      x.grad?.dispose();
+      x.grad = null;
+    }
+    t.is(live(), before, `${what}: after backward, nothing left`);
+  }
+  a.dispose();
+  b.dispose();
+});
+
 // --- ops made of recorded ops --------------------------------------------------------------
 
 deviceTestSerial('einsum (batched, through matmul and diagonals), cross and diagonal record: gradcheck', (t, device) => {
