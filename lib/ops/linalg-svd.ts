@@ -70,7 +70,10 @@ export interface SvdResult<D extends DType = DType> {
  * matrix, like torch.linalg.svd: cuSOLVER's gesvdj on CUDA; on the CPU LAPACK's
  * gesdd when a LAPACK is installed (gx.backends().cpu.lapack), else a one-sided
  * Jacobi SVD. Signs of singular vector pairs are not unique and may differ
- * between devices.
+ * between devices. Differentiable as torch's: S always; U and Vh only where
+ * the singular values are distinct (and nonzero, for a non-square A), and for
+ * a loss that does not depend on the pairs' signs; with fullMatrices, the
+ * gradient of U's (Vh's) columns (rows) past min(m, n) is ignored.
  * @example
  * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]
  */
