@@ -226,7 +226,8 @@ deviceTestSerial('repeated eigenvalues and singular values: eigenvalues and S al
     const b = gx.diag(gx.tensor([2, 2, 5], { dtype: F64, device })).requiresGrad_();
     const w = gx.tensor([[1, 2, 3], [-1, 0.5, 2], [0.2, -3, 1]], { dtype: F64, device });
     gx.sum(gx.mul(gx.linalg.eigh(b).eigenvectors, w)).backward();
-    t.true(valuesOf(b.grad as gx.Tensor).some((v) => !Number.isFinite(v)), `the eigenvector gradient at a repeated eigenvalue is not finite: ${valuesOf(b.grad as gx.Tensor)}`);
+    // torch 2.13 gives NaN in every element here (the gap's infinity spread by the products with V).
+    t.true(valuesOf(b.grad as gx.Tensor).every((v) => !Number.isFinite(v)), `the eigenvector gradient at a repeated eigenvalue is not finite: ${valuesOf(b.grad as gx.Tensor)}`);
     // S alone of an orthogonal matrix (all singular values 1): gA = U Vh = q.
     const s = q.detach().requiresGrad_();
     gx.sum(gx.linalg.svd(s).S).backward();
