@@ -63,6 +63,7 @@ export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type Matm
 export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
 export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
+export type { SlogdetResult } from './ops/linalg-lu';
 export * as linalg from './ops/linalg-namespace';
 export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg-products';
 export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg-norms';

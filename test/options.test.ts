@@ -233,7 +233,7 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill', 'maskedSelect', 'sl',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
-  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.cross',
+  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
   'optim.Optimizer',

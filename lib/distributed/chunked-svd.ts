@@ -34,7 +34,8 @@
 // always takes TSQR.
 import type { Device } from '../device';
 import { cat } from '../ops/layout';
-import { matmul, svd, type SvdResult } from '../ops/linalg';
+import { matmul } from '../ops/linalg';
+import { svd, type SvdResult } from '../ops/linalg-svd';
 import { qr } from '../ops/linalg-qr';
 import { eigh } from '../ops/linalg-symmetric';
 import { flip } from '../ops/reorder';

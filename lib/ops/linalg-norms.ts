@@ -33,7 +33,8 @@ import { checkTensor, describeOperand, optionsOf } from './common';
 import { astypeOp, whereOp } from './elementwise';
 import { permute, stack } from './layout';
 import { namedForCaller } from './library';
-import { matmul, svd } from './linalg';
+import { matmul } from './linalg';
+import { svd } from './linalg-svd';
 import { isFloating, promoteTypes } from './promotion';
 import { REDUCE, reduceOp } from './reduction';
 

@@ -2,15 +2,21 @@
 // of them, Householder QR (LAPACK's geqrf then orgqr; cuSOLVER's on CUDA,
 // without synchronizing, so a tall-skinny QR of row blocks stays
 // asynchronous). The op (ops/linalg/decomp.h) reads A row-major and writes Q
-// and R row-major; its column-major workspace is its own.
+// and R row-major; its column-major workspace is its own. Recorded for
+// autograd with ./linalg-qr-backward.ts (torch's formula) in the reduced
+// form; the modes whose factors have no derivative refuse an input that
+// requires grad at the call (torch refuses them in backward).
 import { allocate } from '../creation';
 import { type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { optionKeys } from '../options';
 import { describeValue } from '../shape';
+import { recordMulti, shouldRecord } from '../autograd/graph';
+import { noGrad } from '../autograd/mode';
 import { type Tensor } from '../tensor';
 import { optionsOf } from './common';
-import { asBatch, checkMatrices, withOutputs } from './linalg-common';
+import { asBatch, checkMatrices, type Matrices, withOutputs } from './linalg-common';
+import { qrBackward } from './linalg-qr-backward';
 
 /** 'reduced': Q [m, k], R [k, n] (k = min(m, n)); 'complete': Q [m, m], R [m, n]; 'r': R [k, n] only, Q empty. */
 export type QrMode = 'reduced' | 'complete' | 'r';
@@ -37,6 +43,9 @@ export interface QrResult<D extends DType = DType> {
  * triangular (signs as LAPACK's Householder QR gives them: R's diagonal may
  * be negative). cuSOLVER's geqrf + orgqr on CUDA; on the CPU LAPACK's when
  * installed (gx.backends().cpu.lapack), else a built-in Householder QR.
+ * Differentiable as torch's (A of full rank) in mode 'reduced', and in
+ * 'complete' when m <= n; an input that requires grad is refused in mode 'r'
+ * and in 'complete' with m > n, where Q has no derivative.
  * @example
  * const { Q, R } = gx.linalg.qr(a);                        // a: [100000, 1000] -> Q [100000, 1000], R [1000, 1000]
  * const { R: r } = gx.linalg.qr(a, { mode: 'r' });         // R only
@@ -49,6 +58,34 @@ export function qr<D extends DType>(a: Tensor<D>, options?: QrOptions | null): Q
     throw new TypeError(`${fn}: mode must be 'reduced', 'complete' or 'r', got ${describeValue(mode)}`);
   }
   const mats = checkMatrices(a, fn, 'a');
+  const grad = shouldRecord(a);
+  if (grad) refuseUndifferentiable(mode, mats, fn);
+  const r = noGrad(() => qrCompute(a, mats, mode, fn));
+  if (grad) {
+    const outs = [r.Q, r.R];
+    recordMulti('linalg.qr', [a], outs, outs, ([gQ, gR], [Q, R]) => [qrBackward(gQ, gR, Q, R, `${fn} (backward)`)]);
+  }
+  return r;
+}
+
+/**
+ * Modes without a derivative, as torch's: 'r' (the derivative reads Q, not
+ * computed) and 'complete' of a tall A (Q's last m - n columns are any
+ * orthonormal completion). Refused at the call, naming the mode.
+ */
+function refuseUndifferentiable(mode: QrMode, mats: Matrices, fn: string): void {
+  const fix = "use mode 'reduced' to differentiate, or detach() the input or call it under gx.noGrad";
+  if (mode === 'r') {
+    throw new Error(`${fn}: the derivative is not implemented for mode 'r' (it depends on Q, which mode 'r' does not compute); ${fix}`);
+  }
+  if (mode === 'complete' && mats.rows > mats.cols) {
+    throw new Error(`${fn}: the derivative is not defined for mode 'complete' when A has more rows than columns ` +
+      `(${mats.rows} > ${mats.cols}: Q's last columns are any orthonormal completion); ${fix}`);
+  }
+}
+
+/** qr's computation, not recorded. */
+function qrCompute<D extends DType>(a: Tensor<D>, mats: Matrices, mode: QrMode, fn: string): QrResult<D> {
   const { batch, count, rows: m, cols: n } = mats;
   const k = Math.min(m, n);
   const rk = mode === 'complete' ? m : k;

@@ -2,15 +2,20 @@
 // matrices of which only one triangle is read (LAPACK's potrf / syevd;
 // cuSOLVER's on CUDA). The ops (ops/linalg/decomp.h) work in place on a copy
 // of A; their info is read here (a synchronization on CUDA, as torch's check)
-// and a failure raised as an Error naming the batch element.
+// and a failure raised as an Error naming the batch element. Both record
+// for autograd with the derivatives of ./linalg-symmetric-backward.ts (the
+// computation itself under gx.noGrad: the copy of A is not in the graph).
 import { allocate } from '../creation';
 import { type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { optionKeys } from '../options';
 import { describeValue } from '../shape';
+import { record, recordMulti, shouldRecord } from '../autograd/graph';
+import { noGrad } from '../autograd/mode';
 import { type Tensor } from '../tensor';
 import { optionsOf } from './common';
 import { asBatch, batchElement, checkSquare, firstFailure, withOutputs } from './linalg-common';
+import { choleskyBackward, eighBackward } from './linalg-symmetric-backward';
 
 export interface CholeskyOptions {
   /** Return U with A = U^T U, from A's upper triangle (default false: L with A = L L^T, from the lower one). */
@@ -25,6 +30,8 @@ const CHOLESKY_KEYS = optionKeys<CholeskyOptions>({ upper: true });
  * L L^T (only A's lower triangle is read), or with { upper: true } upper
  * triangular U with A = U^T U (only the upper triangle read). A matrix that
  * is not positive-definite is an Error naming the leading minor that fails.
+ * Differentiable (torch's formula): the gradient is that of the symmetric
+ * matrix A stands for, symmetric and spread over both triangles.
  * @example
  * const L = gx.linalg.cholesky(a);
  */
@@ -33,6 +40,13 @@ export function cholesky<D extends DType>(a: Tensor<D>, options?: CholeskyOption
   const opts = optionsOf<CholeskyOptions>(options, fn, CHOLESKY_KEYS);
   const upper = opts.upper ?? false;
   if (typeof upper !== 'boolean') throw new TypeError(`${fn}: upper must be a boolean, got ${describeValue(upper)}`);
+  const factor = noGrad(() => choleskyCompute(a, upper, fn));
+  if (shouldRecord(a)) record('linalg.cholesky', [a], factor, [factor], (g, [f]) => [choleskyBackward(g, f, upper, `${fn} (backward)`)]);
+  return factor;
+}
+
+/** cholesky's computation, not recorded. */
+function choleskyCompute<D extends DType>(a: Tensor<D>, upper: boolean, fn: string): Tensor<D> {
   const m = checkSquare(a, fn, 'a');
   return withOutputs(fn, (keep) => {
     const factor = keep(a.clone());  // the op factors it in place
@@ -68,7 +82,10 @@ export interface EighResult<D extends DType = DType> {
  * n], like torch.linalg.eigh: only the triangle UPLO names is read. The
  * eigenvectors' signs are not unique and may differ between devices. cuSOLVER's
  * syevd on CUDA; on the CPU LAPACK's syevd when installed, else built-in Jacobi
- * rotations.
+ * rotations. Differentiable, as torch's: the eigenvalues' gradient is always
+ * defined; the eigenvectors' only where the eigenvalues are distinct (it is
+ * +-Infinity where they repeat, and unstable where they nearly do), and only
+ * for a loss that does not depend on each eigenvector's sign.
  * @example
  * const { eigenvalues, eigenvectors } = gx.linalg.eigh(cov);
  */
@@ -77,6 +94,16 @@ export function eigh<D extends DType>(a: Tensor<D>, options?: EighOptions | null
   const opts = optionsOf<EighOptions>(options, fn, EIGH_KEYS);
   const uplo = opts.UPLO ?? 'L';
   if (uplo !== 'L' && uplo !== 'U') throw new TypeError(`${fn}: UPLO must be 'L' or 'U', got ${describeValue(uplo)}`);
+  const r = noGrad(() => eighCompute(a, uplo, fn));
+  if (shouldRecord(a)) {
+    const outs = [r.eigenvalues, r.eigenvectors];
+    recordMulti('linalg.eigh', [a], outs, outs, ([gw, gv], [w, v]) => [eighBackward(gw, gv, w, v)]);
+  }
+  return r;
+}
+
+/** eigh's computation, not recorded. */
+function eighCompute<D extends DType>(a: Tensor<D>, uplo: 'L' | 'U', fn: string): EighResult<D> {
   const m = checkSquare(a, fn, 'a');
   const n = m.rows;
   return withOutputs(fn, (keep) => {

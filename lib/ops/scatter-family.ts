@@ -12,8 +12,9 @@
 //
 // Gradients (floating inputs): indexAdd passes g to self and g picked at
 // index (times alpha) to source; maskedSelect scatters g back to the kept
-// places; scatterReduce 'sum' and 'mean' have theirs (the others are refused
-// when a gradient would be needed).
+// places; scatterReduce has torch's for every reduction ('amax', 'amin' and
+// 'prod' in ./scatter-reduce-backward.ts); histc has none and refuses an input
+// that requires grad, as torch's backward does.
 import { allocate } from '../creation';
 import { derivativeNotImplemented } from '../autograd/declarations';
 import { record, shouldRecord } from '../autograd/graph';
@@ -25,9 +26,11 @@ import { Tensor } from '../tensor';
 import { checkTensor, commonDevice, computeResult, describeOperand, optionsOf } from './common';
 import { astypeOp, BINARY, binaryOp, whereOp } from './elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
+import { sliceDims } from './layout';
 import { namedForCaller } from './library';
 import { isFloating } from './promotion';
 import { REDUCE, reduceOp } from './reduction';
+import { scatterExtremumBackward, scatterProdBackward } from './scatter-reduce-backward';
 
 // --- scatterReduce ------------------------------------------------------------------
 
@@ -149,10 +152,6 @@ export function scatterReduceImpl(a: unknown, axisArg: unknown, indexArg: unknow
       });
     }
     const recording = shouldRecord(x, srcGiven);
-    if (recording && reduce !== 'sum' && reduce !== 'mean') {
-      throw new Error(`${fn}: the gradient of reduce '${reduce}' is not implemented (sum and mean have one); ` +
-        'run it inside gx.noGrad() or on detached inputs');
-    }
     const r = allocate(x.shape, x.dtype, x.device, undefined, fn);
     let saved: { counts?: Tensor; touched?: Tensor } = {};
     try {
@@ -162,7 +161,8 @@ export function scatterReduceImpl(a: unknown, axisArg: unknown, indexArg: unknow
       r.dispose();
       throw namedForCaller(e, fn);
     }
-    if (recording) recordScatterReduce(x, srcGiven, r, axis, index, src.shape, reduce, includeSelf, saved);
+    if (recording && (reduce === 'sum' || reduce === 'mean')) recordScatterReduce(x, srcGiven, r, axis, index, src.shape, reduce, includeSelf, saved);
+    else if (recording) recordScatterSelect(x, srcGiven, src, r, axis, index, reduce, includeSelf);
     saved.counts?.dispose();
     saved.touched?.dispose();
     return r;
@@ -193,6 +193,23 @@ function recordScatterReduce(x: Tensor, srcGiven: unknown, out: Tensor, axis: nu
     } finally {
       if (share !== g) share.dispose();
     }
+  });
+}
+
+/** Records amax, amin and prod (./scatter-reduce-backward.ts), saving self, the part of src read, index and the result. */
+function recordScatterSelect(x: Tensor, srcGiven: unknown, src: Tensor, out: Tensor, axis: number, index: Tensor,
+  reduce: ScatterReduction, includeSelf: boolean): void {
+  const srcShape = src.shape.slice();
+  using read = sliceDims(src, ...index.shape.map((n): [number, number] => [0, n]));
+  record('scatterReduce', [x, srcGiven], out, [x, read, index, out], (g, [sx, ss, idx, r]) => {
+    const reduceCopy = (self: Tensor, s: Tensor): Tensor => {
+      const c = self.clone();
+      scatterReduceInto(c, axis, idx, s, reduce, includeSelf, 'autograd');
+      return c;
+    };
+    const [gSelf, gSrc] = reduce === 'prod' ? scatterProdBackward(g, sx, ss, idx, r, axis, includeSelf, reduceCopy)
+      : scatterExtremumBackward(g, sx, ss, idx, r, axis, includeSelf);
+    return [gSelf, srcGiven instanceof Tensor ? padTo(gSrc, srcShape) : null];
   });
 }
 
@@ -501,6 +518,9 @@ export function histcImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   derivativeNotImplemented('histc', fn, x);
   if (x.dtype === 'bool') throw new TypeError(`${fn}: self must be numeric, got ${describeOperand(x)}`);
+  if (shouldRecord(x)) {
+    throw new Error(`${fn}: the derivative is not implemented (as torch's histc); detach() the input or call it under gx.noGrad`);
+  }
   const bins = o.bins ?? 100;
   if (typeof bins !== 'number' || !Number.isSafeInteger(bins) || bins < 1) throw new RangeError(`${fn}: bins must be a positive integer, got ${describeValue(bins)}`);
   const num = (v: unknown, name: string): number => {
