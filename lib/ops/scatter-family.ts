@@ -518,9 +518,6 @@ export function histcImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   derivativeNotImplemented('histc', fn, x);
   if (x.dtype === 'bool') throw new TypeError(`${fn}: self must be numeric, got ${describeOperand(x)}`);
-  if (shouldRecord(x)) {
-    throw new Error(`${fn}: the derivative is not implemented (as torch's histc); detach() the input or call it under gx.noGrad`);
-  }
   const bins = o.bins ?? 100;
   if (typeof bins !== 'number' || !Number.isSafeInteger(bins) || bins < 1) throw new RangeError(`${fn}: bins must be a positive integer, got ${describeValue(bins)}`);
   const num = (v: unknown, name: string): number => {
