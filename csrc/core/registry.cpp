@@ -99,4 +99,18 @@ const OpDef& op_by_id(int64_t id) {
   return *r.ops[static_cast<size_t>(id)];
 }
 
+const OpDef& op_by_name(const std::string& qualified) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_name.find(qualified);
+  if (it == r.by_name.end()) {
+    const bool builtin = qualified.rfind("gx_ops::", 0) == 0;
+    fail(ErrorKind::Value, "no registered op is named '", qualified, "'",
+         builtin ? " (the built-in ops library is not loaded, or it is older than this header: rebuild it with "
+                   "`npm run build:ops`)"
+                 : " (load its library first)");
+  }
+  return *r.ops[static_cast<size_t>(it->second)];
+}
+
 }  // namespace gx::core
