@@ -293,4 +293,4 @@ function outputs() {
   ];
 }
 
-module.exports = { outputs, registrations };
+module.exports = { outputs, registrations, readList, schemas };

@@ -129,6 +129,36 @@ inline void append_to(Message& m, IntArrayRef a) {
   m.append("]");
 }
 
+class Tensor;
+class TensorVector;
+
+// What a new tensor is made as: a dtype and a device (torch::TensorOptions'
+// two fields gpuext has). gx::zeros({n}, x.options()) makes one like x;
+// x.options().dtype(gx::kInt64) the same on x's device in int64.
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType dtype) : dtype_(dtype) {}  // NOLINT: gx::empty({n}, gx::kFloat64)
+  TensorOptions(Device device) : device_(device) {}   // NOLINT
+  TensorOptions(DeviceType device) : device_(device) {}  // NOLINT: gx::empty({n}, gx::kCUDA)
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  TensorOptions dtype(ScalarType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+
+ private:
+  ScalarType dtype_ = ScalarType::Float32;
+  Device device_;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -191,6 +221,42 @@ class Tensor {
     return static_cast<T*>(data_ptr());
   }
 
+  // --- the methods below go through the core (gpuext/tensor_methods.h) ---------
+  // Element offset of [0, ...] in the storage; views share the storage.
+  int64_t storage_offset() const { return detail::api().tensor_storage_offset(t_); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+
+  // Views (no copy): the result shares this tensor's storage. Dimensions may
+  // be negative (counted from the end); -1 in view/reshape/expand is inferred
+  // (view, reshape) or kept (expand), as in torch.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) const;
+  Tensor view(IntArrayRef sizes) const;           // refused when the strides do not allow it
+  Tensor reshape(IntArrayRef sizes) const;        // a view when possible, else a contiguous copy
+  Tensor flatten() const { return reshape({-1}); }
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;                               // 2-d transpose; 0-d and 1-d as they are
+  Tensor permute(IntArrayRef dims) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze(int64_t dim) const;
+  TensorVector chunk(int64_t chunks, int64_t dim = 0) const;
+
+  // Copies and conversions.
+  Tensor clone() const;
+  Tensor contiguous() const;                      // itself when contiguous
+  Tensor to(ScalarType dtype) const;              // itself when of that dtype
+  Tensor to(Device device) const;                 // itself when there
+  Tensor to(DeviceType device) const { return to(Device(device)); }
+  Tensor cpu() const { return to(Device(kCPU)); }
+  // self <- src, src broadcast to self's sizes and converted to its dtype, any devices.
+  const Tensor& copy_(const Tensor& src) const;
+  const Tensor& fill_(double value) const;
+  const Tensor& zero_() const;
+  // The one element's value as T (an arithmetic type), converted as to() converts; waits for the device.
+  template <typename T> T item() const;
+
   gx_tensor* get() const { return t_; }
   // Gives up ownership (for returning a new reference through the ABI).
   gx_tensor* release() {
@@ -221,4 +287,28 @@ inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype(), t.device()); }
 
+// The same with options (torch's spelling: gx::zeros({n, m}, x.options())).
+inline Tensor empty(IntArrayRef sizes, TensorOptions options = {}) {
+  return empty(sizes, options.dtype(), options.device());
+}
+inline Tensor zeros(IntArrayRef sizes, TensorOptions options = {}) {
+  return zeros(sizes, options.dtype(), options.device());
+}
+inline Tensor full(IntArrayRef sizes, double value, TensorOptions options = {}) {
+  Tensor t = empty(sizes, options);
+  t.fill_(value);
+  return t;
+}
+inline Tensor ones(IntArrayRef sizes, TensorOptions options = {}) { return full(sizes, 1.0, options); }
+inline Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.options()); }
+
+// The calling thread's current device: the core's current CUDA device, or the
+// CPU when there is no GPU (or the core was built without CUDA).
+inline Device current_device() {
+  const gx_device d = detail::api().current_device();
+  return Device(static_cast<DeviceType>(d.type), d.index);
+}
+
 }  // namespace gx
+
+#include "gpuext/tensor_methods.h"
