@@ -237,6 +237,8 @@ class Tensor {
   Tensor t() const;                               // 2-d transpose; 0-d and 1-d as they are
   Tensor permute(IntArrayRef dims) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  // Elements start, start + step, ... before end along dim (bounds clamped, negative ones from the end).
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor expand(IntArrayRef sizes) const;
   Tensor unsqueeze(int64_t dim) const;
@@ -249,6 +251,7 @@ class Tensor {
   Tensor to(ScalarType dtype) const;              // itself when of that dtype
   Tensor to(Device device) const;                 // itself when there
   Tensor to(DeviceType device) const { return to(Device(device)); }
+  Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
   Tensor cpu() const { return to(Device(kCPU)); }
   // self <- src, src broadcast to self's sizes and converted to its dtype, any devices.
   const Tensor& copy_(const Tensor& src) const;

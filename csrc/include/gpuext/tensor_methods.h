@@ -363,6 +363,24 @@ inline Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const 
   return as_strided(sz.ref(), strides(), storage_offset() + start * strides()[d]);
 }
 
+inline Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) const {
+  GX_CHECK(dim() > 0, "slice(): cannot slice a 0-d tensor");
+  GX_CHECK(step > 0, "slice(): step must be positive, got ", step);
+  const int64_t d = detail::wrap_dim(dim_, dim(), "slice");
+  const int64_t size = sizes()[d];
+  auto clamp = [size](int64_t i) {
+    if (i < 0) i += size;
+    return i < 0 ? 0 : (i > size ? size : i);
+  };
+  start = clamp(start);
+  end = clamp(end);
+  const int64_t n = end > start ? (end - start + step - 1) / step : 0;
+  detail::Dims sz = detail::dims_of(sizes()), st = detail::dims_of(strides());
+  sz.v[d] = n;
+  st.v[d] *= step;
+  return as_strided(sz.ref(), st.ref(), storage_offset() + (n > 0 ? start * strides()[d] : 0));
+}
+
 inline Tensor Tensor::select(int64_t dim_, int64_t index) const {
   GX_CHECK(dim() > 0, "select(): cannot select from a 0-d tensor");
   const int64_t d = detail::wrap_dim(dim_, dim(), "select");
