@@ -143,6 +143,12 @@ deviceTest('errors from C++ calls name the gx::ops function and the argument', (
     t.regex(err(4), /^view\(\[-1, 7\]\): shape is invalid for 12 elements/);
     t.regex(err(5), /^view\(\[-1\]\): the tensor's strides \[1, 4\] do not allow this view of sizes \[4, 3\]; use \.reshape/);
     t.regex(err(6), /^gx::ops::cat: tensors\[1\] has dtype float32 but tensors\[0\] has float64/);
+    if (device === 'cpu') {
+      // Tensors on two devices: the core's check, as for a call from TypeScript (without a GPU, to() refuses first).
+      t.regex(err(7), gx.cuda.isAvailable()
+        ? /^gx::ops::add: argument 'other' is on cuda:0 but argument 'self' is on cpu; move it with \.to\('cpu'\)/
+        : /^to: /);
+    }
     t.is(err(99), 'none');
   });
 });
