@@ -143,6 +143,13 @@ deviceTest('errors from C++ calls name the gx::ops function and the argument', (
     t.regex(err(4), /^view\(\[-1, 7\]\): shape is invalid for 12 elements/);
     t.regex(err(5), /^view\(\[-1\]\): the tensor's strides \[1, 4\] do not allow this view of sizes \[4, 3\]; use \.reshape/);
     t.regex(err(6), /^gx::ops::cat: tensors\[1\] has dtype float32 but tensors\[0\] has float64/);
+    t.regex(err(8), /^narrow\(dim=1, start=3, length=2\): beyond size 4 of dimension 1/);
+    t.regex(err(9), /^permute\(\[0, 0\]\): dimension 0 appears twice/);
+    t.regex(err(10), /^expand\(\[2, 3, 5\]\): the size 4 of dimension 1 \(sizes \[3, 4\]\) must match 5 or be 1/);
+    t.regex(err(11), /^select\(dim=0, index=3\): out of range for size 3/);
+    t.regex(err(12), /^item\(\): the tensor has 12 elements \(sizes \[3, 4\]\), not one/);
+    t.regex(err(13), /^chunk\(0\): the number of chunks must be positive/);
+    t.regex(err(14), /^transpose: dimension 2 is out of range for a 2-d tensor/);
     if (device === 'cpu') {
       // Tensors on two devices: the core's check, as for a call from TypeScript (without a GPU, to() refuses first).
       t.regex(err(7), gx.cuda.isAvailable()
