@@ -153,6 +153,7 @@ deviceTest('errors from C++ calls name the gx::ops function and the argument', (
     t.regex(err(15), /^no registered op is named 'gx_ops::no_such_op' \(the built-in ops are missing or older than/);
     t.regex(err(16), /^gx::ops::add: argument 'other' must be a Tensor, got an int/);
     t.regex(err(17), /^gx::ops::add: takes 4 arguments but 3 were given \(schema: add\(Tensor self, Tensor other, ScalarType dtype, Tensor out\) -> \(\)\)/);
+    t.regex(err(18), /^a method was called on an undefined gx::Tensor/);
     if (device === 'cpu') {
       // Tensors on two devices: the core's check, as for a call from TypeScript (without a GPU, to() refuses first).
       t.regex(err(7), gx.cuda.isAvailable()

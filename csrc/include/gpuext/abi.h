@@ -164,7 +164,7 @@ typedef struct gx_api {
   // Every element of t set to `value` converted to t's dtype.
   gx_status (*tensor_fill_)(gx_tensor* t, double value);
 
-  // --- 1.1: calling registered ops (NOTE [ Ops from C++ ] in gpuext/op_call.h) -----
+  // --- 1.1: calling registered ops (NOTE [ Ops from C++ ] in gpuext/tensor_methods.h) -----
   // The op registered as `qualified_name` ("gx_ops::matmul"); an error when none is.
   gx_status (*find_op)(const char* qualified_name, const gx_op** out);
   // Calls `op` with exactly its schema's arguments (GX_VALUE_NONE takes an

@@ -182,20 +182,20 @@ class Tensor {
   }
 
   bool defined() const { return t_ != nullptr; }
-  int64_t dim() const { return detail::api().tensor_ndim(t_); }
-  IntArrayRef sizes() const { return IntArrayRef(detail::api().tensor_sizes(t_), static_cast<size_t>(dim())); }
-  IntArrayRef strides() const { return IntArrayRef(detail::api().tensor_strides(t_), static_cast<size_t>(dim())); }
+  int64_t dim() const { return detail::api().tensor_ndim(self()); }
+  IntArrayRef sizes() const { return IntArrayRef(detail::api().tensor_sizes(self()), static_cast<size_t>(dim())); }
+  IntArrayRef strides() const { return IntArrayRef(detail::api().tensor_strides(self()), static_cast<size_t>(dim())); }
   // Size of dimension d; negative d counts from the end.
   int64_t size(int64_t d) const {
     const int64_t n = dim();
     GX_CHECK(d >= -n && d < n, "size(", d, "): dimension out of range for a ", n, "-d tensor");
     return sizes()[static_cast<size_t>(d < 0 ? d + n : d)];
   }
-  int64_t numel() const { return detail::api().tensor_numel(t_); }
-  ScalarType dtype() const { return static_cast<ScalarType>(detail::api().tensor_dtype(t_)); }
+  int64_t numel() const { return detail::api().tensor_numel(self()); }
+  ScalarType dtype() const { return static_cast<ScalarType>(detail::api().tensor_dtype(self())); }
   ScalarType scalar_type() const { return dtype(); }
   Device device() const {
-    const gx_device d = detail::api().tensor_device(t_);
+    const gx_device d = detail::api().tensor_device(self());
     return Device(static_cast<DeviceType>(d.type), d.index);
   }
   bool is_cuda() const { return device().is_cuda(); }
@@ -212,7 +212,7 @@ class Tensor {
     return true;
   }
 
-  void* data_ptr() const { return detail::api().tensor_data(t_); }
+  void* data_ptr() const { return detail::api().tensor_data(self()); }
   // Typed pointer to element [0, ...]; checks that T matches the dtype.
   template <typename T>
   T* data_ptr() const {
@@ -223,7 +223,7 @@ class Tensor {
 
   // --- the methods below go through the core (gpuext/tensor_methods.h) ---------
   // Element offset of [0, ...] in the storage; views share the storage.
-  int64_t storage_offset() const { return detail::api().tensor_storage_offset(t_); }
+  int64_t storage_offset() const { return detail::api().tensor_storage_offset(self()); }
   TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
 
   // Views (no copy): the result shares this tensor's storage. Dimensions may
@@ -261,6 +261,12 @@ class Tensor {
   template <typename T> T item() const;
 
   gx_tensor* get() const { return t_; }
+  // The core's tensor, for the calls above: an undefined Tensor (default
+  // constructed, or moved from) is the caller's mistake, never a crash.
+  gx_tensor* self() const {
+    GX_CHECK(t_ != nullptr, "a method was called on an undefined gx::Tensor (default-constructed or moved from)");
+    return t_;
+  }
   // Gives up ownership (for returning a new reference through the ABI).
   gx_tensor* release() {
     gx_tensor* t = t_;
@@ -282,7 +288,7 @@ inline Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.dtype(), t.device()); }
 // Sets every element of t to zero (on the current stream for CUDA tensors).
-inline void zero_(const Tensor& t) { detail::check_status(detail::api().tensor_zero_(t.get())); }
+inline void zero_(const Tensor& t) { t.zero_(); }
 inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
   zero_(t);

@@ -296,7 +296,7 @@ inline const gx_op* astype_op() {
 inline Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, int64_t offset) const {
   GX_CHECK(sizes.size() == strides.size(), "as_strided: ", sizes.size(), " sizes but ", strides.size(), " strides");
   gx_tensor* out = nullptr;
-  detail::check_status(detail::api().tensor_view(t_, static_cast<int32_t>(sizes.size()), sizes.data(),
+  detail::check_status(detail::api().tensor_view(self(), static_cast<int32_t>(sizes.size()), sizes.data(),
                                                  strides.data(), offset, &out));
   return Tensor(out);
 }
@@ -462,7 +462,7 @@ inline TensorVector Tensor::chunk(int64_t chunks, int64_t dim_) const {
 
 inline Tensor Tensor::contiguous() const {
   gx_tensor* out = nullptr;
-  detail::check_status(detail::api().tensor_contiguous(t_, &out));
+  detail::check_status(detail::api().tensor_contiguous(self(), &out));
   return Tensor(out);
 }
 
@@ -483,7 +483,7 @@ inline Tensor Tensor::to(ScalarType d) const {
 inline Tensor Tensor::to(Device d) const {
   if (d == device()) return *this;
   gx_tensor* out = nullptr;
-  detail::check_status(detail::api().tensor_to_device(t_, gx_device{d.type, d.index}, &out));
+  detail::check_status(detail::api().tensor_to_device(self(), gx_device{d.type, d.index}, &out));
   return Tensor(out);
 }
 
@@ -491,24 +491,24 @@ inline const Tensor& Tensor::copy_(const Tensor& src) const {
   GX_CHECK(src.defined(), "copy_(): src is an undefined Tensor");
   const Tensor from = src.sizes() == sizes() ? src : src.expand(sizes());
   if (from.dtype() == dtype()) {
-    detail::check_status(detail::api().tensor_copy_(t_, from.get()));
+    detail::check_status(detail::api().tensor_copy_(self(), from.get()));
   } else if (from.device() == device()) {
     const gx_value args[2] = {detail::box(from), detail::box(*this)};
     detail::call_op(detail::astype_op(), args, 2, nullptr, 0);
   } else {  // convert where src is, then move
     const Tensor converted = from.to(dtype());
-    detail::check_status(detail::api().tensor_copy_(t_, converted.get()));
+    detail::check_status(detail::api().tensor_copy_(self(), converted.get()));
   }
   return *this;
 }
 
 inline const Tensor& Tensor::fill_(double value) const {
-  detail::check_status(detail::api().tensor_fill_(t_, value));
+  detail::check_status(detail::api().tensor_fill_(self(), value));
   return *this;
 }
 
 inline const Tensor& Tensor::zero_() const {
-  detail::check_status(detail::api().tensor_zero_(t_));
+  detail::check_status(detail::api().tensor_zero_(self()));
   return *this;
 }
 
