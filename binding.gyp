@@ -17,6 +17,7 @@
         "csrc/core/cpu_kernels.cpp",
         "csrc/core/extension_loader.cpp",
         "csrc/base/file_read.cpp",
+        "csrc/core/op_call.cpp",
         "csrc/core/registry.cpp",
         "csrc/core/schema.cpp",
         "csrc/core/storage.cpp",

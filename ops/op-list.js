@@ -6,6 +6,8 @@
 //   ops/generated/entry_points.h  every implementation's C++ declaration, typed from its schema
 //   ops/generated/registry.cpp    the GX_LIBRARY block: each schema with its CPU and CUDA implementation
 //   lib/generated/ops.ts          one typed call per schema (named arguments) and the family tables lib/ops reads
+//   csrc/include/gpuext/ops_raw.h, ops.h   the C++ face for extensions (scripts/gen/cxx-ops.js): a call per schema,
+//                                 and per family entry a function deciding its result by `kind`
 // so adding an elementwise op touches its functor (binary/functors.h or
 // unary/functors.h), one line here, and its test case. `npm run gen` after
 // editing; `npm test` fails while the generated files are stale.

@@ -3,9 +3,10 @@
 //
 // NOTE [ Op calls ]
 // callOp(id, ...args) converts each JS argument by the op's schema (count,
-// kind, int range, defaults), picks the device from the tensor arguments (all
-// must agree), calls that device's boxed implementation, and turns the
-// returns into JS values. Every failure names the op and the argument.
+// kind, int range, defaults); core/op_call.h's invoke_op (the path C++
+// extensions' calls take too) picks the device from the tensor arguments (all
+// must agree) and calls that device's boxed implementation; the returns become
+// JS values. Every failure names the op and the argument.
 #include <cmath>
 #include <list>
 #include <string>
@@ -17,6 +18,7 @@
 #include "binding/tensor_handle.h"
 #include "core/abi.h"
 #include "core/extension_loader.h"
+#include "core/op_call.h"
 #include "core/registry.h"
 
 namespace gx::core::js {
@@ -88,23 +90,6 @@ class CallValues {
   size_t n_;
 };
 
-struct Dispatch {
-  bool found = false;
-  Device device;
-  const char* first_arg = nullptr;
-};
-
-void note_device(const OpDef& op, Dispatch& d, const TensorImpl& t, const char* arg) {
-  if (!d.found) {
-    d = Dispatch{true, t.device(), arg};
-    return;
-  }
-  if (t.device() != d.device) {
-    fail(ErrorKind::Value, op.qualified, ": argument '", arg, "' is on ", t.device().str(), " but argument '",
-         d.first_arg, "' is on ", d.device.str(), "; move it with .to('", d.device.str(), "')");
-  }
-}
-
 int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v) {
   if (v.IsBigInt()) {
     bool lossless = false;
@@ -123,27 +108,11 @@ int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v) {
   fail(ErrorKind::Type, op.qualified, ": argument '", a.name, "' must be an integer, got ", js_type_of(v));
 }
 
-gx_value from_default(const DefaultValue& d) {
-  gx_value out{};
-  out.kind = d.kind;
-  switch (d.kind) {
-    case GX_VALUE_INT: out.v.i = d.i; break;
-    case GX_VALUE_FLOAT: out.v.f = d.f; break;
-    case GX_VALUE_BOOL: out.v.b = d.b ? 1 : 0; break;
-    case GX_VALUE_STR: out.v.str.data = d.s.data(); out.v.str.len = d.s.size(); break;
-    case GX_VALUE_INT_LIST: out.v.ints.data = d.ints.data(); out.v.ints.len = d.ints.size(); break;
-    case GX_VALUE_DTYPE: out.v.dtype = d.dtype; break;
-    default: break;
-  }
-  return out;
-}
-
-gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch,
-                     Dispatch& dispatch) {
+gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch) {
   gx_value out{};
   const bool absent = v.IsUndefined() || v.IsNull();
   if (absent) {
-    if (a.default_value) return from_default(*a.default_value);
+    if (a.default_value) return value_of_default(*a.default_value);
     GX_CHECK_TYPE(a.type.optional, op.qualified, ": missing required argument '", a.name, "' (",
                   type_to_string(a.type), ")");
     out.kind = GX_VALUE_NONE;
@@ -157,7 +126,6 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
     case ArgType::Tensor: {
       expect(v.IsExternal());  // tensor handles are Externals (tensor_handle.h)
       TensorImpl& t = TensorHandle::FromValue(v, op.qualified.c_str(), a.name.c_str());
-      note_device(op, dispatch, t, a.name.c_str());
       out.kind = GX_VALUE_TENSOR;
       out.v.tensor = &t;
       break;
@@ -170,7 +138,6 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
       for (uint32_t k = 0; k < arr.Length(); ++k) {
         const std::string name = a.name + "[" + std::to_string(k) + "]";
         TensorImpl& t = TensorHandle::FromValue(arr.Get(k), op.qualified.c_str(), name.c_str());
-        note_device(op, dispatch, t, a.name.c_str());
         list[k] = &t;
       }
       out.kind = GX_VALUE_TENSOR_LIST;
@@ -280,29 +247,12 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
     GX_CHECK_TYPE(given <= s.args.size(), op.qualified, ": takes ", s.args.size(), " argument",
                   s.args.size() == 1 ? "" : "s", " but ", given, " were given (schema: ", s.text, ")");
     CallScratch scratch;
-    Dispatch dispatch;
     CallValues args(s.args.size());
     for (size_t i = 0; i < s.args.size(); ++i) {
-      args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch, dispatch);
+      args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch);
     }
-    const Device device = dispatch.found ? dispatch.device : Device::cpu();
-    const OpImpl& impl = op.impls[device.type];
-    if (impl.fn == nullptr) {
-      const bool other = op.impls[device.is_cpu() ? GX_CUDA : GX_CPU].fn != nullptr;
-      fail(ErrorKind::Value, op.qualified, ": no ", device.is_cpu() ? "CPU" : "CUDA",
-           " implementation for inputs on ", device.str(),
-           other ? (device.is_cpu() ? "; it runs on CUDA: move the inputs with .to('cuda')"
-                                    : "; it runs on the CPU: move the inputs with .cpu()")
-                 : "");
-    }
-    if (device.is_cuda()) abi_set_dispatch_device(device.index);
     CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
-    const gx_status st = impl.fn(impl.ctx, args.data(), static_cast<int32_t>(args.size()), rets.data(),
-                                 static_cast<int32_t>(rets.size()));
-    if (st != GX_OK) {
-      release_returns(rets);
-      fail(error_kind_of(st), op.qualified, ": ", abi_last_error());
-    }
+    invoke_op(op, args.data(), rets.data());
     Napi::Env env = info.Env();
     if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, rets[0]);
     Napi::Array out = Napi::Array::New(env, rets.size());
@@ -317,7 +267,7 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value default_to_js(Napi::Env env, const DefaultValue& d) {
-  gx_value v = from_default(d);
+  gx_value v = value_of_default(d);
   if (d.kind == GX_VALUE_INT_LIST) {
     Napi::Array arr = Napi::Array::New(env, d.ints.size());
     for (size_t k = 0; k < d.ints.size(); ++k) arr.Set(static_cast<uint32_t>(k), Napi::Number::New(env, static_cast<double>(d.ints[k])));

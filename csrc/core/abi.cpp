@@ -3,9 +3,11 @@
 // thread-local message: nothing may unwind across the C boundary.
 #include "core/abi.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/op_call.h"
 #include "core/registry.h"
 #include "core/tensor.h"
 #include "core/tensor_ops.h"
@@ -113,6 +115,86 @@ gx_status tensor_zero(gx_tensor* t) {
   return guarded([&] { fill_(*static_cast<TensorImpl*>(t), 0); });
 }
 
+// --- 1.1 ----------------------------------------------------------------------
+
+TensorImpl* mut(gx_tensor* t) { return static_cast<TensorImpl*>(t); }
+
+Device device_of(gx_device d, const char* what) {
+  GX_CHECK_TYPE(d.type == GX_CPU || d.type == GX_CUDA, what, ": unknown device type ", d.type);
+  Device dev{static_cast<gx_device_type>(d.type), d.type == GX_CPU ? 0 : d.index};
+  if (dev.is_cuda()) cuda::check_device(dev.index, what);
+  return dev;
+}
+
+int64_t tensor_storage_offset(const gx_tensor* t) { return impl(t)->offset(); }
+
+gx_status tensor_view(const gx_tensor* base, int32_t ndim, const int64_t* sizes, const int64_t* strides,
+                      int64_t offset, gx_tensor** out) {
+  return guarded([&] {
+    GX_CHECK_RANGE(ndim >= 0 && ndim <= kMaxDims, "view: ndim must be in [0, ", kMaxDims, "], got ", ndim);
+    *out = TensorImpl::view(*impl(base), std::vector<int64_t>(sizes, sizes + ndim),
+                            std::vector<int64_t>(strides, strides + ndim), offset);
+  });
+}
+
+gx_status tensor_copy(gx_tensor* dst, const gx_tensor* src) {
+  return guarded([&] { copy_(*mut(dst), *impl(src)); });
+}
+
+gx_status tensor_to_device(const gx_tensor* t, gx_device device, gx_tensor** out) {
+  return guarded([&] { *out = to_device(*impl(t), device_of(device, "to")); });
+}
+
+gx_status tensor_contiguous(const gx_tensor* t, gx_tensor** out) {
+  return guarded([&] { *out = contiguous(*impl(t)); });
+}
+
+// The value's bit pattern in t's dtype comes from the core's own conversion
+// (a one-element arange on the CPU), so every dtype, float16 and bfloat16
+// included, converts as gx.full's values do.
+gx_status tensor_fill(gx_tensor* t, double value) {
+  return guarded([&] {
+    TensorImpl* one = TensorImpl::empty({1}, mut(t)->dtype(), Device::cpu());
+    uint64_t bits = 0;
+    try {
+      arange_(*one, value, 0);
+      std::memcpy(&bits, one->data(), one->itemsize());
+    } catch (...) {
+      one->release();
+      throw;
+    }
+    one->release();
+    fill_(*mut(t), bits);
+  });
+}
+
+gx_status find_op(const char* name, const gx_op** out) {
+  return guarded([&] {
+    GX_CHECK_VALUE(name != nullptr, "find_op: null name");
+    *out = &op_by_name(name);
+  });
+}
+
+gx_status call_op(const gx_op* op, const gx_value* args, int32_t nargs, gx_value* rets, int32_t nrets) {
+  return guarded([&] {
+    GX_CHECK_VALUE(op != nullptr, "call_op: null op");
+    const OpDef& def = *static_cast<const OpDef*>(op);
+    GX_CHECK_VALUE(nrets == def.num_returns(), def.qualified, ": returns ", def.num_returns(), " value",
+                   def.num_returns() == 1 ? "" : "s", " but the caller has room for ", nrets);
+    GX_CHECK_VALUE(nargs >= 0 && nargs <= 64, def.qualified, ": ", nargs, " arguments given");
+    gx_value checked[64];
+    for (int32_t i = 0; i < nargs; ++i) checked[i] = args[i];
+    check_values(def, checked, nargs);
+    for (int32_t i = 0; i < nrets; ++i) rets[i] = gx_value{};
+    invoke_op(def, checked, rets);
+  });
+}
+
+gx_device current_device() {
+  if (cuda::device_count() == 0) return gx_device{GX_CPU, 0};
+  return gx_device{GX_CUDA, cuda::current_device()};
+}
+
 const gx_api kApi = {
     GX_ABI_VERSION_MAJOR, GX_ABI_VERSION_MINOR, sizeof(gx_api),
     last_error,
@@ -124,6 +206,15 @@ const gx_api kApi = {
     def_op,
     impl_op,
     tensor_zero,
+    tensor_storage_offset,
+    tensor_view,
+    tensor_copy,
+    tensor_to_device,
+    tensor_contiguous,
+    tensor_fill,
+    find_op,
+    call_op,
+    current_device,
 };
 
 }  // namespace
@@ -131,5 +222,6 @@ const gx_api kApi = {
 const gx_api* abi_table() { return &kApi; }
 const char* abi_last_error() { return tls_last_error.c_str(); }
 void abi_set_dispatch_device(int device) { tls_dispatch_device = device; }
+int abi_dispatch_device() { return tls_dispatch_device; }
 
 }  // namespace gx::core

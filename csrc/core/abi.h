@@ -13,5 +13,6 @@ ErrorKind error_kind_of(gx_status status);
 // The CUDA device the op now running was dispatched to: what an extension's
 // gx::current_stream() (device -1) resolves to on this thread.
 void abi_set_dispatch_device(int device);
+int abi_dispatch_device();
 
 }  // namespace gx::core

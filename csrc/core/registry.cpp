@@ -99,4 +99,20 @@ const OpDef& op_by_id(int64_t id) {
   return *r.ops[static_cast<size_t>(id)];
 }
 
+const OpDef& op_by_name(const std::string& qualified) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_name.find(qualified);
+  if (it == r.by_name.end()) {
+    const bool builtin = qualified.rfind("gx_ops::", 0) == 0;
+    // The built-in ops load before any extension gpuext loads (lib/extension.ts), so a
+    // missing one is an ops library older than the extension's <gpuext/ops.h>.
+    fail(ErrorKind::Value, "no registered op is named '", qualified, "'",
+         builtin ? " (the built-in ops are missing or older than the <gpuext/ops.h> this extension was built with: "
+                   "rebuild them with `npm rebuild gpuext --build-from-source`)"
+                 : " (load the library that defines it first)");
+  }
+  return *r.ops[static_cast<size_t>(it->second)];
+}
+
 }  // namespace gx::core

@@ -11,8 +11,10 @@
 #include "core/schema.h"
 #include "gpuext/abi.h"
 
-// The registrar an extension's init fills (gpuext/abi.h: opaque there).
+// The registrar an extension's init fills, and an op as the C ABI hands it out
+// (gpuext/abi.h: opaque there).
 struct gx_registrar {};
+struct gx_op {};
 
 namespace gx::core {
 
@@ -21,7 +23,7 @@ struct OpImpl {
   void* ctx = nullptr;
 };
 
-struct OpDef {
+struct OpDef : gx_op {
   int32_t id = -1;           // index in the registry once committed
   std::string ns;
   std::string qualified;     // "ns::name"
@@ -51,6 +53,10 @@ class Registrar : public gx_registrar {
 
 // The registered op with this id; throws a RangeError when there is none.
 const OpDef& op_by_id(int64_t id);
+// The registered op named `qualified` ("gx_ops::add"); throws a ValueError
+// naming it when there is none (and, for a built-in op, that the built-in ops
+// are not loaded or are out of date).
+const OpDef& op_by_name(const std::string& qualified);
 // The schema's types spelled as impl signatures are ("Tensor,float->Tensor").
 std::string schema_signature(const Schema& s);
 

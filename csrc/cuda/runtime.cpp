@@ -80,6 +80,14 @@ thread_local ThreadStreams tls_streams;
 
 bool compiled() { return true; }
 int device_count() { return device_info().count; }
+int current_device() {
+  int d = 0;
+  if (device_count() == 0 || cudaGetDevice(&d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return d;
+}
 const char* unavailable_reason() { return device_info().reason.c_str(); }
 
 void check_device(int index, const char* what) {

@@ -24,6 +24,9 @@ bool compiled();
 int device_count();
 // Why device_count() is 0 (empty string when devices exist or CUDA is not compiled in).
 const char* unavailable_reason();
+// The calling thread's current CUDA device (cudaGetDevice of the core's
+// runtime); 0 when there is none to ask (never throws).
+int current_device();
 // Throws a RangeError naming `what` when `index` is not a visible device.
 void check_device(int index, const char* what);
 

@@ -305,4 +305,4 @@ function outputs() {
   ];
 }
 
-module.exports = { outputs, registrations };
+module.exports = { outputs, registrations, readList, schemas };

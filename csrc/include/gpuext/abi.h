@@ -23,7 +23,7 @@ extern "C" {
 struct gx_api;
 
 #define GX_ABI_VERSION_MAJOR 1
-#define GX_ABI_VERSION_MINOR 0
+#define GX_ABI_VERSION_MINOR 1
 
 typedef enum gx_dtype {
 #define GX_ABI_DTYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) GX_##Enum,
@@ -51,6 +51,10 @@ typedef struct gx_device {
 // A reference-counted tensor owned by the core: storage + sizes + strides
 // (in elements) + storage offset (in elements) + dtype.
 typedef struct gx_tensor gx_tensor;
+
+// A registered op (any library's, the built-in ops' included), found by its
+// qualified name once and called through call_op; valid for the process's life.
+typedef struct gx_op gx_op;
 
 // One argument or return value of a registered op, as the schema types it.
 typedef enum gx_value_kind {
@@ -142,6 +146,36 @@ typedef struct gx_api {
   // --- more tensor helpers ----------------------------------------------------
   // Sets every element of `t` to zero, on its device's current stream.
   gx_status (*tensor_zero_)(gx_tensor* t);
+
+  // --- 1.1: views, copies and fills (gx::Tensor's methods) -----------------------
+  // Storage offset of element [0, ...], in elements.
+  int64_t (*tensor_storage_offset)(const gx_tensor* t);
+  // A view of base's storage with these sizes, strides and storage offset (in
+  // elements); refused when it would reach beyond the storage.
+  gx_status (*tensor_view)(const gx_tensor* base, int32_t ndim, const int64_t* sizes, const int64_t* strides,
+                           int64_t storage_offset, gx_tensor** out);
+  // dst <- src: the same dtype and sizes, any devices and strides (on the
+  // current streams; a copy to the CPU waits for the device).
+  gx_status (*tensor_copy_)(gx_tensor* dst, const gx_tensor* src);
+  // A contiguous copy of t on `device` (also when it is there already).
+  gx_status (*tensor_to_device)(const gx_tensor* t, gx_device device, gx_tensor** out);
+  // t itself (a new reference) when contiguous, else a contiguous copy.
+  gx_status (*tensor_contiguous)(const gx_tensor* t, gx_tensor** out);
+  // Every element of t set to `value` converted to t's dtype.
+  gx_status (*tensor_fill_)(gx_tensor* t, double value);
+
+  // --- 1.1: calling registered ops (NOTE [ Ops from C++ ] in gpuext/tensor_methods.h) -----
+  // The op registered as `qualified_name` ("gx_ops::matmul"); an error when none is.
+  gx_status (*find_op)(const char* qualified_name, const gx_op** out);
+  // Calls `op` with exactly its schema's arguments (GX_VALUE_NONE takes an
+  // argument's default), checked as a call from JS is, on its tensors' device.
+  // Returned tensors are new references the caller owns.
+  gx_status (*call_op)(const gx_op* op, const gx_value* args, int32_t nargs, gx_value* rets, int32_t nrets);
+
+  // --- 1.1: devices -------------------------------------------------------------
+  // The calling thread's current device: the core's current CUDA device, or
+  // the CPU in a build without CUDA or on a machine without a GPU.
+  gx_device (*current_device)(void);
 } gx_api;
 
 #ifdef __cplusplus

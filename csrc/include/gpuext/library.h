@@ -30,10 +30,7 @@ template <typename T>
 struct is_optional<T, std::void_t<typename T::value_type, decltype(std::declval<const T&>().has_value())>>
     : std::true_type {};
 
-template <typename T, typename Elem, typename = void> struct is_list_of : std::false_type {};
-template <typename T, typename Elem>
-struct is_list_of<T, Elem, std::void_t<decltype(std::declval<T&>().push_back(std::declval<Elem>()))>>
-    : std::is_same<typename T::value_type, Elem> {};
+// is_list_of<T, Elem>: gpuext/tensor_methods.h.
 
 template <typename T, typename = void> struct is_string : std::false_type {};
 template <typename T>

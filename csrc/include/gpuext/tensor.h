@@ -129,6 +129,36 @@ inline void append_to(Message& m, IntArrayRef a) {
   m.append("]");
 }
 
+class Tensor;
+class TensorVector;
+
+// What a new tensor is made as: a dtype and a device (torch::TensorOptions'
+// two fields gpuext has). gx::zeros({n}, x.options()) makes one like x;
+// x.options().dtype(gx::kInt64) the same on x's device in int64.
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType dtype) : dtype_(dtype) {}  // NOLINT: gx::empty({n}, gx::kFloat64)
+  TensorOptions(Device device) : device_(device) {}   // NOLINT
+  TensorOptions(DeviceType device) : device_(device) {}  // NOLINT: gx::empty({n}, gx::kCUDA)
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  TensorOptions dtype(ScalarType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+
+ private:
+  ScalarType dtype_ = ScalarType::Float32;
+  Device device_;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -152,20 +182,20 @@ class Tensor {
   }
 
   bool defined() const { return t_ != nullptr; }
-  int64_t dim() const { return detail::api().tensor_ndim(t_); }
-  IntArrayRef sizes() const { return IntArrayRef(detail::api().tensor_sizes(t_), static_cast<size_t>(dim())); }
-  IntArrayRef strides() const { return IntArrayRef(detail::api().tensor_strides(t_), static_cast<size_t>(dim())); }
+  int64_t dim() const { return detail::api().tensor_ndim(self()); }
+  IntArrayRef sizes() const { return IntArrayRef(detail::api().tensor_sizes(self()), static_cast<size_t>(dim())); }
+  IntArrayRef strides() const { return IntArrayRef(detail::api().tensor_strides(self()), static_cast<size_t>(dim())); }
   // Size of dimension d; negative d counts from the end.
   int64_t size(int64_t d) const {
     const int64_t n = dim();
     GX_CHECK(d >= -n && d < n, "size(", d, "): dimension out of range for a ", n, "-d tensor");
     return sizes()[static_cast<size_t>(d < 0 ? d + n : d)];
   }
-  int64_t numel() const { return detail::api().tensor_numel(t_); }
-  ScalarType dtype() const { return static_cast<ScalarType>(detail::api().tensor_dtype(t_)); }
+  int64_t numel() const { return detail::api().tensor_numel(self()); }
+  ScalarType dtype() const { return static_cast<ScalarType>(detail::api().tensor_dtype(self())); }
   ScalarType scalar_type() const { return dtype(); }
   Device device() const {
-    const gx_device d = detail::api().tensor_device(t_);
+    const gx_device d = detail::api().tensor_device(self());
     return Device(static_cast<DeviceType>(d.type), d.index);
   }
   bool is_cuda() const { return device().is_cuda(); }
@@ -182,7 +212,7 @@ class Tensor {
     return true;
   }
 
-  void* data_ptr() const { return detail::api().tensor_data(t_); }
+  void* data_ptr() const { return detail::api().tensor_data(self()); }
   // Typed pointer to element [0, ...]; checks that T matches the dtype.
   template <typename T>
   T* data_ptr() const {
@@ -191,7 +221,52 @@ class Tensor {
     return static_cast<T*>(data_ptr());
   }
 
+  // --- the methods below go through the core (gpuext/tensor_methods.h) ---------
+  // Element offset of [0, ...] in the storage; views share the storage.
+  int64_t storage_offset() const { return detail::api().tensor_storage_offset(self()); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+
+  // Views (no copy): the result shares this tensor's storage. Dimensions may
+  // be negative (counted from the end); -1 in view/reshape/expand is inferred
+  // (view, reshape) or kept (expand), as in torch.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) const;
+  Tensor view(IntArrayRef sizes) const;           // refused when the strides do not allow it
+  Tensor reshape(IntArrayRef sizes) const;        // a view when possible, else a contiguous copy
+  Tensor flatten() const { return reshape({-1}); }
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;                               // 2-d transpose; 0-d and 1-d as they are
+  Tensor permute(IntArrayRef dims) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  // Elements start, start + step, ... before end along dim (bounds clamped, negative ones from the end).
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze(int64_t dim) const;
+  TensorVector chunk(int64_t chunks, int64_t dim = 0) const;
+
+  // Copies and conversions.
+  Tensor clone() const;
+  Tensor contiguous() const;                      // itself when contiguous
+  Tensor to(ScalarType dtype) const;              // itself when of that dtype
+  Tensor to(Device device) const;                 // itself when there
+  Tensor to(DeviceType device) const { return to(Device(device)); }
+  Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
+  Tensor cpu() const { return to(Device(kCPU)); }
+  // self <- src, src broadcast to self's sizes and converted to its dtype, any devices.
+  const Tensor& copy_(const Tensor& src) const;
+  const Tensor& fill_(double value) const;
+  const Tensor& zero_() const;
+  // The one element's value as T (an arithmetic type), converted as to() converts; waits for the device.
+  template <typename T> T item() const;
+
   gx_tensor* get() const { return t_; }
+  // The core's tensor, for the calls above: an undefined Tensor (default
+  // constructed, or moved from) is the caller's mistake, never a crash.
+  gx_tensor* self() const {
+    GX_CHECK(t_ != nullptr, "a method was called on an undefined gx::Tensor (default-constructed or moved from)");
+    return t_;
+  }
   // Gives up ownership (for returning a new reference through the ABI).
   gx_tensor* release() {
     gx_tensor* t = t_;
@@ -213,7 +288,7 @@ inline Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.dtype(), t.device()); }
 // Sets every element of t to zero (on the current stream for CUDA tensors).
-inline void zero_(const Tensor& t) { detail::check_status(detail::api().tensor_zero_(t.get())); }
+inline void zero_(const Tensor& t) { t.zero_(); }
 inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
   zero_(t);
@@ -221,4 +296,28 @@ inline Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype(), t.device()); }
 
+// The same with options (torch's spelling: gx::zeros({n, m}, x.options())).
+inline Tensor empty(IntArrayRef sizes, TensorOptions options = {}) {
+  return empty(sizes, options.dtype(), options.device());
+}
+inline Tensor zeros(IntArrayRef sizes, TensorOptions options = {}) {
+  return zeros(sizes, options.dtype(), options.device());
+}
+inline Tensor full(IntArrayRef sizes, double value, TensorOptions options = {}) {
+  Tensor t = empty(sizes, options);
+  t.fill_(value);
+  return t;
+}
+inline Tensor ones(IntArrayRef sizes, TensorOptions options = {}) { return full(sizes, 1.0, options); }
+inline Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.options()); }
+
+// The calling thread's current device: the core's current CUDA device, or the
+// CPU when there is no GPU (or the core was built without CUDA).
+inline Device current_device() {
+  const gx_device d = detail::api().current_device();
+  return Device(static_cast<DeviceType>(d.type), d.index);
+}
+
 }  // namespace gx
+
+#include "gpuext/tensor_methods.h"

@@ -1,0 +1,159 @@
+// The built-in ops as C++ functions for extensions: csrc/include/gpuext/ops.h,
+// generated from the op list (ops/op-list.js) as the TypeScript calls are
+// (scripts/gen/ops.js), so a schema and its C++ face cannot drift. Per schema
+// a raw call in gx::ops::raw (exactly the schema's arguments, out included,
+// through the op's cached handle: NOTE [ Ops from C++ ] in
+// gpuext/tensor_methods.h); per elementwise or reduction family entry the
+// torch-like face (gx::ops::add(a, b), gx::ops::sum(x, {1}, true)) that
+// decides the result's dtype by the entry's `kind` and allocates it
+// (gpuext/ops_support.h). The other ops' faces are written by hand
+// (gpuext/ops_composite.h), as lib/ops/ writes their TypeScript ones.
+// Run through scripts/gen.js.
+'use strict';
+const { generatedHeader } = require('./rows');
+const { readList, schemas } = require('./ops');
+
+const OUT = 'csrc/include/gpuext/ops.h';
+const OUT_RAW = 'csrc/include/gpuext/ops_raw.h';
+
+// The library's plumbing stays out of the C++ face: the NCCL calls behind
+// lib/distributed, the report of the CPU backends and the switches for tests.
+const NOT_IN_CXX = /^(nccl_\w+|backends|set_cpu_blas_enabled|set_gemm_kernel)$/;
+
+// Schema types as the raw calls' C++ parameters and how each is boxed into a gx_value.
+const PARAMS = {
+  Tensor: { cpp: 'const Tensor&', box: (n) => `gx::detail::box(${n})` },
+  'Tensor?': { cpp: 'const Tensor*', box: (n) => `gx::detail::box(${n})` },
+  'Tensor[]': { cpp: 'TensorList', box: (n) => `${n}_.value()` },
+  float: { cpp: 'double', box: (n) => `gx::detail::box(${n})` },
+  'float?': { cpp: 'const double*', box: (n) => `${n} ? gx::detail::box(*${n}) : gx::detail::box_none()` },
+  int: { cpp: 'int64_t', box: (n) => `gx::detail::box(${n})` },
+  'int[]': { cpp: 'IntArrayRef', box: (n) => `gx::detail::box(${n})` },
+  bool: { cpp: 'bool', box: (n) => `gx::detail::box(${n})` },
+  str: { cpp: 'const char*', box: (n) => `gx::detail::box(${n})` },
+  ScalarType: { cpp: 'ScalarType', box: (n) => `gx::detail::box(${n})` },
+};
+const RETURNS = {
+  '()': { cpp: 'void', take: null },
+  Tensor: { cpp: 'Tensor', take: 'return Tensor(r[0].kind == GX_VALUE_TENSOR ? r[0].v.tensor : nullptr);' },
+  int: { cpp: 'int64_t', take: 'return r[0].v.i;' },
+  bool: { cpp: 'bool', take: 'return r[0].v.b != 0;' },
+};
+
+const comment = (text) => text.replace(/\*\//g, '* /');
+
+function rawCall(s) {
+  const ret = RETURNS[s.ret.cppKey];
+  if (!ret) throw new Error(`ops/op-list.js ${s.name}: no C++ face for the return of '${s.schema}'`);
+  const params = s.args.map((a) => `${PARAMS[a.type].cpp} ${a.name}`).join(', ');
+  const lists = s.args.filter((a) => a.type === 'Tensor[]').map((a) => `  const gx::detail::BoxedTensors ${a.name}_(${a.name});`);
+  const boxes = s.args.map((a) => PARAMS[a.type].box(a.name)).join(', ');
+  const call = `gx::detail::call_op(op, args, ${s.args.length}, ${ret.take ? 'r, 1' : 'nullptr, 0'});`;
+  return [
+    `// ${s.schema}`,
+    `inline ${ret.cpp} ${s.name}(${params}) {`,
+    `  static const gx_op* const op = gx::detail::find_op("gx_ops::${s.name}");`,
+    ...lists,
+    `  const gx_value args[${s.args.length}] = {${boxes}};`,
+    ...(ret.take ? ['  gx_value r[1] = {};', `  ${call}`, `  ${ret.take}`] : [`  ${call}`]),
+    '}',
+  ];
+}
+
+const BINARY_KINDS = { arith: 'Arith', div: 'Div', compare: 'Compare', logical: 'Logical' };
+const UNARY_KINDS = { float: 'Float', keep: 'Keep' };
+const REDUCE_KINDS = { sum: 'Sum', mean: 'Mean', extremum: 'Extremum', arg: 'Arg' };
+
+function kindOf(table, e) {
+  const k = table[e.kind];
+  if (!k) throw new Error(`ops/op-list.js ${e.name}: kind '${e.kind}' has no C++ face in scripts/gen/cxx-ops.js`);
+  return k;
+}
+
+function binaryFace(e) {
+  const spec = `{"gx::ops::${e.name}", detail::BinaryKind::${kindOf(BINARY_KINDS, e)}, ` +
+    `${e.noBool ? JSON.stringify(e.noBool) : 'nullptr'}, ${e.name === 'pow'}}`;
+  return [
+    `// ${comment(e.doc)}`,
+    `inline constexpr detail::BinarySpec k_${e.name}_spec = ${spec};`,
+    `inline Tensor ${e.name}(const Tensor& self, const Tensor& other) { return detail::binary(k_${e.name}_spec, raw::${e.name}, self, other); }`,
+    `inline Tensor ${e.name}(const Tensor& self, const Scalar& other) { return detail::binary(k_${e.name}_spec, raw::${e.name}_scalar, self, other, false); }`,
+    `inline Tensor ${e.name}(const Scalar& self, const Tensor& other) { return detail::binary(k_${e.name}_spec, raw::${e.name}_scalar, other, self, true); }`,
+  ];
+}
+
+function unaryFace(e) {
+  return [
+    `// ${comment(e.doc)}`,
+    `inline Tensor ${e.name}(const Tensor& self) { return detail::unary("gx::ops::${e.name}", detail::UnaryKind::${kindOf(UNARY_KINDS, e)}, raw::${e.name}, self); }`,
+  ];
+}
+
+function reduceFace(e) {
+  const kind = kindOf(REDUCE_KINDS, e);
+  const call = (dims, keep, dtype) => `detail::reduce("gx::ops::${e.name}", detail::ReduceKind::${kind}, raw::${e.name}, self, ${dims}, ${keep}, ${dtype})`;
+  if (kind === 'Arg') {
+    return [
+      `// ${comment(e.doc)} Without dim: the index into the flattened tensor.`,
+      `inline Tensor ${e.name}(const Tensor& self) { return ${call('{}', 'false', 'nullptr')}; }`,
+      `inline Tensor ${e.name}(const Tensor& self, int64_t dim, bool keepdim = false) { return ${call('{dim}', 'keepdim', 'nullptr')}; }`,
+    ];
+  }
+  const lines = [
+    `// ${comment(e.doc)}`,
+    `inline Tensor ${e.name}(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false) { return ${call('dim', 'keepdim', 'nullptr')}; }`,
+    `inline Tensor ${e.name}(const Tensor& self, int64_t dim, bool keepdim = false) { return ${call('{dim}', 'keepdim', 'nullptr')}; }`,
+  ];
+  if (kind === 'Sum' || kind === 'Mean') {
+    lines.push(`inline Tensor ${e.name}(const Tensor& self, IntArrayRef dim, bool keepdim, ScalarType dtype) { return ${call('dim', 'keepdim', '&dtype')}; }`);
+  }
+  return lines;
+}
+
+const FACES = { binary: binaryFace, unary: unaryFace, reduce: reduceFace };
+
+function rawHeader(list) {
+  const all = schemas(list).filter((s) => !NOT_IN_CXX.test(s.name)).map((s) => ({ ...s, ret: { cppKey: /->\s*(.+)$/.exec(s.schema)[1].trim() } }));
+  const lines = [...generatedHeader('ops/op-list.js'),
+    '// gx::ops::raw: one call per built-in op schema, exactly its arguments (`out` and the',
+    '// compute dtype included), through the op\'s handle, found once (NOTE [ Ops from C++ ]',
+    '// in gpuext/tensor_methods.h). gpuext/ops.h has the faces that allocate the result.',
+    '#pragma once',
+    '#include "gpuext/ops_support.h"',
+    '',
+    'namespace gx::ops::raw {',
+    ''];
+  for (const s of all) lines.push(...rawCall(s));
+  lines.push('', '}  // namespace gx::ops::raw', '');
+  return lines.join('\n');
+}
+
+function header(list) {
+  const lines = [...generatedHeader('ops/op-list.js'),
+    '// The built-in ops from C++ extensions: #include <gpuext/ops.h>, then gx::ops::matmul(a, b),',
+    '// gx::ops::sum(x, {1}, /*keepdim=*/true), gx::ops::cat({a, b}, 1), gx::ops::sigmoid(x), a + b ...',
+    '// Each call goes through the C ABI to the built-in ops library, never linked',
+    '// (NOTE [ Ops from C++ ] in gpuext/tensor_methods.h), with the checks and errors',
+    '// of a call from TypeScript. gx::ops::raw (gpuext/ops_raw.h) has one call per',
+    '// schema, `out` and all; the faces here decide the result\'s dtype and sizes by',
+    '// the op list\'s `kind`, as lib/ops does (gpuext/ops_support.h);',
+    '// gpuext/ops_composite.h has the faces written by hand.',
+    '#pragma once',
+    '#include "gpuext/ops_raw.h"',
+    '',
+    'namespace gx::ops {',
+    ''];
+  for (const e of list) {
+    const face = FACES[e.family];
+    if (face) lines.push(...face(e), '');
+  }
+  lines.push('}  // namespace gx::ops', '', '#include "gpuext/ops_composite.h"', '');
+  return lines.join('\n');
+}
+
+function outputs() {
+  const list = readList();
+  return [{ path: OUT_RAW, text: rawHeader(list) }, { path: OUT, text: header(list) }];
+}
+
+module.exports = { outputs, NOT_IN_CXX };
