@@ -4,3 +4,4 @@ export { gradcheck, type GradcheckOptions, type GradcheckReport } from './gradch
 export { grad, valueAndGrad } from './functional';
 export { noGrad, enableGrad, isGradEnabled } from './mode';
 export type { BackwardOptions } from './engine';
+export { type GradHook, type RemovableHandle } from './hooks';
