@@ -136,6 +136,9 @@ function callOn(f: unknown, inputs: unknown, options: FunctionalOptions, api: st
   if (typeof f !== 'function') throw new TypeError(`${api}: f must be a function`);
   const o = checkOptions<FunctionalOptions>(options, api, OPTION_KEYS);
   const createGraph = o.createGraph ?? false, strict = o.strict ?? false;
+  for (const [k, b] of [['createGraph', createGraph], ['strict', strict]] as const) {
+    if (typeof b !== 'boolean') throw new TypeError(`${api}: ${k} must be a boolean, got ${typeof b}`);
+  }
   const { list, single: singleIn } = listOf(inputs, 'inputs', api);
   const leaves = list.map((x) => {
     if (createGraph && requiresGrad(x)) return track(ownRef(x, true));

@@ -117,6 +117,9 @@ Object.assign(Tensor.prototype, {
   backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
     const fn = 'Tensor.backward';
     const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
+    for (const k of ['retainGraph', 'createGraph'] as const) {
+      if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
+    }
     let seed: Tensor;
     if (gradient == null) {
       if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
