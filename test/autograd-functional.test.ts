@@ -159,6 +159,35 @@ deviceTestSerial('functional: createGraph makes the results differentiate again 
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
 });
 
+deviceTestSerial('functional.jvp agrees with jacobian times v through views, reductions and softmax; an op whose derivative does not record refuses', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  const o = { dtype: 'float64' as const, device };
+  gx.tidy(() => {
+    const x = gx.tensor(random(6, 14), o).reshape(2, 3), v = gx.tensor(random(6, 15), o).reshape(2, 3), W = gx.tensor(random(6, 16), o).reshape(3, 2);
+    const fns: Record<string, (u: gx.Tensor) => gx.Tensor> = {
+      'slice, narrow, cat': (u) => gx.cat([gx.mul(u.slice(1, 0, 2), u.narrow(1, 1, 2)), gx.exp(u)], 1),
+      'softmax of matmul': (u) => gx.softmax(gx.matmul(u, W), 1),
+      'mean, var, broadcast': (u) => gx.mul(gx.mean(u, { axis: 1, keepdims: true }), gx.add(gx.var(u, { axis: 0 }), u)),
+      'floor (a zero derivative)': (u) => gx.mul(gx.floor(gx.mul(u, 3)), u),
+    };
+    for (const [name, f] of Object.entries(fns)) {
+      const J = F.jacobian(f, x);
+      const [y, jv] = F.jvp(f, x, v);
+      const vr = v.reshape([...y.shape.map(() => 1), 2, 3]);
+      const want = values(gx.sum(gx.mul(J, vr), { axis: [y.ndim, y.ndim + 1] }));
+      near(t, jv, want, `${name}: jvp = J v`, y.shape);
+    }
+    // sort's derivative writes in place: with createGraph that is an error naming it, not a silently wrong result.
+    t.throws(() => F.jvp((u) => gx.sort(gx.mul(u, u), 1).values, x, v), { message: /^gx\.autograd\.functional\.jvp: sort's derivative is not differentiable here/ });
+    t.throws(() => F.hessian((u) => gx.sum(gx.pow(gx.sort(u, 1).values, 3)), x), { message: /hessian: sort's derivative is not differentiable here/ });
+    // (Where the gradient reaching sort is a constant, its backward needs no recording: sum(sort(x^2))'s Hessian is 2 I.)
+    near(t, F.hessian((u) => gx.sum(gx.sort(gx.mul(u, u), 1).values), x), mat(6, 6, (i, j) => (i === j ? 2 : 0)), 'sum(sort(x^2))', [2, 3, 2, 3]);
+    // Without createGraph (first derivatives) it is fine.
+    t.is(F.jacobian((u) => gx.sort(u, 1).values, x).shape.join(), '2,3,2,3');
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
 deviceTestSerial('functional: errors name the function and the argument', (t, device) => {
   const live = gx.memory.stats(device).liveTensors;
   gx.tidy(() => {

@@ -49,7 +49,13 @@ export interface BackwardOptions {
 // create_graph). Two things change with it: the references the engine takes
 // of a gradient it passes on are recorded views rather than bare aliases (an
 // alias is cut from the graph), and the saved tensors are kept by default
-// (the second backward reads them again).
+// (the second backward reads them again). A formula whose result does not
+// record although the gradient it got did (it wrote in place, or called an
+// op with no derivative) would drop its part of the higher derivative
+// without a word: every formula is linear in its gradient, so its result
+// must depend on whatever that gradient depends on. That is an error naming
+// the op. (A zero derivative, as floor's, is returned as the number 0, a
+// constant the engine widens.)
 
 /**
  * gx.autograd.functional's form (torch.autograd.grad): the gradients of
@@ -192,6 +198,7 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
         const r = raw[i];
         out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
       }
+      if (run.createGraph) checkRecorded(node, given, raw, out);
       return out;
     });
     for (let i = 0; i < edges.length; i++) {
@@ -206,6 +213,16 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
     for (const g of given) g.dispose();
     if (!run.retainGraph) node.freeSaved();
   }
+}
+
+/** With createGraph, a formula's tensor results must be in the graph when a gradient it got is (NOTE [ Backward of backward ]). */
+function checkRecorded(node: Node, given: readonly Tensor[], raw: readonly unknown[], out: readonly (Tensor | null)[]): void {
+  if (!given.some(requiresGrad)) return;
+  out.forEach((o, i) => {
+    if (o === null || typeof raw[i] === 'number' || requiresGrad(o)) return;
+    throw new Error(`${node.name}'s derivative is not differentiable here (its backward for input ${i} does not record), so a backward ` +
+      'with createGraph would miss its part of the higher derivative; differentiate around it, or use gx.autograd.functional.jacobian (first derivatives only)');
+  });
 }
 
 function zerosOf(info: InputInfo): Tensor {
