@@ -156,24 +156,28 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
       g.dispose();
     }
   };
-  (run.createGraph ? enableGrad : noGrad)(() => {
-    roots.forEach((root, i) => {
-      const node = root.ag?.node as Node | null;
-      if (node == null) toLeaf(run, root, seeds[i]);  // a leaf: its gradient is the seed
-      else addGrad(node, root.ag?.index ?? 0, seeds[i]);
-    });
-    for (const node of order) {
-      const gs = grads.get(node);
-      grads.delete(node);
-      if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
-      if (needed !== undefined && !needed.has(node)) {
-        for (const g of gs) g?.dispose();
-        continue;
+  try {
+    (run.createGraph ? enableGrad : noGrad)(() => {
+      roots.forEach((root, i) => {
+        const node = root.ag?.node as Node | null;
+        if (node == null) toLeaf(run, root, seeds[i]);  // a leaf: its gradient is the seed
+        else addGrad(node, root.ag?.index ?? 0, seeds[i]);
+      });
+      for (const node of order) {
+        const gs = grads.get(node);
+        grads.delete(node);
+        if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
+        if (needed !== undefined && !needed.has(node)) {
+          for (const g of gs) g?.dispose();
+          continue;
+        }
+        runNode(run, node, gs, addGrad);
       }
-      runNode(run, node, gs, addGrad);
-    }
-  });
-  for (const gs of grads.values()) for (const g of gs) g?.dispose();
+    });
+  } finally {
+    // Gradients no node took (all of them when a formula or a hook threw).
+    for (const gs of grads.values()) for (const g of gs) g?.dispose();
+  }
 }
 
 /** One node's backward: its outputs' hooks and captures, its formula, its inputs' gradients passed on. */
