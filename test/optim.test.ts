@@ -252,10 +252,11 @@ deviceTestSerial('optim: LBFGS minimizes the Rosenbrock function step for step a
 deviceTestSerial('optim: LBFGS with strong Wolfe decreases the loss every iteration and solves least squares', (t, device) => {
   const live = gx.memory.stats(device).liveTensors;
   // One iteration per step: the loss each step starts from is the accepted point's, and the line search only accepts decrease.
+  // (maxEval given: its default, 1 for one iteration, leaves the line search no call but its first, as torch's.)
   {
     const x = gx.tensor([-1.5], { dtype: 'float64', device }).requiresGrad_();
     const y = gx.tensor([2], { dtype: 'float64', device }).requiresGrad_();
-    using opt = new gx.optim.LBFGS([x, y], { maxIter: 1, lineSearchFn: 'strong_wolfe' });
+    using opt = new gx.optim.LBFGS([x, y], { maxIter: 1, maxEval: 25, lineSearchFn: 'strong_wolfe' });
     const losses: number[] = [];
     for (let s = 0; s < 60; s++) {
       const l = opt.step(() => {

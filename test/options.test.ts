@@ -235,7 +235,7 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
-  'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach',
+  'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
   'optim.Optimizer',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),

@@ -2,7 +2,8 @@
 // backward runs once every node that consumes its result has added its part
 // to the gradient (reverse topological order), the gradients brought back to
 // each input's shape (undoing broadcasting) and dtype; leaves accumulate
-// into .grad.
+// into .grad (or, for gx.autograd.functional, chosen tensors' gradients are
+// collected instead); tensor hooks run on the way (hooks.ts).
 import { full } from '../creation';
 import { sum } from '../ops/index';
 import { add } from '../generated/elementwise';
@@ -10,7 +11,8 @@ import { equalShapes } from '../shape';
 import { Tensor } from '../tensor';
 import { tidyList, untrack } from '../tidy';
 import { alias, Node, requiresGrad, type InputInfo } from './graph';
-import { noGrad } from './mode';
+import { runHooks } from './hooks';
+import { enableGrad, noGrad } from './mode';
 
 /** `g` summed over the dimensions broadcasting added or stretched, to `shape`. */
 export function sumToShape(g: Tensor, shape: readonly number[]): Tensor {
@@ -31,30 +33,83 @@ function fit(g: Tensor | number, info: InputInfo, like: Tensor): Tensor {
 }
 
 export interface BackwardOptions {
-  /** Keep the saved tensors so backward can run through this graph again. */
+  /** Keep the saved tensors so backward can run through this graph again (default: createGraph). */
   retainGraph?: boolean;
+  /**
+   * Record the backward pass itself, so that the gradients it makes can be
+   * differentiated again (higher derivatives; NOTE [ Backward of backward ]).
+   */
+  createGraph?: boolean;
+}
+
+// NOTE [ Backward of backward ]
+// With createGraph the derivative formulas run with recording on: they are
+// written in gx's own ops, which record like any others, so the gradients
+// come out as tensors made by recorded ops, differentiable in turn (torch's
+// create_graph). Two things change with it: the references the engine takes
+// of a gradient it passes on are recorded views rather than bare aliases (an
+// alias is cut from the graph), and the saved tensors are kept by default
+// (the second backward reads them again). A formula whose result does not
+// record although the gradient it got did (it wrote in place, or called an
+// op with no derivative) would drop its part of the higher derivative
+// without a word: every formula is linear in its gradient, so its result
+// must depend on whatever that gradient depends on. That is an error naming
+// the op. (A zero derivative, as floor's, is returned as the number 0, a
+// constant the engine widens.)
+
+/**
+ * gx.autograd.functional's form (torch.autograd.grad): the gradients of
+ * these tensors (leaves or not) are collected, and no .grad is touched.
+ */
+export interface Capture {
+  readonly leaves: Map<Tensor, Tensor | undefined>;
+  readonly outputs: Map<Node, Map<number, Tensor | undefined>>;
+}
+
+interface Run {
+  readonly retainGraph: boolean;
+  readonly createGraph: boolean;
+  readonly capture: Capture | undefined;
+  /** The engine's own reference to a tensor (NOTE [ Backward of backward ]). */
+  readonly own: (t: Tensor) => Tensor;
+}
+
+/** The engine's own reference to `t`: a bare alias, or with createGraph a recorded view (NOTE [ Backward of backward ]). */
+export function ownRef(t: Tensor, createGraph: boolean): Tensor {
+  return createGraph && requiresGrad(t) ? untrack(enableGrad(() => t.reshape(t.shape as number[]))) : alias(t);
 }
 
 /** Accumulates the gradients of `root` (seeded with `grad`, which the engine then owns) into the leaves' .grad. */
 export function runBackward(root: Tensor, grad: Tensor, opts: BackwardOptions, fn: string): void {
-  const rootNode = root.ag?.node as Node | null | undefined;
-  if (!requiresGrad(root)) throw new Error(`${fn}: the tensor does not require grad and no recorded op made it (set requiresGrad on the inputs first)`);
-  if (rootNode == null) {  // a leaf: its gradient is the seed
-    accumulate(root, grad);
-    return;
-  }
+  runGraph([root], [grad], opts, undefined, fn);
+}
+
+/**
+ * Backward from several roots at once, each seeded with its gradient (the
+ * engine's from then on); into the leaves' .grad, or into `capture`.
+ */
+export function runGraph(roots: readonly Tensor[], seeds: readonly Tensor[], opts: BackwardOptions, capture: Capture | undefined, fn: string): void {
+  roots.forEach((root, i) => {
+    if (!requiresGrad(root)) {
+      for (const s of seeds) s.dispose();
+      const which = roots.length > 1 ? `output ${i} ` : 'the tensor ';
+      throw new Error(`${fn}: ${which}does not require grad and no recorded op made it (set requiresGrad on the inputs first)`);
+    }
+  });
+  const createGraph = opts.createGraph ?? false;
+  const run: Run = { retainGraph: opts.retainGraph ?? createGraph, createGraph, capture, own: (t) => ownRef(t, createGraph) };
   try {
-    backwardFrom(rootNode, root.ag?.index ?? 0, grad, opts);
+    backwardFrom(run, roots, seeds);
   } catch (e) {
     throw e instanceof Error && !e.message.startsWith(fn) ? Object.assign(e, { message: `${fn}: ${e.message}` }) : e;
   }
 }
 
-function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: BackwardOptions): void {
-  // Reverse topological order: a node after every node that consumes its results.
+/** Reverse topological order from the roots: a node after every node that consumes its results. */
+function topoOrder(roots: readonly Node[]): Node[] {
   const order: Node[] = [];
-  const seen = new Set<Node>([rootNode]);
-  const stack: [Node, number][] = [[rootNode, 0]];
+  const seen = new Set<Node>(roots);
+  const stack: [Node, number][] = roots.map((r) => [r, 0]);
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
     const [node, i] = top;
@@ -70,7 +125,23 @@ function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: Bac
       order.push(node);
     }
   }
-  order.reverse();
+  return order.reverse();
+}
+
+/** With a capture, the nodes that lead to a captured tensor (the others need not run). */
+function neededNodes(order: readonly Node[], capture: Capture | undefined): Set<Node> | undefined {
+  if (capture === undefined) return undefined;
+  const needed = new Set<Node>();
+  for (let k = order.length - 1; k >= 0; k--) {  // inputs before the nodes that consume them
+    const node = order[k];
+    if (capture.outputs.has(node) || node.edges.some((e) => e !== null && (e.leaf !== undefined ? capture.leaves.has(e.leaf) : needed.has(e.node)))) needed.add(node);
+  }
+  return needed;
+}
+
+function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor[]): void {
+  const order = topoOrder([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
+  const needed = neededNodes(order, run.capture);
   // Each node's gradients, one per output, summed over the nodes that consume it.
   const grads = new Map<Node, (Tensor | undefined)[]>();
   const addGrad = (node: Node, index: number, g: Tensor): void => {
@@ -85,46 +156,101 @@ function backwardFrom(rootNode: Node, rootIndex: number, grad: Tensor, opts: Bac
       g.dispose();
     }
   };
-  addGrad(rootNode, rootIndex, grad);
-  noGrad(() => {
-    for (const node of order) {
-      const gs = grads.get(node);
-      grads.delete(node);
-      if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
-      // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
-      for (let k = 0; k < gs.length; k++) gs[k] ??= untrack(zerosOf(node.outputs[k]));
-      const given = gs as Tensor[];
-      try {
-        const saved = node.saved();
-        const { edges, inputs } = node;
-        const made = tidyList(() => {
-          const raw = node.backward(given, saved);
-          const out: (Tensor | null)[] = [];
-          for (let i = 0; i < edges.length; i++) {
-            const r = raw[i];
-            out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
-          }
-          return out;
-        });
-        for (let i = 0; i < edges.length; i++) {
-          const e = edges[i], o = made[i];
-          if (e === null || o === null) continue;
-          // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
-          const gi = given.includes(o) || saved.includes(o) || made.indexOf(o) < i ? alias(o) : o;
-          if (e.leaf !== undefined) accumulate(e.leaf, gi);
-          else addGrad(e.node, e.index, gi);
+  try {
+    (run.createGraph ? enableGrad : noGrad)(() => {
+      roots.forEach((root, i) => {
+        const node = root.ag?.node as Node | null;
+        if (node == null) toLeaf(run, root, seeds[i]);  // a leaf: its gradient is the seed
+        else addGrad(node, root.ag?.index ?? 0, seeds[i]);
+      });
+      for (const node of order) {
+        const gs = grads.get(node);
+        grads.delete(node);
+        if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
+        if (needed !== undefined && !needed.has(node)) {
+          for (const g of gs) g?.dispose();
+          continue;
         }
-      } finally {
-        for (const g of given) g.dispose();
-        if (!opts.retainGraph) node.freeSaved();
+        runNode(run, node, gs, addGrad);
       }
+    });
+  } finally {
+    // Gradients no node took (all of them when a formula or a hook threw).
+    for (const gs of grads.values()) for (const g of gs) g?.dispose();
+  }
+}
+
+/** One node's backward: its outputs' hooks and captures, its formula, its inputs' gradients passed on. */
+function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (node: Node, index: number, g: Tensor) => void): void {
+  for (let k = 0; k < gs.length; k++) {
+    const g = gs[k];
+    if (g === undefined) continue;
+    gs[k] = runHooks(node, k, g, run.own);
+    const slot = run.capture?.outputs.get(node);
+    if (slot?.has(k)) slot.set(k, run.own(gs[k] as Tensor));
+  }
+  // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
+  for (let k = 0; k < gs.length; k++) gs[k] ??= untrack(zerosOf(node.outputs[k]));
+  const given = gs as Tensor[];
+  try {
+    const saved = node.saved();
+    const { edges, inputs } = node;
+    const made = tidyList(() => {
+      const raw = node.backward(given, saved);
+      const out: (Tensor | null)[] = [];
+      for (let i = 0; i < edges.length; i++) {
+        const r = raw[i];
+        out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
+      }
+      if (run.createGraph) checkRecorded(node, given, raw, out);
+      return out;
+    });
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i], o = made[i];
+      if (e === null || o === null) continue;
+      // Each gradient passed on is a tensor of its own (a formula may return g, a saved tensor, or one twice).
+      const gi = given.includes(o) || saved.includes(o) || made.indexOf(o) < i ? run.own(o) : o;
+      if (e.leaf !== undefined) toLeaf(run, e.leaf, gi);
+      else addGrad(e.node, e.index, gi);
     }
+  } finally {
+    for (const g of given) g.dispose();
+    if (!run.retainGraph) node.freeSaved();
+  }
+}
+
+/** With createGraph, a formula's tensor results must be in the graph when a gradient it got is (NOTE [ Backward of backward ]). */
+function checkRecorded(node: Node, given: readonly Tensor[], raw: readonly unknown[], out: readonly (Tensor | null)[]): void {
+  if (!given.some(requiresGrad)) return;
+  out.forEach((o, i) => {
+    if (o === null || typeof raw[i] === 'number' || requiresGrad(o)) return;
+    throw new Error(`${node.name}'s derivative is not differentiable here (its backward for input ${i} does not record), so a backward ` +
+      'with createGraph would miss its part of the higher derivative; differentiate around it, or use gx.autograd.functional.jacobian (first derivatives only)');
   });
-  for (const gs of grads.values()) for (const g of gs) g?.dispose();
 }
 
 function zerosOf(info: InputInfo): Tensor {
   return full(info.shape as number[], 0, { dtype: info.dtype as Tensor['dtype'], device: info.device });
+}
+
+/** A leaf's gradient: through its hooks, then into its .grad, or the capture's. */
+function toLeaf(run: Run, leaf: Tensor, g: Tensor): void {
+  const capture = run.capture;
+  if (capture !== undefined) {
+    if (!capture.leaves.has(leaf) || leaf.isDisposed) {
+      g.dispose();
+      return;
+    }
+    const h = runHooks(leaf, undefined, g, run.own);
+    const prev = capture.leaves.get(leaf);
+    capture.leaves.set(leaf, prev === undefined ? h : untrack(add(prev, h)));
+    if (prev !== undefined) {
+      prev.dispose();
+      h.dispose();
+    }
+    return;
+  }
+  accumulate(leaf, leaf.isDisposed ? g : runHooks(leaf, undefined, g, run.own));
 }
 
 /** leaf.grad += g (a new contiguous tensor of the leaf's own, outside every tidy scope). */

@@ -4,7 +4,6 @@
 // number), and the few pieces that are not one op.
 import * as E from '../generated/elementwise';
 import { whereOp } from '../ops/elementwise';
-import { empty } from '../creation';
 import { Tensor } from '../tensor';
 
 export type X = Tensor | number;
@@ -52,8 +51,11 @@ export function geluGrad(x: X): X {
   return add(phi, mul(x, pdf));
 }
 
-/** A gradient of zeros shaped like x (ops whose derivative is zero almost everywhere). */
-export function zeros(x: X): X {
-  if (num(x)) return 0;
-  return empty(x.shape as number[], { dtype: x.dtype, device: x.device }).fill_(0);
+/**
+ * A gradient of zeros (ops whose derivative is zero almost everywhere): the
+ * number 0, which the engine widens to the input's shape and knows for a
+ * constant (NOTE [ Backward of backward ] in engine.ts).
+ */
+export function zeros(_x: X): X {
+  return 0;
 }

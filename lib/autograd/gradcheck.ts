@@ -1,6 +1,7 @@
 // gx.autograd.gradcheck: the analytic Jacobian (one backward per output
 // element) against central finite differences (two calls per input
-// element), as torch.autograd.gradcheck, with the worst element reported.
+// element), as torch.autograd.gradcheck, with the worst element reported;
+// inputs not in float64 draw a warning (NOTE [ gradcheck precision ]).
 import { tensor } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
@@ -39,6 +40,24 @@ function outputsOf(r: Tensor | Tensor[], api: string): Tensor[] {
   return list;
 }
 
+// NOTE [ gradcheck precision ]
+// Central differences with eps 1e-6 lose about half the digits of the
+// dtype: in float64 some 1e-10 of error, in float32 (7 digits) errors of
+// order 1e-1 to 1, far past any tolerance, so a float32 check fails on a
+// correct backward. As torch's gradcheck, say so: a warning once per
+// process at the first call with such inputs, and the same words in a
+// mismatch's error, where the cause is most likely the dtype.
+let warnedPrecision = false;
+
+/** Why the inputs that require grad may fail the check for their dtype ('' when all are float64). */
+function precisionHint(inputs: readonly Tensor[], checked: readonly number[]): string {
+  const low = checked.filter((i) => inputs[i].dtype !== 'float64');
+  if (low.length === 0) return '';
+  const which = low.map((i) => `input ${i} is ${inputs[i].dtype}`).join(', ');
+  return `${which}: finite differences need float64 inputs (in lower precision a correct gradient will likely fail the check); ` +
+    'pass x.astype(\'float64\')';
+}
+
 /**
  * Checks fn's gradients with respect to its inputs that require grad (use
  * float64) against finite differences.
@@ -52,6 +71,11 @@ export function gradcheck(fn: Fn, inputs: readonly Tensor[], options: GradcheckO
   if (!Array.isArray(inputs) || inputs.some((x) => !(x instanceof Tensor))) throw new TypeError(`${api}: inputs must be an array of Tensors`);
   const checked = inputs.map((x, i) => (x.requiresGrad ? i : -1)).filter((i) => i >= 0);
   if (checked.length === 0) throw new TypeError(`${api}: no input requires grad (call requiresGrad_() on those to check)`);
+  const precision = precisionHint(inputs, checked);
+  if (precision !== '' && !warnedPrecision) {
+    warnedPrecision = true;
+    process.emitWarning(`${api}: ${precision}`, { code: 'GPUEXT_GRADCHECK_PRECISION' });
+  }
   const report: GradcheckReport = { ok: true, worstExcess: -Infinity };
   const consider = (input: number, index: number, output: number, outIndex: number, analytic: number, numeric: number): void => {
     const excess = Math.abs(analytic - numeric) - rtol * Math.abs(numeric);
@@ -94,7 +118,8 @@ export function gradcheck(fn: Fn, inputs: readonly Tensor[], options: GradcheckO
   if (!report.ok && o.raiseException !== false) {
     const w = report.worst;
     throw new Error(`${api}: the gradient of output ${w?.output} (element ${w?.outIndex}) with respect to input ${w?.input} (element ${w?.index}) is ` +
-      `${w?.analytic} analytically but ${w?.numeric} by finite differences (tolerances atol ${atol}, rtol ${rtol})`);
+      `${w?.analytic} analytically but ${w?.numeric} by finite differences (tolerances atol ${atol}, rtol ${rtol})` +
+      (precision === '' ? '' : `; ${precision}`));
   }
   return report;
 }

@@ -62,9 +62,19 @@ class Saved {
     return this.#alias ?? this.#t;
   }
 
-  /** Called as the original is disposed: an alias keeps the values. */
+  /**
+   * Called as the original is disposed: an alias keeps the values, and stands
+   * for the original in the graph, so that a backward with createGraph
+   * differentiates through it too (NOTE [ Saved aliases in the graph ]).
+   */
   keep(): void {
-    this.#alias ??= alias(this.#t);
+    if (this.#alias !== undefined) return;
+    this.#alias = alias(this.#t);
+    const m = this.#t.ag;
+    if (m !== undefined && (m.requiresGrad || m.node !== null)) {
+      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index };
+      unheld.add(this.#alias.ag);
+    }
   }
 
   /** The storage's version now. */
@@ -82,6 +92,17 @@ class Saved {
     if (v !== undefined && --v.saved === 0) versions.delete(this.key);
   }
 }
+
+// NOTE [ Saved aliases in the graph ]
+// A saved tensor the user disposed lives on as an alias (NOTE [ Autograd
+// memory ]). Its values suffice for a plain backward, but a backward with
+// createGraph runs the formulas recording, and a formula reading the saved
+// tensor must then record its dependence on the graph that made it (exp's
+// gradient g * exp(x) differentiates again through its saved result): the
+// alias carries the original's place in the graph. It does not hold that
+// node (a node saving its own output would then hold itself and never be
+// freed): the node consuming the saved tensor holds it by its edge, or is it.
+const unheld = new WeakSet<AutogradMeta>();
 
 /** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
 const versions = new Map<number, { version: number; saved: number }>();
@@ -192,7 +213,7 @@ autogradHooks.disposed = (t: Tensor): void => {
   t.ag = undefined;
   // A leaf's gradient goes with it (take a clone() first to keep it); a made tensor drops its node.
   if (meta.grad !== null && !meta.grad.isDisposed) meta.grad.dispose();
-  (meta.node as Node | null)?.release();
+  if (!unheld.has(meta)) (meta.node as Node | null)?.release();
 };
 
 /** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */

@@ -1,14 +1,15 @@
 // Autograd's face on Tensor: requiresGrad, grad, gradFn, isLeaf,
-// backward(), detach(), requiresGrad_().
+// backward(), detach(), requiresGrad_(), retainGrad(), registerHook().
 import { full } from '../creation';
 import { Tensor } from '../tensor';
 import { checkOptions, optionKeys } from '../options';
 import { untrack } from '../tidy';
-import { runBackward, type BackwardOptions } from './engine';
-import { alias, requiresGrad as needsGrad, type Node } from './graph';
+import { ownRef, runBackward, type BackwardOptions } from './engine';
+import { requiresGrad as needsGrad, type Node } from './graph';
+import { registerHook, retainGrad, retainsGrad, type GradHook, type RemovableHandle } from './hooks';
 
 const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
-const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true });
+const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true, createGraph: true });
 
 declare module '../tensor' {
   interface Tensor<D extends DType = DType> {
@@ -30,6 +31,21 @@ declare module '../tensor' {
     backward(gradient?: Tensor | null, opts?: BackwardOptions): void;
     /** The same data, cut from the graph (no gradient flows through it). */
     detach(): Tensor<D>;
+    /**
+     * Keeps this non-leaf tensor's gradient in its .grad after backward (a
+     * leaf's is kept anyway), added up over backward calls as a leaf's.
+     * @example const h = gx.tanh(gx.matmul(x, w)); h.retainGrad(); loss(h).backward(); h.grad
+     */
+    retainGrad(): void;
+    /** Whether retainGrad() was called on this non-leaf tensor. */
+    readonly retainsGrad: boolean;
+    /**
+     * Calls `hook` with this tensor's gradient each time backward computes
+     * it (a leaf's before it is added to .grad); a tensor it returns is used
+     * instead. The gradient it gets is freed after (clone() it to keep it).
+     * @example const h = w.registerHook((g) => gx.clamp(g, -1, 1)); ...; h.remove();
+     */
+    registerHook(hook: GradHook): RemovableHandle;
   }
 }
 
@@ -85,6 +101,12 @@ Object.defineProperties(Tensor.prototype, {
     },
     configurable: true,
   },
+  retainsGrad: {
+    get(this: Tensor): boolean {
+      return retainsGrad(this);
+    },
+    configurable: true,
+  },
 });
 
 Object.assign(Tensor.prototype, {
@@ -95,6 +117,9 @@ Object.assign(Tensor.prototype, {
   backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
     const fn = 'Tensor.backward';
     const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
+    for (const k of ['retainGraph', 'createGraph'] as const) {
+      if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
+    }
     let seed: Tensor;
     if (gradient == null) {
       if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
@@ -102,9 +127,15 @@ Object.assign(Tensor.prototype, {
     } else {
       if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
       if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-      seed = alias(gradient);  // the engine's own reference
+      seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
     }
     runBackward(this, untrack(seed), o, fn);
+  },
+  retainGrad(this: Tensor): void {
+    retainGrad(this);
+  },
+  registerHook(this: Tensor, hook: GradHook): RemovableHandle {
+    return registerHook(this, hook);
   },
   detach(this: Tensor): Tensor {
     return this.asStrided(this.shape, this.strides, this.storageOffset);

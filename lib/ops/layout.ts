@@ -67,6 +67,8 @@ function scatterBack(input: Tensor, pick: (z: Tensor) => Tensor): (g: Tensor) =>
     const v = pick(z);
     v.copy_(g);
     v.dispose();
+    // Differentiated again (backward with createGraph): this embedding is linear in g, its own derivative picks the same elements.
+    if (shouldRecord(g)) record('sliceBackward', [g], z, [], (gg) => [pick(gg)]);
     return z;
   };
 }

@@ -3,7 +3,8 @@
 // (step, gradient change) pairs for the direction, a fixed step or the strong
 // Wolfe line search (line-search.ts) for its length, and torch's termination
 // rules. One step runs up to maxIter iterations, calling the closure each
-// time it needs the loss and gradient. The parameters are one flat vector
+// time it needs the loss and gradient, each line search bounded by the
+// maxEval calls less those made so far (torch's max_ls). The parameters are one flat vector
 // (flat.ts); the scalars its decisions read (dot products, ro, the Hessian
 // scale) are JS numbers rounded as torch's are (NOTE [ L-BFGS scalars ] in
 // torch-scalars.ts); the two-loop recursion's stay on the device, in one
@@ -190,7 +191,9 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
                   setParams(params, xInit);
                 }
               };
-              const r = strongWolfe(S, obj, t0, d, loss, flatGrad, gtd, { toleranceChange });
+              // Bounded by the closure calls left in this step, as torch's (max_ls = max_eval - current_evals):
+              // at none left it still evaluates its first trial step and keeps the better of it and t = 0.
+              const r = strongWolfe(S, obj, t0, d, loss, flatGrad, gtd, { toleranceChange, maxLs: maxEval - currentEvals });
               flatGrad.dispose();
               ({ loss, flatGrad, t, evals: lsFuncEvals } = r);
             } finally {
