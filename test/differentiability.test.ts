@@ -112,10 +112,11 @@ const SAMPLES: Record<string, Sample> = {
   'linalg.solve': { args: (d) => [SQ(d), P(d, [3, 2])] },
   'linalg.inv': { args: (d) => [SQ(d)] },
   'linalg.det': { args: (d) => [SQ(d)] },
+  'linalg.slogdet': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => gx.linalg.slogdet(a).logabsdet },  // the sign has no gradient (torch's)
   'linalg.cholesky': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => gx.linalg.cholesky(spd(a)) },
   'linalg.qr': { args: (d) => [P(d, [4, 3])] },
   'linalg.eigh': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => { const r = gx.linalg.eigh(spd(a)); return [r.eigenvalues, sq(r.eigenvectors)]; } },
-  'linalg.svd': { args: (d) => [M(d)], call: (a: gx.Tensor) => { const r = gx.linalg.svd(a); return [r.S, sq(r.U), sq(r.Vh)]; } },
+  'linalg.svd': { args: (d) => [M(d)], call: (a: gx.Tensor) => { const r = gx.linalg.svd(a, { fullMatrices: false }); return [r.S, sq(r.U), sq(r.Vh)]; } },
   'Tensor.view': { args: (d) => [M(d), [4, 3]] },
   'Tensor.reshape': { args: (d) => [M(d), [4, 3]] },
   'Tensor.asStrided': { args: (d) => [M(d), [2, 2], [4, 1], 1] },

@@ -35,7 +35,8 @@ const NONE = [
   'Tensor.itemBigInt', 'Tensor.toNested', 'Tensor.dispose', 'Tensor.toString', 'Tensor.recordStream', 'Tensor.size',
   'Tensor.requiresGrad_', 'Tensor.backward', 'Tensor.isDisposed', 'Tensor.isContiguous', 'Tensor.shape',
   'Tensor.strides', 'Tensor.dtype', 'Tensor.device', 'Tensor.storageOffset', 'Tensor.ndim', 'Tensor.numel',
-  'Tensor.requiresGrad', 'Tensor.grad', 'Tensor.gradFn', 'Tensor.isLeaf',
+  'Tensor.requiresGrad', 'Tensor.grad', 'Tensor.gradFn', 'Tensor.isLeaf', 'Tensor.retainGrad', 'Tensor.retainsGrad',
+  'Tensor.registerHook',
   // @internal members (views and copies for the library's own use: not recorded on purpose).
   'Tensor.asStrided', 'Tensor.alias', 'Tensor.toDevice',
 ] as const;
@@ -47,7 +48,7 @@ const FORMULA = [
   'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',
   'scatterReduce', 'indexAdd', 'maskedSelect', 'softmax', 'logSoftmax', 'logsumexp', 'var', 'std', 'cumsum',
   'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
-  'linalg.det', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
+  'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
 ] as const;
 
