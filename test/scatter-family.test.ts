@@ -360,7 +360,7 @@ deviceTestSerial('gradients: indexAdd, maskedSelect, scatterReduce with every re
     const start = gx.tensor([2, 5], { dtype: 'float64', device });
     gx.sum(gx.scatterReduce(start, 0, gx.tensor([0], { dtype: 'int64', device }), lone, 'amax', { includeSelf: false })).backward();
     t.deepEqual(Array.from(lone.grad?.toArraySync() ?? []), [1]);
-    t.throws(() => gx.histc(x), { message: /^gx\.histc: the derivative is not implemented .*detach\(\)/ });
+    t.throws(() => gx.histc(x), { message: /^gx\.histc: the derivative is not implemented; detach\(\)/ });
     t.deepEqual(gx.histc(x.detach(), { bins: 2 }).shape, [2], 'fine detached');
     t.throws(() => x.indexAdd_(0, idx, s), { message: /^Tensor\.indexAdd_: an in-place op/ });
     t.throws(() => x.scatterReduce_(0, sidx, s, 'sum'), { message: /^Tensor\.scatterReduce_: an in-place op/ });
