@@ -1,5 +1,6 @@
 // `gpuext build`, as a function: config -> sources -> objects (cached by
-// content) -> `<outDir>/<name>.node` -> typed bindings (`<name>.js`/.d.ts).
+// content) -> `<outDir>/<name>.node` -> typed bindings (`<name>.js`/.d.ts, or
+// .mjs/.cjs with .d.mts/.d.cts: module-format.ts).
 // A no-change rebuild reads the manifest, re-hashes sources and headers,
 // and runs no compiler, no linker and no codegen.
 import * as fs from 'fs';
@@ -14,6 +15,7 @@ import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtom
 import { glob } from './glob';
 import { removeLeftovers } from './leftovers';
 import { acquireLock, type LockInfo } from './lock';
+import { allBindingNames, bindingFiles } from './module-format';
 import {
   compilerVersion, detectToolchain, findCuda, includeDir, nativeGpuModels, packageVersion, requireCxx, requireNvcc,
   systemIncludePrefixes, type Toolchain,
@@ -49,7 +51,7 @@ export interface BuildOptions {
   cxx?: string;
   /** Parallel compiler runs (default os.availableParallelism()). */
   jobs?: number;
-  /** Describe the built extension and generate `<name>.js`/`.d.ts` (default true). */
+  /** Describe the built extension and generate its bindings, `<name>.js`/`.d.ts` (default true). */
   bindings?: boolean;
   onEvent?: (e: BuildEvent) => void;
 }
@@ -58,7 +60,7 @@ export interface BuildResult {
   config: ResolvedConfig;
   /** `<outDir>/<name>.node`. */
   outPath: string;
-  /** The generated `<name>.js` and `<name>.d.ts` (empty when bindings are off). */
+  /** The generated bindings: `<name>.js` and `<name>.d.ts`, or the .mjs/.d.mts/.cjs/.d.cts of 'both' (empty when bindings are off). */
   bindings: string[];
   /** Units compiled now, and units whose objects came from the cache. */
   compiled: number;
@@ -119,7 +121,7 @@ function readManifest(file: string): Manifest {
 }
 
 /** Paths of a build's working files. */
-export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string; lock: string; manifest: string; main: string; node: string; js: string; dts: string } {
+export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string; lock: string; manifest: string; main: string; node: string } {
   const gxDir = path.join(cfg.outDir, '.gpuext');
   return {
     gxDir,
@@ -128,8 +130,6 @@ export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string
     manifest: path.join(gxDir, 'manifest.json'),
     main: path.join(gxDir, 'extension_main.cpp'),
     node: path.join(cfg.outDir, `${cfg.name}.node`),
-    js: path.join(cfg.outDir, `${cfg.name}.js`),
-    dts: path.join(cfg.outDir, `${cfg.name}.d.ts`),
   };
 }
 
@@ -290,13 +290,15 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   ];
   const linkExe = nvcc ? [nvcc] : cxx;
   const linkFlags = ['-shared', ...(useNvcc ? ccbin : [])];
+  // 'auto' is decided now (the package's "type" may have changed since the last build), and the files it gives are in the key.
+  const files = bindingsOn ? bindingFiles(cfg.outDir, cfg.name, cfg.outputFormat) : [];
   const linkKey = sha256(LINK_KEY_VERSION, useNvcc ? nvccVersion : cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
     JSON.stringify(libFlags), cfg.name, ...keys.map((k) => k ?? ''),
-    bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint()]) : 'no-bindings');
-  const outputs = bindingsOn ? [paths.node, paths.js, paths.dts] : [paths.node];
+    bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint(), files]) : 'no-bindings');
+  let bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
+  const outputs = [paths.node, ...bindings];
   const upToDate = manifest.link?.key === linkKey && outputs.every(exists);
   let descriptor: ExtensionDescriptor | undefined;
-  let bindings: string[] = bindingsOn ? [paths.js, paths.dts] : [];
   if (!upToDate) {
     const tmp = tmpPathFor(paths.node);
     const argv = [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
@@ -327,10 +329,10 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
         descriptor = { ...desc, path: paths.node };
         const { writeBindings } = loadCodegen();
         bindings = writeBindings(descriptor, {
-          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport,
+          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport, configFile: cfg.displayFile,
           // Relative, so generated files do not depend on where the project lives.
           configPath: path.isAbsolute(cfg.file) ? path.relative(cfg.baseDir, cfg.file) : cfg.file,
-        });
+        }, files, allBindingNames(cfg.name));
       } else {
         fs.renameSync(tmp, paths.node);
       }
@@ -367,8 +369,8 @@ function collectGarbage(objDir: string, keep: Set<string>): void {
 }
 
 /**
- * What `gpuext clean` does: removes `<name>.node`, `<name>.js`, `<name>.d.ts`
- * and `<outDir>/.gpuext` (waiting for a running build first), and outDir
+ * What `gpuext clean` does: removes `<name>.node`, its bindings in every
+ * format (`<name>.js`, `.d.ts`, `.mjs`, `.cjs`, ...) and `<outDir>/.gpuext` (waiting for a running build first), and outDir
  * itself when that leaves it empty. Returns the removed paths.
  */
 export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => void): Promise<string[]> {
@@ -380,7 +382,7 @@ export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => vo
     onTakeover: (holder, why) => onEvent?.({ type: 'takeover', holder, why }),
   });
   try {
-    for (const f of [p.node, p.js, p.dts]) {
+    for (const f of [p.node, ...allBindingNames(cfg.name).map((n) => path.join(cfg.outDir, n))]) {
       if (exists(f)) {
         rmQuiet(f);
         removed.push(f);
