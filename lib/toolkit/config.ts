@@ -59,7 +59,8 @@ export interface ResolvedConfig {
   outputFormat: OutputFormat;
 }
 
-const KNOWN_FIELDS = new Set([
+/** Every setup.config.json field (setup.config.schema.json lists the same; a test checks). */
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set([
   '$schema', 'name', 'sources', 'outDir', 'arch', 'nvccFlags', 'cxxFlags', 'includeDirs', 'defines', 'libraries', 'runtimeImport',
   'outputFormat',
 ]);
