@@ -10,7 +10,8 @@ import * as path from 'path';
 import type { ExtensionDescriptor } from '../extension';
 import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type CompileUnit, type UnitRecord } from './compile';
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
-import { BuildError, compileError, ConfigError, displayPath } from './errors';
+import { linkError, loadError, namespaceWarnings } from './build-errors';
+import { ConfigError, displayPath } from './errors';
 import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
 import { glob } from './glob';
 import { removeLeftovers } from './leftovers';
@@ -308,10 +309,10 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
       const r = await runTool(argv, cfg.baseDir);
       if (verbose && r.output.trim()) emit({ type: 'log', file: `${cfg.name}.node`, text: r.output });
       if (r.code !== 0) {
-        throw compileError({
+        throw linkError({
           source: paths.node, log: r.output, command: argv, cwd: cfg.baseDir, base: cfg.baseDir, exitCode: r.code, signal: r.signal,
           stage: 'link', verbose,
-        });
+        }, { sources: units.map((u) => u.source), objects, base: cfg.baseDir });
       }
       emit({ type: 'linked', tool: useNvcc ? 'nvcc' : cxxName, file: displayPath(paths.node, cfg.baseDir), seconds: (Date.now() - start) / 1000 });
       if (bindingsOn) {
@@ -322,9 +323,9 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
         try {
           desc = native.describeExtension(tmp);
         } catch (e) {
-          const msg = e instanceof Error ? e.message : String(e);
-          throw new BuildError({ file: displayPath(paths.node, cfg.baseDir), compilerMessage: msg, log: msg, stage: 'load' });
+          throw loadError(e instanceof Error ? e.message : String(e), tmp, paths.node, sources, cfg.baseDir);
         }
+        for (const text of namespaceWarnings(desc, cfg.name, cfg.file, sources, cfg.baseDir)) emit({ type: 'warning', text });
         fs.renameSync(tmp, paths.node);
         descriptor = { ...desc, path: paths.node };
         const { writeBindings } = loadCodegen();

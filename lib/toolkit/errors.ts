@@ -2,6 +2,10 @@
 // into "file:line:col: error: message" (not "exited with status 1").
 import * as path from 'path';
 
+import { userPlace, type ParsedDiagnostic } from './diagnostics';
+
+export type { ParsedDiagnostic } from './diagnostics';
+
 const VERBOSE_HINT = '(run with --verbose for the full compiler log)';
 
 /** A setup.config.json (or load() options) that is not valid; the message names the file and the field. */
@@ -68,15 +72,6 @@ export class BuildError extends Error {
   }
 }
 
-export interface ParsedDiagnostic {
-  file: string;
-  line?: number;
-  column?: number;
-  message: string;
-  /** The source line and caret lines printed after it. */
-  context: string[];
-}
-
 // gcc / clang: "file:12:5: error: msg", "file:1:10: fatal error: msg".
 const GCC_ERROR = /^(.+?):(\d+):(?:(\d+):)?\s+(?:fatal\s+)?error:\s*(.*)$/;
 // nvcc front end (cudafe++/EDG): "file(12): error: msg", "file(12): error #20-D: msg".
@@ -107,11 +102,11 @@ export function parseFirstError(log: string): ParsedDiagnostic | undefined {
     if (m) {
       return {
         file: m[1], line: Number(m[2]), column: m[3] === undefined ? undefined : Number(m[3]),
-        message: m[4].trim(), context: contextAfter(lines, i),
+        message: m[4].trim(), context: contextAfter(lines, i), index: i,
       };
     }
     m = NVCC_ERROR.exec(l);
-    if (m) return { file: m[1], line: Number(m[2]), message: m[3].trim(), context: contextAfter(lines, i) };
+    if (m) return { file: m[1], line: Number(m[2]), message: m[3].trim(), context: contextAfter(lines, i), index: i };
   }
   for (const l of lines) {
     const m = TOOL_ERROR.exec(l);
@@ -141,12 +136,17 @@ export interface CompileFailure {
   signal?: NodeJS.Signals | null;
   stage?: 'compile' | 'link';
   verbose?: boolean;
+  /** gpuext's header directory (<include>/gpuext): an error inside it is moved to the user's line that led there. */
+  headers?: string;
 }
 
 /** Builds the BuildError for a failed compiler run. */
 export function compileError(f: CompileFailure): BuildError {
-  const d = parseFirstError(f.log);
+  const first = parseFirstError(f.log);
   const stage = f.stage ?? 'compile';
+  const moved = first && f.headers !== undefined && first.index !== undefined
+    ? userPlace(first, f.log, first.index, f.cwd, f.headers) : undefined;
+  const d = moved ?? first;
   if (d && d.file && d.line !== undefined) {
     return new BuildError({
       file: displayPath(path.resolve(f.cwd, d.file), f.base), line: d.line, column: d.column,
