@@ -177,3 +177,16 @@ void check(const gx::Tensor& x) {
   t.notRegex(l.message, /cudaGetLastError/, 'not the expansion');
   t.regex(m.message, /^ops\/k\.cu:4: error: no instance of overloaded function "gx::append_to" .*\(inside GX_CHECK, at gpuext\/check\.h:\d+\)\n {4}4 \| {3}GX_CHECK/);
 });
+
+test('gx exports the error classes gx.load and the build throw', async (t) => {
+  const e = await t.throwsAsync(gx.load({ name: 'not an identifier', sources: ['ops/x.cpp'] }), { instanceOf: gx.ConfigError });
+  t.is(e?.field, 'name');
+  const dir = project('msg_class', { 'op.cpp': 'int broken( {\n' });
+  const b = await t.throwsAsync(gx.load({ name: 'msg_class', sources: [path.join(dir, 'ops', 'op.cpp')], buildDirectory: path.join(dir, 'cache') }),
+    { instanceOf: gx.BuildError });
+  t.is(b?.stage, 'compile');
+  t.regex(b?.message ?? '', /op\.cpp:1:\d+: error: /);
+  const cu = project('msg_tool', { 'k.cu': '__global__ void k() {}\n' });
+  const tc = await t.throwsAsync(build({ config: path.join(cu, 'setup.config.json'), nvcc: path.join(cu, 'no-nvcc') }), { instanceOf: gx.ToolchainError });
+  t.is(tc?.tool, 'nvcc');
+});

@@ -8,7 +8,14 @@ export type { ParsedDiagnostic } from './diagnostics';
 
 const VERBOSE_HINT = '(run with --verbose for the full compiler log)';
 
-/** A setup.config.json (or load() options) that is not valid; the message names the file and the field. */
+/**
+ * A setup.config.json (or gx.load / gx.loadInline options) that is not
+ * valid; the message names the file and the field (`file`, `field`).
+ * Thrown by `gpuext build`, gx.load and gx.loadInline; exported as gx.ConfigError.
+ * @example
+ * try { await gx.load({ name: 'my ops', sources: ['ops/add.cu'] }); }
+ * catch (e) { if (e instanceof gx.ConfigError) console.error(e.field, e.message); }  // "name"
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(message: string, readonly file: string, readonly field?: string) {
@@ -16,7 +23,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** A compiler or tool the build needs is missing; the message says how to get it. */
+/**
+ * A compiler the build needs is missing (`tool`: 'nvcc' for .cu sources,
+ * 'cxx' for the host compiler); the message says how to get it. Exported as
+ * gx.ToolchainError.
+ */
 export class ToolchainError extends Error {
   override name = 'ToolchainError';
   constructor(message: string, readonly tool: 'nvcc' | 'cxx') {
@@ -44,8 +55,11 @@ export interface BuildErrorInit {
 }
 
 /**
- * A compile, link or registration failure. `message` starts with the
- * compiler's first error as `file:line:col: error: message`.
+ * A compile, link or registration failure of an extension's build. `message`
+ * starts with the first error as `file:line:col: error: message`, in the
+ * user's source (an error inside a gpuext header or macro is moved to the
+ * line that used it; a registration error to its m.def); `stage` says which
+ * step failed, `log` holds the tool's whole output. Exported as gx.BuildError.
  */
 export class BuildError extends Error {
   override name = 'BuildError';
