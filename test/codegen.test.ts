@@ -40,8 +40,10 @@ test('ops named like reserved words get valid bindings exported under their own 
 });
 
 test('the ES module binding parses as a module and exports under the ops\' own names', (t) => {
-  const desc: ExtensionDescriptor = { path: '/x/ext.node', abiVersion: [1, 0], ops: [op('var'), op('add_one')] };
+  const desc: ExtensionDescriptor = { path: '/x/ext.node', abiVersion: [1, 0], ops: [op('var'), op('add_one'), op('gpuext'), op('path')] };
   const js = renderJs(desc, { outDir: '/x', name: 'ext', configPath: 'setup.config.json', kind: 'esm' });
+  t.regex(js, /^export \{ gpuext_ as gpuext \};$/m, 'an op named like a module-level name of the binding');
+  t.notThrows(() => new vm.Script(renderJs(desc, { outDir: '/x', name: 'ext', configPath: 'setup.config.json' })), 'the CommonJS one too');
   t.notThrows(() => parse(js, { ecmaVersion: 2022, sourceType: 'module' }));
   t.throws(() => new vm.Script(js), { instanceOf: SyntaxError }, 'not a script: it has import/export');
   t.regex(js, /^import gpuext from "gpuext";$/m);

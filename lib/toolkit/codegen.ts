@@ -22,7 +22,9 @@ export interface BindingOptions {
 
 const RESERVED = new Set(('break case catch class const continue debugger default delete do else enum export extends ' +
   'false finally for function if import in instanceof new null return super switch this throw true try typeof var ' +
-  'void while with yield let static implements interface package private protected public await arguments eval options').split(' '));
+  'void while with yield let static implements interface package private protected public await arguments eval options ' +
+  // The module-level names of the generated files (moduleHead), and CommonJS's own.
+  'rt path gpuext fileURLToPath require exports module __dirname __filename').split(' '));
 
 function jsName(name: string): string {
   return RESERVED.has(name) ? `${name}_` : name;
