@@ -41,7 +41,11 @@ function context(p: SourcePlace): string[] {
  */
 export function loadError(message: string, tmp: string, node: string, sources: readonly string[], base: string): BuildError {
   const shown = displayPath(node, base);
-  const msg = message.split(tmp).join(shown).replace(new RegExp(`^loading extension ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (?:${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: )?`), '');
+  // The core says "loading extension <file>: [<file>: ]why"; the error's place names the file already.
+  const named = message.split(tmp).join(shown);
+  const prefix = `loading extension ${shown}: `;
+  let msg = named.startsWith(prefix) ? named.slice(prefix.length) : named;
+  if (msg.startsWith(`${shown}: `)) msg = msg.slice(shown.length + 2);
   const missing = undefinedSymbol(msg);
   const place = missing === undefined ? locateDef(msg, sources) : locateSymbol(msg, sources);
   return new BuildError({
