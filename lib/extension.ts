@@ -80,16 +80,27 @@ function keywordOptions(opts: unknown, fn: string, names: readonly string[]): Re
   return opts as Record<string, unknown>;
 }
 
+/** Whether an argument may be left out: it has a default or is optional (`Tensor?`, `int?`). */
+export function isOptionalArg(a: OpArgDescriptor): boolean {
+  return a.default !== undefined || a.type.endsWith('?');
+}
+
+/**
+ * How many leading positional arguments are required: all but the tail of
+ * optional ones (an optional argument before a required one must still be
+ * passed, as undefined). The generated TypeScript marks the tail with `?`.
+ */
+export function requiredPositionals(positional: readonly OpArgDescriptor[]): number {
+  let n = positional.length;
+  while (n > 0 && isOptionalArg(positional[n - 1])) n--;
+  return n;
+}
+
 /** How many arguments a call of `op` takes: required positionals, up to every positional plus the options object. */
 export function arityBounds(op: OpDescriptor): { min: number; max: number } {
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
-  const optional = (a: OpArgDescriptor): boolean => a.default !== undefined || a.type.endsWith('?');
-  // Required: every positional before the optional tail (as the generated TypeScript declares them).
-  let min = positional.length;
-  while (min > 0 && optional(positional[min - 1])) min--;
-  const optionsRequired = keyword.some((a) => !optional(a));
-  if (optionsRequired) min = positional.length + 1;
+  const min = keyword.some((a) => !isOptionalArg(a)) ? positional.length + 1 : requiredPositionals(positional);
   return { min, max: positional.length + (keyword.length > 0 ? 1 : 0) };
 }
 
@@ -106,7 +117,7 @@ function arityError(op: OpDescriptor, fn: string, given: number): TypeError {
     const a = positional[given];
     return new TypeError(`${fn}: missing required argument '${a.name}' (${a.type}); ${schema}`);
   }
-  const names = op.args.filter((a) => a.kwOnly && a.default === undefined && !a.type.endsWith('?')).map((a) => `'${a.name}'`);
+  const names = op.args.filter((a) => a.kwOnly && !isOptionalArg(a)).map((a) => `'${a.name}'`);
   return new TypeError(`${fn}: missing the options object with required keyword-only argument${names.length === 1 ? '' : 's'} ` +
     `${names.join(', ')}; ${schema}`);
 }

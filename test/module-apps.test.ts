@@ -154,3 +154,18 @@ if (cjs.library !== library) throw new Error('the .cjs and .mjs bindings loaded 
   checkOutput(t, await run(process.execPath, ['esm.mjs'], app), expected, 'node esm.mjs');
   checkOutput(t, await run(process.execPath, ['cjs.cjs'], app), expected, 'node cjs.cjs');
 });
+
+test('every export of gpuext is a named export to ES modules (Node\'s CommonJS export detection sees them all)', async (t) => {
+  // gpuext is CommonJS; `import { tensor } from 'gpuext'` works only for the names cjs-module-lexer finds in dist/lib/index.js.
+  const app = workspace('names');
+  fs.writeFileSync(path.join(app, 'names.mjs'), `import * as esm from 'gpuext';
+import { createRequire } from 'module';
+const cjs = createRequire(import.meta.url)('gpuext');
+console.log(JSON.stringify({ missing: Object.keys(cjs).filter((k) => !(k in esm)), count: Object.keys(cjs).length }));
+`);
+  const r = await run(process.execPath, ['names.mjs'], app);
+  ok(t, r, 'node names.mjs');
+  const out = JSON.parse(r.stdout) as { missing: string[]; count: number };
+  t.deepEqual(out.missing, []);
+  t.is(out.count, Object.keys(gx).length);
+});

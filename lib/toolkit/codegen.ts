@@ -5,7 +5,7 @@
 import fs from 'fs';
 import path from 'path';
 
-import { arityBounds, camelCase, type ExtensionDescriptor, type OpArgDescriptor, type OpDescriptor } from '../extension';
+import { arityBounds, camelCase, isOptionalArg, requiredPositionals, type ExtensionDescriptor, type OpArgDescriptor, type OpDescriptor } from '../extension';
 import { esmRuntimeSpecifier, type BindingFile, type ModuleKind } from './module-format';
 
 export interface BindingOptions {
@@ -71,10 +71,6 @@ function returnType(op: OpDescriptor): string {
   return `[${op.returns.map((r) => one(r.type)).join(', ')}]`;
 }
 
-function isOptional(a: OpArgDescriptor): boolean {
-  return a.default !== undefined || a.type.endsWith('?');
-}
-
 function formatDefault(v: OpArgDescriptor['default']): string {
   if (v === null) return 'None';
   if (typeof v === 'bigint') return `${v}n`;
@@ -128,22 +124,17 @@ function renderArgs(op: OpDescriptor, fn: string): Rendered {
   const keyword = op.args.filter((a) => a.kwOnly);
   const out: Rendered = { params: [], jsParams: [], callArgs: [] };
   // A parameter is optional in TypeScript only when every later one is too.
-  let tailOptional = true;
-  const optional = new Array<boolean>(positional.length);
-  for (let i = positional.length - 1; i >= 0; i--) {
-    tailOptional = tailOptional && isOptional(positional[i]);
-    optional[i] = tailOptional;
-  }
+  const required = requiredPositionals(positional);
   positional.forEach((a, i) => {
     const name = jsName(a.name);
-    out.params.push(`${name}${optional[i] ? '?' : ''}: ${argType(a.type)}`);
+    out.params.push(`${name}${i >= required ? '?' : ''}: ${argType(a.type)}`);
     out.jsParams.push(name);
     out.callArgs.push(convertExpr(a, name, fn));
   });
   if (keyword.length > 0) {
-    const required = keyword.some((a) => !isOptional(a));
-    const fields = keyword.map((a) => `${a.name}${isOptional(a) ? '?' : ''}: ${argType(a.type)}`).join('; ');
-    out.params.push(`options${required ? '' : '?'}: { ${fields} }`);
+    const optionsRequired = keyword.some((a) => !isOptionalArg(a));
+    const fields = keyword.map((a) => `${a.name}${isOptionalArg(a) ? '?' : ''}: ${argType(a.type)}`).join('; ');
+    out.params.push(`options${optionsRequired ? '' : '?'}: { ${fields} }`);
     out.jsParams.push('options');
     // `o`: the options object checked for unknown keys (rt.options), declared by renderJs.
     for (const a of keyword) out.callArgs.push(convertExpr(a, `o.${a.name}`, fn));

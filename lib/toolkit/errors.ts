@@ -147,7 +147,7 @@ export interface CompileFailure {
   /** Directory paths are shown relative to (the project). */
   base: string;
   exitCode: number | null;
-  signal?: NodeJS.Signals | null;
+  signal?: string | null;  // NodeJS.Signals, kept to a string: gpuext's public declarations need no @types/node
   stage?: 'compile' | 'link';
   verbose?: boolean;
   /** gpuext's header directory (<include>/gpuext): an error inside it is moved to the user's line that led there. */
