@@ -154,6 +154,19 @@ GX_LIBRARY(msg_macro, m) { m.def("ident(Tensor x) -> Tensor").impl(gx::kCPU, ide
   t.regex(e.message, /^ops\/op\.cpp:4:3: error: .*append_to.*\(inside GX_CHECK, at gpuext\/check\.h:\d+\)\n {4}4 \| {3}GX_CHECK\(x\.dim\(\) == 1, "expected 1-d, got ", Opaque\{\}\);\n/);
 });
 
+test('GX_CHECK_LAUNCH() in a host-compiled file says where it belongs, at the user\'s line', async (t) => {
+  const dir = project('msg_hostlaunch', {
+    'op.cpp': `#include <gpuext/extension.h>
+${IDENT}void launch() {
+  GX_CHECK_LAUNCH();
+}
+GX_LIBRARY(msg_hostlaunch, m) { m.def("ident(Tensor x) -> Tensor").impl(gx::kCPU, ident); }
+`,
+  });
+  const e = await failure(t, dir);
+  t.regex(e.message, /^ops\/op\.cpp:4:3: error: static assertion failed: GX_CHECK_LAUNCH\(\) checks a CUDA kernel launch: it belongs in a \.cu file \(compiled by nvcc\), after the <<<\.\.\.>>> launch \(inside GX_CHECK_LAUNCH, at gpuext\/extension\.h:\d+\)\n {4}4 \| {3}GX_CHECK_LAUNCH\(\);\n/);
+});
+
 nvccTest('nvcc: an error in a macro\'s expansion shows the line as written; one in a gpuext template, the user\'s line', async (t) => {
   const launch = project('msg_launch', {
     'k.cu': `#include <gpuext/extension.h>
