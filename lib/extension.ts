@@ -38,6 +38,8 @@ export function camelCase(name: string): string {
 
 function tensorArg(x: unknown, fn: string, name: string): NativeTensor {
   if (x instanceof Tensor) return x.handle(fn);
+  // The core's words for a missing scalar argument, so both kinds read alike.
+  if (x === undefined) throw new TypeError(`${fn}: missing required argument '${name}' (Tensor)`);
   throw new TypeError(`${fn}: argument '${name}' must be a Tensor, got ${describe(x)}`);
 }
 
@@ -63,7 +65,7 @@ function wrapList(hs: unknown): Tensor[] {
 }
 
 function describe(x: unknown): string {
-  if (x === null) return 'null';
+  if (x === null || x === undefined) return String(x);
   if (Array.isArray(x)) return 'an array';
   return typeof x === 'object' ? `an object (${Object.prototype.toString.call(x)})` : `${typeof x} ${String(x)}`;
 }
@@ -78,9 +80,59 @@ function keywordOptions(opts: unknown, fn: string, names: readonly string[]): Re
   return opts as Record<string, unknown>;
 }
 
+/** Whether an argument may be left out: it has a default or is optional (`Tensor?`, `int?`). */
+export function isOptionalArg(a: OpArgDescriptor): boolean {
+  return a.default !== undefined || a.type.endsWith('?');
+}
+
+/**
+ * How many leading positional arguments are required: all but the tail of
+ * optional ones (an optional argument before a required one must still be
+ * passed, as undefined). The generated TypeScript marks the tail with `?`.
+ */
+export function requiredPositionals(positional: readonly OpArgDescriptor[]): number {
+  let n = positional.length;
+  while (n > 0 && isOptionalArg(positional[n - 1])) n--;
+  return n;
+}
+
+/** How many arguments a call of `op` takes: required positionals, up to every positional plus the options object. */
+export function arityBounds(op: OpDescriptor): { min: number; max: number } {
+  const positional = op.args.filter((a) => !a.kwOnly);
+  const keyword = op.args.filter((a) => a.kwOnly);
+  const min = keyword.some((a) => !isOptionalArg(a)) ? positional.length + 1 : requiredPositionals(positional);
+  return { min, max: positional.length + (keyword.length > 0 ? 1 : 0) };
+}
+
+/** The error of a call of `op` (as `fn`) with `given` arguments, outside arityBounds. */
+function arityError(op: OpDescriptor, fn: string, given: number): TypeError {
+  const { min, max } = arityBounds(op);
+  const schema = `schema: ${op.schema}`;
+  if (given > max) {
+    const n = `${min === max ? '' : 'at most '}${max} argument${max === 1 ? '' : 's'}`;
+    return new TypeError(`${fn}: takes ${n} but ${given} ${given === 1 ? 'was' : 'were'} given (${schema})`);
+  }
+  const positional = op.args.filter((a) => !a.kwOnly);
+  if (given < positional.length) {
+    const a = positional[given];
+    return new TypeError(`${fn}: missing required argument '${a.name}' (${a.type}); ${schema}`);
+  }
+  const names = op.args.filter((a) => a.kwOnly && !isOptionalArg(a)).map((a) => `'${a.name}'`);
+  return new TypeError(`${fn}: missing the options object with required keyword-only argument${names.length === 1 ? '' : 's'} ` +
+    `${names.join(', ')}; ${schema}`);
+}
+
+/** Generated bindings' arity error (they check arguments.length inline and call this only when it is wrong). */
+function arity(lib: ExtensionLibrary, name: string, given: number): never {
+  const op = lib.ops.find((o) => o.name === name);
+  if (op === undefined) throw new Error(`${lib.path}: defines no op '${name}'; rebuild with \`npx gpuext build\``);
+  throw arityError(op, camelCase(name), given);
+}
+
 /** What generated bindings call; not for direct use. */
 export const extensionRuntime = {
   options: keywordOptions,
+  arity,
   load: loadLibrary,
   call: native.callOp,
   tensor: tensorArg,
@@ -119,11 +171,9 @@ export function opFunction(op: OpDescriptor): OpFunction {
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
   const keywordNames = keyword.map((a) => a.name);
+  const { min, max } = arityBounds(op);
   const f = (...args: unknown[]): unknown => {
-    const maxArgs = positional.length + (keyword.length > 0 ? 1 : 0);
-    if (args.length > maxArgs) {
-      throw new TypeError(`${fn}: takes at most ${maxArgs} argument${maxArgs === 1 ? '' : 's'} but ${args.length} were given (schema: ${op.schema})`);
-    }
+    if (args.length < min || args.length > max) throw arityError(op, fn, args.length);
     const values = positional.map((a, i) => convertArg(a, args[i], fn));
     if (keyword.length > 0) {
       const o = keywordOptions(args[positional.length], fn, keywordNames);

@@ -27,6 +27,7 @@ export * as cuda from './cuda';
 export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
 export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
+export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
 export type { OpsOf, OpSignature, OpName } from './schema-types';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';

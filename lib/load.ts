@@ -7,7 +7,8 @@ import * as path from 'path';
 
 import { build, type BuildEvent } from './toolkit/build';
 import { resolveConfig, type DefineValue } from './toolkit/config';
-import { ConfigError } from './toolkit/errors';
+import { locateDef } from './toolkit/diagnostics';
+import { ConfigError, displayPath } from './toolkit/errors';
 import { sha256, writeIfChanged } from './toolkit/fsutil';
 import { cacheDir, packageVersion } from './toolkit/toolchain';
 import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from './extension';
@@ -156,6 +157,17 @@ function checkNameFree(fn: string, name: string, dir: string, node: string): voi
   }
 }
 
+/** loadLibrary, with a registration error's m.def located in `sources` (the error says where, as `gpuext build`'s does). */
+function loadRegistered(file: string, sources: readonly string[]): ReturnType<typeof loadLibrary> {
+  try {
+    return loadLibrary(file);
+  } catch (e) {
+    const place = e instanceof Error ? locateDef(e.message, sources) : undefined;
+    if (e instanceof Error && place !== undefined) e.message += ` (at ${displayPath(place.file, process.cwd())}:${place.line})`;
+    throw e;
+  }
+}
+
 /** Builds (when needed) and loads; `writeSources` runs once the name is known to be free. */
 async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources: string[], inputsKey: string[],
   writeSources?: () => void): Promise<LoadedOps> {
@@ -177,7 +189,7 @@ async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources
   if (r.linked && loadedByName.get(name) === dir) {
     throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ${restartHint(name)}`);
   }
-  const lib = loadLibrary(r.outPath);
+  const lib = loadRegistered(r.outPath, r.sources);
   loadedByName.set(name, dir);
   verifySchemas(fn, schemas, lib.ops);
   return lib.functions;

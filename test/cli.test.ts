@@ -3,56 +3,18 @@
 // would (CI=1, so builds print one line). Tests marked [core] need the core's
 // extension loader.
 import test from 'ava';
-import { execFile, spawn } from 'child_process';
+import { spawn } from 'child_process';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
 import { gpuextDependency } from '../lib/cli/init';
 import { detectToolchain, nativeGpuModels } from '../lib/toolkit/toolchain';
+import { cli, gpuext, removeTmpdirsAfter, root, run, tmpdir, workspace } from './cli-helpers';
 
-const root = path.resolve(__dirname, '../..');
-const cli = path.join(root, 'dist/lib/cli/main.js');
 const HAS_NVCC = detectToolchain().nvcc !== undefined;
 const nvccTest = HAS_NVCC ? test : test.skip;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function gpuext(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return run(process.execPath, [cli, ...args], cwd, env);
-}
-
-function run(exe: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(exe, args, { cwd, env: { ...process.env, CI: '1', ...env } }, (err, stdout, stderr) => {
-      const code = err && 'code' in err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** A temporary directory where `require('gpuext')` resolves to this checkout. */
-const tmpdirs: string[] = [];
-test.after.always(() => {
-  for (const d of tmpdirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tmpdir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), `gpuext-cli-${prefix}-`));
-  tmpdirs.push(d);
-  return d;
-}
-
-function workspace(prefix: string): string {
-  const dir = tmpdir(prefix);
-  fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(root, path.join(dir, 'node_modules', 'gpuext'), 'dir');
-  return dir;
-}
+removeTmpdirsAfter();
 
 function cppProject(prefix: string, name: string): string {
   const dir = workspace(prefix);

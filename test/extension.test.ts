@@ -94,19 +94,27 @@ test('bad calls throw errors that name the op and the argument', (t) => {
   using b = gx.ones([4]);
   using i32 = gx.ones([3], { dtype: 'int32' });
   const cases: Array<[() => unknown, new (...args: never[]) => Error, RegExp]> = [
-    [() => kinds.add(a), TypeError, /^add: argument 'b' must be a Tensor, got undefined/],
+    [() => kinds.add(a), TypeError, /^add: missing required argument 'b' \(Tensor\); schema: add\(Tensor a, Tensor b, float alpha=1\.\) -> Tensor$/],
+    [() => kinds.add(a, undefined), TypeError, /^add: missing required argument 'b' \(Tensor\)$/],
+    [() => kinds.add(a, a, 2, 3), TypeError, /^add: takes at most 3 arguments but 4 were given \(schema: add\(Tensor a, Tensor b, float alpha=1\.\) -> Tensor\)/],
+    [() => kinds.nothing(a, a), TypeError, /^nothing: takes 1 argument but 2 were given/],
+    // The same words from the functions of loadLibrary (gx.load's ops), made from the descriptors at run time.
+    [() => kinds.library.functions.add(a), TypeError, /^add: missing required argument 'b' \(Tensor\); schema: add\(/],
+    [() => kinds.library.functions.add(a, a, 2, 3), TypeError, /^add: takes at most 3 arguments but 4 were given/],
+    [() => kinds.library.functions.kw(a), TypeError, /^kw: missing the options object with required keyword-only argument 'a'/],
     [() => kinds.add(a, 3), TypeError, /^add: argument 'b' must be a Tensor, got number 3/],
     [() => kinds.add(a, b), Error, /^kinds::add: shapes differ: \[3\] vs \[4\]/],
     [() => kinds.add(a, i32), Error, /^kinds::add: expected float32 tensors, got float32 and int32/],
     [() => kinds.add(a, a, 'x'), TypeError, /^kinds::add: argument 'alpha' must be a number, got string "x"/],
     [() => kinds.describe(1.5), TypeError, /^kinds::describe: argument 'k' must be an integer, got number 1\.5/],
-    [() => kinds.describe(), TypeError, /^kinds::describe: missing required argument 'k' \(int\)/],
+    [() => kinds.describe(), TypeError, /^describe: missing required argument 'k' \(int\)/],
     [() => kinds.describe(1, 0.5, 'yes'), TypeError, /argument 'flag' must be a boolean, got string "yes"/],
     [() => kinds.describe(1, 0.5, true, 's', [1], 'float8'), TypeError, /argument 'dtype': unknown dtype "float8"/],
     [() => kinds.describe(1, 0.5, true, 's', [1], 99 as never), TypeError, /argument 'dtype': unknown dtype code 99/],
     [() => kinds.scale(i32, 2), Error, /^kinds::scale: scale: unsupported dtype int32; expected one of float32, float64, float16, bfloat16/],
     [() => kinds.count([a, 'x']), TypeError, /^count: argument 'xs\[1\]' must be a Tensor/],
-    [() => kinds.kw(a), TypeError, /^kinds::kw: missing required argument 'a' \(float\)/],
+    [() => kinds.kw(a), TypeError, /^kw: missing the options object with required keyword-only argument 'a'/],
+    [() => kinds.kw(a, {}), TypeError, /^kinds::kw: missing required argument 'a' \(float\)/],
     [() => kinds.split2(a), Error, /expected an even-length 1-d tensor, got \[3\]/],
   ];
   for (const [call, cls, re] of cases) {

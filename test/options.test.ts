@@ -228,7 +228,7 @@ TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { 
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
-  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
+  'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'BuildError', 'ConfigError', 'ToolchainError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
   'isnan', 'isinf', 'isfinite', 'equal', 'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave',
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill', 'maskedSelect', 'sl',
@@ -243,7 +243,7 @@ const NO_OPTIONS = new Set([
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
-  'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
+  'extensionRuntime.arity', 'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
   'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded',
   'grad', 'valueAndGrad', ...['Function', 'FunctionContext', 'registerAutograd', 'grad', 'valueAndGrad', 'noGrad', 'enableGrad', 'isGradEnabled'].map((f) => `autograd.${f}`),
   'Device#equals', 'Device#toString', 'Device#toJSON',

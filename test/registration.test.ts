@@ -33,6 +33,7 @@ function inline(name: string, library: string): Promise<Record<string, (...args:
 test('a bad schema fails the build with the parser\'s message', async (t) => {
   const err = await t.throwsAsync(inline('bad_schema', 'GX_LIBRARY(bad_schema, m) { m.def("neg(Tensor x,) -> Tensor").impl(gx::kCPU, neg); }'));
   t.regex(err?.message ?? '', /invalid schema "neg\(Tensor x,\) -> Tensor": expected an argument type|invalid schema "neg\(Tensor x,\) -> Tensor": expected a type name/);
+  t.regex(err?.message ?? '', /\(at \S+\/bad_schema\.cpp:8\)$/, 'the line of the m.def in the source text');
 });
 
 test('an op defined twice in one library is an error naming it', async (t) => {

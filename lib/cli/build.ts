@@ -12,7 +12,9 @@ export const BUILD_USAGE = `usage: gpuext build [--config setup.config.json] [--
 
 Compiles the sources of setup.config.json (nvcc for .cu, the host compiler
 for .cpp) in parallel, links <outDir>/<name>.node and generates the typed
-<name>.js / <name>.d.ts. Only what changed is rebuilt.
+<name>.js / <name>.d.ts: an ES module in a "type": "module" package, else
+CommonJS ("outputFormat" in setup.config.json: auto, esm, cjs, or both as
+.mjs/.cjs). Only what changed is rebuilt.
 
   -c, --config FILE   the config (default ./setup.config.json)
       --arch SPEC     GPU archs: native (this machine's GPUs), all, or sm_80,sm_90
@@ -79,7 +81,8 @@ export function summary(r: BuildResult): string {
   const shown = displayPath(r.outPath, process.cwd());
   const counts = `${r.compiled} compiled, ${r.cached} cached`;
   if (!r.linked) return `${shown} is up to date (${counts}) in ${secs(r.seconds)}`;
-  const extra = r.bindings.length ? ` + ${r.config.name}.js/.d.ts` : '';
+  // "+ my_ops.js/.d.ts", or "+ my_ops.mjs/.d.mts/.cjs/.d.cts" for both formats.
+  const extra = r.bindings.length ? ` + ${r.config.name}${r.bindings.map((b) => path.basename(b).slice(r.config.name.length)).join('/')}` : '';
   return `built ${shown}${extra} in ${secs(r.seconds)} (${counts})`;
 }
 

@@ -7,8 +7,9 @@ import { defaultOutput, reportError, type Output } from './build';
 
 export const CLEAN_USAGE = `usage: gpuext clean [--config setup.config.json]
 
-Removes what \`gpuext build\` wrote: <outDir>/<name>.node, <name>.js,
-<name>.d.ts and the object cache <outDir>/.gpuext.`;
+Removes what \`gpuext build\` wrote: <outDir>/<name>.node, its bindings
+(<name>.js and <name>.d.ts, or .mjs/.cjs/.d.mts/.d.cts) and the object
+cache <outDir>/.gpuext.`;
 
 export async function cleanCommand(argv: readonly string[], o: Output = defaultOutput()): Promise<number> {
   const args = parseArgs('clean', argv, { config: { value: true, alias: 'c' }, help: { value: false, alias: 'h' } });

@@ -8,6 +8,7 @@ import * as path from 'path';
 import { jsonErrorPlace } from '../toolkit/config';
 import { writeFileAtomic } from '../toolkit/fsutil';
 import { packageRoot, packageVersion } from '../toolkit/toolchain';
+import type { ModuleKind } from '../toolkit/module-format';
 import { flag, parseArgs } from './args';
 import { defaultOutput, type Output } from './build';
 
@@ -17,6 +18,7 @@ Creates an extension project in <dir> (created when missing):
   setup.config.json   the build description (with a JSON Schema for editors)
   ops/add.cu          an elementwise float32 add, CUDA and CPU implementations
   main.js             calls it on the GPU when there is one, else on the CPU
+                      (an ES module in a "type": "module" package)
   package.json        npm run build (gpuext build), npm start
 
 In a directory that already has a package.json (\`gpuext init .\` in your
@@ -127,31 +129,44 @@ export function addSource(name: string): string {
   return header + renamed;
 }
 
-export function mainSource(name: string): string {
-  return `// Calls the extension's addGpu() through its generated, typed binding.
-// Run \`npm run build\` first (it writes build/${name}.js), then \`npm start\`.
-const gx = require('gpuext');
-const { addGpu } = require('./build/${name}');
+/**
+ * The example that calls the op: an ES module (import, top-level await) in a
+ * package of "type": "module", where the build writes an ES module binding,
+ * else CommonJS. Both do the same; the body is shared.
+ */
+export function mainSource(name: string, kind: ModuleKind = 'cjs'): string {
+  const body = `  const device = cuda.isAvailable() ? 'cuda' : 'cpu';
+  console.log(\`running on \${device}\${device === 'cpu' ? \` (no GPU: \${cuda.unavailableReason()})\` : ''}\`);
 
-async function main() {
-  const device = gx.cuda.isAvailable() ? 'cuda' : 'cpu';
-  console.log(\`running on \${device}\${device === 'cpu' ? \` (no GPU: \${gx.cuda.unavailableReason()})\` : ''}\`);
-
-  const a = gx.tensor([[1, 2, 3], [4, 5, 6]], { device });
-  const b = gx.full([2, 3], 0.5, { device });
+  const a = tensor([[1, 2, 3], [4, 5, 6]], { device });
+  const b = full([2, 3], 0.5, { device });
   const c = addGpu(a, b);
   console.log(c.toString());
   console.log('values:', Array.from(await c.toArray()));
 
   // The op checks its inputs; a bad call throws an error naming it.
-  const d = gx.ones([3], { device });
+  const d = ones([3], { device });
   try {
     addGpu(a, d);
   } catch (err) {
     console.log('as expected:', err.message);
   }
   for (const t of [a, b, c, d]) t.dispose();
-}
+`;
+  const intro = `// Calls the extension's addGpu() through its generated, typed binding.
+// Run \`npm run build\` first (it writes build/${name}.js), then \`npm start\`.
+`;
+  if (kind === 'esm') {
+    return `${intro}import { cuda, full, ones, tensor } from 'gpuext';
+import { addGpu } from './build/${name}.js';
+
+${body.replace(/^  /gm, '')}`;
+  }
+  return `${intro}const { cuda, full, ones, tensor } = require('gpuext');
+const { addGpu } = require('./build/${name}');
+
+async function main() {
+${body}}
 
 main().catch((err) => {
   console.error(err);
@@ -189,7 +204,7 @@ export function scaffold(dir: string, opts: { name?: string; force?: boolean } =
       arch: 'native',
     }, null, 2)}\n`,
     [path.join('ops', 'add.cu')]: addSource(name),
-    [runner]: mainSource(name),
+    [runner]: mainSource(name, existingPackage?.type === 'module' ? 'esm' : 'cjs'),
   };
   if (existingPackage) {
     // An existing project keeps its package.json but for one script, and its .gitignore gains the build folder.

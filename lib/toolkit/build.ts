@@ -1,5 +1,6 @@
 // `gpuext build`, as a function: config -> sources -> objects (cached by
-// content) -> `<outDir>/<name>.node` -> typed bindings (`<name>.js`/.d.ts).
+// content) -> `<outDir>/<name>.node` -> typed bindings (`<name>.js`/.d.ts, or
+// .mjs/.cjs with .d.mts/.d.cts: module-format.ts).
 // A no-change rebuild reads the manifest, re-hashes sources and headers,
 // and runs no compiler, no linker and no codegen.
 import * as fs from 'fs';
@@ -9,11 +10,13 @@ import * as path from 'path';
 import type { ExtensionDescriptor } from '../extension';
 import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type CompileUnit, type UnitRecord } from './compile';
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
-import { BuildError, compileError, ConfigError, displayPath } from './errors';
+import { linkError, loadError, namespaceWarnings } from './build-errors';
+import { ConfigError, displayPath } from './errors';
 import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
 import { glob } from './glob';
 import { removeLeftovers } from './leftovers';
 import { acquireLock, type LockInfo } from './lock';
+import { allBindingNames, bindingFiles } from './module-format';
 import {
   compilerVersion, detectToolchain, findCuda, includeDir, nativeGpuModels, packageVersion, requireCxx, requireNvcc,
   systemIncludePrefixes, type Toolchain,
@@ -49,7 +52,7 @@ export interface BuildOptions {
   cxx?: string;
   /** Parallel compiler runs (default os.availableParallelism()). */
   jobs?: number;
-  /** Describe the built extension and generate `<name>.js`/`.d.ts` (default true). */
+  /** Describe the built extension and generate its bindings, `<name>.js`/`.d.ts` (default true). */
   bindings?: boolean;
   onEvent?: (e: BuildEvent) => void;
 }
@@ -58,7 +61,7 @@ export interface BuildResult {
   config: ResolvedConfig;
   /** `<outDir>/<name>.node`. */
   outPath: string;
-  /** The generated `<name>.js` and `<name>.d.ts` (empty when bindings are off). */
+  /** The generated bindings: `<name>.js` and `<name>.d.ts`, or the .mjs/.d.mts/.cjs/.d.cts of 'both' (empty when bindings are off). */
   bindings: string[];
   /** Units compiled now, and units whose objects came from the cache. */
   compiled: number;
@@ -119,7 +122,7 @@ function readManifest(file: string): Manifest {
 }
 
 /** Paths of a build's working files. */
-export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string; lock: string; manifest: string; main: string; node: string; js: string; dts: string } {
+export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string; lock: string; manifest: string; main: string; node: string } {
   const gxDir = path.join(cfg.outDir, '.gpuext');
   return {
     gxDir,
@@ -128,8 +131,6 @@ export function buildPaths(cfg: ResolvedConfig): { gxDir: string; objDir: string
     manifest: path.join(gxDir, 'manifest.json'),
     main: path.join(gxDir, 'extension_main.cpp'),
     node: path.join(cfg.outDir, `${cfg.name}.node`),
-    js: path.join(cfg.outDir, `${cfg.name}.js`),
-    dts: path.join(cfg.outDir, `${cfg.name}.d.ts`),
   };
 }
 
@@ -290,13 +291,15 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   ];
   const linkExe = nvcc ? [nvcc] : cxx;
   const linkFlags = ['-shared', ...(useNvcc ? ccbin : [])];
+  // 'auto' is decided now (the package's "type" may have changed since the last build), and the files it gives are in the key.
+  const files = bindingsOn ? bindingFiles(cfg.outDir, cfg.name, cfg.outputFormat) : [];
   const linkKey = sha256(LINK_KEY_VERSION, useNvcc ? nvccVersion : cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
     JSON.stringify(libFlags), cfg.name, ...keys.map((k) => k ?? ''),
-    bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint()]) : 'no-bindings');
-  const outputs = bindingsOn ? [paths.node, paths.js, paths.dts] : [paths.node];
+    bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint(), files]) : 'no-bindings');
+  let bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
+  const outputs = [paths.node, ...bindings];
   const upToDate = manifest.link?.key === linkKey && outputs.every(exists);
   let descriptor: ExtensionDescriptor | undefined;
-  let bindings: string[] = bindingsOn ? [paths.js, paths.dts] : [];
   if (!upToDate) {
     const tmp = tmpPathFor(paths.node);
     const argv = [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
@@ -306,10 +309,10 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
       const r = await runTool(argv, cfg.baseDir);
       if (verbose && r.output.trim()) emit({ type: 'log', file: `${cfg.name}.node`, text: r.output });
       if (r.code !== 0) {
-        throw compileError({
+        throw linkError({
           source: paths.node, log: r.output, command: argv, cwd: cfg.baseDir, base: cfg.baseDir, exitCode: r.code, signal: r.signal,
           stage: 'link', verbose,
-        });
+        }, { sources: units.map((u) => u.source), objects, base: cfg.baseDir });
       }
       emit({ type: 'linked', tool: useNvcc ? 'nvcc' : cxxName, file: displayPath(paths.node, cfg.baseDir), seconds: (Date.now() - start) / 1000 });
       if (bindingsOn) {
@@ -320,17 +323,17 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
         try {
           desc = native.describeExtension(tmp);
         } catch (e) {
-          const msg = e instanceof Error ? e.message : String(e);
-          throw new BuildError({ file: displayPath(paths.node, cfg.baseDir), compilerMessage: msg, log: msg, stage: 'load' });
+          throw loadError(e instanceof Error ? e.message : String(e), tmp, paths.node, sources, cfg.baseDir);
         }
+        for (const text of namespaceWarnings(desc, cfg.name, cfg.file, sources, cfg.baseDir)) emit({ type: 'warning', text });
         fs.renameSync(tmp, paths.node);
         descriptor = { ...desc, path: paths.node };
         const { writeBindings } = loadCodegen();
         bindings = writeBindings(descriptor, {
-          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport,
+          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport, configFile: cfg.displayFile,
           // Relative, so generated files do not depend on where the project lives.
           configPath: path.isAbsolute(cfg.file) ? path.relative(cfg.baseDir, cfg.file) : cfg.file,
-        });
+        }, files, allBindingNames(cfg.name));
       } else {
         fs.renameSync(tmp, paths.node);
       }
@@ -367,8 +370,8 @@ function collectGarbage(objDir: string, keep: Set<string>): void {
 }
 
 /**
- * What `gpuext clean` does: removes `<name>.node`, `<name>.js`, `<name>.d.ts`
- * and `<outDir>/.gpuext` (waiting for a running build first), and outDir
+ * What `gpuext clean` does: removes `<name>.node`, its bindings in every
+ * format (`<name>.js`, `.d.ts`, `.mjs`, `.cjs`, ...) and `<outDir>/.gpuext` (waiting for a running build first), and outDir
  * itself when that leaves it empty. Returns the removed paths.
  */
 export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => void): Promise<string[]> {
@@ -380,7 +383,7 @@ export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => vo
     onTakeover: (holder, why) => onEvent?.({ type: 'takeover', holder, why }),
   });
   try {
-    for (const f of [p.node, p.js, p.dts]) {
+    for (const f of [p.node, ...allBindingNames(cfg.name).map((n) => path.join(cfg.outDir, n))]) {
       if (exists(f)) {
         rmQuiet(f);
         removed.push(f);

@@ -10,6 +10,7 @@ import * as path from 'path';
 import { spawnTool, stopTool } from './children';
 import { compileError, type BuildError } from './errors';
 import { hashFile, rmQuiet, sha256 } from './fsutil';
+import { includeDir } from './toolchain';
 
 /** Bump to invalidate every object cache (a change in how keys or objects are made). */
 const KEY_VERSION = 'gpuext-obj-1';
@@ -181,7 +182,7 @@ export async function compileUnit(unit: CompileUnit, ctx: CompileContext): Promi
     if (r.code !== 0) {
       const err: BuildError = compileError({
         source: unit.source, log: r.output, command: argv, cwd: ctx.cwd, base: ctx.cwd, exitCode: r.code,
-        signal: r.signal, verbose: ctx.verbose,
+        signal: r.signal, verbose: ctx.verbose, headers: path.join(includeDir(), 'gpuext'),
       });
       throw err;
     }

@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { ConfigError, displayPath } from './errors';
+import { OUTPUT_FORMATS, type OutputFormat } from './module-format';
 import { findCuda } from './toolchain';
 
 export type DefineValue = string | number | boolean;
@@ -31,6 +32,8 @@ export interface SetupConfig {
   libraries?: string[];
   /** Module the generated JS requires for the runtime (default "gpuext"). */
   runtimeImport?: string;
+  /** The generated binding's module system: "auto" (default: the output directory's package), "esm", "cjs" or "both". */
+  outputFormat?: OutputFormat;
 }
 
 /** A validated config with absolute paths and normalized flags. */
@@ -53,10 +56,13 @@ export interface ResolvedConfig {
   defines: string[];
   libraries: string[];
   runtimeImport: string;
+  outputFormat: OutputFormat;
 }
 
-const KNOWN_FIELDS = new Set([
+/** Every setup.config.json field (setup.config.schema.json lists the same; a test checks). */
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set([
   '$schema', 'name', 'sources', 'outDir', 'arch', 'nvccFlags', 'cxxFlags', 'includeDirs', 'defines', 'libraries', 'runtimeImport',
+  'outputFormat',
 ]);
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ARCH = /^(?:sm_|compute_)?(\d{2,3}[a-z]?)$/;
@@ -67,6 +73,10 @@ export const DEFAULT_CONFIG_FILE = 'setup.config.json';
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function isOutputFormat(x: unknown): x is OutputFormat {
+  return OUTPUT_FORMATS.some((f) => f === x);
 }
 
 function isStringArray(x: unknown): x is string[] {
@@ -133,6 +143,10 @@ export function resolveConfig(raw: unknown, file: string, baseDir: string, opts:
   if (typeof outDir !== 'string' || outDir.trim() === '') fail('outDir', 'must be a non-empty string (a directory)');
   const runtimeImport = raw.runtimeImport ?? 'gpuext';
   if (typeof runtimeImport !== 'string' || runtimeImport === '') fail('runtimeImport', 'must be a module name or path');
+  const outputFormat = raw.outputFormat ?? 'auto';
+  if (!isOutputFormat(outputFormat)) {
+    fail('outputFormat', `must be one of ${OUTPUT_FORMATS.map((f) => JSON.stringify(f)).join(', ')}, got ${JSON.stringify(outputFormat)}`);
+  }
 
   const archSpec = opts.arch ?? raw.arch ?? process.env.GPUEXT_CUDA_ARCH ?? 'native';
   const arch = normalizeArch(archSpec);
@@ -181,6 +195,7 @@ export function resolveConfig(raw: unknown, file: string, baseDir: string, opts:
     defines,
     libraries,
     runtimeImport: String(runtimeImport),
+    outputFormat: isOutputFormat(outputFormat) ? outputFormat : 'auto',
   };
 }
 

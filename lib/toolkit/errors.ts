@@ -2,9 +2,20 @@
 // into "file:line:col: error: message" (not "exited with status 1").
 import * as path from 'path';
 
+import { userPlace, type ParsedDiagnostic } from './diagnostics';
+
+export type { ParsedDiagnostic } from './diagnostics';
+
 const VERBOSE_HINT = '(run with --verbose for the full compiler log)';
 
-/** A setup.config.json (or load() options) that is not valid; the message names the file and the field. */
+/**
+ * A setup.config.json (or gx.load / gx.loadInline options) that is not
+ * valid; the message names the file and the field (`file`, `field`).
+ * Thrown by `gpuext build`, gx.load and gx.loadInline; exported as gx.ConfigError.
+ * @example
+ * try { await gx.load({ name: 'my ops', sources: ['ops/add.cu'] }); }
+ * catch (e) { if (e instanceof gx.ConfigError) console.error(e.field, e.message); }  // "name"
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(message: string, readonly file: string, readonly field?: string) {
@@ -12,7 +23,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** A compiler or tool the build needs is missing; the message says how to get it. */
+/**
+ * A compiler the build needs is missing (`tool`: 'nvcc' for .cu sources,
+ * 'cxx' for the host compiler); the message says how to get it. Exported as
+ * gx.ToolchainError.
+ */
 export class ToolchainError extends Error {
   override name = 'ToolchainError';
   constructor(message: string, readonly tool: 'nvcc' | 'cxx') {
@@ -40,8 +55,11 @@ export interface BuildErrorInit {
 }
 
 /**
- * A compile, link or registration failure. `message` starts with the
- * compiler's first error as `file:line:col: error: message`.
+ * A compile, link or registration failure of an extension's build. `message`
+ * starts with the first error as `file:line:col: error: message`, in the
+ * user's source (an error inside a gpuext header or macro is moved to the
+ * line that used it; a registration error to its m.def); `stage` says which
+ * step failed, `log` holds the tool's whole output. Exported as gx.BuildError.
  */
 export class BuildError extends Error {
   override name = 'BuildError';
@@ -66,15 +84,6 @@ export class BuildError extends Error {
     this.command = init.command;
     this.stage = init.stage ?? 'compile';
   }
-}
-
-export interface ParsedDiagnostic {
-  file: string;
-  line?: number;
-  column?: number;
-  message: string;
-  /** The source line and caret lines printed after it. */
-  context: string[];
 }
 
 // gcc / clang: "file:12:5: error: msg", "file:1:10: fatal error: msg".
@@ -107,11 +116,11 @@ export function parseFirstError(log: string): ParsedDiagnostic | undefined {
     if (m) {
       return {
         file: m[1], line: Number(m[2]), column: m[3] === undefined ? undefined : Number(m[3]),
-        message: m[4].trim(), context: contextAfter(lines, i),
+        message: m[4].trim(), context: contextAfter(lines, i), index: i,
       };
     }
     m = NVCC_ERROR.exec(l);
-    if (m) return { file: m[1], line: Number(m[2]), message: m[3].trim(), context: contextAfter(lines, i) };
+    if (m) return { file: m[1], line: Number(m[2]), message: m[3].trim(), context: contextAfter(lines, i), index: i };
   }
   for (const l of lines) {
     const m = TOOL_ERROR.exec(l);
@@ -138,15 +147,20 @@ export interface CompileFailure {
   /** Directory paths are shown relative to (the project). */
   base: string;
   exitCode: number | null;
-  signal?: NodeJS.Signals | null;
+  signal?: string | null;  // NodeJS.Signals, kept to a string: gpuext's public declarations need no @types/node
   stage?: 'compile' | 'link';
   verbose?: boolean;
+  /** gpuext's header directory (<include>/gpuext): an error inside it is moved to the user's line that led there. */
+  headers?: string;
 }
 
 /** Builds the BuildError for a failed compiler run. */
 export function compileError(f: CompileFailure): BuildError {
-  const d = parseFirstError(f.log);
+  const first = parseFirstError(f.log);
   const stage = f.stage ?? 'compile';
+  const moved = first && f.headers !== undefined && first.index !== undefined
+    ? userPlace(first, f.log, first.index, f.cwd, f.headers) : undefined;
+  const d = moved ?? first;
   if (d && d.file && d.line !== undefined) {
     return new BuildError({
       file: displayPath(path.resolve(f.cwd, d.file), f.base), line: d.line, column: d.column,

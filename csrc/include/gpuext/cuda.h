@@ -77,6 +77,7 @@ inline unsigned blocks(int64_t n, int threads = 256) {
 }  // namespace gx
 
 // Checks the last launch; the core prefixes the op's name to the message.
+#undef GX_CHECK_LAUNCH  // extension.h's placeholder for host-compiled files, when this header is included there
 #define GX_CHECK_LAUNCH()                                                                    \
   do {                                                                                       \
     const cudaError_t gx_launch_err_ = cudaGetLastError();                                   \

@@ -9,4 +9,11 @@
 #include "gpuext/tensor.h"
 #if defined(__CUDACC__)
 #include "gpuext/cuda.h"
+#else
+// In a file the host compiler builds, a launch check has no launch to check:
+// say so at the user's line instead of "'GX_CHECK_LAUNCH' was not declared".
+// (gpuext/cuda.h, included explicitly, defines the real one.)
+#define GX_CHECK_LAUNCH()                                                                  \
+  static_assert(sizeof(int) == 0, "GX_CHECK_LAUNCH() checks a CUDA kernel launch: it belongs " \
+                                  "in a .cu file (compiled by nvcc), after the <<<...>>> launch")
 #endif
