@@ -9,7 +9,8 @@ import { binaryCandidates, findBinary } from './binaries';
 import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
-import { recordExtensionCall } from './autograd/function';
+import { recordExtensionCall, registerAutograd, shareAutograd } from './autograd/function';
+import { derivativeSpec, parseDerivative } from './autograd/schema-derivative';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -143,6 +144,10 @@ export const extensionRuntime = {
   wrapList,
   /** Records the call on autograd's tape when the op has a registered gradient (gx.autograd.registerAutograd). */
   recorded: recordExtensionCall,
+  /** A generated function records with the derivative declared beside its op's schema (NOTE [ Derivatives beside a user's schema ]). */
+  declared(fn: object, library: ExtensionLibrary, name: string): void {
+    shareAutograd(library.functions[camelCase(name)], fn);
+  },
 };
 
 // --- generic op functions -------------------------------------------------------
@@ -283,6 +288,12 @@ export function loadLibrary(file: string): ExtensionLibrary {
     ids.set(op.name, op.id);
     const ns = op.qualifiedName.slice(0, op.qualifiedName.indexOf('::'));
     if (!namespaces.has(ns)) namespaces.set(ns, full);
+  }
+  // Derivatives declared beside the schemas (NOTE [ Derivatives beside a user's schema ]).
+  for (const op of desc.ops) {
+    if (op.derivative === undefined) continue;
+    const spec = derivativeSpec(op, parseDerivative(op, desc.ops), (name, args) => functions[camelCase(name)](...args));
+    registerAutograd(functions[camelCase(op.name)], spec);
   }
   const lib: ExtensionLibrary = {
     path: full,

@@ -127,6 +127,8 @@ export interface NativeOpDescriptor {
   qualifiedName: string;
   schema: string;
   doc: string;
+  /** The derivative declared beside the schema (NOTE [ Derivatives beside a user's schema ]), when one is. */
+  derivative?: string;
   args: NativeOpArg[];
   returns: { name: string; type: string }[];
   returnsTuple: boolean;

@@ -283,6 +283,7 @@ Napi::Object op_to_js(Napi::Env env, const OpDef& op) {
   o.Set("qualifiedName", Napi::String::New(env, op.qualified));
   o.Set("schema", Napi::String::New(env, op.schema.text));
   o.Set("doc", Napi::String::New(env, op.doc));
+  if (!op.derivative.empty()) o.Set("derivative", Napi::String::New(env, op.derivative));
   Napi::Array args = Napi::Array::New(env, op.schema.args.size());
   for (size_t i = 0; i < op.schema.args.size(); ++i) {
     const Argument& a = op.schema.args[i];

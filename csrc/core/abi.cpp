@@ -111,6 +111,13 @@ gx_status impl_op(gx_registrar* reg, int32_t op, gx_device_type device, gx_boxed
   });
 }
 
+gx_status set_derivative(gx_registrar* reg, int32_t op, const char* formula) {
+  return guarded([&] {
+    GX_CHECK_VALUE(formula != nullptr && *formula != '\0', "derivative: the formula is empty");
+    static_cast<Registrar*>(reg)->derivative(op, formula);
+  });
+}
+
 gx_status tensor_zero(gx_tensor* t) {
   return guarded([&] { fill_(*static_cast<TensorImpl*>(t), 0); });
 }
@@ -215,6 +222,7 @@ const gx_api kApi = {
     find_op,
     call_op,
     current_device,
+    set_derivative,
 };
 
 }  // namespace

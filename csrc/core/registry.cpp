@@ -55,6 +55,15 @@ int32_t Registrar::def(const std::string& ns, const std::string& schema, const s
   return static_cast<int32_t>(pending_.size() - 1);
 }
 
+void Registrar::derivative(int32_t op, const std::string& formula) {
+  GX_CHECK_RANGE(op >= 0 && op < static_cast<int32_t>(pending_.size()), "derivative: unknown op index ", op);
+  OpDef& def = *pending_[static_cast<size_t>(op)];
+  GX_CHECK_VALUE(formula.find(':') != std::string::npos, def.qualified, ": derivative '", formula,
+                 "' must read 'inputs: backward_op(arguments)', e.g. 'x: cube_backward(grad, x)'");
+  GX_CHECK_VALUE(def.derivative.empty(), def.qualified, ": a derivative is declared twice");
+  def.derivative = formula;
+}
+
 void Registrar::impl(int32_t op, gx_device_type device, gx_boxed_fn fn, void* ctx,
                      const std::string& signature) {
   GX_CHECK_RANGE(op >= 0 && op < static_cast<int32_t>(pending_.size()), "impl: unknown op index ", op);

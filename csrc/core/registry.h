@@ -29,6 +29,7 @@ struct OpDef : gx_op {
   std::string qualified;     // "ns::name"
   Schema schema;
   std::string doc;
+  std::string derivative;    // "x: op_backward(grad, x)", or empty (lib/autograd/schema-derivative.ts reads it)
   std::string library;       // path of the extension that defined it
   OpImpl impls[2];           // [GX_CPU], [GX_CUDA]
   int32_t num_returns() const { return static_cast<int32_t>(schema.returns.size()); }
@@ -41,6 +42,7 @@ class Registrar : public gx_registrar {
   explicit Registrar(std::string library) : library_(std::move(library)) {}
   int32_t def(const std::string& ns, const std::string& schema, const std::string& doc);
   void impl(int32_t op, gx_device_type device, gx_boxed_fn fn, void* ctx, const std::string& signature);
+  void derivative(int32_t op, const std::string& formula);
   // Moves the definitions into the registry; duplicates of registered names throw.
   std::vector<const OpDef*> commit();
   // The definitions, for describing an extension without registering it.

@@ -163,6 +163,12 @@ function recordNoDerivative(name: string, args: readonly unknown[], outs: readon
   });
 }
 
+/** @internal Gives `to` the gradient registered for `from` (a generated binding's function and the library's own). */
+export function shareAutograd(from: object, to: object): void {
+  const entry = registry.get(from);
+  if (entry !== undefined) registry.set(to, entry);
+}
+
 /**
  * @internal Called by every extension op's function with its arguments and
  * result: records the call when the op has a registered gradient.

@@ -207,6 +207,7 @@ export function renderJs(desc: ExtensionDescriptor, opts: BindingOptions): strin
     const recorded = (e: string): string => `rt.recorded(${local}, [${positional.join(', ')}], ${e})`;
     const exported = kind === 'esm' ? `export { ${local === fn ? fn : `${local} as ${fn}`} };` : `exports.${fn} = ${local};`;
     lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, arityCheck(op), ...check, `  ${wrapExpr(op, call, recorded)}`, '}', exported);
+    if (op.derivative !== undefined) lines.push(`rt.declared(${local}, library, ${JSON.stringify(op.name)});`);
   }
   return lines.join('\n') + '\n';
 }

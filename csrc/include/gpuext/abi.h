@@ -176,6 +176,12 @@ typedef struct gx_api {
   // The calling thread's current device: the core's current CUDA device, or
   // the CPU in a build without CUDA or on a machine without a GPU.
   gx_device (*current_device)(void);
+
+  // --- 1.1: derivatives beside the schema (NOTE [ Derivatives beside a user's schema ]) ----
+  // Declares op `op`'s derivative (only inside gx_extension_init_v1), in
+  // derivatives.yaml's form: "x: cube_backward(grad, x)"; the core keeps the
+  // text, the JS side reads and checks it when the library loads.
+  gx_status (*set_derivative)(gx_registrar* reg, int32_t op, const char* formula);
 } gx_api;
 
 #ifdef __cplusplus

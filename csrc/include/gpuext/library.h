@@ -253,6 +253,20 @@ class OpBuilder {
  public:
   OpBuilder(gx_registrar* reg, int32_t op) : reg_(reg), op_(op) {}
 
+  // Declares the op's derivative beside its schema (NOTE [ Derivatives beside
+  // a user's schema ] in lib/autograd/schema-derivative.ts), as torch's
+  // derivatives.yaml writes one: which inputs' gradients another op of this
+  // library computes, from the forward's arguments, its results (by their
+  // schema names, or result0, result1 ...) and the results' gradients (grad,
+  // or grad0, grad1 ...):
+  //   m.def("cube(Tensor x) -> Tensor").impl(gx::kCPU, cube).derivative("x: cube_backward(grad, x)");
+  // Several clauses are joined by ';'. The generated binding then records on
+  // autograd's tape with no JS registration.
+  OpBuilder& derivative(const char* formula) {
+    detail::check_status(detail::api().set_derivative(reg_, op_, formula));
+    return *this;
+  }
+
   // Registers `fn` as the implementation for `device` (kCPU or kCUDA).
   template <typename R, typename... Args>
   OpBuilder& impl(DeviceType device, R (*fn)(Args...)) {
