@@ -140,7 +140,8 @@ export function parsePythonLiteral(text: string, opts: LiteralOptions = {}): PyV
     if (sign !== '') skip();
     const rest = text.slice(i, i + 64);
     const int = INT.exec(rest);
-    if (int !== null && (int[1] === '' || opts.allowLong)) {
+    if (int !== null && int[1] !== '' && !opts.allowLong) fail(`a Python 2 long integer ('${int[0]}'), which NumPy reads in .npy headers of version 1.0 and 2.0 only`);
+    if (int !== null) {
       i += int[0].length;
       const v = BigInt(int[0].replace(/_/g, '').replace(/L$/, '').replace(/^0+(?=\d)/, ''));
       return sign === '-' ? -v : v;

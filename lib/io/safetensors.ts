@@ -98,14 +98,20 @@ function parseMetadata(v: unknown, ctx: FileContext): Record<string, string> {
   return { ...(v as Record<string, string>) };
 }
 
+/** The reference reader's InvalidHeaderStart: a header is an object, so its first byte is '{'. */
+function checkStart(first: Uint8Array, ctx: FileContext): void {
+  if (first[0] !== 0x7b) {
+    const got = first.length === 0 ? 'an empty header' : `byte 0x${first[0].toString(16).padStart(2, '0')} (${JSON.stringify(String.fromCharCode(first[0]))})`;
+    throw fileError(ctx, `the header must start with '{' (a JSON object), got ${got}; this is not a safetensors file, or it is damaged`);
+  }
+}
+
 /**
  * Checks the header's text before JSON.parse sees it, in one pass and no
- * memory: it starts with '{' (the reference reader's InvalidHeaderStart: a
- * header is an object, so 100 MB of '[' is refused at its first byte), nests
- * no deeper than serde_json's limit, and has at most MAX_ENTRIES entries.
+ * memory: it nests no deeper than serde_json's limit (which the reference
+ * reader parses with), and has at most MAX_ENTRIES entries.
  */
 function scanHeader(text: string, ctx: FileContext): void {
-  if (text[0] !== '{') throw fileError(ctx, `the header must start with '{' (a JSON object), got ${JSON.stringify(text.slice(0, 20))}; this is not a safetensors file, or it is damaged`);
   // keyNext: at depth 1 just after '{' or ',', where an entry's key starts.
   let depth = 0, entries = 0, inString = false, keyNext = false;
   for (let i = 0; i < text.length; i++) {
@@ -143,8 +149,11 @@ export async function readSafetensorsHeader(fh: FileHandle, size: number, ctx: F
   }
   const headerLength = Number(n);
   if (8 + headerLength > size) throw fileError(ctx, `header length ${headerLength} exceeds the file size ${size}; the file is truncated or not a safetensors file`);
+  // The first byte first: a header of 100 MB of '[' is refused before it is read.
   const headerBytes = new Uint8Array(headerLength);
-  await reader.readExactly(headerBytes, 'the header');
+  await reader.readExactly(headerBytes.subarray(0, Math.min(1, headerLength)), 'the header');
+  checkStart(headerBytes.subarray(0, 1), ctx);
+  await reader.readExactly(headerBytes.subarray(1), 'the header');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(headerBytes);

@@ -17,7 +17,7 @@
 // - each entry's local header must repeat its directory entry: the name
 //   (zipfile: "File name in directory 'b.npy' and header b'a.npy' differ"),
 //   the compression method, and, unless it defers them to a data
-//   descriptor, the sizes and CRC-32;
+//   descriptor, the sizes (zipfile reads them from the directory alone);
 // - entries may not overlap one another or the directory (CPython 3.12:
 //   "Overlapped entries ... (possible zip bomb)"): without this, 16 entries
 //   pointing at one 256 MiB deflated entry made a 262 KB file inflate to 4 GB;
@@ -39,7 +39,11 @@ import {
 
 const FLAG_ENCRYPTED = 0x1;
 const FLAG_DATA_DESCRIPTOR = 0x8;
+/** Flags zipfile refuses: compressed patched data (bit 5) and strong encryption (bit 6). */
+const FLAGS_UNSUPPORTED: [number, string][] = [[0x20, 'compressed patched data (flag bit 5)'], [0x40, 'strong encryption (flag bit 6)']];
 const FLAG_UTF8 = 0x800;
+/** The newest "version needed to extract" read, as Python's zipfile (6.3). */
+const MAX_EXTRACT_VERSION = 63;
 /** Deflate's largest ratio of inflated to deflated bytes. */
 export const DEFLATE_MAX_RATIO = 1032;
 
@@ -92,13 +96,14 @@ async function findCentralDirectory(fh: FileHandle, size: number, ctx: FileConte
   const tail = await readAt(fh, size - tailLength, tailLength, ctx, 'the end of the zip file');
   let at = -1;
   for (let i = tailLength - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === END_SIG && i + 22 + tail.readUInt16LE(i + 20) === tailLength) {
+    // The last signature, as zipfile finds it: what follows the record (its comment, or junk) is not read.
+    if (tail.readUInt32LE(i) === END_SIG) {
       at = i;
       break;
     }
   }
   if (at < 0) throw fileError(ctx, 'not a zip file (.npz): no end of central directory record; the file is truncated or of another kind');
-  if (tail.readUInt16LE(at + 4) !== 0 || tail.readUInt16LE(at + 6) !== 0) throw fileError(ctx, 'a zip file spanning several disks is not supported');
+  // The disk numbers are not read: zipfile ignores them, and a file of several disks fails the checks below.
   let bytes = tail.readUInt32LE(at + 12), offset = tail.readUInt32LE(at + 16), end = size - tailLength + at;
   // A ZIP64 locator right before the end record points at the ZIP64 end record, whose fields are the real ones.
   if (end >= 20) {
@@ -139,7 +144,7 @@ function zip64Fields(extra: Buffer, wanted: boolean[], ctx: FileContext, name: s
 }
 
 /** A name's text: UTF-8 when flagged (and valid), else IBM437; NUL refused. */
-function decodeName(bytes: Buffer, flags: number, ctx: FileContext, k: number): string {
+function decodeName(bytes: Buffer, flags: number, ctx: FileContext, k: number | string): string {
   let name: string;
   if (flags & FLAG_UTF8) {
     try {
@@ -156,7 +161,6 @@ function decodeName(bytes: Buffer, flags: number, ctx: FileContext, k: number): 
 
 /** A directory entry as the directory states it, before its local header is read. */
 interface Listed extends Omit<ZipEntry, 'dataStart'> {
-  nameBytes: Buffer;
   flags: number;
   method: number;
 }
@@ -175,6 +179,11 @@ function parseDirectory(cd: Buffer, ctx: FileContext): Listed[] {
     const name = decodeName(nameBytes, flags, ctx, k);
     const extra = cd.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength);
     if (flags & FLAG_ENCRYPTED) throw fileError(ctx, `entry '${name}' is encrypted; encrypted zip files are not supported`);
+    for (const [bit, what] of FLAGS_UNSUPPORTED) if (flags & bit) throw fileError(ctx, `entry '${name}' uses ${what}, which is not supported`);
+    const needed = cd[at + 6];
+    if (needed > MAX_EXTRACT_VERSION) {
+      throw fileError(ctx, `entry '${name}' needs zip version ${needed / 10} to extract; versions up to ${MAX_EXTRACT_VERSION / 10} are read (as by zipfile)`);
+    }
     if (method !== STORED && method !== DEFLATED) {
       throw fileError(ctx, `entry '${name}' uses compression method ${method}; only stored (0) and deflate (8) are supported`);
     }
@@ -186,7 +195,7 @@ function parseDirectory(cd: Buffer, ctx: FileContext): Listed[] {
       if (wide[1]) compressedSize = values.shift()!;
       if (wide[2]) localOffset = values.shift()!;
     }
-    out.push({ name, nameBytes, flags, method, compressed: method === DEFLATED, crc: cd.readUInt32LE(at + 16), compressedSize, size, localOffset });
+    out.push({ name, flags, method, compressed: method === DEFLATED, crc: cd.readUInt32LE(at + 16), compressedSize, size, localOffset });
     at = next;
   }
   return out;
@@ -202,11 +211,12 @@ async function checkLocalHeader(fh: FileHandle, e: Listed, dirOffset: number, ct
   const dataStart = e.localOffset + 30 + nameLength + extraLength;
   if (dataStart > dirOffset) throw bad('its local header runs into the central directory; the file is damaged');
   const more = await readAt(fh, e.localOffset + 30, nameLength + extraLength, ctx, `entry '${e.name}'s local header`);
-  const localName = more.subarray(0, nameLength);
-  if (!localName.equals(e.nameBytes)) {
-    throw bad(`the name in the directory and in its local header (${JSON.stringify(localName.toString('latin1'))}) differ; the file is damaged or crafted`);
-  }
   const flags = local.readUInt16LE(6), method = local.readUInt16LE(8);
+  // Compared as text, each name decoded by its own header's flag, as zipfile compares them.
+  const localName = decodeName(more.subarray(0, nameLength), flags, ctx, `'${e.name}' (its local header)`);
+  if (localName !== e.name) {
+    throw bad(`the name in the directory and in its local header (${JSON.stringify(localName)}) differ; the file is damaged or crafted`);
+  }
   if (method !== e.method) throw bad(`its local header says compression method ${method}, the directory ${e.method}`);
   if (flags & FLAG_ENCRYPTED) throw bad('its local header says it is encrypted; encrypted zip files are not supported');
   if (!(flags & FLAG_DATA_DESCRIPTOR)) {
@@ -220,8 +230,6 @@ async function checkLocalHeader(fh: FileHandle, e: Listed, dirOffset: number, ct
     if (size !== e.size || compressedSize !== e.compressedSize) {
       throw bad(`its local header says ${compressedSize} bytes (${size} uncompressed), the directory ${e.compressedSize} (${e.size}); the file is damaged`);
     }
-    const crc = local.readUInt32LE(14);
-    if (crc !== e.crc) throw bad(`its local header's CRC-32 0x${crc.toString(16)} differs from the directory's 0x${e.crc.toString(16)}`);
   }
   return dataStart;
 }
