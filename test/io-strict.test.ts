@@ -20,6 +20,7 @@ import { promisify } from 'util';
 import * as zlib from 'zlib';
 
 import * as gx from '../lib';
+import { parsePythonLiteral, type PyValue } from '../lib/io/python-literal';
 import { MAX_ENTRIES } from '../lib/io/safetensors';
 import { decodeCp437 } from '../lib/io/zip-read';
 import { buildZip, deflatedZeros, npyHeader, type RawEntry } from './zip-build';
@@ -34,6 +35,8 @@ interface Cases {
   numpy: string;
   /** Python's bytes(range(256)).decode('cp437'). */
   cp437: string;
+  /** ast.literal_eval's verdicts, tagged (make_strict.py's tagged()). */
+  literals: { text: string; python: unknown }[];
   bases: Record<string, string>;
   npz: { desc: string; base: string; patch: Patch; numpy: Verdict }[];
   npy: { desc: string; file: string; numpy: Verdict }[];
@@ -327,4 +330,39 @@ test('options.maxBytes bounds what a load reads, checked from the headers; it is
   for (const bad of [-1, 1.5, NaN, '10', 2 ** 60]) {
     await t.throwsAsync(gx.loadTensors(npz, { maxBytes: bad as number }), { instanceOf: TypeError, message: /^gx\.loadTensors: options\.maxBytes must be a non-negative integer or Infinity, got / });
   }
+});
+
+/** A parsed literal in make_strict.py's tagged form (ints exact, tuples apart from lists). */
+function tagged(v: PyValue): unknown {
+  if (v === null || typeof v === 'boolean') return v;
+  if (typeof v === 'bigint') return { int: String(v) };
+  if (typeof v === 'number') return { float: true };
+  if (typeof v === 'string') return { str: v };
+  if (v instanceof Map) return { dict: [...v].map(([k, x]) => [tagged(k), tagged(x)]) };
+  if (v.kind === 'bytes') return { bytes: v.text };
+  const items = v.items.map(tagged);
+  return { [v.kind]: v.kind === 'set' ? items.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : items };
+}
+
+test('the .npy header parser reads literals as Python\'s ast.literal_eval does (NumPy\'s reader)', (t) => {
+  // Where we refuse what literal_eval reads: forms repr() never writes.
+  const stricter = new Set(["'''x'''"]);
+  let agree = 0;
+  for (const { text, python } of CASES.literals) {
+    let ours: unknown;
+    try {
+      ours = tagged(parsePythonLiteral(text));
+    } catch (err) {
+      t.true(err instanceof SyntaxError, `${JSON.stringify(text)}: ${String(err)}`);
+      ours = { error: true };
+    }
+    const theirs = typeof python === 'object' && python !== null && 'error' in python ? { error: true } : python;
+    if (stricter.has(text)) {
+      t.deepEqual(ours, { error: true }, text);
+      continue;
+    }
+    t.deepEqual(ours, theirs, JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text));
+    agree++;
+  }
+  t.log(`${agree} of ${CASES.literals.length} literals read as by ast.literal_eval, ${stricter.size} refused on purpose`);
 });

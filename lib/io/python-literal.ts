@@ -59,7 +59,12 @@ export function parsePythonLiteral(text: string, opts: LiteralOptions = {}): PyV
   };
   const escape = (raw: boolean): string => {
     const c = text[++i];
-    if (raw || c === undefined) return `\\${c ?? ''}`;
+    if (c === undefined) return '\\';
+    if (raw) {
+      // A raw string keeps the backslash and the character after it (an escaped quote does not end it).
+      i++;
+      return `\\${c}`;
+    }
     if (c in SIMPLE_ESCAPES) {
       i++;
       return SIMPLE_ESCAPES[c];

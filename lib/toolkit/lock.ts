@@ -61,6 +61,11 @@ interface Staleness {
   waitingSince: number;
 }
 
+/** Whether a lock is of an older version: no start time where this version records one (Linux). */
+function isLegacy(info: LockInfo): boolean {
+  return info.startTicks === undefined && ownStartTicks() !== undefined;
+}
+
 /** `ms` in seconds, to a tenth. */
 function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
@@ -77,7 +82,7 @@ function holderDetail(holder: LockInfo, legacyWaitMs: number): string | undefine
   if (holder.hostname !== os.hostname()) return undefined;
   const cmd = commandLine(holder.pid);
   const parts = cmd !== undefined ? [`process ${holder.pid} is '${cmd}'`] : [];
-  if (holder.startTicks === undefined) parts.push(`the lock is of an older gpuext; taken over after ${seconds(legacyWaitMs)} s if still held`);
+  if (isLegacy(holder)) parts.push(`the lock is of an older gpuext; taken over after ${seconds(legacyWaitMs)} s if still held`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -149,7 +154,7 @@ function goneReason(file: string, info: LockInfo): string | undefined {
 
 /** On this host: why a lock of an older version (no start time) naming a live process is stale, or undefined. */
 function legacyReason(info: LockInfo, st: Staleness): string | undefined {
-  if (info.startTicks !== undefined || info.pid === process.pid) return undefined;
+  if (!isLegacy(info) || info.pid === process.pid) return undefined;
   const started = startedAtMs(info.pid), taken = Date.parse(info.startedAt);
   // startedAtMs may be up to 1 s early (the boot time is known to the second).
   if (started !== undefined && Number.isFinite(taken) && started > taken + 1000) {
