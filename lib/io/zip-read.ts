@@ -13,7 +13,9 @@
 // - the directory must fill the bytes from its offset to the end records
 //   exactly: bytes left over or an entry running past them are refused
 //   (zipfile: "Bad magic number for central directory", "Truncated central
-//   directory"); we also refuse the data zipfile tolerates before the archive;
+//   directory"); we also refuse the data zipfile tolerates before the archive
+//   (it shifts every offset by it), and read no further than zipfile after
+//   the end record (the last one found; its comment and disk numbers unread);
 // - each entry's local header must repeat its directory entry: the name
 //   (zipfile: "File name in directory 'b.npy' and header b'a.npy' differ"),
 //   the compression method, and, unless it defers them to a data
