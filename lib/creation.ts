@@ -5,12 +5,13 @@ import {
   dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
   DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
 } from './dtype';
+import { DTYPE_INFO } from './generated/dtypes';
 import { checkDevice } from './gpus';
 import { native } from './native';
 import { flattenNested } from './nested';
 import { checkOptions, optionKeys, type OptionsForm } from './options';
 import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from './staging';
-import { formatShape, MAX_DIMS, numelOf, parseShape, type ShapeLike } from './shape';
+import { formatShape, MAX_DIMS, numelOf, parseShape, tooLargeReason, type ShapeLike } from './shape';
 import { contiguousMeta, Tensor } from './tensor';
 
 export interface TensorOptions<D extends DType = DType> {
@@ -163,6 +164,8 @@ function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, d
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn, EMPTY_KEYS);
   const dtype = o.dtype ?? defaultDType;
+  const tooLarge = tooLargeReason(dims, DTYPE_INFO[dtype].itemsize);
+  if (tooLarge !== undefined) throw new RangeError(`${fn}: shape ${formatShape(dims)} of ${dtype} is too large: ${tooLarge}`);
   if (!o.pinned) return allocate(dims, dtype, o.device, undefined, fn) as Tensor<D>;
   return new Tensor<D>(callerNamed(fn, () => native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true)),
     contiguousMeta(dims, dtype, o.device));

@@ -10,6 +10,7 @@ import { resolveConfig, type DefineValue } from './toolkit/config';
 import { locateDef } from './toolkit/diagnostics';
 import { ConfigError, displayPath } from './toolkit/errors';
 import { sha256, writeIfChanged } from './toolkit/fsutil';
+import { waitMessage } from './toolkit/lock';
 import { cacheDir, packageVersion } from './toolkit/toolchain';
 import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from './extension';
 import { checkOptions, optionKeys } from './options';
@@ -119,7 +120,7 @@ function stderrPrinter(e: BuildEvent): void {
     case 'compiled': process.stderr.write(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${e.seconds.toFixed(1)}s\n`); break;
     case 'command': process.stderr.write(`$ ${e.argv.join(' ')}\n`); break;
     case 'log': process.stderr.write(`${e.text.replace(/\s+$/, '')}\n`); break;
-    case 'wait': process.stderr.write(`waiting for another build (pid ${e.holder.pid})\n`); break;
+    case 'wait': process.stderr.write(`${waitMessage(e.holder, e.detail)}\n`); break;
     case 'takeover': process.stderr.write(`taking over a stale build lock (${e.why})\n`); break;
     case 'warning': process.stderr.write(`${e.text}\n`); break;
     case 'linked': break;

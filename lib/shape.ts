@@ -34,6 +34,34 @@ export function numelOf(shape: readonly number[]): number {
   return n;
 }
 
+/**
+ * NOTE [ Tensor byte limit ]
+ * Sizes, strides and offsets are JS numbers, exact to 2^53 - 1, so a shape
+ * is refused when its contiguous span in bytes passes that: the product of
+ * its dimensions with each 0 counted as 1 (the first contiguous stride times
+ * the first dimension), times the item size. Counting 0 as 1 keeps the strides
+ * of an empty tensor of shape [0, 2^53 - 1, 2^53 - 1] from being inexact
+ * numbers; NumPy refuses that shape too ("array is too big"), its limit being
+ * 2^63 - 1 bytes. No allocation comes near either limit.
+ */
+export const MAX_TENSOR_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** The bytes a contiguous tensor of `shape` spans, 0s counted as 1 (NOTE [ Tensor byte limit ]), exact as a bigint. */
+export function spanBytes(shape: readonly (number | bigint)[], itemsize: number): bigint {
+  let n = BigInt(itemsize);
+  for (const d of shape) n *= BigInt(d) > 0n ? BigInt(d) : 1n;
+  return n;
+}
+
+/** Why `shape` of items of `itemsize` bytes is too large (NOTE [ Tensor byte limit ]), or undefined when it is not. */
+export function tooLargeReason(shape: readonly (number | bigint)[], itemsize: number): string | undefined {
+  const span = spanBytes(shape, itemsize);
+  if (span <= BigInt(MAX_TENSOR_BYTES)) return undefined;
+  const zero = shape.some((d) => BigInt(d) === 0n) ? ', with each 0 counted as 1,' : '';
+  return `its ${shape.length > 0 ? 'dimensions' : 'size'}${zero} span ${span} bytes, more than the ${MAX_TENSOR_BYTES} (2^53 - 1) a tensor may ` +
+    'have (its sizes and strides are exact JS numbers)';
+}
+
 /** NumPy broadcasting of shapes; an Error naming `fn` and every shape when they do not broadcast. */
 export function broadcastShapes(shapes: readonly (readonly number[])[], fn: string): number[] {
   const ndim = Math.max(0, ...shapes.map((s) => s.length));

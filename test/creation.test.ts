@@ -165,3 +165,23 @@ deviceTest('linspace hits both endpoints exactly and is evenly spaced', (t, devi
   using none = gx.linspace(4, 9, 0, { device });
   t.is(none.numel, 0);
 });
+
+deviceTest('a shape whose bytes pass 2^53 - 1 is refused naming the function, the shape and its bytes (NOTE [ Tensor byte limit ])', (t, device) => {
+  const cases: [string, () => gx.Tensor, RegExp][] = [
+    // 2^31 * 2^31 float32 elements: 2^64 bytes.
+    ['full', () => gx.full([2 ** 31, 2 ** 31], 1, { device }), /^gx\.full: shape \[2147483648, 2147483648\] of float32 is too large: its dimensions span 18446744073709551616 bytes, more than the 9007199254740991 \(2\^53 - 1\) a tensor may have/],
+    ['empty', () => gx.empty([2 ** 31, 2 ** 31], { device, dtype: 'float64' }), /^gx\.empty: shape \[2147483648, 2147483648\] of float64 is too large: its dimensions span 36893488147419103232 bytes/],
+    ['zeros', () => gx.zeros([2 ** 50, 4], { device, dtype: 'int16' }), /^gx\.zeros: shape \[1125899906842624, 4\] of int16 is too large: its dimensions span 9007199254740992 bytes/],
+    // A 0 counts as 1: the strides of [0, 2^31, 2^31] would not be exact.
+    ['ones', () => gx.ones([0, 2 ** 31, 2 ** 31], { device }), /^gx\.ones: shape \[0, 2147483648, 2147483648\] of float32 is too large: its dimensions, with each 0 counted as 1, span 18446744073709551616 bytes/],
+  ];
+  for (const [name, make, re] of cases) {
+    const err = t.throws(make, { instanceOf: RangeError }, name);
+    t.regex(err?.message ?? '', re, name);
+  }
+  // Just under the limit, shape-wise: an empty tensor whose span is 2^53 - 1 bytes... of uint8, with a 0.
+  const edge = gx.empty([0, 9007199254740991], { device, dtype: 'uint8' });
+  t.deepEqual([...edge.shape], [0, 9007199254740991]);
+  t.deepEqual([...edge.strides], [9007199254740991, 1]);
+  edge.dispose();
+});

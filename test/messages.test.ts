@@ -86,8 +86,9 @@ deviceTest('fill_, full and the creation functions name themselves and refuse no
 
 test('out-of-memory errors name the function that allocated', (t) => {
   for (const [name, f] of [
-    // 2^52 elements: beyond any machine's address space, whatever its overcommit policy.
-    ['gx.empty', () => gx.empty([2 ** 52])], ['gx.zeros', () => gx.zeros([2 ** 52])],
+    // 2^50 float32 (4 PiB) or 2^52 elements: beyond any machine's address space, whatever its overcommit policy, and
+    // within the 2^53 - 1 bytes a shape may span (NOTE [ Tensor byte limit ]).
+    ['gx.empty', () => gx.empty([2 ** 50])], ['gx.zeros', () => gx.zeros([2 ** 50])],
     ['gx.arange', () => gx.arange(0, 2 ** 52)], ['gx.linspace', () => gx.linspace(0, 1, 2 ** 52)],
   ] as const) {
     const err = t.throws(f);

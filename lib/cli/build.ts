@@ -6,6 +6,7 @@ import { build, type BuildEvent, type BuildOptions, type BuildResult } from '../
 import { loadConfig, DEFAULT_CONFIG_FILE } from '../toolkit/config';
 import { BuildError, ConfigError, displayPath, ToolchainError } from '../toolkit/errors';
 import { glob, matchGlob } from '../toolkit/glob';
+import { waitMessage } from '../toolkit/lock';
 import { flag, formatCommand, parseArgs, stringOption } from './args';
 
 export const BUILD_USAGE = `usage: gpuext build [--config setup.config.json] [--arch native|sm_80,sm_90|all] [--verbose] [--watch]
@@ -64,7 +65,7 @@ function eventPrinter(o: Output, verbose: boolean): (e: BuildEvent) => void {
         o.out(e.text.replace(/\s+$/, ''));
         break;
       case 'wait':
-        o.err(`waiting for another build (pid ${e.holder.pid}${e.holder.hostname ? ` on ${e.holder.hostname}` : ''})`);
+        o.err(waitMessage(e.holder, e.detail));
         break;
       case 'takeover':
         o.err(`taking over a stale build lock (${e.why})`);

@@ -2,6 +2,7 @@
 import { clean } from '../toolkit/build';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../toolkit/config';
 import { displayPath } from '../toolkit/errors';
+import { waitMessage } from '../toolkit/lock';
 import { flag, parseArgs, stringOption } from './args';
 import { defaultOutput, reportError, type Output } from './build';
 
@@ -24,7 +25,7 @@ export async function cleanCommand(argv: readonly string[], o: Output = defaultO
   try {
     const cfg = loadConfig(stringOption(args, 'config') ?? DEFAULT_CONFIG_FILE);
     const removed = await clean(cfg, (e) => {
-      if (e.type === 'wait') o.err(`waiting for another build (pid ${e.holder.pid})`);
+      if (e.type === 'wait') o.err(waitMessage(e.holder, e.detail));
     });
     const shown = displayPath(cfg.outDir, process.cwd());
     o.out(removed.length ? `removed ${removed.length} build output${removed.length === 1 ? '' : 's'} of ${cfg.name} from ${shown}` : `nothing to clean in ${shown}`);

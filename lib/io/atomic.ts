@@ -1,21 +1,108 @@
 // Writing a file atomically: into a temporary file beside it, flushed to the
 // disk, then renamed over the target (whose permissions it takes). A reader (or a crash) sees the old
-// file or the new one whole, never part of one; a failed write removes its
-// temporary file and leaves the target as it was.
+// file or the new one whole, never part of one (NOTE [ Temporary files of saves ]).
+//
+// NOTE [ Temporary files of saves ]
+// The temporary file is hidden and named after the target and the writing
+// process: `.<name>.<pid>.<random>.tmp`. A failed write removes it (any error,
+// and SIGINT or SIGTERM while a save is under way, and the process's exit);
+// what no code can see (SIGKILL, a power cut) leaves it, so each save first
+// sweeps the leftovers of its target: those of processes that are gone, and
+// any older than a day (a process id may be reused; older versions' names
+// have no id).
 import { randomBytes } from 'crypto';
-import { open, rename, stat, unlink, type FileHandle } from 'fs/promises';
+import { unlinkSync } from 'fs';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'fs/promises';
 import * as path from 'path';
 
+import { pidAlive } from '../toolkit/procinfo';
 import { withFileContext, type FileContext } from './errors';
+
+/** Leftovers older than this are removed whoever wrote them. */
+export const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+
+/** Temporary files being written now, removed if the process ends first. */
+const inFlight = new Set<string>();
+let exitHooked = false;
+
+function removeInFlight(): void {
+  for (const f of inFlight) {
+    try {
+      unlinkSync(f);
+    } catch {
+      // already gone
+    }
+  }
+  inFlight.clear();
+}
+
+/** On a signal during a save: remove the temporary files, then let the signal do what it would have done. */
+function onSignal(sig: NodeJS.Signals): void {
+  removeInFlight();
+  unhookSignals();
+  // Another listener decides what the signal means; alone, we re-raise it for its default action (exit).
+  if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+}
+
+function hookSignals(): void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', removeInFlight);
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function unhookSignals(): void {
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+}
+
+function track(tmp: string): void {
+  if (inFlight.size === 0) hookSignals();
+  inFlight.add(tmp);
+}
+
+function untrack(tmp: string): void {
+  if (inFlight.delete(tmp) && inFlight.size === 0) unhookSignals();
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Removes the leftover temporary files of `target` (NOTE [ Temporary files of saves ]); best effort, never throws. */
+export async function sweepTemporaryFiles(target: string): Promise<string[]> {
+  const dir = path.dirname(target);
+  const pattern = new RegExp(`^\\.${escapeRegExp(path.basename(target))}\\.(?:(\\d+)\\.)?[0-9a-f]{12}\\.tmp$`);
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = pattern.exec(name);
+    const file = path.join(dir, name);
+    if (m === null || inFlight.has(file)) continue;
+    const pid = m[1] === undefined ? undefined : Number(m[1]);
+    let stale = pid !== undefined && pid !== process.pid && !pidAlive(pid);
+    if (!stale) stale = await stat(file).then((s) => Date.now() - s.mtimeMs > STALE_TEMP_MS, () => false);
+    if (stale && (await unlink(file).then(() => true, () => false))) removed.push(file);
+  }
+  return removed;
+}
 
 /** Runs `write` on a new temporary file beside `ctx.path` and renames it to ctx.path once it succeeds. */
 export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) => Promise<void>): Promise<void> {
-  // Same directory: rename() is atomic only within one file system. Hidden, and named after
-  // the target, so that one left by a killed process says what it was.
-  const tmp = path.join(path.dirname(ctx.path), `.${path.basename(ctx.path)}.${randomBytes(6).toString('hex')}.tmp`);
+  await sweepTemporaryFiles(ctx.path);
+  // Same directory: rename() is atomic only within one file system.
+  const tmp = path.join(path.dirname(ctx.path), `.${path.basename(ctx.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fh: FileHandle | undefined;
   try {
     fh = await open(tmp, 'wx');
+    track(tmp);
     // A file replaced keeps its permissions (a private 0600 file stays private).
     const old = await stat(ctx.path).catch(() => undefined);
     if (old?.isFile()) await fh.chmod(old.mode & 0o7777);
@@ -24,9 +111,12 @@ export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) 
     await fh.close();
     fh = undefined;
     await rename(tmp, ctx.path);
+    untrack(tmp);
   } catch (err) {
     if (fh !== undefined) await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
+    // Only a file this call made: when open() failed with EEXIST, `tmp` is another's.
+    if (inFlight.has(tmp)) await unlink(tmp).catch(() => undefined);
+    untrack(tmp);
     throw withFileContext(err, ctx);
   }
 }

@@ -17,6 +17,7 @@ import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 import { writeAtomically } from './atomic';
 import { fileError, withFileContext, type FileContext } from './errors';
+import { checkBound, loadBound } from './limits';
 import { checkNpyDtypes, inspectNpyFile, loadNpyFile, saveNpyFile } from './npy';
 import { inspectNpz, loadNpz, NPZ_NAME, saveNpz } from './npz';
 import { checkSafetensors, inspectSafetensors, loadSafetensors, saveSafetensors } from './safetensors';
@@ -41,6 +42,14 @@ export interface LoadTensorsOptions {
   device?: DeviceLike;
   /** The file's format; by default the extension says (.safetensors, .npy, .npz), else the file's first bytes. */
   format?: FileFormat;
+  /**
+   * The most bytes the load may read into tensors, in all, checked from the
+   * headers before anything is allocated (Infinity: no bound). By default the
+   * file's size or, when larger, half the machine's memory up to 8 GiB: only
+   * deflated .npz entries can hold more than their file's size (up to 1032
+   * times), and a zip bomb is refused within this bound.
+   */
+  maxBytes?: number;
 }
 
 /** Options of gx.inspectTensors. */
@@ -50,7 +59,7 @@ export interface InspectTensorsOptions {
 }
 
 const SAVE_KEYS = optionKeys<SaveOptions>({ format: true, metadata: true, compressed: true });
-const LOAD_KEYS = optionKeys<LoadTensorsOptions>({ device: true, format: true });
+const LOAD_KEYS = optionKeys<LoadTensorsOptions>({ device: true, format: true, maxBytes: true });
 const INSPECT_KEYS = optionKeys<InspectTensorsOptions>({ format: true });
 
 const FORMATS: readonly FileFormat[] = ['safetensors', 'npy', 'npz'];
@@ -99,19 +108,31 @@ async function withFile<T>(ctx: FileContext, format: FileFormat | undefined,
   }
 }
 
-/** The tensors of an open file of `format`, read one at a time onto `device`. */
-function tensorsOf(format: FileFormat, fh: FileHandle, size: number, ctx: FileContext, device: Device): AsyncGenerator<[string, Tensor]> {
-  if (format === 'npy') return loadNpyFile(fh, size, ctx, device);
-  if (format === 'npz') return loadNpz(fh, size, ctx, device);
-  return loadSafetensors(fh, size, ctx, device);
+/** What a load reads: where to, and within which bound (options.maxBytes; NOTE [ Bounded loads ] in limits.ts). */
+interface LoadTarget {
+  device: Device;
+  maxBytes?: number;
+}
+
+/** The tensors of an open file of `format`, read one at a time onto `to.device`. */
+function tensorsOf(format: FileFormat, fh: FileHandle, size: number, ctx: FileContext, to: LoadTarget): AsyncGenerator<[string, Tensor]> {
+  const bound = loadBound(to.maxBytes, size);
+  if (format === 'npz') return loadNpz(fh, size, ctx, to.device, bound);
+  // Data held as it is: at most the file's bytes.
+  checkBound(ctx, size, bound, 'the file has');
+  return format === 'npy' ? loadNpyFile(fh, size, ctx, to.device) : loadSafetensors(fh, size, ctx, to.device);
 }
 
 /** The checked options of a load, and its device (checked to exist). */
-function loadOptions(opts: unknown, fn: string): { device: Device; format?: FileFormat } {
+function loadOptions(opts: unknown, fn: string): LoadTarget & { format?: FileFormat } {
   const o = checkOptions<LoadTensorsOptions>(opts, fn, LOAD_KEYS);
   const device = parseDevice(o.device, fn);
   checkDevice(device, fn);
-  return { device, format: o.format === undefined ? undefined : parseFormat(o.format, fn) };
+  const { maxBytes } = o;
+  if (maxBytes !== undefined && !(typeof maxBytes === 'number' && maxBytes >= 0 && (Number.isSafeInteger(maxBytes) || maxBytes === Infinity))) {
+    throw new TypeError(`${fn}: options.maxBytes must be a non-negative integer or Infinity, got ${describeValue(maxBytes)}`);
+  }
+  return { device, maxBytes, format: o.format === undefined ? undefined : parseFormat(o.format, fn) };
 }
 
 /** Sets `record[key]` as an own property, whatever the key ("__proto__" included). */
@@ -172,11 +193,11 @@ export async function save(path: string, data: Tensor | Record<string, Tensor>, 
 export async function loadTensors(path: string, opts?: LoadTensorsOptions): Promise<Record<string, Tensor>> {
   const fn = 'gx.loadTensors';
   const ctx = { fn, path: checkPath(path, fn) };
-  const { device, format } = loadOptions(opts, fn);
+  const { format, ...to } = loadOptions(opts, fn);
   const out: Record<string, Tensor> = {};
   try {
     await withFile(ctx, format, async (fh, size, f) => {
-      for await (const [name, t] of tensorsOf(f, fh, size, ctx, device)) define(out, name, t);
+      for await (const [name, t] of tensorsOf(f, fh, size, ctx, to)) define(out, name, t);
     });
   } catch (err) {
     for (const t of Object.values(out)) t.dispose();
@@ -193,9 +214,9 @@ export async function loadTensors(path: string, opts?: LoadTensorsOptions): Prom
 export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promise<Tensor> {
   const fn = 'gx.loadTensor';
   const ctx = { fn, path: checkPath(path, fn) };
-  const { device, format } = loadOptions(opts, fn);
+  const { format, ...to } = loadOptions(opts, fn);
   return withFile(ctx, format, async (fh, size, f) => {
-    const tensors = tensorsOf(f, fh, size, ctx, device);
+    const tensors = tensorsOf(f, fh, size, ctx, to);
     const first = await tensors.next();
     if (first.done) throw fileError(ctx, 'holds no tensor');
     const second = await tensors.next().catch((err: unknown) => {

@@ -9,10 +9,10 @@ import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../device';
 import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
-import { formatShape, MAX_DIMS, numelOf } from '../shape';
+import { formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
 import type { Tensor } from '../tensor';
 import { fileError, type FileContext } from './errors';
-import { parsePythonLiteral, type PyValue } from './python-literal';
+import { parsePythonLiteral, type PySequence, type PyValue } from './python-literal';
 import { FileRangeReader, type ByteReader } from './readers';
 import { FileSink, type ByteSink } from './sinks';
 import { LONE_TENSOR_NAME, type NamedSource } from './sources';
@@ -24,8 +24,8 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];  // \x93NUMPY
 const ALIGN = 64;
 /** NumPy leaves room to grow the first axis's digits in place (GROWTH_AXIS_MAX_DIGITS). */
 const GROWTH_DIGITS = 21;
-/** Longest header read: NumPy's own headers are a few hundred bytes; a damaged length field must not allocate gigabytes. */
-const MAX_HEADER_BYTES = 1 << 20;
+/** NumPy's max_header_size: a longer header is refused before it is parsed ("may not be safe to load securely"). */
+const MAX_HEADER_BYTES = 10000;
 
 /** NumPy's typestr of each gpuext dtype (bfloat16 has none: NumPy has no bfloat16). */
 const DESCR: { readonly [K in DType]?: string } = {
@@ -50,9 +50,10 @@ export interface NpyHeader extends DataSpec {
 
 /** A typestr ('<f4', '>i8', '|b1'), checked against gpuext's dtypes. */
 function parseDescr(descr: PyValue, ctx: FileContext): { dtype: DType; bigEndian: boolean } {
-  if (typeof descr !== 'string') {
-    throw fileError(ctx, `the array has a structured dtype (descr ${JSON.stringify(descr)}); gpuext reads arrays of one numeric dtype`, TypeError);
+  if (isSequence(descr) && descr.kind === 'list') {
+    throw fileError(ctx, `the array has a structured dtype (descr ${pyRepr(descr)}); gpuext reads arrays of one numeric dtype`, TypeError);
   }
+  if (typeof descr !== 'string') throw fileError(ctx, `descr is not a valid dtype descriptor: ${pyRepr(descr)}`, TypeError);
   const m = /^([<>|=]?)([a-zA-Z])(\d+)$/.exec(descr);
   const dtype = m === null ? undefined : FROM_KIND_SIZE.get(`${m[2]}${m[3]}`);
   if (m === null || dtype === undefined) {
@@ -61,6 +62,36 @@ function parseDescr(descr: PyValue, ctx: FileContext): { dtype: DType; bigEndian
       `${[...new Set(Object.values(DESCR))].join(', ')} (and their big-endian forms)`, TypeError);
   }
   return { dtype, bigEndian: m[1] === '>' && DTYPE_INFO[dtype].itemsize > 1 };
+}
+
+function isSequence(v: PyValue): v is PySequence {
+  return typeof v === 'object' && v !== null && !(v instanceof Map) && v.kind !== 'bytes';
+}
+
+/** A header value as Python's repr() would show it, for errors. */
+function pyRepr(v: PyValue): string {
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'bigint' || typeof v === 'number') return String(v);
+  if (typeof v === 'string') return `'${v}'`;
+  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (v.kind === 'bytes') return `b'${v.text}'`;
+  const inner = v.items.map(pyRepr).join(', ');
+  return v.kind === 'list' ? `[${inner}]` : v.kind === 'set' ? `{${inner}}` : v.items.length === 1 ? `(${inner},)` : `(${inner})`;
+}
+
+/** The header dict's three fields, checked as NumPy's format._read_array_header checks them (with its messages). */
+function headerFields(header: PyValue, text: string, bad: (message: string) => Error): { shape: bigint[]; fortranOrder: boolean; descr: PyValue } {
+  if (!(header instanceof Map)) throw bad(`Header is not a dictionary: ${JSON.stringify(text.trim())}`);
+  const keys = [...header.keys()].map((k) => (typeof k === 'string' ? k : pyRepr(k))).sort();
+  if (keys.join() !== 'descr,fortran_order,shape') throw bad(`Header does not contain the correct keys: [${keys.map((k) => `'${k}'`).join(', ')}]`);
+  const shape = header.get('shape')!, fortranOrder = header.get('fortran_order')!;
+  // A shape is a tuple of ints: not a list, not floats, not booleans (an int subclass NumPy refuses later).
+  if (!isSequence(shape) || shape.kind !== 'tuple' || !shape.items.every((d) => typeof d === 'bigint')) throw bad(`shape is not valid: ${pyRepr(shape)}`);
+  const dims = shape.items as bigint[];
+  if (dims.some((d) => d < 0n)) throw bad(`negative dimensions are not allowed: shape ${pyRepr(shape)}`);
+  if (typeof fortranOrder !== 'boolean') throw bad(`fortran_order is not a valid bool: ${pyRepr(fortranOrder)}`);
+  return { shape: dims, fortranOrder, descr: header.get('descr')! };
 }
 
 /**
@@ -79,30 +110,26 @@ export async function readNpyHeader(src: ByteReader, ctx: FileContext, what: str
   await src.readExactly(lengthBytes, `${prefix}the header length`);
   const view = new DataView(lengthBytes.buffer);
   const length = major === 1 ? view.getUint16(0, true) : view.getUint32(0, true);
-  if (length > MAX_HEADER_BYTES) throw bad(`header length ${length} is beyond ${MAX_HEADER_BYTES} bytes; the file is damaged`);
+  if (length > MAX_HEADER_BYTES) throw bad(`header length ${length} is beyond NumPy's limit of ${MAX_HEADER_BYTES} bytes ("may not be safe to load securely")`);
   const headerBytes = new Uint8Array(length);
   await src.readExactly(headerBytes, `${prefix}the header`);
   // 1.0 and 2.0 headers are latin1, 3.0 UTF-8 (for structured dtypes' field names).
   const text = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(headerBytes);
   let header: PyValue;
   try {
-    header = parsePythonLiteral(text);
+    // NumPy reads Python 2's `3L` in 1.0 and 2.0 headers (format._filter_header), not in 3.0.
+    header = parsePythonLiteral(text, { allowLong: major < 3 });
   } catch (err) {
     throw bad(`the header is not a Python literal (${(err as Error).message})`);
   }
-  const keys = header instanceof Map ? [...header.keys()].sort() : [];
-  if (!(header instanceof Map) || keys.join() !== 'descr,fortran_order,shape') {
-    throw bad(`the header must be a dict of 'descr', 'fortran_order' and 'shape', got ${JSON.stringify(text.trim())}`);
+  const { shape, fortranOrder, descr } = headerFields(header, text, bad);
+  if (shape.length > MAX_DIMS) throw bad(`shape [${shape.join(', ')}] has ${shape.length} dimensions; gpuext supports at most ${MAX_DIMS}`);
+  const { dtype, bigEndian } = parseDescr(descr, ctx);
+  const tooLarge = tooLargeReason(shape, DTYPE_INFO[dtype].itemsize);
+  if (tooLarge !== undefined) {
+    throw bad(`array is too big; \`arr.size * arr.dtype.itemsize\` is larger than the maximum possible size (shape (${shape.join(', ')}) of ${dtype}: ${tooLarge})`);
   }
-  const shape = header.get('shape'), fortranOrder = header.get('fortran_order');
-  if (typeof fortranOrder !== 'boolean') throw bad(`'fortran_order' must be True or False, got ${JSON.stringify(fortranOrder)}`);
-  if (!Array.isArray(shape) || !shape.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0)) {
-    throw bad(`'shape' must be a tuple of non-negative integers, got ${JSON.stringify(shape)}`);
-  }
-  const dims = shape as number[];
-  if (dims.length > MAX_DIMS) throw bad(`shape ${formatShape(dims)} has ${dims.length} dimensions; gpuext supports at most ${MAX_DIMS}`);
-  const { dtype, bigEndian } = parseDescr(header.get('descr')!, ctx);
-  if (!Number.isSafeInteger(numelOf(dims) * DTYPE_INFO[dtype].itemsize)) throw bad(`shape ${formatShape(dims)} is too large`);
+  const dims = shape.map(Number);
   return { shape: dims, dtype, bigEndian, fortranOrder, headerBytes: 8 + lengthBytes.length + length };
 }
 

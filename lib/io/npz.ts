@@ -9,7 +9,9 @@ import { npyHeader, readNpy, readNpyHeader, writeNpy } from './npy';
 import type { NamedSource } from './sources';
 import { dataBytes } from './tensor-data';
 import type { NamedInfo } from './types';
-import { openZipEntry, readZipDirectory, ZipWriter, type ZipEntry } from './zip';
+import { checkBound } from './limits';
+import { ZipWriter } from './zip';
+import { openZipEntry, readZipDirectory, type ZipEntry } from './zip-read';
 
 /** The name gx.save gives a lone tensor in an .npz file: np.savez's name for its first positional array. */
 export const NPZ_NAME = 'arr_0';
@@ -26,10 +28,16 @@ function arrays(entries: readonly ZipEntry[], ctx: FileContext): [string, ZipEnt
   });
 }
 
-/** The arrays of the .npz file open as `fh` (of `size` bytes), read in directory order onto `device`. */
-export async function* loadNpz(fh: FileHandle, size: number, ctx: FileContext, device: Device): AsyncGenerator<[string, Tensor]> {
-  for (const [key, e] of arrays(await readZipDirectory(fh, size, ctx), ctx)) {
-    const reader = await openZipEntry(fh, e, size, ctx);
+/**
+ * The arrays of the .npz file open as `fh` (of `size` bytes), read in
+ * directory order onto `device`; their entries may hold `bound` bytes in all
+ * (NOTE [ Bounded loads ] in limits.ts).
+ */
+export async function* loadNpz(fh: FileHandle, size: number, ctx: FileContext, device: Device, bound: number): AsyncGenerator<[string, Tensor]> {
+  const entries = arrays(await readZipDirectory(fh, size, ctx), ctx);
+  checkBound(ctx, entries.reduce((sum, [, e]) => sum + e.size, 0), bound, `its ${entries.length} arrays hold`);
+  for (const [key, e] of entries) {
+    const reader = openZipEntry(fh, e, ctx);
     try {
       const t = await readNpy(reader, e.size, ctx, device, `entry '${e.name}'`);
       try {
@@ -52,7 +60,7 @@ export async function* loadNpz(fh: FileHandle, size: number, ctx: FileContext, d
 export async function inspectNpz(fh: FileHandle, size: number, ctx: FileContext): Promise<NamedInfo[]> {
   const out: NamedInfo[] = [];
   for (const [key, e] of arrays(await readZipDirectory(fh, size, ctx), ctx)) {
-    const reader = await openZipEntry(fh, e, size, ctx);
+    const reader = openZipEntry(fh, e, ctx);
     try {
       const { dtype, shape } = await readNpyHeader(reader, ctx, `entry '${e.name}'`);
       out.push({ name: key, dtype, shape: shape.slice() });

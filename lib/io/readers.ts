@@ -4,7 +4,7 @@
 // bytes go straight into the buffer of the tensor (or chunk) being filled,
 // and a file is never read whole into memory.
 import type { FileHandle } from 'fs/promises';
-import { pipeline } from 'stream';
+import { pipeline, Readable } from 'stream';
 import * as zlib from 'zlib';
 
 import { native, type NativeTensor } from '../native';
@@ -65,17 +65,34 @@ export class FileRangeReader implements ByteReader {
   }
 }
 
-/** The inflated bytes of a raw deflate stream in the file range [start, end) (a deflated zip entry). */
+/** Compressed bytes read from the file per step of inflating. */
+const INFLATE_READ_BYTES = 64 * 1024;
+
+/** The bytes [start, end) of an open file, a chunk at a time, read at explicit positions. */
+async function* fileChunks(fh: FileHandle, start: number, end: number): AsyncGenerator<Buffer> {
+  for (let at = start; at < end;) {
+    const buf = Buffer.alloc(Math.min(INFLATE_READ_BYTES, end - at));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, at);
+    if (bytesRead === 0) return;  // the file shrank: inflating reports the cut stream
+    at += bytesRead;
+    yield buf.subarray(0, bytesRead);
+  }
+}
+
+/**
+ * The inflated bytes of a raw deflate stream in the file range [start, end)
+ * (a deflated zip entry). The compressed bytes are read at explicit
+ * positions, not by a stream of the FileHandle: such a stream closes the
+ * handle when it is destroyed (so one entry left early closed the file for
+ * the next) and adds a listener to it per entry.
+ */
 export class InflateReader implements ByteReader {
   #chunks: AsyncIterator<Buffer>;
   #pending: Buffer = Buffer.alloc(0);
 
   constructor(fh: FileHandle, start: number, end: number, private readonly ctx: FileContext) {
     const inflate = zlib.createInflateRaw();
-    // autoClose off: the handle belongs to the caller, who closes it.
-    // The zip reader refuses an empty range (no deflate stream is empty): createReadStream has no empty range.
-    const source = fh.createReadStream({ start, end: end - 1, autoClose: false, emitClose: false });
-    pipeline(source, inflate, () => undefined);  // errors reach the iterator through inflate
+    pipeline(Readable.from(fileChunks(fh, start, end), { objectMode: false }), inflate, () => undefined);  // errors reach the iterator through inflate
     this.#chunks = inflate[Symbol.asyncIterator]();
   }
 

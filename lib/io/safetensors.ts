@@ -10,7 +10,7 @@ import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../device';
 import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
-import { describeValue, formatShape, MAX_DIMS, numelOf } from '../shape';
+import { describeValue, formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
 import type { Tensor } from '../tensor';
 import { fileError, type FileContext } from './errors';
 import { FileRangeReader } from './readers';
@@ -35,6 +35,13 @@ const ENUM_ORDER = ['BOOL', 'U8', 'I8', 'F8_E5M2', 'F8_E4M3', 'I16', 'U16', 'F16
 
 /** The reference reader's limit on the header. */
 const MAX_HEADER_BYTES = 100_000_000;
+/** serde_json's recursion limit, which the reference reader parses the header with. */
+const MAX_NESTING = 128;
+/**
+ * The most entries a header may have: files of the largest models hold a few
+ * thousand tensors; a million entries took 10.7 s and 1.9 GB to parse.
+ */
+export const MAX_ENTRIES = 1 << 17;
 const METADATA_KEY = '__metadata__';
 
 /** A tensor of a safetensors file: where its data lies, relative to the data section. */
@@ -74,6 +81,8 @@ function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount) || offsets[0] > offsets[1]) {
     throw bad(`data_offsets must be [begin, end] with 0 <= begin <= end, got ${JSON.stringify(offsets)}`);
   }
+  const tooLarge = tooLargeReason(shape, DTYPE_INFO[dtype].itemsize);
+  if (tooLarge !== undefined) throw bad(`shape ${formatShape(shape)} of ${dtypeName} is too large (the reference reader: ValidationOverflow): ${tooLarge}`);
   const bytes = numelOf(shape) * DTYPE_INFO[dtype].itemsize;
   if (!Number.isSafeInteger(bytes) || bytes !== offsets[1] - offsets[0]) {
     throw bad(`shape ${formatShape(shape)} of ${dtypeName} needs ${bytes} bytes but data_offsets ${JSON.stringify(offsets)} span ${offsets[1] - offsets[0]}`);
@@ -89,6 +98,44 @@ function parseMetadata(v: unknown, ctx: FileContext): Record<string, string> {
   return { ...(v as Record<string, string>) };
 }
 
+/** The reference reader's InvalidHeaderStart: a header is an object, so its first byte is '{'. */
+function checkStart(first: Uint8Array, ctx: FileContext): void {
+  if (first[0] !== 0x7b) {
+    const got = first.length === 0 ? 'an empty header' : `byte 0x${first[0].toString(16).padStart(2, '0')} (${JSON.stringify(String.fromCharCode(first[0]))})`;
+    throw fileError(ctx, `the header must start with '{' (a JSON object), got ${got}; this is not a safetensors file, or it is damaged`);
+  }
+}
+
+/**
+ * Checks the header's text before JSON.parse sees it, in one pass and no
+ * memory: it nests no deeper than serde_json's limit (which the reference
+ * reader parses with), and has at most MAX_ENTRIES entries.
+ */
+function scanHeader(text: string, ctx: FileContext): void {
+  // keyNext: at depth 1 just after '{' or ',', where an entry's key starts.
+  let depth = 0, entries = 0, inString = false, keyNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;  // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (c === 0x22) {
+      inString = true;
+      if (keyNext && ++entries > MAX_ENTRIES) {
+        throw fileError(ctx, `the header has more than ${MAX_ENTRIES} entries; this is not a file gpuext reads (a damaged or crafted header)`);
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_NESTING) throw fileError(ctx, `the header nests more than ${MAX_NESTING} deep (the reference reader's JSON limit); this is not a safetensors file, or it is damaged`);
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+    keyNext = depth === 1 && (c === 0x7b || c === 0x2c);
+  }
+}
+
 /** Reads and checks the header of the safetensors file open as `fh` (of `size` bytes). */
 export async function readSafetensorsHeader(fh: FileHandle, size: number, ctx: FileContext): Promise<SafetensorsHeader> {
   if (size < 8) throw fileError(ctx, `the file has ${size} bytes, too few for a safetensors file (it starts with an 8-byte header length)`);
@@ -102,14 +149,18 @@ export async function readSafetensorsHeader(fh: FileHandle, size: number, ctx: F
   }
   const headerLength = Number(n);
   if (8 + headerLength > size) throw fileError(ctx, `header length ${headerLength} exceeds the file size ${size}; the file is truncated or not a safetensors file`);
+  // The first byte first: a header of 100 MB of '[' is refused before it is read.
   const headerBytes = new Uint8Array(headerLength);
-  await reader.readExactly(headerBytes, 'the header');
+  await reader.readExactly(headerBytes.subarray(0, Math.min(1, headerLength)), 'the header');
+  checkStart(headerBytes.subarray(0, 1), ctx);
+  await reader.readExactly(headerBytes.subarray(1), 'the header');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(headerBytes);
   } catch {
     throw fileError(ctx, 'the header is not UTF-8 text; this is not a safetensors file, or it is damaged');
   }
+  scanHeader(text, ctx);
   let json: unknown;
   try {
     json = JSON.parse(text);

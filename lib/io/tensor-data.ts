@@ -7,9 +7,11 @@
 // CHUNK.bytes, block after block of its elements in C order (strided views
 // of the tensor, so a transposed or sliced tensor is laid out by the readback
 // itself, and a GPU tensor is copied a block at a time), and writes each
-// block before the next. Loading reads a tensor that fits in one chunk
-// straight into the buffer its memory is made from; a larger one is
-// allocated first and filled block by block. So a file is never in memory
+// block before the next. Loading a stream (an inflated .npz entry, or bytes
+// to swap) fills a tensor of at most READ_CHUNK_BYTES from one buffer; a
+// larger one is allocated first and filled block by block through a buffer
+// of READ_CHUNK_BYTES (not CHUNK.bytes: the core copies each block, and a
+// 64 MiB buffer would double a 64 MiB tensor's memory). So a file is never in memory
 // twice (nor whole), and a tensor larger than one ArrayBuffer still saves
 // and loads. A plain file range skips JS memory altogether: the core reads
 // it into the tensor, or through pinned staging to a GPU (NOTE [ File reads ]
@@ -26,6 +28,9 @@ import type { ByteSink } from './sinks';
 
 /** @internal The chunk size (bytes) of tensor I/O; tests lower it to take the chunked paths with small tensors. */
 export const CHUNK = { bytes: 64 * 1024 * 1024 };
+
+/** The buffer of a load from a stream: the memory a load needs beyond its tensors. */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** A tensor as saving sees it: its own reference to the memory (dispose it), and its layout. */
 export interface TensorSource {
@@ -74,8 +79,8 @@ export function* cOrderBlocks(shape: readonly number[], strides: readonly number
 }
 
 /** Elements of `itemsize` bytes that one chunk holds. */
-function chunkItems(itemsize: number): number {
-  return Math.max(1, Math.floor(CHUNK.bytes / itemsize));
+function chunkItems(itemsize: number, bytes = CHUNK.bytes): number {
+  return Math.max(1, Math.floor(bytes / itemsize));
 }
 
 /** The byte length of a tensor's data in a file. */
@@ -128,7 +133,7 @@ export async function readTensorData(src: ByteReader, spec: DataSpec, device: De
   const { shape, dtype } = spec;
   const itemsize = DTYPE_INFO[dtype].itemsize;
   const n = numelOf(shape), code = dtypeCode(dtype);
-  const maxItems = chunkItems(itemsize);
+  const maxItems = chunkItems(itemsize, Math.min(CHUNK.bytes, READ_CHUNK_BYTES));
   const fill = async (bytes: Uint8Array): Promise<void> => {
     await src.readExactly(bytes, what);
     if (spec.bigEndian) byteSwap(bytes, itemsize);

@@ -33,7 +33,7 @@ export type BuildEvent =
   | { type: 'linked'; tool: string; file: string; seconds: number }
   | { type: 'command'; argv: string[] }
   | { type: 'log'; file: string; text: string }
-  | { type: 'wait'; holder: LockInfo }
+  | { type: 'wait'; holder: LockInfo; detail?: string }
   | { type: 'takeover'; holder?: LockInfo; why: string }
   | { type: 'warning'; text: string };
 
@@ -189,7 +189,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const sources = findSources(cfg);
   const paths = buildPaths(cfg);
   const lock = await acquireLock(paths.lock, {
-    onWait: (holder) => opts.onEvent?.({ type: 'wait', holder }),
+    onWait: (holder, detail) => opts.onEvent?.({ type: 'wait', holder, detail }),
     onTakeover: (holder, why) => opts.onEvent?.({ type: 'takeover', holder, why }),
   });
   try {
@@ -379,7 +379,7 @@ export async function clean(cfg: ResolvedConfig, onEvent?: (e: BuildEvent) => vo
   const removed: string[] = [];
   if (!exists(cfg.outDir)) return removed;
   const lock = await acquireLock(p.lock, {
-    onWait: (holder) => onEvent?.({ type: 'wait', holder }),
+    onWait: (holder, detail) => onEvent?.({ type: 'wait', holder, detail }),
     onTakeover: (holder, why) => onEvent?.({ type: 'takeover', holder, why }),
   });
   try {

@@ -7,14 +7,24 @@
 // holder on another host, which we cannot see, is waited for until the lock
 // is 30 minutes old. So a killed build never hangs the next one (unlike
 // pytorch#189245).
+//
+// NOTE [ Locks of older versions ]
+// A lock written by an older gpuext has no start time, so a live process
+// with its id may be the build that took it or an unrelated process that got
+// the id since. When that process started after the lock was taken, it is
+// the latter, and the lock is stale at once; otherwise the lock is waited for
+// LEGACY_WAIT_MS at most (a build of an older version may be running), the
+// wait message naming the process, and then taken over, saying so.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { errorCode, rmQuiet } from './fsutil';
-import { bootId, ownStartTicks, pidAlive, startTicks } from './procinfo';
+import { bootId, commandLine, ownStartTicks, pidAlive, startedAtMs, startTicks } from './procinfo';
 
 export const STALE_LOCK_MS = 30 * 60 * 1000;
+/** How long a lock of an older version naming a live process is waited for (NOTE [ Locks of older versions ]). */
+export const LEGACY_WAIT_MS = 2 * 60 * 1000;
 
 export interface LockInfo {
   pid: number;
@@ -32,14 +42,48 @@ function selfInfo(): LockInfo {
 }
 
 export interface LockOptions {
-  /** Called once when the lock is held by another live build and we start waiting. */
-  onWait?: (holder: LockInfo) => void;
+  /** Called once when the lock is held by another live build and we start waiting; `detail` says more of the holder. */
+  onWait?: (holder: LockInfo, detail?: string) => void;
   /** Called when a stale lock is taken over. */
   onTakeover?: (holder: LockInfo | undefined, why: string) => void;
   /** Poll interval (ms). */
   pollMs?: number;
   /** Locks older than this are stale (default 30 min). */
   staleMs?: number;
+  /** How long a lock of an older version naming a live process is waited for (default LEGACY_WAIT_MS). */
+  legacyWaitMs?: number;
+}
+
+/** What decides staleness: the age limit, and how long this acquirer has waited (NOTE [ Locks of older versions ]). */
+interface Staleness {
+  staleMs: number;
+  legacyWaitMs: number;
+  waitingSince: number;
+}
+
+/** Whether a lock is of an older version: no start time where this version records one (Linux). */
+function isLegacy(info: LockInfo): boolean {
+  return info.startTicks === undefined && ownStartTicks() !== undefined;
+}
+
+/** `ms` in seconds, to a tenth. */
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
+}
+
+/** The wait message of a build waiting for `holder` ("waiting for another build (pid 12, ...)"). */
+export function waitMessage(holder: LockInfo, detail?: string): string {
+  const host = holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : '';
+  return `waiting for another build (pid ${holder.pid}${host}${detail !== undefined ? `: ${detail}` : ''})`;
+}
+
+/** More of a holder on this host for the wait message: its command line, and the bounded wait of an older lock. */
+function holderDetail(holder: LockInfo, legacyWaitMs: number): string | undefined {
+  if (holder.hostname !== os.hostname()) return undefined;
+  const cmd = commandLine(holder.pid);
+  const parts = cmd !== undefined ? [`process ${holder.pid} is '${cmd}'`] : [];
+  if (isLegacy(holder)) parts.push(`the lock is of an older gpuext; taken over after ${seconds(legacyWaitMs)} s if still held`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
 export interface Lock {
@@ -70,7 +114,7 @@ function readLock(file: string): LockInfo | undefined | 'missing' {
 }
 
 /** Why the lock is stale, or undefined when its holder may still be running. */
-function staleReason(file: string, info: LockInfo | undefined, staleMs: number): string | undefined {
+function staleReason(file: string, info: LockInfo | undefined, st: Staleness): string | undefined {
   let age: number;
   try {
     age = Date.now() - fs.statSync(file).mtimeMs;
@@ -82,10 +126,10 @@ function staleReason(file: string, info: LockInfo | undefined, staleMs: number):
     return age > 5000 ? 'its content is unreadable' : undefined;
   }
   if (info.hostname === os.hostname()) {
-    const why = goneReason(file, info);
+    const why = goneReason(file, info) ?? legacyReason(info, st);
     if (why !== undefined) return why;
   }
-  if (age > staleMs) return `it is ${Math.round(age / 60000)} minutes old`;
+  if (age > st.staleMs) return `it is ${Math.round(age / 60000)} minutes old`;
   return undefined;
 }
 
@@ -108,6 +152,21 @@ function goneReason(file: string, info: LockInfo): string | undefined {
   return undefined;
 }
 
+/** On this host: why a lock of an older version (no start time) naming a live process is stale, or undefined. */
+function legacyReason(info: LockInfo, st: Staleness): string | undefined {
+  if (!isLegacy(info) || info.pid === process.pid) return undefined;
+  const started = startedAtMs(info.pid), taken = Date.parse(info.startedAt);
+  // startedAtMs may be up to 1 s early (the boot time is known to the second).
+  if (started !== undefined && Number.isFinite(taken) && started > taken + 1000) {
+    return `process ${info.pid} started after the lock was taken, so its id now names another process`;
+  }
+  const waited = Date.now() - st.waitingSince;
+  if (waited < st.legacyWaitMs) return undefined;
+  const cmd = commandLine(info.pid);
+  return `the lock is of an older gpuext (no start time) and names process ${info.pid}${cmd !== undefined ? ` ('${cmd}')` : ''}, ` +
+    `still running after ${seconds(waited)} s of waiting; it cannot be told from an unrelated process with the same id`;
+}
+
 function tryCreate(file: string, info: LockInfo): boolean {
   let fd: number;
   try {
@@ -128,18 +187,18 @@ function tryCreate(file: string, info: LockInfo): boolean {
  * Removes a stale lock, under a short second lock so two waiters cannot both
  * decide "stale" and one delete the other's fresh lock.
  */
-function takeOver(file: string, seen: LockInfo | undefined, staleMs: number): boolean {
+function takeOver(file: string, seen: LockInfo | undefined, st: Staleness): boolean {
   const guard = `${file}.takeover`;
   if (!tryCreate(guard, selfInfo())) {
     const g = readLock(guard);
     // A takeover guard lives milliseconds; one left by a killed process is removed.
-    if (g !== 'missing' && staleReason(guard, g, 10_000) !== undefined) rmQuiet(guard);
+    if (g !== 'missing' && staleReason(guard, g, { ...st, staleMs: 10_000 }) !== undefined) rmQuiet(guard);
     return false;
   }
   try {
     const now = readLock(file);
     if (now === 'missing') return true;
-    if (JSON.stringify(now) !== JSON.stringify(seen) || staleReason(file, now, staleMs) === undefined) return false;
+    if (JSON.stringify(now) !== JSON.stringify(seen) || staleReason(file, now, st) === undefined) return false;
     fs.rmSync(file, { force: true });
     return true;
   } finally {
@@ -187,20 +246,20 @@ function sleep(ms: number): Promise<void> {
 export async function acquireLock(file: string, opts: LockOptions = {}): Promise<Lock> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const info = selfInfo();
-  const staleMs = opts.staleMs ?? STALE_LOCK_MS;
+  const st: Staleness = { staleMs: opts.staleMs ?? STALE_LOCK_MS, legacyWaitMs: opts.legacyWaitMs ?? LEGACY_WAIT_MS, waitingSince: Date.now() };
   let waited = false;
   for (;;) {
     if (tryCreate(file, info)) break;
     const holder = readLock(file);
     if (holder === 'missing') continue;
-    const why = staleReason(file, holder, staleMs);
+    const why = staleReason(file, holder, st);
     if (why !== undefined) {
-      if (takeOver(file, holder, staleMs)) opts.onTakeover?.(holder, why);
+      if (takeOver(file, holder, st)) opts.onTakeover?.(holder, why);
       continue;
     }
     if (!waited && holder) {
       waited = true;
-      opts.onWait?.(holder);
+      opts.onWait?.(holder, holderDetail(holder, st.legacyWaitMs));
     }
     await sleep(opts.pollMs ?? 100);
   }

@@ -78,3 +78,10 @@ export function ownStartTicks(): number | undefined {
   if (ownTicks === null) ownTicks = startTicks(process.pid);
   return ownTicks;
 }
+
+/** The command line of a process on this host ('node build.js'), shortened, or undefined (gone, or off Linux). */
+export function commandLine(pid: number, max = 80): string | undefined {
+  const text = readText(`/proc/${pid}/cmdline`)?.split('\0').filter(Boolean).join(' ');
+  if (!text) return undefined;
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
