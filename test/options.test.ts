@@ -244,7 +244,7 @@ const NO_OPTIONS = new Set([
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
   'extensionRuntime.arity', 'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
-  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded',
+  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded', 'extensionRuntime.declared',
   'grad', 'valueAndGrad', ...['Function', 'FunctionContext', 'registerAutograd', 'grad', 'valueAndGrad', 'noGrad', 'enableGrad', 'isGradEnabled'].map((f) => `autograd.${f}`),
   'Device#equals', 'Device#toString', 'Device#toJSON',
   'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',
