@@ -174,6 +174,11 @@ export class ProcessGroup {
     private readonly ncclDevice: DeviceLike | undefined,
   ) {}
 
+  /** Where rank 0's store listens (address, family, port); undefined on the other ranks. */
+  get storeAddress(): { address: string; family: string; port: number } | undefined {
+    return this.server?.address;
+  }
+
   /** Whether the collective's tensors are CUDA tensors (then NCCL moves them); CUDA and CPU mixed is an error. */
   private onCuda(fn: string, ...ts: Tensor[]): boolean {
     const cuda = ts.map((t) => t.device.type === 'cuda');
