@@ -489,7 +489,7 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   let store: StoreClient | undefined;
   try {
     store = await StoreClient.connect(server !== undefined ? reachable(server.address.address) : connectHost, server?.port ?? port, secret,
-      Math.max(1, deadline - Date.now()), fn);
+      timeoutMs, fn, deadline);
     const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
     await store.set(`joined/${rank}`, new Uint8Array(0));
     if ((await store.add('joined', 1)) === worldSize) await store.set('all-joined', new Uint8Array(0));

@@ -60,12 +60,12 @@ export class StoreClient {
 
   /**
    * Connects to host:port and proves the job's secret, retrying while rank 0
-   * is not up yet until `timeoutMs` from now; a program on the port that is
-   * not this job's store, or one that does not answer, is an error saying so.
+   * is not up yet until `deadline` (ms since the epoch; default timeoutMs from
+   * now); a program on the port that is not this job's store, or one that
+   * does not answer, is an error saying so. Requests then wait timeoutMs.
    */
-  static async connect(host: string, port: number, secret: JobSecret, timeoutMs: number, fn: string): Promise<StoreClient> {
+  static async connect(host: string, port: number, secret: JobSecret, timeoutMs: number, fn: string, deadline = Date.now() + timeoutMs): Promise<StoreClient> {
     const where = `${host}:${port}`;
-    const deadline = Date.now() + timeoutMs;
     let last = 'no attempt';
     for (;;) {
       const left = deadline - Date.now();
