@@ -10,13 +10,14 @@
 // and that the wire's reader refuses a 4 GiB length prefix at once and reads
 // a trickled payload in linear time.
 import test, { type ExecutionContext } from 'ava';
-import { spawn } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { freePort } from '../lib/cli/run';
+import { placementFromEnv } from '../lib/distributed/env';
 import { createProcessGroup } from '../lib/distributed/group';
 import { StoreClient } from '../lib/distributed/store';
 import { bindAddress, nonce, proof } from '../lib/distributed/trust';
@@ -28,6 +29,8 @@ const LIB = path.resolve(__dirname, '../lib');
 const CLI = path.resolve(__dirname, '../lib/cli/main.js');
 /** The job's store limits (small, so that the deadlines pass quickly). */
 const LIMITS = { maxHeaderBytes: 4096, maxPayloadBytes: 65536, authTimeoutMs: 500, frameTimeoutMs: 1000 };
+/** Connections of mutated requests from members. */
+const MUTATED = 80;
 /** How long past a deadline the server may take to close (2 busy cores). */
 const SLACK = 1500;
 
@@ -276,10 +279,10 @@ async function fuzz(t: ExecutionContext, port: number, key: Buffer): Promise<voi
   // Mutated requests from members: each is served or closes its connection; nothing else.
   let served = 0;
   let closedByMutation = 0;
-  await batches(Array.from({ length: 40 }, (_, i) => i), 10, async () => {
+  await batches(Array.from({ length: MUTATED }, (_, i) => i), 20, async () => {
     const c = await open();
     if ((await c.auth(key))?.op !== 'ok') return void n.misses.push('mutation: the handshake failed');
-    for (let id = 1; id <= 25 && !c.isClosed; id++) {
+    for (let id = 1; id <= 30 && !c.isClosed; id++) {
       c.write(mutated(r, id));
       n.frames++;
       await new Promise((res) => setTimeout(res, 2));
@@ -294,7 +297,7 @@ async function fuzz(t: ExecutionContext, port: number, key: Buffer): Promise<voi
   const back = Buffer.from((await client.get('after', 1000)) ?? []).toString();
   client.close();
   t.log(`fuzz: ${n.frames} frames over ${n.connections} connections; hostile connections ${n.hostile}, refused ${n.refused}; ` +
-    `mutated requests: ${served} served, ${closedByMutation} of 40 connections closed; slowest refusal of a silent or slow stranger ${slowest} ms, of a member's half frame ${slowMember} ms`);
+    `mutated requests: ${served} served, ${closedByMutation} of ${MUTATED} connections closed; slowest refusal of a silent or slow stranger ${slowest} ms, of a member's half frame ${slowMember} ms`);
   t.deepEqual(n.misses, [], 'every hostile client refused');
   t.is(n.refused, n.hostile);
   t.true(slowest <= LIMITS.authTimeoutMs + SLACK, `slow and silent strangers closed within the deadline (${slowest} ms)`);
@@ -340,4 +343,27 @@ test('the wire refuses a 4 GiB length prefix at once and reads a trickled payloa
   t.deepEqual(frames, [32 << 20]);
   // Concatenating per chunk would copy 32768 * 16 MiB on average: minutes, not this.
   t.true(ms < 5000, `${ms} ms`);
+});
+
+test('gpuext run hands its ranks one fresh secret; several nodes without one, or a file others can read, is a usage error', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-store-secret-'));
+  const file = path.join(dir, 'env.js');
+  fs.writeFileSync(file, 'console.log(process.env.GPUEXT_STORE_SECRET);');
+  const env = { ...process.env, GPUEXT_STORE_SECRET: '', GPUEXT_STORE_SECRET_FILE: '' };
+  const runs = [0, 1].map(() => spawnSync(process.execPath, [CLI, 'run', '--nproc-per-node', '2', file], { encoding: 'utf8', env }));
+  const secrets = runs.map((r) => r.stdout.trim().split('\n'));
+  t.true(secrets.every((s) => s.length === 2 && s[0] === s[1] && /^[0-9a-f]{64}$/.test(s[0])), JSON.stringify(secrets));
+  t.not(secrets[0][0], secrets[1][0], 'a new one for each job');
+  const multi = spawnSync(process.execPath, [CLI, 'run', '--nnodes', '2', file], { encoding: 'utf8', env });
+  t.is(multi.status, 2);
+  t.regex(multi.stderr, /gpuext run: the ranks of a job on several hosts need a shared secret.*GPUEXT_STORE_SECRET/);
+  const keyFile = path.join(dir, 'key');
+  fs.writeFileSync(keyFile, randomBytes(32).toString('hex'), { mode: 0o644 });
+  fs.chmodSync(keyFile, 0o644);
+  const open = spawnSync(process.execPath, [CLI, 'run', '--nnodes', '2', file], { encoding: 'utf8', env: { ...env, GPUEXT_STORE_SECRET_FILE: keyFile } });
+  t.is(open.status, 2);
+  t.regex(open.stderr, /can be read by other users \(mode 644\); chmod 600/);
+  t.like(placementFromEnv({ RANK: '0', WORLD_SIZE: '4', LOCAL_WORLD_SIZE: '4', MASTER_ADDR: 'h', MASTER_PORT: '1' }, 'f'), { allLocal: true });
+  t.like(placementFromEnv({ RANK: '0', WORLD_SIZE: '4', LOCAL_WORLD_SIZE: '2', MASTER_ADDR: 'h', MASTER_PORT: '1' }, 'f'), { allLocal: false });
+  t.like(placementFromEnv({ SLURM_PROCID: '0', SLURM_NTASKS: '4', SLURM_JOB_NUM_NODES: '1', MASTER_ADDR: 'h', MASTER_PORT: '1' }, 'f'), { allLocal: true });
 });
