@@ -6,9 +6,7 @@
 // a timeout; a rank holding another secret, refused at once.
 import test from 'ava';
 import { spawn, type ChildProcess } from 'child_process';
-import * as fs from 'fs';
 import * as net from 'net';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
@@ -106,10 +104,15 @@ test('a stopped rank 0 is an error naming it within timeoutMs + 1 s; a killed on
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const T = 2000;
   try {
-    // Rank 0 is up when it has left its key for the other ranks (it writes it once it listens).
-    const keyFile = path.join(os.tmpdir(), `gpuext-store-${process.getuid?.() ?? os.userInfo().username}`, `${port}.key`);
-    for (let i = 0; i < 600 && !fs.existsSync(keyFile); i++) await new Promise((r) => setTimeout(r, 50));
-    t.true(fs.existsSync(keyFile), `rank 0 is listening; its stderr: ${err}`);
+    // Rank 0 is up when its port takes connections (this one closes at once, before the handshake).
+    let up = false;
+    for (let i = 0; i < 600 && !up; i++) {
+      up = await new Promise<boolean>((r) => {
+        const s = net.connect({ host: '127.0.0.1', port }, () => { s.destroy(); r(true); });
+        s.on('error', () => setTimeout(() => r(false), 50));
+      });
+    }
+    t.true(up, `rank 0 is listening; its stderr: ${err}`);
 
     child.kill('SIGSTOP');
     const join = await timed(rank1(port, T));

@@ -30,7 +30,7 @@ const CLI = path.resolve(__dirname, '../lib/cli/main.js');
 /** The job's store limits (small, so that the deadlines pass quickly). */
 const LIMITS = { maxHeaderBytes: 4096, maxPayloadBytes: 65536, authTimeoutMs: 500, frameTimeoutMs: 1000 };
 /** Connections of mutated requests from members. */
-const MUTATED = 80;
+const MUTATED = 200;
 /** How long past a deadline the server may take to close (2 busy cores). */
 const SLACK = 1500;
 
@@ -163,12 +163,12 @@ function mutated(r: () => number, id: number): Buffer {
   ];
   const b = frame({ ...kinds[Math.floor(r() * kinds.length)], id }, randomBytes(Math.floor(r() * 64)));
   const how = r();
-  if (how < 0.8) return b;
-  if (how < 0.9) {
+  if (how < 0.9) return b;
+  if (how < 0.95) {
     for (let k = 0; k < 1 + Math.floor(r() * 3); k++) b[Math.floor(r() * b.length)] = Math.floor(r() * 256);
     return b;
   }
-  if (how < 0.95) {
+  if (how < 0.98) {
     b.writeUInt32LE(Math.floor(r() * 2 ** 32), r() < 0.5 ? 0 : 4 + b.readUInt32LE(0));
     return b;
   }
@@ -279,7 +279,7 @@ async function fuzz(t: ExecutionContext, port: number, key: Buffer): Promise<voi
   // Mutated requests from members: each is served or closes its connection; nothing else.
   let served = 0;
   let closedByMutation = 0;
-  await batches(Array.from({ length: MUTATED }, (_, i) => i), 20, async () => {
+  await batches(Array.from({ length: MUTATED }, (_, i) => i), 40, async () => {
     const c = await open();
     if ((await c.auth(key))?.op !== 'ok') return void n.misses.push('mutation: the handshake failed');
     for (let id = 1; id <= 30 && !c.isClosed; id++) {
@@ -310,8 +310,10 @@ test('the store of a one-node job listens on 127.0.0.1; several nodes, on MASTER
   const gs = await Promise.all([0, 1].map((rank) => createProcessGroup({ rank, worldSize: 2, masterAddr: '127.0.0.1', masterPort: port, timeoutMs: 20_000 }, 'test')));
   t.is(gs[0].storeAddress?.address, '127.0.0.1');
   t.is(gs[1].storeAddress, undefined);
+  // Without a secret in the environment, rank 0 made one and left it for the others, for this user only.
   const keyFile = path.join(os.tmpdir(), `gpuext-store-${process.getuid?.() ?? os.userInfo().username}`, `${port}.key`);
-  t.is((fs.statSync(keyFile).mode & 0o777).toString(8), '600', 'the key rank 0 made is for this user only');
+  const made = !process.env.GPUEXT_STORE_SECRET && !process.env.GPUEXT_STORE_SECRET_FILE;
+  if (made) t.is((fs.statSync(keyFile).mode & 0o777).toString(8), '600');
   await Promise.all(gs.map((g) => g.destroy()));
   t.false(fs.existsSync(keyFile), 'and removed when the group ends');
 
