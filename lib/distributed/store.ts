@@ -75,6 +75,7 @@ export class StoreServer {
   private readonly sockets = new Set<net.Socket>();
   private unauthenticated = 0;
   private readonly atClose: (() => void)[] = [];
+  private bound: net.AddressInfo = { address: '', family: '', port: 0 };
   readonly stats: StoreStats = { connections: 0, authenticated: 0, refused: 0 };
   /** The name this store's keys live under (NOTE [ The store's handshake ]). */
   readonly session = nonce().slice(0, 32);
@@ -90,6 +91,7 @@ export class StoreServer {
       server.once('error', reject);
       server.listen(port, host, () => {
         server.off('error', reject);
+        s.bound = server.address() as net.AddressInfo;
         // After listening, an error (EMFILE on accept) is logged, never thrown into the event loop.
         server.on('error', (e) => debug('store: server error: %s', e.message));
         resolve(s);
@@ -97,8 +99,9 @@ export class StoreServer {
     });
   }
 
+  /** Where it listens (kept from the listen: the server's own address() is null once closed). */
   get address(): net.AddressInfo {
-    return this.server.address() as net.AddressInfo;
+    return this.bound;
   }
 
   get port(): number {
