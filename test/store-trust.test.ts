@@ -369,3 +369,43 @@ test('gpuext run hands its ranks one fresh secret; several nodes without one, or
   t.like(placementFromEnv({ RANK: '0', WORLD_SIZE: '4', LOCAL_WORLD_SIZE: '2', MASTER_ADDR: 'h', MASTER_PORT: '1' }, 'f'), { allLocal: false });
   t.like(placementFromEnv({ SLURM_PROCID: '0', SLURM_NTASKS: '4', SLURM_JOB_NUM_NODES: '1', MASTER_ADDR: 'h', MASTER_PORT: '1' }, 'f'), { allLocal: true });
 });
+
+test('two nodes: rank 0 listens on MASTER_ADDR\'s own interface; a node with another secret is refused, saying so', async (t) => {
+  const own = Object.values(os.networkInterfaces()).flat().find((i) => i !== undefined && i.family === 'IPv4' && !i.internal);
+  if (own === undefined) return void t.pass('no network interface but the loopback here');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gx-store-nodes-')), 'rank.js');
+  fs.writeFileSync(file, `const gx = require(${JSON.stringify(LIB)});
+(async () => {
+  const g = await gx.distributed.initProcessGroup({ timeoutMs: 15000 });
+  const x = gx.tensor([g.rank + 1.5]);
+  await g.allReduce(x);
+  console.log(JSON.stringify({ rank: g.rank, sum: x.item(), address: g.storeAddress?.address }));
+  await gx.distributed.destroyProcessGroup();
+})().catch((e) => { console.error(e.message); process.exit(3); });`);
+  const node = (k: number, port: number, secret: string): Promise<{ code: number | null; out: string; err: string }> => new Promise((resolve) => {
+    const c = spawn(process.execPath, [CLI, 'run', '--nnodes', '2', '--node-rank', String(k), '--master-addr', own.address, '--master-port', String(port), '--grace-ms', '500', file],
+      { env: { ...process.env, GPUEXT_STORE_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+    c.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+    c.on('exit', (code) => resolve({ code, out, err }));
+    nodes.push(c);
+  });
+  const nodes: ReturnType<typeof spawn>[] = [];
+  const secret = randomBytes(32).toString('hex');
+  const port = await freePort();
+  const [a, b] = await Promise.all([node(0, port, secret), node(1, port, secret)]);
+  t.is(a.code, 0, a.err);
+  t.is(b.code, 0, b.err);
+  t.deepEqual(JSON.parse(a.out), { rank: 0, sum: 4, address: own.address }, 'bound to the interface of MASTER_ADDR, not 0.0.0.0');
+  t.deepEqual(JSON.parse(b.out), { rank: 1, sum: 4 });
+
+  const port2 = await freePort();
+  const first = node(0, port2, secret);
+  const wrong = await node(1, port2, randomBytes(32).toString('hex'));
+  nodes[2].kill('SIGTERM');
+  await first;
+  t.is(wrong.code, 3);
+  t.regex(wrong.err, new RegExp(`initProcessGroup: rank 0's store at ${own.address.replace(/\./g, '\\.')}:${port2} refused this rank's secret \\(GPUEXT_STORE_SECRET\\)`));
+});
