@@ -159,6 +159,8 @@ export class StoreServer {
     const reader = new FrameReader(HANDSHAKE_LIMITS, (h, payload) => {
       if (frameTimer !== undefined) clearTimeout(frameTimer);
       frameTimer = undefined;
+      // Frames that came in the same chunk as a refused one are not served.
+      if (done) return;
       if (authed) {
         this.handle(h, payload, sock, send, refuse);
         return;
@@ -176,6 +178,7 @@ export class StoreServer {
         maxHeaderBytes: this.opts.maxHeaderBytes, maxPayloadBytes: this.opts.maxPayloadBytes });
     }, (why) => refuse(why));
     sock.on('data', (c: Buffer) => {
+      if (done) return;
       reader.push(c);
       if (!done && reader.inFrame && frameTimer === undefined) {
         frameTimer = setTimeout(() => refuse(`a frame took over ${this.opts.frameTimeoutMs / 1000} s to arrive`), this.opts.frameTimeoutMs);
