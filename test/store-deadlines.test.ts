@@ -15,6 +15,7 @@ import { createProcessGroup } from '../lib/distributed/group';
 import { StoreClient, StoreServer } from '../lib/distributed/store';
 import { nonce } from '../lib/distributed/trust';
 import { frame } from '../lib/distributed/wire';
+import { RawConn, rawFrame } from './store-hostile';
 
 const LIB = path.resolve(__dirname, '../lib');
 const INIT = 'gx.distributed.initProcessGroup';
@@ -152,4 +153,39 @@ test('a stopped rank 0 is an error naming it within timeoutMs + 1 s; a killed on
     child.kill('SIGKILL');
     await exited;
   }
+});
+
+test('the server: a part posted once, a closed get not counted as a reader, add of a non-number, no frame served after a refused one', async (t) => {
+  const key = Buffer.from('k'.repeat(32));
+  const server = await StoreServer.listen('127.0.0.1', 0, key);
+  const secret = { read: () => key, from: 'the test', mayBeStale: false };
+  const a = await StoreClient.connect('127.0.0.1', server.port, secret, 2000, 'f');
+  await a.set('part', Buffer.from([1]), 1, true);
+  await t.throwsAsync(a.set('part', Buffer.from([2]), 1, true), { message: /refused a 'set': the key [0-9a-f]{32}\/part holds a value already/ });
+  t.deepEqual([...((await a.get('part', 100)) ?? [])], [1]);
+
+  // A get whose connection closed: the next set's value stays for the one reader still to come.
+  const raw = await RawConn.open(server.port);
+  const ok = await raw.auth(key);
+  raw.write(frame({ id: 1, op: 'get', key: `${ok?.session ?? ''}/late`, timeoutMs: 5000 }));
+  await new Promise((r) => setTimeout(r, 100));
+  raw.sock.destroy();
+  await raw.closed;
+  await new Promise((r) => setTimeout(r, 100));
+  await a.set('late', Buffer.from([7]), 1);
+  t.deepEqual([...((await a.get('late', 100)) ?? [])], [7]);
+
+  await a.set('text', Buffer.from('abc'));
+  await t.throwsAsync(a.add('text', 1), { message: /holds no number/ });
+
+  // A frame the server refuses (a reply, not a request: the wire lets it through) and a set in one chunk: the set is not served.
+  const bad = await RawConn.open(server.port);
+  const ok2 = await bad.auth(key);
+  bad.write(Buffer.concat([rawFrame('{"id":1,"value":3}'), frame({ id: 2, op: 'set', key: `${ok2?.session ?? ''}/after` }, Buffer.from([1]))]));
+  const o = await bad.outcome(2000);
+  t.true(o.closed);
+  t.deepEqual(await a.has(['after', 'text']), [false, true]);
+  t.like(server.stats, { connections: 3, authenticated: 3, refused: 1 });
+  a.close();
+  await server.close();
 });

@@ -279,7 +279,7 @@ export class StoreServer {
         send({ id: h.id, present: (h.keys as string[]).map((k) => this.data.has(k)) });
         return;
       default:
-        refuse(`sent '${String(h.op)}', which is no request`);
+        refuse(h.op === undefined ? 'sent a reply, not a request' : `sent '${h.op}' after the handshake`);
     }
   }
 
