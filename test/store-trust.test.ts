@@ -71,10 +71,10 @@ class Tally {
   refused = 0;
   readonly misses: string[] = [];
 
-  /** A hostile connection's outcome: it must be closed by the server and never authenticated (unless `member`). */
+  /** A hostile connection's outcome: closed, never answered, never authenticated (a `member` proved the secret first). */
   check(what: string, o: Outcome, member = false): void {
     this.hostile++;
-    const ok = o.closed && o.authenticated === member && (member ? o.replies.length === 0 : true);
+    const ok = o.closed && o.authenticated === member && o.replies.length === 0;
     if (ok) this.refused++;
     else this.misses.push(`${what}: closed ${o.closed}, authenticated ${o.authenticated}, replies ${o.replies.length}`);
   }
