@@ -485,9 +485,9 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   const bindNamed = process.env[STORE_ENV.bind] !== undefined && process.env[STORE_ENV.bind] !== '';
   const connectHost = oneNode && !bindNamed ? loopbackOf(host) : host;
   const server = rank === 0 ? await listen(await bindAddress(process.env, host, oneNode, fn), port, secret.read() as Buffer, storeOpts, fn) : undefined;
-  if (server !== undefined && secret.publish !== undefined) server.onClose(secret.publish(server.port));
   let store: StoreClient | undefined;
   try {
+    if (server !== undefined && secret.publish !== undefined) server.onClose(secret.publish(server.port));
     store = await StoreClient.connect(server !== undefined ? reachable(server.address.address) : connectHost, server?.port ?? port, secret,
       timeoutMs, fn, deadline);
     const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
