@@ -26,7 +26,8 @@ import type { DType } from '../generated/dtypes';
 import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
 import { ncclOp, NcclComm, type Completion } from './nccl';
-import { StoreClient, StoreServer, type StoreOptions } from './store';
+import { StoreClient, StoreServer } from './store';
+import type { StoreOptions } from './store-options';
 import { bindAddress, isLoopback, jobSecret, loopbackOf, STORE_ENV } from './trust';
 
 const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true, store: true });

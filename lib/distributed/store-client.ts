@@ -16,7 +16,8 @@ const RETRY_MS = 50;
 const seconds = (ms: number): string => `${+(ms / 1000).toFixed(3)} s`;
 
 type Reply = { h: Header; payload: Buffer };
-type Attempt = { kind: 'ok'; client: StoreClient } | { kind: 'retry' | 'fatal'; why: string };
+/** A handshake's end: the connection and its `ok`, or why not (`retry`: rank 0 may not be up yet; `fatal`: waiting cannot help). */
+type Attempt = { kind: 'ok'; sock: net.Socket; ok: Header; reader: FrameReader; route: Route } | { kind: 'retry' | 'fatal'; why: string };
 
 /** Where a connection's frames go: the handshake's handlers first, then the client's. */
 interface Route {
@@ -74,18 +75,15 @@ export class StoreClient {
           'is rank 0 running, and are MASTER_ADDR / MASTER_PORT the same on every rank?');
       }
       const r = await attempt(host, port, where, secret, left, timeoutMs);
-      if (r.kind === 'ok') return r.client;
+      if (r.kind === 'ok') {
+        const limits = { maxHeaderBytes: Math.max(r.ok.maxHeaderBytes ?? 0, 1 << 20), maxPayloadBytes: r.ok.maxPayloadBytes ?? 0 };
+        r.reader.setLimits(limits);
+        return new StoreClient(r.sock, where, r.ok.session as string, limits, timeoutMs, r.route);
+      }
       if (r.kind === 'fatal') throw new Error(`${fn}: ${r.why}`);
       last = r.why;
       await new Promise((res) => setTimeout(res, RETRY_MS));
     }
-  }
-
-  /** @internal The client of a connection whose handshake just ended (attempt's). */
-  static adopt(sock: net.Socket, where: string, ok: Header, timeoutMs: number, reader: FrameReader, route: Route): StoreClient {
-    const limits = { maxHeaderBytes: Math.max(ok.maxHeaderBytes ?? 0, 1 << 20), maxPayloadBytes: ok.maxPayloadBytes ?? 0 };
-    reader.setLimits(limits);
-    return new StoreClient(sock, where, ok.session as string, limits, timeoutMs, route);
   }
 
   private failAll(why: string): void {
@@ -157,7 +155,7 @@ export class StoreClient {
   }
 }
 
-/** One connection and handshake; `retry` when rank 0 may not be up yet, `fatal` when waiting cannot help. */
+/** One connection and its handshake. */
 function attempt(host: string, port: number, where: string, secret: JobSecret, left: number, timeoutMs: number): Promise<Attempt> {
   return new Promise((resolve) => {
     const sock = net.connect({ host, port });
@@ -166,7 +164,7 @@ function attempt(host: string, port: number, where: string, secret: JobSecret, l
     let settled = false;
     const cn = nonce();
     let sn = '';
-    let key: Buffer | undefined;
+    let key: Uint8Array | undefined;
     const finish = (r: Attempt): void => {
       if (settled) return;
       settled = true;
@@ -200,11 +198,11 @@ function attempt(host: string, port: number, where: string, secret: JobSecret, l
           return finish(secret.mayBeStale ? { kind: 'retry', why: refused }
             : { kind: 'fatal', why: `${refused}: every rank of a job must have the same secret; is another job's rank 0 on port ${port}?` });
         }
-        if (h.op !== 'ok' || h.mac === undefined || h.session === undefined || !sameProof(h.mac, proof(key as Buffer, 'server', sn, cn))) {
+        if (h.op !== 'ok' || h.mac === undefined || h.session === undefined || !sameProof(h.mac, proof(key as Uint8Array, 'server', sn, cn))) {
           const why = `the program at ${where} does not hold the job's secret (${secret.from}): it is not this job's store; is another job on port ${port}?`;
           return finish(secret.mayBeStale ? { kind: 'retry', why } : { kind: 'fatal', why });
         }
-        finish({ kind: 'ok', client: StoreClient.adopt(sock, where, h, timeoutMs, reader, route) });
+        finish({ kind: 'ok', sock, ok: h, reader, route });
       },
       bad: (why) => notStore(`it sent a frame this rank cannot read: ${why}`),
     };

@@ -28,25 +28,12 @@ import * as net from 'net';
 import { debuglog } from 'util';
 
 import { nonce, proof, sameProof, type JobSecret } from './trust';
+import { STORE_DEFAULTS, type StoreOptions } from './store-options';
 import { FrameReader, frame, type FrameLimits, type Header } from './wire';
 
+export { STORE_DEFAULTS, type StoreOptions };
+
 const debug = debuglog('gpuext');
-
-/** Limits of rank 0's store (InitOptions.store). */
-export interface StoreOptions {
-  /** A request's JSON header, in bytes (default 1 MiB). */
-  maxHeaderBytes?: number;
-  /** A value's bytes (default 1 GiB): the largest CPU tensor a collective can move. */
-  maxPayloadBytes?: number;
-  /** How long a new connection has to prove it holds the job's secret (default 10 s). */
-  authTimeoutMs?: number;
-  /** How long one frame may take to arrive once its first byte did (default 60 s); a slower sender is closed. */
-  frameTimeoutMs?: number;
-}
-
-export const STORE_DEFAULTS: Readonly<Required<StoreOptions>> = {
-  maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 30, authTimeoutMs: 10_000, frameTimeoutMs: 60_000,
-};
 
 /** What is read before the handshake ends: an `auth` frame is about 200 bytes and carries no payload. */
 const HANDSHAKE_LIMITS: FrameLimits = { maxHeaderBytes: 1024, maxPayloadBytes: 0 };
@@ -58,6 +45,13 @@ export interface StoreStats {
   connections: number;
   authenticated: number;
   refused: number;
+}
+
+/** Where a store listens (net.AddressInfo's fields, without Node's types in the public declarations). */
+export interface BoundAddress {
+  address: string;
+  family: string;
+  port: number;
 }
 
 interface Waiter {
@@ -75,15 +69,15 @@ export class StoreServer {
   private readonly sockets = new Set<net.Socket>();
   private unauthenticated = 0;
   private readonly atClose: (() => void)[] = [];
-  private bound: net.AddressInfo = { address: '', family: '', port: 0 };
+  private bound: BoundAddress = { address: '', family: '', port: 0 };
   readonly stats: StoreStats = { connections: 0, authenticated: 0, refused: 0 };
   /** The name this store's keys live under (NOTE [ The store's handshake ]). */
   readonly session = nonce().slice(0, 32);
 
-  private constructor(private readonly server: net.Server, private readonly key: Buffer, private readonly opts: Required<StoreOptions>) {}
+  private constructor(private readonly server: net.Server, private readonly key: Uint8Array, private readonly opts: Required<StoreOptions>) {}
 
   /** Listens on host:port (port 0: any free port); only clients holding `key` are served. */
-  static listen(host: string, port: number, key: Buffer, opts: StoreOptions = {}): Promise<StoreServer> {
+  static listen(host: string, port: number, key: Uint8Array, opts: StoreOptions = {}): Promise<StoreServer> {
     return new Promise((resolve, reject) => {
       const server = net.createServer();
       const s = new StoreServer(server, key, { ...STORE_DEFAULTS, ...opts });
@@ -91,7 +85,8 @@ export class StoreServer {
       server.once('error', reject);
       server.listen(port, host, () => {
         server.off('error', reject);
-        s.bound = server.address() as net.AddressInfo;
+        const a = server.address() as net.AddressInfo;
+        s.bound = { address: a.address, family: a.family, port: a.port };
         // After listening, an error (EMFILE on accept) is logged, never thrown into the event loop.
         server.on('error', (e) => debug('store: server error: %s', e.message));
         resolve(s);
@@ -100,7 +95,7 @@ export class StoreServer {
   }
 
   /** Where it listens (kept from the listen: the server's own address() is null once closed). */
-  get address(): net.AddressInfo {
+  get address(): BoundAddress {
     return this.bound;
   }
 

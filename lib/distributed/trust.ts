@@ -40,7 +40,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The job's secret as this rank knows it. */
 export interface JobSecret {
   /** The key, or undefined while it cannot be read yet (another rank's file before rank 0 writes it). */
-  read(): Buffer | undefined;
+  read(): Uint8Array | undefined;
   /** Where it comes from, for messages. */
   readonly from: string;
   /** Whether a refusal may be a stale file (read it again and retry) rather than a wrong secret. */
@@ -147,7 +147,7 @@ function publishSecret(key: Buffer, port: number, fn: string): () => void {
 export const nonce = (): string => randomBytes(32).toString('hex');
 
 /** One side's proof that it holds the key: an HMAC of both nonces, labelled by side (a proof is never valid for the other side). */
-export function proof(key: Buffer, side: 'client' | 'server', serverNonce: string, clientNonce: string): string {
+export function proof(key: Uint8Array, side: 'client' | 'server', serverNonce: string, clientNonce: string): string {
   return createHmac('sha256', key).update(`gpuext-store v1 ${side}\n${serverNonce}\n${clientNonce}`).digest('hex');
 }
 
