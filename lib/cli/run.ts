@@ -5,8 +5,14 @@
 // fails, the others are stopped (SIGTERM, then SIGKILL after a grace period)
 // and the launcher exits with that rank's status, quoting the end of its
 // stderr. No rank is left running when the launcher returns.
+// The ranks of a one-node job get a fresh random secret for rank 0's store in
+// GPUEXT_STORE_SECRET (trust.ts, NOTE [ The store's trust ]); a job of several
+// nodes must bring its own, the same on every node.
 import { spawn, type ChildProcess } from 'child_process';
+import { randomBytes } from 'crypto';
 import * as net from 'net';
+
+import { jobSecret, STORE_ENV } from '../distributed/trust';
 
 import { parseArgs, UsageError } from './args';
 
@@ -20,7 +26,11 @@ const HELP = `usage: gpuext run [options] script.js [script args...]
   --grace-ms MS        how long stopped ranks get before SIGKILL (default 5000)
 
 Each rank runs \`node script.js\` with RANK, LOCAL_RANK, WORLD_SIZE,
-LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT set.`;
+LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT set, and
+${STORE_ENV.secret}: on one node a random secret made for the job; on several,
+export ${STORE_ENV.secret} (or ${STORE_ENV.secretFile}) with the same value on
+every node. Rank 0's store listens on the loopback for one node; on several,
+on MASTER_ADDR's address (${STORE_ENV.bind} names another).`;
 
 const SPEC = {
   'nproc-per-node': { value: true },
@@ -89,6 +99,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const portOpt = a.options.get('master-port');
   const masterPort = portOpt !== undefined ? positiveInt(portOpt, 'master-port', 0) : nnodes === 1 ? await freePort() : 29500;
   const worldSize = nproc * nnodes;
+  const secret = storeSecret(nnodes);
 
   const children: { rank: number; child: ChildProcess; tail: Tail }[] = [];
   for (let local = 0; local < nproc; local++) {
@@ -98,7 +109,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       env: {
         ...process.env,
         RANK: String(rank), LOCAL_RANK: String(local), WORLD_SIZE: String(worldSize), LOCAL_WORLD_SIZE: String(nproc),
-        GROUP_RANK: String(nodeRank), MASTER_ADDR: masterAddr, MASTER_PORT: String(masterPort),
+        GROUP_RANK: String(nodeRank), MASTER_ADDR: masterAddr, MASTER_PORT: String(masterPort), ...secret,
       },
     });
     const tail = new Tail();
@@ -152,6 +163,21 @@ export async function runCommand(argv: string[]): Promise<number> {
       });
     }
   });
+}
+
+/**
+ * The store's secret for the ranks' environment: the user's, checked now (a
+ * missing file is a usage error here, not one per rank); else, on one node, a
+ * fresh one; on several nodes none is an error saying how to give one.
+ */
+function storeSecret(nnodes: number): Record<string, string> {
+  try {
+    jobSecret(process.env, 'gpuext run', 1, 2, nnodes === 1, 0);
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const given = [STORE_ENV.secret, STORE_ENV.secretFile].some((k) => (process.env[k] ?? '') !== '');
+  return given ? {} : { [STORE_ENV.secret]: randomBytes(32).toString('hex') };
 }
 
 function isValueOption(a: string): boolean {

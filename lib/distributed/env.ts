@@ -15,14 +15,17 @@ export interface JobPlacement {
   masterPort: number;
   /** Which launcher's variables were read. */
   source: 'torchrun' | 'slurm' | 'openmpi';
+  /** Whether the launcher says every rank runs on this host (then rank 0's store listens on the loopback only). */
+  allLocal: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SOURCES: readonly { source: JobPlacement['source']; rank: string; size: string; local: string }[] = [
-  { source: 'torchrun', rank: 'RANK', size: 'WORLD_SIZE', local: 'LOCAL_RANK' },
-  { source: 'slurm', rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', local: 'SLURM_LOCALID' },
-  { source: 'openmpi', rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE', local: 'OMPI_COMM_WORLD_LOCAL_RANK' },
+/** Each launcher's variables; `hosts`: the one that is 1 when the whole job is on one host, or the ranks on this one (== size). */
+const SOURCES: readonly { source: JobPlacement['source']; rank: string; size: string; local: string; hosts: { nodes: string } | { localSize: string } }[] = [
+  { source: 'torchrun', rank: 'RANK', size: 'WORLD_SIZE', local: 'LOCAL_RANK', hosts: { localSize: 'LOCAL_WORLD_SIZE' } },
+  { source: 'slurm', rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', local: 'SLURM_LOCALID', hosts: { nodes: 'SLURM_JOB_NUM_NODES' } },
+  { source: 'openmpi', rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE', local: 'OMPI_COMM_WORLD_LOCAL_RANK', hosts: { localSize: 'OMPI_COMM_WORLD_LOCAL_SIZE' } },
 ];
 
 function integer(env: Env, name: string, fn: string, min: number): number {
@@ -52,5 +55,6 @@ export function placementFromEnv(env: Env, fn: string): JobPlacement {
   }
   const masterPort = env.MASTER_PORT === undefined && worldSize === 1 ? 0 : integer(env, 'MASTER_PORT', fn, 1);
   if (masterPort > 65535) throw new Error(`${fn}: MASTER_PORT=${masterPort} is not a TCP port`);
-  return { rank, worldSize, localRank, masterAddr, masterPort, source: s.source };
+  const allLocal = 'nodes' in s.hosts ? env[s.hosts.nodes] === '1' : Number(env[s.hosts.localSize]) === worldSize;
+  return { rank, worldSize, localRank, masterAddr, masterPort, source: s.source, allLocal };
 }

@@ -16,6 +16,9 @@
 // collective, each call enqueued on the device's current stream. NCCL does
 // not compare what the ranks called: a mismatch there hangs until the
 // job's launcher stops it, as with torch.distributed.
+// Who may talk to the store, and where it listens: trust.ts
+// (NOTE [ The store's trust ]); the keys of a collective are its sequence
+// number and rank, under the store's session, and each is posted once.
 import { tensor } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
@@ -24,8 +27,11 @@ import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
 import { ncclOp, NcclComm, type Completion } from './nccl';
 import { StoreClient, StoreServer } from './store';
+import type { StoreOptions } from './store-options';
+import { bindAddress, isLoopback, jobSecret, loopbackOf, STORE_ENV } from './trust';
 
-const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true });
+const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true, store: true });
+const STORE_KEYS = optionKeys<StoreOptions>({ maxHeaderBytes: true, maxPayloadBytes: true, authTimeoutMs: true, frameTimeoutMs: true });
 
 export type ReduceOp = 'sum' | 'prod' | 'min' | 'max' | 'avg';
 const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'min', 'max', 'avg'];
@@ -39,6 +45,8 @@ export interface InitOptions {
   timeoutMs?: number;
   /** The GPU this rank's collectives of CUDA tensors use (default: the device of the first such tensor). */
   device?: DeviceLike;
+  /** Limits of the store rank 0 hosts: frame caps and connection deadlines (README "What the store trusts"). */
+  store?: StoreOptions;
 }
 
 /** A pending collective: await it (or its wait()) before reading the tensors it writes. */
@@ -101,10 +109,17 @@ function encode(h: CallHeader, data: ArrayBufferView): Uint8Array {
   return out;
 }
 
-function decode(bytes: Uint8Array): { h: CallHeader; bytes: Buffer } {
+/** A rank's post; `who` names it in the error when the bytes are not one. */
+function decode(bytes: Uint8Array, who: string): { h: CallHeader; bytes: Buffer } {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const hl = b.readUInt32LE(0);
-  return { h: JSON.parse(b.subarray(4, 4 + hl).toString('utf8')) as CallHeader, bytes: b.subarray(4 + hl) };
+  const hl = b.length >= 4 ? b.readUInt32LE(0) : -1;
+  let h: unknown;
+  try {
+    h = hl >= 0 && 4 + hl <= b.length ? JSON.parse(b.subarray(4, 4 + hl).toString('utf8')) : undefined;
+  } catch { /* refused below */ }
+  const ok = typeof h === 'object' && h !== null && typeof (h as CallHeader).what === 'string' && Array.isArray((h as CallHeader).shape);
+  if (!ok) throw new Error(`${who} is not a post of gx.distributed (${b.length} bytes)`);
+  return { h: h as CallHeader, bytes: b.subarray(4 + hl) };
 }
 
 type Values = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array;
@@ -159,6 +174,11 @@ export class ProcessGroup {
     private readonly server: StoreServer | undefined,
     private readonly ncclDevice: DeviceLike | undefined,
   ) {}
+
+  /** Where rank 0's store listens (address, family, port); undefined on the other ranks. */
+  get storeAddress(): { address: string; family: string; port: number } | undefined {
+    return this.server?.address;
+  }
 
   /** Whether the collective's tensors are CUDA tensors (then NCCL moves them); CUDA and CPU mixed is an error. */
   private onCuda(fn: string, ...ts: Tensor[]): boolean {
@@ -227,13 +247,13 @@ export class ProcessGroup {
     const key = (r: number): string => `c/${seq}/${r}`;
     // Who reads this post: everyone else, except that in a rooted collective the others' posts go to the root only.
     const readers = h.root === undefined || h.root === this.rank ? this.worldSize - 1 : 1;
-    if (data !== undefined) await this.store.set(key(this.rank), encode(h, data), readers);
+    if (data !== undefined) await this.store.set(key(this.rank), encode(h, data), readers, true);
     const got = new Map<number, Buffer>();
     await Promise.all(from.map(async (r) => {
       if (r === this.rank && data !== undefined) return;
       const b = await this.store.get(key(r), this.timeoutMs);
       if (b === undefined) throw await this.missing(fn, key, from);
-      const d = decode(b);
+      const d = decode(b, `rank ${r}'s part of collective ${seq}`);
       if (describe(d.h) !== describe(h)) {
         throw new Error(`${fn}: ranks disagree: rank ${this.rank} called ${describe(h)} but rank ${r} called ${describe(d.h)}`);
       }
@@ -244,7 +264,9 @@ export class ProcessGroup {
 
   private run(fn: string, body: () => Promise<void>): Work {
     this.check(fn);
-    return new Work(body());
+    return new Work(body().catch((e: unknown) => {
+      throw named(fn, e);
+    }));
   }
 
   /** Reduces `t` across ranks in place: every rank ends with the result (sum, prod, min, max, avg). */
@@ -365,7 +387,7 @@ export class ProcessGroup {
       const b = await this.store.get(key, this.timeoutMs);
       if (b === undefined) throw new Error(`${fn}: rank ${src} sent nothing within ${this.timeoutMs / 1000} s`);
       await this.store.del([key]);
-      const d = decode(b);
+      const d = decode(b, `what rank ${src} sent`);
       if (describe(d.h) !== describe(want)) throw new Error(`${fn}: rank ${src} sent ${d.h.dtype} [${d.h.shape.join(', ')}] but this recv takes ${x.dtype} [${x.shape.join(', ')}]`);
       writeInto(x, viewLike(valuesOf(x), d.bytes));
     });
@@ -415,6 +437,12 @@ export class ProcessGroup {
 
 const ranks = (n: number): number[] => Array.from({ length: n }, (_, r) => r);
 
+/** The error, its message starting with `fn` (the store's own errors name rank 0, not the call). */
+function named(fn: string, e: unknown): Error {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.startsWith(`${fn}:`) ? (e as Error) : new Error(`${fn}: ${m}`);
+}
+
 export function checkOp(op: unknown, fn: string, dtype: DType): asserts op is ReduceOp {
   if (!(REDUCE_OPS as readonly unknown[]).includes(op)) throw new TypeError(`${fn}: op must be one of ${REDUCE_OPS.join(', ')}, got ${String(op)}`);
   if (op === 'avg' && !['float32', 'float64', 'float16', 'bfloat16'].includes(dtype)) throw new TypeError(`${fn}: 'avg' needs a floating tensor, got ${dtype}`);
@@ -446,24 +474,55 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   if (!(Number.isInteger(worldSize) && (worldSize as number) >= 1 && Number.isInteger(rank) && (rank as number) >= 0 && (rank as number) < (worldSize as number))) {
     throw new RangeError(`${fn}: rank must be an integer from 0 to worldSize - 1 and worldSize at least 1, got rank ${String(rank)} of ${String(worldSize)}`);
   }
+  const storeOpts = checkStoreOptions(opts.store, fn);
   const host = opts.masterAddr ?? env?.masterAddr ?? process.env.MASTER_ADDR ?? '127.0.0.1';
   const port = opts.masterPort ?? env?.masterPort ?? Number(process.env.MASTER_PORT ?? 0);
   if (port === 0 && worldSize !== 1) throw new TypeError(`${fn}: masterPort (or MASTER_PORT) is needed with more than one rank`);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
-  const server = rank === 0 ? await StoreServer.listen(worldSize === 1 ? '127.0.0.1' : '0.0.0.0', port).catch((e: Error) => {
-    throw new Error(`${fn}: rank 0 cannot listen on port ${port}: ${e.message}`);
-  }) : undefined;
-  const store = await StoreClient.connect(rank === 0 ? '127.0.0.1' : host, server?.port ?? port, deadline, fn);
-  const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
-  await store.set(`joined/${rank}`, new Uint8Array(0));
-  if ((await store.add('joined', 1)) === worldSize) await store.set('all-joined', new Uint8Array(0));
-  if ((await store.get('all-joined', Math.max(1, deadline - Date.now()))) === undefined) {
-    const present = await store.has(ranks(worldSize as number).map((r) => `joined/${r}`));
-    const absent = ranks(worldSize as number).filter((r) => !present[r]);
-    store.close();
+  // One host: the store listens on the loopback, and every rank reaches it there (NOTE [ The store's trust ]).
+  const oneNode = worldSize === 1 || isLoopback(host) || env?.allLocal === true;
+  const secret = jobSecret(process.env, fn, rank as number, worldSize as number, oneNode, port);
+  const bindNamed = process.env[STORE_ENV.bind] !== undefined && process.env[STORE_ENV.bind] !== '';
+  const connectHost = oneNode && !bindNamed ? loopbackOf(host) : host;
+  const server = rank === 0 ? await listen(await bindAddress(process.env, host, oneNode, fn), port, secret.read() as Buffer, storeOpts, fn) : undefined;
+  let store: StoreClient | undefined;
+  try {
+    if (server !== undefined && secret.publish !== undefined) server.onClose(secret.publish(server.port));
+    store = await StoreClient.connect(server !== undefined ? reachable(server.address.address) : connectHost, server?.port ?? port, secret,
+      timeoutMs, fn, deadline);
+    const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
+    await store.set(`joined/${rank}`, new Uint8Array(0));
+    if ((await store.add('joined', 1)) === worldSize) await store.set('all-joined', new Uint8Array(0));
+    if ((await store.get('all-joined', Math.max(1, deadline - Date.now()))) === undefined) {
+      const present = await store.has(ranks(worldSize as number).map((r) => `joined/${r}`));
+      const absent = ranks(worldSize as number).filter((r) => !present[r]);
+      throw new Error(`${fn}: rank${absent.length === 1 ? '' : 's'} ${absent.join(', ')} of ${worldSize} did not arrive within ${timeoutMs / 1000} s at ${host}:${port}`);
+    }
+    return group;
+  } catch (e) {
+    store?.close();
     await server?.close();
-    throw new Error(`${fn}: rank${absent.length === 1 ? '' : 's'} ${absent.join(', ')} of ${worldSize} did not arrive within ${timeoutMs / 1000} s at ${host}:${port}`);
+    throw named(fn, e);
   }
-  return group;
+}
+
+async function listen(bind: string, port: number, key: Buffer, opts: StoreOptions, fn: string): Promise<StoreServer> {
+  return StoreServer.listen(bind, port, key, opts).catch((e: Error) => {
+    throw new Error(`${fn}: rank 0 cannot listen on ${bind}:${port}: ${e.message}`);
+  });
+}
+
+/** The address rank 0's own client reaches its store at: the one it is bound to, the loopback for a wildcard. */
+const reachable = (bound: string): string => (bound === '0.0.0.0' ? '127.0.0.1' : bound === '::' ? '::1' : bound);
+
+function checkStoreOptions(o: unknown, fn: string): StoreOptions {
+  const opts = checkOptions<StoreOptions>(o, `${fn}: store`, STORE_KEYS);
+  for (const [k, v] of Object.entries(opts)) {
+    if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 1)) {
+      throw new TypeError(`${fn}: store.${k} must be a positive integer, got ${String(v)}`);
+    }
+  }
+  if (opts.maxPayloadBytes !== undefined && opts.maxPayloadBytes > 2 ** 32 - 1) throw new RangeError(`${fn}: store.maxPayloadBytes must be below 2^32 (a frame's length is 32 bits), got ${opts.maxPayloadBytes}`);
+  return opts;
 }

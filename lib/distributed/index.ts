@@ -6,6 +6,7 @@ import { createProcessGroup, ProcessGroup, Work, type InitOptions, type ReduceOp
 
 export { ProcessGroup, Work, type InitOptions, type ReduceOp };
 export { placementFromEnv, type JobPlacement } from './env';
+export type { StoreOptions } from './store-options';
 export { DeviceGroup, initDeviceGroup, type DeviceGroupOptions } from './device-group';
 export { ncclVersion } from './nccl';
 
