@@ -9,7 +9,7 @@ import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import { tidy, track as trackTensor, untrack } from '../tidy';
 import { ownRef, runGraph, type Capture } from './engine';
-import { alias, requiresGrad, type Node } from './graph';
+import { alias, isFloatingDType, requiresGrad, type Node } from './graph';
 import { enableGrad, noGrad } from './mode';
 
 type Fn = (...args: never[]) => Tensor;
@@ -107,7 +107,6 @@ export interface FunctionalOptions {
 }
 
 const OPTION_KEYS = optionKeys<FunctionalOptions>({ createGraph: true, strict: true });
-const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
 
 interface Call {
   /** The leaves f ran on, one per input. */
@@ -126,7 +125,7 @@ function listOf(x: unknown, what: string, api: string): { list: Tensor[]; single
     const name = single ? what : `${what}[${i}]`;
     if (!(t instanceof Tensor)) throw new TypeError(`${api}: ${name} must be a Tensor, got ${typeof t}`);
     if (t.isDisposed) throw new Error(`${api}: ${name} was disposed`);
-    if (!FLOATING.has(t.dtype)) throw new TypeError(`${api}: ${name} must be a floating tensor to differentiate, got ${t.dtype}`);
+    if (!isFloatingDType(t.dtype)) throw new TypeError(`${api}: ${name} must be a floating tensor to differentiate, got ${t.dtype}`);
   });
   return { list: list as Tensor[], single };
 }

@@ -16,7 +16,7 @@ import { sumToShape } from './engine';
 import { whereOp } from '../ops/elementwise';
 import { Tensor } from '../tensor';
 import { autogradHooks } from '../tensor';
-import { record, recorders, requiresGrad, shouldRecord } from './graph';
+import { isFloatingDType, record, recorders, requiresGrad, shouldRecord } from './graph';
 
 const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
@@ -109,7 +109,7 @@ recorders.clamp = (x, lo, hi, out) => {
 
 recorders.astype = (x, out) => {
   const dtype = x.dtype;
-  if (!['float32', 'float64', 'float16', 'bfloat16'].includes(dtype)) return;
+  if (!isFloatingDType(dtype)) return;
   record('astype', [x], out, [], (g) => [g.astype(dtype)]);
 };
 

@@ -228,7 +228,8 @@ export function shouldRecord(...xs: readonly unknown[]): boolean {
   return false;
 }
 
-const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
+/** Whether a dtype can carry a gradient: the floating kind of the dtype list (csrc/include/gpuext/dtype_list.h). */
+export const isFloatingDType = (d: string): boolean => DTYPE_INFO[d as keyof typeof DTYPE_INFO]?.kind === 'f';
 
 /**
  * Records `output` as made by `name` from `inputs` (tensors, numbers or
@@ -237,7 +238,7 @@ const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
  * returns one gradient per input (null where there is none). Returns output.
  */
 export function record<T extends Tensor>(name: string, inputs: readonly unknown[], output: T, save: readonly Tensor[], backward: BackwardFn): T {
-  if (!FLOATING.has(output.dtype)) return output;  // an integer or bool result has no gradient
+  if (!isFloatingDType(output.dtype)) return output;  // an integer or bool result has no gradient
   recordNode(name, inputs, [output], save, backward, true);
   return output;
 }
@@ -268,7 +269,7 @@ function recordNode(name: string, inputs: readonly unknown[], outputs: readonly 
   const node = new Node(name, edges, infos, outInfos, backward, save, single);
   for (let index = 0; index < outputs.length; index++) {
     const out = outputs[index];
-    if (!FLOATING.has(out.dtype)) continue;
+    if (!isFloatingDType(out.dtype)) continue;
     node.refs++;
     // An output this node saves already has a meta (its savedIn); keep it.
     out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };

@@ -5,10 +5,9 @@ import { Tensor } from '../tensor';
 import { checkOptions, optionKeys } from '../options';
 import { untrack } from '../tidy';
 import { ownRef, runBackward, type BackwardOptions } from './engine';
-import { requiresGrad as needsGrad, type Node } from './graph';
+import { isFloatingDType, requiresGrad as needsGrad, type Node } from './graph';
 import { registerHook, retainGrad, retainsGrad, type GradHook, type RemovableHandle } from './hooks';
 
-const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
 const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true, createGraph: true });
 
 declare module '../tensor' {
@@ -53,7 +52,7 @@ type DType = import('../generated/dtypes').DType;
 
 function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
   if (typeof on !== 'boolean') throw new TypeError(`${fn}: expected a boolean, got ${typeof on}`);
-  if (on && !FLOATING.has(t.dtype)) throw new TypeError(`${fn}: only floating tensors can require grad, this one is ${t.dtype}`);
+  if (on && !isFloatingDType(t.dtype)) throw new TypeError(`${fn}: only floating tensors can require grad, this one is ${t.dtype}`);
   if (t.ag?.node != null) {
     if (!on) throw new Error(`${fn}: this tensor was made by ${(t.ag.node as Node).name}; use detach() to cut it from the graph`);
     return;

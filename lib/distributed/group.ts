@@ -22,7 +22,7 @@
 import { tensor } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
-import type { DType } from '../generated/dtypes';
+import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import { parseDevice, type DeviceLike } from '../device';
 import { placementFromEnv } from './env';
 import { ncclOp, NcclComm, type Completion } from './nccl';
@@ -445,7 +445,7 @@ function named(fn: string, e: unknown): Error {
 
 export function checkOp(op: unknown, fn: string, dtype: DType): asserts op is ReduceOp {
   if (!(REDUCE_OPS as readonly unknown[]).includes(op)) throw new TypeError(`${fn}: op must be one of ${REDUCE_OPS.join(', ')}, got ${String(op)}`);
-  if (op === 'avg' && !['float32', 'float64', 'float16', 'bfloat16'].includes(dtype)) throw new TypeError(`${fn}: 'avg' needs a floating tensor, got ${dtype}`);
+  if (op === 'avg' && DTYPE_INFO[dtype].kind !== 'f') throw new TypeError(`${fn}: 'avg' needs a floating tensor, got ${dtype}`);
 }
 
 /** `big` is worldSize blocks of `small` along its first dimension. */
