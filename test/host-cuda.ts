@@ -1,0 +1,64 @@
+// Generated CUDA compiled for the host: the kernels of lib/rtc and gx.fuse run
+// on the CPU with the CUDA qualifiers defined away and the grid walked one
+// thread at a time (no kernel here uses shared memory or barriers), so their
+// index math, vector paths and arithmetic are checked without a GPU. Also
+// nvcc -c for sm_90 of a whole source (no GPU needed).
+import { spawnSync } from 'child_process';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+/** What a host compile of CUDA code needs: the qualifiers, the built-in index variables, a launcher. */
+export const HOST_SHIM = `#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+using std::floor; using std::fmin; using std::fmax;
+struct gx_dim3 { unsigned x = 0, y = 0, z = 0; };
+static gx_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+#define __restrict__ __restrict
+#define asm(...)
+template <typename F> void gx_launch(unsigned blocks, unsigned threads, F f) {
+  gridDim.x = blocks; blockDim.x = threads; gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;
+  for (unsigned b = 0; b < blocks; ++b) {
+    blockIdx.x = b;
+    for (unsigned t = 0; t < threads; ++t) { threadIdx.x = t; f(); }
+  }
+}
+`;
+
+export function hasTool(tool: string): boolean {
+  return spawnSync(tool, ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+export function tmpDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `gpuext-${prefix}-`));
+}
+
+/** g++ -std=c++17 -O2 (no FMA contraction under ISO C++, as the ops' CPU build) of `source`, run; its stdout. */
+export function runHost(source: string, dir: string, args: string[] = [], flags: string[] = []): string {
+  const file = path.join(dir, 'host.cpp');
+  const exe = path.join(dir, 'host');
+  fs.writeFileSync(file, source);
+  const c = spawnSync('g++', ['-std=c++17', '-O2', '-Wno-unknown-pragmas', ...flags, '-o', exe, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (c.status !== 0) throw new Error(`g++ failed:\n${c.stderr.slice(0, 4000)}`);
+  const r = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`host run failed (${r.status ?? r.signal}): ${r.stderr.slice(0, 2000)}`);
+  return r.stdout;
+}
+
+/** nvcc -c for sm_90 of `source`; the compiler's output on failure. */
+export function nvccCompile(source: string, dir: string, flags: string[] = []): { ok: boolean; log: string } {
+  const file = path.join(dir, 'k.cu');
+  fs.writeFileSync(file, source);
+  const r = spawnSync('nvcc', ['-arch=sm_90', '-c', ...flags, '-o', path.join(dir, 'k.o'), file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { ok: r.status === 0, log: `${r.stdout}${r.stderr}` };
+}
