@@ -45,13 +45,18 @@ export function tmpDir(prefix: string): string {
 
 /** g++ -std=c++17 -O2 (no FMA contraction under ISO C++, as the ops' CPU build) of `source`, run; its stdout. */
 export function runHost(source: string, dir: string, args: string[] = [], flags: string[] = []): string {
+  return runHostBytes(source, dir, args, flags).toString('utf8');
+}
+
+/** runHost's stdout as bytes. */
+export function runHostBytes(source: string, dir: string, args: string[] = [], flags: string[] = []): Buffer {
   const file = path.join(dir, 'host.cpp');
   const exe = path.join(dir, 'host');
   fs.writeFileSync(file, source);
   const c = spawnSync('g++', ['-std=c++17', '-O2', '-Wno-unknown-pragmas', ...flags, '-o', exe, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (c.status !== 0) throw new Error(`g++ failed:\n${c.stderr.slice(0, 4000)}`);
-  const r = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
-  if (r.status !== 0) throw new Error(`host run failed (${r.status ?? r.signal}): ${r.stderr.slice(0, 2000)}`);
+  const r = spawnSync(exe, args, { maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`host run failed (${r.status ?? r.signal}): ${r.stderr.toString('utf8').slice(0, 2000)}`);
   return r.stdout;
 }
 

@@ -1,0 +1,232 @@
+// gx.fuse covers every elementwise op of the op list (ops/op-list.js, through
+// the generated BINARY / UNARY tables) with the eager op's arithmetic: its
+// C++ functor, in the eager op's compute type (NOTE [ Fused ops are the ops'
+// functors ] in lib/jit/fuse-ops.ts). For each op and every dtype gx.fuse
+// computes in (tensor operands of each dtype pair, and JS numbers):
+// - fuse refuses exactly what the eager op refuses, and its result dtype is
+//   the eager op's;
+// - every fused source compiles for sm_90 with nvcc, in NVRTC's mode (no C++
+//   library: NOTE [ Functor headers under NVRTC ] in ops/common/hd_math.h);
+// - the fused device functions, compiled for the host (g++, ISO C++: no FMA
+//   contraction, as the ops' CPU build) and run on random and special inputs,
+//   equal the eager CPU ops bit for bit;
+// - on every device the fused call equals the eager op bit for bit (on the
+//   CPU fuse runs the ops one by one; on CUDA it is the fused kernel).
+import test, { type ExecutionContext } from 'ava';
+import fs from 'fs';
+import path from 'path';
+
+import * as gx from '../lib';
+import { FUSABLE_OPS } from '../lib/jit/fuse-ops';
+import { BINARY, UNARY } from '../lib/generated/ops';
+import { deviceTestSerial, randomValues, type TestDevice } from './helpers';
+import { hasTool, HOST_SHIM, nvccCompile, ROOT, runHostBytes, tmpDir } from './host-cuda';
+
+type D = 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
+const DTYPES: D[] = ['bool', 'int32', 'int64', 'float32', 'float64'];
+const C: Record<D, string> = { bool: 'bool', int32: 'int', int64: 'long long', float32: 'float', float64: 'double' };
+const SIZE: Record<D, number> = { bool: 1, int32: 4, int64: 8, float32: 4, float64: 8 };
+const N = 96;
+
+/** An operand: a tensor of a dtype, or a JS number (weak). */
+type Operand = D | 3 | 2.5;
+
+interface Case {
+  id: string;
+  op: string;
+  operands: Operand[];
+  /** The eager op on CPU tensors (or numbers). */
+  eager: (args: (gx.Tensor | number)[]) => gx.Tensor;
+}
+
+const gxf = gx as unknown as Record<string, (...a: unknown[]) => gx.Tensor>;
+
+/** Every op of the op list with every operand combination. */
+function cases(): Case[] {
+  const out: Case[] = [];
+  const idOf = (op: string, ops: Operand[]): string => `${op}_${ops.map((o) => (typeof o === 'number' ? (Number.isInteger(o) ? 'int' : 'flt') : o)).join('_')}`;
+  for (const op of Object.keys(BINARY)) {
+    const combos: Operand[][] = [];
+    for (const a of DTYPES) for (const b of [...DTYPES, 3, 2.5] as Operand[]) combos.push([a, b]);
+    for (const a of DTYPES) combos.push([3, a]);
+    for (const ops of combos) out.push({ id: idOf(op, ops), op, operands: ops, eager: (args) => gxf[op](args[0], args[1]) });
+  }
+  for (const op of Object.keys(UNARY)) {
+    for (const a of DTYPES) out.push({ id: idOf(op, [a]), op, operands: [a], eager: (args) => gxf[op](args[0]) });
+  }
+  for (const a of DTYPES) {
+    for (const b of [...DTYPES, 2.5] as Operand[]) {
+      out.push({ id: idOf('where', ['bool', a, b]), op: 'where', operands: ['bool', a, b], eager: (args) => gx.where(args[0] as gx.Tensor, args[1], args[2]) });
+    }
+  }
+  return out;
+}
+
+/** The fused function of a case: the op applied to its parameters, named after the case. */
+function fusedOf(c: Case): gx.FusedFunction<(...a: (gx.Tensor | number)[]) => gx.Tensor> {
+  const params = c.operands.map((_, i) => `a${i}`);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const fn = new Function('gx', `return function ${c.id}(${params.join(', ')}) { return gx.${c.op}(${params.join(', ')}); };`)(gx) as (...a: (gx.Tensor | number)[]) => gx.Tensor;
+  return gx.fuse(fn, { name: c.id });
+}
+
+/** Random values plus the special ones each dtype has (NaN, infinities, signed zeros, extremes, remainder's zero divisors). */
+function inputValues(d: D, seed: number): number[] | bigint[] {
+  const r = randomValues(d, N, seed);
+  if (d === 'int64') {
+    const v = Array.from(r as BigInt64Array);
+    v.splice(0, 6, -(2n ** 63n), 2n ** 63n - 1n, 0n, -1n, 1n, 7n);
+    return v;
+  }
+  const v = Array.from(r as ArrayLike<number>);
+  if (d === 'float32' || d === 'float64') v.splice(0, 12, NaN, Infinity, -Infinity, 0, -0, 1, -1, 0.5, 20.5, -3.5, 1e-40, 2.5);
+  if (d === 'int32') v.splice(0, 6, -(2 ** 31), 2 ** 31 - 1, 0, -1, 1, 7);
+  return v;
+}
+
+function tensorOf(d: D, values: number[] | bigint[], device: TestDevice): gx.Tensor {
+  if (d === 'int64') return gx.tensor(BigInt64Array.from(values as bigint[]), { device });
+  const arr = d === 'float32' ? Float32Array.from(values as number[]) : d === 'float64' ? Float64Array.from(values as number[])
+    : d === 'int32' ? Int32Array.from(values as number[]) : Uint8Array.from(values as number[]);
+  return gx.tensor(arr, { device, dtype: d });
+}
+
+function bytesOf(t: gx.Tensor): Buffer {
+  const a = t.toArraySync() as ArrayLike<number> & { buffer: ArrayBufferLike; byteOffset: number; byteLength: number };
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+const INPUTS = new Map<string, number[] | bigint[]>();
+/** The values of operand `k` of dtype `d` (the same in every case, so the host program declares each once). */
+function inputs(d: D, k: number): number[] | bigint[] {
+  const key = `${d}${k}`;
+  let v = INPUTS.get(key);
+  if (v === undefined) INPUTS.set(key, (v = inputValues(d, 17 + k * 101 + DTYPES.indexOf(d))));
+  return v;
+}
+
+function argsOf(c: Case, device: TestDevice): (gx.Tensor | number)[] {
+  return c.operands.map((o, k) => (typeof o === 'number' ? o : tensorOf(o, inputs(o, k), device)));
+}
+
+/** A C literal of a value of dtype d. */
+function cLiteral(d: D, v: number | bigint): string {
+  if (typeof v === 'bigint') return v === -(2n ** 63n) ? '(-9223372036854775807LL - 1)' : `${v}LL`;
+  if (Number.isNaN(v)) return `(${C[d]})__builtin_nan("")`;
+  if (!Number.isFinite(v)) return `(${v > 0 ? '' : '-'}(${C[d]})__builtin_inf())`;
+  if (Object.is(v, -0)) return `(${C[d]})-0.0`;
+  return `(${C[d]})${v}${d === 'int32' && v === -(2 ** 31) ? 'LL' : ''}`;
+}
+
+interface Eager { c: Case; refused: boolean; dtype?: D; cpu?: Buffer; source?: string }
+
+let memo: Eager[] | undefined;
+/** Every case: whether the eager op refuses it, else its result on the CPU and the fused source. */
+function eagerAll(): Eager[] {
+  if (memo) return memo;
+  memo = cases().map((c): Eager => {
+    let r: gx.Tensor;
+    try {
+      r = c.eager(argsOf(c, 'cpu'));
+    } catch {
+      return { c, refused: true };
+    }
+    return { c, refused: false, dtype: r.dtype as D, cpu: bytesOf(r), source: undefined };
+  });
+  for (const e of memo) {
+    try {
+      e.source = fusedOf(e.c).source(...argsOf(e.c, 'cpu'));
+    } catch {
+      e.source = undefined;
+    }
+  }
+  return memo;
+}
+
+test('the fusable ops are the op list\'s elementwise ops (and where)', (t) => {
+  t.deepEqual([...FUSABLE_OPS].sort(), [...Object.keys(BINARY), ...Object.keys(UNARY), 'where'].sort());
+  t.true(FUSABLE_OPS.includes('remainder'));
+});
+
+test('fuse refuses exactly what the eager op refuses; its result dtype is the eager op\'s', (t) => {
+  const all = eagerAll();
+  t.true(all.length > 600, `${all.length} cases`);
+  for (const e of all) {
+    if (e.refused) {
+      t.is(e.source, undefined, `${e.c.id}: the eager op refuses it but fuse does not`);
+      continue;
+    }
+    t.not(e.source, undefined, `${e.c.id}: not fused`);
+    const m = new RegExp(`__device__ __forceinline__ ([\\w ]+) gx_fused_${e.c.id}\\(`).exec(e.source ?? '');
+    t.is(m?.[1], C[e.dtype as D], `${e.c.id}: result type`);
+    t.regex(e.source ?? '', /gx::ops::\w+Op\{\}/, `${e.c.id}: calls the op's functor`);
+  }
+  t.true(all.filter((e) => !e.refused).length > 500);
+});
+
+/** One translation unit: the common preamble once, then every case's device function. */
+function unit(all: Eager[], t: ExecutionContext): { text: string; fused: Eager[] } {
+  const fused = all.filter((e) => !e.refused && e.source !== undefined);
+  let preamble: string | undefined;
+  const fns: string[] = [];
+  for (const e of fused) {
+    const s = e.source as string;
+    const at = s.indexOf(`__device__ __forceinline__ ${C[e.dtype as D]} gx_fused_${e.c.id}(`);
+    const pre = s.slice(0, at);
+    preamble ??= pre;
+    if (pre !== preamble) t.fail(`${e.c.id}: another preamble`);
+    fns.push(s.slice(at));
+  }
+  return { text: `${preamble ?? ''}${fns.join('\n')}`, fused };
+}
+
+(hasTool('nvcc') ? test : test.skip)('every fused source compiles for sm_90 with nvcc, as NVRTC compiles it (no C++ library)', (t) => {
+  const { text, fused } = unit(eagerAll(), t);
+  const calls = fused.map((e, i) => {
+    const args = e.c.operands.map((o, k) => (typeof o === 'number' ? String(o) : `(${C[o]})p[${k}]`));
+    return `  o[${i}] = (double)gx_fused_${e.c.id}(${args.join(', ')});`;
+  });
+  const src = `${text}\nextern "C" __global__ void probe(const double* p, double* o) {\n${calls.join('\n')}\n}\n`;
+  const r = nvccCompile(src, tmpDir('fuse-nvcc'), ['-DGX_OPS_NO_STDLIB', `-I${ROOT}`]);
+  t.true(r.ok, r.log.slice(0, 4000));
+});
+
+(hasTool('g++') ? test : test.skip)('the fused device functions compiled for the host equal the eager CPU ops bit for bit', (t) => {
+  const { text, fused } = unit(eagerAll(), t);
+  const decls = new Set<string>();
+  const body: string[] = [];
+  for (const e of fused) {
+    const args = e.c.operands.map((o, k) => {
+      if (typeof o === 'number') return String(o);
+      decls.add(`static const ${C[o]} in_${o}_${k}[${N}] = {${(inputs(o, k) as (number | bigint)[]).map((v) => cLiteral(o, v)).join(', ')}};`);
+      return `in_${o}_${k}[e]`;
+    });
+    body.push(`  { ${C[e.dtype as D]} r[${N}]; for (int e = 0; e < ${N}; ++e) r[e] = gx_fused_${e.c.id}(${args.join(', ')}); fwrite(r, sizeof r, 1, stdout); }`);
+  }
+  const src = `${HOST_SHIM}${text}\n${[...decls].join('\n')}\nint main() {\n${body.join('\n')}\n  return 0;\n}\n`;
+  const dir = tmpDir('fuse-host');
+  fs.writeFileSync(path.join(dir, 'cases.txt'), fused.map((e) => e.c.id).join('\n'));
+  const out = runHostBytes(src, dir, [], [`-I${ROOT}`]);
+  let at = 0;
+  const wrong: string[] = [];
+  for (const e of fused) {
+    const n = N * SIZE[e.dtype as D];
+    const got = out.subarray(at, at + n);
+    at += n;
+    if (!got.equals(e.cpu as Buffer)) wrong.push(e.c.id);
+  }
+  t.is(at, out.length, 'one result per case');
+  t.deepEqual(wrong, [], 'fused results that differ from the eager op');
+});
+
+deviceTestSerial('the fused call equals the eager op bit for bit, every op and dtype of the op list', (t, device) => {
+  for (const e of eagerAll()) {
+    if (e.refused) continue;
+    const args = argsOf(e.c, device);
+    const want = bytesOf(e.c.eager(args));
+    const got = bytesOf(fusedOf(e.c)(...args));
+    if (!got.equals(want)) t.fail(`${e.c.id} on ${device}`);
+    for (const a of args) if (a instanceof gx.Tensor) a.dispose();
+  }
+  t.pass();
+});
