@@ -13,13 +13,14 @@
 // - on every device the fused call equals the eager op bit for bit (on the
 //   CPU fuse runs the ops one by one; on CUDA it is the fused kernel).
 import test, { type ExecutionContext } from 'ava';
+import { spawnSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
 import * as gx from '../lib';
 import { FUSABLE_OPS } from '../lib/jit/fuse-ops';
 import { BINARY, UNARY } from '../lib/generated/ops';
-import { deviceTestSerial, randomValues, type TestDevice } from './helpers';
+import { cudaTest, deviceTestSerial, randomValues, type TestDevice } from './helpers';
 import { hasTool, HOST_SHIM, nvccCompile, ROOT, runHostBytes, tmpDir } from './host-cuda';
 
 type D = 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
@@ -229,4 +230,45 @@ deviceTestSerial('the fused call equals the eager op bit for bit, every op and d
     for (const a of args) if (a instanceof gx.Tensor) a.dispose();
   }
   t.pass();
+});
+
+test('ops that are not elementwise are named where fuse gives up on them; the call runs them unfused', (t) => {
+  const a = gx.rand([3, 3]), b = gx.rand([3, 3]);
+  const mm = gx.fuse(function mm(x: gx.Tensor, y: gx.Tensor) { return gx.add(gx.matmul(x, y), 1); });
+  t.throws(() => mm.source(a, b), { message: /runs unfused: .*gx\.matmul/ });
+  t.deepEqual(bytesOf(mm(a, b)), bytesOf(gx.add(gx.matmul(a, b), 1)));
+  const srt = gx.fuse(function srt(x: gx.Tensor) { return gx.neg(gx.sort(x).values); });
+  t.throws(() => srt.source(a), { message: /runs unfused: .*gx\.sort/ });
+  const inner = gx.fuse(function inner(x: gx.Tensor) { return gx.add(gx.sum(x), 1); });
+  t.throws(() => inner.source(a), { message: /runs unfused: .*gx\.sum/ }, 'a reduction that is not the last op');
+});
+
+deviceTestSerial('a 0-d tensor of another dtype than the others runs unfused, promoting as the eager op', (t, device) => {
+  const x = tensorOf('float32', inputs('float32', 0), device);
+  const s = gx.tensor(new Float64Array([0.1]), { device, shape: [] });
+  const i = gx.tensor(new BigInt64Array([5n]), { device, shape: [] });
+  const f = gx.fuse(function zd(u: gx.Tensor, v: gx.Tensor) { return gx.add(gx.mul(u, 3), v); });
+  for (const v of [s, i]) {
+    const want = gx.add(gx.mul(x, 3), v);
+    const got = f(x, v);
+    t.is(got.dtype, 'float32');
+    t.deepEqual(bytesOf(got), bytesOf(want), `0-d ${v.dtype}`);
+    t.throws(() => f.source(x, v), { message: /0-d tensor/ });
+  }
+  // Same dtypes: 0-d-ness changes nothing, the call fuses.
+  const s32 = gx.tensor(new Float32Array([0.1]), { device, shape: [] });
+  t.notThrows(() => f.source(x, s32));
+  t.deepEqual(bytesOf(f(x, s32)), bytesOf(gx.add(gx.mul(x, 3), s32)));
+});
+
+cudaTest('NODE_DEBUG=gpuext names the op fuse cannot fuse, once', (t) => {
+  const script = `const gx = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
+const f = gx.fuse(function mm(x, y) { return gx.add(gx.matmul(x, y), 1); });
+const a = gx.rand([4, 4], { device: 'cuda' });
+for (let k = 0; k < 3; k++) f(a, a).toArraySync();`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'gpuext' }, timeout: 120_000 });
+  t.is(r.status, 0, r.stderr);
+  const notes = r.stderr.split('\n').filter((l) => /runs unfused/.test(l));
+  t.is(notes.length, 1, r.stderr);
+  t.regex(notes[0] ?? '', /gx\.fuse\(mm\) runs unfused: .*gx\.matmul/);
 });

@@ -113,15 +113,25 @@ function withoutReduction(f: ParsedFunction, inner: acorn.Expression): ParsedFun
 }
 
 /** CPU tensors run the ops one by one (each a native loop, nothing to compile); other dtypes and mixed devices too. */
-const UNFUSED_ARGS = {
+const UNFUSED_ARGS: Unfused = {
   kind: 'unfused',
   why: 'the fused kernel runs on CUDA tensors of bool, int32, int64, float32 or float64 on one device (and numbers)',
-} as const;
+};
+
+interface Unfused { kind: 'unfused'; why: string }
+
+// A 0-d tensor of another dtype than the others' does not promote as their
+// dtype would (PyTorch's rule: within a category, dimensioned tensors decide),
+// and the jit's types know no 0-d tensors: such calls run unfused.
+const UNFUSED_ZERO_DIM: Unfused = {
+  kind: 'unfused',
+  why: 'a 0-d tensor of another dtype than the other tensors (0-d tensors promote by PyTorch\'s zero-dim rule, which fused code does not follow)',
+};
 
 type Compiled =
   | { kind: 'elementwise'; kernel: ElementwiseKernel; source: string }
   | { kind: 'reduction'; kernel: ReductionKernel; source: string; axis: number[] | undefined; keepdims: boolean }
-  | { kind: 'unfused'; why: string };
+  | Unfused;
 
 const IDENTITY: Record<Reducer, (d: ScalarDType) => string> = {
   sum: () => '0', prod: () => '1',
@@ -147,24 +157,27 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
   const compiled = new Map<string, Compiled>();
   const told = new Set<string>();
 
-  /** The key of the kernel for these arguments; undefined when it does not run them (source() asks for any device). */
-  const keyOf = (args: readonly unknown[], anyDevice = false): string | undefined => {
+  /** The key of the kernel for these arguments, or why it does not run them (source() asks for any device). */
+  const keyOf = (args: readonly unknown[], anyDevice = false): string | Unfused => {
     let key = '';
     let device: string | undefined;
+    const zeroDim = new Set<string>(), dims = new Set<string>();
     for (const a of args) {
       if (a instanceof Tensor) {
-        if (!(SCALAR_DTYPES as readonly string[]).includes(a.dtype)) return undefined;
+        if (!(SCALAR_DTYPES as readonly string[]).includes(a.dtype)) return UNFUSED_ARGS;
         const d = String(a.device);
-        if ((a.device.type !== 'cuda' && !anyDevice) || (device !== undefined && d !== device)) return undefined;
+        if ((a.device.type !== 'cuda' && !anyDevice) || (device !== undefined && d !== device)) return UNFUSED_ARGS;
         device = d;
         key += `${a.dtype},`;
+        (a.ndim === 0 ? zeroDim : dims).add(a.dtype);
       } else if (typeof a === 'number') {
         key += Number.isInteger(a) ? 'i,' : 'f,';
       } else {
-        return undefined;
+        return UNFUSED_ARGS;
       }
     }
-    return device === undefined ? undefined : key;
+    if (dims.size > 0 && [...zeroDim].some((d) => !dims.has(d) || dims.size > 1)) return UNFUSED_ZERO_DIM;
+    return device === undefined ? UNFUSED_ARGS : key;
   };
 
   const compile = (args: readonly unknown[]): Compiled => {
@@ -193,8 +206,8 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
   };
 
   const unfused = fn as unknown as (...a: unknown[]) => Tensor;
-  const compiledFor = (key: string | undefined, args: readonly unknown[]): Compiled => {
-    if (key === undefined) return UNFUSED_ARGS;
+  const compiledFor = (key: string | Unfused, args: readonly unknown[]): Compiled => {
+    if (typeof key !== 'string') return key;
     let c = compiled.get(key);
     if (c === undefined) {
       try {
@@ -228,7 +241,7 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
   Object.defineProperty(fused, 'source', {
     value: (...args: (Tensor | number)[]): string => {
       const key = keyOf(args, true);
-      const c = compiledFor(key === undefined ? undefined : `source:${key}`, args);
+      const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
       if (c.kind === 'unfused') throw new JitError(label, `runs unfused: ${c.why}`, parsed.text);
       return c.source;
     },
