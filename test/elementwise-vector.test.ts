@@ -185,3 +185,24 @@ cudaTest('elementwiseKernel on CUDA: contiguous, odd sizes, views at offset 1, o
     }
   }
 });
+
+cudaTest('gx.vectorize and gx.fuse on CUDA: odd sizes and views at offset 1 give the same values as aligned calls', (t) => {
+  const mul = gx.vectorize(['float32(float32, float32)'], (x: number, y: number) => x * y);
+  const fused = gx.fuse(function ev_fused(x: gx.Tensor, y: gx.Tensor) { return gx.add(gx.sin(x), gx.mul(y, 2)); });
+  for (const n of [1, 5, 2047, 2048, 2049, 100_003]) {
+    const xv = randomValues('float32', n + 1, 11 * n) as Float32Array;
+    const yv = randomValues('float32', n + 1, 13 * n) as Float32Array;
+    using xb = gx.tensor(xv, { device: 'cuda' });
+    using yb = gx.tensor(yv, { device: 'cuda' });
+    for (const [xo, yo] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
+      using x = xb.slice(0, xo, xo + n);
+      using y = yb.slice(0, yo, yo + n);
+      using p = mul(x, y) as gx.Tensor;
+      const want = Float32Array.from({ length: n }, (_, i) => Math.fround(xv[i + xo] * yv[i + yo]));
+      t.deepEqual(Array.from(p.toArraySync() as Float32Array), Array.from(want), `vectorize n=${n} offsets ${xo},${yo}`);
+      using f = fused(x, y);
+      using e = gx.add(gx.sin(x), gx.mul(y, 2));
+      t.deepEqual(Array.from(f.toArraySync() as Float32Array), Array.from(e.toArraySync() as Float32Array), `fuse n=${n} offsets ${xo},${yo}`);
+    }
+  }
+});
