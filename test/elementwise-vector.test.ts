@@ -29,6 +29,8 @@ const CASES: Case[] = [
   { name: 'gt_f64', ins: 'float64 x', outs: 'bool z', body: 'z = x > 0.25', layouts: ['c', 'c'], passed: [false] },
   { name: 'acc_u8', ins: 'uint8 x', outs: 'uint8 z', body: 'z = z + x', layouts: ['c', 'c'], passed: [true] },
   { name: 'idx_i32', ins: 'int32 x', outs: 'int64 z', body: 'z = x + i * 3', layouts: ['c', 'c'], passed: [false] },
+  // continue leaves the element (z keeps its value), as in a grid-stride loop.
+  { name: 'skip_f32', ins: 'float32 x', outs: 'float32 z', body: 'if (x < 0) continue; z = x * 2', layouts: ['c', 'c'], passed: [true] },
   { name: 'raw_f32', ins: 'float32 x, raw float32 w', outs: 'float32 z', body: 'z = x + w[i % w_size]', layouts: ['c', 'r', 'c'], passed: [false] },
 ];
 
@@ -119,6 +121,8 @@ test('tiled kernels: the layouts that take them and their vector widths', (t) =>
   t.true(isTiled(['c', 'r', 'c']));
   t.false(isTiled(['c', 's', 'c']), 'a strided operand takes the strided kernel');
   t.false(isTiled(['r', 'r']), 'raw operands only: nothing to tile by');
+  t.false(isTiled(['c', 'c'], 'if (x < 0) return; z = x'), 'a return would skip a vector\'s stores');
+  t.true(isTiled(['c', 'c'], 'if (x < 0) continue; z = x'));
   t.is(vectorWidth(['c', 'c'], ['float32', 'float32']), 4);
   t.is(vectorWidth(['c', 'c'], ['float64', 'bool']), 2, 'the widest operand moves 16 bytes');
   t.is(vectorWidth(['c', 'c'], ['uint8', 'bool']), 16);

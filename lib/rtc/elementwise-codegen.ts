@@ -37,9 +37,14 @@ const MAX_BLOCKS = 65535 * 32;
 /** The tiled kernel's: the most blocks a 1-d grid has. */
 const MAX_GRID = 2 ** 31 - 1;
 
-/** The kernel a layout gets: tiled when no tensor operand is strided and some tensor is contiguous. */
-export function isTiled(layouts: readonly Layout[]): boolean {
-  return !layouts.includes('s') && layouts.includes('c');
+/**
+ * The kernel a call gets: tiled when no tensor operand is strided and some
+ * tensor is contiguous, and the body has no `return` (which would skip a
+ * whole vector's stores; `continue` and `break` leave the element, as in the
+ * grid-stride loop, through the do { } while (0) around the body).
+ */
+export function isTiled(layouts: readonly Layout[], body = ''): boolean {
+  return !layouts.includes('s') && layouts.includes('c') && !/\breturn\b/.test(body);
 }
 
 /** Elements per vector: 16 bytes of the widest contiguous operand. */
@@ -57,8 +62,8 @@ export interface Geometry {
   maxBlocks: number;
 }
 
-export function geometryOf(layouts: readonly Layout[], types: readonly DType[]): Geometry {
-  if (!isTiled(layouts)) return { perBlock: THREADS, maxBlocks: MAX_BLOCKS };
+export function geometryOf(layouts: readonly Layout[], types: readonly DType[], body = ''): Geometry {
+  if (!isTiled(layouts, body)) return { perBlock: THREADS, maxBlocks: MAX_BLOCKS };
   return { perBlock: THREADS * vectorWidth(layouts, types) * UNROLL, maxBlocks: MAX_GRID };
 }
 
@@ -106,7 +111,7 @@ export function elementwiseSource(g: ElementwiseSourceIn): string {
   // Placeholders must be declared before the parameter list uses them.
   const typedefs = [...g.bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
   const head = `${typeHeaders(g.types)}${typedefs}\n${g.preamble}\n`;
-  if (isTiled(g.layouts)) return head + tiledKernel(g, params, lines);
+  if (isTiled(g.layouts, g.body)) return head + tiledKernel(g, params, lines);
   return head + stridedKernel(g, params, lines);
 }
 
@@ -177,7 +182,7 @@ ${ind(8, loads)}
           const long long i = gx_base + (long long)(gx_u * ${THREADS} + (int)threadIdx.x) * ${vec} + gx_j;
           (void)i;
 ${ind(10, vecElem)}
-          ${g.body};
+          do { ${g.body}; } while (0);
         }
       }
       #pragma unroll
@@ -190,7 +195,7 @@ ${ind(8, stores)}
         const long long i = gx_base + (long long)gx_u * ${THREADS} + threadIdx.x;
         if (i >= n) break;
 ${ind(8, oneElem)}
-        ${g.body};
+        do { ${g.body}; } while (0);
       }
     }
   }

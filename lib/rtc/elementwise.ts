@@ -134,7 +134,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     if (nargs > STAGED_MAX_ARGS) {
       throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
     }
-    return { kernel, outTypes: types.slice(ins.length), nargs, geometry: geometryOf(layouts, types) };
+    return { kernel, outTypes: types.slice(ins.length), nargs, geometry: geometryOf(layouts, types, body) };
   };
 
   const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
