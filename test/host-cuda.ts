@@ -26,6 +26,10 @@ static gx_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __launch_bounds__(n)
 #define __restrict__ __restrict
 #define asm(...)
+inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, 8); return d; }
+inline long long __double_as_longlong(double d) { long long i; memcpy(&i, &d, 8); return i; }
 template <typename F> void gx_launch(unsigned blocks, unsigned threads, F f) {
   gridDim.x = blocks; blockDim.x = threads; gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;
   for (unsigned b = 0; b < blocks; ++b) {

@@ -18,10 +18,15 @@
 // - a tensor operand is converted to the common dtype before the compute
 //   type (NOTE [ Operands converted to the common dtype ] in ops/common/hd.h),
 //   a JS number straight to the compute type (scalar_as in ops/common/iter.h);
-// - each floating result passes through gx_fuse_keep, an empty asm the
-//   compiler cannot see through: it keeps nvcc / NVRTC from contracting one
-//   op's multiply and the next op's add into an FMA, which the eager ops
-//   (two kernels) never do. It costs no instruction.
+// - each floating result passes through gx_fuse_keep, which keeps the
+//   compilers from contracting one op's multiply (MulOp, or the last multiply
+//   of a math function) and the next op's add into an FMA, which the eager
+//   ops (two kernels) never do. An empty asm is not enough: NVVM stops there,
+//   but PTX's mul.f32 / add.f32 without a rounding modifier may still be
+//   fused by ptxas. So the value's bits are ORed with a zero no compiler can
+//   prove zero (the launch's dynamic shared memory size shifted right by 31:
+//   always 0), an integer op between the two: bit-exact (NaN payloads and
+//   -0 kept), two integer instructions per op, nothing in a memory-bound kernel.
 // NVRTC compiles the functor headers (NOTE [ Functor headers under NVRTC ] in
 // ops/common/hd_math.h) from the package's ops/ (package.json ships
 // ops/**/*.h), found through an -I of the package root; the kernel cache
@@ -39,8 +44,15 @@ type Compute = 'float' | 'double' | 'long long' | 'bool';
 /** What gx.fuse's kernels put first: the functor headers and the contraction barrier. */
 export const FUSE_PREAMBLE = `#include <ops/unary/functors.h>
 #include <ops/binary/functors.h>
-__device__ __forceinline__ float gx_fuse_keep(float v) { asm("" : "+f"(v)); return v; }
-__device__ __forceinline__ double gx_fuse_keep(double v) { asm("" : "+d"(v)); return v; }
+__device__ __forceinline__ unsigned gx_fuse_zero() {
+  unsigned s = 0;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(s));
+  return s & (s >> 31);
+}
+__device__ __forceinline__ float gx_fuse_keep(float v) { return __int_as_float(__float_as_int(v) | (int)gx_fuse_zero()); }
+__device__ __forceinline__ double gx_fuse_keep(double v) {
+  return __longlong_as_double(__double_as_longlong(v) | (long long)gx_fuse_zero());
+}
 `;
 
 /** The compiler options gx.fuse's kernels need: the package root on the include path (for <ops/...>). */
