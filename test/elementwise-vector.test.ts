@@ -12,7 +12,8 @@ import * as gx from '../lib';
 import { elementwiseSource, geometryOf, isTiled, vectorWidth, type Layout } from '../lib/rtc/elementwise-codegen';
 import { parseParams } from '../lib/rtc/params';
 import { cudaTest, randomValues } from './helpers';
-import { hasTool, HOST_SHIM, nvccCompile, runHost, tmpDir } from './host-cuda';
+import { hasTool, HOST_SHIM, nvccCompile, nvccPtx, runHost, tmpDir } from './host-cuda';
+import { FUSE_PREAMBLE, fuseCompileOptions } from '../lib/jit/fuse-ops';
 
 interface Case {
   name: string;
@@ -36,12 +37,12 @@ const CASES: Case[] = [
 
 const C_TYPE: Record<string, string> = { float32: 'float', float64: 'double', uint8: 'unsigned char', int32: 'int', int64: 'long long', bool: 'bool' };
 
-function sourceOf(c: Case): { src: string; types: gx.DType[] } {
+function sourceOf(c: Case, preamble = ''): { src: string; types: gx.DType[] } {
   const fn = `test ${c.name}`;
   const ins = parseParams(c.ins, fn, 'inParams');
   const all = [...ins, ...parseParams(c.outs, fn, 'outParams')];
   const types = all.map((p) => p.type as gx.DType);
-  const src = elementwiseSource({ name: c.name, preamble: '', body: c.body, nIn: ins.length, all, types, bound: new Map(), ndim: 1, layouts: c.layouts, outputPassed: c.passed });
+  const src = elementwiseSource({ name: c.name, preamble, body: c.body, nIn: ins.length, all, types, bound: new Map(), ndim: 1, layouts: c.layouts, outputPassed: c.passed });
   return { src, types };
 }
 
@@ -144,6 +145,24 @@ test('tiled kernels: the layouts that take them and their vector widths', (t) =>
   }
   t.regex(srcs[0], /gx_ew_vec<float, 4>/, 'float32 operands move 4-element vectors');
   t.notRegex(srcs[srcs.length - 1], /gx_ew_vec/, 'a strided operand: no vectors');
+});
+
+(NVCC ? test : test.skip)('the tiled kernel moves 16-byte vectors (PTX ld/st .v4.f32, .v2.f64); a fused x * y + z has no FMA', (t) => {
+  const dir = tmpDir('ew-ptx');
+  const ptx = nvccPtx(sourceOf(CASES[0]).src, dir);
+  t.regex(ptx, /ld\.global(\.nc)?\.v4\.f32/, 'float32 loads');
+  t.regex(ptx, /st\.global\.v4\.f32/, 'float32 stores');
+  const f64 = nvccPtx(sourceOf({ ...CASES[0], name: 'fma_f64', ins: 'float64 x, float64 y, float64 s', outs: 'float64 z' }).src, dir);
+  t.regex(f64, /ld\.global(\.nc)?\.v2\.f64/, 'float64 loads');
+  // The fused kernel gx.fuse builds for add(mul(x, y), z): the product is stored by the eager mul before the add.
+  const fused = gx.fuse(function ev_fma(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) { return gx.add(gx.mul(x, y), z); });
+  const a = gx.zeros([4]);
+  const src = sourceOf({ name: 'ev_fma_k', ins: 'float32 a0, float32 a1, float32 a2', outs: 'float32 out', body: 'out = gx_fused_ev_fma(a0, a1, a2)', layouts: ['c', 'c', 'c', 'c'], passed: [false] }, fused.source(a, a, a)).src;
+  t.true(src.includes(FUSE_PREAMBLE));
+  const fptx = nvccPtx(src, dir, fuseCompileOptions());
+  t.regex(fptx, /ld\.global(\.nc)?\.v4\.f32/);
+  t.notRegex(fptx, /\bfma\./, 'no FMA across the two ops');
+  t.regex(fptx, /mul\.f32/);
 });
 
 for (const c of CASES) {

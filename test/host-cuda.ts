@@ -71,3 +71,13 @@ export function nvccCompile(source: string, dir: string, flags: string[] = []): 
   const r = spawnSync('nvcc', ['-arch=sm_90', '-c', ...flags, '-o', path.join(dir, 'k.o'), file], { encoding: 'utf8', maxBuffer: 64 << 20 });
   return { ok: r.status === 0, log: `${r.stdout}${r.stderr}` };
 }
+
+/** nvcc -ptx for sm_90 of `source`: the PTX text (throws with the compiler's output on failure). */
+export function nvccPtx(source: string, dir: string, flags: string[] = []): string {
+  const file = path.join(dir, 'k.cu');
+  fs.writeFileSync(file, source);
+  const out = path.join(dir, 'k.ptx');
+  const r = spawnSync('nvcc', ['-arch=sm_90', '-ptx', ...flags, '-o', out, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`nvcc -ptx failed:\n${r.stdout}${r.stderr}`);
+  return fs.readFileSync(out, 'utf8');
+}

@@ -55,9 +55,9 @@ __device__ __forceinline__ double gx_fuse_keep(double v) {
 }
 `;
 
-/** The compiler options gx.fuse's kernels need: the package root on the include path (for <ops/...>). */
+/** The compiler options gx.fuse's kernels need: the package root on the include path (for <ops/...>), C++17 (the functors' if constexpr). */
 export function fuseCompileOptions(): string[] {
-  return [`-I${path.resolve(packageRoot())}`];
+  return ['-std=c++17', `-I${path.resolve(packageRoot())}`];
 }
 
 /** with_compute (ops/common/dispatch.h): the compute type of `common` for an op of `set`, or undefined when the op refuses it. */
