@@ -18,7 +18,9 @@ import fs from 'fs';
 import path from 'path';
 
 import * as gx from '../lib';
-import { FUSABLE_OPS } from '../lib/jit/fuse-ops';
+import { fusedKernel } from '../lib/jit/fuse';
+import { FUSABLE_OPS, fuseCompileOptions } from '../lib/jit/fuse-ops';
+import { reductionSource } from '../lib/rtc/reduction';
 import { BINARY, UNARY } from '../lib/generated/ops';
 import { cudaTest, deviceTestSerial, randomValues, type TestDevice } from './helpers';
 import { hasTool, HOST_SHIM, nvccCompile, ROOT, runHostBytes, tmpDir } from './host-cuda';
@@ -272,4 +274,26 @@ for (let k = 0; k < 3; k++) f(a, a).toArraySync();`;
   const notes = r.stderr.split('\n').filter((l) => /runs unfused/.test(l));
   t.is(notes.length, 1, r.stderr);
   t.regex(notes[0] ?? '', /gx\.fuse\(mm\) runs unfused: .*gx\.matmul/);
+});
+
+(hasTool('nvcc') ? test : test.skip)('fused reductions compile for sm_90 with nvcc (sum, prod, max, min; float32 and int32)', (t) => {
+  const dir = tmpDir('fuse-red');
+  const fns = [
+    gx.fuse(function fsum(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) { return gx.sum(gx.add(gx.mul(x, y), z)); }),
+    gx.fuse(function fprod(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) { return gx.prod(gx.remainder(x, y).add(z), 0); }),
+    gx.fuse(function fmax(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) { return gx.max(gx.where(gx.gt(x, y), x, z)); }),
+    gx.fuse(function fmin(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) { return gx.sqrt(x).add(y).sub(z).min(); }),
+  ];
+  for (const d of ['float32', 'int32'] as const) {
+    const a = gx.zeros([4, 3], { dtype: d });
+    for (const f of fns) {
+      const k = fusedKernel(f, a, a, a);
+      t.truthy(k, `${f.name} ${d}: fused`);
+      for (const geo of [{ nKept: 0, nRed: 1, layout: 'A', idx32: true }, { nKept: 1, nRed: 1, layout: 'B', idx32: false }] as const) {
+        const src = reductionSource(k as gx.ReductionKernel, [d, d, d], geo);
+        const r = nvccCompile(src, dir, ['-DGX_OPS_NO_STDLIB', ...fuseCompileOptions()]);
+        t.true(r.ok, `${f.name} ${d} ${JSON.stringify(geo)}:\n${r.log.slice(0, 3000)}`);
+      }
+    }
+  }
 });

@@ -139,6 +139,13 @@ const IDENTITY: Record<Reducer, (d: ScalarDType) => string> = {
   min: (d) => (isFloat(d) ? '(1.0 / 0.0)' : d === 'int32' ? '2147483647' : d === 'bool' ? 'true' : '9223372036854775807LL'),
 };
 
+const KERNELS = new WeakMap<object, (args: readonly unknown[]) => ElementwiseKernel | ReductionKernel | undefined>();
+
+/** @internal The kernel a fused function runs for these arguments (any device; undefined when unfused): for tests, which compile its source without a GPU. */
+export function fusedKernel(f: object, ...args: (Tensor | number)[]): ElementwiseKernel | ReductionKernel | undefined {
+  return KERNELS.get(f)?.(args);
+}
+
 /**
  * Fuses a function of gx elementwise ops (and at most a final reduction)
  * into one kernel, compiled per input dtypes (cupy.fuse).
@@ -237,6 +244,11 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     }
   };
   const fused = call as unknown as FusedFunction<F>;
+  KERNELS.set(fused, (args) => {
+    const key = keyOf(args, true);
+    const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
+    return c.kind === 'unfused' ? undefined : c.kernel;
+  });
   Object.defineProperty(fused, 'name', { value: name });
   Object.defineProperty(fused, 'source', {
     value: (...args: (Tensor | number)[]): string => {
