@@ -2,10 +2,11 @@
 // max or min, as cupy.fuse allows) becomes one kernel. The function is
 // parsed, not traced: its gx calls (`gx.sin(x)`, `x.sin()`, `gx.add(a, b)`)
 // are translated on elements, with the ops' dtype rules and the ops' own C++
-// functors (fuse-ops.ts), into a device function (translate.ts) run by an elementwise kernel or as the map of a
-// reduction kernel (lib/rtc), compiled per input dtypes and cached like every
-// run-time kernel. What cannot be fused (another call, a dtype the jit does
-// not compute in, tensors on several devices) runs as the function would
+// functors (fuse-ops.ts), into a device function (translate.ts) run by an
+// elementwise kernel or as the map of a reduction kernel (lib/rtc), compiled
+// per input dtypes and cached like every run-time kernel. What cannot be
+// fused (another call, a dtype the jit does not compute in, a 0-d tensor of
+// another dtype, tensors on several devices) runs as the function would
 // without fuse, and says why once in NODE_DEBUG=gpuext output.
 import type * as acorn from 'acorn';
 import { debuglog } from 'util';
@@ -112,13 +113,13 @@ function withoutReduction(f: ParsedFunction, inner: acorn.Expression): ParsedFun
   return { ...f, body: { ...f.body, body: [...stmts, ret] } };
 }
 
+interface Unfused { kind: 'unfused'; why: string }
+
 /** CPU tensors run the ops one by one (each a native loop, nothing to compile); other dtypes and mixed devices too. */
 const UNFUSED_ARGS: Unfused = {
   kind: 'unfused',
   why: 'the fused kernel runs on CUDA tensors of bool, int32, int64, float32 or float64 on one device (and numbers)',
 };
-
-interface Unfused { kind: 'unfused'; why: string }
 
 // A 0-d tensor of another dtype than the others' does not promote as their
 // dtype would (PyTorch's rule: within a category, dimensioned tensors decide),
