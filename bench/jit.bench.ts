@@ -14,7 +14,9 @@
 // gx.RawKernel (target within 10%). And gx.fuse of the CuPy course's
 // sin(x) + cos(y) / sqrt(z) on 2^26 float32 against torch.compile and
 // cupy.fuse (bench/jit_py.py, same call; target >= 0.95x torch.compile's speed,
-// first call under 100 ms).
+// first call under 100 ms), and the fused reduction sum(x * y + z) beside
+// torch.compile's (target >= 0.95x), printed side by side with vectorize
+// against the hand-written elementwiseKernel (target >= 0.97x).
 //
 // Timing: a synchronize before and after each timed call; medians of 20
 // (bandwidth) and of 20 batches of 1000 calls (latency). Without a GPU it
@@ -136,8 +138,26 @@ function main(): void {
   const fuseFirstMs = elapsedNs(t0) / 1e6;
   const fuseMs = time(() => { fused(fx, fy, fz).dispose(); }) / 1e6;
   const unfusedMs = time(() => { gx.tidy(() => { gx.add(gx.sin(fx), gx.div(gx.cos(fy), gx.sqrt(fz))); }); }) / 1e6;
+  // A fused reduction: sum(x * y + z), one kernel reading three 2^26 float32 arrays.
+  const fusedSum = gx.fuse(function fused_sum(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) {
+    return gx.sum(gx.add(gx.mul(x, y), z));
+  });
+  fusedSum(fx, fy, fz).dispose();
+  const sumMs = time(() => { fusedSum(fx, fy, fz).dispose(); }) / 1e6;
+  const sumUnfusedMs = time(() => { gx.tidy(() => { gx.sum(gx.add(gx.mul(fx, fy), fz)); }); }) / 1e6;
   const py = runPythonJson(path.join(REPO, 'bench', 'jit_py.py'), [], 600_000);
   const pyNum = (k: string): number | undefined => (py.ok && typeof py.o[k] === 'number' ? py.o[k] as number : undefined);
+
+  const gbs = (b: number, ms: number | undefined): string => (ms === undefined ? '-' : fmt(b / (ms * 1e6)));
+  const vs = (mine: number, theirs: number | undefined, target: number): string =>
+    (theirs === undefined ? 'torch.compile: -' : `${fmt(theirs / mine, 3)}x torch.compile's speed (target >= ${target}: ${theirs / mine >= target ? 'met' : 'MISSED'})`);
+  section('side by side (one H200: gx vs torch.compile, cupy.fuse and the hand-written kernel)');
+  console.log('  kernel                              gx ms    GB/s   | torch.compile ms  GB/s | cupy.fuse ms | hand ms   GB/s');
+  const tcE = pyNum('torch_compile_ms'), tcS = pyNum('torch_compile_sum_ms');
+  console.log(`  fuse sin(x)+cos(y)/sqrt(z) 2^26 f32  ${fmt(fuseMs, 3).padStart(6)} ${gbs(16 * N, fuseMs).padStart(7)} | ${(tcE === undefined ? '-' : fmt(tcE, 3)).padStart(16)} ${gbs(16 * N, tcE).padStart(5)} | ${fmt(pyNum('cupy_fuse_ms') ?? NaN, 3).padStart(12)} |`);
+  console.log(`  fuse sum(x*y+z) 2^26 f32             ${fmt(sumMs, 3).padStart(6)} ${gbs(12 * N, sumMs).padStart(7)} | ${(tcS === undefined ? '-' : fmt(tcS, 3)).padStart(16)} ${gbs(12 * N, tcS).padStart(5)} | ${fmt(pyNum('cupy_fuse_sum_ms') ?? NaN, 3).padStart(12)} |`);
+  console.log(`  vectorize gaussian_pdf 2^26 f32      ${fmt(vNs / 1e6, 3).padStart(6)} ${gbs(bytes, vNs / 1e6).padStart(7)} | ${'-'.padStart(16)} ${'-'.padStart(5)} | ${'-'.padStart(12)} | ${fmt(hNs / 1e6, 3)} ${gbs(bytes, hNs / 1e6)}`);
+  console.log(`  fuse: ${vs(fuseMs, tcE, 0.95)}; fused sum: ${vs(sumMs, tcS, 0.95)} (gx unfused ${fmt(sumUnfusedMs, 3)} ms); vectorize: ${fmt(hNs / vNs, 3)}x the hand-written elementwiseKernel (target >= 0.97: ${hNs / vNs >= 0.97 ? 'met' : 'MISSED'})`);
 
   section('summary');
   console.log(`  gaussian_pdf 2^26 float32: vectorize ${fmt(bytes / vNs)} GB/s vs hand-written elementwiseKernel ${fmt(bytes / hNs)} GB/s = ${fmt(hNs / vNs, 3)}x (target >= 0.95: ${hNs / vNs >= 0.95 ? 'met' : 'MISSED'}); worst relative difference ${worst.toExponential(1)}`);

@@ -1,6 +1,7 @@
-"""The Python side of `npm run bench:jit`: sin(x) + cos(y) / sqrt(z) on 2^26
-float32 by torch.compile and by cupy.fuse (and cupy unfused), medians of 20
-synchronized calls, plus torch.compile's first call. One JSON line on stdout."""
+"""The Python side of `npm run bench:jit`: sin(x) + cos(y) / sqrt(z) and the
+fused reduction sum(x * y + z) on 2^26 float32 by torch.compile and by
+cupy.fuse (and cupy unfused), medians of 20 synchronized calls, plus
+torch.compile's first call. One JSON line on stdout."""
 import os
 import sys
 import time
@@ -42,6 +43,12 @@ def main():
         out["torch_compile_first_ms"] = (time.perf_counter() - t0) * 1e3
         out["torch_compile_ms"] = median_ms(lambda: c(x, y, z), sync)
         out["torch_eager_ms"] = median_ms(lambda: f(x, y, z), sync)
+
+        def s(x, y, z):
+            return (x * y + z).sum()
+        cs = torch.compile(s)
+        cs(x, y, z)
+        out["torch_compile_sum_ms"] = median_ms(lambda: cs(x, y, z), sync)
         log("torch: done")
     except Exception as e:  # noqa: BLE001
         out["torch_error"] = "%s: %s" % (type(e).__name__, e)
@@ -55,6 +62,11 @@ def main():
         fused = cp.fuse()(g)
         out["cupy_fuse_ms"] = median_ms(lambda: fused(x, y, z), sync)
         out["cupy_ms"] = median_ms(lambda: g(x, y, z), sync)
+
+        def h(x, y, z):
+            return cp.sum(x * y + z)
+        fused_sum = cp.fuse()(h)
+        out["cupy_fuse_sum_ms"] = median_ms(lambda: fused_sum(x, y, z), sync)
         log("cupy: done")
     except Exception as e:  # noqa: BLE001
         out["cupy_error"] = "%s: %s" % (type(e).__name__, e)

@@ -643,9 +643,23 @@ export {
 
 /** How a binary op's result dtype is decided (ops/op-list.js). */
 export type BinaryKind = 'arith' | 'div' | 'compare' | 'logical';
+/** The compute types an op's functor runs in (ops/common/dispatch.h: with_compute), from its compute-type set. */
+export interface Computes {
+  readonly float: boolean;
+  readonly double: boolean;
+  /** Integer dtypes (and bool, unless noBool) in int64_t. */
+  readonly int: boolean;
+  /** Every operand read as "nonzero" (the logical ops). */
+  readonly bool: boolean;
+  readonly noBool: boolean;
+}
+
 export interface BinaryOp {
   readonly name: string;
   readonly kind: BinaryKind;
+  /** The C++ functor of ops/binary/functors.h, which the kernels and gx.fuse run. */
+  readonly functor: string;
+  readonly computes: Computes;
   /** Set when bool operands are an error: the hint that ends the message. */
   readonly noBool?: string;
   readonly tensor: typeof add;
@@ -655,23 +669,23 @@ export interface BinaryOp {
 }
 
 export const BINARY = {
-  add: { name: 'add', kind: 'arith', tensor: add, scalar: addScalar, inplace: true },
-  sub: { name: 'sub', kind: 'arith', noBool: "; for bool tensors use logicalXor", tensor: sub, scalar: subScalar, inplace: true },
-  mul: { name: 'mul', kind: 'arith', tensor: mul, scalar: mulScalar, inplace: true },
-  div: { name: 'div', kind: 'div', tensor: div, scalar: divScalar, inplace: true },
-  pow: { name: 'pow', kind: 'arith', noBool: "; convert with .astype() first", tensor: pow, scalar: powScalar, inplace: true },
-  maximum: { name: 'maximum', kind: 'arith', tensor: maximum, scalar: maximumScalar, inplace: false },
-  minimum: { name: 'minimum', kind: 'arith', tensor: minimum, scalar: minimumScalar, inplace: false },
-  remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", tensor: remainder, scalar: remainderScalar, inplace: true },
-  eq: { name: 'eq', kind: 'compare', tensor: eq, scalar: eqScalar, inplace: false },
-  ne: { name: 'ne', kind: 'compare', tensor: ne, scalar: neScalar, inplace: false },
-  lt: { name: 'lt', kind: 'compare', tensor: lt, scalar: ltScalar, inplace: false },
-  le: { name: 'le', kind: 'compare', tensor: le, scalar: leScalar, inplace: false },
-  gt: { name: 'gt', kind: 'compare', tensor: gt, scalar: gtScalar, inplace: false },
-  ge: { name: 'ge', kind: 'compare', tensor: ge, scalar: geScalar, inplace: false },
-  logicalAnd: { name: 'logical_and', kind: 'logical', tensor: logicalAnd, scalar: logicalAndScalar, inplace: false },
-  logicalOr: { name: 'logical_or', kind: 'logical', tensor: logicalOr, scalar: logicalOrScalar, inplace: false },
-  logicalXor: { name: 'logical_xor', kind: 'logical', tensor: logicalXor, scalar: logicalXorScalar, inplace: false },
+  add: { name: 'add', kind: 'arith', functor: 'AddOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: add, scalar: addScalar, inplace: true },
+  sub: { name: 'sub', kind: 'arith', noBool: "; for bool tensors use logicalXor", functor: 'SubOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: sub, scalar: subScalar, inplace: true },
+  mul: { name: 'mul', kind: 'arith', functor: 'MulOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: mul, scalar: mulScalar, inplace: true },
+  div: { name: 'div', kind: 'div', functor: 'DivOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: div, scalar: divScalar, inplace: true },
+  pow: { name: 'pow', kind: 'arith', noBool: "; convert with .astype() first", functor: 'PowOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: pow, scalar: powScalar, inplace: true },
+  maximum: { name: 'maximum', kind: 'arith', functor: 'MaximumOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: maximum, scalar: maximumScalar, inplace: false },
+  minimum: { name: 'minimum', kind: 'arith', functor: 'MinimumOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: minimum, scalar: minimumScalar, inplace: false },
+  remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", functor: 'RemainderOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: remainder, scalar: remainderScalar, inplace: true },
+  eq: { name: 'eq', kind: 'compare', functor: 'EqOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: eq, scalar: eqScalar, inplace: false },
+  ne: { name: 'ne', kind: 'compare', functor: 'NeOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: ne, scalar: neScalar, inplace: false },
+  lt: { name: 'lt', kind: 'compare', functor: 'LtOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: lt, scalar: ltScalar, inplace: false },
+  le: { name: 'le', kind: 'compare', functor: 'LeOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: le, scalar: leScalar, inplace: false },
+  gt: { name: 'gt', kind: 'compare', functor: 'GtOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: gt, scalar: gtScalar, inplace: false },
+  ge: { name: 'ge', kind: 'compare', functor: 'GeOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: ge, scalar: geScalar, inplace: false },
+  logicalAnd: { name: 'logical_and', kind: 'logical', functor: 'LogicalAndOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalAnd, scalar: logicalAndScalar, inplace: false },
+  logicalOr: { name: 'logical_or', kind: 'logical', functor: 'LogicalOrOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalOr, scalar: logicalOrScalar, inplace: false },
+  logicalXor: { name: 'logical_xor', kind: 'logical', functor: 'LogicalXorOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalXor, scalar: logicalXorScalar, inplace: false },
 } as const satisfies Readonly<Record<string, BinaryOp>>;
 
 /** How a unary op's result dtype is decided (ops/op-list.js). */
@@ -679,30 +693,33 @@ export type UnaryKind = 'float' | 'keep';
 export interface UnaryOp {
   readonly name: string;
   readonly kind: UnaryKind;
+  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */
+  readonly functor: string;
+  readonly computes: Computes;
   readonly call: typeof exp;
   /** Whether Tensor has the in-place method name_ too. */
   readonly inplace: boolean;
 }
 
 export const UNARY = {
-  exp: { name: 'exp', kind: 'float', call: exp, inplace: true },
-  log: { name: 'log', kind: 'float', call: log, inplace: true },
-  log1p: { name: 'log1p', kind: 'float', call: log1p, inplace: true },
-  sqrt: { name: 'sqrt', kind: 'float', call: sqrt, inplace: true },
-  rsqrt: { name: 'rsqrt', kind: 'float', call: rsqrt, inplace: true },
-  sin: { name: 'sin', kind: 'float', call: sin, inplace: true },
-  cos: { name: 'cos', kind: 'float', call: cos, inplace: true },
-  tanh: { name: 'tanh', kind: 'float', call: tanh, inplace: true },
-  sigmoid: { name: 'sigmoid', kind: 'float', call: sigmoid, inplace: true },
-  gelu: { name: 'gelu', kind: 'float', call: gelu, inplace: false },
-  softplus: { name: 'softplus', kind: 'float', call: softplus, inplace: false },
-  neg: { name: 'neg', kind: 'keep', call: neg, inplace: true },
-  abs: { name: 'abs', kind: 'keep', call: abs, inplace: true },
-  sign: { name: 'sign', kind: 'keep', call: sign, inplace: true },
-  floor: { name: 'floor', kind: 'keep', call: floor, inplace: true },
-  ceil: { name: 'ceil', kind: 'keep', call: ceil, inplace: true },
-  round: { name: 'round', kind: 'keep', call: round, inplace: true },
-  relu: { name: 'relu', kind: 'keep', call: relu, inplace: true },
+  exp: { name: 'exp', kind: 'float', functor: 'ExpOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: exp, inplace: true },
+  log: { name: 'log', kind: 'float', functor: 'LogOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log, inplace: true },
+  log1p: { name: 'log1p', kind: 'float', functor: 'Log1pOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log1p, inplace: true },
+  sqrt: { name: 'sqrt', kind: 'float', functor: 'SqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sqrt, inplace: true },
+  rsqrt: { name: 'rsqrt', kind: 'float', functor: 'RsqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: rsqrt, inplace: true },
+  sin: { name: 'sin', kind: 'float', functor: 'SinOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sin, inplace: true },
+  cos: { name: 'cos', kind: 'float', functor: 'CosOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: cos, inplace: true },
+  tanh: { name: 'tanh', kind: 'float', functor: 'TanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: tanh, inplace: true },
+  sigmoid: { name: 'sigmoid', kind: 'float', functor: 'SigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sigmoid, inplace: true },
+  gelu: { name: 'gelu', kind: 'float', functor: 'GeluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: gelu, inplace: false },
+  softplus: { name: 'softplus', kind: 'float', functor: 'SoftplusOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: softplus, inplace: false },
+  neg: { name: 'neg', kind: 'keep', functor: 'NegOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: neg, inplace: true },
+  abs: { name: 'abs', kind: 'keep', functor: 'AbsOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: abs, inplace: true },
+  sign: { name: 'sign', kind: 'keep', functor: 'SignOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: sign, inplace: true },
+  floor: { name: 'floor', kind: 'keep', functor: 'FloorOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: floor, inplace: true },
+  ceil: { name: 'ceil', kind: 'keep', functor: 'CeilOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: ceil, inplace: true },
+  round: { name: 'round', kind: 'keep', functor: 'RoundOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: round, inplace: true },
+  relu: { name: 'relu', kind: 'keep', functor: 'ReluOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: relu, inplace: true },
 } as const satisfies Readonly<Record<string, UnaryOp>>;
 
 /** How a reduction's result dtype is decided (ops/op-list.js). */

@@ -1,11 +1,12 @@
 // gx.fuse: a function of gx elementwise ops (and at most a final sum, prod,
 // max or min, as cupy.fuse allows) becomes one kernel. The function is
 // parsed, not traced: its gx calls (`gx.sin(x)`, `x.sin()`, `gx.add(a, b)`)
-// are translated on elements, with the ops' dtype rules, into a device
-// function (translate.ts) run by an elementwise kernel or as the map of a
-// reduction kernel (lib/rtc), compiled per input dtypes and cached like every
-// run-time kernel. What cannot be fused (another call, a dtype the jit does
-// not compute in, tensors on several devices) runs as the function would
+// are translated on elements, with the ops' dtype rules and the ops' own C++
+// functors (fuse-ops.ts), into a device function (translate.ts) run by an
+// elementwise kernel or as the map of a reduction kernel (lib/rtc), compiled
+// per input dtypes and cached like every run-time kernel. What cannot be
+// fused (another call, a dtype the jit does not compute in, a 0-d tensor of
+// another dtype, tensors on several devices) runs as the function would
 // without fuse, and says why once in NODE_DEBUG=gpuext output.
 import type * as acorn from 'acorn';
 import { debuglog } from 'util';
@@ -19,8 +20,9 @@ import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
 import { closureValues, type Lookup } from './closure';
 import { JitError } from './errors';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
-import { JIT_HELPERS, Module, scalarFunction, type OpCalls } from './translate';
-import { cast, C_TYPE, floatOf, isFloat, promote, SCALAR_DTYPES, strong, type ScalarDType, type Ty, type Val } from './types';
+import { FUSE_PREAMBLE, fuseCompileOptions, fuseOpCalls } from './fuse-ops';
+import { JIT_HELPERS, Module, scalarFunction } from './translate';
+import { C_TYPE, isFloat, SCALAR_DTYPES, type ScalarDType } from './types';
 
 const debug = debuglog('gpuext');
 const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });
@@ -36,22 +38,6 @@ export type FusedFunction<F> = F & {
   source(...args: (Tensor | number)[]): string;
 };
 
-const ARITH: Record<string, string> = { add: '+', sub: '-', mul: '*' };
-const COMPARE: Record<string, string> = { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' };
-const LOGICAL: Record<string, string> = { logicalAnd: '&&', logicalOr: '||', logicalXor: '!=' };
-/** Float unary ops: C for float and double, `x` standing for the operand. */
-const FLOAT_UNARY: Record<string, [string, string]> = {
-  exp: ['expf(x)', 'exp(x)'], log: ['logf(x)', 'log(x)'], log1p: ['log1pf(x)', 'log1p(x)'], sqrt: ['sqrtf(x)', 'sqrt(x)'],
-  rsqrt: ['rsqrtf(x)', 'rsqrt(x)'], sin: ['sinf(x)', 'sin(x)'], cos: ['cosf(x)', 'cos(x)'], tanh: ['tanhf(x)', 'tanh(x)'],
-  sigmoid: ['(1.f / (1.f + expf(-x)))', '(1. / (1. + exp(-x)))'],
-  gelu: ['(0.5f * x * (1.f + erff(x * 0.70710678118654752440f)))', '(0.5 * x * (1. + erf(x * 0.70710678118654752440)))'],
-  softplus: ['(x > 20.f ? x : log1pf(expf(x)))', '(x > 20. ? x : log1p(exp(x)))'],
-};
-/** Ops that keep the dtype: C for float and for integers. */
-const KEEP_UNARY: Record<string, [string, string]> = {
-  neg: ['(-x)', '(-x)'], abs: ['fabs(x)', '(x < 0 ? -x : x)'], floor: ['floor(x)', 'x'], ceil: ['ceil(x)', 'x'],
-  round: ['rint(x)', 'x'], sign: ['((x > 0) - (x < 0))', '((x > 0) - (x < 0))'], relu: ['((x > 0 || x != x) ? x : 0)', '(x > 0 ? x : 0)'],
-};
 const REDUCERS = { sum, prod, max, min } as const;
 type Reducer = keyof typeof REDUCERS;
 
@@ -61,60 +47,8 @@ const FUNCTIONS = new Map<unknown, string>([
   [where, 'where'], [clamp, 'clamp'],
 ]);
 
-/** The elementwise ops on elements, with the ops' dtype rules (NOTE [ Types in jit functions ]). */
-const OPS: OpCalls = {
-  nameOf: (v) => FUNCTIONS.get(v),
-  call(name, args): Val | undefined {
-    const [a, b, c] = args;
-    const two = (): Ty => {
-      if (args.length !== 2) throw new TypeError(`${name} takes two operands here`);
-      return promote(a.ty, b.ty);
-    };
-    if (name in ARITH) {
-      const t = two();
-      if (t.dtype === 'bool') return undefined;
-      return { code: `(${cast(a, t.dtype)} ${ARITH[name]} ${cast(b, t.dtype)})`, ty: t };
-    }
-    if (name === 'div' || name === 'pow') {
-      const t = two();
-      const f = isFloat(t.dtype) ? t : floatOf(t);
-      if (name === 'pow' && !isFloat(t.dtype)) return undefined;
-      const fn = name === 'div' ? undefined : f.dtype === 'float32' ? 'powf' : 'pow';
-      return { code: fn === undefined ? `(${cast(a, f.dtype)} / ${cast(b, f.dtype)})` : `${fn}(${cast(a, f.dtype)}, ${cast(b, f.dtype)})`, ty: f };
-    }
-    if (name === 'maximum' || name === 'minimum') {
-      const t = two();
-      const m = name === 'maximum' ? 'max' : 'min';
-      const code = isFloat(t.dtype) ? `gx_jit_${m}${t.dtype === 'float32' ? 'f' : ''}(${cast(a, t.dtype)}, ${cast(b, t.dtype)})`
-        : `gx_jit_i${m}<${C_TYPE[t.dtype]}>(${cast(a, t.dtype)}, ${cast(b, t.dtype)})`;
-      return { code, ty: t };
-    }
-    if (name in COMPARE) {
-      const t = two();
-      return { code: `(${cast(a, t.dtype)} ${COMPARE[name]} ${cast(b, t.dtype)})`, ty: strong('bool') };
-    }
-    if (name in LOGICAL) {
-      two();
-      return { code: `((${a.code} != 0) ${LOGICAL[name]} (${b.code} != 0))`, ty: strong('bool') };
-    }
-    if (name in FLOAT_UNARY && args.length === 1) {
-      const f = floatOf(a.ty);
-      const d = f.weak ? 'float64' : f.dtype;
-      return { code: FLOAT_UNARY[name][d === 'float32' ? 0 : 1].replace(/\bx\b/g, `(${cast(a, d)})`), ty: { dtype: d, weak: f.weak } };
-    }
-    if (name in KEEP_UNARY && args.length === 1) {
-      if (a.ty.dtype === 'bool') return undefined;
-      const [fl, int] = KEEP_UNARY[name];
-      const code = (isFloat(a.ty.dtype) ? fl : int).replace(/\bx\b/g, `(${a.code})`);
-      return { code: `((${C_TYPE[a.ty.dtype]})${code})`, ty: a.ty };
-    }
-    if (name === 'where' && args.length === 3) {
-      const t = promote(b.ty, c.ty);
-      return { code: `((${a.code}) ? ${cast(b, t.dtype)} : ${cast(c, t.dtype)})`, ty: t };
-    }
-    return undefined;
-  },
-};
+/** The elementwise ops on elements: the ops' own functors (NOTE [ Fused ops are the ops' functors ]). */
+const OPS = fuseOpCalls((v) => FUNCTIONS.get(v));
 
 /** The final reduction of a fused function's result, if its return is one. */
 interface FinalReduction {
@@ -179,22 +113,39 @@ function withoutReduction(f: ParsedFunction, inner: acorn.Expression): ParsedFun
   return { ...f, body: { ...f.body, body: [...stmts, ret] } };
 }
 
+interface Unfused { kind: 'unfused'; why: string }
+
 /** CPU tensors run the ops one by one (each a native loop, nothing to compile); other dtypes and mixed devices too. */
-const UNFUSED_ARGS = {
+const UNFUSED_ARGS: Unfused = {
   kind: 'unfused',
   why: 'the fused kernel runs on CUDA tensors of bool, int32, int64, float32 or float64 on one device (and numbers)',
-} as const;
+};
+
+// A 0-d tensor of another dtype than the others' does not promote as their
+// dtype would (PyTorch's rule: within a category, dimensioned tensors decide),
+// and the jit's types know no 0-d tensors: such calls run unfused.
+const UNFUSED_ZERO_DIM: Unfused = {
+  kind: 'unfused',
+  why: 'a 0-d tensor of another dtype than the other tensors (0-d tensors promote by PyTorch\'s zero-dim rule, which fused code does not follow)',
+};
 
 type Compiled =
   | { kind: 'elementwise'; kernel: ElementwiseKernel; source: string }
   | { kind: 'reduction'; kernel: ReductionKernel; source: string; axis: number[] | undefined; keepdims: boolean }
-  | { kind: 'unfused'; why: string };
+  | Unfused;
 
 const IDENTITY: Record<Reducer, (d: ScalarDType) => string> = {
   sum: () => '0', prod: () => '1',
   max: (d) => (isFloat(d) ? '(-1.0 / 0.0)' : d === 'int32' ? '(-2147483647 - 1)' : d === 'bool' ? 'false' : '(-9223372036854775807LL - 1)'),
   min: (d) => (isFloat(d) ? '(1.0 / 0.0)' : d === 'int32' ? '2147483647' : d === 'bool' ? 'true' : '9223372036854775807LL'),
 };
+
+const KERNELS = new WeakMap<object, (args: readonly unknown[]) => ElementwiseKernel | ReductionKernel | undefined>();
+
+/** @internal The kernel a fused function runs for these arguments (any device; undefined when unfused): for tests, which compile its source without a GPU. */
+export function fusedKernel(f: object, ...args: (Tensor | number)[]): ElementwiseKernel | ReductionKernel | undefined {
+  return KERNELS.get(f)?.(args);
+}
 
 /**
  * Fuses a function of gx elementwise ops (and at most a final reduction)
@@ -214,24 +165,27 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
   const compiled = new Map<string, Compiled>();
   const told = new Set<string>();
 
-  /** The key of the kernel for these arguments; undefined when it does not run them (source() asks for any device). */
-  const keyOf = (args: readonly unknown[], anyDevice = false): string | undefined => {
+  /** The key of the kernel for these arguments, or why it does not run them (source() asks for any device). */
+  const keyOf = (args: readonly unknown[], anyDevice = false): string | Unfused => {
     let key = '';
     let device: string | undefined;
+    const zeroDim = new Set<string>(), dims = new Set<string>();
     for (const a of args) {
       if (a instanceof Tensor) {
-        if (!(SCALAR_DTYPES as readonly string[]).includes(a.dtype)) return undefined;
+        if (!(SCALAR_DTYPES as readonly string[]).includes(a.dtype)) return UNFUSED_ARGS;
         const d = String(a.device);
-        if ((a.device.type !== 'cuda' && !anyDevice) || (device !== undefined && d !== device)) return undefined;
+        if ((a.device.type !== 'cuda' && !anyDevice) || (device !== undefined && d !== device)) return UNFUSED_ARGS;
         device = d;
         key += `${a.dtype},`;
+        (a.ndim === 0 ? zeroDim : dims).add(a.dtype);
       } else if (typeof a === 'number') {
         key += Number.isInteger(a) ? 'i,' : 'f,';
       } else {
-        return undefined;
+        return UNFUSED_ARGS;
       }
     }
-    return device === undefined ? undefined : key;
+    if (dims.size > 0 && [...zeroDim].some((d) => !dims.has(d) || dims.size > 1)) return UNFUSED_ZERO_DIM;
+    return device === undefined ? UNFUSED_ARGS : key;
   };
 
   const compile = (args: readonly unknown[]): Compiled => {
@@ -240,6 +194,7 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     const params = parsed.params.map((p, i) => [p, { dtype: ins[i], weak: !(args[i] instanceof Tensor) }] as const);
     const red = finalReduction(parsed, lookup, label);
     const module = new Module(false, OPS);
+    module.helpers.add(FUSE_PREAMBLE);
     module.helpers.add(JIT_HELPERS);
     const f = scalarFunction(red ? withoutReduction(parsed, red.inner) : parsed, `gx_fused_${name}`, params, undefined, lookup, module, label);
     if (f.ret.kind !== 'scalar') throw new JitError(label, 'a fused function returns one tensor', parsed.text);
@@ -248,19 +203,19 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     const inParams = ins.map((d, i) => `${d} a${i}`).join(', ');
     const call = `gx_fused_${name}(${ins.map((_, i) => `a${i}`).join(', ')})`;
     if (red === undefined) {
-      return { kind: 'elementwise', source, kernel: elementwiseKernel(inParams, `${out} out`, `out = ${call}`, { name: `fused_${name}`, preamble: source }) };
+      return { kind: 'elementwise', source, kernel: elementwiseKernel(inParams, `${out} out`, `out = ${call}`, { name: `fused_${name}`, preamble: source, options: fuseCompileOptions() }) };
     }
     if ((red.reducer === 'sum' || red.reducer === 'prod') && !isFloat(out)) out = 'int64';
     const reduce = red.reducer === 'sum' ? 'a + b' : red.reducer === 'prod' ? 'a * b'
       : isFloat(out) ? `gx_jit_${red.reducer}${out === 'float32' ? 'f' : ''}(a, b)` : `gx_jit_i${red.reducer}<${C_TYPE[out]}>(a, b)`;
     const kernel = reductionKernel(inParams, `${out} y`, `(${C_TYPE[out]})(${call})`, reduce, 'y = a', IDENTITY[red.reducer](out),
-      { name: `fused_${name}`, preamble: source, reduceType: out });
+      { name: `fused_${name}`, preamble: source, reduceType: out, options: fuseCompileOptions() });
     return { kind: 'reduction', kernel, source, axis: red.axis, keepdims: red.keepdims };
   };
 
   const unfused = fn as unknown as (...a: unknown[]) => Tensor;
-  const compiledFor = (key: string | undefined, args: readonly unknown[]): Compiled => {
-    if (key === undefined) return UNFUSED_ARGS;
+  const compiledFor = (key: string | Unfused, args: readonly unknown[]): Compiled => {
+    if (typeof key !== 'string') return key;
     let c = compiled.get(key);
     if (c === undefined) {
       try {
@@ -290,11 +245,16 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     }
   };
   const fused = call as unknown as FusedFunction<F>;
+  KERNELS.set(fused, (args) => {
+    const key = keyOf(args, true);
+    const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
+    return c.kind === 'unfused' ? undefined : c.kernel;
+  });
   Object.defineProperty(fused, 'name', { value: name });
   Object.defineProperty(fused, 'source', {
     value: (...args: (Tensor | number)[]): string => {
       const key = keyOf(args, true);
-      const c = compiledFor(key === undefined ? undefined : `source:${key}`, args);
+      const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
       if (c.kind === 'unfused') throw new JitError(label, `runs unfused: ${c.why}`, parsed.text);
       return c.source;
     },

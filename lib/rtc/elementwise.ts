@@ -13,6 +13,9 @@
 //      with the output shape and its strides (`long long` kernel parameters);
 //   v  a JS number: passed as a double and converted to its type in the kernel;
 //   r  `raw T x`: the whole (contiguous) array as a pointer, with `x_size`.
+// With no `s` operand the kernel is tiled and moves 16-byte vectors where the
+// pointers are aligned; else it is a grid-stride loop over offsets
+// (elementwise-codegen.ts, NOTE [ Vectorized elementwise kernels ]).
 //
 // NOTE [ Elementwise call path ]
 // A call costs about one launch: a plan (the kernel and the kinds of its
@@ -30,8 +33,8 @@ import { allocate } from '../creation';
 import { dtypeCode } from '../dtype';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
-import { KERNEL_C_TYPES as C_TYPES } from '../generated/dtypes';
-import { broadcastStrides, parseParams, typeHeaders, type Param } from './params';
+import { broadcastStrides, parseParams, type Param } from './params';
+import { blocksFor, elementwiseSource, geometryOf, THREADS, type Geometry, type Layout } from './elementwise-codegen';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
 import { RawKernel } from './raw';
 import { checkKeys, checkOptions, optionKeys } from '../options';
@@ -59,23 +62,19 @@ export type ElementwiseKernel = ((...args: (Tensor | number | ElementwiseCallOpt
 const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true });
 const CALL_KEYS = optionKeys<ElementwiseCallOptions>({ size: true });
 
-type Layout = 'c' | 's' | 'v' | 'r';
-
 interface Plan {
   kernel: RawKernel;
   /** The dtype of each output, from the binding. */
   outTypes: DType[];
   /** How many arguments the kernel takes. */
   nargs: number;
+  geometry: Geometry;
 }
 
 const LAYOUT_CODE: Record<Layout, number> = { c: 0, s: 1, v: 2, r: 3 };
 /** The dtype digit of an output to be allocated (dtype codes are below it). */
 const ALLOCATED = 63;
 
-const THREADS = 256;
-/** Beyond this the grid-stride loop takes over (one element per thread below it measured best). */
-const MAX_BLOCKS = 65535 * 32;
 
 /**
  * An elementwise kernel from C code, like cupy.ElementwiseKernel.
@@ -127,14 +126,15 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       return d;
     };
     const types = all.map(typeOf);
-    const src = generate(name, opts.preamble ?? '', body, ins.length, all, types, bound, ndim, layouts);
+    const outputPassed = outs.map((_, k) => operands[ins.length + k] instanceof Tensor);
+    const src = elementwiseSource({ name, preamble: opts.preamble ?? '', body, nIn: ins.length, all, types, bound, ndim, layouts, outputPassed });
     sources.push(src);
     const kernel = new RawKernel(src, name, { options: opts.options });
     const nargs = kernel.params?.length ?? 0;
     if (nargs > STAGED_MAX_ARGS) {
       throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
     }
-    return { kernel, outTypes: types.slice(ins.length), nargs };
+    return { kernel, outTypes: types.slice(ins.length), nargs, geometry: geometryOf(layouts, types, body) };
   };
 
   const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
@@ -260,8 +260,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
         }
       }
       if (j - STAGED_ARGS !== plan.nargs) throw new Error(`${fnName}: internal error: ${j - STAGED_ARGS} arguments for a kernel of ${plan.nargs}`);
-      const blocks = Math.min(Math.ceil(n / THREADS), MAX_BLOCKS);
-      plan.kernel.launchPrepared(device, blocks, THREADS);
+      plan.kernel.launchPrepared(device, blocksFor(n, plan.geometry), THREADS);
     }
     return outTensors.length === 1 ? outTensors[0] : outTensors;
   };
@@ -272,58 +271,4 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
 function rawOperand(t: Tensor, p: Param, fn: string): Tensor {
   if (!t.isContiguous()) throw new TypeError(`${fn}: raw operand '${p.name}' must be contiguous (call .contiguous() first)`);
   return t;
-}
-
-function generate(name: string, preamble: string, body: string, nIn: number, all: Param[], types: DType[],
-  bound: Map<string, DType>, ndim: number, layouts: readonly Layout[]): string {
-  // Concrete C types everywhere, placeholders resolved: the launcher reads the
-  // parameter types from this source (NOTE [ Kernel arguments ] in raw.ts).
-  const params: string[] = [];
-  const lines: string[] = [];
-  all.forEach((p, k) => {
-    const isOut = k >= nIn;
-    const c = C_TYPES[types[k]];
-    switch (layouts[k]) {
-      case 'v':
-        params.push(`double ${p.name}_value`);
-        lines.push(`const ${c} ${p.name} = (${c})${p.name}_value;`);
-        break;
-      case 'r':
-        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}`, `long long ${p.name}_size`);
-        break;
-      default:
-        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}_ptr`);
-    }
-  });
-  params.push('long long n');
-  const strided = all.filter((_, k) => layouts[k] === 's');
-  const index: string[] = [];
-  if (strided.length > 0) {
-    for (let d = 0; d < ndim; d++) params.push(`long long shape${d}`);
-    for (const p of strided) for (let d = 0; d < ndim; d++) params.push(`long long ${p.name}_stride${d}`);
-    index.push('long long rem = i;');
-    for (const p of strided) index.push(`long long ${p.name}_off = 0;`);
-    for (let d = ndim - 1; d >= 0; d--) {
-      index.push(`{ const long long idx = rem % shape${d}; rem /= shape${d};`);
-      for (const p of strided) index.push(`  ${p.name}_off += idx * ${p.name}_stride${d};`);
-      index.push('}');
-    }
-  }
-  all.forEach((p, k) => {
-    if (layouts[k] !== 'c' && layouts[k] !== 's') return;
-    const c = C_TYPES[types[k]];
-    const at = layouts[k] === 's' ? `${p.name}_off` : 'i';
-    lines.push(k >= nIn ? `${c}& ${p.name} = ${p.name}_ptr[${at}];` : `const ${c} ${p.name} = ${p.name}_ptr[${at}];`);
-  });
-  // Placeholders must be declared before the parameter list uses them.
-  const typedefs = [...bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
-  return `${typeHeaders(types)}${typedefs}
-${preamble}
-extern "C" __global__ void ${name}(${params.join(', ')}) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    ${[...index, ...lines].join('\n    ')}
-    ${body};
-  }
-}
-`;
 }

@@ -3,29 +3,27 @@
 // and/or/xor (bool compute type). One definition each, run by the CPU loops
 // and the CUDA kernels alike; C is the compute type (NOTE [ Compute types ]).
 #pragma once
-#include <type_traits>
-
-#include "../common/hd.h"
+#include "../common/hd_math.h"
 
 namespace gx::ops {
 
 struct AddOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_add(a, b);
+    if constexpr (is_integral_v<C>) return wrap_add(a, b);
     else return a + b;
   }
 };
 
 struct SubOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_sub(a, b);
+    if constexpr (is_integral_v<C>) return wrap_sub(a, b);
     else return a - b;
   }
 };
 
 struct MulOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_mul(a, b);
+    if constexpr (is_integral_v<C>) return wrap_mul(a, b);
     else return a * b;
   }
 };
@@ -39,7 +37,7 @@ struct DivOp {
 // 1 for base 1, +-1 for base -1 and 0 otherwise (integer results of 1/a^n).
 struct PowOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (is_floating_point_v<C>) {
       return m_pow(a, b);
     } else {
       if (b < 0) {
@@ -79,7 +77,7 @@ struct MinimumOp {
 struct RemainderOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
     C r;
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (is_floating_point_v<C>) {
       r = m_fmod(a, b);
     } else {
       if (b == 0 || b == -1) return 0;  // -1: INT64_MIN % -1 traps on x86

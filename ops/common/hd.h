@@ -1,7 +1,8 @@
 // Code the CPU (.cpp, host compiler) and CUDA (.cu, nvcc) sides of the
-// built-in ops share: the GX_HD qualifier, conversions between element types,
-// loads and stores by a runtime dtype, and math wrappers with one name on both
-// sides. Functors written against these compile unchanged for both devices.
+// built-in ops share: conversions between element types, loads and stores by
+// a runtime dtype, and (from hd_math.h, which NVRTC compiles too) the GX_HD
+// qualifier and math wrappers with one name on both sides. Functors written
+// against these compile unchanged for both devices.
 //
 // NOTE [ Compute types ]
 // Every elementwise op and reduction computes in one of four C++ types, picked
@@ -12,21 +13,13 @@
 // and truncated equal to int8 arithmetic), and bool for the logical ops.
 // Integer +, -, * go through uint64_t so overflow is defined behaviour.
 #pragma once
-#include <math.h>
-
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include <gpuext/half.h>
 
-#include "cpu_math.h"
-
-#if defined(__CUDACC__)
-#define GX_HD __host__ __device__ __forceinline__
-#else
-#define GX_HD inline
-#endif
+#include "hd_math.h"
 
 namespace gx::ops {
 
@@ -129,66 +122,6 @@ template <typename C> GX_HD C load_operand(const char* p, ScalarType t, ScalarTy
       if (convert) v = round_through(common, v);
     return v;
   }
-}
-
-// --- math with one spelling on host and device ------------------------------
-#define GX_OPS_MATH1(name, ffn, dfn)                          \
-  GX_HD float name(float x) { return ::ffn(x); }              \
-  GX_HD double name(double x) { return ::dfn(x); }
-GX_OPS_MATH1(m_log, logf, log)
-GX_OPS_MATH1(m_log1p, log1pf, log1p)
-GX_OPS_MATH1(m_sqrt, sqrtf, sqrt)
-GX_OPS_MATH1(m_sin, sinf, sin)
-GX_OPS_MATH1(m_cos, cosf, cos)
-GX_OPS_MATH1(m_tanh, tanhf, tanh)
-GX_OPS_MATH1(m_floor, floorf, floor)
-GX_OPS_MATH1(m_ceil, ceilf, ceil)
-GX_OPS_MATH1(m_rint, rintf, rint)  // round half to even, as torch.round
-GX_OPS_MATH1(m_fabs, fabsf, fabs)
-GX_OPS_MATH1(m_erf, erff, erf)
-#undef GX_OPS_MATH1
-GX_HD float m_exp(float x) {
-#if defined(__CUDA_ARCH__)
-  return ::expf(x);
-#else
-  return cpu_expf(x);  // vectorizable: NOTE [ CPU expf ] in cpu_math.h
-#endif
-}
-GX_HD double m_exp(double x) { return ::exp(x); }
-GX_HD float m_pow(float a, float b) { return ::powf(a, b); }
-GX_HD double m_pow(double a, double b) { return ::pow(a, b); }
-GX_HD float m_fmod(float a, float b) { return ::fmodf(a, b); }
-GX_HD double m_fmod(double a, double b) { return ::fmod(a, b); }
-GX_HD float m_rsqrt(float x) {
-#if defined(__CUDA_ARCH__)
-  return ::rsqrtf(x);
-#else
-  return 1.0f / ::sqrtf(x);
-#endif
-}
-GX_HD double m_rsqrt(double x) {
-#if defined(__CUDA_ARCH__)
-  return ::rsqrt(x);
-#else
-  return 1.0 / ::sqrt(x);
-#endif
-}
-
-template <typename C> GX_HD bool is_nan(C x) {
-  if constexpr (std::is_floating_point_v<C>) return x != x;
-  else return false;
-}
-
-// Integer +, -, * with two's-complement wraparound (signed overflow is
-// undefined behaviour in C++; through uint64_t it is not).
-GX_HD int64_t wrap_add(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-GX_HD int64_t wrap_sub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-GX_HD int64_t wrap_mul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
 
 GX_HD float inf_f() {

@@ -4,9 +4,7 @@
 // (integer inputs arrive converted: lib/ops promotes them to float32); the
 // "keep" ops (neg, abs, sign, floor, ceil, round, relu) also see int64_t.
 #pragma once
-#include <type_traits>
-
-#include "../common/hd.h"
+#include "../common/hd_math.h"
 
 namespace gx::ops {
 
@@ -34,14 +32,14 @@ GX_OPS_FLOAT_FUNCTOR(SoftplusOp, x > C(20) ? x : m_log1p(m_exp(x)))
 
 struct NegOp {
   template <typename C> GX_HD C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return wrap_sub(0, x);
+    if constexpr (is_integral_v<C>) return wrap_sub(0, x);
     else return -x;
   }
 };
 
 struct AbsOp {
   template <typename C> GX_HD C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return x < 0 ? wrap_sub(0, x) : x;
+    if constexpr (is_integral_v<C>) return x < 0 ? wrap_sub(0, x) : x;
     else return m_fabs(x);
   }
 };
@@ -54,7 +52,7 @@ struct SignOp {
 #define GX_OPS_ROUNDING_FUNCTOR(Name, fn)                  \
   struct Name {                                            \
     template <typename C> GX_HD C operator()(C x) const {  \
-      if constexpr (std::is_integral_v<C>) return x;       \
+      if constexpr (is_integral_v<C>) return x;       \
       else return fn(x);                                   \
     }                                                      \
   };
@@ -79,7 +77,7 @@ struct ClampOp {
   bool has_lo, has_hi;
   template <typename C> GX_HD C operator()(C x) const {
     if (is_nan(x)) return x;
-    if constexpr (std::is_integral_v<C>) {
+    if constexpr (is_integral_v<C>) {
       if (has_lo && x < ilo) x = ilo;
       if (has_hi && x > ihi) x = ihi;
     } else {

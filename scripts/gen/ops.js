@@ -132,6 +132,20 @@ function tsName(name) {
   return RESERVED.has(n) ? `${n}_` : n;
 }
 
+// The compute-type set of an entry ('kCNumeric | kCNoBool', ops/common/dispatch.h) as flags.
+const COMPUTE_SETS = { kCFloat: ['float'], kCDouble: ['double'], kCInt: ['int'], kCBool: ['bool'], kCNoBool: ['noBool'],
+  kCFloating: ['float', 'double'], kCNumeric: ['float', 'double', 'int'] };
+function functorCols(e) {
+  const flags = new Set();
+  for (const part of e.computes.split('|').map((x) => x.trim())) {
+    if (!(part in COMPUTE_SETS)) throw new Error(`ops/op-list.js ${e.name}: unknown compute-type set ${part}`);
+    for (const f of COMPUTE_SETS[part]) flags.add(f);
+  }
+  if (!/^[A-Z]\w*$/.test(e.functor)) throw new Error(`ops/op-list.js ${e.name}: functor ${e.functor} is not a C++ name`);
+  const cols = ['float', 'double', 'int', 'bool', 'noBool'].map((f) => `${f}: ${flags.has(f)}`).join(', ');
+  return `functor: '${e.functor}', computes: { ${cols} }`;
+}
+
 function tsOps(list, all) {
   const lines = [...HEADER, '// One call per built-in op schema, its arguments named as in the schema (camelCased) so', '// tsc catches a missing or swapped one; `fn` names the gx function in errors. And the', '// families\' tables lib/ops decides dtypes by.',
     "import { native, type NativeTensor } from '../native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
@@ -159,12 +173,17 @@ function tsOps(list, all) {
   const kinds = (family) => [...new Set(list.filter((e) => e.family === family).map((e) => `'${e.kind}'`))].join(' | ');
   lines.push(
     `/** How a binary op's result dtype is decided (ops/op-list.js). */`, `export type BinaryKind = ${kinds('binary')};`,
-    'export interface BinaryOp {', '  readonly name: string;', '  readonly kind: BinaryKind;', '  /** Set when bool operands are an error: the hint that ends the message. */', '  readonly noBool?: string;',
+    '/** The compute types an op\'s functor runs in (ops/common/dispatch.h: with_compute), from its compute-type set. */',
+    'export interface Computes {', '  readonly float: boolean;', '  readonly double: boolean;', '  /** Integer dtypes (and bool, unless noBool) in int64_t. */', '  readonly int: boolean;',
+    '  /** Every operand read as "nonzero" (the logical ops). */', '  readonly bool: boolean;', '  readonly noBool: boolean;', '}', '',
+    'export interface BinaryOp {', '  readonly name: string;', '  readonly kind: BinaryKind;',
+    '  /** The C++ functor of ops/binary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  /** Set when bool operands are an error: the hint that ends the message. */', '  readonly noBool?: string;',
     '  readonly tensor: typeof add;', '  readonly scalar: typeof addScalar;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
-    ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)}, inplace: ${e.inplace === true} }`),
+    ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}${functorCols(e)}, tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)}, inplace: ${e.inplace === true} }`),
     `/** How a unary op's result dtype is decided (ops/op-list.js). */`, `export type UnaryKind = ${kinds('unary')};`,
-    'export interface UnaryOp {', '  readonly name: string;', '  readonly kind: UnaryKind;', '  readonly call: typeof exp;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
-    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)}, inplace: ${e.inplace === true} }`),
+    'export interface UnaryOp {', '  readonly name: string;', '  readonly kind: UnaryKind;',
+    '  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  readonly call: typeof exp;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
+    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${functorCols(e)}, call: ${tsName(e.name)}, inplace: ${e.inplace === true} }`),
     `/** How a reduction's result dtype is decided (ops/op-list.js). */`, `export type ReduceKind = ${kinds('reduce')};`,
     'export interface ReduceOp {', '  readonly name: string;', '  readonly kind: ReduceKind;', '  readonly call: typeof sum;', '}', '',
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
