@@ -6,7 +6,7 @@
 // the CPU the function itself runs per element in a JS loop, with inputs and
 // result converted to the signature's dtypes by storing them in its typed arrays (a simulator: nothing to
 // compile, debuggable in the JS debugger).
-import { STORAGE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
+import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { tensor } from '../creation';
@@ -14,6 +14,9 @@ import { checkOptions, optionKeys } from '../options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import { closureValues, type Lookup } from './closure';
 import { Module, scalarFunction } from './translate';
+import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
+import { simArray, STEP_BUDGET } from './simulator';
+import { typeFunction } from './typer';
 import { SCALAR_DTYPES, strong, type ScalarDType } from './types';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
 
@@ -68,6 +71,33 @@ function store(a: Storage, j: number, v: number | boolean, d: ScalarDType): void
   if (d === 'int64') (a as BigInt64Array)[j] = typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : v === true ? 1n : 0n;
   else if (d === 'bool') a[j] = v !== 0 && v !== false ? 1 : 0;
   else a[j] = Number(v);  // the typed array rounds (float32) or wraps (int32) on store
+}
+
+/** An element of `a` (dtype d's storage) as the simulator's value of d: bool a boolean, int64 a bigint. */
+function valueOf(a: Storage, j: number, d: ScalarDType): unknown {
+  const v = a[j];
+  return d === 'bool' ? v !== 0 : v;
+}
+
+/** Stores a value of the simulator (already of dtype d) at j of `a`. */
+function storeValue(a: Storage, j: number, v: unknown, d: ScalarDType): void {
+  if (d === 'bool') a[j] = v === true ? 1 : 0;
+  else (a as Float64Array)[j] = v as number;
+}
+
+/** A scalar function runs outside a kernel: no thread or block to read; its loops share a step budget per element. */
+const NO_THREAD: SimThread = { tx: 0, ty: 0, tz: 0, bx: 0n, by: 0n, bz: 0n };
+const NO_BLOCK: SimBlock = { shared: () => { throw new Error('gx.vectorize: shared arrays belong in a kernel'); } };
+function cpuState(fn: string): SimState {
+  return {
+    bd: [1, 1, 1], gd: [1n, 1n, 1n], steps: STEP_BUDGET,
+    over(): never {
+      throw new RangeError(`${fn}: the simulator stopped after ${STEP_BUDGET} loop iterations for one element (a loop that never ends?)`);
+    },
+    local: (dtype, extents, label) => simArray(label, dtype, new VALUE_ARRAY[dtype](extents.reduce((a, b) => a * b, 1)), extents),
+    rd: (_a, off) => off,
+    wr: (_a, off) => off,
+  };
 }
 
 /**
@@ -171,27 +201,44 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
     return runOnCpu(k, args, out);
   };
 
+  /** The signature's function as the simulator runs it: typed as for CUDA (so refused where CUDA refuses it), then interpreted. */
+  const simulated: (CompiledScalar | undefined)[] = sigs.map(() => undefined);
+  const scalarOf = (k: number): CompiledScalar => {
+    if (simulated[k] === undefined) {
+      lookup ??= closureValues(f, referencedNames(parsed));
+      const s = sigs[k];
+      const fn = typeFunction(parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
+        lookup, new Module(false), fnName);
+      simulated[k] = compileScalar(fn);
+    }
+    return simulated[k];
+  };
+
   const runOnCpu = (k: number, args: (Tensor | number)[], out: Tensor | undefined): Tensor => {
     const s = sigs[k];
+    const fn = scalarOf(k);
     const shape = broadcastShapes(args.filter((a): a is Tensor => a instanceof Tensor).map((t) => t.shape), fnName);
     const n = numelOf(shape);
     const cols = args.map((a, i) => {
+      const d = s.ins[i];
       if (!(a instanceof Tensor)) {
-        const one = new STORAGE_ARRAY[s.ins[i]](1);
-        store(one, 0, a, s.ins[i]);
-        const v = Number(one[0]);
+        const one = new STORAGE_ARRAY[d](1);
+        store(one, 0, a, d);
+        const v = valueOf(one, 0, d);
         return () => v;
       }
       using b = a.broadcastTo(shape);
       using c = b.contiguous();
-      const vals = c.toArraySync();
-      return (j: number): number => Number(vals[j]);
+      const vals = c.toArraySync() as Storage;
+      return (j: number): unknown => valueOf(vals, j, d);
     });
     const data = new STORAGE_ARRAY[s.out](n);
-    const xs = new Array<number>(args.length);
+    const xs = new Array<unknown>(args.length);
+    const S = cpuState(fnName);
     for (let j = 0; j < n; j++) {
       for (let i = 0; i < xs.length; i++) xs[i] = cols[i](j);
-      store(data, j, f(...xs), s.out);
+      S.steps = STEP_BUDGET;
+      storeValue(data, j, fn(NO_THREAD, S, NO_BLOCK, ...xs), s.out);
     }
     const result = tensor(data, { dtype: s.out as DType, shape });
     if (out === undefined) return result;
