@@ -14,10 +14,11 @@ ${D} double gx_jit_round(double x) { return floor(x + 0.5); }
   sign: guard('SIGN', `${D} float gx_jit_signf(float x) { return x > 0.f ? 1.f : x < 0.f ? -1.f : x; }
 ${D} double gx_jit_sign(double x) { return x > 0. ? 1. : x < 0. ? -1. : x; }
 `),
-  minmax: guard('MINMAX', `${D} float gx_jit_minf(float a, float b) { return (a != a || b != b) ? a + b : fminf(a, b); }
-${D} double gx_jit_min(double a, double b) { return (a != a || b != b) ? a + b : fmin(a, b); }
-${D} float gx_jit_maxf(float a, float b) { return (a != a || b != b) ? a + b : fmaxf(a, b); }
-${D} double gx_jit_max(double a, double b) { return (a != a || b != b) ? a + b : fmax(a, b); }
+  // JS's Math.min / max: NaN propagates, and -0 is below +0 (fminf leaves both open).
+  minmax: guard('MINMAX', `${D} float gx_jit_minf(float a, float b) { return (a != a || b != b) ? a + b : a < b ? a : b < a ? b : (signbit(a) ? a : b); }
+${D} double gx_jit_min(double a, double b) { return (a != a || b != b) ? a + b : a < b ? a : b < a ? b : (signbit(a) ? a : b); }
+${D} float gx_jit_maxf(float a, float b) { return (a != a || b != b) ? a + b : a > b ? a : b > a ? b : (signbit(a) ? b : a); }
+${D} double gx_jit_max(double a, double b) { return (a != a || b != b) ? a + b : a > b ? a : b > a ? b : (signbit(a) ? b : a); }
 `),
   iminmax: guard('IMINMAX', `template <typename T> ${D} T gx_jit_imin(T a, T b) { return a < b ? a : b; }
 template <typename T> ${D} T gx_jit_imax(T a, T b) { return a > b ? a : b; }

@@ -25,7 +25,7 @@ import { parseFunction, referencedNames, type ParsedFunction } from './source';
 import { cName, emitKernelBody, paramNames, type ParamArrays } from './emit-cuda';
 import type { ArrayDecl } from './ir';
 import { Module } from './module';
-import { typeFunction, type ParamSpec } from './typer';
+import { typeFunction, type ParamSpec } from './typer-function';
 import { C_TYPE, elementCType, type ScalarDType } from './types';
 import type { DType } from '../generated/dtypes';
 
@@ -96,6 +96,16 @@ function matches(spec: readonly ArgSpec[], args: readonly unknown[]): boolean {
     }
   }
   return true;
+}
+
+/**
+ * NVRTC options keeping the simulator's arithmetic (LANGUAGE.md): no fused
+ * multiply-add contraction, which rounds `x * y + z` once where the
+ * language rounds twice; unless the user asked for fast math or chose.
+ */
+export function exactMath(options: readonly string[]): string[] {
+  const chose = options.some((o) => /^-?-(use_fast_math|fmad)/.test(o));
+  return chose ? [...options] : ['--fmad=false', ...options];
 }
 
 /** The typer's view of the parameters of `specs`: tensors as arrays, integral numbers int64, fractional ones weak float64. */
@@ -194,7 +204,7 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
   const name = (opts.name ?? (parsed.name || 'kernel')).replace(/[^A-Za-z0-9_]/g, '_');
   const label = `${api}(${name})`;
   const debug = opts.debug === true;
-  const nvrtc = [...(opts.options ?? []), ...(debug ? ['-lineinfo'] : [])];
+  const nvrtc = [...exactMath(opts.options ?? []), ...(debug ? ['-lineinfo'] : [])];
   let lookup: Lookup | undefined;
   const lookupOf = (): Lookup => (lookup ??= closureValues(fn, referencedNames(parsed)));
   const specs = new Map<string, Specialization>();

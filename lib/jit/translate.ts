@@ -8,7 +8,7 @@ import { emitDevice } from './emit-cuda';
 import type { ReturnTy } from './ir';
 import type { Module } from './module';
 import type { ParsedFunction } from './source';
-import { typeFunction } from './typer';
+import { typeFunction } from './typer-function';
 import { strong, type ScalarDType, type Ty } from './types';
 
 export { ATOMIC_HELPERS, DEBUG_HELPERS, JIT_HELPERS } from './cuda-helpers';

@@ -35,7 +35,7 @@ import type { ParsedFunction } from './source';
 import { arith, castTo, compare, lit, negate, truth } from './typing';
 import { promote, sameTy, strong, type Ty } from './types';
 import { typeCall, arrayMaker, arrayDeclaration, type Ref, type TyperContext } from './typer-calls';
-import { Module, type DeviceFunctionInfo } from './module';
+import type { DeviceFunctionInfo, Module } from './module';
 import { memberRef } from './typer-members';
 
 export type Expression = acorn.Expression | acorn.PrivateIdentifier | acorn.SpreadElement | acorn.Super | acorn.Pattern;
@@ -46,7 +46,7 @@ export type Binding =
   | { kind: 'array'; arr: ArrayDecl };
 
 /** How deep expressions and blocks may nest: deeper ones are refused, not a stack overflow. */
-export const MAX_DEPTH = 200;
+export const MAX_DEPTH = 500;
 
 const describeNode = (t: string): string => t.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
@@ -73,6 +73,7 @@ export class Typer implements TyperContext {
     private readonly types: Map<number, Ty>,
     readonly declared: ReturnTy | undefined,
     prevRet: ReturnTy | undefined,
+    private readonly typeDevice: (dev: DeviceFunctionInfo, args: Ty[], fail: (what: string) => never) => FnIR,
   ) {
     this.ret = prevRet;
   }
@@ -98,28 +99,7 @@ export class Typer implements TyperContext {
   }
 
   deviceFunction(dev: DeviceFunctionInfo, args: Ty[], node: Where): FnIR {
-    const m = this.module;
-    const key = Module.key(args);
-    let bySig = m.specs.get(dev);
-    const known = bySig?.get(key);
-    if (known !== undefined) return known;
-    const label = dev.parsed.name || 'the device function';
-    if (m.active.has(dev)) this.fail(`${dev.parsed.name || 'a device function'} calls itself; recursion is not supported`, node);
-    if (m.active.size >= MAX_DEPTH) this.fail(`device functions call each other more than ${MAX_DEPTH} deep`, node);
-    if (args.length !== dev.parsed.params.length) {
-      this.fail(`${label} takes ${dev.parsed.params.length} argument${dev.parsed.params.length === 1 ? '' : 's'}, got ${args.length}`, node);
-    }
-    const name = `gx_dev_${(dev.parsed.name || 'fn').replace(/[^A-Za-z0-9_]/g, '_')}_${m.count++}`;
-    m.active.add(dev);
-    try {
-      const fn = typeFunction(dev.parsed, 'device', name, args.map((ty) => ({ kind: 'number', ty })), undefined, dev.lookup(), m,
-        `gx.jit.device(${dev.parsed.name || 'anonymous'})`);
-      if (bySig === undefined) m.specs.set(dev, (bySig = new Map()));
-      bySig.set(key, fn);
-      return fn;
-    } finally {
-      m.active.delete(dev);
-    }
+    return this.typeDevice(dev, args, (what) => this.fail(what, node));
   }
 
   private bind(name: string, b: Binding): void {
@@ -610,39 +590,3 @@ function computeOf(a: ArrayDecl): 'bool' | 'int32' | 'int64' | 'float32' | 'floa
   }
 }
 
-/** Types until the types of locals and returns settle (each pass may widen them). */
-export function settle(pass: (types: Map<number, Ty>, ret: ReturnTy | undefined) => { t: Typer; body: Stmt[] }): { t: Typer; body: Stmt[] } {
-  const types = new Map<number, Ty>();
-  let ret: ReturnTy | undefined;
-  for (let i = 0; ; i++) {
-    const r = pass(types, ret);
-    if (!r.t.changed || i >= 8) return r;
-    ret = r.t.ret;
-  }
-}
-
-/** A parameter of a function as the typer sees it. */
-export type ParamSpec = { kind: 'number'; ty: Ty } | { kind: 'array'; arr: ArrayDecl };
-
-/** Types `f` for parameters `params`: a kernel (no return) or a device / scalar function returning `out` (or what its returns have). */
-export function typeFunction(f: ParsedFunction, kind: 'kernel' | 'device', name: string, params: readonly ParamSpec[],
-  out: Ty | undefined, lookup: Lookup, module: Module, api: string): FnIR {
-  if (params.length !== f.params.length) {
-    const what = kind === 'kernel' ? 'the kernel' : f.name || 'the function';
-    throw new JitError(api, `${what} takes ${f.params.length} argument${f.params.length === 1 ? '' : 's'}, got ${params.length}`, f.text);
-  }
-  const declared: ReturnTy | undefined = out === undefined ? undefined : { kind: 'scalar', ty: out };
-  let decls: (VarDecl | ArrayDecl)[] = [];
-  const { t, body } = settle((types, ret) => {
-    const t = new Typer(f, lookup, module, api, kind === 'kernel' ? 'kernel' : 'scalar', types, declared, ret);
-    decls = params.map((s, i): VarDecl | ArrayDecl => (s.kind === 'array' ? s.arr : { id: newId(), name: f.params[i], ty: s.ty, isConst: true }));
-    const bound = new Map<string, Binding>(f.params.map((p, i) => {
-      const d = decls[i];
-      return [p, 'space' in d ? { kind: 'array', arr: d } : { kind: 'var', v: d, key: -1 - i, param: true }];
-    }));
-    return { t, body: t.run(bound) };
-  });
-  const ret = kind === 'kernel' ? undefined : declared ?? t.ret;
-  if (kind !== 'kernel' && ret === undefined) throw new JitError(api, 'the function returns nothing; it must return its value', f.text);
-  return { kind, name, api, text: f.text, params: decls, body, ret };
-}

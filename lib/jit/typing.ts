@@ -42,6 +42,12 @@ export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail): Expr {
     }
     case '**': {
       const r = intOrInt64(t);
+      if (isFloat(r.dtype) && b.k === 'lit' && b.ty.weak) {
+        // x ** 2, the common square, as a product; x ** 0.5 as sqrt (powf is a library call, and not exact).
+        const x = castTo(a, r.dtype);
+        if (b.v === 2) return { k: 'arith', ty: r, op: '*', a: x, b: x };
+        if (b.v === 0.5) return { k: 'math', ty: r, fn: 'sqrt', args: [x] };
+      }
       return { k: 'arith', ty: r, op, a: castTo(a, r.dtype), b: castTo(b, r.dtype) };
     }
     case '&': case '|': case '^': case '<<': case '>>': case '>>>': {

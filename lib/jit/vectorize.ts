@@ -16,7 +16,8 @@ import { closureValues, type Lookup } from './closure';
 import { Module, scalarFunction } from './translate';
 import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
 import { simArray, STEP_BUDGET } from './simulator';
-import { typeFunction } from './typer';
+import { exactMath } from './rawkernel';
+import { typeFunction } from './typer-function';
 import { SCALAR_DTYPES, strong, type ScalarDType } from './types';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
 
@@ -147,7 +148,7 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
   const kernelOf = (k: number): ElementwiseKernel => {
     const s = sigs[k];
     kernels[k] ??= elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
-      `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${name}_${k}`, preamble: sourceOf(k) });
+      `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${name}_${k}`, preamble: sourceOf(k), options: exactMath([]) });
     return kernels[k];
   };
 
