@@ -46,7 +46,7 @@ export type Binding =
   | { kind: 'array'; arr: ArrayDecl };
 
 /** How deep expressions and blocks may nest: deeper ones are refused, not a stack overflow. */
-export const MAX_DEPTH = 500;
+export const MAX_DEPTH = 256;
 
 const describeNode = (t: string): string => t.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
