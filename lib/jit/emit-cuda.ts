@@ -137,6 +137,14 @@ class Emitter {
         this.module.helpers.add(ATOMIC_HELPERS);
         return `gx_atomic_${e.op}(&${this.element(e.arr, e.idx, e.at)}, ${e.vals.map((v) => this.expr(v)).join(', ')})`;
       }
+      case 'lane': return '((int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31))';
+      case 'warp': {
+        // Over the lanes that reach the call (LANGUAGE.md "Warps").
+        const a = e.args.map((x) => this.expr(x));
+        if (e.op === 'activemask') return '((long long)__activemask())';
+        if (e.op === 'ballot') return `((long long)__ballot_sync(__activemask(), ${a[0]}))`;
+        return `__shfl${e.op === 'sync' ? '' : `_${e.op}`}_sync(__activemask(), ${a[0]}, ${a[1]})`;
+      }
       case 'foreign': {
         const args = e.args.map((a) => this.expr(a));
         return e.code.replace(/\u0001(\d+)\u0001/g, (_, k: string) => args[Number(k)]);

@@ -45,7 +45,15 @@ export interface SimBlock {
   shared(id: number, dtype: DType, extents: readonly number[], label: string): SimArray;
 }
 
-export type CompiledKernel = (T: SimThread, S: SimState, B: SimBlock, A: readonly unknown[]) => Generator<number, void, void>;
+/** What a lane asks at a warp operation: the operation, its source position, its value and lane argument. */
+export interface WarpRequest {
+  op: 'down' | 'up' | 'xor' | 'sync' | 'ballot' | 'activemask';
+  at: number;
+  v?: unknown;
+  n?: number;
+}
+/** A kernel per thread: yields a barrier's source position at syncthreads(), a request at a warp operation (resumed with its result). */
+export type CompiledKernel = (T: SimThread, S: SimState, B: SimBlock, A: readonly unknown[]) => Generator<number | WarpRequest, void, unknown>;
 export type CompiledScalar = (T: SimThread, S: SimState, B: SimBlock, ...args: unknown[]) => unknown;
 
 const SPECIAL: Record<string, string> = {
@@ -150,6 +158,10 @@ class JsEmitter {
         this.temps.push(k, o);
         return `(${k} = ${this.offset(e.arr, e.idx, e.at, 'wr')}, ${o} = ${a}.d[${k}], ${a}.d[${k}] = R.atomic('${e.op}', '${e.arr.dtype}', ${o}, ${this.expr(v)}, ${cs}), ${o})`;
       }
+      case 'lane': return '((T.tx + S.bd[0] * (T.ty + S.bd[1] * T.tz)) & 31)';
+      case 'warp':
+        // Suspends the lane until every lane of its warp reaches a warp operation (simulator.ts steps them in lockstep).
+        return `(yield { op: '${e.op}', at: ${e.at}${e.args.map((a, i) => `, ${i === 0 ? 'v' : 'n'}: ${this.expr(a)}`).join('')} })`;
       case 'foreign': throw new Error(`${this.fn.api}: gx.fuse's op calls run on CUDA only`);
     }
   }
@@ -310,6 +322,6 @@ export function compileKernel(fn: FnIR, debug: boolean): CompiledKernel {
 
 /** A device or scalar function as a JS function of (T, S, B, ...args) (not waiting at barriers). */
 export function compileScalar(fn: FnIR): CompiledScalar {
-  if (hasBarrier(fn)) throw new Error(`${fn.api}: syncthreads() outside a kernel has no block to wait for`);
+  if (hasBarrier(fn)) throw new Error(`${fn.api}: syncthreads() and warp operations outside a kernel have no block to wait for`);
   return compile(fn, false, false) as CompiledScalar;
 }

@@ -97,6 +97,44 @@ export function threadfence(): void {
   hooks('threadfence');
 }
 
+/** Warp intrinsics have a meaning only in a kernel, which translates them or runs them on the simulator. */
+function warpOnly(name: string): never {
+  throw new Error(`gx.jit.${name}: only has a meaning inside a kernel (gx.jit.rawkernel), which translates it or runs it on the simulator`);
+}
+
+/** This thread's lane in its warp (0..31): its linear index in the block modulo warpSize. */
+export function laneId(): number {
+  return warpOnly('laneId');
+}
+
+export type ShflMode = 'down' | 'up' | 'xor' | 'sync';
+
+function shflFn(mode: ShflMode): (value: number, n: number) => number {
+  const f = (): number => warpOnly(`shfl.${mode}`);
+  Object.defineProperty(f, 'name', { value: mode });
+  return f;
+}
+
+/**
+ * Warp shuffles (__shfl_*_sync over the lanes that reach them): each lane
+ * gets `value` of another lane of its warp: down(value, d) from lane + d,
+ * up(value, d) from lane - d, xor(value, m) from lane ^ m, sync(value, src)
+ * from lane src; a lane whose source is outside the warp keeps its own. The
+ * simulator steps a warp's lanes in lockstep to each shuffle.
+ */
+export const shfl = Object.freeze({ down: shflFn('down'), up: shflFn('up'), xor: shflFn('xor'), sync: shflFn('sync') });
+
+/** The lanes of the warp (reaching this call) whose `predicate` is true, as bits (__ballot_sync). */
+export function ballot(predicate: boolean | number): number {
+  void predicate;
+  return warpOnly('ballot');
+}
+
+/** The lanes of the warp reaching this call, as bits (__activemask). */
+export function activemask(): number {
+  return warpOnly('activemask');
+}
+
 /** What a kernel can ask of any array besides its elements. */
 export interface ArrayMeta {
   readonly length: number;
@@ -168,7 +206,9 @@ export const atomic = Object.freeze({
 export type Intrinsic =
   | { kind: 'dim3'; c: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim' }
   | { kind: 'grid' | 'gridsize' | 'syncthreads' | 'threadfence' | 'sharedArray' | 'localArray' }
-  | { kind: 'atomic'; op: AtomicOp };
+  | { kind: 'atomic'; op: AtomicOp }
+  | { kind: 'laneId' | 'ballot' | 'activemask' }
+  | { kind: 'shfl'; mode: ShflMode };
 
 export const INTRINSICS = new Map<unknown, Intrinsic>([
   [threadIdx, { kind: 'dim3', c: 'threadIdx' }],
@@ -182,4 +222,8 @@ export const INTRINSICS = new Map<unknown, Intrinsic>([
   [sharedArray, { kind: 'sharedArray' }],
   [localArray, { kind: 'localArray' }],
   ...Object.entries(atomic).map(([op, f]): [unknown, Intrinsic] => [f, { kind: 'atomic', op: op as AtomicOp }]),
+  [laneId, { kind: 'laneId' }],
+  [ballot, { kind: 'ballot' }],
+  [activemask, { kind: 'activemask' }],
+  ...Object.entries(shfl).map(([mode, f]): [unknown, Intrinsic] => [f, { kind: 'shfl', mode: mode as ShflMode }]),
 ]);

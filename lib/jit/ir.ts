@@ -44,6 +44,7 @@ export const EXACT_MATH: ReadonlySet<MathFn> = new Set<MathFn>(['sqrt', 'floor',
 export type ArithOp = '+' | '-' | '*' | '/' | '%' | '**' | '&' | '|' | '^' | '<<' | '>>' | '>>>';
 export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
 export type AtomicOp = 'add' | 'sub' | 'min' | 'max' | 'exch' | 'cas' | 'and' | 'or' | 'xor';
+export type WarpOp = 'down' | 'up' | 'xor' | 'sync' | 'ballot' | 'activemask';
 export type Special = 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim';
 
 /** Source position of a node, for errors and debug records. */
@@ -81,6 +82,9 @@ export type Expr =
   | { k: 'item'; ty: Ty; tmp: VarDecl; i: number }
   /** A read-modify-write; the old value, in the array's compute type. */
   | { k: 'atomic'; ty: Ty; op: AtomicOp; arr: ArrayDecl; idx: Expr[]; vals: Expr[]; at: At }
+  /** A warp operation: shuffles, ballot, activemask (the simulator steps the warp's lanes in lockstep to it). */
+  | { k: 'warp'; ty: Ty; op: WarpOp; args: Expr[]; at: At }
+  | { k: 'lane'; ty: Ty }
   /** gx.fuse's op calls: C text with \u0001k\u0001 standing for the k-th argument (CUDA only). */
   | { k: 'foreign'; ty: Ty; code: string; args: Expr[] };
 
@@ -143,7 +147,7 @@ export function walk(body: readonly Stmt[], onExpr: (e: Expr) => void, onStmt: (
       case 'cast': case 'neg': case 'not': case 'bitnot': case 'truth': case 'assign': ex(e.x); break;
       case 'arith': case 'cmp': case 'logic': ex(e.a); ex(e.b); break;
       case 'select': ex(e.c); ex(e.a); ex(e.b); break;
-      case 'math': case 'call': case 'foreign': e.args.forEach(ex); break;
+      case 'math': case 'call': case 'foreign': case 'warp': e.args.forEach(ex); break;
       case 'load': e.idx.forEach(ex); break;
       case 'atomic': e.idx.forEach(ex); e.vals.forEach(ex); break;
       default: break;
@@ -167,13 +171,13 @@ export function walk(body: readonly Stmt[], onExpr: (e: Expr) => void, onStmt: (
   body.forEach(st);
 }
 
-/** Whether `f` (or a function it calls) waits at a barrier: the simulator then steps its threads in turns. */
+/** Whether `f` (or a function it calls) waits at a barrier or a warp operation: the simulator then steps its threads in turns. */
 export function hasBarrier(f: FnIR, memo = new Map<FnIR, boolean>()): boolean {
   const known = memo.get(f);
   if (known !== undefined) return known;
   memo.set(f, false);
   let found = false;
-  walk(f.body, (e) => { if (e.k === 'call' && hasBarrier(e.fn, memo)) found = true; },
+  walk(f.body, (e) => { if ((e.k === 'call' && hasBarrier(e.fn, memo)) || e.k === 'warp') found = true; },
     (s) => { if (s.k === 'sync' || (s.k === 'tuple' && hasBarrier(s.fn, memo))) found = true; });
   memo.set(f, found);
   return found;

@@ -12,7 +12,7 @@ import { VALUE_ARRAY, type DType } from '../generated/dtypes';
 import { tensor } from '../creation';
 import { contiguousStrides } from '../shape';
 import { Tensor } from '../tensor';
-import type { CompiledKernel, SimArray, SimBlock, SimState, SimThread } from './interpret';
+import type { CompiledKernel, SimArray, SimBlock, SimState, SimThread, WarpRequest } from './interpret';
 import { RaceCheck } from './race';
 
 /** The most threads one simulated launch runs. */
@@ -61,6 +61,104 @@ function readArgs(params: readonly string[], args: readonly unknown[]): { values
 const sameLayout = (a: Tensor, b: Tensor): boolean =>
   a.shape.length === b.shape.length && a.shape.every((n, d) => n === b.shape[d] && a.strides[d] === b.strides[d]);
 
+/** A thread of a block as the scheduler steps it: waiting at a barrier, at a warp operation, or runnable. */
+interface Lane {
+  readonly t: SimThread;
+  readonly id: number;
+  readonly g: ReturnType<CompiledKernel>;
+  done: boolean;
+  wait: undefined | 'barrier' | WarpRequest;
+  /** Where it waits (source position). */
+  at: number;
+  result: unknown;
+}
+
+const lineOf = (text: string, at: number): number => text.slice(0, at).split('\n').length;
+
+/**
+ * Steps a block's threads: each runs until it waits (a barrier, a warp
+ * operation) or ends; a warp whose live lanes all wait at one warp operation
+ * gets its results (lockstep); when every live thread waits at a barrier, all
+ * go on (a barrier phase).
+ */
+function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceCheck | undefined, text: string): void {
+  for (;;) {
+    for (const l of lanes) {
+      if (l.done || l.wait !== undefined) continue;
+      setCurrent(l.t);
+      const r = l.g.next(l.result);
+      l.result = undefined;
+      if (r.done === true) l.done = true;
+      else if (typeof r.value === 'number') {
+        l.wait = 'barrier';
+        l.at = r.value;
+      } else {
+        l.wait = r.value;
+        l.at = r.value.at;
+      }
+    }
+    const alive = lanes.filter((l) => !l.done);
+    if (alive.length === 0) return;
+    let progressed = false;
+    for (let w = 0; w < lanes.length; w += 32) {
+      const warp = lanes.slice(w, w + 32).filter((l) => !l.done);
+      if (warp.length > 0 && warp.every((l) => l.wait !== undefined && l.wait !== 'barrier')) {
+        resolveWarp(warp, setCurrent, text);
+        progressed = true;
+      }
+    }
+    if (progressed) continue;
+    if (alive.every((l) => l.wait === 'barrier')) {
+      for (const l of alive) l.wait = undefined;
+      race?.barrier();
+      continue;
+    }
+    const atWarp = alive.find((l) => l.wait !== 'barrier') as Lane;
+    const atBarrier = alive.find((l) => l.wait === 'barrier' && Math.floor(l.id / 32) === Math.floor(atWarp.id / 32)) ?? alive.find((l) => l.wait === 'barrier') as Lane;
+    setCurrent(atWarp.t);
+    throw new Error(`waits at a warp operation (line ${lineOf(text, atWarp.at)}) that thread (${atBarrier.t.tx}, ${atBarrier.t.ty}, ${atBarrier.t.tz}) ` +
+      `never reaches (it waits at syncthreads(), line ${lineOf(text, atBarrier.at)}): every live lane of a warp must reach its warp operations`);
+  }
+}
+
+/** The results of one warp operation for the warp's live lanes (all waiting at it). */
+function resolveWarp(warp: Lane[], setCurrent: (t: SimThread) => void, text: string): void {
+  const first = warp[0].wait as WarpRequest;
+  const byLane = new Map<number, Lane>(warp.map((l) => [l.id % 32, l]));
+  let mask = 0n;
+  for (const l of warp) {
+    if (l.at !== first.at) {
+      setCurrent(l.t);
+      throw new Error(`the lanes of a warp diverge: this one waits at the warp operation of line ${lineOf(text, l.at)}, ` +
+        `lane ${warp[0].id % 32} at line ${lineOf(text, first.at)}; every live lane must reach the same one`);
+    }
+    mask |= 1n << BigInt(l.id % 32);
+  }
+  for (const l of warp) {
+    const q = l.wait as WarpRequest;
+    const lane = l.id % 32;
+    if (q.op === 'activemask') l.result = mask;
+    else if (q.op === 'ballot') {
+      let bits = 0n;
+      for (const [k, o] of byLane) if ((o.wait as WarpRequest).v === true) bits |= 1n << BigInt(k);
+      l.result = bits;
+    } else {
+      const n = q.n ?? 0;
+      const src = q.op === 'down' ? lane + n : q.op === 'up' ? lane - n : q.op === 'xor' ? lane ^ n : n & 31;
+      if (src < 0 || src > 31) l.result = q.v;
+      else {
+        const o = byLane.get(src);
+        if (o === undefined) {
+          setCurrent(l.t);
+          throw new Error(`shfl.${q.op} at line ${lineOf(text, q.at)} reads lane ${src}, which is not at it (it has ended, or is beyond the block)`);
+        }
+        l.result = (o.wait as WarpRequest).v;
+      }
+    }
+  }
+  for (const l of warp) l.wait = undefined;
+}
+
 const where = (t: SimThread): string => `thread (${t.tx}, ${t.ty}, ${t.tz}) of block (${t.bx}, ${t.by}, ${t.bz})`;
 
 /**
@@ -103,18 +201,8 @@ export function simulate(k: CompiledKernel, api: string, text: string, grid: rea
     }
     race?.block();
     try {
-      let live = ts.map((t) => {
-        current = t;
-        return { t, g: k(t, S, B, values) };
-      });
-      // Each thread runs to its next barrier (or its end), in turns: a barrier phase.
-      while (live.length > 0) {
-        live = live.filter(({ t, g }) => {
-          current = t;
-          return !g.next().done;
-        });
-        race?.barrier();
-      }
+      runBlock(ts.map((t, id) => ({ t, id, g: k(t, S, B, values), done: false, wait: undefined, at: 0, result: undefined })),
+        (t) => { current = t; }, race, text);
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       e.message = `${api}: ${where(current)}: ${e.message}`;

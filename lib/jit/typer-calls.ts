@@ -8,7 +8,7 @@ import { staticValueOf, type Lookup } from './closure';
 import type { ArrayDecl, Expr, FnIR, Stmt, VarDecl } from './ir';
 import { INTRINSICS, type Intrinsic } from './intrinsics';
 import { deviceInfo, Module, type DeviceFunctionInfo } from './module';
-import { castTo, math } from './typing';
+import { castTo, math, truth } from './typing';
 import { computeDType, strong, type Ty, type Val } from './types';
 import type { Binding, Expression, Where } from './typer';
 
@@ -139,6 +139,23 @@ function intrinsic(t: TyperContext, intr: Intrinsic, args: Expression[], e: acor
       const cd = computeDType(dt);
       const vals = args.slice(2).map((a) => castTo(t.expr(a), cd));
       return { kind: 'scalar', e: { k: 'atomic', ty: strong(cd), op: intr.op, arr: arr.arr, idx, vals, at: e.start } };
+    }
+    case 'laneId':
+      if (args.length !== 0) t.fail('laneId() takes no arguments', e);
+      return { kind: 'scalar', e: { k: 'lane', ty: strong('int32') } };
+    case 'shfl': {
+      if (args.length !== 2) t.fail(`shfl.${intr.mode}(value, ${intr.mode === 'sync' ? 'srcLane' : intr.mode === 'xor' ? 'laneMask' : 'delta'}) takes 2 arguments`, e);
+      const v = t.expr(args[0]);
+      const value = v.ty.dtype === 'bool' ? castTo(v, 'int32') : v;
+      const n = castTo(t.expr(args[1]), 'int32');
+      return { kind: 'scalar', e: { k: 'warp', ty: { dtype: value.ty.dtype, weak: false }, op: intr.mode, args: [castTo(value, value.ty.dtype), n], at: e.start } };
+    }
+    case 'ballot': case 'activemask': {
+      const want = intr.kind === 'ballot' ? 1 : 0;
+      if (args.length !== want) t.fail(`${intr.kind}(${want === 1 ? 'predicate' : ''}) takes ${want} argument${want === 1 ? '' : 's'}`, e);
+      const a = args.map((x) => truth(t.expr(x)));
+      // The lanes as bits of an int64 (lane 31 set is no negative number).
+      return { kind: 'scalar', e: { k: 'warp', ty: strong('int64'), op: intr.kind, args: a, at: e.start } };
     }
     default:
       return t.fail(`${t.text(e.callee)} cannot be called here`, e);
