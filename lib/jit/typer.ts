@@ -33,7 +33,7 @@ import type { ArrayDecl, Expr, FnIR, ReturnTy, Stmt, VarDecl } from './ir';
 import type { Lookup } from './closure';
 import type { ParsedFunction } from './source';
 import { arith, castTo, compare, lit, negate, truth } from './typing';
-import { promote, sameTy, strong, type Ty } from './types';
+import { computeDType, promote, sameTy, strong, type Ty } from './types';
 import { typeCall, arrayMaker, arrayDeclaration, type Ref, type TyperContext } from './typer-calls';
 import type { DeviceFunctionInfo, Module } from './module';
 import { memberRef } from './typer-members';
@@ -363,9 +363,9 @@ export class Typer implements TyperContext {
     if (e.left.type === 'MemberExpression') {
       const { arr, idx } = this.element(e.left);
       const rhs = this.expr(e.right);
-      const load: Expr = { k: 'load', ty: strong(computeOf(arr)), arr, idx, at: e.left.start };
+      const load: Expr = { k: 'load', ty: strong(computeDType(arr.dtype)), arr, idx, at: e.left.start };
       const x = op === undefined ? rhs : this.binary(op, load, rhs, e);
-      return { k: 'store', arr, idx, x: castTo(x, computeOf(arr)), at: e.left.start };
+      return { k: 'store', arr, idx, x: castTo(x, computeDType(arr.dtype)), at: e.left.start };
     }
     return this.fail('only local variables and array elements can be assigned', e.left);
   }
@@ -383,8 +383,8 @@ export class Typer implements TyperContext {
     if (e.argument.type === 'Identifier') return { k: 'expr', x: this.updateLocal(e) };
     if (e.argument.type === 'MemberExpression') {
       const { arr, idx } = this.element(e.argument);
-      const load: Expr = { k: 'load', ty: strong(computeOf(arr)), arr, idx, at: e.argument.start };
-      return { k: 'store', arr, idx, x: castTo(this.binary(op, load, lit(1), e), computeOf(arr)), at: e.argument.start };
+      const load: Expr = { k: 'load', ty: strong(computeDType(arr.dtype)), arr, idx, at: e.argument.start };
+      return { k: 'store', arr, idx, x: castTo(this.binary(op, load, lit(1), e), computeDType(arr.dtype)), at: e.argument.start };
     }
     return this.fail(`${e.operator} of something not a local or an array element`, e.argument);
   }
@@ -581,12 +581,3 @@ export class Typer implements TyperContext {
     }
   }
 }
-
-function computeOf(a: ArrayDecl): 'bool' | 'int32' | 'int64' | 'float32' | 'float64' {
-  switch (a.dtype) {
-    case 'bool': case 'int32': case 'int64': case 'float32': case 'float64': return a.dtype;
-    case 'float16': case 'bfloat16': return 'float32';
-    default: return 'int32';
-  }
-}
-

@@ -1,6 +1,6 @@
 // The scalar types jit code computes in and the rules between them
-// (NOTE [ Types in jit functions ] in translate.ts): promotion, casts, and
-// the C text of literals.
+// (NOTE [ Types in jit functions ] in typer.ts): promotion, and the C
+// text of casts that gx.fuse's op table writes.
 import { KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 
 /** The dtypes jit functions compute in. */
@@ -39,18 +39,6 @@ export interface Val {
   ty: Ty;
   /** A float known to hold an integer (Math.floor and its kin): usable as an index. */
   integral?: boolean;
-}
-
-/** A JS number or boolean as a weak literal; `float` marks a number written with a point (0.0 is a float). */
-export function literal(v: number | boolean, float = false): Val {
-  if (typeof v === 'boolean') return { code: v ? 'true' : 'false', ty: { dtype: 'bool', weak: true } };
-  if (!float && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER) {
-    return { code: Object.is(v, -0) ? '0LL' : `${v}LL`, ty: { dtype: 'int64', weak: true } };
-  }
-  if (Number.isNaN(v)) return { code: '(0.0 / 0.0)', ty: { dtype: 'float64', weak: true } };
-  if (!Number.isFinite(v)) return { code: v > 0 ? '(1.0 / 0.0)' : '(-1.0 / 0.0)', ty: { dtype: 'float64', weak: true } };
-  const s = String(v);
-  return { code: /[.e]/.test(s) ? s : `${s}.0`, ty: { dtype: 'float64', weak: true } };
 }
 
 /** The type two operands compute in (NOTE [ Types in jit functions ]). */
