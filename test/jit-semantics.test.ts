@@ -9,6 +9,7 @@ import test from 'ava';
 import * as gx from '../lib';
 import { GXX, runOnHost, sameElement, type HostCase } from './jit-host';
 import { cudaTest } from './helpers';
+import { rng } from './rng';
 
 const { jit } = gx;
 const F = Math.fround;
@@ -157,6 +158,16 @@ gxxTest(`the rules hold in the generated C too, bit for bit${GXX.ok ? '' : ` (${
     const got = values(host[k].at(-1) as ArrayBufferView) as number[];
     t.true(got.every((v, i) => sameElement(v, want[i])), `${what}: C gives ${got}, want ${want}`);
   });
+});
+
+test('vectorize on the CPU computes in the signature\'s dtypes: float32 at every step, int32 wrapping', (t) => {
+  const r = rng(5);
+  const xs = Float32Array.from({ length: 64 }, () => (r() - 0.5) * 1e4);
+  const f = gx.vectorize('float32(float32)', (x) => x * 1.1 - 3.3);
+  t.deepEqual(Array.from(f(gx.tensor(xs)).toArraySync() as Float32Array), Array.from(xs, (x) => F(F(x * F(1.1)) - F(3.3))));
+  const ns = Int32Array.from({ length: 64 }, () => Math.floor((r() - 0.5) * 2 ** 32));
+  const g = gx.vectorize('int32(int32)', (n) => n * n + 7);
+  t.deepEqual(Array.from(g(gx.tensor(ns)).toArraySync() as Int32Array), Array.from(ns, (n) => (Math.imul(n, n) + 7) | 0));
 });
 
 test('every helper a kernel uses is emitted; user names never meet generated ones', (t) => {
