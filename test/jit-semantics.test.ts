@@ -90,7 +90,7 @@ gxxTest(`the same kernels compiled as C on the host give the simulator's bits${G
 function rules(): { what: string; c: HostCase; want: number[] }[] {
   const out = (n: number): gx.Tensor => gx.full([n], -7, { dtype: 'float64' });
   const x = gx.tensor(Float64Array.from([NaN, 0, 2.5, -1]));
-  const BIG = Infinity, NAN = NaN, NZ = -0, B = 2n ** 60n + 1n, π = 3.5;
+  const BIG = Infinity, NAN = NaN, NZ = -0, B = 2n ** 60n + 1n, π = 3.5, K = -5;
   const logic = jit.rawkernel(function logic(x: gx.jit.Array, y: gx.jit.Array) {
     const i = jit.threadIdx.x;
     const v = x[i];
@@ -123,7 +123,8 @@ function rules(): { what: string; c: HostCase; want: number[] }[] {
     y[1] = NAN;
     y[2] = 1 / NZ;
     y[3] = (B - 2n ** 60n) as never;
-    y[4] = π;
+    const é = -K;
+    y[4] = π + é - -K;
   });
   const names = jit.rawkernel(function names(y: gx.jit.Array) {
     const a = 1;

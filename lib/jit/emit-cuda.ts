@@ -42,12 +42,14 @@ function floatText(v: number): string {
   if (!Number.isFinite(v)) return v > 0 ? '(1.0 / 0.0)' : '(-1.0 / 0.0)';
   if (Object.is(v, -0)) return '(-0.0)';
   const s = String(v);
-  return /[.e]/.test(s) ? s : `${s}.0`;
+  const t = /[.e]/.test(s) ? s : `${s}.0`;
+  return v < 0 ? `(${t})` : t;
 }
 
 function intText(v: bigint, d: 'int32' | 'int64'): string {
-  if (d === 'int32') return v === -2147483648n ? '(-2147483647 - 1)' : `${v}`;
-  return v === -9223372036854775808n ? '(-9223372036854775807LL - 1)' : `${v}LL`;
+  // Negative literals in parentheses: `-K` of a K = -5 is `(-(-5LL))`, never `--5LL`.
+  if (d === 'int32') return v === -2147483648n ? '(-2147483647 - 1)' : v < 0n ? `(${v})` : `${v}`;
+  return v === -9223372036854775808n ? '(-9223372036854775807LL - 1)' : v < 0n ? `(${v}LL)` : `${v}LL`;
 }
 
 class Emitter {
