@@ -419,7 +419,7 @@ export class Typer implements TyperContext {
 
   /** A `let` compared with an int64 becomes int64 (NOTE [ Types in jit functions ]). */
   private widenCounter(a: Expr, b: Expr): void {
-    if (a.k !== 'var' || a.v.isConst || (a.ty.dtype !== 'int32' && a.ty.dtype !== 'bool') || b.ty.dtype !== 'int64' || b.ty.weak) return;
+    if (a.k !== 'var' || a.v.isConst || a.ty.dtype !== 'int32' || b.ty.dtype !== 'int64' || b.ty.weak) return;
     const key = this.keys.get(a.v);
     if (key === undefined) return;
     const cur = this.types.get(key);
