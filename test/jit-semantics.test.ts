@@ -8,7 +8,8 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { GXX, runOnHost, sameElement, type HostCase } from './jit-host';
-import { cudaTest } from './helpers';
+import { cudaTest, REQUIRE_CUDA } from './helpers';
+import { backendInfo, compile } from '../lib/rtc/compiler';
 import { rng } from './rng';
 
 const { jit } = gx;
@@ -302,4 +303,19 @@ test('{ debug: true }: a shared-memory race is reported with both threads and li
   const x = gx.arange(8, { dtype: 'float32' });
   make(true)(1, 8, [x]);
   t.deepEqual(Array.from(x.toArraySync() as Float32Array), [1, 2, 3, 4, 5, 6, 7, 0]);
+});
+
+const compilerTest = backendInfo().backend !== null ? test : REQUIRE_CUDA ? test : test.skip;
+compilerTest('{ debug: true } with a device function indexing its own local array compiles (no GPU needed)', (t) => {
+  const sumSquares = jit.device((v: number) => {
+    const a = jit.localArray(4, 'float32');
+    for (let k = 0; k < 4; k++) a[k] = v * k;
+    return a[0] + a[1] + a[2] + a[3];
+  });
+  const k = jit.rawkernel((x: gx.jit.Array) => { x[jit.threadIdx.x] = sumSquares(x[jit.threadIdx.x]); }, { debug: true });
+  const src = k.source(gx.zeros([4]));
+  t.true(compile({ source: src, name: 'debug-device.cu', arch: 'sm_90' }, { disk: false }).image.byteLength > 0);
+  const x = gx.tensor([1, 2, 3, 4]);
+  k(1, 4, [x]);
+  t.deepEqual(Array.from(x.toArraySync() as Float32Array), [6, 12, 18, 24]);
 });

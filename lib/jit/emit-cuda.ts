@@ -222,7 +222,8 @@ class Emitter {
     });
     const ptr = a.space === 'param' ? this.paramArrays().ptr(a) : this.nameOf(a);
     const off = terms.join(' + ');
-    if (!this.module.debug) return `${ptr}[${off}]`;
+    // Device functions have no gx_err to record into (and index only local arrays of static extents).
+    if (!this.module.debug || this.arrays === undefined) return `${ptr}[${off}]`;
     const site = this.module.sites.length;
     this.module.sites.push({ label: a.label, line: this.fn.text.slice(0, at).split('\n').length });
     this.module.helpers.add(DEBUG_HELPERS);
