@@ -319,3 +319,30 @@ compilerTest('{ debug: true } with a device function indexing its own local arra
   k(1, 4, [x]);
   t.deepEqual(Array.from(x.toArraySync() as Float32Array), [6, 12, 18, 24]);
 });
+
+const remByZero = (): gx.jit.JitKernel => jit.rawkernel(function remz(x: gx.jit.Array, n: number) {
+  const i = jit.threadIdx.x;
+  x[i] = x[i] % (n - i);
+}, { debug: true });
+
+test('{ debug: true }: an integer remainder by zero is an error naming the line and the thread (else it is 0)', (t) => {
+  const x = gx.tensor(Int32Array.from([7, 8, 9, 10]));
+  t.throws(() => remByZero()(1, 4, [x, 2]), { message: /gx\.jit\.rawkernel\(remz\): thread \(2, 0, 0\) of block \(0, 0, 0\): integer remainder by zero, line 3/ });
+  const quiet = jit.rawkernel(function remq(x: gx.jit.Array, n: number) {
+    const i = jit.threadIdx.x;
+    x[i] = x[i] % (n - i);
+  });
+  const y = gx.tensor(Int32Array.from([7, 8, 9, 10]));
+  quiet(1, 4, [y, 2]);
+  t.deepEqual(Array.from(y.toArraySync() as Int32Array), [1, 0, 0, 0], '7 % 2, 8 % 1, 9 % 0 = 0, 10 % -1 = 0');
+  if (compilerTest !== test.skip) {
+    const src = remByZero().source(x, 2);
+    t.regex(src, /gx_jit_rem_checked\(gx_err, \d+, /);
+    t.true(compile({ source: src, name: 'remz.cu', arch: 'sm_90' }, { disk: false }).image.byteLength > 0);
+  }
+});
+
+cudaTest('{ debug: true } on CUDA: an integer remainder by zero throws naming the line and the thread', (t) => {
+  const x = gx.tensor(Int32Array.from([7, 8, 9, 10])).cuda();
+  t.throws(() => remByZero()(1, 4, [x, 2]), { message: /gx\.jit\.rawkernel\(remz\): integer remainder by zero \(9 % 0\), line 3, thread \(2, 0, 0\) of block \(0, 0, 0\)/ });
+});

@@ -128,4 +128,11 @@ export const DEBUG_HELPERS = guard('DEBUG', `__device__ __forceinline__ bool gx_
   }
   return false;
 }
+template <typename T> __device__ __forceinline__ T gx_jit_rem_checked(long long* err, int site, T a, T b) {
+  if (b == 0) {
+    gx_jit_in(err, site, -1, (long long)a, 0);
+    return 0;
+  }
+  return b == -1 ? 0 : a % b;
+}
 `);

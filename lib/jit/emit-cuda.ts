@@ -161,6 +161,13 @@ class Emitter {
     const [u, mask] = d === 'int64' ? ['unsigned long long', 63] : ['unsigned', 31];
     switch (e.op) {
       case '%':
+        if (int && this.module.debug && this.arrays !== undefined && e.at !== undefined) {
+          // { debug: true }: a remainder by zero is recorded as an error (site, dimension -1) and gives 0.
+          const site = this.module.sites.length;
+          this.module.sites.push({ label: '%', line: this.fn.text.slice(0, e.at).split('\n').length });
+          this.module.helpers.add(DEBUG_HELPERS);
+          return `gx_jit_rem_checked(gx_err, ${site}, ${a}, ${b})`;
+        }
         if (int) {
           this.helper('rem');
           return `gx_jit_rem(${a}, ${b})`;

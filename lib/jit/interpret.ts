@@ -178,7 +178,7 @@ class JsEmitter {
       case 'int32':
         switch (e.op) {
           case '*': return `Math.imul(${a}, ${b})`;
-          case '%': return `R.rem32(${a}, ${b})`;
+          case '%': return this.debug && e.at !== undefined ? `R.rem32(${a}, R.nonzero(${b}, ${this.line(e.at)}))` : `R.rem32(${a}, ${b})`;
           case '**': return `R.pow32(${a}, ${b})`;
           case '<<': case '>>': return `(${a} ${e.op} (${b} & 31))`;
           case '>>>': return `((${a} >>> (${b} & 31)) | 0)`;
@@ -187,7 +187,7 @@ class JsEmitter {
         }
       case 'int64':
         switch (e.op) {
-          case '%': return `R.rem64(${a}, ${b})`;
+          case '%': return this.debug && e.at !== undefined ? `R.rem64(${a}, R.nonzero(${b}, ${this.line(e.at)}))` : `R.rem64(${a}, ${b})`;
           case '**': return `R.pow64(${a}, ${b})`;
           case '>>': return `(${a} >> (${b} & 63n))`;
           case '<<': return `BigInt.asIntN(64, ${a} << (${b} & 63n))`;
@@ -198,6 +198,10 @@ class JsEmitter {
       default:
         throw new Error(`${this.fn.api}: internal: ${e.op} of bool`);
     }
+  }
+
+  private line(at: number): number {
+    return this.fn.text.slice(0, at).split('\n').length;
   }
 
   private math(e: Extract<Expr, { k: 'math' }>): string {

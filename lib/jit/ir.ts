@@ -56,7 +56,7 @@ export type Expr =
   /** A conversion (NOTE: LANGUAGE.md "Conversions"). */
   | { k: 'cast'; ty: Ty; x: Expr }
   /** Arithmetic of two operands of type `ty` (already cast). */
-  | { k: 'arith'; ty: Ty; op: ArithOp; a: Expr; b: Expr }
+  | { k: 'arith'; ty: Ty; op: ArithOp; a: Expr; b: Expr; at?: At }
   /** A comparison of two operands of one type; bool. */
   | { k: 'cmp'; ty: Ty; op: CompareOp; a: Expr; b: Expr }
   | { k: 'neg'; ty: Ty; x: Expr }

@@ -313,6 +313,10 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     if (rec[0] === 0n) return;
     const n = (k: number): number => Number(rec[k]);
     const site = s.sites[n(1)];
+    if (n(2) === -1) {
+      throw new RangeError(`${label}: integer remainder by zero (${n(3)} % 0), line ${site.line}, ` +
+        `thread (${n(5)}, ${n(6)}, ${n(7)}) of block (${n(8)}, ${n(9)}, ${n(10)}); it gave 0`);
+    }
     throw new RangeError(`${label}: index ${n(3)} is out of range for dimension ${n(2)} of ${site.label} (size ${n(4)}), ` +
       `line ${site.line}, thread (${n(5)}, ${n(6)}, ${n(7)}) of block (${n(8)}, ${n(9)}, ${n(10)}); the access was skipped`);
   };

@@ -128,10 +128,16 @@ function atomic(op: AtomicOp, dtype: string, old: number | bigint, v: number | b
   }
 }
 
+/** { debug: true }: a remainder's divisor, which must not be zero. */
+function nonzero<T extends number | bigint>(b: T, line: number): T {
+  if (b === 0 || b === 0n) throw new RangeError(`integer remainder by zero, line ${line}`);
+  return b;
+}
+
 /** What generated simulator code calls as `R.*`. */
 export const RUNTIME = {
   F, truth, f2i, f2l, l2f, rem32, rem64, pow32, pow64, pow, fmin, fmax, sign, imin, imax, iabs32, iabs64, isign32, isign64,
-  half, bf16, atomic,
+  half, bf16, atomic, nonzero,
   round32: (x: number): number => F(Math.floor(F(x + 0.5))),
   round64: (x: number): number => Math.floor(x + 0.5),
 };

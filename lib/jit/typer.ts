@@ -526,7 +526,7 @@ export class Typer implements TyperContext {
         this.widenCounter(b, a);
         return compare(op, a, b);
       case '+': case '-': case '*': case '/': case '%': case '**': case '&': case '|': case '^': case '<<': case '>>': case '>>>':
-        return arith(op, a, b, (w) => this.fail(w, node));
+        return arith(op, a, b, (w) => this.fail(w, node), node.start);
       default:
         return this.fail(`the operator ${op} is not supported here`, node);
     }

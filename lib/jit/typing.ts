@@ -28,12 +28,12 @@ export function lit(v: number | boolean | bigint, float = false): Expr {
 const intOrInt64 = (t: Ty): Ty => (t.dtype === 'bool' ? { dtype: 'int64', weak: t.weak } : t);
 
 /** `a op b` for the arithmetic and bitwise operators. */
-export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail): Expr {
+export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail, at?: number): Expr {
   const t = promote(a.ty, b.ty);
   switch (op) {
     case '+': case '-': case '*': case '%': {
       const r = intOrInt64(t);
-      return { k: 'arith', ty: r, op, a: castTo(a, r.dtype), b: castTo(b, r.dtype) };
+      return { k: 'arith', ty: r, op, a: castTo(a, r.dtype), b: castTo(b, r.dtype), at };
     }
     case '/': {
       // True division: integers give float32 (weak ones float64), as gx.div.
