@@ -2,7 +2,8 @@
 // random expressions over every dtype: operators, casts, && / ||, ternaries,
 // shifts, **, Math.*, shadowed names, loops) run on the simulator and as
 // their generated source compiled for the host by g++, compared bit for bit
-// (any NaN equals any NaN). A kernel both refuse is counted, never run.
+// (any NaN equals any NaN), and (float64 kernels in the part of the language
+// where JS and C agree) as plain JS. A kernel both refuse is counted, never run.
 // GPUEXT_JIT_FUZZ_KERNELS and GPUEXT_JIT_FUZZ_SEED change the run.
 import test from 'ava';
 
@@ -157,5 +158,48 @@ cudaTest('the same random kernels on CUDA equal the simulator bit for bit', (t) 
       }
     }
   });
+  t.pass();
+});
+
+/** A random float64 kernel in the part of the language where JS and C agree (LANGUAGE.md): + - * /, comparisons, ?:, exact Math. */
+function agreeingText(r: () => number, k: number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  // No int32 (threadIdx): its quotients are float32 by the language, not JS's doubles.
+  let leaves = ['a[i]', 'b[i]', `${Math.floor(r() * 9)}.5`, '2', '(-3)'];
+  const expr = (depth: number): string => {
+    if (depth <= 0 || r() < 0.2) return pick(leaves);
+    const x = (): string => expr(depth - 1);
+    switch (Math.floor(r() * 4)) {
+      case 0: case 1: return `(${x()} ${pick(['+', '-', '*', '/'])} ${x()})`;
+      case 2: return `(${x()} ${pick(['<', '>=', '==='])} ${x()} ? ${x()} : ${x()})`;
+      default: return `Math.${pick(['min', 'max'])}(${x()}, Math.${pick(['abs', 'sqrt', 'floor', 'ceil', 'trunc'])}(${x()}))`;
+    }
+  };
+  const init = expr(2);
+  leaves = [...leaves, 't', 't'];
+  return `return function ag${k}(a, b, out) {\n  const i = jit.threadIdx.x;\n  let t = ${init};\n  for (let k = 0; k < 2; k++) t = ${expr(3)};\n  out[i] = ${expr(3)};\n}`;
+}
+
+test('random float64 kernels where JS and C agree: the simulator equals the function run as plain JS, bit for bit', (t) => {
+  const r = rng(SEED + 1);
+  for (let k = 0; k < KERNELS; k++) {
+    const text = agreeingText(r, k);
+    const a = inputs('float64', r), b = inputs('float64', r);
+    const out = gx.zeros([THREADS], { dtype: 'float64' });
+    // eslint-disable-next-line no-new-func
+    gx.jit.rawkernel(new Function('jit', text)(gx.jit) as (...args: unknown[]) => void)(1, THREADS, [a, b, out]);
+    // The same function with a stand-in jit whose threadIdx.x is each thread in turn, on plain arrays.
+    const thread = { x: 0 };
+    // eslint-disable-next-line no-new-func
+    const plain = new Function('jit', text)({ threadIdx: thread }) as (a: Float64Array, b: Float64Array, o: Float64Array) => void;
+    const av = a.toArraySync() as Float64Array, bv = b.toArraySync() as Float64Array, want = new Float64Array(THREADS);
+    for (thread.x = 0; thread.x < THREADS; thread.x++) plain(av, bv, want);
+    const got = out.toArraySync() as Float64Array;
+    const bad = Array.from(got).findIndex((v, i) => !sameElement(v, want[i]));
+    if (bad >= 0) {
+      t.fail(`kernel ${k}, thread ${bad}: simulator ${got[bad]}, JS ${want[bad]}\n${text}`);
+      return;
+    }
+  }
   t.pass();
 });
