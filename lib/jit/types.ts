@@ -41,6 +41,18 @@ export interface Val {
   integral?: boolean;
 }
 
+/** A JS number or boolean as a weak literal in C text (for gx.fuse's op table; the typer's literals are typing.ts's lit); `float` marks a number written with a point (0.0 is a float). */
+export function literal(v: number | boolean, float = false): Val {
+  if (typeof v === 'boolean') return { code: v ? 'true' : 'false', ty: { dtype: 'bool', weak: true } };
+  if (!float && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER) {
+    return { code: Object.is(v, -0) ? '0LL' : `${v}LL`, ty: { dtype: 'int64', weak: true } };
+  }
+  if (Number.isNaN(v)) return { code: '(0.0 / 0.0)', ty: { dtype: 'float64', weak: true } };
+  if (!Number.isFinite(v)) return { code: v > 0 ? '(1.0 / 0.0)' : '(-1.0 / 0.0)', ty: { dtype: 'float64', weak: true } };
+  const s = String(v);
+  return { code: /[.e]/.test(s) ? s : `${s}.0`, ty: { dtype: 'float64', weak: true } };
+}
+
 /** The type two operands compute in (NOTE [ Types in jit functions ]). */
 export function promote(a: Ty, b: Ty): Ty {
   if (a.weak && b.weak) return { dtype: RANK[a.dtype] >= RANK[b.dtype] ? a.dtype : b.dtype, weak: true };
