@@ -172,7 +172,16 @@ test('vectorize on the CPU computes in the signature\'s dtypes: float32 at every
   t.deepEqual(Array.from(g(gx.tensor(ns)).toArraySync() as Int32Array), Array.from(ns, (n) => (Math.imul(n, n) + 7) | 0));
 });
 
-test('every helper a kernel uses is emitted; user names never meet generated ones', (t) => {
+test('every helper a kernel uses is emitted; user names never meet generated ones; the same kernel gives the same source', (t) => {
+  const tiled = (): gx.jit.JitKernel => jit.rawkernel((x: gx.jit.Array) => {
+    const s = jit.sharedArray(4, 'float32');
+    s[jit.threadIdx.x] = x[jit.threadIdx.x];
+    jit.syncthreads();
+    x[jit.threadIdx.x] = s[3 - jit.threadIdx.x];
+  });
+  const first = tiled().source(gx.zeros([4]));
+  tiled().source(gx.zeros([4]));
+  t.is(tiled().source(gx.zeros([4])), first, 'no process-wide counter in the source (it keys the compile cache)');
   const k = jit.rawkernel((x: gx.jit.Array, y: gx.jit.Array, n: number) => {
     const i = jit.threadIdx.x;
     y[i] = x[Math.min(i + 1, n - 1)] + Math.max(i, 0);

@@ -54,6 +54,7 @@ function intText(v: bigint, d: 'int32' | 'int64'): string {
 
 class Emitter {
   private readonly names = new Map<VarDecl | ArrayDecl, string>();
+  private arrayCount = 0;
   readonly lines: string[] = [];
 
   constructor(private readonly fn: FnIR, private readonly module: Module, private readonly used: Set<string>,
@@ -308,7 +309,8 @@ class Emitter {
       case 'sync': L.push(`${ind}__syncthreads();`); return;
       case 'fence': L.push(`${ind}__threadfence();`); return;
       case 'array': {
-        const c = this.fresh(s.arr, `${s.arr.space === 'shared' ? 's' : 'l'}_${esc(s.arr.label)}_${s.arr.id}`);
+        // Numbered per function, not by the array's id: the same kernel gives the same source (the compile cache's key) in any process.
+        const c = this.fresh(s.arr, `${s.arr.space === 'shared' ? 's' : 'l'}_${esc(s.arr.label)}_${this.arrayCount++}`);
         const total = (s.arr.extents ?? []).reduce((x, y) => x * y, 1);
         L.push(`${ind}${s.arr.space === 'shared' ? '__shared__ ' : ''}${elementCType(s.arr.dtype)} ${c}[${total}];`);
         return;
