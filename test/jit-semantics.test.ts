@@ -355,3 +355,16 @@ cudaTest('{ debug: true } on CUDA: an integer remainder by zero throws naming th
   const x = gx.tensor(Int32Array.from([7, 8, 9, 10])).cuda();
   t.throws(() => remByZero()(1, 4, [x, 2]), { message: /gx\.jit\.rawkernel\(remz\): integer remainder by zero \(9 % 0\), line 3, thread \(2, 0, 0\) of block \(0, 0, 0\)/ });
 });
+
+cudaTest('the directed kernels and the rules on CUDA give the simulator\'s bits', (t) => {
+  for (const { what, c } of [...directed(), ...rules()]) {
+    const sim = simulate(c);
+    const args = c.args.map((a) => (a instanceof gx.Tensor ? a.cuda() : a));
+    c.kernel(1, c.threads, args);
+    const gpu = args.filter((a): a is gx.Tensor => a instanceof gx.Tensor).map((x) => values(x.toArraySync() as ArrayBufferView));
+    sim.forEach((v, j) => {
+      const a = values(v);
+      t.true(a.every((x, i) => sameElement(x, gpu[j][i])), `${what}, tensor ${j}: simulator ${a} vs CUDA ${gpu[j]}`);
+    });
+  }
+});
