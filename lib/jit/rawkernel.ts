@@ -1,10 +1,10 @@
 // gx.jit.rawkernel: a JS function compiled to a CUDA kernel the first time it
 // is called with given argument types (cupyx.jit.rawkernel, Numba's
 // cuda.jit): tensors by dtype, rank and whether they are contiguous, numbers
-// as weak int64 or float64 (NOTE [ Types in jit functions ]). Each
+// as int64 or weak float64 (NOTE [ Types in jit functions ]). Each
 // specialization is a gx.RawKernel over the generated source, so it is
 // cached in memory and on disk like every run-time kernel. CPU tensors run
-// the function itself on the simulator (simulator.ts).
+// the same typed kernel on the simulator (interpret.ts, simulator.ts).
 //
 // A tensor parameter `x` becomes a pointer `p_x`, plus only what the body
 // asks of it: its extents `n_x_d` (x.shape, x.length, and every extent in

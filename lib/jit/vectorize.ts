@@ -1,11 +1,10 @@
 // gx.vectorize: a scalar JS function becomes an elementwise op over tensors
 // (Numba's @vectorize([...], target='cuda')). On CUDA the function is
-// translated to a __device__ function (scalar.ts; the numbers it closes over
-// inlined, closure.ts) and run by an elementwise kernel (lib/rtc), one per
-// signature, compiled on first use and cached like every run-time kernel. On
-// the CPU the function itself runs per element in a JS loop, with inputs and
-// result converted to the signature's dtypes by storing them in its typed arrays (a simulator: nothing to
-// compile, debuggable in the JS debugger).
+// typed (typer.ts; the numbers it closes over inlined, closure.ts), emitted
+// as a __device__ function and run by an elementwise kernel (lib/rtc), one
+// per signature, compiled on first use and cached like every run-time kernel.
+// On the CPU the same typed function runs per element on the interpreter
+// (interpret.ts), computing in the signature's dtypes as the GPU does.
 import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../shape';
 import { Tensor } from '../tensor';
