@@ -61,6 +61,21 @@ test('shfl.down sums each warp in lockstep; laneId; ballot, activemask, shfl.xor
   t.deepEqual(Array.from(o.toArraySync() as BigInt64Array), lanesWant(xs));
 });
 
+test('a warp operation inside a device function steps in lockstep too', (t) => {
+  const reduce = jit.device((v: number) => {
+    let s = v;
+    for (let o = 16; o > 0; o >>= 1) s += jit.shfl.xor(s, o);
+    return s;
+  });
+  const k = jit.rawkernel((x: gx.jit.Array, out: gx.jit.Array) => { out[jit.threadIdx.x] = reduce(x[jit.threadIdx.x]); });
+  const x = inputs();
+  const xs = x.toArraySync() as Int32Array;
+  const out = gx.zeros([64], { dtype: 'int32' });
+  k(1, 64, [x, out]);
+  const sums = [0, 1].map((w) => xs.slice(32 * w, 32 * w + 32).reduce((a, b) => a + b, 0));
+  t.deepEqual(Array.from(out.toArraySync() as Int32Array), Array.from({ length: 64 }, (_, i) => sums[i >> 5]), 'every lane holds its warp\'s sum');
+});
+
 test('divergent lanes, and a warp operation some lanes never reach, are errors naming the lines', (t) => {
   const diverge = jit.rawkernel(function diverge(x: gx.jit.Array) {
     const i = jit.threadIdx.x;

@@ -45,14 +45,16 @@ export interface SimBlock {
   shared(id: number, dtype: DType, extents: readonly number[], label: string): SimArray;
 }
 
-/** What a lane asks at a warp operation: the operation, its source position, its value and lane argument. */
+/** What a lane asks at a warp operation: the operation, its line (in its own function), its value and lane argument. */
 export interface WarpRequest {
   op: 'down' | 'up' | 'xor' | 'sync' | 'ballot' | 'activemask';
-  at: number;
+  /** Which call it is (function and position): the lanes of a warp must all be at one. */
+  site: string;
+  line: number;
   v?: unknown;
   n?: number;
 }
-/** A kernel per thread: yields a barrier's source position at syncthreads(), a request at a warp operation (resumed with its result). */
+/** A kernel per thread: yields a barrier's line at syncthreads(), a request at a warp operation (resumed with its result). */
 export type CompiledKernel = (T: SimThread, S: SimState, B: SimBlock, A: readonly unknown[]) => Generator<number | WarpRequest, void, unknown>;
 export type CompiledScalar = (T: SimThread, S: SimState, B: SimBlock, ...args: unknown[]) => unknown;
 
@@ -161,7 +163,7 @@ class JsEmitter {
       case 'lane': return '((T.tx + S.bd[0] * (T.ty + S.bd[1] * T.tz)) & 31)';
       case 'warp':
         // Suspends the lane until every lane of its warp reaches a warp operation (simulator.ts steps them in lockstep).
-        return `(yield { op: '${e.op}', at: ${e.at}${e.args.map((a, i) => `, ${i === 0 ? 'v' : 'n'}: ${this.expr(a)}`).join('')} })`;
+        return `(yield { op: '${e.op}', site: '${this.fn.name}:${e.at}', line: ${this.line(e.at)}${e.args.map((a, i) => `, ${i === 0 ? 'v' : 'n'}: ${this.expr(a)}`).join('')} })`;
       case 'foreign': throw new Error(`${this.fn.api}: gx.fuse's op calls run on CUDA only`);
     }
   }
@@ -281,7 +283,7 @@ class JsEmitter {
         this.stmts(s.body, inner);
         L.push(`${ind}}`);
         return;
-      case 'sync': L.push(`${ind}yield ${s.at};`); return;
+      case 'sync': L.push(`${ind}yield ${this.line(s.at)};`); return;
       case 'fence': return;
       case 'array': {
         const a = s.arr;

@@ -68,12 +68,10 @@ interface Lane {
   readonly g: ReturnType<CompiledKernel>;
   done: boolean;
   wait: undefined | 'barrier' | WarpRequest;
-  /** Where it waits (source position). */
-  at: number;
+  /** The line where it waits. */
+  line: number;
   result: unknown;
 }
-
-const lineOf = (text: string, at: number): number => text.slice(0, at).split('\n').length;
 
 /**
  * Steps a block's threads: each runs until it waits (a barrier, a warp
@@ -81,7 +79,7 @@ const lineOf = (text: string, at: number): number => text.slice(0, at).split('\n
  * gets its results (lockstep); when every live thread waits at a barrier, all
  * go on (a barrier phase).
  */
-function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceCheck | undefined, text: string): void {
+function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceCheck | undefined): void {
   for (;;) {
     for (const l of lanes) {
       if (l.done || l.wait !== undefined) continue;
@@ -91,10 +89,10 @@ function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceC
       if (r.done === true) l.done = true;
       else if (typeof r.value === 'number') {
         l.wait = 'barrier';
-        l.at = r.value;
+        l.line = r.value;
       } else {
         l.wait = r.value;
-        l.at = r.value.at;
+        l.line = r.value.line;
       }
     }
     const alive = lanes.filter((l) => !l.done);
@@ -103,7 +101,7 @@ function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceC
     for (let w = 0; w < lanes.length; w += 32) {
       const warp = lanes.slice(w, w + 32).filter((l) => !l.done);
       if (warp.length > 0 && warp.every((l) => l.wait !== undefined && l.wait !== 'barrier')) {
-        resolveWarp(warp, setCurrent, text);
+        resolveWarp(warp, setCurrent);
         progressed = true;
       }
     }
@@ -116,21 +114,21 @@ function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceC
     const atWarp = alive.find((l) => l.wait !== 'barrier') as Lane;
     const atBarrier = alive.find((l) => l.wait === 'barrier' && Math.floor(l.id / 32) === Math.floor(atWarp.id / 32)) ?? alive.find((l) => l.wait === 'barrier') as Lane;
     setCurrent(atWarp.t);
-    throw new Error(`waits at a warp operation (line ${lineOf(text, atWarp.at)}) that thread (${atBarrier.t.tx}, ${atBarrier.t.ty}, ${atBarrier.t.tz}) ` +
-      `never reaches (it waits at syncthreads(), line ${lineOf(text, atBarrier.at)}): every live lane of a warp must reach its warp operations`);
+    throw new Error(`waits at a warp operation (line ${atWarp.line}) that thread (${atBarrier.t.tx}, ${atBarrier.t.ty}, ${atBarrier.t.tz}) ` +
+      `never reaches (it waits at syncthreads(), line ${atBarrier.line}): every live lane of a warp must reach its warp operations`);
   }
 }
 
 /** The results of one warp operation for the warp's live lanes (all waiting at it). */
-function resolveWarp(warp: Lane[], setCurrent: (t: SimThread) => void, text: string): void {
+function resolveWarp(warp: Lane[], setCurrent: (t: SimThread) => void): void {
   const first = warp[0].wait as WarpRequest;
   const byLane = new Map<number, Lane>(warp.map((l) => [l.id % 32, l]));
   let mask = 0n;
   for (const l of warp) {
-    if (l.at !== first.at) {
+    if ((l.wait as WarpRequest).site !== first.site) {
       setCurrent(l.t);
-      throw new Error(`the lanes of a warp diverge: this one waits at the warp operation of line ${lineOf(text, l.at)}, ` +
-        `lane ${warp[0].id % 32} at line ${lineOf(text, first.at)}; every live lane must reach the same one`);
+      throw new Error(`the lanes of a warp diverge: this one waits at the warp operation of line ${l.line}, ` +
+        `lane ${warp[0].id % 32} at line ${first.line}; every live lane must reach the same one`);
     }
     mask |= 1n << BigInt(l.id % 32);
   }
@@ -150,7 +148,7 @@ function resolveWarp(warp: Lane[], setCurrent: (t: SimThread) => void, text: str
         const o = byLane.get(src);
         if (o === undefined) {
           setCurrent(l.t);
-          throw new Error(`shfl.${q.op} at line ${lineOf(text, q.at)} reads lane ${src}, which is not at it (it has ended, or is beyond the block)`);
+          throw new Error(`shfl.${q.op} at line ${q.line} reads lane ${src}, which is not at it (it has ended, or is beyond the block)`);
         }
         l.result = (o.wait as WarpRequest).v;
       }
@@ -201,8 +199,8 @@ export function simulate(k: CompiledKernel, api: string, text: string, grid: rea
     }
     race?.block();
     try {
-      runBlock(ts.map((t, id) => ({ t, id, g: k(t, S, B, values), done: false, wait: undefined, at: 0, result: undefined })),
-        (t) => { current = t; }, race, text);
+      runBlock(ts.map((t, id) => ({ t, id, g: k(t, S, B, values), done: false, wait: undefined, line: 0, result: undefined })),
+        (t) => { current = t; }, race);
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       e.message = `${api}: ${where(current)}: ${e.message}`;
