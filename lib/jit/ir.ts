@@ -38,9 +38,6 @@ export type MathFn =
   | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh' | 'floor' | 'ceil' | 'trunc' | 'round' | 'abs' | 'atan2'
   | 'pow' | 'hypot' | 'min' | 'max' | 'sign';
 
-/** Functions whose float results are correctly rounded on both sides (the rest may differ by libm's ulps). */
-export const EXACT_MATH: ReadonlySet<MathFn> = new Set<MathFn>(['sqrt', 'floor', 'ceil', 'trunc', 'round', 'abs', 'min', 'max', 'sign']);
-
 export type ArithOp = '+' | '-' | '*' | '/' | '%' | '**' | '&' | '|' | '^' | '<<' | '>>' | '>>>';
 export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
 export type AtomicOp = 'add' | 'sub' | 'min' | 'max' | 'exch' | 'cas' | 'and' | 'or' | 'xor';
@@ -121,8 +118,6 @@ export interface FnIR {
   readonly body: Stmt[];
   readonly ret?: ReturnTy;
 }
-
-export const isArray = (p: VarDecl | ArrayDecl): p is ArrayDecl => 'space' in p;
 
 /** The device functions `f` calls, callees first, each once. */
 export function calledFunctions(f: FnIR): FnIR[] {
