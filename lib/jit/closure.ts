@@ -11,6 +11,8 @@ import * as inspector from 'inspector';
 interface RemoteObject {
   type?: string;
   value?: unknown;
+  /** Infinity, -Infinity, NaN, -0 and bigints, which JSON cannot carry in `value`. */
+  unserializableValue?: string;
   objectId?: string;
   description?: string;
 }
@@ -86,7 +88,10 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   };
   /** An object's value in this realm: the inspector hands it to a function that stores it. */
   const valueOf = (o: RemoteObject): { ok: boolean; value?: unknown } => {
-    if (o.objectId === undefined) return { ok: true, value: o.type === 'undefined' ? undefined : o.value };
+    if (o.objectId === undefined) {
+      if (o.unserializableValue !== undefined) return unserializable(o.unserializableValue);
+      return { ok: true, value: o.type === 'undefined' ? undefined : o.value };
+    }
     sink.length = 0;
     session.post('Runtime.callFunctionOn', {
       objectId: o.objectId,
@@ -113,5 +118,16 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   } finally {
     delete g[key];
     session.disconnect();
+  }
+}
+
+/** The value of a CDP `unserializableValue`: Infinity, -Infinity, NaN, -0 or a bigint (`123n`). */
+function unserializable(v: string): { ok: boolean; value?: unknown } {
+  switch (v) {
+    case 'Infinity': return { ok: true, value: Infinity };
+    case '-Infinity': return { ok: true, value: -Infinity };
+    case 'NaN': return { ok: true, value: NaN };
+    case '-0': return { ok: true, value: -0 };
+    default: return /^-?\d+n$/.test(v) ? { ok: true, value: BigInt(v.slice(0, -1)) } : { ok: false };
   }
 }

@@ -1,8 +1,8 @@
 // gx.jit.device: a JS function callable from kernels, vectorized functions
 // and other device functions, compiled beside each caller for the argument
 // types of each call (Numba's @cuda.jit(device=True)); it returns a number
-// or a tuple, an array the caller destructures. Called from JS (the CPU
-// simulator, vectorize on the CPU) it is the function itself.
+// or a tuple, an array the caller destructures. The simulator runs its typed
+// form too; called from plain JS it is the function itself.
 import { closureValues, type Lookup } from './closure';
 import { parseFunction, referencedNames } from './source';
 import { DEVICE, type DeviceFunctionInfo } from './translate';

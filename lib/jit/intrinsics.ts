@@ -1,48 +1,29 @@
 // gx.jit's intrinsics as JavaScript values: what a kernel's source refers to
 // (`jit.threadIdx.x`, `jit.grid(1)`, `jit.syncthreads()`, `jit.atomic.add`,
-// `jit.sharedArray`), recognized by identity when a kernel is translated to
-// CUDA, and the same values doing the work when the CPU simulator runs the
-// kernel itself (they read the simulated thread from `sim`).
+// `jit.sharedArray`, `jit.shfl.down`), recognized by identity when a kernel is
+// typed (typer-calls.ts), on CUDA and on the simulator alike. Called from
+// plain JS they have no thread to speak of: each throws saying so.
 import type { DType } from '../generated/dtypes';
+import type { AtomicOp } from './ir';
 
-/** The simulated thread a kernel's code runs as (simulator.ts sets it before each step). */
-export interface SimThread {
-  readonly threadIdx: Dim3Value;
-  readonly blockIdx: Dim3Value;
-  readonly blockDim: Dim3Value;
-  readonly gridDim: Dim3Value;
-}
+export type { AtomicOp };
+
 export interface Dim3Value {
   readonly x: number;
   readonly y: number;
   readonly z: number;
 }
 
-/** What the simulator provides while it runs a kernel's threads. */
-export interface SimHooks {
-  thread: SimThread;
-  /** The block's k-th shared array of this thread's calls (made by the first thread that asks). */
-  sharedArray(shape: readonly number[], dtype: DType): unknown;
-  localArray(shape: readonly number[], dtype: DType): unknown;
-  atomic(op: AtomicOp, array: unknown, index: number | readonly number[], value: number, compare?: number): number;
+function outside(what: string): never {
+  throw new Error(`gx.jit.${what}: only has a meaning inside a kernel (gx.jit.rawkernel), which translates it or runs it on the simulator`);
 }
 
-export const sim: { hooks: SimHooks | undefined } = { hooks: undefined };
-
-function hooks(what: string): SimHooks {
-  const h = sim.hooks;
-  if (h === undefined) {
-    throw new Error(`gx.jit.${what}: only has a meaning inside a kernel (gx.jit.rawkernel), which translates it or runs it on the simulator`);
-  }
-  return h;
-}
-
-/** A dim3 of the simulated thread (threadIdx, blockIdx, blockDim, gridDim), read by x / y / z. */
-function dim3(name: keyof SimThread): Dim3Value {
+/** A dim3 of the current thread (threadIdx, blockIdx, blockDim, gridDim), read by x / y / z. */
+function dim3(name: string): Dim3Value {
   return Object.freeze({
-    get x(): number { return hooks(`${name}.x`).thread[name].x; },
-    get y(): number { return hooks(`${name}.y`).thread[name].y; },
-    get z(): number { return hooks(`${name}.z`).thread[name].z; },
+    get x(): number { return outside(`${name}.x`); },
+    get y(): number { return outside(`${name}.y`); },
+    get z(): number { return outside(`${name}.z`); },
   });
 }
 
@@ -54,8 +35,6 @@ export const gridDim = dim3('gridDim');
 /** The threads per warp. */
 export const warpSize = 32;
 
-const AXES = ['x', 'y', 'z'] as const;
-
 function checkNdim(n: unknown, fn: string): asserts n is 1 | 2 | 3 {
   if (n !== 1 && n !== 2 && n !== 3) throw new RangeError(`gx.jit.${fn}: takes 1, 2 or 3 (the grid's dimensions), got ${String(n)}`);
 }
@@ -66,9 +45,7 @@ export function grid(n: 2): [number, number];
 export function grid(n: 3): [number, number, number];
 export function grid(n: 1 | 2 | 3): number | number[] {
   checkNdim(n, 'grid');
-  const t = hooks('grid').thread;
-  const at = AXES.slice(0, n).map((a) => t.blockIdx[a] * t.blockDim[a] + t.threadIdx[a]);
-  return n === 1 ? at[0] : at;
+  return outside('grid');
 }
 
 /** The number of threads in the grid per dimension, as grid() (Numba's cuda.gridsize): the stride of a grid-stride loop. */
@@ -77,24 +54,50 @@ export function gridsize(n: 2): [number, number];
 export function gridsize(n: 3): [number, number, number];
 export function gridsize(n: 1 | 2 | 3): number | number[] {
   checkNdim(n, 'gridsize');
-  const t = hooks('gridsize').thread;
-  const at = AXES.slice(0, n).map((a) => t.gridDim[a] * t.blockDim[a]);
-  return n === 1 ? at[0] : at;
+  return outside('gridsize');
 }
 
-/**
- * Waits until every thread of the block has reached it (__syncthreads). The
- * simulator turns the kernel into a generator that yields here; called any
- * other way (from a device function on the simulator) it cannot wait.
- */
+/** Waits until every thread of the block has reached it (__syncthreads). */
 export function syncthreads(): void {
-  hooks('syncthreads');
-  throw new Error('gx.jit.syncthreads: the simulator can wait only at a syncthreads() written in the kernel itself, not in a device function it calls');
+  outside('syncthreads');
 }
 
 /** Orders this thread's memory writes before its later ones as all threads see them (__threadfence). */
 export function threadfence(): void {
-  hooks('threadfence');
+  outside('threadfence');
+}
+
+/** This thread's lane in its warp (0..31): its linear index in the block modulo warpSize. */
+export function laneId(): number {
+  return outside('laneId');
+}
+
+export type ShflMode = 'down' | 'up' | 'xor' | 'sync';
+
+function shflFn(mode: ShflMode): (value: number, n: number) => number {
+  const f = (): number => outside(`shfl.${mode}`);
+  Object.defineProperty(f, 'name', { value: mode });
+  return f;
+}
+
+/**
+ * Warp shuffles (__shfl_*_sync over the lanes that reach them): each lane
+ * gets `value` of another lane of its warp: down(value, d) from lane + d,
+ * up(value, d) from lane - d, xor(value, m) from lane ^ m, sync(value, src)
+ * from lane src; a lane whose source is outside the warp keeps its own. The
+ * simulator steps a warp's lanes in lockstep to each shuffle.
+ */
+export const shfl = Object.freeze({ down: shflFn('down'), up: shflFn('up'), xor: shflFn('xor'), sync: shflFn('sync') });
+
+/** The lanes of the warp (reaching this call) whose `predicate` is true, as bits (__ballot_sync). */
+export function ballot(predicate: boolean | number): number {
+  void predicate;
+  return outside('ballot');
+}
+
+/** The lanes of the warp reaching this call, as bits (__activemask). */
+export function activemask(): number {
+  return outside('activemask');
 }
 
 /** What a kernel can ask of any array besides its elements. */
@@ -121,7 +124,9 @@ export function sharedArray(shape: number | readonly [number], dtype: DType): Ar
 export function sharedArray(shape: readonly [number, number], dtype: DType): Array2d;
 export function sharedArray(shape: readonly [number, number, number], dtype: DType): Array3d;
 export function sharedArray(shape: number | readonly number[], dtype: DType): unknown {
-  return hooks('sharedArray').sharedArray(typeof shape === 'number' ? [shape] : shape, dtype);
+  void shape;
+  void dtype;
+  return outside('sharedArray');
 }
 
 /** A per-thread array of a static shape and dtype (Numba's cuda.local.array). */
@@ -129,16 +134,17 @@ export function localArray(shape: number | readonly [number], dtype: DType): Arr
 export function localArray(shape: readonly [number, number], dtype: DType): Array2d;
 export function localArray(shape: readonly [number, number, number], dtype: DType): Array3d;
 export function localArray(shape: number | readonly number[], dtype: DType): unknown {
-  return hooks('localArray').localArray(typeof shape === 'number' ? [shape] : shape, dtype);
+  void shape;
+  void dtype;
+  return outside('localArray');
 }
 
-export type AtomicOp = 'add' | 'sub' | 'min' | 'max' | 'exch' | 'cas' | 'and' | 'or' | 'xor';
 
 /** An index of a 1-d array, or [i, j, ...] of an n-d one. */
 export type AtomicIndex = number | readonly number[];
 
 function atomicFn(op: Exclude<AtomicOp, 'cas'>): (array: unknown, index: AtomicIndex, value: number) => number {
-  const f = (array: unknown, index: AtomicIndex, value: number): number => hooks(`atomic.${op}`).atomic(op, array, index, value);
+  const f = (): number => outside(`atomic.${op}`);
   Object.defineProperty(f, 'name', { value: op });
   return f;
 }
@@ -160,7 +166,8 @@ export const atomic = Object.freeze({
   or: atomicFn('or'),
   xor: atomicFn('xor'),
   cas(array: unknown, index: AtomicIndex, compare: number, value: number): number {
-    return hooks('atomic.cas').atomic('cas', array, index, value, compare);
+    void [array, index, compare, value];
+    return outside('atomic.cas');
   },
 });
 
@@ -168,7 +175,9 @@ export const atomic = Object.freeze({
 export type Intrinsic =
   | { kind: 'dim3'; c: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim' }
   | { kind: 'grid' | 'gridsize' | 'syncthreads' | 'threadfence' | 'sharedArray' | 'localArray' }
-  | { kind: 'atomic'; op: AtomicOp };
+  | { kind: 'atomic'; op: AtomicOp }
+  | { kind: 'laneId' | 'ballot' | 'activemask' }
+  | { kind: 'shfl'; mode: ShflMode };
 
 export const INTRINSICS = new Map<unknown, Intrinsic>([
   [threadIdx, { kind: 'dim3', c: 'threadIdx' }],
@@ -182,4 +191,8 @@ export const INTRINSICS = new Map<unknown, Intrinsic>([
   [sharedArray, { kind: 'sharedArray' }],
   [localArray, { kind: 'localArray' }],
   ...Object.entries(atomic).map(([op, f]): [unknown, Intrinsic] => [f, { kind: 'atomic', op: op as AtomicOp }]),
+  [laneId, { kind: 'laneId' }],
+  [ballot, { kind: 'ballot' }],
+  [activemask, { kind: 'activemask' }],
+  ...Object.entries(shfl).map(([mode, f]): [unknown, Intrinsic] => [f, { kind: 'shfl', mode: mode as ShflMode }]),
 ]);

@@ -3,7 +3,8 @@
 export { rawkernel, type JitKernel, type KernelArg, type RawkernelOptions } from './rawkernel';
 export { device } from './device';
 export {
-  atomic, blockDim, blockIdx, grid, gridDim, gridsize, localArray, sharedArray, syncthreads, threadfence, threadIdx, warpSize,
+  activemask, atomic, ballot, blockDim, blockIdx, grid, gridDim, gridsize, laneId, localArray, sharedArray, shfl, syncthreads, threadfence,
+  threadIdx, warpSize,
   type AtomicIndex, type Array1d, type Array2d, type Array3d,
 } from './intrinsics';
 import type { Array1d } from './intrinsics';

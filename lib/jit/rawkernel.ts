@@ -1,10 +1,10 @@
 // gx.jit.rawkernel: a JS function compiled to a CUDA kernel the first time it
 // is called with given argument types (cupyx.jit.rawkernel, Numba's
 // cuda.jit): tensors by dtype, rank and whether they are contiguous, numbers
-// as weak int64 or float64 (NOTE [ Types in jit functions ]). Each
+// as int64 or weak float64 (NOTE [ Types in jit functions ]). Each
 // specialization is a gx.RawKernel over the generated source, so it is
 // cached in memory and on disk like every run-time kernel. CPU tensors run
-// the function itself on the simulator (simulator.ts).
+// the same typed kernel on the simulator (interpret.ts, simulator.ts).
 //
 // A tensor parameter `x` becomes a pointer `p_x`, plus only what the body
 // asks of it: its extents `n_x_d` (x.shape, x.length, and every extent in
@@ -19,10 +19,14 @@ import { typeHeaders } from '../rtc/params';
 import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
 import { STAGED_ARGS, stagingArea } from '../staging';
 import { closureValues, type Lookup } from './closure';
-import { simulate, simulatedKernel, type SimulatedKernel } from './simulator';
+import { simulate } from './simulator';
+import { compileKernel, type CompiledKernel } from './interpret';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
-import { cName, kernelBody, Module, type ArrayRef, type KernelParamSpec } from './translate';
-import { C_TYPE, elementCType, type ScalarDType, type Ty } from './types';
+import { cName, emitKernelBody, paramNames, type ParamArrays } from './emit-cuda';
+import type { ArrayDecl } from './ir';
+import { Module } from './module';
+import { typeFunction, type ParamSpec } from './typer-function';
+import { C_TYPE, elementCType, type ScalarDType } from './types';
 import type { DType } from '../generated/dtypes';
 
 export interface RawkernelOptions {
@@ -94,33 +98,56 @@ function matches(spec: readonly ArgSpec[], args: readonly unknown[]): boolean {
   return true;
 }
 
+/**
+ * NVRTC options keeping the simulator's arithmetic (LANGUAGE.md): no fused
+ * multiply-add contraction, which rounds `x * y + z` once where the
+ * language rounds twice; unless the user asked for fast math or chose.
+ */
+export function exactMath(options: readonly string[]): string[] {
+  const chose = options.some((o) => /^-?-(use_fast_math|fmad)/.test(o));
+  return chose ? [...options] : ['--fmad=false', ...options];
+}
+
+/** The typer's view of the parameters of `specs`: tensors as arrays, integral numbers int64, fractional ones weak float64. */
+function paramSpecs(f: ParsedFunction, specs: readonly ArgSpec[]): ParamSpec[] {
+  return specs.map((s, i): ParamSpec => {
+    if (s.kind === 'number') return { kind: 'number', ty: { dtype: s.dtype, weak: s.dtype === 'float64' } };
+    const arr: ArrayDecl = { id: -1 - i, label: f.params[i] ?? `arg${i}`, dtype: s.dtype, rank: s.rank, space: 'param', param: i, contiguous: s.contiguous };
+    return { kind: 'array', arr };
+  });
+}
+
 /** The generated source and launch plan for arguments of `specs`. */
 function generate(f: ParsedFunction, name: string, specs: readonly ArgSpec[], lookup: Lookup, debug: boolean, api: string) {
   const module = new Module(debug);
+  const fn = typeFunction(f, 'kernel', name, paramSpecs(f, specs), undefined, lookup, module, api);
   const used = specs.map(() => ({ dims: new Set<number>(), strides: new Set<number>() }));
-  const params: KernelParamSpec[] = specs.map((s, i) => {
-    const p = f.params[i] ?? `arg${i}`;
-    if (s.kind === 'number') return { kind: 'number', ty: { dtype: s.dtype, weak: s.dtype !== 'bool' } satisfies Ty };
-    const u = used[i];
-    const dim = (d: number): string => {
-      u.dims.add(d);
-      return `n_${p}_${d}`;
-    };
-    const array: ArrayRef = {
-      kind: 'array', label: p, dtype: s.dtype, rank: s.rank, ptr: `p_${p}`, dim,
-      stride: (d) => {
-        if (!s.contiguous) {
-          u.strides.add(d);
-          return `s_${p}_${d}`;
-        }
-        if (d === s.rank - 1) return '1';
-        return Array.from({ length: s.rank - 1 - d }, (_, k) => dim(d + 1 + k)).join(' * ');
-      },
-    };
-    if (debug) for (let d = 0; d < s.rank; d++) dim(d);
-    return { kind: 'array', array };
+  const reserved = new Set<string>();
+  specs.forEach((s, i) => {
+    const p = f.params[i];
+    if (s.kind === 'number') return reserved.add(cName(p));
+    const n = paramNames(p);
+    reserved.add(n.ptr);
+    for (let d = 0; d < s.rank; d++) reserved.add(n.dim(d)).add(n.stride(d));
+    if (debug) for (let d = 0; d < s.rank; d++) used[i].dims.add(d);
   });
-  const body = kernelBody(f, params, lookup, module, api);
+  const dim = (a: ArrayDecl, d: number): string => {
+    used[a.param ?? 0].dims.add(d);
+    return paramNames(a.label).dim(d);
+  };
+  const arrays: ParamArrays = {
+    ptr: (a) => paramNames(a.label).ptr,
+    dim,
+    stride: (a, d) => {
+      if (!a.contiguous) {
+        used[a.param ?? 0].strides.add(d);
+        return paramNames(a.label).stride(d);
+      }
+      if (d === a.rank - 1) return '1';
+      return Array.from({ length: a.rank - 1 - d }, (_, k) => dim(a, d + 1 + k)).join(' * ');
+    },
+  };
+  const body = emitKernelBody(fn, module, arrays, reserved);
   const cParams: string[] = [];
   const types: string[] = [];
   const plan: Specialization['plan'] = [];
@@ -135,9 +162,10 @@ function generate(f: ParsedFunction, name: string, specs: readonly ArgSpec[], lo
       add(C_TYPE[s.dtype], cName(p), [i, 'value', 0]);
       return;
     }
-    add(`${elementCType(s.dtype)}*`, `p_${p}`, [i, 'ptr', 0]);
-    for (const d of [...used[i].dims].sort()) add('long long', `n_${p}_${d}`, [i, 'dim', d]);
-    for (const d of [...used[i].strides].sort()) add('long long', `s_${p}_${d}`, [i, 'stride', d]);
+    const n = paramNames(p);
+    add(`${elementCType(s.dtype)}*`, n.ptr, [i, 'ptr', 0]);
+    for (const d of [...used[i].dims].sort()) add('long long', n.dim(d), [i, 'dim', d]);
+    for (const d of [...used[i].strides].sort()) add('long long', n.stride(d), [i, 'stride', d]);
   });
   if (debug) {
     cParams.push('long long* gx_err');
@@ -176,12 +204,12 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
   const name = (opts.name ?? (parsed.name || 'kernel')).replace(/[^A-Za-z0-9_]/g, '_');
   const label = `${api}(${name})`;
   const debug = opts.debug === true;
-  const nvrtc = [...(opts.options ?? []), ...(debug ? ['-lineinfo'] : [])];
+  const nvrtc = [...exactMath(opts.options ?? []), ...(debug ? ['-lineinfo'] : [])];
   let lookup: Lookup | undefined;
   const lookupOf = (): Lookup => (lookup ??= closureValues(fn, referencedNames(parsed)));
   const specs = new Map<string, Specialization>();
   let last: Specialization | undefined;
-  let simulated: SimulatedKernel | undefined;
+  const simulated = new Map<string, CompiledKernel>();
 
   const specialize = (args: readonly unknown[]): Specialization => {
     if (last !== undefined && matches(last.args, args)) return last;
@@ -285,6 +313,10 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     if (rec[0] === 0n) return;
     const n = (k: number): number => Number(rec[k]);
     const site = s.sites[n(1)];
+    if (n(2) === -1) {
+      throw new RangeError(`${label}: integer remainder by zero (${n(3)} % 0), line ${site.line}, ` +
+        `thread (${n(5)}, ${n(6)}, ${n(7)}) of block (${n(8)}, ${n(9)}, ${n(10)}); it gave 0`);
+    }
     throw new RangeError(`${label}: index ${n(3)} is out of range for dimension ${n(2)} of ${site.label} (size ${n(4)}), ` +
       `line ${site.line}, thread (${n(5)}, ${n(6)}, ${n(7)}) of block (${n(8)}, ${n(9)}, ${n(10)}); the access was skipped`);
   };
@@ -293,9 +325,18 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     for (const a of args) {
       if (a instanceof Tensor && a.device.type !== 'cpu') throw new Error(`${label}: arguments are on cpu and ${a.device}; move them to one device`);
     }
-    args.forEach((a, i) => argSpec(a, i, parsed.params, label));
-    simulated ??= simulatedKernel(parsed, lookupOf(), label);
-    simulate(simulated, label, extentsOf(grid, 'grid'), extentsOf(block, 'block'), parsed.params, args);
+    // The kernel typed for these arguments as for CUDA (contiguity aside): what CUDA refuses is refused here, before any thread runs.
+    const argSpecs = args.map((a, i): ArgSpec => {
+      const s = argSpec(a, i, parsed.params, label);
+      return s.kind === 'tensor' ? { ...s, contiguous: true } : s;
+    });
+    const key = specKey(argSpecs);
+    let k = simulated.get(key);
+    if (k === undefined) {
+      const fn = typeFunction(parsed, 'kernel', `gx_jit_${name}`, paramSpecs(parsed, argSpecs), undefined, lookupOf(), new Module(debug), label);
+      simulated.set(key, (k = compileKernel(fn, debug)));
+    }
+    simulate(k, label, parsed.text, extentsOf(grid, 'grid'), extentsOf(block, 'block'), parsed.params, args, debug);
   };
 
   const extentsOf = (d: Dim3, what: string): number[] => {

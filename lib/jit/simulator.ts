@@ -1,254 +1,214 @@
 // The CPU simulator of gx.jit.rawkernel (as Numba's CUDA simulator): the
-// user's function itself runs once per thread with gx.jit's intrinsics bound
-// to that thread. Where the kernel calls syncthreads() its source is turned
-// into a generator that yields there, and the threads of a block are stepped
-// in turns, one barrier at a time; shared arrays are per block, atomics
-// exact (one thread runs at a time). Tensors are seen through proxies that
-// check every index and throw with the thread's coordinates, so kernels are
-// testable without a GPU and debuggable in the JS debugger.
-import type * as acorn from 'acorn';
-
+// kernel's typed IR, compiled by interpret.ts, runs once per thread. Where
+// the kernel waits at syncthreads() the threads of a block are stepped in
+// turns, one barrier at a time; shared arrays are per block, atomics exact
+// (one thread runs at a time). Every index is checked (an error names the
+// thread); a launch is bounded (MAX_THREADS, STEP_BUDGET) so a kernel that
+// does not end, or a grid no CPU can run, is an error naming the kernel. A
+// tensor passed twice (or two views of the same elements) is one array, as
+// on the GPU. In { debug: true } kernels, a read of a shared slot another
+// thread of the block wrote since the last barrier is reported (race.ts).
 import { VALUE_ARRAY, type DType } from '../generated/dtypes';
 import { tensor } from '../creation';
 import { contiguousStrides } from '../shape';
 import { Tensor } from '../tensor';
-import { staticValueOf, type Lookup } from './closure';
-import { INTRINSICS, sim, type AtomicOp, type Dim3Value, type SimHooks, type SimThread } from './intrinsics';
-import { referencedNames, type ParsedFunction } from './source';
+import type { CompiledKernel, SimArray, SimBlock, SimState, SimThread, WarpRequest } from './interpret';
+import { RaceCheck } from './race';
 
-/** What a simulated array holds: its values (float16 as float32, int64 as bigint) in C order. */
-interface ArrayState {
-  label: string;
-  dtype: DType;
-  data: Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array;
-  shape: number[];
-  strides: number[];
-  offset: number;
-  /** Shared by an array and its rows: whether the kernel wrote it (then it is copied back). */
-  flags: { written: boolean };
-}
+/** The most threads one simulated launch runs. */
+export const MAX_THREADS = 2 ** 24;
+/** The most loop iterations (all threads together) one simulated launch runs. */
+export const STEP_BUDGET = 2 ** 27;
 
-const STATE = Symbol('gx.jit.simulated');
-
-function read(a: ArrayState, at: number): number | boolean {
-  const v = a.data[at];
-  if (a.dtype === 'bool') return v !== 0;
-  return typeof v === 'bigint' ? Number(v) : v;
-}
-
-function write(a: ArrayState, at: number, v: unknown): void {
-  a.flags.written = true;
-  if (a.dtype === 'int64') {
-    const n = Number(v);
-    (a.data as BigInt64Array)[at] = Number.isFinite(n) ? BigInt(Math.trunc(n)) : 0n;
-  } else if (a.dtype === 'bool') {
-    a.data[at] = v ? 1 : 0;
-  } else {
-    (a.data as Float64Array)[at] = Number(v);
-  }
-}
-
-/** The flat position of `idx` in `a`, every index checked. */
-function position(a: ArrayState, idx: readonly number[]): number {
-  if (idx.length !== a.shape.length) {
-    throw new RangeError(`${a.label} has ${a.shape.length} dimension${a.shape.length === 1 ? '' : 's'}; indexed with ${idx.length}`);
-  }
-  let at = a.offset;
-  for (let d = 0; d < idx.length; d++) {
-    const i = idx[d];
-    if (!Number.isInteger(i)) throw new RangeError(`index ${String(i)} of ${a.label} (dimension ${d}) is not an integer`);
-    if (i < 0 || i >= a.shape[d]) throw new RangeError(`index ${i} is out of range for dimension ${d} of ${a.label} (size ${a.shape[d]})`);
-    at += i * a.strides[d];
-  }
-  return at;
-}
-
-/** `a[i]`, `a[i][j]` and (from a rewritten `a[i, j]`) `a['i,j']`, read and written through a proxy. */
-function arrayProxy(a: ArrayState): unknown {
-  const rank = a.shape.length;
-  const indexOf = (key: string): number[] | undefined => {
-    if (key === '' || !/^-?[\d.e+-]+(,-?[\d.e+-]+)*$/i.test(key)) return undefined;
-    return key.split(',').map(Number);
+/** An array over `data` (C order, `shape`); `strides` is what the kernel reads as x.strides. */
+export function simArray(label: string, dtype: DType, data: SimArray['d'], shape: readonly number[], strides = contiguousStrides(shape)): SimArray {
+  const N = shape.map(BigInt);
+  const cs = contiguousStrides(shape);
+  const check = (i: bigint, d: number): number => {
+    if (i < 0n || i >= N[d]) throw new RangeError(`index ${i} is out of range for dimension ${d} of ${label} (size ${N[d]})`);
+    return Number(i);
   };
-  return new Proxy(Object.create(null) as object, {
-    get(_, key) {
-      if (key === STATE) return a;
-      if (typeof key === 'symbol') return undefined;
-      const idx = indexOf(key);
-      if (idx !== undefined) {
-        if (idx.length === rank) return read(a, position(a, idx));
-        if (idx.length === 1 && rank > 1) {
-          // a[i] of an n-d array: the (n-1)-d row, for a[i][j].
-          position({ ...a, shape: [a.shape[0]], strides: [a.strides[0]] }, idx);
-          const row: ArrayState = { ...a, shape: a.shape.slice(1), strides: a.strides.slice(1), offset: a.offset + idx[0] * a.strides[0] };
-          return arrayProxy(row);
-        }
-        return position(a, idx);
-      }
-      switch (key) {
-        case 'length': return a.shape[0];
-        case 'ndim': return rank;
-        case 'shape': return [...a.shape];
-        case 'strides': return [...a.strides];
-        default: throw new TypeError(`${a.label} has length, ndim, shape and strides, and elements ${a.label}[i]; not '${key}'`);
-      }
-    },
-    set(_, key, value) {
-      const idx = typeof key === 'string' ? indexOf(key) : undefined;
-      if (idx === undefined) throw new TypeError(`only elements of ${a.label} can be written`);
-      write(a, position(a, idx), value);
-      return true;
-    },
+  const at = shape.length === 1 ? (i: bigint): number => check(i, 0)
+    : (...idx: bigint[]): number => {
+      let off = 0;
+      for (let d = 0; d < idx.length; d++) off += check(idx[d], d) * cs[d];
+      return off;
+    };
+  return { label, dtype, d: data, N, S: strides.map(BigInt), at };
+}
+
+const newArray = (label: string, dtype: DType, extents: readonly number[]): SimArray =>
+  simArray(label, dtype, new VALUE_ARRAY[dtype](extents.reduce((a, b) => a * b, 1)), extents);
+
+/** The tensors' elements as arrays, one per distinct layout of memory (an aliased tensor is one array). */
+function readArgs(params: readonly string[], args: readonly unknown[]): { values: unknown[]; back: [Tensor, SimArray['d']][] } {
+  const seen: { t: Tensor; data: SimArray['d'] }[] = [];
+  const back: [Tensor, SimArray['d']][] = [];
+  const values = args.map((a, i) => {
+    if (!(a instanceof Tensor)) return typeof a === 'number' && Number.isInteger(a) ? BigInt.asIntN(64, BigInt(a)) : typeof a === 'bigint' ? BigInt.asIntN(64, a) : a;
+    const same = seen.find((s) => s.t === a || (s.t.dtype === a.dtype && s.t.address() === a.address() && sameLayout(s.t, a)));
+    let data = same?.data;
+    if (data === undefined) {
+      data = a.toArraySync() as SimArray['d'];
+      seen.push({ t: a, data });
+      back.push([a, data]);
+    }
+    return simArray(params[i], a.dtype, data, a.shape, [...a.strides]);
   });
+  return { values, back };
 }
 
-function stateOf(array: unknown, fn: string): ArrayState {
-  const s = array !== null && typeof array === 'object' ? (array as { [STATE]?: ArrayState })[STATE] : undefined;
-  if (s === undefined) throw new TypeError(`gx.jit.${fn}: the first argument must be a tensor argument or a shared array of the kernel`);
-  return s;
+const sameLayout = (a: Tensor, b: Tensor): boolean =>
+  a.shape.length === b.shape.length && a.shape.every((n, d) => n === b.shape[d] && a.strides[d] === b.strides[d]);
+
+/** A thread of a block as the scheduler steps it: waiting at a barrier, at a warp operation, or runnable. */
+interface Lane {
+  readonly t: SimThread;
+  readonly id: number;
+  readonly g: ReturnType<CompiledKernel>;
+  done: boolean;
+  wait: undefined | 'barrier' | WarpRequest;
+  /** The line where it waits. */
+  line: number;
+  result: unknown;
 }
 
-function newArray(label: string, shape: readonly number[], dtype: DType): ArrayState {
-  const n = shape.reduce((x, y) => x * y, 1);
-  return { label, dtype, data: new VALUE_ARRAY[dtype](n), shape: [...shape], strides: contiguousStrides(shape), offset: 0, flags: { written: false } };
-}
-
-function applyAtomic(op: AtomicOp, old: number, v: number, compare: number | undefined): number {
-  switch (op) {
-    case 'add': return old + v;
-    case 'sub': return old - v;
-    case 'min': return v < old ? v : old;
-    case 'max': return v > old ? v : old;
-    case 'exch': return v;
-    case 'cas': return old === compare ? v : old;
-    case 'and': return old & v;
-    case 'or': return old | v;
-    case 'xor': return old ^ v;
+/**
+ * Steps a block's threads: each runs until it waits (a barrier, a warp
+ * operation) or ends; a warp whose live lanes all wait at one warp operation
+ * gets its results (lockstep); when every live thread waits at a barrier, all
+ * go on (a barrier phase).
+ */
+function runBlock(lanes: Lane[], setCurrent: (t: SimThread) => void, race: RaceCheck | undefined): void {
+  for (;;) {
+    for (const l of lanes) {
+      if (l.done || l.wait !== undefined) continue;
+      setCurrent(l.t);
+      const r = l.g.next(l.result);
+      l.result = undefined;
+      if (r.done === true) l.done = true;
+      else if (typeof r.value === 'number') {
+        l.wait = 'barrier';
+        l.line = r.value;
+      } else {
+        l.wait = r.value;
+        l.line = r.value.line;
+      }
+    }
+    const alive = lanes.filter((l) => !l.done);
+    if (alive.length === 0) return;
+    let progressed = false;
+    for (let w = 0; w < lanes.length; w += 32) {
+      const warp = lanes.slice(w, w + 32).filter((l) => !l.done);
+      if (warp.length > 0 && warp.every((l) => l.wait !== undefined && l.wait !== 'barrier')) {
+        resolveWarp(warp, setCurrent);
+        progressed = true;
+      }
+    }
+    if (progressed) continue;
+    if (alive.every((l) => l.wait === 'barrier')) {
+      for (const l of alive) l.wait = undefined;
+      race?.barrier();
+      continue;
+    }
+    const atWarp = alive.find((l) => l.wait !== 'barrier') as Lane;
+    const atBarrier = alive.find((l) => l.wait === 'barrier' && Math.floor(l.id / 32) === Math.floor(atWarp.id / 32)) ?? alive.find((l) => l.wait === 'barrier') as Lane;
+    setCurrent(atWarp.t);
+    throw new Error(`waits at a warp operation (line ${atWarp.line}) that thread (${atBarrier.t.tx}, ${atBarrier.t.ty}, ${atBarrier.t.tz}) ` +
+      `never reaches (it waits at syncthreads(), line ${atBarrier.line}): every live lane of a warp must reach its warp operations`);
   }
 }
 
-/** A kernel's source as the simulator runs it: a generator when it waits at syncthreads(), with `a[i, j]` read as two indices. */
-export interface SimulatedKernel {
-  readonly generator: boolean;
-  readonly fn: (...args: unknown[]) => unknown;
-}
-
-/** Rebuilds the user's function with its closure's values, rewritten for the simulator. */
-export function simulatedKernel(f: ParsedFunction, lookup: Lookup, api: string): SimulatedKernel {
-  const body = f.body;
-  if (body.type !== 'BlockStatement') throw new TypeError(`${api}: a kernel needs a block body { ... }`);
-  const edits: { start: number; end: number; text: string }[] = [];
-  const visit = (n: unknown): void => {
-    if (Array.isArray(n)) {
-      n.forEach(visit);
-      return;
+/** The results of one warp operation for the warp's live lanes (all waiting at it). */
+function resolveWarp(warp: Lane[], setCurrent: (t: SimThread) => void): void {
+  const first = warp[0].wait as WarpRequest;
+  const byLane = new Map<number, Lane>(warp.map((l) => [l.id % 32, l]));
+  let mask = 0n;
+  for (const l of warp) {
+    if ((l.wait as WarpRequest).site !== first.site) {
+      setCurrent(l.t);
+      throw new Error(`the lanes of a warp diverge: this one waits at the warp operation of line ${l.line}, ` +
+        `lane ${warp[0].id % 32} at line ${first.line}; every live lane must reach the same one`);
     }
-    if (n === null || typeof n !== 'object' || typeof (n as { type?: unknown }).type !== 'string') return;
-    const node = n as acorn.AnyNode;
-    if (node.type === 'CallExpression' && INTRINSICS.get(staticValueOf(node.callee, lookup))?.kind === 'syncthreads') {
-      edits.push({ start: node.start, end: node.end, text: '(yield 0)' });
-      return;
-    }
-    if (node.type === 'MemberExpression' && node.computed && node.property.type === 'SequenceExpression') {
-      const p = node.property;
-      edits.push({ start: p.start, end: p.start, text: '[' }, { start: p.end, end: p.end, text: ']' });
-    }
-    for (const [k, v] of Object.entries(node)) if (k !== 'type') visit(v);
-  };
-  visit(body);
-  let text = f.text.slice(body.start, body.end);
-  for (const e of edits.sort((x, y) => y.start - x.start || y.end - x.end)) {
-    text = text.slice(0, e.start - body.start) + e.text + text.slice(e.end - body.start);
+    mask |= 1n << BigInt(l.id % 32);
   }
-  const generator = edits.some((e) => e.text === '(yield 0)');
-  const names = [...referencedNames(f)].filter((n) => lookup(n).found && /^[A-Za-z_$][\w$]*$/.test(n));
-  // eslint-disable-next-line no-new-func
-  const make = new Function(...names, `"use strict"; return function${generator ? '*' : ''} gx_simulated(${f.params.join(', ')}) ${text};`);
-  return { generator, fn: make(...names.map((n) => lookup(n).value)) as (...args: unknown[]) => unknown };
+  for (const l of warp) {
+    const q = l.wait as WarpRequest;
+    const lane = l.id % 32;
+    if (q.op === 'activemask') l.result = mask;
+    else if (q.op === 'ballot') {
+      let bits = 0n;
+      for (const [k, o] of byLane) if ((o.wait as WarpRequest).v === true) bits |= 1n << BigInt(k);
+      l.result = bits;
+    } else {
+      const n = q.n ?? 0;
+      const src = q.op === 'down' ? lane + n : q.op === 'up' ? lane - n : q.op === 'xor' ? lane ^ n : n & 31;
+      if (src < 0 || src > 31) l.result = q.v;
+      else {
+        const o = byLane.get(src);
+        if (o === undefined) {
+          setCurrent(l.t);
+          throw new Error(`shfl.${q.op} at line ${q.line} reads lane ${src}, which is not at it (it has ended, or is beyond the block)`);
+        }
+        l.result = (o.wait as WarpRequest).v;
+      }
+    }
+  }
+  for (const l of warp) l.wait = undefined;
 }
 
-const dim3 = (x: number, y: number, z: number): Dim3Value => ({ x, y, z });
+const where = (t: SimThread): string => `thread (${t.tx}, ${t.ty}, ${t.tz}) of block (${t.bx}, ${t.by}, ${t.bz})`;
 
 /**
  * Runs `k` on grid x block threads with `args` (CPU tensors, numbers), as
- * the GPU would: tensors are read into arrays, the written ones copied back.
+ * the GPU would: tensors are read into arrays, then written back.
  */
-export function simulate(k: SimulatedKernel, api: string, grid: readonly number[], block: readonly number[],
-  params: readonly string[], args: readonly unknown[]): void {
-  const states: (ArrayState | undefined)[] = [];
-  const values = args.map((a, i) => {
-    if (a instanceof Tensor) {
-      const s: ArrayState = {
-        label: params[i], dtype: a.dtype, data: a.toArraySync(), shape: [...a.shape], strides: contiguousStrides(a.shape), offset: 0, flags: { written: false },
-      };
-      states[i] = s;
-      return arrayProxy(s);
-    }
-    return typeof a === 'bigint' ? Number(a) : a;
-  });
-  const gridDim = dim3(grid[0], grid[1], grid[2]);
-  const blockDim = dim3(block[0], block[1], block[2]);
-  let shared: ArrayState[] = [];
-  let thread: SimThread & { sharedCalls: number } = { threadIdx: dim3(0, 0, 0), blockIdx: dim3(0, 0, 0), blockDim, gridDim, sharedCalls: 0 };
-  const hooks: SimHooks = {
-    get thread() { return thread; },
-    sharedArray(shape, dtype) {
-      const k = thread.sharedCalls++;
-      shared[k] ??= newArray(`shared array ${k}`, shape, dtype);
-      return arrayProxy(shared[k]);
-    },
-    localArray: (shape, dtype) => arrayProxy(newArray('local array', shape, dtype)),
-    atomic(op, array, index, value, compare) {
-      const s = stateOf(array, `atomic.${op}`);
-      const at = position(s, typeof index === 'number' ? [index] : index);
-      const old = read(s, at) as number;
-      write(s, at, applyAtomic(op, old, Number(value), compare));
-      return old;
-    },
-  } as SimHooks;
-  const where = (): string =>
-    `thread (${thread.threadIdx.x}, ${thread.threadIdx.y}, ${thread.threadIdx.z}) of block (${thread.blockIdx.x}, ${thread.blockIdx.y}, ${thread.blockIdx.z})`;
-  const outer = sim.hooks;
-  sim.hooks = hooks;
-  try {
-    for (let bz = 0; bz < grid[2]; bz++) for (let by = 0; by < grid[1]; by++) for (let bx = 0; bx < grid[0]; bx++) {
-      shared = [];
-      const blockIdx = dim3(bx, by, bz);
-      const threads: (SimThread & { sharedCalls: number })[] = [];
-      for (let tz = 0; tz < block[2]; tz++) for (let ty = 0; ty < block[1]; ty++) for (let tx = 0; tx < block[0]; tx++) {
-        threads.push({ threadIdx: dim3(tx, ty, tz), blockIdx, blockDim, gridDim, sharedCalls: 0 });
-      }
-      try {
-        if (!k.generator) {
-          for (const t of threads) {
-            thread = t;
-            k.fn(...values);
-          }
-          continue;
-        }
-        let live = threads.map((t) => {
-          thread = t;
-          return { t, g: k.fn(...values) as Generator };
-        });
-        while (live.length > 0) {
-          live = live.filter(({ t, g }) => {
-            thread = t;
-            return !g.next().done;
-          });
-        }
-      } catch (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        e.message = `${api}: ${where()}: ${e.message}`;
-        throw e;
-      }
-    }
-  } finally {
-    sim.hooks = outer;
+export function simulate(k: CompiledKernel, api: string, text: string, grid: readonly number[], block: readonly number[],
+  params: readonly string[], args: readonly unknown[], debug: boolean): void {
+  const threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2];
+  if (threads > MAX_THREADS) {
+    throw new RangeError(`${api}: the CPU simulator runs at most ${MAX_THREADS} threads; this launch has ${threads} ` +
+      `(grid [${grid.join(', ')}], block [${block.join(', ')}]); run it on CUDA, or launch fewer threads`);
   }
-  states.forEach((s, i) => {
-    if (s === undefined || !s.flags.written) return;
-    const t = args[i] as Tensor;
-    using back = tensor(s.data as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
-    t.copy_(back);
-  });
+  const { values, back } = readArgs(params, args);
+  const race = debug ? new RaceCheck(text, block) : undefined;
+  let current: SimThread = { tx: 0, ty: 0, tz: 0, bx: 0n, by: 0n, bz: 0n };
+  const S: SimState = {
+    bd: [block[0], block[1], block[2]],
+    gd: [BigInt(grid[0]), BigInt(grid[1]), BigInt(grid[2])],
+    steps: STEP_BUDGET,
+    over(): never {
+      throw new RangeError(`the simulator stopped after ${STEP_BUDGET} loop iterations (a loop that never ends?)`);
+    },
+    local: (dtype, extents, label) => newArray(label, dtype, extents),
+    rd: (a, off, at) => (race === undefined ? off : race.read(a, off, at, current)),
+    wr: (a, off, at) => (race === undefined ? off : race.write(a, off, at, current)),
+  };
+  for (let bz = 0; bz < grid[2]; bz++) for (let by = 0; by < grid[1]; by++) for (let bx = 0; bx < grid[0]; bx++) {
+    const shared = new Map<number, SimArray>();
+    const B: SimBlock = {
+      shared: (id, dtype, extents, label) => {
+        let a = shared.get(id);
+        if (a === undefined) shared.set(id, (a = newArray(label, dtype, extents)));
+        return a;
+      },
+    };
+    const ts: SimThread[] = [];
+    for (let tz = 0; tz < block[2]; tz++) for (let ty = 0; ty < block[1]; ty++) for (let tx = 0; tx < block[0]; tx++) {
+      ts.push({ tx, ty, tz, bx: BigInt(bx), by: BigInt(by), bz: BigInt(bz) });
+    }
+    race?.block();
+    try {
+      runBlock(ts.map((t, id) => ({ t, id, g: k(t, S, B, values), done: false, wait: undefined, line: 0, result: undefined })),
+        (t) => { current = t; }, race);
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      e.message = `${api}: ${where(current)}: ${e.message}`;
+      throw e;
+    }
+  }
+  for (const [t, data] of back) {
+    using b = tensor(data as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
+    t.copy_(b);
+  }
 }

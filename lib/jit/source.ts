@@ -30,6 +30,10 @@ export function parseFunction(f: unknown, fn: string): ParsedFunction {
     try {
       program = acorn.parse(c, { ecmaVersion: 'latest', sourceType: 'script' });
     } catch (e) {
+      // acorn recurses per nesting level: a function nested thousands deep overflows the stack, which is no syntax error.
+      if ((e instanceof RangeError && /call stack/i.test(e.message)) || (e instanceof SyntaxError && /stack space/i.test(e.message))) {
+        throw new TypeError(`${fn}: the function nests too deeply to be parsed (thousands of levels); split it into smaller expressions or functions`);
+      }
       error = e;
       continue;
     }

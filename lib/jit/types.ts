@@ -1,6 +1,6 @@
 // The scalar types jit code computes in and the rules between them
-// (NOTE [ Types in jit functions ] in translate.ts): promotion, casts, and
-// the C text of literals.
+// (NOTE [ Types in jit functions ] in typer.ts): promotion, and the C
+// text of casts that gx.fuse's op table writes.
 import { KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 
 /** The dtypes jit functions compute in. */
@@ -41,7 +41,7 @@ export interface Val {
   integral?: boolean;
 }
 
-/** A JS number or boolean as a weak literal; `float` marks a number written with a point (0.0 is a float). */
+/** A JS number or boolean as a weak literal in C text (for gx.fuse's op table; the typer's literals are typing.ts's lit); `float` marks a number written with a point (0.0 is a float). */
 export function literal(v: number | boolean, float = false): Val {
   if (typeof v === 'boolean') return { code: v ? 'true' : 'false', ty: { dtype: 'bool', weak: true } };
   if (!float && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER) {

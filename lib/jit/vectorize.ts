@@ -1,12 +1,11 @@
 // gx.vectorize: a scalar JS function becomes an elementwise op over tensors
 // (Numba's @vectorize([...], target='cuda')). On CUDA the function is
-// translated to a __device__ function (scalar.ts; the numbers it closes over
-// inlined, closure.ts) and run by an elementwise kernel (lib/rtc), one per
-// signature, compiled on first use and cached like every run-time kernel. On
-// the CPU the function itself runs per element in a JS loop, with inputs and
-// result converted to the signature's dtypes by storing them in its typed arrays (a simulator: nothing to
-// compile, debuggable in the JS debugger).
-import { STORAGE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
+// typed (typer.ts; the numbers it closes over inlined, closure.ts), emitted
+// as a __device__ function and run by an elementwise kernel (lib/rtc), one
+// per signature, compiled on first use and cached like every run-time kernel.
+// On the CPU the same typed function runs per element on the interpreter
+// (interpret.ts), computing in the signature's dtypes as the GPU does.
+import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../shape';
 import { Tensor } from '../tensor';
 import { tensor } from '../creation';
@@ -14,6 +13,10 @@ import { checkOptions, optionKeys } from '../options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import { closureValues, type Lookup } from './closure';
 import { Module, scalarFunction } from './translate';
+import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
+import { simArray, STEP_BUDGET } from './simulator';
+import { exactMath } from './rawkernel';
+import { typeFunction } from './typer-function';
 import { SCALAR_DTYPES, strong, type ScalarDType } from './types';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
 
@@ -70,6 +73,33 @@ function store(a: Storage, j: number, v: number | boolean, d: ScalarDType): void
   else a[j] = Number(v);  // the typed array rounds (float32) or wraps (int32) on store
 }
 
+/** An element of `a` (dtype d's storage) as the simulator's value of d: bool a boolean, int64 a bigint. */
+function valueOf(a: Storage, j: number, d: ScalarDType): unknown {
+  const v = a[j];
+  return d === 'bool' ? v !== 0 : v;
+}
+
+/** Stores a value of the simulator (already of dtype d) at j of `a`. */
+function storeValue(a: Storage, j: number, v: unknown, d: ScalarDType): void {
+  if (d === 'bool') a[j] = v === true ? 1 : 0;
+  else (a as Float64Array)[j] = v as number;
+}
+
+/** A scalar function runs outside a kernel: no thread or block to read; its loops share a step budget per element. */
+const NO_THREAD: SimThread = { tx: 0, ty: 0, tz: 0, bx: 0n, by: 0n, bz: 0n };
+const NO_BLOCK: SimBlock = { shared: () => { throw new Error('gx.vectorize: shared arrays belong in a kernel'); } };
+function cpuState(fn: string): SimState {
+  return {
+    bd: [1, 1, 1], gd: [1n, 1n, 1n], steps: STEP_BUDGET,
+    over(): never {
+      throw new RangeError(`${fn}: the simulator stopped after ${STEP_BUDGET} loop iterations for one element (a loop that never ends?)`);
+    },
+    local: (dtype, extents, label) => simArray(label, dtype, new VALUE_ARRAY[dtype](extents.reduce((a, b) => a * b, 1)), extents),
+    rd: (_a, off) => off,
+    wr: (_a, off) => off,
+  };
+}
+
 /**
  * A scalar function as an elementwise op over tensors, for the signatures
  * given (Numba's @vectorize): each call picks the signature whose input
@@ -117,7 +147,7 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
   const kernelOf = (k: number): ElementwiseKernel => {
     const s = sigs[k];
     kernels[k] ??= elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
-      `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${name}_${k}`, preamble: sourceOf(k) });
+      `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${name}_${k}`, preamble: sourceOf(k), options: exactMath([]) });
     return kernels[k];
   };
 
@@ -171,27 +201,44 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
     return runOnCpu(k, args, out);
   };
 
+  /** The signature's function as the simulator runs it: typed as for CUDA (so refused where CUDA refuses it), then interpreted. */
+  const simulated: (CompiledScalar | undefined)[] = sigs.map(() => undefined);
+  const scalarOf = (k: number): CompiledScalar => {
+    if (simulated[k] === undefined) {
+      lookup ??= closureValues(f, referencedNames(parsed));
+      const s = sigs[k];
+      const fn = typeFunction(parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
+        lookup, new Module(false), fnName);
+      simulated[k] = compileScalar(fn);
+    }
+    return simulated[k];
+  };
+
   const runOnCpu = (k: number, args: (Tensor | number)[], out: Tensor | undefined): Tensor => {
     const s = sigs[k];
+    const fn = scalarOf(k);
     const shape = broadcastShapes(args.filter((a): a is Tensor => a instanceof Tensor).map((t) => t.shape), fnName);
     const n = numelOf(shape);
     const cols = args.map((a, i) => {
+      const d = s.ins[i];
       if (!(a instanceof Tensor)) {
-        const one = new STORAGE_ARRAY[s.ins[i]](1);
-        store(one, 0, a, s.ins[i]);
-        const v = Number(one[0]);
+        const one = new STORAGE_ARRAY[d](1);
+        store(one, 0, a, d);
+        const v = valueOf(one, 0, d);
         return () => v;
       }
       using b = a.broadcastTo(shape);
       using c = b.contiguous();
-      const vals = c.toArraySync();
-      return (j: number): number => Number(vals[j]);
+      const vals = c.toArraySync() as Storage;
+      return (j: number): unknown => valueOf(vals, j, d);
     });
     const data = new STORAGE_ARRAY[s.out](n);
-    const xs = new Array<number>(args.length);
+    const xs = new Array<unknown>(args.length);
+    const S = cpuState(fnName);
     for (let j = 0; j < n; j++) {
       for (let i = 0; i < xs.length; i++) xs[i] = cols[i](j);
-      store(data, j, f(...xs), s.out);
+      S.steps = STEP_BUDGET;
+      storeValue(data, j, fn(NO_THREAD, S, NO_BLOCK, ...xs), s.out);
     }
     const result = tensor(data, { dtype: s.out as DType, shape });
     if (out === undefined) return result;

@@ -1,0 +1,179 @@
+// The typed intermediate form of a jit function (parse -> type -> IR): what
+// typer.ts makes of a kernel, a device function or a scalar function, and
+// what both emit-cuda.ts (the CUDA source) and interpret.ts (the CPU
+// simulator) read. Every value carries its type; every conversion is an
+// explicit `cast`; every intrinsic is a node. Nothing here is C or JS text,
+// but for gx.fuse's `foreign` op calls, which only the CUDA side runs. The
+// meaning of every node is lib/jit/LANGUAGE.md.
+import type { DType } from '../dtype';
+import type { ScalarDType, Ty } from './types';
+
+export type { ScalarDType, Ty };
+
+/** A local variable or parameter of a function. */
+export interface VarDecl {
+  readonly id: number;
+  /** The user's name (the emitters make names of their own from it). */
+  readonly name: string;
+  ty: Ty;
+  readonly isConst: boolean;
+}
+
+/** An array a kernel indexes: a tensor parameter, or a shared or local array with static extents. */
+export interface ArrayDecl {
+  readonly id: number;
+  readonly label: string;
+  readonly dtype: DType;
+  readonly rank: number;
+  readonly space: 'param' | 'shared' | 'local';
+  /** Parameter arrays: the parameter's position and whether it is contiguous. */
+  readonly param?: number;
+  readonly contiguous: boolean;
+  /** Shared and local arrays: their extents. */
+  readonly extents?: readonly number[];
+}
+
+export type MathFn =
+  | 'exp' | 'log' | 'log1p' | 'expm1' | 'log2' | 'log10' | 'sqrt' | 'cbrt' | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
+  | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh' | 'floor' | 'ceil' | 'trunc' | 'round' | 'abs' | 'atan2'
+  | 'pow' | 'hypot' | 'min' | 'max' | 'sign';
+
+export type ArithOp = '+' | '-' | '*' | '/' | '%' | '**' | '&' | '|' | '^' | '<<' | '>>' | '>>>';
+export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
+export type AtomicOp = 'add' | 'sub' | 'min' | 'max' | 'exch' | 'cas' | 'and' | 'or' | 'xor';
+export type WarpOp = 'down' | 'up' | 'xor' | 'sync' | 'ballot' | 'activemask';
+export type Special = 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim';
+
+/** Source position of a node, for errors and debug records. */
+export type At = number;
+
+export type Expr =
+  | { k: 'lit'; ty: Ty; v: number | bigint | boolean }
+  | { k: 'var'; ty: Ty; v: VarDecl }
+  /** A conversion (NOTE: LANGUAGE.md "Conversions"). */
+  | { k: 'cast'; ty: Ty; x: Expr }
+  /** Arithmetic of two operands of type `ty` (already cast). */
+  | { k: 'arith'; ty: Ty; op: ArithOp; a: Expr; b: Expr; at?: At }
+  /** A comparison of two operands of one type; bool. */
+  | { k: 'cmp'; ty: Ty; op: CompareOp; a: Expr; b: Expr }
+  | { k: 'neg'; ty: Ty; x: Expr }
+  | { k: 'not'; ty: Ty; x: Expr }
+  | { k: 'bitnot'; ty: Ty; x: Expr }
+  /** JS truthiness of a number: nonzero and not NaN; bool. */
+  | { k: 'truth'; ty: Ty; x: Expr }
+  /** && / || of two bools, short-circuit; bool. */
+  | { k: 'logic'; ty: Ty; op: '&&' | '||'; a: Expr; b: Expr }
+  | { k: 'select'; ty: Ty; c: Expr; a: Expr; b: Expr }
+  /** Math.* on operands of type `ty` (floats, or integers for min/max/abs/sign). */
+  | { k: 'math'; ty: Ty; fn: MathFn; args: Expr[] }
+  | { k: 'special'; ty: Ty; what: Special; axis: 'x' | 'y' | 'z' }
+  /** An element of an array in its compute type; indices are int64. */
+  | { k: 'load'; ty: Ty; arr: ArrayDecl; idx: Expr[]; at: At }
+  | { k: 'dim'; ty: Ty; arr: ArrayDecl; d: number }
+  | { k: 'stride'; ty: Ty; arr: ArrayDecl; d: number }
+  /** Assignment to a local; the value assigned (already of the local's type). */
+  | { k: 'assign'; ty: Ty; v: VarDecl; x: Expr }
+  | { k: 'update'; ty: Ty; v: VarDecl; op: '+' | '-'; prefix: boolean }
+  | { k: 'call'; ty: Ty; fn: FnIR; args: Expr[] }
+  /** Item i of a tuple temporary (a device function's several results). */
+  | { k: 'item'; ty: Ty; tmp: VarDecl; i: number }
+  /** A read-modify-write; the old value, in the array's compute type. */
+  | { k: 'atomic'; ty: Ty; op: AtomicOp; arr: ArrayDecl; idx: Expr[]; vals: Expr[]; at: At }
+  /** A warp operation: shuffles, ballot, activemask (the simulator steps the warp's lanes in lockstep to it). */
+  | { k: 'warp'; ty: Ty; op: WarpOp; args: Expr[]; at: At }
+  | { k: 'lane'; ty: Ty }
+  /** gx.fuse's op calls: C text with \u0001k\u0001 standing for the k-th argument (CUDA only). */
+  | { k: 'foreign'; ty: Ty; code: string; args: Expr[] };
+
+export type Stmt =
+  | { k: 'decl'; v: VarDecl; init: Expr }
+  | { k: 'expr'; x: Expr }
+  | { k: 'store'; arr: ArrayDecl; idx: Expr[]; x: Expr; at: At }
+  | { k: 'if'; c: Expr; then: Stmt[]; else?: Stmt[] }
+  | { k: 'for'; init: Stmt[]; c?: Expr; update: Expr[]; body: Stmt[]; at: At }
+  | { k: 'while'; c: Expr; body: Stmt[]; at: At }
+  | { k: 'do'; c: Expr; body: Stmt[]; at: At }
+  | { k: 'break' }
+  | { k: 'continue' }
+  | { k: 'return'; x?: Expr; items?: Expr[] }
+  | { k: 'block'; body: Stmt[] }
+  | { k: 'sync'; at: At }
+  | { k: 'fence' }
+  | { k: 'array'; arr: ArrayDecl }
+  /** `const tmp = f(...)` of a device function returning several values. */
+  | { k: 'tuple'; tmp: VarDecl; fn: FnIR; args: Expr[] };
+
+/** What a function returns: one value or a tuple. */
+export type ReturnTy = { kind: 'scalar'; ty: Ty } | { kind: 'tuple'; tys: Ty[] };
+
+/** A typed function: a kernel (no return), a device function or a scalar function. */
+export interface FnIR {
+  readonly kind: 'kernel' | 'device';
+  /** The C name (device functions) or the kernel's. */
+  readonly name: string;
+  /** The name errors and debug records give (gx.jit.rawkernel(name)). */
+  readonly api: string;
+  readonly text: string;
+  readonly params: readonly (VarDecl | ArrayDecl)[];
+  readonly body: Stmt[];
+  readonly ret?: ReturnTy;
+}
+
+/** The device functions `f` calls, callees first, each once. */
+export function calledFunctions(f: FnIR): FnIR[] {
+  const out: FnIR[] = [];
+  const seen = new Set<FnIR>();
+  const visitFn = (g: FnIR): void => {
+    if (seen.has(g)) return;
+    seen.add(g);
+    walk(g.body, (e) => { if (e.k === 'call') visitFn(e.fn); }, (s) => { if (s.k === 'tuple') visitFn(s.fn); });
+    if (g !== f) out.push(g);
+  };
+  visitFn(f);
+  return out;
+}
+
+/** Visits every expression and statement of `body`. */
+export function walk(body: readonly Stmt[], onExpr: (e: Expr) => void, onStmt: (s: Stmt) => void = () => undefined): void {
+  const ex = (e: Expr | undefined): void => {
+    if (e === undefined) return;
+    onExpr(e);
+    switch (e.k) {
+      case 'cast': case 'neg': case 'not': case 'bitnot': case 'truth': case 'assign': ex(e.x); break;
+      case 'arith': case 'cmp': case 'logic': ex(e.a); ex(e.b); break;
+      case 'select': ex(e.c); ex(e.a); ex(e.b); break;
+      case 'math': case 'call': case 'foreign': case 'warp': e.args.forEach(ex); break;
+      case 'load': e.idx.forEach(ex); break;
+      case 'atomic': e.idx.forEach(ex); e.vals.forEach(ex); break;
+      default: break;
+    }
+  };
+  const st = (s: Stmt): void => {
+    onStmt(s);
+    switch (s.k) {
+      case 'decl': ex(s.init); break;
+      case 'expr': ex(s.x); break;
+      case 'store': s.idx.forEach(ex); ex(s.x); break;
+      case 'if': ex(s.c); s.then.forEach(st); s.else?.forEach(st); break;
+      case 'for': s.init.forEach(st); ex(s.c); s.update.forEach(ex); s.body.forEach(st); break;
+      case 'while': case 'do': ex(s.c); s.body.forEach(st); break;
+      case 'return': ex(s.x); s.items?.forEach(ex); break;
+      case 'block': s.body.forEach(st); break;
+      case 'tuple': s.args.forEach(ex); break;
+      default: break;
+    }
+  };
+  body.forEach(st);
+}
+
+/** Whether `f` (or a function it calls) waits at a barrier or a warp operation: the simulator then steps its threads in turns. */
+export function hasBarrier(f: FnIR, memo = new Map<FnIR, boolean>()): boolean {
+  const known = memo.get(f);
+  if (known !== undefined) return known;
+  memo.set(f, false);
+  let found = false;
+  walk(f.body, (e) => { if ((e.k === 'call' && hasBarrier(e.fn, memo)) || e.k === 'warp') found = true; },
+    (s) => { if (s.k === 'sync' || (s.k === 'tuple' && hasBarrier(s.fn, memo))) found = true; });
+  memo.set(f, found);
+  return found;
+}
