@@ -160,3 +160,20 @@ test('gpuext run: usage errors', (t) => {
   const r2 = spawnSync(process.execPath, [CLI, 'run', '--nproc-per-node', '2'], { encoding: 'utf8' });
   t.regex(r2.stderr, /name the script to run/);
 });
+
+test('a one-rank group: collectives on the CPU, a barrier and destroy (its parts have no readers)', async (t) => {
+  const g = await createProcessGroup({ rank: 0, worldSize: 1, masterPort: await freePort(), timeoutMs: 10_000 }, 'test');
+  try {
+    const x = gx.tensor([1.5, -2, 3], { dtype: 'float64' });
+    await g.allReduce(x, 'sum');
+    t.deepEqual(Array.from(x.toArraySync() as Float64Array), [1.5, -2, 3]);
+    const out = gx.zeros([3], { dtype: 'float64' });
+    await g.allGather(out, x);
+    t.deepEqual(Array.from(out.toArraySync() as Float64Array), [1.5, -2, 3]);
+    await g.barrier();
+    x.dispose();
+    out.dispose();
+  } finally {
+    await g.destroy();
+  }
+});

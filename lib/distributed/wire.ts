@@ -65,7 +65,7 @@ const isBools: Check = (v) => Array.isArray(v) && v.length <= MAX_KEYS && v.ever
 
 /** Every field a header may carry and the check its value must pass; an unknown field is refused. */
 const FIELDS: Readonly<Record<keyof Header, Check>> = {
-  id: isCount, op: isString, key: isKey, keys: isKeys, delta: isFinite, readers: (v) => isCount(v) && (v as number) >= 1,
+  id: isCount, op: isString, key: isKey, keys: isKeys, delta: isFinite, readers: isCount,
   once: isBool, timeoutMs: (v) => isCount(v) && (v as number) <= 2 ** 31 - 1, error: (v) => isString(v) && (v as string).length <= 4096,
   value: isFinite, present: isBools, nonce: isHex(64), mac: isHex(64), session: isHex(32), v: isCount,
   maxHeaderBytes: isCount, maxPayloadBytes: isCount,

@@ -100,9 +100,13 @@ export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) 
   // Same directory: rename() is atomic only within one file system.
   const tmp = path.join(path.dirname(ctx.path), `.${path.basename(ctx.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fh: FileHandle | undefined;
+  // Tracked before it exists: a signal arriving while open() completes would otherwise find the file and no
+  // record of it (removing a name not yet made is harmless).
+  track(tmp);
+  let made = false;
   try {
     fh = await open(tmp, 'wx');
-    track(tmp);
+    made = true;
     // A file replaced keeps its permissions (a private 0600 file stays private).
     const old = await stat(ctx.path).catch(() => undefined);
     if (old?.isFile()) await fh.chmod(old.mode & 0o7777);
@@ -115,7 +119,7 @@ export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) 
   } catch (err) {
     if (fh !== undefined) await fh.close().catch(() => undefined);
     // Only a file this call made: when open() failed with EEXIST, `tmp` is another's.
-    if (inFlight.has(tmp)) await unlink(tmp).catch(() => undefined);
+    if (made) await unlink(tmp).catch(() => undefined);
     untrack(tmp);
     throw withFileContext(err, ctx);
   }

@@ -32,20 +32,14 @@ ${D} long long gx_jit_isign(long long x) { return (long long)((x > 0) - (x < 0))
   truth: guard('TRUTH', `${D} bool gx_jit_truth(float x) { return x == x && x != 0.f; }
 ${D} bool gx_jit_truth(double x) { return x == x && x != 0.; }
 `),
-  // Float to integer: toward zero, saturating, NaN 0 (what the GPU's conversion does; the host's needs saying).
-  f2i: guard('F2I', `#ifdef __CUDA_ARCH__
-${D} int gx_jit_f2i(float x) { return (int)x; }
-${D} int gx_jit_f2i(double x) { return (int)x; }
-${D} long long gx_jit_f2l(float x) { return (long long)x; }
-${D} long long gx_jit_f2l(double x) { return (long long)x; }
-#else
-${D} int gx_jit_f2i(double x) { return x != x ? 0 : x >= 2147483647. ? 2147483647 : x <= -2147483648. ? (-2147483647 - 1) : (int)x; }
+  // Float to integer: toward zero, saturating, NaN 0. Written out on both sides: the host's cast is
+  // undefined out of range, and the GPU's 64-bit conversion gives 0x8000000000000000 for NaN (its 32-bit one 0).
+  f2i: guard('F2I', `${D} int gx_jit_f2i(double x) { return x != x ? 0 : x >= 2147483647. ? 2147483647 : x <= -2147483648. ? (-2147483647 - 1) : (int)x; }
 ${D} long long gx_jit_f2l(double x) {
   return x != x ? 0 : x >= 9223372036854775807. ? 9223372036854775807LL : x <= -9223372036854775808. ? (-9223372036854775807LL - 1) : (long long)x;
 }
 ${D} int gx_jit_f2i(float x) { return gx_jit_f2i((double)x); }
 ${D} long long gx_jit_f2l(float x) { return gx_jit_f2l((double)x); }
-#endif
 `),
   // Integer remainder: C's (the dividend's sign); by 0 (and INT_MIN % -1, which traps) it is 0.
   rem: guard('REM', `${D} int gx_jit_rem(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }
