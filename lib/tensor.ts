@@ -251,23 +251,18 @@ export class Tensor<D extends DType = DType> implements Disposable {
   }
 
   /**
-   * @internal The same data on `target` (checked by the caller), for to()
-   * (lib/tensor-to.ts). On the device the tensor is already on, it shares
-   * the storage (as torch's `to` returns self), still as a separate Tensor
-   * to dispose.
+   * @internal The same data on `target` (checked by the caller), for to() (lib/tensor-to.ts); on its own
+   * device a view sharing the storage (as torch's `to` returns self), still a separate Tensor to dispose.
    */
   toDevice(target: Device, nonBlocking: boolean, fn: string): Tensor<D> {
     const h = this.handle(fn);
     const m = this.#info(fn);
-    if (target.equals(m.device)) {
-      const same = new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m);
-      if (this.ag !== undefined) autogradHooks.sameValues?.('to', this, same);
-      return same;
-    }
+    const same = target.equals(m.device);
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    const out = new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
-    if (this.ag !== undefined) autogradHooks.moved?.(this, out);
+    const out = same ? new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m)
+      : new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
+    if (this.ag !== undefined) (same ? autogradHooks.sameValues?.('to', this, out) : autogradHooks.moved?.(this, out));
     return out;
   }
 
