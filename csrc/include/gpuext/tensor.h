@@ -82,7 +82,8 @@ struct Device {
 };
 namespace detail {
 // gx::kCUDA without an index is the calling thread's current device (torch's
-// kCUDA too; NOTE [ Current device ] in the core), asked of the core when used.
+// kCUDA too; NOTE [ Current device ] in the core), asked of the core when used
+// (so not in a static initializer, which runs before the core's table is there).
 inline Device device_of(DeviceType t) {
   if (t != kCUDA) return Device(t);
   const gx_device d = api().current_device();
