@@ -21,7 +21,8 @@ const COUNT = gx.cuda.isAvailable() ? gx.cuda.deviceCount() : 0;
 const LAST = Math.max(0, COUNT - 1);
 
 const cpuOnly = COUNT === 0 ? test : test.skip;
-const twoGpus = COUNT >= 2 ? test.serial : test.skip;
+// With GPUEXT_REQUIRE_MULTI_GPU=1 (npm run test:multi-gpu) a missing second GPU fails instead of skipping.
+const twoGpus = COUNT >= 2 || process.env.GPUEXT_REQUIRE_MULTI_GPU === '1' ? test.serial : test.skip;
 
 /** Runs `fn` with cuda:`index` current, then makes cuda:0 current again (tests share the process). */
 function onDevice<T>(index: number, fn: () => T): T {
