@@ -89,7 +89,8 @@ export function limitBytes(spec: number | string, device: number, fn: string): n
  */
 export function setDevice(device: number | DeviceLike): void {
   const fn = 'gx.cuda.setDevice';
-  const index = typeof device === 'number' ? device : cudaIndex(device, fn);
+  // Not cudaIndex's default: a missing argument is a mistake here, not 'the current device'.
+  const index = typeof device === 'number' ? device : device === undefined || device === null ? NaN : cudaIndex(device, fn);
   if (!Number.isSafeInteger(index) || index < 0) {
     throw new RangeError(`${fn}: argument 'device' must be a device index (an integer >= 0), 'cuda:N' or a gx.Device, got ${describeValue(device)}`);
   }
@@ -112,8 +113,8 @@ export function currentDevice(): number {
 /**
  * GPUEXT_DEVICE=k (set per rank by `gpuext run`) makes cuda:k current on each
  * thread that loads gpuext, before the program runs. Ignored without a GPU (a
- * CPU-only job); with fewer GPUs than k + 1 the rank stays on cuda:0 and says
- * so once, since a CPU-only job may run more ranks than there are GPUs.
+ * CPU-only job); with fewer GPUs than k + 1 the thread stays on cuda:0 and a
+ * warning says so, since a CPU-only job may run more ranks than there are GPUs.
  */
 function applyEnvDevice(env: Readonly<Record<string, string | undefined>>): void {
   const spec = env.GPUEXT_DEVICE;

@@ -39,6 +39,8 @@ const values = (x: gx.Tensor): number[] => Array.from(x.toArraySync() as ArrayLi
 test('gx.cuda.setDevice refuses what is not a CUDA device index, naming the function and the argument', (t) => {
   t.throws(() => gx.cuda.setDevice(-1), { instanceOf: RangeError, message: /^gx\.cuda\.setDevice: argument 'device' must be a device index/ });
   t.throws(() => gx.cuda.setDevice(1.5), { instanceOf: RangeError, message: /^gx\.cuda\.setDevice: argument 'device' must be a device index/ });
+  const missing = gx.cuda.setDevice as (d?: unknown) => void;
+  t.throws(() => missing(), { instanceOf: RangeError, message: /^gx\.cuda\.setDevice: argument 'device' must be a device index .*got undefined/ });
   t.throws(() => gx.cuda.setDevice('cpu'), { instanceOf: TypeError, message: /^gx\.cuda\.setDevice: expected a CUDA device, got 'cpu'/ });
   t.throws(() => gx.cuda.setDevice('gpu:1'), { instanceOf: TypeError, message: /^gx\.cuda\.setDevice: unknown device "gpu:1"/ });
   t.throws(() => gx.cuda.setDevice(COUNT + 3), { message: new RegExp(`^gx\\.cuda\\.setDevice: .*cuda:${COUNT + 3}`) });
