@@ -111,23 +111,18 @@ export function currentDevice(): number {
 }
 
 /**
- * GPUEXT_DEVICE=k (set per rank by `gpuext run`) makes cuda:k current on each
- * thread that loads gpuext, before the program runs. Ignored without a GPU (a
- * CPU-only job); with fewer GPUs than k + 1 the thread stays on cuda:0 and a
- * warning says so, since a CPU-only job may run more ranks than there are GPUs.
+ * GPUEXT_DEVICE=k (set per rank by `gpuext run`: its LOCAL_RANK) makes
+ * cuda:(k mod the number of GPUs) current on each thread that loads gpuext,
+ * before the program runs; ignored without a GPU (a CPU-only job). The modulo
+ * is the usual `local_rank % device_count()`: a job may run more ranks than
+ * there are GPUs (CPU collectives on a GPU machine), and those must start too.
  */
 function applyEnvDevice(env: Readonly<Record<string, string | undefined>>): void {
   const spec = env.GPUEXT_DEVICE;
   if (spec === undefined || spec === '') return;
   if (!/^\d+$/.test(spec)) throw new RangeError(`gpuext: GPUEXT_DEVICE must be a device index (an integer >= 0), got ${JSON.stringify(spec)}`);
   const n = deviceCount();
-  if (n === 0) return;
-  const index = Number(spec);
-  if (index >= n) {
-    process.emitWarning(`GPUEXT_DEVICE=${spec} names no GPU of this machine (it has ${n}); this process stays on cuda:0`, { code: 'GPUEXT_DEVICE' });
-    return;
-  }
-  native.cudaSetDevice(index);
+  if (n > 0) native.cudaSetDevice(Number(spec) % n);
 }
 
 applyEnvDevice(process.env);

@@ -18,7 +18,8 @@
 // through gx_api.current_device (gx::current_device(), gx::kCUDA). Nobody keeps
 // a copy, so C++ and JS cannot disagree. A new thread (a Node.js worker) starts
 // on cuda:0, as CUDA's threads do, unless GPUEXT_DEVICE says otherwise
-// (lib/gpus.ts; `gpuext run` sets it per rank).
+// (lib/gpus.ts applies it on each thread that loads gpuext; `gpuext run` sets
+// it per rank).
 #pragma once
 #include <cstddef>
 #include <cstdint>

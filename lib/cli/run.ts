@@ -9,10 +9,10 @@
 // GPUEXT_STORE_SECRET (trust.ts, NOTE [ The store's trust ]); a job of several
 // nodes must bring its own, the same on every node.
 // Each rank's current GPU is its local rank's (GPUEXT_DEVICE=LOCAL_RANK, which
-// the library applies at load: NOTE [ Current device ] in
-// csrc/cuda/runtime.h), so `{ device: 'cuda' }` puts rank k on cuda:k, as
-// torch.cuda.set_device(local_rank) does in a torchrun script. --no-set-device
-// (or GPUEXT_RUN_SET_DEVICE=0) leaves it to the script.
+// the library applies at load, modulo the GPUs there are: NOTE [ Current
+// device ] in csrc/cuda/runtime.h), so `{ device: 'cuda' }` puts rank k on
+// cuda:k, as torch.cuda.set_device(local_rank) does in a torchrun script.
+// --no-set-device (or GPUEXT_RUN_SET_DEVICE=0) leaves it to the script.
 import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as net from 'net';
@@ -29,8 +29,8 @@ const HELP = `usage: gpuext run [options] script.js [script args...]
   --master-addr HOST   rank 0's host (default 127.0.0.1)
   --master-port PORT   rank 0's store port (default: a free one with one node; 29500 with several)
   --grace-ms MS        how long stopped ranks get before SIGKILL (default 5000)
-  --no-set-device      leave each rank's current GPU alone (default: cuda:LOCAL_RANK;
-                       also GPUEXT_RUN_SET_DEVICE=0)
+  --no-set-device      leave each rank's current GPU alone (default: cuda:LOCAL_RANK,
+                       modulo the GPUs; also GPUEXT_RUN_SET_DEVICE=0)
 
 Each rank runs \`node script.js\` with RANK, LOCAL_RANK, WORLD_SIZE,
 LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT set, and
