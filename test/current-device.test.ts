@@ -104,6 +104,34 @@ cudaTest(`kernels launched with no device given run on cuda:${LAST} after setDev
   });
 });
 
+cudaTest(`with cuda:${LAST} current, ops on cuda:0 tensors still run on cuda:0 and match the CPU`, async (t) => {
+  const a = gx.randn([40, 24], { dtype: 'float32', generator: new gx.Generator(21) });
+  const b = gx.randn([24, 16], { dtype: 'float32', generator: new gx.Generator(22) });
+  gx.cuda.setDevice(LAST);
+  try {
+    const [ad, bd] = [a.to('cuda:0'), b.to('cuda:0')];
+    const k = new gx.RawKernel('extern "C" __global__ void twice(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.f * x[i]; }', 'twice');
+    const y = gx.full([40 * 24], -1, { device: 'cuda:0' });
+    k.launch([4], [256], [ad.reshape(-1), y, 40 * 24]);
+    const cases: [string, gx.Tensor, gx.Tensor, number][] = [
+      ['matmul (cuBLAS)', gx.matmul(ad, bd), gx.matmul(a, b), 1e-3],
+      ['exp + sum', gx.exp(ad).sum(1), gx.exp(a).sum(1), 1e-3],
+      ['softmax', gx.softmax(ad, -1), gx.softmax(a, -1), 1e-6],
+      ['RawKernel', y, a.reshape(-1).mul(2), 0],
+    ];
+    for (const [what, got, want, tol] of cases) {
+      t.is(String(got.device), 'cuda:0', `${what} stays on cuda:0`);
+      const g = Array.from(await got.toArray() as Float32Array);
+      const w = values(want);
+      const bad = g.findIndex((v, i) => !(Math.abs(v - w[i]) <= tol * Math.max(1, Math.abs(w[i]))));
+      t.is(bad, -1, `${what}: element ${bad}: ${g[bad]} vs ${w[bad]}`);
+    }
+    t.is(gx.cuda.currentDevice(), LAST, 'the ops left the current device as it was');
+  } finally {
+    gx.cuda.setDevice(0);
+  }
+}, { serial: true });
+
 // C++ over the ABI: gx::current_device() and gx::kCUDA (no index) are the current device too.
 const EXT_SOURCE = `
 #include <gpuext/extension.h>
