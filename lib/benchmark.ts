@@ -28,8 +28,8 @@ export interface BenchmarkOptions {
   maxDuration?: number;
   /**
    * Where GPU time is measured: 'cuda' / 'cuda:N' (events on that device's
-   * current stream) or 'cpu' (CPU time only). Default: 'cuda:0' when CUDA is
-   * available, else 'cpu'.
+   * current stream) or 'cpu' (CPU time only). Default: 'cuda' (the current
+   * device) when CUDA is available, else 'cpu'.
    */
   device?: DeviceLike;
   /** Label for toString() (default: fn.name, or '(anonymous)'). */

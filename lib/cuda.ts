@@ -1,10 +1,10 @@
-// gx.cuda: is there a GPU, how many, waiting for them, the current stream,
+// gx.cuda: is there a GPU, how many, the current one, waiting for them, the current stream,
 // graphs (the face only: the checks live in gpus.ts, streams in stream.ts).
 import type { DeviceLike } from './device';
 import { cudaIndex } from './gpus';
 import { native, type NativeDeviceProperties } from './native';
 
-export { isAvailable, deviceCount, unavailableReason, isCompiled } from './gpus';
+export { isAvailable, deviceCount, unavailableReason, isCompiled, setDevice, currentDevice } from './gpus';
 export { currentStream } from './stream';
 export { graph, CUDAGraph, type GraphOptions } from './graph';
 

@@ -3,22 +3,17 @@
 // environment's memory limit applied when CUDA is first used). The public
 // face of these is gx.cuda (cuda.ts); streams, graphs, creation and the ops
 // import them from here so that they need nothing of that face.
-import { parseDevice, type Device, type DeviceLike } from './device';
+import { Device, currentCudaIndex, deviceCount, parseDevice, type DeviceLike } from './device';
 import { native } from './native';
+import { describeValue } from './shape';
+
+export { deviceCount };
 
 /** True when the core was built with CUDA and at least one GPU is usable. */
 export function isAvailable(): boolean {
   return native.cudaCompiled && deviceCount() > 0;
 }
 
-let cachedCount: number | undefined;
-
-/** Number of usable GPUs (0 without a driver, a GPU, or a CUDA build). */
-export function deviceCount(): number {
-  // The core counts devices once per process; so can we (this is on every creation's path).
-  cachedCount ??= native.cudaDeviceCount();
-  return cachedCount;
-}
 
 /** Why isAvailable() is false ('' when it is true). */
 export function unavailableReason(): string {
@@ -33,7 +28,7 @@ export function isCompiled(): boolean {
   return native.cudaCompiled;
 }
 
-/** The index of a CUDA device argument (default: the current one's, cuda:0); `fn` names the caller. */
+/** The index of a CUDA device argument (default: the current device's); `fn` names the caller. */
 export function cudaIndex(device: DeviceLike | undefined, fn: string): number {
   const d = parseDevice(device ?? 'cuda', fn);
   if (d.type !== 'cuda') throw new TypeError(`${fn}: expected a CUDA device, got '${d}'`);
@@ -82,3 +77,52 @@ export function limitBytes(spec: number | string, device: number, fn: string): n
   }
   return Math.floor((native.cudaDeviceProperties(device).totalMemory * Number(m[1])) / 100);
 }
+
+/**
+ * Makes a GPU the calling thread's current device, as torch.cuda.set_device:
+ * 'cuda', `new gx.Device('cuda')`, `.cuda()`, streams, events and kernels
+ * given no device then mean it, in JS and in C++ (gx::current_device(),
+ * gx::kCUDA). Other threads (workers) keep theirs. NOTE [ Current device ] in
+ * csrc/cuda/runtime.h.
+ * @example gx.cuda.setDevice(Number(process.env.LOCAL_RANK ?? 0));
+ * @example gx.cuda.setDevice('cuda:1'); gx.ones([2], { device: 'cuda' }).device  // cuda:1
+ */
+export function setDevice(device: number | DeviceLike): void {
+  const fn = 'gx.cuda.setDevice';
+  // Not cudaIndex's default: a missing argument is a mistake here, not 'the current device'.
+  const index = typeof device === 'number' ? device : device === undefined || device === null ? NaN : cudaIndex(device, fn);
+  if (!Number.isSafeInteger(index) || index < 0) {
+    throw new RangeError(`${fn}: argument 'device' must be a device index (an integer >= 0), 'cuda:N' or a gx.Device, got ${describeValue(device)}`);
+  }
+  if (!isAvailable()) throw new Error(`${fn}: cannot make cuda:${index} current: there is no GPU (${unavailableReason()})`);
+  checkDevice(new Device('cuda', index), fn);
+  native.cudaSetDevice(index);
+}
+
+/**
+ * The index of the calling thread's current GPU (0 until setDevice, or
+ * GPUEXT_DEVICE, says otherwise), as torch.cuda.current_device. Throws when
+ * there is no GPU, as torch does: there is no current GPU to name.
+ * @example const here = gx.cuda.currentDevice();  // 1 after gx.cuda.setDevice(1)
+ */
+export function currentDevice(): number {
+  if (!isAvailable()) throw new Error(`gx.cuda.currentDevice: there is no GPU (${unavailableReason()})`);
+  return currentCudaIndex();
+}
+
+/**
+ * GPUEXT_DEVICE=k (set per rank by `gpuext run`: its LOCAL_RANK) makes
+ * cuda:(k mod the number of GPUs) current on each thread that loads gpuext,
+ * before the program runs; ignored without a GPU (a CPU-only job). The modulo
+ * is the usual `local_rank % device_count()`: a job may run more ranks than
+ * there are GPUs (CPU collectives on a GPU machine), and those must start too.
+ */
+function applyEnvDevice(env: Readonly<Record<string, string | undefined>>): void {
+  const spec = env.GPUEXT_DEVICE;
+  if (spec === undefined || spec === '') return;
+  if (!/^\d+$/.test(spec)) throw new RangeError(`gpuext: GPUEXT_DEVICE must be a device index (an integer >= 0), got ${JSON.stringify(spec)}`);
+  const n = deviceCount();
+  if (n > 0) native.cudaSetDevice(Number(spec) % n);
+}
+
+applyEnvDevice(process.env);

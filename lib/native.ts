@@ -175,6 +175,10 @@ export interface NativeCore {
   setMemoryLimit(device: number, bytes: number): void;
   cudaDeviceCount(): number;
   cudaUnavailableReason(): string;
+  /** The calling thread's current CUDA device (NOTE [ Current device ] in csrc/cuda/runtime.h); 0 without a GPU. */
+  cudaCurrentDevice(): number;
+  /** Makes a device current on the calling thread (a RangeError naming gx.cuda.setDevice when it is not there). */
+  cudaSetDevice(index: number): void;
   cudaSynchronize(device: number): void;
   cudaCurrentStream(device: number): bigint;
   cudaDeviceProperties(device: number): NativeDeviceProperties;

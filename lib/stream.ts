@@ -39,7 +39,7 @@ export class Stream {
   readonly device: Device;
 
   /**
-   * A new stream on a device (cuda:0 by default).
+   * A new stream on a device (the current one by default: gx.cuda.setDevice).
    * @example
    * const s = new gx.Stream({ priority: -1 });
    * gx.withStream(s, () => { c = addGpu(a, b); });
@@ -123,7 +123,7 @@ export class Stream {
   }
 }
 
-/** This thread's current stream on a device (cuda:0 by default). */
+/** This thread's current stream on a device (the current device by default). */
 export function currentStream(device?: DeviceLike): Stream {
   const d = cudaDevice(device, 'gx.cuda.currentStream');
   return Stream.fromNative(native.currentStream(d.index), d);

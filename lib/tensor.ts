@@ -281,9 +281,9 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return this.to('cpu');
   }
 
-  /** Same as to(`cuda:${index}`). */
-  cuda(index = 0): Tensor<D> {
-    return this.to(new Device('cuda', index));
+  /** Same as to(`cuda:${index}`); with no index, to('cuda'): the current device (gx.cuda.setDevice). */
+  cuda(index?: number): Tensor<D> {
+    return this.to(index === undefined ? 'cuda' : new Device('cuda', index));
   }
 
   /**

@@ -86,6 +86,20 @@ Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), cuda::device_count());
 }
 
+// The calling thread's current CUDA device (NOTE [ Current device ] in cuda/runtime.h).
+Napi::Value CurrentDevice(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), cuda::current_device());
+}
+
+Napi::Value SetDevice(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    const int64_t index = arg_int(info, 0, "gx.cuda.setDevice", "device");
+    GX_CHECK_RANGE(index >= 0 && index < (int64_t{1} << 30), "gx.cuda.setDevice: device index must be >= 0, got ", index);
+    cuda::set_device(static_cast<int>(index), "gx.cuda.setDevice");
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value UnavailableReason(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), cuda::unavailable_reason());
 }
@@ -140,6 +154,8 @@ void register_device_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("emptyHostCache", Napi::Function::New<EmptyHostCache>(env, "emptyHostCache"));
   exports.Set("setMemoryLimit", Napi::Function::New<SetMemoryLimit>(env, "setMemoryLimit"));
   exports.Set("cudaDeviceCount", Napi::Function::New<DeviceCount>(env, "cudaDeviceCount"));
+  exports.Set("cudaCurrentDevice", Napi::Function::New<CurrentDevice>(env, "cudaCurrentDevice"));
+  exports.Set("cudaSetDevice", Napi::Function::New<SetDevice>(env, "cudaSetDevice"));
   exports.Set("cudaUnavailableReason", Napi::Function::New<UnavailableReason>(env, "cudaUnavailableReason"));
   exports.Set("cudaSynchronize", Napi::Function::New<Synchronize>(env, "cudaSynchronize"));
   exports.Set("cudaCurrentStream", Napi::Function::New<CurrentStream>(env, "cudaCurrentStream"));

@@ -17,7 +17,7 @@ namespace gx::core {
 namespace {
 
 thread_local std::string tls_last_error;
-thread_local int tls_dispatch_device = 0;
+thread_local int tls_dispatch_device = -1;  // -1: no CUDA op running; current_stream(-1) then means the current device
 
 const TensorImpl* impl(const gx_tensor* t) { return static_cast<const TensorImpl*>(t); }
 
@@ -90,7 +90,9 @@ gx_status tensor_empty(int32_t ndim, const int64_t* sizes, gx_dtype dtype, gx_de
 
 gx_status current_stream(int32_t device_index, void** stream_out) {
   return guarded([&] {
-    *stream_out = cuda::current_stream(device_index < 0 ? tls_dispatch_device : device_index);
+    // NOTE [ Current device ] in cuda/runtime.h: outside a CUDA op, the thread's current device.
+    const int device = device_index >= 0 ? device_index : tls_dispatch_device >= 0 ? tls_dispatch_device : cuda::current_device();
+    *stream_out = cuda::current_stream(device);
   });
 }
 

@@ -11,7 +11,8 @@ const char* abi_last_error();
 // The error kind a status stands for (the JS error class follows from it).
 ErrorKind error_kind_of(gx_status status);
 // The CUDA device the op now running was dispatched to: what an extension's
-// gx::current_stream() (device -1) resolves to on this thread.
+// gx::current_stream() (device -1) resolves to on this thread; -1 outside a
+// CUDA op (the thread's current device is used then).
 void abi_set_dispatch_device(int device);
 int abi_dispatch_device();
 

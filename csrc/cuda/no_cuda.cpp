@@ -20,6 +20,7 @@ namespace {
 bool compiled() { return false; }
 int device_count() { return 0; }
 int current_device() { return 0; }
+void set_device(int, const char* what) { not_compiled(what); }
 const char* unavailable_reason() { return "gpuext was built for the CPU only"; }
 void check_device(int, const char* what) { not_compiled(what); }
 Stream current_stream(int) { not_compiled("current_stream"); }

@@ -90,6 +90,11 @@ int current_device() {
 }
 const char* unavailable_reason() { return device_info().reason.c_str(); }
 
+void set_device(int index, const char* what) {
+  check_device(index, what);
+  GX_CUDA_CHECK(cudaSetDevice(index));
+}
+
 void check_device(int index, const char* what) {
   const int n = device_count();
   if (n == 0) {

@@ -10,6 +10,16 @@
 // stream is a stream the core creates for the thread (blocking with respect to
 // the legacy default stream, so code that launches on stream 0 still orders
 // with ours); issue-level APIs (gx.withStream) can swap it.
+//
+// NOTE [ Current device ]
+// There is one current device per thread, the CUDA runtime's own (cudaSetDevice
+// / cudaGetDevice of the core's runtime): gx.cuda.setDevice sets it,
+// gx.cuda.currentDevice and 'cuda' (lib/device.ts) ask for it, extensions get it
+// through gx_api.current_device (gx::current_device(), gx::kCUDA). Nobody keeps
+// a copy, so C++ and JS cannot disagree. A new thread (a Node.js worker) starts
+// on cuda:0, as CUDA's threads do, unless GPUEXT_DEVICE says otherwise
+// (lib/gpus.ts applies it on each thread that loads gpuext; `gpuext run` sets
+// it per rank).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -25,8 +35,11 @@ int device_count();
 // Why device_count() is 0 (empty string when devices exist or CUDA is not compiled in).
 const char* unavailable_reason();
 // The calling thread's current CUDA device (cudaGetDevice of the core's
-// runtime); 0 when there is none to ask (never throws).
+// runtime); 0 when there is none to ask (never throws). NOTE [ Current device ].
 int current_device();
+// Makes `index` the calling thread's current CUDA device (cudaSetDevice);
+// `what` names the caller in the RangeError for a device that is not there.
+void set_device(int index, const char* what);
 // Throws a RangeError naming `what` when `index` is not a visible device.
 void check_device(int index, const char* what);
 

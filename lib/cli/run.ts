@@ -8,6 +8,11 @@
 // The ranks of a one-node job get a fresh random secret for rank 0's store in
 // GPUEXT_STORE_SECRET (trust.ts, NOTE [ The store's trust ]); a job of several
 // nodes must bring its own, the same on every node.
+// Each rank's current GPU is its local rank's (GPUEXT_DEVICE=LOCAL_RANK, which
+// the library applies at load, modulo the GPUs there are: NOTE [ Current
+// device ] in csrc/cuda/runtime.h), so `{ device: 'cuda' }` puts rank k on
+// cuda:k, as torch.cuda.set_device(local_rank) does in a torchrun script.
+// --no-set-device (or GPUEXT_RUN_SET_DEVICE=0) leaves it to the script.
 import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as net from 'net';
@@ -24,12 +29,16 @@ const HELP = `usage: gpuext run [options] script.js [script args...]
   --master-addr HOST   rank 0's host (default 127.0.0.1)
   --master-port PORT   rank 0's store port (default: a free one with one node; 29500 with several)
   --grace-ms MS        how long stopped ranks get before SIGKILL (default 5000)
+  --no-set-device      leave each rank's current GPU alone (default: cuda:LOCAL_RANK,
+                       modulo the GPUs; also GPUEXT_RUN_SET_DEVICE=0)
 
 Each rank runs \`node script.js\` with RANK, LOCAL_RANK, WORLD_SIZE,
 LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT set, and
 ${STORE_ENV.secret}: on one node a random secret made for the job; on several,
 export ${STORE_ENV.secret} (or ${STORE_ENV.secretFile}) with the same value on
-every node. Rank 0's store listens on the loopback for one node; on several,
+every node. GPUEXT_DEVICE=LOCAL_RANK makes each rank's current GPU (what
+'cuda' means) cuda:LOCAL_RANK, unless --no-set-device. Rank 0's store listens
+on the loopback for one node; on several,
 on MASTER_ADDR's address (${STORE_ENV.bind} names another).`;
 
 const SPEC = {
@@ -39,6 +48,7 @@ const SPEC = {
   'master-addr': { value: true },
   'master-port': { value: true },
   'grace-ms': { value: true },
+  'no-set-device': { value: false },
   help: { value: false, alias: 'h' },
 } as const;
 
@@ -100,6 +110,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const masterPort = portOpt !== undefined ? positiveInt(portOpt, 'master-port', 0) : nnodes === 1 ? await freePort() : 29500;
   const worldSize = nproc * nnodes;
   const secret = storeSecret(nnodes);
+  const setDevice = !a.options.has('no-set-device') && process.env.GPUEXT_RUN_SET_DEVICE !== '0';
 
   const children: { rank: number; child: ChildProcess; tail: Tail }[] = [];
   for (let local = 0; local < nproc; local++) {
@@ -110,6 +121,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         ...process.env,
         RANK: String(rank), LOCAL_RANK: String(local), WORLD_SIZE: String(worldSize), LOCAL_WORLD_SIZE: String(nproc),
         GROUP_RANK: String(nodeRank), MASTER_ADDR: masterAddr, MASTER_PORT: String(masterPort), ...secret,
+        ...(setDevice ? { GPUEXT_DEVICE: String(local) } : {}),
       },
     });
     const tail = new Tail();

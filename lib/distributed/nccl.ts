@@ -65,9 +65,9 @@ export function locateNccl(): void {
 /**
  * The version of the NCCL library collectives load, as 'major.minor.patch'
  * (torch.cuda.nccl.version()'s); loading it on first use. `device` picks the
- * GPU whose context loads it (default cuda:0).
+ * GPU whose context loads it (default: the current device).
  */
-export function ncclVersion(device: DeviceLike = 'cuda:0'): string {
+export function ncclVersion(device: DeviceLike = 'cuda'): string {
   const fn = 'gx.distributed.ncclVersion';
   locateNccl();
   using probe = empty([1], { dtype: 'uint8', device: parseDevice(device, fn) });

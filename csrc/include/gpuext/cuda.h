@@ -10,7 +10,8 @@ namespace gx {
 
 // The current stream of the op's device on this thread (NOTE [ Current
 // stream ] in the core): launch every kernel on it, never on stream 0.
-// `device` -1 means the device the op was dispatched to.
+// `device` -1 means the device the op was dispatched to (outside a CUDA op:
+// the thread's current device, gx::current_device()).
 inline cudaStream_t current_stream(int device = -1) {
   void* s = nullptr;
   detail::check_status(detail::api().current_stream(device, &s));

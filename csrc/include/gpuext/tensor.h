@@ -80,6 +80,16 @@ struct Device {
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
+namespace detail {
+// gx::kCUDA without an index is the calling thread's current device (torch's
+// kCUDA too; NOTE [ Current device ] in the core), asked of the core when used
+// (so not in a static initializer, which runs before the core's table is there).
+inline Device device_of(DeviceType t) {
+  if (t != kCUDA) return Device(t);
+  const gx_device d = api().current_device();
+  return Device(kCUDA, d.type == GX_CUDA ? d.index : 0);  // no GPU: cuda:0, refused where memory is needed
+}
+}  // namespace detail
 inline void append_to(Message& m, const Device& d) {
   if (d.is_cpu()) {
     m.append("cpu");
@@ -140,7 +150,7 @@ class TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}  // NOLINT: gx::empty({n}, gx::kFloat64)
   TensorOptions(Device device) : device_(device) {}   // NOLINT
-  TensorOptions(DeviceType device) : device_(device) {}  // NOLINT: gx::empty({n}, gx::kCUDA)
+  TensorOptions(DeviceType device) : device_(detail::device_of(device)) {}  // NOLINT: gx::empty({n}, gx::kCUDA)
   ScalarType dtype() const { return dtype_; }
   Device device() const { return device_; }
   TensorOptions dtype(ScalarType d) const {
@@ -250,7 +260,7 @@ class Tensor {
   Tensor contiguous() const;                      // itself when contiguous
   Tensor to(ScalarType dtype) const;              // itself when of that dtype
   Tensor to(Device device) const;                 // itself when there
-  Tensor to(DeviceType device) const { return to(Device(device)); }
+  Tensor to(DeviceType device) const { return to(detail::device_of(device)); }  // kCUDA: the current device
   Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
   Tensor cpu() const { return to(Device(kCPU)); }
   // self <- src, src broadcast to self's sizes and converted to its dtype, any devices.
