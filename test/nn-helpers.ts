@@ -13,7 +13,8 @@ export function vals(n: number, a: number, b: number, scale = 1): number[] {
 /** A tensor of vals() in `shape` (float64 unless told). */
 export function T(shape: number[], a: number, b: number, scale: number, device: gx.DeviceLike, dtype: gx.DType = 'float64'): gx.Tensor {
   const n = shape.reduce((x, y) => x * y, 1);
-  return gx.tensor(vals(n, a, b, scale), { dtype, device }).reshape(shape);
+  using flat = gx.tensor(vals(n, a, b, scale), { dtype, device });
+  return flat.reshape(shape);
 }
 
 /** Asserts every element of `actual` is within atol + rtol |expected| of `expected`. */
