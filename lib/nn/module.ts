@@ -174,9 +174,10 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     return m as M;
   }
 
-  /** The direct submodules with their names, in registration order. */
+  /** The direct submodules with their names, in registration order, each once (under its first name, as torch's). */
   namedChildren(): [string, AnyModule][] {
-    return [...this.#modules].filter((e): e is [string, AnyModule] => e[1] !== null);
+    const seen = new Set<AnyModule>();
+    return [...this.#modules].filter((e): e is [string, AnyModule] => e[1] !== null && !seen.has(e[1]) && seen.add(e[1]) !== undefined);
   }
 
   /** The direct submodules. */
