@@ -48,13 +48,13 @@ export interface BceWithLogitsOptions extends BceOptions {
 }
 
 const F = 'gx.nn.functional';
-const LOSS_KEYS = optionKeys<LossOptions>({ reduction: true });
-const SMOOTH_KEYS = optionKeys<SmoothL1Options>({ reduction: true, beta: true });
-const HUBER_KEYS = optionKeys<HuberOptions>({ reduction: true, delta: true });
-const NLL_KEYS = optionKeys<NllOptions>({ reduction: true, weight: true, ignoreIndex: true });
-const CE_KEYS = optionKeys<CrossEntropyOptions>({ reduction: true, weight: true, ignoreIndex: true, labelSmoothing: true });
-const BCE_KEYS = optionKeys<BceOptions>({ reduction: true, weight: true });
-const BCEL_KEYS = optionKeys<BceWithLogitsOptions>({ reduction: true, weight: true, posWeight: true });
+export const LOSS_KEYS = optionKeys<LossOptions>({ reduction: true });
+export const SMOOTH_KEYS = optionKeys<SmoothL1Options>({ reduction: true, beta: true });
+export const HUBER_KEYS = optionKeys<HuberOptions>({ reduction: true, delta: true });
+export const NLL_KEYS = optionKeys<NllOptions>({ reduction: true, weight: true, ignoreIndex: true });
+export const CE_KEYS = optionKeys<CrossEntropyOptions>({ reduction: true, weight: true, ignoreIndex: true, labelSmoothing: true });
+export const BCE_KEYS = optionKeys<BceOptions>({ reduction: true, weight: true });
+export const BCEL_KEYS = optionKeys<BceWithLogitsOptions>({ reduction: true, weight: true, posWeight: true });
 
 const FLOATING = ['float16', 'bfloat16', 'float32', 'float64'];
 
