@@ -316,7 +316,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
    * Copies the values of `dict` (what stateDict() or gx.loadTensors gave) into the parameters and buffers,
    * in place, converting dtype and device; shapes must match. With strict (the default) a missing or an
    * unexpected key is an error; else they are returned. The dict stays the caller's.
-   * @example model.loadStateDict(await gx.loadTensors('model.safetensors'))
+   * @example const saved = await gx.loadTensors('model.safetensors'); model.loadStateDict(saved); // then dispose saved's tensors
    */
   loadStateDict(dict: StateDict, opts?: LoadStateDictOptions): LoadResult {
     const fn = `${this.name}.loadStateDict`;
