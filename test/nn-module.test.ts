@@ -87,6 +87,16 @@ deviceTestSerial('stateDict round-trips through gx.save / gx.loadTensors into a 
     t.true(a.parameters().every((p) => p.dtype === 'float64' && p.requiresGrad && p.isLeaf));
     t.is((a.buffer('steps') as gx.Tensor).dtype, 'float64');
     gx.tidy(() => close(t, values(a.call(x.double())), y32, 'float64 output', 1e-6, 1e-5));
+    // A tensor shared by two modules (tied weights) stays one tensor through to().
+    const tied = new gx.nn.Module(), shared = gx.ones([3], { device: d });
+    tied.registerModule('a', new gx.nn.Module()).registerParameter('w', shared);
+    tied.registerModule('b', new gx.nn.Module()).registerParameter('w', shared);
+    t.deepEqual(tied.namedParameters().map(([n]) => n), ['a.w']);
+    tied.to('float64');
+    t.is(tied.sub('a').param('w'), tied.sub('b').param('w'));
+    t.is((tied.sub('b').param('w') as gx.Tensor).dtype, 'float64');
+    t.true(shared.isDisposed);
+    tied.dispose();
     // strict refuses missing and unexpected keys; strict: false reports them.
     const partial = { ...b.stateDict(), extra: x } as gx.nn.StateDict;
     delete partial['head.0.bias'];

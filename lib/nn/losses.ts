@@ -3,7 +3,8 @@
 // huberLoss, nllLoss, crossEntropy (class indices or probabilities, label
 // smoothing, ignoreIndex, weight), binaryCrossEntropy,
 // binaryCrossEntropyWithLogits. reduction: 'mean' (default), 'sum', 'none'.
-import { abs, add, div, exp, log, log1p, mul, ne, neg, relu, sub } from '../generated/elementwise';
+import { abs, add, div, exp, ge, gt, log, log1p, logicalOr, mul, ne, neg, relu, sub } from '../generated/elementwise';
+import { any, isnan } from '../ops/predicates';
 import { astype, clamp, lt, mean, sum, where } from '../ops';
 import { checkTensor } from '../ops/common';
 import { gather, indexSelect } from '../ops/indexing';
@@ -172,10 +173,10 @@ function classTarget(t: unknown, fn: string): Tensor {
 function targetsOf(t1: Tensor, c: number, ignoreIndex: number, fn: string): { valid: Tensor; safe: Tensor } {
   const valid = ne(t1, ignoreIndex);
   const safe = where(valid, t1, 0);
-  if (safe.numel > 0) {
+  // One read back (a sync on a GPU), for an error that names the loss and the class, not gather's index.
+  if (safe.numel > 0 && Boolean(any(logicalOr(lt(safe, 0), ge(safe, c))).item())) {
     const lo = Number(safe.min().item());
-    const hi = Number(safe.max().item());
-    if (lo < 0 || hi >= c) throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : hi}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
+    throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : Number(safe.max().item())}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
   }
   return { valid, safe };
 }
@@ -283,8 +284,9 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
   const [x, y] = pair(input, target, fn);
   const weight = elementWeight(o.weight, fn, 'weight');
   if (x.numel > 0) {
-    const [lo, hi] = tidy(() => [Number(x.min().item()), Number(x.max().item())]);
-    if (!(lo >= 0 && hi <= 1)) throw new RangeError(`${fn}: argument 'input' must hold probabilities in [0, 1], got values in [${lo}, ${hi}]; use binaryCrossEntropyWithLogits for scores`);
+    const outside = tidy(() => Boolean(any(logicalOr(lt(x, 0), gt(x, 1))).item()) || Boolean(any(isnan(x)).item()));
+    const [lo, hi] = outside ? tidy(() => [Number(x.min().item()), Number(x.max().item())]) : [0, 1];
+    if (outside) throw new RangeError(`${fn}: argument 'input' must hold probabilities in [0, 1], got values in [${lo}, ${hi}]; use binaryCrossEntropyWithLogits for scores`);
   }
   return tidy(() => {
     const logP = clamp(log(x), -100);

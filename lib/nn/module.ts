@@ -281,23 +281,28 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
       const want = dt !== undefined && isFloating(t.dtype) ? dt : t.dtype;
       return noGrad(() => (device === undefined ? t.to(want, { copy: true }) : t.to(device, want, { copy: true })));
     };
-    for (const m of this.modules()) m.#convert(convert);
+    // A tensor shared by two modules (tied weights) is converted once and stays shared.
+    const done = new Map<Tensor, Tensor>();
+    for (const m of this.modules()) m.#convert(convert, done);
+    for (const old of done.keys()) old.dispose();
     return this;
   }
 
-  #convert(convert: (t: Tensor) => Tensor): void {
+  #convert(convert: (t: Tensor) => Tensor, done: Map<Tensor, Tensor>): void {
+    const once = (t: Tensor, make: () => Tensor): Tensor => {
+      let c = done.get(t);
+      if (c === undefined) done.set(t, (c = own(make())));
+      return c;
+    };
     for (const [n, p] of this.#params) {
       if (p === null) continue;
-      const q = own(convert(p)).requiresGrad_(p.requiresGrad);
-      if (p.grad !== null) q.grad = convert(p.grad);
-      this.#params.set(n, q);
-      p.dispose();
+      this.#params.set(n, once(p, () => {
+        const q = convert(p).requiresGrad_(p.requiresGrad);
+        if (p.grad !== null) q.grad = convert(p.grad);
+        return q;
+      }));
     }
-    for (const [n, b] of this.#buffers) {
-      if (b === null) continue;
-      this.#buffers.set(n, own(convert(b)));
-      b.dispose();
-    }
+    for (const [n, b] of this.#buffers) if (b !== null) this.#buffers.set(n, once(b, () => convert(b)));
   }
 
   /**
