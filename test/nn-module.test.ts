@@ -193,6 +193,7 @@ deviceTest('layers and Module refuse bad arguments, naming the function and the 
     rejects(t, d, () => fc.registerParameter('a.b', gx.zeros([1], { device: d })), TypeError, /^Linear\.registerParameter: argument 'name' must be an identifier/);
     rejects(t, d, () => fc.registerParameter('ints', gx.zeros([1], { dtype: 'int64', device: d })), TypeError, /^Linear\.registerParameter: parameter 'ints' must be floating, got int64/);
     rejects(t, d, () => fc.param('nope'), Error, /^Linear\.param: Linear has no parameter 'nope'/);
+    rejects(t, d, () => fc.namedParameters({ recursive: false } as never), TypeError, /^Linear\.namedParameters: unknown option 'recursive'; did you mean 'recurse'\?/);
     rejects(t, d, () => fc.to('int32'), TypeError, /^Linear\.to: argument 'dtype' must be a floating dtype/);
     rejects(t, d, () => fc.loadStateDict(5 as never), TypeError, /^Linear\.loadStateDict: argument 'stateDict' must be an object of tensors by name/);
     fc.dispose();

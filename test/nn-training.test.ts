@@ -102,6 +102,9 @@ test('schedulers refuse bad arguments, naming the class and the argument, and On
   const p = gx.zeros([1]).requiresGrad_();
   const opt = new gx.optim.SGD([p], { lr: 0.1 });
   t.throws(() => new S.StepLR(opt, { stepSize: 0 }), { message: /^gx\.optim\.lrScheduler\.StepLR: argument 'stepSize' must be an integer > 0, got number 0/ });
+  t.throws(() => new S.StepLR(opt, { step_size: 3 } as never), { message: /^gx\.optim\.lrScheduler\.StepLR: unknown option 'step_size'; did you mean 'stepSize'\?/ });
+  t.throws(() => new S.OneCycleLR(opt, { maxLr: 1, totalSteps: 5, pct_start: 0.2 } as never), { message: /^gx\.optim\.lrScheduler\.OneCycleLR: unknown option 'pct_start'; did you mean 'pctStart'\?/ });
+  t.throws(() => new S.CosineAnnealingLR(opt, { T_max: 3 } as never), { message: /^gx\.optim\.lrScheduler\.CosineAnnealingLR: unknown option 'T_max'/ });
   t.throws(() => new S.LinearLR(opt, { startFactor: 2 }), { message: /^gx\.optim\.lrScheduler\.LinearLR: startFactor must be > 0 and <= 1/ });
   t.throws(() => new S.LambdaLR(opt, [(e) => e, (e) => e]), { message: /^gx\.optim\.lrScheduler\.LambdaLR: argument 'lrLambda' must be a function or a list of 1 functions/ });
   t.throws(() => new S.OneCycleLR(opt, { maxLr: 1 }), { message: /^gx\.optim\.lrScheduler\.OneCycleLR: give totalSteps, or epochs and stepsPerEpoch/ });

@@ -17,7 +17,11 @@ import { tidy } from '../tidy';
 
 export { relu, gelu, sigmoid, tanh, softplus } from '../generated/elementwise';
 export { softmax, logSoftmax } from '../ops/softmax';
-export * from './losses';
+export {
+  mseLoss, l1Loss, smoothL1Loss, huberLoss, nllLoss, crossEntropy, binaryCrossEntropy, binaryCrossEntropyWithLogits,
+  type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,
+  type BceOptions, type BceWithLogitsOptions,
+} from './losses';
 
 const F = 'gx.nn.functional';
 

@@ -47,6 +47,7 @@ export interface RegisterBufferOptions {
 }
 
 const LOAD_KEYS = optionKeys<LoadStateDictOptions>({ strict: true });
+const RECURSE_KEYS = optionKeys<{ recurse?: boolean }>({ recurse: true });
 const BUFFER_KEYS = optionKeys<RegisterBufferOptions>({ persistent: true });
 const NAME = /^[A-Za-z_$][\w$]*$|^\d+$/;
 
@@ -206,7 +207,8 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** The parameters with dotted names ('0.weight'), each tensor once (shared ones under their first name). */
   namedParameters(opts: { recurse?: boolean } = {}): [string, Tensor][] {
-    return this.#named((m) => m.#params, opts.recurse ?? true, () => true);
+    const o = checkOptions<{ recurse?: boolean }>(opts, `${this.name}.namedParameters`, RECURSE_KEYS);
+    return this.#named((m) => m.#params, o.recurse ?? true, () => true);
   }
 
   /** The parameters, each once: what an optimizer takes. @example new gx.optim.SGD(model.parameters(), { lr: 0.1 }) */
@@ -216,7 +218,8 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** The buffers with dotted names. */
   namedBuffers(opts: { recurse?: boolean } = {}): [string, Tensor][] {
-    return this.#named((m) => m.#buffers, opts.recurse ?? true, () => true);
+    const o = checkOptions<{ recurse?: boolean }>(opts, `${this.name}.namedBuffers`, RECURSE_KEYS);
+    return this.#named((m) => m.#buffers, o.recurse ?? true, () => true);
   }
 
   /** The buffers. */

@@ -11,6 +11,7 @@
 // sequences agree with torch's to the bit. As torch's, a scheduler takes its
 // first step when made (lastEpoch 0), and the base lrs are the groups' lrs
 // then (kept here, not in the groups: gx's groups hold only their options).
+import { checkOptions, optionKeys } from '../options';
 import { describeValue } from '../shape';
 import type { Optimizer } from './optimizer';
 
@@ -114,6 +115,7 @@ export class StepLR extends LRScheduler {
   constructor(optimizer: AnyOptimizer, opts: { stepSize: number; gamma?: number }) {
     const fn = `${S}.StepLR`;
     super(optimizer, fn);
+    checkOptions(opts, fn, ['stepSize', 'gamma']);
     this.stepSize = positiveInt(opts?.stepSize, fn, 'stepSize');
     this.gamma = num(opts.gamma, fn, 'gamma', 0.1);
     this.start();
@@ -132,6 +134,7 @@ export class MultiStepLR extends LRScheduler {
   constructor(optimizer: AnyOptimizer, opts: { milestones: number[]; gamma?: number }) {
     const fn = `${S}.MultiStepLR`;
     super(optimizer, fn);
+    checkOptions(opts, fn, ['milestones', 'gamma']);
     if (!Array.isArray(opts?.milestones)) throw new TypeError(`${fn}: argument 'milestones' must be a list of step counts, got ${describeValue(opts?.milestones)}`);
     const counts = new Map<number, number>();
     for (const m of opts.milestones) counts.set(positiveInt(m, fn, 'milestones'), (counts.get(m) ?? 0) + 1);
@@ -153,6 +156,7 @@ export class ExponentialLR extends LRScheduler {
   constructor(optimizer: AnyOptimizer, opts: { gamma: number }) {
     const fn = `${S}.ExponentialLR`;
     super(optimizer, fn);
+    checkOptions(opts, fn, ['gamma']);
     if (opts?.gamma === undefined) throw new TypeError(`${fn}: argument 'gamma' is required`);
     this.gamma = num(opts.gamma, fn, 'gamma', 0);
     this.start();
@@ -171,6 +175,7 @@ export class CosineAnnealingLR extends LRScheduler {
   constructor(optimizer: AnyOptimizer, opts: { tMax: number; etaMin?: number }) {
     const fn = `${S}.CosineAnnealingLR`;
     super(optimizer, fn);
+    checkOptions(opts, fn, ['tMax', 'etaMin']);
     this.tMax = positiveInt(opts?.tMax, fn, 'tMax');
     this.etaMin = num(opts.etaMin, fn, 'etaMin', 0);
     this.start();
@@ -212,6 +217,7 @@ export class LinearLR extends LRScheduler {
   constructor(optimizer: AnyOptimizer, opts: { startFactor?: number; endFactor?: number; totalIters?: number } = {}) {
     const fn = `${S}.LinearLR`;
     super(optimizer, fn);
+    checkOptions(opts, fn, ['startFactor', 'endFactor', 'totalIters']);
     this.startFactor = num(opts.startFactor, fn, 'startFactor', 1 / 3);
     this.endFactor = num(opts.endFactor, fn, 'endFactor', 1);
     if (this.startFactor > 1 || this.startFactor <= 0) throw new RangeError(`${fn}: startFactor must be > 0 and <= 1, got ${this.startFactor}`);
@@ -251,6 +257,11 @@ export interface OneCycleOptions {
   threePhase?: boolean;
 }
 
+const ONE_CYCLE_KEYS = optionKeys<OneCycleOptions>({
+  maxLr: true, totalSteps: true, epochs: true, stepsPerEpoch: true, pctStart: true, annealStrategy: true, cycleMomentum: true,
+  baseMomentum: true, maxMomentum: true, divFactor: true, finalDivFactor: true, threePhase: true,
+});
+
 interface Phase { end: number; lr: [string, string]; momentum: [string, string] }
 
 /** The 1cycle policy (torch's OneCycleLR): up from maxLr / divFactor to maxLr, then down to a tiny min. */
@@ -265,7 +276,7 @@ export class OneCycleLR extends LRScheduler {
 
   constructor(optimizer: AnyOptimizer, opts: OneCycleOptions) {
     const fn = `${S}.OneCycleLR`;
-    const o = opts ?? ({} as OneCycleOptions);
+    const o = checkOptions<OneCycleOptions>(opts, fn, ONE_CYCLE_KEYS);
     const groups: Group[] = Array.isArray(optimizer?.paramGroups) ? optimizer.paramGroups : [];
     const total = o.totalSteps !== undefined ? positiveInt(o.totalSteps, fn, 'totalSteps')
       : o.epochs !== undefined && o.stepsPerEpoch !== undefined ? positiveInt(o.epochs, fn, 'epochs') * positiveInt(o.stepsPerEpoch, fn, 'stepsPerEpoch') : NaN;
