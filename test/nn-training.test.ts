@@ -213,3 +213,38 @@ deviceTest('gx.nn.init: torch\'s bounds, standard deviations and gains; Linear i
     rejects(t, d, () => I.calculateGain('swish' as 'relu'), TypeError, /^gx\.nn\.init\.calculateGain: unknown nonlinearity/);
   });
 });
+
+deviceTestSerial('an MNIST-shaped classifier (784 -> 128 -> 10, LayerNorm, Dropout) trains 100 steps with AdamW and a cosine schedule: the loss falls, nothing is left behind', (t, d) => {
+  const live = gx.memory.stats(d).liveTensors;
+  gx.manualSeed(11);
+  const model = new gx.nn.Sequential(
+    new gx.nn.Linear(784, 128, { device: d }), new gx.nn.LayerNorm(128, { device: d }), new gx.nn.GELU(), new gx.nn.Dropout(0.1),
+    new gx.nn.Linear(128, 10, { device: d }),
+  );
+  const x = gx.rand([64, 28, 28], { device: d });
+  const y = gx.randint(0, 10, [64], { device: d });
+  const opt = new gx.optim.AdamW(model.parameters(), { lr: 3e-3, weightDecay: 0.01 });
+  const sched = new S.CosineAnnealingLR(opt, { tMax: 100 });
+  const losses: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    opt.zeroGrad();
+    losses.push(gx.tidy(() => {
+      const loss = new gx.nn.CrossEntropyLoss({ labelSmoothing: 0.05 }).call(model.call(x.reshape([64, 784])), y);
+      loss.backward();
+      return Number(loss.item());
+    }));
+    gx.nn.utils.clipGradNorm_(model.parameters(), 5).dispose();
+    opt.step();
+    sched.step();
+  }
+  t.true(losses[0] > 2 && losses[99] < 0.5 * losses[0], `loss ${losses[0]} -> ${losses[99]}`);
+  t.true(Math.abs(sched.getLastLr()[0]) < 1e-12, 'the cosine schedule ends at etaMin 0');
+  model.eval();
+  const acc = gx.tidy(() => Number(gx.mean(gx.eq(gx.argmax(model.call(x.reshape([64, 784])), 1), y).astype('float32')).item()));
+  t.true(acc > 0.9, `training accuracy ${acc}`);
+  opt.dispose();
+  model.dispose();
+  x.dispose();
+  y.dispose();
+  t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
+});
