@@ -93,8 +93,9 @@ test('the schedulers give torch\'s learning rates step for step (and OneCycleLR 
       TORCH.sched_onecycle_adam_linear3],
   ];
   for (const [name, got, ref] of cases) {
-    close(t, got.lr.flat(), ref.lr.flat(), `${name} lr`, 1e-15, 1e-14);
-    if (name.startsWith('OneCycle')) close(t, got.momentum, ref.momentum, `${name} momentum`, 1e-15, 1e-14);
+    // Within an ulp or two: the same recursions, but V8's Math.cos and glibc's cos may differ in the last bit.
+    close(t, got.lr.flat(), ref.lr.flat(), `${name} lr`, 0, 1e-15);
+    if (name.startsWith('OneCycle')) close(t, got.momentum, ref.momentum, `${name} momentum`, 0, 1e-15);
   }
 });
 

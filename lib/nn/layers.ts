@@ -2,6 +2,7 @@
 // the activations, and the containers Sequential and ModuleList. Each holds
 // its tensors in the Module's tables (NOTE [ Module ownership ]) and
 // computes with gx.nn.functional.
+import { noGrad } from '../autograd/mode';
 import { type DeviceLike } from '../device';
 import { type DType } from '../dtype';
 import { empty } from '../creation';
@@ -111,9 +112,12 @@ export class Embedding extends Module {
 
   resetParameters(): void {
     normal_(this.weight);
-    if (this.paddingIdx !== null) {
-      using row = this.weight.get(String(this.paddingIdx));
-      zeros_(row);
+    const pad = this.paddingIdx;
+    if (pad !== null) {
+      noGrad(() => {
+        using row = this.weight.get(String(pad));
+        zeros_(row);
+      });
     }
   }
 

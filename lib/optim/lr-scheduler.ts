@@ -8,7 +8,8 @@
 // the ratio of consecutive cosines), not from the closed form; the two
 // differ in the last bits, and when another scheduler or the user changed
 // lr in between. Each get() below is torch's get_lr() line for line, so the
-// sequences agree with torch's to the bit. As torch's, a scheduler takes its
+// sequences agree with torch's to the last bit or so (Math.cos and libm's cos
+// may round differently). As torch's, a scheduler takes its
 // first step when made (lastEpoch 0), and the base lrs are the groups' lrs
 // then (kept here, not in the groups: gx's groups hold only their options).
 import { checkOptions, optionKeys } from '../options';
