@@ -87,6 +87,12 @@ deviceTestSerial('stateDict round-trips through gx.save / gx.loadTensors into a 
     t.true(a.parameters().every((p) => p.dtype === 'float64' && p.requiresGrad && p.isLeaf));
     t.is((a.buffer('steps') as gx.Tensor).dtype, 'float64');
     gx.tidy(() => close(t, values(a.call(x.double())), y32, 'float64 output', 1e-6, 1e-5));
+    // The shorthands: half(), float(), cpu(); requiresGrad_(false) freezes, true thaws.
+    t.true(a.half().parameters().every((p) => p.dtype === 'float16'));
+    t.true(a.float().cpu().parameters().every((p) => p.dtype === 'float32' && p.device.type === 'cpu'));
+    a.to(d);
+    t.true(a.requiresGrad_(false).parameters().every((p) => !p.requiresGrad));
+    t.true(a.requiresGrad_().parameters().every((p) => p.requiresGrad));
     // A tensor shared by two modules (tied weights) stays one tensor through to().
     const tied = new gx.nn.Module(), shared = gx.ones([3], { device: d });
     tied.registerModule('a', new gx.nn.Module()).registerParameter('w', shared);

@@ -291,6 +291,38 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     return this;
   }
 
+  /** to('float32'). */
+  float(): this {
+    return this.to('float32');
+  }
+
+  /** to('float64'). */
+  double(): this {
+    return this.to('float64');
+  }
+
+  /** to('float16'). */
+  half(): this {
+    return this.to('float16');
+  }
+
+  /** to('cpu'). */
+  cpu(): this {
+    return this.to('cpu');
+  }
+
+  /** to('cuda:index') (default the first GPU). */
+  cuda(index = 0): this {
+    return this.to(`cuda:${index}`);
+  }
+
+  /** Sets requiresGrad on every parameter (false freezes the module, as torch's requires_grad_); returns this. */
+  requiresGrad_(on = true): this {
+    if (typeof on !== 'boolean') throw new TypeError(`${this.name}.requiresGrad_: argument 'requiresGrad' must be a boolean, got ${describeValue(on)}`);
+    for (const p of this.parameters()) p.requiresGrad_(on);
+    return this;
+  }
+
   #convert(convert: (t: Tensor) => Tensor, done: Map<Tensor, Tensor>): void {
     const once = (t: Tensor, make: () => Tensor): Tensor => {
       let c = done.get(t);
