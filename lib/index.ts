@@ -86,3 +86,4 @@ export type { BackwardOptions } from './autograd/engine';
 export { grad, valueAndGrad } from './autograd/functional';
 export * as autograd from './autograd/index';
 export * as optim from './optim/index';
+export * as nn from './nn/index';

@@ -48,6 +48,12 @@ declare module './tensor' {
     to<E extends DType>(other: Tensor<E>, opts?: ToOptions): Tensor<E>;
     /** Device and dtype by name (either may be left out). @example x.to({ device: 'cuda', dtype: 'float16', nonBlocking: true }) */
     to<E extends DType = D>(target: ToTarget<E>): Tensor<E>;
+    /** this.to('float32') (torch's x.float()). */
+    float(): Tensor<'float32'>;
+    /** this.to('float64') (torch's x.double()). */
+    double(): Tensor<'float64'>;
+    /** this.to('float16') (torch's x.half()). */
+    half(): Tensor<'float16'>;
   }
 }
 
@@ -119,4 +125,15 @@ function to(this: Tensor, ...args: unknown[]): Tensor {
   return astypeOp(moved, dtype, FN);
 }
 
-installMethods({ to });
+// The dtype shorthands are to(dtype) under their own names, so errors and autograd's records name them.
+const convertTo = (dtype: DType, fn: string) => function (this: Tensor): Tensor {
+  this.handle(fn);
+  return dtype === this.dtype ? this.toDevice(this.device, false, fn) : astypeOp(this, dtype, fn);
+};
+
+installMethods({
+  to,
+  float: convertTo('float32', 'Tensor.float'),
+  double: convertTo('float64', 'Tensor.double'),
+  half: convertTo('float16', 'Tensor.half'),
+});

@@ -226,6 +226,18 @@ TAKES_OPTIONS.unique = { call: () => gx.unique(x(), { return_inverse: true } as 
 TAKES_OPTIONS['Tensor#unique'] = { call: () => x().unique({ returnCount: true } as gx.UniqueOptions), fn: 'Tensor.unique', key: 'returnCount', suggest: 'returnCounts' };
 TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { out_int32: true } as gx.SearchsortedOptions), fn: 'gx.searchsorted', key: 'out_int32', suggest: 'outInt32' };
 
+TAKES_OPTIONS['nn.Linear'] = { call: () => new gx.nn.Linear(2, 3, { bais: false } as gx.nn.LinearOptions), fn: 'gx.nn.Linear', key: 'bais', suggest: 'bias' };
+TAKES_OPTIONS['nn.Embedding'] = { call: () => new gx.nn.Embedding(4, 3, { padding_idx: 0 } as gx.nn.EmbeddingLayerOptions), fn: 'gx.nn.Embedding', key: 'padding_idx', suggest: 'paddingIdx' };
+TAKES_OPTIONS['nn.LayerNorm'] = { call: () => new gx.nn.LayerNorm(4, { elementwise_affine: false } as gx.nn.LayerNormOptions), fn: 'gx.nn.LayerNorm', key: 'elementwise_affine', suggest: 'elementwiseAffine' };
+TAKES_OPTIONS['nn.MSELoss'] = { call: () => new gx.nn.MSELoss({ reductoin: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.MSELoss', key: 'reductoin', suggest: 'reduction' };
+TAKES_OPTIONS['nn.L1Loss'] = { call: () => new gx.nn.L1Loss({ reducton: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.L1Loss', key: 'reducton', suggest: 'reduction' };
+TAKES_OPTIONS['nn.SmoothL1Loss'] = { call: () => new gx.nn.SmoothL1Loss({ bta: 0.5 } as gx.nn.SmoothL1Options), fn: 'gx.nn.SmoothL1Loss', key: 'bta', suggest: 'beta' };
+TAKES_OPTIONS['nn.HuberLoss'] = { call: () => new gx.nn.HuberLoss({ delt: 0.5 } as gx.nn.HuberOptions), fn: 'gx.nn.HuberLoss', key: 'delt', suggest: 'delta' };
+TAKES_OPTIONS['nn.NLLLoss'] = { call: () => new gx.nn.NLLLoss({ ignore_index: 0 } as gx.nn.NllOptions), fn: 'gx.nn.NLLLoss', key: 'ignore_index', suggest: 'ignoreIndex' };
+TAKES_OPTIONS['nn.CrossEntropyLoss'] = { call: () => new gx.nn.CrossEntropyLoss({ label_smoothing: 0.1 } as gx.nn.CrossEntropyOptions), fn: 'gx.nn.CrossEntropyLoss', key: 'label_smoothing', suggest: 'labelSmoothing' };
+TAKES_OPTIONS['nn.BCELoss'] = { call: () => new gx.nn.BCELoss({ weigth: null } as gx.nn.BceOptions), fn: 'gx.nn.BCELoss', key: 'weigth', suggest: 'weight' };
+TAKES_OPTIONS['nn.BCEWithLogitsLoss'] = { call: () => new gx.nn.BCEWithLogitsLoss({ pos_weight: null } as gx.nn.BceWithLogitsOptions), fn: 'gx.nn.BCEWithLogitsLoss', key: 'pos_weight', suggest: 'posWeight' };
+
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
   'Tensor', 'Device', 'Generator', 'CUDAGraph', 'CompileError', 'JitError', 'BuildError', 'ConfigError', 'ToolchainError', 'loadLibrary', 'camelCase', 'withStream', 'tidy', 'manualSeed', 'backends',
@@ -236,7 +248,8 @@ const NO_OPTIONS = new Set([
   'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
-  'optim.Optimizer',
+  'optim.Optimizer', 'extensionRuntime.declared',
+  ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
   ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
@@ -257,7 +270,7 @@ const NO_OPTIONS = new Set([
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
     'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
-    'index', 'get', 'set', 'maskedSelect',
+    'index', 'get', 'set', 'maskedSelect', 'float', 'double', 'half', 'dim', 'zero_',
     'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave', 'isnan', 'isinf', 'isfinite',
     'trace', 'diag', 'triu', 'tril', 'dot', 'vdot', 'outer', 'cross',
     ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),

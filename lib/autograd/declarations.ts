@@ -36,7 +36,7 @@ const NONE = [
   'Tensor.requiresGrad_', 'Tensor.backward', 'Tensor.isDisposed', 'Tensor.isContiguous', 'Tensor.shape',
   'Tensor.strides', 'Tensor.dtype', 'Tensor.device', 'Tensor.storageOffset', 'Tensor.ndim', 'Tensor.numel',
   'Tensor.requiresGrad', 'Tensor.grad', 'Tensor.gradFn', 'Tensor.isLeaf', 'Tensor.retainGrad', 'Tensor.retainsGrad',
-  'Tensor.registerHook',
+  'Tensor.registerHook', 'Tensor.dim',
   // @internal members (views and copies for the library's own use: not recorded on purpose).
   'Tensor.asStrided', 'Tensor.alias', 'Tensor.toDevice',
 ] as const;
@@ -50,6 +50,7 @@ const FORMULA = [
   'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
   'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
+  'Tensor.float', 'Tensor.double', 'Tensor.half',
 ] as const;
 
 const COMPOSITE = [
@@ -66,7 +67,7 @@ const NONDIFFERENTIABLE = [
 const NOT_IMPLEMENTED = ['unique', 'bincount', 'histc'] as const;
 
 const IN_PLACE = ['indexPut_', 'Tensor.fill_', 'Tensor.copy_', 'Tensor.set', 'Tensor.scatter_', 'Tensor.scatterAdd_',
-  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_'] as const;
+  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_', 'Tensor.zero_'] as const;
 
 function table(): Record<string, Differentiability> {
   const t: Record<string, Differentiability> = {};

@@ -50,6 +50,13 @@ declare module '../tensor' {
      * @example gx.tensor([[1, 2], [3, 4]]).toNested() // [[1, 2], [3, 4]]
      */
     toNested(): Nested<NestedItem<D>>;
+    /** The number of dims, as torch's x.dim() (the same as x.ndim). @example gx.zeros([2, 3]).dim() // 2 */
+    dim(): number;
+    /**
+     * Sets every element to 0 in place and returns this, as torch's x.zero_(); refused on a tensor that
+     * requires grad outside gx.noGrad, as every in-place op. @example w.grad?.zero_()
+     */
+    zero_(): this;
   }
 }
 
@@ -84,6 +91,12 @@ installMethods({
     this.handle('Tensor iteration');
     if (this.ndim === 0) throw new TypeError('Tensor iteration: a 0-d tensor cannot be iterated; read it with item()');
     return rows(this);
+  },
+  dim(this: Tensor) {
+    return this.ndim;
+  },
+  zero_(this: Tensor) {
+    return this.fill_(0, 'Tensor.zero_');
   },
   toNested(this: Tensor) {
     const values = this.toArraySync() as ArrayLike<number | bigint>;

@@ -1,0 +1,14 @@
+// gx.nn: layers, losses, initializers and gradient clipping on top of the ops
+// and autograd, in torch.nn's shape (README.md in this folder).
+export { Module, type AnyModule, type StateDict, type LoadResult, type LoadStateDictOptions, type RegisterBufferOptions } from './module';
+export {
+  Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Sequential, ModuleList,
+  type FactoryOptions, type LinearOptions, type EmbeddingLayerOptions, type LayerNormOptions,
+} from './layers';
+export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
+export type {
+  Reduction, LossOptions, SmoothL1Options, HuberOptions, NllOptions, CrossEntropyOptions, BceOptions, BceWithLogitsOptions,
+} from './losses';
+export * as functional from './functional';
+export * as init from './init';
+export * as utils from './utils';

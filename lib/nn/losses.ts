@@ -1,0 +1,319 @@
+// The losses of gx.nn.functional, torch.nn.functional's formulas written with
+// gx ops (composite: gradients from the ops'): mseLoss, l1Loss, smoothL1Loss,
+// huberLoss, nllLoss, crossEntropy (class indices or probabilities, label
+// smoothing, ignoreIndex, weight), binaryCrossEntropy,
+// binaryCrossEntropyWithLogits. reduction: 'mean' (default), 'sum', 'none'.
+import { abs, add, div, exp, ge, gt, log, log1p, logicalOr, mul, ne, neg, relu, sub } from '../generated/elementwise';
+import { any, isnan } from '../ops/predicates';
+import { astype, clamp, lt, mean, sum, where } from '../ops';
+import { checkTensor } from '../ops/common';
+import { gather, indexSelect } from '../ops/indexing';
+import { movedim } from '../ops/layout';
+import { logSoftmax } from '../ops/softmax';
+import { checkOptions, optionKeys } from '../options';
+import { describeValue, formatShape } from '../shape';
+import type { Tensor } from '../tensor';
+import { tidy } from '../tidy';
+
+export type Reduction = 'mean' | 'sum' | 'none';
+
+export interface LossOptions {
+  /** 'mean' (default), 'sum' or 'none' (the loss of each element). */
+  reduction?: Reduction;
+}
+export interface SmoothL1Options extends LossOptions {
+  /** Below |input - target| < beta the loss is quadratic (default 1; 0 gives l1Loss). */
+  beta?: number;
+}
+export interface HuberOptions extends LossOptions {
+  /** Below |input - target| < delta the loss is quadratic (default 1). */
+  delta?: number;
+}
+export interface NllOptions extends LossOptions {
+  /** A weight per class ([C]). */
+  weight?: Tensor | null;
+  /** A target equal to it adds nothing, to the loss nor to the mean's denominator (default -100). */
+  ignoreIndex?: number;
+}
+export interface CrossEntropyOptions extends NllOptions {
+  /** Mixes the target with the uniform distribution: (1 - s) target + s / C (default 0). */
+  labelSmoothing?: number;
+}
+export interface BceOptions extends LossOptions {
+  /** A weight broadcast over the elements' losses. */
+  weight?: Tensor | null;
+}
+export interface BceWithLogitsOptions extends BceOptions {
+  /** A weight of the positive term, per class (broadcast over the last dim). */
+  posWeight?: Tensor | null;
+}
+
+const F = 'gx.nn.functional';
+export const LOSS_KEYS = optionKeys<LossOptions>({ reduction: true });
+export const SMOOTH_KEYS = optionKeys<SmoothL1Options>({ reduction: true, beta: true });
+export const HUBER_KEYS = optionKeys<HuberOptions>({ reduction: true, delta: true });
+export const NLL_KEYS = optionKeys<NllOptions>({ reduction: true, weight: true, ignoreIndex: true });
+export const CE_KEYS = optionKeys<CrossEntropyOptions>({ reduction: true, weight: true, ignoreIndex: true, labelSmoothing: true });
+export const BCE_KEYS = optionKeys<BceOptions>({ reduction: true, weight: true });
+export const BCEL_KEYS = optionKeys<BceWithLogitsOptions>({ reduction: true, weight: true, posWeight: true });
+
+const FLOATING = ['float16', 'bfloat16', 'float32', 'float64'];
+
+function floating(x: unknown, fn: string, name: string): Tensor {
+  const t = checkTensor(x, fn, name);
+  if (!FLOATING.includes(t.dtype)) throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
+  return t;
+}
+
+function reductionOf(r: unknown, fn: string): Reduction {
+  if (r === undefined) return 'mean';
+  if (r !== 'mean' && r !== 'sum' && r !== 'none') throw new TypeError(`${fn}: option 'reduction' must be 'mean', 'sum' or 'none', got ${describeValue(r)}`);
+  return r;
+}
+
+function reduce(loss: Tensor, r: Reduction): Tensor {
+  return r === 'none' ? loss : r === 'sum' ? sum(loss) : mean(loss);
+}
+
+/** input and target of one shape (torch broadcasts with a warning; a silent broadcast is more often a bug). */
+function pair(input: unknown, target: unknown, fn: string): [Tensor, Tensor] {
+  const x = floating(input, fn, 'input');
+  const y = floating(target, fn, 'target');
+  if (formatShape(x.shape) !== formatShape(y.shape)) {
+    throw new RangeError(`${fn}: argument 'target' has shape ${formatShape(y.shape)} but 'input' has ${formatShape(x.shape)}; they must match`);
+  }
+  return [x, y];
+}
+
+function nonNegative(v: unknown, fn: string, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new RangeError(`${fn}: option '${name}' must be a finite number >= 0, got ${describeValue(v)}`);
+  return v;
+}
+
+/** mean((input - target)^2) (torch.nn.functional.mse_loss). @example gx.nn.functional.mseLoss(pred, y) */
+export function mseLoss(input: Tensor, target: Tensor, opts?: LossOptions): Tensor {
+  const fn = `${F}.mseLoss`;
+  const r = reductionOf(checkOptions<LossOptions>(opts, fn, LOSS_KEYS).reduction, fn);
+  const [x, y] = pair(input, target, fn);
+  return tidy(() => {
+    const d = sub(x, y);
+    return reduce(mul(d, d), r);
+  });
+}
+
+/** mean(|input - target|) (torch.nn.functional.l1_loss). */
+export function l1Loss(input: Tensor, target: Tensor, opts?: LossOptions): Tensor {
+  const fn = `${F}.l1Loss`;
+  const r = reductionOf(checkOptions<LossOptions>(opts, fn, LOSS_KEYS).reduction, fn);
+  const [x, y] = pair(input, target, fn);
+  return tidy(() => reduce(abs(sub(x, y)), r));
+}
+
+/** 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (torch.nn.functional.smooth_l1_loss). */
+export function smoothL1Loss(input: Tensor, target: Tensor, opts?: SmoothL1Options): Tensor {
+  const fn = `${F}.smoothL1Loss`;
+  const o = checkOptions<SmoothL1Options>(opts, fn, SMOOTH_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const beta = nonNegative(o.beta, fn, 'beta', 1);
+  const [x, y] = pair(input, target, fn);
+  return tidy(() => {
+    const d = abs(sub(x, y));
+    if (beta === 0) return reduce(d, r);
+    return reduce(where(lt(d, beta), div(mul(mul(d, d), 0.5), beta), sub(d, 0.5 * beta)), r);
+  });
+}
+
+/** 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta) (torch.nn.functional.huber_loss). */
+export function huberLoss(input: Tensor, target: Tensor, opts?: HuberOptions): Tensor {
+  const fn = `${F}.huberLoss`;
+  const o = checkOptions<HuberOptions>(opts, fn, HUBER_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const delta = nonNegative(o.delta, fn, 'delta', 1);
+  if (delta === 0) throw new RangeError(`${fn}: option 'delta' must be > 0, got 0`);
+  const [x, y] = pair(input, target, fn);
+  return tidy(() => {
+    const d = abs(sub(x, y));
+    return reduce(where(lt(d, delta), mul(mul(d, d), 0.5), mul(sub(d, 0.5 * delta), delta)), r);
+  });
+}
+
+/** A class weight [C], checked. */
+function classWeight(w: unknown, c: number, fn: string): Tensor | null {
+  if (w === undefined || w === null) return null;
+  const t = floating(w, fn, 'weight');
+  if (t.ndim !== 1 || t.shape[0] !== c) throw new RangeError(`${fn}: option 'weight' must have shape [${c}] (one per class), got ${formatShape(t.shape)}`);
+  return t;
+}
+
+/**
+ * Scores [N, C, d...] (or [C]) as rows [M, C] with the class last, and the integer target [N, d...] (or [])
+ * as [M]: the one layout the class-index losses compute in.
+ */
+function rows(x: Tensor, target: Tensor, fn: string): { x2: Tensor; t1: Tensor; shape: number[] } {
+  if (x.ndim === 0) throw new RangeError(`${fn}: argument 'input' must have a class dim (shape [C] or [N, C, ...]), got a 0-d tensor`);
+  const want = x.ndim === 1 ? [] : [x.shape[0], ...x.shape.slice(2)];
+  if (formatShape(target.shape) !== formatShape(want)) {
+    throw new RangeError(`${fn}: argument 'target' must have shape ${formatShape(want)} for input ${formatShape(x.shape)}, got ${formatShape(target.shape)}`);
+  }
+  const c = x.ndim === 1 ? x.shape[0] : x.shape[1];
+  const x2 = (x.ndim <= 2 ? x : movedim(x, 1, -1)).reshape([-1, c]);
+  return { x2, t1: target.reshape([-1]), shape: want };
+}
+
+function classTarget(t: unknown, fn: string): Tensor {
+  const target = checkTensor(t, fn, 'target');
+  if (target.dtype !== 'int64' && target.dtype !== 'int32') {
+    throw new TypeError(`${fn}: argument 'target' must hold class indices (int64 or int32), or be floating probabilities for crossEntropy; got ${target.dtype}`);
+  }
+  return target;
+}
+
+/** The validity mask and safe indices of the targets, checked against [0, C) (ignoreIndex aside). */
+function targetsOf(t1: Tensor, c: number, ignoreIndex: number, fn: string): { valid: Tensor; safe: Tensor } {
+  const valid = ne(t1, ignoreIndex);
+  const safe = where(valid, t1, 0);
+  // One read back (a sync on a GPU), for an error that names the loss and the class, not gather's index.
+  if (safe.numel > 0 && Boolean(any(logicalOr(lt(safe, 0), ge(safe, c))).item())) {
+    const lo = Number(safe.min().item());
+    throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : Number(safe.max().item())}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
+  }
+  return { valid, safe };
+}
+
+/** nll over rows of log-probabilities: the per-row losses (0 where ignored) and the mean's denominator. */
+function nllRows(lp: Tensor, t1: Tensor, weight: Tensor | null, ignoreIndex: number, fn: string): { loss: Tensor; denom: Tensor; valid: Tensor; safe: Tensor } {
+  const c = lp.shape[1];
+  const { valid, safe } = targetsOf(t1, c, ignoreIndex, fn);
+  const picked = neg(gather(lp, 1, safe.reshape([-1, 1])).reshape([-1]));
+  let w = astype(valid, lp.dtype);
+  if (weight !== null) w = mul(w, indexSelect(weight, 0, safe));
+  return { loss: mul(picked, w), denom: sum(w), valid, safe };
+}
+
+function ignoreOf(v: unknown, fn: string): number {
+  if (v === undefined) return -100;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}: option 'ignoreIndex' must be an integer, got ${describeValue(v)}`);
+  return v;
+}
+
+/**
+ * The negative log-likelihood of class-index targets from log-probabilities [N, C, d...] or [C]
+ * (torch.nn.functional.nll_loss): -weight[t] input[t], the mean divided by the weights' sum.
+ */
+export function nllLoss(input: Tensor, target: Tensor, opts?: NllOptions): Tensor {
+  const fn = `${F}.nllLoss`;
+  const o = checkOptions<NllOptions>(opts, fn, NLL_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const x = floating(input, fn, 'input');
+  const t = classTarget(target, fn);
+  const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
+  return tidy(() => {
+    const { x2, t1, shape } = rows(x, t, fn);
+    const weight = classWeight(o.weight, x2.shape[1], fn);
+    const { loss, denom } = nllRows(x2, t1, weight, ignoreIndex, fn);
+    return r === 'none' ? loss.reshape(shape) : r === 'sum' ? sum(loss) : div(sum(loss), denom);
+  });
+}
+
+/**
+ * Cross entropy of scores (logits) [N, C, d...] or [C] (torch.nn.functional.cross_entropy): with class-index
+ * targets (int64, shape [N, d...]) it is nllLoss(logSoftmax(input)) with label smoothing mixed in; with
+ * floating targets of input's shape (probabilities) it is -sum(target log softmax(input)) over the classes.
+ * @example gx.nn.functional.crossEntropy(logits, labels, { labelSmoothing: 0.1 })
+ */
+export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyOptions): Tensor {
+  const fn = `${F}.crossEntropy`;
+  const o = checkOptions<CrossEntropyOptions>(opts, fn, CE_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const x = floating(input, fn, 'input');
+  const s = nonNegative(o.labelSmoothing, fn, 'labelSmoothing', 0);
+  if (s > 1) throw new RangeError(`${fn}: option 'labelSmoothing' must be in [0, 1], got ${s}`);
+  const tt = checkTensor(target, fn, 'target');
+  if (FLOATING.includes(tt.dtype)) return probabilityCrossEntropy(x, tt, o, r, s, fn);
+  const t = classTarget(tt, fn);
+  const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
+  return tidy(() => {
+    const { x2, t1, shape } = rows(x, t, fn);
+    const c = x2.shape[1];
+    const weight = classWeight(o.weight, c, fn);
+    const lp = logSoftmax(x2, 1);
+    const { loss, denom, valid } = nllRows(lp, t1, weight, ignoreIndex, fn);
+    const nll = r === 'none' ? loss : r === 'sum' ? sum(loss) : div(sum(loss), denom);
+    if (s === 0) return r === 'none' ? nll.reshape(shape) : nll;
+    // torch's label smoothing: (1 - s) nll + s / C * smooth, smooth = -sum_c w_c lp_c (0 where ignored),
+    // its mean divided by the same denominator as nll's.
+    const smoothRow = mul(neg(sum(weight === null ? lp : mul(lp, weight), 1)), astype(valid, lp.dtype));
+    const smooth = r === 'none' ? smoothRow : r === 'sum' ? sum(smoothRow) : div(sum(smoothRow), denom);
+    const out = add(mul(nll, 1 - s), mul(smooth, s / c));
+    return r === 'none' ? out.reshape(shape) : out;
+  });
+}
+
+function probabilityCrossEntropy(x: Tensor, t: Tensor, o: CrossEntropyOptions, r: Reduction, s: number, fn: string): Tensor {
+  if (formatShape(t.shape) !== formatShape(x.shape)) {
+    throw new RangeError(`${fn}: a floating 'target' holds probabilities and must have input's shape ${formatShape(x.shape)}, got ${formatShape(t.shape)}`);
+  }
+  if (o.ignoreIndex !== undefined) throw new TypeError(`${fn}: option 'ignoreIndex' applies to class-index targets only`);
+  const axis = x.ndim === 1 ? 0 : 1;
+  const c = x.shape[axis];
+  const weight = classWeight(o.weight, c, fn);
+  return tidy(() => {
+    const lp = logSoftmax(x, axis);
+    const target = s > 0 ? add(mul(t, 1 - s), s / c) : t;
+    let prod = mul(lp, target);
+    if (weight !== null) prod = mul(prod, weight.reshape([c, ...Array<number>(x.ndim - axis - 1).fill(1)]));
+    if (r === 'none') return neg(sum(prod, axis));
+    const total = neg(sum(prod));
+    return r === 'sum' ? total : div(total, x.numel / c);
+  });
+}
+
+function elementWeight(w: unknown, fn: string, name: string): Tensor | null {
+  return w === undefined || w === null ? null : floating(w, fn, name);
+}
+
+/**
+ * -weight (target log(input) + (1 - target) log(1 - input)) for probabilities input in [0, 1], each log
+ * clamped at -100 as torch's (torch.nn.functional.binary_cross_entropy).
+ */
+export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOptions): Tensor {
+  const fn = `${F}.binaryCrossEntropy`;
+  const o = checkOptions<BceOptions>(opts, fn, BCE_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const [x, y] = pair(input, target, fn);
+  const weight = elementWeight(o.weight, fn, 'weight');
+  if (x.numel > 0) {
+    const outside = tidy(() => Boolean(any(logicalOr(lt(x, 0), gt(x, 1))).item()) || Boolean(any(isnan(x)).item()));
+    const [lo, hi] = outside ? tidy(() => [Number(x.min().item()), Number(x.max().item())]) : [0, 1];
+    if (outside) throw new RangeError(`${fn}: argument 'input' must hold probabilities in [0, 1], got values in [${lo}, ${hi}]; use binaryCrossEntropyWithLogits for scores`);
+  }
+  return tidy(() => {
+    const logP = clamp(log(x), -100);
+    const log1mP = clamp(log1p(neg(x)), -100);
+    let loss = neg(add(mul(y, logP), mul(sub(1, y), log1mP)));
+    if (weight !== null) loss = mul(loss, weight);
+    return reduce(loss, r);
+  });
+}
+
+/**
+ * Binary cross entropy of scores (logits), computed stably (torch.nn.functional.binary_cross_entropy_with_logits):
+ * (1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (posWeight - 1) t.
+ * @example gx.nn.functional.binaryCrossEntropyWithLogits(scores, labels)
+ */
+export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts?: BceWithLogitsOptions): Tensor {
+  const fn = `${F}.binaryCrossEntropyWithLogits`;
+  const o = checkOptions<BceWithLogitsOptions>(opts, fn, BCEL_KEYS);
+  const r = reductionOf(o.reduction, fn);
+  const [x, y] = pair(input, target, fn);
+  const weight = elementWeight(o.weight, fn, 'weight');
+  const posWeight = elementWeight(o.posWeight, fn, 'posWeight');
+  return tidy(() => {
+    const softTail = add(log1p(exp(neg(abs(x)))), relu(neg(x)));
+    const lw = posWeight === null ? null : add(mul(sub(posWeight, 1), y), 1);
+    let loss = add(mul(sub(1, y), x), lw === null ? softTail : mul(lw, softTail));
+    if (weight !== null) loss = mul(loss, weight);
+    return reduce(loss, r);
+  });
+}

@@ -1,0 +1,145 @@
+// gx.nn.functional's losses and layerNorm on every device: values and input
+// gradients against torch's (figures from test/reference/torch_nn.py, float64),
+// the loss modules against the functions, gradcheck in float64, the errors,
+// and no tensor left behind.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { deviceTest, deviceTestSerial, rejects } from './helpers';
+import { close, T, values } from './nn-helpers';
+import { TORCH } from './nn-torch-figures';
+
+const F = gx.nn.functional;
+type Case = { value: number[]; grad: number[] };
+const idx = (v: number[], device: gx.DeviceLike, shape = [v.length]): gx.Tensor => gx.tensor(v, { dtype: 'int64', device }).reshape(shape);
+
+/** Runs fn(x) with x requiring grad, checks the value and d sum(loss) / dx against torch's. */
+function check(t: Parameters<Parameters<typeof deviceTest>[1]>[0], name: string, ref: Case, x0: gx.Tensor, fn: (x: gx.Tensor) => gx.Tensor): void {
+  gx.tidy(() => {
+    const x = x0.detach().requiresGrad_();
+    const y = fn(x);
+    gx.sum(y).backward();
+    close(t, values(y), ref.value, `${name} value`);
+    close(t, values(x.grad as gx.Tensor), ref.grad, `${name} grad`);
+  });
+}
+
+deviceTestSerial('losses match torch in value and input gradient, every reduction, and leave nothing behind', (t, d) => {
+  const live = gx.memory.stats(d).liveTensors;
+  gx.tidy(() => {
+    const x = T([4, 5], 0.7, 0.3, 2, d), y = T([4, 5], 1.3, -0.2, 2, d);
+    for (const r of ['mean', 'sum', 'none'] as const) {
+      check(t, `mse ${r}`, TORCH[`mse_${r}`], x, (v) => F.mseLoss(v, y, { reduction: r }));
+      check(t, `l1 ${r}`, TORCH[`l1_${r}`], x, (v) => F.l1Loss(v, y, { reduction: r }));
+      check(t, `mse module ${r}`, TORCH[`mse_${r}`], x, (v) => new gx.nn.MSELoss({ reduction: r }).call(v, y));
+    }
+    check(t, 'smoothL1', TORCH['smoothl1_beta0.5'], x, (v) => F.smoothL1Loss(v, y, { beta: 0.5 }));
+    check(t, 'huber', TORCH['huber_delta0.7'], x, (v) => new gx.nn.HuberLoss({ delta: 0.7 }).call(v, y));
+
+    const logits = T([4, 5], 0.9, 0.1, 3, d);
+    const target = idx([1, 4, 0, 2], d), targetIgn = idx([1, -100, 0, 2], d);
+    const w = gx.tensor([0.5, 1, 1.5, 2, 0.25], { dtype: 'float64', device: d });
+    for (const r of ['mean', 'sum', 'none'] as const) check(t, `ce ${r}`, TORCH[`ce_${r}`], logits, (v) => F.crossEntropy(v, target, { reduction: r }));
+    check(t, 'ce weight ignore', TORCH.ce_weight_ignore, logits, (v) => F.crossEntropy(v, targetIgn, { weight: w }));
+    check(t, 'ce weight ignore smooth', TORCH.ce_weight_ignore_smooth, logits, (v) => new gx.nn.CrossEntropyLoss({ weight: w, labelSmoothing: 0.2 }).call(v, targetIgn));
+    check(t, 'ce smooth none', TORCH.ce_smooth_none, logits, (v) => F.crossEntropy(v, target, { labelSmoothing: 0.1, reduction: 'none' }));
+    check(t, 'ce ignoreIndex 7', TORCH.ce_ignore7, logits, (v) => F.crossEntropy(v, idx([1, 7, 7, 2], d), { ignoreIndex: 7 }));
+    const probs = gx.softmax(T([4, 5], 0.4, 0.8, 2, d), 1);
+    check(t, 'ce probabilities', TORCH.ce_prob, logits, (v) => F.crossEntropy(v, probs));
+    check(t, 'ce probabilities weight smooth', TORCH.ce_prob_weight_smooth, logits, (v) => F.crossEntropy(v, probs, { weight: w, labelSmoothing: 0.3 }));
+    check(t, 'ce probabilities none', TORCH.ce_prob_none, logits, (v) => F.crossEntropy(v, probs, { reduction: 'none' }));
+    const logits3 = T([2, 5, 3], 0.5, 0.2, 2, d), target3 = idx([0, 4, 2, 1, 1, 3], d, [2, 3]);
+    check(t, 'ce [N, C, d]', TORCH.ce_3d, logits3, (v) => F.crossEntropy(v, target3));
+    check(t, 'ce [N, C, d] none smooth', TORCH.ce_3d_none_smooth, logits3, (v) => F.crossEntropy(v, target3, { reduction: 'none', labelSmoothing: 0.15 }));
+    check(t, 'ce [C]', TORCH.ce_1d, gx.sliceDims(logits, 0), (v) => F.crossEntropy(v, idx([3], d, [])));
+    const lp = gx.logSoftmax(logits, 1);
+    check(t, 'nll weight ignore', TORCH.nll_weight_ignore, lp, (v) => F.nllLoss(v, targetIgn, { weight: w }));
+    check(t, 'nll sum', TORCH.nll_sum, lp, (v) => new gx.nn.NLLLoss({ reduction: 'sum' }).call(v, target));
+
+    const p = gx.sigmoid(x), t01 = gx.sigmoid(y);
+    const bw = gx.add(gx.abs(T([4, 5], 0.2, 0.5, 1, d)), 0.5);
+    check(t, 'bce', TORCH.bce, p, (v) => F.binaryCrossEntropy(v, t01));
+    check(t, 'bce weight sum', TORCH.bce_weight_sum, p, (v) => new gx.nn.BCELoss({ weight: bw, reduction: 'sum' }).call(v, t01));
+    const pw = gx.tensor([0.5, 1, 2, 3, 0.75], { dtype: 'float64', device: d });
+    check(t, 'bce with logits', TORCH.bcel, x, (v) => F.binaryCrossEntropyWithLogits(v, t01));
+    check(t, 'bce with logits posWeight', TORCH.bcel_pos_weight, gx.mul(x, 10), (v) => new gx.nn.BCEWithLogitsLoss({ posWeight: pw, weight: bw }).call(v, t01));
+  });
+  t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
+});
+
+deviceTest('layerNorm and LayerNorm match torch: output and the gradients of input, weight and bias', (t, d) => {
+  gx.tidy(() => {
+    const ref = TORCH.layernorm;
+    const ln = new gx.nn.LayerNorm([4, 6], { dtype: 'float64', device: d });
+    gx.noGrad(() => {
+      ln.weight?.copy_(gx.add(T([4, 6], 0.8, 0, 1, d), 1));
+      ln.bias?.copy_(T([4, 6], 0.6, 1, 0.5, d));
+    });
+    const x = T([3, 4, 6], 0.35, 0.1, 2, d).requiresGrad_();
+    const y = ln.call(x);
+    gx.sum(gx.mul(y, T([3, 4, 6], 0.45, 0.7, 1, d))).backward();
+    close(t, values(y), ref.y, 'y', 1e-9);
+    close(t, values(x.grad as gx.Tensor), ref.gx, 'grad x', 1e-9);
+    close(t, values(ln.weight?.grad as gx.Tensor), ref.gw, 'grad weight', 1e-9);
+    close(t, values(ln.bias?.grad as gx.Tensor), ref.gb, 'grad bias', 1e-9);
+    ln.dispose();
+  });
+});
+
+deviceTest('gradcheck in float64: every loss (input and target where torch differentiates it) and layerNorm', (t, d) => {
+  gx.tidy(() => {
+    const P = (shape: number[], a: number, b: number, s = 1): gx.Tensor => T(shape, a, b, s, d).requiresGrad_();
+    const w = gx.tensor([0.5, 1, 1.5, 2, 0.25], { dtype: 'float64', device: d });
+    const target = idx([1, -100, 0, 2], d);
+    const u = (x: gx.Tensor): gx.Tensor => gx.add(gx.mul(gx.sigmoid(x), 0.9), 0.05);  // into (0.05, 0.95)
+    const cases: [string, (...xs: gx.Tensor[]) => gx.Tensor, gx.Tensor[]][] = [
+      ['mseLoss', (a, b) => F.mseLoss(a, b), [P([3, 4], 0.7, 0.3), P([3, 4], 1.3, 0.2)]],
+      ['l1Loss', (a, b) => F.l1Loss(a, b), [P([3, 4], 0.7, 0.3), P([3, 4], 1.3, 0.2)]],
+      ['smoothL1Loss', (a, b) => F.smoothL1Loss(a, b, { beta: 0.4 }), [P([3, 4], 0.7, 0.3), P([3, 4], 1.3, 0.2)]],
+      ['huberLoss', (a, b) => F.huberLoss(a, b, { delta: 0.6, reduction: 'sum' }), [P([3, 4], 0.7, 0.3), P([3, 4], 1.3, 0.2)]],
+      ['crossEntropy indices', (a) => F.crossEntropy(a, target, { weight: w, labelSmoothing: 0.1 }), [P([4, 5], 0.9, 0.1, 3)]],
+      ['crossEntropy probabilities', (a, b) => F.crossEntropy(a, gx.softmax(b, 1), { labelSmoothing: 0.2 }), [P([4, 5], 0.9, 0.1, 3), P([4, 5], 0.4, 0.8)]],
+      ['crossEntropy [N, C, d]', (a) => F.crossEntropy(a, idx([0, 4, 2, 1, 1, 3], d, [2, 3]), { reduction: 'none' }), [P([2, 5, 3], 0.5, 0.2, 2)]],
+      ['nllLoss', (a) => F.nllLoss(a, target, { weight: w }), [P([4, 5], 0.9, 0.1, 3)]],
+      ['binaryCrossEntropy', (a, b) => F.binaryCrossEntropy(u(a), u(b)), [P([3, 4], 0.7, 0.3), P([3, 4], 1.3, 0.2)]],
+      ['binaryCrossEntropyWithLogits', (a, b, pw) => F.binaryCrossEntropyWithLogits(a, u(b), { posWeight: pw }), [P([3, 4], 0.7, 0.3, 3), P([3, 4], 1.3, 0.2), P([4], 0.5, 1)]],
+      ['layerNorm', (a, lw, lb) => F.layerNorm(a, [4], lw, lb), [P([3, 4], 0.7, 0.3, 2), P([4], 0.3, 1), P([4], 0.9, 0.4)]],
+      ['linear', (a, lw, lb) => F.linear(a, lw, lb), [P([3, 4], 0.7, 0.3, 2), P([2, 4], 0.3, 1), P([2], 0.9, 0.4)]],
+      ['embedding', (lw) => F.embedding(idx([2, 0, 2, 1], d, [2, 2]), lw), [P([3, 4], 0.3, 1)]],  // no paddingIdx: its row's gradient is 0 on purpose (tested in nn-module)
+    ];
+    for (const [name, fn, inputs] of cases) {
+      const r = gx.autograd.gradcheck(fn, inputs, { raiseException: false });
+      t.true(r.ok, `${name}: ${JSON.stringify(r.worst)}`);
+    }
+  });
+});
+
+deviceTest('the losses refuse bad arguments, naming the function and the argument', (t, d) => {
+  gx.tidy(() => {
+    const x = T([4, 5], 0.7, 0.3, 2, d), y = T([4, 5], 1.3, -0.2, 2, d);
+    rejects(t, d, () => F.mseLoss(x, gx.sliceDims(y, 0)), RangeError, /^gx\.nn\.functional\.mseLoss: argument 'target' has shape \[5\] but 'input' has \[4, 5\]/);
+    rejects(t, d, () => F.l1Loss(x, y, { reduction: 'avg' as 'mean' }), TypeError, /^gx\.nn\.functional\.l1Loss: option 'reduction' must be 'mean', 'sum' or 'none'/);
+    rejects(t, d, () => F.mseLoss(x, y, { reductoin: 'sum' } as never), TypeError, /gx\.nn\.functional\.mseLoss.*reductoin/);
+    rejects(t, d, () => F.crossEntropy(x, idx([1, 5, 0, 2], d)), RangeError, /^gx\.nn\.functional\.crossEntropy: argument 'target' holds class 5, out of range \[0, 5\)/);
+    rejects(t, d, () => F.crossEntropy(x, idx([1, 2], d)), RangeError, /^gx\.nn\.functional\.crossEntropy: argument 'target' must have shape \[4\]/);
+    rejects(t, d, () => F.crossEntropy(x, gx.sliceDims(y, 0)), RangeError, /^gx\.nn\.functional\.crossEntropy: a floating 'target' holds probabilities/);
+    rejects(t, d, () => F.crossEntropy(x, idx([1, 2, 0, 2], d), { labelSmoothing: 1.5 }), RangeError, /labelSmoothing' must be in \[0, 1\]/);
+    rejects(t, d, () => F.nllLoss(x, idx([1, 2, 0, 2], d), { weight: gx.ones([3], { dtype: 'float64', device: d }) }), RangeError, /^gx\.nn\.functional\.nllLoss: option 'weight' must have shape \[5\]/);
+    rejects(t, d, () => F.nllLoss(x, gx.zeros([4], { dtype: 'bool', device: d })), TypeError, /^gx\.nn\.functional\.nllLoss: argument 'target' must hold class indices/);
+    rejects(t, d, () => F.binaryCrossEntropy(x, y), RangeError, /^gx\.nn\.functional\.binaryCrossEntropy: argument 'input' must hold probabilities in \[0, 1\]/);
+    rejects(t, d, () => F.mseLoss(idx([1, 2], d), idx([1, 2], d)), TypeError, /^gx\.nn\.functional\.mseLoss: argument 'input' must be a floating tensor, got int64/);
+    rejects(t, d, () => F.layerNorm(x, [4]), RangeError, /^gx\.nn\.functional\.layerNorm: input \[4, 5\] does not end in normalizedShape \[4\]/);
+    rejects(t, d, () => F.linear(x, gx.ones([3, 4], { dtype: 'float64', device: d })), RangeError, /^gx\.nn\.functional\.linear: argument 'input' must end in 4 features/);
+    rejects(t, d, () => F.dropout(x, 1.5), RangeError, /^gx\.nn\.functional\.dropout: argument 'p' must be a probability/);
+    rejects(t, d, () => F.embedding(x, y), TypeError, /^gx\.nn\.functional\.embedding: argument 'input' must be an int64 or int32 tensor/);
+  });
+});
+
+test('gx.nn.functional re-exports the activations and softmax as torch.nn.functional has them', (t) => {
+  t.is(F.relu, gx.relu);
+  t.is(F.gelu, gx.gelu);
+  t.is(F.softmax, gx.softmax);
+  t.is(F.logSoftmax, gx.logSoftmax);
+  t.is(F.sigmoid, gx.sigmoid);
+  t.is(F.tanh, gx.tanh);
+});
