@@ -2,7 +2,8 @@
 // build/Release, or prebuilt in prebuilds/<platform>-<arch>; lib/binaries.ts
 // picks): one interface describing everything csrc/binding/*.cpp exports. Keep
 // the two in step. Loading fails with the command that fixes it.
-import { binaryCandidates, findBinary } from './binaries';
+import { binaryCandidates, binaryOrigin, findBinary } from './binaries';
+import { logger } from './log';
 
 /** An opaque native tensor handle (NOTE [ Handles are Externals ] in csrc/binding/tensor_handle.h). */
 export interface NativeTensor {
@@ -265,7 +266,9 @@ function load(): NativeCore {
     throw new Error(`gpuext: the core addon (gpuext_core.node) is missing: looked at ${binaryCandidates('core').join(', ')}.\n${fix}`);
   }
   try {
-    return require(file) as NativeCore;
+    const core = require(file) as NativeCore;
+    logger('load')('core %s (%s, %s, C ABI %s)', file, binaryOrigin(file), core.cudaCompiled ? 'built with CUDA' : 'CPU-only', core.abiVersion.join('.'));
+    return core;
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new Error(`gpuext: the core addon ${file} could not be loaded: ${reason}\n${fix}`);

@@ -8,8 +8,8 @@
 // not compute in, tensors on several devices) runs as the function would
 // without fuse, and says why once in NODE_DEBUG=gpuext output.
 import type * as acorn from 'acorn';
-import { debuglog } from 'util';
 
+import { logger } from '../log';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import * as ew from '../generated/elementwise';
@@ -22,7 +22,7 @@ import { parseFunction, referencedNames, type ParsedFunction } from './source';
 import { JIT_HELPERS, Module, scalarFunction, type OpCalls } from './translate';
 import { cast, C_TYPE, floatOf, isFloat, promote, SCALAR_DTYPES, strong, type ScalarDType, type Ty, type Val } from './types';
 
-const debug = debuglog('gpuext');
+const debug = logger('fuse');
 const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });
 
 export interface FuseOptions {
