@@ -199,6 +199,24 @@ const blasLog = logger('blas');
 /** The library whose ops were registered first under each GX_LIBRARY namespace. */
 const namespaces = new Map<string, string>();
 
+/** Op names by registry id, over the libraries loaded when it was made (opNameById remakes it when more are loaded). */
+let opNames: { libraries: number; names: Map<number, string> } | undefined;
+
+/**
+ * The name of a loaded op by its registry id: 'add' for a built-in op,
+ * 'my_ops::scale' for a library's (for gx.profiler's records).
+ */
+export function opNameById(id: number): string | undefined {
+  if (opNames === undefined || (opNames.libraries !== libraries.size && !opNames.names.has(id))) {
+    const names = new Map<number, string>();
+    for (const lib of libraries.values()) {
+      for (const op of lib.ops) names.set(op.id, op.qualifiedName.startsWith(`${BUILTIN_NAMESPACE}::`) ? op.name : op.qualifiedName);
+    }
+    opNames = { libraries: libraries.size, names };
+  }
+  return opNames.names.get(id);
+}
+
 /** The path of a loaded library with ops in namespace `ns`, or undefined when none has. */
 export function namespaceOwner(ns: string): string | undefined {
   return namespaces.get(ns);

@@ -224,6 +224,8 @@ TAKES_OPTIONS.kthvalue = { call: () => gx.kthvalue(x(), 1, { keepdim: true } as 
 TAKES_OPTIONS['Tensor#kthvalue'] = { call: () => x().kthvalue(1, { keep_dims: true } as gx.KthvalueOptions), fn: 'Tensor.kthvalue', key: 'keep_dims', suggest: 'keepdims' };
 TAKES_OPTIONS.unique = { call: () => gx.unique(x(), { return_inverse: true } as gx.UniqueOptions), fn: 'gx.unique', key: 'return_inverse', suggest: 'returnInverse' };
 TAKES_OPTIONS['Tensor#unique'] = { call: () => x().unique({ returnCount: true } as gx.UniqueOptions), fn: 'Tensor.unique', key: 'returnCount', suggest: 'returnCounts' };
+TAKES_OPTIONS['profiler.start'] = { call: () => gx.profiler.start({ activity: ['cpu'] } as gx.profiler.ProfilerOptions), fn: 'gx.profiler.start', key: 'activity', suggest: 'activities' };
+TAKES_OPTIONS['profiler.profile'] = { call: () => gx.profiler.profile(() => 0, { record_shapes: true } as gx.profiler.ProfilerOptions), fn: 'gx.profiler.profile', key: 'record_shapes', suggest: 'recordShapes' };
 TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { out_int32: true } as gx.SearchsortedOptions), fn: 'gx.searchsorted', key: 'out_int32', suggest: 'outInt32' };
 
 /** Exports (and methods) that take no options object. */
@@ -235,6 +237,7 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
+  'profiler.stop', 'profiler.isActive', 'profiler.range', 'profiler.Profile',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
   'optim.Optimizer',
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
@@ -244,7 +247,7 @@ const NO_OPTIONS = new Set([
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
   'cuda.synchronize', 'cuda.getDeviceProperties',
   'extensionRuntime.arity', 'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
-  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded',
+  'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded', 'extensionRuntime.declared',
   'grad', 'valueAndGrad', ...['Function', 'FunctionContext', 'registerAutograd', 'grad', 'valueAndGrad', 'noGrad', 'enableGrad', 'isGradEnabled'].map((f) => `autograd.${f}`),
   'Device#equals', 'Device#toString', 'Device#toJSON',
   'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',
