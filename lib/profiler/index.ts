@@ -8,7 +8,7 @@
 // nothing when off ] (hook.ts); lib/profiler/README.md says how the parts fit.
 import { parseDevice, type Device } from '../device';
 import { opNameById } from '../extension';
-import { native } from '../native';
+import { native, type NativeTensor } from '../native';
 import { checkOptions, optionKeys } from '../options';
 import { Event } from '../stream';
 import { install, installed, isTensorHandle, uninstall } from './hook';
@@ -57,14 +57,31 @@ function now(s: Session): number {
   return (performance.now() - s.t0) * 1000;
 }
 
-/** The device and shapes of an op call's tensor arguments (tensor lists included). */
+/**
+ * What the profiler needs of a tensor handle, by handle: a handle's shape and
+ * device never change, and asking the core (native.describe, about 2.5 us)
+ * for the weights a step passes to every call would be most of the cost.
+ */
+const described = new WeakMap<NativeTensor, { shape: number[]; device: Device | undefined }>();
+
+function describeHandle(h: NativeTensor): { shape: number[]; device: Device | undefined } {
+  let d = described.get(h);
+  if (d === undefined) {
+    const n = native.describe(h);
+    d = { shape: n.shape, device: n.deviceType === 0 ? undefined : parseDevice(`cuda:${n.deviceIndex}`, 'gx.profiler') };
+    described.set(h, d);
+  }
+  return d;
+}
+
+/** The device (undefined: the CPU) and shapes of an op call's tensor arguments (tensor lists included). */
 function describeArgs(args: unknown[], shapes: boolean): { device: Device | undefined; shapes: number[][] } {
   let device: Device | undefined;
   const out: number[][] = [];
   const visit = (a: unknown): void => {
     if (!isTensorHandle(a)) return;
-    const d = native.describe(a);
-    device ??= d.deviceType === 0 ? undefined : parseDevice(`cuda:${d.deviceIndex}`, 'gx.profiler');
+    const d = describeHandle(a);
+    device ??= d.device;
     if (shapes) out.push(d.shape);
   };
   for (const a of args) {
