@@ -68,13 +68,15 @@ function sampleAllocators(last: Map<string, MemoryStats>): void {
     const now = stats(d);
     const was = last.get(d);
     last.set(d, now);
-    if (was === undefined ? now.reservedBytes === 0 : now.reservedBytes === was.reservedBytes && now.numOoms === was.numOoms) continue;
-    const before = was ?? now;
-    allocLog('%s: reserved %s -> %s (%d driver allocations, %d frees so far; %s allocated, peak %s)', d,
-      mib(was?.reservedBytes ?? 0), mib(now.reservedBytes), now.numDeviceMallocs, now.numDeviceFrees, mib(now.allocatedBytes),
-      mib(now.peakAllocatedBytes));
-    if (now.numOoms > before.numOoms) {
-      allocLog('%s: %d allocation(s) ran out of memory after freeing the cache and retrying (limit %s)', d, now.numOoms - before.numOoms,
+    const grew = now.reservedBytes !== (was?.reservedBytes ?? 0);
+    const ooms = now.numOoms - (was?.numOoms ?? 0);
+    if (grew) {
+      allocLog('%s: reserved %s -> %s (%d driver allocations, %d frees so far; %s allocated, peak %s)', d,
+        mib(was?.reservedBytes ?? 0), mib(now.reservedBytes), now.numDeviceMallocs, now.numDeviceFrees, mib(now.allocatedBytes),
+        mib(now.peakAllocatedBytes));
+    }
+    if (ooms > 0) {
+      allocLog('%s: %d allocation(s) ran out of memory after freeing the cache and retrying (limit %s)', d, ooms,
         now.limitBytes > 0 ? mib(now.limitBytes) : 'none');
     }
   }

@@ -1,15 +1,19 @@
 // NODE_DEBUG=gpuext: each subsystem's lines appear (in a child process, as a
-// user would run it), a finer section (gpuext:load) shows only its own, and
-// nothing prints with the log off.
-import test from 'ava';
+// user would run it): binaries, BLAS, allocator growth and out-of-memory,
+// gx.fuse, the extension build cache, the kernel cache, NCCL (on a GPU); a
+// finer section (gpuext:load) shows only its own, and nothing prints with
+// the log off.
+import test, { type ExecutionContext } from 'ava';
 import fs from 'fs';
 import path from 'path';
 
-import { gpuext, removeTmpdirsAfter, run, tmpdir, workspace } from './cli-helpers';
+import * as gx from '../lib/index';
 import { findBinary } from '../lib/binaries';
 import { opsLibraryPath } from '../lib/extension';
 import { backendInfo } from '../lib/rtc/compiler';
 import { detectToolchain } from '../lib/toolkit/toolchain';
+import { gpuext, removeTmpdirsAfter, run, tmpdir, workspace } from './cli-helpers';
+import { cudaTest } from './helpers';
 
 removeTmpdirsAfter();
 const indexJs = path.resolve(__dirname, '../lib/index.js');
@@ -41,6 +45,45 @@ test('NODE_DEBUG=gpuext logs the binaries loaded, the CPU BLAS and the allocator
   t.true(grown.length >= 1, r.stderr);
   t.true(grown.some((m) => Number(m[2]) - Number(m[1]) >= MIB * 1.0 - 0.05), `wanted growth of ${MIB} MiB:\n${r.stderr}`);
   t.is(r.stdout, '');
+});
+
+/** A child that makes `fails` allocations too large for `device` and grows its allocator by about `mib` MiB. */
+function oomScript(device: string, fails: number, mib: number): string {
+  return `const gx = require(${JSON.stringify(indexJs)});
+${device === 'cpu' ? '' : `gx.memory.setLimit(${(mib + 64) * 2 ** 20}, '${device}');`}
+const keep = gx.empty([${mib} * 262144], { device: '${device}' });
+for (let i = 0; i < ${fails}; i++) { try { gx.empty([${device === 'cpu' ? '2 ** 50' : `${mib + 128} * 262144`}], { device: '${device}' }); process.exit(3); } catch {} }
+setTimeout(() => keep.dispose(), 250);`;
+}
+
+for (const device of ['cpu', 'cuda']) {
+  const register = device === 'cuda' ? cudaTest : (title: string, body: (t: ExecutionContext) => Promise<void>): void => test(title, body);
+  register(`the allocator log says an allocation ran out of memory after the retry [${device}]`, async (t) => {
+    const fails = 1 + Math.floor(Math.random() * 3);
+    const mib = 4 + Math.floor(Math.random() * 12);
+    const r = await node(oomScript(device, fails, mib), 'gpuext:alloc');
+    t.is(r.code, 0, r.stderr);
+    const where = device === 'cpu' ? 'cpu' : 'cuda:0';
+    const counts = [...r.stderr.matchAll(new RegExp(`^GPUEXT:ALLOC \\d+: ${where}: (\\d+) allocation\\(s\\) ran out of memory after freeing the cache and retrying`, 'gm'))];
+    t.is(counts.reduce((n, m) => n + Number(m[1]), 0), fails, r.stderr);
+    t.regex(r.stderr, new RegExp(`^GPUEXT:ALLOC \\d+: ${where}: reserved 0\\.0 MiB -> `, 'm'));
+  });
+}
+
+cudaTest('NCCL set-up is logged: the communicators, their devices and the NCCL version', async (t) => {
+  const n = gx.cuda.deviceCount();
+  const r = await node(`const gx = require(${JSON.stringify(indexJs)});
+(async () => {
+  const devices = Array.from({ length: ${n} }, (_, i) => 'cuda:' + i);
+  const g = gx.distributed.initDeviceGroup(devices);
+  const xs = devices.map((d) => gx.randn([5], { device: d }));
+  await g.allReduce(xs, 'sum');
+  process.stdout.write(gx.distributed.ncclVersion());
+  g[Symbol.dispose]();
+})();`, 'gpuext:nccl');
+  t.is(r.code, 0, r.stderr);
+  const devices = Array.from({ length: n }, (_, i) => `cuda:${i}`).join(', ');
+  t.regex(r.stderr, new RegExp(`^GPUEXT:NCCL \\d+: communicators: ${n} ranks in this process on ${devices}, NCCL ${escape(r.stdout)}$`, 'm'));
 });
 
 test('a finer section logs only its subsystem, and nothing prints with the log off', async (t) => {
