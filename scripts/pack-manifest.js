@@ -8,9 +8,11 @@
 // NOTE [ Publishing the packed tarball ]
 // npm 11 has no way to leave fields out of the published manifest
 // (publishConfig overrides registry settings, not scripts), so `npm pack`
-// rewrites package.json around the packing: prepack runs `strip` (after the
-// prebuild), npm packs the files as they are on disk, postpack runs
-// `restore`. The tarball holds the stripped package.json. But `npm publish`
+// rewrites package.json around the packing: prepack runs `strip` (after tsc
+// and the prebuild), npm packs the files as they are on disk, postpack runs
+// `restore`. The tarball holds the stripped package.json. (npm reads the
+// scripts after prepack, so `prepare` no longer runs during a pack: prepack
+// compiles the TypeScript itself.) But `npm publish`
 // from the directory sends the registry the manifest it re-reads after
 // postpack restored it (npm's lib/commands/publish.js), so the registry's
 // copy would list the development scripts again: a release publishes the

@@ -3,7 +3,9 @@
 // checkout has it; and the checkout's own manifest keeps what the published
 // one drops.
 import test from 'ava';
+import { spawnSync } from 'child_process';
 import fs from 'fs';
+import os from 'os';
 import path from 'path';
 
 const root = path.resolve(__dirname, '../..');
@@ -28,4 +30,30 @@ test("the checkout's package.json runs the strip and restore around a pack and r
   t.is(pkg.scripts.prepublishOnly, 'node scripts/pack-manifest.js refuse-directory-publish');
   t.true(pkg.scripts.install !== undefined && pkg.scripts.prepare !== undefined);
   t.false(fs.existsSync(path.join(root, '.package.json.dev')), 'no pack left the checkout stripped');
+});
+
+test('npm pack of a package set up like this one ships the stripped manifest and leaves the checkout as it was; npm publish from the directory is refused', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpuext-pack-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const real = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  // The real lifecycle scripts, less the compile and the prebuild before the strip.
+  const scripts = { ...real.scripts, prepack: 'node scripts/pack-manifest.js strip' };
+  const text = `${JSON.stringify({ name: 'packed-like-gpuext', version: '1.0.0', files: ['index.js'], scripts }, null, 2)}\n`;
+  fs.mkdirSync(path.join(dir, 'scripts'));
+  fs.copyFileSync(path.join(root, 'scripts/pack-manifest.js'), path.join(dir, 'scripts/pack-manifest.js'));
+  fs.writeFileSync(path.join(dir, 'package.json'), text);
+  fs.writeFileSync(path.join(dir, 'index.js'), `module.exports = ${Math.random()};\n`);
+  const env = { ...process.env, npm_config_cache: path.join(dir, '.npm-cache'), npm_config_update_notifier: 'false' };
+  const pack = spawnSync('npm', ['pack', '--json'], { cwd: dir, encoding: 'utf8', env });
+  t.is(pack.status, 0, pack.stderr);
+  const tgz = (JSON.parse(pack.stdout) as { filename: string }[])[0].filename;
+  const inside = spawnSync('tar', ['-xzOf', path.join(dir, tgz), 'package/package.json'], { encoding: 'utf8' });
+  const shipped = JSON.parse(inside.stdout) as { scripts: Record<string, string> };
+  t.deepEqual(shipped.scripts, { install: real.scripts.install });
+  t.is(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'), text, 'postpack restored the checkout byte for byte');
+  t.false(fs.existsSync(path.join(dir, '.package.json.dev')));
+
+  const publish = spawnSync('npm', ['publish', '--dry-run'], { cwd: dir, encoding: 'utf8', env });
+  t.not(publish.status, 0);
+  t.regex(publish.stderr, /packed-like-gpuext: publish the packed tarball[^]*npm run release/);
 });
