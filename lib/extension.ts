@@ -315,7 +315,7 @@ export function loadLibrary(file: string): ExtensionLibrary {
   const known = libraries.get(full);
   if (known !== undefined) return known;
   const desc = registerExtension(full);
-  if (full !== opsLibraryPath()) loadLog('extension %s (%d ops)', full, desc.ops.length);
+  if (loadLog.enabled && full !== opsLibraryPath()) loadLog('extension %s (%d ops)', full, desc.ops.length);
   const functions: Record<string, OpFunction> = {};
   const ids = new Map<string, number>();
   for (const op of desc.ops) {
