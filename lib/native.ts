@@ -209,6 +209,9 @@ export interface NativeCore {
   endCapture(s: NativeStream, g: NativeGraph): number;
   graphReplay(g: NativeGraph, s: NativeStream): void;
   graphDispose(g: NativeGraph): void;
+  /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
+  nvtxRangePush(name: string): void;
+  nvtxRangePop(): void;
   /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
   callOp(id: number, ...args: unknown[]): unknown;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---

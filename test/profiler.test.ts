@@ -3,6 +3,7 @@
 // and a trace valid in the Trace Event Format; the hook gone after stop.
 // Serial: a profiler records the whole process's op calls.
 import test, { type ExecutionContext } from 'ava';
+import { spawnSync } from 'child_process';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -11,7 +12,7 @@ import * as gx from '../lib/index';
 import { extensionRuntime } from '../lib/extension';
 import { native } from '../lib/native';
 import { coreOpCall } from '../lib/profiler/hook';
-import { deviceTestSerial, rng, type TestDevice } from './helpers';
+import { cudaTest, deviceTestSerial, rng, type TestDevice } from './helpers';
 
 /** A small forward step of random sizes in a range; returns its value. */
 function step(device: TestDevice, m: number, k: number, n: number): number {
@@ -131,4 +132,38 @@ test.serial('stop puts the core\'s call back; start/stop misuse, a throwing fn a
   t.is(native.callOp, core);
   t.throws(() => gx.profiler.range('', () => 0), { instanceOf: TypeError, message: /^gx\.profiler\.range: name must be a non-empty string/ });
   t.is(gx.profiler.range('off', () => 42), 42, 'without a profiler, range just runs fn');
+});
+
+test.serial('NVTX: per-op ranges on request record the same calls; the binding checks its argument', (t) => {
+  const x = gx.randn([3, 4]);
+  const plain = gx.profiler.profile(() => gx.profiler.range('r', () => gx.exp(gx.mul(x, 2))));
+  const nvtx = gx.profiler.profile(() => gx.profiler.range('r', () => gx.exp(gx.mul(x, 2))), { nvtx: true });
+  t.deepEqual(nvtx.events.map((e) => [e.name, e.kind, e.shapes]), plain.events.map((e) => [e.name, e.kind, e.shapes]));
+  t.throws(() => native.nvtxRangePush(7 as unknown as string), { instanceOf: TypeError, message: "nvtxRangePush: argument 'name' must be a string" });
+  t.is(native.callOp, coreOpCall());
+});
+
+// Nsight Systems on the GPU machine: the ranges and the ops appear by name.
+const HAS_NSYS = spawnSync('nsys', ['--version'], { encoding: 'utf8' }).status === 0;
+const nsysTest = HAS_NSYS ? cudaTest : (title: string, body: (t: ExecutionContext) => void): void => test.skip(title, body);
+nsysTest(`nsys profile lists gx.profiler.range and per-op NVTX ranges by name${HAS_NSYS ? '' : ' (skipped: no nsys on PATH)'}`, (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpuext-nsys-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const index = path.resolve(__dirname, '../lib/index.js');
+  const script = path.join(dir, 'app.js');
+  const label = `step_${Math.random().toString(36).slice(2, 8)}`;
+  fs.writeFileSync(script, `const gx = require(${JSON.stringify(index)});
+const x = gx.randn([256, 256], { device: 'cuda' });
+gx.profiler.start({ nvtx: true });
+for (let i = 0; i < 3; i++) gx.profiler.range(${JSON.stringify(label)}, () => gx.relu(gx.matmul(x, x)).sum().item());
+gx.profiler.stop();
+`);
+  const rep = path.join(dir, 'rep');
+  const prof = spawnSync('nsys', ['profile', '--trace=nvtx,cuda', '--force-overwrite=true', '-o', rep, process.execPath, script], { encoding: 'utf8' });
+  t.is(prof.status, 0, prof.stdout + prof.stderr);
+  const stats = ['nvtx_sum', 'nvtxsum'].map((report) => spawnSync('nsys', ['stats', '--report', report, '--format', 'csv', `${rep}.nsys-rep`], { encoding: 'utf8' }));
+  const out = stats.map((r) => r.stdout).join('\n');
+  t.regex(out, new RegExp(label), out.slice(0, 3000));
+  t.regex(out, /\bmatmul\b/);
+  t.regex(out, /\brelu\b/);
 });

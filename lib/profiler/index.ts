@@ -24,9 +24,11 @@ export interface ProfilerOptions {
   activities?: Activity[];
   /** Record the shapes of each op's tensor arguments (default true). */
   recordShapes?: boolean;
+  /** Also open an NVTX range named after each op around its call, for Nsight Systems (default false; ranges from gx.profiler.range always). */
+  nvtx?: boolean;
 }
 
-const OPTION_KEYS = optionKeys<ProfilerOptions>({ activities: true, recordShapes: true });
+const OPTION_KEYS = optionKeys<ProfilerOptions>({ activities: true, recordShapes: true, nvtx: true });
 
 /** A CUDA op's timing events, resolved into GPU times when the profiler stops. */
 interface PendingGpu {
@@ -45,6 +47,7 @@ interface GpuClock {
 interface Session {
   t0: number;
   cuda: boolean;
+  nvtx: boolean;
   shapes: boolean;
   events: ProfileEvent[];
   pending: PendingGpu[];
@@ -109,12 +112,14 @@ function recordCall(s: Session, id: number, args: unknown[], call: () => unknown
   const timed = s.cuda && device !== undefined;
   if (timed) gpuClock(s, device);
   const start = timed ? new Event({ device, timing: true }).record() : undefined;
+  if (s.nvtx) native.nvtxRangePush(event.name);
   try {
     return call();
   } catch (e) {
     event.error = e instanceof Error ? e.message : String(e);
     throw e;
   } finally {
+    if (s.nvtx) native.nvtxRangePop();
     if (start !== undefined && device !== undefined) s.pending.push({ event, device, start, end: new Event({ device, timing: true }).record() });
     event.hostDuration = now(s) - event.hostStart;
     s.events.push(event);
@@ -137,7 +142,7 @@ function begin(opts: ProfilerOptions, fn: string): void {
     throw new TypeError(`${fn}: activities must be an array of 'cpu' and 'cuda', got ${JSON.stringify(activities)}`);
   }
   const s: Session = {
-    t0: performance.now(), cuda: activities.includes('cuda'), shapes: opts.recordShapes ?? true, events: [], pending: [], clocks: new Map(),
+    t0: performance.now(), cuda: activities.includes('cuda'), nvtx: (opts.nvtx ?? false) && native.cudaCompiled, shapes: opts.recordShapes ?? true, events: [], pending: [], clocks: new Map(),
   };
   session = s;
   install((id, args, call) => recordCall(s, id, args, call));
@@ -194,19 +199,26 @@ export function profile(fn: () => unknown, opts: ProfilerOptions = {}): Profile 
 
 /**
  * Runs `fn` as a named range: with a profiler recording, the range and the
- * ops inside it show as one span (torch's record_function); else just runs fn.
+ * ops inside it show as one span (torch's record_function). With CUDA, it is
+ * also an NVTX range, which Nsight Systems shows by name (`nsys profile node
+ * app.js`), profiler or not. Only the synchronous part of `fn` is inside.
  * @example gx.profiler.range('forward', () => model(x));
  */
 export function range<T>(name: string, fn: () => T): T {
   if (typeof name !== 'string' || name === '') throw new TypeError(`gx.profiler.range: name must be a non-empty string, got ${JSON.stringify(name)}`);
   if (typeof fn !== 'function') throw new TypeError(`gx.profiler.range: fn must be a function, got ${fn === null ? 'null' : typeof fn}`);
   const s = session;
-  if (s === undefined) return fn();
-  const event: ProfileEvent = { name, kind: 'range', device: 'cpu', shapes: [], hostStart: now(s), hostDuration: 0 };
+  const nvtx = native.cudaCompiled;
+  if (s === undefined && !nvtx) return fn();
+  const event: ProfileEvent | undefined = s === undefined ? undefined : { name, kind: 'range', device: 'cpu', shapes: [], hostStart: now(s), hostDuration: 0 };
+  if (nvtx) native.nvtxRangePush(name);
   try {
     return fn();
   } finally {
-    event.hostDuration = now(s) - event.hostStart;
-    s.events.push(event);
+    if (nvtx) native.nvtxRangePop();
+    if (s !== undefined && event !== undefined) {
+      event.hostDuration = now(s) - event.hostStart;
+      s.events.push(event);
+    }
   }
 }
