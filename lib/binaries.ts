@@ -32,3 +32,9 @@ export function binaryCandidates(which: BinaryName, root = packageRoot()): strin
 export function findBinary(which: BinaryName, root = packageRoot()): string | undefined {
   return binaryCandidates(which, root).find((f) => fs.existsSync(f));
 }
+
+/** How a binary came to be where it is, for logs: 'prebuilt' (prebuilds/), 'built here' or 'named by <env var>'. */
+export function binaryOrigin(file: string, root = packageRoot()): string {
+  if (path.dirname(file) === prebuildDir(root)) return 'prebuilt';
+  return binaryCandidates('core', root)[0] === file || binaryCandidates('ops', root)[0] === file ? 'built here' : 'named by GPUEXT_OPS_LIBRARY';
+}

@@ -5,7 +5,8 @@
 import fs from 'fs';
 import path from 'path';
 
-import { binaryCandidates, findBinary } from './binaries';
+import { binaryCandidates, binaryOrigin, findBinary } from './binaries';
+import { logger } from './log';
 import {
   native, type NativeExtensionDescriptor, type NativeOpArg, type NativeOpDescriptor, type NativeTensor,
 } from './native';
@@ -193,8 +194,28 @@ export function opFunction(op: OpDescriptor): OpFunction {
 }
 
 const libraries = new Map<string, ExtensionLibrary>();
+const loadLog = logger('load');
+const blasLog = logger('blas');
 /** The library whose ops were registered first under each GX_LIBRARY namespace. */
 const namespaces = new Map<string, string>();
+
+/** Op names by registry id, over the libraries loaded when it was made (opNameById remakes it when more are loaded). */
+let opNames: { libraries: number; names: Map<number, string> } | undefined;
+
+/**
+ * The name of a loaded op by its registry id: 'add' for a built-in op,
+ * 'my_ops::scale' for a library's (for gx.profiler's records).
+ */
+export function opNameById(id: number): string | undefined {
+  if (opNames === undefined || (opNames.libraries !== libraries.size && !opNames.names.has(id))) {
+    const names = new Map<number, string>();
+    for (const lib of libraries.values()) {
+      for (const op of lib.ops) names.set(op.id, op.qualifiedName.startsWith(`${BUILTIN_NAMESPACE}::`) ? op.name : op.qualifiedName);
+    }
+    opNames = { libraries: libraries.size, names };
+  }
+  return opNames.names.get(id);
+}
 
 /** The path of a loaded library with ops in namespace `ns`, or undefined when none has. */
 export function namespaceOwner(ns: string): string | undefined {
@@ -233,6 +254,8 @@ export function opsLibrary(fn: string): ExtensionLibrary {
   }
   try {
     builtins = loadLibrary(file);
+    loadLog('ops %s (%s)', file, binaryOrigin(file));
+    if (blasLog.enabled) logBackends(builtins);
   } catch (e) {
     const err = new Error(`${fn}: cannot load the built-in ops from ${file}: ${e instanceof Error ? e.message : String(e)}; ` +
       `rebuild them with ${BUILD_CMD}`);
@@ -240,6 +263,17 @@ export function opsLibrary(fn: string): ExtensionLibrary {
     throw err;
   }
   return builtins;
+}
+
+// The CPU BLAS is picked when first used (ops/linalg/blas.h); with its log on, it is picked
+// (and said) as soon as the ops load, which costs a dlopen only when someone is reading the log.
+function logBackends(lib: ExtensionLibrary): void {
+  try {
+    const text = String(native.callOp(lib.opId('backends')));
+    blasLog('%s', text.split('\n').filter((l) => l.includes('=')).join(', '));
+  } catch (e) {
+    blasLog('cannot say which BLAS the ops use: %s', e instanceof Error ? e.message : String(e));
+  }
 }
 
 /**
@@ -281,6 +315,7 @@ export function loadLibrary(file: string): ExtensionLibrary {
   const known = libraries.get(full);
   if (known !== undefined) return known;
   const desc = registerExtension(full);
+  if (loadLog.enabled && full !== opsLibraryPath()) loadLog('extension %s (%d ops)', full, desc.ops.length);
   const functions: Record<string, OpFunction> = {};
   const ids = new Map<string, number>();
   for (const op of desc.ops) {

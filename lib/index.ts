@@ -23,6 +23,7 @@ export { Device, type DeviceLike, type DeviceType } from './device';
 export { DTYPES, DTYPE_INFO, type DType } from './dtype';
 export type { ValueArrayMap, StorageArrayMap, DTypeInfo, DTypeKind } from './generated/dtypes';
 export * as memory from './memory';
+export * as profiler from './profiler/index';
 export * as cuda from './cuda';
 export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';

@@ -1,6 +1,7 @@
 // gx.memory: what the allocators hold, per device.
 import { parseDevice, type DeviceLike } from './device';
-import { checkDevice, limitBytes } from './gpus';
+import { checkDevice, deviceCount, limitBytes } from './gpus';
+import { logger } from './log';
 import { native, type NativeMemoryStats } from './native';
 
 export type MemoryStats = NativeMemoryStats;
@@ -44,4 +45,45 @@ export function setLimit(limit: number | string, device: DeviceLike = 'cuda'): v
   if (d.type !== 'cuda') throw new TypeError(`gx.memory.setLimit: limits apply to CUDA devices, got '${d}'`);
   checkDevice(d, 'gx.memory.setLimit');
   native.setMemoryLimit(d.index, limitBytes(limit, d.index, 'gx.memory.setLimit'));
+}
+
+// NOTE [ Allocator log ]
+// The allocators (csrc/cuda/caching_allocator.cpp, csrc/core/cpu_allocator.cpp)
+// grow, free their cache and retry an allocation that ran out of memory in
+// C++, with no callback to JS; a callback on that path would cost every
+// allocation. With NODE_DEBUG=gpuext (or gpuext:alloc) on, a timer samples
+// their counters every ALLOC_SAMPLE_MS instead (and once more at exit) and
+// logs what changed: reserved bytes grown or given back, driver allocations
+// and frees, allocations that failed even after the retry. Off, nothing runs.
+const allocLog = logger('alloc');
+const ALLOC_SAMPLE_MS = 100;
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+function sampleAllocators(last: Map<string, MemoryStats>): void {
+  const devices = ['cpu', ...Array.from({ length: native.cudaCompiled ? deviceCount() : 0 }, (_, i) => `cuda:${i}`)];
+  for (const d of devices) {
+    const now = stats(d);
+    const was = last.get(d);
+    last.set(d, now);
+    const grew = now.reservedBytes !== (was?.reservedBytes ?? 0);
+    const ooms = now.numOoms - (was?.numOoms ?? 0);
+    if (grew) {
+      allocLog('%s: reserved %s -> %s (%d driver allocations, %d frees so far; %s allocated, peak %s)', d,
+        mib(was?.reservedBytes ?? 0), mib(now.reservedBytes), now.numDeviceMallocs, now.numDeviceFrees, mib(now.allocatedBytes),
+        mib(now.peakAllocatedBytes));
+    }
+    if (ooms > 0) {
+      allocLog('%s: %d allocation(s) ran out of memory after freeing the cache and retrying (limit %s)', d, ooms,
+        now.limitBytes > 0 ? mib(now.limitBytes) : 'none');
+    }
+  }
+}
+
+if (allocLog.enabled) {
+  const last = new Map<string, MemoryStats>();
+  setInterval(() => sampleAllocators(last), ALLOC_SAMPLE_MS).unref();
+  process.on('exit', () => sampleAllocators(last));
 }

@@ -2,7 +2,8 @@
 // build/Release, or prebuilt in prebuilds/<platform>-<arch>; lib/binaries.ts
 // picks): one interface describing everything csrc/binding/*.cpp exports. Keep
 // the two in step. Loading fails with the command that fixes it.
-import { binaryCandidates, findBinary } from './binaries';
+import { binaryCandidates, binaryOrigin, findBinary } from './binaries';
+import { logger } from './log';
 
 /** An opaque native tensor handle (NOTE [ Handles are Externals ] in csrc/binding/tensor_handle.h). */
 export interface NativeTensor {
@@ -212,6 +213,9 @@ export interface NativeCore {
   endCapture(s: NativeStream, g: NativeGraph): number;
   graphReplay(g: NativeGraph, s: NativeStream): void;
   graphDispose(g: NativeGraph): void;
+  /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
+  nvtxRangePush(name: string): void;
+  nvtxRangePop(): void;
   /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
   callOp(id: number, ...args: unknown[]): unknown;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
@@ -269,7 +273,9 @@ function load(): NativeCore {
     throw new Error(`gpuext: the core addon (gpuext_core.node) is missing: looked at ${binaryCandidates('core').join(', ')}.\n${fix}`);
   }
   try {
-    return require(file) as NativeCore;
+    const core = require(file) as NativeCore;
+    logger('load')('core %s (%s, %s, C ABI %s)', file, binaryOrigin(file), core.cudaCompiled ? 'built with CUDA' : 'CPU-only', core.abiVersion.join('.'));
+    return core;
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new Error(`gpuext: the core addon ${file} could not be loaded: ${reason}\n${fix}`);

@@ -4,10 +4,13 @@
 // and contents, installs it into a fresh app and runs a script there on the
 // CPU. Run by .ci/run after the tests (`npm run check:package`). Ends with
 // `N passed, N failed` and exits non-zero when a check failed.
-//   GPUEXT_PACK_MAX_MB   the largest tarball allowed (default 10: a release with
-//                        five archs packed 7.1 MB, one with the ops' objects 12 MB)
+//   GPUEXT_PACK_MAX_MB   the largest tarball allowed (default 10, for CI's one-arch
+//                        pack; a five-arch release packed 14.5 MB on 2026-11-28)
 // The prebuild honours GPUEXT_CUDA_ARCH / GPUEXT_NO_CUDA, so CI can pack a
 // cheaper build than the five-arch one a release carries.
+//   --contents-only      no prebuild and no install: packs what is there and
+//                        checks the manifest, the shipped examples and the
+//                        files (seconds; the prebuilt binaries' checks are skipped)
 'use strict';
 const { execFileSync, spawnSync } = require('child_process');
 const fs = require('fs');
@@ -17,6 +20,13 @@ const path = require('path');
 const root = path.resolve(__dirname, '..');
 const tag = `${process.platform}-${process.arch}`;
 const maxMb = Number(process.env.GPUEXT_PACK_MAX_MB || 10);
+const contentsOnly = process.argv.includes('--contents-only');
+const { PUBLISHED_SCRIPTS } = require('./pack-manifest');
+
+// The oldest C and C++ runtimes the prebuilt binaries may need: the README
+// states the same floor (checked below), and a binary needing a newer symbol
+// fails the check (a pack on a newer system raises it silently otherwise).
+const FLOOR = { GLIBC: '2.35', GLIBCXX: '3.4.30' };
 let passed = 0, failed = 0;
 
 function check(name, ok, detail = '') {
@@ -38,23 +48,79 @@ function walk(dir, rel = '') {
     .flatMap((e) => (e.isDirectory() ? walk(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]));
 }
 
+/** Compares dotted versions: negative, zero or positive. */
+function compareVersions(a, b) {
+  const x = a.split('.').map(Number), y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/** The highest GLIBC_ and GLIBCXX_ symbol versions a binary needs (objdump -T), e.g. { GLIBC: '2.35', GLIBCXX: '3.4.30' }. */
+function neededVersions(file) {
+  const r = run('objdump', ['-T', file]);
+  if (r.code !== 0) throw new Error(`objdump -T ${file}: ${r.out.slice(0, 500)}`);
+  const highest = {};
+  for (const m of r.out.matchAll(/\((GLIBC|GLIBCXX)_(\d+(?:\.\d+)*)\)/g)) {
+    if (highest[m[1]] === undefined || compareVersions(m[2], highest[m[1]]) > 0) highest[m[1]] = m[2];
+  }
+  return highest;
+}
+
+/** Every `examples/...` path the README names (a file, or a directory when it has no extension). */
+function readmeExamples() {
+  const text = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  return [...new Set([...text.matchAll(/(?<![\w/])examples\/[\w./-]*[\w]/g)].map((m) => m[0]))];
+}
+
+function checkManifestAndExamples(unpackedPkg, files) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(unpackedPkg, 'package.json'), 'utf8'));
+  const scripts = Object.keys(pkg.scripts ?? {});
+  check(`the published package.json has only the installer's scripts (${PUBLISHED_SCRIPTS.join(', ')})`,
+    JSON.stringify(scripts) === JSON.stringify(PUBLISHED_SCRIPTS), scripts.join(', '));
+  const dev = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  check('the checkout keeps its development scripts after the pack', dev.scripts?.prepare !== undefined && !fs.existsSync(path.join(root, '.package.json.dev')));
+  check('package.json has keywords', Array.isArray(pkg.keywords) && pkg.keywords.includes('cuda'));
+  // A module path (`./examples/lltm/lltm` in an import) names its .ts.
+  const missing = readmeExamples().filter((e) => !files.some((f) => f === e || f === `${e}.ts` || f.startsWith(`${e}/`)));
+  check('every examples/ path the README names ships', missing.length === 0, missing.join(', '));
+  // Each example compiled beside its source: `node node_modules/gpuext/dist/examples/mlp.js` runs it.
+  const sources = files.filter((f) => /^examples\/([\w-]+|lltm\/lltm|lltm-cpp\/lltm-cpp)\.ts$/.test(f));
+  const uncompiled = sources.filter((f) => !files.includes(`dist/${f.replace(/\.ts$/, '.js')}`));
+  check(`the examples' compiled forms ship (${sources.length})`, sources.length > 0 && uncompiled.length === 0, uncompiled.join(', '));
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  check(`the README states the prebuilds' floor (glibc ${FLOOR.GLIBC}, GLIBCXX_${FLOOR.GLIBCXX})`,
+    readme.includes(`glibc ${FLOOR.GLIBC}`) && readme.includes(`GLIBCXX_${FLOOR.GLIBCXX}`));
+}
+
+/** npm pack into `work` with the published manifest (NOTE [ Publishing the packed tarball ]); the checkout's is restored after. */
+function packTarball(work) {
+  // --ignore-scripts: the prebuild ran before and the caller compiled dist/ (npm test does); so the manifest is stripped here.
+  run(process.execPath, ['scripts/pack-manifest.js', 'strip'], { cwd: root });
+  try {
+    return run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root });
+  } finally {
+    run(process.execPath, ['scripts/pack-manifest.js', 'restore'], { cwd: root });
+  }
+}
+
 function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gpuext-package-'));
-  const prebuild = run(process.execPath, ['scripts/prebuild.js', '--if-stale'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  process.stdout.write(prebuild.out);
-  if (!check('prebuilt binaries built', prebuild.code === 0)) return;
+  if (!contentsOnly) {
+    const prebuild = run(process.execPath, ['scripts/prebuild.js', '--if-stale'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    process.stdout.write(prebuild.out);
+    if (!check('prebuilt binaries built', prebuild.code === 0)) return;
+  }
 
-  // --ignore-scripts: the prebuild ran above and the caller compiled dist/ (npm test does).
-  const pack = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root });
+  const pack = packTarball(work);
   if (!check('npm pack', pack.code === 0, pack.out.slice(-2000))) return;
   const info = JSON.parse(pack.stdout)[0];
   const files = info.files.map((f) => f.path);
   const tarball = path.join(work, info.filename);
   console.log(`# ${info.filename}: ${(info.size / 1e6).toFixed(1)} MB, ${(info.unpackedSize / 1e6).toFixed(1)} MB unpacked, ${info.entryCount} files`);
   check(`tarball at most ${maxMb} MB`, info.size <= maxMb * 1e6, `${(info.size / 1e6).toFixed(1)} MB`);
-  for (const f of [`prebuilds/${tag}/gpuext_core.node`, `prebuilds/${tag}/gx_ops.node`, `prebuilds/${tag}/build.json`,
+  for (const f of [...(contentsOnly ? [] : [`prebuilds/${tag}/gpuext_core.node`, `prebuilds/${tag}/gx_ops.node`, `prebuilds/${tag}/build.json`]),
     'dist/lib/index.js', 'dist/lib/index.d.ts', 'scripts/install.js', 'binding.gyp', 'csrc/include/gpuext/extension.h',
-    'setup.config.json', 'LICENSE', 'README.md']) {
+    'setup.config.json', 'LICENSE', 'README.md', 'CHANGELOG.md']) {
     check(`ships ${f}`, files.includes(f));
   }
   const leftovers = files.filter((f) => /^(ops\/build|build|test|bench|dist\/test|dist\/bench|node_modules)\//.test(f) ||
@@ -71,6 +137,11 @@ function main() {
     return needles.some((n) => bytes.includes(n));
   });
   check(`no absolute paths of the packer (${needles.join(', ')})`, withPaths.length === 0, withPaths.slice(0, 10).join(', '));
+  checkManifestAndExamples(path.join(unpacked, 'package'), files);
+  if (contentsOnly) {
+    fs.rmSync(work, { recursive: true, force: true });
+    return;
+  }
 
   // CUDA runtime linked in; cuBLAS / cuSOLVER / NVRTC loaded at first use: a driver is all the binaries need.
   const build = JSON.parse(fs.readFileSync(path.join(unpacked, 'package', 'prebuilds', tag, 'build.json'), 'utf8'));
@@ -80,6 +151,11 @@ function main() {
     const needed = [...dyn.out.matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
     const cudaLibs = needed.filter((n) => /^lib(cudart|cublas|cublasLt|cusolver|nvrtc|cuda)\.so/.test(n));
     check(`${f} needs no CUDA shared library (${needed.join(' ')})`, dyn.code === 0 && cudaLibs.length === 0, cudaLibs.join(', '));
+    const versions = neededVersions(path.join(unpacked, 'package', 'prebuilds', tag, f));
+    console.log(`# ${f} needs GLIBC_${versions.GLIBC ?? '-'} and GLIBCXX_${versions.GLIBCXX ?? '-'} at most`);
+    const over = Object.keys(FLOOR).filter((k) => versions[k] !== undefined && compareVersions(versions[k], FLOOR[k]) > 0);
+    check(`${f} loads on glibc ${FLOOR.GLIBC} with GLIBCXX_${FLOOR.GLIBCXX}`, over.length === 0,
+      over.map((k) => `needs ${k}_${versions[k]}`).join(', ') + ' (pack on an older system, or raise FLOOR and the README together)');
   }
 
   // A fresh app: the install compiles nothing, and the quick start runs.

@@ -16,7 +16,7 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `exe args` in cwd (CI=1, so builds print one line). */
+/** Runs `exe args` in cwd, with CI=1 as in a CI job (stdout and stderr piped). */
 export function run(exe: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(exe, args, { cwd, env: { ...process.env, CI: '1', ...env } }, (err, stdout, stderr) => {

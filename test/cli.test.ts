@@ -1,6 +1,6 @@
 // The gpuext command line: doctor, init + build + run of the scaffold, clean,
 // watch, compile errors and exit codes. Runs dist/lib/cli/main.js as a user
-// would (CI=1, so builds print one line). Tests marked [core] need the core's
+// would (CI=1, piped: stdout has the closing line, stderr the progress). Tests marked [core] need the core's
 // extension loader.
 import test from 'ava';
 import { spawn } from 'child_process';
@@ -177,7 +177,7 @@ nvccTest('build: a compile error exits 1 with file:line; --verbose prints comman
   const line = fs.readFileSync(src, 'utf8').split('\n').findIndex((l) => l.includes('missing_b')) + 1;
   const e = await gpuext(['build', '--arch', 'sm_80'], proj);
   t.is(e.code, 1);
-  t.regex(e.stderr, new RegExp(`^ops/add\\.cu:${line}: error: identifier "missing_b" is undefined`));
+  t.regex(e.stderr, new RegExp(`^ops/add\\.cu:${line}: error: identifier "missing_b" is undefined`, 'm'));
   t.regex(e.stderr, /\(run with --verbose for the full compiler log\)/);
   t.is(e.stdout, '');
   const v = await gpuext(['build', '--verbose', '--arch', 'sm_80'], proj);

@@ -224,6 +224,8 @@ TAKES_OPTIONS.kthvalue = { call: () => gx.kthvalue(x(), 1, { keepdim: true } as 
 TAKES_OPTIONS['Tensor#kthvalue'] = { call: () => x().kthvalue(1, { keep_dims: true } as gx.KthvalueOptions), fn: 'Tensor.kthvalue', key: 'keep_dims', suggest: 'keepdims' };
 TAKES_OPTIONS.unique = { call: () => gx.unique(x(), { return_inverse: true } as gx.UniqueOptions), fn: 'gx.unique', key: 'return_inverse', suggest: 'returnInverse' };
 TAKES_OPTIONS['Tensor#unique'] = { call: () => x().unique({ returnCount: true } as gx.UniqueOptions), fn: 'Tensor.unique', key: 'returnCount', suggest: 'returnCounts' };
+TAKES_OPTIONS['profiler.start'] = { call: () => gx.profiler.start({ activity: ['cpu'] } as gx.profiler.ProfilerOptions), fn: 'gx.profiler.start', key: 'activity', suggest: 'activities' };
+TAKES_OPTIONS['profiler.profile'] = { call: () => gx.profiler.profile(() => 0, { record_shapes: true } as gx.profiler.ProfilerOptions), fn: 'gx.profiler.profile', key: 'record_shapes', suggest: 'recordShapes' };
 TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { out_int32: true } as gx.SearchsortedOptions), fn: 'gx.searchsorted', key: 'out_int32', suggest: 'outInt32' };
 
 TAKES_OPTIONS['nn.Linear'] = { call: () => new gx.nn.Linear(2, 3, { bais: false } as gx.nn.LinearOptions), fn: 'gx.nn.Linear', key: 'bais', suggest: 'bias' };
@@ -247,6 +249,7 @@ const NO_OPTIONS = new Set([
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
   'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
+  'profiler.stop', 'profiler.isActive', 'profiler.range', 'profiler.Profile',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
   'optim.Optimizer',
   ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList'].map((c) => `nn.${c}`),

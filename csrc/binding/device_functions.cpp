@@ -136,6 +136,16 @@ Napi::Value DeviceProps(const Napi::CallbackInfo& info) {
   });
 }
 
+// NVTX ranges for gx.profiler.range (NOTE [ NVTX ranges ] in csrc/cuda/runtime.cpp).
+void NvtxRangePush(const Napi::CallbackInfo& info) {
+  if (info.Length() != 1 || !info[0].IsString()) {
+    throw Napi::TypeError::New(info.Env(), "nvtxRangePush: argument 'name' must be a string");
+  }
+  cuda::nvtx_range_push(info[0].As<Napi::String>().Utf8Value().c_str());
+}
+
+void NvtxRangePop(const Napi::CallbackInfo&) { cuda::nvtx_range_pop(); }
+
 // The gx_api table, for extension loaders (csrc/include/gpuext/abi.h).
 Napi::Value AbiTable(const Napi::CallbackInfo& info) {
   return Napi::External<gx_api>::New(info.Env(), const_cast<gx_api*>(abi_table()));
@@ -149,6 +159,8 @@ void register_device_functions(Napi::Env env, Napi::Object exports) {
   abi.Set(0u, Napi::Number::New(env, GX_ABI_VERSION_MAJOR));
   abi.Set(1u, Napi::Number::New(env, GX_ABI_VERSION_MINOR));
   exports.Set("abiVersion", abi);
+  exports.Set("nvtxRangePush", Napi::Function::New<NvtxRangePush>(env, "nvtxRangePush"));
+  exports.Set("nvtxRangePop", Napi::Function::New<NvtxRangePop>(env, "nvtxRangePop"));
   exports.Set("memoryStats", Napi::Function::New<MemoryStatsFn>(env, "memoryStats"));
   exports.Set("emptyCache", Napi::Function::New<EmptyCache>(env, "emptyCache"));
   exports.Set("emptyHostCache", Napi::Function::New<EmptyHostCache>(env, "emptyHostCache"));

@@ -118,4 +118,11 @@ DeviceProps device_props(int device);
 // Free and total bytes as the driver reports them.
 void mem_info(int device, size_t* free_bytes, size_t* total_bytes);
 
+// --- NVTX ranges (gx.profiler.range; NOTE [ NVTX ranges ] in runtime.cpp) ---------------
+// Opens a named range on the calling thread, for Nsight Systems; no-ops when
+// no tool is attached, and in a CPU-only core.
+void nvtx_range_push(const char* name) noexcept;
+// Closes the calling thread's innermost range.
+void nvtx_range_pop() noexcept;
+
 }  // namespace gx::core::cuda

@@ -30,16 +30,23 @@ const SPEC = {
   help: { value: false, alias: 'h' },
 };
 
+// NOTE [ Build progress ]
+// A build prints one line per compiled unit as it finishes (`[2/5] nvcc
+// ops/add.cu 3.1s`), on a terminal and in a CI log alike: a piped 14 s build
+// that says nothing until its end looks hung. The lines are whole lines (no
+// carriage return redrawing one line), so a log file reads as the terminal
+// did. They go to stderr, beside warnings, so that stdout carries the result
+// alone (the closing `built ...` line) for scripts that read it; with
+// --verbose, to stdout, in order with the commands and compiler output.
 export interface Output {
-  /** Progress lines (only on an interactive terminal outside CI). */
-  progress: boolean;
+  /** The result (and, with --verbose, commands, compiler logs and progress). */
   out: (line: string) => void;
+  /** Progress, warnings and errors. */
   err: (line: string) => void;
 }
 
 export function defaultOutput(): Output {
   return {
-    progress: Boolean(process.stdout.isTTY) && !process.env.CI,
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(`${l}\n`),
   };
@@ -49,11 +56,17 @@ function secs(s: number): string {
   return s < 10 ? `${s.toFixed(s < 0.1 ? 2 : 1)}s` : `${Math.round(s)}s`;
 }
 
-function eventPrinter(o: Output, verbose: boolean): (e: BuildEvent) => void {
+/**
+ * Prints build events. A printer made `once` prints each warning text once
+ * (a --watch run rebuilds with the same config: the arch warning of its first
+ * build would otherwise repeat on every save).
+ */
+export function eventPrinter(o: Output, verbose: boolean, once = false): (e: BuildEvent) => void {
+  const warned = new Set<string>();
   return (e) => {
     switch (e.type) {
       case 'compiled':
-        if (o.progress || verbose) o.out(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${secs(e.seconds)}`);
+        (verbose ? o.out : o.err)(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${secs(e.seconds)}`);
         break;
       case 'linked':
         if (verbose) o.out(`linked ${e.file} (${e.tool}) ${secs(e.seconds)}`);
@@ -71,6 +84,8 @@ function eventPrinter(o: Output, verbose: boolean): (e: BuildEvent) => void {
         o.err(`taking over a stale build lock (${e.why})`);
         break;
       case 'warning':
+        if (once && warned.has(e.text)) break;
+        warned.add(e.text);
         o.err(e.text);
         break;
     }
@@ -112,9 +127,9 @@ export async function buildCommand(argv: readonly string[], o: Output = defaultO
     config: stringOption(args, 'config') ?? DEFAULT_CONFIG_FILE,
     arch: stringOption(args, 'arch'),
     verbose,
-    onEvent: eventPrinter(o, verbose),
   };
-  if (flag(args, 'watch')) return watch(opts, o);
+  if (flag(args, 'watch')) return watch({ ...opts, onEvent: eventPrinter(o, verbose, true) }, o);
+  opts.onEvent = eventPrinter(o, verbose);
   try {
     o.out(summary(await build(opts)));
     return 0;

@@ -10,11 +10,14 @@ import * as path from 'path';
 
 import { Device, parseDevice, type DeviceLike } from '../device';
 import { empty } from '../creation';
+import { logger } from '../log';
 import { namedForCaller } from '../ops/library';
 import * as ops from '../generated/ops';
 import { Event } from '../stream';
 import type { Tensor } from '../tensor';
 import type { StoreClient } from './store';
+
+const ncclLog = logger('nccl');
 
 /** ncclRedOp_t of each reduction. */
 export const NCCL_OPS = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 } as const;
@@ -135,6 +138,7 @@ export class NcclComm {
         if ((await store.add(`nccl/${generation}/read`, 1)) === worldSize - 1) await store.set(`nccl/${generation}/all-read`, new Uint8Array(0));
       }
       const comm = ops.ncclCommInit(fn, { probe: probe.handle(fn), uniqueId: id, worldSize, rank });
+      if (ncclLog.enabled) ncclLog('communicator: rank %d of %d on %s (generation %d), NCCL %s from %s', rank, worldSize, String(device), generation, ncclVersion(device), process.env.GPUEXT_NCCL_PATH ?? 'the library path');
       return new NcclComm(device, comm, probe, timeoutMs);
     } catch (e) {
       probe.dispose();
@@ -148,6 +152,7 @@ export class NcclComm {
     const probes = devices.map((d) => empty([1], { dtype: 'uint8', device: d }));
     try {
       const names = ops.ncclCommInitAll(fn, { probe: probes[0].handle(fn), devices: devices.map((d) => d.index) }).split(',');
+      if (ncclLog.enabled) ncclLog('communicators: %d ranks in this process on %s, NCCL %s', devices.length, devices.join(', '), ncclVersion(devices[0]));
       return names.map((name, i) => new NcclComm(devices[i], name, probes[i], timeoutMs));
     } catch (e) {
       probes.forEach((p) => p.dispose());

@@ -9,8 +9,8 @@
 // another dtype, tensors on several devices) runs as the function would
 // without fuse, and says why once in NODE_DEBUG=gpuext output.
 import type * as acorn from 'acorn';
-import { debuglog } from 'util';
 
+import { logger } from '../log';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import * as ew from '../generated/elementwise';
@@ -24,7 +24,7 @@ import { FUSE_PREAMBLE, fuseCompileOptions, fuseOpCalls } from './fuse-ops';
 import { JIT_HELPERS, Module, scalarFunction } from './translate';
 import { C_TYPE, isFloat, SCALAR_DTYPES, type ScalarDType } from './types';
 
-const debug = debuglog('gpuext');
+const debug = logger('fuse');
 const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });
 
 export interface FuseOptions {

@@ -28,6 +28,7 @@
 // a __device__ variable; the variables stay in the module (8 bytes each).
 import * as path from 'path';
 
+import { logger } from '../log';
 import { FIXES } from '../toolkit/toolchain';
 import type { ChosenBackend } from './backend';
 import {
@@ -204,6 +205,7 @@ interface Prepared {
 // code cold, and V8 compiles each function on its first call, so the common
 // request (no options, no #include, no name expressions) takes small
 // functions only; the general ones run when there is something to do.
+const cacheLog = logger('cache');
 const prepare = (function prepare(req: CompileRequest, opts: CompileOptions): Prepared {
   const what = opts.what ?? 'gx.RawKernel';
   const nameExpressions = checkRequest(req, what);
@@ -235,6 +237,7 @@ export function kernelCacheKey(req: CompileRequest, opts: CompileOptions = {}): 
 }
 
 const result = (function result(e: CacheEntry, cached: CompileResult['cached'], key: string): CompileResult {
+  if (cacheLog.enabled) cacheLog('kernel %s: %s (%s)', key.slice(0, 16), cached === false ? 'miss, compiled' : `${cached} hit`, e.backend);
   return { image: e.image, ptx: e.ptx, loweredNames: { ...e.loweredNames }, log: e.log, backend: e.backend, cached, key };
 });
 

@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import type { ExtensionDescriptor } from '../extension';
+import { logger } from '../log';
 import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type CompileUnit, type UnitRecord } from './compile';
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
 import { linkError, loadError, namespaceWarnings } from './build-errors';
@@ -22,6 +23,7 @@ import {
   systemIncludePrefixes, type Toolchain,
 } from './toolchain';
 
+const buildLog = logger('build');
 const LINK_KEY_VERSION = 'gpuext-link-1';
 const MANIFEST_VERSION = 1;
 
@@ -258,6 +260,9 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     return key !== undefined && key === rec.key && exists(path.join(paths.objDir, `${key}.o`)) ? key : undefined;
   });
   const todo = units.map((_, i) => i).filter((i) => keys[i] === undefined);
+  if (buildLog.enabled) {
+    units.forEach((u, i) => buildLog('%s: %s %s', cfg.name, keys[i] === undefined ? 'miss, compiling' : `cache hit ${keys[i]?.slice(0, 16)}.o`, u.display));
+  }
   const systemPrefixes = systemIncludePrefixes(tc);
   let done = 0;
   const records: Record<string, UnitRecord> = {};
@@ -299,6 +304,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   let bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
   const outputs = [paths.node, ...bindings];
   const upToDate = manifest.link?.key === linkKey && outputs.every(exists);
+  buildLog('%s: link %s', cfg.name, upToDate ? 'skipped, outputs up to date' : `needed (${displayPath(paths.node, cfg.baseDir)})`);
   let descriptor: ExtensionDescriptor | undefined;
   if (!upToDate) {
     const tmp = tmpPathFor(paths.node);
