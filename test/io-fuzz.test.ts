@@ -10,22 +10,11 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
+import { rng } from './rng';
 
 const root = path.resolve(__dirname, '..', '..');
 const RUNS = Number(process.env.GPUEXT_IO_FUZZ_RUNS ?? 1500);
 const SEED = Number(process.env.GPUEXT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-/** mulberry32: a small seeded generator, so that a seed replays a run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Base {
   ext: string;
