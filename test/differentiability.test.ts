@@ -251,7 +251,7 @@ deviceTestSerial('notImplemented ops refuse an input that requires grad, naming 
   for (const key of keys) {
     gx.tidy(() => {
       const args = sampleOf(key).args(d);
-      const fn = key.startsWith('#') ? `(Tensor|gx)\\.${key.slice(1)}` : `gx\\.${key.replace('.', '\\.')}`;
+      const fn = key.startsWith('#') ? `Tensor\\.${key.slice(1)}` : `gx\\.${key.replace('.', '\\.')}`;
       t.throws(() => caller(key)(...args), { message: new RegExp(`^${fn}: the derivative is not implemented; detach\\(\\) the input or call it under gx\\.noGrad\\(\\)`) }, key);
       t.notThrows(() => gx.noGrad(() => caller(key)(...args)), key);
     });

@@ -127,9 +127,9 @@ installMethods({
     return family.nonzero(this, opts);
   },
   bincount(this: Tensor, opts?: BincountOptions) {
-    return family.bincount(this, opts);
+    return family.bincountImpl(this, opts, 'Tensor.bincount');
   },
   histc(this: Tensor, opts?: HistcOptions) {
-    return family.histc(this, opts);
+    return family.histcImpl(this, opts, 'Tensor.histc');
   },
 });
