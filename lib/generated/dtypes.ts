@@ -114,3 +114,17 @@ export const VALUE_ARRAY = {
   uint8: Uint8Array,
   bool: Uint8Array,
 } as const;
+
+/** The promotion of every pair of dtypes, indexed by code [a][b] (NOTE [ Type promotion ] in scripts/gen/dtypes.js). */
+export const PROMOTION: readonly (readonly DType[])[] = [
+  ['float32', 'float64', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32'],
+  ['float64', 'float64', 'float64', 'float64', 'float64', 'float64', 'float64', 'float64', 'float64', 'float64'],
+  ['float32', 'float64', 'float16', 'float32', 'float16', 'float16', 'float16', 'float16', 'float16', 'float16'],
+  ['float32', 'float64', 'float32', 'bfloat16', 'bfloat16', 'bfloat16', 'bfloat16', 'bfloat16', 'bfloat16', 'bfloat16'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'int16', 'int8'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int16', 'int16', 'int32', 'int64', 'int16', 'int16'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int32', 'int32', 'int32', 'int64', 'int32', 'int32'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int64', 'int64', 'int64', 'int64', 'int64', 'int64'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int16', 'int16', 'int32', 'int64', 'uint8', 'uint8'],
+  ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool'],
+];

@@ -1,7 +1,7 @@
 // Type promotion: the one table every built-in op takes its dtypes from
 // (PyTorch's rules; the kernels only obey what this decides).
 //
-// NOTE [ Type promotion ]
+// NOTE [ Type promotion ] (the pairwise table is generated: scripts/gen/dtypes.js writes it from the dtype list)
 // Categories: bool < integer < floating. promoteTypes(a, b) of two dtypes is
 // the smallest dtype holding both: the other one for bool; the larger within a
 // category (uint8 with int8 -> int16); the floating one across categories
@@ -14,7 +14,7 @@
 // float64. JS scalars: a number with an integral value counts as an integer
 // (as Python's 2, not 2.0), other numbers as floating, a bigint as int64, a
 // boolean as bool.
-import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
+import { DTYPE_INFO, PROMOTION, type DType } from '../generated/dtypes';
 import { DEFAULT_FLOAT, parseDType } from '../dtype';
 import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
@@ -41,26 +41,9 @@ export function isIntegral(d: DType): boolean {
   return k === 'i' || k === 'u';
 }
 
-function promotePair(a: DType, b: DType): DType {
-  if (a === b) return a;
-  if (a === 'bool') return b;
-  if (b === 'bool') return a;
-  const ca = category(a), cb = category(b);
-  if (ca !== cb) return ca > cb ? a : b;
-  const sa = DTYPE_INFO[a].itemsize, sb = DTYPE_INFO[b].itemsize;
-  if (ca === 2) {
-    if (sa === sb) return 'float32'; // float16 with bfloat16
-    return sa > sb ? a : b;
-  }
-  // Integers: uint8 with a signed type needs a signed type wider than 8 bits.
-  if (a === 'uint8' || b === 'uint8') {
-    const other = a === 'uint8' ? b : a;
-    return other === 'int8' ? 'int16' : other;
-  }
-  return sa > sb ? a : b;
-}
-
-const TABLE: DType[][] = DTYPES.map((a) => DTYPES.map((b) => promotePair(a, b)));
+// The pairs are generated from the dtype list (NOTE [ Type promotion ] in scripts/gen/dtypes.js), one table for
+// this face and the extensions' C++ one.
+const TABLE = PROMOTION;
 
 /** The smallest dtype both a and b convert to without leaving their categories (torch.promote_types). */
 export function promoteTypes(a: DType, b: DType): DType {

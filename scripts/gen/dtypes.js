@@ -11,6 +11,51 @@ function dtypeRows() {
     (m) => ({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6], cppType: m[7], kernelType: m[8] }));
 }
 
+// NOTE [ Type promotion ] (torch.promote_types), written once here: categories bool < integer < floating; within a
+// category the larger type; float16 with bfloat16 float32; uint8 with a signed type the next signed type wider than
+// 8 bits. Both faces read the table this makes: lib/ops/promotion.ts (PROMOTION in lib/generated/dtypes.ts) and
+// the extensions' gx::ops (kPromotion in gpuext/promotion_table.h).
+function promotePair(a, b) {
+  if (a.name === b.name) return a;
+  if (a.kind === 'b') return b;
+  if (b.kind === 'b') return a;
+  const category = (r) => (r.kind === 'f' ? 2 : 1);
+  const ca = category(a), cb = category(b);
+  if (ca !== cb) return ca > cb ? a : b;
+  if (ca === 2 && a.itemsize === b.itemsize) return { name: 'float32' };
+  if (a.name === 'uint8' || b.name === 'uint8') {
+    const other = a.name === 'uint8' ? b : a;
+    return other.name === 'int8' ? { name: 'int16' } : other;
+  }
+  return a.itemsize > b.itemsize ? a : b;
+}
+
+/** The promotion of every pair, as dtype codes indexed [a][b]. */
+function promotionCodes(rows) {
+  const code = new Map(rows.map((r, i) => [r.name, i]));
+  return rows.map((a) => rows.map((b) => code.get(promotePair(a, b).name)));
+}
+
+function renderPromotionHeader(rows) {
+  const codes = promotionCodes(rows);
+  return [...generatedHeader(LIST),
+    '// The promotion of every pair of dtypes (NOTE [ Type promotion ] in scripts/gen/dtypes.js), as dtype codes',
+    '// indexed [a][b], for the extensions\' gx::ops (gpuext/ops_support.h).',
+    '#pragma once',
+    '#include <cstdint>',
+    '',
+    '#include "gpuext/abi.h"',
+    '',
+    'namespace gx::dtype_table {',
+    '',
+    `inline constexpr int8_t kPromotion[GX_NUM_DTYPES][GX_NUM_DTYPES] = {`,
+    ...codes.map((row, i) => `    {${row.join(', ')}},  // ${rows[i].name}`),
+    '};',
+    '',
+    '}  // namespace gx::dtype_table',
+    ''].join('\n');
+}
+
 function render(rows) {
   const lines = generatedHeader(LIST);
   lines.push('');
@@ -78,10 +123,18 @@ function render(rows) {
   for (const r of rows) lines.push(`  ${r.name}: ${r.value},`);
   lines.push('} as const;');
   lines.push('');
+  lines.push('/** The promotion of every pair of dtypes, indexed by code [a][b] (NOTE [ Type promotion ] in scripts/gen/dtypes.js). */');
+  lines.push('export const PROMOTION: readonly (readonly DType[])[] = [');
+  for (const row of promotionCodes(rows)) lines.push(`  [${row.map((c) => `'${rows[c].name}'`).join(', ')}],`);
+  lines.push('];');
+  lines.push('');
   return lines.join('\n');
 }
 
 module.exports = {
   dtypeRows,
-  outputs: () => [{ path: 'lib/generated/dtypes.ts', text: render(dtypeRows()) }],
+  outputs: () => [
+    { path: 'lib/generated/dtypes.ts', text: render(dtypeRows()) },
+    { path: 'csrc/include/gpuext/promotion_table.h', text: renderPromotionHeader(dtypeRows()) },
+  ],
 };

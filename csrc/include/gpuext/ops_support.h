@@ -15,6 +15,7 @@
 // C++ Scalar. test/cxx-ops.test.ts checks this table against the TypeScript
 // one for every pair of dtypes.
 #pragma once
+#include "gpuext/promotion_table.h"
 #include "gpuext/tensor.h"
 
 namespace gx {
@@ -52,19 +53,9 @@ using gx::detail::Dims;
 // 0 bool, 1 integer, 2 floating.
 inline int category(ScalarType t) { return t == kBool ? 0 : is_floating(t) ? 2 : 1; }
 
+// The generated table (NOTE [ Type promotion ] in scripts/gen/dtypes.js), the one lib/ops/promotion.ts reads.
 inline ScalarType promote_types(ScalarType a, ScalarType b) {
-  if (a == b) return a;
-  if (a == kBool) return b;
-  if (b == kBool) return a;
-  const int ca = category(a), cb = category(b);
-  if (ca != cb) return ca > cb ? a : b;
-  const int64_t sa = itemsize(a), sb = itemsize(b);
-  if (ca == 2) return sa == sb ? kFloat32 : (sa > sb ? a : b);
-  if (a == kUInt8 || b == kUInt8) {
-    const ScalarType other = a == kUInt8 ? b : a;
-    return other == kInt8 ? kInt16 : other;
-  }
-  return sa > sb ? a : b;
+  return static_cast<ScalarType>(dtype_table::kPromotion[static_cast<int32_t>(a)][static_cast<int32_t>(b)]);
 }
 
 // torch's result_type over tensors and numbers (NOTE [ Type promotion in C++ ]).
