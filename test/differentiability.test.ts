@@ -180,7 +180,7 @@ function tensorsOf(r: unknown): gx.Tensor[] {
   if (r !== null && typeof r === 'object') return Object.values(r).flatMap(tensorsOf);
   return [];
 }
-const floating = (t: gx.Tensor): boolean => ['float64', 'float32', 'float16', 'bfloat16'].includes(t.dtype);
+const floating = (t: gx.Tensor): boolean => gx.DTYPE_INFO[t.dtype].kind === 'f';
 const gradInputs = (args: Args): gx.Tensor[] => args.flatMap(tensorsOf).filter((t) => t.requiresGrad);
 
 test('every export and Tensor method has exactly one declaration, and every declaration a sample call here', (t) => {

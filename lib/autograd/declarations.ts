@@ -19,8 +19,7 @@
 // export without one fails it, and so does an entry the op does not keep.
 import { ELEMENTWISE_DIFFERENTIABILITY } from '../generated/derivatives';
 import { BINARY, UNARY } from '../generated/ops';
-import { isGradEnabled } from './mode';
-import { Tensor } from '../tensor';
+import { shouldRecord } from './graph';
 
 export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
 
@@ -105,9 +104,7 @@ export function differentiability(name: string): Differentiability | undefined {
  * 'Tensor.unique'), when grad mode is on and a tensor among `inputs` requires grad.
  */
 export function derivativeNotImplemented(name: string, fn: string, ...inputs: readonly unknown[]): void {
-  if (!isGradEnabled()) return;
-  const needs = inputs.some((x) => x instanceof Tensor && x.ag !== undefined && (x.ag.requiresGrad || x.ag.node !== null));
-  if (!needs) return;
+  if (!shouldRecord(...inputs)) return;
   if (DIFFERENTIABILITY[name] !== 'notImplemented') {
     throw new Error(`gpuext internal error: gx.${name} refuses its derivative but is declared '${DIFFERENTIABILITY[name]}'`);
   }
