@@ -3,7 +3,7 @@
 // of square float32 matrices (512, 1024), against NumPy doing the same work on
 // the same values in the same run (bench/numpy_cpu.py), with the ratio
 // gx time / NumPy time (target: <= 1 for add, exp, sum and ones; <= 2 for
-// matmul 1024, DESIGN.md's targets table).
+// matmul 1024, docs/DESIGN.md's targets table).
 //
 //   npm run bench:cpu        (tsc, then node dist/bench/cpu.bench.js)
 //

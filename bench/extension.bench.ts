@@ -52,9 +52,9 @@ const TORCH_BUILD_TIMEOUT_S = 240; // per load_inline attempt; the whole python 
 const TARGET_COLD_S = 3;
 const TARGET_REBUILD_S = 0.3;
 const TARGET_CALL_US = 5;
-const TARGET_BW_RATIO = 0.95; // the issue's figure; DESIGN.md's table says 0.97
+const TARGET_BW_RATIO = 0.95; // the issue's figure; docs/DESIGN.md's table says 0.97
 
-// DESIGN.md's anchors, measured earlier on the lent H100: printed, never measured here.
+// docs/DESIGN.md's anchors, measured earlier on the lent H100: printed, never measured here.
 const ANCHORS: readonly { name: string; us: string }[] = [
   { name: 'PyTorch extension via pybind', us: '11.4' },
   { name: 'torch.add', us: '8.4' },
@@ -485,7 +485,7 @@ function main(): void {
   const cpk = tCall('cupy_rawkernel');
   callRow('CuPy RawKernel', cpk.us, cpk.error, 'c = cp.empty_like(a); k((1,), (256,), (a, b, c, np.int64(1)))');
   callRow('gpuext addGpu (cpu), reference', cpuCall?.addUs, builds.ok ? 'failed (PROBLEMS below)' : 'no build', 'CPU implementation, 1-element cpu tensors, no sync');
-  for (const a of ANCHORS) callRows.push([`anchor: ${a.name}`, a.us, '', 'DESIGN.md, NOT measured in this run']);
+  for (const a of ANCHORS) callRows.push([`anchor: ${a.name}`, a.us, '', 'docs/DESIGN.md, NOT measured in this run']);
   printTable(['op', 'us/call', 'time vs gpuext', 'what'], callRows, true);
   for (const s of skipped) console.log(`  skipped: ${s}`);
 
@@ -508,8 +508,8 @@ function main(): void {
       bwRow('torch extension add_gpu', torchExtBw.gbps, torchExtBw.error),
     ]);
     for (const s of bwSkipped) console.log(`  skipped: ${s}`);
-    console.log(`  target: gpuext >= ${TARGET_BW_RATIO} x torch.add's GB/s in the same run (issue 3; DESIGN.md's table asks 0.97)`);
-    console.log('  anchors (DESIGN.md, NOT measured in this run): torch.add 3040 GB/s, CuPy 2510 GB/s, device copy 3004 GB/s');
+    console.log(`  target: gpuext >= ${TARGET_BW_RATIO} x torch.add's GB/s in the same run (issue 3; docs/DESIGN.md's table asks 0.97)`);
+    console.log('  anchors (docs/DESIGN.md, NOT measured in this run): torch.add 3040 GB/s, CuPy 2510 GB/s, device copy 3004 GB/s');
   }
   if (torch.errors.length > 0) {
     console.log('\n  notes from bench/torch_extension.py:');

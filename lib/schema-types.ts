@@ -2,7 +2,7 @@
 // is { scale(x: Tensor, s: number): Tensor }, the same types `gpuext build`
 // generates (lib/toolkit/codegen.ts: ARG_TYPES, RETURN_TYPES), for gx.load and
 // gx.loadInline's `schemas` option. The grammar is the schema subset of
-// DESIGN.md: positional arguments, `*` then keyword-only ones (an options
+// docs/DESIGN.md decision 3: positional arguments, `*` then keyword-only ones (an options
 // object), defaults, `Type?` optional, one return or a tuple. An op whose
 // schema these types cannot read (a default holding a comma, a type they do
 // not know) is typed as an untyped OpFunction rather than wrongly.

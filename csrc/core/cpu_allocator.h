@@ -1,5 +1,5 @@
 // Host memory for cpu tensors: a caching allocator with statistics, the CPU
-// twin of csrc/cuda/caching_allocator.h. One per process (decision 1 of DESIGN.md).
+// twin of csrc/cuda/caching_allocator.h. One per process (decision 1 of docs/DESIGN.md).
 //
 // NOTE [ Host caching allocator ]
 // A fresh large buffer costs more than the work done in it: the kernel maps

@@ -1,6 +1,6 @@
 // The op registry: every op of every loaded extension, by id and by
 // qualified name ("ns::name"), with its parsed schema and one boxed
-// implementation per device type. Process-wide (decision 1 of DESIGN.md).
+// implementation per device type. Process-wide (decision 1 of docs/DESIGN.md).
 #pragma once
 #include <cstdint>
 #include <memory>

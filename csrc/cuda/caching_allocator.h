@@ -1,4 +1,4 @@
-// The caching CUDA device allocator. One per process (decision 1 of DESIGN.md).
+// The caching CUDA device allocator. One per process (decision 1 of docs/DESIGN.md).
 //
 // NOTE [ Caching allocator ]
 // cudaMalloc/cudaFree synchronize the device and cost tens of microseconds, so

@@ -6,7 +6,7 @@
 //
 // NOTE [ Loaded when first used ]
 // Neither NVRTC nor the driver library is linked: both are dlopen'ed on first
-// use (DESIGN.md decision 7), so the core loads on machines that have neither.
+// use (docs/DESIGN.md decision 7), so the core loads on machines that have neither.
 // A library that cannot be found throws LibraryMissing, whose message says
 // what is missing and how to get it; the binding gives it its own error code
 // (GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND) so the TypeScript side can fall

@@ -1,4 +1,4 @@
-// NCCL, loaded with dlopen when a process group first needs it (DESIGN.md
+// NCCL, loaded with dlopen when a process group first needs it (docs/DESIGN.md
 // decision 7, as cuBLAS): nccl.h is not needed, the few functions and enums
 // used are declared here as NCCL documents them. Communicators live in a
 // table and are named to JS by their index (NOTE [ NCCL communicators ]).

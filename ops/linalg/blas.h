@@ -1,5 +1,5 @@
 // A system BLAS (and LAPACK) for the CPU matmul and SVD, loaded with dlopen
-// when first used, as cuBLAS is on CUDA (DESIGN.md decision 7). Nothing links
+// when first used, as cuBLAS is on CUDA (docs/DESIGN.md decision 7). Nothing links
 // against it: without one, matmul uses the built-in kernel (gemm_cpu.h) and
 // the SVD the Jacobi one (svd_cpu.cpp).
 //

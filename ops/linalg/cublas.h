@@ -1,4 +1,4 @@
-// cuBLAS, loaded with dlopen when a CUDA matmul first runs (DESIGN.md
+// cuBLAS, loaded with dlopen when a CUDA matmul first runs (docs/DESIGN.md
 // decision 7: optional CUDA libraries are loaded when first used, with an
 // error that says what is missing). cublas_v2.h is not needed: the few
 // functions and enums used are declared here as cuBLAS documents them.

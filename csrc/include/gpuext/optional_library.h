@@ -1,5 +1,5 @@
 // Finding and dlopen-ing an optional CUDA library when it is first used
-// (DESIGN.md decision 7: NVRTC and the driver in the core, cuBLAS and
+// (docs/DESIGN.md decision 7: NVRTC and the driver in the core, cuBLAS and
 // cuSOLVER in the built-in ops, anything an extension wants), and per-thread
 // handles that outlive their threads. Header-only; not part of the C ABI, and
 // not included by gpuext/extension.h (it pulls in <string> and <vector>).

@@ -3,7 +3,7 @@
 // ops from C++ (gx::ops in gpuext/ops.h is built on it).
 //
 // NOTE [ Ops from C++ ]
-// An extension never links the built-in ops library (DESIGN.md: the C++ API
+// An extension never links the built-in ops library (docs/DESIGN.md decision 2: the C++ API
 // grows through the ABI table). It finds an op once by its qualified name
 // (gx_api.find_op("gx_ops::add"), kept in a function-local static: a cached
 // handle) and calls it through gx_api.call_op with boxed gx_values; the core
