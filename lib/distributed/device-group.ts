@@ -11,7 +11,7 @@ import { DeviceGroupCollectives, type Collective, type ReduceOp } from '../gener
 import { deviceCount } from '../gpus';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
-import { callOf, checkOp, checkStacked, stacked } from './backend';
+import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
 import { NcclDeviceBackend } from './nccl-backend';
 import type { Work } from './work';
 
@@ -24,10 +24,10 @@ const KEYS = optionKeys<DeviceGroupOptions>({ timeoutMs: true });
 
 /** One NCCL communicator per GPU of this process; collectives take one tensor per device. */
 export class DeviceGroup extends DeviceGroupCollectives {
-  readonly #backend: NcclDeviceBackend;
+  readonly #backend: Backend<Tensor[]>;
 
-  /** @internal Use gx.distributed.initDeviceGroup. */
-  constructor(readonly devices: readonly Device[], backend: NcclDeviceBackend) {
+  /** @internal Use gx.distributed.initDeviceGroup (its backend: NcclDeviceBackend). */
+  constructor(readonly devices: readonly Device[], backend: Backend<Tensor[]>) {
     super();
     this.#backend = backend;
   }

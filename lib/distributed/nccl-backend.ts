@@ -15,7 +15,7 @@ import type { StoreClient } from './store';
 import { Work, type Completion } from './work';
 
 /** The kind, op and peer of `call` as nccl_collective takes them. */
-function ncclArgs<T>(call: CollectiveCall<T>, dtype: Tensor['dtype']): { kind: string; op: number; peer: number } {
+export function ncclArgs<T>(call: CollectiveCall<T>, dtype: Tensor['dtype']): { kind: string; op: number; peer: number } {
   const kind = call.c.ncclKind;
   if (kind === undefined) throw new Error(`${call.fn}: NCCL has no ${call.c.name} (internal: the face routes it to the store)`);
   return { kind, op: call.op === undefined ? 0 : REDUCE_OP_INFO[effectiveOp(call.op, dtype)].nccl, peer: call.peer };
