@@ -71,16 +71,16 @@ export class ProcessGroup extends ProcessGroupCollectives {
       checkOp(op, fn, ts[ts.length - 1].dtype);
       reduceOp = op;
     }
-    let rank: number | undefined;
+    let peer: number | undefined;
     if (c.root !== undefined) {
       this.#checkRank(root, fn, c.root, c.layout === 'p2p');
-      rank = root;
+      peer = root;
     }
     const pair = stacked(c, ts);
     if (pair !== undefined) checkStacked(pair[0], pair[1], this.worldSize, fn);
     const backend = this.#backendOf(fn, ts);
     if (this.#destroyed) throw new Error(`${fn}: the process group was destroyed`);
-    return backend.run(callOf(c, fn, ts, rank, reduceOp));
+    return backend.run(callOf(c, fn, ts, peer, reduceOp));
   }
 
   /** The backend of the tensors' device: NCCL for CUDA tensors, the store for CPU ones (and for none); CUDA and CPU mixed is an error. */

@@ -175,7 +175,7 @@ void enqueue(const CommEntry& e, const Tensor& input, const Tensor& output, cons
   GX_CHECK(input.dtype() == output.dtype(), what, ": input and output dtypes differ");
   collectives::Kind k{};
   GX_CHECK(collectives::parse_kind(kind.c_str(), &k), what, ": unknown collective '", kind, "'");
-  const Call c{api(what),  e.comm, input, output, data_type(input.dtype(), what), static_cast<int>(op),
+  const Call c{api(what), e.comm, input, output, data_type(input.dtype(), what), static_cast<int>(op),
                static_cast<int>(peer), current_stream(e.device), what};
   switch (k) {
 #define GX_NCCL_CASE(Enum, name) \
