@@ -232,8 +232,8 @@ module.exports = [
   op('nccl_group(Tensor probe, bool start) -> ()',
     'ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one.', ['cuda']),
   op('nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()',
-    'Enqueues one collective on the current stream of the tensors\' device: all_reduce, broadcast (peer: root), ' +
-    'reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t.', ['cuda']),
+    'Enqueues one collective on the current stream of the tensors\' device: kind is a row\'s ncclKind in the ' +
+    'collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank.', ['cuda']),
   op('set_gemm_kernel(str name) -> str',
     'Makes the built-in CPU GEMM use the named micro-kernel (avx512f, avx2+fma, generic; \'\' keeps it) and ' +
     'returns the one in use (for tests of each kernel).', ['cpu']),

@@ -3,13 +3,17 @@
 // communicator per device, and each collective takes one tensor per device,
 // enqueued on every device's current stream as one NCCL group
 // (NOTE [ NCCL communicators ] in ops/dist/nccl.cu). No process group or
-// store is involved; the ranks are the devices, in the order given.
+// store is involved; the ranks are the devices, in the order given. The
+// methods are generated from the collective table (those it marks for a
+// device group); each call is checked here, once (NOTE [ Backends ]).
 import { parseDevice, type Device, type DeviceLike } from '../device';
+import { DeviceGroupCollectives, type Collective, type ReduceOp } from '../generated/collectives';
 import { deviceCount } from '../gpus';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
-import { checkOp, checkStacked, Work, type ReduceOp } from './group';
-import { ncclGroup, ncclOp, NcclComm } from './nccl';
+import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
+import { NcclDeviceBackend } from './nccl-backend';
+import type { Work } from './work';
 
 export interface DeviceGroupOptions {
   /** How long a collective may take before the communicators are aborted (default 60 s; NOTE [ NCCL watchdog ]). */
@@ -19,25 +23,36 @@ export interface DeviceGroupOptions {
 const KEYS = optionKeys<DeviceGroupOptions>({ timeoutMs: true });
 
 /** One NCCL communicator per GPU of this process; collectives take one tensor per device. */
-export class DeviceGroup {
-  #comms: NcclComm[] | undefined;
+export class DeviceGroup extends DeviceGroupCollectives {
+  readonly #backend: Backend<Tensor[]>;
 
-  /** @internal Use gx.distributed.initDeviceGroup. */
-  constructor(readonly devices: readonly Device[], comms: NcclComm[]) {
-    this.#comms = comms;
+  /** @internal Use gx.distributed.initDeviceGroup (its backend: NcclDeviceBackend). */
+  constructor(readonly devices: readonly Device[], backend: Backend<Tensor[]>) {
+    super();
+    this.#backend = backend;
   }
 
   get size(): number {
     return this.devices.length;
   }
 
-  private comms(fn: string): NcclComm[] {
-    if (this.#comms === undefined) throw new Error(`${fn}: the device group was destroyed`);
-    return this.#comms;
+  /** Checks a call by its row of the table (one tensor per device, op, root, stacked shapes), then enqueues it. */
+  protected override collective(c: Collective, fn: string, tensors: readonly unknown[], root: unknown, op: unknown): Work {
+    const names = c.deviceTensors ?? [];
+    const ts = tensors.map((t, i) => this.#perDevice(fn, names[i], t));
+    let reduceOp: ReduceOp | undefined;
+    if (c.reduces) {
+      checkOp(op, fn, ts[ts.length - 1][0].dtype);
+      reduceOp = op;
+    }
+    const position = c.root !== undefined ? this.#checkRoot(root, fn) : undefined;
+    const pair = stacked(c, ts);
+    if (pair !== undefined) checkStacked(pair[0][0], pair[1][0], this.size, fn);
+    return this.#backend.run(callOf(c, fn, ts, position, reduceOp));
   }
 
   /** Checks one tensor per device, each on its device. */
-  private perDevice(fn: string, what: string, ts: unknown): Tensor[] {
+  #perDevice(fn: string, what: string, ts: unknown): Tensor[] {
     if (!Array.isArray(ts) || ts.length !== this.size) throw new TypeError(`${fn}: ${what} must be an array of ${this.size} tensors, one per device (${this.devices.join(', ')})`);
     return ts.map((t, i) => {
       if (!(t instanceof Tensor)) throw new TypeError(`${fn}: ${what}[${i}] must be a Tensor`);
@@ -50,69 +65,16 @@ export class DeviceGroup {
     });
   }
 
-  private checkRoot(root: unknown, fn: string): number {
+  #checkRoot(root: unknown, fn: string): number {
     if (!(typeof root === 'number' && Number.isInteger(root) && root >= 0 && root < this.size)) {
       throw new RangeError(`${fn}: root must be a device's position from 0 to ${this.size - 1}, got ${String(root)}`);
     }
     return root;
   }
 
-  /** Enqueues `kind` on every device as one NCCL group; the Work resolves when all have run. */
-  private launch(fn: string, kind: string, inputs: Tensor[], outputs: Tensor[], op: ReduceOp | undefined, peer: number): Work {
-    const comms = this.comms(fn);
-    const o = ncclOp(op, inputs[0].dtype);
-    ncclGroup(fn, inputs[0], () => comms.forEach((c, i) => c.enqueue(fn, kind, inputs[i], outputs[i], o, peer)));
-    const done = comms.map((c) => c.completion(fn));
-    return new Work({ query: () => done.every((d) => d.query()), wait: () => Promise.all(done.map((d) => d.wait())).then(() => undefined) });
-  }
-
-  /** Reduces the tensors in place: every device ends with the result. */
-  allReduce(tensors: Tensor[], op: ReduceOp = 'sum'): Work {
-    const fn = 'DeviceGroup.allReduce';
-    const ts = this.perDevice(fn, 'tensors', tensors);
-    checkOp(op, fn, ts[0].dtype);
-    return this.launch(fn, 'all_reduce', ts, ts, op, 0);
-  }
-
-  /** Copies the tensor of device `root` (a position in devices) into every other. */
-  broadcast(tensors: Tensor[], root = 0): Work {
-    const fn = 'DeviceGroup.broadcast';
-    const ts = this.perDevice(fn, 'tensors', tensors);
-    return this.launch(fn, 'broadcast', ts, ts, undefined, this.checkRoot(root, fn));
-  }
-
-  /** Reduces the tensors into the one of device `root`. */
-  reduce(tensors: Tensor[], root = 0, op: ReduceOp = 'sum'): Work {
-    const fn = 'DeviceGroup.reduce';
-    const ts = this.perDevice(fn, 'tensors', tensors);
-    checkOp(op, fn, ts[0].dtype);
-    return this.launch(fn, 'reduce', ts, ts, op, this.checkRoot(root, fn));
-  }
-
-  /** Every device's `outputs[i]` gets all inputs stacked along the first dimension. */
-  allGather(outputs: Tensor[], inputs: Tensor[]): Work {
-    const fn = 'DeviceGroup.allGather';
-    const outs = this.perDevice(fn, 'outputs', outputs);
-    const ins = this.perDevice(fn, 'inputs', inputs);
-    checkStacked(outs[0], ins[0], this.size, fn);
-    return this.launch(fn, 'all_gather', ins, outs, undefined, 0);
-  }
-
-  /** Reduces the inputs (size blocks along the first dimension); device i gets block i. */
-  reduceScatter(outputs: Tensor[], inputs: Tensor[], op: ReduceOp = 'sum'): Work {
-    const fn = 'DeviceGroup.reduceScatter';
-    const outs = this.perDevice(fn, 'outputs', outputs);
-    const ins = this.perDevice(fn, 'inputs', inputs);
-    checkOp(op, fn, ins[0].dtype);
-    checkStacked(ins[0], outs[0], this.size, fn);
-    return this.launch(fn, 'reduce_scatter', ins, outs, op, 0);
-  }
-
   /** Destroys the communicators (waiting for nothing: await pending Work first). */
   destroy(): void {
-    const comms = this.#comms;
-    this.#comms = undefined;
-    comms?.forEach((c) => c.destroy(false));
+    void this.#backend.destroy();
   }
 
   [Symbol.dispose](): void {
@@ -138,5 +100,5 @@ export function initDeviceGroup(devices?: readonly DeviceLike[], options: Device
   });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   if (!(timeoutMs > 0)) throw new RangeError(`${fn}: timeoutMs must be positive, got ${timeoutMs}`);
-  return new DeviceGroup(list, NcclComm.createAll(list, timeoutMs, fn));
+  return new DeviceGroup(list, new NcclDeviceBackend(list, timeoutMs, fn));
 }

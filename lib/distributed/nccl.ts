@@ -1,26 +1,23 @@
-// The NCCL transport of a process group (NOTE [ Collective transports ] in
-// group.ts): one communicator per group on this rank's GPU, made on the
-// first collective of CUDA tensors from a unique id rank 0 hands out through
-// the store; each collective is enqueued on the current stream of the
-// device (ops/dist/nccl.cu), and its Work resolves when an event recorded
-// after it completes, without blocking the event loop.
+// NCCL communicators (NOTE [ Backends ] in backend.ts: nccl-backend.ts runs
+// collectives on them): one per rank, made from a unique id rank 0 hands out
+// through the store, or one per GPU of this process; each collective is
+// enqueued on the current stream of the device (ops/dist/nccl.cu, through
+// nccl-ops.ts), and its completion comes when an event recorded after it
+// passes, without blocking the event loop; a watchdog aborts what hangs.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { Device, parseDevice, type DeviceLike } from '../device';
-import { empty } from '../creation';
 import { logger } from '../log';
 import { namedForCaller } from '../ops/library';
-import * as ops from '../generated/ops';
 import { Event } from '../stream';
 import type { Tensor } from '../tensor';
+import * as nccl from './nccl-ops';
 import type { StoreClient } from './store';
+import type { Completion } from './work';
 
 const ncclLog = logger('nccl');
-
-/** ncclRedOp_t of each reduction. */
-export const NCCL_OPS = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 } as const;
 
 /**
  * Where NCCL is, when GPUEXT_NCCL_PATH does not say: nothing when a system
@@ -52,13 +49,6 @@ export function ncclWheelPath(env: Readonly<Record<string, string | undefined>> 
   return undefined;
 }
 
-/** The ncclRedOp_t of `op` for `dtype`: NCCL has no bool type, bools travel as uint8, so a sum is a max (logical or) and a product a min (logical and). */
-export function ncclOp(op: keyof typeof NCCL_OPS | undefined, dtype: string): number {
-  if (op === undefined) return 0;
-  if (dtype === 'bool' && (op === 'sum' || op === 'prod')) return NCCL_OPS[op === 'sum' ? 'max' : 'min'];
-  return NCCL_OPS[op];
-}
-
 /** Points GPUEXT_NCCL_PATH at a Python environment's NCCL when the system has none (ncclWheelPath). */
 export function locateNccl(): void {
   const wheel = ncclWheelPath();
@@ -73,17 +63,10 @@ export function locateNccl(): void {
 export function ncclVersion(device: DeviceLike = 'cuda'): string {
   const fn = 'gx.distributed.ncclVersion';
   locateNccl();
-  using probe = empty([1], { dtype: 'uint8', device: parseDevice(device, fn) });
-  const code = Number(ops.ncclVersion(fn, { probe: probe.handle(fn) }));
+  const code = nccl.versionCode(parseDevice(device, fn), fn);
   // NCCL 2.9 and later: major * 10000 + minor * 100 + patch (before: major * 1000 + minor * 100 + patch).
   const [major, rest] = code >= 20900 ? [Math.floor(code / 10000), code % 10000] : [Math.floor(code / 1000), code % 1000];
   return `${major}.${Math.floor(rest / 100)}.${rest % 100}`;
-}
-
-/** A collective's completion: poll it, or wait for it without blocking the event loop. */
-export interface Completion {
-  query(): boolean;
-  wait(): Promise<void>;
 }
 
 /** A collective the watchdog follows until its event has passed. */
@@ -112,7 +95,11 @@ export class NcclComm {
   #timer: ReturnType<typeof setInterval> | undefined;
   #gone: string | undefined;
 
-  private constructor(readonly device: Device, private readonly comm: string, private readonly probe: Tensor, private readonly timeoutMs: number) {}
+  private constructor(private readonly comm: nccl.NcclHandle, private readonly timeoutMs: number) {}
+
+  get device(): Device {
+    return this.comm.device;
+  }
 
   /**
    * Makes the communicator: rank 0 draws the unique id and posts it; every
@@ -121,12 +108,11 @@ export class NcclComm {
    */
   static async create(store: StoreClient, rank: number, worldSize: number, device: Device, generation: number, timeoutMs: number, fn: string): Promise<NcclComm> {
     locateNccl();
-    const probe = empty([1], { dtype: 'uint8', device });
     try {
       const idKey = `nccl/${generation}/id`;
       let id: string;
       if (rank === 0) {
-        id = ops.ncclUniqueId(fn, { probe: probe.handle(fn) });
+        id = nccl.uniqueId(device, fn);
         await store.set(idKey, Buffer.from(id), worldSize - 1);
         if (worldSize > 1 && (await store.get(`nccl/${generation}/all-read`, timeoutMs)) === undefined) {
           throw new Error(`${fn}: not every rank fetched NCCL's unique id within ${timeoutMs / 1000} s`);
@@ -137,11 +123,10 @@ export class NcclComm {
         id = Buffer.from(b).toString();
         if ((await store.add(`nccl/${generation}/read`, 1)) === worldSize - 1) await store.set(`nccl/${generation}/all-read`, new Uint8Array(0));
       }
-      const comm = ops.ncclCommInit(fn, { probe: probe.handle(fn), uniqueId: id, worldSize, rank });
+      const comm = nccl.commInit(device, id, worldSize, rank, fn);
       if (ncclLog.enabled) ncclLog('communicator: rank %d of %d on %s (generation %d), NCCL %s from %s', rank, worldSize, String(device), generation, ncclVersion(device), process.env.GPUEXT_NCCL_PATH ?? 'the library path');
-      return new NcclComm(device, comm, probe, timeoutMs);
+      return new NcclComm(comm, timeoutMs);
     } catch (e) {
-      probe.dispose();
       throw namedForCaller(e, fn);
     }
   }
@@ -149,25 +134,20 @@ export class NcclComm {
   /** One communicator per device, all in this process (ncclCommInitAll). */
   static createAll(devices: readonly Device[], timeoutMs: number, fn: string): NcclComm[] {
     locateNccl();
-    const probes = devices.map((d) => empty([1], { dtype: 'uint8', device: d }));
-    try {
-      const names = ops.ncclCommInitAll(fn, { probe: probes[0].handle(fn), devices: devices.map((d) => d.index) }).split(',');
-      if (ncclLog.enabled) ncclLog('communicators: %d ranks in this process on %s, NCCL %s', devices.length, devices.join(', '), ncclVersion(devices[0]));
-      return names.map((name, i) => new NcclComm(devices[i], name, probes[i], timeoutMs));
-    } catch (e) {
-      probes.forEach((p) => p.dispose());
-      throw namedForCaller(e, fn);
-    }
+    const comms = nccl.commInitAll(devices, fn);
+    if (ncclLog.enabled) ncclLog('communicators: %d ranks in this process on %s, NCCL %s', devices.length, devices.join(', '), ncclVersion(devices[0]));
+    return comms.map((c) => new NcclComm(c, timeoutMs));
   }
 
   /** Enqueues one collective on the current stream of the device, without waiting. */
   enqueue(fn: string, kind: string, input: Tensor, output: Tensor, op: number, peer: number): void {
     if (this.#gone !== undefined) throw new Error(`${fn}: this group's NCCL communicator on ${this.device} was aborted: ${this.#gone}`);
-    try {
-      ops.ncclCollective(fn, { input: input.handle(fn), output: output.handle(fn), comm: this.comm, kind, op, peer });
-    } catch (e) {
-      throw namedForCaller(e, fn);
-    }
+    nccl.collective(this.comm, kind, input, output, op, peer, fn);
+  }
+
+  /** Runs `body` (enqueues on several communicators) as one NCCL group, on this communicator's device. */
+  group(fn: string, body: () => void): void {
+    nccl.group(this.comm, fn, body);
   }
 
   /**
@@ -213,7 +193,7 @@ export class NcclComm {
       }
       for (const p of this.#pending) if (p.event.query()) this.#pending.delete(p);
       if (this.#pending.size === 0) return;
-      const error = this.#gone === undefined ? ops.ncclCommError('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm }) : '';
+      const error = this.#gone === undefined ? nccl.commError(this.comm, 'NCCL watchdog') : '';
       const oldest = Math.min(...[...this.#pending].map((p) => p.started));
       const late = Date.now() - oldest > this.timeoutMs;
       if (error === '' && !late) return;
@@ -230,9 +210,8 @@ export class NcclComm {
     clearInterval(this.#timer);
     this.#timer = undefined;
     try {
-      ops.ncclCommDestroy('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm, abort: true });
+      nccl.commDestroy(this.comm, true, 'NCCL watchdog');
     } finally {
-      this.probe.dispose();
       const err = new Error(`${why}; the communicator on ${this.device} was aborted, so later CUDA collectives of this group fail`);
       for (const p of this.#pending) {
         p.error = err;
@@ -247,17 +226,6 @@ export class NcclComm {
     if (abort) return this.abort('destroyed');
     this.#gone = 'destroyed';
     clearInterval(this.#timer);
-    ops.ncclCommDestroy('gx.distributed.destroyProcessGroup', { probe: this.probe.handle(), comm: this.comm, abort });
-    this.probe.dispose();
-  }
-}
-
-/** Runs `body` between ncclGroupStart and ncclGroupEnd (ended also when it throws). */
-export function ncclGroup(fn: string, probe: Tensor, body: () => void): void {
-  ops.ncclGroup(fn, { probe: probe.handle(fn), start: true });
-  try {
-    body();
-  } finally {
-    ops.ncclGroup(fn, { probe: probe.handle(fn), start: false });
+    nccl.commDestroy(this.comm, abort, 'gx.distributed.destroyProcessGroup');
   }
 }

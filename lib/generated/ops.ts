@@ -523,7 +523,7 @@ function ncclGroup(fn: string, a: { probe: NativeTensor; start: boolean }): void
   native.callOp(OP_NCCL_GROUP.id(fn), a.probe, a.start);
 }
 const OP_NCCL_COLLECTIVE = new OpRef('nccl_collective');
-/** `nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: all_reduce, broadcast (peer: root), reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t. */
+/** `nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: kind is a row's ncclKind in the collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank. */
 function ncclCollective(fn: string, a: { input: NativeTensor; output: NativeTensor; comm: string; kind: string; op: number | bigint; peer: number | bigint }): void {
   native.callOp(OP_NCCL_COLLECTIVE.id(fn), a.input, a.output, a.comm, a.kind, a.op, a.peer);
 }

@@ -25,6 +25,7 @@
 
 #include "../common/loaded_api.h"
 
+#include "../generated/collectives.h"
 #include "../generated/entry_points.h"
 
 namespace gx::ops {
@@ -114,6 +115,55 @@ std::string add_entry(nccl::Comm comm, int device) {
   return std::to_string(table().size() - 1);
 }
 
+// One collective's operands, as each enqueue_<kind> below takes them.
+struct Call {
+  const Api& a;
+  nccl::Comm comm;
+  const Tensor& input;
+  const Tensor& output;
+  int type;  // ncclDataType_t
+  int op;    // ncclRedOp_t
+  int peer;  // the root, or the other rank of send / recv
+  cudaStream_t stream;
+  const char* what;
+};
+
+size_t count(const Tensor& t) {
+  return static_cast<size_t>(t.numel());
+}
+
+// NOTE [ One body per collective ]
+// The kinds are the collective table's (ops/dist/collective-list.js): the
+// generated GX_FORALL_NCCL_COLLECTIVES lists them, and the dispatch below is
+// a switch made from it, calling enqueue_<name>. A row added to the table
+// without its function here does not compile.
+void enqueue_all_reduce(const Call& c) {
+  check(c.a.AllReduce(c.input.data_ptr(), c.output.data_ptr(), count(c.input), c.type, c.op, c.comm, c.stream), c.what,
+        "ncclAllReduce");
+}
+void enqueue_broadcast(const Call& c) {
+  check(c.a.Broadcast(c.input.data_ptr(), c.output.data_ptr(), count(c.input), c.type, c.peer, c.comm, c.stream), c.what,
+        "ncclBroadcast");
+}
+void enqueue_reduce(const Call& c) {
+  check(c.a.Reduce(c.input.data_ptr(), c.output.data_ptr(), count(c.input), c.type, c.op, c.peer, c.comm, c.stream),
+        c.what, "ncclReduce");
+}
+void enqueue_all_gather(const Call& c) {
+  check(c.a.AllGather(c.input.data_ptr(), c.output.data_ptr(), count(c.input), c.type, c.comm, c.stream), c.what,
+        "ncclAllGather");
+}
+void enqueue_reduce_scatter(const Call& c) {
+  check(c.a.ReduceScatter(c.input.data_ptr(), c.output.data_ptr(), count(c.output), c.type, c.op, c.comm, c.stream),
+        c.what, "ncclReduceScatter");
+}
+void enqueue_send(const Call& c) {
+  check(c.a.Send(c.input.data_ptr(), count(c.input), c.type, c.peer, c.comm, c.stream), c.what, "ncclSend");
+}
+void enqueue_recv(const Call& c) {
+  check(c.a.Recv(c.output.data_ptr(), count(c.output), c.type, c.peer, c.comm, c.stream), c.what, "ncclRecv");
+}
+
 // Enqueues one collective of `e` on the current stream of its device (which the caller made current).
 void enqueue(const CommEntry& e, const Tensor& input, const Tensor& output, const std::string& kind, int64_t op,
              int64_t peer, const char* what) {
@@ -123,29 +173,16 @@ void enqueue(const CommEntry& e, const Tensor& input, const Tensor& output, cons
            output.device());
   GX_CHECK(input.is_contiguous() && output.is_contiguous(), what, ": the tensors must be contiguous");
   GX_CHECK(input.dtype() == output.dtype(), what, ": input and output dtypes differ");
-  cudaStream_t stream = current_stream(e.device);
-  const Api& a = api(what);
-  const int t = data_type(input.dtype(), what);
-  const size_t n = static_cast<size_t>(input.numel());
-  const int o = static_cast<int>(op);
-  const int p = static_cast<int>(peer);
-  if (kind == "all_reduce") {
-    check(a.AllReduce(input.data_ptr(), output.data_ptr(), n, t, o, e.comm, stream), what, "ncclAllReduce");
-  } else if (kind == "broadcast") {
-    check(a.Broadcast(input.data_ptr(), output.data_ptr(), n, t, p, e.comm, stream), what, "ncclBroadcast");
-  } else if (kind == "reduce") {
-    check(a.Reduce(input.data_ptr(), output.data_ptr(), n, t, o, p, e.comm, stream), what, "ncclReduce");
-  } else if (kind == "all_gather") {
-    check(a.AllGather(input.data_ptr(), output.data_ptr(), n, t, e.comm, stream), what, "ncclAllGather");
-  } else if (kind == "reduce_scatter") {
-    check(a.ReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()), t, o, e.comm, stream),
-          what, "ncclReduceScatter");
-  } else if (kind == "send") {
-    check(a.Send(input.data_ptr(), n, t, p, e.comm, stream), what, "ncclSend");
-  } else if (kind == "recv") {
-    check(a.Recv(output.data_ptr(), static_cast<size_t>(output.numel()), t, p, e.comm, stream), what, "ncclRecv");
-  } else {
-    GX_CHECK(false, what, ": unknown collective '", kind, "'");
+  collectives::Kind k{};
+  GX_CHECK(collectives::parse_kind(kind.c_str(), &k), what, ": unknown collective '", kind, "'");
+  const Call c{api(what), e.comm, input, output, data_type(input.dtype(), what), static_cast<int>(op),
+               static_cast<int>(peer), current_stream(e.device), what};
+  switch (k) {
+#define GX_NCCL_CASE(Enum, name) \
+  case collectives::Kind::k##Enum: \
+    return enqueue_##name(c);
+    GX_FORALL_NCCL_COLLECTIVES(GX_NCCL_CASE)
+#undef GX_NCCL_CASE
   }
 }
 

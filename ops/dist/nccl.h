@@ -15,9 +15,8 @@ struct UniqueId {
   char internal[128];
 };
 
-// ncclDataType_t and ncclRedOp_t
+// ncclDataType_t (ncclRedOp_t's codes are the collective table's: ops/dist/collective-list.js)
 enum DataType : int { kInt8 = 0, kUint8 = 1, kInt32 = 2, kInt64 = 4, kFloat16 = 6, kFloat32 = 7, kFloat64 = 8, kBfloat16 = 9 };
-enum RedOp : int { kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAvg = 4 };
 
 struct Api {
   Result (*GetVersion)(int*) = nullptr;

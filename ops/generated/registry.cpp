@@ -329,7 +329,7 @@ GX_LIBRARY(gx_ops, m) {
 #endif
 #if !defined(GX_OPS_NO_CUDA)
   m.def("nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()",
-        "Enqueues one collective on the current stream of the tensors' device: all_reduce, broadcast (peer: root), reduce (peer: root), all_gather, reduce_scatter, send / recv (peer); op is ncclRedOp_t.") GX_OPS_CUDA_IMPL(gx::ops::nccl_collective_cuda);
+        "Enqueues one collective on the current stream of the tensors' device: kind is a row's ncclKind in the collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank.") GX_OPS_CUDA_IMPL(gx::ops::nccl_collective_cuda);
 #endif
   m.def("set_gemm_kernel(str name) -> str",
         "Makes the built-in CPU GEMM use the named micro-kernel (avx512f, avx2+fma, generic; '' keeps it) and returns the one in use (for tests of each kernel).")
