@@ -44,7 +44,7 @@ export type KernelArg = Tensor | number | bigint | boolean;
 export interface JitKernel {
   /** Launches on `grid` blocks of `block` threads with `args` (CuPy's RawKernel style: kernel((128,), (1024,), (x, y, n))). */
   (grid: Dim3, block: Dim3, args: readonly KernelArg[], opts?: LaunchOptions): void;
-  /** The launch configuration fixed first, then the arguments (Numba's kernel[blocks, threads](x, y, n)). */
+  /** The launch configuration fixed first, then the arguments (Numba's `kernel[blocks, threads](x, y, n)`). */
   configure(grid: Dim3, block: Dim3, opts?: LaunchOptions): (...args: KernelArg[]) => void;
   /** The CUDA source generated for these arguments' types (Numba's inspect_types). */
   source(...args: KernelArg[]): string;
