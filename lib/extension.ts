@@ -12,6 +12,8 @@ import {
 } from './native';
 import { recordExtensionCall, registerAutograd, shareAutograd } from './autograd/function';
 import { derivativeSpec, parseDerivative } from './autograd/schema-derivative';
+import { parseDevice, type Device } from './device';
+import { isSchemaType, SCHEMA_TYPES, type ArgConverter, type ResultConverter } from './generated/schema-types';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -54,6 +56,25 @@ function tensorListArg(xs: unknown, fn: string, name: string): NativeTensor[] {
   return xs.map((x, i) => tensorArg(x, fn, `${name}[${i}]`));
 }
 
+/** A device argument (NOTE [ Handles and devices in schemas ] in csrc/core/schema.h) as the core reads it: 'cpu' or 'cuda:N'. */
+function deviceArg(x: unknown, fn: string, name: string): string {
+  if (x === undefined) throw new TypeError(`${fn}: missing required argument '${name}' (Device)`);
+  return parseDevice(x, `${fn}: argument '${name}'`).toString();
+}
+
+function optionalDeviceArg(x: unknown, fn: string, name: string): string | undefined {
+  return x === undefined || x === null ? undefined : deviceArg(x, fn, name);
+}
+
+/** Each converter the schema type table names for an argument (a type without one is passed as it is). */
+const ARG_CONVERTERS: { readonly [K in ArgConverter]: (x: unknown, fn: string, name: string) => unknown } = {
+  tensor: tensorArg,
+  optionalTensor: optionalTensorArg,
+  tensorList: tensorListArg,
+  device: deviceArg,
+  optionalDevice: optionalDeviceArg,
+};
+
 function wrap(h: unknown): Tensor {
   return new Tensor(h as NativeTensor);
 }
@@ -65,6 +86,13 @@ function wrapOptional(h: unknown): Tensor | undefined {
 function wrapList(hs: unknown): Tensor[] {
   return (hs as unknown[]).map(wrap);
 }
+
+function wrapDevice(d: unknown): Device {
+  return parseDevice(d, 'gpuext');
+}
+
+/** Each converter the schema type table names for a result (a type without one is returned as it is). */
+const RESULT_CONVERTERS: { readonly [K in ResultConverter]: (x: unknown) => unknown } = { wrap, wrapOptional, wrapList, wrapDevice };
 
 function describe(x: unknown): string {
   if (x === null || x === undefined) return String(x);
@@ -137,12 +165,9 @@ export const extensionRuntime = {
   arity,
   load: loadLibrary,
   call: native.callOp,
-  tensor: tensorArg,
-  optionalTensor: optionalTensorArg,
-  tensorList: tensorListArg,
-  wrap,
-  wrapOptional,
-  wrapList,
+  // The converters generated bindings call by the names the schema type table gives (lib/toolkit/codegen.ts).
+  ...ARG_CONVERTERS,
+  ...RESULT_CONVERTERS,
   /** Records the call on autograd's tape when the op has a registered gradient (gx.autograd.registerAutograd). */
   recorded: recordExtensionCall,
   /** A generated function records with the derivative declared beside its op's schema (NOTE [ Derivatives beside a user's schema ]). */
@@ -154,21 +179,14 @@ export const extensionRuntime = {
 // --- generic op functions -------------------------------------------------------
 
 function convertArg(a: OpArgDescriptor, v: unknown, fn: string): unknown {
-  switch (a.type) {
-    case 'Tensor': return tensorArg(v, fn, a.name);
-    case 'Tensor?': return optionalTensorArg(v, fn, a.name);
-    case 'Tensor[]': return tensorListArg(v, fn, a.name);
-    default: return v;
-  }
+  const convert = isSchemaType(a.type) ? SCHEMA_TYPES[a.type].convert : undefined;
+  return convert === undefined ? v : ARG_CONVERTERS[convert](v, fn, a.name);
 }
 
 function convertReturn(type: string, v: unknown): unknown {
-  switch (type) {
-    case 'Tensor': return wrap(v);
-    case 'Tensor?': return wrapOptional(v);
-    case 'Tensor[]': return wrapList(v);
-    default: return v === null ? undefined : v;
-  }
+  const convert = isSchemaType(type) ? SCHEMA_TYPES[type].wrap : undefined;
+  if (convert !== undefined) return RESULT_CONVERTERS[convert](v);
+  return v === null ? undefined : v;
 }
 
 /** A function for one op, converting arguments and results by its descriptor. */

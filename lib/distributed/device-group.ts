@@ -61,7 +61,7 @@ export class DeviceGroup {
   private launch(fn: string, kind: string, inputs: Tensor[], outputs: Tensor[], op: ReduceOp | undefined, peer: number): Work {
     const comms = this.comms(fn);
     const o = ncclOp(op, inputs[0].dtype);
-    ncclGroup(fn, inputs[0], () => comms.forEach((c, i) => c.enqueue(fn, kind, inputs[i], outputs[i], o, peer)));
+    ncclGroup(fn, inputs[0].device, () => comms.forEach((c, i) => c.enqueue(fn, kind, inputs[i], outputs[i], o, peer)));
     const done = comms.map((c) => c.completion(fn));
     return new Work({ query: () => done.every((d) => d.query()), wait: () => Promise.all(done.map((d) => d.wait())).then(() => undefined) });
   }

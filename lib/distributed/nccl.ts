@@ -9,8 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { Device, parseDevice, type DeviceLike } from '../device';
-import { empty } from '../creation';
 import { logger } from '../log';
+import type { OpaqueHandle } from '../native';
 import { namedForCaller } from '../ops/library';
 import * as ops from '../generated/ops';
 import { Event } from '../stream';
@@ -73,8 +73,7 @@ export function locateNccl(): void {
 export function ncclVersion(device: DeviceLike = 'cuda'): string {
   const fn = 'gx.distributed.ncclVersion';
   locateNccl();
-  using probe = empty([1], { dtype: 'uint8', device: parseDevice(device, fn) });
-  const code = Number(ops.ncclVersion(fn, { probe: probe.handle(fn) }));
+  const code = Number(ops.ncclVersion(fn, { device: parseDevice(device, fn) }));
   // NCCL 2.9 and later: major * 10000 + minor * 100 + patch (before: major * 1000 + minor * 100 + patch).
   const [major, rest] = code >= 20900 ? [Math.floor(code / 10000), code % 10000] : [Math.floor(code / 1000), code % 1000];
   return `${major}.${Math.floor(rest / 100)}.${rest % 100}`;
@@ -112,7 +111,7 @@ export class NcclComm {
   #timer: ReturnType<typeof setInterval> | undefined;
   #gone: string | undefined;
 
-  private constructor(readonly device: Device, private readonly comm: string, private readonly probe: Tensor, private readonly timeoutMs: number) {}
+  private constructor(readonly device: Device, private readonly comm: OpaqueHandle, private readonly timeoutMs: number) {}
 
   /**
    * Makes the communicator: rank 0 draws the unique id and posts it; every
@@ -121,12 +120,11 @@ export class NcclComm {
    */
   static async create(store: StoreClient, rank: number, worldSize: number, device: Device, generation: number, timeoutMs: number, fn: string): Promise<NcclComm> {
     locateNccl();
-    const probe = empty([1], { dtype: 'uint8', device });
     try {
       const idKey = `nccl/${generation}/id`;
       let id: string;
       if (rank === 0) {
-        id = ops.ncclUniqueId(fn, { probe: probe.handle(fn) });
+        id = ops.ncclUniqueId(fn, { device });
         await store.set(idKey, Buffer.from(id), worldSize - 1);
         if (worldSize > 1 && (await store.get(`nccl/${generation}/all-read`, timeoutMs)) === undefined) {
           throw new Error(`${fn}: not every rank fetched NCCL's unique id within ${timeoutMs / 1000} s`);
@@ -137,25 +135,38 @@ export class NcclComm {
         id = Buffer.from(b).toString();
         if ((await store.add(`nccl/${generation}/read`, 1)) === worldSize - 1) await store.set(`nccl/${generation}/all-read`, new Uint8Array(0));
       }
-      const comm = ops.ncclCommInit(fn, { probe: probe.handle(fn), uniqueId: id, worldSize, rank });
+      const comm = ops.ncclCommInit(fn, { device, uniqueId: id, worldSize, rank });
       if (ncclLog.enabled) ncclLog('communicator: rank %d of %d on %s (generation %d), NCCL %s from %s', rank, worldSize, String(device), generation, ncclVersion(device), process.env.GPUEXT_NCCL_PATH ?? 'the library path');
-      return new NcclComm(device, comm, probe, timeoutMs);
+      return new NcclComm(device, comm, timeoutMs);
     } catch (e) {
-      probe.dispose();
       throw namedForCaller(e, fn);
     }
   }
 
-  /** One communicator per device, all in this process (ncclCommInitAll). */
+  /**
+   * One communicator per device, all in this process: what ncclCommInitAll
+   * does, as NCCL documents it (one unique id, each rank joined on its
+   * device between ncclGroupStart and ncclGroupEnd).
+   */
   static createAll(devices: readonly Device[], timeoutMs: number, fn: string): NcclComm[] {
     locateNccl();
-    const probes = devices.map((d) => empty([1], { dtype: 'uint8', device: d }));
+    const comms: OpaqueHandle[] = [];
     try {
-      const names = ops.ncclCommInitAll(fn, { probe: probes[0].handle(fn), devices: devices.map((d) => d.index) }).split(',');
+      const uniqueId = ops.ncclUniqueId(fn, { device: devices[0] });
+      ncclGroup(fn, devices[0], () => {
+        devices.forEach((device, rank) => comms.push(ops.ncclCommInit(fn, { device, uniqueId, worldSize: devices.length, rank })));
+      });
       if (ncclLog.enabled) ncclLog('communicators: %d ranks in this process on %s, NCCL %s', devices.length, devices.join(', '), ncclVersion(devices[0]));
-      return names.map((name, i) => new NcclComm(devices[i], name, probes[i], timeoutMs));
+      return comms.map((comm, i) => new NcclComm(devices[i], comm, timeoutMs));
     } catch (e) {
-      probes.forEach((p) => p.dispose());
+      // The ranks that joined before the failure are aborted, not left behind.
+      comms.forEach((comm, i) => {
+        try {
+          ops.ncclCommDestroy(fn, { device: devices[i], comm, abort: true });
+        } catch {
+          // the failure already reported is the one to see
+        }
+      });
       throw namedForCaller(e, fn);
     }
   }
@@ -213,7 +224,7 @@ export class NcclComm {
       }
       for (const p of this.#pending) if (p.event.query()) this.#pending.delete(p);
       if (this.#pending.size === 0) return;
-      const error = this.#gone === undefined ? ops.ncclCommError('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm }) : '';
+      const error = this.#gone === undefined ? ops.ncclCommError('NCCL watchdog', { device: this.device, comm: this.comm }) : '';
       const oldest = Math.min(...[...this.#pending].map((p) => p.started));
       const late = Date.now() - oldest > this.timeoutMs;
       if (error === '' && !late) return;
@@ -230,9 +241,8 @@ export class NcclComm {
     clearInterval(this.#timer);
     this.#timer = undefined;
     try {
-      ops.ncclCommDestroy('NCCL watchdog', { probe: this.probe.handle(), comm: this.comm, abort: true });
+      ops.ncclCommDestroy('NCCL watchdog', { device: this.device, comm: this.comm, abort: true });
     } finally {
-      this.probe.dispose();
       const err = new Error(`${why}; the communicator on ${this.device} was aborted, so later CUDA collectives of this group fail`);
       for (const p of this.#pending) {
         p.error = err;
@@ -247,17 +257,16 @@ export class NcclComm {
     if (abort) return this.abort('destroyed');
     this.#gone = 'destroyed';
     clearInterval(this.#timer);
-    ops.ncclCommDestroy('gx.distributed.destroyProcessGroup', { probe: this.probe.handle(), comm: this.comm, abort });
-    this.probe.dispose();
+    ops.ncclCommDestroy('gx.distributed.destroyProcessGroup', { device: this.device, comm: this.comm, abort });
   }
 }
 
 /** Runs `body` between ncclGroupStart and ncclGroupEnd (ended also when it throws). */
-export function ncclGroup(fn: string, probe: Tensor, body: () => void): void {
-  ops.ncclGroup(fn, { probe: probe.handle(fn), start: true });
+export function ncclGroup(fn: string, device: Device, body: () => void): void {
+  ops.ncclGroup(fn, { device, start: true });
   try {
     body();
   } finally {
-    ops.ncclGroup(fn, { probe: probe.handle(fn), start: false });
+    ops.ncclGroup(fn, { device, start: false });
   }
 }
