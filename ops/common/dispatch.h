@@ -46,6 +46,31 @@ template <typename T, typename C> constexpr bool computes_in() {
   return std::is_same_v<C, bool> || std::is_same_v<typename ComputeOf<T>::type, C>;
 }
 
+// Whether dtype t computes in C (the compute-type column, read at run time).
+template <typename C> bool computes_as(ScalarType t) {
+  switch (t) {
+#define GX_OPS_COMPUTES_AS(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, ...) \
+  case k##Enum: return std::is_same_v<compute, C>;
+    GX_FORALL_DTYPES(GX_OPS_COMPUTES_AS)
+#undef GX_OPS_COMPUTES_AS
+  }
+  return false;
+}
+
+// Whether a number of dtype t computes in a type wider than its own (16-bit
+// floats, integers narrower than int64), so that rounding back through t
+// changes it (NOTE [ Operands converted to the common dtype ] in hd.h); bool
+// is read as it is.
+inline bool computes_wider(ScalarType t) {
+  switch (t) {
+#define GX_OPS_COMPUTES_WIDER(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, ...) \
+  case k##Enum: return #kind[0] != 'b' && !std::is_same_v<ctype, compute>;
+    GX_FORALL_DTYPES(GX_OPS_COMPUTES_WIDER)
+#undef GX_OPS_COMPUTES_WIDER
+  }
+  return false;
+}
+
 // The compute-type set flag that admits compute type C.
 template <typename C> constexpr unsigned compute_flag() {
   return std::is_same_v<C, float> ? kCFloat : std::is_same_v<C, double> ? kCDouble : kCInt;
