@@ -178,34 +178,44 @@ export const extensionRuntime = {
 
 // --- generic op functions -------------------------------------------------------
 
-function convertArg(a: OpArgDescriptor, v: unknown, fn: string): unknown {
-  const convert = isSchemaType(a.type) ? SCHEMA_TYPES[a.type].convert : undefined;
-  return convert === undefined ? v : ARG_CONVERTERS[convert](v, fn, a.name);
+type ArgConversion = (x: unknown, fn: string, name: string) => unknown;
+type ResultConversion = (x: unknown) => unknown;
+
+const passArg: ArgConversion = (x) => x;
+const passResult: ResultConversion = (x) => (x === null ? undefined : x);
+
+/** How an argument of `type` is converted: the runtime's converter its schema type names, else as it is. */
+function argConversion(type: string): ArgConversion {
+  const convert = isSchemaType(type) ? SCHEMA_TYPES[type].convert : undefined;
+  return convert === undefined ? passArg : ARG_CONVERTERS[convert];
 }
 
-function convertReturn(type: string, v: unknown): unknown {
+/** How a result of `type` is converted (None becomes undefined where the type has no converter). */
+function resultConversion(type: string): ResultConversion {
   const convert = isSchemaType(type) ? SCHEMA_TYPES[type].wrap : undefined;
-  if (convert !== undefined) return RESULT_CONVERTERS[convert](v);
-  return v === null ? undefined : v;
+  return convert === undefined ? passResult : RESULT_CONVERTERS[convert];
 }
 
-/** A function for one op, converting arguments and results by its descriptor. */
+/** A function for one op, converting arguments and results by its descriptor (the conversions looked up once). */
 export function opFunction(op: OpDescriptor): OpFunction {
   const fn = camelCase(op.name);
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
   const keywordNames = keyword.map((a) => a.name);
+  const posConv = positional.map((a) => argConversion(a.type));
+  const kwConv = keyword.map((a) => argConversion(a.type));
+  const retConv = op.returns.map((r) => resultConversion(r.type));
   const { min, max } = arityBounds(op);
   const f = (...args: unknown[]): unknown => {
     if (args.length < min || args.length > max) throw arityError(op, fn, args.length);
-    const values = positional.map((a, i) => convertArg(a, args[i], fn));
+    const values = positional.map((a, i) => posConv[i](args[i], fn, a.name));
     if (keyword.length > 0) {
       const o = keywordOptions(args[positional.length], fn, keywordNames);
-      for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
+      keyword.forEach((a, i) => values.push(kwConv[i](o[a.name], fn, a.name)));
     }
     const result = native.callOp(op.id, ...values);
-    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, convertReturn(op.returns[0].type, result));
-    return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r)));
+    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, retConv[0](result));
+    return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => retConv[i](r)));
   };
   Object.defineProperty(f, 'name', { value: fn });
   return f;
