@@ -1,7 +1,7 @@
 // dtypes on the TypeScript side: parsing names, inferring from typed arrays,
 // converting JS values to a dtype's storage, and fill bit patterns. The list
 // itself is generated from csrc/include/gpuext/dtype_list.h.
-import { DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, type DType, type IntegerDType, type StorageArrayMap } from './generated/dtypes';
+import { DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type IntegerDType, type StorageArrayMap } from './generated/dtypes';
 import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
 import { describeValue } from './shape';
 
@@ -42,14 +42,8 @@ export function isTypedArray(x: unknown): x is AnyTypedArray {
 
 /** The dtype a typed array stands for, or undefined when it has none (Uint16Array, Uint32Array...). */
 export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
-  if (a instanceof Float32Array) return 'float32';
-  if (a instanceof Float64Array) return 'float64';
-  if (a instanceof Int8Array) return 'int8';
-  if (a instanceof Int16Array) return 'int16';
-  if (a instanceof Int32Array) return 'int32';
-  if (a instanceof BigInt64Array) return 'int64';
-  if (a instanceof Uint8Array || a instanceof Uint8ClampedArray) return 'uint8';
-  return undefined;
+  for (const [array, dtype] of TYPED_ARRAY_DTYPE) if (a instanceof array) return dtype;
+  return a instanceof Uint8ClampedArray ? 'uint8' : undefined;
 }
 
 

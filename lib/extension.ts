@@ -12,6 +12,8 @@ import {
 } from './native';
 import { recordExtensionCall, registerAutograd, shareAutograd } from './autograd/function';
 import { derivativeSpec, parseDerivative } from './autograd/schema-derivative';
+import { parseDevice, type Device } from './device';
+import { isSchemaType, SCHEMA_TYPES, type ArgConverter, type ResultConverter } from './generated/schema-types';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -54,6 +56,25 @@ function tensorListArg(xs: unknown, fn: string, name: string): NativeTensor[] {
   return xs.map((x, i) => tensorArg(x, fn, `${name}[${i}]`));
 }
 
+/** A device argument (NOTE [ Handles and devices in schemas ] in csrc/core/schema.h) as the core reads it: 'cpu' or 'cuda:N'. */
+function deviceArg(x: unknown, fn: string, name: string): string {
+  if (x === undefined) throw new TypeError(`${fn}: missing required argument '${name}' (Device)`);
+  return parseDevice(x, `${fn}: argument '${name}'`).toString();
+}
+
+function optionalDeviceArg(x: unknown, fn: string, name: string): string | undefined {
+  return x === undefined || x === null ? undefined : deviceArg(x, fn, name);
+}
+
+/** Each converter the schema type table names for an argument (a type without one is passed as it is). */
+const ARG_CONVERTERS: { readonly [K in ArgConverter]: (x: unknown, fn: string, name: string) => unknown } = {
+  tensor: tensorArg,
+  optionalTensor: optionalTensorArg,
+  tensorList: tensorListArg,
+  device: deviceArg,
+  optionalDevice: optionalDeviceArg,
+};
+
 function wrap(h: unknown): Tensor {
   return new Tensor(h as NativeTensor);
 }
@@ -65,6 +86,13 @@ function wrapOptional(h: unknown): Tensor | undefined {
 function wrapList(hs: unknown): Tensor[] {
   return (hs as unknown[]).map(wrap);
 }
+
+function wrapDevice(d: unknown): Device {
+  return parseDevice(d, 'gpuext');
+}
+
+/** Each converter the schema type table names for a result (a type without one is returned as it is). */
+const RESULT_CONVERTERS: { readonly [K in ResultConverter]: (x: unknown) => unknown } = { wrap, wrapOptional, wrapList, wrapDevice };
 
 function describe(x: unknown): string {
   if (x === null || x === undefined) return String(x);
@@ -137,12 +165,9 @@ export const extensionRuntime = {
   arity,
   load: loadLibrary,
   call: native.callOp,
-  tensor: tensorArg,
-  optionalTensor: optionalTensorArg,
-  tensorList: tensorListArg,
-  wrap,
-  wrapOptional,
-  wrapList,
+  // The converters generated bindings call by the names the schema type table gives (lib/toolkit/codegen.ts).
+  ...ARG_CONVERTERS,
+  ...RESULT_CONVERTERS,
   /** Records the call on autograd's tape when the op has a registered gradient (gx.autograd.registerAutograd). */
   recorded: recordExtensionCall,
   /** A generated function records with the derivative declared beside its op's schema (NOTE [ Derivatives beside a user's schema ]). */
@@ -153,41 +178,44 @@ export const extensionRuntime = {
 
 // --- generic op functions -------------------------------------------------------
 
-function convertArg(a: OpArgDescriptor, v: unknown, fn: string): unknown {
-  switch (a.type) {
-    case 'Tensor': return tensorArg(v, fn, a.name);
-    case 'Tensor?': return optionalTensorArg(v, fn, a.name);
-    case 'Tensor[]': return tensorListArg(v, fn, a.name);
-    default: return v;
-  }
+type ArgConversion = (x: unknown, fn: string, name: string) => unknown;
+type ResultConversion = (x: unknown) => unknown;
+
+const passArg: ArgConversion = (x) => x;
+const passResult: ResultConversion = (x) => (x === null ? undefined : x);
+
+/** How an argument of `type` is converted: the runtime's converter its schema type names, else as it is. */
+function argConversion(type: string): ArgConversion {
+  const convert = isSchemaType(type) ? SCHEMA_TYPES[type].convert : undefined;
+  return convert === undefined ? passArg : ARG_CONVERTERS[convert];
 }
 
-function convertReturn(type: string, v: unknown): unknown {
-  switch (type) {
-    case 'Tensor': return wrap(v);
-    case 'Tensor?': return wrapOptional(v);
-    case 'Tensor[]': return wrapList(v);
-    default: return v === null ? undefined : v;
-  }
+/** How a result of `type` is converted (None becomes undefined where the type has no converter). */
+function resultConversion(type: string): ResultConversion {
+  const convert = isSchemaType(type) ? SCHEMA_TYPES[type].wrap : undefined;
+  return convert === undefined ? passResult : RESULT_CONVERTERS[convert];
 }
 
-/** A function for one op, converting arguments and results by its descriptor. */
+/** A function for one op, converting arguments and results by its descriptor (the conversions looked up once). */
 export function opFunction(op: OpDescriptor): OpFunction {
   const fn = camelCase(op.name);
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
   const keywordNames = keyword.map((a) => a.name);
+  const posConv = positional.map((a) => argConversion(a.type));
+  const kwConv = keyword.map((a) => argConversion(a.type));
+  const retConv = op.returns.map((r) => resultConversion(r.type));
   const { min, max } = arityBounds(op);
   const f = (...args: unknown[]): unknown => {
     if (args.length < min || args.length > max) throw arityError(op, fn, args.length);
-    const values = positional.map((a, i) => convertArg(a, args[i], fn));
+    const values = positional.map((a, i) => posConv[i](args[i], fn, a.name));
     if (keyword.length > 0) {
       const o = keywordOptions(args[positional.length], fn, keywordNames);
-      for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
+      keyword.forEach((a, i) => values.push(kwConv[i](o[a.name], fn, a.name)));
     }
     const result = native.callOp(op.id, ...values);
-    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, convertReturn(op.returns[0].type, result));
-    return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r)));
+    if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, retConv[0](result));
+    return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => retConv[i](r)));
   };
   Object.defineProperty(f, 'name', { value: fn });
   return f;

@@ -30,6 +30,7 @@ export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescript
 export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
 export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
 export type { OpsOf, OpSignature, OpName } from './schema-types';
+export type { OpaqueHandle } from './native';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';
 export { CUDAGraph } from './graph';

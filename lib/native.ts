@@ -10,6 +10,15 @@ export interface NativeTensor {
   readonly __nativeTensor: unique symbol;
 }
 
+/**
+ * A schema `Handle` an op returned, to hand back to an op of the same library
+ * (NOTE [ Handles and devices in schemas ] in csrc/core/schema.h): an object
+ * JS can neither read nor make, so no number or string stands in for it.
+ */
+export interface OpaqueHandle {
+  readonly __opaqueHandle: unique symbol;
+}
+
 export interface NativeDescription {
   shape: number[];
   strides: number[];
@@ -114,7 +123,7 @@ export interface NativeDeviceLimits {
 /** One argument of a registered op, as its schema declares it. */
 export interface NativeOpArg {
   name: string;
-  /** Schema spelling: 'Tensor', 'Tensor?', 'Tensor[]', 'int', 'float', 'bool', 'str', 'int[]', 'ScalarType', or an optional ('int?'...). */
+  /** Schema spelling: one of lib/generated/schema-types.ts's SchemaType ('Tensor', 'int[]', 'Device?', ...). */
   type: string;
   kwOnly: boolean;
   /** Present when the schema gives a default (null for None). */

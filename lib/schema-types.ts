@@ -1,13 +1,12 @@
 // Op schemas read by the type checker: OpsOf<['scale(Tensor x, float s) -> Tensor']>
 // is { scale(x: Tensor, s: number): Tensor }, the same types `gpuext build`
-// generates (lib/toolkit/codegen.ts: ARG_TYPES, RETURN_TYPES), for gx.load and
+// generates (both read the one schema type table, lib/generated/schema-types.ts), for gx.load and
 // gx.loadInline's `schemas` option. The grammar is the schema subset of
 // docs/DESIGN.md decision 3: positional arguments, `*` then keyword-only ones (an options
 // object), defaults, `Type?` optional, one return or a tuple. An op whose
 // schema these types cannot read (a default holding a comma, a type they do
 // not know) is typed as an untyped OpFunction rather than wrongly.
-import type { DType } from './generated/dtypes';
-import type { Tensor } from './tensor';
+import type { SchemaArgTypes as ArgTypes, SchemaReturnTypes as ReturnTypes } from './generated/schema-types';
 
 type Trim<S extends string> = S extends ` ${infer R}` ? Trim<R> : S extends `${infer R} ` ? Trim<R> : S;
 
@@ -17,28 +16,6 @@ type SplitComma<S extends string> = S extends `${infer H},${infer T}` ? [Trim<H>
 export type CamelCase<S extends string> = S extends `${infer H}_${infer T}`
   ? T extends '' ? S : `${H}${Capitalize<CamelCase<T>>}`
   : S;
-
-interface ArgTypes {
-  Tensor: Tensor;
-  'Tensor[]': readonly Tensor[];
-  int: number | bigint;
-  float: number;
-  bool: boolean;
-  str: string;
-  'int[]': readonly number[] | number;
-  ScalarType: DType;
-}
-
-interface ReturnTypes {
-  Tensor: Tensor;
-  'Tensor?': Tensor | undefined;
-  'Tensor[]': Tensor[];
-  int: number;
-  float: number;
-  bool: boolean;
-  str: string;
-  ScalarType: DType;
-}
 
 /** Marks a schema these types cannot read. */
 declare const unreadable: unique symbol;

@@ -11,7 +11,7 @@ const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const GENERATORS = ['dtypes', 'limits', 'staging', 'arg-kinds', 'ops', 'cxx-ops', 'collectives'];
+const GENERATORS = ['dtypes', 'limits', 'staging', 'arg-kinds', 'schema-types', 'ops', 'cxx-ops', 'collectives'];
 
 const check = process.argv.includes('--check');
 const stale = [];

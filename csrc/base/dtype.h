@@ -16,7 +16,7 @@
 namespace gx::core {
 
 enum class DType : int32_t {
-#define GX_DTYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) Enum = GX_##Enum,
+#define GX_DTYPE_ENUM(Enum, ...) Enum = GX_##Enum,
   GX_FORALL_DTYPES(GX_DTYPE_ENUM)
 #undef GX_DTYPE_ENUM
 };

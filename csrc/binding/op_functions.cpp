@@ -15,6 +15,7 @@
 #include "binding/bindings.h"
 #include "binding/args.h"
 #include "binding/js_errors.h"
+#include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
 #include "core/abi.h"
 #include "core/extension_loader.h"
@@ -23,6 +24,30 @@
 
 namespace gx::core::js {
 namespace {
+
+// A Handle an op returned (NOTE [ Handles and devices in schemas ] in
+// core/schema.h), as JS holds it: the op's 64 bits and the namespace of the
+// library that made it, so another library's op cannot be handed it.
+struct OpaqueHandle {
+  static constexpr napi_type_tag kTag = {0x6770757868616e64ULL, 0x6c65000000000001ULL};
+  static constexpr const char* kName = "Handle (the result of an op that returns one)";
+  uint64_t value = 0;
+  std::string ns;
+};
+
+// 'cpu' or 'cuda:N' (lib/device.ts resolves 'cuda' to the current device before the call).
+gx_device parse_device(const OpDef& op, const Argument& a, const std::string& text) {
+  if (text == "cpu") return gx_device{GX_CPU, 0};
+  const std::string prefix = "cuda:";
+  bool ok = text.size() > prefix.size() && text.size() <= prefix.size() + 9 && text.compare(0, prefix.size(), prefix) == 0;
+  int32_t index = 0;
+  for (size_t k = prefix.size(); ok && k < text.size(); ++k) {
+    ok = text[k] >= '0' && text[k] <= '9';
+    index = index * 10 + (text[k] - '0');
+  }
+  GX_CHECK_TYPE(ok, op.qualified, ": argument '", a.name, "' must be 'cpu' or 'cuda:N', got \"", text, "\"");
+  return gx_device{GX_CUDA, index};
+}
 
 const char* kind_word(ArgType t) {
   switch (t) {
@@ -34,6 +59,8 @@ const char* kind_word(ArgType t) {
     case ArgType::Str: return "a string";
     case ArgType::IntList: return "an array of integers";
     case ArgType::ScalarType: return "a dtype name (or its code)";
+    case ArgType::Handle: return "a Handle";
+    case ArgType::Device: return "a device ('cpu' or 'cuda:N')";
   }
   return "a value";
 }
@@ -199,11 +226,25 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
       out.v.dtype = code;
       break;
     }
+    case ArgType::Handle: {
+      OpaqueHandle* h = try_unwrap_external<OpaqueHandle>(v);
+      expect(h != nullptr);
+      GX_CHECK_TYPE(h->ns == op.ns, op.qualified, ": argument '", a.name, "' is a Handle made by library '", h->ns,
+                    "'; only its own ops take it");
+      out.kind = GX_VALUE_HANDLE;
+      out.v.handle = h->value;
+      break;
+    }
+    case ArgType::Device:
+      expect(v.IsString());
+      out.kind = GX_VALUE_DEVICE;
+      out.v.device = parse_device(op, a, v.As<Napi::String>().Utf8Value());
+      break;
   }
   return out;
 }
 
-Napi::Value to_js(Napi::Env env, gx_value& v) {
+Napi::Value to_js(Napi::Env env, const OpDef& op, gx_value& v) {
   switch (v.kind) {
     case GX_VALUE_TENSOR: {
       TensorImpl* t = static_cast<TensorImpl*>(v.v.tensor);
@@ -225,6 +266,11 @@ Napi::Value to_js(Napi::Env env, gx_value& v) {
     case GX_VALUE_BOOL: return Napi::Boolean::New(env, v.v.b != 0);
     case GX_VALUE_STR: return Napi::String::New(env, v.v.str.data, v.v.str.len);
     case GX_VALUE_DTYPE: return Napi::String::New(env, dtype_name(static_cast<DType>(v.v.dtype)));
+    case GX_VALUE_HANDLE: return wrap_external(env, new OpaqueHandle{v.v.handle, op.ns});
+    case GX_VALUE_DEVICE: {
+      const Device d = v.v.device.type == GX_CUDA ? Device::cuda(v.v.device.index) : Device::cpu();
+      return Napi::String::New(env, d.str());
+    }
     default: return env.Null();
   }
 }
@@ -254,10 +300,10 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
     CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
     invoke_op(op, args.data(), rets.data());
     Napi::Env env = info.Env();
-    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, rets[0]);
+    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, op, rets[0]);
     Napi::Array out = Napi::Array::New(env, rets.size());
     try {
-      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, rets[k]));
+      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, op, rets[k]));
     } catch (...) {
       release_returns(rets);
       throw;
@@ -266,14 +312,14 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
   });
 }
 
-Napi::Value default_to_js(Napi::Env env, const DefaultValue& d) {
+Napi::Value default_to_js(Napi::Env env, const OpDef& op, const DefaultValue& d) {
   gx_value v = value_of_default(d);
   if (d.kind == GX_VALUE_INT_LIST) {
     Napi::Array arr = Napi::Array::New(env, d.ints.size());
     for (size_t k = 0; k < d.ints.size(); ++k) arr.Set(static_cast<uint32_t>(k), Napi::Number::New(env, static_cast<double>(d.ints[k])));
     return arr;
   }
-  return to_js(env, v);
+  return to_js(env, op, v);
 }
 
 Napi::Object op_to_js(Napi::Env env, const OpDef& op) {
@@ -291,7 +337,7 @@ Napi::Object op_to_js(Napi::Env env, const OpDef& op) {
     ao.Set("name", Napi::String::New(env, a.name));
     ao.Set("type", Napi::String::New(env, type_to_string(a.type)));
     ao.Set("kwOnly", Napi::Boolean::New(env, a.kwarg_only));
-    if (a.default_value) ao.Set("default", default_to_js(env, *a.default_value));
+    if (a.default_value) ao.Set("default", default_to_js(env, op, *a.default_value));
     args.Set(static_cast<uint32_t>(i), ao);
   }
   o.Set("args", args);

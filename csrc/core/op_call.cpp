@@ -18,6 +18,8 @@ const char* kind_name(int32_t kind) {
     case GX_VALUE_INT_LIST: return "an int[]";
     case GX_VALUE_TENSOR_LIST: return "a Tensor[]";
     case GX_VALUE_DTYPE: return "a ScalarType";
+    case GX_VALUE_HANDLE: return "a Handle";
+    case GX_VALUE_DEVICE: return "a Device";
   }
   return "an unknown value kind";
 }
@@ -32,6 +34,8 @@ gx_value_kind kind_of(ArgType t) {
     case ArgType::Str: return GX_VALUE_STR;
     case ArgType::IntList: return GX_VALUE_INT_LIST;
     case ArgType::ScalarType: return GX_VALUE_DTYPE;
+    case ArgType::Handle: return GX_VALUE_HANDLE;
+    case ArgType::Device: return GX_VALUE_DEVICE;
   }
   return GX_VALUE_NONE;
 }
@@ -145,6 +149,12 @@ void check_values(const OpDef& op, gx_value* args, int32_t nargs) {
         GX_CHECK_TYPE(v.v.dtype >= 0 && v.v.dtype < kNumDTypes, op.qualified, ": argument '", a.name,
                       "': unknown dtype code ", v.v.dtype);
         break;
+      case GX_VALUE_DEVICE:
+        GX_CHECK_TYPE((v.v.device.type == GX_CPU && v.v.device.index == 0) ||
+                          (v.v.device.type == GX_CUDA && v.v.device.index >= 0),
+                      op.qualified, ": argument '", a.name, "' is not a device (type ", v.v.device.type, ", index ",
+                      v.v.device.index, ")");
+        break;
       default: break;
     }
   }
@@ -159,6 +169,14 @@ void invoke_op(const OpDef& op, const gx_value* args, gx_value* rets) {
     if (v.kind == GX_VALUE_TENSOR) note_device(op, dispatch, v.v.tensor, name);
     if (v.kind == GX_VALUE_TENSOR_LIST)
       for (size_t k = 0; k < v.v.tensors.len; ++k) note_device(op, dispatch, v.v.tensors.data[k], name);
+  }
+  // No tensor: the first Device argument says where (NOTE [ Handles and devices in schemas ]).
+  for (size_t i = 0; i < s.args.size() && !dispatch.found; ++i) {
+    const gx_value& v = args[i];
+    if (v.kind == GX_VALUE_DEVICE) {
+      dispatch.found = true;
+      dispatch.device = v.v.device.type == GX_CUDA ? Device::cuda(v.v.device.index) : Device::cpu();
+    }
   }
   const Device device = dispatch.found ? dispatch.device : Device::cpu();
   const OpImpl& impl = op.impls[device.type];

@@ -3,7 +3,7 @@
 //
 //   schema  := NAME '(' [ param (',' param)* ] ')' '->' returns END
 //   param   := '*' | type NAME [ '=' default ]
-//   type    := BASE [ '[' ']' ] [ '?' ]      BASE: Tensor int float bool str ScalarType
+//   type    := BASE [ '[' ']' ] [ '?' ]      BASE: Tensor int float bool str ScalarType Handle Device
 //   returns := '(' ')' | '(' type [ NAME ] (',' type [ NAME ])* ')' | type
 //   default := None | True | False | true | false | STRING | DTYPE
 //            | [+-]NUMBER | [+-]inf | [+-]nan | '[' [ int (',' int)* ] ']'
@@ -243,7 +243,8 @@ class Parser {
   SchemaType parse_type(const char* what) {
     static const struct { const char* name; ArgType type; } kBases[] = {
         {"Tensor", ArgType::Tensor}, {"int", ArgType::Int},  {"float", ArgType::Float},
-        {"bool", ArgType::Bool},     {"str", ArgType::Str}, {"ScalarType", ArgType::ScalarType}};
+        {"bool", ArgType::Bool},     {"str", ArgType::Str}, {"ScalarType", ArgType::ScalarType},
+        {"Handle", ArgType::Handle}, {"Device", ArgType::Device}};
     if (cur_.kind != Token::Ident) expected(what);
     const std::string base = cur_.text;
     const size_t base_col = col();
@@ -258,7 +259,7 @@ class Parser {
     if (!known)
       schema_fail(text_, "unknown type '", base, "' at column ", base_col,
                   " (expected Tensor, Tensor?, Tensor[], int, int?, int[], int[]?, float, float?, bool, "
-                  "bool?, str, str?, ScalarType or ScalarType?)");
+                  "bool?, str, str?, ScalarType, ScalarType?, Handle, Handle?, Device or Device?)");
     advance();
     reject_alias();
     if (accept('[')) {
@@ -431,6 +432,12 @@ class Parser {
                     a.name, "=None' can)");
       case ArgType::TensorList:
         schema_fail(text_, "argument '", a.name, "' of type Tensor[] cannot have a default");
+      case ArgType::Handle:
+      case ArgType::Device:
+        // NOTE [ Handles and devices in schemas ]: None is the only default.
+        schema_fail(text_, "argument '", a.name, "' of type ", type_to_string(a.type),
+                    " cannot have a default other than None (declare it '", type_to_string(SchemaType{a.type.type, true}),
+                    " ", a.name, "=None')");
       case ArgType::Int:
         d.kind = GX_VALUE_INT;
         if (!parse_int(a, d.i)) bad_default(a, "an integer literal");
@@ -520,6 +527,8 @@ std::string type_to_string(const SchemaType& t) {
     case ArgType::Str: base = "str"; break;
     case ArgType::IntList: base = "int[]"; break;
     case ArgType::ScalarType: base = "ScalarType"; break;
+    case ArgType::Handle: base = "Handle"; break;
+    case ArgType::Device: base = "Device"; break;
   }
   return t.optional ? std::string(base) + "?" : std::string(base);
 }

@@ -15,7 +15,16 @@
 
 namespace gx::core {
 
-enum class ArgType : int32_t { Tensor, TensorList, Int, Float, Bool, Str, IntList, ScalarType };
+// NOTE [ Handles and devices in schemas ]
+// `Handle` is an opaque value an op returns for a later call to take back (a
+// communicator, a plan): 64 bits that only the library which made it gives a
+// meaning to. JS holds it as a tagged object it can neither make nor read,
+// and the binding refuses one made by another library's op, so a number or a
+// string never stands in for it. `Device` is a device ('cpu', 'cuda:N'); an
+// op with no tensor arguments runs on its first Device argument's device,
+// which is how an op that only manages state (a communicator) reaches its
+// CUDA implementation. Neither has a default but None (`Handle? h=None`).
+enum class ArgType : int32_t { Tensor, TensorList, Int, Float, Bool, Str, IntList, ScalarType, Handle, Device };
 
 // A parsed default. `kind` is GX_VALUE_NONE for `None`; otherwise the value kind
 // that matches the argument's type, and the one field it names is set:

@@ -131,7 +131,11 @@ export class NcclComm {
     }
   }
 
-  /** One communicator per device, all in this process (ncclCommInitAll). */
+  /**
+   * One communicator per device, all in this process: what ncclCommInitAll
+   * does, as NCCL documents it (one unique id, each rank joined on its
+   * device between ncclGroupStart and ncclGroupEnd).
+   */
   static createAll(devices: readonly Device[], timeoutMs: number, fn: string): NcclComm[] {
     locateNccl();
     const comms = nccl.commInitAll(devices, fn);

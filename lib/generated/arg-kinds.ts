@@ -4,6 +4,9 @@
 /** A kernel argument's C type, as the native launcher packs it (NOTE [ Argument slots ] in csrc/binding/rtc_launch.cpp). */
 export type ArgKind = 'tensor' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float32' | 'float64' | 'bool' | 'pointer';
 
+/** Every kind, in code order. */
+export const ARG_KINDS: readonly ArgKind[] = ['tensor', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'bool', 'pointer'];
+
 /** Each kind's code, the Int8Array value moduleGetFunction takes. */
 export const ARG_KIND_CODE: { readonly [K in ArgKind]: number } = {
   tensor: 0,

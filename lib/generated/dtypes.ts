@@ -115,6 +115,58 @@ export const VALUE_ARRAY = {
   bool: Uint8Array,
 } as const;
 
+/** The dtype whose C++ type the built-in ops compute each dtype in (NOTE [ Compute types ] in ops/common/hd.h): float32 for the 16-bit floats. */
+export const COMPUTE_DTYPE: { readonly [K in DType]: DType } = {
+  float32: 'float32',
+  float64: 'float64',
+  float16: 'float32',
+  bfloat16: 'float32',
+  int8: 'int64',
+  int16: 'int64',
+  int32: 'int64',
+  int64: 'int64',
+  uint8: 'int64',
+  bool: 'int64',
+};
+
+/** NumPy's typestr of each dtype NumPy has (not bfloat16). */
+export const NPY_TYPESTR: { readonly [K in DType]?: string } = {
+  float32: '<f4',
+  float64: '<f8',
+  float16: '<f2',
+  int8: '|i1',
+  int16: '<i2',
+  int32: '<i4',
+  int64: '<i8',
+  uint8: '|u1',
+  bool: '|b1',
+};
+
+/** Each dtype's name in a .safetensors header. */
+export const SAFETENSORS_NAME: { readonly [K in DType]: string } = {
+  float32: 'F32',
+  float64: 'F64',
+  float16: 'F16',
+  bfloat16: 'BF16',
+  int8: 'I8',
+  int16: 'I16',
+  int32: 'I32',
+  int64: 'I64',
+  uint8: 'U8',
+  bool: 'BOOL',
+};
+
+/** The dtype each typed array stands for (the first dtype the list views through it without decoding). */
+export const TYPED_ARRAY_DTYPE: readonly (readonly [abstract new (...args: never[]) => ArrayBufferView, DType])[] = [
+  [Float32Array, 'float32'],
+  [Float64Array, 'float64'],
+  [Int8Array, 'int8'],
+  [Int16Array, 'int16'],
+  [Int32Array, 'int32'],
+  [BigInt64Array, 'int64'],
+  [Uint8Array, 'uint8'],
+];
+
 /** The promotion of every pair of dtypes, indexed by code [a][b] (NOTE [ Type promotion ] in scripts/gen/dtypes.js). */
 export const PROMOTION: readonly (readonly DType[])[] = [
   ['float32', 'float64', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32', 'float32'],

@@ -3,7 +3,8 @@
 // One call per built-in op schema, its arguments named as in the schema (camelCased) so
 // tsc catches a missing or swapped one; `fn` names the gx function in errors. And the
 // families' tables lib/ops decides dtypes by.
-import { native, type NativeTensor } from '../native';
+import type { Device } from '../device';
+import { native, type NativeTensor, type OpaqueHandle } from '../native';
 import { OpRef } from '../ops/library';
 import { DTYPE_INFO, type DType } from './dtypes';
 
@@ -284,37 +285,37 @@ function astype(fn: string, a: { self: NativeTensor; out: NativeTensor }): void 
 }
 const OP_SUM = new OpRef('sum');
 /** `sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Sum over axis (all for []). */
-function sum(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function sum(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SUM.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_PROD = new OpRef('prod');
 /** `prod(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Product over axis. */
-function prod(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function prod(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_PROD.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MEAN = new OpRef('mean');
 /** `mean(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Mean over axis. */
-function mean(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function mean(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MEAN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MAX = new OpRef('max');
 /** `max(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Maximum over axis (NaN propagates). */
-function max(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function max(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_MIN = new OpRef('min');
 /** `min(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Minimum over axis (NaN propagates). */
-function min(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function min(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_MIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ARGMAX = new OpRef('argmax');
 /** `argmax(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first maximum over axis (C order); NaN counts as the maximum. */
-function argmax(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function argmax(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ARGMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_ARGMIN = new OpRef('argmin');
 /** `argmin(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first minimum over axis (C order); NaN counts as the minimum. */
-function argmin(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function argmin(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_ARGMIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SOFTMAX = new OpRef('softmax');
@@ -329,22 +330,22 @@ function logSoftmax(fn: string, a: { self: NativeTensor; axis: number | bigint; 
 }
 const OP_LOGSUMEXP = new OpRef('logsumexp');
 /** `logsumexp(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: log(sum(exp(x))) over axis, stable (max + log(sum(exp(x - max)))); -inf for lines of -inf or none. */
-function logsumexp(fn: string, a: { self: NativeTensor; axis: readonly number[]; dtype: DType; out: NativeTensor }): void {
+function logsumexp(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_LOGSUMEXP.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_VAR = new OpRef('var');
 /** `var(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Variance over axis: sum((x - mean)^2) / max(0, N - correction), one pass (shifted Welford). */
-function var_(fn: string, a: { self: NativeTensor; axis: readonly number[]; correction: number; dtype: DType; out: NativeTensor }): void {
+function var_(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; correction: number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_VAR.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_STD = new OpRef('std');
 /** `std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Standard deviation over axis: the square root of var's result. */
-function std(fn: string, a: { self: NativeTensor; axis: readonly number[]; correction: number; dtype: DType; out: NativeTensor }): void {
+function std(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; correction: number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_VECTOR_NORM = new OpRef('vector_norm');
 /** `vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()`: The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): (sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of nonzero elements (ops/reduce/norm.h). */
-function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[]; ord: number; dtype: DType; out: NativeTensor }): void {
+function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; ord: number; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_CUMSUM = new OpRef('cumsum');
@@ -369,12 +370,12 @@ function scatterReduce(fn: string, a: { self: NativeTensor; axis: number | bigin
 }
 const OP_INDEX = new OpRef('index');
 /** `index(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor out) -> ()`: Advanced indexing: out[p] = self[p + sum_k indices[k][p] * strides[k]], where self and every index (int64 or int32) are views of out's shape (stride 0 where they do not vary); index k picks along a dimension of sizes[k] elements (negative values count from the end) named dims[k] in errors. */
-function index(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[]; strides: readonly number[]; dims: readonly number[]; out: NativeTensor }): void {
+function index(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[] | number; strides: readonly number[] | number; dims: readonly number[] | number; out: NativeTensor }): void {
   native.callOp(OP_INDEX.id(fn), a.self, a.indices, a.sizes, a.strides, a.dims, a.out);
 }
 const OP_INDEX_PUT = new OpRef('index_put');
 /** `index_put(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor values, bool accumulate) -> ()`: In place: self[p + sum_k indices[k][p] * strides[k]] = values[p] (accumulate: +=, atomics on CUDA), the views and indices as index's, over values' shape. */
-function indexPut(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[]; strides: readonly number[]; dims: readonly number[]; values: NativeTensor; accumulate: boolean }): void {
+function indexPut(fn: string, a: { self: NativeTensor; indices: readonly NativeTensor[]; sizes: readonly number[] | number; strides: readonly number[] | number; dims: readonly number[] | number; values: NativeTensor; accumulate: boolean }): void {
   native.callOp(OP_INDEX_PUT.id(fn), a.self, a.indices, a.sizes, a.strides, a.dims, a.values, a.accumulate);
 }
 const OP_NONZERO = new OpRef('nonzero');
@@ -488,43 +489,38 @@ function setCpuBlasEnabled(fn: string, a: { on: boolean }): boolean {
   return native.callOp(OP_SET_CPU_BLAS_ENABLED.id(fn), a.on) as boolean;
 }
 const OP_NCCL_VERSION = new OpRef('nccl_version');
-/** `nccl_version(Tensor probe) -> str`: NCCL's version code (loads libnccl.so.2 on first use; probe picks the device). */
-function ncclVersion(fn: string, a: { probe: NativeTensor }): string {
-  return native.callOp(OP_NCCL_VERSION.id(fn), a.probe) as string;
+/** `nccl_version(Device device) -> str`: NCCL's version code (loads libnccl.so.2 on first use, in device's context). */
+function ncclVersion(fn: string, a: { device: Device }): string {
+  return native.callOp(OP_NCCL_VERSION.id(fn), a.device.toString()) as string;
 }
 const OP_NCCL_UNIQUE_ID = new OpRef('nccl_unique_id');
-/** `nccl_unique_id(Tensor probe) -> str`: A new ncclUniqueId as 256 hex digits, for rank 0 to hand to the others. */
-function ncclUniqueId(fn: string, a: { probe: NativeTensor }): string {
-  return native.callOp(OP_NCCL_UNIQUE_ID.id(fn), a.probe) as string;
+/** `nccl_unique_id(Device device) -> str`: A new ncclUniqueId as 256 hex digits, for rank 0 to hand to the others. */
+function ncclUniqueId(fn: string, a: { device: Device }): string {
+  return native.callOp(OP_NCCL_UNIQUE_ID.id(fn), a.device.toString()) as string;
 }
 const OP_NCCL_COMM_INIT = new OpRef('nccl_comm_init');
-/** `nccl_comm_init(Tensor probe, str unique_id, int world_size, int rank) -> str`: Joins the communicator of unique_id as rank of world_size on probe's device (blocks until every rank has joined); returns its name (NOTE [ NCCL communicators ]). */
-function ncclCommInit(fn: string, a: { probe: NativeTensor; uniqueId: string; worldSize: number | bigint; rank: number | bigint }): string {
-  return native.callOp(OP_NCCL_COMM_INIT.id(fn), a.probe, a.uniqueId, a.worldSize, a.rank) as string;
-}
-const OP_NCCL_COMM_INIT_ALL = new OpRef('nccl_comm_init_all');
-/** `nccl_comm_init_all(Tensor probe, int[] devices) -> str`: One communicator per device of this process (ncclCommInitAll), their names joined by commas. */
-function ncclCommInitAll(fn: string, a: { probe: NativeTensor; devices: readonly number[] }): string {
-  return native.callOp(OP_NCCL_COMM_INIT_ALL.id(fn), a.probe, a.devices) as string;
+/** `nccl_comm_init(Device device, str unique_id, int world_size, int rank) -> Handle`: Joins the communicator of unique_id as rank of world_size on device (blocks until every rank has joined, unless between nccl_group calls: one process driving several devices joins each inside one group); returns its handle (NOTE [ NCCL communicators ]). */
+function ncclCommInit(fn: string, a: { device: Device; uniqueId: string; worldSize: number | bigint; rank: number | bigint }): OpaqueHandle {
+  return native.callOp(OP_NCCL_COMM_INIT.id(fn), a.device.toString(), a.uniqueId, a.worldSize, a.rank) as OpaqueHandle;
 }
 const OP_NCCL_COMM_DESTROY = new OpRef('nccl_comm_destroy');
-/** `nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()`: Destroys (or aborts) a communicator. */
-function ncclCommDestroy(fn: string, a: { probe: NativeTensor; comm: string; abort: boolean }): void {
-  native.callOp(OP_NCCL_COMM_DESTROY.id(fn), a.probe, a.comm, a.abort);
+/** `nccl_comm_destroy(Device device, Handle comm, bool abort) -> ()`: Destroys (or aborts) a communicator of device. */
+function ncclCommDestroy(fn: string, a: { device: Device; comm: OpaqueHandle; abort: boolean }): void {
+  native.callOp(OP_NCCL_COMM_DESTROY.id(fn), a.device.toString(), a.comm, a.abort);
 }
 const OP_NCCL_COMM_ERROR = new OpRef('nccl_comm_error');
-/** `nccl_comm_error(Tensor probe, str comm) -> str`: The communicator's asynchronous error (a peer gone, a network failure), or '' when none. */
-function ncclCommError(fn: string, a: { probe: NativeTensor; comm: string }): string {
-  return native.callOp(OP_NCCL_COMM_ERROR.id(fn), a.probe, a.comm) as string;
+/** `nccl_comm_error(Device device, Handle comm) -> str`: The communicator's asynchronous error (a peer gone, a network failure), or '' when none. */
+function ncclCommError(fn: string, a: { device: Device; comm: OpaqueHandle }): string {
+  return native.callOp(OP_NCCL_COMM_ERROR.id(fn), a.device.toString(), a.comm) as string;
 }
 const OP_NCCL_GROUP = new OpRef('nccl_group');
-/** `nccl_group(Tensor probe, bool start) -> ()`: ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one. */
-function ncclGroup(fn: string, a: { probe: NativeTensor; start: boolean }): void {
-  native.callOp(OP_NCCL_GROUP.id(fn), a.probe, a.start);
+/** `nccl_group(Device device, bool start) -> ()`: ncclGroupStart (start) or ncclGroupEnd: the calls between them, on several devices, are launched as one. */
+function ncclGroup(fn: string, a: { device: Device; start: boolean }): void {
+  native.callOp(OP_NCCL_GROUP.id(fn), a.device.toString(), a.start);
 }
 const OP_NCCL_COLLECTIVE = new OpRef('nccl_collective');
-/** `nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: kind is a row's ncclKind in the collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank. */
-function ncclCollective(fn: string, a: { input: NativeTensor; output: NativeTensor; comm: string; kind: string; op: number | bigint; peer: number | bigint }): void {
+/** `nccl_collective(Tensor input, Tensor output, Handle comm, str kind, int op, int peer) -> ()`: Enqueues one collective on the current stream of the tensors' device: kind is a row's ncclKind in the collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank. */
+function ncclCollective(fn: string, a: { input: NativeTensor; output: NativeTensor; comm: OpaqueHandle; kind: string; op: number | bigint; peer: number | bigint }): void {
   native.callOp(OP_NCCL_COLLECTIVE.id(fn), a.input, a.output, a.comm, a.kind, a.op, a.peer);
 }
 const OP_SET_GEMM_KERNEL = new OpRef('set_gemm_kernel');
@@ -633,7 +629,6 @@ export {
   ncclVersion,
   ncclUniqueId,
   ncclCommInit,
-  ncclCommInitAll,
   ncclCommDestroy,
   ncclCommError,
   ncclGroup,

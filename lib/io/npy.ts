@@ -8,7 +8,7 @@
 import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../device';
-import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
+import { DTYPE_INFO, DTYPES, NPY_TYPESTR, type DType } from '../generated/dtypes';
 import { formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
 import type { Tensor } from '../tensor';
 import { fileError, type FileContext } from './errors';
@@ -27,10 +27,8 @@ const GROWTH_DIGITS = 21;
 /** NumPy's max_header_size: a longer header is refused before it is parsed ("may not be safe to load securely"). */
 const MAX_HEADER_BYTES = 10000;
 
-/** NumPy's typestr of each gpuext dtype (bfloat16 has none: NumPy has no bfloat16). */
-const DESCR: { readonly [K in DType]?: string } = {
-  float32: '<f4', float64: '<f8', float16: '<f2', int8: '|i1', int16: '<i2', int32: '<i4', int64: '<i8', uint8: '|u1', bool: '|b1',
-};
+/** NumPy's typestr of each gpuext dtype (bfloat16 has none: NumPy has no bfloat16): the dtype list's column. */
+const DESCR = NPY_TYPESTR;
 
 /** The dtype of a typestr's kind and size ('f4'). */
 const FROM_KIND_SIZE = new Map<string, DType>(DTYPES.filter((d) => DESCR[d] !== undefined).map((d) => [DESCR[d]!.slice(1), d]));

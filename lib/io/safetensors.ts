@@ -9,7 +9,7 @@
 import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../device';
-import { DTYPE_INFO, DTYPES, type DType } from '../generated/dtypes';
+import { DTYPE_INFO, DTYPES, SAFETENSORS_NAME, type DType } from '../generated/dtypes';
 import { describeValue, formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
 import type { Tensor } from '../tensor';
 import { fileError, type FileContext } from './errors';
@@ -19,11 +19,8 @@ import type { NamedSource } from './sources';
 import { readTensorData, writeTensorData } from './tensor-data';
 import type { NamedInfo } from './types';
 
-/** safetensors' name of each gpuext dtype. */
-const DTYPE_NAMES: { readonly [K in DType]: string } = {
-  float32: 'F32', float64: 'F64', float16: 'F16', bfloat16: 'BF16',
-  int8: 'I8', int16: 'I16', int32: 'I32', int64: 'I64', uint8: 'U8', bool: 'BOOL',
-};
+/** safetensors' name of each gpuext dtype: the dtype list's column. */
+const DTYPE_NAMES = SAFETENSORS_NAME;
 const FROM_NAME = new Map<string, DType>(DTYPES.map((d) => [DTYPE_NAMES[d], d]));
 
 /**

@@ -1,7 +1,7 @@
 // The scalar types jit code computes in and the rules between them
 // (NOTE [ Types in jit functions ] in typer.ts): promotion, and the C
 // text of casts that gx.fuse's op table writes.
-import { KERNEL_C_TYPES, type DType } from '../generated/dtypes';
+import { COMPUTE_DTYPE, KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 
 /** The dtypes jit functions compute in. */
 export type ScalarDType = 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
@@ -21,11 +21,18 @@ export const isFloat = (d: ScalarDType): boolean => d === 'float32' || d === 'fl
 export const isInteger = (d: ScalarDType): boolean => d === 'int32' || d === 'int64';
 export const strong = (dtype: ScalarDType): Ty => ({ dtype, weak: false });
 
+const scalarDType = (d: DType): ScalarDType => {
+  const s = SCALAR_DTYPES.find((x) => x === d);
+  if (s === undefined) throw new Error(`gpuext internal error: jit code has no ${d} type`);
+  return s;
+};
+
 /** The type an element of a tensor of `d` is computed in: small integers as int32, half types as float32. */
 export function computeDType(d: DType): ScalarDType {
   switch (d) {
-    case 'bool': case 'int32': case 'int64': case 'float32': case 'float64': return d;
-    case 'float16': case 'bfloat16': return 'float32';
+    case 'bool': case 'int32': case 'int64': return d;
+    // The floating dtypes compute as the dtype list says (float32 for the 16-bit ones).
+    case 'float16': case 'bfloat16': case 'float32': case 'float64': return scalarDType(COMPUTE_DTYPE[d]);
     default: return 'int32';
   }
 }

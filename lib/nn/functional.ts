@@ -9,6 +9,7 @@ import { astype, mean, where } from '../ops';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing';
 import { matmul } from '../ops/linalg';
+import { isFloating } from '../ops/promotion';
 import { rand, type Generator } from '../ops/random';
 import { checkOptions, optionKeys } from '../options';
 import { describeValue, formatShape } from '../shape';
@@ -28,7 +29,7 @@ const F = 'gx.nn.functional';
 /** A floating tensor argument, checked. */
 export function floatingArg(x: unknown, fn: string, name: string): Tensor {
   const t = checkTensor(x, fn, name);
-  if (!['float16', 'bfloat16', 'float32', 'float64'].includes(t.dtype)) {
+  if (!isFloating(t.dtype)) {
     throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
   }
   return t;

@@ -5,6 +5,7 @@
 // generator reproduces them).
 import { noGrad } from '../autograd/mode';
 import { checkTensor } from '../ops/common';
+import { isFloating } from '../ops/promotion';
 import { randn, uniform, type Generator } from '../ops/random';
 import { checkOptions, optionKeys } from '../options';
 import { describeValue, formatShape } from '../shape';
@@ -32,7 +33,7 @@ const KAIMING_KEYS = optionKeys<KaimingOptions>({ generator: true, a: true, mode
 
 function target(t: unknown, fn: string): Tensor {
   const x = checkTensor(t, fn, 'tensor');
-  if (!['float16', 'bfloat16', 'float32', 'float64'].includes(x.dtype)) throw new TypeError(`${fn}: argument 'tensor' must be floating, got ${x.dtype}`);
+  if (!isFloating(x.dtype)) throw new TypeError(`${fn}: argument 'tensor' must be floating, got ${x.dtype}`);
   return x;
 }
 

@@ -9,6 +9,7 @@ import { astype, clamp, lt, mean, sum, where } from '../ops';
 import { checkTensor } from '../ops/common';
 import { gather, indexSelect } from '../ops/indexing';
 import { movedim } from '../ops/layout';
+import { isFloating } from '../ops/promotion';
 import { logSoftmax } from '../ops/softmax';
 import { checkOptions, optionKeys } from '../options';
 import { describeValue, formatShape } from '../shape';
@@ -57,11 +58,9 @@ export const CE_KEYS = optionKeys<CrossEntropyOptions>({ reduction: true, weight
 export const BCE_KEYS = optionKeys<BceOptions>({ reduction: true, weight: true });
 export const BCEL_KEYS = optionKeys<BceWithLogitsOptions>({ reduction: true, weight: true, posWeight: true });
 
-const FLOATING = ['float16', 'bfloat16', 'float32', 'float64'];
-
 function floating(x: unknown, fn: string, name: string): Tensor {
   const t = checkTensor(x, fn, name);
-  if (!FLOATING.includes(t.dtype)) throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
+  if (!isFloating(t.dtype)) throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
   return t;
 }
 
@@ -230,7 +229,7 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
   const s = nonNegative(o.labelSmoothing, fn, 'labelSmoothing', 0);
   if (s > 1) throw new RangeError(`${fn}: option 'labelSmoothing' must be in [0, 1], got ${s}`);
   const tt = checkTensor(target, fn, 'target');
-  if (FLOATING.includes(tt.dtype)) return probabilityCrossEntropy(x, tt, o, r, s, fn);
+  if (isFloating(tt.dtype)) return probabilityCrossEntropy(x, tt, o, r, s, fn);
   const t = classTarget(tt, fn);
   const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
   return tidy(() => {

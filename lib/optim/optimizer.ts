@@ -12,6 +12,7 @@
 // parameters in place (so they keep their identity), freeing its
 // intermediates.
 import { noGrad } from '../autograd/mode';
+import { isFloating } from '../ops/promotion';
 import { describeValue } from '../shape';
 import { Tensor } from '../tensor';
 import { tidy, untrack } from '../tidy';
@@ -245,8 +246,7 @@ export abstract class Optimizer<O extends object = object> implements Disposable
     const made: Tensor[] = [];
     const copy = (v: unknown, p: Tensor, where: string): StateValue => {
       if (v instanceof Tensor) {
-        const floating = v.dtype.startsWith('float') || v.dtype === 'bfloat16';
-        const t = own(v.to({ device: p.device, dtype: floating ? p.dtype : v.dtype, copy: true }));
+        const t = own(v.to({ device: p.device, dtype: isFloating(v.dtype) ? p.dtype : v.dtype, copy: true }));
         made.push(t);
         return t;
       }

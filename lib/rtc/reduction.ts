@@ -11,6 +11,7 @@
 // and launches through RawKernel.launchPrepared.
 import type { Device } from '../device';
 import { DTYPE_INFO, isDType, type DType } from '../dtype';
+import { COMPUTE_DTYPE } from '../generated/dtypes';
 import { allocate } from '../creation';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
@@ -122,7 +123,7 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
     const outType = typeOf(out.type, `of '${out.name}'`);
     // CuPy would accumulate a half output in half; float keeps sums of many halves accurate.
     const reduceType = opts.reduceType !== undefined ? typeOf(opts.reduceType, '(reduceType)')
-      : outType === 'float16' || outType === 'bfloat16' ? 'float32' : outType;
+      : DTYPE_INFO[outType].kind === 'f' ? COMPUTE_DTYPE[outType] : outType;
     let bytes = 0;
     dtypes.forEach((d) => { if (d !== undefined) bytes += DTYPE_INFO[d].itemsize; });
     // About 32 bytes of loads in flight per thread: enough, with full occupancy, to cover memory latency.

@@ -3,6 +3,7 @@
 // exactly that type (CuPy passes a plain Python int as `long long` whatever
 // the kernel declares; here a mismatch is an error). Also the range checks
 // for scalars.
+import { ARG_KINDS, type ArgKind } from '../generated/arg-kinds';
 
 /** What a kernel parameter is, for argument conversion. */
 export type KernelParamKind =
@@ -207,7 +208,8 @@ function parseParam(raw: string): KernelParam {
   return { name, type: typeStr, kind: scalarKind(typeWords), const: merged.includes('const') };
 }
 
-const KIND_NAMES: readonly KernelParamKind[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64'];
+/** The number kinds, whose names a parameter may also be given by: the launcher's argument kinds (lib/generated/arg-kinds.ts) less tensor, pointer and bool. */
+const KIND_NAMES: readonly KernelParamKind[] = ARG_KINDS.filter((k): k is Exclude<ArgKind, 'tensor' | 'pointer' | 'bool'> => k !== 'tensor' && k !== 'pointer' && k !== 'bool');
 
 /**
  * One parameter declaration given by the user (`'const float* x'`, `'int'`,

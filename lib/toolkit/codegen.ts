@@ -6,6 +6,7 @@ import fs from 'fs';
 import path from 'path';
 
 import { arityBounds, camelCase, isOptionalArg, requiredPositionals, type ExtensionDescriptor, type OpArgDescriptor, type OpDescriptor } from '../extension';
+import { isSchemaType, SCHEMA_TYPES, type SchemaTypeRow } from '../generated/schema-types';
 import { esmRuntimeSpecifier, type BindingFile, type ModuleKind } from './module-format';
 
 export interface BindingOptions {
@@ -30,39 +31,20 @@ function jsName(name: string): string {
   return RESERVED.has(name) ? `${name}_` : name;
 }
 
-const ARG_TYPES: Record<string, string> = {
-  Tensor: 'Tensor',
-  'Tensor[]': 'readonly Tensor[]',
-  int: 'number | bigint',
-  float: 'number',
-  bool: 'boolean',
-  str: 'string',
-  'int[]': 'readonly number[] | number',
-  ScalarType: 'DType',
-};
-
-const RETURN_TYPES: Record<string, string> = {
-  Tensor: 'Tensor',
-  'Tensor?': 'Tensor | undefined',
-  'Tensor[]': 'Tensor[]',
-  int: 'number',
-  float: 'number',
-  bool: 'boolean',
-  str: 'string',
-  ScalarType: 'DType',
-};
+/** The row of a schema type (lib/generated/schema-types.ts), or undefined for a spelling that is none. */
+function schemaType(type: string): SchemaTypeRow | undefined {
+  return isSchemaType(type) ? SCHEMA_TYPES[type] : undefined;
+}
 
 function argType(type: string): string {
-  const optional = type.endsWith('?');
-  const base = optional ? type.slice(0, -1) : type;
-  const ts = ARG_TYPES[base];
-  if (ts === undefined) throw new Error(`gpuext codegen: no TypeScript type for schema type '${type}'`);
-  return optional ? `${ts} | null` : ts;
+  const row = schemaType(type);
+  if (row === undefined) throw new Error(`gpuext codegen: no TypeScript type for schema type '${type}'`);
+  return row.ts;
 }
 
 function returnType(op: OpDescriptor): string {
   const one = (t: string): string => {
-    const ts = RETURN_TYPES[t];
+    const ts = schemaType(t)?.tsReturn;
     if (ts === undefined) throw new Error(`gpuext codegen: ${op.qualifiedName}: no TypeScript type for return type '${t}'`);
     return ts;
   };
@@ -77,22 +59,23 @@ function formatDefault(v: OpArgDescriptor['default']): string {
   return JSON.stringify(v);
 }
 
-/** The JS expression that converts argument `expr` for the native call. */
+/** The JS expression that converts argument `expr` for the native call: the runtime's converter of its type, if it has one. */
 function convertExpr(a: OpArgDescriptor, expr: string, fn: string): string {
-  switch (a.type) {
-    case 'Tensor': return `rt.tensor(${expr}, '${fn}', '${a.name}')`;
-    case 'Tensor?': return `rt.optionalTensor(${expr}, '${fn}', '${a.name}')`;
-    case 'Tensor[]': return `rt.tensorList(${expr}, '${fn}', '${a.name}')`;
-    default: return expr;
-  }
+  const convert = schemaType(a.type)?.convert;
+  return convert === undefined ? expr : `rt.${convert}(${expr}, '${fn}', '${a.name}')`;
 }
 
-/** The body's return: the result wrapped as Tensors, through rt.recorded (autograd, when the op has a registered gradient). */
+/** The body's return: the results converted (Tensors wrapped), Tensors through rt.recorded (autograd, when the op has a registered gradient). */
 function wrapExpr(op: OpDescriptor, call: string, recorded: (e: string) => string): string {
-  const one = (t: string, e: string): string =>
-    t === 'Tensor' ? `rt.wrap(${e})` : t === 'Tensor?' ? `rt.wrapOptional(${e})` : t === 'Tensor[]' ? `rt.wrapList(${e})` : e;
+  const one = (t: string, e: string): string => {
+    const wrap = schemaType(t)?.wrap;
+    return wrap === undefined ? e : `rt.${wrap}(${e})`;
+  };
   if (op.returns.length === 0) return `${call};`;
-  if (op.returns.every((r) => !r.type.startsWith('Tensor'))) return `return ${call};`;
+  if (op.returns.every((r) => !r.type.startsWith('Tensor'))) {
+    if (op.returns.every((r) => schemaType(r.type)?.wrap === undefined)) return `return ${call};`;
+    return op.returnsTuple ? `const r = ${call};\n  return [${op.returns.map((ret, i) => one(ret.type, `r[${i}]`)).join(', ')}];` : `return ${one(op.returns[0].type, call)};`;
+  }
   if (!op.returnsTuple) return `return ${recorded(one(op.returns[0].type, call))};`;
   return `const r = ${call};\n  return ${recorded(`[${op.returns.map((ret, i) => one(ret.type, `r[${i}]`)).join(', ')}]`)};`;
 }
@@ -216,7 +199,7 @@ export function renderDts(desc: ExtensionDescriptor, opts: BindingOptions): stri
   const runtime = opts.runtimeImport ?? 'gpuext';
   const lines = [
     header(opts),
-    `import type { DType, ExtensionLibrary, Tensor } from ${JSON.stringify(runtime)};`,
+    `import type { Device, DeviceLike, DType, ExtensionLibrary, OpaqueHandle, Tensor } from ${JSON.stringify(runtime)};`,
     '',
     '/** The loaded extension: its ops\' descriptors and untyped functions. */',
     'export declare const library: ExtensionLibrary;',

@@ -55,8 +55,7 @@ using ResultOf = decltype(apply<NIN>(std::declval<const F&>(), std::declval<cons
 template <typename C> bool converts_operand(const ElementwiseIter& it, int k, ScalarType common) {
   if (it.is_scalar[k] || it.dtype[k] == common) return false;
   if constexpr (std::is_same_v<C, bool>) return true;
-  return common == kFloat16 || common == kBFloat16 || common == kInt8 || common == kInt16 || common == kInt32 ||
-         common == kUInt8;
+  return computes_wider(common);
 }
 
 struct CpuLoops {

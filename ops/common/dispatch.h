@@ -25,7 +25,7 @@ constexpr unsigned kCNumeric = kCFloat | kCDouble | kCInt;
 // (gpuext/dtype_list.h).
 template <typename F> void with_storage_type(ScalarType t, F&& f) {
   switch (t) {
-#define GX_OPS_STORAGE_CASE(Enum, name, kind, size, storage, value, ctype, kernel_ctype) \
+#define GX_OPS_STORAGE_CASE(Enum, name, kind, size, storage, value, ctype, ...) \
   case ScalarType::Enum:                                                  \
     return f(Tag<ctype>{});
     GX_FORALL_DTYPES(GX_OPS_STORAGE_CASE)
@@ -33,13 +33,47 @@ template <typename F> void with_storage_type(ScalarType t, F&& f) {
   }
 }
 
+// The compute type of a storage type (NOTE [ Compute types ] in hd.h): the
+// dtype list's compute-type column, by its C++ type column.
+template <typename T> struct ComputeOf;
+#define GX_OPS_COMPUTE_OF(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, ...) \
+  template <> struct ComputeOf<ctype> { using type = compute; };
+GX_FORALL_DTYPES(GX_OPS_COMPUTE_OF)
+#undef GX_OPS_COMPUTE_OF
+
 // Whether storage type T computes in C (so a typed loop over T is worth instantiating for C).
 template <typename T, typename C> constexpr bool computes_in() {
-  if constexpr (std::is_same_v<C, bool>) return true;
-  else if constexpr (std::is_same_v<C, float>)
-    return std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-  else if constexpr (std::is_same_v<C, double>) return std::is_same_v<T, double>;
-  else return std::is_integral_v<T>;
+  return std::is_same_v<C, bool> || std::is_same_v<typename ComputeOf<T>::type, C>;
+}
+
+// Whether dtype t computes in C (the compute-type column, read at run time).
+template <typename C> bool computes_as(ScalarType t) {
+  switch (t) {
+#define GX_OPS_COMPUTES_AS(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, ...) \
+  case k##Enum: return std::is_same_v<compute, C>;
+    GX_FORALL_DTYPES(GX_OPS_COMPUTES_AS)
+#undef GX_OPS_COMPUTES_AS
+  }
+  return false;
+}
+
+// Whether a number of dtype t computes in a type wider than its own (16-bit
+// floats, integers narrower than int64), so that rounding back through t
+// changes it (NOTE [ Operands converted to the common dtype ] in hd.h); bool
+// is read as it is.
+inline bool computes_wider(ScalarType t) {
+  switch (t) {
+#define GX_OPS_COMPUTES_WIDER(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, ...) \
+  case k##Enum: return #kind[0] != 'b' && !std::is_same_v<ctype, compute>;
+    GX_FORALL_DTYPES(GX_OPS_COMPUTES_WIDER)
+#undef GX_OPS_COMPUTES_WIDER
+  }
+  return false;
+}
+
+// The compute-type set flag that admits compute type C.
+template <typename C> constexpr unsigned compute_flag() {
+  return std::is_same_v<C, float> ? kCFloat : std::is_same_v<C, double> ? kCDouble : kCInt;
 }
 
 // Calls f(Tag<C>{}) with the compute type of `common`, or fails naming the dtype.
@@ -47,14 +81,17 @@ template <unsigned Set, typename F> void with_compute(ScalarType common, F&& f) 
   if constexpr ((Set & kCBool) != 0) {
     return f(Tag<bool>{});
   } else {
-    if (common == kFloat32 || common == kFloat16 || common == kBFloat16) {
-      if constexpr ((Set & kCFloat) != 0) return f(Tag<float>{});
-    } else if (common == kFloat64) {
-      if constexpr ((Set & kCDouble) != 0) return f(Tag<double>{});
-    } else if (common != kBool || (Set & kCNoBool) == 0) {
-      if constexpr ((Set & kCInt) != 0) return f(Tag<int64_t>{});
-    }
-    GX_CHECK(false, "dtype ", common, " is not supported");
+    bool called = false;
+    with_storage_type(common, [&](auto storage) {
+      using C = typename ComputeOf<typename decltype(storage)::type>::type;
+      if constexpr ((Set & compute_flag<C>()) != 0) {
+        if (common != kBool || (Set & kCNoBool) == 0) {
+          called = true;
+          f(Tag<C>{});
+        }
+      }
+    });
+    GX_CHECK(called, "dtype ", common, " is not supported");
   }
 }
 

@@ -7,7 +7,8 @@
 // NOTE [ Compute types ]
 // Every elementwise op and reduction computes in one of four C++ types, picked
 // from the op's common dtype (lib/ops/promotion.ts decides it; the kernels only
-// obey): float for float32/float16/bfloat16 (16-bit floats compute in float, as
+// obey) by the dtype list's compute-type column (gpuext/dtype_list.h; dispatch.h
+// reads it): float for float32/float16/bfloat16 (16-bit floats compute in float, as
 // PyTorch's opmath does), double for float64, int64_t for every integer dtype
 // and bool (two's-complement wraparound makes int8 + int8 computed in int64
 // and truncated equal to int8 arithmetic), and bool for the logical ops.
@@ -66,34 +67,23 @@ GX_HD int64_t round_through(ScalarType t, int64_t v) {
 }
 
 // --- loads and stores by runtime dtype --------------------------------------
+// One case per dtype, from the dtype list's C++ type column (gpuext/dtype_list.h).
 template <typename C> GX_HD C load_as(const char* p, ScalarType t) {
   switch (t) {
-    case kFloat32: return to<C>(*reinterpret_cast<const float*>(p));
-    case kFloat64: return to<C>(*reinterpret_cast<const double*>(p));
-    case kFloat16: return to<C>(*reinterpret_cast<const Half*>(p));
-    case kBFloat16: return to<C>(*reinterpret_cast<const BFloat16*>(p));
-    case kInt8: return to<C>(*reinterpret_cast<const int8_t*>(p));
-    case kInt16: return to<C>(*reinterpret_cast<const int16_t*>(p));
-    case kInt32: return to<C>(*reinterpret_cast<const int32_t*>(p));
-    case kInt64: return to<C>(*reinterpret_cast<const int64_t*>(p));
-    case kUInt8: return to<C>(*reinterpret_cast<const uint8_t*>(p));
-    case kBool: return to<C>(*reinterpret_cast<const bool*>(p));
+#define GX_OPS_LOAD_CASE(Enum, name, kind, size, storage, value, ctype, ...) \
+  case k##Enum: return to<C>(*reinterpret_cast<const ctype*>(p));
+    GX_FORALL_DTYPES(GX_OPS_LOAD_CASE)
+#undef GX_OPS_LOAD_CASE
   }
   return C(0);
 }
 
 template <typename V> GX_HD void store_as(char* p, ScalarType t, V v) {
   switch (t) {
-    case kFloat32: *reinterpret_cast<float*>(p) = to<float>(v); break;
-    case kFloat64: *reinterpret_cast<double*>(p) = to<double>(v); break;
-    case kFloat16: *reinterpret_cast<Half*>(p) = to<Half>(v); break;
-    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = to<BFloat16>(v); break;
-    case kInt8: *reinterpret_cast<int8_t*>(p) = to<int8_t>(v); break;
-    case kInt16: *reinterpret_cast<int16_t*>(p) = to<int16_t>(v); break;
-    case kInt32: *reinterpret_cast<int32_t*>(p) = to<int32_t>(v); break;
-    case kInt64: *reinterpret_cast<int64_t*>(p) = to<int64_t>(v); break;
-    case kUInt8: *reinterpret_cast<uint8_t*>(p) = to<uint8_t>(v); break;
-    case kBool: *reinterpret_cast<bool*>(p) = to<bool>(v); break;
+#define GX_OPS_STORE_CASE(Enum, name, kind, size, storage, value, ctype, ...) \
+  case k##Enum: *reinterpret_cast<ctype*>(p) = to<ctype>(v); break;
+    GX_FORALL_DTYPES(GX_OPS_STORE_CASE)
+#undef GX_OPS_STORE_CASE
   }
 }
 

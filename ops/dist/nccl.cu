@@ -6,12 +6,15 @@
 // NOTE [ NCCL communicators ]
 // A communicator is made for one device and used only there: the table keeps
 // the device with it, and each call makes that device current and checks
-// that its tensors are on it. JS names a communicator by its index in the
-// table as a string (schemas return str); a destroyed one's slot stays empty.
-// One process may also drive several GPUs (ncclCommInitAll): one
-// communicator per device, and a collective enqueued on all of them between
-// nccl_group(start) and nccl_group(end), as NCCL requires of a thread that
-// drives more than one rank (else the first call waits for the others).
+// that its tensors are on it. JS holds a communicator as a Handle of its
+// index in the table (NOTE [ Handles and devices in schemas ] in the core's
+// schema.h), and each op without tensors names its device as a Device
+// argument, which is also what dispatches it to CUDA; a destroyed one's slot
+// stays empty. One process may also drive several GPUs: one communicator
+// per device, each joined (nccl_comm_init) and each collective enqueued on
+// all of them between nccl_group(start) and nccl_group(end), as NCCL
+// requires of a thread that drives more than one rank (else the first call
+// waits for the others).
 #include "nccl.h"
 
 #include <cstdio>
@@ -43,7 +46,6 @@ const ol::Loaded<Api>& loaded() {
         ol::resolve(lib, "ncclCommInitRank", a.CommInitRank, missing);
         ol::resolve(lib, "ncclCommDestroy", a.CommDestroy, missing);
         ol::resolve(lib, "ncclCommAbort", a.CommAbort, missing);
-        ol::resolve(lib, "ncclCommInitAll", a.CommInitAll, missing);
         ol::resolve(lib, "ncclCommGetAsyncError", a.CommGetAsyncError, missing);
         ol::resolve(lib, "ncclGroupStart", a.GroupStart, missing);
         ol::resolve(lib, "ncclGroupEnd", a.GroupEnd, missing);
@@ -82,37 +84,33 @@ std::vector<CommEntry>& table() {
   return t;
 }
 
-CommEntry entry(const std::string& id, const char* what) {
+CommEntry entry(Handle comm, const Device& device, const char* what) {
   std::lock_guard<std::mutex> lock(table_mutex());
-  size_t k = 0;
-  try {
-    k = std::stoul(id);
-  } catch (...) {
-    GX_CHECK(false, what, ": '", id, "' is not a communicator");
-  }
-  GX_CHECK(k < table().size() && table()[k].comm != nullptr, what, ": communicator ", id, " was destroyed or never made");
+  const uint64_t k = comm.value;
+  GX_CHECK(k < table().size() && table()[k].comm != nullptr, what, ": communicator ", k, " was destroyed or never made");
+  GX_CHECK(device.is_cuda() && device.index == table()[k].device, what, ": the communicator is for cuda:", table()[k].device,
+           ", not ", device);
   return table()[k];
 }
 
+// The ncclDataType_t of each dtype: the dtype list's NCCL type column (gpuext/dtype_list.h).
 int data_type(ScalarType t, const char* what) {
+  int type = nccl::none;
   switch (t) {
-    case kFloat32: return nccl::kFloat32;
-    case kFloat64: return nccl::kFloat64;
-    case kFloat16: return nccl::kFloat16;
-    case kBFloat16: return nccl::kBfloat16;
-    case kInt8: return nccl::kInt8;
-    case kUInt8: case kBool: return nccl::kUint8;
-    case kInt32: return nccl::kInt32;
-    case kInt64: return nccl::kInt64;
-    default: GX_CHECK(false, what, ": NCCL has no ", t, " type"); return 0;
+#define GX_NCCL_TYPE_CASE(Enum, name, kind, size, storage, value, ctype, kernel_ctype, compute, npy, safetensors, nccl_type) \
+  case k##Enum: type = nccl::nccl_type; break;
+    GX_FORALL_DTYPES(GX_NCCL_TYPE_CASE)
+#undef GX_NCCL_TYPE_CASE
   }
+  GX_CHECK(type != nccl::none, what, ": NCCL has no ", t, " type");
+  return type;
 }
 
-// The new communicator's name.
-std::string add_entry(nccl::Comm comm, int device) {
+// The new communicator's handle.
+Handle add_entry(nccl::Comm comm, int device) {
   std::lock_guard<std::mutex> lock(table_mutex());
   table().push_back(CommEntry{comm, device});
-  return std::to_string(table().size() - 1);
+  return Handle{table().size() - 1};
 }
 
 // One collective's operands, as each enqueue_<kind> below takes them.
@@ -198,21 +196,21 @@ std::string hex(const char* p, size_t n) {
 
 }  // namespace
 
-std::string nccl_version_cuda(const Tensor& probe) {
-  (void)probe;
+std::string nccl_version_cuda(Device device) {
+  DeviceGuard guard(device.index);
   int v = 0;
   check(api("nccl_version").GetVersion(&v), "nccl_version", "ncclGetVersion");
   return std::to_string(v);
 }
 
-std::string nccl_unique_id_cuda(const Tensor& probe) {
-  DeviceGuard guard(probe.device().index);
+std::string nccl_unique_id_cuda(Device device) {
+  DeviceGuard guard(device.index);
   nccl::UniqueId id{};
   check(api("nccl_unique_id").GetUniqueId(&id), "nccl_unique_id", "ncclGetUniqueId");
   return hex(id.internal, sizeof id.internal);
 }
 
-std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int64_t world_size, int64_t rank) {
+Handle nccl_comm_init_cuda(Device device, std::string unique_id, int64_t world_size, int64_t rank) {
   constexpr const char* kWhat = "nccl_comm_init";
   GX_CHECK(unique_id.size() == 2 * sizeof(nccl::UniqueId), kWhat, ": the unique id must be ", 2 * sizeof(nccl::UniqueId),
            " hex digits");
@@ -223,29 +221,16 @@ std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int6
     GX_CHECK(std::sscanf(unique_id.c_str() + 2 * i, "%2x", &v) == 1, kWhat, ": the unique id is not hex");
     id.internal[i] = static_cast<char>(v);
   }
-  const int device = probe.device().index;
-  DeviceGuard guard(device);
+  // NCCL takes the current device as the rank's, also inside a group (where the join completes at ncclGroupEnd).
+  DeviceGuard guard(device.index);
   nccl::Comm comm = nullptr;
   check(api(kWhat).CommInitRank(&comm, static_cast<int>(world_size), id, static_cast<int>(rank)), kWhat, "ncclCommInitRank");
-  return add_entry(comm, device);
+  return add_entry(comm, device.index);
 }
 
-std::string nccl_comm_init_all_cuda(const Tensor& probe, IntArrayRef devices) {
-  constexpr const char* kWhat = "nccl_comm_init_all";
-  (void)probe;
-  GX_CHECK(devices.size() > 0, kWhat, ": no devices");
-  std::vector<int> list(devices.begin(), devices.end());
-  std::vector<nccl::Comm> comms(list.size(), nullptr);
-  check(api(kWhat).CommInitAll(comms.data(), static_cast<int>(list.size()), list.data()), kWhat, "ncclCommInitAll");
-  std::string ids;
-  for (size_t i = 0; i < comms.size(); ++i) ids += (i ? "," : "") + add_entry(comms[i], list[i]);
-  return ids;
-}
-
-std::string nccl_comm_error_cuda(const Tensor& probe, std::string comm) {
+std::string nccl_comm_error_cuda(Device device, Handle comm) {
   constexpr const char* kWhat = "nccl_comm_error";
-  (void)probe;
-  const CommEntry e = entry(comm, kWhat);
+  const CommEntry e = entry(comm, device, kWhat);
   const Api& a = api(kWhat);
   nccl::Result r = 0;
   check(a.CommGetAsyncError(e.comm, &r), kWhat, "ncclCommGetAsyncError");
@@ -253,30 +238,29 @@ std::string nccl_comm_error_cuda(const Tensor& probe, std::string comm) {
   return r == 0 || r == 7 ? std::string() : std::string(a.GetErrorString(r)) + " (ncclResult_t " + std::to_string(r) + ")";
 }
 
-void nccl_comm_destroy_cuda(const Tensor& probe, std::string comm, bool abort) {
+void nccl_comm_destroy_cuda(Device device, Handle comm, bool abort) {
   constexpr const char* kWhat = "nccl_comm_destroy";
-  (void)probe;
-  const CommEntry e = entry(comm, kWhat);
+  const CommEntry e = entry(comm, device, kWhat);
   {
     std::lock_guard<std::mutex> lock(table_mutex());
-    table()[std::stoul(comm)].comm = nullptr;
+    table()[comm.value].comm = nullptr;
   }
   DeviceGuard guard(e.device);
   const Api& a = api(kWhat);
   check(abort ? a.CommAbort(e.comm) : a.CommDestroy(e.comm), kWhat, abort ? "ncclCommAbort" : "ncclCommDestroy");
 }
 
-void nccl_collective_cuda(const Tensor& input, const Tensor& output, std::string comm, std::string kind,
-                          int64_t op, int64_t peer) {
+void nccl_collective_cuda(const Tensor& input, const Tensor& output, Handle comm, std::string kind, int64_t op,
+                          int64_t peer) {
   constexpr const char* kWhat = "nccl_collective";
-  const CommEntry e = entry(comm, kWhat);
+  const CommEntry e = entry(comm, input.device(), kWhat);
   DeviceGuard guard(e.device);
   enqueue(e, input, output, kind, op, peer, kWhat);
 }
 
-void nccl_group_cuda(const Tensor& probe, bool start) {
+void nccl_group_cuda(Device device, bool start) {
   constexpr const char* kWhat = "nccl_group";
-  (void)probe;
+  (void)device;  // what dispatches the call to CUDA; ncclGroupStart/End are per thread
   const Api& a = api(kWhat);
   check(start ? a.GroupStart() : a.GroupEnd(), kWhat, start ? "ncclGroupStart" : "ncclGroupEnd");
 }

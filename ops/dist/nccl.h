@@ -1,7 +1,7 @@
 // NCCL, loaded with dlopen when a process group first needs it (docs/DESIGN.md
 // decision 7, as cuBLAS): nccl.h is not needed, the few functions and enums
 // used are declared here as NCCL documents them. Communicators live in a
-// table and are named to JS by their index (NOTE [ NCCL communicators ]).
+// table; JS holds a communicator as a schema Handle of its index (NOTE [ NCCL communicators ]).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -15,8 +15,13 @@ struct UniqueId {
   char internal[128];
 };
 
-// ncclDataType_t (ncclRedOp_t's codes are the collective table's: ops/dist/collective-list.js)
-enum DataType : int { kInt8 = 0, kUint8 = 1, kInt32 = 2, kInt64 = 4, kFloat16 = 6, kFloat32 = 7, kFloat64 = 8, kBfloat16 = 9 };
+// ncclDataType_t, by NCCL's names (the dtype list's NCCL type column names
+// them; `none` marks a dtype NCCL has no type for). ncclRedOp_t's codes are
+// the collective table's (ops/dist/collective-list.js).
+enum DataType : int {
+  none = -1, ncclInt8 = 0, ncclUint8 = 1, ncclInt32 = 2, ncclUint32 = 3, ncclInt64 = 4, ncclUint64 = 5,
+  ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8, ncclBfloat16 = 9
+};
 
 struct Api {
   Result (*GetVersion)(int*) = nullptr;
@@ -24,7 +29,6 @@ struct Api {
   Result (*CommInitRank)(Comm*, int nranks, UniqueId id, int rank) = nullptr;
   Result (*CommDestroy)(Comm) = nullptr;
   Result (*CommAbort)(Comm) = nullptr;
-  Result (*CommInitAll)(Comm*, int ndev, const int* devlist) = nullptr;
   Result (*CommGetAsyncError)(Comm, Result*) = nullptr;
   Result (*GroupStart)() = nullptr;
   Result (*GroupEnd)() = nullptr;

@@ -201,14 +201,13 @@ void eigh_cpu(const Tensor& a, bool upper, const Tensor& w, const Tensor& v, con
 void eigh_cuda(const Tensor& a, bool upper, const Tensor& w, const Tensor& v, const Tensor& info);
 std::string backends_cpu();
 bool set_cpu_blas_enabled_cpu(bool on);
-std::string nccl_version_cuda(const Tensor& probe);
-std::string nccl_unique_id_cuda(const Tensor& probe);
-std::string nccl_comm_init_cuda(const Tensor& probe, std::string unique_id, int64_t world_size, int64_t rank);
-std::string nccl_comm_init_all_cuda(const Tensor& probe, IntArrayRef devices);
-void nccl_comm_destroy_cuda(const Tensor& probe, std::string comm, bool abort);
-std::string nccl_comm_error_cuda(const Tensor& probe, std::string comm);
-void nccl_group_cuda(const Tensor& probe, bool start);
-void nccl_collective_cuda(const Tensor& input, const Tensor& output, std::string comm, std::string kind, int64_t op, int64_t peer);
+std::string nccl_version_cuda(Device device);
+std::string nccl_unique_id_cuda(Device device);
+Handle nccl_comm_init_cuda(Device device, std::string unique_id, int64_t world_size, int64_t rank);
+void nccl_comm_destroy_cuda(Device device, Handle comm, bool abort);
+std::string nccl_comm_error_cuda(Device device, Handle comm);
+void nccl_group_cuda(Device device, bool start);
+void nccl_collective_cuda(const Tensor& input, const Tensor& output, Handle comm, std::string kind, int64_t op, int64_t peer);
 std::string set_gemm_kernel_cpu(std::string name);
 
 }  // namespace gx::ops

@@ -300,35 +300,31 @@ GX_LIBRARY(gx_ops, m) {
         "Lets the CPU matmul and SVD use the loaded BLAS / LAPACK (true, the default) or not; returns the previous setting (for tests of the built-in kernels).")
       .impl(gx::kCPU, gx::ops::set_cpu_blas_enabled_cpu);
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_version(Tensor probe) -> str",
-        "NCCL's version code (loads libnccl.so.2 on first use; probe picks the device).") GX_OPS_CUDA_IMPL(gx::ops::nccl_version_cuda);
+  m.def("nccl_version(Device device) -> str",
+        "NCCL's version code (loads libnccl.so.2 on first use, in device's context).") GX_OPS_CUDA_IMPL(gx::ops::nccl_version_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_unique_id(Tensor probe) -> str",
+  m.def("nccl_unique_id(Device device) -> str",
         "A new ncclUniqueId as 256 hex digits, for rank 0 to hand to the others.") GX_OPS_CUDA_IMPL(gx::ops::nccl_unique_id_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_comm_init(Tensor probe, str unique_id, int world_size, int rank) -> str",
-        "Joins the communicator of unique_id as rank of world_size on probe's device (blocks until every rank has joined); returns its name (NOTE [ NCCL communicators ]).") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_cuda);
+  m.def("nccl_comm_init(Device device, str unique_id, int world_size, int rank) -> Handle",
+        "Joins the communicator of unique_id as rank of world_size on device (blocks until every rank has joined, unless between nccl_group calls: one process driving several devices joins each inside one group); returns its handle (NOTE [ NCCL communicators ]).") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_comm_init_all(Tensor probe, int[] devices) -> str",
-        "One communicator per device of this process (ncclCommInitAll), their names joined by commas.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_init_all_cuda);
+  m.def("nccl_comm_destroy(Device device, Handle comm, bool abort) -> ()",
+        "Destroys (or aborts) a communicator of device.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_destroy_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_comm_destroy(Tensor probe, str comm, bool abort) -> ()",
-        "Destroys (or aborts) a communicator.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_destroy_cuda);
-#endif
-#if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_comm_error(Tensor probe, str comm) -> str",
+  m.def("nccl_comm_error(Device device, Handle comm) -> str",
         "The communicator's asynchronous error (a peer gone, a network failure), or '' when none.") GX_OPS_CUDA_IMPL(gx::ops::nccl_comm_error_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_group(Tensor probe, bool start) -> ()",
-        "ncclGroupStart (start) or ncclGroupEnd: the collectives between them, on several devices, are launched as one.") GX_OPS_CUDA_IMPL(gx::ops::nccl_group_cuda);
+  m.def("nccl_group(Device device, bool start) -> ()",
+        "ncclGroupStart (start) or ncclGroupEnd: the calls between them, on several devices, are launched as one.") GX_OPS_CUDA_IMPL(gx::ops::nccl_group_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("nccl_collective(Tensor input, Tensor output, str comm, str kind, int op, int peer) -> ()",
+  m.def("nccl_collective(Tensor input, Tensor output, Handle comm, str kind, int op, int peer) -> ()",
         "Enqueues one collective on the current stream of the tensors' device: kind is a row's ncclKind in the collective table (ops/dist/collective-list.js), op its ncclRedOp_t, peer the root or the other rank.") GX_OPS_CUDA_IMPL(gx::ops::nccl_collective_cuda);
 #endif
   m.def("set_gemm_kernel(str name) -> str",

@@ -101,7 +101,7 @@ void histc_cuda(const Tensor& self, double min, double max, const Tensor& out) {
     const HistcBin<C> bin{static_cast<const char*>(self.data_ptr()), dtype, itemsize(dtype), static_cast<C>(min), static_cast<C>(max), out.numel()};
     histogram<unsigned int, int64_t>(out, self.numel(), bin, UnitWeight<int64_t>{});
   };
-  if (dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16) run(0.0f);
+  if (computes_as<float>(dtype)) run(0.0f);  // the bins in the dtype's compute type
   else run(0.0);
 }
 

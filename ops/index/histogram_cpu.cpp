@@ -45,7 +45,7 @@ void histc_cpu(const Tensor& self, double min, double max, const Tensor& out) {
     const HistcBin<C> bin{static_cast<const char*>(self.data_ptr()), dtype, itemsize(dtype), static_cast<C>(min), static_cast<C>(max), out.numel()};
     accumulate(self.numel(), bin, UnitWeight<int64_t>{}, static_cast<int64_t*>(out.data_ptr()));
   };
-  if (dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16) run(0.0f);
+  if (computes_as<float>(dtype)) run(0.0f);  // the bins in the dtype's compute type
   else run(0.0);
 }
 

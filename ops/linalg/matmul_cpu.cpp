@@ -129,7 +129,7 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool /*allow_tf32: no t
                 bool trans_other, const Tensor& out) {
   const linalg::MatmulShape s = linalg::check_matmul(self, other, out, trans_self, trans_other, /*strided=*/true);
   const ScalarType t = out.dtype();
-  GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16,
+  GX_CHECK(is_floating(t),
            "matmul: dtype ", t, " is not supported; expected float32, float64, float16 or bfloat16");
   if (s.batch == 0 || s.m == 0 || s.n == 0) return;
   int64_t rsa = 0, csa = 0, rsb = 0, csb = 0;

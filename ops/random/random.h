@@ -22,7 +22,7 @@ inline Fill check_fill(const char* op, const Tensor& out, int64_t seed, int64_t 
     GX_CHECK(t != kBool, op, ": integer draws need a numeric dtype, got bool");
     GX_CHECK(hi > lo, op, ": the integer range [", lo, ", ", hi, ") is empty");
   } else {
-    GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16, op,
+    GX_CHECK(is_floating(t), op,
              ": uniform and normal draws need a floating dtype, got ", t);
   }
   GX_CHECK(offset >= 0, op, ": offset must be >= 0, got ", offset);

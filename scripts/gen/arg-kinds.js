@@ -18,6 +18,9 @@ function render(rows) {
   lines.push('/** A kernel argument\'s C type, as the native launcher packs it (NOTE [ Argument slots ] in csrc/binding/rtc_launch.cpp). */');
   lines.push(`export type ArgKind = ${rows.map((r) => `'${r.name}'`).join(' | ')};`);
   lines.push('');
+  lines.push('/** Every kind, in code order. */');
+  lines.push(`export const ARG_KINDS: readonly ArgKind[] = [${rows.map((r) => `'${r.name}'`).join(', ')}];`);
+  lines.push('');
   lines.push('/** Each kind\'s code, the Int8Array value moduleGetFunction takes. */');
   lines.push('export const ARG_KIND_CODE: { readonly [K in ArgKind]: number } = {');
   rows.forEach((r, i) => lines.push(`  ${r.name}: ${i},`));

@@ -12,6 +12,7 @@
 'use strict';
 const { generatedHeader } = require('./rows');
 const { readList, schemas } = require('./ops');
+const { typeColumn } = require('./schema-types');
 
 const OUT = 'csrc/include/gpuext/ops.h';
 const OUT_RAW = 'csrc/include/gpuext/ops_raw.h';
@@ -20,19 +21,9 @@ const OUT_RAW = 'csrc/include/gpuext/ops_raw.h';
 // lib/distributed, the report of the CPU backends and the switches for tests.
 const NOT_IN_CXX = /^(nccl_\w+|backends|set_cpu_blas_enabled|set_gemm_kernel)$/;
 
-// Schema types as the raw calls' C++ parameters and how each is boxed into a gx_value.
-const PARAMS = {
-  Tensor: { cpp: 'const Tensor&', box: (n) => `gx::detail::box(${n})` },
-  'Tensor?': { cpp: 'const Tensor*', box: (n) => `gx::detail::box(${n})` },
-  'Tensor[]': { cpp: 'TensorList', box: (n) => `${n}_.value()` },
-  float: { cpp: 'double', box: (n) => `gx::detail::box(${n})` },
-  'float?': { cpp: 'const double*', box: (n) => `${n} ? gx::detail::box(*${n}) : gx::detail::box_none()` },
-  int: { cpp: 'int64_t', box: (n) => `gx::detail::box(${n})` },
-  'int[]': { cpp: 'IntArrayRef', box: (n) => `gx::detail::box(${n})` },
-  bool: { cpp: 'bool', box: (n) => `gx::detail::box(${n})` },
-  str: { cpp: 'const char*', box: (n) => `gx::detail::box(${n})` },
-  ScalarType: { cpp: 'ScalarType', box: (n) => `gx::detail::box(${n})` },
-};
+// A schema's types as the raw calls' C++ parameters and how each is boxed into a gx_value: the columns cxx and
+// cxxBox of the one schema type table.
+const param = (type, name, where) => ({ cpp: typeColumn(type, 'cxx', where), box: typeColumn(type, 'cxxBox', where).replace(/\$/g, name) });
 const RETURNS = {
   '()': { cpp: 'void', take: null },
   Tensor: { cpp: 'Tensor', take: 'return Tensor(r[0].kind == GX_VALUE_TENSOR ? r[0].v.tensor : nullptr);' },
@@ -45,9 +36,10 @@ const comment = (text) => text.replace(/\*\//g, '* /');
 function rawCall(s) {
   const ret = RETURNS[s.ret.cppKey];
   if (!ret) throw new Error(`ops/op-list.js ${s.name}: no C++ face for the return of '${s.schema}'`);
-  const params = s.args.map((a) => `${PARAMS[a.type].cpp} ${a.name}`).join(', ');
+  const ps = s.args.map((a) => param(a.type, a.name, `ops/op-list.js ${s.name}: argument '${a.name}'`));
+  const params = s.args.map((a, i) => `${ps[i].cpp} ${a.name}`).join(', ');
   const lists = s.args.filter((a) => a.type === 'Tensor[]').map((a) => `  const gx::detail::BoxedTensors ${a.name}_(${a.name});`);
-  const boxes = s.args.map((a) => PARAMS[a.type].box(a.name)).join(', ');
+  const boxes = ps.map((p) => p.box).join(', ');
   const call = `gx::detail::call_op(op, args, ${s.args.length}, ${ret.take ? 'r, 1' : 'nullptr, 0'});`;
   return [
     `// ${s.schema}`,

@@ -7,8 +7,18 @@ const { readRows, generatedHeader } = require('./rows');
 const LIST = 'csrc/include/gpuext/dtype_list.h';
 
 function dtypeRows() {
-  return readRows(LIST, /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w[\w ]*?)\s*\)/gm,
-    (m) => ({ enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6], cppType: m[7], kernelType: m[8] }));
+  const rows = readRows(LIST, /^\s*_\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([fiub])\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w[\w ]*?)\s*,\s*(\w+)\s*,\s*([<|]\w+|none)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)/gm,
+    (m) => ({
+      enumName: m[1], name: m[2], kind: m[3], itemsize: Number(m[4]), storage: m[5], value: m[6], cppType: m[7], kernelType: m[8],
+      computeType: m[9], npy: m[10] === 'none' ? undefined : m[10], safetensors: m[11], nccl: m[12] === 'none' ? undefined : m[12],
+    }));
+  // The compute type is named by its C++ type; the dtype of that C++ type is the compute dtype TS speaks of.
+  for (const r of rows) {
+    const c = rows.find((o) => o.cppType === r.computeType);
+    if (c === undefined) throw new Error(`${LIST}: ${r.name}'s compute type ${r.computeType} is no dtype's C++ type`);
+    r.computeDType = c.name;
+  }
+  return rows;
 }
 
 // NOTE [ Type promotion ] (torch.promote_types), written once here: categories bool < integer < floating; within a
@@ -122,6 +132,31 @@ function render(rows) {
   lines.push('export const VALUE_ARRAY = {');
   for (const r of rows) lines.push(`  ${r.name}: ${r.value},`);
   lines.push('} as const;');
+  lines.push('');
+  lines.push('/** The dtype whose C++ type the built-in ops compute each dtype in (NOTE [ Compute types ] in ops/common/hd.h): float32 for the 16-bit floats. */');
+  lines.push('export const COMPUTE_DTYPE: { readonly [K in DType]: DType } = {');
+  for (const r of rows) lines.push(`  ${r.name}: '${r.computeDType}',`);
+  lines.push('};');
+  lines.push('');
+  lines.push('/** NumPy\'s typestr of each dtype NumPy has (not bfloat16). */');
+  lines.push('export const NPY_TYPESTR: { readonly [K in DType]?: string } = {');
+  for (const r of rows) if (r.npy !== undefined) lines.push(`  ${r.name}: '${r.npy}',`);
+  lines.push('};');
+  lines.push('');
+  lines.push('/** Each dtype\'s name in a .safetensors header. */');
+  lines.push('export const SAFETENSORS_NAME: { readonly [K in DType]: string } = {');
+  for (const r of rows) lines.push(`  ${r.name}: '${r.safetensors}',`);
+  lines.push('};');
+  lines.push('');
+  lines.push('/** The dtype each typed array stands for (the first dtype the list views through it without decoding). */');
+  lines.push('export const TYPED_ARRAY_DTYPE: readonly (readonly [abstract new (...args: never[]) => ArrayBufferView, DType])[] = [');
+  const seen = new Set();
+  for (const r of rows) {
+    if (r.storage !== r.value || seen.has(r.storage)) continue;
+    seen.add(r.storage);
+    lines.push(`  [${r.storage}, '${r.name}'],`);
+  }
+  lines.push('];');
   lines.push('');
   lines.push('/** The promotion of every pair of dtypes, indexed by code [a][b] (NOTE [ Type promotion ] in scripts/gen/dtypes.js). */');
   lines.push('export const PROMOTION: readonly (readonly DType[])[] = [');

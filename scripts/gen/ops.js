@@ -9,6 +9,7 @@ const path = require('path');
 
 const root = path.resolve(__dirname, '../..');
 const { generatedHeader } = require('./rows');
+const { SCHEMA_TYPES, typeColumn } = require('./schema-types');
 
 const HEADER = generatedHeader('ops/op-list.js');
 
@@ -27,27 +28,10 @@ const FAMILIES = {
   op: (e) => [{ name: /^(\w+)\(/.exec(e.schema)?.[1], schema: e.schema, doc: e.doc }],
 };
 
-// Schema types as C++ parameters / returns and as the TypeScript the native call takes / gives.
-const TYPES = {
-  Tensor: { cpp: 'const Tensor&', ts: 'NativeTensor' },
-  'Tensor?': { cpp: 'const std::optional<Tensor>&', ts: 'NativeTensor | null' },
-  'Tensor[]': { cpp: 'const std::vector<Tensor>&', ts: 'readonly NativeTensor[]' },
-  float: { cpp: 'double', ts: 'number' },
-  'float?': { cpp: 'std::optional<double>', ts: 'number | null' },
-  int: { cpp: 'int64_t', ts: 'number | bigint' },
-  'int[]': { cpp: 'IntArrayRef', ts: 'readonly number[]' },
-  bool: { cpp: 'bool', ts: 'boolean' },
-  str: { cpp: 'std::string', ts: 'string' },
-  ScalarType: { cpp: 'ScalarType', ts: 'DType' },
-};
-// A Tensor return is for ops whose result's size only the data decides (nonzero, masked_select): the op counts,
-// allocates and fills it in one call.
-const RETURNS = {
-  '()': { cpp: 'void', ts: 'void' }, str: { cpp: 'std::string', ts: 'string' }, bool: { cpp: 'bool', ts: 'boolean' },
-  // An int comes back as a JS number (a bigint beyond 2^53, which no count the ops return reaches).
-  int: { cpp: 'int64_t', ts: 'number' },
-  Tensor: { cpp: 'Tensor', ts: 'NativeTensor' },
-};
+// A schema's types in the C++ entry points and the TypeScript calls: the columns cpp / native (arguments),
+// cppReturn / nativeReturn (results) of the one schema type table. A Tensor result is for ops whose result's
+// size only the data decides (nonzero, masked_select): the op counts, allocates and fills it in one call.
+const NO_RESULT = { cpp: 'void', ts: 'void' };
 
 const RESERVED = new Set(['var', 'delete', 'new', 'in', 'function', 'default', 'switch', 'case', 'do', 'for', 'if']);
 const camel = (s) => s.replace(/_+([a-zA-Z0-9])/g, (_, c) => c.toUpperCase());
@@ -58,11 +42,14 @@ function parseSchema(schema, where) {
   if (!m) throw new Error(`${where}: cannot read the schema '${schema}'`);
   const args = m[2].trim() === '' ? [] : m[2].split(',').map((a) => {
     const p = /^\s*(\S+)\s+(\w+)\s*$/.exec(a);
-    if (!p || !TYPES[p[1]]) throw new Error(`${where}: argument '${a.trim()}' of '${schema}' is not <type> <name> of a known type`);
-    return { type: p[1], name: p[2] };
+    if (!p) throw new Error(`${where}: argument '${a.trim()}' of '${schema}' is not <type> <name>`);
+    const at = `${where}: argument '${p[2]}' of '${schema}'`;
+    // nativeArg: how the call passes it to native.callOp (`$` the argument), when not as it is.
+    return { type: p[1], name: p[2], cpp: typeColumn(p[1], 'cpp', at), ts: typeColumn(p[1], 'native', at), nativeArg: SCHEMA_TYPES[p[1]].nativeArg ?? '$' };
   });
-  const ret = RETURNS[m[3].trim()];
-  if (!ret) throw new Error(`${where}: return '${m[3]}' of '${schema}' is not one of ${Object.keys(RETURNS).join(', ')}`);
+  const r = m[3].trim();
+  const at = `${where}: the result of '${schema}'`;
+  const ret = r === '()' ? NO_RESULT : { cpp: typeColumn(r, 'cppReturn', at), ts: typeColumn(r, 'nativeReturn', at) };
   return { name: m[1], args, ret };
 }
 
@@ -104,7 +91,7 @@ function entryPoints(all) {
   const lines = [...HEADER, '// Every implementation of a built-in op, declared from its schema: name_cpu and name_cuda', '// (gx::ops), each registered by registry.cpp.', '#pragma once', '#include <gpuext/extension.h>', '',
     '#include <optional>', '#include <string>', '#include <vector>', '', 'namespace gx::ops {', ''];
   for (const s of all) {
-    const params = s.args.map((a) => `${TYPES[a.type].cpp} ${a.name}`).join(', ');
+    const params = s.args.map((a) => `${a.cpp} ${a.name}`).join(', ');
     for (const d of s.devices) lines.push(`${s.ret.cpp} ${s.name}_${d}(${params});`);
   }
   lines.push('', '}  // namespace gx::ops', '');
@@ -148,14 +135,14 @@ function functorCols(e) {
 
 function tsOps(list, all) {
   const lines = [...HEADER, '// One call per built-in op schema, its arguments named as in the schema (camelCased) so', '// tsc catches a missing or swapped one; `fn` names the gx function in errors. And the', '// families\' tables lib/ops decides dtypes by.',
-    "import { native, type NativeTensor } from '../native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
+    "import type { Device } from '../device';",
+    "import { native, type NativeTensor, type OpaqueHandle } from '../native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
   const exported = [];
   for (const s of all) {
     const id = `OP_${s.name.toUpperCase()}`;
     const fn = tsName(s.name);
-    const args = s.args.map((a) => `${camel(a.name)}: ${TYPES[a.type].ts}`).join('; ');
-    // A dtype goes as its code (the core's number for it): no string for the core to read per call.
-    const arg = (a) => (a.type === 'ScalarType' ? `DTYPE_INFO[a.${camel(a.name)}].code` : `a.${camel(a.name)}`);
+    const args = s.args.map((a) => `${camel(a.name)}: ${a.ts}`).join('; ');
+    const arg = (a) => a.nativeArg.replace(/\$/g, `a.${camel(a.name)}`);
     const call = `native.callOp(${id}.id(fn)${s.args.map((a) => `, ${arg(a)}`).join('')})`;
     lines.push(`const ${id} = new OpRef('${s.name}');`);
     lines.push(`/** \`${s.schema}\`: ${s.doc.replace(/\*\//g, '*\\/')} */`);

@@ -23,10 +23,10 @@ extern "C" {
 struct gx_api;
 
 #define GX_ABI_VERSION_MAJOR 1
-#define GX_ABI_VERSION_MINOR 1
+#define GX_ABI_VERSION_MINOR 2
 
 typedef enum gx_dtype {
-#define GX_ABI_DTYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) GX_##Enum,
+#define GX_ABI_DTYPE_ENUM(Enum, ...) GX_##Enum,
   GX_FORALL_DTYPES(GX_ABI_DTYPE_ENUM)
 #undef GX_ABI_DTYPE_ENUM
   GX_NUM_DTYPES
@@ -66,7 +66,10 @@ typedef enum gx_value_kind {
   GX_VALUE_STR = 5,          // str
   GX_VALUE_INT_LIST = 6,     // int[]
   GX_VALUE_TENSOR_LIST = 7,  // Tensor[]
-  GX_VALUE_DTYPE = 8         // ScalarType (a gx_dtype)
+  GX_VALUE_DTYPE = 8,        // ScalarType (a gx_dtype)
+  // 1.2 (NOTE [ Handles and devices in schemas ] in csrc/core/schema.h):
+  GX_VALUE_HANDLE = 9,       // Handle: 64 bits the op that made it gives meaning to
+  GX_VALUE_DEVICE = 10       // Device (a gx_device)
 } gx_value_kind;
 
 typedef struct gx_value {
@@ -77,6 +80,8 @@ typedef struct gx_value {
     double f;
     int32_t b;
     int32_t dtype;
+    uint64_t handle;   // 1.2
+    gx_device device;  // 1.2
     struct { const char* data; size_t len; } str;
     struct { const int64_t* data; size_t len; } ints;
     struct { gx_tensor* const* data; size_t len; } tensors;  // borrowed

@@ -10,10 +10,17 @@
 #include "gpuext/half.h"
 #include "gpuext/tensor.h"
 
-#define GX_DISPATCH_CASE_(ENUM, TYPE, ...) \
-  case ::gx::ScalarType::ENUM: {           \
-    using scalar_t = TYPE;                 \
-    return __VA_ARGS__();                  \
+// Each dtype's C++ type by its enum name, from the dtype list's C++ type column.
+namespace gx::dtype_types {
+#define GX_DTYPE_TYPE_ALIAS(Enum, name, kind, size, storage, value, ctype, ...) using Enum = ctype;
+GX_FORALL_DTYPES(GX_DTYPE_TYPE_ALIAS)
+#undef GX_DTYPE_TYPE_ALIAS
+}  // namespace gx::dtype_types
+
+#define GX_DISPATCH_CASE_(ENUM, ...)               \
+  case ::gx::ScalarType::ENUM: {                   \
+    using scalar_t = ::gx::dtype_types::ENUM;      \
+    return __VA_ARGS__();                          \
   }
 
 #define GX_DISPATCH_SWITCH_(DTYPE, NAME, EXPECTED, CASES)                                      \
@@ -28,20 +35,20 @@
     }                                                                                          \
   }()
 
-#define GX_FLOATING_CASES_(...)                   \
-  GX_DISPATCH_CASE_(Float32, float, __VA_ARGS__)  \
-  GX_DISPATCH_CASE_(Float64, double, __VA_ARGS__)
+#define GX_FLOATING_CASES_(...)           \
+  GX_DISPATCH_CASE_(Float32, __VA_ARGS__) \
+  GX_DISPATCH_CASE_(Float64, __VA_ARGS__)
 
-#define GX_HALF_CASES_(...)                                 \
-  GX_DISPATCH_CASE_(Float16, ::gx::Half, __VA_ARGS__)       \
-  GX_DISPATCH_CASE_(BFloat16, ::gx::BFloat16, __VA_ARGS__)
+#define GX_HALF_CASES_(...)               \
+  GX_DISPATCH_CASE_(Float16, __VA_ARGS__) \
+  GX_DISPATCH_CASE_(BFloat16, __VA_ARGS__)
 
-#define GX_INTEGRAL_CASES_(...)                  \
-  GX_DISPATCH_CASE_(Int8, int8_t, __VA_ARGS__)   \
-  GX_DISPATCH_CASE_(Int16, int16_t, __VA_ARGS__) \
-  GX_DISPATCH_CASE_(Int32, int32_t, __VA_ARGS__) \
-  GX_DISPATCH_CASE_(Int64, int64_t, __VA_ARGS__) \
-  GX_DISPATCH_CASE_(UInt8, uint8_t, __VA_ARGS__)
+#define GX_INTEGRAL_CASES_(...)           \
+  GX_DISPATCH_CASE_(Int8, __VA_ARGS__)    \
+  GX_DISPATCH_CASE_(Int16, __VA_ARGS__)   \
+  GX_DISPATCH_CASE_(Int32, __VA_ARGS__)   \
+  GX_DISPATCH_CASE_(Int64, __VA_ARGS__)   \
+  GX_DISPATCH_CASE_(UInt8, __VA_ARGS__)
 
 // float32, float64
 #define GX_DISPATCH_FLOATING_TYPES(DTYPE, NAME, ...) \

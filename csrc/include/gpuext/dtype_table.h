@@ -9,16 +9,16 @@
 
 namespace gx::dtype_table {
 
-#define GX_DTYPE_TABLE_SIZE(Enum, name, kind, size, storage, value, ctype, kernel_ctype) size,
+#define GX_DTYPE_TABLE_SIZE(Enum, name, kind, size, ...) size,
 inline constexpr int64_t kItemsize[GX_NUM_DTYPES] = {GX_FORALL_DTYPES(GX_DTYPE_TABLE_SIZE)};
 #undef GX_DTYPE_TABLE_SIZE
 
-#define GX_DTYPE_TABLE_NAME(Enum, name, kind, size, storage, value, ctype, kernel_ctype) #name,
+#define GX_DTYPE_TABLE_NAME(Enum, name, ...) #name,
 inline constexpr const char* kName[GX_NUM_DTYPES] = {GX_FORALL_DTYPES(GX_DTYPE_TABLE_NAME)};
 #undef GX_DTYPE_TABLE_NAME
 
 // kind f = floating point (the list's other kinds: i, u, b).
-#define GX_DTYPE_TABLE_FLOATING(Enum, name, kind, size, storage, value, ctype, kernel_ctype) (#kind[0] == 'f'),
+#define GX_DTYPE_TABLE_FLOATING(Enum, name, kind, ...) (#kind[0] == 'f'),
 inline constexpr bool kFloating[GX_NUM_DTYPES] = {GX_FORALL_DTYPES(GX_DTYPE_TABLE_FLOATING)};
 #undef GX_DTYPE_TABLE_FLOATING
 

@@ -20,6 +20,16 @@
 #include "gpuext/tensor.h"
 
 namespace gx {
+
+// The C++ side of a schema's `Handle` (NOTE [ Handles and devices in schemas ]
+// in the core's schema.h): 64 bits an op returns for a later call of its
+// library to take back, e.g. an index into a table the library keeps. JS
+// holds it as an object it cannot read or make, so nothing else stands in for
+// it. (A schema's `Device` is gx::Device.)
+struct Handle {
+  uint64_t value = 0;
+};
+
 namespace detail {
 
 // --- recognizing the standard containers an op signature may use ------------
@@ -58,6 +68,8 @@ template <typename T> struct Arg {
     else if constexpr (std::is_integral_v<T>) return "int";
     else if constexpr (std::is_floating_point_v<T>) return "float";
     else if constexpr (std::is_same_v<T, ScalarType>) return "ScalarType";
+    else if constexpr (std::is_same_v<T, Handle>) return "Handle";
+    else if constexpr (std::is_same_v<T, Device>) return "Device";
     else if constexpr (std::is_same_v<T, IntArrayRef> || is_list_of<T, int64_t>::value) return "int[]";
     else if constexpr (is_list_of<T, Tensor>::value) return "Tensor[]";
     else if constexpr (is_string<T>::value) return "str";
@@ -68,6 +80,8 @@ template <typename T> struct Arg {
       else if constexpr (std::is_integral_v<V>) return "int?";
       else if constexpr (std::is_floating_point_v<V>) return "float?";
       else if constexpr (std::is_same_v<V, ScalarType>) return "ScalarType?";
+      else if constexpr (std::is_same_v<V, Handle>) return "Handle?";
+      else if constexpr (std::is_same_v<V, Device>) return "Device?";
       else if constexpr (is_list_of<V, int64_t>::value) return "int[]?";
       else if constexpr (is_string<V>::value) return "str?";
       else static_assert(always_false<T>, "unsupported optional parameter type in an op implementation");
@@ -90,6 +104,10 @@ template <typename T> struct Arg {
       return static_cast<T>(v.v.f);
     } else if constexpr (std::is_same_v<T, ScalarType>) {
       return static_cast<ScalarType>(v.v.dtype);
+    } else if constexpr (std::is_same_v<T, Handle>) {
+      return Handle{v.v.handle};
+    } else if constexpr (std::is_same_v<T, Device>) {
+      return Device(static_cast<DeviceType>(v.v.device.type), v.v.device.index);
     } else if constexpr (std::is_same_v<T, IntArrayRef>) {
       return IntArrayRef(v.v.ints.data, v.v.ints.len);
     } else if constexpr (is_list_of<T, int64_t>::value) {
@@ -126,6 +144,8 @@ template <typename T> struct Ret {
     else if constexpr (std::is_same_v<T, bool>) return "bool";
     else if constexpr (std::is_integral_v<T>) return "int";
     else if constexpr (std::is_floating_point_v<T>) return "float";
+    else if constexpr (std::is_same_v<T, Handle>) return "Handle";
+    else if constexpr (std::is_same_v<T, Device>) return "Device";
     else if constexpr (is_list_of<T, Tensor>::value) return "Tensor[]";
     else if constexpr (is_string<T>::value) return "str";
     else if constexpr (is_optional<T>::value && std::is_same_v<typename T::value_type, Tensor>) return "Tensor?";
@@ -147,6 +167,12 @@ template <typename T> struct Ret {
     } else if constexpr (std::is_floating_point_v<T>) {
       out->kind = GX_VALUE_FLOAT;
       out->v.f = static_cast<double>(r);
+    } else if constexpr (std::is_same_v<T, Handle>) {
+      out->kind = GX_VALUE_HANDLE;
+      out->v.handle = r.value;
+    } else if constexpr (std::is_same_v<T, Device>) {
+      out->kind = GX_VALUE_DEVICE;
+      out->v.device = gx_device{static_cast<int32_t>(r.type), r.index};
     } else if constexpr (is_list_of<T, Tensor>::value) {
       ReturnScratch& s = return_scratch();
       GX_CHECK(r.size() <= sizeof(s.tensors) / sizeof(s.tensors[0]), "returned more than 256 tensors");

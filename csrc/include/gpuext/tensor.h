@@ -12,12 +12,12 @@
 namespace gx {
 
 enum class ScalarType : int32_t {
-#define GX_SCALAR_TYPE_ENUM(Enum, name, kind, size, storage, value, ctype, kernel_ctype) Enum = GX_##Enum,
+#define GX_SCALAR_TYPE_ENUM(Enum, ...) Enum = GX_##Enum,
   GX_FORALL_DTYPES(GX_SCALAR_TYPE_ENUM)
 #undef GX_SCALAR_TYPE_ENUM
 };
 
-#define GX_SCALAR_TYPE_CONSTANT(Enum, name, kind, size, storage, value, ctype, kernel_ctype) \
+#define GX_SCALAR_TYPE_CONSTANT(Enum, ...) \
   constexpr ScalarType k##Enum = ScalarType::Enum;
 GX_FORALL_DTYPES(GX_SCALAR_TYPE_CONSTANT)
 #undef GX_SCALAR_TYPE_CONSTANT
@@ -63,7 +63,7 @@ namespace gx {
 // The dtype of a C++ element type, for data_ptr<T>() and dispatch, from the
 // list's C++ type column.
 template <typename T> struct dtype_of;
-#define GX_SCALAR_TYPE_OF(Enum, name, kind, size, storage, js_value, ctype, kernel_ctype) \
+#define GX_SCALAR_TYPE_OF(Enum, name, kind, size, storage, js_value, ctype, ...) \
   template <> struct dtype_of<ctype> { static constexpr ScalarType value = k##Enum; };
 GX_FORALL_DTYPES(GX_SCALAR_TYPE_OF)
 #undef GX_SCALAR_TYPE_OF
