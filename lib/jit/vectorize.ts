@@ -20,6 +20,8 @@ import type { Signature } from './vectorize-gen';
 export interface VectorizeOptions {
   /** The kernel's name (default: the function's name, else 'vectorized'). */
   name?: string;
+  /** NVRTC options, e.g. ['--fmad=true'] (LANGUAGE.md: the default, --fmad=false, computes as the simulator does). */
+  options?: string[];
 }
 
 export interface VectorizeCallOptions {
@@ -48,7 +50,7 @@ function parseSignature(text: unknown, fn: string): Signature {
   return { text, out: names[0] as ScalarDType, ins: names.slice(1) as ScalarDType[] };
 }
 
-const OPTION_KEYS = optionKeys<VectorizeOptions>({ name: true });
+const OPTION_KEYS = optionKeys<VectorizeOptions>({ name: true, options: true });
 const CALL_KEYS = optionKeys<VectorizeCallOptions>({ out: true });
 
 const isOptions = (a: unknown): a is VectorizeCallOptions =>
@@ -68,6 +70,7 @@ class Vectorized {
   private readonly sources: (string | undefined)[];
   readonly kernels: (ElementwiseKernel | undefined)[];
   private readonly simulated: (CompiledScalar | undefined)[];
+  private readonly nvrtc: string[];
 
   constructor(readonly list: readonly string[], private readonly f: (...args: number[]) => number | boolean, options?: VectorizeOptions) {
     const api = 'gx.vectorize';
@@ -76,6 +79,10 @@ class Vectorized {
       throw new TypeError(`${api}: name must be a C identifier, got ${JSON.stringify(opts.name)}`);
     }
     if (!Array.isArray(list) || list.length === 0) throw new TypeError(`${api}: needs at least one signature, e.g. ['float32(float32, float32)']`);
+    if (opts.options !== undefined && !(Array.isArray(opts.options) && opts.options.every((o) => typeof o === 'string'))) {
+      throw new TypeError(`${api}: options must be an array of NVRTC option strings, got ${JSON.stringify(opts.options)}`);
+    }
+    this.nvrtc = exactMath(opts.options ?? []);
     this.sigs = list.map((s) => parseSignature(s, api));
     if (typeof f !== 'function') throw new TypeError(`${api}: expected a function, got ${typeof f}`);
     this.text = Function.prototype.toString.call(f);
@@ -128,7 +135,7 @@ class Vectorized {
   kernelOf(k: number): ElementwiseKernel {
     const s = this.sigs[k];
     this.kernels[k] ??= elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
-      `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${this.name}_${k}`, preamble: this.sourceOf(k), options: exactMath([]) });
+      `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${this.name}_${k}`, preamble: this.sourceOf(k), options: this.nvrtc });
     return this.kernels[k];
   }
 
