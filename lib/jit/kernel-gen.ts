@@ -23,12 +23,21 @@ export interface Parsed {
   lookup(): Lookup;
 }
 
-/** Parses `fn` (errors name `api`) and describes it for the cache: its parameters and the static chains it reads. */
-export function parse(fn: Function, api: string): { p: Parsed; info: FunctionInfo } {
+/**
+ * Parses `fn` (errors name `api`) and describes it for the cache: its
+ * parameters and the static chains it reads. `lookup` is the caller's read
+ * of the closure when it has one (the cache key's), so the closure is read
+ * once; it must cover the names the body reads.
+ */
+export function parse(fn: Function, api: string, lookup?: () => Lookup): { p: Parsed; info: FunctionInfo } {
   const parsed = parseFunction(fn, api);
-  let lookup: Lookup | undefined;
-  const p: Parsed = { parsed, lookup: () => (lookup ??= closureValues(fn, referencedNames(parsed))) };
-  return { p, info: { params: parsed.params, chains: staticChains(parsed) } };
+  const chains = staticChains(parsed);
+  const names = referencedNames(parsed);
+  const roots = new Set(chains.map((c) => c.split('.')[0]));
+  let own: Lookup | undefined;
+  const covered = lookup !== undefined && [...names].every((n) => roots.has(n));
+  const p: Parsed = { parsed, lookup: covered ? lookup : () => (own ??= closureValues(fn, names)) };
+  return { p, info: { params: parsed.params, chains } };
 }
 
 /**

@@ -21,8 +21,9 @@ import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
 import { STAGED_ARGS, stagingArea } from '../staging';
 import type { CompiledKernel } from './interpret';
 import type { Parsed } from './kernel-gen';
+import type { Lookup } from './closure';
 import {
-  closureKey, infoGet, infoPut, translationGet, translationKey, translationPut,
+  closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut,
   type ArgSpec, type FunctionInfo, type PlanEntry, type Translation,
 } from './translation-cache';
 
@@ -132,15 +133,18 @@ class Rawkernel {
 
   /** What the function closes over, keyed once (null: it cannot be; undefined: not read yet). */
   private closure: string | null | undefined;
+  private lookupMemo: Lookup | undefined;
+  /** The closure, read once per kernel object (LANGUAGE.md: the translation cache): for the key and the typer alike. */
+  private readonly lookup = (): Lookup => (this.lookupMemo ??= closureLookup(this.fn, this.info));
 
   /** The translation cache's key for `what`, or undefined when the closure cannot be keyed. */
   private cacheKey(what: string): string | undefined {
-    if (this.closure === undefined) this.closure = closureKey(this.fn, this.info) ?? null;
+    if (this.closure === undefined) this.closure = closureKey(this.fn, this.info, this.lookup()) ?? null;
     return this.closure === null ? undefined : translationKey(this.closure, this.text, what);
   }
 
   private parse(): { p: Parsed; info: FunctionInfo } {
-    const r = translator().parse(this.fn, 'gx.jit.rawkernel');
+    const r = translator().parse(this.fn, 'gx.jit.rawkernel', this.lookup);
     this.parsed = r.p;
     if (infoGet(this.text) === undefined) infoPut(this.text, r.info);
     return r;

@@ -36,7 +36,7 @@ import type { DType } from '../generated/dtypes';
 import { evict, kernelCacheDir } from '../rtc/cache';
 import { fileIdentity, sha256Hex } from '../rtc/cache-io';
 import { writeFileAtomic } from '../toolkit/fsutil';
-import { closureValues } from './closure';
+import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
@@ -179,8 +179,13 @@ export function infoPut(text: string, info: FunctionInfo): void {
  * or undefined when a value cannot be keyed. Read once per kernel object,
  * when it first translates, as the translator reads the closure.
  */
-export function closureKey(fn: Function, info: FunctionInfo): string | undefined {
-  return chainsKey(fn, info, new Set());
+export function closureKey(fn: Function, info: FunctionInfo, lookup: Lookup = closureLookup(fn, info)): string | undefined {
+  return chainsKey(fn, info, new Set(), lookup);
+}
+
+/** The values of the names `fn` reads (the roots of its chains, the names the typer looks up), read through its closure now. */
+export function closureLookup(fn: Function, info: FunctionInfo): Lookup {
+  return closureValues(fn, new Set(info.chains.map((c) => c.split('.')[0])));
 }
 
 /** The key of a translation of the function with this text and closure key; `what` names the API, options and argument types. */
@@ -237,9 +242,7 @@ function builtins(): Map<unknown, string> {
 }
 
 /** The closure's part of the key: each chain resolved to its leaf; undefined when one cannot be keyed. */
-function chainsKey(fn: Function, info: FunctionInfo, seen: Set<Function>): string | undefined {
-  const roots = new Set(info.chains.map((c) => c.split('.')[0]));
-  const lookup = closureValues(fn, roots);
+function chainsKey(fn: Function, info: FunctionInfo, seen: Set<Function>, lookup: Lookup = closureLookup(fn, info)): string | undefined {
   const parts: string[] = [];
   for (const chain of info.chains) {
     const segs = chain.split('.');

@@ -13,7 +13,8 @@ import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
 import { exactMath } from './rawkernel';
-import { closureKey, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
+import type { Lookup } from './closure';
+import { closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
 import type { Signature } from './vectorize-gen';
 
@@ -101,15 +102,18 @@ class Vectorized {
 
   /** What the function closes over, keyed once (null: it cannot be; undefined: not read yet). */
   private closure: string | null | undefined;
+  private lookupMemo: Lookup | undefined;
+  /** The closure, read once per kernel object (LANGUAGE.md: the translation cache): for the key and the typer alike. */
+  private readonly lookup = (): Lookup => (this.lookupMemo ??= closureLookup(this.f, this.info));
 
   /** The translation cache's key for `what`, or undefined when the closure cannot be keyed. */
   private cacheKey(what: string): string | undefined {
-    if (this.closure === undefined) this.closure = closureKey(this.f, this.info) ?? null;
+    if (this.closure === undefined) this.closure = closureKey(this.f, this.info, this.lookup()) ?? null;
     return this.closure === null ? undefined : translationKey(this.closure, this.text, what);
   }
 
   private parse(): { p: Parsed; info: FunctionInfo } {
-    const r = translator().parse(this.f, 'gx.vectorize');
+    const r = translator().parse(this.f, 'gx.vectorize', this.lookup);
     this.parsed = r.p;
     if (infoGet(this.text) === undefined) infoPut(this.text, r.info);
     return r;
