@@ -148,26 +148,31 @@ export function fusedKernel(f: object, ...args: (Tensor | number)[]): Elementwis
   return KERNELS.get(f)?.(args);
 }
 
-/**
- * Fuses a function of gx elementwise ops (and at most a final reduction)
- * into one kernel, compiled per input dtypes (cupy.fuse).
- * @example
- * const f = gx.fuse((x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) => gx.add(gx.sin(x), gx.div(gx.cos(y), gx.sqrt(z))));
- * const squaredDiffSum = gx.fuse((x, y) => gx.sum(gx.mul(gx.sub(x, y), gx.sub(x, y))));
- */
-export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: FuseOptions = {}): FusedFunction<F> {
-  const api = 'gx.fuse';
-  checkOptions<FuseOptions>(options, api, OPTION_KEYS);
-  const parsed = parseFunction(fn, api);
-  if (options.name !== undefined && !/^[A-Za-z_]\w*$/.test(String(options.name))) throw new TypeError(`${api}: name must be a C identifier`);
-  const name = (options.name ?? (parsed.name || 'fused')).replace(/[^A-Za-z0-9_]/g, '_');
-  const label = `${api}(${name})`;
-  let lookup: Lookup | undefined;
-  const compiled = new Map<string, Compiled>();
-  const told = new Set<string>();
+/** One gx.fuse: the parsed function and its kernels per argument dtypes (or why they run unfused). */
+class Fused {
+  readonly name: string;
+  readonly label: string;
+  private readonly parsed: ParsedFunction;
+  private lookupMemo: Lookup | undefined;
+  private readonly compiled = new Map<string, Compiled>();
+  /** The reasons already logged (NODE_DEBUG=gpuext says each once). */
+  private readonly told = new Set<string>();
 
-  /** The key of the kernel for these arguments, or why it does not run them (source() asks for any device). */
-  const keyOf = (args: readonly unknown[], anyDevice = false): string | Unfused => {
+  constructor(private readonly fn: Function, options: FuseOptions) {
+    const api = 'gx.fuse';
+    checkOptions<FuseOptions>(options, api, OPTION_KEYS);
+    this.parsed = parseFunction(fn, api);
+    if (options.name !== undefined && !/^[A-Za-z_]\w*$/.test(String(options.name))) throw new TypeError(`${api}: name must be a C identifier`);
+    this.name = (options.name ?? (this.parsed.name || 'fused')).replace(/[^A-Za-z0-9_]/g, '_');
+    this.label = `${api}(${this.name})`;
+  }
+
+  private lookup(): Lookup {
+    return (this.lookupMemo ??= closureValues(this.fn, referencedNames(this.parsed)));
+  }
+
+  /** The plan: the key of the kernel for these arguments, or why it does not run them (source() asks for any device). */
+  keyOf(args: readonly unknown[], anyDevice = false): string | Unfused {
     let key = '';
     let device: string | undefined;
     const zeroDim = new Set<string>(), dims = new Set<string>();
@@ -187,10 +192,12 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     }
     if (dims.size > 0 && [...zeroDim].some((d) => !dims.has(d) || dims.size > 1)) return UNFUSED_ZERO_DIM;
     return device === undefined ? UNFUSED_ARGS : key;
-  };
+  }
 
-  const compile = (args: readonly unknown[]): Compiled => {
-    lookup ??= closureValues(fn, referencedNames(parsed));
+  /** The kernel (elementwise, or a reduction's map) for these arguments' dtypes. */
+  private compile(args: readonly unknown[]): Compiled {
+    const { parsed, name, label } = this;
+    const lookup = this.lookup();
     const ins: ScalarDType[] = args.map((a) => (a instanceof Tensor ? (a.dtype as ScalarDType) : Number.isInteger(a) ? 'int64' : 'float64'));
     const params = parsed.params.map((p, i) => [p, { dtype: ins[i], weak: !(args[i] instanceof Tensor) }] as const);
     const red = finalReduction(parsed, lookup, label);
@@ -212,54 +219,71 @@ export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: Fus
     const kernel = reductionKernel(inParams, `${out} y`, `(${C_TYPE[out]})(${call})`, reduce, 'y = a', IDENTITY[red.reducer](out),
       { name: `fused_${name}`, preamble: source, reduceType: out, options: fuseCompileOptions() });
     return { kind: 'reduction', kernel, source, axis: red.axis, keepdims: red.keepdims };
-  };
+  }
 
-  const unfused = fn as unknown as (...a: unknown[]) => Tensor;
-  const compiledFor = (key: string | Unfused, args: readonly unknown[]): Compiled => {
+  /** The compiled kernel for `key`, compiled once; a construct the jit refuses makes it unfused. */
+  compiledFor(key: string | Unfused, args: readonly unknown[]): Compiled {
     if (typeof key !== 'string') return key;
-    let c = compiled.get(key);
+    let c = this.compiled.get(key);
     if (c === undefined) {
       try {
-        c = compile(args);
+        c = this.compile(args);
       } catch (err) {
         if (!(err instanceof JitError)) throw err;
         c = { kind: 'unfused', why: err.message };
       }
-      compiled.set(key, c);
+      this.compiled.set(key, c);
     }
     return c;
-  };
-  const call = (...args: unknown[]): Tensor => {
-    if (args.length !== parsed.params.length) return unfused(...args);
-    const c = compiledFor(keyOf(args), args);
+  }
+
+  /** Check and launch: the fused kernel for these arguments, else the function itself. */
+  call(args: unknown[]): Tensor {
+    const unfused = (): Tensor => Reflect.apply(this.fn, undefined, args) as Tensor;
+    if (args.length !== this.parsed.params.length) return unfused();
+    const c = this.compiledFor(this.keyOf(args), args);
     switch (c.kind) {
       case 'elementwise':
         return c.kernel(...(args as (Tensor | number)[])) as Tensor;
       case 'reduction':
         return c.kernel(...(args as (Tensor | number)[]), c.axis === undefined ? { keepdims: c.keepdims } : { axis: c.axis, keepdims: c.keepdims });
       default:
-        if (!told.has(c.why)) {
-          told.add(c.why);
-          debug(`${label} runs unfused: ${c.why}`);
+        if (!this.told.has(c.why)) {
+          this.told.add(c.why);
+          debug(`${this.label} runs unfused: ${c.why}`);
         }
-        return unfused(...args);
+        return unfused();
     }
-  };
-  const fused = call as unknown as FusedFunction<F>;
-  KERNELS.set(fused, (args) => {
-    const key = keyOf(args, true);
-    const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
-    return c.kind === 'unfused' ? undefined : c.kernel;
-  });
-  Object.defineProperty(fused, 'name', { value: name });
-  Object.defineProperty(fused, 'source', {
-    value: (...args: (Tensor | number)[]): string => {
-      const key = keyOf(args, true);
-      const c = compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
-      if (c.kind === 'unfused') throw new JitError(label, `runs unfused: ${c.why}`, parsed.text);
-      return c.source;
-    },
-  });
-  return fused;
+  }
+
+  /** The kernel for these arguments on any device (tests compile it without a GPU), or undefined when unfused. */
+  kernelFor(args: readonly unknown[]): Compiled {
+    const key = this.keyOf(args, true);
+    return this.compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
+  }
+
+  source(args: readonly unknown[]): string {
+    const c = this.kernelFor(args);
+    if (c.kind === 'unfused') throw new JitError(this.label, `runs unfused: ${c.why}`, this.parsed.text);
+    return c.source;
+  }
 }
 
+/**
+ * Fuses a function of gx elementwise ops (and at most a final reduction)
+ * into one kernel, compiled per input dtypes (cupy.fuse).
+ * @example
+ * const f = gx.fuse((x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) => gx.add(gx.sin(x), gx.div(gx.cos(y), gx.sqrt(z))));
+ * const squaredDiffSum = gx.fuse((x, y) => gx.sum(gx.mul(gx.sub(x, y), gx.sub(x, y))));
+ */
+export function fuse<F extends (...args: never[]) => Tensor>(fn: F, options: FuseOptions = {}): FusedFunction<F> {
+  const f = new Fused(fn, options);
+  const fused = ((...args: unknown[]): Tensor => f.call(args)) as unknown as FusedFunction<F>;
+  KERNELS.set(fused, (args) => {
+    const c = f.kernelFor(args);
+    return c.kind === 'unfused' ? undefined : c.kernel;
+  });
+  Object.defineProperty(fused, 'name', { value: f.name });
+  Object.defineProperty(fused, 'source', { value: (...args: (Tensor | number)[]): string => f.source(args) });
+  return fused;
+}
