@@ -7,7 +7,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { backendInfo, compile } from '../lib/rtc/compiler';
-import { deviceTest, poisonOf, REQUIRE_CUDA, randomValues } from './helpers';
+import { cudaTest, deviceTest, poisonOf, REQUIRE_CUDA, randomValues } from './helpers';
 
 const SQRT_2PI = Math.sqrt(2 * Math.PI);
 // The notebook's example: the constant is read from the closure and inlined.
@@ -121,4 +121,35 @@ test('unsupported constructs are errors quoting the line with a caret, before an
     t.regex(e?.message ?? '', re, what);
     t.regex(e?.message ?? '', /line \d+: .*\n\s+\^/, `${what}: quotes the line with a caret`);
   }
+});
+
+test('{ options } must be an array of strings, naming gx.vectorize', (t) => {
+  const bad: unknown = '--fmad=true';
+  t.throws(() => gx.vectorize(['float32(float32)'], (v) => v, { options: bad as string[] }),
+    { instanceOf: TypeError, message: /gx\.vectorize: options must be an array/ });
+});
+
+// LANGUAGE.md (No contraction): by default x * y + z rounds twice on CUDA, bit-equal to the simulator;
+// with --fmad=true NVRTC fuses it into one fma (rounding once), which differs in the last bit for some inputs.
+cudaTest('x * y + z: bit-equal to the simulator by default; --fmad=true fuses it (some last bits differ, none by more)', (t) => {
+  const f = (x: number, y: number, z: number): number => x * y + z;
+  const exact = gx.vectorize(['float32(float32, float32, float32)'], f);
+  const fused = gx.vectorize(['float32(float32, float32, float32)'], f, { options: ['--fmad=true'] });
+  const n = 100_000;
+  const cols = [11, 12, 13].map((seed) => gx.tensor(randomValues('float32', n, seed) as Float32Array));
+  const want = exact(cols[0], cols[1], cols[2]).toArraySync() as Float32Array;   // the simulator
+  const on = cols.map((c) => c.to('cuda'));
+  const got = exact(on[0], on[1], on[2]).toArraySync() as Float32Array;
+  const fma = fused(on[0], on[1], on[2]).toArraySync() as Float32Array;
+  let same = 0;
+  let differ = 0;
+  for (let i = 0; i < n; i++) {
+    if (Object.is(got[i], want[i])) same++;
+    const ulp = Math.abs(Math.fround(want[i] * (1 + 2 ** -23)) - want[i]) || 2 ** -149;
+    if (fma[i] !== want[i]) differ++;
+    if (!(Math.abs(fma[i] - want[i]) <= ulp)) t.fail(`element ${i}: fma ${fma[i]} vs ${want[i]}`);
+  }
+  t.is(same, n);
+  t.true(differ > 0, 'the fused kernel contracted x * y + z');
+  for (const c of [...cols, ...on]) c.dispose();
 });

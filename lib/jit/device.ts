@@ -2,10 +2,12 @@
 // and other device functions, compiled beside each caller for the argument
 // types of each call (Numba's @cuda.jit(device=True)); it returns a number
 // or a tuple, an array the caller destructures. The simulator runs its typed
-// form too; called from plain JS it is the function itself.
-import { closureValues, type Lookup } from './closure';
-import { parseFunction, referencedNames } from './source';
-import { DEVICE, type DeviceFunctionInfo } from './translate';
+// form too; called from plain JS it is the function itself. It is parsed
+// when a caller's translation first needs it (NOTE [ Translation cache ]:
+// a caller found in the cache needs only its text and what it closes over).
+import { DEVICE, type DeviceFunctionInfo } from './module';
+import { infoGet, infoPut, type FunctionInfo } from './translation-cache';
+import type { Parsed } from './kernel-gen';
 
 /**
  * Marks `fn` as a device function: kernels, vectorized functions and device
@@ -19,11 +21,33 @@ import { DEVICE, type DeviceFunctionInfo } from './translate';
  * });
  */
 export function device<F extends (...args: number[]) => number | boolean | readonly number[]>(fn: F): F {
-  const parsed = parseFunction(fn, 'gx.jit.device');
-  let lookup: Lookup | undefined;
-  const info: DeviceFunctionInfo = { parsed, lookup: () => (lookup ??= closureValues(fn, referencedNames(parsed))) };
+  if (typeof fn !== 'function') throw new TypeError(`gx.jit.device: expected a function, got ${typeof fn}`);
+  const text = Function.prototype.toString.call(fn);
+  let parsed: Parsed | undefined;
+  let info: FunctionInfo | undefined = infoGet(text);
+  const parse = (): Parsed => {
+    if (parsed === undefined) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const gen = require('./kernel-gen') as typeof import('./kernel-gen');
+      const r = gen.parse(fn, 'gx.jit.device');
+      parsed = r.p;
+      if (info === undefined) infoPut(text, (info = r.info));
+    }
+    return parsed;
+  };
+  // Not in the cache: parsed now, which also reports a syntax error at once.
+  if (info === undefined) parse();
+  const dev: DeviceFunctionInfo = {
+    fn,
+    get parsed() { return parse().parsed; },
+    lookup: () => parse().lookup(),
+    info: (): FunctionInfo => {
+      if (info === undefined) parse();
+      return info as FunctionInfo;
+    },
+  };
   const wrapped = ((...args: number[]) => fn(...args)) as unknown as F;
   Object.defineProperty(wrapped, 'name', { value: fn.name });
-  Object.defineProperty(wrapped, DEVICE, { value: info });
+  Object.defineProperty(wrapped, DEVICE, { value: dev });
   return wrapped;
 }

@@ -5,13 +5,19 @@
 import type { FnIR } from './ir';
 import type { ParsedFunction } from './source';
 import type { Lookup } from './closure';
+import type { FunctionInfo } from './translation-cache';
 import type { Ty, Val } from './types';
 
 /** gx.jit.device functions, marked so a caller's translation finds them. */
 export const DEVICE = Symbol('gx.jit.device');
 export interface DeviceFunctionInfo {
+  /** The user's function. */
+  readonly fn: Function;
+  /** Parsed when first read (a translation that hits the cache never reads it). */
   readonly parsed: ParsedFunction;
   lookup(): Lookup;
+  /** Its parameters and the chains it reads, for the translation cache's key. */
+  info(): FunctionInfo;
 }
 export function deviceInfo(v: unknown): DeviceFunctionInfo | undefined {
   return typeof v === 'function' ? (v as { [DEVICE]?: DeviceFunctionInfo })[DEVICE] : undefined;

@@ -1,0 +1,162 @@
+// The translator's side of gx.jit.rawkernel: parse, type, emit CUDA, or type
+// and compile for the simulator. rawkernel.ts loads this module (and through
+// it acorn, the typer, the emitter and the interpreter) only when a
+// translation misses the cache (NOTE [ Translation cache ]), so a kernel
+// found there costs none of it.
+import { typeHeaders } from '../rtc/params';
+import { closureValues, type Lookup } from './closure';
+import { simulate } from './simulator';
+import { compileKernel, type CompiledKernel } from './interpret';
+import { parseFunction, referencedNames, type Node, type ParsedFunction } from './source';
+import { cName, emitKernelBody, paramNames, type ParamArrays } from './emit-cuda';
+import type { ArrayDecl } from './ir';
+import { Module } from './module';
+import { typeFunction, type ParamSpec } from './typer-function';
+import { C_TYPE, elementCType } from './types';
+import { countTranslation, type ArgSpec, type FunctionInfo, type PlanEntry, type Translation } from './translation-cache';
+
+export { simulate };
+
+/** A parsed function with the lookup of the names it closes over (read once, when first needed). */
+export interface Parsed {
+  parsed: ParsedFunction;
+  lookup(): Lookup;
+}
+
+/**
+ * Parses `fn` (errors name `api`) and describes it for the cache: its
+ * parameters and the static chains it reads. `lookup` is the caller's read
+ * of the closure when it has one (the cache key's), so the closure is read
+ * once; it must cover the names the body reads.
+ */
+export function parse(fn: Function, api: string, lookup?: () => Lookup): { p: Parsed; info: FunctionInfo } {
+  const parsed = parseFunction(fn, api);
+  const chains = staticChains(parsed);
+  const names = referencedNames(parsed);
+  const roots = new Set(chains.map((c) => c.split('.')[0]));
+  let own: Lookup | undefined;
+  const covered = lookup !== undefined && [...names].every((n) => roots.has(n));
+  const p: Parsed = { parsed, lookup: covered ? lookup : () => (own ??= closureValues(fn, names)) };
+  return { p, info: { params: parsed.params, chains } };
+}
+
+/**
+ * Every `a`, `a.b.c` a function's body reads whose root is not a parameter,
+ * each as long as it goes (`jit.blockIdx.x`, not `jit` too; `lib_1.grid` in
+ * TypeScript's `(0, lib_1.grid)`): what the typer can resolve through the
+ * closure (closure.ts's staticValueOf), so what the cache key must cover.
+ */
+function staticChains(f: ParsedFunction): string[] {
+  const out = new Set<string>();
+  const params = new Set(f.params);
+  const chainOf = (n: Node): string | undefined => {
+    if (n.type === 'Identifier') return n.name;
+    if (n.type !== 'MemberExpression' || n.computed || n.property.type !== 'Identifier' || n.object.type === 'Super') return undefined;
+    const base = chainOf(n.object);
+    return base === undefined ? undefined : `${base}.${n.property.name}`;
+  };
+  const visit = (n: unknown, key?: string, parent?: { type?: string; computed?: boolean }): void => {
+    if (Array.isArray(n)) {
+      for (const x of n) visit(x, key, parent);
+      return;
+    }
+    if (n === null || typeof n !== 'object' || typeof (n as { type?: unknown }).type !== 'string') return;
+    const node = n as Node;
+    const isName = (key === 'property' && parent?.type === 'MemberExpression' && !parent.computed) ||
+      (key === 'key' && parent?.type === 'Property' && !parent.computed);
+    if (isName) return;
+    if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+      const chain = chainOf(node);
+      if (chain !== undefined) {
+        if (!params.has(chain.split('.')[0])) out.add(chain);
+        return;
+      }
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== 'type' && k !== 'start' && k !== 'end') visit(v, k, node);
+  };
+  visit(f.body);
+  return [...out].sort();
+}
+
+/** The typer's view of the parameters of `specs`: tensors as arrays, integral numbers int64, fractional ones weak float64. */
+function paramSpecs(f: ParsedFunction, specs: readonly ArgSpec[]): ParamSpec[] {
+  return specs.map((s, i): ParamSpec => {
+    if (s.kind === 'number') return { kind: 'number', ty: { dtype: s.dtype, weak: s.dtype === 'float64' } };
+    const arr: ArrayDecl = { id: -1 - i, label: f.params[i] ?? `arg${i}`, dtype: s.dtype, rank: s.rank, space: 'param', param: i, contiguous: s.contiguous };
+    return { kind: 'array', arr };
+  });
+}
+
+/** The parameter arrays of the emitted kernel: which extents and strides the body used, per argument. */
+function arrayNames(specs: readonly ArgSpec[], debug: boolean) {
+  const used = specs.map((s) => ({ dims: new Set<number>(debug && s.kind === 'tensor' ? Array.from({ length: s.rank }, (_, d) => d) : []), strides: new Set<number>() }));
+  const dim = (a: ArrayDecl, d: number): string => {
+    used[a.param ?? 0].dims.add(d);
+    return paramNames(a.label).dim(d);
+  };
+  const arrays: ParamArrays = {
+    ptr: (a) => paramNames(a.label).ptr,
+    dim,
+    stride: (a, d) => {
+      if (!a.contiguous) {
+        used[a.param ?? 0].strides.add(d);
+        return paramNames(a.label).stride(d);
+      }
+      if (d === a.rank - 1) return '1';
+      return Array.from({ length: a.rank - 1 - d }, (_, k) => dim(a, d + 1 + k)).join(' * ');
+    },
+  };
+  return { used, arrays };
+}
+
+/** The C names of the parameters, which fresh names must not take. */
+function reservedNames(f: ParsedFunction, specs: readonly ArgSpec[]): Set<string> {
+  const reserved = new Set<string>();
+  specs.forEach((s, i) => {
+    const p = f.params[i];
+    if (s.kind === 'number') return reserved.add(cName(p));
+    const n = paramNames(p);
+    reserved.add(n.ptr);
+    for (let d = 0; d < s.rank; d++) reserved.add(n.dim(d)).add(n.stride(d));
+  });
+  return reserved;
+}
+
+/** The generated source and launch plan for arguments of `specs`. */
+export function generate(p: Parsed, name: string, specs: readonly ArgSpec[], debug: boolean, api: string): Translation {
+  countTranslation();
+  const f = p.parsed;
+  const module = new Module(debug);
+  const fn = typeFunction(f, 'kernel', name, paramSpecs(f, specs), undefined, p.lookup(), module, api);
+  const { used, arrays } = arrayNames(specs, debug);
+  const body = emitKernelBody(fn, module, arrays, reservedNames(f, specs));
+  const cParams: string[] = [];
+  const types: string[] = [];
+  const plan: PlanEntry[] = [];
+  const add = (type: string, cname: string, entry: PlanEntry): void => {
+    cParams.push(`${type} ${cname}`);
+    types.push(type);
+    plan.push(entry);
+  };
+  specs.forEach((s, i) => {
+    const param = f.params[i];
+    if (s.kind === 'number') return add(C_TYPE[s.dtype], cName(param), [i, 'value', 0]);
+    const n = paramNames(param);
+    add(`${elementCType(s.dtype)}*`, n.ptr, [i, 'ptr', 0]);
+    for (const d of [...used[i].dims].sort()) add('long long', n.dim(d), [i, 'dim', d]);
+    for (const d of [...used[i].strides].sort()) add('long long', n.stride(d), [i, 'stride', d]);
+  });
+  if (debug) {
+    cParams.push('long long* gx_err');
+    types.push('long long*');
+  }
+  const headers = typeHeaders(specs.flatMap((s) => (s.kind === 'tensor' ? [s.dtype] : [])));
+  const source = `${headers}${module.preamble()}extern "C" __global__ void ${name}(${cParams.join(', ')}) {\n${body.join('\n')}\n}\n`;
+  return { source, types, plan, sites: module.sites };
+}
+
+/** The kernel typed for `specs` as for CUDA (so refused where CUDA refuses it) and compiled for the simulator. */
+export function simulated(p: Parsed, name: string, specs: readonly ArgSpec[], debug: boolean, api: string): CompiledKernel {
+  const fn = typeFunction(p.parsed, 'kernel', name, paramSpecs(p.parsed, specs), undefined, p.lookup(), new Module(debug), api);
+  return compileKernel(fn, debug);
+}
