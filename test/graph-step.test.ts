@@ -8,6 +8,8 @@
 import test from 'ava';
 
 import * as gx from '../lib';
+import { capturingDevice, whileCapturing } from '../lib/capture-guard';
+import { native } from '../lib/native';
 import { cudaTest } from './helpers';
 
 const D_IN = 16, HIDDEN = 32, BATCH = 8;
@@ -154,4 +156,26 @@ test('graphStep: the previous call\'s outputs are freed; bad arguments are refus
   const bad = gx.cuda.graphStep(() => 3 as unknown as gx.Tensor, { device: 'cpu' });
   t.throws(() => bad(), { instanceOf: TypeError, message: /gx\.cuda\.graphStep: the step must return a tensor, an array of tensors or nothing/ });
   if (!gx.cuda.isAvailable()) t.throws(() => gx.cuda.graphStep(() => undefined), { message: /gx\.cuda\.graphStep: .*CUDA is not available/ });
+});
+
+test('during a capture the core\'s host syncs are refused naming the call, CPU work is not, and all is restored after', (t) => {
+  const before = { ...native };
+  const cpu = gx.tensor([1, 2, 3]);
+  const result = whileCapturing(new gx.Device('cuda', 0), () => {
+    t.deepEqual(Array.from(cpu.toArraySync() as Float32Array), [1, 2, 3], 'a CPU read runs');
+    t.throws(() => native.fromBytes(new Float32Array(2), [2], 0, 1, 0), { message: /gx\.cuda\.graph: gx\.tensor from host data on a GPU .*cannot be captured.*copy_ into it/ });
+    t.throws(() => native.cudaSynchronize(0), { message: /gx\.cuda\.graph: gx\.cuda\.synchronize cannot be captured/ });
+    t.throws(() => whileCapturing(new gx.Device('cuda', 0), () => 0), { message: /a capture is already running/ });
+    t.not(capturingDevice(), null);
+    return 7;
+  });
+  t.is(result, 7);
+  t.is(capturingDevice(), null);
+  for (const k of ['readSync', 'read', 'fromBytes', 'toDevice', 'copy', 'cudaSynchronize', 'streamSynchronize', 'eventSynchronize'] as const) {
+    t.is(native[k], before[k], `${k} restored`);
+  }
+  // Restored when the capture's function throws too.
+  t.throws(() => whileCapturing(new gx.Device('cuda', 0), () => { throw new Error('inside'); }), { message: 'inside' });
+  t.is(native.fromBytes, before.fromBytes);
+  cpu.dispose();
 });
