@@ -19,7 +19,10 @@
 // intermediates and the outputs live in the graph's memory, reused by each
 // replay. An Adam or AdamW must be { capturable: true } (its step count then
 // lives on the device); what cannot be captured is refused during capture,
-// naming the call (NOTE [ What a capture refuses ]). The outputs the function
+// naming the call (NOTE [ What a capture refuses ]). Numbers the step reads
+// on the host (the learning rate, a schedule's value) are baked into the
+// graph's kernels at capture: changing them later changes nothing (torch's
+// graphs share this). The outputs the function
 // returns (a tensor, an array of them, or nothing) are the step's static
 // outputs: overwritten by the next call, freed by dispose(). On the CPU
 // (device 'cpu') there is nothing to capture: every call runs the function
