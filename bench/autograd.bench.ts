@@ -3,14 +3,17 @@
 // multiplications, forward + backward, per op; forward only under noGrad;
 // and the forward recorded, its graph dropped unused), and the logistic
 // regression of 10^6 x 100 fitted with L-BFGS (examples/glm.ts; torch fits
-// the same data, written to an .npz). On a machine without a GPU both run on
-// the CPU, the regression smaller.
+// the same data, written to an .npz); and an MLP training step eager and
+// captured by gx.cuda.graphStep beside torch's eager, make_graphed_callables
+// and whole-graph steps (bench/autograd-mlp.ts). On a machine without a GPU
+// both run on the CPU, the regression smaller, the step eager only.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
 import { fitLogistic, logisticData, logisticFitOnly } from '../examples/glm';
+import { mlpStepTimes } from './autograd-mlp';
 import { fmt, median, perCallNs, REPO, runPythonJson, section } from './util';
 
 /**
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
   const [tape, forward, recorded] = perOpUs([step, () => gx.noGrad(chain), chain], sync);
   const leaked = gx.memory.stats(device).liveTensors - live - 2;
   const afterTape = medianFit();
+  const mlp = mlpStepTimes(device, sync);
   z.dispose();
   y.dispose();
   const py = runPythonJson(path.join(REPO, 'bench', 'torch_autograd.py'), [file], 600_000);
@@ -84,6 +88,15 @@ async function main(): Promise<void> {
   console.log(`  logistic regression ${n} x ${d} float32 by L-BFGS (strong Wolfe, history 10) on ${device}: ${fmt(fit.ms)} ms, ${fit.iterations} iterations, loss ${fit.loss.toFixed(8)} ` +
     `(Newton float64 ${fit.newtonLoss.toFixed(8)}) vs torch ${fmt(tMs)} ms, ${String(t?.glm_iterations ?? 'n/a')} iterations, loss ${tLoss?.toFixed(8) ?? 'n/a'}` +
     `${tMs === undefined || tLoss === undefined ? '' : ` = ${fmt(fit.ms / tMs, 3)}x the time (target <= 1: ${fit.ms <= tMs ? 'met' : 'MISSED'}), loss difference ${Math.abs(fit.loss - tLoss).toExponential(1)} (target <= 1e-6: ${Math.abs(fit.loss - tLoss) <= 1e-6 ? 'met' : 'MISSED'})`}`);
+  const tEager = typeof t?.mlp_eager_ms === 'number' ? t.mlp_eager_ms : undefined;
+  const tCallables = typeof t?.mlp_graphed_callables_ms === 'number' ? t.mlp_graphed_callables_ms : undefined;
+  const tWhole = typeof t?.mlp_whole_graph_ms === 'number' ? t.mlp_whole_graph_ms : undefined;
+  const ms = (v: number | undefined): string => `${fmt(v, 3)} ms`;
+  console.log(`  MLP training step (4 x Linear 256, batch 64, Adam) on ${device}: eager ${ms(mlp.eagerMs)} vs torch eager ${ms(tEager)}` +
+    `${tEager === undefined ? '' : ` = ${fmt(mlp.eagerMs / tEager, 3)}x`}; graphed (gx.cuda.graphStep) ${ms(mlp.graphedMs)}` +
+    `${Number.isNaN(mlp.graphedMs) || tEager === undefined ? '' : ` = ${fmt(mlp.graphedMs / tEager, 3)}x torch eager (target <= 0.3: ${mlp.graphedMs / tEager <= 0.3 ? 'met' : 'MISSED'})`}` +
+    `; torch make_graphed_callables ${ms(tCallables)}${Number.isNaN(mlp.graphedMs) || tCallables === undefined ? '' : ` (target: graphed <= it: ${mlp.graphedMs <= tCallables ? 'met' : 'MISSED'})`}` +
+    `, torch whole-step graph ${ms(tWhole)}; graphed vs eager parameters after 10 steps: max difference ${Number.isNaN(mlp.maxDiff) ? 'n/a' : mlp.maxDiff.toExponential(2)}`);
   console.log(`  the same fits after the tape benchmark: ${fmt(afterTape.ms)} ms, ${afterTape.iterations} iterations${tMs === undefined ? '' : ` = ${fmt(afterTape.ms / tMs, 3)}x torch's time`}`);
 }
 

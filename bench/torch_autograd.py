@@ -57,6 +57,59 @@ def glm(torch, path, dev):
     return {"glm_ms": ms, "glm_loss": loss, "glm_iterations": iters}
 
 
+def mlp_step(torch, dev, sync):
+    """The graphed-step benchmark's MLP (4 Linear layers of 256, ReLU between, batch 64, MSE, Adam lr 1e-3) as
+    bench/autograd-mlp.ts trains it: median ms per step (closed by sync) eager (Adam's default: foreach on CUDA),
+    with torch.cuda.make_graphed_callables (forward and backward graphed, the optimizer eager), and the whole step
+    captured in one torch.cuda.graph (Adam capturable), torch's fastest form."""
+    width, depth, batch = 256, 4, 64
+
+    def model():
+        torch.manual_seed(0)
+        layers = []
+        for i in range(depth):
+            layers.append(torch.nn.Linear(width, width))
+            if i < depth - 1:
+                layers.append(torch.nn.ReLU())
+        return torch.nn.Sequential(*layers).to(dev)
+    x = torch.randn(batch, width, device=dev)
+    y = torch.randn(batch, width, device=dev)
+    out = {}
+
+    def eager_of(m, opt):
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            opt.step()
+        return step
+    m = model()
+    out["mlp_eager_ms"] = timed(eager_of(m, torch.optim.Adam(m.parameters(), lr=1e-3)), 20, 200, sync)["median_s"] * 1e3
+    if dev != "cuda":
+        return out
+    m = model()
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+    graphed = torch.cuda.make_graphed_callables(m, (x,))
+    out["mlp_graphed_callables_ms"] = timed(eager_of(graphed, opt), 20, 200, sync)["median_s"] * 1e3
+    m = model()
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3, capturable=True)
+    step = eager_of(m, opt)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+    out["mlp_whole_graph_ms"] = timed(g.replay, 20, 200, sync)["median_s"] * 1e3
+    return out
+
+
 def main():
     try:
         import torch
@@ -87,6 +140,8 @@ def main():
     log("torch tape chain on %s" % dev)
     tape, forward, recorded = per_op_us([step, fwd, chain], sync)
     out = {"device": dev, "tape_us": tape, "forward_us": forward, "recorded_us": recorded}
+    log("torch MLP training step on %s" % dev)
+    out.update(mlp_step(torch, dev, sync))
     if len(sys.argv) > 1:
         log("torch L-BFGS logistic regression")
         out.update(glm(torch, sys.argv[1], dev))

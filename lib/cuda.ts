@@ -1,5 +1,5 @@
 // gx.cuda: is there a GPU, how many, the current one, waiting for them, the current stream,
-// graphs (the face only: the checks live in gpus.ts, streams in stream.ts).
+// graphs and graphed training steps (the face only: the checks live in gpus.ts, streams in stream.ts).
 import type { DeviceLike } from './device';
 import { cudaIndex } from './gpus';
 import { native, type NativeDeviceProperties } from './native';
@@ -7,6 +7,7 @@ import { native, type NativeDeviceProperties } from './native';
 export { isAvailable, deviceCount, unavailableReason, isCompiled, setDevice, currentDevice } from './gpus';
 export { currentStream } from './stream';
 export { graph, CUDAGraph, type GraphOptions } from './graph';
+export { graphStep, type GraphedStep, type GraphStepOptions, type StepOutputs } from './graph-step';
 
 /** Blocks until all work on the device is done. */
 export function synchronize(device?: DeviceLike): void {

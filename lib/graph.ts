@@ -3,6 +3,7 @@
 // memory of every tensor made during capture stays allocated (and is reused
 // by each replay) until the graph is disposed.
 /// <reference lib="esnext.disposable" preserve="true" />  // NOTE [ Self-sufficient declarations ] in tensor.ts
+import { whileCapturing } from './capture-guard';
 import { checkOptions, optionKeys } from './options';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './gpus';
@@ -57,8 +58,9 @@ const GRAPH_KEYS = optionKeys<GraphOptions>({ device: true });
 /**
  * Captures the GPU work `fn` queues (synchronously) into a CUDA graph. The
  * capture runs on a side stream ordered after the current stream; nothing
- * executes until replay(). Reading results back (toArray) inside `fn` is not
- * possible: nothing has run yet.
+ * executes until replay(). Reading results back (toArray, item), copies
+ * between host and device and synchronizing are refused inside `fn`
+ * (NOTE [ What a capture refuses ] in capture-guard.ts): nothing has run yet.
  * @example
  * const x = gx.zeros([n], { device: 'cuda' });
  * const g = gx.cuda.graph(() => { y = scale(x, 2); });
@@ -84,7 +86,7 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
     handle = native.beginCapture(side.native);
     let failure: unknown;
     try {
-      const r: unknown = fn();
+      const r: unknown = whileCapturing(device, fn);
       if (r instanceof Promise) throw new TypeError('gx.cuda.graph: fn must be synchronous (it returned a Promise)');
     } catch (err) {
       failure = err;

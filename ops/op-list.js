@@ -193,6 +193,17 @@ module.exports = [
   op('cross(Tensor self, Tensor other, int axis, Tensor out) -> ()',
     'out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) ' +
     'and dtype (numeric, not bool) (ops/linalg/cross.h).'),
+  op('foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, ' +
+    'float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()',
+    'One SGD step of every parameter of the list, in place, as torch.optim.SGD\'s per parameter, in a few ' +
+    'multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists ' +
+    'contiguous, of one floating dtype and device (ops/optim/foreach.h).'),
+  op('foreach_adam(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, ' +
+    'Tensor[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, float neg_step_size, ' +
+    'float bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled) -> ()',
+    'One Adam (decoupled: AdamW) step of every parameter of the list, in place, rounding as the per-parameter op ' +
+    'chain; steps empty: the step\'s scalars as given, else each parameter\'s step count (one float64 element, counted ' +
+    'up) gives them, on the device (capturable) (ops/optim/foreach.h).'),
   op('svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()',
     'SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], ' +
     'column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi).'),

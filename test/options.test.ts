@@ -61,6 +61,7 @@ const TAKES_OPTIONS: Record<string, Case> = {
   Stream: { call: () => new gx.Stream({ prority: -1 } as gx.StreamOptions), fn: 'gx.Stream', key: 'prority', suggest: 'priority' },
   Event: { call: () => new gx.Event({ timming: true } as gx.EventOptions), fn: 'gx.Event', key: 'timming', suggest: 'timing' },
   'cuda.graph': { call: () => gx.cuda.graph(() => undefined, { devcie: 'cuda' } as gx.cuda.GraphOptions), fn: 'gx.cuda.graph', key: 'devcie', suggest: 'device' },
+  'cuda.graphStep': { call: () => gx.cuda.graphStep(() => undefined, { warmpu: 1 } as gx.cuda.GraphStepOptions), fn: 'gx.cuda.graphStep', key: 'warmpu', suggest: 'warmup' },
   benchmark: { call: () => gx.benchmark(() => 0, { nRepeats: 3 } as gx.BenchmarkOptions), fn: 'gx.benchmark', key: 'nRepeats', suggest: 'nRepeat' },
   RawModule: { call: () => new gx.RawModule(KERNEL, { name_expressions: ['k'] } as gx.RawModuleOptions), fn: 'gx.RawModule', key: 'name_expressions', suggest: 'nameExpressions' },
   RawKernel: { call: () => new gx.RawKernel(KERNEL, 'k', { param: ['float*', 'int'] } as gx.RawKernelOptions), fn: 'gx.RawKernel', key: 'param', suggest: 'params' },

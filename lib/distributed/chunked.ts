@@ -32,6 +32,7 @@
 // reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../device';
+import { BlockLauncher, type BlockLaunch } from './block-launch';
 import { empty } from '../creation';
 import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
@@ -42,6 +43,8 @@ import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
 import { svdLocal, svdOverRanks, type ChunkedSvd, type ChunkedSvdOptions, type SvdParts } from './chunked-svd';
 import type { DType } from '../generated/dtypes';
+
+export type { BlockLaunch } from './block-launch';
 
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
@@ -88,7 +91,11 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
   });
 }
 
-const offsetsOf = (sizes: readonly number[]): number[] => sizes.map((_, k) => sizes.slice(0, k).reduce((a, b) => a + b, 0));
+/** Each block's first position along a dimension (a running sum: linear in the blocks). */
+function offsetsOf(sizes: readonly number[]): number[] {
+  let at = 0;
+  return sizes.map((n) => { const o = at; at += n; return o; });
+}
 
 /** Every block index of a grid, in C order. */
 function gridIndices(grid: readonly number[]): number[][] {
@@ -416,6 +423,13 @@ class BlockLanes {
   }
 }
 
+/** Whether `shape` is the block at `idx` of a grid of `chunks` (compared in place: this runs per block). */
+function blockShaped(shape: readonly number[], chunks: readonly (readonly number[])[], idx: readonly number[]): boolean {
+  if (shape.length !== idx.length) return false;
+  for (let d = 0; d < idx.length; d++) if (shape[d] !== chunks[d][idx[d]]) return false;
+  return true;
+}
+
 /** Where a block is: its index in the grid, its first element's position in the whole tensor, its device. */
 export interface BlockInfo {
   index: number[];
@@ -432,10 +446,16 @@ type MapArg = ChunkedTensor | Tensor | number;
  * the blocks (on the output block's device) and returns the output block.
  * @example
  * const z = gx.mapBlocks((xb, yb) => { const out = gx.emptyLike(xb); kernel.launch(grid, block, [xb, yb, out, ...]); return out; }, x, y);
+ * A RawKernel launched on each block may be given as a launch plan instead,
+ * checked on the first block only (NOTE [ Block launch plans ]):
+ * gx.mapBlocks({ kernel, grid: (xb) => [xb.shape[1] / 32, xb.shape[0] / 32], block: [32, 32], args: (xb, yb, zb) => [xb, yb, zb, n], out: 2 }, x, y, z)
  */
-export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | MapBlocksOptions)[]): ChunkedTensor {
+export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...rest: (MapArg | MapBlocksOptions)[]): ChunkedTensor {
   const api = 'gx.mapBlocks';
-  if (typeof fn !== 'function') throw new TypeError(`${api}: the first argument must be the function to call on each block`);
+  if (typeof fn !== 'function' && (fn === null || typeof fn !== 'object')) {
+    throw new TypeError(`${api}: the first argument must be the function to call on each block, or a kernel launch plan ({ kernel, grid, block, args, out })`);
+  }
+  const launcher = typeof fn === 'function' ? undefined : new BlockLauncher(fn, api);
   const last = rest[rest.length - 1];
   const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
     ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
@@ -460,13 +480,17 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
           `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
       }
     });
+    // The block's position in C order, straight from the output's index (no per-block arrays or checks).
+    const grid = a.grid;
+    const broadcast = a.chunks.map((c, d) => c.length === 1 && a.shape[d] === 1);
     return (idx: readonly number[]): Tensor => {
-      const at = a.chunks.map((c, d) => (c.length === 1 && a.shape[d] === 1 ? 0 : idx[d + lead]));
-      if (a.placement !== undefined && a.owner(...at) !== a.placement.group.rank) {
-        throw new RangeError(`${api}: block [${at.join(', ')}] of argument ${i + 1} is held by rank ${a.owner(...at)}, but output block [${idx.join(', ')}] by rank ${a.placement.group.rank}; ` +
-          'give the inputs the same chunks so matching blocks are on the same rank');
-      }
-      return a.block(...at);
+      let k = 0;
+      for (let d = 0; d < grid.length; d++) k = k * grid[d] + (broadcast[d] ? 0 : idx[d + lead]);
+      const b = a.blockAt(k);
+      if (b !== undefined) return b;
+      const at = grid.map((_, d) => (broadcast[d] ? 0 : idx[d + lead]));
+      throw new RangeError(`${api}: block [${at.join(', ')}] of argument ${i + 1} is held by rank ${a.owner(...at)}, but output block [${idx.join(', ')}] by rank ${a.placement?.group.rank}; ` +
+        'give the inputs the same chunks so matching blocks are on the same rank');
     };
   });
   const copies = new Map<Tensor, Map<string, Tensor>>();
@@ -506,11 +530,12 @@ export function mapBlocks(fn: (...args: never[]) => Tensor, ...rest: (MapArg | M
         continue;
       }
       const { idx, dev, blockArgs } = call;
-      const out = lanes.run(dev, () => (fn as (...a: unknown[]) => Tensor)(...blockArgs)) as unknown;
-      const want = idx.map((i, d) => ref.chunks[d][i]);
+      const out = lanes.run(dev, launcher !== undefined ? () => launcher.run(dev, blockArgs) : () => (fn as (...a: unknown[]) => Tensor)(...blockArgs)) as unknown;
       if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
       blocks.push(out);
-      if (out.shape.join() !== want.join()) throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${want.join(', ')}]`);
+      if (!blockShaped(out.shape, ref.chunks, idx)) {
+        throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${idx.map((i, d) => ref.chunks[d][i]).join(', ')}]`);
+      }
       dtype ??= out.dtype;
       if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
     }

@@ -443,6 +443,16 @@ const OP_CROSS = new OpRef('cross');
 function cross(fn: string, a: { self: NativeTensor; other: NativeTensor; axis: number | bigint; out: NativeTensor }): void {
   native.callOp(OP_CROSS.id(fn), a.self, a.other, a.axis, a.out);
 }
+const OP_FOREACH_SGD = new OpRef('foreach_sgd');
+/** `foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()`: One SGD step of every parameter of the list, in place, as torch.optim.SGD's per parameter, in a few multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists contiguous, of one floating dtype and device (ops/optim/foreach.h). */
+function foreachSgd(fn: string, a: { params: readonly NativeTensor[]; grads: readonly NativeTensor[]; momentumBuffers: readonly NativeTensor[]; lr: number; momentum: number; dampening: number; weightDecay: number; nesterov: boolean; maximize: boolean; first: boolean }): void {
+  native.callOp(OP_FOREACH_SGD.id(fn), a.params, a.grads, a.momentumBuffers, a.lr, a.momentum, a.dampening, a.weightDecay, a.nesterov, a.maximize, a.first);
+}
+const OP_FOREACH_ADAM = new OpRef('foreach_adam');
+/** `foreach_adam(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, float neg_step_size, float bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled) -> ()`: One Adam (decoupled: AdamW) step of every parameter of the list, in place, rounding as the per-parameter op chain; steps empty: the step's scalars as given, else each parameter's step count (one float64 element, counted up) gives them, on the device (capturable) (ops/optim/foreach.h). */
+function foreachAdam(fn: string, a: { params: readonly NativeTensor[]; grads: readonly NativeTensor[]; expAvgs: readonly NativeTensor[]; expAvgSqs: readonly NativeTensor[]; maxExpAvgSqs: readonly NativeTensor[]; steps: readonly NativeTensor[]; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; negStepSize: number; biasCorrection2Sqrt: number; amsgrad: boolean; maximize: boolean; decoupled: boolean }): void {
+  native.callOp(OP_FOREACH_ADAM.id(fn), a.params, a.grads, a.expAvgs, a.expAvgSqs, a.maxExpAvgSqs, a.steps, a.lr, a.beta1, a.beta2, a.eps, a.weightDecay, a.negStepSize, a.biasCorrection2Sqrt, a.amsgrad, a.maximize, a.decoupled);
+}
 const OP_SVD = new OpRef('svd');
 /** `svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()`: SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi). */
 function svd(fn: string, a: { a: NativeTensor; full: boolean; s: NativeTensor; u: NativeTensor; v: NativeTensor }): void {
@@ -617,6 +627,8 @@ export {
   randint,
   matmul,
   cross,
+  foreachSgd,
+  foreachAdam,
   svd,
   qr,
   cholesky,

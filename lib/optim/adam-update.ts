@@ -6,12 +6,13 @@
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v or vmax) / sqrt(1 - beta2^t) + eps)
 import { zeros } from '../creation';
 import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
-import type { Tensor } from '../tensor';
+import { Tensor } from '../tensor';
 import { optionKeys } from '../options';
+import { checkForeach, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { own, type ParamState } from './optimizer';
 
-export interface AdamOptions {
+export interface AdamOptions extends ForeachOptions {
   /** Learning rate (default 1e-3). */
   lr?: number;
   /** Decay rates of the first and second moment estimates (default [0.9, 0.999]). */
@@ -24,9 +25,27 @@ export interface AdamOptions {
   amsgrad?: boolean;
   /** Maximize the objective instead of minimizing it. */
   maximize?: boolean;
+  /**
+   * Keep each parameter's step count in a tensor on its device and compute
+   * the step's scalars there (torch's capturable), so the step can be
+   * captured in a CUDA graph (default false). The scalars then come from the
+   * device's pow, which may differ from the host's in the last ulp.
+   */
+  capturable?: boolean;
 }
 
-export const ADAM_KEYS = optionKeys<AdamOptions>({ lr: true, betas: true, eps: true, weightDecay: true, amsgrad: true, maximize: true });
+export const ADAM_KEYS = optionKeys<AdamOptions>({
+  lr: true, betas: true, eps: true, weightDecay: true, amsgrad: true, maximize: true, foreach: true, fused: true, capturable: true,
+});
+
+/** Adam's and AdamW's defaults but weightDecay (each has its own). */
+export function adamDefaults(o: AdamOptions, weightDecay: number): Required<AdamOptions> {
+  return {
+    lr: o.lr ?? 1e-3, betas: o.betas ?? [0.9, 0.999], eps: o.eps ?? 1e-8, weightDecay: o.weightDecay ?? weightDecay,
+    amsgrad: o.amsgrad ?? false, maximize: o.maximize ?? false, foreach: o.foreach ?? null, fused: o.fused ?? null,
+    capturable: o.capturable ?? false,
+  };
+}
 
 /** Adam's and AdamW's checks, with torch's messages. */
 export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
@@ -41,6 +60,8 @@ export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
   weightDecay(fn, g.weightDecay);
   boolean(fn, 'amsgrad', g.amsgrad);
   boolean(fn, 'maximize', g.maximize);
+  boolean(fn, 'capturable', g.capturable);
+  checkForeach(fn, g);
 }
 
 /** torch's lerp: start + w * (end - start), or end - (end - start) * (1 - w) for |w| >= 0.5; in place on start. */
@@ -52,6 +73,7 @@ function lerp_(start: Tensor, end: Tensor, w: number): void {
 /** One Adam (or, with `decoupled`, AdamW) step of `p` from its .grad; `s` is its state, filled on the first step. */
 export function adamUpdate(p: Tensor, grad: Tensor, s: ParamState, g: Required<AdamOptions>, decoupled: boolean): void {
   const [beta1, beta2] = g.betas;
+  if (s.step instanceof Tensor) s.step = stepCount(s.step);
   if (s.step === undefined) {
     const like = (): Tensor => own(zeros(p.shape, { dtype: p.dtype, device: p.device }));
     s.step = 0;
@@ -80,4 +102,10 @@ export function adamUpdate(p: Tensor, grad: Tensor, s: ParamState, g: Required<A
   }
   const denom = div(sqrt(v), biasCorrection2Sqrt).add_(g.eps);
   p.add_(div(mul(expAvg, -stepSize), denom));
+}
+
+/** A step count kept in a tensor (a capturable optimizer's state, loaded into one that is not) as a number. */
+export function stepCount(t: Tensor): number {
+  const v = t.toArraySync()[0];
+  return Number(v);
 }

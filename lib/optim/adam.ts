@@ -1,7 +1,8 @@
 // gx.optim.Adam (torch.optim.Adam): adaptive moment estimation, with L2
 // weight decay added to the gradient, AMSGrad and maximize.
 import { checkOptions } from '../options';
-import { ADAM_KEYS, adamUpdate, checkAdamGroup, type AdamOptions } from './adam-update';
+import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
+import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';
 import type { Params } from './params';
 
@@ -17,20 +18,14 @@ export type { AdamOptions };
 export class Adam extends Optimizer<AdamOptions> {
   constructor(params: Params<AdamOptions>, opts: AdamOptions = {}) {
     const o = checkOptions<AdamOptions>(opts, 'gx.optim.Adam', ADAM_KEYS);
-    super('Adam', params, {
-      lr: o.lr ?? 1e-3, betas: o.betas ?? [0.9, 0.999], eps: o.eps ?? 1e-8, weightDecay: o.weightDecay ?? 0,
-      amsgrad: o.amsgrad ?? false, maximize: o.maximize ?? false,
-    }, ADAM_KEYS);
+    super('Adam', params, adamDefaults(o, 0), ADAM_KEYS);
   }
 
   protected checkGroup(fn: string, g: Required<AdamOptions>): void {
     checkAdamGroup(fn, g);
   }
 
-  protected updateGroup(g: ParamGroup<AdamOptions>): void {
-    for (const p of g.params) {
-      const grad = p.grad;
-      if (grad !== null) adamUpdate(p, grad, this.stateOf(p), g, false);
-    }
+  protected updateGroup(g: ParamGroup<AdamOptions>, fn: string): void {
+    adamStep(fn, g, false, (p) => this.stateOf(p));
   }
 }

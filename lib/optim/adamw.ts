@@ -2,7 +2,8 @@
 // (Loshchilov and Hutter): the parameter itself shrinks by lr * weightDecay
 // each step, instead of an L2 term in the gradient.
 import { checkOptions } from '../options';
-import { ADAM_KEYS, adamUpdate, checkAdamGroup, type AdamOptions } from './adam-update';
+import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
+import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';
 import type { Params } from './params';
 
@@ -17,20 +18,14 @@ export type AdamWOptions = AdamOptions;
 export class AdamW extends Optimizer<AdamWOptions> {
   constructor(params: Params<AdamWOptions>, opts: AdamWOptions = {}) {
     const o = checkOptions<AdamWOptions>(opts, 'gx.optim.AdamW', ADAM_KEYS);
-    super('AdamW', params, {
-      lr: o.lr ?? 1e-3, betas: o.betas ?? [0.9, 0.999], eps: o.eps ?? 1e-8, weightDecay: o.weightDecay ?? 1e-2,
-      amsgrad: o.amsgrad ?? false, maximize: o.maximize ?? false,
-    }, ADAM_KEYS);
+    super('AdamW', params, adamDefaults(o, 1e-2), ADAM_KEYS);
   }
 
   protected checkGroup(fn: string, g: Required<AdamWOptions>): void {
     checkAdamGroup(fn, g);
   }
 
-  protected updateGroup(g: ParamGroup<AdamWOptions>): void {
-    for (const p of g.params) {
-      const grad = p.grad;
-      if (grad !== null) adamUpdate(p, grad, this.stateOf(p), g, true);
-    }
+  protected updateGroup(g: ParamGroup<AdamWOptions>, fn: string): void {
+    adamStep(fn, g, true, (p) => this.stateOf(p));
   }
 }

@@ -4,14 +4,17 @@
 //   b = g on the first step, else momentum * b + (1 - dampening) * g
 //   g = nesterov ? g + momentum * b : b            (with momentum)
 //   p -= lr * g
+import { emptyLike } from '../creation-like';
 import { add, mul, neg } from '../generated/elementwise';
+import * as ops from '../generated/ops';
 import type { Tensor } from '../tensor';
 import { checkOptions, optionKeys } from '../options';
+import { Buckets, checkForeach, checkNotCapturing, foreachable, handles, useForeach, written, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { Optimizer, own, type ParamGroup } from './optimizer';
 import type { Params } from './params';
 
-export interface SGDOptions {
+export interface SGDOptions extends ForeachOptions {
   /** Learning rate (default 1e-3). */
   lr?: number;
   /** Momentum factor (default 0: none). */
@@ -26,11 +29,15 @@ export interface SGDOptions {
   maximize?: boolean;
 }
 
-const KEYS = optionKeys<SGDOptions>({ lr: true, momentum: true, dampening: true, weightDecay: true, nesterov: true, maximize: true });
+const KEYS = optionKeys<SGDOptions>({
+  lr: true, momentum: true, dampening: true, weightDecay: true, nesterov: true, maximize: true, foreach: true, fused: true,
+});
 
 /**
  * Stochastic gradient descent (torch.optim.SGD). State: `momentumBuffer`
- * per parameter, when momentum is on.
+ * per parameter, when momentum is on. `foreach` (default: when every
+ * parameter is on a GPU) updates the group with a few multi-tensor kernels
+ * (NOTE [ Multi-tensor steps ] in lib/optim/foreach.ts), with the same results.
  * @example
  * const opt = new gx.optim.SGD([w, b], { lr: 0.1, momentum: 0.9 });
  * opt.zeroGrad(); loss().backward(); opt.step();
@@ -40,7 +47,7 @@ export class SGD extends Optimizer<SGDOptions> {
     const o = checkOptions<SGDOptions>(opts, 'gx.optim.SGD', KEYS);
     super('SGD', params, {
       lr: o.lr ?? 1e-3, momentum: o.momentum ?? 0, dampening: o.dampening ?? 0, weightDecay: o.weightDecay ?? 0,
-      nesterov: o.nesterov ?? false, maximize: o.maximize ?? false,
+      nesterov: o.nesterov ?? false, maximize: o.maximize ?? false, foreach: o.foreach ?? null, fused: o.fused ?? null,
     }, KEYS);
   }
 
@@ -50,29 +57,70 @@ export class SGD extends Optimizer<SGDOptions> {
     number(fn, 'dampening', g.dampening);
     weightDecay(fn, g.weightDecay);
     boolean(fn, 'maximize', g.maximize);
+    checkForeach(fn, g);
     if (boolean(fn, 'nesterov', g.nesterov) && (g.momentum <= 0 || g.dampening !== 0)) {
       throw new RangeError(`${fn}: Nesterov momentum requires a momentum and zero dampening (got momentum ${g.momentum}, dampening ${g.dampening})`);
     }
   }
 
-  protected updateGroup(g: ParamGroup<SGDOptions>): void {
+  protected updateGroup(g: ParamGroup<SGDOptions>, fn: string): void {
+    if (!useForeach(g)) {
+      for (const p of g.params) if (p.grad !== null) this.#updateOne(fn, p, p.grad, g);
+      return;
+    }
+    // Bucketed by whether the momentum buffer exists yet (the first step sets it to the gradient).
+    const buckets = new Buckets<[Tensor, Tensor]>();
     for (const p of g.params) {
       const grad = p.grad;
       if (grad === null) continue;
-      let d: Tensor = g.maximize ? neg(grad) : grad;
-      if (g.weightDecay !== 0) d = add(d, mul(p, g.weightDecay));
-      if (g.momentum !== 0) {
+      if (!foreachable(p, grad)) this.#updateOne(fn, p, grad, g);
+      else buckets.add(p, g.momentum !== 0 && this.stateOf(p).momentumBuffer === undefined ? 'first' : 'next', [p, grad]);
+    }
+    for (const list of buckets.lists) this.#updateForeach(fn, list, g);
+  }
+
+  /** One multi-tensor step of parameters in one bucket (NOTE [ Multi-tensor steps ]). */
+  #updateForeach(fn: string, list: readonly [Tensor, Tensor][], g: ParamGroup<SGDOptions>): void {
+    const params = list.map(([p]) => p);
+    let first = false;
+    const buffers: Tensor[] = [];
+    if (g.momentum !== 0) {
+      for (const p of params) {
         const s = this.stateOf(p);
         let buf = s.momentumBuffer as Tensor | undefined;
         if (buf === undefined) {
-          buf = own(d.clone());
+          checkNotCapturing(fn, p);
+          first = true;
+          buf = own(emptyLike(p));  // written with the gradient by the kernel
           s.momentumBuffer = buf;
-        } else {
-          buf.mul_(g.momentum).add_(mul(d, 1 - g.dampening));
         }
-        d = g.nesterov ? add(d, mul(buf, g.momentum)) : buf;
+        buffers.push(buf);
       }
-      p.add_(mul(d, -g.lr));
     }
+    ops.foreachSgd(fn, {
+      params: handles(fn, params), grads: handles(fn, list.map(([, d]) => d)), momentumBuffers: handles(fn, buffers),
+      lr: g.lr, momentum: g.momentum, dampening: g.dampening, weightDecay: g.weightDecay, nesterov: g.nesterov,
+      maximize: g.maximize, first,
+    });
+    written(params, buffers);
+  }
+
+  /** The per-parameter step: a chain of elementwise ops. */
+  #updateOne(fn: string, p: Tensor, grad: Tensor, g: ParamGroup<SGDOptions>): void {
+    let d: Tensor = g.maximize ? neg(grad) : grad;
+    if (g.weightDecay !== 0) d = add(d, mul(p, g.weightDecay));
+    if (g.momentum !== 0) {
+      const s = this.stateOf(p);
+      let buf = s.momentumBuffer as Tensor | undefined;
+      if (buf === undefined) {
+        checkNotCapturing(fn, p);
+        buf = own(d.clone());
+        s.momentumBuffer = buf;
+      } else {
+        buf.mul_(g.momentum).add_(mul(d, 1 - g.dampening));
+      }
+      d = g.nesterov ? add(d, mul(buf, g.momentum)) : buf;
+    }
+    p.add_(mul(d, -g.lr));
   }
 }

@@ -185,6 +185,10 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, bool t
 void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
 void cross_cpu(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
 void cross_cuda(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
+void foreach_sgd_cpu(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
+void foreach_sgd_cuda(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
+void foreach_adam_cpu(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs, const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps, double lr, double beta1, double beta2, double eps, double weight_decay, double neg_step_size, double bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled);
+void foreach_adam_cuda(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs, const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps, double lr, double beta1, double beta2, double eps, double weight_decay, double neg_step_size, double bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled);
 void svd_cpu(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void svd_cuda(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v);
 void qr_cpu(const Tensor& a, const std::optional<Tensor>& q, const Tensor& r);

@@ -538,6 +538,27 @@ inline void cross(const Tensor& self, const Tensor& other, int64_t axis, const T
   const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(axis), gx::detail::box(out)};
   gx::detail::call_op(op, args, 4, nullptr, 0);
 }
+// foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()
+inline void foreach_sgd(TensorList params, TensorList grads, TensorList momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::foreach_sgd");
+  const gx::detail::BoxedTensors params_(params);
+  const gx::detail::BoxedTensors grads_(grads);
+  const gx::detail::BoxedTensors momentum_buffers_(momentum_buffers);
+  const gx_value args[10] = {params_.value(), grads_.value(), momentum_buffers_.value(), gx::detail::box(lr), gx::detail::box(momentum), gx::detail::box(dampening), gx::detail::box(weight_decay), gx::detail::box(nesterov), gx::detail::box(maximize), gx::detail::box(first)};
+  gx::detail::call_op(op, args, 10, nullptr, 0);
+}
+// foreach_adam(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, float neg_step_size, float bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled) -> ()
+inline void foreach_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList steps, double lr, double beta1, double beta2, double eps, double weight_decay, double neg_step_size, double bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::foreach_adam");
+  const gx::detail::BoxedTensors params_(params);
+  const gx::detail::BoxedTensors grads_(grads);
+  const gx::detail::BoxedTensors exp_avgs_(exp_avgs);
+  const gx::detail::BoxedTensors exp_avg_sqs_(exp_avg_sqs);
+  const gx::detail::BoxedTensors max_exp_avg_sqs_(max_exp_avg_sqs);
+  const gx::detail::BoxedTensors steps_(steps);
+  const gx_value args[16] = {params_.value(), grads_.value(), exp_avgs_.value(), exp_avg_sqs_.value(), max_exp_avg_sqs_.value(), steps_.value(), gx::detail::box(lr), gx::detail::box(beta1), gx::detail::box(beta2), gx::detail::box(eps), gx::detail::box(weight_decay), gx::detail::box(neg_step_size), gx::detail::box(bias_correction2_sqrt), gx::detail::box(amsgrad), gx::detail::box(maximize), gx::detail::box(decoupled)};
+  gx::detail::call_op(op, args, 16, nullptr, 0);
+}
 // svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()
 inline void svd(const Tensor& a, bool full, const Tensor& s, const Tensor& u, const Tensor& v) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::svd");

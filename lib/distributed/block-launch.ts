@@ -1,0 +1,106 @@
+// A RawKernel launched by gx.mapBlocks on every block, checked once: the
+// launch plan form of mapBlocks' first argument.
+//
+// NOTE [ Block launch plans ]
+// mapBlocks calling a function that calls kernel.launch checks every launch
+// in full: the argument list against the kernel's parameters, each scalar's
+// range, the grid and block extents, the options. For thousands of small
+// blocks that is most of the host's time per block (with the block's
+// allocation). A plan ({ kernel, grid, block, args, out }) is checked in full
+// on the first block of each device (an ordinary kernel.launch), which fixes
+// which arguments are tensors and the scalars' values; every later block only
+// confirms that each tensor argument is a tensor on the block's device and
+// each scalar is the value checked (else it takes the full launch again),
+// writes the addresses into the staging area and launches through the
+// kernel's staged path, on the block's stream.
+import type { Device } from '../device';
+import { checkOptions, optionKeys } from '../options';
+import { readDim3, type Dim3, type RawKernel } from '../rtc/raw';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
+import { Tensor } from '../tensor';
+
+/** A kernel for gx.mapBlocks to launch on each block (NOTE [ Block launch plans ]). */
+export interface BlockLaunch {
+  /** The kernel (a gx.RawKernel). */
+  kernel: RawKernel;
+  /** The grid: fixed, or from the block's arguments (mapBlocks' inputs for this block). */
+  grid: Dim3 | ((...blockArgs: never[]) => Dim3);
+  /** Threads per block. */
+  block: Dim3;
+  /** The kernel's arguments from the block's arguments (tensors by device pointer, numbers). */
+  args: (...blockArgs: never[]) => readonly unknown[];
+  /** Which of the block's arguments is the output block the kernel writes (returned as the block's result). */
+  out: number;
+  /** Dynamic shared memory in bytes (default 0). */
+  sharedMem?: number;
+}
+
+const PLAN_KEYS = optionKeys<BlockLaunch>({ kernel: true, grid: true, block: true, args: true, out: true, sharedMem: true });
+
+/** What the first block of a device fixed. */
+interface Checked {
+  tensor: boolean[];
+  values: unknown[];
+}
+
+/** A plan checked once per device, launching blocks through the staged path. */
+export class BlockLauncher {
+  readonly #plan: BlockLaunch;
+  readonly #checked = new Map<string, Checked>();
+  readonly #dims = new Float64Array(7);
+  readonly #fn: string;
+
+  constructor(plan: BlockLaunch, fn: string) {
+    checkOptions<BlockLaunch>(plan, fn, PLAN_KEYS);
+    this.#plan = plan;
+    this.#fn = fn;
+    if (typeof plan.args !== 'function') throw new TypeError(`${fn}: the launch plan's args must be a function of the block's arguments`);
+    if (typeof plan.kernel?.launchStaged !== 'function') throw new TypeError(`${fn}: the launch plan's kernel must be a gx.RawKernel`);
+    if (!Number.isInteger(plan.out) || plan.out < 0) throw new RangeError(`${fn}: the launch plan's out must be the index of an argument, got ${String(plan.out)}`);
+  }
+
+  /** Launches the plan on one block (its arguments on `device`) and returns the output block. */
+  run(device: Device, blockArgs: readonly unknown[]): Tensor {
+    const fn = this.#fn, plan = this.#plan;
+    const out = blockArgs[plan.out];
+    if (!(out instanceof Tensor)) throw new TypeError(`${fn}: the launch plan's out (${plan.out}) must name a tensor argument`);
+    if (device.type !== 'cuda') throw new TypeError(`${fn}: a launch plan runs RawKernels on CUDA blocks; a block is on ${device}`);
+    const call = plan.args as (...a: readonly unknown[]) => readonly unknown[];
+    const args = call(...blockArgs);
+    const grid = typeof plan.grid === 'function' ? (plan.grid as (...a: readonly unknown[]) => Dim3)(...blockArgs) : plan.grid;
+    const key = String(device);
+    const checked = this.#checked.get(key);
+    if (checked === undefined || !this.#stage(checked, device, args, grid)) {
+      plan.kernel.launch(grid, plan.block, args, plan.sharedMem === undefined ? undefined : { sharedMem: plan.sharedMem });
+      if (checked === undefined && Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
+        this.#checked.set(key, { tensor: args.map((a) => a instanceof Tensor), values: args.slice() });
+      }
+    }
+    return out;
+  }
+
+  /** Stages a block's launch like the checked one and launches it; false (nothing staged) when it differs. */
+  #stage(c: Checked, device: Device, args: readonly unknown[], grid: Dim3): boolean {
+    if (!Array.isArray(args) || args.length !== c.tensor.length) return false;
+    const dims = this.#dims;
+    readDim3(grid, dims, 0, this.#fn, 'grid');
+    readDim3(this.#plan.block, dims, 3, this.#fn, 'block');
+    dims[6] = this.#plan.sharedMem ?? 0;
+    const st = stagingArea();
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (c.tensor[i]) {
+        if (!(a instanceof Tensor)) return false;
+        const d = a.device;
+        if (d !== device && !d.equals(device)) return false;
+        st[STAGED_ARGS + i] = a.address(this.#fn);
+      } else if (a === c.values[i] && typeof a === 'number') {
+        st[STAGED_ARGS + i] = a;
+      } else {
+        return false;
+      }
+    }
+    this.#plan.kernel.launchStaged(device, dims);
+    return true;
+  }
+}
