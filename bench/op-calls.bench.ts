@@ -27,6 +27,8 @@ function run(device: 'cpu' | 'cuda'): string[][] {
   const rowOut = gx.empty([1, 8], { device });
   const s = gx.empty([], { device });
   const rows: [string, () => void][] = [
+    ['gx.mul(a, 2) + dispose', () => { gx.mul(a, 2).dispose(); }],
+    ['gx.mul(a, 2, { out })', () => { gx.mul(a, 2, { out: c }); }],
     ['gx.add(a, b, { out })', () => { gx.add(a, b, { out: c }); }],
     ['gx.add(a, 1, { out })', () => { gx.add(a, 1, { out: c }); }],
     ['gx.add(a, b) + dispose', () => { gx.add(a, b).dispose(); }],

@@ -12,6 +12,7 @@ import {
 } from './native';
 import { recordExtensionCall, registerAutograd, shareAutograd } from './autograd/function';
 import { derivativeSpec, parseDerivative } from './autograd/schema-derivative';
+import { pooledHandle, stageSpare } from './handle-pool';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -52,6 +53,18 @@ function optionalTensorArg(x: unknown, fn: string, name: string): NativeTensor |
 function tensorListArg(xs: unknown, fn: string, name: string): NativeTensor[] {
   if (!Array.isArray(xs)) throw new TypeError(`${fn}: argument '${name}' must be an array of Tensors, got ${describe(xs)}`);
   return xs.map((x, i) => tensorArg(x, fn, `${name}[${i}]`));
+}
+
+/**
+ * An op call whose returned tensor goes into a pooled handle when there is one
+ * (NOTE [ Recycled handles ]): passed after the arguments, flagged in the
+ * staging area, so no new handle is made.
+ */
+function callOp(id: number, ...args: unknown[]): unknown {
+  const spare = pooledHandle();
+  if (spare === undefined) return native.callOp(id, ...args);
+  stageSpare();
+  return native.callOp(id, ...args, spare);
 }
 
 function wrap(h: unknown): Tensor {
@@ -136,7 +149,7 @@ export const extensionRuntime = {
   options: keywordOptions,
   arity,
   load: loadLibrary,
-  call: native.callOp,
+  call: callOp,
   tensor: tensorArg,
   optionalTensor: optionalTensorArg,
   tensorList: tensorListArg,
@@ -185,7 +198,7 @@ export function opFunction(op: OpDescriptor): OpFunction {
       const o = keywordOptions(args[positional.length], fn, keywordNames);
       for (const a of keyword) values.push(convertArg(a, o[a.name], fn));
     }
-    const result = native.callOp(op.id, ...values);
+    const result = extensionRuntime.call(op.id, ...values);
     if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, convertReturn(op.returns[0].type, result));
     return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => convertReturn(op.returns[i].type, r)));
   };
