@@ -6,7 +6,8 @@
 // handle's finalizer frees forgotten tensors too, but only when the garbage
 // collector gets to them, which may be late. Views share storage with their
 // base: the memory goes when the last of them is disposed or collected.
-// Using a disposed tensor, or disposing it twice, throws.
+// Using a disposed tensor, or disposing it twice, throws. A disposed
+// tensor's native handle carries a later result (NOTE [ Recycled handles ]).
 //
 // NOTE [ Self-sufficient declarations ]
 // The emitted .d.ts must compile in a consumer with no @types/node and any

@@ -167,6 +167,9 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
   return t;
 }
 
+/** What optionsOf gives for no options (frozen: shared by every call). */
+const NO_OPTIONS: object = Object.freeze({});
+
 /** The keys of OutOptions. */
 export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
 
@@ -176,6 +179,7 @@ export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
  * (lib/options.ts: an unknown key is a TypeError naming the closest known one).
  */
 export function optionsOf<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
+  if (opts === undefined) return NO_OPTIONS as Partial<T>;  // the common call: no object to make
   if (opts instanceof Tensor) throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
   return checkOptions<T>(opts, fn, known);
 }
