@@ -105,6 +105,19 @@ deviceTestSerial('the core spends a staged request on one empty handle, and a fa
   recycle(h2);
 });
 
+deviceTestSerial('a result the op call cannot allocate is an error naming the function, and nothing leaks', (t, device) => {
+  using one = gx.ones([1], { device });
+  using huge = one.expand([2 ** 25, 2 ** 25]);  // 4 PiB as float32: beyond any memory
+  gx.exp(one).dispose();  // a pooled handle for the result
+  const live = gx.memory.stats(device).liveTensors;
+  const err = t.throws(() => gx.mul(huge, 2));
+  t.regex(err?.message ?? '', /^gx\.mul: out of (host )?memory/);
+  t.is((err as Error & { code?: string }).code, 'GX_OUT_OF_MEMORY');
+  t.is(gx.memory.stats(device).liveTensors, live);
+  using after = gx.mul(one, 3);
+  sameValues(t, after.toArraySync(), [3]);
+});
+
 test.serial('while the profiler records, no handle is reused, and later recordings see the new shapes', (t) => {
   using x3 = gx.ones([3]);
   using x5 = gx.ones([5]);

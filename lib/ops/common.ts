@@ -125,9 +125,15 @@ function settle(t: Tensor, fn: string): void {
   t.knownAddress(address);
 }
 
-/** An allocation failure in the op call (the core's words know no caller) named for `fn`, as allocate() names it. */
+/**
+ * The op call's allocation of the result failing (the core's words, which
+ * know no caller) named for `fn`, as allocate() names it; an op's own errors
+ * already name it.
+ */
 function outOfMemoryNamed(e: unknown, fn: string): void {
-  if (e instanceof Error && (e as Error & { code?: string }).code === 'GX_OUT_OF_MEMORY') e.message = `${fn}: ${e.message}`;
+  if (e instanceof Error && (e as Error & { code?: string }).code === 'GX_OUT_OF_MEMORY' && !/^gx_ops::/.test(e.message)) {
+    e.message = `${fn}: ${e.message}`;
+  }
 }
 
 /** Where an op writes and what it reads, for computeResult. */
@@ -158,7 +164,10 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
     if (pending) settle(t, fn);
     if (viaTemporary) t.copy_(dst);
   } catch (e) {
-    if (pending && spentResult() === undefined) outOfMemoryNamed(e, fn);
+    if (pending) {
+      spentResult();
+      outOfMemoryNamed(e, fn);
+    }
     if (owned) t.dispose();
     throw namedForCaller(e, fn);
   } finally {
