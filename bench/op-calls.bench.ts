@@ -7,15 +7,16 @@
 //   npm run bench:op-calls    (tsc, then node dist/bench/op-calls.bench.js)
 //
 // Timing: batches of 1000 calls closed by a synchronize (CUDA), median over
-// 30 batches, after 10000 warmup calls (after 3000, V8 had not always
-// optimized the path yet). The CPU section always runs; the CUDA one where a
+// 30 batches, after 30000 warmup calls (on a busy 2-core machine V8's
+// optimized code for the path came after 20000-50000 calls; before, a row
+// read up to 1.5x its steady figure). The CPU section always runs; the CUDA one where a
 // GPU is. The first row is the headline figure (targets in DESIGN.md).
 import * as gx from '../lib';
 import { fmt, perCallNs, printTable, section } from './util';
 
 const CALLS = 30_000;
 const BATCH = 1_000;
-const WARMUP = 10_000;
+const WARMUP = 30_000;
 
 function run(device: 'cpu' | 'cuda'): string[][] {
   const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
