@@ -152,8 +152,11 @@ export interface NativeCore {
   /** The address of the first element, as a number (refused when a double cannot hold it exactly). */
   dataAddress(t: NativeTensor): number;
   empty(shape: readonly number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
-  /** empty() with its request in the staging area (lib/staging.ts STAGED_EMPTY: ndim, dtype, device type and index, shape); not pinned. */
-  emptyStaged(): NativeTensor;
+  /**
+   * empty() with its request in the staging area (lib/staging.ts STAGED_EMPTY: ndim, dtype, device type and index,
+   * shape); not pinned. In `spare` when it is a disposed tensor's handle (NOTE [ Recycled handles ]).
+   */
+  emptyStaged(spare?: NativeTensor): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
   alias(t: NativeTensor): NativeTensor;

@@ -46,6 +46,17 @@ deviceTestSerial('an op result goes into the handle a disposed tensor left, allo
   sameValues(t, c.toArraySync(), Array.from(as, (v, i) => (v > bs[i % 3] ? 1 : 0)));
 });
 
+deviceTestSerial('a new tensor of a creation function goes into the handle a disposed tensor left', (t, device) => {
+  const y = gx.ones([4], { device });
+  const h = y.handle();
+  y.dispose();
+  using z = gx.full([2, 3], 7, { dtype: 'int32', device });
+  t.is(z.handle(), h);
+  t.deepEqual([z.shape, z.dtype], [[2, 3], 'int32']);
+  sameValues(t, z.toArraySync(), new Array(6).fill(7));
+  t.is(z.address(), native.dataAddress(z.handle()));
+});
+
 deviceTestSerial('a loop of small ops through recycled handles leaks nothing', (t, device) => {
   const xs = randomValues('float32', 3, 11) as Float32Array;
   using x = gx.tensor(xs, { device });

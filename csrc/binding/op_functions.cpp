@@ -6,7 +6,10 @@
 // kind, int range, defaults); core/op_call.h's invoke_op (the path C++
 // extensions' calls take too) picks the device from the tensor arguments (all
 // must agree) and calls that device's boxed implementation; the returns become
-// JS values. Every failure names the op and the argument.
+// JS values. Every failure names the op and the argument. A new result goes
+// into a disposed tensor's handle where JS passes one (NOTE [ Recycled
+// handles ] in tensor_handle.h): allocated here from the staged request for
+// a built-in op's `out`, or taking a returned tensor.
 #include <cmath>
 #include <list>
 #include <string>

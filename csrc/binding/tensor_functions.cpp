@@ -30,12 +30,14 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
   });
 }
 
-// emptyStaged(): empty() with its request in the staging area (ndim, dtype,
-// device type and index, the shape), checked as empty() checks its arguments.
+// emptyStaged(spare?): empty() with its request in the staging area (ndim,
+// dtype, device type and index, the shape), checked as empty() checks its
+// arguments; in `spare` when it is a disposed tensor's handle (NOTE [ Recycled handles ]).
 Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const double* area = staging::area();
-    return TensorHandle::Wrap(info.Env(), staging::empty_from(area + staging::kEmpty, area + staging::kShape, "empty"));
+    TensorImpl* t = staging::empty_from(area + staging::kEmpty, area + staging::kShape, "empty");
+    return info.Length() > 0 ? TensorHandle::Refill(info.Env(), info[0], t) : TensorHandle::Wrap(info.Env(), t);
   });
 }
 
