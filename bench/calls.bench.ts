@@ -12,8 +12,8 @@
 // disposed tensor's handle).
 //
 // Timing as in rtc.bench.ts: batches of 1000 calls closed by a synchronize,
-// median over 20 batches, after 2000 warmup calls. Without a GPU the kernel
-// part prints a skip line.
+// median over 20 batches, after 2000 warmup calls (30000 for the op's
+// layers). Without a GPU the kernel part prints a skip line.
 import * as path from 'path';
 
 import * as gx from '../lib';
@@ -30,11 +30,13 @@ import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 const CALLS = 20_000;
 const BATCH = 1_000;
 const WARMUP = 2_000;
+// The op layers' JS needs more calls before V8 has optimized it (bench/op-calls.bench.ts).
+const OP_WARMUP = 30_000;
 
 /** The layers of a one-element gx.mul(a, 2) on `device`, µs per call. */
 function opLayers(device: 'cpu' | 'cuda'): string[][] {
   const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
-  const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: WARMUP, sync }) / 1e3;
+  const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: OP_WARMUP, sync }) / 1e3;
   const dev = parseDevice(device, 'bench');
   const a = gx.tensor(new Float32Array([1]), { device });
   const c = gx.empty([1], { device });
