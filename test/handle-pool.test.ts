@@ -9,7 +9,7 @@ import * as gx from '../lib';
 import { opsLibrary } from '../lib/extension';
 import { dtypeCode } from '../lib/dtype';
 import { parseDevice } from '../lib/device';
-import { pooledHandle, recycle, spentResult, stageResult } from '../lib/handle-pool';
+import { pooledHandle, recycle, spentResult, stageResult, stageSpare } from '../lib/handle-pool';
 import { native } from '../lib/native';
 import { deviceTestSerial, randomValues, sameValues } from './helpers';
 
@@ -127,6 +127,15 @@ deviceTestSerial('a result the op call cannot allocate is an error naming the fu
   t.is(gx.memory.stats(device).liveTensors, live);
   using after = gx.mul(one, 3);
   sameValues(t, after.toArraySync(), [3]);
+});
+
+test.serial('a call that fails early still spends the spare flag: the next call reads its own arguments', (t) => {
+  stageSpare();
+  t.throws(() => native.callOp(-1), { message: /no registered op has id -1/ });
+  const xs = randomValues('float32', 4, 9) as Float32Array;
+  using x = gx.tensor(xs);
+  using y = gx.mul(x, 2, { out: gx.empty([4]) });  // its last argument is `out`, no spare
+  sameValues(t, y.toArraySync(), Array.from(xs, (v) => f32(v * 2)));
 });
 
 test.serial('while the profiler records, no handle is reused, and later recordings see the new shapes', (t) => {

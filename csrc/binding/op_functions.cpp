@@ -274,16 +274,16 @@ const OpDef& cached_op(int64_t id) {
 
 Napi::Value CallOp(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
+    // NOTE [ Recycled handles ]: a spare handle after the arguments (its flag
+    // cleared first, so that no error leaves it for the next call), and a staged result request.
+    double* area = staging::area();
+    const bool has_spare = area[staging::kResultSpare] == 1;
+    area[staging::kResultSpare] = 0;
     const OpDef& op = cached_op(arg_int(info, 0, "callOp", "op"));
     const Schema& s = op.schema;
-    // NOTE [ Recycled handles ]: a staged result request, and a spare handle after the arguments.
-    double* area = staging::area();
     Napi::Value spare;
     size_t given = info.Length() - 1;
-    if (area[staging::kResultSpare] == 1) {
-      area[staging::kResultSpare] = 0;
-      if (given > 0) spare = info[given--];
-    }
+    if (has_spare && given > 0) spare = info[given--];
     GX_CHECK_TYPE(given <= s.args.size(), op.qualified, ": takes ", s.args.size(), " argument",
                   s.args.size() == 1 ? "" : "s", " but ", given, " were given (schema: ", s.text, ")");
     CallScratch scratch;
