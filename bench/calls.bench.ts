@@ -6,14 +6,22 @@
 //
 //   npm run bench:calls    (tsc, then node dist/bench/calls.bench.js)
 //
+// The layers of a one-element built-in op call (gx.mul(a, 2)) come first, on
+// the CPU and, with a GPU, on CUDA (NOTE [ Recycled handles ] in
+// csrc/binding/tensor_handle.h: the result allocated by the op call into a
+// disposed tensor's handle).
+//
 // Timing as in rtc.bench.ts: batches of 1000 calls closed by a synchronize,
-// median over 20 batches, after 2000 warmup calls. Without a GPU it prints a
-// skip line and exits 0.
+// median over 20 batches, after 2000 warmup calls (30000 for the op's
+// layers). Without a GPU the kernel part prints a skip line.
 import * as path from 'path';
 
 import * as gx from '../lib';
 import { allocate } from '../lib/creation';
+import { parseDevice } from '../lib/device';
 import { dtypeCode } from '../lib/dtype';
+import { opsLibrary } from '../lib/extension';
+import { recycle, spentResult, stageResult } from '../lib/handle-pool';
 import { native } from '../lib/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, stagingArea } from '../lib/staging';
@@ -22,12 +30,55 @@ import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 const CALLS = 20_000;
 const BATCH = 1_000;
 const WARMUP = 2_000;
+// The op layers' JS needs more calls before V8 has optimized it (bench/op-calls.bench.ts).
+const OP_WARMUP = 30_000;
+
+/** The layers of a one-element gx.mul(a, 2) on `device`, µs per call. */
+function opLayers(device: 'cpu' | 'cuda'): string[][] {
+  const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
+  const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: OP_WARMUP, sync }) / 1e3;
+  const dev = parseDevice(device, 'bench');
+  const a = gx.tensor(new Float32Array([1]), { device });
+  const c = gx.empty([1], { device });
+  const f32 = dtypeCode('float32');
+  const mul = opsLibrary('bench').opId('mul_scalar');
+  const ha = a.handle('calls'), hc = c.handle('calls');
+  const spare = gx.empty([1], { device });
+  const hs = spare.handle('calls');
+  spare.dispose();
+  const rows: [string, () => void][] = [
+    ['native.isDisposed (one N-API call)', () => native.isDisposed(ha)],
+    ['native.emptyStaged + native.dispose', () => {
+      stagingArea().set([1, f32, dev.typeCode, dev.index, 1], STAGED_EMPTY);
+      native.dispose(native.emptyStaged());
+    }],
+    ['allocate (Tensor) + dispose', () => allocate([1], 'float32', dev).dispose()],
+    ['native.callOp(mul_scalar) into out', () => native.callOp(mul, ha, 2, 0, false, f32, hc)],
+    ['native.callOp(mul_scalar) allocating into a pooled handle + dispose', () => {
+      stageResult([1], f32, dev);
+      native.callOp(mul, ha, 2, 0, false, f32, hs);
+      spentResult();
+      native.dispose(hs);
+    }],
+    ['gx.mul(a, 2, { out })', () => gx.mul(a, 2, { out: c })],
+    ['gx.mul(a, 2) + dispose', () => gx.mul(a, 2).dispose()],
+  ];
+  const out = rows.map(([n, f]) => [n, fmt(us(f), 2)]);
+  recycle(hs);
+  a.dispose();
+  c.dispose();
+  return out;
+}
 
 function main(): void {
+  section('a one-element built-in op call, layer by layer, cpu: µs per call (median of batches)');
+  printTable(['call', 'µs'], opLayers('cpu'));
   if (!gx.cuda.isAvailable()) {
-    console.log('calls: skipped (no CUDA device)');
+    console.log('calls: the CUDA part skipped (no CUDA device)');
     return;
   }
+  section('the same on cuda');
+  printTable(['call', 'µs'], opLayers('cuda'));
   const sync = (): void => gx.cuda.synchronize();
   const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: WARMUP, sync }) / 1e3;
   const a = gx.tensor(new Float32Array([1]), { device: 'cuda' });

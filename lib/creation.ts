@@ -7,6 +7,7 @@ import {
 } from './dtype';
 import { DTYPE_INFO } from './generated/dtypes';
 import { checkDevice } from './gpus';
+import { pooledHandle } from './handle-pool';
 import { native } from './native';
 import { flattenNested } from './nested';
 import { checkOptions, optionKeys, type OptionsForm } from './options';
@@ -143,7 +144,9 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   st[STAGED_EMPTY + 2] = device.typeCode;
   st[STAGED_EMPTY + 3] = device.index;
   for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_SHAPE + d] = shape[d];
-  const h = callerNamed(fn, native.emptyStaged);
+  // A disposed tensor's handle takes the new tensor when one is pooled (NOTE [ Recycled handles ]).
+  const spare = pooledHandle();
+  const h = spare === undefined ? callerNamed(fn, native.emptyStaged) : callerNamed(fn, () => native.emptyStaged(spare));
   return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS]);
 }
 

@@ -43,6 +43,18 @@ export const CPU = new Device('cpu');
 // never 'cuda', whose meaning changes with gx.cuda.setDevice.
 const parsed = new Map<string, Device>([['cpu', CPU]]);
 
+const byCodes = new Map<string, Device>();
+/** @internal The Device of the core's (type, index) pair (0 = cpu, 1 = cuda), one object per device. */
+export function deviceOf(type: number, index: number): Device {
+  const key = `${type}:${index}`;
+  let d = byCodes.get(key);
+  if (d === undefined) {
+    d = new Device(type === 0 ? 'cpu' : 'cuda', index);
+    byCodes.set(key, d);
+  }
+  return d;
+}
+
 let cachedCount: number | undefined;
 
 /** Number of usable GPUs (0 without a driver, a GPU, or a CUDA build). */

@@ -14,6 +14,7 @@ import { recordExtensionCall, registerAutograd, shareAutograd } from './autograd
 import { derivativeSpec, parseDerivative } from './autograd/schema-derivative';
 import { parseDevice, type Device } from './device';
 import { isSchemaType, SCHEMA_TYPES, type ArgConverter, type ResultConverter } from './generated/schema-types';
+import { pooledHandle, stageSpare } from './handle-pool';
 import { checkKeys } from './options';
 import { Tensor } from './tensor';
 
@@ -74,6 +75,18 @@ const ARG_CONVERTERS: { readonly [K in ArgConverter]: (x: unknown, fn: string, n
   device: deviceArg,
   optionalDevice: optionalDeviceArg,
 };
+
+/**
+ * An op call whose returned tensor goes into a pooled handle when there is one
+ * (NOTE [ Recycled handles ]): passed after the arguments, flagged in the
+ * staging area, so no new handle is made.
+ */
+function callOp(id: number, ...args: unknown[]): unknown {
+  const spare = pooledHandle();
+  if (spare === undefined) return native.callOp(id, ...args);
+  stageSpare();
+  return native.callOp(id, ...args, spare);
+}
 
 function wrap(h: unknown): Tensor {
   return new Tensor(h as NativeTensor);
@@ -164,7 +177,7 @@ export const extensionRuntime = {
   options: keywordOptions,
   arity,
   load: loadLibrary,
-  call: native.callOp,
+  call: callOp,
   // The converters generated bindings call by the names the schema type table gives (lib/toolkit/codegen.ts).
   ...ARG_CONVERTERS,
   ...RESULT_CONVERTERS,
@@ -213,7 +226,7 @@ export function opFunction(op: OpDescriptor): OpFunction {
       const o = keywordOptions(args[positional.length], fn, keywordNames);
       keyword.forEach((a, i) => values.push(kwConv[i](o[a.name], fn, a.name)));
     }
-    const result = native.callOp(op.id, ...values);
+    const result = extensionRuntime.call(op.id, ...values);
     if (!op.returnsTuple) return op.returns.length === 0 ? undefined : recordExtensionCall(f, args, retConv[0](result));
     return recordExtensionCall(f, args, (result as unknown[]).map((r, i) => retConv[i](r)));
   };

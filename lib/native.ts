@@ -161,8 +161,11 @@ export interface NativeCore {
   /** The address of the first element, as a number (refused when a double cannot hold it exactly). */
   dataAddress(t: NativeTensor): number;
   empty(shape: readonly number[], dtype: number, deviceType: number, deviceIndex: number, pinned: boolean): NativeTensor;
-  /** empty() with its request in the staging area (lib/staging.ts STAGED_EMPTY: ndim, dtype, device type and index, shape); not pinned. */
-  emptyStaged(): NativeTensor;
+  /**
+   * empty() with its request in the staging area (lib/staging.ts STAGED_EMPTY: ndim, dtype, device type and index,
+   * shape); not pinned. In `spare` when it is a disposed tensor's handle (NOTE [ Recycled handles ]).
+   */
+  emptyStaged(spare?: NativeTensor): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
   view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
   alias(t: NativeTensor): NativeTensor;
@@ -225,7 +228,11 @@ export interface NativeCore {
   /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
   nvtxRangePush(name: string): void;
   nvtxRangePop(): void;
-  /** Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp). */
+  /**
+   * Calls a registered op; tensors pass as NativeTensor handles (NOTE [ Op calls ] in csrc/binding/op_functions.cpp).
+   * A pooled (disposed) handle as a tensor argument gets the staged result request's new tensor, and a spare
+   * one after the arguments (flagged in the staging area) the returned tensor (NOTE [ Recycled handles ]).
+   */
   callOp(id: number, ...args: unknown[]): unknown;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
@@ -251,10 +258,12 @@ export interface NativeCore {
   /**
    * This thread's staging area (NOTE [ Staging area ] in csrc/binding/staging.h): [0..6] a launch's
    * grid x, y, z, block x, y, z, dynamic shared memory bytes; [7] the data address of the tensor
-   * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address).
+   * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address); then
+   * emptyStaged's request, and an op call's result request (NOTE [ Recycled handles ] in
+   * csrc/binding/tensor_handle.h).
    */
   stagingArea(): Float64Array;
-  /** The staging area's slots as the core has them: [last address, args, max args, empty request, shape, size]. */
+  /** The staging area's slots as the core has them: [last address, args, max args, empty request, shape, result request, its shape, size]. */
   stagingLayout(): number[];
   /**
    * Launches with the extents in the staging area and the arguments there (values undefined) or in

@@ -6,7 +6,8 @@
 // handle's finalizer frees forgotten tensors too, but only when the garbage
 // collector gets to them, which may be late. Views share storage with their
 // base: the memory goes when the last of them is disposed or collected.
-// Using a disposed tensor, or disposing it twice, throws.
+// Using a disposed tensor, or disposing it twice, throws. A disposed
+// tensor's native handle carries a later result (NOTE [ Recycled handles ]).
 //
 // NOTE [ Self-sufficient declarations ]
 // The emitted .d.ts must compile in a consumer with no @types/node and any
@@ -18,7 +19,7 @@
 import { constants as bufferConstants } from 'buffer';
 
 import { Stream } from './stream';
-import { Device } from './device';
+import { Device, deviceOf } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
 import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './format';
 import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from './generated/dtypes';
@@ -26,6 +27,7 @@ import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys } from './options';
 import { track } from './tidy';
+import { recycle } from './handle-pool';
 import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
 
 /**
@@ -59,17 +61,6 @@ export function contiguousMeta(shape: readonly number[], dtype: DType, device: D
 
 /** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
 const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
-
-const deviceCache = new Map<string, Device>();
-function deviceOf(type: number, index: number): Device {
-  const key = `${type}:${index}`;
-  let d = deviceCache.get(key);
-  if (d === undefined) {
-    d = new Device(type === 0 ? 'cpu' : 'cuda', index);
-    deviceCache.set(key, d);
-  }
-  return d;
-}
 
 /** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
 function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
@@ -194,6 +185,10 @@ export class Tensor<D extends DType = DType> implements Disposable {
   address(fn = 'Tensor'): number {
     const h = this.handle(fn);
     return (this.#address ??= native.dataAddress(h));
+  }
+  /** @internal The address, learned by whoever filled the handle (NaN: unknown). */
+  knownAddress(address: number): void {
+    if (address === address) this.#address = address;
   }
 
   #info(fn: string): Meta {
@@ -476,6 +471,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
     this.#handle = null;
     native.dispose(h);
+    recycle(h);  // NOTE [ Recycled handles ]: no other object holds h
     if (this.ag !== undefined) autogradHooks.disposed?.(this);
   }
 

@@ -154,6 +154,30 @@ test('repeated op calls leak no tensors', (t) => {
   t.is(after.allocatedBytes, before.allocatedBytes);
 });
 
+test('a returned tensor goes into the handle a disposed tensor left (NOTE [ Recycled handles ])', (t) => {
+  const a = randomValues('float32', 8, 31) as Float32Array;
+  const b = randomValues('float32', 8, 32) as Float32Array;
+  using ta = gx.tensor(a);
+  using tb = gx.tensor(b);
+  const c = kinds.add(ta, tb) as gx.Tensor;
+  const h = c.handle();
+  c.dispose();
+  using d = kinds.add(ta, tb, 0.5) as gx.Tensor;
+  t.is(d.handle(), h);
+  sameValues(t, d.toArraySync(), Array.from(a, (x, i) => Math.fround(x + Math.fround(0.5 * b[i]))));
+  t.true(c.isDisposed);
+  // A tuple: the first tensor takes it; an op returning no tensor leaves it unused, and nothing leaks.
+  const live = gx.memory.stats('cpu').liveTensors;
+  gx.exp(ta).dispose();
+  const [p, q] = kinds.split2(ta) as gx.Tensor[];
+  sameValues(t, p.toArraySync(), a.slice(0, 4));
+  sameValues(t, q.toArraySync(), a.slice(4));
+  p.dispose();
+  q.dispose();
+  t.is(kinds.count([ta, tb]), 16);
+  t.is(gx.memory.stats('cpu').liveTensors, live);
+});
+
 test('the generated .d.ts types the ops: correct use compiles, a wrong argument type does not', (t) => {
   const dir = path.join(fixture, 'build');
   const ok = path.join(dir, 'usage_ok.ts');

@@ -271,7 +271,7 @@ const NO_OPTIONS = new Set([
   'CUDAGraph#replay', 'CUDAGraph#dispose', 'Generator#manualSeed', 'Generator#take',
   'RawKernel#function', 'RawKernel#attributes', 'RawKernel#setMaxDynamicSharedSize', 'RawKernel#compile', 'RawKernel#launchPrepared', 'RawKernel#launchStaged',
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
-  ...['handle', 'address', 'info', 'alias', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
+  ...['handle', 'address', 'knownAddress', 'info', 'alias', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
     'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',

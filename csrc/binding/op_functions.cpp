@@ -6,7 +6,10 @@
 // kind, int range, defaults); core/op_call.h's invoke_op (the path C++
 // extensions' calls take too) picks the device from the tensor arguments (all
 // must agree) and calls that device's boxed implementation; the returns become
-// JS values. Every failure names the op and the argument.
+// JS values. Every failure names the op and the argument. A new result goes
+// into a disposed tensor's handle where JS passes one (NOTE [ Recycled
+// handles ] in tensor_handle.h): allocated here from the staged request for
+// a built-in op's `out`, or taking a returned tensor.
 #include <cmath>
 #include <list>
 #include <string>
@@ -16,6 +19,7 @@
 #include "binding/args.h"
 #include "binding/js_errors.h"
 #include "binding/tagged_external.h"
+#include "binding/staging.h"
 #include "binding/tensor_handle.h"
 #include "core/abi.h"
 #include "core/extension_loader.h"
@@ -83,6 +87,8 @@ std::string js_type_of(const Napi::Value& v) {
 // elements never move (a string's characters would), and a call without such
 // arguments (most) allocates nothing.
 struct CallScratch {
+  // The staged result request for an empty tensor argument (NOTE [ Recycled handles ]); null once spent.
+  const double* request = nullptr;
   std::list<std::string> strings;
   std::list<std::vector<int64_t>> int_lists;
   std::list<std::vector<gx_tensor*>> tensor_lists;
@@ -117,14 +123,20 @@ class CallValues {
   size_t n_;
 };
 
-int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v) {
-  if (v.IsBigInt()) {
+napi_valuetype type_of(const Napi::Value& v) {
+  napi_valuetype t = napi_undefined;
+  napi_typeof(v.Env(), v, &t);
+  return t;
+}
+
+int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v, napi_valuetype type) {
+  if (type == napi_bigint) {
     bool lossless = false;
     const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
     GX_CHECK_RANGE(lossless, op.qualified, ": argument '", a.name, "' does not fit in int64");
     return x;
   }
-  if (v.IsNumber()) {
+  if (type == napi_number) {
     const double d = v.As<Napi::Number>().DoubleValue();
     GX_CHECK_TYPE(std::isfinite(d) && std::floor(d) == d, op.qualified, ": argument '", a.name,
                   "' must be an integer, got ", js_type_of(v));
@@ -135,10 +147,11 @@ int64_t to_int(const OpDef& op, const Argument& a, const Napi::Value& v) {
   fail(ErrorKind::Type, op.qualified, ": argument '", a.name, "' must be an integer, got ", js_type_of(v));
 }
 
+// One napi_typeof per argument: each Napi::Value::IsX() is a call of its own.
 gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch) {
   gx_value out{};
-  const bool absent = v.IsUndefined() || v.IsNull();
-  if (absent) {
+  const napi_valuetype type = type_of(v);
+  if (type == napi_undefined || type == napi_null) {
     if (a.default_value) return value_of_default(*a.default_value);
     GX_CHECK_TYPE(a.type.optional, op.qualified, ": missing required argument '", a.name, "' (",
                   type_to_string(a.type), ")");
@@ -151,8 +164,8 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
   };
   switch (a.type.type) {
     case ArgType::Tensor: {
-      expect(v.IsExternal());  // tensor handles are Externals (tensor_handle.h)
-      TensorImpl& t = TensorHandle::FromValue(v, op.qualified.c_str(), a.name.c_str());
+      expect(type == napi_external);  // tensor handles are Externals (tensor_handle.h)
+      TensorImpl& t = TensorHandle::FromArgument(v.Env(), v, op.qualified.c_str(), a.name.c_str(), scratch.request);
       out.kind = GX_VALUE_TENSOR;
       out.v.tensor = &t;
       break;
@@ -174,20 +187,20 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
     }
     case ArgType::Int:
       out.kind = GX_VALUE_INT;
-      out.v.i = to_int(op, a, v);
+      out.v.i = to_int(op, a, v, type);
       break;
     case ArgType::Float:
-      expect(v.IsNumber());
+      expect(type == napi_number);
       out.kind = GX_VALUE_FLOAT;
       out.v.f = v.As<Napi::Number>().DoubleValue();
       break;
     case ArgType::Bool:
-      expect(v.IsBoolean());
+      expect(type == napi_boolean);
       out.kind = GX_VALUE_BOOL;
       out.v.b = v.As<Napi::Boolean>().Value() ? 1 : 0;
       break;
     case ArgType::Str:
-      expect(v.IsString());
+      expect(type == napi_string);
       scratch.strings.push_back(v.As<Napi::String>().Utf8Value());
       out.kind = GX_VALUE_STR;
       out.v.str.data = scratch.strings.back().data();
@@ -198,10 +211,13 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
       auto& list = scratch.int_lists.back();
       if (v.IsArray()) {
         Napi::Array arr = v.As<Napi::Array>();
-        for (uint32_t k = 0; k < arr.Length(); ++k) list.push_back(to_int(op, a, arr.Get(k)));
+        for (uint32_t k = 0; k < arr.Length(); ++k) {
+          const Napi::Value e = arr.Get(k);
+          list.push_back(to_int(op, a, e, type_of(e)));
+        }
       } else {
-        expect(v.IsNumber() || v.IsBigInt());  // a single int means [int], as in PyTorch
-        list.push_back(to_int(op, a, v));
+        expect(type == napi_number || type == napi_bigint);  // a single int means [int], as in PyTorch
+        list.push_back(to_int(op, a, v, type));
       }
       out.kind = GX_VALUE_INT_LIST;
       out.v.ints.data = list.data();
@@ -210,13 +226,13 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
     }
     case ArgType::ScalarType: {
       int code = -1;
-      if (v.IsNumber()) {
+      if (type == napi_number) {
         // The built-in ops' calls pass the dtype's code (lib/generated/ops.ts): no string to read.
         const double d = v.As<Napi::Number>().DoubleValue();
         if (d >= 0 && d < kNumDTypes && d == static_cast<double>(static_cast<int>(d))) code = static_cast<int>(d);
         GX_CHECK_TYPE(code >= 0, op.qualified, ": argument '", a.name, "': unknown dtype code ", d);
       } else {
-        expect(v.IsString());
+        expect(type == napi_string);
         const std::string name = v.As<Napi::String>().Utf8Value();
         for (int k = 0; k < kNumDTypes; ++k)
           if (name == dtype_name(static_cast<DType>(k))) code = k;
@@ -244,12 +260,16 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
   return out;
 }
 
-Napi::Value to_js(Napi::Env env, const OpDef& op, gx_value& v) {
+// `spare`: an empty handle for a returned tensor (NOTE [ Recycled handles ]); spent (emptied) when used.
+Napi::Value to_js(Napi::Env env, const OpDef& op, gx_value& v, Napi::Value* spare = nullptr) {
   switch (v.kind) {
     case GX_VALUE_TENSOR: {
       TensorImpl* t = static_cast<TensorImpl*>(v.v.tensor);
       v.kind = GX_VALUE_NONE;  // ownership moves to the handle
-      return TensorHandle::Wrap(env, t);
+      if (spare == nullptr || spare->IsEmpty()) return TensorHandle::Wrap(env, t);
+      const Napi::Value h = TensorHandle::Refill(env, *spare, t);
+      *spare = Napi::Value();
+      return h;
     }
     case GX_VALUE_TENSOR_LIST: {
       Napi::Array arr = Napi::Array::New(env, v.v.tensors.len);
@@ -285,14 +305,35 @@ void release_returns(CallValues& rets) {
   }
 }
 
+// The OpDef of a registry id, remembered per thread: ops are never unregistered,
+// and the registry's lock showed in a one-element call's profile.
+const OpDef& cached_op(int64_t id) {
+  thread_local std::vector<const OpDef*> ops;
+  if (id >= 0 && static_cast<uint64_t>(id) < ops.size() && ops[static_cast<size_t>(id)] != nullptr) {
+    return *ops[static_cast<size_t>(id)];
+  }
+  const OpDef& op = op_by_id(id);
+  if (ops.size() <= static_cast<size_t>(id)) ops.resize(static_cast<size_t>(id) + 1, nullptr);
+  ops[static_cast<size_t>(id)] = &op;
+  return op;
+}
+
 Napi::Value CallOp(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    const OpDef& op = op_by_id(arg_int(info, 0, "callOp", "op"));
+    // NOTE [ Recycled handles ]: a spare handle after the arguments (its flag
+    // cleared first, so that no error leaves it for the next call), and a staged result request.
+    double* area = staging::area();
+    const bool has_spare = area[staging::kResultSpare] == 1;
+    area[staging::kResultSpare] = 0;
+    const OpDef& op = cached_op(arg_int(info, 0, "callOp", "op"));
     const Schema& s = op.schema;
-    const size_t given = info.Length() - 1;
+    Napi::Value spare;
+    size_t given = info.Length() - 1;
+    if (has_spare && given > 0) spare = info[given--];
     GX_CHECK_TYPE(given <= s.args.size(), op.qualified, ": takes ", s.args.size(), " argument",
                   s.args.size() == 1 ? "" : "s", " but ", given, " were given (schema: ", s.text, ")");
     CallScratch scratch;
+    if (area[staging::kResultPending] == 1) scratch.request = area + staging::kResultRequest;
     CallValues args(s.args.size());
     for (size_t i = 0; i < s.args.size(); ++i) {
       args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch);
@@ -300,10 +341,10 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
     CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
     invoke_op(op, args.data(), rets.data());
     Napi::Env env = info.Env();
-    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, op, rets[0]);
+    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, op, rets[0], &spare);
     Napi::Array out = Napi::Array::New(env, rets.size());
     try {
-      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, op, rets[k]));
+      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, op, rets[k], &spare));
     } catch (...) {
       release_returns(rets);
       throw;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "binding/args.h"
 #include "binding/js_errors.h"
 #include "base/layout.h"
 
@@ -38,12 +39,13 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
   });
 }
 
-// [last address, args, max args, empty request, shape, size]: for the test
-// that lib/staging.ts agrees.
+// [last address, args, max args, empty request, shape, result request, its
+// shape, size]: for the test that lib/staging.ts agrees.
 Napi::Value StagingLayout(const Napi::CallbackInfo& info) {
-  Napi::Array a = Napi::Array::New(info.Env(), 6);
-  const size_t slots[6] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kSize};
-  for (uint32_t i = 0; i < 6; ++i) a.Set(i, Napi::Number::New(info.Env(), static_cast<double>(slots[i])));
+  const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResult, kResultShape, kSize};
+  constexpr uint32_t n = sizeof(slots) / sizeof(slots[0]);
+  Napi::Array a = Napi::Array::New(info.Env(), n);
+  for (uint32_t i = 0; i < n; ++i) a.Set(i, Napi::Number::New(info.Env(), static_cast<double>(slots[i])));
   return a;
 }
 
@@ -54,6 +56,28 @@ double* area() { return tls_area; }
 void set_last_address(const void* address) {
   const auto p = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(address));
   tls_area[kLastAddress] = p <= (uint64_t{1} << 53) ? static_cast<double>(p) : NAN;
+}
+
+TensorImpl* empty_from(const double* request, const double* shape, const char* fn) {
+  auto whole = [](double x, double max) { return x >= 0 && x <= max && std::floor(x) == x; };
+  auto small_int = [&](double x, const char* what) {
+    GX_CHECK_TYPE(whole(x, INT32_MAX), fn, ": ", what, " must be a non-negative integer, got ", x);
+    return static_cast<int64_t>(x);
+  };
+  const int64_t ndim = small_int(request[0], "ndim");
+  GX_CHECK_RANGE(ndim <= static_cast<int64_t>(kMaxShape), fn, ": a tensor has at most ", kMaxShape,
+                 " dimensions, got ", ndim);
+  const DType dtype = dtype_of(small_int(request[1], "dtype"), fn);
+  const Device device = device_of(small_int(request[2], "deviceType"), small_int(request[3], "deviceIndex"), fn);
+  int64_t sizes[kMaxShape];
+  for (int64_t d = 0; d < ndim; ++d) {
+    const double x = shape[d];
+    GX_CHECK_TYPE(whole(x, 9007199254740991.0), fn, ": shape[", d, "] must be a non-negative integer, got ", x);
+    sizes[d] = static_cast<int64_t>(x);
+  }
+  TensorImpl* t = TensorImpl::empty(std::vector<int64_t>(sizes, sizes + ndim), dtype, device, false);
+  set_last_address(t->data());
+  return t;
 }
 
 void register_functions(Napi::Env env, Napi::Object exports) {

@@ -14,7 +14,10 @@
 //   [8..]   a launch's arguments (NOTE [ Argument slots ] in rtc_launch.cpp);
 //   [1032..1051] what emptyStaged() reads: ndim, dtype code, device type,
 //           device index, then the shape (reading a JS array and four
-//           numbers through N-API cost half a one-element allocation).
+//           numbers through N-API cost half a one-element allocation);
+//   [1052..1073] an op call's result request: a flag, the same four numbers
+//           and the shape, then the flag of a spare handle for a returned
+//           tensor (NOTE [ Recycled handles ] in tensor_handle.h).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
 // the area; it reads slot 7 right after an empty returns. The regions are
@@ -25,6 +28,7 @@
 #include <cstddef>
 
 #include "binding/staging_slots.h"
+#include "core/tensor.h"
 
 namespace gx::core::js::staging {
 
@@ -43,6 +47,18 @@ constexpr size_t kMaxShape = kShapeLast + 1 - kShape;
 double* area();
 // Records `address` in slot kLastAddress.
 void set_last_address(const void* address);
+
+// Slots of the Result region.
+enum : size_t {
+  kResultPending = kResult,      // 1 while a request waits for the next op call's disposed argument
+  kResultRequest = kResult + 1,  // ndim, dtype code, device type, device index (as kEmpty's)
+  kResultSpare = kResult + 5,    // 1: the call's last JS argument is a spare handle for its returned tensor
+};
+
+// A new (uninitialized) tensor as requested at `request` (ndim, dtype code,
+// device type, device index) with its shape at `shape`, checked as empty()
+// checks its arguments; errors name `fn`. Its address goes to kLastAddress.
+TensorImpl* empty_from(const double* request, const double* shape, const char* fn);
 
 void register_functions(Napi::Env env, Napi::Object exports);
 

@@ -14,4 +14,6 @@
   _(LastAddress, 1)            /* the data address of the tensor empty() made last */      \
   _(Args,        1024)         /* a launch's arguments (NOTE [ Argument slots ]) */         \
   _(Empty,       4)            /* emptyStaged()'s ndim, dtype code, device type, index */   \
-  _(Shape,       GX_MAX_DIMS)  /* emptyStaged()'s shape */
+  _(Shape,       GX_MAX_DIMS)  /* emptyStaged()'s shape */                                \
+  _(Result,      6)            /* an op call's result request (NOTE [ Recycled handles ]) */ \
+  _(ResultShape, GX_MAX_DIMS)  /* its shape */

@@ -30,31 +30,14 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
   });
 }
 
-// emptyStaged(): empty() with its request in the staging area (ndim, dtype,
-// device type and index, the shape), checked as empty() checks its arguments.
+// emptyStaged(spare?): empty() with its request in the staging area (ndim,
+// dtype, device type and index, the shape), checked as empty() checks its
+// arguments; in `spare` when it is a disposed tensor's handle (NOTE [ Recycled handles ]).
 Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    constexpr const char* fn = "empty";
-    const double* req = staging::area() + staging::kEmpty;
-    auto whole = [](double x, double max) { return x >= 0 && x <= max && std::floor(x) == x; };
-    auto small_int = [&](double x, const char* what) {
-      GX_CHECK_TYPE(whole(x, INT32_MAX), fn, ": ", what, " must be a non-negative integer, got ", x);
-      return static_cast<int64_t>(x);
-    };
-    const int64_t ndim = small_int(req[0], "ndim");
-    GX_CHECK_RANGE(ndim <= static_cast<int64_t>(staging::kMaxShape), fn, ": a tensor has at most ", staging::kMaxShape,
-                   " dimensions, got ", ndim);
-    const DType dtype = dtype_of(small_int(req[1], "dtype"), fn);
-    const Device device = device_of(small_int(req[2], "deviceType"), small_int(req[3], "deviceIndex"), fn);
-    const double* dims = staging::area() + staging::kShape;
-    std::vector<int64_t> sizes(static_cast<size_t>(ndim));
-    for (int64_t d = 0; d < ndim; ++d) {
-      const double x = dims[d];
-      GX_CHECK_TYPE(whole(x, 9007199254740991.0), fn, ": shape[", d,
-                    "] must be a non-negative integer, got ", x);
-      sizes[static_cast<size_t>(d)] = static_cast<int64_t>(x);
-    }
-    return wrap_new(info.Env(), TensorImpl::empty(sizes, dtype, device, false));
+    const double* area = staging::area();
+    TensorImpl* t = staging::empty_from(area + staging::kEmpty, area + staging::kShape, "empty");
+    return info.Length() > 0 ? TensorHandle::Refill(info.Env(), info[0], t) : TensorHandle::Wrap(info.Env(), t);
   });
 }
 

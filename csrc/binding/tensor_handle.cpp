@@ -1,6 +1,7 @@
 #include "binding/tensor_handle.h"
 
 #include "binding/js_errors.h"
+#include "binding/staging.h"
 #include "binding/tagged_external.h"
 
 namespace gx::core::js {
@@ -79,15 +80,45 @@ struct Box {
   ~Box() { drop(true); }
 };
 
-}  // namespace
-
-Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
+// Makes `box` (empty) hold `impl`, counting its bytes as a new handle's (NOTE [ Memory pressure ]).
+void fill(napi_env env, Box& box, TensorImpl* impl) {
   const Storage& st = impl->storage();
   const int64_t bytes = st.use_count() == 1 && impl->use_count() == 1 ? static_cast<int64_t>(st.nbytes()) : 0;
   report_pending(env);
-  Box* box = new Box{impl, bytes, tls_epoch};
+  box.impl = impl;
+  box.bytes = bytes;
+  box.epoch = tls_epoch;
   tls_unreported += bytes;
+}
+
+}  // namespace
+
+Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
+  Box* box = new Box{nullptr, 0, 0};
+  fill(env, *box, impl);
   return wrap_external(env, box);  // on failure it deletes the box, releasing impl and taking its bytes back
+}
+
+Napi::Value TensorHandle::Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl) {
+  Box* box = try_unwrap_external<Box>(spare);
+  if (box == nullptr || box->impl != nullptr) return Wrap(env, impl);
+  fill(env, *box, impl);
+  return spare;
+}
+
+TensorImpl& TensorHandle::FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
+                                       const double*& request) {
+  Box& box = unwrap_external<Box>(v, fn, name);
+  if (box.impl == nullptr && request != nullptr) {
+    const double* r = request;
+    request = nullptr;
+    staging::area()[staging::kResultPending] = 0;  // spent, even when the call fails later
+    fill(env, box, staging::empty_from(r, staging::area() + staging::kResultShape, fn));
+  }
+  if (box.impl == nullptr) {
+    fail(ErrorKind::Value, fn, ": argument '", name, "' is a disposed tensor; it cannot be used after dispose()");
+  }
+  return *box.impl;
 }
 
 TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {

@@ -7,6 +7,26 @@
 // for every tensor an op returns. dispose() empties the box and drops the
 // reference at once; the External's finalizer is only a backstop for handles
 // the program forgot (it may run late, or at exit).
+//
+// NOTE [ Recycled handles ]
+// Making an External costs more than the rest of a one-element CPU op's
+// native work, and its finalizer is most of what the garbage collector does
+// in a loop of small ops. So a handle is reused where its lifetime is known:
+// Tensor.dispose() (and so `using`, tidy and autograd's temporaries) empties
+// the box and puts the External in a pool in JS (lib/handle-pool.ts); the
+// next op result goes into one from there instead of a new one. Two ways in:
+//  - a built-in op writes its result into a tensor argument `out` that JS
+//    allocated. JS passes a pooled (empty) handle there and stages the
+//    result's shape, dtype and device (staging::kResultRequest); the call
+//    allocates it in the caching allocator as emptyStaged() would and fills
+//    the handle before the op runs: one crossing instead of two, and no new
+//    External. The request is good for one empty handle of one call.
+//  - an op that returns a tensor (extension ops) takes a spare handle as its
+//    last JS argument (flagged in staging::kResultSpare) and returns the
+//    result in it.
+// Only JS that owns a handle passes it, and Tensor.handle() refuses disposed
+// tensors, so an empty handle reaching an op is a pooled one. The finalizer
+// remains the backstop for tensors never disposed.
 #pragma once
 #include <napi.h>
 
@@ -25,6 +45,14 @@ class TensorHandle {
   static TensorImpl& FromValue(const Napi::Value& v, const char* fn, const char* name);
   // Drops the handle's reference now; false when it was already dropped.
   static bool Dispose(const Napi::Value& v);
+  // The live TensorImpl behind an op's tensor argument; an empty (pooled) handle
+  // gets a new tensor from the staged result request when `request` is not
+  // null, which is then spent (set to null). Errors as FromValue's.
+  static TensorImpl& FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
+                                  const double*& request);
+  // Puts `impl` (taking over the caller's reference) into the empty handle `spare`
+  // and returns it; a new handle when `spare` is not an empty tensor handle.
+  static Napi::Value Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl);
   static bool IsDisposed(const Napi::Value& v);
 };
 

@@ -30,7 +30,7 @@ const NONE = [
   'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'setFloat32MatmulPrecision',
   'getFloat32MatmulPrecision', 'backends', 'sl', 'noGrad', 'enableGrad', 'isGradEnabled', 'grad', 'valueAndGrad',
   // Tensor's own members that are not ops on values.
-  'Tensor.handle', 'Tensor.address', 'Tensor.info', 'Tensor.toArray', 'Tensor.toArraySync', 'Tensor.item',
+  'Tensor.handle', 'Tensor.address', 'Tensor.knownAddress', 'Tensor.info', 'Tensor.toArray', 'Tensor.toArraySync', 'Tensor.item',
   'Tensor.itemBigInt', 'Tensor.toNested', 'Tensor.dispose', 'Tensor.toString', 'Tensor.recordStream', 'Tensor.size',
   'Tensor.requiresGrad_', 'Tensor.backward', 'Tensor.isDisposed', 'Tensor.isContiguous', 'Tensor.shape',
   'Tensor.strides', 'Tensor.dtype', 'Tensor.device', 'Tensor.storageOffset', 'Tensor.ndim', 'Tensor.numel',

@@ -23,5 +23,13 @@ export const STAGED_EMPTY_SLOTS = 4;
 export const STAGED_SHAPE = 1036;
 export const STAGED_SHAPE_SLOTS = 16;
 
+/** An op call's result request (NOTE [ Recycled handles ]): where the region starts, and its slots. */
+export const STAGED_RESULT = 1052;
+export const STAGED_RESULT_SLOTS = 6;
+
+/** Its shape: where the region starts, and its slots. */
+export const STAGED_RESULT_SHAPE = 1058;
+export const STAGED_RESULT_SHAPE_SLOTS = 16;
+
 /** The whole area, in doubles. */
-export const STAGED_SIZE = 1052;
+export const STAGED_SIZE = 1074;

@@ -1,11 +1,12 @@
 // What the built-in ops' wrappers share: checking operands, broadcasting
 // shapes, describing operands in errors, `out` and in-place targets.
 import { allocate } from '../creation';
+import { pooledHandle, spentResult, stageResult } from '../handle-pool';
+import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import type { Device } from '../device';
-import type { DType } from '../generated/dtypes';
 import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
 import { checkInPlace } from '../autograd/graph';
-import { Tensor } from '../tensor';
+import { contiguousMeta, Tensor } from '../tensor';
 import { checkOptions, optionKeys } from '../options';
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
@@ -71,7 +72,7 @@ function overlapsItself(t: Tensor): boolean {
  * `owned` says whether the op made it (and must dispose it when the call fails).
  */
 function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn: string,
-  opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean } {
+  opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean; pending?: boolean } {
   const self = opts.inplace;
   if (self !== undefined) {
     if (!equalShapes(self.shape, shape)) {
@@ -89,7 +90,7 @@ function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn
     return { t: self, owned: false };
   }
   const out = opts.out;
-  if (out === undefined || out === null) return { t: allocate(shape, dtype, device, undefined, fn), owned: true };
+  if (out === undefined || out === null) return newResult(shape, dtype, device, fn);
   if (!(out instanceof Tensor)) throw new TypeError(`${fn}: options.out must be a Tensor, got ${describeValue(out)}`);
   out.handle(fn);
   if (!equalShapes(out.shape, shape)) {
@@ -104,6 +105,35 @@ function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn
       'that share memory; it cannot hold a result');
   }
   return { t: out, owned: false };
+}
+
+/**
+ * A new result: in a pooled handle, allocated by the op call itself from a
+ * staged request when one is pooled (NOTE [ Recycled handles ]: one native
+ * call, no new handle), else allocated now.
+ */
+function newResult(shape: readonly number[], dtype: DType, device: Device, fn: string): { t: Tensor; owned: true; pending: boolean } {
+  const h = pooledHandle();
+  if (h === undefined) return { t: allocate(shape, dtype, device, undefined, fn), owned: true, pending: false };
+  return { t: new Tensor(h, contiguousMeta(shape, dtype, device)), owned: true, pending: true };
+}
+
+/** After the op call: the pooled handle of a pending result holds the new tensor, whose address the call staged. */
+function settle(t: Tensor, fn: string): void {
+  const address = spentResult();
+  if (address === undefined) throw new Error(`${fn}: internal error: the op call did not allocate its result`);
+  t.knownAddress(address);
+}
+
+/**
+ * The op call's allocation of the result failing (the core's words, which
+ * know no caller) named for `fn`, as allocate() names it; an op's own errors
+ * already name it.
+ */
+function outOfMemoryNamed(e: unknown, fn: string): void {
+  if (e instanceof Error && (e as Error & { code?: string }).code === 'GX_OUT_OF_MEMORY' && !/^gx_ops::/.test(e.message)) {
+    e.message = `${fn}: ${e.message}`;
+  }
 }
 
 /** Where an op writes and what it reads, for computeResult. */
@@ -124,14 +154,20 @@ export interface ResultOptions {
  */
 export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
   compute: (dst: Tensor) => void): Tensor {
-  const { t, owned } = resultTensor(shape, dtype, device, fn, opts);
+  const { t, owned, pending = false } = resultTensor(shape, dtype, device, fn, opts);
   if (!owned) checkInPlace(fn, t, opts.inputs);  // NOTE [ Autograd and in-place ops ]
   const viaTemporary = !owned && overlapsInputs(t, opts.inputs, opts.elementwise);
   const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {
+    if (pending) stageResult(shape, DTYPE_INFO[dtype].code, device);
     compute(dst);
+    if (pending) settle(t, fn);
     if (viaTemporary) t.copy_(dst);
   } catch (e) {
+    if (pending) {
+      spentResult();
+      outOfMemoryNamed(e, fn);
+    }
     if (owned) t.dispose();
     throw namedForCaller(e, fn);
   } finally {
@@ -139,6 +175,9 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
   }
   return t;
 }
+
+/** What optionsOf gives for no options (frozen: shared by every call). */
+const NO_OPTIONS: object = Object.freeze({});
 
 /** The keys of OutOptions. */
 export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
@@ -149,6 +188,7 @@ export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
  * (lib/options.ts: an unknown key is a TypeError naming the closest known one).
  */
 export function optionsOf<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
+  if (opts === undefined) return NO_OPTIONS as Partial<T>;  // the common call: no object to make
   if (opts instanceof Tensor) throw new TypeError(`${fn}: options must be an object, got ${describeValue(opts)}`);
   return checkOptions<T>(opts, fn, known);
 }

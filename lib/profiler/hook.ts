@@ -1,7 +1,7 @@
 // The one place gx.profiler sees op calls: every built-in op (lib/generated
 // calls `native.callOp`), every op of a loaded library (generated bindings
-// call `extensionRuntime.call`, gx.load's functions `native.callOp`) goes
-// through the core's callOp.
+// and gx.load's functions call `extensionRuntime.call`) goes through the
+// core's callOp.
 //
 // NOTE [ A profiler hook that costs nothing when off ]
 // There is no flag on the call path. While a profiler records, install()
@@ -11,12 +11,15 @@
 // that never profiles, or profiles no longer, runs exactly the code it ran
 // before (bench/profiler.bench.ts measures the call with and without).
 import { extensionRuntime } from '../extension';
+import { setRecycling } from '../handle-pool';
 import { native, type NativeTensor } from '../native';
 
 /** What the wrapper reports for each call: the op's registry id, its arguments, and a thunk that makes the call. */
 export type CallRecorder = (id: number, args: unknown[], call: () => unknown) => unknown;
 
 const coreCallOp = native.callOp;
+/** The extension runtime's own call (it adds a spare handle for the result: NOTE [ Recycled handles ]). */
+const coreCall = extensionRuntime.call;
 
 /** Whether a recorder is installed. */
 export function installed(): boolean {
@@ -28,12 +31,20 @@ export function install(record: CallRecorder): void {
   const wrapper = (id: number, ...args: unknown[]): unknown => record(id, args, () => coreCallOp.call(native, id, ...args));
   native.callOp = wrapper;
   extensionRuntime.call = wrapper;
+  // Handles are known by identity while recording, and the core gets no pooled ones (NOTE [ Recycled handles ]).
+  setRecycling(false);
 }
 
 /** Puts the core's callOp back: calls cost what they cost before install(). */
 export function uninstall(): void {
   native.callOp = coreCallOp;
-  extensionRuntime.call = coreCallOp;
+  extensionRuntime.call = coreCall;
+  setRecycling(true);
+}
+
+/** The extension runtime's own call (for tests: uninstall() must leave exactly it in place). */
+export function coreExtensionCall(): (id: number, ...args: unknown[]) => unknown {
+  return coreCall;
 }
 
 /** The core's own callOp (for tests: uninstall() must leave exactly it in place). */

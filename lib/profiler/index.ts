@@ -62,10 +62,10 @@ function now(s: Session): number {
 
 /**
  * What the profiler needs of a tensor handle, by handle: a handle's shape and
- * device never change, and asking the core (native.describe, about 2.5 us)
+ * device never change while recording (no handle is reused then), and asking the core (native.describe, about 2.5 us)
  * for the weights a step passes to every call would be most of the cost.
  */
-const described = new WeakMap<NativeTensor, { shape: number[]; device: Device | undefined }>();
+let described = new WeakMap<NativeTensor, { shape: number[]; device: Device | undefined }>();
 
 function describeHandle(h: NativeTensor): { shape: number[]; device: Device | undefined } {
   let d = described.get(h);
@@ -145,6 +145,8 @@ function begin(opts: ProfilerOptions, fn: string): void {
     t0: performance.now(), cuda: activities.includes('cuda'), nvtx: (opts.nvtx ?? false) && native.cudaCompiled, shapes: opts.recordShapes ?? true, events: [], pending: [], clocks: new Map(),
   };
   session = s;
+  // Per recording: between recordings a disposed tensor's handle is reused (NOTE [ Recycled handles ]).
+  described = new WeakMap();
   install((id, args, call) => recordCall(s, id, args, call));
 }
 
