@@ -14,7 +14,7 @@ import './ops/linalg-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
-export type { Nested, NestedItem } from './ops/shape-methods';
+export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/shape-methods';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './creation-like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
@@ -29,9 +29,12 @@ export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
 export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
 export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
+import { packageVersion } from './toolkit/toolchain';
 export type { OpsOf, OpSignature, OpName } from './schema-types';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';
+/** The package's version (its package.json's), as torch.__version__. @example gx.version // '0.1.0' */
+export const version: string = packageVersion();
 export { CUDAGraph } from './graph';
 export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
 export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions, type RawKernelOptions } from './rtc/raw';
@@ -57,7 +60,7 @@ export {
   where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
 } from './ops';
 export type {
-  Operand, ScalarOperand, OutOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
+  Operand, ScalarOperand, OutOptions, ClampOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
   FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
 } from './ops';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';

@@ -158,6 +158,8 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'Tensor#cumsum': { call: () => x().cumsum(1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'Tensor.cumsum', key: 'dtpye', suggest: 'dtype' },
   'Tensor#where': { call: () => x().where(gx.ones([2, 3], { dtype: 'bool' }), x(), { outt: x() } as gx.OutOptions), fn: 'Tensor.where', key: 'outt', suggest: 'out' },
   'Tensor#clamp': { call: () => x().clamp(0, 1, { outt: x() } as gx.OutOptions), fn: 'Tensor.clamp', key: 'outt', suggest: 'out' },
+  'Tensor#clamp_': { call: () => x().clamp_({ mni: 0 } as gx.ClampOptions), fn: 'Tensor.clamp_', key: 'mni', suggest: 'min' },
+  'Tensor#toNested': { call: () => x().toNested({ bigInt: true } as gx.ToNestedOptions), fn: 'Tensor.toNested', key: 'bigInt', suggest: 'bigint' },
   scatterReduce: {
     call: () => gx.scatterReduce(x(), 0, gx.zeros([1, 3], { dtype: 'int64' }), x(), 'sum', { include_self: false } as gx.ScatterReduceOptions),
     fn: 'gx.scatterReduce', key: 'include_self', suggest: 'includeSelf',
@@ -255,7 +257,7 @@ const NO_OPTIONS = new Set([
   ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
-  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
+  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'jit.laneId', 'jit.ballot', 'jit.activemask',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
@@ -271,12 +273,12 @@ const NO_OPTIONS = new Set([
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'info', 'alias', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
-    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
+    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size',
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
     'index', 'get', 'set', 'maskedSelect', 'float', 'double', 'half', 'dim', 'zero_',
     'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave', 'isnan', 'isinf', 'isfinite',
     'trace', 'diag', 'triu', 'tril', 'dot', 'vdot', 'outer', 'cross',
-    ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
+    ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`)].map((m) => `Tensor#${m}`),
 ]);
 
 /** Every function reachable from `import * as gx`: exports, namespace members, and the methods of exported classes. */
