@@ -11,6 +11,7 @@ import './ops/indexing-methods';
 import './ops/reshape-methods';
 import './ops/sorting-methods';
 import './ops/linalg-methods';
+import './ops/statistics-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
@@ -84,6 +85,9 @@ export {
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
 } from './ops/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
+export { diff, type DiffOptions } from './ops/scan';
+export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/statistics-nan';
+export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/statistics-order';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
 export type { BackwardOptions } from './autograd/engine';

@@ -194,6 +194,16 @@ for (const name of BINARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)(x(), { Out: x() }), fn: `Tensor.${name}`, key: 'Out', suggest: 'out' };
 }
+// The reductions of lib/ops/statistics-*.ts and diff: gx.f(x, axis, opts) and x.f(axis, opts).
+const AXIS_CALLS: Record<string, [unknown[], string, string]> = {
+  nansum: [[1], 'keepdim', 'keepdims'], nanmean: [[1], 'keepdmis', 'keepdims'], countNonzero: [[1], 'keepdimss', 'keepdims'],
+  amax: [[1], 'keepdim', 'keepdims'], amin: [[1], 'keepdim', 'keepdims'], aminmax: [[1], 'keepdim', 'keepdims'],
+  median: [[1], 'keepdim', 'keepdims'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
+};
+for (const [name, [args, key, suggest]] of Object.entries(AXIS_CALLS)) {
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), ...args, { [key]: true }), fn: `gx.${name}`, key, suggest };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)(...args, { [key]: true }), fn: `Tensor.${name}`, key, suggest };
+}
 for (const name of UNARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ output: x() }), fn: `Tensor.${name}`, key: 'output', suggest: 'out' };
