@@ -74,6 +74,7 @@ export * as linalg from './ops/linalg-namespace';
 export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg-products';
 export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg-norms';
 export { einsum } from './ops/einsum';
+export { mm, bmm, tensordot, kron } from './ops/linalg-contract';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
 export {
   sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,

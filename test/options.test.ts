@@ -251,6 +251,10 @@ TAKES_OPTIONS['nn.NLLLoss'] = { call: () => new gx.nn.NLLLoss({ ignore_index: 0 
 TAKES_OPTIONS['nn.CrossEntropyLoss'] = { call: () => new gx.nn.CrossEntropyLoss({ label_smoothing: 0.1 } as gx.nn.CrossEntropyOptions), fn: 'gx.nn.CrossEntropyLoss', key: 'label_smoothing', suggest: 'labelSmoothing' };
 TAKES_OPTIONS['nn.BCELoss'] = { call: () => new gx.nn.BCELoss({ weigth: null } as gx.nn.BceOptions), fn: 'gx.nn.BCELoss', key: 'weigth', suggest: 'weight' };
 TAKES_OPTIONS['nn.BCEWithLogitsLoss'] = { call: () => new gx.nn.BCEWithLogitsLoss({ pos_weight: null } as gx.nn.BceWithLogitsOptions), fn: 'gx.nn.BCEWithLogitsLoss', key: 'pos_weight', suggest: 'posWeight' };
+TAKES_OPTIONS['linalg.pinv'] = { call: () => gx.linalg.pinv(x(), { rtl: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.pinv', key: 'rtl', suggest: 'rtol' };
+TAKES_OPTIONS['linalg.matrixRank'] = { call: () => gx.linalg.matrixRank(x(), { tol: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.matrixRank', key: 'tol', suggest: 'atol' };
+TAKES_OPTIONS['linalg.lstsq'] = { call: () => gx.linalg.lstsq(x(), x(), { rcnd: 1e-6 } as gx.linalg.LstsqOptions), fn: 'gx.linalg.lstsq', key: 'rcnd', suggest: 'rcond' };
+TAKES_OPTIONS['linalg.eigvalsh'] = { call: () => gx.linalg.eigvalsh(x(), { uplo: 'U' } as gx.EighOptions), fn: 'gx.linalg.eigvalsh', key: 'uplo', suggest: 'UPLO' };
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
@@ -259,7 +263,7 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill', 'maskedSelect', 'sl',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
-  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
+  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross', 'mm', 'bmm', 'tensordot', 'kron',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
   'profiler.stop', 'profiler.isActive', 'profiler.range', 'profiler.Profile',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',

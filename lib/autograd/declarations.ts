@@ -55,12 +55,14 @@ const FORMULA = [
 const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
-  'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff',
+  'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
+  'linalg.lstsq', 'linalg.eigvalsh',
 ] as const;
 
 const NONDIFFERENTIABLE = [
   'emptyLike', 'zerosLike', 'onesLike', 'fullLike', 'randLike', 'randnLike', 'any', 'all', 'isnan', 'isinf',
   'isfinite', 'isclose', 'allclose', 'equal', 'argmax', 'argmin', 'argsort', 'searchsorted', 'nonzero', 'countNonzero',
+  'linalg.matrixRank',
   'Tensor.detach',
 ] as const;
 

@@ -94,7 +94,11 @@ export type EighResult<D extends DType = DType> = Named<EighFields<D>, [Tensor<D
  * const { eigenvalues, eigenvectors } = gx.linalg.eigh(cov);
  */
 export function eigh<D extends DType>(a: Tensor<D>, options?: EighOptions | null): EighResult<D> {
-  const fn = 'gx.linalg.eigh';
+  return eighImpl(a, options, 'gx.linalg.eigh');
+}
+
+/** @internal gx.linalg.eigh, with errors naming `fn` (gx.linalg.eigvalsh calls it too). */
+export function eighImpl<D extends DType>(a: Tensor<D>, options: unknown, fn: string): EighResult<D> {
   const opts = optionsOf<EighOptions>(options, fn, EIGH_KEYS);
   const uplo = opts.UPLO ?? 'L';
   if (uplo !== 'L' && uplo !== 'U') throw new TypeError(`${fn}: UPLO must be 'L' or 'U', got ${describeValue(uplo)}`);
