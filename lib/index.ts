@@ -65,6 +65,9 @@ export type {
   FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
 } from './ops';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
+export {
+  randperm, bernoulli, normal, multinomial, dropout, type SamplingOptions, type RandpermOptions, type MultinomialOptions, type DropoutOpOptions,
+} from './ops/random-sampling';
 export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
 export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';

@@ -125,6 +125,9 @@ const SAMPLES: Record<string, Sample> = {
   'linalg.pinv': unarySample, 'linalg.matrixRank': unarySample,
   'linalg.lstsq': { args: (d) => [P(d, [4, 3]), P(d, [4, 2])], call: (a: gx.Tensor, b: gx.Tensor) => gx.linalg.lstsq(a, b).solution },
   'linalg.eigvalsh': { args: (d) => [SQ(d)], call: (a: gx.Tensor) => gx.linalg.eigvalsh(spd(a)) },
+  bernoulli: { args: (d) => [gx.mul(M(d), 0.5)] }, normal: { args: (d) => [M(d), M(d)] }, multinomial: { args: (d) => [M(d), 2] },
+  // dropout with a fixed generator: gradcheck's calls draw the same mask each time.
+  dropout: { args: (d) => [M(d), 0.3], call: (x: gx.Tensor, p: number) => gx.dropout(x, p, { generator: new gx.Generator(5) }) },
   'Tensor.view': { args: (d) => [M(d), [4, 3]] },
   'Tensor.reshape': { args: (d) => [M(d), [4, 3]] },
   'Tensor.asStrided': { args: (d) => [M(d), [2, 2], [4, 1], 1] },

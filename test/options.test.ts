@@ -255,6 +255,11 @@ TAKES_OPTIONS['linalg.pinv'] = { call: () => gx.linalg.pinv(x(), { rtl: 1e-6 } a
 TAKES_OPTIONS['linalg.matrixRank'] = { call: () => gx.linalg.matrixRank(x(), { tol: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.matrixRank', key: 'tol', suggest: 'atol' };
 TAKES_OPTIONS['linalg.lstsq'] = { call: () => gx.linalg.lstsq(x(), x(), { rcnd: 1e-6 } as gx.linalg.LstsqOptions), fn: 'gx.linalg.lstsq', key: 'rcnd', suggest: 'rcond' };
 TAKES_OPTIONS['linalg.eigvalsh'] = { call: () => gx.linalg.eigvalsh(x(), { uplo: 'U' } as gx.EighOptions), fn: 'gx.linalg.eigvalsh', key: 'uplo', suggest: 'UPLO' };
+TAKES_OPTIONS.randperm = { call: () => gx.randperm(4, { dtpye: 'int32' } as gx.RandpermOptions), fn: 'gx.randperm', key: 'dtpye', suggest: 'dtype' };
+TAKES_OPTIONS.bernoulli = { call: () => gx.bernoulli(gx.full([2], 0.5), null, { generater: new gx.Generator() } as gx.SamplingOptions), fn: 'gx.bernoulli', key: 'generater', suggest: 'generator' };
+TAKES_OPTIONS.normal = { call: () => gx.normal(0, 1, [2], { devcie: 'cpu' } as gx.SamplingOptions), fn: 'gx.normal', key: 'devcie', suggest: 'device' };
+TAKES_OPTIONS.multinomial = { call: () => gx.multinomial(gx.ones([3]), 2, { replacment: true } as gx.MultinomialOptions), fn: 'gx.multinomial', key: 'replacment', suggest: 'replacement' };
+TAKES_OPTIONS.dropout = { call: () => gx.dropout(x(), 0.5, { trainig: false } as gx.DropoutOpOptions), fn: 'gx.dropout', key: 'trainig', suggest: 'training' };
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([

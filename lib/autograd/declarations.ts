@@ -27,7 +27,7 @@ const NONE = [
   'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'eye', 'save', 'loadTensors', 'loadTensor',
   'inspectTensors', 'loadLibrary', 'camelCase', 'load', 'loadInline', 'withStream', 'tidy', 'benchmark',
   'elementwiseKernel', 'reductionKernel', 'vectorize', 'fuse', 'chunked', 'mapBlocks', 'resultType', 'promoteTypes',
-  'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'setFloat32MatmulPrecision',
+  'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'randperm', 'setFloat32MatmulPrecision',
   'getFloat32MatmulPrecision', 'backends', 'sl', 'noGrad', 'enableGrad', 'isGradEnabled', 'grad', 'valueAndGrad',
   // Tensor's own members that are not ops on values.
   'Tensor.handle', 'Tensor.address', 'Tensor.info', 'Tensor.toArray', 'Tensor.toArraySync', 'Tensor.item',
@@ -56,13 +56,13 @@ const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
   'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
-  'linalg.lstsq', 'linalg.eigvalsh',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout',
 ] as const;
 
 const NONDIFFERENTIABLE = [
   'emptyLike', 'zerosLike', 'onesLike', 'fullLike', 'randLike', 'randnLike', 'any', 'all', 'isnan', 'isinf',
   'isfinite', 'isclose', 'allclose', 'equal', 'argmax', 'argmin', 'argsort', 'searchsorted', 'nonzero', 'countNonzero',
-  'linalg.matrixRank',
+  'linalg.matrixRank', 'bernoulli', 'normal', 'multinomial',
   'Tensor.detach',
 ] as const;
 
