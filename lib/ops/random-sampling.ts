@@ -22,9 +22,9 @@ import { optionKeys } from '../options';
 import { describeValue, formatShape, type ShapeLike } from '../shape';
 import { Tensor } from '../tensor';
 import { tidy } from '../tidy';
-import { checkTensor, describeOperand, optionsOf } from './common';
+import { broadcastShapes, checkTensor, commonDevice, describeOperand, optionsOf } from './common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp } from './elementwise';
-import { isFloating } from './promotion';
+import { isFloating, resultType } from './promotion';
 import { Generator, rand, randn } from './random';
 import { REDUCE, reduceOp } from './reduction';
 import { cumsumImpl } from './scan';
@@ -132,9 +132,9 @@ export function normal(mean: number | Tensor, std: number | Tensor, shape?: Shap
       throw new RangeError(`${fn}: std must be >= 0`);
     }
     if (typeof s === 'number' && !(s >= 0)) throw new RangeError(`${fn}: std must be >= 0, got ${s}`);
-    const spread = binaryOp(BINARY.add, binaryOp(BINARY.mul, m, 0, fn), binaryOp(BINARY.mul, s, 0, fn), fn);  // the broadcast shape and dtype
-    const dtype = isFloating(spread.dtype) ? spread.dtype : 'float32';
-    const z = randn(spread.shape, { dtype, device: tensors[0].device, generator: o.generator });
+    const common = resultType(m, s);
+    const dtype = isFloating(common) ? common : 'float32';
+    const z = randn(broadcastShapes(tensors, fn), { dtype, device: commonDevice(tensors, tensors.map((_, i) => `argument ${i}`), fn), generator: o.generator });
     return binaryOp(BINARY.add, binaryOp(BINARY.mul, z, s, fn), m, fn);
   }));
 }
