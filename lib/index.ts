@@ -90,6 +90,7 @@ export {
 } from './ops/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
 export { diff, type DiffOptions } from './ops/scan';
+export { cumprod, cummax, cummin, type CumprodOptions } from './ops/scan-doubling';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/statistics-nan';
 export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/statistics-order';
 

@@ -104,6 +104,7 @@ const SAMPLES: Record<string, Sample> = {
   var: { args: (d) => [M(d), 1] }, std: { args: (d) => [M(d), 1] }, cumsum: { args: (d) => [M(d), 1] },
   nansum: { args: (d) => [M(d), 1] }, nanmean: { args: (d) => [M(d), 1] }, countNonzero: { args: (d) => [M(d), 1] },
   amax: { args: (d) => [M(d), 1] }, amin: { args: (d) => [M(d), [0, 1]] }, aminmax: { args: (d) => [M(d), 0] },
+  cumprod: { args: (d) => [M(d), 1] }, cummax: { args: (d) => [M(d), 1] }, cummin: { args: (d) => [M(d), 0] },
   median: { args: (d) => [M(d), 1] }, quantile: { args: (d) => [M(d), [0.3, 0.5], 1] }, diff: { args: (d) => [M(d), 2, 1] },
   emptyLike: unarySample, zerosLike: unarySample, onesLike: unarySample, fullLike: { args: (d) => [M(d), 2] },
   randLike: unarySample, randnLike: unarySample,

@@ -198,7 +198,8 @@ for (const name of BINARY) {
 const AXIS_CALLS: Record<string, [unknown[], string, string]> = {
   nansum: [[1], 'keepdim', 'keepdims'], nanmean: [[1], 'keepdmis', 'keepdims'], countNonzero: [[1], 'keepdimss', 'keepdims'],
   amax: [[1], 'keepdim', 'keepdims'], amin: [[1], 'keepdim', 'keepdims'], aminmax: [[1], 'keepdim', 'keepdims'],
-  median: [[1], 'keepdim', 'keepdims'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
+  median: [[1], 'keepdim', 'keepdims'], cumprod: [[1], 'dtpye', 'dtype'], cummax: [[], 'axsi', 'axis'],
+  cummin: [[], 'axsi', 'axis'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
 };
 for (const [name, [args, key, suggest]] of Object.entries(AXIS_CALLS)) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), ...args, { [key]: true }), fn: `gx.${name}`, key, suggest };

@@ -56,7 +56,7 @@ const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
   'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
-  'linalg.lstsq', 'linalg.eigvalsh', 'dropout',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'cumprod', 'cummax', 'cummin',
 ] as const;
 
 const NONDIFFERENTIABLE = [

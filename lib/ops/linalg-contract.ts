@@ -40,34 +40,34 @@ export function bmm(a: Tensor, b: Tensor): Tensor {
   return matmul(x, y);
 }
 
-/** The axes tensordot contracts: `dims` last axes of a with the first of b, or two lists. */
-function contractedAxes(dims: unknown, x: Tensor, y: Tensor, fn: string): [number[], number[]] {
-  if (typeof dims === 'number') {
-    const n = checkInt(dims, fn, 'dims');
-    if (n < 0 || n > x.ndim || n > y.ndim) throw new RangeError(`${fn}: dims ${n} is out of range for ${x.ndim}-d and ${y.ndim}-d tensors`);
+/** The axes tensordot contracts: `axes` last axes of a with the first of b, or two lists (NumPy's name; torch's dims). */
+function contractedAxes(axes: unknown, x: Tensor, y: Tensor, fn: string): [number[], number[]] {
+  if (typeof axes === 'number') {
+    const n = checkInt(axes, fn, 'axes');
+    if (n < 0 || n > x.ndim || n > y.ndim) throw new RangeError(`${fn}: axes ${n} is out of range for ${x.ndim}-d and ${y.ndim}-d tensors`);
     return [Array.from({ length: n }, (_, i) => x.ndim - n + i), Array.from({ length: n }, (_, i) => i)];
   }
-  if (Array.isArray(dims) && dims.length === 2) {
+  if (Array.isArray(axes) && axes.length === 2) {
     const list = (v: unknown, t: Tensor, name: string): number[] =>
       (Array.isArray(v) ? v : [v]).map((d) => normalizeAxis(d, t.shape, fn, name));
-    const ax = list(dims[0], x, 'dims[0]'), bx = list(dims[1], y, 'dims[1]');
-    if (ax.length !== bx.length) throw new RangeError(`${fn}: dims name ${ax.length} axes of a but ${bx.length} of b`);
-    if (new Set(ax).size !== ax.length || new Set(bx).size !== bx.length) throw new RangeError(`${fn}: an axis is named twice in dims`);
+    const ax = list(axes[0], x, 'axes[0]'), bx = list(axes[1], y, 'axes[1]');
+    if (ax.length !== bx.length) throw new RangeError(`${fn}: axes names ${ax.length} axes of a but ${bx.length} of b`);
+    if (new Set(ax).size !== ax.length || new Set(bx).size !== bx.length) throw new RangeError(`${fn}: an axis is named twice in axes`);
     return [ax, bx];
   }
-  throw new TypeError(`${fn}: dims must be a number or a pair [axesOfA, axesOfB], got ${JSON.stringify(dims)}`);
+  throw new TypeError(`${fn}: axes must be a number or a pair [axesOfA, axesOfB], got ${JSON.stringify(axes)}`);
 }
 
 /**
- * Sums the products of a and b over the axes `dims` names, as
- * torch.tensordot: a number n contracts a's last n axes with b's first n;
+ * Sums the products of a and b over the axes `axes` names, as
+ * torch.tensordot (its `dims`, NumPy's `axes`): a number n contracts a's last n axes with b's first n;
  * a pair [axesOfA, axesOfB] names them. The result has a's other axes, then b's.
  * @example gx.tensordot(a, b, 2); gx.tensordot(a, b, [[1, 0], [0, 1]])
  */
-export function tensordot(a: Tensor, b: Tensor, dims: number | readonly [number | readonly number[], number | readonly number[]] = 2): Tensor {
+export function tensordot(a: Tensor, b: Tensor, axes: number | readonly [number | readonly number[], number | readonly number[]] = 2): Tensor {
   const fn = 'gx.tensordot';
   const x = checkTensor(a, fn, 'a'), y = checkTensor(b, fn, 'b');
-  const [ax, bx] = contractedAxes(dims, x, y, fn);
+  const [ax, bx] = contractedAxes(axes, x, y, fn);
   ax.forEach((d, i) => {
     if (x.shape[d] !== y.shape[bx[i]]) {
       throw new RangeError(`${fn}: axis ${d} of a (size ${x.shape[d]}) and axis ${bx[i]} of b (size ${y.shape[bx[i]]}) differ`);

@@ -8,6 +8,8 @@ import type { Axes } from './axes';
 import { installMethods } from './install';
 import type { ReduceOptions } from './reduction';
 import { diffImpl, type DiffOptions } from './scan';
+import { cumExtremumImpl, cumprodImpl, type CumprodOptions } from './scan-doubling';
+import type { AxisOptions } from './axes';
 import { REDUCE, reduceOp } from './reduction';
 import { aminmaxImpl, countNonzeroImpl, nanmeanImpl, nansumImpl, type AminmaxResult, type NanReduceOptions } from './statistics-nan';
 import { medianImpl, quantileImpl, type MedianOptions, type QuantileOptions } from './statistics-order';
@@ -44,6 +46,15 @@ declare module '../tensor' {
     /** gx.diff: the n-th forward difference along an axis (default -1). @example x.diff() */
     diff(n?: number, axis?: number, opts?: DiffOptions): Tensor<D>;
     diff(n: number, opts: DiffOptions): Tensor<D>;
+    /** gx.cumprod: inclusive prefix products along an axis. @example x.cumprod(0) */
+    cumprod(axis: number, opts?: CumprodOptions): Tensor<SumResult<D>>;
+    cumprod(opts: CumprodOptions & { axis: number }): Tensor<SumResult<D>>;
+    /** gx.cummax: the running maximum and its index, `{ values, indices }`. @example const [m, i] = x.cummax(1) */
+    cummax(axis: number): SortResult<D>;
+    cummax(opts: AxisOptions & { axis: number }): SortResult<D>;
+    /** gx.cummin: the running minimum and its index. @example x.cummin(-1).values */
+    cummin(axis: number): SortResult<D>;
+    cummin(opts: AxisOptions & { axis: number }): SortResult<D>;
   }
 }
 
@@ -74,5 +85,14 @@ installMethods({
   },
   diff(this: Tensor, n?: unknown, axis?: unknown, opts?: unknown) {
     return diffImpl(this, n, axis, opts, 'Tensor.diff');
+  },
+  cumprod(this: Tensor, axis: unknown, opts?: unknown) {
+    return cumprodImpl(this, axis, opts, 'Tensor.cumprod');
+  },
+  cummax(this: Tensor, axis: unknown) {
+    return cumExtremumImpl(this, axis, undefined, true, 'Tensor.cummax');
+  },
+  cummin(this: Tensor, axis: unknown) {
+    return cumExtremumImpl(this, axis, undefined, false, 'Tensor.cummin');
   },
 });
