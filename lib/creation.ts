@@ -207,6 +207,9 @@ export function full<D extends DType = DType>(shape: ShapeLike, value: Scalar, o
   return filled<D>(shape, value, opts, fn, dtypeOfScalar(value));
 }
 
+/** A positional argument of arange rather than its options: anything but an object, null or undefined. */
+const isRangeNumber = (v: unknown): boolean => v !== null && v !== undefined && typeof v !== 'object';
+
 function checkFinite(fn: string, name: string, v: unknown): number {
   if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number, got ${typeof v}`);
   if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${name} must be finite, got ${v}`);
@@ -219,15 +222,20 @@ function checkFinite(fn: string, name: string, v: unknown): number {
  * @example gx.arange(5); gx.arange(1, 2, 0.25, { device: 'cuda' })
  */
 export function arange<D extends DType = DType>(end: number, opts?: TensorOptions<D>): Tensor<D>;
+export function arange<D extends DType = DType>(start: number, end: number, opts?: TensorOptions<D>): Tensor<D>;
 export function arange<D extends DType = DType>(start: number, end: number, step?: number, opts?: TensorOptions<D>): Tensor<D>;
-export function arange<D extends DType = DType>(
-  a: number, b?: number | TensorOptions<D>, c?: number, d?: TensorOptions<D>,
-): Tensor<D> {
+export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   const fn = 'gx.arange';
-  const [start, end, step, opts] = typeof b === 'number' ? [a, b, c ?? 1, d] : [0, a, 1, b];
-  checkFinite(fn, 'start', start);
-  checkFinite(fn, 'end', end);
-  checkFinite(fn, 'step', step);
+  // The options object may follow any number of the numbers, as torch's keywords do (arange(10, 20, { device })).
+  const last = args.length > 0 && !isRangeNumber(args[args.length - 1]) ? args.length - 1 : args.length;
+  const opts = last < args.length ? args[last] : undefined;
+  if (last < 1 || last > 3) {
+    throw new TypeError(`${fn}: expected (end), (start, end) or (start, end, step), then options; got ${last} numbers`);
+  }
+  const nums = args.slice(0, last);
+  const start = last === 1 ? 0 : checkFinite(fn, 'start', nums[0]);
+  const end = checkFinite(fn, 'end', nums[last === 1 ? 0 : 1]);
+  const step = last === 3 && nums[2] !== undefined ? checkFinite(fn, 'step', nums[2]) : 1;
   if (step === 0) throw new RangeError(`${fn}: step must be nonzero`);
   if ((end - start) * step < 0) {
     throw new RangeError(`${fn}: end (${end}) is not reachable from start (${start}) with step ${step}`);

@@ -11,10 +11,11 @@ import './ops/indexing-methods';
 import './ops/reshape-methods';
 import './ops/sorting-methods';
 import './ops/linalg-methods';
+import './ops/statistics-methods';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
-export type { Nested, NestedItem } from './ops/shape-methods';
+export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/shape-methods';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
 export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './creation-like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
@@ -29,10 +30,13 @@ export { loadLibrary, extensionRuntime, camelCase } from './extension';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
 export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
 export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
+import { packageVersion } from './toolkit/toolchain';
 export type { OpsOf, OpSignature, OpName } from './schema-types';
 export type { OpaqueHandle } from './native';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
 export { tidy } from './tidy';
+/** The package's version (its package.json's), as torch.__version__. @example gx.version // '0.1.0' */
+export const version: string = packageVersion();
 export { CUDAGraph } from './graph';
 export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
 export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions, type RawKernelOptions } from './rtc/raw';
@@ -58,10 +62,13 @@ export {
   where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
 } from './ops';
 export type {
-  Operand, ScalarOperand, OutOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
+  Operand, ScalarOperand, OutOptions, ClampOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
   FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
 } from './ops';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
+export {
+  randperm, bernoulli, normal, multinomial, dropout, type SamplingOptions, type RandpermOptions, type MultinomialOptions, type DropoutOpOptions,
+} from './ops/random-sampling';
 export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
 export { backends, type Backends, type CpuBackends } from './ops/backends';
 export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
@@ -71,6 +78,7 @@ export * as linalg from './ops/linalg-namespace';
 export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg-products';
 export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg-norms';
 export { einsum } from './ops/einsum';
+export { mm, bmm, tensordot, kron } from './ops/linalg-contract';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
 export {
   sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
@@ -82,6 +90,10 @@ export {
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
 } from './ops/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
+export { diff, type DiffOptions } from './ops/scan';
+export { cumprod, cummax, cummin, type CumprodOptions } from './ops/scan-doubling';
+export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/statistics-nan';
+export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/statistics-order';
 
 export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
 export type { BackwardOptions } from './autograd/engine';

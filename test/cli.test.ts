@@ -8,6 +8,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
+import * as gx from '../lib';
 import { gpuextDependency } from '../lib/cli/init';
 import { detectToolchain, nativeGpuModels } from '../lib/toolkit/toolchain';
 import { cli, gpuext, removeTmpdirsAfter, root, run, tmpdir, workspace } from './cli-helpers';
@@ -33,6 +34,15 @@ test('help, unknown commands and unknown options', async (t) => {
   const help = await gpuext(['help'], root);
   t.is(help.code, 0);
   t.regex(help.stdout, /build .*\n.*init .*\n.*doctor .*\n.*clean/);
+  // --version prints package.json's version, the same string as gx.version.
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v', 'version']) {
+    const v = await gpuext([flag], root);
+    t.is(v.code, 0, flag);
+    t.is(v.stdout.trim(), pkg.version, flag);
+  }
+  t.is(gx.version, pkg.version);
+  t.regex(gx.version, /^\d+\.\d+\.\d+/);
   const unknown = await gpuext(['frobnicate'], root);
   t.is(unknown.code, 2);
   t.regex(unknown.stderr, /gpuext: unknown command 'frobnicate'/);

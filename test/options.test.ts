@@ -159,6 +159,8 @@ const TAKES_OPTIONS: Record<string, Case> = {
   'Tensor#cumsum': { call: () => x().cumsum(1, { dtpye: 'float64' } as gx.CumsumOptions), fn: 'Tensor.cumsum', key: 'dtpye', suggest: 'dtype' },
   'Tensor#where': { call: () => x().where(gx.ones([2, 3], { dtype: 'bool' }), x(), { outt: x() } as gx.OutOptions), fn: 'Tensor.where', key: 'outt', suggest: 'out' },
   'Tensor#clamp': { call: () => x().clamp(0, 1, { outt: x() } as gx.OutOptions), fn: 'Tensor.clamp', key: 'outt', suggest: 'out' },
+  'Tensor#clamp_': { call: () => x().clamp_({ mni: 0 } as gx.ClampOptions), fn: 'Tensor.clamp_', key: 'mni', suggest: 'min' },
+  'Tensor#toNested': { call: () => x().toNested({ bigInt: true } as gx.ToNestedOptions), fn: 'Tensor.toNested', key: 'bigInt', suggest: 'bigint' },
   scatterReduce: {
     call: () => gx.scatterReduce(x(), 0, gx.zeros([1, 3], { dtype: 'int64' }), x(), 'sum', { include_self: false } as gx.ScatterReduceOptions),
     fn: 'gx.scatterReduce', key: 'include_self', suggest: 'includeSelf',
@@ -192,6 +194,17 @@ const TAKES_OPTIONS: Record<string, Case> = {
 for (const name of BINARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)(x(), { Out: x() }), fn: `Tensor.${name}`, key: 'Out', suggest: 'out' };
+}
+// The reductions of lib/ops/statistics-*.ts and diff: gx.f(x, axis, opts) and x.f(axis, opts).
+const AXIS_CALLS: Record<string, [unknown[], string, string]> = {
+  nansum: [[1], 'keepdim', 'keepdims'], nanmean: [[1], 'keepdmis', 'keepdims'], countNonzero: [[1], 'keepdimss', 'keepdims'],
+  amax: [[1], 'keepdim', 'keepdims'], amin: [[1], 'keepdim', 'keepdims'], aminmax: [[1], 'keepdim', 'keepdims'],
+  median: [[1], 'keepdim', 'keepdims'], cumprod: [[1], 'dtpye', 'dtype'], cummax: [[], 'axsi', 'axis'],
+  cummin: [[], 'axsi', 'axis'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
+};
+for (const [name, [args, key, suggest]] of Object.entries(AXIS_CALLS)) {
+  TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), ...args, { [key]: true }), fn: `gx.${name}`, key, suggest };
+  TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)(...args, { [key]: true }), fn: `Tensor.${name}`, key, suggest };
 }
 for (const name of UNARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
@@ -240,6 +253,15 @@ TAKES_OPTIONS['nn.NLLLoss'] = { call: () => new gx.nn.NLLLoss({ ignore_index: 0 
 TAKES_OPTIONS['nn.CrossEntropyLoss'] = { call: () => new gx.nn.CrossEntropyLoss({ label_smoothing: 0.1 } as gx.nn.CrossEntropyOptions), fn: 'gx.nn.CrossEntropyLoss', key: 'label_smoothing', suggest: 'labelSmoothing' };
 TAKES_OPTIONS['nn.BCELoss'] = { call: () => new gx.nn.BCELoss({ weigth: null } as gx.nn.BceOptions), fn: 'gx.nn.BCELoss', key: 'weigth', suggest: 'weight' };
 TAKES_OPTIONS['nn.BCEWithLogitsLoss'] = { call: () => new gx.nn.BCEWithLogitsLoss({ pos_weight: null } as gx.nn.BceWithLogitsOptions), fn: 'gx.nn.BCEWithLogitsLoss', key: 'pos_weight', suggest: 'posWeight' };
+TAKES_OPTIONS['linalg.pinv'] = { call: () => gx.linalg.pinv(x(), { rtl: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.pinv', key: 'rtl', suggest: 'rtol' };
+TAKES_OPTIONS['linalg.matrixRank'] = { call: () => gx.linalg.matrixRank(x(), { tol: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.matrixRank', key: 'tol', suggest: 'atol' };
+TAKES_OPTIONS['linalg.lstsq'] = { call: () => gx.linalg.lstsq(x(), x(), { rcnd: 1e-6 } as gx.linalg.LstsqOptions), fn: 'gx.linalg.lstsq', key: 'rcnd', suggest: 'rcond' };
+TAKES_OPTIONS['linalg.eigvalsh'] = { call: () => gx.linalg.eigvalsh(x(), { uplo: 'U' } as gx.EighOptions), fn: 'gx.linalg.eigvalsh', key: 'uplo', suggest: 'UPLO' };
+TAKES_OPTIONS.randperm = { call: () => gx.randperm(4, { dtpye: 'int32' } as gx.RandpermOptions), fn: 'gx.randperm', key: 'dtpye', suggest: 'dtype' };
+TAKES_OPTIONS.bernoulli = { call: () => gx.bernoulli(gx.full([2], 0.5), null, { generater: new gx.Generator() } as gx.SamplingOptions), fn: 'gx.bernoulli', key: 'generater', suggest: 'generator' };
+TAKES_OPTIONS.normal = { call: () => gx.normal(0, 1, [2], { devcie: 'cpu' } as gx.SamplingOptions), fn: 'gx.normal', key: 'devcie', suggest: 'device' };
+TAKES_OPTIONS.multinomial = { call: () => gx.multinomial(gx.ones([3]), 2, { replacment: true } as gx.MultinomialOptions), fn: 'gx.multinomial', key: 'replacment', suggest: 'replacement' };
+TAKES_OPTIONS.dropout = { call: () => gx.dropout(x(), 0.5, { trainig: false } as gx.DropoutOpOptions), fn: 'gx.dropout', key: 'trainig', suggest: 'training' };
 
 /** Exports (and methods) that take no options object. */
 const NO_OPTIONS = new Set([
@@ -248,7 +270,7 @@ const NO_OPTIONS = new Set([
   'transpose', 'permute', 'movedim', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims',
   'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'maskedFill', 'maskedSelect', 'sl',
   'astype', 'resultType', 'promoteTypes', 'canCast', 'setFloat32MatmulPrecision', 'getFloat32MatmulPrecision',
-  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross',
+  'linalg.solve', 'linalg.inv', 'linalg.det', 'linalg.slogdet', 'linalg.cross', 'mm', 'bmm', 'tensordot', 'kron',
   'dot', 'vdot', 'outer', 'cross', 'trace', 'diag', 'triu', 'tril', 'einsum',
   'profiler.stop', 'profiler.isActive', 'profiler.range', 'profiler.Profile',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
@@ -256,7 +278,7 @@ const NO_OPTIONS = new Set([
   ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
-  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
+  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'jit.laneId', 'jit.ballot', 'jit.activemask',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',
@@ -273,12 +295,12 @@ const NO_OPTIONS = new Set([
   'RawModule#load', 'RawModule#getGlobal', 'RawModule#setGlobal', 'RawModule#getGlobalBytes',
   ...['handle', 'address', 'knownAddress', 'info', 'alias', 'isContiguous', 'toDevice', 'recordStream', 'cpu', 'cuda', 'toArray', 'toArraySync', 'item', 'itemBigInt',
     'view', 'reshape', 'asStrided', 'contiguous', 'clone', 'fill_', 'dispose', 'toString', 'transpose', 'permute', 'movedim',
-    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size', 'toNested',
+    'expand', 'broadcastTo', 'flatten', 'slice', 'narrow', 'sliceDims', 'astype', 'size',
     'gather', 'indexSelect', 'take', 'scatter', 'scatter_', 'scatterAdd', 'scatterAdd_', 'maskedFill',
     'index', 'get', 'set', 'maskedSelect', 'float', 'double', 'half', 'dim', 'zero_',
     'split', 'chunk', 'unbind', 'flip', 'roll', 'repeat', 'tile', 'repeatInterleave', 'isnan', 'isinf', 'isfinite',
     'trace', 'diag', 'triu', 'tril', 'dot', 'vdot', 'outer', 'cross',
-    ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`), 'clamp_'].map((m) => `Tensor#${m}`),
+    ...INPLACE.map((s) => `${gx.camelCase(s.name)}_`)].map((m) => `Tensor#${m}`),
 ]);
 
 /** Every function reachable from `import * as gx`: exports, namespace members, and the methods of exported classes. */

@@ -307,13 +307,13 @@ deviceTestSerial('out: sort, topk and kthvalue write into given tensors; argsort
     const x = make(v, 'float32', [2, 3], device);
     const values = gx.zeros([2, 3], { device }), indices = gx.zeros([2, 3], { dtype: 'int64', device });
     const r = gx.sort(x, 1, { out: { values, indices } });
-    t.is(r.values, values);
+    t.is<gx.Tensor, gx.Tensor>(r.values, values);
     t.is(r.indices, indices);
     t.deepEqual(numbers(values), [1, 2, 3, 0, 4, 5]);
     t.deepEqual(numbers(indices), [1, 2, 0, 2, 1, 0]);
     const tv = gx.zeros([2, 2], { device }).transpose(0, 1);  // a strided out
     const tk = gx.topk(x, 2, { out: { values: tv } });
-    t.is(tk.values, tv);
+    t.is<gx.Tensor, gx.Tensor>(tk.values, tv);
     t.deepEqual(numbers(tv), [3, 2, 5, 4]);
     t.deepEqual(numbers(tk.indices), [0, 2, 0, 1]);
     const kv = gx.zeros([2], { device });

@@ -27,7 +27,7 @@ const NONE = [
   'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'eye', 'save', 'loadTensors', 'loadTensor',
   'inspectTensors', 'loadLibrary', 'camelCase', 'load', 'loadInline', 'withStream', 'tidy', 'benchmark',
   'elementwiseKernel', 'reductionKernel', 'vectorize', 'fuse', 'chunked', 'mapBlocks', 'resultType', 'promoteTypes',
-  'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'setFloat32MatmulPrecision',
+  'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'randperm', 'setFloat32MatmulPrecision',
   'getFloat32MatmulPrecision', 'backends', 'sl', 'noGrad', 'enableGrad', 'isGradEnabled', 'grad', 'valueAndGrad',
   // Tensor's own members that are not ops on values.
   'Tensor.handle', 'Tensor.address', 'Tensor.knownAddress', 'Tensor.info', 'Tensor.toArray', 'Tensor.toArraySync', 'Tensor.item',
@@ -47,7 +47,7 @@ const FORMULA = [
   'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',
   'scatterReduce', 'indexAdd', 'maskedSelect', 'softmax', 'logSoftmax', 'logsumexp', 'var', 'std', 'cumsum',
   'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
-  'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
+  'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd', 'amax', 'amin',
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
   'Tensor.float', 'Tensor.double', 'Tensor.half',
 ] as const;
@@ -55,11 +55,14 @@ const FORMULA = [
 const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
+  'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'cumprod', 'cummax', 'cummin',
 ] as const;
 
 const NONDIFFERENTIABLE = [
   'emptyLike', 'zerosLike', 'onesLike', 'fullLike', 'randLike', 'randnLike', 'any', 'all', 'isnan', 'isinf',
-  'isfinite', 'isclose', 'allclose', 'equal', 'argmax', 'argmin', 'argsort', 'searchsorted', 'nonzero',
+  'isfinite', 'isclose', 'allclose', 'equal', 'argmax', 'argmin', 'argsort', 'searchsorted', 'nonzero', 'countNonzero',
+  'linalg.matrixRank', 'bernoulli', 'normal', 'multinomial',
   'Tensor.detach',
 ] as const;
 

@@ -13,7 +13,8 @@ commands:
   clean    remove the build outputs and the object cache
   run      start a script once per rank (gx.distributed), as torchrun: gpuext run --nproc-per-node 2 train.js
   info     how the core was built (CUDA or CPU-only), GPUs, allocator state
-  help     this text (gpuext <command> --help for a command's options)`;
+  help     this text (gpuext <command> --help for a command's options)
+  --version  the package's version`;
 
 async function info(): Promise<number> {
   const gx: typeof import('../index') = require('../index');
@@ -55,6 +56,14 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'info':
         return await info();
+      case '--version':
+      case '-v':
+      case 'version': {
+        // The toolchain module reads package.json only: no native core to load.
+        const m: typeof import('../toolkit/toolchain') = require('../toolkit/toolchain');
+        console.log(m.packageVersion());
+        return 0;
+      }
       case undefined:
       case 'help':
       case '--help':

@@ -35,7 +35,7 @@
 import type { Device } from '../device';
 import { cat } from '../ops/layout';
 import { matmul } from '../ops/linalg';
-import { svd, type SvdResult } from '../ops/linalg-svd';
+import { svd, type SvdFields } from '../ops/linalg-svd';
 import { qr } from '../ops/linalg-qr';
 import { eigh } from '../ops/linalg-symmetric';
 import { flip } from '../ops/reorder';
@@ -132,7 +132,7 @@ const svdTail = (s64: Tensor, v: Tensor): { S: Tensor; Vh: Tensor } =>
   tidy(() => ({ S: astype(s64, 'float32'), Vh: astype(v.mT.contiguous(), 'float32') }));
 
 /** The thin SVD of the stacked R's: by the float64 Gram matrix for float32 when well conditioned, else gesvdj. */
-export function smallSvd(m: Tensor): SvdResult {
+export function smallSvd(m: Tensor): SvdFields {
   const [rows, n] = m.shape;
   if (m.dtype !== 'float32' || rows < n || n === 0) return svd(m, { fullMatrices: false });
   const viaGram = tidy(() => {

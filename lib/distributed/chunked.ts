@@ -323,7 +323,30 @@ export class ChunkedTensor {
   [Symbol.dispose](): void {
     this.dispose();
   }
+
+  /**
+   * A summary (the values stay where they are: compute() gathers them):
+   * shape, dtype, the block sizes per dimension, and where the blocks are.
+   * @example String(gx.chunked(x, { chunks: [2, 3] })) // 'ChunkedTensor(shape [4, 3], float32, chunks [[2, 2], [3]], 2 blocks on cpu)'
+   */
+  toString(): string {
+    const chunks = `[${this.chunks.map((c) => `[${c.join(', ')}]`).join(', ')}]`;
+    const held = this.blocks.filter((b) => !b.isDisposed);
+    const devices = [...new Set(held.map((b) => b.device.toString()))].join(', ');
+    const where = held.length < this.blocks.length ? 'disposed'
+      : `${held.length} block${held.length === 1 ? '' : 's'}${held.length > 0 ? ` on ${devices}` : ''}`;
+    const ranks = this.placement === undefined ? '' : `, over ${this.placement.group.worldSize} ranks (this rank holds ${held.length})`;
+    return `ChunkedTensor(shape [${this.shape.join(', ')}], ${this.dtype}, chunks ${chunks}, ${where}${ranks})`;
+  }
 }
+
+// util.inspect (console.log) prints the summary, as Tensor's does its values (NOTE [ Self-sufficient declarations ]).
+Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+  value(this: ChunkedTensor): string {
+    return this.toString();
+  },
+  writable: true, configurable: true, enumerable: false,
+});
 
 /** A reduction of a chunked tensor: per block on its device, then the partials combined (NOTE [ Chunk rules ]). */
 function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined, home = c.blocks[0].device): Tensor | ChunkedTensor {

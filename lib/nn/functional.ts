@@ -4,13 +4,14 @@
 // Every function is composite: made of ops that record on the tape, so
 // gradients come from theirs (NOTE [ One declaration per op ]), and each
 // runs its intermediates inside gx.tidy.
-import { add, gt, lt, mul, ne, rsqrt, sub } from '../generated/elementwise';
-import { astype, mean, where } from '../ops';
+import { add, mul, ne, rsqrt, sub } from '../generated/elementwise';
+import { mean, where } from '../ops';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing';
 import { matmul } from '../ops/linalg';
 import { isFloating } from '../ops/promotion';
-import { rand, type Generator } from '../ops/random';
+import type { Generator } from '../ops/random';
+import { dropoutOp } from '../ops/random-sampling';
 import { checkOptions, optionKeys } from '../options';
 import { describeValue, formatShape } from '../shape';
 import { Tensor } from '../tensor';
@@ -83,13 +84,7 @@ export function dropout(input: Tensor, p = 0.5, training = true, opts?: DropoutO
   if (typeof training !== 'boolean') throw new TypeError(`${fn}: argument 'training' must be a boolean, got ${describeValue(training)}`);
   const o = checkOptions<DropoutOptions>(opts, fn, DROPOUT_KEYS);
   if (!training || p === 0) return x;
-  return tidy(() => {
-    const u = rand(x.shape, { dtype: x.dtype, device: x.device, generator: o.generator });
-    if (p === 1) return mul(x, astype(lt(u, 0), x.dtype));
-    // keep where u >= p: P(keep) = 1 - p; the scale is applied to the mask, not recorded twice.
-    const keep = mul(astype(gt(u, p), x.dtype), 1 / (1 - p));
-    return mul(x, keep);
-  });
+  return dropoutOp(x, p, o.generator);  // gx.dropout's
 }
 
 /**

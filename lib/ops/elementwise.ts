@@ -14,6 +14,7 @@ import {
   broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
   type OutOptions,
 } from './common';
+import { optionKeys } from '../options';
 import { isFloating, isIntegral, resultType, type ScalarOperand } from './promotion';
 
 // --- scalars ------------------------------------------------------------------
@@ -175,8 +176,29 @@ function bound(v: unknown, fn: string, name: string): number | bigint | undefine
   throw new TypeError(`${fn}: ${name} must be a number or bigint (or undefined), got ${describeOperand(v)}`);
 }
 
-/** @internal clamp(x, min, max) with JS-number bounds, either may be absent. */
-export function clampOp(a: unknown, min: unknown, max: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+/** clamp's bounds by name, as torch's keywords: gx.clamp(x, { min: 0 }). */
+export interface ClampOptions<D extends DType = DType> extends OutOptions<D> {
+  min?: number | bigint | null;
+  max?: number | bigint | null;
+}
+
+const CLAMP_KEYS = optionKeys<ClampOptions>({ min: true, max: true, out: true });
+
+/** Whether clamp's second argument is its options object (the bounds by name) rather than min. */
+const isClampOptions = (v: unknown): v is object => v !== null && typeof v === 'object' && !(v instanceof Tensor);
+
+/**
+ * @internal clamp(x, min, max) with JS-number bounds, either may be absent;
+ * or clamp(x, { min, max, out }).
+ */
+export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string, optsArg?: unknown, inplace = false): Tensor {
+  let min = minArg, max = maxArg, opts = optsArg;
+  if (isClampOptions(minArg)) {
+    if (maxArg !== undefined || optsArg !== undefined) throw new TypeError(`${fn}: takes (x, { min, max }) or (x, min, max, options), not both`);
+    const o = optionsOf<ClampOptions>(minArg, fn, inplace ? CLAMP_KEYS.filter((k) => k !== 'out') : CLAMP_KEYS);
+    ({ min, max } = o);
+    opts = o.out === undefined ? undefined : { out: o.out };
+  }
   const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkTensor(a, fn, 'self');
   const lo = bound(min, fn, 'min'), hi = bound(max, fn, 'max');

@@ -137,23 +137,56 @@ function readItems(raw: readonly unknown[], x: Tensor, fn: string, made: Tensor[
 const INT = /^[-+]?\d+$/;
 const SLICE = /^([-+]?\d+)?\s*:\s*([-+]?\d+)?\s*(?::\s*([-+]?\d+)?)?$/;
 
-/** Python's subscript text as items: '0, 1::2, None, ...'. */
+/** A list of integers or booleans (True/False), nested or not: '[0, 2]', '[[True, False]]'. */
+const LIST = /^\[[\s\d+\-,[\]]*(?:(?:True|False)[\s,[\]]*)*\]$/;
+
+/** The text split at the commas outside brackets. */
+function topLevelParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '[') depth++;
+    else if (c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start).trim());
+  return parts;
+}
+
+/** A list item's text as the JS list it writes, or undefined when it is not one. */
+function parseList(p: string): IndexList | undefined {
+  if (!p.startsWith('[') || !LIST.test(p.replace(/True|False/g, ''))) return undefined;
+  try {
+    const v: unknown = JSON.parse(p.replace(/True/g, 'true').replace(/False/g, 'false').replace(/\+(\d)/g, '$1'));
+    return Array.isArray(v) ? (v as IndexList) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Python's subscript text as items: '0, 1::2, None, ..., [0, 2]'. */
 export function parseIndexString(expr: string, fn: string): IndexItem[] {
   const text = expr.trim();
   if (text === '') return [];
-  const parts = text.split(',').map((p) => p.trim());
+  const parts = topLevelParts(text);
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();  // a trailing comma, as in Python
   return parts.map((p, i): IndexItem => {
     if (p === '...') return '...';
     if (p === 'None') return null;
     if (INT.test(p)) return Number(p);
+    const list = parseList(p);
+    if (list !== undefined) return list;
     const m = SLICE.exec(p);
     if (m !== null) {
       const part = (s: string | undefined): number | null => (s === undefined ? null : Number(s));
       return sl(part(m[1]), part(m[2]), part(m[3]));
     }
     throw new SyntaxError(`${fn}: cannot read ${JSON.stringify(p)} (item ${i} of ${JSON.stringify(expr)}): expected an integer, ` +
-      "a slice start:end:step (any part may be left out), None or '...'");
+      "a slice start:end:step (any part may be left out), None, '...' or a list of integers or booleans ([0, 2], [True, False])");
   });
 }
 

@@ -9,6 +9,7 @@ import type { Tensor } from '../tensor';
 
 export { resultType, promoteTypes, canCast, type Operand, type ScalarOperand } from './promotion';
 export type { OutOptions } from './common';
+export type { ClampOptions } from './elementwise';
 export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './reduction';
 export type { Axes, AxisOptions } from './axes';
 export type {

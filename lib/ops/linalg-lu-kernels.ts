@@ -15,6 +15,7 @@ import * as ops from '../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../shape';
 import { type Tensor } from '../tensor';
 import { checkTensor } from './common';
+import type { Named } from './named';
 import { expand } from './layout';
 import { REDUCE, reduceOp } from './reduction';
 import { asBatch, batchElement, checkSquare, firstFailure, type Matrices, withOutputs } from './linalg-common';
@@ -102,12 +103,15 @@ export function detUnrecorded<D extends DType>(a: Tensor<D>, fn: string): Tensor
   });
 }
 
-export interface SlogdetResult<D extends DType = DType> {
+export interface SlogdetFields<D extends DType = DType> {
   /** The determinant's sign: 1, -1, or 0 for a singular matrix: [...]. */
   sign: Tensor<D>;
   /** The natural log of |det A| (-Infinity for a singular matrix): [...]. */
   logabsdet: Tensor<D>;
 }
+
+/** `{ sign, logabsdet }` that also destructures as `[sign, logabsdet]` (NOTE [ Named results ]). */
+export type SlogdetResult<D extends DType = DType> = Named<SlogdetFields<D>, [Tensor<D>, Tensor<D>]>;
 
 /**
  * @internal gx.linalg.slogdet's computation, not recorded. The det op leaves
@@ -119,7 +123,7 @@ export interface SlogdetResult<D extends DType = DType> {
  * scaling keeps the sign; powers of two are exact). Finding those reads both
  * results back (a synchronization on CUDA, as solve's check of info).
  */
-export function slogdetUnrecorded<D extends DType>(a: Tensor<D>, fn: string): SlogdetResult<D> {
+export function slogdetUnrecorded<D extends DType>(a: Tensor<D>, fn: string): SlogdetFields<D> {
   const m = checkSquare(a, fn, 'a');
   const n = m.rows;
   return withOutputs(fn, (keep) => {

@@ -8,6 +8,7 @@ import { record, shouldRecord } from '../autograd/graph';
 import { noGrad } from '../autograd/mode';
 import { type Tensor } from '../tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './linalg-lu-backward';
+import { named } from './named';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './linalg-lu-kernels';
 
 export type { SlogdetResult } from './linalg-lu-kernels';
@@ -77,5 +78,5 @@ export function slogdet<D extends DType>(a: Tensor<D>): SlogdetResult<D> {
   const fn = 'gx.linalg.slogdet';
   const r = noGrad(() => slogdetUnrecorded(a, fn));
   if (shouldRecord(a)) record('linalg.slogdet', [a], r.logabsdet, [a], (g, [sa]) => [slogdetBackward(g, sa, `${fn} (backward)`)]);
-  return r;
+  return named(r, ['sign', 'logabsdet']);
 }

@@ -15,6 +15,7 @@ import { recordMulti, shouldRecord } from '../autograd/graph';
 import { noGrad } from '../autograd/mode';
 import { type Tensor } from '../tensor';
 import { optionsOf } from './common';
+import { named, type Named } from './named';
 import { asBatch, checkMatrices, type Matrices, withOutputs } from './linalg-common';
 import { qrBackward } from './linalg-qr-backward';
 
@@ -30,12 +31,15 @@ export interface QrOptions {
 
 const QR_KEYS = optionKeys<QrOptions>({ mode: true });
 
-export interface QrResult<D extends DType = DType> {
+export interface QrFields<D extends DType = DType> {
   /** Orthonormal columns: [..., m, k], or [..., m, m] in 'complete' mode; an empty [0] tensor in mode 'r'. */
   Q: Tensor<D>;
   /** Upper triangular: [..., k, n], or [..., m, n] in 'complete' mode. */
   R: Tensor<D>;
 }
+
+/** `{ Q, R }` that also destructures as `[Q, R]` (NOTE [ Named results ]). */
+export type QrResult<D extends DType = DType> = Named<QrFields<D>, [Tensor<D>, Tensor<D>]>;
 
 /**
  * QR decomposition A = Q R of a float32/float64 matrix or batch of matrices
@@ -65,7 +69,7 @@ export function qr<D extends DType>(a: Tensor<D>, options?: QrOptions | null): Q
     const outs = [r.Q, r.R];
     recordMulti('linalg.qr', [a], outs, outs, ([gQ, gR], [Q, R]) => [qrBackward(gQ, gR, Q, R, `${fn} (backward)`)]);
   }
-  return r;
+  return named(r, ['Q', 'R']);
 }
 
 /**
@@ -85,7 +89,7 @@ function refuseUndifferentiable(mode: QrMode, mats: Matrices, fn: string): void 
 }
 
 /** qr's computation, not recorded. */
-function qrCompute<D extends DType>(a: Tensor<D>, mats: Matrices, mode: QrMode, fn: string): QrResult<D> {
+function qrCompute<D extends DType>(a: Tensor<D>, mats: Matrices, mode: QrMode, fn: string): QrFields<D> {
   const { batch, count, rows: m, cols: n } = mats;
   const k = Math.min(m, n);
   const rk = mode === 'complete' ? m : k;

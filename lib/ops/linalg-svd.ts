@@ -11,6 +11,7 @@ import { formatShape } from '../shape';
 import { type Tensor } from '../tensor';
 import { optionKeys } from '../options';
 import { checkTensor, optionsOf } from './common';
+import { named, type Named } from './named';
 import { BINARY, binaryOp, UNARY, unaryOp } from './elementwise';
 import { namedForCaller } from './library';
 import { svdBackward } from './linalg-svd-backward';
@@ -56,7 +57,7 @@ export interface SvdOptions {
 
 const SVD_KEYS = optionKeys<SvdOptions>({ fullMatrices: true });
 
-export interface SvdResult<D extends DType = DType> {
+export interface SvdFields<D extends DType = DType> {
   /** Left singular vectors: [m, m], or [m, k] with fullMatrices false (k = min(m, n)). */
   U: Tensor<D>;
   /** Singular values, descending: [k]. */
@@ -64,6 +65,9 @@ export interface SvdResult<D extends DType = DType> {
   /** Right singular vectors, transposed: [n, n], or [k, n] with fullMatrices false. */
   Vh: Tensor<D>;
 }
+
+/** `{ U, S, Vh }` that also destructures as `[U, S, Vh]` (NOTE [ Named results ]). */
+export type SvdResult<D extends DType = DType> = Named<SvdFields<D>, [Tensor<D>, Tensor<D>, Tensor<D>]>;
 
 /**
  * Singular value decomposition A = U diag(S) Vh of a 2-d float32/float64
@@ -82,11 +86,11 @@ export function svd<D extends DType>(a: Tensor<D>, options?: SvdOptions | null):
   if (shouldRecord(a)) {
     recordMulti('linalg.svd', [a], [r.U, r.S, r.Vh], [r.U, r.S, r.Vh], ([gU, gS, gVh], [U, S, Vh]) => [svdBackward(gU, gS, gVh, U, S, Vh)]);
   }
-  return r;
+  return named(r, ['U', 'S', 'Vh']);
 }
 
 /** gx.linalg.svd's computation (checks included), not recorded. */
-function svdCompute<D extends DType>(a: Tensor<D>, options: SvdOptions | null | undefined): SvdResult<D> {
+function svdCompute<D extends DType>(a: Tensor<D>, options: SvdOptions | null | undefined): SvdFields<D> {
   const fn = 'gx.linalg.svd';
   const opts = optionsOf<SvdOptions>(options, fn, SVD_KEYS);
   checkTensor(a, fn, 'a');

@@ -14,6 +14,7 @@ import { record, recordMulti, shouldRecord } from '../autograd/graph';
 import { noGrad } from '../autograd/mode';
 import { type Tensor } from '../tensor';
 import { optionsOf } from './common';
+import { named, type Named } from './named';
 import { asBatch, batchElement, checkSquare, firstFailure, withOutputs } from './linalg-common';
 import { choleskyBackward, eighBackward } from './linalg-symmetric-backward';
 
@@ -70,12 +71,15 @@ export interface EighOptions {
 
 const EIGH_KEYS = optionKeys<EighOptions>({ UPLO: true });
 
-export interface EighResult<D extends DType = DType> {
+export interface EighFields<D extends DType = DType> {
   /** The eigenvalues in ascending order: [..., n]. */
   eigenvalues: Tensor<D>;
   /** The orthonormal eigenvectors as columns: [..., n, n], A V = V diag(eigenvalues). */
   eigenvectors: Tensor<D>;
 }
+
+/** `{ eigenvalues, eigenvectors }` that also destructures as `[eigenvalues, eigenvectors]` (NOTE [ Named results ]). */
+export type EighResult<D extends DType = DType> = Named<EighFields<D>, [Tensor<D>, Tensor<D>]>;
 
 /**
  * Eigenvalues and eigenvectors of a symmetric matrix or batch of them [..., n,
@@ -90,7 +94,11 @@ export interface EighResult<D extends DType = DType> {
  * const { eigenvalues, eigenvectors } = gx.linalg.eigh(cov);
  */
 export function eigh<D extends DType>(a: Tensor<D>, options?: EighOptions | null): EighResult<D> {
-  const fn = 'gx.linalg.eigh';
+  return eighImpl(a, options, 'gx.linalg.eigh');
+}
+
+/** @internal gx.linalg.eigh, with errors naming `fn` (gx.linalg.eigvalsh calls it too). */
+export function eighImpl<D extends DType>(a: Tensor<D>, options: unknown, fn: string): EighResult<D> {
   const opts = optionsOf<EighOptions>(options, fn, EIGH_KEYS);
   const uplo = opts.UPLO ?? 'L';
   if (uplo !== 'L' && uplo !== 'U') throw new TypeError(`${fn}: UPLO must be 'L' or 'U', got ${describeValue(uplo)}`);
@@ -99,11 +107,11 @@ export function eigh<D extends DType>(a: Tensor<D>, options?: EighOptions | null
     const outs = [r.eigenvalues, r.eigenvectors];
     recordMulti('linalg.eigh', [a], outs, outs, ([gw, gv], [w, v]) => [eighBackward(gw, gv, w, v)]);
   }
-  return r;
+  return named(r, ['eigenvalues', 'eigenvectors']);
 }
 
 /** eigh's computation, not recorded. */
-function eighCompute<D extends DType>(a: Tensor<D>, uplo: 'L' | 'U', fn: string): EighResult<D> {
+function eighCompute<D extends DType>(a: Tensor<D>, uplo: 'L' | 'U', fn: string): EighFields<D> {
   const m = checkSquare(a, fn, 'a');
   const n = m.rows;
   return withOutputs(fn, (keep) => {

@@ -3,7 +3,7 @@
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import type { OutOptions } from './common';
-import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp, whereOp, type BinaryName, type UnaryName } from './elementwise';
+import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from './promotion';
 import { installMethods, type TensorMethods } from './install';
 import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from './reduction';
@@ -16,8 +16,10 @@ declare module '../tensor' {
     where(condition: Tensor, other: Operand, opts?: OutOptions): Tensor;
     /** Limits to [min, max], either optional (gx.clamp). */
     clamp(min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    clamp(bounds: ClampOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     /** In place gx.clamp, keeping the dtype; returns this. */
     clamp_(min?: number | bigint | null, max?: number | bigint | null): this;
+    clamp_(bounds: Omit<ClampOptions, 'out'>): this;
     /** A copy converted to `dtype` (gx.astype). */
     astype<E extends DType>(dtype: E): Tensor<E>;
     /** Sum over axes (gx.sum); integer and bool tensors sum in int64. @example x.sum(); x.sum(1); x.sum(1, { keepdims: true }) */

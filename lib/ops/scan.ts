@@ -10,6 +10,9 @@ import type { Tensor } from '../tensor';
 import { axisCallOptions, axisOfCall, callAlongAxis, normalizeAxis, type AxisOptions } from './axes';
 import { optionKeys } from '../options';
 import { checkTensor } from './common';
+import { BINARY, binaryOp } from './elementwise';
+import { cat, checkInt, narrow } from './layout';
+import { tidy } from '../tidy';
 import * as ops from '../generated/ops';
 import { isFloating } from './promotion';
 import type { SumResult } from './types';
@@ -51,3 +54,50 @@ export interface CumsumFn {
  */
 export const cumsum: CumsumFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
   cumsumImpl(x, axis, opts, 'gx.cumsum')) as CumsumFn;
+
+// --- diff ------------------------------------------------------------------------------
+
+export interface DiffOptions extends AxisOptions {
+  /** Put before x along the axis first (its shape but along the axis). */
+  prepend?: Tensor;
+  /** Put after x along the axis first. */
+  append?: Tensor;
+}
+
+const DIFF_KEYS = optionKeys<DiffOptions>({ axis: true, dim: true, prepend: true, append: true });
+
+/** @internal gx.diff and Tensor.diff: n-th forward differences, as views subtracted (composite). */
+export function diffImpl(a: unknown, nArg: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+  const x = checkTensor(a, fn, 'input');
+  const n = nArg === undefined ? 1 : checkInt(nArg, fn, 'n');
+  if (n < 0) throw new RangeError(`${fn}: n must be >= 0, got ${n}`);
+  if (x.ndim === 0) throw new RangeError(`${fn}: needs a tensor of 1 dimension or more, got a 0-d tensor`);
+  const o = axisCallOptions<DiffOptions>(arg, opts, fn, DIFF_KEYS);
+  const a0 = axisOfCall(arg, o, fn);
+  const dim = normalizeAxis(a0 === undefined || a0 === null ? -1 : a0, x.shape, fn);
+  return tidy(() => {
+    const parts = [o.prepend, x, o.append].filter((t): t is Tensor => t !== undefined)
+      .map((t, i) => (t === x ? t : checkTensor(t, fn, i === 0 && o.prepend !== undefined ? 'prepend' : 'append')));
+    let y = parts.length === 1 ? x : cat(parts, dim);
+    // bool differences are "changed" (torch's logical_xor), numbers subtract.
+    const op = x.dtype === 'bool' ? BINARY.ne : BINARY.sub;
+    for (let k = 0; k < n && y.shape[dim] > 0; k++) {
+      const len = y.shape[dim] - 1;
+      y = binaryOp(op, narrow(y, dim, 1, len), narrow(y, dim, 0, len), fn);
+    }
+    return y === x ? x.clone() : y;
+  });
+}
+
+export interface DiffFn {
+  <D extends DType>(x: Tensor<D>, n?: number, axis?: number, opts?: DiffOptions): Tensor<D>;
+  <D extends DType>(x: Tensor<D>, n: number, opts: DiffOptions): Tensor<D>;
+}
+
+/**
+ * The n-th forward difference along `axis` (default -1), as torch.diff:
+ * out[i] = x[i + 1] - x[i], applied n times (default 1), after `prepend`
+ * and `append` are put around x; bool inputs give x[i + 1] != x[i].
+ * @example gx.diff(gx.tensor([1, 4, 9, 16])) // [3, 5, 7]; gx.diff(x, 2, 0)
+ */
+export const diff: DiffFn = ((x: unknown, n?: unknown, axis?: unknown, opts?: unknown): Tensor => diffImpl(x, n, axis, opts, 'gx.diff')) as DiffFn;

@@ -7,13 +7,24 @@ import type { DType } from '../dtype';
 import { nestValues } from '../nested';
 import { describeValue } from '../shape';
 import type { Tensor } from '../tensor';
+import { optionKeys } from '../options';
 import { normalizeAxis } from './axes';
+import { optionsOf } from './common';
 import { installGetters, installMethods } from './install';
 import { permute, sliceDims, transpose } from './layout';
 import { matmul, type MatmulOptions } from './linalg';
 
-/** One element of toNested()'s result: what the dtype's values are in JS (int64 as bigint, so nothing is rounded). */
-export type NestedItem<D extends DType> = D extends 'bool' ? boolean : D extends 'int64' ? bigint : number;
+/** One element of toNested()'s result: as item() gives it (a boolean for bool, else a number). */
+export type NestedItem<D extends DType> = D extends 'bool' ? boolean : number;
+/** One element of toNested({ bigint: true })'s result: int64 as bigint, so nothing is rounded. */
+export type NestedBigItem<D extends DType> = D extends 'bool' ? boolean : D extends 'int64' ? bigint : number;
+
+export interface ToNestedOptions {
+  /** int64 elements as bigints, exact for every value (default false: numbers, as item() gives). */
+  bigint?: boolean;
+}
+
+const TO_NESTED_KEYS = optionKeys<ToNestedOptions>({ bigint: true });
 /** Nested arrays of T (or T itself, for a 0-d tensor). */
 export type Nested<T> = T | Nested<T>[];
 
@@ -44,12 +55,16 @@ declare module '../tensor' {
      */
     [Symbol.iterator](): IterableIterator<Tensor<D>>;
     /**
-     * The values as nested JS arrays (torch's tolist()): numbers, booleans
-     * for bool, bigints for int64; a 0-d tensor gives its value.
-     * gx.tensor(x.toNested(), { dtype: x.dtype }) rebuilds x.
-     * @example gx.tensor([[1, 2], [3, 4]]).toNested() // [[1, 2], [3, 4]]
+     * The values as nested JS arrays (torch's tolist()): numbers as item()
+     * gives them (so JSON.stringify takes them), booleans for bool; an int64
+     * value beyond ±(2^53 - 1) is a RangeError, as item()'s, unless
+     * `{ bigint: true }` asks for int64 as bigints. A 0-d tensor gives its value.
+     * gx.tensor(x.toNested({ bigint: true }), { dtype: x.dtype }) rebuilds x.
+     * @example gx.tensor([[1, 2], [3, 4]]).toNested() // [[1, 2], [3, 4]]; JSON.stringify(gx.argmax(x, 1).toNested())
      */
-    toNested(): Nested<NestedItem<D>>;
+    toNested(opts?: ToNestedOptions & { bigint?: false }): Nested<NestedItem<D>>;
+    toNested(opts: ToNestedOptions & { bigint: true }): Nested<NestedBigItem<D>>;
+    toNested(opts?: ToNestedOptions): Nested<NestedBigItem<D>> | Nested<NestedItem<D>>;
     /** The number of dims, as torch's x.dim() (the same as x.ndim). @example gx.zeros([2, 3]).dim() // 2 */
     dim(): number;
     /**
@@ -70,6 +85,15 @@ installGetters({
     return transpose(this, -2, -1);
   },
 });
+
+/** v as a number, exact: beyond ±(2^53 - 1) a RangeError (item()'s rule). */
+function safeNumber(v: bigint, dtype: DType, fn: string): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new RangeError(`${fn}: the value ${v} (${dtype}) is beyond ±(2^53 - 1), where a number is exact; ` +
+      'read the values as bigints with toNested({ bigint: true })');
+  }
+  return Number(v);
+}
 
 function* rows<D extends DType>(x: Tensor<D>): IterableIterator<Tensor<D>> {
   const n = x.shape[0];
@@ -98,9 +122,13 @@ installMethods({
   zero_(this: Tensor) {
     return this.fill_(0, 'Tensor.zero_');
   },
-  toNested(this: Tensor) {
+  toNested(this: Tensor, opts?: unknown) {
+    const fn = 'Tensor.toNested';
+    const o = optionsOf<ToNestedOptions>(opts, fn, TO_NESTED_KEYS);
+    if (o.bigint !== undefined && typeof o.bigint !== 'boolean') throw new TypeError(`${fn}: bigint must be a boolean, got ${describeValue(o.bigint)}`);
     const values = this.toArraySync() as ArrayLike<number | bigint>;
-    const items: ArrayLike<number | bigint | boolean> = this.dtype === 'bool' ? Array.from(values, (v) => v !== 0) : values;
+    const items: ArrayLike<number | bigint | boolean> = this.dtype === 'bool' ? Array.from(values, (v) => v !== 0)
+      : values instanceof BigInt64Array && o.bigint !== true ? Array.from(values, (v) => safeNumber(v, this.dtype, fn)) : values;
     return nestValues(items, this.shape) as never;
   },
 });

@@ -36,6 +36,7 @@ import { astypeOp } from './elementwise';
 import { SCATTER_ASSIGN, gather } from './indexing';
 import { checkInt, movedim, narrow, squeeze, unsqueeze } from './layout';
 import { namedForCaller } from './library';
+import { named, type Named } from './named';
 import { resultType } from './promotion';
 
 /** Where sort, topk and kthvalue may write their results (each must have the result's shape and dtype). */
@@ -45,10 +46,13 @@ export interface SortOut<D extends DType = DType> {
 }
 
 /** The values and their indices (int64) along the axis. */
-export interface SortResult<D extends DType = DType> {
+export interface SortFields<D extends DType = DType> {
   values: Tensor<D>;
   indices: Tensor<'int64'>;
 }
+
+/** `{ values, indices }` that also destructures as `[values, indices]` (NOTE [ Named results ]). */
+export type SortResult<D extends DType = DType> = Named<SortFields<D>, [Tensor<D>, Tensor<'int64'>]>;
 
 export interface SortOptions<D extends DType = DType> extends AxisOptions {
   /** Largest first (default false). */
@@ -159,7 +163,7 @@ function moveBack<D extends DType>(t: Tensor<D>, axis: number): Tensor<D> {
  * axis `len` long, as views in x's axis order. No autograd.
  */
 function alongAxis(x: Tensor, axis: number, len: number, fn: string,
-  call: (rows: Tensor, values: Tensor, indices: Tensor) => void): SortResult {
+  call: (rows: Tensor, values: Tensor, indices: Tensor) => void): SortFields {
   return noGrad(() => {
     const rows = rowsOf(x, axis);
     const shape = rows.ndim === 0 ? [] : [...rows.shape.slice(0, -1), len];
@@ -178,12 +182,12 @@ function alongAxis(x: Tensor, axis: number, len: number, fn: string,
   });
 }
 
-function sortRaw(x: Tensor, axis: number, descending: boolean, fn: string): SortResult {
+function sortRaw(x: Tensor, axis: number, descending: boolean, fn: string): SortFields {
   return alongAxis(x, axis, lengthAlong(x, axis), fn, (rows, values, indices) =>
     ops.sort(fn, { self: rows.handle(fn), descending, values: values.handle(fn), indices: indices.handle(fn) }));
 }
 
-function topkRaw(x: Tensor, k: number, axis: number, largest: boolean, fn: string): SortResult {
+function topkRaw(x: Tensor, k: number, axis: number, largest: boolean, fn: string): SortFields {
   return alongAxis(x, axis, k, fn, (rows, values, indices) =>
     ops.topk(fn, { self: rows.handle(fn), k, largest, values: values.handle(fn), indices: indices.handle(fn) }));
 }
@@ -193,7 +197,7 @@ function topkRaw(x: Tensor, k: number, axis: number, largest: boolean, fn: strin
  * distinct): the gradient is g scattered into zeros of x's shape.
  * `expand`: kthvalue without keepdims, whose g and indices lack the axis.
  */
-function recordGathered(name: string, x: Tensor, axis: number, r: SortResult, expand = false): void {
+function recordGathered(name: string, x: Tensor, axis: number, r: SortFields, expand = false): void {
   if (!shouldRecord(x)) return;
   const shape = x.shape.slice(), dtype = x.dtype, device = x.device;  // read now: x may be gone by backward time
   record(name, [x], r.values, [r.indices], (g, saved) => {
@@ -222,9 +226,11 @@ function outPair(out: unknown, fn: string): Partial<SortOut> | undefined {
   return optionsOf<SortOut>(out, `${fn} (options.out)`, OUT_PAIR_KEYS);
 }
 
+const ORDER = ['values', 'indices'] as const;
+
 /** Writes r into the caller's `out` tensors where given (each of the result's shape and dtype); returns what the caller gets. */
-function deliver<D extends DType>(r: SortResult<D>, out: Partial<SortOut> | undefined, x: Tensor, fn: string): SortResult<D> {
-  if (out === undefined) return r;
+function deliver<D extends DType>(r: SortFields<D>, out: Partial<SortOut> | undefined, x: Tensor, fn: string): SortResult<D> {
+  if (out === undefined) return named(r, ORDER);
   let values: Tensor<D>;
   try {
     values = into(r.values, out.values, x, fn, 'out.values');
@@ -233,7 +239,7 @@ function deliver<D extends DType>(r: SortResult<D>, out: Partial<SortOut> | unde
     throw e;
   }
   try {
-    return { values, indices: into(r.indices, out.indices, x, fn, 'out.indices') };
+    return named({ values, indices: into(r.indices, out.indices, x, fn, 'out.indices') }, ORDER);
   } catch (e) {
     if (values !== out.values) values.dispose();
     throw e;
@@ -354,7 +360,7 @@ export function kthvalueImpl(a: unknown, kArg: unknown, arg: unknown, opts: unkn
     t.dispose();
     return c;
   });
-  const r: SortResult = { values: pick(best.values), indices: pick(best.indices) as Tensor<'int64'> };
+  const r: SortFields = { values: pick(best.values), indices: pick(best.indices) as Tensor<'int64'> };
   if (out === undefined) recordGathered('kthvalue', x, axis, r, !keepdims);
   return deliver(r, out, x, fn);
 }

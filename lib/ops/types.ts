@@ -8,6 +8,7 @@ import type { OutOptions } from './common';
 import type { Operand, ScalarOperand } from './promotion';
 import type { Axes } from './axes';
 import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduction';
+import type { ClampOptions } from './elementwise';
 
 export type { FloatDType, IntegerDType };
 
@@ -65,6 +66,8 @@ export interface WhereFn {
 export interface ClampFn {
   <D extends FloatDType>(x: Tensor<D>, min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions<D>): Tensor<D>;
   (x: Tensor, min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions): Tensor;
+  <D extends FloatDType>(x: Tensor<D>, bounds: ClampOptions<D>): Tensor<D>;
+  (x: Tensor, bounds: ClampOptions): Tensor;
 }
 
 export interface SumFn {
