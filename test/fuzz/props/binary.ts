@@ -12,7 +12,7 @@ import {
   targetProblem, deviceOf, outValue, type ModelOperand, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import {
-  BINARY_NAMES, BINARY_REF, BINARY_SPECS, callMethod, gxFunction, type BinaryName,
+  BINARY_NAMES, BINARY_REF, BINARY_SPECS, callMethod, gxFunction, INEXACT_BINARY, type BinaryName,
 } from '../../elementwise-reference';
 import type { Known } from '../harness';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
@@ -172,7 +172,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
       const v = typeof r === 'boolean' ? (r ? 1 : 0) : roundCompute(r, c);
       values.push(cast(v, storeDtype));
     }
-    const inexact = inp.op === 'pow' && isFloat(common);
+    const inexact = INEXACT_BINARY.has(inp.op) && isFloat(common);
     const coarser = isFloat(storeDtype) && epsOf(storeDtype) > epsOf(common) ? storeDtype : common;
     const known: Known[] = [];
     const al = aliasing(target, tensors.filter((t) => t !== target || !inplace), true);

@@ -79,7 +79,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
     const store = target?.dtype ?? common;
     const ins = t.values.map((v) => toCompute(castFrom(v, t.dtype, common) as V, c));
     // Stored straight from the compute type into out's dtype (as binary.ts notes).
-    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(UNARY_REF[inp.op](v), c), store)));
+    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(UNARY_REF[inp.op](v, c, common), c), store)));
     const eps = epsOf(c === 'double' ? 'float64' : 'float32');
     const coarser = isFloat(store) && epsOf(store) > epsOf(common) ? store : common;
     const al = aliasing(target, form === 'inplace' ? [] : [t], true);
