@@ -117,8 +117,9 @@ function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefin
 
 /** lerp(self, end, weight): LerpOp in the common floating dtype (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
 function lerp(a: Val, b: Val, w: Val): Val | undefined {
+  // The eager op takes floating tensors for self and end (lib/ops/lerp.ts).
+  if (!isFloat(promote(a.ty, b.ty).dtype) || a.ty.weak || b.ty.weak) return undefined;
   const t = promote(promote(a.ty, b.ty), w.ty);
-  if (!isFloat(t.dtype) || a.ty.weak || b.ty.weak) return undefined;  // the eager op takes tensors for self and end
   const c = computeOf(t.dtype, { float: true, double: true, int: false, bool: false, noBool: false });
   if (c === undefined) return undefined;
   return apply('LerpOp', [operand(a, t.dtype, c), operand(b, t.dtype, c), operand(w, t.dtype, c)], c, t);

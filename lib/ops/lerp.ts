@@ -31,8 +31,9 @@ export function lerpOp(a: unknown, b: unknown, w: unknown, fn: string, opts?: un
   const device = commonDevice(tensors, ['self', 'end', 'weight'], fn);
   const shape = broadcastShapes(tensors, fn);
   const common = resultType(self, end, w);
-  if (!isFloating(common)) {
-    throw new TypeError(`${fn}: needs floating operands (got ${tensors.map(describeOperand).join(', ')}${w instanceof Tensor ? '' : ` and ${w}`}); ` +
+  // torch.lerp takes floating self and end only (a float weight would otherwise promote integers to float32).
+  if (!isFloating(resultType(self, end))) {
+    throw new TypeError(`${fn}: needs floating operands (got ${tensors.map((x) => describeOperand(x)).join(', ')}${w instanceof Tensor ? '' : ` and ${w}`}); ` +
       'convert with .astype() first');
   }
   const result = computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
