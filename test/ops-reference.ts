@@ -235,6 +235,7 @@ function erfcCF(x: number): number {
 /** The error function to ~1e-15: its Taylor series below 2.5, 1 - erfc beyond. */
 export function erf(x: number): number {
   if (Number.isNaN(x)) return x;
+  if (!Number.isFinite(x)) return Math.sign(x);
   const ax = Math.abs(x);
   if (ax >= 2.5) return Math.sign(x) * (1 - erfcCF(ax));
   let term = x, sum = x;
@@ -251,6 +252,7 @@ export function erf(x: number): number {
 export function erfc(x: number): number {
   if (Number.isNaN(x)) return x;
   if (x < 0) return 2 - erfc(-x);
+  if (x === Infinity) return 0;
   return x >= 2.5 ? erfcCF(x) : 1 - erf(x);
 }
 

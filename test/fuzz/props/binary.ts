@@ -121,7 +121,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
     const pa = promoOf(self), pb = promoOf(other);
     let common = resultTypeOf([pa, pb].filter((p): p is PromoOperand => p !== undefined)) as DType;
     if (kind === 'div' && !isFloat(common)) common = 'float32';
-    if (['sub', 'pow', 'remainder'].includes(inp.op) && common === 'bool') return { verdict: errorVerdict('bool operands') };
+    if ('noBool' in BINARY_SPECS[inp.op] && common === 'bool') return { verdict: errorVerdict('bool operands') };
     if (inp.op === 'pow' && isInt(common) && other.kind === 'scalar' && typeof other.value !== 'boolean' && other.value < 0) {
       return { verdict: errorVerdict('an integer to a negative power') };
     }

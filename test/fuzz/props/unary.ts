@@ -20,8 +20,11 @@ import type { FuzzProperty } from '../property';
 
 
 type Fn = (x: gx.Tensor, o?: gx.OutOptions) => gx.Tensor;
-const fnOf = (op: UnaryName): Fn => gxFunction(op) as Fn;
-const methodOf = (op: UnaryName): Fn => (x, o) => callMethod(x, op, o);
+/** Positional parameters left at their defaults (NOTE [ Parameters of elementwise ops ]), so `o` lands in the options' place. */
+const defaults = (op: UnaryName): undefined[] =>
+  (UNARY_SPECS[op].paramStyle === 'positional' ? UNARY_SPECS[op].params.map(() => undefined) : []);
+const fnOf = (op: UnaryName): Fn => (x, o) => gxFunction(op)(x, ...defaults(op), o);
+const methodOf = (op: UnaryName): Fn => (x, o) => callMethod(x, op, ...defaults(op), o);
 const inplaceOf = (op: UnaryName): ((x: gx.Tensor) => gx.Tensor) | undefined =>
   (UNARY_SPECS[op].inplace ? (x) => callMethod(x, `${op}_`) : undefined);
 
