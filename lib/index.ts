@@ -12,6 +12,7 @@ import './ops/reshape-methods';
 import './ops/sorting-methods';
 import './ops/linalg-methods';
 import './ops/statistics-methods';
+import './ops/lerp';
 import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './tensor-to';
@@ -55,11 +56,14 @@ export { split, chunk, unbind } from './ops/split';
 export { flip, roll } from './ops/reorder';
 export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/repeat';
 export { pad, type PadMode, type PadOptions } from './ops/pad';
+export { lerp } from './ops/lerp';
 export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsCloseOptions } from './ops/predicates';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
-  where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
+  fmod, atan2, hypot, logaddexp, copysign, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, expm1, exp2, log2,
+  log10, erf, erfc, erfinv, reciprocal, frac, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
+  square, trunc, nanToNum, where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
 } from './ops';
 export type {
   Operand, ScalarOperand, OutOptions, ClampOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,

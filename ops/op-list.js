@@ -26,8 +26,16 @@
 'use strict';
 
 // Elementwise entries: (name, functor, compute types, group, kind, doc, more), more being
-// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool, grad }; `doc` is the
-// gx function's JSDoc and the schema's documentation.
+// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool, grad, params, paramStyle };
+// `doc` is the gx function's JSDoc and the schema's documentation.
+// NOTE [ Parameters of elementwise ops ]
+// A unary op may take numbers beside its tensor: `params`, each '<type> <name>[=<default>]' with
+// type float (a default is required: torch's) or float? (absent: null), in the order of the
+// functor's members (NOTE [ Functors with parameters ] in unary/functors.h). They go into the
+// schema between self and dtype, to the gx function as numbers after x (paramStyle
+// 'positional', the default: gx.leakyRelu(x, 0.2)) or as keys of its options object
+// (paramStyle 'options': gx.nanToNum(x, { posinf: 1 })), to the grad formula by their names,
+// and to gx.fuse as the call's numbers.
 // NOTE [ Derivatives beside the schemas ]
 // `grad` is the op's derivative for autograd, as PyTorch's derivatives.yaml
 // writes it: an expression of `grad` (the gradient of the result), `self`,
@@ -62,6 +70,17 @@ module.exports = [
   binary('remainder', 'RemainderOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'Python\'s % (the result has the divisor\'s sign), as torch.remainder.',
     { inplace: true, example: 'gx.remainder(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, floor(div(self, other))))' } }),
+  binary('fmod', 'FmodOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
+    'C\'s fmod, as torch.fmod: the result has the dividend\'s sign (remainder: the divisor\'s); integer x % 0 is 0.',
+    { inplace: true, example: 'gx.fmod(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, trunc(div(self, other))))' } }),
+  binary('atan2', 'Atan2Op', 'kCFloating', 'math', 'div', 'The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.',
+    { inplace: true, example: 'gx.atan2(y, x)', grad: { self: 'div(mul(grad, other), add(mul(self, self), mul(other, other)))', other: 'neg(div(mul(grad, self), add(mul(self, self), mul(other, other))))' } }),
+  binary('hypot', 'HypotOp', 'kCFloating', 'math', 'div', 'sqrt(self^2 + other^2) without overflow or underflow on the way.',
+    { inplace: true, grad: { self: 'mul(grad, div(self, result))', other: 'mul(grad, div(other, result))' } }),
+  binary('logaddexp', 'LogaddexpOp', 'kCFloating', 'math', 'div', 'log(e^self + e^other), stable for large and small operands.',
+    { grad: { self: 'div(grad, add(1, exp(sub(other, self))))', other: 'div(grad, add(1, exp(sub(self, other))))' } }),
+  binary('copysign', 'CopysignOp', 'kCFloating', 'math', 'div', '|self| with the sign of other (integer inputs give float32, as torch).',
+    { inplace: true, grad: { self: 'where(eq(self, 0), 0, mul(grad, div(result, self)))', other: 'zeros(grad)' } }),
   binary('eq', 'EqOp', 'kCNumeric', 'compare', 'compare', 'self == other, as a bool tensor.', { example: 'gx.eq(x, 0)' }),
   binary('ne', 'NeOp', 'kCNumeric', 'compare', 'compare', 'self != other, as a bool tensor.'),
   binary('lt', 'LtOp', 'kCNumeric', 'compare', 'compare', 'self < other, as a bool tensor.'),
@@ -86,6 +105,57 @@ module.exports = [
   unary('gelu', 'GeluOp', 'kCFloating', 'activation', 'float', 'GELU, the exact (erf) form of torch.nn.functional.gelu.', { grad: 'mul(grad, geluGrad(self))' }),
   unary('softplus', 'SoftplusOp', 'kCFloating', 'activation', 'float',
     'log(1 + exp(x)); x above 20 passes through (torch\'s threshold).', { grad: 'mul(grad, where(gt(self, 20), 1, sigmoid(self)))' }),
+  unary('tan', 'TanOp', 'kCFloating', 'trig', 'float', 'Tangent.', { inplace: true, grad: 'mul(grad, add(1, mul(result, result)))' }),
+  unary('asin', 'AsinOp', 'kCFloating', 'trig', 'float', 'Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].',
+    { inplace: true, grad: 'div(grad, sqrt(sub(1, mul(self, self))))' }),
+  unary('acos', 'AcosOp', 'kCFloating', 'trig', 'float', 'Arccosine, in [0, pi]; NaN outside [-1, 1].',
+    { inplace: true, grad: 'neg(div(grad, sqrt(sub(1, mul(self, self)))))' }),
+  unary('atan', 'AtanOp', 'kCFloating', 'trig', 'float', 'Arctangent, in (-pi/2, pi/2).', { inplace: true, grad: 'div(grad, add(1, mul(self, self)))' }),
+  unary('sinh', 'SinhOp', 'kCFloating', 'trig', 'float', 'Hyperbolic sine.', { inplace: true, grad: 'mul(grad, cosh(self))' }),
+  unary('cosh', 'CoshOp', 'kCFloating', 'trig', 'float', 'Hyperbolic cosine.', { inplace: true, grad: 'mul(grad, sinh(self))' }),
+  unary('asinh', 'AsinhOp', 'kCFloating', 'trig', 'float', 'Inverse hyperbolic sine.', { inplace: true, grad: 'div(grad, sqrt(add(mul(self, self), 1)))' }),
+  unary('acosh', 'AcoshOp', 'kCFloating', 'trig', 'float', 'Inverse hyperbolic cosine; NaN below 1.',
+    { inplace: true, grad: 'div(grad, sqrt(sub(mul(self, self), 1)))' }),
+  unary('atanh', 'AtanhOp', 'kCFloating', 'trig', 'float', 'Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.',
+    { inplace: true, grad: 'div(grad, sub(1, mul(self, self)))' }),
+  unary('expm1', 'Expm1Op', 'kCFloating', 'float', 'float', 'e ** x - 1, accurate near 0.', { inplace: true, grad: 'mul(grad, add(result, 1))' }),
+  unary('exp2', 'Exp2Op', 'kCFloating', 'float', 'float', '2 ** x.', { inplace: true, grad: 'mul(grad, mul(result, 0.6931471805599453))' }),
+  unary('log2', 'Log2Op', 'kCFloating', 'float', 'float', 'Base-2 logarithm.', { inplace: true, grad: 'div(grad, mul(self, 0.6931471805599453))' }),
+  unary('log10', 'Log10Op', 'kCFloating', 'float', 'float', 'Base-10 logarithm.', { inplace: true, grad: 'div(grad, mul(self, 2.302585092994046))' }),
+  unary('erf', 'ErfOp', 'kCFloating', 'special', 'float', 'The error function.',
+    { inplace: true, grad: 'mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126))' }),
+  unary('erfc', 'ErfcOp', 'kCFloating', 'special', 'float', '1 - erf(x), accurate where erf(x) is near 1.',
+    { inplace: true, grad: 'mul(grad, mul(exp(neg(mul(self, self))), -1.1283791670955126))' }),
+  unary('erfinv', 'ErfinvOp', 'kCFloating', 'special', 'float', 'The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond.',
+    { inplace: true, grad: 'mul(grad, mul(exp(mul(result, result)), 0.886226925452758))' }),
+  unary('reciprocal', 'ReciprocalOp', 'kCFloating', 'float', 'float', '1 / x (integer and bool inputs give float32, as torch).',
+    { inplace: true, grad: 'neg(mul(grad, mul(result, result)))' }),
+  unary('frac', 'FracOp', 'kCFloating', 'float', 'float', 'x - trunc(x): the fractional part, with x\'s sign.', { inplace: true, grad: 'grad' }),
+  unary('silu', 'SiluOp', 'kCFloating', 'activation', 'float', 'x * sigmoid(x) (SiLU, swish).',
+    { example: 'gx.silu(x)', grad: 'mul(grad, siluGrad(self))' }),
+  unary('mish', 'MishOp', 'kCFloating', 'activation', 'float', 'x * tanh(softplus(x)).', { grad: 'mul(grad, mishGrad(self))' }),
+  unary('selu', 'SeluOp', 'kCFloating', 'activation', 'float',
+    'scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch\'s).',
+    { grad: 'where(gt(self, 0), mul(grad, 1.0507009873554805), mul(grad, mul(exp(self), 1.7580993408473766)))' }),
+  unary('hardsigmoid', 'HardsigmoidOp', 'kCFloating', 'activation', 'float', 'min(max(x + 3, 0), 6) / 6.',
+    { grad: 'where(logicalAnd(gt(self, -3), lt(self, 3)), div(grad, 6), 0)' }),
+  unary('log_sigmoid', 'LogSigmoidOp', 'kCFloating', 'activation', 'float', 'log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|).',
+    { grad: 'mul(grad, sigmoid(neg(self)))' }),
+  unary('leaky_relu', 'LeakyReluOp', 'kCFloating', 'activation', 'float', 'x > 0 ? x : negativeSlope * x.',
+    { params: ['float negative_slope=0.01'], example: 'gx.leakyRelu(x, 0.2)', grad: 'where(gt(self, 0), grad, mul(grad, negative_slope))' }),
+  unary('elu', 'EluOp', 'kCFloating', 'activation', 'float', 'x > 0 ? x : alpha * (e^x - 1).',
+    { params: ['float alpha=1'], example: 'gx.elu(x, 0.5)', grad: 'where(gt(self, 0), grad, mul(grad, mul(exp(self), alpha)))' }),
+  unary('hardtanh', 'HardtanhOp', 'kCFloating', 'activation', 'float', 'min(max(x, minVal), maxVal); NaN propagates.',
+    { params: ['float min_val=-1', 'float max_val=1'], example: 'gx.hardtanh(x, -2, 2)',
+      grad: 'where(logicalAnd(gt(self, min_val), lt(self, max_val)), grad, 0)' }),
+  unary('square', 'SquareOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'x * x (keeps the dtype: integers wrap; not for bool).',
+    { inplace: true, grad: 'mul(grad, mul(self, 2))' }),
+  unary('trunc', 'TruncOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'Rounds toward zero (integers unchanged).', { inplace: true, grad: 'zeros(self)' }),
+  unary('nan_to_num', 'NanToNumOp', 'kCNumeric | kCNoBool', 'keep', 'keep',
+    'NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype\'s largest and lowest finite values); ' +
+    'integers unchanged.',
+    { params: ['float nan=0', 'float? posinf', 'float? neginf'], paramStyle: 'options', inplace: true,
+      example: 'gx.nanToNum(x, { nan: 0, posinf: 1e4 })', grad: 'where(isfinite(self), grad, 0)' }),
   unary('neg', 'NegOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-x (keeps the dtype; not for bool).', { inplace: true, grad: 'neg(grad)' }),
   unary('abs', 'AbsOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '|x| (keeps the dtype; not for bool).', { inplace: true, grad: 'mul(grad, sign(self))' }),
   unary('sign', 'SignOp', 'kCNumeric | kCNoBool', 'keep', 'keep', '-1, 0 or 1 by the sign of x; 0 for NaN.',
@@ -103,6 +173,9 @@ module.exports = [
   op('clamp(Tensor self, float? min, float? max, int min_int, int max_int, ScalarType dtype, Tensor out) -> ()',
     'Elementwise min(max(self, min), max) with number bounds (each optional); NaN propagates.'),
   op('astype(Tensor self, Tensor out) -> ()', 'Copies self into out (same shape), converting to out\'s dtype.'),
+  op('lerp(Tensor self, Tensor end, Tensor? weight, float weight_scalar, ScalarType dtype, Tensor out) -> ()',
+    'Elementwise self + weight * (end - self), from the nearer end as torch.lerp (weight 1 gives end exactly), ' +
+    'broadcasting, computing in dtype (floating); an absent weight is weight_scalar.'),
 
   reduce('sum', 'SumReducer', 'kCNumeric', 'sum', 'sum', 'Sum over axis (all for []).'),
   reduce('prod', 'ProdReducer', 'kCNumeric', 'sum', 'sum', 'Product over axis.'),

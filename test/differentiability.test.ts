@@ -38,7 +38,13 @@ const spd = (a: gx.Tensor): gx.Tensor => gx.add(gx.matmul(a, a.T), gx.mul(gx.eye
 /** A sign-invariant face of a factorization's vectors: each element squared. */
 const sq = (t: gx.Tensor): gx.Tensor => gx.mul(t, t);
 
+/** f(M) computed outside the graph, as a leaf that requires grad (inputs moved into an op's domain). */
+const shifted = (d: TestDevice, f: (x: gx.Tensor) => gx.Tensor): gx.Tensor => gx.noGrad(() => f(M(d))).requiresGrad_();
 const unarySample: Sample = { args: (d) => [M(d)] };
+/** Values in [0.25, 0.75]: inside (-1, 1) for asin, acos, atanh, erfinv; away from integers for frac. */
+const halfSample: Sample = { args: (d) => [shifted(d, (x) => gx.mul(x, 0.5))] };
+/** Values in [-0.5, 0.5]: both branches of the activations with a kink at 0 (none at 0 itself: random values). */
+const centredSample: Sample = { args: (d) => [shifted(d, (x) => gx.sub(x, 1))] };
 const binarySample: Sample = { args: (d) => [M(d), M(d)] };
 
 const SAMPLES: Record<string, Sample> = {
@@ -70,6 +76,11 @@ const SAMPLES: Record<string, Sample> = {
   any: unarySample, all: unarySample, isnan: unarySample, isinf: unarySample, isfinite: unarySample,
   isclose: binarySample, allclose: binarySample, equal: binarySample,
   where: { args: (d) => [mask(d), M(d), M(d)], noMethod: true },  // x.where(condition, y): its own argument order
+  asin: halfSample, acos: halfSample, atanh: halfSample, erfinv: halfSample, frac: halfSample,
+  acosh: { args: (d) => [shifted(d, (x) => gx.add(x, 1))] },
+  leakyRelu: centredSample, elu: centredSample, selu: centredSample, hardtanh: centredSample, silu: centredSample,
+  mish: centredSample, logSigmoid: centredSample, hardsigmoid: centredSample,
+  lerp: { args: (d) => [M(d), M(d), M(d)] },
   clamp: { args: (d) => [M(d), 0.8, 1.2] },
   astype: { args: (d) => [M(d), 'float64'] },
   sum: { args: (d) => [M(d), 1] }, prod: { args: (d) => [M(d), 1] }, mean: { args: (d) => [M(d), 1] },
@@ -154,8 +165,8 @@ const SAMPLES: Record<string, Sample> = {
   'Tensor.scatterReduce_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] },
   'Tensor.indexAdd_': { args: (d) => [M(d), 0, idx(d, [2, 0]), P(d, [2, 4])] },
   'Tensor.clamp_': { args: (d) => [M(d), 0.8, 1.2] },
-  ...Object.fromEntries([...Object.values(BINARY), ...Object.values(UNARY)].filter((e) => e.inplace)
-    .map((e) => [`Tensor.${e.name}_`, e.name in BINARY ? binarySample : unarySample])),
+  ...Object.fromEntries([...Object.entries(BINARY), ...Object.entries(UNARY)].filter(([, e]) => e.inplace)
+    .map(([n]) => [`Tensor.${n}_`, n in BINARY ? binarySample : unarySample])),
 };
 
 type AnyFn = (...args: unknown[]) => unknown;

@@ -6,7 +6,7 @@
 import * as gx from '../lib';
 import { BINARY, UNARY } from '../lib/generated/ops';
 import { truthy } from './fuzz/semantics';
-import { erf, intPow, remainderRef, rint, type Compute, type V } from './ops-reference';
+import { erf, erfc, erfinv, intPow, remainderRef, rint, type Compute, type V } from './ops-reference';
 
 export type BinaryName = keyof typeof BINARY;
 export type UnaryName = keyof typeof UNARY;
@@ -46,13 +46,37 @@ export const BINARY_REF: Record<BinaryName, (a: V, b: V, c: Compute) => V | bool
   le: (a, b) => a <= b,
   gt: (a, b) => a > b,
   ge: (a, b) => a >= b,
+  fmod: (a, b, c) => (c === 'int' ? (big(b) === 0n || big(b) === -1n ? 0n : big(a) % big(b)) : num(a) % num(b)),
+  atan2: (a, b) => Math.atan2(num(a), num(b)),
+  hypot: (a, b) => Math.hypot(num(a), num(b)),
+  logaddexp: (a, b) => logaddexp(num(a), num(b)),
+  copysign: (a, b) => (num(b) < 0 || Object.is(num(b), -0) ? -Math.abs(num(a)) : Math.abs(num(a))),
   logicalAnd: (a, b) => truthy(a) && truthy(b),
   logicalOr: (a, b) => truthy(a) || truthy(b),
   logicalXor: (a, b) => truthy(a) !== truthy(b),
 };
 
-/** Each unary op in the compute type: numbers (float, double) or bigints (int; the keep ops only). */
-export const UNARY_REF: Record<UnaryName, (x: V) => V> = {
+/** The binary ops whose floating results are not correctly rounded (libm functions): compared within a few ulps. */
+export const INEXACT_BINARY: ReadonlySet<BinaryName> = new Set<BinaryName>(['pow', 'atan2', 'hypot', 'logaddexp']);
+
+/** log(e^a + e^b) as torch: max + log1p(e^-|a - b|), equal infinities giving themselves. */
+function logaddexp(a: number, b: number): number {
+  if (a === b && !Number.isFinite(a) && !Number.isNaN(a)) return a;
+  return Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+}
+
+/** The largest finite value of a floating dtype (nanToNum's defaults). */
+const FINITE_MAX: Partial<Record<gx.DType, number>> = {
+  float64: Number.MAX_VALUE, float32: 3.4028234663852886e38, float16: 65504, bfloat16: 3.3895313892515355e38,
+};
+
+const SELU_SCALE = 1.0507009873554804934193349852946, SELU_ALPHA = 1.6732632423543772848170429916717;
+
+/**
+ * Each unary op in the compute type c of the result dtype `common`: numbers (float, double) or
+ * bigints (int; the keep ops only). The parameters' defaults where an op has parameters.
+ */
+export const UNARY_REF: Record<UnaryName, (x: V, c: Compute, common: gx.DType) => V> = {
   exp: (x) => Math.exp(num(x)),
   log: (x) => Math.log(num(x)),
   log1p: (x) => Math.log1p(num(x)),
@@ -64,6 +88,39 @@ export const UNARY_REF: Record<UnaryName, (x: V) => V> = {
   sigmoid: (x) => 1 / (1 + Math.exp(-num(x))),
   gelu: (x) => (x === Infinity ? x : 0.5 * num(x) * (1 + erf(num(x) / Math.SQRT2))),  // -inf: NaN or 0, unchecked
   softplus: (x) => (num(x) > 20 ? num(x) : Math.log1p(Math.exp(num(x)))),
+  tan: (x) => Math.tan(num(x)),
+  asin: (x) => Math.asin(num(x)),
+  acos: (x) => Math.acos(num(x)),
+  atan: (x) => Math.atan(num(x)),
+  sinh: (x) => Math.sinh(num(x)),
+  cosh: (x) => Math.cosh(num(x)),
+  asinh: (x) => Math.asinh(num(x)),
+  acosh: (x) => Math.acosh(num(x)),
+  atanh: (x) => Math.atanh(num(x)),
+  expm1: (x) => Math.expm1(num(x)),
+  exp2: (x) => 2 ** num(x),
+  log2: (x) => Math.log2(num(x)),
+  log10: (x) => Math.log10(num(x)),
+  erf: (x) => erf(num(x)),
+  erfc: (x) => erfc(num(x)),
+  erfinv: (x) => erfinv(num(x)),
+  reciprocal: (x) => 1 / num(x),
+  frac: (x) => num(x) - Math.trunc(num(x)),
+  silu: (x) => num(x) / (1 + Math.exp(-num(x))),
+  mish: (x) => num(x) * Math.tanh(Math.log1p(Math.exp(num(x)))),
+  selu: (x) => (num(x) > 0 ? SELU_SCALE * num(x) : SELU_SCALE * SELU_ALPHA * Math.expm1(num(x))),
+  hardsigmoid: (x) => (Number.isNaN(num(x)) ? num(x) : Math.min(Math.max(num(x) + 3, 0), 6) / 6),
+  logSigmoid: (x) => Math.min(num(x), 0) - Math.log1p(Math.exp(-Math.abs(num(x)))),
+  leakyRelu: (x) => (num(x) > 0 ? num(x) : num(x) * 0.01),
+  elu: (x) => (num(x) > 0 ? num(x) : Math.expm1(num(x))),
+  hardtanh: (x) => (Number.isNaN(num(x)) ? num(x) : Math.min(Math.max(num(x), -1), 1)),
+  square: (x) => (typeof x === 'bigint' ? x * x : x * x),
+  trunc: (x) => (typeof x === 'bigint' ? x : Math.trunc(x)),
+  nanToNum: (x, _c, common) => {
+    if (typeof x === 'bigint' || Number.isFinite(x)) return x;
+    const max = FINITE_MAX[common] as number;
+    return Number.isNaN(x) ? 0 : x > 0 ? max : -max;
+  },
   neg: (x) => (typeof x === 'bigint' ? -x : -x),
   abs: (x) => (typeof x === 'bigint' ? (x < 0n ? -x : x) : Math.abs(x)),
   sign: (x) => (typeof x === 'bigint' ? (x > 0n ? 1n : x < 0n ? -1n : 0n) : Number.isNaN(x) ? 0 : x > 0 ? 1 : x < 0 ? -1 : 0),

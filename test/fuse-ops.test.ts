@@ -56,6 +56,20 @@ function cases(): Case[] {
   }
   for (const op of Object.keys(UNARY)) {
     for (const a of DTYPES) out.push({ id: idOf(op, [a]), op, operands: [a], eager: (args) => gxf[op](args[0]) });
+    // Number parameters (NOTE [ Parameters of elementwise ops ]): the functor built from the call's numbers.
+    const spec = UNARY[op as keyof typeof UNARY];
+    if (spec.params.length === 0 || spec.paramStyle !== 'positional') continue;
+    const params = ([2.5, 3] as const).slice(0, spec.params.length);
+    for (const a of DTYPES) {
+      out.push({ id: idOf(op, [a, ...params]), op, operands: [a, ...params], eager: (args) => gxf[op](...args) });
+    }
+  }
+  for (const a of DTYPES) {
+    for (const b of ['float32', 'float64'] as const) {
+      for (const w of [a, 2.5] as Operand[]) {
+        out.push({ id: idOf('lerp', [a, b, w]), op: 'lerp', operands: [a, b, w], eager: (args) => gxf.lerp(args[0], args[1], args[2]) });
+      }
+    }
   }
   for (const a of DTYPES) {
     for (const b of [...DTYPES, 2.5] as Operand[]) {
@@ -146,8 +160,8 @@ function eagerAll(): Eager[] {
   return memo;
 }
 
-test('the fusable ops are the op list\'s elementwise ops (and where)', (t) => {
-  t.deepEqual([...FUSABLE_OPS].sort(), [...Object.keys(BINARY), ...Object.keys(UNARY), 'where'].sort());
+test('the fusable ops are the op list\'s elementwise ops (and where, lerp)', (t) => {
+  t.deepEqual([...FUSABLE_OPS].sort(), [...Object.keys(BINARY), ...Object.keys(UNARY), 'where', 'lerp'].sort());
   t.true(FUSABLE_OPS.includes('remainder'));
 });
 
@@ -162,7 +176,7 @@ test('fuse refuses exactly what the eager op refuses; its result dtype is the ea
     t.not(e.source, undefined, `${e.c.id}: not fused`);
     const m = new RegExp(`__device__ __forceinline__ ([\\w ]+) gx_fused_${e.c.id}\\(`).exec(e.source ?? '');
     t.is(m?.[1], C[e.dtype as D], `${e.c.id}: result type`);
-    t.regex(e.source ?? '', /gx::ops::\w+Op\{\}/, `${e.c.id}: calls the op's functor`);
+    t.regex(e.source ?? '', /gx::ops::\w+Op\{[^}]*\}/, `${e.c.id}: calls the op's functor`);
   }
   t.true(all.filter((e) => !e.refused).length > 500);
 });

@@ -235,6 +235,7 @@ function erfcCF(x: number): number {
 /** The error function to ~1e-15: its Taylor series below 2.5, 1 - erfc beyond. */
 export function erf(x: number): number {
   if (Number.isNaN(x)) return x;
+  if (!Number.isFinite(x)) return Math.sign(x);
   const ax = Math.abs(x);
   if (ax >= 2.5) return Math.sign(x) * (1 - erfcCF(ax));
   let term = x, sum = x;
@@ -245,6 +246,35 @@ export function erf(x: number): number {
     if (Math.abs(add) < 1e-17 * Math.abs(sum)) break;
   }
   return sum * 2 / Math.sqrt(Math.PI);
+}
+
+/** The complementary error function to ~1e-15 relative: the continued fraction from 2.5 on, 1 - erf below, 2 - erfc(-x) for x < 0. */
+export function erfc(x: number): number {
+  if (Number.isNaN(x)) return x;
+  if (x < 0) return 2 - erfc(-x);
+  if (x === Infinity) return 0;
+  return x >= 2.5 ? erfcCF(x) : 1 - erf(x);
+}
+
+/**
+ * The inverse error function, by bisection on erf (|y| <= 0.5) or on erfc(x) = 1 - |y| (exact
+ * there), to the last double: as accurate as erf and erfc above. +-inf at +-1, NaN beyond.
+ */
+export function erfinv(y: number): number {
+  if (!(Math.abs(y) <= 1)) return Number.NaN;
+  if (y === 0) return y;
+  const a = Math.abs(y);
+  if (a === 1) return Math.sign(y) * Infinity;
+  const q = 1 - a;
+  const above = a <= 0.5 ? (x: number): boolean => erf(x) > a : (x: number): boolean => erfc(x) < q;
+  let lo = 0, hi = 27;
+  for (let k = 0; k < 200; k++) {
+    const mid = (lo + hi) / 2;
+    if (mid === lo || mid === hi) break;
+    if (above(mid)) hi = mid;
+    else lo = mid;
+  }
+  return Math.sign(y) * (lo + hi) / 2;
 }
 
 /** Round half to even, as C's rint and torch.round. */

@@ -8,14 +8,14 @@ import { deviceTest, deviceTestSerial, poisonCache, poisonOf } from './helpers';
 import { gxFunction, UNARY_NAMES, UNARY_REF, UNARY_SPECS, type UnaryName } from './elementwise-reference';
 import {
   ALL_DTYPES, broadcastIndex, cast, close, computeOf, isFloat, live, load, make, numel, randomIn, round,
-  tolerance, values, type Domain, type V,
+  tolerance, values, type Compute, type Domain, type V,
 } from './ops-reference';
 
 interface Case {
   /** float: integer and bool inputs give float32; keep: the dtype stays, bool is refused. */
   kind: 'float' | 'keep';
   /** In the compute type: numbers for float/double, bigints for int. */
-  ref: (x: V) => V;
+  ref: (x: V, c: Compute, common: gx.DType) => V;
   domain?: (d: gx.DType) => Domain;
   /** Absolute tolerance on top of the result dtype's relative one (float ops). */
   atol?: number;
@@ -35,6 +35,30 @@ const OVERRIDES: Partial<Record<UnaryName, Partial<Case>>> = {
   gelu: { domain: () => ({ lo: -4, hi: 4 }), atol: 2e-6 },
   softplus: { domain: () => ({ lo: -30, hi: 30 }), atol: 1e-7 },
   round: { domain: (d) => (isFloat(d) ? { lo: -8, hi: 8 } : {}) },
+  tan: { domain: () => ({ lo: -1.5, hi: 1.5 }), atol: 1e-6 },
+  asin: { domain: () => ({ lo: -1, hi: 1 }), atol: 1e-7 },
+  acos: { domain: () => ({ lo: -1, hi: 1 }), atol: 1e-7 },
+  atan: { atol: 1e-7 },
+  sinh: { domain: () => ({ lo: -10, hi: 10 }), atol: 1e-7 },
+  cosh: { domain: () => ({ lo: -10, hi: 10 }) },
+  asinh: { atol: 1e-7 },
+  acosh: { domain: () => ({ lo: 1, hi: 100 }), atol: 1e-7 },
+  atanh: { domain: () => ({ lo: -0.99, hi: 0.99 }), atol: 1e-7 },
+  expm1: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  exp2: { domain: () => ({ lo: -20, hi: 20 }) },
+  log2: { domain: (d) => ({ lo: d === 'bool' ? 0 : 1e-2, hi: 100, avoidZero: d !== 'bool' }), atol: 1e-7 },
+  log10: { domain: (d) => ({ lo: d === 'bool' ? 0 : 1e-2, hi: 100, avoidZero: d !== 'bool' }), atol: 1e-7 },
+  erf: { domain: () => ({ lo: -4, hi: 4 }), atol: 1e-7 },
+  erfc: { domain: () => ({ lo: -4, hi: 4 }), atol: 1e-7 },
+  erfinv: { domain: () => ({ lo: -0.99, hi: 0.99 }), atol: 1e-6 },
+  reciprocal: { domain: (d) => ({ avoidZero: d !== 'bool' }) },
+  silu: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  mish: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  selu: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  elu: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  logSigmoid: { domain: () => ({ lo: -20, hi: 20 }), atol: 1e-7 },
+  hardsigmoid: { domain: () => ({ lo: -5, hi: 5 }) },
+  hardtanh: { domain: () => ({ lo: -3, hi: 3 }) },
 };
 
 // Every op of ops/op-list.js: its dtype rule from there, its reference from elementwise-reference.ts.
@@ -52,7 +76,7 @@ function resultDtype(c: Case, d: gx.DType): gx.DType {
 function expected(c: Case, x: gx.Tensor, outDtype: gx.DType): V[] {
   const common = resultDtype(c, x.dtype);
   const comp = computeOf(common);
-  return values(x).map((v) => cast(round(c.ref(load(v, x.dtype, comp, common)), comp), outDtype));
+  return values(x).map((v) => cast(round(c.ref(load(v, x.dtype, comp, common), comp, common), comp), outDtype));
 }
 
 function check(t: import('ava').ExecutionContext, name: UnaryName, x: gx.Tensor, what: string, opts?: gx.OutOptions): void {

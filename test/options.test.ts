@@ -210,6 +210,10 @@ for (const name of UNARY) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { outt: x() }), fn: `gx.${name}`, key: 'outt', suggest: 'out' };
   TAKES_OPTIONS[`Tensor#${name}`] = { call: () => method(x(), name)({ output: x() }), fn: `Tensor.${name}`, key: 'output', suggest: 'out' };
 }
+// Number parameters in the options object (NOTE [ Parameters of elementwise ops ]): misspelt, the known key is suggested.
+TAKES_OPTIONS.nanToNum = { call: () => gx.nanToNum(x(), { posinff: 1 } as { posinf?: number }), fn: 'gx.nanToNum', key: 'posinff', suggest: 'posinf' };
+TAKES_OPTIONS.lerp = { call: () => gx.lerp(x(), x(), 0.5, { outt: x() } as gx.OutOptions), fn: 'gx.lerp', key: 'outt', suggest: 'out' };
+TAKES_OPTIONS['Tensor#lerp'] = { call: () => x().lerp(x(), x(), { Out: x() } as gx.OutOptions), fn: 'Tensor.lerp', key: 'Out', suggest: 'out' };
 for (const name of REDUCE) {
   // torch's dims (and keepdim) mean axis (and keepdims); dim itself is the deprecated spelling of axis (test/axis.test.ts).
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), { dims: 1 }), fn: `gx.${name}`, key: 'dims', suggest: 'axis' };
@@ -275,7 +279,8 @@ const NO_OPTIONS = new Set([
   'profiler.stop', 'profiler.isActive', 'profiler.range', 'profiler.Profile',
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
   'optim.Optimizer',
-  ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList'].map((c) => `nn.${c}`),
+  ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList',
+    'SiLU', 'Mish', 'SELU', 'Hardsigmoid', 'LogSigmoid', 'LeakyReLU', 'ELU', 'Hardtanh'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
   ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',

@@ -43,7 +43,7 @@ const NONE = [
 const FORMULA = [
   // Layout and copies: views whose gradient is the view undone (NOTE [ Autograd and views ] in ops/layout.ts).
   'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow',
-  'sliceDims', 'cat', 'stack', 'flip', 'where', 'clamp', 'astype', 'sum', 'prod', 'mean', 'max', 'min', 'matmul',
+  'sliceDims', 'cat', 'stack', 'flip', 'where', 'clamp', 'astype', 'lerp', 'sum', 'prod', 'mean', 'max', 'min', 'matmul',
   'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',
   'scatterReduce', 'indexAdd', 'maskedSelect', 'softmax', 'logSoftmax', 'logsumexp', 'var', 'std', 'cumsum',
   'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
@@ -80,7 +80,7 @@ function table(): Record<string, Differentiability> {
     }
   };
   for (const [n, d] of Object.entries(ELEMENTWISE_DIFFERENTIABILITY)) put([n], d);
-  for (const e of [...Object.values(BINARY), ...Object.values(UNARY)]) if (e.inplace) put([`Tensor.${e.name}_`], 'inPlace');
+  for (const [n, e] of [...Object.entries(BINARY), ...Object.entries(UNARY)]) if (e.inplace) put([`Tensor.${n}_`], 'inPlace');
   put(NONE, 'none');
   put(FORMULA, 'formula');
   put(COMPOSITE, 'composite');

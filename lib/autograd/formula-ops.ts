@@ -4,6 +4,7 @@
 // number), and the few pieces that are not one op.
 import * as E from '../generated/elementwise';
 import { whereOp } from '../ops/elementwise';
+import { isfinite as gxIsfinite } from '../ops/predicates';
 import { Tensor } from '../tensor';
 
 export type X = Tensor | number;
@@ -29,6 +30,29 @@ export const cos = unary(E.cos, Math.cos);
 export const sign = unary(E.sign, Math.sign);
 export const floor = unary(E.floor, Math.floor);
 export const sigmoid = unary(E.sigmoid, (a) => 1 / (1 + Math.exp(-a)));
+export const sqrt = unary(E.sqrt, Math.sqrt);
+export const sinh = unary(E.sinh, Math.sinh);
+export const cosh = unary(E.cosh, Math.cosh);
+export const tanh = unary(E.tanh, Math.tanh);
+export const trunc = unary(E.trunc, Math.trunc);
+export const logicalAnd = binary(E.logicalAnd, (a, b) => Number(a !== 0 && b !== 0));
+
+/** 1 where x is finite, else 0 (a bool tensor for a tensor). */
+export function isfinite(x: X): X {
+  return num(x) ? Number(Number.isFinite(x)) : gxIsfinite(x);
+}
+
+/** d silu(x) / dx = s (1 + x (1 - s)), s = sigmoid(x), as torch's silu_backward. */
+export function siluGrad(x: X): X {
+  const s = sigmoid(x);
+  return mul(s, add(1, mul(x, sub(1, s))));
+}
+
+/** d mish(x) / dx = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2), sp = softplus(x) with no threshold, as torch's mish_backward. */
+export function mishGrad(x: X): X {
+  const t = tanh(num(x) ? Math.log1p(Math.exp(x)) : E.log1p(E.exp(x)));
+  return add(t, mul(mul(x, sigmoid(x)), sub(1, mul(t, t))));
+}
 
 export function where(c: X, a: X, b: X): X {
   return whereOp(c, a, b, 'autograd');

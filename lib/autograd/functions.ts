@@ -23,7 +23,14 @@ const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 /** Stands for a tensor the formula does not read (and so was not saved). */
 const UNUSED = undefined as unknown as Tensor;
 
-recorders.binary = (name, x, y, out) => {
+/** The gx name of an op of the op list ('leaky_relu' is gx.leakyRelu): DERIVATIVES' key and the node's name. */
+const gxName = (op: string): string => op.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/** A binary op's parameters: it has none. */
+const NO_PARAMS: Readonly<Record<string, number>> = {};
+
+recorders.binary = (op, x, y, out) => {
+  const name = gxName(op);
   const d = DERIVATIVES[name];
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
   const gx = requiresGrad(x), gy = requiresGrad(y);
@@ -39,15 +46,16 @@ recorders.binary = (name, x, y, out) => {
     const sx = keepX ? s[k++] : asTensor(x) ? UNUSED : (x as number);
     const sy = keepY ? s[k++] : asTensor(y) ? UNUSED : (y as number);
     const r = keepR ? s[k++] : UNUSED;
-    return [gx ? d.self(g, sx, sy, r) : null, gy ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r) : null];
+    return [gx ? d.self(g, sx, sy, r, NO_PARAMS) : null, gy ? (d.other as NonNullable<typeof d.other>)(g, sx, sy, r, NO_PARAMS) : null];
   });
 };
 
-recorders.unary = (name, x, out) => {
+recorders.unary = (op, x, out, params) => {
+  const name = gxName(op);
   const d = DERIVATIVES[name];
   if (d === undefined) return;
   const save = [...(d.selfUses.self ? [x] : []), ...(d.selfUses.result ? [out] : [])];
-  record(name, [x], out, save, (g, s) => [d.self(g, d.selfUses.self ? s[0] : UNUSED, 0, d.selfUses.result ? s[s.length - 1] : UNUSED)]);
+  record(name, [x], out, save, (g, s) => [d.self(g, d.selfUses.self ? s[0] : UNUSED, 0, d.selfUses.result ? s[s.length - 1] : UNUSED, params)]);
 };
 
 /** The gradient of a reduction's result spread back over the input's shape (before scaling). */

@@ -294,7 +294,8 @@ export function checkInPlace(fn: string, target: Tensor | undefined, inputs: rea
  */
 export const recorders: {
   binary?: (name: string, x: unknown, y: unknown, out: Tensor) => void;
-  unary?: (name: string, x: Tensor, out: Tensor) => void;
+  /** `params`: a unary op's number parameters by name (NOTE [ Parameters of elementwise ops ]). */
+  unary?: (name: string, x: Tensor, out: Tensor, params: Readonly<Record<string, number>>) => void;
   reduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, out: Tensor) => void;
   where?: (cond: Tensor, x: unknown, y: unknown, out: Tensor) => void;
   clamp?: (x: Tensor, lo: number | undefined, hi: number | undefined, out: Tensor) => void;

@@ -6,8 +6,11 @@
 import * as F from '../autograd/formula-ops';
 import type { Tensor } from '../tensor';
 
+/** A unary op's number parameters by camelCase name (NOTE [ Parameters of elementwise ops ]), absent ones left out. */
+export type Params = Readonly<Record<string, number>>;
+
 /** One operand's gradient from the result's. */
-export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor) => Tensor | number;
+export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor, params: Params) => Tensor | number;
 
 /** Which of grad, self, other and result a formula reads (what the op must save for it). */
 export interface Uses { self: boolean; other: boolean; result: boolean }
@@ -62,6 +65,36 @@ export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; oth
     other: (grad, self, other, _result) => F.neg(F.mul(grad, F.floor(F.div(self, other)))),
     otherUses: { self: true, other: true, result: false },
   },
+  fmod: {
+    self: (grad, _self, _other, _result) => grad,
+    selfUses: { self: false, other: false, result: false },
+    other: (grad, self, other, _result) => F.neg(F.mul(grad, F.trunc(F.div(self, other)))),
+    otherUses: { self: true, other: true, result: false },
+  },
+  atan2: {
+    self: (grad, self, other, _result) => F.div(F.mul(grad, other), F.add(F.mul(self, self), F.mul(other, other))),
+    selfUses: { self: true, other: true, result: false },
+    other: (grad, self, other, _result) => F.neg(F.div(F.mul(grad, self), F.add(F.mul(self, self), F.mul(other, other)))),
+    otherUses: { self: true, other: true, result: false },
+  },
+  hypot: {
+    self: (grad, self, _other, result) => F.mul(grad, F.div(self, result)),
+    selfUses: { self: true, other: false, result: true },
+    other: (grad, _self, other, result) => F.mul(grad, F.div(other, result)),
+    otherUses: { self: false, other: true, result: true },
+  },
+  logaddexp: {
+    self: (grad, self, other, _result) => F.div(grad, F.add(1, F.exp(F.sub(other, self)))),
+    selfUses: { self: true, other: true, result: false },
+    other: (grad, self, other, _result) => F.div(grad, F.add(1, F.exp(F.sub(self, other)))),
+    otherUses: { self: true, other: true, result: false },
+  },
+  copysign: {
+    self: (grad, self, _other, result) => F.where(F.eq(self, 0), 0, F.mul(grad, F.div(result, self))),
+    selfUses: { self: true, other: false, result: true },
+    other: (grad, _self, _other, _result) => F.zeros(grad),
+    otherUses: { self: false, other: false, result: false },
+  },
   exp: {
     self: (grad, _self, _other, result) => F.mul(grad, result),
     selfUses: { self: false, other: false, result: true },
@@ -106,6 +139,122 @@ export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; oth
     self: (grad, self, _other, _result) => F.mul(grad, F.where(F.gt(self, 20), 1, F.sigmoid(self))),
     selfUses: { self: true, other: false, result: false },
   },
+  tan: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.add(1, F.mul(result, result))),
+    selfUses: { self: false, other: false, result: true },
+  },
+  asin: {
+    self: (grad, self, _other, _result) => F.div(grad, F.sqrt(F.sub(1, F.mul(self, self)))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  acos: {
+    self: (grad, self, _other, _result) => F.neg(F.div(grad, F.sqrt(F.sub(1, F.mul(self, self))))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  atan: {
+    self: (grad, self, _other, _result) => F.div(grad, F.add(1, F.mul(self, self))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  sinh: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.cosh(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  cosh: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.sinh(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  asinh: {
+    self: (grad, self, _other, _result) => F.div(grad, F.sqrt(F.add(F.mul(self, self), 1))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  acosh: {
+    self: (grad, self, _other, _result) => F.div(grad, F.sqrt(F.sub(F.mul(self, self), 1))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  atanh: {
+    self: (grad, self, _other, _result) => F.div(grad, F.sub(1, F.mul(self, self))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  expm1: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.add(result, 1)),
+    selfUses: { self: false, other: false, result: true },
+  },
+  exp2: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.mul(result, 0.6931471805599453)),
+    selfUses: { self: false, other: false, result: true },
+  },
+  log2: {
+    self: (grad, self, _other, _result) => F.div(grad, F.mul(self, 0.6931471805599453)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  log10: {
+    self: (grad, self, _other, _result) => F.div(grad, F.mul(self, 2.302585092994046)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  erf: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.mul(F.exp(F.neg(F.mul(self, self))), 1.1283791670955126)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  erfc: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.mul(F.exp(F.neg(F.mul(self, self))), -1.1283791670955126)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  erfinv: {
+    self: (grad, _self, _other, result) => F.mul(grad, F.mul(F.exp(F.mul(result, result)), 0.886226925452758)),
+    selfUses: { self: false, other: false, result: true },
+  },
+  reciprocal: {
+    self: (grad, _self, _other, result) => F.neg(F.mul(grad, F.mul(result, result))),
+    selfUses: { self: false, other: false, result: true },
+  },
+  frac: {
+    self: (grad, _self, _other, _result) => grad,
+    selfUses: { self: false, other: false, result: false },
+  },
+  silu: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.siluGrad(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  mish: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.mishGrad(self)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  selu: {
+    self: (grad, self, _other, _result) => F.where(F.gt(self, 0), F.mul(grad, 1.0507009873554805), F.mul(grad, F.mul(F.exp(self), 1.7580993408473766))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  hardsigmoid: {
+    self: (grad, self, _other, _result) => F.where(F.logicalAnd(F.gt(self, -3), F.lt(self, 3)), F.div(grad, 6), 0),
+    selfUses: { self: true, other: false, result: false },
+  },
+  logSigmoid: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.sigmoid(F.neg(self))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  leakyRelu: {
+    self: (grad, self, _other, _result, p) => F.where(F.gt(self, 0), grad, F.mul(grad, p.negativeSlope)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  elu: {
+    self: (grad, self, _other, _result, p) => F.where(F.gt(self, 0), grad, F.mul(grad, F.mul(F.exp(self), p.alpha))),
+    selfUses: { self: true, other: false, result: false },
+  },
+  hardtanh: {
+    self: (grad, self, _other, _result, p) => F.where(F.logicalAnd(F.gt(self, p.minVal), F.lt(self, p.maxVal)), grad, 0),
+    selfUses: { self: true, other: false, result: false },
+  },
+  square: {
+    self: (grad, self, _other, _result) => F.mul(grad, F.mul(self, 2)),
+    selfUses: { self: true, other: false, result: false },
+  },
+  trunc: {
+    self: (_grad, self, _other, _result) => F.zeros(self),
+    selfUses: { self: true, other: false, result: false },
+  },
+  nanToNum: {
+    self: (grad, self, _other, _result) => F.where(F.isfinite(self), grad, 0),
+    selfUses: { self: true, other: false, result: false },
+  },
   neg: {
     self: (grad, _self, _other, _result) => F.neg(grad),
     selfUses: { self: false, other: false, result: false },
@@ -146,6 +295,11 @@ export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, 'formula' | 'nondiffe
   maximum: 'formula',
   minimum: 'formula',
   remainder: 'formula',
+  fmod: 'formula',
+  atan2: 'formula',
+  hypot: 'formula',
+  logaddexp: 'formula',
+  copysign: 'formula',
   eq: 'nondifferentiable',
   ne: 'nondifferentiable',
   lt: 'nondifferentiable',
@@ -166,6 +320,35 @@ export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, 'formula' | 'nondiffe
   sigmoid: 'formula',
   gelu: 'formula',
   softplus: 'formula',
+  tan: 'formula',
+  asin: 'formula',
+  acos: 'formula',
+  atan: 'formula',
+  sinh: 'formula',
+  cosh: 'formula',
+  asinh: 'formula',
+  acosh: 'formula',
+  atanh: 'formula',
+  expm1: 'formula',
+  exp2: 'formula',
+  log2: 'formula',
+  log10: 'formula',
+  erf: 'formula',
+  erfc: 'formula',
+  erfinv: 'formula',
+  reciprocal: 'formula',
+  frac: 'formula',
+  silu: 'formula',
+  mish: 'formula',
+  selu: 'formula',
+  hardsigmoid: 'formula',
+  logSigmoid: 'formula',
+  leakyRelu: 'formula',
+  elu: 'formula',
+  hardtanh: 'formula',
+  square: 'formula',
+  trunc: 'formula',
+  nanToNum: 'formula',
   neg: 'formula',
   abs: 'formula',
   sign: 'formula',

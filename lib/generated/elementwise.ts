@@ -4,6 +4,7 @@
 // x.exp_()): their types and documentation, from ops/op-list.js. The methods are installed
 // from the same tables by lib/ops/methods.ts.
 import type { DType, FloatDType } from './dtypes';
+import type { Tensor } from '../tensor';
 import type { OutOptions } from '../ops/common';
 import { binaryFunction, unaryFunction } from '../ops/elementwise';
 import type { Operand, ScalarOperand } from '../ops/promotion';
@@ -49,6 +50,28 @@ export const minimum = binaryFunction('minimum') as BinaryFn;
  * @example gx.remainder(x, 3)
  */
 export const remainder = binaryFunction('remainder') as BinaryFn;
+/**
+ * C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.
+ * @example gx.fmod(x, 3)
+ */
+export const fmod = binaryFunction('fmod') as BinaryFn;
+/**
+ * The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.
+ * @example gx.atan2(y, x)
+ */
+export const atan2 = binaryFunction('atan2') as DivFn;
+/**
+ * sqrt(self^2 + other^2) without overflow or underflow on the way.
+ */
+export const hypot = binaryFunction('hypot') as DivFn;
+/**
+ * log(e^self + e^other), stable for large and small operands.
+ */
+export const logaddexp = binaryFunction('logaddexp') as DivFn;
+/**
+ * |self| with the sign of other (integer inputs give float32, as torch).
+ */
+export const copysign = binaryFunction('copysign') as DivFn;
 /**
  * self == other, as a bool tensor.
  * @example gx.eq(x, 0)
@@ -133,6 +156,139 @@ export const gelu = unaryFunction('gelu') as UnaryFloatFn;
  */
 export const softplus = unaryFunction('softplus') as UnaryFloatFn;
 /**
+ * Tangent.
+ */
+export const tan = unaryFunction('tan') as UnaryFloatFn;
+/**
+ * Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].
+ */
+export const asin = unaryFunction('asin') as UnaryFloatFn;
+/**
+ * Arccosine, in [0, pi]; NaN outside [-1, 1].
+ */
+export const acos = unaryFunction('acos') as UnaryFloatFn;
+/**
+ * Arctangent, in (-pi/2, pi/2).
+ */
+export const atan = unaryFunction('atan') as UnaryFloatFn;
+/**
+ * Hyperbolic sine.
+ */
+export const sinh = unaryFunction('sinh') as UnaryFloatFn;
+/**
+ * Hyperbolic cosine.
+ */
+export const cosh = unaryFunction('cosh') as UnaryFloatFn;
+/**
+ * Inverse hyperbolic sine.
+ */
+export const asinh = unaryFunction('asinh') as UnaryFloatFn;
+/**
+ * Inverse hyperbolic cosine; NaN below 1.
+ */
+export const acosh = unaryFunction('acosh') as UnaryFloatFn;
+/**
+ * Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.
+ */
+export const atanh = unaryFunction('atanh') as UnaryFloatFn;
+/**
+ * e ** x - 1, accurate near 0.
+ */
+export const expm1 = unaryFunction('expm1') as UnaryFloatFn;
+/**
+ * 2 ** x.
+ */
+export const exp2 = unaryFunction('exp2') as UnaryFloatFn;
+/**
+ * Base-2 logarithm.
+ */
+export const log2 = unaryFunction('log2') as UnaryFloatFn;
+/**
+ * Base-10 logarithm.
+ */
+export const log10 = unaryFunction('log10') as UnaryFloatFn;
+/**
+ * The error function.
+ */
+export const erf = unaryFunction('erf') as UnaryFloatFn;
+/**
+ * 1 - erf(x), accurate where erf(x) is near 1.
+ */
+export const erfc = unaryFunction('erfc') as UnaryFloatFn;
+/**
+ * The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond.
+ */
+export const erfinv = unaryFunction('erfinv') as UnaryFloatFn;
+/**
+ * 1 / x (integer and bool inputs give float32, as torch).
+ */
+export const reciprocal = unaryFunction('reciprocal') as UnaryFloatFn;
+/**
+ * x - trunc(x): the fractional part, with x's sign.
+ */
+export const frac = unaryFunction('frac') as UnaryFloatFn;
+/**
+ * x * sigmoid(x) (SiLU, swish).
+ * @example gx.silu(x)
+ */
+export const silu = unaryFunction('silu') as UnaryFloatFn;
+/**
+ * x * tanh(softplus(x)).
+ */
+export const mish = unaryFunction('mish') as UnaryFloatFn;
+/**
+ * scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's).
+ */
+export const selu = unaryFunction('selu') as UnaryFloatFn;
+/**
+ * min(max(x + 3, 0), 6) / 6.
+ */
+export const hardsigmoid = unaryFunction('hardsigmoid') as UnaryFloatFn;
+/**
+ * log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|).
+ */
+export const logSigmoid = unaryFunction('logSigmoid') as UnaryFloatFn;
+/**
+ * x > 0 ? x : negativeSlope * x.
+ * @example gx.leakyRelu(x, 0.2)
+ */
+export const leakyRelu = unaryFunction('leakyRelu') as {
+  <D extends DType>(x: Tensor<D>, negativeSlope?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+  (x: Tensor, negativeSlope?: number, opts?: OutOptions): Tensor;
+};
+/**
+ * x > 0 ? x : alpha * (e^x - 1).
+ * @example gx.elu(x, 0.5)
+ */
+export const elu = unaryFunction('elu') as {
+  <D extends DType>(x: Tensor<D>, alpha?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+  (x: Tensor, alpha?: number, opts?: OutOptions): Tensor;
+};
+/**
+ * min(max(x, minVal), maxVal); NaN propagates.
+ * @example gx.hardtanh(x, -2, 2)
+ */
+export const hardtanh = unaryFunction('hardtanh') as {
+  <D extends DType>(x: Tensor<D>, minVal?: number, maxVal?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+  (x: Tensor, minVal?: number, maxVal?: number, opts?: OutOptions): Tensor;
+};
+/**
+ * x * x (keeps the dtype: integers wrap; not for bool).
+ */
+export const square = unaryFunction('square') as UnaryKeepFn;
+/**
+ * Rounds toward zero (integers unchanged).
+ */
+export const trunc = unaryFunction('trunc') as UnaryKeepFn;
+/**
+ * NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged.
+ * @example gx.nanToNum(x, { nan: 0, posinf: 1e4 })
+ */
+export const nanToNum = unaryFunction('nanToNum') as {
+  <D extends DType>(x: Tensor<D>, opts?: OutOptions<D> & { nan?: number; posinf?: number | null; neginf?: number | null }): Tensor<D>;
+  (x: Tensor, opts?: OutOptions & { nan?: number; posinf?: number | null; neginf?: number | null }): Tensor;
+};
+/**
  * -x (keeps the dtype; not for bool).
  */
 export const neg = unaryFunction('neg') as UnaryKeepFn;
@@ -207,6 +363,30 @@ declare module '../tensor' {
     remainder(other: Operand, opts?: OutOptions): Tensor;
     /** In place: self = self.remainder(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
     remainder_(other: Operand): this;
+    /** C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. (gx.fmod) */
+    fmod(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+    fmod(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    fmod(other: Operand, opts?: OutOptions): Tensor;
+    /** In place: self = self.fmod(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    fmod_(other: Operand): this;
+    /** The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. (gx.atan2) */
+    atan2(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    atan2(other: Operand, opts?: OutOptions): Tensor;
+    /** In place: self = self.atan2(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    atan2_(other: Operand): this;
+    /** sqrt(self^2 + other^2) without overflow or underflow on the way. (gx.hypot) */
+    hypot(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    hypot(other: Operand, opts?: OutOptions): Tensor;
+    /** In place: self = self.hypot(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    hypot_(other: Operand): this;
+    /** log(e^self + e^other), stable for large and small operands. (gx.logaddexp) */
+    logaddexp(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    logaddexp(other: Operand, opts?: OutOptions): Tensor;
+    /** |self| with the sign of other (integer inputs give float32, as torch). (gx.copysign) */
+    copysign(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    copysign(other: Operand, opts?: OutOptions): Tensor;
+    /** In place: self = self.copysign(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    copysign_(other: Operand): this;
     /** self == other, as a bool tensor. (gx.eq) */
     eq(other: Operand, opts?: OutOptions<'bool'>): Tensor<'bool'>;
     eq(other: Operand, opts?: OutOptions): Tensor;
@@ -285,6 +465,135 @@ declare module '../tensor' {
     /** log(1 + exp(x)); x above 20 passes through (torch's threshold). (gx.softplus(this)) */
     softplus(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     softplus(opts?: OutOptions): Tensor;
+    /** Tangent. (gx.tan(this)) */
+    tan(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    tan(opts?: OutOptions): Tensor;
+    /** In place gx.tan (floating tensors only); returns this. */
+    tan_(): this;
+    /** Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1]. (gx.asin(this)) */
+    asin(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    asin(opts?: OutOptions): Tensor;
+    /** In place gx.asin (floating tensors only); returns this. */
+    asin_(): this;
+    /** Arccosine, in [0, pi]; NaN outside [-1, 1]. (gx.acos(this)) */
+    acos(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    acos(opts?: OutOptions): Tensor;
+    /** In place gx.acos (floating tensors only); returns this. */
+    acos_(): this;
+    /** Arctangent, in (-pi/2, pi/2). (gx.atan(this)) */
+    atan(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    atan(opts?: OutOptions): Tensor;
+    /** In place gx.atan (floating tensors only); returns this. */
+    atan_(): this;
+    /** Hyperbolic sine. (gx.sinh(this)) */
+    sinh(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    sinh(opts?: OutOptions): Tensor;
+    /** In place gx.sinh (floating tensors only); returns this. */
+    sinh_(): this;
+    /** Hyperbolic cosine. (gx.cosh(this)) */
+    cosh(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    cosh(opts?: OutOptions): Tensor;
+    /** In place gx.cosh (floating tensors only); returns this. */
+    cosh_(): this;
+    /** Inverse hyperbolic sine. (gx.asinh(this)) */
+    asinh(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    asinh(opts?: OutOptions): Tensor;
+    /** In place gx.asinh (floating tensors only); returns this. */
+    asinh_(): this;
+    /** Inverse hyperbolic cosine; NaN below 1. (gx.acosh(this)) */
+    acosh(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    acosh(opts?: OutOptions): Tensor;
+    /** In place gx.acosh (floating tensors only); returns this. */
+    acosh_(): this;
+    /** Inverse hyperbolic tangent; +-inf at +-1, NaN beyond. (gx.atanh(this)) */
+    atanh(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    atanh(opts?: OutOptions): Tensor;
+    /** In place gx.atanh (floating tensors only); returns this. */
+    atanh_(): this;
+    /** e ** x - 1, accurate near 0. (gx.expm1(this)) */
+    expm1(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    expm1(opts?: OutOptions): Tensor;
+    /** In place gx.expm1 (floating tensors only); returns this. */
+    expm1_(): this;
+    /** 2 ** x. (gx.exp2(this)) */
+    exp2(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    exp2(opts?: OutOptions): Tensor;
+    /** In place gx.exp2 (floating tensors only); returns this. */
+    exp2_(): this;
+    /** Base-2 logarithm. (gx.log2(this)) */
+    log2(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    log2(opts?: OutOptions): Tensor;
+    /** In place gx.log2 (floating tensors only); returns this. */
+    log2_(): this;
+    /** Base-10 logarithm. (gx.log10(this)) */
+    log10(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    log10(opts?: OutOptions): Tensor;
+    /** In place gx.log10 (floating tensors only); returns this. */
+    log10_(): this;
+    /** The error function. (gx.erf(this)) */
+    erf(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    erf(opts?: OutOptions): Tensor;
+    /** In place gx.erf (floating tensors only); returns this. */
+    erf_(): this;
+    /** 1 - erf(x), accurate where erf(x) is near 1. (gx.erfc(this)) */
+    erfc(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    erfc(opts?: OutOptions): Tensor;
+    /** In place gx.erfc (floating tensors only); returns this. */
+    erfc_(): this;
+    /** The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond. (gx.erfinv(this)) */
+    erfinv(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    erfinv(opts?: OutOptions): Tensor;
+    /** In place gx.erfinv (floating tensors only); returns this. */
+    erfinv_(): this;
+    /** 1 / x (integer and bool inputs give float32, as torch). (gx.reciprocal(this)) */
+    reciprocal(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    reciprocal(opts?: OutOptions): Tensor;
+    /** In place gx.reciprocal (floating tensors only); returns this. */
+    reciprocal_(): this;
+    /** x - trunc(x): the fractional part, with x's sign. (gx.frac(this)) */
+    frac(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    frac(opts?: OutOptions): Tensor;
+    /** In place gx.frac (floating tensors only); returns this. */
+    frac_(): this;
+    /** x * sigmoid(x) (SiLU, swish). (gx.silu(this)) */
+    silu(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    silu(opts?: OutOptions): Tensor;
+    /** x * tanh(softplus(x)). (gx.mish(this)) */
+    mish(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    mish(opts?: OutOptions): Tensor;
+    /** scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's). (gx.selu(this)) */
+    selu(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    selu(opts?: OutOptions): Tensor;
+    /** min(max(x + 3, 0), 6) / 6. (gx.hardsigmoid(this)) */
+    hardsigmoid(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    hardsigmoid(opts?: OutOptions): Tensor;
+    /** log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|). (gx.logSigmoid(this)) */
+    logSigmoid(opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    logSigmoid(opts?: OutOptions): Tensor;
+    /** x > 0 ? x : negativeSlope * x. (gx.leakyRelu(this, ...)) */
+    leakyRelu(negativeSlope?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    leakyRelu(negativeSlope?: number, opts?: OutOptions): Tensor;
+    /** x > 0 ? x : alpha * (e^x - 1). (gx.elu(this, ...)) */
+    elu(alpha?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    elu(alpha?: number, opts?: OutOptions): Tensor;
+    /** min(max(x, minVal), maxVal); NaN propagates. (gx.hardtanh(this, ...)) */
+    hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
+    hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions): Tensor;
+    /** x * x (keeps the dtype: integers wrap; not for bool). (gx.square(this)) */
+    square(opts?: OutOptions<D>): Tensor<D>;
+    square(opts?: OutOptions): Tensor;
+    /** In place gx.square; returns this. */
+    square_(): this;
+    /** Rounds toward zero (integers unchanged). (gx.trunc(this)) */
+    trunc(opts?: OutOptions<D>): Tensor<D>;
+    trunc(opts?: OutOptions): Tensor;
+    /** In place gx.trunc; returns this. */
+    trunc_(): this;
+    /** NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged. (gx.nanToNum(this, ...)) */
+    nanToNum(opts?: OutOptions<D> & { nan?: number; posinf?: number | null; neginf?: number | null }): Tensor<D>;
+    nanToNum(opts?: OutOptions & { nan?: number; posinf?: number | null; neginf?: number | null }): Tensor;
+    /** In place gx.nanToNum; returns this. */
+    nanToNum_(opts?: { nan?: number; posinf?: number | null; neginf?: number | null }): this;
     /** -x (keeps the dtype; not for bool). (gx.neg(this)) */
     neg(opts?: OutOptions<D>): Tensor<D>;
     neg(opts?: OutOptions): Tensor;

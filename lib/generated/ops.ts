@@ -88,6 +88,56 @@ const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_REMAINDER_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
 }
+const OP_FMOD = new OpRef('fmod');
+/** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. */
+function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_FMOD.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_FMOD_SCALAR = new OpRef('fmod_scalar');
+/** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_FMOD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ATAN2 = new OpRef('atan2');
+/** `atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. */
+function atan2(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ATAN2.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ATAN2_SCALAR = new OpRef('atan2_scalar');
+/** `atan2_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function atan2Scalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ATAN2_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_HYPOT = new OpRef('hypot');
+/** `hypot(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: sqrt(self^2 + other^2) without overflow or underflow on the way. */
+function hypot(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_HYPOT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_HYPOT_SCALAR = new OpRef('hypot_scalar');
+/** `hypot_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: sqrt(self^2 + other^2) without overflow or underflow on the way. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function hypotScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_HYPOT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LOGADDEXP = new OpRef('logaddexp');
+/** `logaddexp(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: log(e^self + e^other), stable for large and small operands. */
+function logaddexp(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LOGADDEXP.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LOGADDEXP_SCALAR = new OpRef('logaddexp_scalar');
+/** `logaddexp_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: log(e^self + e^other), stable for large and small operands. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function logaddexpScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LOGADDEXP_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_COPYSIGN = new OpRef('copysign');
+/** `copysign(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: |self| with the sign of other (integer inputs give float32, as torch). */
+function copysign(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_COPYSIGN.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_COPYSIGN_SCALAR = new OpRef('copysign_scalar');
+/** `copysign_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: |self| with the sign of other (integer inputs give float32, as torch). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function copysignScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_COPYSIGN_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+}
 const OP_EQ = new OpRef('eq');
 /** `eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. */
 function eq(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
@@ -233,6 +283,151 @@ const OP_SOFTPLUS = new OpRef('softplus');
 function softplus(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   native.callOp(OP_SOFTPLUS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
 }
+const OP_TAN = new OpRef('tan');
+/** `tan(Tensor self, ScalarType dtype, Tensor out) -> ()`: Tangent. */
+function tan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_TAN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ASIN = new OpRef('asin');
+/** `asin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1]. */
+function asin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ASIN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ACOS = new OpRef('acos');
+/** `acos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arccosine, in [0, pi]; NaN outside [-1, 1]. */
+function acos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ACOS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ATAN = new OpRef('atan');
+/** `atan(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arctangent, in (-pi/2, pi/2). */
+function atan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ATAN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_SINH = new OpRef('sinh');
+/** `sinh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic sine. */
+function sinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_SINH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_COSH = new OpRef('cosh');
+/** `cosh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic cosine. */
+function cosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_COSH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ASINH = new OpRef('asinh');
+/** `asinh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic sine. */
+function asinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ASINH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ACOSH = new OpRef('acosh');
+/** `acosh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic cosine; NaN below 1. */
+function acosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ACOSH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ATANH = new OpRef('atanh');
+/** `atanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic tangent; +-inf at +-1, NaN beyond. */
+function atanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ATANH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_EXPM1 = new OpRef('expm1');
+/** `expm1(Tensor self, ScalarType dtype, Tensor out) -> ()`: e ** x - 1, accurate near 0. */
+function expm1(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_EXPM1.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_EXP2 = new OpRef('exp2');
+/** `exp2(Tensor self, ScalarType dtype, Tensor out) -> ()`: 2 ** x. */
+function exp2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_EXP2.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LOG2 = new OpRef('log2');
+/** `log2(Tensor self, ScalarType dtype, Tensor out) -> ()`: Base-2 logarithm. */
+function log2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LOG2.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LOG10 = new OpRef('log10');
+/** `log10(Tensor self, ScalarType dtype, Tensor out) -> ()`: Base-10 logarithm. */
+function log10(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LOG10.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ERF = new OpRef('erf');
+/** `erf(Tensor self, ScalarType dtype, Tensor out) -> ()`: The error function. */
+function erf(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ERF.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ERFC = new OpRef('erfc');
+/** `erfc(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 - erf(x), accurate where erf(x) is near 1. */
+function erfc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ERFC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ERFINV = new OpRef('erfinv');
+/** `erfinv(Tensor self, ScalarType dtype, Tensor out) -> ()`: The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond. */
+function erfinv(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ERFINV.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_RECIPROCAL = new OpRef('reciprocal');
+/** `reciprocal(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / x (integer and bool inputs give float32, as torch). */
+function reciprocal(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_RECIPROCAL.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_FRAC = new OpRef('frac');
+/** `frac(Tensor self, ScalarType dtype, Tensor out) -> ()`: x - trunc(x): the fractional part, with x's sign. */
+function frac(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_FRAC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_SILU = new OpRef('silu');
+/** `silu(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * sigmoid(x) (SiLU, swish). */
+function silu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_SILU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_MISH = new OpRef('mish');
+/** `mish(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * tanh(softplus(x)). */
+function mish(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_MISH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_SELU = new OpRef('selu');
+/** `selu(Tensor self, ScalarType dtype, Tensor out) -> ()`: scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's). */
+function selu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_SELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_HARDSIGMOID = new OpRef('hardsigmoid');
+/** `hardsigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: min(max(x + 3, 0), 6) / 6. */
+function hardsigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_HARDSIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LOG_SIGMOID = new OpRef('log_sigmoid');
+/** `log_sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|). */
+function logSigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LOG_SIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_LEAKY_RELU = new OpRef('leaky_relu');
+/** `leaky_relu(Tensor self, float negative_slope, ScalarType dtype, Tensor out) -> ()`: x > 0 ? x : negativeSlope * x. */
+function leakyRelu(fn: string, a: { self: NativeTensor; negativeSlope: number; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LEAKY_RELU.id(fn), a.self, a.negativeSlope, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_ELU = new OpRef('elu');
+/** `elu(Tensor self, float alpha, ScalarType dtype, Tensor out) -> ()`: x > 0 ? x : alpha * (e^x - 1). */
+function elu(fn: string, a: { self: NativeTensor; alpha: number; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_ELU.id(fn), a.self, a.alpha, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_HARDTANH = new OpRef('hardtanh');
+/** `hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()`: min(max(x, minVal), maxVal); NaN propagates. */
+function hardtanh(fn: string, a: { self: NativeTensor; minVal: number; maxVal: number; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_HARDTANH.id(fn), a.self, a.minVal, a.maxVal, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_SQUARE = new OpRef('square');
+/** `square(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * x (keeps the dtype: integers wrap; not for bool). */
+function square(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_SQUARE.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_TRUNC = new OpRef('trunc');
+/** `trunc(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds toward zero (integers unchanged). */
+function trunc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_TRUNC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+}
+const OP_NAN_TO_NUM = new OpRef('nan_to_num');
+/** `nan_to_num(Tensor self, float nan, float? posinf, float? neginf, ScalarType dtype, Tensor out) -> ()`: NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged. */
+function nanToNum(fn: string, a: { self: NativeTensor; nan: number; posinf: number | null; neginf: number | null; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_NAN_TO_NUM.id(fn), a.self, a.nan, a.posinf, a.neginf, DTYPE_INFO[a.dtype].code, a.out);
+}
 const OP_NEG = new OpRef('neg');
 /** `neg(Tensor self, ScalarType dtype, Tensor out) -> ()`: -x (keeps the dtype; not for bool). */
 function neg(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
@@ -282,6 +477,11 @@ const OP_ASTYPE = new OpRef('astype');
 /** `astype(Tensor self, Tensor out) -> ()`: Copies self into out (same shape), converting to out's dtype. */
 function astype(fn: string, a: { self: NativeTensor; out: NativeTensor }): void {
   native.callOp(OP_ASTYPE.id(fn), a.self, a.out);
+}
+const OP_LERP = new OpRef('lerp');
+/** `lerp(Tensor self, Tensor end, Tensor? weight, float weight_scalar, ScalarType dtype, Tensor out) -> ()`: Elementwise self + weight * (end - self), from the nearer end as torch.lerp (weight 1 gives end exactly), broadcasting, computing in dtype (floating); an absent weight is weight_scalar. */
+function lerp(fn: string, a: { self: NativeTensor; end: NativeTensor; weight: NativeTensor | null; weightScalar: number; dtype: DType; out: NativeTensor }): void {
+  native.callOp(OP_LERP.id(fn), a.self, a.end, a.weight, a.weightScalar, DTYPE_INFO[a.dtype].code, a.out);
 }
 const OP_SUM = new OpRef('sum');
 /** `sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Sum over axis (all for []). */
@@ -556,6 +756,16 @@ export {
   minimumScalar,
   remainder,
   remainderScalar,
+  fmod,
+  fmodScalar,
+  atan2,
+  atan2Scalar,
+  hypot,
+  hypotScalar,
+  logaddexp,
+  logaddexpScalar,
+  copysign,
+  copysignScalar,
   eq,
   eqScalar,
   ne,
@@ -585,6 +795,35 @@ export {
   sigmoid,
   gelu,
   softplus,
+  tan,
+  asin,
+  acos,
+  atan,
+  sinh,
+  cosh,
+  asinh,
+  acosh,
+  atanh,
+  expm1,
+  exp2,
+  log2,
+  log10,
+  erf,
+  erfc,
+  erfinv,
+  reciprocal,
+  frac,
+  silu,
+  mish,
+  selu,
+  hardsigmoid,
+  logSigmoid,
+  leakyRelu,
+  elu,
+  hardtanh,
+  square,
+  trunc,
+  nanToNum,
   neg,
   abs,
   sign,
@@ -595,6 +834,7 @@ export {
   where,
   clamp,
   astype,
+  lerp,
   sum,
   prod,
   mean,
@@ -684,6 +924,11 @@ export const BINARY = {
   maximum: { name: 'maximum', kind: 'arith', functor: 'MaximumOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: maximum, scalar: maximumScalar, inplace: false },
   minimum: { name: 'minimum', kind: 'arith', functor: 'MinimumOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: minimum, scalar: minimumScalar, inplace: false },
   remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", functor: 'RemainderOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: remainder, scalar: remainderScalar, inplace: true },
+  fmod: { name: 'fmod', kind: 'arith', noBool: "; convert with .astype() first", functor: 'FmodOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: fmod, scalar: fmodScalar, inplace: true },
+  atan2: { name: 'atan2', kind: 'div', functor: 'Atan2Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: atan2, scalar: atan2Scalar, inplace: true },
+  hypot: { name: 'hypot', kind: 'div', functor: 'HypotOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: hypot, scalar: hypotScalar, inplace: true },
+  logaddexp: { name: 'logaddexp', kind: 'div', functor: 'LogaddexpOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: logaddexp, scalar: logaddexpScalar, inplace: false },
+  copysign: { name: 'copysign', kind: 'div', functor: 'CopysignOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: copysign, scalar: copysignScalar, inplace: true },
   eq: { name: 'eq', kind: 'compare', functor: 'EqOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: eq, scalar: eqScalar, inplace: false },
   ne: { name: 'ne', kind: 'compare', functor: 'NeOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: ne, scalar: neScalar, inplace: false },
   lt: { name: 'lt', kind: 'compare', functor: 'LtOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: lt, scalar: ltScalar, inplace: false },
@@ -697,36 +942,82 @@ export const BINARY = {
 
 /** How a unary op's result dtype is decided (ops/op-list.js). */
 export type UnaryKind = 'float' | 'keep';
+/** A number parameter of a unary op (NOTE [ Parameters of elementwise ops ] in ops/op-list.js): its default, null for none. */
+export interface UnaryParam {
+  readonly name: string;
+  readonly default: number | null;
+}
+
+/** A unary op's call: its parameters' values in order (null: absent; undefined: the default). */
+export interface UnaryArgs {
+  self: NativeTensor;
+  dtype: DType;
+  out: NativeTensor;
+  params: readonly (number | null | undefined)[];
+}
+
 export interface UnaryOp {
   readonly name: string;
   readonly kind: UnaryKind;
   /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */
   readonly functor: string;
   readonly computes: Computes;
-  readonly call: typeof exp;
+  readonly call: (fn: string, a: UnaryArgs) => void;
+  /** Its number parameters, in the functor's order; positional: numbers after x, options: keys of the options object. */
+  readonly params: readonly UnaryParam[];
+  readonly paramStyle: 'positional' | 'options';
   /** Whether Tensor has the in-place method name_ too. */
   readonly inplace: boolean;
 }
 
 export const UNARY = {
-  exp: { name: 'exp', kind: 'float', functor: 'ExpOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: exp, inplace: true },
-  log: { name: 'log', kind: 'float', functor: 'LogOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log, inplace: true },
-  log1p: { name: 'log1p', kind: 'float', functor: 'Log1pOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log1p, inplace: true },
-  sqrt: { name: 'sqrt', kind: 'float', functor: 'SqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sqrt, inplace: true },
-  rsqrt: { name: 'rsqrt', kind: 'float', functor: 'RsqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: rsqrt, inplace: true },
-  sin: { name: 'sin', kind: 'float', functor: 'SinOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sin, inplace: true },
-  cos: { name: 'cos', kind: 'float', functor: 'CosOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: cos, inplace: true },
-  tanh: { name: 'tanh', kind: 'float', functor: 'TanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: tanh, inplace: true },
-  sigmoid: { name: 'sigmoid', kind: 'float', functor: 'SigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sigmoid, inplace: true },
-  gelu: { name: 'gelu', kind: 'float', functor: 'GeluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: gelu, inplace: false },
-  softplus: { name: 'softplus', kind: 'float', functor: 'SoftplusOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: softplus, inplace: false },
-  neg: { name: 'neg', kind: 'keep', functor: 'NegOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: neg, inplace: true },
-  abs: { name: 'abs', kind: 'keep', functor: 'AbsOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: abs, inplace: true },
-  sign: { name: 'sign', kind: 'keep', functor: 'SignOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: sign, inplace: true },
-  floor: { name: 'floor', kind: 'keep', functor: 'FloorOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: floor, inplace: true },
-  ceil: { name: 'ceil', kind: 'keep', functor: 'CeilOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: ceil, inplace: true },
-  round: { name: 'round', kind: 'keep', functor: 'RoundOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: round, inplace: true },
-  relu: { name: 'relu', kind: 'keep', functor: 'ReluOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: relu, inplace: true },
+  exp: { name: 'exp', kind: 'float', functor: 'ExpOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: exp, params: [], paramStyle: 'positional', inplace: true },
+  log: { name: 'log', kind: 'float', functor: 'LogOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log, params: [], paramStyle: 'positional', inplace: true },
+  log1p: { name: 'log1p', kind: 'float', functor: 'Log1pOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log1p, params: [], paramStyle: 'positional', inplace: true },
+  sqrt: { name: 'sqrt', kind: 'float', functor: 'SqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sqrt, params: [], paramStyle: 'positional', inplace: true },
+  rsqrt: { name: 'rsqrt', kind: 'float', functor: 'RsqrtOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: rsqrt, params: [], paramStyle: 'positional', inplace: true },
+  sin: { name: 'sin', kind: 'float', functor: 'SinOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sin, params: [], paramStyle: 'positional', inplace: true },
+  cos: { name: 'cos', kind: 'float', functor: 'CosOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: cos, params: [], paramStyle: 'positional', inplace: true },
+  tanh: { name: 'tanh', kind: 'float', functor: 'TanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: tanh, params: [], paramStyle: 'positional', inplace: true },
+  sigmoid: { name: 'sigmoid', kind: 'float', functor: 'SigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sigmoid, params: [], paramStyle: 'positional', inplace: true },
+  gelu: { name: 'gelu', kind: 'float', functor: 'GeluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: gelu, params: [], paramStyle: 'positional', inplace: false },
+  softplus: { name: 'softplus', kind: 'float', functor: 'SoftplusOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: softplus, params: [], paramStyle: 'positional', inplace: false },
+  tan: { name: 'tan', kind: 'float', functor: 'TanOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: tan, params: [], paramStyle: 'positional', inplace: true },
+  asin: { name: 'asin', kind: 'float', functor: 'AsinOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: asin, params: [], paramStyle: 'positional', inplace: true },
+  acos: { name: 'acos', kind: 'float', functor: 'AcosOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: acos, params: [], paramStyle: 'positional', inplace: true },
+  atan: { name: 'atan', kind: 'float', functor: 'AtanOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: atan, params: [], paramStyle: 'positional', inplace: true },
+  sinh: { name: 'sinh', kind: 'float', functor: 'SinhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: sinh, params: [], paramStyle: 'positional', inplace: true },
+  cosh: { name: 'cosh', kind: 'float', functor: 'CoshOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: cosh, params: [], paramStyle: 'positional', inplace: true },
+  asinh: { name: 'asinh', kind: 'float', functor: 'AsinhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: asinh, params: [], paramStyle: 'positional', inplace: true },
+  acosh: { name: 'acosh', kind: 'float', functor: 'AcoshOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: acosh, params: [], paramStyle: 'positional', inplace: true },
+  atanh: { name: 'atanh', kind: 'float', functor: 'AtanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: atanh, params: [], paramStyle: 'positional', inplace: true },
+  expm1: { name: 'expm1', kind: 'float', functor: 'Expm1Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: expm1, params: [], paramStyle: 'positional', inplace: true },
+  exp2: { name: 'exp2', kind: 'float', functor: 'Exp2Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: exp2, params: [], paramStyle: 'positional', inplace: true },
+  log2: { name: 'log2', kind: 'float', functor: 'Log2Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log2, params: [], paramStyle: 'positional', inplace: true },
+  log10: { name: 'log10', kind: 'float', functor: 'Log10Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: log10, params: [], paramStyle: 'positional', inplace: true },
+  erf: { name: 'erf', kind: 'float', functor: 'ErfOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: erf, params: [], paramStyle: 'positional', inplace: true },
+  erfc: { name: 'erfc', kind: 'float', functor: 'ErfcOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: erfc, params: [], paramStyle: 'positional', inplace: true },
+  erfinv: { name: 'erfinv', kind: 'float', functor: 'ErfinvOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: erfinv, params: [], paramStyle: 'positional', inplace: true },
+  reciprocal: { name: 'reciprocal', kind: 'float', functor: 'ReciprocalOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: reciprocal, params: [], paramStyle: 'positional', inplace: true },
+  frac: { name: 'frac', kind: 'float', functor: 'FracOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: frac, params: [], paramStyle: 'positional', inplace: true },
+  silu: { name: 'silu', kind: 'float', functor: 'SiluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: silu, params: [], paramStyle: 'positional', inplace: false },
+  mish: { name: 'mish', kind: 'float', functor: 'MishOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: mish, params: [], paramStyle: 'positional', inplace: false },
+  selu: { name: 'selu', kind: 'float', functor: 'SeluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: selu, params: [], paramStyle: 'positional', inplace: false },
+  hardsigmoid: { name: 'hardsigmoid', kind: 'float', functor: 'HardsigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: hardsigmoid, params: [], paramStyle: 'positional', inplace: false },
+  logSigmoid: { name: 'log_sigmoid', kind: 'float', functor: 'LogSigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: logSigmoid, params: [], paramStyle: 'positional', inplace: false },
+  leakyRelu: { name: 'leaky_relu', kind: 'float', functor: 'LeakyReluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => leakyRelu(fn, { self: a.self, negativeSlope: a.params[0] ?? 0.01, dtype: a.dtype, out: a.out }), params: [{ name: 'negativeSlope', default: 0.01 }], paramStyle: 'positional', inplace: false },
+  elu: { name: 'elu', kind: 'float', functor: 'EluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => elu(fn, { self: a.self, alpha: a.params[0] ?? 1, dtype: a.dtype, out: a.out }), params: [{ name: 'alpha', default: 1 }], paramStyle: 'positional', inplace: false },
+  hardtanh: { name: 'hardtanh', kind: 'float', functor: 'HardtanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => hardtanh(fn, { self: a.self, minVal: a.params[0] ?? -1, maxVal: a.params[1] ?? 1, dtype: a.dtype, out: a.out }), params: [{ name: 'minVal', default: -1 }, { name: 'maxVal', default: 1 }], paramStyle: 'positional', inplace: false },
+  square: { name: 'square', kind: 'keep', functor: 'SquareOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: square, params: [], paramStyle: 'positional', inplace: true },
+  trunc: { name: 'trunc', kind: 'keep', functor: 'TruncOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: trunc, params: [], paramStyle: 'positional', inplace: true },
+  nanToNum: { name: 'nan_to_num', kind: 'keep', functor: 'NanToNumOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: (fn: string, a: UnaryArgs) => nanToNum(fn, { self: a.self, nan: a.params[0] ?? 0, posinf: a.params[1] ?? null, neginf: a.params[2] ?? null, dtype: a.dtype, out: a.out }), params: [{ name: 'nan', default: 0 }, { name: 'posinf', default: null }, { name: 'neginf', default: null }], paramStyle: 'options', inplace: true },
+  neg: { name: 'neg', kind: 'keep', functor: 'NegOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: neg, params: [], paramStyle: 'positional', inplace: true },
+  abs: { name: 'abs', kind: 'keep', functor: 'AbsOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: abs, params: [], paramStyle: 'positional', inplace: true },
+  sign: { name: 'sign', kind: 'keep', functor: 'SignOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: sign, params: [], paramStyle: 'positional', inplace: true },
+  floor: { name: 'floor', kind: 'keep', functor: 'FloorOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: floor, params: [], paramStyle: 'positional', inplace: true },
+  ceil: { name: 'ceil', kind: 'keep', functor: 'CeilOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: ceil, params: [], paramStyle: 'positional', inplace: true },
+  round: { name: 'round', kind: 'keep', functor: 'RoundOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: round, params: [], paramStyle: 'positional', inplace: true },
+  relu: { name: 'relu', kind: 'keep', functor: 'ReluOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: relu, params: [], paramStyle: 'positional', inplace: true },
 } as const satisfies Readonly<Record<string, UnaryOp>>;
 
 /** How a reduction's result dtype is decided (ops/op-list.js). */

@@ -16,6 +16,7 @@ import { checkOptions, optionKeys } from '../options';
 import { Tensor } from '../tensor';
 import * as ew from '../generated/elementwise';
 import { clamp, max, min, prod, sum, where } from '../ops/index';
+import { lerp } from '../ops/lerp';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
 import { closureValues, type Lookup } from './closure';
@@ -45,7 +46,7 @@ type Reducer = keyof typeof REDUCERS;
 /** The gx functions a fused function may call, by value. */
 const FUNCTIONS = new Map<unknown, string>([
   ...Object.entries(ew).filter(([, f]) => typeof f === 'function').map(([n, f]): [unknown, string] => [f, n]),
-  [where, 'where'], [clamp, 'clamp'],
+  [where, 'where'], [clamp, 'clamp'], [lerp, 'lerp'],
 ]);
 
 /** The elementwise ops on elements: the ops' own functors (NOTE [ Fused ops are the ops' functors ]). */

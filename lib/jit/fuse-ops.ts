@@ -75,9 +75,9 @@ function operand(v: Val, common: ScalarDType, c: Compute): string {
   return `((${c})(${through}))`;
 }
 
-/** `functor(args...)` in `c`, stored as `res` (the eager op's result dtype). */
-function apply(functor: string, args: string[], c: Compute, res: Ty): Val {
-  let code = `gx::ops::${functor}{}(${args.join(', ')})`;
+/** `functor{members}(args...)` in `c`, stored as `res` (the eager op's result dtype). */
+function apply(functor: string, args: string[], c: Compute, res: Ty, members = ''): Val {
+  let code = `gx::ops::${functor}{${members}}(${args.join(', ')})`;
   if ((c === 'float' || c === 'double') && res.dtype !== 'bool') code = `gx_fuse_keep(${code})`;  // comparisons give bool
   return { code: `((${C_TYPE[res.dtype]})(${code}))`, ty: res };
 }
@@ -91,13 +91,38 @@ function binary(spec: ops.BinaryOp, a: Val, b: Val): Val | undefined {
   return apply(spec.functor, [operand(a, t.dtype, c), operand(b, t.dtype, c)], c, res);
 }
 
-function unary(spec: ops.UnaryOp, a: Val): Val | undefined {
+/**
+ * The functor's members from a call's number parameters (NOTE [ Functors with parameters ] in
+ * ops/unary/functors.h): none given, '' (F{}: the defaults); else JS numbers only, positional
+ * parameters only; undefined when not fusable.
+ */
+function members(spec: ops.UnaryOp, params: readonly Val[]): string | undefined {
+  if (params.length === 0) return '';
+  if (spec.paramStyle !== 'positional' || params.length > spec.params.length || params.some((p) => !p.ty.weak)) return undefined;
+  return spec.params.map((p, i) => {
+    const v = i < params.length ? `(double)(${params[i].code})` : String(p.default);
+    return p.default === null ? `${i < params.length}, ${i < params.length ? v : '0.0'}` : v;
+  }).join(', ');
+}
+
+function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefined {
   // float: integer and bool inputs give float32 (a JS number float64); keep: the input's dtype.
   let t = a.ty;
   if (spec.kind === 'float' && !isFloat(t.dtype)) t = t.weak ? { dtype: 'float64', weak: true } : strong('float32');
   const c = computeOf(t.dtype, spec.computes);
+  const m = members(spec, params);
+  if (c === undefined || m === undefined) return undefined;
+  return apply(spec.functor, [operand(a, t.dtype, c)], c, t, m);
+}
+
+/** lerp(self, end, weight): LerpOp in the common floating dtype (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
+function lerp(a: Val, b: Val, w: Val): Val | undefined {
+  // The eager op takes floating tensors for self and end (lib/ops/lerp.ts).
+  if (!isFloat(promote(a.ty, b.ty).dtype) || a.ty.weak || b.ty.weak) return undefined;
+  const t = promote(promote(a.ty, b.ty), w.ty);
+  const c = computeOf(t.dtype, { float: true, double: true, int: false, bool: false, noBool: false });
   if (c === undefined) return undefined;
-  return apply(spec.functor, [operand(a, t.dtype, c)], c, t);
+  return apply('LerpOp', [operand(a, t.dtype, c), operand(b, t.dtype, c), operand(w, t.dtype, c)], c, t);
 }
 
 /** where(condition, a, b): WhereOp in the compute type of a's and b's common dtype (ops/unary/unary.h: where_impl). */
@@ -112,8 +137,8 @@ function where(cond: Val, a: Val, b: Val): Val | undefined {
 const BINARY: Readonly<Record<string, ops.BinaryOp>> = ops.BINARY;
 const UNARY: Readonly<Record<string, ops.UnaryOp>> = ops.UNARY;
 
-/** The ops gx.fuse can fuse, by gx name: every binary and unary op of the op list, and where. */
-export const FUSABLE_OPS: readonly string[] = [...Object.keys(BINARY), ...Object.keys(UNARY), 'where'];
+/** The ops gx.fuse can fuse, by gx name: every binary and unary op of the op list, where and lerp. */
+export const FUSABLE_OPS: readonly string[] = [...Object.keys(BINARY), ...Object.keys(UNARY), 'where', 'lerp'];
 
 /** The elementwise ops on elements for translate.ts; `nameOf` tells gx functions by value. */
 export function fuseOpCalls(nameOf: (value: unknown) => string | undefined): OpCalls {
@@ -124,8 +149,9 @@ export function fuseOpCalls(nameOf: (value: unknown) => string | undefined): OpC
         if (args.length !== 2) throw new TypeError(`${name} takes two operands here`);
         return binary(BINARY[name], args[0], args[1]);
       }
-      if (Object.hasOwn(UNARY, name)) return args.length === 1 ? unary(UNARY[name], args[0]) : undefined;
+      if (Object.hasOwn(UNARY, name)) return args.length >= 1 ? unary(UNARY[name], args[0], args.slice(1)) : undefined;
       if (name === 'where' && args.length === 3) return where(args[0], args[1], args[2]);
+      if (name === 'lerp' && args.length === 3) return lerp(args[0], args[1], args[2]);
       return undefined;
     },
   };

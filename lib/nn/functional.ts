@@ -17,7 +17,9 @@ import { describeValue, formatShape } from '../shape';
 import { Tensor } from '../tensor';
 import { tidy } from '../tidy';
 
-export { relu, gelu, sigmoid, tanh, softplus } from '../generated/elementwise';
+export {
+  relu, gelu, sigmoid, tanh, softplus, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
+} from '../generated/elementwise';
 export { softmax, logSoftmax } from '../ops/softmax';
 export {
   mseLoss, l1Loss, smoothL1Loss, huberLoss, nllLoss, crossEntropy, binaryCrossEntropy, binaryCrossEntropyWithLogits,

@@ -5,6 +5,7 @@ export {
   Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Sequential, ModuleList,
   type FactoryOptions, type LinearOptions, type EmbeddingLayerOptions, type LayerNormOptions,
 } from './layers';
+export { SiLU, Mish, SELU, Hardsigmoid, LogSigmoid, LeakyReLU, ELU, Hardtanh } from './activations';
 export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
 export type {
   Reduction, LossOptions, SmoothL1Options, HuberOptions, NllOptions, CrossEntropyOptions, BceOptions, BceWithLogitsOptions,

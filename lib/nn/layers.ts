@@ -192,8 +192,8 @@ export class Dropout extends Module {
   }
 }
 
-/** A module of one elementwise function (the activations). */
-class Elementwise extends Module {
+/** A module of one elementwise function (the activations; activations.ts has more). @internal */
+export class Elementwise extends Module {
   readonly #f: (x: Tensor) => Tensor;
   constructor(f: (x: Tensor) => Tensor) {
     super();

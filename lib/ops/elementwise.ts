@@ -110,8 +110,11 @@ export const UNARY = ops.UNARY;
 export type UnarySpec = ops.UnaryOp;
 export type UnaryName = keyof typeof UNARY;
 
-/** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`). */
-export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+/** A unary op's parameter values in order (NOTE [ Parameters of elementwise ops ] in ops/op-list.js); undefined: the default. */
+export type UnaryParams = readonly (number | null | undefined)[];
+
+/** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`); `params` the op's number parameters, if it has any. */
+export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false, params: UnaryParams = []): Tensor {
   const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkTensor(a, fn, 'self');
   const dt = x.dtype;
@@ -122,19 +125,75 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     if (dt === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
     common = dt;
   }
+  const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
   const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
-    (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn) }));
-  if (shouldRecord(x)) recorders.unary?.(spec.name, x, result);
+    (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
+  if (shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
   return result;
 }
 
-type AnyUnary = (x: unknown, opts?: unknown) => Tensor;
+/**
+ * nanToNum's absent posinf / neginf as torch's: the result dtype's largest and lowest finite
+ * values; the functor knows float's and double's, float16 and bfloat16 need their own.
+ */
+function nanToNumDefaults(params: UnaryParams, common: DType): UnaryParams {
+  const max = FINITE_MAX[common];
+  if (max === undefined) return params;
+  return [params[0], params[1] ?? max, params[2] ?? -max];
+}
+const FINITE_MAX: Partial<Record<DType, number>> = { float16: 65504, bfloat16: 3.3895313892515355e38 };
+
+/** The parameters by name for a derivative formula (the defaults filled in, absent ones left out). */
+function paramRecord(spec: UnarySpec, values: UnaryParams): Record<string, number> {
+  const r: Record<string, number> = {};
+  spec.params.forEach((p, i) => {
+    const v = values[i] ?? p.default;
+    if (v !== null) r[p.name] = v;
+  });
+  return r;
+}
+
+function paramValue(v: unknown, fn: string, name: string, nullable: boolean): number | null | undefined {
+  if (v === undefined || (nullable && v === null) || typeof v === 'number') return v;
+  throw new TypeError(`${fn}: ${name} must be a number${nullable ? ' or null' : ''}, got ${describeOperand(v)}`);
+}
+
+/**
+ * A unary call's arguments after x as its parameters and options: numbers first (paramStyle
+ * positional), or the options object's keys (paramStyle options). @internal
+ */
+export function unaryArgs(spec: UnarySpec, rest: readonly unknown[], fn: string): { params: UnaryParams; opts: unknown } {
+  const ps = spec.params;
+  if (spec.paramStyle === 'options') {
+    if (rest.length > 1) throw new TypeError(`${fn}: takes (x, options?), got ${rest.length + 1} arguments`);
+    const keys = [...OUT_KEYS, ...ps.map((p) => p.name)];
+    const o = optionsOf<Record<string, unknown>>(rest[0], fn, keys);
+    const params = ps.map((p) => paramValue(o[p.name], fn, p.name, p.default === null));
+    return { params, opts: o.out === undefined ? undefined : { out: o.out } };
+  }
+  let k = 0;
+  const params: (number | null | undefined)[] = [];
+  for (; k < ps.length && k < rest.length; k++) {
+    const v = rest[k];
+    if (v !== null && typeof v === 'object') break;  // the options object, the parameters left at their defaults
+    params.push(paramValue(v, fn, ps[k].name, ps[k].default === null));
+  }
+  if (rest.length > k + 1) throw new TypeError(`${fn}: takes (x, ${[...ps.map((p) => p.name), 'options'].join(', ')}), got ${rest.length + 1} arguments`);
+  return { params, opts: rest[k] };
+}
+
+type AnyUnary = (x: unknown, ...rest: unknown[]) => Tensor;
 
 /** @internal The gx function of a unary op (lib/generated/elementwise.ts gives each its type). */
 export function unaryFunction(name: UnaryName): AnyUnary {
   const spec = UNARY[name];
   const fn = `gx.${name}`;
-  const f: AnyUnary = (x, opts) => unaryOp(spec, x, fn, opts);
+  const f: AnyUnary = spec.params.length === 0
+    ? (x, opts) => unaryOp(spec, x, fn, opts)
+    : (x, ...rest) => {
+      const { params, opts } = unaryArgs(spec, rest, fn);
+      return unaryOp(spec, x, fn, opts, false, params);
+    };
   Object.defineProperty(f, 'name', { value: name });
   return f;
 }

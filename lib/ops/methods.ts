@@ -3,7 +3,7 @@
 import type { DType } from '../generated/dtypes';
 import type { Tensor } from '../tensor';
 import type { OutOptions } from './common';
-import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
+import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from './promotion';
 import { installMethods, type TensorMethods } from './install';
 import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from './reduction';
@@ -71,14 +71,25 @@ for (const name of Object.keys(BINARY) as BinaryName[]) {
 for (const name of Object.keys(UNARY) as UnaryName[]) {
   const spec = UNARY[name];
   const fn = `Tensor.${name}`;
-  methods[name] = function (this: Tensor, opts?: unknown) {
-    return unaryOp(spec, this, fn, opts);
-  };
+  methods[name] = spec.params.length === 0
+    ? function (this: Tensor, opts?: unknown) {
+      return unaryOp(spec, this, fn, opts);
+    }
+    : function (this: Tensor, ...rest: unknown[]) {
+      const { params, opts } = unaryArgs(spec, rest, fn);
+      return unaryOp(spec, this, fn, opts, false, params);
+    };
   if (!spec.inplace) continue;
   const fnIn = `Tensor.${name}_`;
-  methods[`${name}_`] = function (this: Tensor) {
-    return unaryOp(spec, this, fnIn, undefined, true);
-  };
+  methods[`${name}_`] = spec.params.length === 0
+    ? function (this: Tensor) {
+      return unaryOp(spec, this, fnIn, undefined, true);
+    }
+    : function (this: Tensor, ...rest: unknown[]) {
+      const { params, opts } = unaryArgs(spec, rest, fnIn);
+      if (opts !== undefined) throw new TypeError(`${fnIn}: takes no out (it writes this)`);
+      return unaryOp(spec, this, fnIn, undefined, true, params);
+    };
 }
 for (const name of Object.keys(REDUCE) as ReduceName[]) {
   const spec = REDUCE[name];

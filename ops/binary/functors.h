@@ -88,6 +88,42 @@ struct RemainderOp {
   }
 };
 
+// C's fmod, as torch.fmod: the result has the dividend's sign. Integers: x % 0 is 0 as in
+// remainder (torch raises on the CPU).
+struct FmodOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (is_floating_point_v<C>) {
+      return m_fmod(a, b);
+    } else {
+      if (b == 0 || b == -1) return 0;  // -1: INT64_MIN % -1 traps on x86
+      return a % b;
+    }
+  }
+};
+
+// The floating binary ops (integer inputs arrive as float32, as div's).
+struct Atan2Op {
+  template <typename C> GX_HD C operator()(C a, C b) const { return m_atan2(a, b); }
+};
+
+struct HypotOp {
+  template <typename C> GX_HD C operator()(C a, C b) const { return m_hypot(a, b); }
+};
+
+struct CopysignOp {
+  template <typename C> GX_HD C operator()(C a, C b) const { return m_copysign(a, b); }
+};
+
+// log(e^a + e^b) as torch: max + log1p(e^-|a - b|); equal infinities give themselves (inf - inf is NaN).
+struct LogaddexpOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if (a == b && (a - a) != (a - a)) return a;
+    const C m = a > b ? a : b, d = a - b;
+    if (d != d) return d;  // a NaN operand
+    return m + m_log1p(m_exp(-m_fabs(d)));
+  }
+};
+
 #define GX_OPS_COMPARE_FUNCTOR(Name, expr)                                  \
   struct Name {                                                             \
     template <typename C> GX_HD bool operator()(C a, C b) const { return expr; } \

@@ -14,7 +14,14 @@
   _(pow, PowOp, kCNumeric | kCNoBool) \
   _(maximum, MaximumOp, kCNumeric) \
   _(minimum, MinimumOp, kCNumeric) \
-  _(remainder, RemainderOp, kCNumeric | kCNoBool)
+  _(remainder, RemainderOp, kCNumeric | kCNoBool) \
+  _(fmod, FmodOp, kCNumeric | kCNoBool)
+
+#define GX_OPS_BINARY_MATH(_) \
+  _(atan2, Atan2Op, kCFloating) \
+  _(hypot, HypotOp, kCFloating) \
+  _(logaddexp, LogaddexpOp, kCFloating) \
+  _(copysign, CopysignOp, kCFloating)
 
 #define GX_OPS_BINARY_COMPARE(_) \
   _(eq, EqOp, kCNumeric) \
@@ -29,7 +36,7 @@
   _(logical_or, LogicalOrOp, kCBool) \
   _(logical_xor, LogicalXorOp, kCBool)
 
-#define GX_OPS_BINARY(_) GX_OPS_BINARY_ARITH(_) GX_OPS_BINARY_MISC(_) GX_OPS_BINARY_COMPARE(_) GX_OPS_BINARY_LOGICAL(_)
+#define GX_OPS_BINARY(_) GX_OPS_BINARY_ARITH(_) GX_OPS_BINARY_MISC(_) GX_OPS_BINARY_MATH(_) GX_OPS_BINARY_COMPARE(_) GX_OPS_BINARY_LOGICAL(_)
 
 #define GX_OPS_UNARY_FLOAT(_) \
   _(exp, ExpOp, kCFloating) \
@@ -38,15 +45,44 @@
   _(sqrt, SqrtOp, kCFloating) \
   _(rsqrt, RsqrtOp, kCFloating) \
   _(sin, SinOp, kCFloating) \
-  _(cos, CosOp, kCFloating)
+  _(cos, CosOp, kCFloating) \
+  _(expm1, Expm1Op, kCFloating) \
+  _(exp2, Exp2Op, kCFloating) \
+  _(log2, Log2Op, kCFloating) \
+  _(log10, Log10Op, kCFloating) \
+  _(reciprocal, ReciprocalOp, kCFloating) \
+  _(frac, FracOp, kCFloating)
 
 #define GX_OPS_UNARY_ACTIVATION(_) \
   _(tanh, TanhOp, kCFloating) \
   _(sigmoid, SigmoidOp, kCFloating) \
   _(gelu, GeluOp, kCFloating) \
-  _(softplus, SoftplusOp, kCFloating)
+  _(softplus, SoftplusOp, kCFloating) \
+  _(silu, SiluOp, kCFloating) \
+  _(mish, MishOp, kCFloating) \
+  _(selu, SeluOp, kCFloating) \
+  _(hardsigmoid, HardsigmoidOp, kCFloating) \
+  _(log_sigmoid, LogSigmoidOp, kCFloating)
+
+#define GX_OPS_UNARY_TRIG(_) \
+  _(tan, TanOp, kCFloating) \
+  _(asin, AsinOp, kCFloating) \
+  _(acos, AcosOp, kCFloating) \
+  _(atan, AtanOp, kCFloating) \
+  _(sinh, SinhOp, kCFloating) \
+  _(cosh, CoshOp, kCFloating) \
+  _(asinh, AsinhOp, kCFloating) \
+  _(acosh, AcoshOp, kCFloating) \
+  _(atanh, AtanhOp, kCFloating)
+
+#define GX_OPS_UNARY_SPECIAL(_) \
+  _(erf, ErfOp, kCFloating) \
+  _(erfc, ErfcOp, kCFloating) \
+  _(erfinv, ErfinvOp, kCFloating)
 
 #define GX_OPS_UNARY_KEEP(_) \
+  _(square, SquareOp, kCNumeric | kCNoBool) \
+  _(trunc, TruncOp, kCNumeric | kCNoBool) \
   _(neg, NegOp, kCNumeric | kCNoBool) \
   _(abs, AbsOp, kCNumeric | kCNoBool) \
   _(sign, SignOp, kCNumeric | kCNoBool) \
@@ -55,7 +91,24 @@
   _(round, RoundOp, kCNumeric | kCNoBool) \
   _(relu, ReluOp, kCNumeric | kCNoBool)
 
-#define GX_OPS_UNARY(_) GX_OPS_UNARY_FLOAT(_) GX_OPS_UNARY_ACTIVATION(_) GX_OPS_UNARY_KEEP(_)
+#define GX_OPS_UNARY(_) GX_OPS_UNARY_FLOAT(_) GX_OPS_UNARY_ACTIVATION(_) GX_OPS_UNARY_TRIG(_) GX_OPS_UNARY_SPECIAL(_) GX_OPS_UNARY_KEEP(_)
+
+// The unary ops with number parameters: _(name, functor, compute types, (parameters,), (functor members)).
+#define GX_OPS_UNARY_PARAMS_FLOAT(_)
+
+#define GX_OPS_UNARY_PARAMS_ACTIVATION(_) \
+  _(leaky_relu, LeakyReluOp, kCFloating, (double negative_slope,), (negative_slope)) \
+  _(elu, EluOp, kCFloating, (double alpha,), (alpha)) \
+  _(hardtanh, HardtanhOp, kCFloating, (double min_val, double max_val,), (min_val, max_val))
+
+#define GX_OPS_UNARY_PARAMS_TRIG(_)
+
+#define GX_OPS_UNARY_PARAMS_SPECIAL(_)
+
+#define GX_OPS_UNARY_PARAMS_KEEP(_) \
+  _(nan_to_num, NanToNumOp, kCNumeric | kCNoBool, (double nan, std::optional<double> posinf, std::optional<double> neginf,), (nan, posinf.has_value(), posinf.value_or(0.0), neginf.has_value(), neginf.value_or(0.0)))
+
+#define GX_OPS_UNARY_PARAMS(_) GX_OPS_UNARY_PARAMS_FLOAT(_) GX_OPS_UNARY_PARAMS_ACTIVATION(_) GX_OPS_UNARY_PARAMS_TRIG(_) GX_OPS_UNARY_PARAMS_SPECIAL(_) GX_OPS_UNARY_PARAMS_KEEP(_)
 
 #define GX_OPS_REDUCE_SUM(_) \
   _(sum, SumReducer, kCNumeric) \

@@ -59,6 +59,36 @@ GX_LIBRARY(gx_ops, m) {
   m.def("remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
         "Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::remainder_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::remainder_scalar_cuda);
+  m.def("fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.")
+      .impl(gx::kCPU, gx::ops::fmod_cpu) GX_OPS_CUDA_IMPL(gx::ops::fmod_cuda);
+  m.def("fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::fmod_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::fmod_scalar_cuda);
+  m.def("atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.")
+      .impl(gx::kCPU, gx::ops::atan2_cpu) GX_OPS_CUDA_IMPL(gx::ops::atan2_cuda);
+  m.def("atan2_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::atan2_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::atan2_scalar_cuda);
+  m.def("hypot(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "sqrt(self^2 + other^2) without overflow or underflow on the way.")
+      .impl(gx::kCPU, gx::ops::hypot_cpu) GX_OPS_CUDA_IMPL(gx::ops::hypot_cuda);
+  m.def("hypot_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "sqrt(self^2 + other^2) without overflow or underflow on the way. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::hypot_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::hypot_scalar_cuda);
+  m.def("logaddexp(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "log(e^self + e^other), stable for large and small operands.")
+      .impl(gx::kCPU, gx::ops::logaddexp_cpu) GX_OPS_CUDA_IMPL(gx::ops::logaddexp_cuda);
+  m.def("logaddexp_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "log(e^self + e^other), stable for large and small operands. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::logaddexp_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::logaddexp_scalar_cuda);
+  m.def("copysign(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "|self| with the sign of other (integer inputs give float32, as torch).")
+      .impl(gx::kCPU, gx::ops::copysign_cpu) GX_OPS_CUDA_IMPL(gx::ops::copysign_cuda);
+  m.def("copysign_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "|self| with the sign of other (integer inputs give float32, as torch). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::copysign_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::copysign_scalar_cuda);
   m.def("eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
         "self == other, as a bool tensor.")
       .impl(gx::kCPU, gx::ops::eq_cpu) GX_OPS_CUDA_IMPL(gx::ops::eq_cuda);
@@ -146,6 +176,93 @@ GX_LIBRARY(gx_ops, m) {
   m.def("softplus(Tensor self, ScalarType dtype, Tensor out) -> ()",
         "log(1 + exp(x)); x above 20 passes through (torch's threshold).")
       .impl(gx::kCPU, gx::ops::softplus_cpu) GX_OPS_CUDA_IMPL(gx::ops::softplus_cuda);
+  m.def("tan(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Tangent.")
+      .impl(gx::kCPU, gx::ops::tan_cpu) GX_OPS_CUDA_IMPL(gx::ops::tan_cuda);
+  m.def("asin(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].")
+      .impl(gx::kCPU, gx::ops::asin_cpu) GX_OPS_CUDA_IMPL(gx::ops::asin_cuda);
+  m.def("acos(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Arccosine, in [0, pi]; NaN outside [-1, 1].")
+      .impl(gx::kCPU, gx::ops::acos_cpu) GX_OPS_CUDA_IMPL(gx::ops::acos_cuda);
+  m.def("atan(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Arctangent, in (-pi/2, pi/2).")
+      .impl(gx::kCPU, gx::ops::atan_cpu) GX_OPS_CUDA_IMPL(gx::ops::atan_cuda);
+  m.def("sinh(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Hyperbolic sine.")
+      .impl(gx::kCPU, gx::ops::sinh_cpu) GX_OPS_CUDA_IMPL(gx::ops::sinh_cuda);
+  m.def("cosh(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Hyperbolic cosine.")
+      .impl(gx::kCPU, gx::ops::cosh_cpu) GX_OPS_CUDA_IMPL(gx::ops::cosh_cuda);
+  m.def("asinh(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Inverse hyperbolic sine.")
+      .impl(gx::kCPU, gx::ops::asinh_cpu) GX_OPS_CUDA_IMPL(gx::ops::asinh_cuda);
+  m.def("acosh(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Inverse hyperbolic cosine; NaN below 1.")
+      .impl(gx::kCPU, gx::ops::acosh_cpu) GX_OPS_CUDA_IMPL(gx::ops::acosh_cuda);
+  m.def("atanh(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.")
+      .impl(gx::kCPU, gx::ops::atanh_cpu) GX_OPS_CUDA_IMPL(gx::ops::atanh_cuda);
+  m.def("expm1(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "e ** x - 1, accurate near 0.")
+      .impl(gx::kCPU, gx::ops::expm1_cpu) GX_OPS_CUDA_IMPL(gx::ops::expm1_cuda);
+  m.def("exp2(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "2 ** x.")
+      .impl(gx::kCPU, gx::ops::exp2_cpu) GX_OPS_CUDA_IMPL(gx::ops::exp2_cuda);
+  m.def("log2(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Base-2 logarithm.")
+      .impl(gx::kCPU, gx::ops::log2_cpu) GX_OPS_CUDA_IMPL(gx::ops::log2_cuda);
+  m.def("log10(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Base-10 logarithm.")
+      .impl(gx::kCPU, gx::ops::log10_cpu) GX_OPS_CUDA_IMPL(gx::ops::log10_cuda);
+  m.def("erf(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "The error function.")
+      .impl(gx::kCPU, gx::ops::erf_cpu) GX_OPS_CUDA_IMPL(gx::ops::erf_cuda);
+  m.def("erfc(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "1 - erf(x), accurate where erf(x) is near 1.")
+      .impl(gx::kCPU, gx::ops::erfc_cpu) GX_OPS_CUDA_IMPL(gx::ops::erfc_cuda);
+  m.def("erfinv(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond.")
+      .impl(gx::kCPU, gx::ops::erfinv_cpu) GX_OPS_CUDA_IMPL(gx::ops::erfinv_cuda);
+  m.def("reciprocal(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "1 / x (integer and bool inputs give float32, as torch).")
+      .impl(gx::kCPU, gx::ops::reciprocal_cpu) GX_OPS_CUDA_IMPL(gx::ops::reciprocal_cuda);
+  m.def("frac(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "x - trunc(x): the fractional part, with x's sign.")
+      .impl(gx::kCPU, gx::ops::frac_cpu) GX_OPS_CUDA_IMPL(gx::ops::frac_cuda);
+  m.def("silu(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "x * sigmoid(x) (SiLU, swish).")
+      .impl(gx::kCPU, gx::ops::silu_cpu) GX_OPS_CUDA_IMPL(gx::ops::silu_cuda);
+  m.def("mish(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "x * tanh(softplus(x)).")
+      .impl(gx::kCPU, gx::ops::mish_cpu) GX_OPS_CUDA_IMPL(gx::ops::mish_cuda);
+  m.def("selu(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's).")
+      .impl(gx::kCPU, gx::ops::selu_cpu) GX_OPS_CUDA_IMPL(gx::ops::selu_cuda);
+  m.def("hardsigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "min(max(x + 3, 0), 6) / 6.")
+      .impl(gx::kCPU, gx::ops::hardsigmoid_cpu) GX_OPS_CUDA_IMPL(gx::ops::hardsigmoid_cuda);
+  m.def("log_sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|).")
+      .impl(gx::kCPU, gx::ops::log_sigmoid_cpu) GX_OPS_CUDA_IMPL(gx::ops::log_sigmoid_cuda);
+  m.def("leaky_relu(Tensor self, float negative_slope, ScalarType dtype, Tensor out) -> ()",
+        "x > 0 ? x : negativeSlope * x.")
+      .impl(gx::kCPU, gx::ops::leaky_relu_cpu) GX_OPS_CUDA_IMPL(gx::ops::leaky_relu_cuda);
+  m.def("elu(Tensor self, float alpha, ScalarType dtype, Tensor out) -> ()",
+        "x > 0 ? x : alpha * (e^x - 1).")
+      .impl(gx::kCPU, gx::ops::elu_cpu) GX_OPS_CUDA_IMPL(gx::ops::elu_cuda);
+  m.def("hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()",
+        "min(max(x, minVal), maxVal); NaN propagates.")
+      .impl(gx::kCPU, gx::ops::hardtanh_cpu) GX_OPS_CUDA_IMPL(gx::ops::hardtanh_cuda);
+  m.def("square(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "x * x (keeps the dtype: integers wrap; not for bool).")
+      .impl(gx::kCPU, gx::ops::square_cpu) GX_OPS_CUDA_IMPL(gx::ops::square_cuda);
+  m.def("trunc(Tensor self, ScalarType dtype, Tensor out) -> ()",
+        "Rounds toward zero (integers unchanged).")
+      .impl(gx::kCPU, gx::ops::trunc_cpu) GX_OPS_CUDA_IMPL(gx::ops::trunc_cuda);
+  m.def("nan_to_num(Tensor self, float nan, float? posinf, float? neginf, ScalarType dtype, Tensor out) -> ()",
+        "NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged.")
+      .impl(gx::kCPU, gx::ops::nan_to_num_cpu) GX_OPS_CUDA_IMPL(gx::ops::nan_to_num_cuda);
   m.def("neg(Tensor self, ScalarType dtype, Tensor out) -> ()",
         "-x (keeps the dtype; not for bool).")
       .impl(gx::kCPU, gx::ops::neg_cpu) GX_OPS_CUDA_IMPL(gx::ops::neg_cuda);
@@ -176,6 +293,9 @@ GX_LIBRARY(gx_ops, m) {
   m.def("astype(Tensor self, Tensor out) -> ()",
         "Copies self into out (same shape), converting to out's dtype.")
       .impl(gx::kCPU, gx::ops::astype_cpu) GX_OPS_CUDA_IMPL(gx::ops::astype_cuda);
+  m.def("lerp(Tensor self, Tensor end, Tensor? weight, float weight_scalar, ScalarType dtype, Tensor out) -> ()",
+        "Elementwise self + weight * (end - self), from the nearer end as torch.lerp (weight 1 gives end exactly), broadcasting, computing in dtype (floating); an absent weight is weight_scalar.")
+      .impl(gx::kCPU, gx::ops::lerp_cpu) GX_OPS_CUDA_IMPL(gx::ops::lerp_cuda);
   m.def("sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()",
         "Sum over axis (all for []).")
       .impl(gx::kCPU, gx::ops::sum_cpu) GX_OPS_CUDA_IMPL(gx::ops::sum_cuda);

@@ -6,5 +6,7 @@ namespace gx::ops {
 
 #define GX_OPS_UNARY_CUDA(name, F, S) GX_OPS_DEFINE_UNARY_ONE(CudaLoops, cuda, name, F, S)
 GX_OPS_UNARY_KEEP(GX_OPS_UNARY_CUDA)
+#define GX_OPS_UNARY_PARAMS_CUDA(name, F, S, params, args) GX_OPS_DEFINE_UNARY_PARAMS_ONE(CudaLoops, cuda, name, F, S, params, args)
+GX_OPS_UNARY_PARAMS_KEEP(GX_OPS_UNARY_PARAMS_CUDA)
 
 }  // namespace gx::ops

@@ -34,6 +34,20 @@ void where_impl(const Tensor& cond, const std::optional<Tensor>& a, const std::o
   });
 }
 
+// lerp(self, end, weight): weight a tensor, or (absent) the number weight_scalar.
+template <typename Loops>
+void lerp_impl(const Tensor& a, const Tensor& b, const std::optional<Tensor>& w, double ws, ScalarType common,
+               const Tensor& out) {
+  const Tensor* ins[3] = {&a, &b, w ? &*w : nullptr};
+  const ElementwiseIter it = make_elementwise(out, ins, 3);
+  with_compute<kCFloating>(common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if (it.numel == 0) return;
+    const C scalars[3] = {C(0), C(0), C(ws)};
+    Loops::template run<C, 3>(LerpOp{}, it, scalars, common);
+  });
+}
+
 template <typename Loops>
 void clamp_impl(const Tensor& x, std::optional<double> lo, std::optional<double> hi, int64_t ilo, int64_t ihi,
                 ScalarType common, const Tensor& out) {
@@ -62,6 +76,12 @@ void astype_impl(const Tensor& x, const Tensor& out) {
     unary_op<Loops, S>(F{}, self, dtype, out);                                       \
   }
 
+#define GX_OPS_DEFINE_UNARY_PARAMS_ONE(Loops, dev, name, F, S, params, args)            \
+  void name##_##dev(const Tensor& self, GX_OPS_UNPAREN params ScalarType dtype, const Tensor& out) { \
+    unary_op<Loops, S>(F{GX_OPS_UNPAREN args}, self, dtype, out);                                    \
+  }
+#define GX_OPS_UNPAREN(...) __VA_ARGS__
+
 #define GX_OPS_DEFINE_SELECT(Loops, dev)                                                                          \
   void where_##dev(const Tensor& condition, const std::optional<Tensor>& self, const std::optional<Tensor>& other, \
                    double self_scalar, int64_t self_int, double other_scalar, int64_t other_int, ScalarType dtype,    \
@@ -73,4 +93,8 @@ void astype_impl(const Tensor& x, const Tensor& out) {
                    int64_t max_int, ScalarType dtype, const Tensor& out) {                                        \
     clamp_impl<Loops>(self, min, max, min_int, max_int, dtype, out);                                              \
   }                                                                                                               \
-  void astype_##dev(const Tensor& self, const Tensor& out) { astype_impl<Loops>(self, out); }
+  void astype_##dev(const Tensor& self, const Tensor& out) { astype_impl<Loops>(self, out); }                   \
+  void lerp_##dev(const Tensor& self, const Tensor& end, const std::optional<Tensor>& weight, double weight_scalar, \
+                  ScalarType dtype, const Tensor& out) {                                                         \
+    lerp_impl<Loops>(self, end, weight, weight_scalar, dtype, out);                                               \
+  }

@@ -11,7 +11,7 @@
 // Run through scripts/gen.js.
 'use strict';
 const { generatedHeader } = require('./rows');
-const { readList, schemas } = require('./ops');
+const { paramsOf, readList, schemas } = require('./ops');
 const { typeColumn } = require('./schema-types');
 
 const OUT = 'csrc/include/gpuext/ops.h';
@@ -75,6 +75,19 @@ function binaryFace(e) {
 }
 
 function unaryFace(e) {
+  const ps = paramsOf(e);
+  if (ps.length > 0) {
+    // NOTE [ Parameters of elementwise ops ]: torch's defaults; a float? is a pointer, as raw:: takes it (null: absent).
+    const decl = ps.map((p) => (p.type === 'float' ? `double ${p.name} = ${p.default}` : `const double* ${p.name} = nullptr`));
+    const pass = ps.map((p) => p.name);
+    return [
+      `// ${comment(e.doc)}`,
+      `inline Tensor ${e.name}(const Tensor& self, ${decl.join(', ')}) {`,
+      `  return detail::unary("gx::ops::${e.name}", detail::UnaryKind::${kindOf(UNARY_KINDS, e)},`,
+      `      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::${e.name}(s, ${pass.join(', ')}, d, o); }, self);`,
+      '}',
+    ];
+  }
   return [
     `// ${comment(e.doc)}`,
     `inline Tensor ${e.name}(const Tensor& self) { return detail::unary("gx::ops::${e.name}", detail::UnaryKind::${kindOf(UNARY_KINDS, e)}, raw::${e.name}, self); }`,

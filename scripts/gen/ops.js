@@ -23,7 +23,10 @@ const FAMILIES = {
       doc: `${e.doc} \`other\` is a JS number (its value, and as an integer); \`reverse\` puts it on the left.`,
     },
   ],
-  unary: (e) => [{ name: e.name, schema: `${e.name}(Tensor self, ScalarType dtype, Tensor out) -> ()`, doc: e.doc }],
+  unary: (e) => [{
+    name: e.name, doc: e.doc,
+    schema: `${e.name}(Tensor self, ${paramsOf(e).map((p) => `${p.type} ${p.name}, `).join('')}ScalarType dtype, Tensor out) -> ()`,
+  }],
   reduce: (e) => [{ name: e.name, schema: `${e.name}(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`, doc: e.doc }],
   op: (e) => [{ name: /^(\w+)\(/.exec(e.schema)?.[1], schema: e.schema, doc: e.doc }],
 };
@@ -32,6 +35,23 @@ const FAMILIES = {
 // cppReturn / nativeReturn (results) of the one schema type table. A Tensor result is for ops whose result's
 // size only the data decides (nonzero, masked_select): the op counts, allocates and fills it in one call.
 const NO_RESULT = { cpp: 'void', ts: 'void' };
+
+/**
+ * A unary entry's number parameters (NOTE [ Parameters of elementwise ops ] in ops/op-list.js):
+ * { type, name, default } each, the default a number (float) or null (float?).
+ */
+function paramsOf(e) {
+  return (e.params ?? []).map((text) => {
+    const m = /^(float\??) (\w+)(?:=(\S+))?$/.exec(text);
+    if (!m) throw new Error(`ops/op-list.js ${e.name}: parameter '${text}' is not 'float <name>=<default>' or 'float? <name>'`);
+    const [, type, name, def] = m;
+    if (type === 'float' && (def === undefined || !Number.isFinite(Number(def)))) {
+      throw new Error(`ops/op-list.js ${e.name}: parameter ${name} needs a numeric default (torch's)`);
+    }
+    if (type === 'float?' && def !== undefined) throw new Error(`ops/op-list.js ${e.name}: parameter ${name} is float?: absent is its default`);
+    return { type, name, default: type === 'float' ? Number(def) : null };
+  });
+}
 
 const RESERVED = new Set(['var', 'delete', 'new', 'in', 'function', 'default', 'switch', 'case', 'do', 'for', 'if']);
 const camel = (s) => s.replace(/_+([a-zA-Z0-9])/g, (_, c) => c.toUpperCase());
@@ -74,15 +94,33 @@ function schemas(list) {
 
 function opLists(list) {
   const lines = [...HEADER, '// The families as X-macros _(name, functor, compute types), one list per kernel file', '// (group) and one per family.', '#pragma once', ''];
+  const define = (macro, rows) => {
+    lines.push(rows.length === 0 ? `#define ${macro}(_)` : `#define ${macro}(_) \\`);
+    if (rows.length > 0) lines.push(rows.join(' \\\n'));
+    lines.push('');
+  };
   for (const family of ['binary', 'unary', 'reduce']) {
     const entries = list.filter((e) => e.family === family);
     const groups = [...new Set(entries.map((e) => e.group))];
+    const F = family.toUpperCase();
     for (const g of groups) {
-      lines.push(`#define GX_OPS_${family.toUpperCase()}_${g.toUpperCase()}(_) \\`);
-      const rows = entries.filter((e) => e.group === g).map((e) => `  _(${e.name}, ${e.functor}, ${e.computes})`);
-      lines.push(rows.join(' \\\n'), '');
+      define(`GX_OPS_${F}_${g.toUpperCase()}`, entries.filter((e) => e.group === g && paramsOf(e).length === 0)
+        .map((e) => `  _(${e.name}, ${e.functor}, ${e.computes})`));
     }
-    lines.push(`#define GX_OPS_${family.toUpperCase()}(_) ${groups.map((g) => `GX_OPS_${family.toUpperCase()}_${g.toUpperCase()}(_)`).join(' ')}`, '');
+    lines.push(`#define GX_OPS_${F}(_) ${groups.map((g) => `GX_OPS_${F}_${g.toUpperCase()}(_)`).join(' ')}`, '');
+    if (family !== 'unary') continue;
+    // NOTE [ Parameters of elementwise ops ]: _(name, functor, compute types, (the parameters, each followed
+    // by a comma), (the functor's members from them)); every group has one, empty or not.
+    lines.push('// The unary ops with number parameters: _(name, functor, compute types, (parameters,), (functor members)).');
+    for (const g of groups) {
+      define(`GX_OPS_${F}_PARAMS_${g.toUpperCase()}`, entries.filter((e) => e.group === g && paramsOf(e).length > 0).map((e) => {
+        const ps = paramsOf(e);
+        const decl = ps.map((p) => `${typeColumn(p.type, 'cpp', e.name)} ${p.name},`).join(' ');
+        const members = ps.map((p) => (p.type === 'float' ? p.name : `${p.name}.has_value(), ${p.name}.value_or(0.0)`)).join(', ');
+        return `  _(${e.name}, ${e.functor}, ${e.computes}, (${decl}), (${members}))`;
+      }));
+    }
+    lines.push(`#define GX_OPS_${F}_PARAMS(_) ${groups.map((g) => `GX_OPS_${F}_PARAMS_${g.toUpperCase()}(_)`).join(' ')}`, '');
   }
   return lines.join('\n');
 }
@@ -168,14 +206,32 @@ function tsOps(list, all) {
     '  readonly tensor: typeof add;', '  readonly scalar: typeof addScalar;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
     ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}${functorCols(e)}, tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)}, inplace: ${e.inplace === true} }`),
     `/** How a unary op's result dtype is decided (ops/op-list.js). */`, `export type UnaryKind = ${kinds('unary')};`,
+    '/** A number parameter of a unary op (NOTE [ Parameters of elementwise ops ] in ops/op-list.js): its default, null for none. */',
+    'export interface UnaryParam {', '  readonly name: string;', '  readonly default: number | null;', '}', '',
+    '/** A unary op\'s call: its parameters\' values in order (null: absent; undefined: the default). */',
+    'export interface UnaryArgs {', '  self: NativeTensor;', '  dtype: DType;', '  out: NativeTensor;', '  params: readonly (number | null | undefined)[];', '}', '',
     'export interface UnaryOp {', '  readonly name: string;', '  readonly kind: UnaryKind;',
-    '  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  readonly call: typeof exp;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
-    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${functorCols(e)}, call: ${tsName(e.name)}, inplace: ${e.inplace === true} }`),
+    '  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  readonly call: (fn: string, a: UnaryArgs) => void;',
+    '  /** Its number parameters, in the functor\'s order; positional: numbers after x, options: keys of the options object. */',
+    '  readonly params: readonly UnaryParam[];', '  readonly paramStyle: \'positional\' | \'options\';',
+    '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
+    ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${functorCols(e)}, call: ${unaryCall(e)}, ` +
+      `params: [${paramsOf(e).map((p) => `{ name: '${camel(p.name)}', default: ${p.default} }`).join(', ')}], ` +
+      `paramStyle: '${e.paramStyle ?? 'positional'}', inplace: ${e.inplace === true} }`),
     `/** How a reduction's result dtype is decided (ops/op-list.js). */`, `export type ReduceKind = ${kinds('reduce')};`,
     'export interface ReduceOp {', '  readonly name: string;', '  readonly kind: ReduceKind;', '  readonly call: typeof sum;', '}', '',
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
   );
   return lines.join('\n');
+}
+
+/** The table's call of a unary op: the generated call itself, or one spreading the parameters into their names. */
+function unaryCall(e) {
+  const ps = paramsOf(e);
+  if (ps.length === 0) return tsName(e.name);
+  if (e.paramStyle !== undefined && e.paramStyle !== 'options') throw new Error(`ops/op-list.js ${e.name}: paramStyle is 'options' or absent`);
+  const named = ps.map((p, i) => `${camel(p.name)}: a.params[${i}] ?? ${p.type === 'float' ? p.default : 'null'}`);
+  return `(fn: string, a: UnaryArgs) => ${tsName(e.name)}(fn, { self: a.self, ${named.join(', ')}, dtype: a.dtype, out: a.out })`;
 }
 
 function readList() {
@@ -212,6 +268,26 @@ const FACES = {
 };
 FACES.logical = FACES.compare;
 
+/** The parameters of a unary op with `params` as TypeScript: numbers, or keys beside `out` (paramStyle 'options'). */
+function paramArgs(e, inplace, out = '') {
+  const ps = paramsOf(e);
+  const ty = (p) => (p.type === 'float' ? 'number' : 'number | null');
+  if (e.paramStyle === 'options') {
+    const keys = ps.map((p) => `${camel(p.name)}?: ${ty(p)}`).join('; ');
+    return `opts?: ${inplace ? '' : `${out} & `}{ ${keys} }`;
+  }
+  return [...ps.map((p) => `${camel(p.name)}?: ${ty(p)}`), ...(inplace ? [] : [`opts?: ${out}`])].join(', ');
+}
+
+/** The call signatures of a unary op with `params` (a gx function's with `x` first, a method's without). */
+function paramFace(e, name, xTyped, xAny) {
+  const res = e.kind === 'float' ? 'FloatResult<D>' : 'D';
+  return [
+    `${name === '' ? '<D extends DType>' : name}(${xTyped}${paramArgs(e, false, `OutOptions<${res}>`)}): Tensor<${res}>;`,
+    `${name}(${xAny}${paramArgs(e, false, 'OutOptions')}): Tensor;`,
+  ];
+}
+
 function tsApi(list) {
   const entries = list.filter((e) => e.family === 'binary' || e.family === 'unary');
   const jsdoc = (text) => text.replace(/\*\//g, '*\\/');
@@ -220,6 +296,7 @@ function tsApi(list) {
     '// x.exp_()): their types and documentation, from ops/op-list.js. The methods are installed',
     '// from the same tables by lib/ops/methods.ts.',
     "import type { DType, FloatDType } from './dtypes';",
+    "import type { Tensor } from '../tensor';",
     "import type { OutOptions } from '../ops/common';",
     "import { binaryFunction, unaryFunction } from '../ops/elementwise';",
     "import type { Operand, ScalarOperand } from '../ops/promotion';",
@@ -229,11 +306,20 @@ function tsApi(list) {
     const name = camel(e.name);
     lines.push('/**', ` * ${jsdoc(e.doc)}`);
     if (e.example) lines.push(` * @example ${jsdoc(e.example)}`);
-    lines.push(' */', `export const ${name} = ${e.family}Function('${name}') as ${FACES[e.kind].fn};`);
+    const type = paramsOf(e).length > 0 ? `{\n${paramFace(e, '', 'x: Tensor<D>, ', 'x: Tensor, ').map((l) => `  ${l}`).join('\n')}\n}` : FACES[e.kind].fn;
+    lines.push(' */', `export const ${name} = ${e.family}Function('${name}') as ${type};`);
   }
   lines.push('', "declare module '../tensor' {", '  interface Tensor<D extends DType = DType> {');
   for (const e of entries) {
     const name = camel(e.name);
+    if (paramsOf(e).length > 0) {
+      lines.push(`    /** ${jsdoc(e.doc)} (gx.${name}(this, ...)) */`, ...paramFace(e, name, '', '').map((l) => `    ${l}`));
+      if (e.inplace) {
+        lines.push(`    /** In place gx.${name}${e.kind === 'float' ? ' (floating tensors only)' : ''}; returns this. */`,
+          `    ${name}_(${paramArgs(e, true)}): this;`);
+      }
+      continue;
+    }
     for (const l of FACES[e.kind].method(name, `gx.${name}`, jsdoc(e.doc))) lines.push(`    ${l}`);
     if (!e.inplace) continue;
     if (e.family === 'binary') {
@@ -261,8 +347,11 @@ function tsDerivatives(list) {
     "import * as F from '../autograd/formula-ops';",
     "import type { Tensor } from '../tensor';",
     '',
+    '/** A unary op\'s number parameters by camelCase name (NOTE [ Parameters of elementwise ops ]), absent ones left out. */',
+    'export type Params = Readonly<Record<string, number>>;',
+    '',
     '/** One operand\'s gradient from the result\'s. */',
-    'export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor) => Tensor | number;',
+    'export type Derivative = (grad: Tensor, self: Tensor | number, other: Tensor | number, result: Tensor, params: Params) => Tensor | number;',
     '',
     '/** Which of grad, self, other and result a formula reads (what the op must save for it). */',
     'export interface Uses { self: boolean; other: boolean; result: boolean }',
@@ -288,8 +377,11 @@ function tsDerivatives(list) {
       lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    selfUses: ${uses(self)},`,
         `    other: ${used(other)} => ${other},`, `    otherUses: ${uses(other)},`, '  },');
     } else {
-      const self = formula(e.grad, where);
-      lines.push(`  ${camel(e.name)}: {`, `    self: ${used(self)} => ${self},`, `    selfUses: ${uses(self)},`, '  },');
+      let self = formula(e.grad, where);
+      const ps = paramsOf(e);
+      for (const p of ps) self = self.replace(new RegExp(`\\b${p.name}\\b(?!\\s*\\()`, 'g'), `p.${camel(p.name)}`);
+      const args = /\bp\./.test(self) ? `${used(self).slice(0, -1)}, p)` : used(self);
+      lines.push(`  ${camel(e.name)}: {`, `    self: ${args} => ${self},`, `    selfUses: ${uses(self)},`, '  },');
     }
   }
   lines.push('};', '',
@@ -311,4 +403,4 @@ function outputs() {
   ];
 }
 
-module.exports = { outputs, registrations, readList, schemas };
+module.exports = { outputs, paramsOf, registrations, readList, schemas };

@@ -61,6 +61,36 @@ inline Tensor remainder(const Tensor& self, const Tensor& other) { return detail
 inline Tensor remainder(const Tensor& self, const Scalar& other) { return detail::binary(k_remainder_spec, raw::remainder_scalar, self, other, false); }
 inline Tensor remainder(const Scalar& self, const Tensor& other) { return detail::binary(k_remainder_spec, raw::remainder_scalar, other, self, true); }
 
+// C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.
+inline constexpr detail::BinarySpec k_fmod_spec = {"gx::ops::fmod", detail::BinaryKind::Arith, "; convert with .astype() first", false};
+inline Tensor fmod(const Tensor& self, const Tensor& other) { return detail::binary(k_fmod_spec, raw::fmod, self, other); }
+inline Tensor fmod(const Tensor& self, const Scalar& other) { return detail::binary(k_fmod_spec, raw::fmod_scalar, self, other, false); }
+inline Tensor fmod(const Scalar& self, const Tensor& other) { return detail::binary(k_fmod_spec, raw::fmod_scalar, other, self, true); }
+
+// The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.
+inline constexpr detail::BinarySpec k_atan2_spec = {"gx::ops::atan2", detail::BinaryKind::Div, nullptr, false};
+inline Tensor atan2(const Tensor& self, const Tensor& other) { return detail::binary(k_atan2_spec, raw::atan2, self, other); }
+inline Tensor atan2(const Tensor& self, const Scalar& other) { return detail::binary(k_atan2_spec, raw::atan2_scalar, self, other, false); }
+inline Tensor atan2(const Scalar& self, const Tensor& other) { return detail::binary(k_atan2_spec, raw::atan2_scalar, other, self, true); }
+
+// sqrt(self^2 + other^2) without overflow or underflow on the way.
+inline constexpr detail::BinarySpec k_hypot_spec = {"gx::ops::hypot", detail::BinaryKind::Div, nullptr, false};
+inline Tensor hypot(const Tensor& self, const Tensor& other) { return detail::binary(k_hypot_spec, raw::hypot, self, other); }
+inline Tensor hypot(const Tensor& self, const Scalar& other) { return detail::binary(k_hypot_spec, raw::hypot_scalar, self, other, false); }
+inline Tensor hypot(const Scalar& self, const Tensor& other) { return detail::binary(k_hypot_spec, raw::hypot_scalar, other, self, true); }
+
+// log(e^self + e^other), stable for large and small operands.
+inline constexpr detail::BinarySpec k_logaddexp_spec = {"gx::ops::logaddexp", detail::BinaryKind::Div, nullptr, false};
+inline Tensor logaddexp(const Tensor& self, const Tensor& other) { return detail::binary(k_logaddexp_spec, raw::logaddexp, self, other); }
+inline Tensor logaddexp(const Tensor& self, const Scalar& other) { return detail::binary(k_logaddexp_spec, raw::logaddexp_scalar, self, other, false); }
+inline Tensor logaddexp(const Scalar& self, const Tensor& other) { return detail::binary(k_logaddexp_spec, raw::logaddexp_scalar, other, self, true); }
+
+// |self| with the sign of other (integer inputs give float32, as torch).
+inline constexpr detail::BinarySpec k_copysign_spec = {"gx::ops::copysign", detail::BinaryKind::Div, nullptr, false};
+inline Tensor copysign(const Tensor& self, const Tensor& other) { return detail::binary(k_copysign_spec, raw::copysign, self, other); }
+inline Tensor copysign(const Tensor& self, const Scalar& other) { return detail::binary(k_copysign_spec, raw::copysign_scalar, self, other, false); }
+inline Tensor copysign(const Scalar& self, const Tensor& other) { return detail::binary(k_copysign_spec, raw::copysign_scalar, other, self, true); }
+
 // self == other, as a bool tensor.
 inline constexpr detail::BinarySpec k_eq_spec = {"gx::ops::eq", detail::BinaryKind::Compare, nullptr, false};
 inline Tensor eq(const Tensor& self, const Tensor& other) { return detail::binary(k_eq_spec, raw::eq, self, other); }
@@ -147,6 +177,105 @@ inline Tensor gelu(const Tensor& self) { return detail::unary("gx::ops::gelu", d
 
 // log(1 + exp(x)); x above 20 passes through (torch's threshold).
 inline Tensor softplus(const Tensor& self) { return detail::unary("gx::ops::softplus", detail::UnaryKind::Float, raw::softplus, self); }
+
+// Tangent.
+inline Tensor tan(const Tensor& self) { return detail::unary("gx::ops::tan", detail::UnaryKind::Float, raw::tan, self); }
+
+// Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].
+inline Tensor asin(const Tensor& self) { return detail::unary("gx::ops::asin", detail::UnaryKind::Float, raw::asin, self); }
+
+// Arccosine, in [0, pi]; NaN outside [-1, 1].
+inline Tensor acos(const Tensor& self) { return detail::unary("gx::ops::acos", detail::UnaryKind::Float, raw::acos, self); }
+
+// Arctangent, in (-pi/2, pi/2).
+inline Tensor atan(const Tensor& self) { return detail::unary("gx::ops::atan", detail::UnaryKind::Float, raw::atan, self); }
+
+// Hyperbolic sine.
+inline Tensor sinh(const Tensor& self) { return detail::unary("gx::ops::sinh", detail::UnaryKind::Float, raw::sinh, self); }
+
+// Hyperbolic cosine.
+inline Tensor cosh(const Tensor& self) { return detail::unary("gx::ops::cosh", detail::UnaryKind::Float, raw::cosh, self); }
+
+// Inverse hyperbolic sine.
+inline Tensor asinh(const Tensor& self) { return detail::unary("gx::ops::asinh", detail::UnaryKind::Float, raw::asinh, self); }
+
+// Inverse hyperbolic cosine; NaN below 1.
+inline Tensor acosh(const Tensor& self) { return detail::unary("gx::ops::acosh", detail::UnaryKind::Float, raw::acosh, self); }
+
+// Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.
+inline Tensor atanh(const Tensor& self) { return detail::unary("gx::ops::atanh", detail::UnaryKind::Float, raw::atanh, self); }
+
+// e ** x - 1, accurate near 0.
+inline Tensor expm1(const Tensor& self) { return detail::unary("gx::ops::expm1", detail::UnaryKind::Float, raw::expm1, self); }
+
+// 2 ** x.
+inline Tensor exp2(const Tensor& self) { return detail::unary("gx::ops::exp2", detail::UnaryKind::Float, raw::exp2, self); }
+
+// Base-2 logarithm.
+inline Tensor log2(const Tensor& self) { return detail::unary("gx::ops::log2", detail::UnaryKind::Float, raw::log2, self); }
+
+// Base-10 logarithm.
+inline Tensor log10(const Tensor& self) { return detail::unary("gx::ops::log10", detail::UnaryKind::Float, raw::log10, self); }
+
+// The error function.
+inline Tensor erf(const Tensor& self) { return detail::unary("gx::ops::erf", detail::UnaryKind::Float, raw::erf, self); }
+
+// 1 - erf(x), accurate where erf(x) is near 1.
+inline Tensor erfc(const Tensor& self) { return detail::unary("gx::ops::erfc", detail::UnaryKind::Float, raw::erfc, self); }
+
+// The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond.
+inline Tensor erfinv(const Tensor& self) { return detail::unary("gx::ops::erfinv", detail::UnaryKind::Float, raw::erfinv, self); }
+
+// 1 / x (integer and bool inputs give float32, as torch).
+inline Tensor reciprocal(const Tensor& self) { return detail::unary("gx::ops::reciprocal", detail::UnaryKind::Float, raw::reciprocal, self); }
+
+// x - trunc(x): the fractional part, with x's sign.
+inline Tensor frac(const Tensor& self) { return detail::unary("gx::ops::frac", detail::UnaryKind::Float, raw::frac, self); }
+
+// x * sigmoid(x) (SiLU, swish).
+inline Tensor silu(const Tensor& self) { return detail::unary("gx::ops::silu", detail::UnaryKind::Float, raw::silu, self); }
+
+// x * tanh(softplus(x)).
+inline Tensor mish(const Tensor& self) { return detail::unary("gx::ops::mish", detail::UnaryKind::Float, raw::mish, self); }
+
+// scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's).
+inline Tensor selu(const Tensor& self) { return detail::unary("gx::ops::selu", detail::UnaryKind::Float, raw::selu, self); }
+
+// min(max(x + 3, 0), 6) / 6.
+inline Tensor hardsigmoid(const Tensor& self) { return detail::unary("gx::ops::hardsigmoid", detail::UnaryKind::Float, raw::hardsigmoid, self); }
+
+// log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|).
+inline Tensor log_sigmoid(const Tensor& self) { return detail::unary("gx::ops::log_sigmoid", detail::UnaryKind::Float, raw::log_sigmoid, self); }
+
+// x > 0 ? x : negativeSlope * x.
+inline Tensor leaky_relu(const Tensor& self, double negative_slope = 0.01) {
+  return detail::unary("gx::ops::leaky_relu", detail::UnaryKind::Float,
+      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::leaky_relu(s, negative_slope, d, o); }, self);
+}
+
+// x > 0 ? x : alpha * (e^x - 1).
+inline Tensor elu(const Tensor& self, double alpha = 1) {
+  return detail::unary("gx::ops::elu", detail::UnaryKind::Float,
+      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::elu(s, alpha, d, o); }, self);
+}
+
+// min(max(x, minVal), maxVal); NaN propagates.
+inline Tensor hardtanh(const Tensor& self, double min_val = -1, double max_val = 1) {
+  return detail::unary("gx::ops::hardtanh", detail::UnaryKind::Float,
+      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::hardtanh(s, min_val, max_val, d, o); }, self);
+}
+
+// x * x (keeps the dtype: integers wrap; not for bool).
+inline Tensor square(const Tensor& self) { return detail::unary("gx::ops::square", detail::UnaryKind::Keep, raw::square, self); }
+
+// Rounds toward zero (integers unchanged).
+inline Tensor trunc(const Tensor& self) { return detail::unary("gx::ops::trunc", detail::UnaryKind::Keep, raw::trunc, self); }
+
+// NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged.
+inline Tensor nan_to_num(const Tensor& self, double nan = 0, const double* posinf = nullptr, const double* neginf = nullptr) {
+  return detail::unary("gx::ops::nan_to_num", detail::UnaryKind::Keep,
+      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::nan_to_num(s, nan, posinf, neginf, d, o); }, self);
+}
 
 // -x (keeps the dtype; not for bool).
 inline Tensor neg(const Tensor& self) { return detail::unary("gx::ops::neg", detail::UnaryKind::Keep, raw::neg, self); }

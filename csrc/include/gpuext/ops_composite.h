@@ -1,7 +1,7 @@
 // The gx::ops faces written by hand (gpuext/ops.h includes this after its
 // generated part): the ops whose result the op list's `kind` does not decide
 // (matmul, softmax, where, clamp, the statistics), the ones made of views and
-// copies (cat, stack, chunk), torch's composites the LLTM needs (addmm, elu),
+// copies (cat, stack, chunk), torch's composites the LLTM needs (addmm; elu is a built-in op),
 // and operators (a + b, 1 - s, x *= y, z > 0). Each decides dtypes and sizes
 // as its lib/ops/ function does; the checks the ops themselves make (shapes,
 // devices, dtypes they have kernels for) are left to them.
@@ -285,12 +285,6 @@ inline Tensor where(const Tensor& condition, const Scalar& self, const Scalar& o
 inline Tensor clamp(const Tensor& self, const Scalar& min, const Scalar& max) { return detail::clamp(self, &min, &max); }
 inline Tensor clamp_min(const Tensor& self, const Scalar& min) { return detail::clamp(self, &min, nullptr); }
 inline Tensor clamp_max(const Tensor& self, const Scalar& max) { return detail::clamp(self, nullptr, &max); }
-
-// x where x > 0, else alpha * (exp(x) - 1) (torch.nn.functional.elu), from the built-in ops.
-inline Tensor elu(const Tensor& self, const Scalar& alpha = 1.0) {
-  const Tensor positive = gt(self, 0);
-  return where(positive, self, mul(sub(exp(where(positive, 0, self)), 1), alpha));
-}
 
 // --- along one dimension ---------------------------------------------------------
 

@@ -104,6 +104,66 @@ inline void remainder_scalar(const Tensor& self, double other, int64_t other_int
   const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
   gx::detail::call_op(op, args, 6, nullptr, 0);
 }
+// fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void fmod(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::fmod");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void fmod_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::fmod_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
+// atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void atan2(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::atan2");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// atan2_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void atan2_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::atan2_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
+// hypot(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void hypot(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::hypot");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// hypot_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void hypot_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::hypot_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
+// logaddexp(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void logaddexp(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::logaddexp");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// logaddexp_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void logaddexp_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::logaddexp_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
+// copysign(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void copysign(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::copysign");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// copysign_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void copysign_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::copysign_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
 // eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
 inline void eq(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::eq");
@@ -278,6 +338,180 @@ inline void softplus(const Tensor& self, ScalarType dtype, const Tensor& out) {
   const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
   gx::detail::call_op(op, args, 3, nullptr, 0);
 }
+// tan(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void tan(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::tan");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// asin(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void asin(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::asin");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// acos(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void acos(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::acos");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// atan(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void atan(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::atan");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// sinh(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void sinh(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::sinh");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// cosh(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void cosh(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cosh");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// asinh(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void asinh(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::asinh");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// acosh(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void acosh(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::acosh");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// atanh(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void atanh(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::atanh");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// expm1(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void expm1(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::expm1");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// exp2(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void exp2(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::exp2");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// log2(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void log2(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::log2");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// log10(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void log10(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::log10");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// erf(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void erf(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::erf");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// erfc(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void erfc(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::erfc");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// erfinv(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void erfinv(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::erfinv");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// reciprocal(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void reciprocal(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::reciprocal");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// frac(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void frac(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::frac");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// silu(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void silu(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::silu");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// mish(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void mish(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::mish");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// selu(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void selu(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::selu");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// hardsigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void hardsigmoid(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::hardsigmoid");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// log_sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void log_sigmoid(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::log_sigmoid");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// leaky_relu(Tensor self, float negative_slope, ScalarType dtype, Tensor out) -> ()
+inline void leaky_relu(const Tensor& self, double negative_slope, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::leaky_relu");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(negative_slope), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// elu(Tensor self, float alpha, ScalarType dtype, Tensor out) -> ()
+inline void elu(const Tensor& self, double alpha, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::elu");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(alpha), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()
+inline void hardtanh(const Tensor& self, double min_val, double max_val, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::hardtanh");
+  const gx_value args[5] = {gx::detail::box(self), gx::detail::box(min_val), gx::detail::box(max_val), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 5, nullptr, 0);
+}
+// square(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void square(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::square");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// trunc(Tensor self, ScalarType dtype, Tensor out) -> ()
+inline void trunc(const Tensor& self, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::trunc");
+  const gx_value args[3] = {gx::detail::box(self), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 3, nullptr, 0);
+}
+// nan_to_num(Tensor self, float nan, float? posinf, float? neginf, ScalarType dtype, Tensor out) -> ()
+inline void nan_to_num(const Tensor& self, double nan, const double* posinf, const double* neginf, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::nan_to_num");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(nan), posinf ? gx::detail::box(*posinf) : gx::detail::box_none(), neginf ? gx::detail::box(*neginf) : gx::detail::box_none(), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
 // neg(Tensor self, ScalarType dtype, Tensor out) -> ()
 inline void neg(const Tensor& self, ScalarType dtype, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::neg");
@@ -337,6 +571,12 @@ inline void astype(const Tensor& self, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::astype");
   const gx_value args[2] = {gx::detail::box(self), gx::detail::box(out)};
   gx::detail::call_op(op, args, 2, nullptr, 0);
+}
+// lerp(Tensor self, Tensor end, Tensor? weight, float weight_scalar, ScalarType dtype, Tensor out) -> ()
+inline void lerp(const Tensor& self, const Tensor& end, const Tensor* weight, double weight_scalar, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::lerp");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(end), gx::detail::box(weight), gx::detail::box(weight_scalar), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
 }
 // sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()
 inline void sum(const Tensor& self, IntArrayRef axis, ScalarType dtype, const Tensor& out) {

@@ -185,7 +185,9 @@ inline Tensor binary(const BinarySpec& s, BinaryScalarFn call, const Tensor& t, 
 
 using UnaryFn = void (*)(const Tensor&, ScalarType, const Tensor&);
 
-inline Tensor unary(const char* fn, UnaryKind kind, UnaryFn call, const Tensor& x) {
+// `call` is a UnaryFn, or a lambda passing an op's parameters besides (NOTE [ Parameters of elementwise ops ]).
+template <typename Call>
+inline Tensor unary(const char* fn, UnaryKind kind, const Call& call, const Tensor& x) {
   check_defined(x, fn, "self");
   ScalarType common = x.dtype();
   if (kind == UnaryKind::Float) {

@@ -12,7 +12,7 @@ import {
   targetProblem, deviceOf, outValue, type ModelOperand, type OperandSpec, type OutSpec, type Plan,
 } from '../calls';
 import {
-  BINARY_NAMES, BINARY_REF, BINARY_SPECS, callMethod, gxFunction, type BinaryName,
+  BINARY_NAMES, BINARY_REF, BINARY_SPECS, callMethod, gxFunction, INEXACT_BINARY, type BinaryName,
 } from '../../elementwise-reference';
 import type { Known } from '../harness';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
@@ -121,7 +121,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
     const pa = promoOf(self), pb = promoOf(other);
     let common = resultTypeOf([pa, pb].filter((p): p is PromoOperand => p !== undefined)) as DType;
     if (kind === 'div' && !isFloat(common)) common = 'float32';
-    if (['sub', 'pow', 'remainder'].includes(inp.op) && common === 'bool') return { verdict: errorVerdict('bool operands') };
+    if ('noBool' in BINARY_SPECS[inp.op] && common === 'bool') return { verdict: errorVerdict('bool operands') };
     if (inp.op === 'pow' && isInt(common) && other.kind === 'scalar' && typeof other.value !== 'boolean' && other.value < 0) {
       return { verdict: errorVerdict('an integer to a negative power') };
     }
@@ -172,7 +172,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
       const v = typeof r === 'boolean' ? (r ? 1 : 0) : roundCompute(r, c);
       values.push(cast(v, storeDtype));
     }
-    const inexact = inp.op === 'pow' && isFloat(common);
+    const inexact = INEXACT_BINARY.has(inp.op) && isFloat(common);
     const coarser = isFloat(storeDtype) && epsOf(storeDtype) > epsOf(common) ? storeDtype : common;
     const known: Known[] = [];
     const al = aliasing(target, tensors.filter((t) => t !== target || !inplace), true);

@@ -20,8 +20,11 @@ import type { FuzzProperty } from '../property';
 
 
 type Fn = (x: gx.Tensor, o?: gx.OutOptions) => gx.Tensor;
-const fnOf = (op: UnaryName): Fn => gxFunction(op) as Fn;
-const methodOf = (op: UnaryName): Fn => (x, o) => callMethod(x, op, o);
+/** Positional parameters left at their defaults (NOTE [ Parameters of elementwise ops ]), so `o` lands in the options' place. */
+const defaults = (op: UnaryName): undefined[] =>
+  (UNARY_SPECS[op].paramStyle === 'positional' ? UNARY_SPECS[op].params.map(() => undefined) : []);
+const fnOf = (op: UnaryName): Fn => (x, o) => gxFunction(op)(x, ...defaults(op), o);
+const methodOf = (op: UnaryName): Fn => (x, o) => callMethod(x, op, ...defaults(op), o);
 const inplaceOf = (op: UnaryName): ((x: gx.Tensor) => gx.Tensor) | undefined =>
   (UNARY_SPECS[op].inplace ? (x) => callMethod(x, `${op}_`) : undefined);
 
@@ -79,7 +82,7 @@ function unaryPlan(inp: UnaryInput, device: string): { bases: BaseSpec[]; plan: 
     const store = target?.dtype ?? common;
     const ins = t.values.map((v) => toCompute(castFrom(v, t.dtype, common) as V, c));
     // Stored straight from the compute type into out's dtype (as binary.ts notes).
-    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(UNARY_REF[inp.op](v), c), store)));
+    const values = ins.map((v) => (inp.op === 'gelu' && v === -Infinity ? undefined : cast(roundCompute(UNARY_REF[inp.op](v, c, common), c), store)));
     const eps = epsOf(c === 'double' ? 'float64' : 'float32');
     const coarser = isFloat(store) && epsOf(store) > epsOf(common) ? store : common;
     const al = aliasing(target, form === 'inplace' ? [] : [t], true);
