@@ -19,7 +19,7 @@ import { KNOWN_FIELDS, loadConfig, normalizeArch, resolveConfig } from '../lib/t
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/toolkit/errors';
 import { expandBraces, glob, matchGlob } from '../lib/toolkit/glob';
 import { acquireLock } from '../lib/toolkit/lock';
-import { bootId, pidAlive, startTicks } from '../lib/toolkit/procinfo';
+import { bootId, pidAlive, startTicks } from '../lib/platform/procinfo';
 import { detectToolchain, findCuda, packageRoot } from '../lib/toolkit/toolchain';
 import { load, loadInline } from '../lib/load';
 import { cudaTest } from './helpers';

@@ -13,7 +13,7 @@ import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type Compi
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
 import { linkError, loadError, namespaceWarnings } from './build-errors';
 import { ConfigError, displayPath } from './errors';
-import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
+import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from '../platform/fs';
 import { glob } from './glob';
 import { removeLeftovers } from './leftovers';
 import { acquireLock, type LockInfo } from './lock';
