@@ -233,6 +233,7 @@ class Watcher {
   async #once(): Promise<void> {
     const o = this.#o;
     this.#running = true;
+    let report: () => void;
     try {
       const cfg = loadConfig(this.#configFile, { arch: this.#opts.arch });
       this.#patterns = cfg.sources;
@@ -240,14 +241,16 @@ class Watcher {
       this.#outDir = cfg.outDir;
       const r = await build({ ...this.#opts, resolved: cfg });
       this.#files = new Set([this.#configFile, ...r.watchFiles]);
-      o.out(summary(r));
+      report = () => o.out(summary(r));
     } catch (e) {
-      reportError(e, o);
+      report = () => reportError(e, o);
       // Keep watching what we know, plus whatever the failed compile may fix.
     } finally {
       this.#running = false;
     }
+    // Watching before the result is printed: an edit made as soon as it shows is seen.
     this.#rewatch();
+    report();
     const n = this.#files.size;
     o.out(`watching ${n} file${n === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
     if (this.#again) {
