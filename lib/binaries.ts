@@ -7,7 +7,7 @@
 import fs from 'fs';
 import path from 'path';
 
-import { packageRoot } from './toolkit/toolchain';
+import { packageRoot } from './platform/paths';
 
 /** `linux-x64`: the folder under prebuilds/ for this platform, as prebuildify and node-gyp-build name it. */
 export function prebuildTag(): string {

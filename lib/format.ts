@@ -223,9 +223,24 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
   const edge = checkInt('edgeItems', opts.edgeItems ?? DEFAULT_FORMAT_OPTIONS.edgeItems, 0);
   const precision = checkInt('precision', opts.precision ?? DEFAULT_FORMAT_OPTIONS.precision, 0, 100);
   const lineWidth = checkInt('lineWidth', opts.lineWidth ?? DEFAULT_FORMAT_OPTIONS.lineWidth, 1);
+  const layout = valueLayout(t, threshold, edge);
+  const body = layout.numel === 0 ? '[]' : new Printer(t, layout, edge, lineWidth).render(precision);
+  const { shape, dtype, device } = t;
+  return withSuffixes(PREFIX + body, [`shape=[${shape.join(', ')}]`, `dtype=${dtype}`, `device='${device}'`], lineWidth);
+}
 
-  const { values, dtype, device } = t;
-  const shape = t.shape;
+/** Where a tensor's values sit, and whether it is summarized (more than `threshold` elements). */
+interface ValueLayout {
+  numel: number;
+  summarize: boolean;
+  /** The values are those of the shown block only (FormatInput.shownOnly), in C order over it. */
+  shownOnly: boolean;
+  /** The values' strides: C order over the full shape, or over the shown block. */
+  vstrides: number[];
+}
+
+function valueLayout(t: FormatInput, threshold: number, edge: number): ValueLayout {
+  const { shape, values } = t;
   const ndim = shape.length;
   const strides = new Array<number>(ndim);
   let numel = 1;
@@ -238,7 +253,6 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
     numel *= n;
   }
   const summarize = numel > threshold;
-  // Where values sit: C order over the full shape, or over the shown block.
   const shownOnly = t.shownOnly === true && summarize;
   const vstrides = strides.slice();
   let needed = numel;
@@ -254,86 +268,12 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
       `formatTensor: shape [${shape.join(', ')}] needs ${needed} values but ${values.length} were given`,
     );
   }
+  return { numel, summarize, shownOnly, vstrides };
+}
 
-  let body: string;
-  if (numel === 0) {
-    body = '[]';
-  } else {
-    // Indices shown along a dimension of `size` (null: all of them).
-    const shownRange = (size: number): number[] | null => {
-      if (!summarize || size <= 2 * edge) return null;
-      const idx: number[] = [];
-      for (let i = 0; i < edge; i++) idx.push(i);
-      for (let i = size - edge; i < size; i++) idx.push(i);
-      return idx;
-    };
-
-    // Values that will be printed (torch's get_summarized_data) decide the format.
-    let shown: (number | bigint)[];
-    if (!summarize) {
-      shown = Array.from({ length: numel }, (_, i) => values[i]);
-    } else {
-      shown = [];
-      const collect = (offset: number, dim: number): void => {
-        if (dim === ndim) {
-          shown.push(values[offset]);
-          return;
-        }
-        const size = shape[dim];
-        const idx = shownRange(size);
-        if (idx === null) for (let i = 0; i < size; i++) collect(offset + i * vstrides[dim], dim + 1);
-        else for (let k = 0; k < idx.length; k++) collect(offset + (shownOnly ? k : idx[k]) * vstrides[dim], dim + 1);
-      };
-      collect(0, 0);
-    }
-
-    const fmt: Formatter = isFloatDtype(dtype)
-      ? floatFormatter(shown, precision)
-      : textFormatter(shown, dtype === 'bool' ? boolText : intText);
-
-    const render = (offset: number, dim: number, indent: number): string => {
-      const rest = ndim - dim;
-      if (rest === 0) return fmt.format(values[offset]);
-      const size = shape[dim];
-      const stride = vstrides[dim];
-      const idx = shownRange(size);
-      const at = (k: number): number => (shownOnly ? k : (idx as number[])[k]);
-      if (rest === 1) {
-        let items: string[];
-        if (summarize && edge === 0) items = ['...'];
-        else if (idx === null) {
-          items = new Array<string>(size);
-          for (let i = 0; i < size; i++) items[i] = fmt.format(values[offset + i * stride]);
-        } else {
-          items = [];
-          for (let k = 0; k < idx.length; k++) {
-            if (k === edge) items.push(' ...');
-            items.push(fmt.format(values[offset + at(k) * stride]));
-          }
-        }
-        const perLine = Math.max(1, Math.floor((lineWidth - indent) / (fmt.width + 2)));
-        const lines: string[] = [];
-        for (let i = 0; i < items.length; i += perLine) lines.push(items.slice(i, i + perLine).join(', '));
-        return '[' + lines.join(',\n' + ' '.repeat(indent + 1)) + ']';
-      }
-      const slices: string[] = [];
-      if (idx === null) {
-        for (let i = 0; i < size; i++) slices.push(render(offset + i * stride, dim + 1, indent + 1));
-      } else {
-        for (let k = 0; k < idx.length; k++) {
-          if (k === edge) slices.push('...');
-          slices.push(render(offset + at(k) * stride, dim + 1, indent + 1));
-        }
-        if (edge === 0) slices.push('...');
-      }
-      return '[' + slices.join(',' + '\n'.repeat(rest - 1) + ' '.repeat(indent + 1)) + ']';
-    };
-    body = render(0, 0, PREFIX.length);
-  }
-
-  // torch's _add_suffixes: wrap a suffix onto its own line when it would pass lineWidth.
-  const suffixes = [`shape=[${shape.join(', ')}]`, `dtype=${dtype}`, `device='${device}'`];
-  let out = PREFIX + body;
+/** torch's _add_suffixes: wrap a suffix onto its own line when it would pass lineWidth. */
+function withSuffixes(text: string, suffixes: readonly string[], lineWidth: number): string {
+  let out = text;
   let lastLineLen = out.length - out.lastIndexOf('\n') + 1;
   for (const suffix of suffixes) {
     if (lastLineLen + suffix.length + 2 > lineWidth) {
@@ -345,4 +285,110 @@ export function formatTensor(t: FormatInput, opts: FormatOptions = {}): string {
     }
   }
   return out + ')';
+}
+
+/** The nested brackets of a non-empty tensor, summarized past the threshold as torch's _tensor_str. */
+class Printer {
+  readonly #values: FormatInput['values'];
+  readonly #shape: readonly number[];
+  readonly #layout: ValueLayout;
+  readonly #edge: number;
+  readonly #lineWidth: number;
+  readonly #dtype: FormatInput['dtype'];
+
+  constructor(t: FormatInput, layout: ValueLayout, edge: number, lineWidth: number) {
+    this.#values = t.values;
+    this.#shape = t.shape;
+    this.#layout = layout;
+    this.#edge = edge;
+    this.#lineWidth = lineWidth;
+    this.#dtype = t.dtype;
+  }
+
+  render(precision: number): string {
+    // Values that will be printed (torch's get_summarized_data) decide the format.
+    const shown = this.#shown();
+    const fmt: Formatter = isFloatDtype(this.#dtype)
+      ? floatFormatter(shown, precision)
+      : textFormatter(shown, this.#dtype === 'bool' ? boolText : intText);
+    return this.#render(fmt, 0, 0, PREFIX.length);
+  }
+
+  /** Indices shown along a dimension of `size` (null: all of them). */
+  #shownRange(size: number): number[] | null {
+    const edge = this.#edge;
+    if (!this.#layout.summarize || size <= 2 * edge) return null;
+    const idx: number[] = [];
+    for (let i = 0; i < edge; i++) idx.push(i);
+    for (let i = size - edge; i < size; i++) idx.push(i);
+    return idx;
+  }
+
+  #shown(): (number | bigint)[] {
+    const values = this.#values;
+    const { summarize, shownOnly, vstrides, numel } = this.#layout;
+    if (!summarize) return Array.from({ length: numel }, (_, i) => values[i]);
+    const shown: (number | bigint)[] = [];
+    const ndim = this.#shape.length;
+    const collect = (offset: number, dim: number): void => {
+      if (dim === ndim) {
+        shown.push(values[offset]);
+        return;
+      }
+      const size = this.#shape[dim];
+      const idx = this.#shownRange(size);
+      if (idx === null) for (let i = 0; i < size; i++) collect(offset + i * vstrides[dim], dim + 1);
+      else for (let k = 0; k < idx.length; k++) collect(offset + (shownOnly ? k : idx[k]) * vstrides[dim], dim + 1);
+    };
+    collect(0, 0);
+    return shown;
+  }
+
+  #render(fmt: Formatter, offset: number, dim: number, indent: number): string {
+    const rest = this.#shape.length - dim;
+    if (rest === 0) return fmt.format(this.#values[offset]);
+    const edge = this.#edge;
+    const size = this.#shape[dim];
+    const stride = this.#layout.vstrides[dim];
+    const idx = this.#shownRange(size);
+    if (rest === 1) return this.#row(fmt, offset, size, stride, idx, indent);
+    const slices: string[] = [];
+    if (idx === null) {
+      for (let i = 0; i < size; i++) slices.push(this.#render(fmt, offset + i * stride, dim + 1, indent + 1));
+    } else {
+      for (let k = 0; k < idx.length; k++) {
+        if (k === edge) slices.push('...');
+        slices.push(this.#render(fmt, offset + this.#at(idx, k) * stride, dim + 1, indent + 1));
+      }
+      if (edge === 0) slices.push('...');
+    }
+    return '[' + slices.join(',' + '\n'.repeat(rest - 1) + ' '.repeat(indent + 1)) + ']';
+  }
+
+  /** The k-th shown index's position in the values. */
+  #at(idx: number[], k: number): number {
+    return this.#layout.shownOnly ? k : idx[k];
+  }
+
+  /** The innermost dimension: its items, as many on a line as lineWidth allows. */
+  #row(fmt: Formatter, offset: number, size: number, stride: number, idx: number[] | null, indent: number): string {
+    const values = this.#values;
+    const edge = this.#edge;
+    let items: string[];
+    if (this.#layout.summarize && edge === 0) items = ['...'];
+    else if (idx === null) {
+      items = new Array<string>(size);
+      for (let i = 0; i < size; i++) items[i] = fmt.format(values[offset + i * stride]);
+    } else {
+      items = [];
+      for (let k = 0; k < idx.length; k++) {
+        if (k === edge) items.push(' ...');
+        items.push(fmt.format(values[offset + this.#at(idx, k) * stride]));
+      }
+    }
+    const perLine = Math.max(1, Math.floor((this.#lineWidth - indent) / (fmt.width + 2)));
+    const lines: string[] = [];
+    for (let i = 0; i < items.length; i += perLine) lines.push(items.slice(i, i + perLine).join(', '));
+    return '[' + lines.join(',\n' + ' '.repeat(indent + 1)) + ']';
+  }
 }

@@ -5,13 +5,13 @@
 // call, in this process or another, with the same inputs runs no compiler.
 import * as path from 'path';
 
+import { sha256, writeIfChanged } from './platform/fs';
+import { cacheDir, packageVersion } from './platform/paths';
 import { build, type BuildEvent } from './toolkit/build';
 import { resolveConfig, type DefineValue } from './toolkit/config';
 import { locateDef } from './toolkit/diagnostics';
 import { ConfigError, displayPath } from './toolkit/errors';
-import { sha256, writeIfChanged } from './toolkit/fsutil';
 import { waitMessage } from './toolkit/lock';
-import { cacheDir, packageVersion } from './toolkit/toolchain';
 import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from './extension';
 import { checkOptions, optionKeys } from './options';
 import { BUILTIN_NAMESPACE } from './ops/library';

@@ -85,18 +85,7 @@ const PLURAL: Record<LeafKind, string> = { number: 'numbers', boolean: 'booleans
  */
 export function flattenNested(data: unknown, fn: string): Flattened {
   // 1. Shape from the first element at each level.
-  const shape: number[] = [];
-  let probe: unknown = data;
-  while (isArrayNode(probe)) {
-    if (shape.length === MAX_NESTED_DIMS) {
-      throw new RangeError(
-        `${fn}: data has more than ${MAX_NESTED_DIMS} dimensions (arrays nested deeper than ${MAX_NESTED_DIMS} levels)`,
-      );
-    }
-    shape.push(probe.length);
-    if (probe.length === 0) break;
-    probe = probe[0];
-  }
+  const { shape, probe } = probeShape(data, fn);
   const ndim = shape.length;
 
   const values: Scalar[] = [];
@@ -164,6 +153,23 @@ export function flattenNested(data: unknown, fn: string): Flattened {
   };
   walk(data, 0);
   return { shape, values, kind: kind ?? 'empty' };
+}
+
+/** The shape read from the first element at each level, and the first leaf (or empty array) it ends on. */
+function probeShape(data: unknown, fn: string): { shape: number[]; probe: unknown } {
+  const shape: number[] = [];
+  let probe: unknown = data;
+  while (isArrayNode(probe)) {
+    if (shape.length === MAX_NESTED_DIMS) {
+      throw new RangeError(
+        `${fn}: data has more than ${MAX_NESTED_DIMS} dimensions (arrays nested deeper than ${MAX_NESTED_DIMS} levels)`,
+      );
+    }
+    shape.push(probe.length);
+    if (probe.length === 0) break;
+    probe = probe[0];
+  }
+  return { shape, probe };
 }
 
 /**

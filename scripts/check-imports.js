@@ -5,6 +5,13 @@
 // layout keeps apart (lib/ face -> generated calls -> the addon). `npm test`
 // runs it.
 //
+// Also fails, naming file and line, when the run-time imports the build tool:
+// a value import from the run-time (lib/ but lib/toolkit/, lib/cli/ and the
+// entry point lib/index.ts, which faces every layer) into lib/toolkit/ or
+// lib/cli/. What both need lives below them, in lib/platform/ (its README).
+// The package must load, and run-time kernels compile, without the build's
+// code; scripts/check-layers.js keeps csrc/ layered the same way.
+//
 // Counted: value imports and re-exports between lib/ files (`import ... from`,
 // `import './x'`, `export ... from`, `require('./x')`). Not counted:
 // `import type` / `export type` (erased by tsc: no load order at run time) and
@@ -24,9 +31,10 @@ function files(dir) {
   });
 }
 
-/** The lib/ files `file` imports at run time. */
+/** The lib/ files `file` imports at run time, each with the line of its import. */
 function valueImports(file) {
-  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  // Comments are blanked, not removed, so line numbers stay right.
+  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, '')).replace(/^\s*\/\/.*$/gm, '');
   const deps = [];
   const statement = /^\s*(import|export)\s+(type\s+)?([^'"]*?)\s*from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (let m; (m = statement.exec(text)); ) {
@@ -39,12 +47,14 @@ function valueImports(file) {
     if (braces && outside === '' && braces[1].split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
     const base = path.resolve(path.dirname(file), spec);
     const target = [`${base}.ts`, path.join(base, 'index.ts')].find((p) => fs.existsSync(p));
-    if (target !== undefined) deps.push(target);
+    const line = text.slice(0, m.index + m[0].lastIndexOf(spec)).split('\n').length;
+    if (target !== undefined) deps.push({ target, line });
   }
   return deps;
 }
 
-const graph = new Map(files(lib).map((f) => [f, valueImports(f)]));
+const imports = new Map(files(lib).map((f) => [f, valueImports(f)]));
+const graph = new Map([...imports].map(([f, deps]) => [f, deps.map((d) => d.target)]));
 const rel = (f) => path.relative(root, f);
 
 // Depth-first search; every back edge closes a cycle, reported once per set of files.
@@ -74,4 +84,28 @@ if (cycles.size > 0) {
   console.error('Break each by moving what both sides need into a module of its own, or by importing types only (import type).');
   process.exit(1);
 }
-console.log(`lib/: ${graph.size} modules, no import cycles`);
+
+// The build tool's folders, and the run-time files that may still import them, each with its reason.
+const BUILD_TOOL = ['lib/toolkit/', 'lib/cli/'];
+const ENTRY = 'lib/index.ts';
+const RUNTIME_EXCEPTIONS = {
+  'lib/load.ts': 'gx.load builds an extension on first use (torch.utils.cpp_extension.load): the toolkit\'s face at run time',
+};
+const inBuildTool = (r) => BUILD_TOOL.some((d) => r.startsWith(d));
+const upward = [];
+for (const [f, deps] of imports) {
+  const from = rel(f).split(path.sep).join('/');
+  if (inBuildTool(from) || from === ENTRY || from in RUNTIME_EXCEPTIONS) continue;
+  for (const { target, line } of deps) {
+    const to = rel(target).split(path.sep).join('/');
+    if (inBuildTool(to)) upward.push(`${from}:${line}: imports ${to}, the build tool's`);
+  }
+}
+if (upward.length > 0) {
+  console.error(`check-imports: ${upward.length} run-time import${upward.length === 1 ? '' : 's'} of the build tool (${BUILD_TOOL.join(', ')}):`);
+  for (const u of upward) console.error(`  ${u}`);
+  console.error('Import it from lib/platform/ (move it there when both need it), or import types only (import type).');
+  process.exit(1);
+}
+console.log(`lib/: ${graph.size} modules, no import cycles, no run-time import of ${BUILD_TOOL.join(' or ')} ` +
+  `(but ${Object.keys(RUNTIME_EXCEPTIONS).join(', ')}: see RUNTIME_EXCEPTIONS)`);

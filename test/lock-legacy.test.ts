@@ -9,7 +9,7 @@ import os from 'os';
 import path from 'path';
 
 import { acquireLock, waitMessage, type LockInfo } from '../lib/toolkit/lock';
-import { startedAtMs } from '../lib/toolkit/procinfo';
+import { startedAtMs } from '../lib/platform/procinfo';
 
 const linuxTest = process.platform === 'linux' ? test : test.skip;
 

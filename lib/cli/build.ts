@@ -145,32 +145,68 @@ export async function buildCommand(argv: readonly string[], o: Output = defaultO
  * watching goes on. Resolves only when `signal` aborts (Ctrl-C ends the CLI).
  */
 export async function watch(opts: BuildOptions, o: Output, signal?: AbortSignal): Promise<number> {
-  const configFile = path.resolve(opts.config ?? DEFAULT_CONFIG_FILE);
-  const watchers = new Map<string, fs.FSWatcher>();
-  let files = new Set<string>([configFile]);
-  let patterns: string[] = [];
-  let baseDir = path.dirname(configFile);
-  let outDir = path.join(baseDir, 'build');
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let again = false;
+  return new Watcher(opts, o).run(signal);
+}
 
-  const relevant = (file: string): boolean => {
-    if (file.startsWith(outDir + path.sep)) return false;
-    if (files.has(file)) return true;
-    const rel = path.relative(baseDir, file).split(path.sep).join('/');
-    return patterns.some((p) => matchGlob(p.replace(/^\.\//, ''), rel));
-  };
+/** The state of `gpuext build --watch`: what the last build read, the directory watchers, the pending rebuild. */
+class Watcher {
+  readonly #opts: BuildOptions;
+  readonly #o: Output;
+  readonly #configFile: string;
+  readonly #watchers = new Map<string, fs.FSWatcher>();
+  #files: Set<string>;
+  #patterns: string[] = [];
+  #baseDir: string;
+  #outDir: string;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #again = false;
 
-  const rewatch = (): void => {
+  constructor(opts: BuildOptions, o: Output) {
+    this.#opts = opts;
+    this.#o = o;
+    this.#configFile = path.resolve(opts.config ?? DEFAULT_CONFIG_FILE);
+    this.#files = new Set<string>([this.#configFile]);
+    this.#baseDir = path.dirname(this.#configFile);
+    this.#outDir = path.join(this.#baseDir, 'build');
+  }
+
+  /** Builds, then rebuilds on changes until `signal` aborts. */
+  async run(signal?: AbortSignal): Promise<number> {
+    await this.#once();
+    return new Promise<number>((resolve) => {
+      const stop = (): void => {
+        if (this.#timer) clearTimeout(this.#timer);
+        for (const w of this.#watchers.values()) w.close();
+        resolve(0);
+      };
+      if (signal?.aborted) stop();
+      signal?.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  #relevant(file: string): boolean {
+    if (file.startsWith(this.#outDir + path.sep)) return false;
+    if (this.#files.has(file)) return true;
+    const rel = path.relative(this.#baseDir, file).split(path.sep).join('/');
+    return this.#patterns.some((p) => matchGlob(p.replace(/^\.\//, ''), rel));
+  }
+
+  /** The directories to watch: those of the files the build read, and those the globs could add files in. */
+  #directories(): Set<string> {
     const dirs = new Set<string>();
-    for (const f of files) dirs.add(path.dirname(f));
-    // Directories the globs could add files in.
-    for (const f of glob(patterns, baseDir, { ignoreDirs: [outDir] })) dirs.add(path.dirname(f));
-    for (const p of patterns) {
+    for (const f of this.#files) dirs.add(path.dirname(f));
+    for (const f of glob(this.#patterns, this.#baseDir, { ignoreDirs: [this.#outDir] })) dirs.add(path.dirname(f));
+    for (const p of this.#patterns) {
       const staticPart = p.split('/').findIndex((s) => /[*?]/.test(s));
-      if (staticPart >= 0) dirs.add(path.resolve(baseDir, ...p.split('/').slice(0, staticPart)));
+      if (staticPart >= 0) dirs.add(path.resolve(this.#baseDir, ...p.split('/').slice(0, staticPart)));
     }
+    return dirs;
+  }
+
+  #rewatch(): void {
+    const dirs = this.#directories();
+    const watchers = this.#watchers;
     for (const [d, w] of watchers) {
       if (!dirs.has(d)) {
         w.close();
@@ -181,7 +217,7 @@ export async function watch(opts: BuildOptions, o: Output, signal?: AbortSignal)
       if (watchers.has(d)) continue;
       try {
         const w = fs.watch(d, (_event, name) => {
-          if (name === null || relevant(path.join(d, name.toString()))) schedule();
+          if (name === null || this.#relevant(path.join(d, name.toString()))) this.#schedule();
         });
         w.on('error', () => {
           w.close();
@@ -192,52 +228,46 @@ export async function watch(opts: BuildOptions, o: Output, signal?: AbortSignal)
         // a directory that vanished; the next build re-lists them
       }
     }
-  };
-
-  const once = async (): Promise<void> => {
-    running = true;
-    try {
-      const cfg = loadConfig(configFile, { arch: opts.arch });
-      patterns = cfg.sources;
-      baseDir = cfg.baseDir;
-      outDir = cfg.outDir;
-      const r = await build({ ...opts, resolved: cfg });
-      files = new Set([configFile, ...r.watchFiles]);
-      o.out(summary(r));
-    } catch (e) {
-      reportError(e, o);
-      // Keep watching what we know, plus whatever the failed compile may fix.
-    } finally {
-      running = false;
-    }
-    rewatch();
-    o.out(`watching ${files.size} file${files.size === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
-    if (again) {
-      again = false;
-      schedule();
-    }
-  };
-
-  function schedule(): void {
-    if (running) {
-      again = true;
-      return;
-    }
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      void once();
-    }, 150);
   }
 
-  await once();
-  return new Promise<number>((resolve) => {
-    const stop = (): void => {
-      if (timer) clearTimeout(timer);
-      for (const w of watchers.values()) w.close();
-      resolve(0);
-    };
-    if (signal?.aborted) stop();
-    signal?.addEventListener('abort', stop, { once: true });
-  });
+  async #once(): Promise<void> {
+    const o = this.#o;
+    this.#running = true;
+    let report: () => void;
+    try {
+      const cfg = loadConfig(this.#configFile, { arch: this.#opts.arch });
+      this.#patterns = cfg.sources;
+      this.#baseDir = cfg.baseDir;
+      this.#outDir = cfg.outDir;
+      const r = await build({ ...this.#opts, resolved: cfg });
+      this.#files = new Set([this.#configFile, ...r.watchFiles]);
+      report = () => o.out(summary(r));
+    } catch (e) {
+      report = () => reportError(e, o);
+      // Keep watching what we know, plus whatever the failed compile may fix.
+    } finally {
+      this.#running = false;
+    }
+    // Watching before the result is printed: an edit made as soon as it shows is seen.
+    this.#rewatch();
+    report();
+    const n = this.#files.size;
+    o.out(`watching ${n} file${n === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
+    if (this.#again) {
+      this.#again = false;
+      this.#schedule();
+    }
+  }
+
+  #schedule(): void {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#once();
+    }, 150);
+  }
 }

@@ -96,6 +96,22 @@ export async function doctorChecks(): Promise<Check[]> {
     ? { level: 'ok', what: 'headers', detail: includeDir() }
     : { level: 'fail', what: 'headers', detail: `${headers} is missing`, fix: 'reinstall gpuext (npm install gpuext)' });
 
+  const archList = await toolchainChecks(checks);
+  coreChecks(checks, archList);
+
+  const nh = nodeHeaders();
+  checks.push(nh.dir
+    ? { level: 'ok', what: 'Node headers', detail: nh.dir }
+    : {
+      level: 'warn', what: 'Node headers', detail: `not found (looked in ${nh.looked.join(', ')}); only rebuilding the core needs them`,
+      fix: '`npx node-gyp install` downloads them (or set npm_config_nodedir)',
+    });
+  checks.push(cacheCheck());
+  return checks;
+}
+
+/** nvcc and the host compiler, run for their versions; returns the archs nvcc can target (its --list-gpu-arch). */
+async function toolchainChecks(checks: Check[]): Promise<string | undefined> {
   const tc = detectToolchain();
   const needNvcc = projectNeedsNvcc();
   const [nvccVersion, cxxVersion, archList] = await Promise.all([
@@ -118,9 +134,14 @@ export async function doctorChecks(): Promise<Check[]> {
   } else {
     checks.push({ level: 'fail', what: 'host compiler', detail: tc.cxxMissing ?? `${tc.cxx?.join(' ')} does not run`, fix: FIXES.cxx });
   }
+  return archList;
+}
 
-  // The core: the build describes each extension through it; GPUs are seen through it.
-  let core: typeof import('../index') | undefined;
+type Core = typeof import('../index');
+
+/** The core: the build describes each extension through it; GPUs and the CPU BLAS are seen through it. */
+function coreChecks(checks: Check[], archList: string | undefined): void {
+  let core: Core | undefined;
   try {
     core = require('../index');
   } catch (e) {
@@ -129,73 +150,72 @@ export async function doctorChecks(): Promise<Check[]> {
       fix: 'build it: `npm rebuild gpuext` (in a gpuext checkout: `npm run build`)',
     });
   }
-  if (core) {
-    const { native }: typeof import('../native') = require('../native');
+  if (!core) return;
+  const { native }: typeof import('../native') = require('../native');
+  checks.push({
+    level: 'ok', what: 'core',
+    detail: `${native.cudaCompiled ? 'built with CUDA' : 'CPU-only build'}, C ABI ${native.abiVersion.join('.')}`,
+  });
+  gpuChecks(checks, core, native.cudaCompiled, archList);
+  checks.push(blasCheck(core));
+}
+
+/** Each GPU, and whether this nvcc can target it; or why there is none. */
+function gpuChecks(checks: Check[], core: Core, cudaCompiled: boolean, archList: string | undefined): void {
+  const driver = driverVersion();
+  const n = core.cuda.deviceCount();
+  if (n === 0) {
     checks.push({
-      level: 'ok', what: 'core',
-      detail: `${native.cudaCompiled ? 'built with CUDA' : 'CPU-only build'}, C ABI ${native.abiVersion.join('.')}`,
+      level: 'warn', what: 'GPUs', detail: `none (${core.cuda.unavailableReason()}); ops run on the CPU`,
+      fix: noGpuFix(cudaCompiled, core.cuda.unavailableReason()),
     });
-    const driver = driverVersion();
-    const n = core.cuda.deviceCount();
-    if (n === 0) {
-      checks.push({
-        level: 'warn', what: 'GPUs', detail: `none (${core.cuda.unavailableReason()}); ops run on the CPU`,
-        fix: noGpuFix(native.cudaCompiled, core.cuda.unavailableReason()),
-      });
-    } else {
-      const supported = new Set((archList ?? '').split(/\s+/).filter(Boolean));
-      for (let i = 0; i < n; i++) {
-        const p = core.cuda.getDeviceProperties(`cuda:${i}`);
-        const arch = `${p.major}${p.minor}`;
-        const targetable = supported.size === 0 || supported.has(`compute_${arch}`);
-        checks.push({
-          level: targetable ? 'ok' : 'warn', what: `cuda:${i}`,
-          detail: `${p.name}, sm_${arch}, ${(p.totalMemory / 2 ** 30).toFixed(0)} GiB${driver ? `, driver ${driver}` : ''}` +
-            (targetable ? '' : ` — this nvcc cannot target sm_${arch}`),
-          fix: targetable ? undefined : 'install a CUDA toolkit that supports this GPU, or build with an older --arch and let the driver JIT the PTX',
-        });
-      }
-    }
+    return;
   }
-
-  if (core) {
-    // The CPU matmul and SVD: a system BLAS / LAPACK when one loads, else gpuext's own kernels (ops/linalg/blas.h).
-    try {
-      const b = core.backends().cpu;
-      const builtin = b.blas.startsWith('built-in');
-      checks.push({
-        level: builtin ? 'warn' : 'ok', what: 'CPU BLAS',
-        detail: `matmul: ${b.blas}${builtin ? `, micro-kernel ${b.gemmKernel}` : ''}; SVD: ${b.lapack}`,
-        fix: builtin ? 'optional: a system OpenBLAS makes CPU matmul and SVD faster (Debian/Ubuntu: apt-get install ' +
-          'libopenblas0; Fedora: dnf install openblas), or name a BLAS library in GPUEXT_BLAS' : undefined,
-      });
-    } catch (e) {
-      checks.push({ level: 'warn', what: 'CPU BLAS', detail: firstLine(e instanceof Error ? e.message : String(e)) });
-    }
-  }
-
-  const nh = nodeHeaders();
-  checks.push(nh.dir
-    ? { level: 'ok', what: 'Node headers', detail: nh.dir }
-    : {
-      level: 'warn', what: 'Node headers', detail: `not found (looked in ${nh.looked.join(', ')}); only rebuilding the core needs them`,
-      fix: '`npx node-gyp install` downloads them (or set npm_config_nodedir)',
+  const supported = new Set((archList ?? '').split(/\s+/).filter(Boolean));
+  for (let i = 0; i < n; i++) {
+    const p = core.cuda.getDeviceProperties(`cuda:${i}`);
+    const arch = `${p.major}${p.minor}`;
+    const targetable = supported.size === 0 || supported.has(`compute_${arch}`);
+    checks.push({
+      level: targetable ? 'ok' : 'warn', what: `cuda:${i}`,
+      detail: `${p.name}, sm_${arch}, ${(p.totalMemory / 2 ** 30).toFixed(0)} GiB${driver ? `, driver ${driver}` : ''}` +
+        (targetable ? '' : ` — this nvcc cannot target sm_${arch}`),
+      fix: targetable ? undefined : 'install a CUDA toolkit that supports this GPU, or build with an older --arch and let the driver JIT the PTX',
     });
+  }
+}
 
+/** The CPU matmul and SVD: a system BLAS / LAPACK when one loads, else gpuext's own kernels (ops/linalg/blas.h). */
+function blasCheck(core: Core): Check {
+  try {
+    const b = core.backends().cpu;
+    const builtin = b.blas.startsWith('built-in');
+    return {
+      level: builtin ? 'warn' : 'ok', what: 'CPU BLAS',
+      detail: `matmul: ${b.blas}${builtin ? `, micro-kernel ${b.gemmKernel}` : ''}; SVD: ${b.lapack}`,
+      fix: builtin ? 'optional: a system OpenBLAS makes CPU matmul and SVD faster (Debian/Ubuntu: apt-get install ' +
+        'libopenblas0; Fedora: dnf install openblas), or name a BLAS library in GPUEXT_BLAS' : undefined,
+    };
+  } catch (e) {
+    return { level: 'warn', what: 'CPU BLAS', detail: firstLine(e instanceof Error ? e.message : String(e)) };
+  }
+}
+
+/** Whether the cache directory (gx.load, run-time kernels) can be written. */
+function cacheCheck(): Check {
   const cache = cacheDir();
   try {
     fs.mkdirSync(cache, { recursive: true });
     const probe = path.join(cache, `.doctor-${process.pid}`);
     fs.writeFileSync(probe, '');
     fs.rmSync(probe);
-    checks.push({ level: 'ok', what: 'cache', detail: `${cache} is writable` });
+    return { level: 'ok', what: 'cache', detail: `${cache} is writable` };
   } catch (e) {
-    checks.push({
+    return {
       level: 'warn', what: 'cache', detail: `${cache} is not writable (${e instanceof Error ? e.message : String(e)}); gx.load and run-time kernels need it`,
       fix: 'set GPUEXT_CACHE_DIR to a writable directory',
-    });
+    };
   }
-  return checks;
 }
 
 const MARK: Record<Level, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { jsonErrorPlace } from '../toolkit/config';
-import { writeFileAtomic } from '../toolkit/fsutil';
+import { writeFileAtomic } from '../platform/fs';
 import { packageRoot, packageVersion } from '../toolkit/toolchain';
 import type { ModuleKind } from '../toolkit/module-format';
 import { flag, parseArgs } from './args';

@@ -88,6 +88,51 @@ class Tail {
   }
 }
 
+/** What every rank of this node is started with. */
+interface Launch {
+  script: string;
+  scriptArgs: string[];
+  nproc: number;
+  nodeRank: number;
+  worldSize: number;
+  masterAddr: string;
+  masterPort: number;
+  secret: Record<string, string>;
+  setDevice: boolean;
+}
+
+interface RankChild {
+  rank: number;
+  child: ChildProcess;
+  tail: Tail;
+}
+
+/** Starts this node's ranks, each with torchrun's environment; their stderr is passed on and its end kept. */
+function spawnRanks(l: Launch): RankChild[] {
+  const { script, scriptArgs, nproc, nodeRank, worldSize, masterAddr, masterPort, secret, setDevice } = l;
+  const children: RankChild[] = [];
+  for (let local = 0; local < nproc; local++) {
+    const rank = nodeRank * nproc + local;
+    const child = spawn(process.execPath, [script, ...scriptArgs], {
+      stdio: ['inherit', 'inherit', 'pipe'],
+      env: {
+        ...process.env,
+        RANK: String(rank), LOCAL_RANK: String(local), WORLD_SIZE: String(worldSize), LOCAL_WORLD_SIZE: String(nproc),
+        GROUP_RANK: String(nodeRank), MASTER_ADDR: masterAddr, MASTER_PORT: String(masterPort), ...secret,
+        ...(setDevice ? { GPUEXT_DEVICE: String(local) } : {}),
+      },
+    });
+    const tail = new Tail();
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (c: string) => {
+      process.stderr.write(c);
+      tail.push(c);
+    });
+    children.push({ rank, child, tail });
+  }
+  return children;
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   // Options come before the script; what follows it is the script's.
   const at = argv.findIndex((a, i) => !a.startsWith('-') && (i === 0 || !isValueOption(argv[i - 1])));
@@ -112,26 +157,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const secret = storeSecret(nnodes);
   const setDevice = !a.options.has('no-set-device') && process.env.GPUEXT_RUN_SET_DEVICE !== '0';
 
-  const children: { rank: number; child: ChildProcess; tail: Tail }[] = [];
-  for (let local = 0; local < nproc; local++) {
-    const rank = nodeRank * nproc + local;
-    const child = spawn(process.execPath, [script, ...scriptArgs], {
-      stdio: ['inherit', 'inherit', 'pipe'],
-      env: {
-        ...process.env,
-        RANK: String(rank), LOCAL_RANK: String(local), WORLD_SIZE: String(worldSize), LOCAL_WORLD_SIZE: String(nproc),
-        GROUP_RANK: String(nodeRank), MASTER_ADDR: masterAddr, MASTER_PORT: String(masterPort), ...secret,
-        ...(setDevice ? { GPUEXT_DEVICE: String(local) } : {}),
-      },
-    });
-    const tail = new Tail();
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (c: string) => {
-      process.stderr.write(c);
-      tail.push(c);
-    });
-    children.push({ rank, child, tail });
-  }
+  const children = spawnRanks({ script, scriptArgs, nproc, nodeRank, worldSize, masterAddr, masterPort, secret, setDevice });
 
   return new Promise<number>((resolve) => {
     let failure: { rank: number; code: number; why: string } | undefined;

@@ -15,7 +15,7 @@ import { unlinkSync } from 'fs';
 import { open, readdir, rename, stat, unlink, type FileHandle } from 'fs/promises';
 import * as path from 'path';
 
-import { pidAlive } from '../toolkit/procinfo';
+import { pidAlive } from '../platform/procinfo';
 import { withFileContext, type FileContext } from './errors';
 
 /** Leftovers older than this are removed whoever wrote them. */

@@ -45,165 +45,193 @@ export interface LiteralOptions {
 
 /** Parses `text` as one Python literal, as ast.literal_eval would; a SyntaxError says where it fails. */
 export function parsePythonLiteral(text: string, opts: LiteralOptions = {}): PyValue {
-  let i = 0, depth = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`${what} at character ${i} of ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text)}`);
-  };
-  const skip = (): void => {
+  return new LiteralParser(text, opts).parse();
+}
+
+/** The reader of one literal: the text, where it is, and how many brackets are open. */
+class LiteralParser {
+  readonly #text: string;
+  readonly #opts: LiteralOptions;
+  #i = 0;
+  #depth = 0;
+
+  constructor(text: string, opts: LiteralOptions) {
+    this.#text = text;
+    this.#opts = opts;
+  }
+
+  parse(): PyValue {
+    const result = this.#value();
+    this.#skip();
+    if (this.#i < this.#text.length) this.#fail('text after the value');
+    return result;
+  }
+
+  #fail(what: string): never {
+    throw new SyntaxError(`${what} at character ${this.#i} of ${JSON.stringify(this.#text.length > 120 ? `${this.#text.slice(0, 120)}...` : this.#text)}`);
+  }
+
+  #skip(): void {
     for (;;) {
-      while (i < text.length && /\s/.test(text[i])) i++;
-      if (text[i] === '\\' && text[i + 1] === '\n') i += 2;
-      else if (text[i] === '#') while (i < text.length && text[i] !== '\n') i++;
+      while (this.#i < this.#text.length && /\s/.test(this.#text[this.#i])) this.#i++;
+      if (this.#text[this.#i] === '\\' && this.#text[this.#i + 1] === '\n') this.#i += 2;
+      else if (this.#text[this.#i] === '#') while (this.#i < this.#text.length && this.#text[this.#i] !== '\n') this.#i++;
       else return;
     }
-  };
-  const escape = (raw: boolean): string => {
-    const c = text[++i];
+  }
+
+  #escape(raw: boolean): string {
+    const c = this.#text[++this.#i];
     if (c === undefined) return '\\';
     if (raw) {
       // A raw string keeps the backslash and the character after it (an escaped quote does not end it).
-      i++;
+      this.#i++;
       return `\\${c}`;
     }
     if (c in SIMPLE_ESCAPES) {
-      i++;
+      this.#i++;
       return SIMPLE_ESCAPES[c];
     }
     const hexLength = c === 'x' ? 2 : c === 'u' ? 4 : c === 'U' ? 8 : 0;
     if (hexLength > 0) {
-      const hex = text.slice(i + 1, i + 1 + hexLength);
-      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== hexLength) fail('a truncated \\x, \\u or \\U escape');
-      i += hexLength + 1;
+      const hex = this.#text.slice(this.#i + 1, this.#i + 1 + hexLength);
+      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== hexLength) this.#fail('a truncated \\x, \\u or \\U escape');
+      this.#i += hexLength + 1;
       const code = parseInt(hex, 16);
-      if (code > 0x10ffff) fail('an escape beyond Unicode');
+      if (code > 0x10ffff) this.#fail('an escape beyond Unicode');
       return String.fromCodePoint(code);
     }
-    const octal = /^[0-7]{1,3}/.exec(text.slice(i, i + 3));
+    const octal = /^[0-7]{1,3}/.exec(this.#text.slice(this.#i, this.#i + 3));
     if (octal !== null) {
-      i += octal[0].length;
+      this.#i += octal[0].length;
       return String.fromCharCode(parseInt(octal[0], 8));
     }
     return '\\';  // an unknown escape keeps its backslash (the character follows as itself)
-  };
+  }
+
   /** One quoted string (after its prefix); triple quotes are not read (repr() never writes them). */
-  const quoted = (raw: boolean): string => {
-    const quote = text[i++];
-    if (text.startsWith(quote.repeat(2), i)) fail('a triple-quoted string');
+  #quoted(raw: boolean): string {
+    const quote = this.#text[this.#i++];
+    if (this.#text.startsWith(quote.repeat(2), this.#i)) this.#fail('a triple-quoted string');
     let out = '';
-    while (i < text.length && text[i] !== quote) {
-      if (text[i] === '\n') fail('a line break in a string');
-      if (text[i] === '\\') out += escape(raw);
-      else out += text[i++];
+    while (this.#i < this.#text.length && this.#text[this.#i] !== quote) {
+      if (this.#text[this.#i] === '\n') this.#fail('a line break in a string');
+      if (this.#text[this.#i] === '\\') out += this.#escape(raw);
+      else out += this.#text[this.#i++];
     }
-    if (i >= text.length) fail('an unterminated string');
-    i++;
+    if (this.#i >= this.#text.length) this.#fail('an unterminated string');
+    this.#i++;
     return out;
-  };
+  }
+
   /** Adjacent string literals, concatenated as Python does; bytes and str cannot mix. */
-  const strings = (): string | PyBytes => {
+  #strings(): string | PyBytes {
     let out = '', bytes: boolean | undefined;
     for (;;) {
-      const m = /^([rRbBuU]{0,2})['"]/.exec(text.slice(i, i + 3));
+      const m = /^([rRbBuU]{0,2})['"]/.exec(this.#text.slice(this.#i, this.#i + 3));
       if (m === null || !/^(?:[rR]?[bB]?|[bB][rR]|[uU])$/.test(m[1])) break;
       const isBytes = /[bB]/.test(m[1]);
-      if (bytes !== undefined && bytes !== isBytes) fail('bytes and str literals concatenated');
+      if (bytes !== undefined && bytes !== isBytes) this.#fail('bytes and str literals concatenated');
       bytes = isBytes;
-      i += m[1].length;
-      out += quoted(/[rR]/.test(m[1]));
-      skip();
+      this.#i += m[1].length;
+      out += this.#quoted(/[rR]/.test(m[1]));
+      this.#skip();
     }
-    if (bytes === undefined) fail('an unexpected character');
+    if (bytes === undefined) this.#fail('an unexpected character');
     return bytes ? { kind: 'bytes', text: out } : out;
-  };
+  }
+
   /** Items up to `close`, separated by commas (a trailing comma allowed); whether a comma was seen. */
-  const items = <T>(close: string, item: () => T): { out: T[]; comma: boolean } => {
+  #items<T>(close: string, item: () => T): { out: T[]; comma: boolean } {
     const out: T[] = [];
     let comma = false;
     for (;;) {
-      skip();
-      if (text[i] === close) {
-        i++;
-        depth--;
+      this.#skip();
+      if (this.#text[this.#i] === close) {
+        this.#i++;
+        this.#depth--;
         return { out, comma };
       }
       out.push(item());
-      skip();
-      if (text[i] === ',') {
-        i++;
+      this.#skip();
+      if (this.#text[this.#i] === ',') {
+        this.#i++;
         comma = true;
-      } else if (text[i] !== close) {
-        fail(`expected ',' or '${close}'`);
+      } else if (this.#text[this.#i] !== close) {
+        this.#fail(`expected ',' or '${close}'`);
       }
     }
-  };
-  const open = (): void => {
-    if (++depth > MAX_NESTING) fail(`brackets nested more than ${MAX_NESTING} deep (Python's parser limit)`);
-    i++;
-  };
-  const number = (): bigint | number => {
-    const sign = text[i] === '-' || text[i] === '+' ? text[i++] : '';
-    if (sign !== '') skip();
-    const rest = text.slice(i, i + 64);
+  }
+
+  #open(): void {
+    if (++this.#depth > MAX_NESTING) this.#fail(`brackets nested more than ${MAX_NESTING} deep (Python's parser limit)`);
+    this.#i++;
+  }
+
+  #number(): bigint | number {
+    const sign = this.#text[this.#i] === '-' || this.#text[this.#i] === '+' ? this.#text[this.#i++] : '';
+    if (sign !== '') this.#skip();
+    const rest = this.#text.slice(this.#i, this.#i + 64);
     const int = INT.exec(rest);
-    if (int !== null && int[1] !== '' && !opts.allowLong) fail(`a Python 2 long integer ('${int[0]}'), which NumPy reads in .npy headers of version 1.0 and 2.0 only`);
+    if (int !== null && int[1] !== '' && !this.#opts.allowLong) this.#fail(`a Python 2 long integer ('${int[0]}'), which NumPy reads in .npy headers of version 1.0 and 2.0 only`);
     if (int !== null) {
-      i += int[0].length;
+      this.#i += int[0].length;
       const v = BigInt(int[0].replace(/_/g, '').replace(/L$/, '').replace(/^0+(?=\d)/, ''));
       return sign === '-' ? -v : v;
     }
     const float = FLOAT.exec(rest);
-    if (float === null || float[0] === '') return fail('an unexpected character');
-    i += float[0].length;
+    if (float === null || float[0] === '') return this.#fail('an unexpected character');
+    this.#i += float[0].length;
     return Number(`${sign}${float[0].replace(/_/g, '').replace(/[jJ]$/, '')}`);
-  };
-  const value = (): PyValue => {
-    skip();
-    const c = text[i];
-    if (c === '{') {
-      open();
-      skip();
-      if (text[i] === '}') return items('}', value).out.length === 0 ? new Map() : fail('a bad dict');
-      const first = value();
-      skip();
-      if (text[i] !== ':') {
-        // A set: its first item is read; the rest follow as a sequence.
-        if (text[i] === ',') i++;
-        else if (text[i] !== '}') fail("expected ',', ':' or '}'");
-        return { kind: 'set', items: [first, ...items('}', value).out] };
-      }
-      i++;
-      const pairs: [PyValue, PyValue][] = [[first, value()]];
-      skip();
-      if (text[i] === ',') i++;
-      else if (text[i] !== '}') fail("expected ',' or '}'");
-      for (const pair of items('}', (): [PyValue, PyValue] => {
-        const key = value();
-        skip();
-        if (text[i++] !== ':') fail("expected ':'");
-        return [key, value()];
-      }).out) pairs.push(pair);
-      return new Map(pairs);
-    }
+  }
+
+  #value(): PyValue {
+    this.#skip();
+    const c = this.#text[this.#i];
+    if (c === '{') return this.#dictOrSet();
     if (c === '(') {
-      open();
-      const { out, comma } = items(')', value);
+      this.#open();
+      const { out, comma } = this.#items(')', () => this.#value());
       // (x) is x itself; (x,) and () are tuples.
       return out.length === 1 && !comma ? out[0] : { kind: 'tuple', items: out };
     }
     if (c === '[') {
-      open();
-      return { kind: 'list', items: items(']', value).out };
+      this.#open();
+      return { kind: 'list', items: this.#items(']', () => this.#value()).out };
     }
-    const word = /^(True|False|None)(?!\w)/.exec(text.slice(i, i + 6));
+    const word = /^(True|False|None)(?!\w)/.exec(this.#text.slice(this.#i, this.#i + 6));
     if (word !== null) {
-      i += word[0].length;
+      this.#i += word[0].length;
       return word[0] === 'None' ? null : word[0] === 'True';
     }
-    if (c !== undefined && /[-+\d.]/.test(c)) return number();
-    return strings();
-  };
-  const result = value();
-  skip();
-  if (i < text.length) fail('text after the value');
-  return result;
+    if (c !== undefined && /[-+\d.]/.test(c)) return this.#number();
+    return this.#strings();
+  }
+
+  /** A dict or a set, at its '{'. */
+  #dictOrSet(): PyValue {
+    this.#open();
+    this.#skip();
+    if (this.#text[this.#i] === '}') return this.#items('}', () => this.#value()).out.length === 0 ? new Map() : this.#fail('a bad dict');
+    const first = this.#value();
+    this.#skip();
+    if (this.#text[this.#i] !== ':') {
+      // A set: its first item is read; the rest follow as a sequence.
+      if (this.#text[this.#i] === ',') this.#i++;
+      else if (this.#text[this.#i] !== '}') this.#fail("expected ',', ':' or '}'");
+      return { kind: 'set', items: [first, ...this.#items('}', () => this.#value()).out] };
+    }
+    this.#i++;
+    const pairs: [PyValue, PyValue][] = [[first, this.#value()]];
+    this.#skip();
+    if (this.#text[this.#i] === ',') this.#i++;
+    else if (this.#text[this.#i] !== '}') this.#fail("expected ',' or '}'");
+    for (const pair of this.#items('}', (): [PyValue, PyValue] => {
+      const key = this.#value();
+      this.#skip();
+      if (this.#text[this.#i++] !== ':') this.#fail("expected ':'");
+      return [key, this.#value()];
+    }).out) pairs.push(pair);
+    return new Map(pairs);
+  }
 }

@@ -34,7 +34,7 @@
 import * as path from 'path';
 
 import * as ops from '../generated/ops';
-import { packageRoot } from '../toolkit/toolchain';
+import { packageRoot } from '../platform/paths';
 import type { OpCalls } from './translate';
 import { cast, C_TYPE, floatOf, isFloat, promote, strong, type ScalarDType, type Ty, type Val } from './types';
 

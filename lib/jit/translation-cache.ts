@@ -35,7 +35,7 @@ import * as path from 'path';
 import type { DType } from '../generated/dtypes';
 import { evict, kernelCacheDir } from '../rtc/cache';
 import { fileIdentity, sha256Hex } from '../rtc/cache-io';
-import { writeFileAtomic } from '../toolkit/fsutil';
+import { writeFileAtomic } from '../platform/fs';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';

@@ -16,7 +16,7 @@ import { checkOptions, optionKeys } from '../options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
 import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, setParams } from './flat';
 import { learningRate, number, positiveInt } from './hyper';
-import { strongWolfe } from './line-search';
+import { strongWolfe, type LineSearchResult, type StrongWolfeOptions } from './line-search';
 import { twoLoop } from './two-loop';
 import { TorchScalars, type Num } from './torch-scalars';
 import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
@@ -133,14 +133,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     const S = new TorchScalars(params[0].dtype);
     st.funcEvals ??= 0;
     st.nIter ??= 0;
-    const evaluate = (): number => {
-      const l = callClosure(fn, closure);
-      try {
-        return lossValue(fn, l);
-      } finally {
-        releaseLoss(l);
-      }
-    };
+    const evaluate = (): number => evaluateLoss(fn, closure);
 
     let loss = firstLoss;
     let currentEvals = 1;
@@ -158,19 +151,9 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
           nIter++;
           st.nIter++;
 
-          // The descent direction.
-          if (st.nIter === 1) {
-            setTensor(st, 'd', neg(flatGrad));
-            clearHistory(st);
-            hDiag = 1;
-          } else {
-            hDiag = this.#updateHistory(S, st, flatGrad, t, hDiag, historySize);
-            setTensor(st, 'd', twoLoop(st.oldStps as Tensor[], st.oldDirs as Tensor[], st.ro as number[], flatGrad, hDiag));
-          }
+          hDiag = this.#direction(S, st, flatGrad, loss, t, hDiag, historySize);
           const d = st.d as Tensor;
-          if (st.prevFlatGrad == null) setTensor(st, 'prevFlatGrad', flatGrad.clone());
-          else st.prevFlatGrad.copy_(flatGrad);
-          st.prevLoss = loss;
+          const prevLoss = loss;
 
           // The step length: the first ever is scaled to the gradient (torch's min(1, 1 / sum |g|) * lr, a tensor).
           const t0: Num = st.nIter === 1 ? S.mul(S.min(1, S.div(1, S.tensor(absSum(flatGrad)))), lr) : { v: lr, tensor: false };
@@ -181,24 +164,11 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
 
           let lsFuncEvals = 0;
           if (lineSearchFn !== null) {
-            const xInit = cloneParams(params);
-            try {
-              const obj = (step: number): [number, Tensor] => {
-                addGrad(params, step, d);
-                try {
-                  return [evaluate(), gatherFlatGrad(params)];
-                } finally {
-                  setParams(params, xInit);
-                }
-              };
-              // Bounded by the closure calls left in this step, as torch's (max_ls = max_eval - current_evals):
-              // at none left it still evaluates its first trial step and keeps the better of it and t = 0.
-              const r = strongWolfe(S, obj, t0, d, loss, flatGrad, gtd, { toleranceChange, maxLs: maxEval - currentEvals });
-              flatGrad.dispose();
-              ({ loss, flatGrad, t, evals: lsFuncEvals } = r);
-            } finally {
-              for (const x of xInit) x.dispose();
-            }
+            // Bounded by the closure calls left in this step, as torch's (max_ls = max_eval - current_evals):
+            // at none left it still evaluates its first trial step and keeps the better of it and t = 0.
+            const r = lineSearch(S, params, evaluate, t0, d, loss, flatGrad, gtd, { toleranceChange, maxLs: maxEval - currentEvals });
+            flatGrad.dispose();
+            ({ loss, flatGrad, t, evals: lsFuncEvals } = r);
             addGrad(params, t, d);
             optCond = S.le(S.tensor(absMax(flatGrad)), toleranceGrad);
           } else {
@@ -217,12 +187,8 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
           st.funcEvals += lsFuncEvals;
 
           // Stop at the limits, at an optimum, or for lack of progress.
-          if (nIter === maxIter) break;
-          if (currentEvals >= maxEval) break;
-          if (optCond) break;
-          // torch's d.mul(t).abs().max(): rounding is monotonic, so it is max |d| times t, rounded.
-          if (S.le(S.mul(S.tensor(absMax(d)), t), toleranceChange)) break;
-          if (Math.abs(loss - st.prevLoss) < toleranceChange) break;
+          if (nIter === maxIter || currentEvals >= maxEval || optCond) break;
+          if (noProgress(S, d, t, loss, prevLoss, toleranceChange)) break;
         }
       } finally {
         st.t = t;
@@ -231,6 +197,26 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     } finally {
       flatGrad.dispose();
     }
+  }
+
+  /**
+   * The descent direction into st.d: the gradient's negative at the first
+   * iteration, else the two-loop recursion over the history (updated first);
+   * keeps this gradient and loss for the next. Returns the Hessian scale.
+   */
+  #direction(S: TorchScalars, st: LBFGSState, flatGrad: Tensor, loss: number, t: number, hDiag: number, historySize: number): number {
+    if (st.nIter === 1) {
+      setTensor(st, 'd', neg(flatGrad));
+      clearHistory(st);
+      hDiag = 1;
+    } else {
+      hDiag = this.#updateHistory(S, st, flatGrad, t, hDiag, historySize);
+      setTensor(st, 'd', twoLoop(st.oldStps as Tensor[], st.oldDirs as Tensor[], st.ro as number[], flatGrad, hDiag));
+    }
+    if (st.prevFlatGrad == null) setTensor(st, 'prevFlatGrad', flatGrad.clone());
+    else st.prevFlatGrad.copy_(flatGrad);
+    st.prevLoss = loss;
+    return hDiag;
   }
 
   /** Adds the last step and gradient change to the history (when the curvature is positive); returns the new Hessian scale. */
@@ -270,6 +256,40 @@ type LBFGSState = ParamState & {
   prevFlatGrad?: Tensor;
   prevLoss?: number;
 };
+
+/** Calls the closure for its loss, as a number; the loss tensor is released. */
+function evaluateLoss(fn: string, closure: () => Loss): number {
+  const l = callClosure(fn, closure);
+  try {
+    return lossValue(fn, l);
+  } finally {
+    releaseLoss(l);
+  }
+}
+
+/** The strong-Wolfe search along d from the parameters as they are, which it leaves as it found them. */
+function lineSearch(S: TorchScalars, params: Tensor[], evaluate: () => number, t0: Num, d: Tensor, loss: number, flatGrad: Tensor,
+  gtd: Num, opts: StrongWolfeOptions): LineSearchResult {
+  const xInit = cloneParams(params);
+  try {
+    const obj = (step: number): [number, Tensor] => {
+      addGrad(params, step, d);
+      try {
+        return [evaluate(), gatherFlatGrad(params)];
+      } finally {
+        setParams(params, xInit);
+      }
+    };
+    return strongWolfe(S, obj, t0, d, loss, flatGrad, gtd, opts);
+  } finally {
+    for (const x of xInit) x.dispose();
+  }
+}
+
+/** torch's d.mul(t).abs().max() <= tolerance (rounding is monotonic, so it is max |d| times t, rounded), or a loss change below it. */
+function noProgress(S: TorchScalars, d: Tensor, t: number, loss: number, prevLoss: number, toleranceChange: number): boolean {
+  return S.le(S.mul(S.tensor(absMax(d)), t), toleranceChange) || Math.abs(loss - prevLoss) < toleranceChange;
+}
 
 function setTensor(st: LBFGSState, key: 'd' | 'prevFlatGrad', value: Tensor): void {
   const prev = st[key];

@@ -58,50 +58,92 @@ export interface StrongWolfeOptions {
  */
 export function strongWolfe(S: TorchScalars, obj: ObjectiveFn, t: Num, d: Tensor, f: number, g: Tensor, gtd: Num, opts: StrongWolfeOptions = {}): LineSearchResult {
   const { c1 = 1e-4, c2 = 0.9, toleranceChange = 1e-9, maxLs = 25 } = opts;
-  // Every gradient made here; those no longer referenced are freed as the search goes.
-  const made = new Set<Tensor>();
-  const keepOnly = (keep: readonly Tensor[]): void => {
-    for (const x of made) {
+  const search = new WolfeSearch(S, obj, d, f, gtd, { c1, c2, toleranceChange, maxLs });
+  try {
+    const g0 = own(g.clone());
+    search.made.add(g0);
+    const b = search.bracket(t, g0);
+    const lowPos = search.zoom(b, g0);
+    const flatGrad = b.g[lowPos];
+    search.keepOnly([flatGrad]);
+    search.made.clear();
+    return { loss: b.f[lowPos], flatGrad, t: b.t[lowPos].v, evals: search.evals };
+  } finally {
+    search.keepOnly([]);
+  }
+}
+
+/** An interval of steps (or the one step found): each end's step, loss, gradient and directional derivative. */
+interface Bracket {
+  t: Num[];
+  f: number[];
+  g: Tensor[];
+  gtd: Num[];
+  /** A step satisfying the strong Wolfe conditions is found. */
+  done: boolean;
+}
+
+/** The state of one search: the gradients it made, the evaluations and iterations so far. */
+class WolfeSearch {
+  /** Every gradient made here; those no longer referenced are freed as the search goes. */
+  readonly made = new Set<Tensor>();
+  evals = 0;
+  #lsIter = 0;
+  readonly #S: TorchScalars;
+  readonly #obj: ObjectiveFn;
+  readonly #d: Tensor;
+  readonly #f: number;
+  readonly #gtd: Num;
+  readonly #opts: Required<StrongWolfeOptions>;
+
+  constructor(S: TorchScalars, obj: ObjectiveFn, d: Tensor, f: number, gtd: Num, opts: Required<StrongWolfeOptions>) {
+    this.#S = S;
+    this.#obj = obj;
+    this.#d = d;
+    this.#f = f;
+    this.#gtd = gtd;
+    this.#opts = opts;
+  }
+
+  keepOnly(keep: readonly Tensor[]): void {
+    for (const x of this.made) {
       if (keep.includes(x)) continue;
-      made.delete(x);
+      this.made.delete(x);
       x.dispose();
     }
-  };
-  const evaluate = (step: Num): [number, Tensor, Num] => {
-    const [loss, grad] = obj(step.v);
-    made.add(grad);
-    return [loss, grad, S.tensor(dot(grad, d))];
-  };
-  // f + c1 t gtd < f_new: the Armijo condition fails.
-  const armijoFails = (fNew: number, step: Num): boolean => S.gt(fNew, S.add(f, S.mul(S.mul(c1, step), gtd)));
-  // |gtd_new| <= -c2 gtd: the curvature condition holds.
-  const curvatureHolds = (gtdNew: Num): boolean => S.le(S.abs(gtdNew), S.mul(-c2, gtd));
-  try {
-    const dNorm = S.tensor(absMax(d));
-    const g0 = own(g.clone());
-    made.add(g0);
-    let [fNew, gNew, gtdNew] = evaluate(t);
-    let evals = 1;
+  }
 
-    // Bracket an interval containing a point satisfying the Wolfe criteria.
-    let tPrev: Num = { v: 0, tensor: false }, fPrev = f, gPrev = g0, gtdPrev = gtd;
-    let done = false;
-    let lsIter = 0;
-    let bracket: Num[] = [], bracketF: number[] = [], bracketG: Tensor[] = [], bracketGtd: Num[] = [];
-    while (lsIter < maxLs) {
-      if (armijoFails(fNew, t) || (lsIter > 1 && fNew >= fPrev)) {
-        [bracket, bracketF, bracketG, bracketGtd] = [[tPrev, t], [fPrev, fNew], [gPrev, gNew], [gtdPrev, gtdNew]];
-        break;
+  #evaluate(step: Num): [number, Tensor, Num] {
+    const [loss, grad] = this.#obj(step.v);
+    this.made.add(grad);
+    this.evals++;
+    return [loss, grad, this.#S.tensor(dot(grad, this.#d))];
+  }
+
+  /** f + c1 t gtd < f_new: the Armijo condition fails. */
+  #armijoFails(fNew: number, step: Num): boolean {
+    const S = this.#S;
+    return S.gt(fNew, S.add(this.#f, S.mul(S.mul(this.#opts.c1, step), this.#gtd)));
+  }
+
+  /** |gtd_new| <= -c2 gtd: the curvature condition holds. */
+  #curvatureHolds(gtdNew: Num): boolean {
+    const S = this.#S;
+    return S.le(S.abs(gtdNew), S.mul(-this.#opts.c2, this.#gtd));
+  }
+
+  /** Brackets an interval containing a point satisfying the Wolfe criteria, from the trial step t. */
+  bracket(t: Num, g0: Tensor): Bracket {
+    const S = this.#S;
+    const maxLs = this.#opts.maxLs;
+    let [fNew, gNew, gtdNew] = this.#evaluate(t);
+    let tPrev: Num = { v: 0, tensor: false }, fPrev = this.#f, gPrev = g0, gtdPrev = this.#gtd;
+    while (this.#lsIter < maxLs) {
+      if (this.#armijoFails(fNew, t) || (this.#lsIter > 1 && fNew >= fPrev)) {
+        return { t: [tPrev, t], f: [fPrev, fNew], g: [gPrev, gNew], gtd: [gtdPrev, gtdNew], done: false };
       }
-      if (curvatureHolds(gtdNew)) {
-        [bracket, bracketF, bracketG] = [[t], [fNew], [gNew]];
-        done = true;
-        break;
-      }
-      if (S.ge(gtdNew, 0)) {
-        [bracket, bracketF, bracketG, bracketGtd] = [[tPrev, t], [fPrev, fNew], [gPrev, gNew], [gtdPrev, gtdNew]];
-        break;
-      }
+      if (this.#curvatureHolds(gtdNew)) return { t: [t], f: [fNew], g: [gNew], gtd: [], done: true };
+      if (S.ge(gtdNew, 0)) return { t: [tPrev, t], f: [fPrev, fNew], g: [gPrev, gNew], gtd: [gtdPrev, gtdNew], done: false };
       // Interpolate.
       const minStep = S.add(t, S.mul(0.01, S.sub(t, tPrev)));
       const maxStep = S.mul(t, 10);
@@ -109,68 +151,66 @@ export function strongWolfe(S: TorchScalars, obj: ObjectiveFn, t: Num, d: Tensor
       t = cubicInterpolate(S, tPrev, fPrev, gtdPrev, t, fNew, gtdNew, [minStep, maxStep]);
       // Next step.
       [tPrev, fPrev, gPrev, gtdPrev] = [tmp, fNew, gNew, gtdNew];
-      [fNew, gNew, gtdNew] = evaluate(t);
-      evals++;
-      lsIter++;
-      keepOnly([g0, gPrev, gNew]);
+      [fNew, gNew, gtdNew] = this.#evaluate(t);
+      this.#lsIter++;
+      this.keepOnly([g0, gPrev, gNew]);
     }
-    // Reached the most iterations?
-    if (lsIter === maxLs) [bracket, bracketF, bracketG] = [[{ v: 0, tensor: false }, t], [f, fNew], [g0, gNew]];
+    // Reached the most iterations.
+    return { t: [{ v: 0, tensor: false }, t], f: [this.#f, fNew], g: [g0, gNew], gtd: [], done: false };
+  }
 
-    // Zoom: refine the bracket until a point satisfies the criteria.
+  /** Refines the bracket until a point satisfies the criteria; returns the index of its low end. */
+  zoom(b: Bracket, g0: Tensor): number {
+    const S = this.#S;
+    const { toleranceChange, maxLs } = this.#opts;
+    const dNorm = S.tensor(absMax(this.#d));
     let insufProgress = false;
-    let [lowPos, highPos] = bracketF[0] <= bracketF[bracketF.length - 1] ? [0, 1] : [1, 0];
-    while (!done && lsIter < maxLs) {
+    let [lowPos, highPos] = b.f[0] <= b.f[b.f.length - 1] ? [0, 1] : [1, 0];
+    while (!b.done && this.#lsIter < maxLs) {
       // The bracket is too small.
-      if (S.lt(S.mul(S.abs(S.sub(bracket[1], bracket[0])), dNorm), toleranceChange)) break;
-      t = cubicInterpolate(S, bracket[0], bracketF[0], bracketGtd[0], bracket[1], bracketF[1], bracketGtd[1]);
-      // Sufficient progress? A t too close to an end of the bracket (or past
-      // it), twice in a row, moves to 0.1 of the bracket's length from it.
-      const bMax = S.max(bracket[0], bracket[1]), bMin = S.min(bracket[0], bracket[1]);
-      const eps = S.mul(0.1, S.sub(bMax, bMin));
-      if (S.lt(S.min(S.sub(bMax, t), S.sub(t, bMin)), eps)) {
-        if (insufProgress || S.ge(t, bMax) || S.le(t, bMin)) {
-          t = S.lt(S.abs(S.sub(t, bMax)), S.abs(S.sub(t, bMin))) ? S.sub(bMax, eps) : S.add(bMin, eps);
-          insufProgress = false;
-        } else {
-          insufProgress = true;
-        }
-      } else {
-        insufProgress = false;
-      }
-      [fNew, gNew, gtdNew] = evaluate(t);
-      evals++;
-      lsIter++;
-      if (armijoFails(fNew, t) || fNew >= bracketF[lowPos]) {
+      if (S.lt(S.mul(S.abs(S.sub(b.t[1], b.t[0])), dNorm), toleranceChange)) break;
+      let t = cubicInterpolate(S, b.t[0], b.f[0], b.gtd[0], b.t[1], b.f[1], b.gtd[1]);
+      [t, insufProgress] = this.#safeguard(t, b, insufProgress);
+      const [fNew, gNew, gtdNew] = this.#evaluate(t);
+      this.#lsIter++;
+      if (this.#armijoFails(fNew, t) || fNew >= b.f[lowPos]) {
         // Armijo condition not satisfied, or not lower than the lowest point.
-        bracket[highPos] = t;
-        bracketF[highPos] = fNew;
-        bracketG[highPos] = gNew;
-        bracketGtd[highPos] = gtdNew;
-        [lowPos, highPos] = bracketF[0] <= bracketF[1] ? [0, 1] : [1, 0];
+        setEnd(b, highPos, t, fNew, gNew, gtdNew);
+        [lowPos, highPos] = b.f[0] <= b.f[1] ? [0, 1] : [1, 0];
       } else {
-        if (curvatureHolds(gtdNew)) {
-          done = true;  // the Wolfe conditions hold
-        } else if (S.ge(S.mul(gtdNew, S.sub(bracket[highPos], bracket[lowPos])), 0)) {
+        if (this.#curvatureHolds(gtdNew)) {
+          b.done = true;  // the Wolfe conditions hold
+        } else if (S.ge(S.mul(gtdNew, S.sub(b.t[highPos], b.t[lowPos])), 0)) {
           // The old high becomes the new low.
-          bracket[highPos] = bracket[lowPos];
-          bracketF[highPos] = bracketF[lowPos];
-          bracketG[highPos] = bracketG[lowPos];
-          bracketGtd[highPos] = bracketGtd[lowPos];
+          setEnd(b, highPos, b.t[lowPos], b.f[lowPos], b.g[lowPos], b.gtd[lowPos]);
         }
         // The new point becomes the new low.
-        bracket[lowPos] = t;
-        bracketF[lowPos] = fNew;
-        bracketG[lowPos] = gNew;
-        bracketGtd[lowPos] = gtdNew;
+        setEnd(b, lowPos, t, fNew, gNew, gtdNew);
       }
-      keepOnly([g0, ...bracketG]);
+      this.keepOnly([g0, ...b.g]);
     }
-    const flatGrad = bracketG[lowPos];
-    keepOnly([flatGrad]);
-    made.clear();
-    return { loss: bracketF[lowPos], flatGrad, t: bracket[lowPos].v, evals };
-  } finally {
-    keepOnly([]);
+    return lowPos;
   }
+
+  /**
+   * Sufficient progress? A t too close to an end of the bracket (or past
+   * it), twice in a row, moves to 0.1 of the bracket's length from it.
+   */
+  #safeguard(t: Num, b: Bracket, insufProgress: boolean): [Num, boolean] {
+    const S = this.#S;
+    const bMax = S.max(b.t[0], b.t[1]), bMin = S.min(b.t[0], b.t[1]);
+    const eps = S.mul(0.1, S.sub(bMax, bMin));
+    if (!S.lt(S.min(S.sub(bMax, t), S.sub(t, bMin)), eps)) return [t, false];
+    if (insufProgress || S.ge(t, bMax) || S.le(t, bMin)) {
+      return [S.lt(S.abs(S.sub(t, bMax)), S.abs(S.sub(t, bMin))) ? S.sub(bMax, eps) : S.add(bMin, eps), false];
+    }
+    return [t, true];
+  }
+}
+
+function setEnd(b: Bracket, at: number, t: Num, f: number, g: Tensor, gtd: Num): void {
+  b.t[at] = t;
+  b.f[at] = f;
+  b.g[at] = g;
+  b.gtd[at] = gtd;
 }

@@ -17,8 +17,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { errorCode, rmQuiet, writeFileAtomic } from '../toolkit/fsutil';
-import { cacheDir } from '../toolkit/toolchain';
+import { errorCode, rmQuiet, writeFileAtomic } from '../platform/fs';
+import { cacheDir } from '../platform/paths';
 import { readEntryFiles, sha256Hex } from './cache-io';
 
 /** Bump when what a key covers, or an entry's format, changes. */

@@ -29,7 +29,7 @@
 import * as path from 'path';
 
 import { logger } from '../log';
-import { FIXES } from '../toolkit/toolchain';
+import { FIXES } from '../platform/cuda';
 import type { ChosenBackend } from './backend';
 import {
   computeKey, diskGet, diskPut, headerFingerprints, kernelCacheDir, kernelCacheMaxBytes, memoryGet, memorySet,

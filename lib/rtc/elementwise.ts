@@ -76,6 +76,14 @@ const LAYOUT_CODE: Record<Layout, number> = { c: 0, s: 1, v: 2, r: 3 };
 const ALLOCATED = 63;
 
 
+/** What a call's operands decide before the plan: the device, the broadcast shape and whose shape array it is. */
+interface Operands {
+  device: Device;
+  shape: readonly number[];
+  /** The input whose shape array `shape` is (its frozen shape and strides are borrowed by outputs), if any. */
+  shapeOf: Tensor | undefined;
+}
+
 /**
  * An elementwise kernel from C code, like cupy.ElementwiseKernel.
  * @example
@@ -83,61 +91,63 @@ const ALLOCATED = 63;
  * const z = squaredDiff(x, y);             // broadcasts x and y; allocates z
  */
 export function elementwiseKernel(inParams: string, outParams: string, body: string, opts: ElementwiseOptions = {}): ElementwiseKernel {
-  opts = checkOptions<ElementwiseOptions>(opts, 'gx.elementwiseKernel', OPTION_KEYS);
-  const fnName = `gx.elementwiseKernel '${opts.name ?? 'elementwise_kernel'}'`;
-  const ins = parseParams(inParams, fnName, 'inParams');
-  const outs = parseParams(outParams, fnName, 'outParams');
-  if (outs.length === 0) throw new TypeError(`${fnName}: needs at least one output parameter`);
-  if (typeof body !== 'string') throw new TypeError(`${fnName}: body must be C code`);
-  const names = new Set<string>();
-  for (const p of [...ins, ...outs]) {
-    if (names.has(p.name)) throw new TypeError(`${fnName}: parameter '${p.name}' is declared twice`);
-    names.add(p.name);
-  }
-  const name = opts.name ?? 'elementwise_kernel';
-  const all = [...ins, ...outs];
-  const plans = new Map<number | string, Plan>();
-  const sources: string[] = [];
-  const layouts: Layout[] = new Array<Layout>(all.length);
+  const k = new Elementwise(inParams, outParams, body, opts);
+  const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => k.call(raw);
+  return Object.assign(call, { kernelName: k.name, sources: k.sources });
+}
 
-  /** Binds the placeholders from the tensors, checks declared dtypes, and makes the kernel for this signature. */
-  const makePlan = (operands: (Tensor | number)[], ndim: number): Plan => {
-    const bound = new Map<string, DType>();
-    all.forEach((p, k) => {
-      const t = operands[k];
-      if (!(t instanceof Tensor)) return;
-      const role = k < ins.length ? 'input' : 'output';
-      if (!p.placeholder) {
-        if (t.dtype !== p.type) throw new TypeError(`${fnName}: ${role} '${p.name}' is declared ${p.type} but the tensor is ${t.dtype}`);
-        return;
-      }
-      const prev = bound.get(p.type);
-      if (prev !== undefined && prev !== t.dtype) {
-        throw new TypeError(`${fnName}: ${p.type} is ${prev} from an earlier argument but '${p.name}' is ${t.dtype}`);
-      }
-      bound.set(p.type, t.dtype);
-    });
-    const typeOf = (p: Param): DType => {
-      const d = p.placeholder ? bound.get(p.type) : (p.type as DType);
-      if (d === undefined) {
-        const hint = all.indexOf(p) >= ins.length ? '; pass the output' : '; pass a tensor for it';
-        throw new TypeError(`${fnName}: cannot tell the type ${p.type} of '${p.name}' from the tensors${hint}`);
-      }
-      return d;
-    };
-    const types = all.map(typeOf);
-    const outputPassed = outs.map((_, k) => operands[ins.length + k] instanceof Tensor);
-    const src = elementwiseSource({ name, preamble: opts.preamble ?? '', body, nIn: ins.length, all, types, bound, ndim, layouts, outputPassed });
-    sources.push(src);
-    const kernel = new RawKernel(src, name, { options: opts.options });
-    const nargs = kernel.params?.length ?? 0;
-    if (nargs > STAGED_MAX_ARGS) {
-      throw new RangeError(`${fnName}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
+/**
+ * One definition and its plans, one per dtype-and-layout signature (NOTE [
+ * Elementwise call path ]). A call checks its operands, finds (or makes) the
+ * plan, and launches it.
+ */
+class Elementwise {
+  readonly name: string;
+  /** Generated sources compiled so far. */
+  readonly sources: string[] = [];
+  readonly #fn: string;
+  readonly #ins: Param[];
+  readonly #outs: Param[];
+  readonly #all: Param[];
+  readonly #body: string;
+  readonly #opts: ElementwiseOptions;
+  readonly #plans = new Map<number | string, Plan>();
+  /** The layout of each operand in the current call (set by #plan, read by #launch). */
+  readonly #layouts: Layout[];
+
+  constructor(inParams: string, outParams: string, body: string, opts: ElementwiseOptions) {
+    opts = checkOptions<ElementwiseOptions>(opts, 'gx.elementwiseKernel', OPTION_KEYS);
+    const fnName = `gx.elementwiseKernel '${opts.name ?? 'elementwise_kernel'}'`;
+    const ins = parseParams(inParams, fnName, 'inParams');
+    const outs = parseParams(outParams, fnName, 'outParams');
+    if (outs.length === 0) throw new TypeError(`${fnName}: needs at least one output parameter`);
+    if (typeof body !== 'string') throw new TypeError(`${fnName}: body must be C code`);
+    const names = new Set<string>();
+    for (const p of [...ins, ...outs]) {
+      if (names.has(p.name)) throw new TypeError(`${fnName}: parameter '${p.name}' is declared twice`);
+      names.add(p.name);
     }
-    return { kernel, outTypes: types.slice(ins.length), nargs, geometry: geometryOf(layouts, types, body) };
-  };
+    this.name = opts.name ?? 'elementwise_kernel';
+    this.#fn = fnName;
+    this.#ins = ins;
+    this.#outs = outs;
+    this.#all = [...ins, ...outs];
+    this.#body = body;
+    this.#opts = opts;
+    this.#layouts = new Array<Layout>(this.#all.length);
+  }
 
-  const call = (...raw: (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] => {
+  call(raw: readonly (Tensor | number | ElementwiseCallOptions)[]): Tensor | Tensor[] {
+    const { nargs, size } = this.#arity(raw);
+    const args = raw as readonly (Tensor | number)[];
+    const ops = this.#check(args, nargs, size);
+    const { plan, strided } = this.#plan(args, nargs, ops.shape);
+    return this.#launch(plan, strided, args, nargs, ops);
+  }
+
+  /** How many operands the call passes, and the launch size of its trailing options, if any. */
+  #arity(raw: readonly (Tensor | number | ElementwiseCallOptions)[]): { nargs: number; size: number | undefined } {
+    const fnName = this.#fn;
     let size: number | undefined;
     let nargs = raw.length;
     const last = raw[nargs - 1];
@@ -149,19 +159,24 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
       }
       nargs--;
     }
-    if (nargs !== ins.length && nargs !== all.length) {
-      throw new TypeError(`${fnName}: takes ${ins.length} inputs (and optionally ${outs.length} outputs), got ${nargs} arguments`);
+    if (nargs !== this.#ins.length && nargs !== this.#all.length) {
+      throw new TypeError(`${fnName}: takes ${this.#ins.length} inputs (and optionally ${this.#outs.length} outputs), got ${nargs} arguments`);
     }
-    const args = raw as (Tensor | number)[];
-    // Pass 1: kinds, the device, and whether every broadcast operand has one shape.
+    return { nargs, size };
+  }
+
+  /** The operands' kinds and device, and the broadcast shape (or the launch size when every operand is raw). */
+  #check(args: readonly (Tensor | number)[], nargs: number, size: number | undefined): Operands {
+    const fnName = this.#fn;
+    const ins = this.#ins;
     let device: Device | undefined;
     let shape: readonly number[] | undefined;
-    let shapeOf: Tensor | undefined;  // the input whose shape array `shape` is
+    let shapeOf: Tensor | undefined;
     let outShape: readonly number[] | undefined;  // of a non-raw output passed in, for when every input is raw
     let sameShape = true;
     for (let k = 0; k < nargs; k++) {
       const a = args[k];
-      const p = all[k];
+      const p = this.#all[k];
       if (a instanceof Tensor) {
         const d = a.device;
         if (device === undefined) device = d;
@@ -192,10 +207,18 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     } else if (size !== undefined && size !== numelOf(shape)) {
       throw new RangeError(`${fnName}: size ${size} does not match the ${numelOf(shape)} elements of the broadcast shape [${shape.join(', ')}]`);
     }
-    const n = numelOf(shape);
+    return { device, shape, shapeOf };
+  }
 
-    // Pass 2: layouts and the signature key: per operand, its dtype and layout
-    // as one base-64 digit pair (NOTE [ Elementwise call path ]).
+  /**
+   * The operands' layouts and the signature key: per operand, its dtype and
+   * layout as one base-64 digit pair (NOTE [ Elementwise call path ]); the
+   * plan cached under it, made on first use.
+   */
+  #plan(args: readonly (Tensor | number)[], nargs: number, shape: readonly number[]): { plan: Plan; strided: boolean } {
+    const fnName = this.#fn;
+    const all = this.#all;
+    const layouts = this.#layouts;
     let key: number | string = 0;
     let strided = false;
     for (let k = 0; k < all.length; k++) {
@@ -211,7 +234,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
         layout = all[k].raw ? 'r' : a.isContiguous() && (a.shape === shape || equalShapes(a.shape, shape)) ? 'c' : 's';
         if (layout === 's') {
           strided = true;
-          if (k >= ins.length && !equalShapes(a.shape, shape)) {
+          if (k >= this.#ins.length && !equalShapes(a.shape, shape)) {
             throw new Error(`${fnName}: output '${all[k].name}' has shape [${a.shape.join(', ')}] but the inputs broadcast to [${shape.join(', ')}]`);
           }
         }
@@ -223,48 +246,114 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
     if (strided) key = key * 64 + shape.length;
     // Past 2^53 the number is no longer exact: spell the digits out.
     if (!Number.isSafeInteger(key)) key = `${layouts.join('')}:${args.slice(0, nargs).map((a) => (a instanceof Tensor ? a.dtype : typeof a)).join(',')}:${strided ? shape.length : ''}`;
-    let plan = plans.get(key);
+    let plan = this.#plans.get(key);
     if (plan === undefined) {
-      plan = makePlan(args.slice(0, nargs), shape.length);
-      plans.set(key, plan);
+      plan = this.#makePlan(args.slice(0, nargs), shape.length);
+      this.#plans.set(key, plan);
     }
+    return { plan, strided };
+  }
 
-    // Outputs, then the arguments: operands, n, and for strided layouts the shape and each one's strides.
-    const outTensors: Tensor[] = [];
-    for (let k = ins.length; k < all.length; k++) {
-      outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - ins.length], device, shapeOf));
+  /** Binds the placeholders from the tensors, checks declared dtypes, and makes the kernel for this signature. */
+  #makePlan(operands: (Tensor | number)[], ndim: number): Plan {
+    const name = this.name;
+    const body = this.#body;
+    const all = this.#all;
+    const nIn = this.#ins.length;
+    const bound = this.#bind(operands);
+    const types = all.map((p) => this.#typeOf(p, bound));
+    const outputPassed = this.#outs.map((_, k) => operands[nIn + k] instanceof Tensor);
+    const layouts = this.#layouts;
+    const src = elementwiseSource({ name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts, outputPassed });
+    this.sources.push(src);
+    const kernel = new RawKernel(src, name, { options: this.#opts.options });
+    const nargs = kernel.params?.length ?? 0;
+    if (nargs > STAGED_MAX_ARGS) {
+      throw new RangeError(`${this.#fn}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
     }
+    return { kernel, outTypes: types.slice(nIn), nargs, geometry: geometryOf(layouts, types, body) };
+  }
+
+  /** The placeholders' dtypes from the tensors passed for them; declared dtypes checked. */
+  #bind(operands: (Tensor | number)[]): Map<string, DType> {
+    const fnName = this.#fn;
+    const bound = new Map<string, DType>();
+    this.#all.forEach((p, k) => {
+      const t = operands[k];
+      if (!(t instanceof Tensor)) return;
+      const role = k < this.#ins.length ? 'input' : 'output';
+      if (!p.placeholder) {
+        if (t.dtype !== p.type) throw new TypeError(`${fnName}: ${role} '${p.name}' is declared ${p.type} but the tensor is ${t.dtype}`);
+        return;
+      }
+      const prev = bound.get(p.type);
+      if (prev !== undefined && prev !== t.dtype) {
+        throw new TypeError(`${fnName}: ${p.type} is ${prev} from an earlier argument but '${p.name}' is ${t.dtype}`);
+      }
+      bound.set(p.type, t.dtype);
+    });
+    return bound;
+  }
+
+  #typeOf(p: Param, bound: ReadonlyMap<string, DType>): DType {
+    const d = p.placeholder ? bound.get(p.type) : (p.type as DType);
+    if (d === undefined) {
+      const hint = this.#all.indexOf(p) >= this.#ins.length ? '; pass the output' : '; pass a tensor for it';
+      throw new TypeError(`${this.#fn}: cannot tell the type ${p.type} of '${p.name}' from the tensors${hint}`);
+    }
+    return d;
+  }
+
+  /** Allocates the outputs not passed, stages the arguments and launches: operands, n, and for strided layouts the shape and each one's strides. */
+  #launch(plan: Plan, strided: boolean, args: readonly (Tensor | number)[], nargs: number, ops: Operands): Tensor | Tensor[] {
+    const { device, shape, shapeOf } = ops;
+    const nIn = this.#ins.length;
+    const outTensors: Tensor[] = [];
+    for (let k = nIn; k < this.#all.length; k++) {
+      outTensors.push(k < nargs ? (args[k] as Tensor) : allocate(shape, plan.outTypes[k - nIn], device, shapeOf));
+    }
+    const n = numelOf(shape);
     if (n > 0) {
-      // Every argument as a number into the staging area, tensors by address
-      // (their devices were checked above); nothing after this runs other JS before the launch.
-      const values = stagingArea();
-      let j = STAGED_ARGS;
-      for (let k = 0; k < all.length; k++) {
-        const a = k < ins.length ? args[k] : outTensors[k - ins.length];
-        if (typeof a === 'number') {
-          values[j++] = a;
-        } else if (layouts[k] === 'r') {
-          values[j++] = rawOperand(a, all[k], fnName).address(fnName);
-          values[j++] = a.numel;
-        } else {
-          values[j++] = a.address(fnName);
-        }
-      }
-      values[j++] = n;
-      if (strided) {
-        for (const s of shape) values[j++] = s;
-        for (let k = 0; k < all.length; k++) {
-          if (layouts[k] !== 's') continue;
-          const a = k < ins.length ? args[k] : outTensors[k - ins.length];
-          for (const st of broadcastStrides(a as Tensor, shape)) values[j++] = st;
-        }
-      }
-      if (j - STAGED_ARGS !== plan.nargs) throw new Error(`${fnName}: internal error: ${j - STAGED_ARGS} arguments for a kernel of ${plan.nargs}`);
+      this.#stage(plan, strided, args, outTensors, n, shape);
       plan.kernel.launchPrepared(device, blocksFor(n, plan.geometry), THREADS);
     }
     return outTensors.length === 1 ? outTensors[0] : outTensors;
-  };
-  return Object.assign(call, { kernelName: name, sources });
+  }
+
+  /**
+   * Every argument as a number into the staging area, tensors by address
+   * (their devices were checked by #check); nothing after this runs other JS
+   * before the launch.
+   */
+  #stage(plan: Plan, strided: boolean, args: readonly (Tensor | number)[], outTensors: Tensor[], n: number, shape: readonly number[]): void {
+    const fnName = this.#fn;
+    const all = this.#all;
+    const layouts = this.#layouts;
+    const nIn = this.#ins.length;
+    const values = stagingArea();
+    let j = STAGED_ARGS;
+    for (let k = 0; k < all.length; k++) {
+      const a = k < nIn ? args[k] : outTensors[k - nIn];
+      if (typeof a === 'number') {
+        values[j++] = a;
+      } else if (layouts[k] === 'r') {
+        values[j++] = rawOperand(a, all[k], fnName).address(fnName);
+        values[j++] = a.numel;
+      } else {
+        values[j++] = a.address(fnName);
+      }
+    }
+    values[j++] = n;
+    if (strided) {
+      for (const s of shape) values[j++] = s;
+      for (let k = 0; k < all.length; k++) {
+        if (layouts[k] !== 's') continue;
+        const a = k < nIn ? args[k] : outTensors[k - nIn];
+        for (const st of broadcastStrides(a as Tensor, shape)) values[j++] = st;
+      }
+    }
+    if (j - STAGED_ARGS !== plan.nargs) throw new Error(`${fnName}: internal error: ${j - STAGED_ARGS} arguments for a kernel of ${plan.nargs}`);
+  }
 }
 
 /** A raw operand is read as a flat array: it must be contiguous (a raw output cannot be copied back). */

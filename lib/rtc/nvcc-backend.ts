@@ -9,8 +9,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { rmQuiet, writeFileAtomic } from '../toolkit/fsutil';
-import { binaryFingerprint, detectToolchain, type Toolchain } from '../toolkit/toolchain';
+import { rmQuiet, writeFileAtomic } from '../platform/fs';
+import { binaryFingerprint, detectToolchain, type Toolchain } from '../platform/cuda';
 import type { ChosenBackend, BackendCompileIn } from './backend';
 import { VERSIONS_FILE, type CacheEntry } from './cache';
 import { nvccArgsFor } from './compile-options';

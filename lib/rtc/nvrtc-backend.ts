@@ -3,7 +3,7 @@
 // compile through the core.
 import * as path from 'path';
 
-import { findCuda } from '../toolkit/toolchain';
+import { findCuda } from '../platform/cuda';
 import type { ChosenBackend, BackendCompileIn } from './backend';
 import type { CacheEntry } from './cache';
 import { fileIdentity, identityOf, isFile } from './cache-io';

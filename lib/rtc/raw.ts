@@ -297,16 +297,7 @@ export class RawKernel {
    */
   launch(grid: Dim3, block: Dim3, args: readonly unknown[], opts?: LaunchOptions): void {
     const fn = this.#label;
-    const kinds = this.#kinds;
-    if (kinds === undefined) {
-      throw new TypeError(`${fn}: cannot read its parameter types from the source (a template, or types gpuext does not know); ` +
-        `declare them: new gx.RawKernel(code, '${this.name}', { params: ['float*', 'int'] }), or use RawModule name expressions`);
-    }
-    if (!Array.isArray(args)) throw new TypeError(`${fn}: args must be an array`);
-    const params = this.params as readonly KernelParam[];
-    if (args.length !== params.length) {
-      throw new TypeError(`${fn}: takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.type).join(', ')}) but ${args.length} were given`);
-    }
+    const params = this.#checkArity(args);
     if (opts !== undefined) checkOptions<LaunchOptions>(opts, fn, LAUNCH_KEYS);
     const stream = opts?.stream;
     let device: Device | undefined = stream?.device;
@@ -349,11 +340,7 @@ export class RawKernel {
     } finally {
       this.#reading = reentered;
     }
-    const sharedMem = opts?.sharedMem ?? 0;
-    if (sharedMem !== 0 && !(typeof sharedMem === 'number' && Number.isInteger(sharedMem) && sharedMem > 0)) {
-      throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
-    }
-    dims[6] = sharedMem;
+    dims[6] = sharedMemOf(opts, fn);
     const f = this.function(device ?? cudaDevice(undefined, fn));
     const values = asNumbers ? undefined : launchValues(params, args, fn);
     // Staged and launched with no other JS in between (the staging area is this thread's).
@@ -363,14 +350,21 @@ export class RawKernel {
     native.launchKernel(f, stream?.native, values);
   }
 
-  /**
-   * @internal Launches generated code whose arguments are known to match the
-   * parameters (elementwise and reduction kernels): numbers, tensors by
-   * address, checked by the caller (alive, on `device`; NOTE [ Argument slots ]
-   * in csrc/binding/rtc_launch.cpp), either `values` or, without them,
-   * already written into the staging area from STAGED_ARGS on. A 1-D grid on
-   * the current stream.
-   */
+  /** The declared parameters, when `args` matches them in number (launch()'s first check). */
+  #checkArity(args: readonly unknown[]): readonly KernelParam[] {
+    const fn = this.#label;
+    if (this.#kinds === undefined || this.params === undefined) {
+      throw new TypeError(`${fn}: cannot read its parameter types from the source (a template, or types gpuext does not know); ` +
+        `declare them: new gx.RawKernel(code, '${this.name}', { params: ['float*', 'int'] }), or use RawModule name expressions`);
+    }
+    if (!Array.isArray(args)) throw new TypeError(`${fn}: args must be an array`);
+    const params = this.params;
+    if (args.length !== params.length) {
+      throw new TypeError(`${fn}: takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.type).join(', ')}) but ${args.length} were given`);
+    }
+    return params;
+  }
+
   /**
    * @internal launchPrepared with extents of any rank: `dims` holds grid x,
    * y, z, block x, y, z and the dynamic shared memory (readDim3 writes them),
@@ -382,6 +376,14 @@ export class RawKernel {
     native.launchKernel(f, undefined);
   }
 
+  /**
+   * @internal Launches generated code whose arguments are known to match the
+   * parameters (elementwise and reduction kernels): numbers, tensors by
+   * address, checked by the caller (alive, on `device`; NOTE [ Argument slots ]
+   * in csrc/binding/rtc_launch.cpp), either `values` or, without them,
+   * already written into the staging area from STAGED_ARGS on. A 1-D grid on
+   * the current stream.
+   */
   launchPrepared(device: Device, blocks: number, threads: number, values?: readonly number[], sharedMem = 0): void {
     const f = this.function(device);
     const st = stagingArea();
@@ -400,6 +402,15 @@ export class RawKernel {
     st[6] = sharedMem;
     native.launchKernel(f, undefined);
   }
+}
+
+/** launch()'s dynamic shared memory in bytes, checked. */
+function sharedMemOf(opts: LaunchOptions | undefined, fn: string): number {
+  const sharedMem = opts?.sharedMem ?? 0;
+  if (sharedMem !== 0 && !(typeof sharedMem === 'number' && Number.isInteger(sharedMem) && sharedMem > 0)) {
+    throw new RangeError(`${fn}: sharedMem must be a non-negative integer of bytes, got ${String(sharedMem)}`);
+  }
+  return sharedMem;
 }
 
 /**

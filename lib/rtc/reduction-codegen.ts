@@ -111,63 +111,157 @@ function shuffle(t: DType): string {
 }
 
 export function generate(def: Definition, b: KernelTypes, geo: ReductionGeometry): string {
-  const { name, ins, out } = def;
-  const { nKept: nk, nRed: nr, layout } = geo;
-  if (!(Number.isInteger(nk) && nk >= 0 && Number.isInteger(nr) && nr >= 1)) throw new RangeError(`reduction geometry ${nk} kept, ${nr} reduced dims`);
-  const I = geo.idx32 ? 'int' : 'long long';
-  const C = (k: number): string => C_TYPES[b.types[k]];
-  const O = C_TYPES[b.outType];
-  const U = b.unroll;
-  const A = Math.min(U, 4);
-  const tensors = ins.filter((_, k) => !b.scalar[k]);
-  const scalars = ins.filter((_, k) => b.scalar[k]);
-  const id = `(type_reduce)(${def.identity})`;
+  return new ReductionSource(def, b, geo).module();
+}
 
-  // Parameters: inputs, output or partials, then the geometry (the call pushes values in this order).
-  const inParams = ins.map((p, k) => (b.scalar[k] ? `double ${p.name}_value` : `const ${C(k)}* __restrict__ ${p.name}_ptr`));
-  const geoParams: string[] = [];
-  if (nk > 0) geoParams.push(`${I} gx_n_out`);
-  geoParams.push(`${I} gx_n_red`);
-  for (let d = 1; d < nk; d++) geoParams.push(`${I} gx_kshape${d}`);
-  for (const p of tensors) for (let d = 0; d < nk; d++) geoParams.push(`${I} ${p.name}_kst${d}`);
-  for (let d = 1; d < nr; d++) geoParams.push(`${I} gx_rshape${d}`);
-  for (const p of tensors) for (let d = 0; d < nr; d++) geoParams.push(`${I} ${p.name}_rst${d}`);
-  if (nk > 0) geoParams.push('int gx_r_shift');
-  const scalarLocals = ins.map((p, k) => (b.scalar[k] ? `const ${C(k)} ${p.name} = (${C(k)})${p.name}_value;` : '')).filter((s) => s !== '');
-  const scalarArgs = scalars.map((p) => `, ${p.name}`).join('');
+/** The text of one module: what a definition, a binding and a geometry decide, and the pieces made from them. */
+class ReductionSource {
+  readonly #def: Definition;
+  readonly #b: KernelTypes;
+  readonly #nk: number;
+  readonly #nr: number;
+  readonly #layout: Layout;
+  /** The index type. */
+  readonly #I: string;
+  /** Loads per step (U) and accumulators (A). */
+  readonly #U: number;
+  readonly #A: number;
+  readonly #tensors: Param[];
+  readonly #scalars: Param[];
+  /** The identity as the reduce type. */
+  readonly #id: string;
+  readonly #scalarLocals: string[];
+  readonly #scalarArgs: string;
 
-  // Index decomposition: `idx` over dims 0..n-1 (shapes `shape1..`, the outermost needs none) into per-tensor offsets.
-  const offsets = (idx: string, n: number, shape: string, st: string, into: (p: Param) => string): string[] => {
+  constructor(def: Definition, b: KernelTypes, geo: ReductionGeometry) {
+    const { nKept: nk, nRed: nr } = geo;
+    if (!(Number.isInteger(nk) && nk >= 0 && Number.isInteger(nr) && nr >= 1)) throw new RangeError(`reduction geometry ${nk} kept, ${nr} reduced dims`);
+    const ins = def.ins;
+    this.#def = def;
+    this.#b = b;
+    this.#nk = nk;
+    this.#nr = nr;
+    this.#layout = geo.layout;
+    this.#I = geo.idx32 ? 'int' : 'long long';
+    this.#U = b.unroll;
+    this.#A = Math.min(b.unroll, 4);
+    this.#tensors = ins.filter((_, k) => !b.scalar[k]);
+    this.#scalars = ins.filter((_, k) => b.scalar[k]);
+    this.#id = `(type_reduce)(${def.identity})`;
+    this.#scalarLocals = ins.map((p, k) => (b.scalar[k] ? `const ${this.#C(k)} ${p.name} = (${this.#C(k)})${p.name}_value;` : '')).filter((l) => l !== '');
+    this.#scalarArgs = this.#scalars.map((p) => `, ${p.name}`).join('');
+  }
+
+  /** The C type of input k. */
+  #C(k: number): string {
+    return C_TYPES[this.#b.types[k]];
+  }
+
+  /** The module: type headers and typedefs, the expressions as device functions, then the three kernels. */
+  module(): string {
+    const def = this.#def;
+    const b = this.#b;
+    const { ins, out, name } = def;
+    const I = this.#I;
+    const O = C_TYPES[b.outType];
+    const R = C_TYPES[b.reduceType];
+    // Placeholders become typedefs; parameter lists use concrete C types (the launcher reads them: NOTE [ Kernel arguments ]).
+    const typedefs = [...b.bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};\n`).join('');
+    const mapParams = ins.map((p, k) => `const ${this.#C(k)} ${p.name}`).join(', ');
+    const postParams = [`const type_reduce a`, `${O}& ${out.name}`, ...this.#scalars.map((p) => `const ${this.#C(ins.indexOf(p))} ${p.name}`)].join(', ');
+    const kernelHead = (suffix: string, params: string[]): string =>
+      `extern "C" __global__ void __launch_bounds__(GX_BLOCK) ${name}${suffix}(${params.join(', ')})`;
+    const inParams = this.#inParams();
+    const geoParams = this.#geoParams();
+    return `${typeHeaders([...b.types, b.outType, b.reduceType])}${typedefs}typedef ${R} type_reduce;
+${def.preamble}
+#define GX_BLOCK ${BLOCK}
+#define GX_LOG_BLOCK ${LOG_BLOCK}
+#define GX_WARPS ${WARPS}
+__device__ __forceinline__ type_reduce gx_map(${mapParams}) { return (type_reduce)(${def.mapExpr}); }
+__device__ __forceinline__ type_reduce gx_reduce(const type_reduce a, const type_reduce b) { return (type_reduce)(${def.reduceExpr}); }
+__device__ __forceinline__ void gx_post(${postParams}) { ${def.postMapExpr}; }
+__device__ __forceinline__ type_reduce gx_shfl_down(const type_reduce v, const unsigned off) { return ${shuffle(b.reduceType)}; }
+
+// Reduces the outputs in one pass and applies postMapExpr.
+${kernelHead('', [...inParams, `${O}* __restrict__ gx_out`, ...geoParams])} {
+${this.#body(false)}
+}
+
+// Reduces G chunks of each output's reduced range, one partial each.
+${kernelHead('_partial', [...inParams, `${R}* __restrict__ gx_partial`, ...geoParams, `${I} gx_groups`])} {
+${this.#body(true)}
+}
+
+// Combines each output's G partials and applies postMapExpr.
+${kernelHead('_final', [`const ${R}* __restrict__ gx_partial`, `${O}* __restrict__ gx_out`, ...this.#scalars.map((p) => `double ${p.name}_value`), `${I} gx_n_out`, `${I} gx_G`])} {
+${indent(this.#finalBody()).join('\n')}
+}
+`;
+  }
+
+  /** Parameters of the inputs: a pointer per tensor, a double per JS number. */
+  #inParams(): string[] {
+    return this.#def.ins.map((p, k) => (this.#b.scalar[k] ? `double ${p.name}_value` : `const ${this.#C(k)}* __restrict__ ${p.name}_ptr`));
+  }
+
+  /** Parameters of the geometry, after the output (the call pushes values in this order). */
+  #geoParams(): string[] {
+    const I = this.#I;
+    const nk = this.#nk;
+    const nr = this.#nr;
+    const geoParams: string[] = [];
+    if (nk > 0) geoParams.push(`${I} gx_n_out`);
+    geoParams.push(`${I} gx_n_red`);
+    for (let d = 1; d < nk; d++) geoParams.push(`${I} gx_kshape${d}`);
+    for (const p of this.#tensors) for (let d = 0; d < nk; d++) geoParams.push(`${I} ${p.name}_kst${d}`);
+    for (let d = 1; d < nr; d++) geoParams.push(`${I} gx_rshape${d}`);
+    for (const p of this.#tensors) for (let d = 0; d < nr; d++) geoParams.push(`${I} ${p.name}_rst${d}`);
+    if (nk > 0) geoParams.push('int gx_r_shift');
+    return geoParams;
+  }
+
+  /** Index decomposition: `idx` over dims 0..n-1 (shapes `shape1..`, the outermost needs none) into per-tensor offsets. */
+  #offsets(idx: string, n: number, shape: string, st: string, into: (p: Param) => string): string[] {
+    const tensors = this.#tensors;
     if (n === 1) return tensors.map((p) => `${into(p)} += ${idx} * ${p.name}_${st}0;`);
-    const lines = [`{ ${I} gx_rem = ${idx};`];
+    const lines = [`{ ${this.#I} gx_rem = ${idx};`];
     for (let d = n - 1; d >= 1; d--) {
-      lines.push(`  { const ${I} gx_q = gx_rem % ${shape}${d}; gx_rem /= ${shape}${d};`);
+      lines.push(`  { const ${this.#I} gx_q = gx_rem % ${shape}${d}; gx_rem /= ${shape}${d};`);
       for (const p of tensors) lines.push(`    ${into(p)} += gx_q * ${p.name}_${st}${d};`);
       lines.push('  }');
     }
     for (const p of tensors) lines.push(`  ${into(p)} += gx_rem * ${p.name}_${st}0;`);
     lines.push('}');
     return lines;
-  };
-  // Loads element `j` of every tensor input into `<name>_<u>`, then the mapped value is `gx_map(...)`.
-  const load = (j: string, u: number): string[] => {
+  }
+
+  /** Loads element `j` of every tensor input into `<name>_<u>`; the mapped value is then #mapped(u). */
+  #load(j: string, u: number): string[] {
+    const ins = this.#def.ins;
     const lines: string[] = [];
-    if (nr === 1) {
-      for (const p of tensors) lines.push(`const ${C(ins.indexOf(p))} ${p.name}_${u} = ${p.name}_ptr[${p.name}_base + (${j}) * ${p.name}_rst0];`);
+    if (this.#nr === 1) {
+      for (const p of this.#tensors) lines.push(`const ${this.#C(ins.indexOf(p))} ${p.name}_${u} = ${p.name}_ptr[${p.name}_base + (${j}) * ${p.name}_rst0];`);
       return lines;
     }
-    for (const p of tensors) lines.push(`${I} ${p.name}_off${u} = ${p.name}_base;`);
-    lines.push(...offsets(`(${j})`, nr, 'gx_rshape', 'rst', (p) => `${p.name}_off${u}`));
-    for (const p of tensors) lines.push(`const ${C(ins.indexOf(p))} ${p.name}_${u} = ${p.name}_ptr[${p.name}_off${u}];`);
+    for (const p of this.#tensors) lines.push(`${this.#I} ${p.name}_off${u} = ${p.name}_base;`);
+    lines.push(...this.#offsets(`(${j})`, this.#nr, 'gx_rshape', 'rst', (p) => `${p.name}_off${u}`));
+    for (const p of this.#tensors) lines.push(`const ${this.#C(ins.indexOf(p))} ${p.name}_${u} = ${p.name}_ptr[${p.name}_off${u}];`);
     return lines;
-  };
-  const mapped = (u: number): string => `gx_map(${ins.map((p, k) => (b.scalar[k] ? p.name : `${p.name}_${u}`)).join(', ')})`;
+  }
 
-  const body = (partial: boolean): string => {
-    const emit = (o: string, v: string): string => (partial ? `gx_partial[(long long)(${o}) * gx_G + gx_c] = ${v};` : `gx_post(${v}, gx_out[${o}]${scalarArgs});`);
+  #mapped(u: number): string {
+    return `gx_map(${this.#def.ins.map((p, k) => (this.#b.scalar[k] ? p.name : `${p.name}_${u}`)).join(', ')})`;
+  }
+
+  /** The body of the direct kernel, or of the partial one: lanes and the loop over tasks (an output group, a chunk). */
+  #body(partial: boolean): string {
+    const I = this.#I;
+    const nk = this.#nk;
+    const layout = this.#layout;
     const L: string[] = [];
     L.push(layout === 'A' ? 'const int gx_tid = threadIdx.x, gx_lane = gx_tid & 31, gx_warp = gx_tid >> 5;' : 'const int gx_tid = threadIdx.x;');
-    L.push(...scalarLocals);
+    L.push(...this.#scalarLocals);
     if (nk === 0) {
       L.push(`const ${I} gx_n_out = 1;`, 'const int gx_R = GX_BLOCK, gx_S = 1, gx_r_lane = gx_tid, gx_o_lane = 0;');
     } else if (layout === 'A') {
@@ -181,121 +275,124 @@ export function generate(def: Definition, b: KernelTypes, geo: ReductionGeometry
     const smem = layout === 'A' ? 'GX_WARPS' : 'GX_BLOCK';
     L.push(`__shared__ type_reduce gx_smem[2][${smem}];`, 'int gx_buf = 0;');
     L.push(`for (${I} gx_task = blockIdx.x; gx_task < gx_n_tasks; gx_task += gridDim.x) {`);
+    L.push(...indent(this.#task(partial)), '}');
+    return indent(L).join('\n');
+  }
+
+  /** One task: its accumulators, the loads, then the block's combine and the write. */
+  #task(partial: boolean): string[] {
+    const I = this.#I;
+    const A = this.#A;
     const T: string[] = [];
     T.push(partial ? `const ${I} gx_og = gx_task / gx_G, gx_c = gx_task - gx_og * gx_G;` : `const ${I} gx_og = gx_task, gx_c = 0;`);
     T.push(`const ${I} gx_o = gx_og * gx_S + gx_o_lane;`);
-    for (let a = 0; a < A; a++) T.push(`type_reduce gx_acc${a} = ${id};`);
+    for (let a = 0; a < A; a++) T.push(`type_reduce gx_acc${a} = ${this.#id};`);
     T.push('if (gx_o < gx_n_out) {');
+    T.push(...indent(this.#accumulate()), '}');
+    T.push(`type_reduce gx_acc = ${A === 1 ? 'gx_acc0' : A === 2 ? 'gx_reduce(gx_acc0, gx_acc1)' : 'gx_reduce(gx_reduce(gx_acc0, gx_acc1), gx_reduce(gx_acc2, gx_acc3))'};`);
+    const emit = (o: string, v: string): string =>
+      (partial ? `gx_partial[(long long)(${o}) * gx_G + gx_c] = ${v};` : `gx_post(${v}, gx_out[${o}]${this.#scalarArgs});`);
+    T.push(...(this.#layout === 'A' ? this.#combineA(emit) : this.#combineB(emit)));
+    return T;
+  }
+
+  /** A thread's loop over its reduced elements: U loads issued before any is combined, then the tail. */
+  #accumulate(): string[] {
+    const I = this.#I;
+    const U = this.#U;
+    const A = this.#A;
     const W: string[] = [];
-    for (const p of tensors) W.push(`${I} ${p.name}_base = 0;`);
-    if (nk > 0) W.push(...offsets('gx_o', nk, 'gx_kshape', 'kst', (p) => `${p.name}_base`));
+    for (const p of this.#tensors) W.push(`${I} ${p.name}_base = 0;`);
+    if (this.#nk > 0) W.push(...this.#offsets('gx_o', this.#nk, 'gx_kshape', 'kst', (p) => `${p.name}_base`));
     W.push(`${I} gx_j = gx_c * gx_R + gx_r_lane;`);
-    // Main loop: U loads issued before any is combined.
     W.push(`for (; gx_j + ${U - 1} * gx_step < gx_n_red; gx_j += ${U} * gx_step) {`);
     const M: string[] = [];
-    for (let u = 0; u < U; u++) M.push(...load(u === 0 ? 'gx_j' : `gx_j + ${u} * gx_step`, u));
-    for (let u = 0; u < U; u++) M.push(`gx_acc${u % A} = gx_reduce(gx_acc${u % A}, ${mapped(u)});`);
+    for (let u = 0; u < U; u++) M.push(...this.#load(u === 0 ? 'gx_j' : `gx_j + ${u} * gx_step`, u));
+    for (let u = 0; u < U; u++) M.push(`gx_acc${u % A} = gx_reduce(gx_acc${u % A}, ${this.#mapped(u)});`);
     W.push(...indent(M), '}');
-    // Tail: fewer than U left. Loads past the end read element gx_j again and
-    // are not combined: no load waits behind a branch, all are in flight at once.
+    W.push('if (gx_j < gx_n_red) {', ...indent(this.#tail()), '}');
+    return W;
+  }
+
+  /**
+   * Fewer than U left. Loads past the end read element gx_j again and are not
+   * combined: no load waits behind a branch, all are in flight at once.
+   */
+  #tail(): string[] {
+    const I = this.#I;
+    const U = this.#U;
+    const A = this.#A;
     const tail: string[] = [];
     for (let u = 1; u < U - 1; u++) tail.push(`const ${I} gx_j${u} = gx_j + ${u} * gx_step < gx_n_red ? gx_j + ${u} * gx_step : gx_j;`);
-    for (let u = 0; u < U - 1; u++) tail.push(...load(u === 0 ? 'gx_j' : `gx_j${u}`, u));
-    tail.push(`gx_acc0 = gx_reduce(gx_acc0, ${mapped(0)});`);
-    for (let u = 1; u < U - 1; u++) tail.push(`gx_acc${u % A} = gx_reduce(gx_acc${u % A}, gx_j + ${u} * gx_step < gx_n_red ? ${mapped(u)} : ${id});`);
-    W.push('if (gx_j < gx_n_red) {', ...indent(tail), '}');
-    T.push(...indent(W), '}');
-    T.push(`type_reduce gx_acc = ${A === 1 ? 'gx_acc0' : A === 2 ? 'gx_reduce(gx_acc0, gx_acc1)' : 'gx_reduce(gx_reduce(gx_acc0, gx_acc1), gx_reduce(gx_acc2, gx_acc3))'};`);
-    if (layout === 'A') {
-      T.push(
-        '// The R lanes of an output are neighbours: shuffles within a warp, then across the warps of an output.',
-        'for (int gx_off = (gx_R < 32 ? gx_R : 32) >> 1; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
-        'if (gx_R <= 32) {',
-        `  if (gx_r_lane == 0 && gx_o < gx_n_out) ${emit('gx_o', 'gx_acc')}`,
-        '} else {',
-        '  if (gx_lane == 0) gx_smem[gx_buf][gx_warp] = gx_acc;',
-        '  __syncthreads();',
-        '  if (gx_warp == 0) {',
-        '    const int gx_wpo = gx_R >> 5;  // warps per output',
-        `    type_reduce gx_v = gx_lane < GX_WARPS ? gx_smem[gx_buf][gx_lane] : ${id};`,
-        '    for (int gx_off = gx_wpo >> 1; gx_off > 0; gx_off >>= 1) gx_v = gx_reduce(gx_v, gx_shfl_down(gx_v, gx_off));',
-        `    const ${I} gx_o2 = gx_og * gx_S + gx_lane / gx_wpo;`,
-        `    if (gx_lane < GX_WARPS && (gx_lane & (gx_wpo - 1)) == 0 && gx_o2 < gx_n_out) ${emit('gx_o2', 'gx_v')}`,
-        '  }',
-        '  gx_buf ^= 1;',
-        '}',
-      );
-    } else {
-      T.push(
-        '// Outputs side by side (S >= 32): the R <= 8 values of output gx_tid through shared memory.',
-        'if (gx_R > 1) {',
-        '  gx_smem[gx_buf][gx_tid] = gx_acc;',
-        '  __syncthreads();',
-        '  if (gx_tid < gx_S) for (int gx_k = 1; gx_k < gx_R; gx_k++) gx_acc = gx_reduce(gx_acc, gx_smem[gx_buf][gx_tid + gx_k * gx_S]);',
-        '  gx_buf ^= 1;',
-        '}',
-        `if (gx_tid < gx_S && gx_o < gx_n_out) ${emit('gx_o', 'gx_acc')}`,
-      );
-    }
-    L.push(...indent(T), '}');
-    return indent(L).join('\n');
-  };
+    for (let u = 0; u < U - 1; u++) tail.push(...this.#load(u === 0 ? 'gx_j' : `gx_j${u}`, u));
+    tail.push(`gx_acc0 = gx_reduce(gx_acc0, ${this.#mapped(0)});`);
+    for (let u = 1; u < U - 1; u++) tail.push(`gx_acc${u % A} = gx_reduce(gx_acc${u % A}, gx_j + ${u} * gx_step < gx_n_red ? ${this.#mapped(u)} : ${this.#id});`);
+    return tail;
+  }
 
-  const finalBody = [
-    'const int gx_tid = threadIdx.x, gx_lane = gx_tid & 31, gx_warp = gx_tid >> 5;',
-    ...scalarLocals,
-    '__shared__ type_reduce gx_smem[2][GX_WARPS];',
-    'int gx_buf = 0;',
-    `for (${I} gx_o = blockIdx.x; gx_o < gx_n_out; gx_o += gridDim.x) {`,
-    '  const type_reduce* gx_p = gx_partial + (long long)gx_o * gx_G;',
-    `  type_reduce gx_acc = ${id};`,
-    `  for (${I} gx_g = gx_tid; gx_g < gx_G; gx_g += blockDim.x) gx_acc = gx_reduce(gx_acc, gx_p[gx_g]);`,
-    '  for (int gx_off = 16; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
-    '  if (blockDim.x > 32) {',
-    '    if (gx_lane == 0) gx_smem[gx_buf][gx_warp] = gx_acc;',
-    '    __syncthreads();',
-    '    if (gx_warp == 0) {',
-    `      gx_acc = gx_lane < (int)(blockDim.x >> 5) ? gx_smem[gx_buf][gx_lane] : ${id};`,
-    '      for (int gx_off = GX_WARPS >> 1; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
-    '    }',
-    '    gx_buf ^= 1;',
-    '  }',
-    `  if (gx_tid == 0) gx_post(gx_acc, gx_out[gx_o]${scalarArgs});`,
-    '}',
-  ];
+  /** Layout A's combine: the R lanes of an output are neighbours. */
+  #combineA(emit: (o: string, v: string) => string): string[] {
+    return [
+      '// The R lanes of an output are neighbours: shuffles within a warp, then across the warps of an output.',
+      'for (int gx_off = (gx_R < 32 ? gx_R : 32) >> 1; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
+      'if (gx_R <= 32) {',
+      `  if (gx_r_lane == 0 && gx_o < gx_n_out) ${emit('gx_o', 'gx_acc')}`,
+      '} else {',
+      '  if (gx_lane == 0) gx_smem[gx_buf][gx_warp] = gx_acc;',
+      '  __syncthreads();',
+      '  if (gx_warp == 0) {',
+      '    const int gx_wpo = gx_R >> 5;  // warps per output',
+      `    type_reduce gx_v = gx_lane < GX_WARPS ? gx_smem[gx_buf][gx_lane] : ${this.#id};`,
+      '    for (int gx_off = gx_wpo >> 1; gx_off > 0; gx_off >>= 1) gx_v = gx_reduce(gx_v, gx_shfl_down(gx_v, gx_off));',
+      `    const ${this.#I} gx_o2 = gx_og * gx_S + gx_lane / gx_wpo;`,
+      `    if (gx_lane < GX_WARPS && (gx_lane & (gx_wpo - 1)) == 0 && gx_o2 < gx_n_out) ${emit('gx_o2', 'gx_v')}`,
+      '  }',
+      '  gx_buf ^= 1;',
+      '}',
+    ];
+  }
 
-  // Placeholders become typedefs; parameter lists use concrete C types (the launcher reads them: NOTE [ Kernel arguments ]).
-  const typedefs = [...b.bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};\n`).join('');
-  const R = C_TYPES[b.reduceType];
-  const mapParams = ins.map((p, k) => `const ${C(k)} ${p.name}`).join(', ');
-  const postParams = [`const type_reduce a`, `${O}& ${out.name}`, ...scalars.map((p) => `const ${C(ins.indexOf(p))} ${p.name}`)].join(', ');
-  const kernelHead = (suffix: string, params: string[]): string =>
-    `extern "C" __global__ void __launch_bounds__(GX_BLOCK) ${name}${suffix}(${params.join(', ')})`;
-  return `${typeHeaders([...b.types, b.outType, b.reduceType])}${typedefs}typedef ${R} type_reduce;
-${def.preamble}
-#define GX_BLOCK ${BLOCK}
-#define GX_LOG_BLOCK ${LOG_BLOCK}
-#define GX_WARPS ${WARPS}
-__device__ __forceinline__ type_reduce gx_map(${mapParams}) { return (type_reduce)(${def.mapExpr}); }
-__device__ __forceinline__ type_reduce gx_reduce(const type_reduce a, const type_reduce b) { return (type_reduce)(${def.reduceExpr}); }
-__device__ __forceinline__ void gx_post(${postParams}) { ${def.postMapExpr}; }
-__device__ __forceinline__ type_reduce gx_shfl_down(const type_reduce v, const unsigned off) { return ${shuffle(b.reduceType)}; }
+  /** Layout B's combine: outputs side by side. */
+  #combineB(emit: (o: string, v: string) => string): string[] {
+    return [
+      '// Outputs side by side (S >= 32): the R <= 8 values of output gx_tid through shared memory.',
+      'if (gx_R > 1) {',
+      '  gx_smem[gx_buf][gx_tid] = gx_acc;',
+      '  __syncthreads();',
+      '  if (gx_tid < gx_S) for (int gx_k = 1; gx_k < gx_R; gx_k++) gx_acc = gx_reduce(gx_acc, gx_smem[gx_buf][gx_tid + gx_k * gx_S]);',
+      '  gx_buf ^= 1;',
+      '}',
+      `if (gx_tid < gx_S && gx_o < gx_n_out) ${emit('gx_o', 'gx_acc')}`,
+    ];
+  }
 
-// Reduces the outputs in one pass and applies postMapExpr.
-${kernelHead('', [...inParams, `${O}* __restrict__ gx_out`, ...geoParams])} {
-${body(false)}
-}
-
-// Reduces G chunks of each output's reduced range, one partial each.
-${kernelHead('_partial', [...inParams, `${R}* __restrict__ gx_partial`, ...geoParams, `${I} gx_groups`])} {
-${body(true)}
-}
-
-// Combines each output's G partials and applies postMapExpr.
-${kernelHead('_final', [`const ${R}* __restrict__ gx_partial`, `${O}* __restrict__ gx_out`, ...scalars.map((p) => `double ${p.name}_value`), `${I} gx_n_out`, `${I} gx_G`])} {
-${indent(finalBody).join('\n')}
-}
-`;
+  /** The final kernel's body: a block per output combines its G partials. */
+  #finalBody(): string[] {
+    const I = this.#I;
+    const id = this.#id;
+    return [
+      'const int gx_tid = threadIdx.x, gx_lane = gx_tid & 31, gx_warp = gx_tid >> 5;',
+      ...this.#scalarLocals,
+      '__shared__ type_reduce gx_smem[2][GX_WARPS];',
+      'int gx_buf = 0;',
+      `for (${I} gx_o = blockIdx.x; gx_o < gx_n_out; gx_o += gridDim.x) {`,
+      '  const type_reduce* gx_p = gx_partial + (long long)gx_o * gx_G;',
+      `  type_reduce gx_acc = ${id};`,
+      `  for (${I} gx_g = gx_tid; gx_g < gx_G; gx_g += blockDim.x) gx_acc = gx_reduce(gx_acc, gx_p[gx_g]);`,
+      '  for (int gx_off = 16; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
+      '  if (blockDim.x > 32) {',
+      '    if (gx_lane == 0) gx_smem[gx_buf][gx_warp] = gx_acc;',
+      '    __syncthreads();',
+      '    if (gx_warp == 0) {',
+      `      gx_acc = gx_lane < (int)(blockDim.x >> 5) ? gx_smem[gx_buf][gx_lane] : ${id};`,
+      '      for (int gx_off = GX_WARPS >> 1; gx_off > 0; gx_off >>= 1) gx_acc = gx_reduce(gx_acc, gx_shfl_down(gx_acc, gx_off));',
+      '    }',
+      '    gx_buf ^= 1;',
+      '  }',
+      `  if (gx_tid == 0) gx_post(gx_acc, gx_out[gx_o]${this.#scalarArgs});`,
+      '}',
+    ];
+  }
 }
 
 function indent(lines: string[]): string[] {

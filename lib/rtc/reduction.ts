@@ -15,7 +15,7 @@ import { COMPUTE_DTYPE } from '../generated/dtypes';
 import { allocate } from '../creation';
 import { Tensor } from '../tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../shape';
-import { broadcastStrides, parseParams } from './params';
+import { broadcastStrides, parseParams, type Param } from './params';
 import { RawKernel, RawModule } from './raw';
 import {
   BLOCK, generate, WARPS, type Definition, type KernelTypes, type Layout, type ReductionGeometry,
@@ -63,8 +63,8 @@ interface Plan {
   resident: number[];
 }
 
-/** @internal The generator of each kernel made here, for reductionSource. */
-const generators = new WeakMap<ReductionKernel, (inputs: readonly (DType | 'number')[], geo: ReductionGeometry) => string>();
+/** @internal The definition behind each kernel made here, for reductionSource. */
+const definitions = new WeakMap<ReductionKernel, Reduction>();
 
 /**
  * A reduction from C expressions, like cupy.ReductionKernel.
@@ -74,69 +74,108 @@ const generators = new WeakMap<ReductionKernel, (inputs: readonly (DType | 'numb
  */
 export function reductionKernel(inParams: string, outParams: string, mapExpr: string, reduceExpr: string,
   postMapExpr: string, identity: string, opts: ReductionOptions = {}): ReductionKernel {
-  opts = checkOptions<ReductionOptions>(opts, 'gx.reductionKernel', OPTION_KEYS);
-  const name = opts.name ?? 'reduction_kernel';
-  const fn = `gx.reductionKernel '${name}'`;
-  if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name)) throw new TypeError(`${fn}: name must be a C identifier`);
-  const ins = parseParams(inParams, fn, 'inParams');
-  const outs = parseParams(outParams, fn, 'outParams');
-  if (outs.length !== 1) throw new TypeError(`${fn}: takes exactly one output parameter, got ${outs.length}`);
-  for (const [what, v] of [['mapExpr', mapExpr], ['reduceExpr', reduceExpr], ['postMapExpr', postMapExpr], ['identity', identity]] as const) {
-    if (typeof v !== 'string' || v.trim() === '') throw new TypeError(`${fn}: ${what} must be a C expression`);
-  }
-  const names = new Set<string>();
-  for (const p of [...ins, ...outs]) {
-    if (p.raw) throw new TypeError(`${fn}: raw parameters are not supported in reduction kernels ('raw ${p.type} ${p.name}')`);
-    if (names.has(p.name)) throw new TypeError(`${fn}: parameter '${p.name}' is declared twice`);
-    names.add(p.name);
-  }
-  if (opts.reduceType !== undefined && !(typeof opts.reduceType === 'string' && /^[A-Za-z_]\w*$/.test(opts.reduceType))) {
-    throw new TypeError(`${fn}: reduceType must be a dtype or a type placeholder, got ${String(opts.reduceType)}`);
-  }
-  const out = outs[0];
-  const nIn = ins.length;
-  const def: Definition = { name, preamble: opts.preamble ?? '', ins, out, mapExpr, reduceExpr, postMapExpr, identity };
-  const bindings = new Map<string, Binding>();
-  const values: number[] = [];
-  const tensorIdx: number[] = [];
+  const r = new Reduction(inParams, outParams, mapExpr, reduceExpr, postMapExpr, identity, opts);
+  const call = (...raw: (Tensor | number | ReduceCallOptions)[]): Tensor => r.call(raw);
+  const kernel = Object.assign(call, { kernelName: r.name });
+  definitions.set(kernel, r);
+  return kernel;
+}
 
-  /** Binds placeholders from the input dtypes (undefined: a JS number) and picks the output and reduce types. */
-  const bind = (dtypes: readonly (DType | undefined)[]): Binding => {
-    const bound = new Map<string, DType>();
-    ins.forEach((p, k) => {
-      const d = dtypes[k];
-      if (d === undefined) return;
-      if (!p.placeholder) {
-        if (d !== p.type) throw new TypeError(`${fn}: input '${p.name}' is declared ${p.type} but the tensor is ${d}`);
-        return;
-      }
-      const prev = bound.get(p.type);
-      if (prev !== undefined && prev !== d) throw new TypeError(`${fn}: ${p.type} is ${prev} but '${p.name}' is ${d}`);
-      bound.set(p.type, d);
-    });
-    const typeOf = (t: string, what: string): DType => {
-      const d = isDType(t) ? t : bound.get(t);
-      if (d === undefined) throw new TypeError(`${fn}: cannot tell the type ${t} ${what} from the input tensors`);
-      return d;
-    };
-    const types = ins.map((p) => typeOf(p.type, `of '${p.name}'`));
-    const outType = typeOf(out.type, `of '${out.name}'`);
-    // CuPy would accumulate a half output in half; float keeps sums of many halves accurate.
-    const reduceType = opts.reduceType !== undefined ? typeOf(opts.reduceType, '(reduceType)')
-      : DTYPE_INFO[outType].kind === 'f' ? COMPUTE_DTYPE[outType] : outType;
-    let bytes = 0;
-    dtypes.forEach((d) => { if (d !== undefined) bytes += DTYPE_INFO[d].itemsize; });
-    // About 32 bytes of loads in flight per thread: enough, with full occupancy, to cover memory latency.
-    const unroll = bytes <= 2 ? 16 : bytes <= 4 ? 8 : 4;
-    return { types, scalar: dtypes.map((d) => d === undefined), bound, outType, reduceType, unroll, plans: new Map() };
-  };
+/** What a call's inputs decide: the device, the broadcast shape, the binding, which inputs are tensors. */
+interface Inputs {
+  device: Device;
+  shape: readonly number[];
+  sameShape: boolean;
+  contiguous: boolean;
+  binding: Binding;
+  /** The indices of the tensor inputs (this definition's scratch array: valid until the next call). */
+  tensorIdx: number[];
+}
 
-  const makePlan = (b: Binding, geo: ReductionGeometry): Plan => {
-    const mod = new RawModule(generate(def, b, geo), { options: opts.options });
-    return { direct: mod.getFunction(name), partial: mod.getFunction(`${name}_partial`), final: mod.getFunction(`${name}_final`), resident: [] };
-  };
+/** The coalesced problem (NOTE [ Reduction codegen ]): kept and reduced extents, each tensor's strides over them. */
+interface Problem {
+  outShape: readonly number[];
+  kShape: number[];
+  rShape: number[];
+  kSt: number[][];
+  rSt: number[][];
+  nOut: number;
+  nRed: number;
+}
 
-  const call = (...raw: (Tensor | number | ReduceCallOptions)[]): Tensor => {
+/** How the work is spread: threads per output (R), blocks, and the split of each output over G blocks. */
+interface Split {
+  R: number;
+  blocks: number;
+  G: number;
+}
+
+/**
+ * One definition, its dtype bindings (per input-dtype key) and their plans
+ * (per geometry) (NOTE [ Reduction call path ]). A call checks its inputs,
+ * coalesces the problem, finds (or makes) the plan, and launches it.
+ */
+class Reduction {
+  readonly name: string;
+  readonly #fn: string;
+  readonly #ins: Param[];
+  readonly #out: Param;
+  readonly #def: Definition;
+  readonly #opts: ReductionOptions;
+  readonly #bindings = new Map<string, Binding>();
+  /** Scratch arrays of a call: the launch arguments and the tensor inputs' indices. */
+  readonly #values: number[] = [];
+  readonly #tensorIdx: number[] = [];
+
+  constructor(inParams: string, outParams: string, mapExpr: string, reduceExpr: string,
+    postMapExpr: string, identity: string, opts: ReductionOptions) {
+    opts = checkOptions<ReductionOptions>(opts, 'gx.reductionKernel', OPTION_KEYS);
+    const name = opts.name ?? 'reduction_kernel';
+    const fn = `gx.reductionKernel '${name}'`;
+    if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name)) throw new TypeError(`${fn}: name must be a C identifier`);
+    const ins = parseParams(inParams, fn, 'inParams');
+    const outs = parseParams(outParams, fn, 'outParams');
+    if (outs.length !== 1) throw new TypeError(`${fn}: takes exactly one output parameter, got ${outs.length}`);
+    for (const [what, v] of [['mapExpr', mapExpr], ['reduceExpr', reduceExpr], ['postMapExpr', postMapExpr], ['identity', identity]] as const) {
+      if (typeof v !== 'string' || v.trim() === '') throw new TypeError(`${fn}: ${what} must be a C expression`);
+    }
+    checkParams(fn, [...ins, ...outs]);
+    if (opts.reduceType !== undefined && !(typeof opts.reduceType === 'string' && /^[A-Za-z_]\w*$/.test(opts.reduceType))) {
+      throw new TypeError(`${fn}: reduceType must be a dtype or a type placeholder, got ${String(opts.reduceType)}`);
+    }
+    this.name = name;
+    this.#fn = fn;
+    this.#ins = ins;
+    this.#out = outs[0];
+    this.#opts = opts;
+    this.#def = { name, preamble: opts.preamble ?? '', ins, out: outs[0], mapExpr, reduceExpr, postMapExpr, identity };
+  }
+
+  call(raw: readonly (Tensor | number | ReduceCallOptions)[]): Tensor {
+    const { nargs, axis, keepdims } = this.#arity(raw);
+    const args = raw.slice(0, nargs) as (Tensor | number)[];
+    const inputs = this.#check(args);
+    const problem = this.#problem(args, inputs, axis, keepdims);
+    // Checked last, so that argument errors show on any device.
+    if (inputs.device.type !== 'cuda') throw new TypeError(this.#needsCuda());
+    if (problem.nOut === 0) return allocate(problem.outShape, inputs.binding.outType, inputs.device);
+    const geo = this.#geometry(inputs, problem);
+    const plan = this.#plan(inputs.binding, geo);
+    return this.#launch(args, inputs, problem, plan, this.#split(plan, inputs, problem, geo));
+  }
+
+  /** @internal The module source for these inputs (dtypes, 'number' for a JS number) and geometry. */
+  source(inputs: readonly (DType | 'number')[], geo: ReductionGeometry): string {
+    return generate(this.#def, this.#bind(inputs.map((d) => (d === 'number' ? undefined : d))), geo);
+  }
+
+  #needsCuda(): string {
+    return `${this.#fn}: needs at least one CUDA tensor input to run on`;
+  }
+
+  /** How many inputs the call passes, and its trailing { axis, keepdims }, if any. */
+  #arity(raw: readonly (Tensor | number | ReduceCallOptions)[]): { nargs: number; axis: number | readonly number[] | undefined; keepdims: boolean } {
+    const fn = this.#fn;
     let nargs = raw.length;
     let axis: number | readonly number[] | undefined;
     let keepdims = false;
@@ -147,17 +186,23 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
       keepdims = last.keepdims === true;
       nargs--;
     }
+    const nIn = this.#ins.length;
     if (nargs !== nIn) throw new TypeError(`${fn}: takes ${nIn} inputs (and an optional { axis, keepdims }), got ${nargs}`);
-    const args = raw as (Tensor | number)[];
+    return { nargs, axis, keepdims };
+  }
 
-    // Inputs: the device, the dtype key, and whether the tensors share one shape and are contiguous.
+  /** The inputs' device, the dtype key and its binding, and whether the tensors share one shape and are contiguous. */
+  #check(args: readonly (Tensor | number)[]): Inputs {
+    const fn = this.#fn;
+    const ins = this.#ins;
+    const tensorIdx = this.#tensorIdx;
     let device: Device | undefined;
     let key = '';
     let shape: readonly number[] | undefined;
     let sameShape = true;
     let contiguous = true;
     tensorIdx.length = 0;
-    for (let k = 0; k < nIn; k++) {
+    for (let k = 0; k < ins.length; k++) {
       const a = args[k];
       if (a instanceof Tensor) {
         const d = a.device;
@@ -176,44 +221,71 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
         throw new TypeError(`${fn}: input '${ins[k].name}' must be a Tensor or a number, got ${a === null ? 'null' : typeof a}`);
       }
     }
-    const needsCuda = `${fn}: needs at least one CUDA tensor input to run on`;
-    if (device === undefined || shape === undefined) throw new TypeError(needsCuda);
-    let b = bindings.get(key);
-    if (b === undefined) {
-      b = bind(args.map((a) => (a instanceof Tensor ? a.dtype : undefined)));
-      bindings.set(key, b);
+    if (device === undefined || shape === undefined) throw new TypeError(this.#needsCuda());
+    let binding = this.#bindings.get(key);
+    if (binding === undefined) {
+      binding = this.#bind(args.map((a) => (a instanceof Tensor ? a.dtype : undefined)));
+      this.#bindings.set(key, binding);
     }
     if (!sameShape) shape = broadcastShapes(tensorIdx.map((k) => (args[k] as Tensor).shape), fn);
-    const ndim = shape.length;
-    const nT = tensorIdx.length;
+    return { device, shape, sameShape, contiguous, binding, tensorIdx };
+  }
 
-    // The coalesced problem (NOTE [ Reduction codegen ]).
-    let outShape: readonly number[];
-    let kShape: number[], rShape: number[];
-    let kSt: number[][], rSt: number[][];
-    let nOut: number, nRed: number;
-    if (axis === undefined && sameShape && contiguous) {
-      // A full reduction of contiguous inputs (the common case): one reduced dim of stride 1.
-      outShape = keepdims ? new Array<number>(ndim).fill(1) : NO_DIMS;
-      nOut = 1;
-      nRed = numelOf(shape);
-      kShape = [];
-      rShape = [nRed];
-      kSt = [];  // no kept dims: never read
-      rSt = UNIT_STRIDES[nT] ?? tensorIdx.map(() => [1]);
-    } else {
-      const reduced = reducedDims(axis, ndim, fn);
-      outShape = keepdims ? shape.map((s, d) => (reduced[d] ? 1 : s)) : shape.filter((_, d) => !reduced[d]);
-      nOut = numelOf(outShape);
-      if (nOut === 0) {
-        if (device.type !== 'cuda') throw new TypeError(needsCuda);
-        return allocate(outShape, b.outType, device);
+  /** Binds placeholders from the input dtypes (undefined: a JS number) and picks the output and reduce types. */
+  #bind(dtypes: readonly (DType | undefined)[]): Binding {
+    const fn = this.#fn;
+    const bound = new Map<string, DType>();
+    this.#ins.forEach((p, k) => {
+      const d = dtypes[k];
+      if (d === undefined) return;
+      if (!p.placeholder) {
+        if (d !== p.type) throw new TypeError(`${fn}: input '${p.name}' is declared ${p.type} but the tensor is ${d}`);
+        return;
       }
-      const strides = tensorIdx.map((k) => broadcastStrides(args[k] as Tensor, shape as readonly number[]));
-      ({ kShape, rShape, kSt, rSt, nRed } = coalesce(shape, reduced, strides));
+      const prev = bound.get(p.type);
+      if (prev !== undefined && prev !== d) throw new TypeError(`${fn}: ${p.type} is ${prev} but '${p.name}' is ${d}`);
+      bound.set(p.type, d);
+    });
+    const typeOf = (t: string, what: string): DType => {
+      const d = isDType(t) ? t : bound.get(t);
+      if (d === undefined) throw new TypeError(`${fn}: cannot tell the type ${t} ${what} from the input tensors`);
+      return d;
+    };
+    const types = this.#ins.map((p) => typeOf(p.type, `of '${p.name}'`));
+    const out = this.#out;
+    const outType = typeOf(out.type, `of '${out.name}'`);
+    // CuPy would accumulate a half output in half; float keeps sums of many halves accurate.
+    const reduceType = this.#opts.reduceType !== undefined ? typeOf(this.#opts.reduceType, '(reduceType)')
+      : DTYPE_INFO[outType].kind === 'f' ? COMPUTE_DTYPE[outType] : outType;
+    let bytes = 0;
+    dtypes.forEach((d) => { if (d !== undefined) bytes += DTYPE_INFO[d].itemsize; });
+    // About 32 bytes of loads in flight per thread: enough, with full occupancy, to cover memory latency.
+    const unroll = bytes <= 2 ? 16 : bytes <= 4 ? 8 : 4;
+    return { types, scalar: dtypes.map((d) => d === undefined), bound, outType, reduceType, unroll, plans: new Map() };
+  }
+
+  /** The coalesced problem (NOTE [ Reduction codegen ]); a full reduction of contiguous inputs skips coalescing. */
+  #problem(args: readonly (Tensor | number)[], inputs: Inputs, axis: number | readonly number[] | undefined, keepdims: boolean): Problem {
+    const { shape, tensorIdx } = inputs;
+    const ndim = shape.length;
+    if (axis === undefined && inputs.sameShape && inputs.contiguous) {
+      // The common case: one reduced dim of stride 1; no kept dims, so kSt is never read.
+      const nRed = numelOf(shape);
+      const rSt = UNIT_STRIDES[tensorIdx.length] ?? tensorIdx.map(() => [1]);
+      return { outShape: keepdims ? new Array<number>(ndim).fill(1) : NO_DIMS, nOut: 1, nRed, kShape: [], rShape: [nRed], kSt: [], rSt };
     }
-    // Checked last, so that argument errors show on any device.
-    if (device.type !== 'cuda') throw new TypeError(needsCuda);
+    const reduced = reducedDims(axis, ndim, this.#fn);
+    const outShape = keepdims ? shape.map((s, d) => (reduced[d] ? 1 : s)) : shape.filter((_, d) => !reduced[d]);
+    const nOut = numelOf(outShape);
+    if (nOut === 0) return { outShape, nOut, nRed: 0, kShape: [], rShape: [], kSt: [], rSt: [] };
+    const strides = tensorIdx.map((k) => broadcastStrides(args[k] as Tensor, shape));
+    return { outShape, nOut, ...coalesce(shape, reduced, strides) };
+  }
+
+  /** The kernel's geometry: threads along the denser side (layout A or B), and whether 32-bit offsets suffice. */
+  #geometry(inputs: Inputs, p: Problem): ReductionGeometry {
+    const { kSt, rSt, kShape, rShape } = p;
+    const nT = inputs.tensorIdx.length;
     const nk = kShape.length;
     const nr = rShape.length;
     let layout: Layout = 'A';
@@ -226,28 +298,39 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
       }
       if (rw > kw) layout = 'B';
     }
-    let idx32 = nRed <= INDEX32 && nOut <= INDEX32;
+    let idx32 = p.nRed <= INDEX32 && p.nOut <= INDEX32;
     for (let t = 0; idx32 && t < nT; t++) {
       let off = 0;
       for (let d = 0; d < nk; d++) off += Math.abs(kSt[t][d]) * (kShape[d] - 1);
       for (let d = 0; d < nr; d++) off += Math.abs(rSt[t][d]) * (rShape[d] - 1);
       idx32 = off <= INDEX32;
     }
-    const geoKey = ((nk * 64 + nr) * 2 + (layout === 'B' ? 1 : 0)) * 2 + (idx32 ? 1 : 0);
+    return { nKept: nk, nRed: nr, layout, idx32 };
+  }
+
+  /** The binding's plan for a geometry, compiled on first use. */
+  #plan(b: Binding, geo: ReductionGeometry): Plan {
+    const geoKey = ((geo.nKept * 64 + geo.nRed) * 2 + (geo.layout === 'B' ? 1 : 0)) * 2 + (geo.idx32 ? 1 : 0);
     let plan = b.plans.get(geoKey);
     if (plan === undefined) {
-      plan = makePlan(b, { nKept: nk, nRed: nr, layout, idx32 });
+      const name = this.name;
+      const mod = new RawModule(generate(this.#def, b, geo), { options: this.#opts.options });
+      plan = { direct: mod.getFunction(name), partial: mod.getFunction(`${name}_partial`), final: mod.getFunction(`${name}_final`), resident: [] };
       b.plans.set(geoKey, plan);
     }
+    return plan;
+  }
 
-    // Threads per output (R), outputs per block (S), blocks, and whether to split (G).
-    const U = b.unroll;
+  /** Threads per output (R), outputs per block (BLOCK / R), blocks, and whether to split each output over G blocks. */
+  #split(plan: Plan, inputs: Inputs, p: Problem, geo: ReductionGeometry): Split {
+    const { device } = inputs;
+    const U = inputs.binding.unroll;
+    const nRed = p.nRed;
     let R: number;
-    if (nk === 0) R = BLOCK;
-    else if (layout === 'A') R = pow2Between(Math.ceil(nRed / U), 1, BLOCK);
+    if (geo.nKept === 0) R = BLOCK;
+    else if (geo.layout === 'A') R = pow2Between(Math.ceil(nRed / U), 1, BLOCK);
     else R = pow2Between(Math.ceil(nRed / (2 * U)), 1, WARPS);
-    const S = BLOCK / R;
-    const blocks = Math.ceil(nOut / S);
+    const blocks = Math.ceil(p.nOut / (BLOCK / R));
     const perThread = Math.ceil(nRed / R);
     const info = deviceInfo(device.index);
     let G = 1;
@@ -260,23 +343,17 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
       // At most one wave: a block more than fits would double the time.
       G = Math.min(Math.floor((info.sms * resident) / blocks), Math.ceil(perThread / (2 * U)));
     }
+    return { R, blocks, G };
+  }
 
-    // Arguments: inputs, the output (or partials), then the geometry (the order of generate()'s parameters).
-    values.length = 0;
-    for (let k = 0; k < nIn; k++) {
-      const a = args[k];
-      values.push(typeof a === 'number' ? a : a.address(fn));
-    }
-    const outAt = values.length;
-    values.push(0);
-    if (nk > 0) values.push(nOut);
-    values.push(nRed);
-    for (let d = 1; d < nk; d++) values.push(kShape[d]);
-    for (let t = 0; t < nT; t++) for (let d = 0; d < nk; d++) values.push(kSt[t][d]);
-    for (let d = 1; d < nr; d++) values.push(rShape[d]);
-    for (let t = 0; t < nT; t++) for (let d = 0; d < nr; d++) values.push(rSt[t][d]);
-    if (nk > 0) values.push(Math.log2(R));
-    const y = allocate(outShape, b.outType, device);
+  /** The arguments (inputs, the output or partials, then the geometry: the order of generate()'s parameters) and the launches. */
+  #launch(args: readonly (Tensor | number)[], inputs: Inputs, p: Problem, plan: Plan, split: Split): Tensor {
+    const fn = this.#fn;
+    const { device, binding: b } = inputs;
+    const { blocks, G } = split;
+    const values = this.#values;
+    const outAt = this.#stageArguments(args, inputs.tensorIdx.length, p, split.R);
+    const y = allocate(p.outShape, b.outType, device);
     try {
       if (G <= 1) {
         values[outAt] = y.address(fn);
@@ -284,27 +361,52 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
         return y;
       }
       values.push(G);
-      using partial = allocate([nOut * G], b.reduceType, device);
+      using partial = allocate([p.nOut * G], b.reduceType, device);
       values[outAt] = partial.address(fn);
       plan.partial.launchPrepared(device, blocks * G, BLOCK, values);
       // The final kernel: partials, output, the scalars (postMapExpr may use them), n_out, G.
       values.length = 0;
       values.push(partial.address(fn), y.address(fn));
-      for (let k = 0; k < nIn; k++) {
-        const a = args[k];
-        if (typeof a === 'number') values.push(a);
-      }
-      values.push(nOut, G);
-      plan.final.launchPrepared(device, Math.min(nOut, MAX_GRID), Math.max(32, pow2Between(G, 1, BLOCK)), values);
+      for (const a of args) if (typeof a === 'number') values.push(a);
+      values.push(p.nOut, G);
+      plan.final.launchPrepared(device, Math.min(p.nOut, MAX_GRID), Math.max(32, pow2Between(G, 1, BLOCK)), values);
       return y;
     } catch (e) {
       y.dispose();  // a compile error at the first launch, say
       throw e;
     }
-  };
-  const kernel = Object.assign(call, { kernelName: name });
-  generators.set(kernel, (inputs, geo) => generate(def, bind(inputs.map((d) => (d === 'number' ? undefined : d))), geo));
-  return kernel;
+  }
+
+  /** Writes the direct and partial kernels' arguments into #values, a 0 in the output's place; returns that place. */
+  #stageArguments(args: readonly (Tensor | number)[], nT: number, p: Problem, R: number): number {
+    const fn = this.#fn;
+    const { kShape, rShape, kSt, rSt } = p;
+    const nk = kShape.length;
+    const nr = rShape.length;
+    const values = this.#values;
+    values.length = 0;
+    for (const a of args) values.push(typeof a === 'number' ? a : a.address(fn));
+    const outAt = values.length;
+    values.push(0);
+    if (nk > 0) values.push(p.nOut);
+    values.push(p.nRed);
+    for (let d = 1; d < nk; d++) values.push(kShape[d]);
+    for (let t = 0; t < nT; t++) for (let d = 0; d < nk; d++) values.push(kSt[t][d]);
+    for (let d = 1; d < nr; d++) values.push(rShape[d]);
+    for (let t = 0; t < nT; t++) for (let d = 0; d < nr; d++) values.push(rSt[t][d]);
+    if (nk > 0) values.push(Math.log2(R));
+    return outAt;
+  }
+}
+
+/** Parameters of a reduction: no raw ones, each name once. */
+function checkParams(fn: string, params: readonly Param[]): void {
+  const names = new Set<string>();
+  for (const p of params) {
+    if (p.raw) throw new TypeError(`${fn}: raw parameters are not supported in reduction kernels ('raw ${p.type} ${p.name}')`);
+    if (names.has(p.name)) throw new TypeError(`${fn}: parameter '${p.name}' is declared twice`);
+    names.add(p.name);
+  }
 }
 
 /**
@@ -313,9 +415,9 @@ export function reductionKernel(inParams: string, outParams: string, mapExpr: st
  * compile it without a GPU.
  */
 export function reductionSource(kernel: ReductionKernel, inputs: readonly (DType | 'number')[], geo: ReductionGeometry): string {
-  const g = generators.get(kernel);
-  if (g === undefined) throw new TypeError('reductionSource: not a kernel made by gx.reductionKernel');
-  return g(inputs, geo);
+  const r = definitions.get(kernel);
+  if (r === undefined) throw new TypeError('reductionSource: not a kernel made by gx.reductionKernel');
+  return r.source(inputs, geo);
 }
 
 /** Strides [tensor][dim] of a full reduction of contiguous inputs, shared between calls (never modified). */

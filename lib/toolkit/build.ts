@@ -13,7 +13,7 @@ import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type Compi
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
 import { linkError, loadError, namespaceWarnings } from './build-errors';
 import { ConfigError, displayPath } from './errors';
-import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from './fsutil';
+import { errorCode, exists, hashFile, rmQuiet, sha256, tmpPathFor, writeFileAtomic, writeIfChanged } from '../platform/fs';
 import { glob } from './glob';
 import { removeLeftovers } from './leftovers';
 import { acquireLock, type LockInfo } from './lock';
@@ -210,10 +210,26 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
 export const NATIVE_WITHOUT_GPU = 'warning: "arch" is "native" but no NVIDIA GPU is visible here, so nvcc builds for its default arch only; ' +
   'name the GPUs to build for ("arch": "sm_80,sm_90" or "all" in setup.config.json, --arch, or GPUEXT_CUDA_ARCH)';
 
+/** What a build's steps share: the config, its paths and sources, the toolchain and its versions, the events. */
+interface BuildContext {
+  cfg: ResolvedConfig;
+  sources: string[];
+  paths: ReturnType<typeof buildPaths>;
+  opts: BuildOptions;
+  emit: (e: BuildEvent) => void;
+  verbose: boolean;
+  tc: Toolchain;
+  /** nvcc, when there are .cu sources. */
+  nvcc: string | undefined;
+  cxx: string[];
+  nvccVersion: string;
+  cxxVersion: string;
+  /** nvcc's host compiler flag, when the host compiler was named. */
+  ccbin: string[];
+}
+
 async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: ReturnType<typeof buildPaths>, opts: BuildOptions,
   t0: number): Promise<BuildResult> {
-  const emit = (e: BuildEvent): void => opts.onEvent?.(e);
-  const verbose = opts.verbose ?? false;
   const tc = detectToolchain({ nvcc: opts.nvcc, cxx: opts.cxx });
   const cu = sources.filter((s) => path.extname(s) === '.cu');
   const nvcc = cu.length ? requireNvcc(tc, cu.map((s) => displayPath(s, cfg.baseDir))) : undefined;
@@ -223,36 +239,73 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     nvcc ? compilerVersion([nvcc], manifest.versions) : Promise.resolve(''),
     compilerVersion(cxx, manifest.versions),
   ]);
+  const ctx: BuildContext = {
+    cfg, sources, paths, opts, emit: (e) => opts.onEvent?.(e), verbose: opts.verbose ?? false, tc, nvcc, cxx, nvccVersion, cxxVersion,
+    ccbin: tc.cxxExplicit && cxx.length === 1 ? ['-ccbin', cxx[0]] : [],
+  };
 
   fs.mkdirSync(paths.objDir, { recursive: true });
   writeIfChanged(paths.main, EXTENSION_MAIN_SOURCE);
+  const units = compileUnits(ctx);
+  const { keys, objects, records, compiled } = await compileAll(ctx, units, manifest);
+  const link = await linkIfChanged(ctx, units, keys, objects, manifest);
 
+  // The manifest, then the objects nothing refers to any more (we hold the lock: no other build uses them).
+  const newManifest: Manifest = {
+    version: MANIFEST_VERSION, versions: manifest.versions, units: records,
+    link: { key: link.key, outputs: link.outputs },
+  };
+  writeFileAtomic(paths.manifest, JSON.stringify(newManifest, null, 1));
+  if (link.linked || compiled > 0) collectGarbage(paths.objDir, new Set(keys.map((k) => `${k}.o`)));
+
+  const watch = new Set<string>([...(path.isAbsolute(cfg.file) ? [cfg.file] : []), ...sources]);
+  for (const r of Object.values(records)) for (const d of r.deps) watch.add(d);
+  return {
+    config: cfg, outPath: paths.node, bindings: link.bindings, compiled, cached: units.length - compiled, linked: link.linked,
+    seconds: (performance.now() - t0) / 1000, sources, watchFiles: [...watch], descriptor: link.descriptor,
+  };
+}
+
+/** The compile units: each .cu through nvcc, each C++ source and the extension's main through the host compiler. */
+function compileUnits(ctx: BuildContext): CompileUnit[] {
+  const { cfg, tc, cxx, paths, sources } = ctx;
+  const cu = sources.filter((s) => path.extname(s) === '.cu');
   const inc = includeDir();
   const common = [`-I${inc}`, ...cfg.includeDirs.map((d) => `-I${d}`), ...cfg.defines.map((d) => `-D${d}`)];
-  const ccbin = tc.cxxExplicit && cxx.length === 1 ? ['-ccbin', cxx[0]] : [];
   const gencode = cu.length ? findCuda().gencode(cfg.arch) : [];
   // Several targets: nvcc runs their cicc/ptxas steps in parallel (all archs: 7.1 -> 5.2 s on 2 cores).
   if (gencode.filter((f) => f.startsWith('-gencode')).length > 1) gencode.push('--threads', '0');
-  const nvccFlags = ['-std=c++17', '-O3', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden', ...ccbin, ...common,
+  const nvccFlags = ['-std=c++17', '-O3', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden', ...ctx.ccbin, ...common,
     ...gencode, ...cfg.nvccFlags];
   const cxxFlags = ['-std=c++17', '-O2', '-fPIC', '-fvisibility=hidden', ...common,
     ...(tc.cudaHome ? [`-I${path.join(tc.cudaHome, 'include')}`] : []), ...cfg.cxxFlags];
-  const cxxName = path.basename(cxx[cxx.length - 1]);
   const nvccKeyExtra = cfg.arch === 'native' ? nativeGpuModels() : [];
-  if (cu.length && cfg.arch === 'native' && nvccKeyExtra.length === 0) emit({ type: 'warning', text: NATIVE_WITHOUT_GPU });
-
-  const units: CompileUnit[] = [
+  if (cu.length && cfg.arch === 'native' && nvccKeyExtra.length === 0) ctx.emit({ type: 'warning', text: NATIVE_WITHOUT_GPU });
+  return [
     ...cu.map((s): CompileUnit => ({
-      source: s, display: displayPath(s, cfg.baseDir), toolName: 'nvcc', exe: [nvcc ?? 'nvcc'], flags: nvccFlags,
-      version: nvccVersion, keyExtra: nvccKeyExtra,
+      source: s, display: displayPath(s, cfg.baseDir), toolName: 'nvcc', exe: [ctx.nvcc ?? 'nvcc'], flags: nvccFlags,
+      version: ctx.nvccVersion, keyExtra: nvccKeyExtra,
     })),
     ...[...sources.filter((s) => path.extname(s) !== '.cu'), paths.main].map((s): CompileUnit => ({
-      source: s, display: s === paths.main ? 'extension_main.cpp (gpuext)' : displayPath(s, cfg.baseDir), toolName: cxxName,
-      exe: cxx, flags: cxxFlags, version: cxxVersion, keyExtra: [],
+      source: s, display: s === paths.main ? 'extension_main.cpp (gpuext)' : displayPath(s, cfg.baseDir), toolName: cxxName(cxx),
+      exe: cxx, flags: cxxFlags, version: ctx.cxxVersion, keyExtra: [],
     })),
   ];
+}
 
-  // Which objects are current: re-hash source and recorded headers; no compiler runs.
+function cxxName(cxx: readonly string[]): string {
+  return path.basename(cxx[cxx.length - 1]);
+}
+
+/**
+ * Compiles the units whose objects are not current (found by re-hashing the
+ * source and its recorded headers: no compiler runs for them). Returns each
+ * unit's key and object, the manifest records and how many compiled.
+ */
+async function compileAll(ctx: BuildContext, units: CompileUnit[], manifest: Manifest): Promise<{
+  keys: (string | undefined)[]; objects: string[]; records: Record<string, UnitRecord>; compiled: number;
+}> {
+  const { cfg, paths, verbose, emit } = ctx;
   const keys: (string | undefined)[] = units.map((u) => {
     const rec = manifest.units[u.source];
     if (!rec) return undefined;
@@ -263,7 +316,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   if (buildLog.enabled) {
     units.forEach((u, i) => buildLog('%s: %s %s', cfg.name, keys[i] === undefined ? 'miss, compiling' : `cache hit ${keys[i]?.slice(0, 16)}.o`, u.display));
   }
-  const systemPrefixes = systemIncludePrefixes(tc);
+  const systemPrefixes = systemIncludePrefixes(ctx.tc);
   let done = 0;
   const records: Record<string, UnitRecord> = {};
   units.forEach((u, i) => {
@@ -271,7 +324,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     if (keys[i] !== undefined && rec) records[u.source] = rec;
   });
   const objects: string[] = units.map((_, i) => path.join(paths.objDir, `${keys[i]}.o`));
-  const jobs = opts.jobs ?? os.availableParallelism();
+  const jobs = ctx.opts.jobs ?? os.availableParallelism();
   const children: ChildSet = new Set();
   await pool(todo.map((i) => async () => {
     const u = units[i];
@@ -285,9 +338,23 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     if (r.reusable) records[u.source] = r.record;
     emit({ type: 'compiled', index: ++done, total: todo.length, tool: u.toolName, file: u.display, seconds: r.seconds });
   }), jobs, () => killAll(children));
+  return { keys, objects, records, compiled: todo.length };
+}
 
-  // Link, unless nothing the link and the bindings depend on changed.
-  const bindingsOn = opts.bindings ?? true;
+/** What the link step leaves: its key and outputs for the manifest, the bindings, and the new descriptor when it linked. */
+interface LinkResult {
+  key: string;
+  outputs: string[];
+  bindings: string[];
+  linked: boolean;
+  descriptor: ExtensionDescriptor | undefined;
+}
+
+/** Links, unless nothing the link and the bindings depend on changed. */
+async function linkIfChanged(ctx: BuildContext, units: CompileUnit[], keys: (string | undefined)[], objects: string[],
+  manifest: Manifest): Promise<LinkResult> {
+  const { cfg, tc, nvcc, cxx, paths } = ctx;
+  const bindingsOn = ctx.opts.bindings ?? true;
   const libDir = cudaLibDir(tc);
   const useNvcc = nvcc !== undefined;
   const libFlags = cfg.libraries.length === 0 ? [] : [
@@ -295,73 +362,69 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
     ...cfg.libraries.map((l) => `-l${l}`),
   ];
   const linkExe = nvcc ? [nvcc] : cxx;
-  const linkFlags = ['-shared', ...(useNvcc ? ccbin : [])];
+  const linkFlags = ['-shared', ...(useNvcc ? ctx.ccbin : [])];
   // 'auto' is decided now (the package's "type" may have changed since the last build), and the files it gives are in the key.
   const files = bindingsOn ? bindingFiles(cfg.outDir, cfg.name, cfg.outputFormat) : [];
-  const linkKey = sha256(LINK_KEY_VERSION, useNvcc ? nvccVersion : cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
+  const key = sha256(LINK_KEY_VERSION, useNvcc ? ctx.nvccVersion : ctx.cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
     JSON.stringify(libFlags), cfg.name, ...keys.map((k) => k ?? ''),
     bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint(), files]) : 'no-bindings');
-  let bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
+  const bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
   const outputs = [paths.node, ...bindings];
-  const upToDate = manifest.link?.key === linkKey && outputs.every(exists);
+  const upToDate = manifest.link?.key === key && outputs.every(exists);
   buildLog('%s: link %s', cfg.name, upToDate ? 'skipped, outputs up to date' : `needed (${displayPath(paths.node, cfg.baseDir)})`);
-  let descriptor: ExtensionDescriptor | undefined;
-  if (!upToDate) {
-    const tmp = tmpPathFor(paths.node);
-    const argv = [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
-    if (verbose) emit({ type: 'command', argv });
-    const start = Date.now();
-    try {
-      const r = await runTool(argv, cfg.baseDir);
-      if (verbose && r.output.trim()) emit({ type: 'log', file: `${cfg.name}.node`, text: r.output });
-      if (r.code !== 0) {
-        throw linkError({
-          source: paths.node, log: r.output, command: argv, cwd: cfg.baseDir, base: cfg.baseDir, exitCode: r.code, signal: r.signal,
-          stage: 'link', verbose,
-        }, { sources: units.map((u) => u.source), objects, base: cfg.baseDir });
-      }
-      emit({ type: 'linked', tool: useNvcc ? 'nvcc' : cxxName, file: displayPath(paths.node, cfg.baseDir), seconds: (Date.now() - start) / 1000 });
-      if (bindingsOn) {
-        // Describe the new file under its temporary name: a registration error leaves the old outputs in place,
-        // and a process that already loaded the old one (watch mode) still loads the new.
-        const { native } = loadNative();
-        let desc: ExtensionDescriptor;
-        try {
-          desc = native.describeExtension(tmp);
-        } catch (e) {
-          throw loadError(e instanceof Error ? e.message : String(e), tmp, paths.node, sources, cfg.baseDir);
-        }
-        for (const text of namespaceWarnings(desc, cfg.name, cfg.file, sources, cfg.baseDir)) emit({ type: 'warning', text });
-        fs.renameSync(tmp, paths.node);
-        descriptor = { ...desc, path: paths.node };
-        const { writeBindings } = loadCodegen();
-        bindings = writeBindings(descriptor, {
-          outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport, configFile: cfg.displayFile,
-          // Relative, so generated files do not depend on where the project lives.
-          configPath: path.isAbsolute(cfg.file) ? path.relative(cfg.baseDir, cfg.file) : cfg.file,
-        }, files, allBindingNames(cfg.name));
-      } else {
-        fs.renameSync(tmp, paths.node);
-      }
-    } finally {
-      rmQuiet(tmp);
+  if (upToDate) return { key, outputs, bindings, linked: false, descriptor: undefined };
+  const argv = (tmp: string): string[] => [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
+  const r = await link(ctx, argv, units, objects, bindingsOn ? files : undefined);
+  return { key, outputs, bindings: r.bindings ?? bindings, linked: true, descriptor: r.descriptor };
+}
+
+/**
+ * Links into a temporary file; with bindings, describes it under that name
+ * (a registration error leaves the old outputs in place, and a process that
+ * already loaded the old one, watch mode, still loads the new), then renames
+ * it into place and writes the bindings.
+ */
+async function link(ctx: BuildContext, argvFor: (tmp: string) => string[], units: CompileUnit[], objects: string[],
+  files: ReturnType<typeof bindingFiles> | undefined): Promise<{ bindings?: string[]; descriptor?: ExtensionDescriptor }> {
+  const { cfg, paths, verbose, emit, sources } = ctx;
+  const tmp = tmpPathFor(paths.node);
+  const argv = argvFor(tmp);
+  if (verbose) emit({ type: 'command', argv });
+  const start = Date.now();
+  try {
+    const r = await runTool(argv, cfg.baseDir);
+    if (verbose && r.output.trim()) emit({ type: 'log', file: `${cfg.name}.node`, text: r.output });
+    if (r.code !== 0) {
+      throw linkError({
+        source: paths.node, log: r.output, command: argv, cwd: cfg.baseDir, base: cfg.baseDir, exitCode: r.code, signal: r.signal,
+        stage: 'link', verbose,
+      }, { sources: units.map((u) => u.source), objects, base: cfg.baseDir });
     }
+    emit({ type: 'linked', tool: ctx.nvcc !== undefined ? 'nvcc' : cxxName(ctx.cxx), file: displayPath(paths.node, cfg.baseDir), seconds: (Date.now() - start) / 1000 });
+    if (files === undefined) {
+      fs.renameSync(tmp, paths.node);
+      return {};
+    }
+    const { native } = loadNative();
+    let desc: ExtensionDescriptor;
+    try {
+      desc = native.describeExtension(tmp);
+    } catch (e) {
+      throw loadError(e instanceof Error ? e.message : String(e), tmp, paths.node, sources, cfg.baseDir);
+    }
+    for (const text of namespaceWarnings(desc, cfg.name, cfg.file, sources, cfg.baseDir)) emit({ type: 'warning', text });
+    fs.renameSync(tmp, paths.node);
+    const descriptor = { ...desc, path: paths.node };
+    const { writeBindings } = loadCodegen();
+    const bindings = writeBindings(descriptor, {
+      outDir: cfg.outDir, name: cfg.name, runtimeImport: cfg.runtimeImport, configFile: cfg.displayFile,
+      // Relative, so generated files do not depend on where the project lives.
+      configPath: path.isAbsolute(cfg.file) ? path.relative(cfg.baseDir, cfg.file) : cfg.file,
+    }, files, allBindingNames(cfg.name));
+    return { bindings, descriptor };
+  } finally {
+    rmQuiet(tmp);
   }
-
-  // The manifest, then the objects nothing refers to any more (we hold the lock: no other build uses them).
-  const newManifest: Manifest = {
-    version: MANIFEST_VERSION, versions: manifest.versions, units: records,
-    link: { key: linkKey, outputs },
-  };
-  writeFileAtomic(paths.manifest, JSON.stringify(newManifest, null, 1));
-  if (!upToDate || todo.length > 0) collectGarbage(paths.objDir, new Set(keys.map((k) => `${k}.o`)));
-
-  const watch = new Set<string>([...(path.isAbsolute(cfg.file) ? [cfg.file] : []), ...sources]);
-  for (const r of Object.values(records)) for (const d of r.deps) watch.add(d);
-  return {
-    config: cfg, outPath: paths.node, bindings, compiled: todo.length, cached: units.length - todo.length, linked: !upToDate,
-    seconds: (performance.now() - t0) / 1000, sources, watchFiles: [...watch], descriptor,
-  };
 }
 
 function collectGarbage(objDir: string, keep: Set<string>): void {

@@ -9,7 +9,7 @@ import * as path from 'path';
 
 import { spawnTool, stopTool } from './children';
 import { compileError, type BuildError } from './errors';
-import { hashFile, rmQuiet, sha256 } from './fsutil';
+import { hashFile, rmQuiet, sha256 } from '../platform/fs';
 import { includeDir } from './toolchain';
 
 /** Bump to invalidate every object cache (a change in how keys or objects are made). */

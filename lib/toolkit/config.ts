@@ -155,26 +155,7 @@ export function resolveConfig(raw: unknown, file: string, baseDir: string, opts:
     return fail(field, arch.error);
   }
 
-  const defines: string[] = [];
-  const d = raw.defines;
-  if (Array.isArray(d)) {
-    for (const e of d) {
-      if (typeof e !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/.test(e)) {
-        fail('defines', `entries must be "NAME" or "NAME=value", got ${JSON.stringify(e)}`);
-      }
-      defines.push(String(e));
-    }
-  } else if (isRecord(d)) {
-    for (const [k, v] of Object.entries(d)) {
-      if (!IDENT.test(k)) fail('defines', `key ${JSON.stringify(k)} is not a macro name`);
-      if (v === true) defines.push(k);
-      else if (v === false) continue;
-      else if (typeof v === 'string' || typeof v === 'number') defines.push(`${k}=${v}`);
-      else fail('defines', `value of ${k} must be a string, number or boolean`);
-    }
-  } else if (d !== undefined) {
-    fail('defines', 'must be an object { "NAME": value } or an array of "NAME=value" strings');
-  }
+  const defines = parseDefines(raw.defines, fail);
 
   const libraries = strings('libraries');
   for (const l of libraries) {
@@ -197,6 +178,30 @@ export function resolveConfig(raw: unknown, file: string, baseDir: string, opts:
     runtimeImport: String(runtimeImport),
     outputFormat: isOutputFormat(outputFormat) ? outputFormat : 'auto',
   };
+}
+
+/** The `defines` field, as an array of "NAME" / "NAME=value" or an object { NAME: value }, into NAME[=value] strings. */
+function parseDefines(d: unknown, fail: (field: string, msg: string) => never): string[] {
+  const defines: string[] = [];
+  if (Array.isArray(d)) {
+    for (const e of d) {
+      if (typeof e !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/.test(e)) {
+        fail('defines', `entries must be "NAME" or "NAME=value", got ${JSON.stringify(e)}`);
+      }
+      defines.push(String(e));
+    }
+  } else if (isRecord(d)) {
+    for (const [k, v] of Object.entries(d)) {
+      if (!IDENT.test(k)) fail('defines', `key ${JSON.stringify(k)} is not a macro name`);
+      if (v === true) defines.push(k);
+      else if (v === false) continue;
+      else if (typeof v === 'string' || typeof v === 'number') defines.push(`${k}=${v}`);
+      else fail('defines', `value of ${k} must be a string, number or boolean`);
+    }
+  } else if (d !== undefined) {
+    fail('defines', 'must be an object { "NAME": value } or an array of "NAME=value" strings');
+  }
+  return defines;
 }
 
 /** Reads and validates a setup.config.json. Throws ConfigError naming the file and field. */

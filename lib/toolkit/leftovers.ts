@@ -1,13 +1,13 @@
 // Temporary files a killed build left behind. A build writes its outputs
-// under temporary names and renames them (fsutil.ts tmpPathFor:
+// under temporary names and renames them (lib/platform/fs.ts tmpPathFor:
 // `.<file>.tmp-<pid>-<hex>`; compile.ts: `obj/tmp-<pid>-<n>.o`/`.d`); a build
 // ended by SIGKILL renames nothing and removes nothing. The next build, once
 // it holds the lock, removes those whose writer is gone.
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { rmQuiet } from './fsutil';
-import { pidAlive, startedAtMs } from './procinfo';
+import { rmQuiet } from '../platform/fs';
+import { pidAlive, startedAtMs } from '../platform/procinfo';
 
 const TMP_NAME = /^\.(.+)\.tmp-(\d+)-[0-9a-f]+$/;
 const TMP_OBJECT = /^tmp-(\d+)-\d+\.[od]$/;

@@ -19,8 +19,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { errorCode, rmQuiet } from './fsutil';
-import { bootId, commandLine, ownStartTicks, pidAlive, startedAtMs, startTicks } from './procinfo';
+import { errorCode, rmQuiet } from '../platform/fs';
+import { bootId, commandLine, ownStartTicks, pidAlive, startedAtMs, startTicks } from '../platform/procinfo';
 
 export const STALE_LOCK_MS = 30 * 60 * 1000;
 /** How long a lock of an older version naming a live process is waited for (NOTE [ Locks of older versions ]). */

@@ -6,7 +6,7 @@
 // callers fall back to "is the id alive".
 import * as fs from 'fs';
 
-import { errorCode } from './fsutil';
+import { errorCode } from './fs';
 
 // The kernel reports start times in clock ticks of USER_HZ, which is 100 on
 // every Linux architecture Node runs on (sysconf(_SC_CLK_TCK) is not
