@@ -17,14 +17,14 @@
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { allocate } from '../lib/creation';
-import { parseDevice } from '../lib/device';
-import { dtypeCode } from '../lib/dtype';
-import { opsLibrary } from '../lib/extension';
-import { recycle, spentResult, stageResult } from '../lib/handle-pool';
-import { native } from '../lib/native';
+import { allocate } from '../lib/ops/creation/creation';
+import { parseDevice } from '../lib/core/device';
+import { dtypeCode } from '../lib/core/dtype';
+import { opsLibrary } from '../lib/extension/runtime';
+import { recycle, spentResult, stageResult } from '../lib/core/handle-pool';
+import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
-import { STAGED_ARGS, STAGED_EMPTY, stagingArea } from '../lib/staging';
+import { STAGED_ARGS, STAGED_EMPTY, stagingArea } from '../lib/core/staging';
 import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;

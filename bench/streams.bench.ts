@@ -11,7 +11,7 @@
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { benchmark, type BenchmarkResult } from '../lib/benchmark';
+import { benchmark, type BenchmarkResult } from '../lib/profiler/benchmark';
 import {
   REPO, PYTHON,
   fmt, ratio, printTable, printHeader, section, progress,

@@ -1,45 +1,45 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
-export { Tensor, type ItemOf, type ReadOptions } from './tensor';
+export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
 // Tensor methods beyond the class's own, installed by loading their family's
 // module (NOTE [ Tensor methods ] in ops/install.ts).
-import './tensor-to';
-import './ops/methods';
-import './ops/layout-methods';
-import './ops/softmax-methods';
-import './ops/shape-methods';
-import './ops/indexing-methods';
-import './ops/reshape-methods';
-import './ops/sorting-methods';
-import './ops/linalg-methods';
-import './ops/statistics-methods';
-import './ops/lerp';
+import './ops/creation/tensor-to';
+import './ops/elementwise/methods';
+import './ops/layout/methods';
+import './ops/softmax/methods';
+import './ops/layout/shape-methods';
+import './ops/indexing/methods';
+import './ops/layout/reshape-methods';
+import './ops/sort/methods';
+import './ops/linalg/methods';
+import './ops/reduce/methods';
+import './ops/elementwise/lerp';
 import './autograd/functions';
 import './autograd/tensor-methods';
-export type { ToOptions, ToTarget } from './tensor-to';
-export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/shape-methods';
-export { tensor, empty, zeros, ones, full, arange, linspace } from './creation';
-export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './creation-like';
+export type { ToOptions, ToTarget } from './ops/creation/tensor-to';
+export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/layout/shape-methods';
+export { tensor, empty, zeros, ones, full, arange, linspace } from './ops/creation/creation';
+export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './ops/creation/like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
-export type { TensorOptions, EmptyOptions, TensorData } from './creation';
-export { Device, type DeviceLike, type DeviceType } from './device';
-export { DTYPES, DTYPE_INFO, type DType } from './dtype';
+export type { TensorOptions, EmptyOptions, TensorData } from './ops/creation/creation';
+export { Device, type DeviceLike, type DeviceType } from './core/device';
+export { DTYPES, DTYPE_INFO, type DType } from './core/dtype';
 export type { ValueArrayMap, StorageArrayMap, DTypeInfo, DTypeKind } from './generated/dtypes';
-export * as memory from './memory';
+export * as memory from './core/memory';
 export * as profiler from './profiler/index';
-export * as cuda from './cuda';
-export { loadLibrary, extensionRuntime, camelCase } from './extension';
-export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension';
-export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './load';
+export * as cuda from './core/cuda';
+export { loadLibrary, extensionRuntime, camelCase } from './extension/runtime';
+export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension/runtime';
+export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './toolkit/load';
 export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
 import { packageVersion } from './toolkit/toolchain';
-export type { OpsOf, OpSignature, OpName } from './schema-types';
-export type { OpaqueHandle } from './native';
-export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './stream';
-export { tidy } from './tidy';
+export type { OpsOf, OpSignature, OpName } from './extension/schema-types';
+export type { OpaqueHandle } from './core/native';
+export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './core/stream';
+export { tidy } from './core/tidy';
 /** The package's version (its package.json's), as torch.__version__. @example gx.version // '0.1.0' */
 export const version: string = packageVersion();
-export { CUDAGraph } from './graph';
-export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './benchmark';
+export { CUDAGraph } from './core/graph';
+export { benchmark, type BenchmarkOptions, type BenchmarkResult, type BenchmarkStats } from './profiler/benchmark';
 export { RawKernel, RawModule, type Dim3, type KernelAttributes, type LaunchOptions, type RawModuleOptions, type RawKernelOptions } from './rtc/raw';
 export { elementwiseKernel, type ElementwiseKernel, type ElementwiseOptions, type ElementwiseCallOptions } from './rtc/elementwise';
 export { CompileError } from './rtc/errors';
@@ -51,13 +51,13 @@ export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
 export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type BlockLaunch, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
 export type { ChunkedSvd, ChunkedSvdOptions } from './distributed/chunked-svd';
-export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout';
-export { split, chunk, unbind } from './ops/split';
-export { flip, roll } from './ops/reorder';
-export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/repeat';
-export { pad, type PadMode, type PadOptions } from './ops/pad';
-export { lerp } from './ops/lerp';
-export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsCloseOptions } from './ops/predicates';
+export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout/layout';
+export { split, chunk, unbind } from './ops/layout/split';
+export { flip, roll } from './ops/layout/reorder';
+export { repeat, tile, repeatInterleave, meshgrid, type MeshgridOptions } from './ops/layout/repeat';
+export { pad, type PadMode, type PadOptions } from './ops/layout/pad';
+export { lerp } from './ops/elementwise/lerp';
+export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsCloseOptions } from './ops/elementwise/predicates';
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
@@ -69,37 +69,37 @@ export type {
   Operand, ScalarOperand, OutOptions, ClampOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
   FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
 } from './ops';
-export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random';
+export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random/random';
 export {
   randperm, bernoulli, normal, multinomial, dropout, type SamplingOptions, type RandpermOptions, type MultinomialOptions, type DropoutOpOptions,
-} from './ops/random-sampling';
-export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg';
+} from './ops/random/sampling';
+export { matmul, setFloat32MatmulPrecision, getFloat32MatmulPrecision, type MatmulOptions, type MatmulPrecision, type SvdResult, type SvdOptions } from './ops/linalg/matmul';
 export { backends, type Backends, type CpuBackends } from './ops/backends';
-export type { QrMode, QrOptions, QrResult } from './ops/linalg-qr';
-export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg-symmetric';
-export type { SlogdetResult } from './ops/linalg-lu';
-export * as linalg from './ops/linalg-namespace';
-export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg-products';
-export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg-norms';
-export { einsum } from './ops/einsum';
-export { mm, bmm, tensordot, kron } from './ops/linalg-contract';
-export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing';
+export type { QrMode, QrOptions, QrResult } from './ops/linalg/qr';
+export type { CholeskyOptions, EighOptions, EighResult } from './ops/linalg/symmetric';
+export type { SlogdetResult } from './ops/linalg/lu';
+export * as linalg from './ops/linalg/namespace';
+export { dot, vdot, outer, cross, trace, diag, diagonal, triu, tril, type DiagonalOptions } from './ops/linalg/products';
+export type { NormOptions, VectorNormOptions, MatrixNormOptions, MatrixNormOrd, LinalgNormOptions } from './ops/linalg/norms';
+export { einsum } from './ops/linalg/einsum';
+export { mm, bmm, tensordot, kron } from './ops/linalg/contract';
+export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing/indexing';
 export {
   sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
   type UniqueOptions, type UniqueResult, type SearchsortedOptions, type SortResult, type SortOut,
-} from './ops/sorting';
-export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/index-expr';
+} from './ops/sort/sorting';
+export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/indexing/index-expr';
 export {
   scatterReduce, indexAdd, maskedSelect, nonzero, bincount, histc,
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
-} from './ops/scatter-family';
-export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax';
-export { diff, type DiffOptions } from './ops/scan';
-export { cumprod, cummax, cummin, type CumprodOptions } from './ops/scan-doubling';
-export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/statistics-nan';
-export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/statistics-order';
+} from './ops/indexing/scatter-family';
+export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax/softmax';
+export { diff, type DiffOptions } from './ops/reduce/scan';
+export { cumprod, cummax, cummin, type CumprodOptions } from './ops/reduce/scan-doubling';
+export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';
+export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/reduce/statistics-order';
 
-export { noGrad, enableGrad, isGradEnabled } from './autograd/mode';
+export { noGrad, enableGrad, isGradEnabled } from './tape/mode';
 export type { BackwardOptions } from './autograd/engine';
 export { grad, valueAndGrad } from './autograd/functional';
 export * as autograd from './autograd/index';

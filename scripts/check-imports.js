@@ -89,7 +89,7 @@ if (cycles.size > 0) {
 const BUILD_TOOL = ['lib/toolkit/', 'lib/cli/'];
 const ENTRY = 'lib/index.ts';
 const RUNTIME_EXCEPTIONS = {
-  'lib/load.ts': 'gx.load builds an extension on first use (torch.utils.cpp_extension.load): the toolkit\'s face at run time',
+  'lib/toolkit/load.ts': 'gx.load builds an extension on first use (torch.utils.cpp_extension.load): the toolkit\'s face at run time',
 };
 const inBuildTool = (r) => BUILD_TOOL.some((d) => r.startsWith(d));
 const upward = [];

@@ -9,7 +9,7 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { detectToolchain, requireCxx } from '../lib/toolkit/toolchain';
 
 const root = path.resolve(__dirname, '../..');

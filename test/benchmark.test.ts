@@ -8,8 +8,8 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
-import { benchmark, stats, type BenchmarkResult, type BenchmarkStats } from '../lib/benchmark';
-import { loadInline, type LoadedOps } from '../lib/load';
+import { benchmark, stats, type BenchmarkResult, type BenchmarkStats } from '../lib/profiler/benchmark';
+import { loadInline, type LoadedOps } from '../lib/toolkit/load';
 import { cudaTest, deviceTest } from './helpers';
 
 // spin(out, cycles, blocks): `blocks` blocks of 32 threads each busy-wait

@@ -16,7 +16,7 @@ import { KNOWN_FIELDS, loadConfig, normalizeArch, resolveConfig } from '../lib/t
 import { BuildError, ConfigError, parseFirstError, ToolchainError } from '../lib/toolkit/errors';
 import { expandBraces, glob, matchGlob } from '../lib/toolkit/glob';
 import { findCuda, packageRoot } from '../lib/toolkit/toolchain';
-import { load, loadInline } from '../lib/load';
+import { load, loadInline } from '../lib/toolkit/load';
 import { cudaTest } from './helpers';
 import { buildErr, countingWrapper, cppProject, CU_ARCH, cuProject, nvccTest, root, tmpdir, twiceCpp, write } from './build-helpers';
 
@@ -346,7 +346,7 @@ test('[core] gx.load builds once; a second process gets it from the cache withou
   const cxx = countingWrapper(dir, '/usr/bin/g++', 'g++');
   const script = `
     const gx = require(${JSON.stringify(root)});
-    const { load } = require(${JSON.stringify(path.join(root, 'dist/lib/load.js'))});
+    const { load } = require(${JSON.stringify(path.join(root, 'dist/lib/toolkit/load.js'))});
     load({ name: 'loaded', sources: ['ops/twice.cpp'] }).then((ops) => {
       console.log(JSON.stringify(Array.from(ops.twice(gx.tensor([1, 2])).toArraySync())));
     }, (e) => { console.error(e.message); process.exitCode = 1; });`;

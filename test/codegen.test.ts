@@ -14,7 +14,7 @@ import { renderDts, renderJs } from '../lib/toolkit/codegen';
 import { resolveConfig } from '../lib/toolkit/config';
 import { ConfigError } from '../lib/toolkit/errors';
 import { bindingFiles, esmRuntimeSpecifier } from '../lib/toolkit/module-format';
-import type { ExtensionDescriptor, OpDescriptor } from '../lib/extension';
+import type { ExtensionDescriptor, OpDescriptor } from '../lib/extension/runtime';
 
 function op(name: string): OpDescriptor {
   return {

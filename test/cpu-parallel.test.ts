@@ -10,7 +10,7 @@ import path from 'path';
 import { Worker } from 'worker_threads';
 
 import * as gx from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { rng } from './rng';
 
 const GRAIN = 1 << 15;  // kDefaultGrain (csrc/include/gpuext/parallel.h)

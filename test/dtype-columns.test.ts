@@ -11,7 +11,7 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib/index';
-import { dtypeOfTypedArray } from '../lib/dtype';
+import { dtypeOfTypedArray } from '../lib/core/dtype';
 import { COMPUTE_DTYPE, DTYPES, NPY_TYPESTR, SAFETENSORS_NAME, type DType } from '../lib/generated/dtypes';
 import { computeDType } from '../lib/jit/types';
 import { cudaTest, rng } from './helpers';

@@ -9,7 +9,7 @@
 import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
-import { einsumPath } from '../lib/ops/einsum';
+import { einsumPath } from '../lib/ops/linalg/einsum';
 import { deviceTestSerial } from './helpers';
 import { expectClose, noLeaks, noStrayTensors, numelOf, offsetOf, randomTensor, rtolOf, unravel, valuesOf, type Arr } from './linalg-reference';
 

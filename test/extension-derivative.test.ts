@@ -10,9 +10,9 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib';
-import { parseDerivative } from '../lib/autograd/schema-derivative';
+import { parseDerivative } from '../lib/tape/schema-derivative';
 import { renderJs } from '../lib/toolkit/codegen';
-import type { ExtensionDescriptor, OpDescriptor } from '../lib/extension';
+import type { ExtensionDescriptor, OpDescriptor } from '../lib/extension/runtime';
 import { rng } from './helpers';
 
 // Elementwise float64 helpers over contiguous tensors, so the ops stay a few lines each.

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { formatExponential, formatFixed, formatTensor, type FormatOptions } from '../lib/format';
+import { formatExponential, formatFixed, formatTensor, type FormatOptions } from '../lib/core/format';
 
 // Expected bodies below were taken from torch's repr with the same print options; our
 // output adds `, shape=[...], dtype=..., device='...'` after them.

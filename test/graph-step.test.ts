@@ -1,5 +1,5 @@
-// gx.cuda.graphStep (lib/graph-step.ts, NOTE [ Graphed steps ]) and the
-// capture's refusals (lib/capture-guard.ts): on the GPU a graphed MLP
+// gx.cuda.graphStep (lib/core/graph-step.ts, NOTE [ Graphed steps ]) and the
+// capture's refusals (lib/core/capture-guard.ts): on the GPU a graphed MLP
 // training step (forward, backward, capturable Adam) gives the eager step's
 // parameters after several steps, with new inputs copied in each step; an
 // SGD-with-momentum step bit for bit; what cannot be captured is refused
@@ -8,8 +8,8 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { capturingDevice, whileCapturing } from '../lib/capture-guard';
-import { native } from '../lib/native';
+import { capturingDevice, whileCapturing } from '../lib/core/capture-guard';
+import { native } from '../lib/core/native';
 import { cudaTest } from './helpers';
 
 const D_IN = 16, HIDDEN = 32, BATCH = 8;

@@ -8,7 +8,7 @@ import {
   float16BitsToFloat32,
   float32ToBFloat16Bits,
   float32ToFloat16Bits,
-} from '../lib/half';
+} from '../lib/core/half';
 
 const isF16NaN = (h: number): boolean => (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0;
 const isBF16NaN = (h: number): boolean => (h & 0x7f80) === 0x7f80 && (h & 0x7f) !== 0;

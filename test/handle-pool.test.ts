@@ -6,11 +6,11 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { opsLibrary } from '../lib/extension';
-import { dtypeCode } from '../lib/dtype';
-import { parseDevice } from '../lib/device';
-import { pooledHandle, recycle, spentResult, stageResult, stageSpare } from '../lib/handle-pool';
-import { native } from '../lib/native';
+import { opsLibrary } from '../lib/extension/runtime';
+import { dtypeCode } from '../lib/core/dtype';
+import { parseDevice } from '../lib/core/device';
+import { pooledHandle, recycle, spentResult, stageResult, stageSpare } from '../lib/core/handle-pool';
+import { native } from '../lib/core/native';
 import { deviceTestSerial, randomValues, sameValues } from './helpers';
 
 const f32 = (x: number): number => Math.fround(x);

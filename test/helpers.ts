@@ -5,7 +5,7 @@ import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { rng } from './rng';
-import { encodeBFloat16, decodeBFloat16, encodeFloat16, decodeFloat16 } from '../lib/half';
+import { encodeBFloat16, decodeBFloat16, encodeFloat16, decodeFloat16 } from '../lib/core/half';
 
 export const REQUIRE_CUDA = process.env.GPUEXT_REQUIRE_CUDA === '1';
 export const DEVICES = ['cpu', 'cuda'] as const;

@@ -4,7 +4,7 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { formatTensor } from '../lib/format';
+import { formatTensor } from '../lib/core/format';
 import { deviceTest } from './helpers';
 
 deviceTest('printing one element expanded to 2^40 reads only what it shows', (t, device) => {

@@ -1,4 +1,4 @@
-// x.index, x.get, x.set and gx.indexPut_ (lib/ops/index-expr.ts) against a
+// x.index, x.get, x.set and gx.indexPut_ (lib/ops/indexing/index-expr.ts) against a
 // plain-JS reference of PyTorch's indexing, on every device: random
 // expressions mixing every item form (integers, negative ones, gx.sl in its
 // three spellings, null, '...', int64 and int32 index tensors, bool masks

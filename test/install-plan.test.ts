@@ -1,5 +1,5 @@
 // How a source build chooses its CUDA code (scripts/find-cuda.js cudaPlan) and
-// which native binary loading picks (lib/binaries.ts): a binary built here,
+// which native binary loading picks (lib/platform/binaries.ts): a binary built here,
 // else the prebuilt one. The package as a whole is checked by
 // scripts/check-package.js (CI).
 import test from 'ava';
@@ -8,7 +8,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
-import { binaryCandidates, findBinary, prebuildTag } from '../lib/binaries';
+import { binaryCandidates, findBinary, prebuildTag } from '../lib/platform/binaries';
 
 const root = path.resolve(__dirname, '../..');
 

@@ -16,7 +16,7 @@ import { DTYPES } from '../lib/generated/dtypes';
 import { writeAtomically } from '../lib/io/atomic';
 import { saveNpz } from '../lib/io/npz';
 import { releaseSources, takeSources } from '../lib/io/sources';
-import { parseDevice } from '../lib/device';
+import { parseDevice } from '../lib/core/device';
 import { FileRangeReader } from '../lib/io/readers';
 import { CHUNK, cOrderBlocks, readTensorData } from '../lib/io/tensor-data';
 import { cudaTest, deviceTest, deviceTestSerial, poisonCache, randomValues, sameValues, type TestDevice } from './helpers';

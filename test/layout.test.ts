@@ -3,7 +3,7 @@
 // edge cases (0-d, zero-size), several dtypes, errors, and no leaks.
 
 import * as gx from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { deviceTest, deviceTestSerial, randomValues, rejects, rng, sameValues, type TestDevice } from './helpers';
 
 type Value = number | bigint;

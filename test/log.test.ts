@@ -8,8 +8,8 @@ import fs from 'fs';
 import path from 'path';
 
 import * as gx from '../lib/index';
-import { findBinary } from '../lib/binaries';
-import { opsLibraryPath } from '../lib/extension';
+import { findBinary } from '../lib/platform/binaries';
+import { opsLibraryPath } from '../lib/extension/runtime';
 import { backendInfo } from '../lib/rtc/compiler';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { gpuext, removeTmpdirsAfter, run, tmpdir, workspace } from './cli-helpers';

@@ -1,6 +1,6 @@
 // Allocator reuse, statistics, and leak checks. Serial: they read global counters.
 import * as gx from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { deviceTestSerial, sameValues } from './helpers';
 
 deviceTestSerial('live tensors and bytes return to baseline after many create/dispose cycles', (t, device) => {

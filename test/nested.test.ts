@@ -1,5 +1,5 @@
 import test from 'ava';
-import { flattenNested, MAX_NESTED_DIMS } from '../lib/nested';
+import { flattenNested, MAX_NESTED_DIMS } from '../lib/core/nested';
 
 const FN = 'gx.tensor';
 

@@ -175,7 +175,7 @@ deviceTest('a 0-d operand of a wider integer type is converted to the common dty
   }
 });
 
-// NOTE [ JS numbers to 16-bit floats ] (lib/dtype.ts): by way of float32, on every path.
+// NOTE [ JS numbers to 16-bit floats ] (lib/core/dtype.ts): by way of float32, on every path.
 deviceTest('a JS number becomes float16 the same way on every path', (t, device) => {
   const x = 1 + 2 ** -11 + 2 ** -40;  // 1 through float32, 1 + 2^-10 if rounded directly
   using a = gx.tensor([x], { dtype: 'float16', device });

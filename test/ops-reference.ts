@@ -5,7 +5,7 @@
 import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
-import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../lib/half';
+import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../lib/core/half';
 import { rng } from './rng';
 
 export type V = number | bigint;

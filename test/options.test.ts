@@ -6,7 +6,7 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { closestKey, editDistance } from '../lib/options';
+import { closestKey, editDistance } from '../lib/core/options';
 import { BINARY as BINARY_OPS, UNARY as UNARY_OPS } from '../lib/generated/ops';
 
 /** A call with a misspelled key, what the error names (the function), the key and the suggestion. */

@@ -9,8 +9,8 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib/index';
-import { extensionRuntime } from '../lib/extension';
-import { native } from '../lib/native';
+import { extensionRuntime } from '../lib/extension/runtime';
+import { native } from '../lib/core/native';
 import { coreExtensionCall, coreOpCall } from '../lib/profiler/hook';
 import { cudaTest, deviceTestSerial, rng, type TestDevice } from './helpers';
 

@@ -11,8 +11,8 @@ import path from 'path';
 
 import * as gx from '../lib';
 import { ConfigError } from '../lib/toolkit/errors';
-import { loadInline } from '../lib/load';
-import { native } from '../lib/native';
+import { loadInline } from '../lib/toolkit/load';
+import { native } from '../lib/core/native';
 
 const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-registration-'));
 test.after.always(() => fs.rmSync(cache, { recursive: true, force: true }));

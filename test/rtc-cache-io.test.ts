@@ -9,7 +9,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { computeKey, diskGet, diskPut } from '../lib/rtc/cache';
 import { fileIdentity, isFile, readEntryFiles, sha256Hex } from '../lib/rtc/cache-io';
 import { rng } from './helpers';
@@ -56,7 +56,7 @@ test('native sha256 hashes parts in order, strings as UTF-8 (lone surrogates as 
 
 test('the portable SHA-256 (GPUEXT_SHA256_PORTABLE=1, for a Node without OpenSSL\'s SHA256) gives the same digests', (t) => {
   const script = `
-    const { native } = require(${JSON.stringify(path.join(root, 'dist/lib/native.js'))});
+    const { native } = require(${JSON.stringify(path.join(root, 'dist/lib/core/native.js'))});
     const out = [];
     for (let n = 0; n <= 300; n += 7) out.push(native.sha256([new Uint8Array(n).fill(n & 255), 'ü\\ud800' + 'x'.repeat(n)]));
     console.log(JSON.stringify(out));`;

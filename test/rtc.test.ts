@@ -5,7 +5,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import * as ex from '../examples/kernels';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { cudaTest } from './helpers';
 
 const ADD = `extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {

@@ -10,10 +10,10 @@ import os from 'os';
 import path from 'path';
 
 import * as gx from '../lib/index';
-import { extensionRuntime, type ExtensionDescriptor } from '../lib/extension';
+import { extensionRuntime, type ExtensionDescriptor } from '../lib/extension/runtime';
 import { SCHEMA_TYPES, isSchemaType, type SchemaType } from '../lib/generated/schema-types';
-import { native, type OpaqueHandle } from '../lib/native';
-import type { OpSignature } from '../lib/schema-types';
+import { native, type OpaqueHandle } from '../lib/core/native';
+import type { OpSignature } from '../lib/extension/schema-types';
 import { renderDts, renderJs } from '../lib/toolkit/codegen';
 import { rng } from './rng';
 

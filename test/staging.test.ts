@@ -4,15 +4,15 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { allocate } from '../lib/creation';
-import { parseDevice } from '../lib/device';
-import { native } from '../lib/native';
-import { MAX_DIMS } from '../lib/shape';
-import { STAGED_ARGS, STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_MAX_ARGS, STAGED_SHAPE, stagingArea } from '../lib/staging';
+import { allocate } from '../lib/ops/creation/creation';
+import { parseDevice } from '../lib/core/device';
+import { native } from '../lib/core/native';
+import { MAX_DIMS } from '../lib/core/shape';
+import { STAGED_ARGS, STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_MAX_ARGS, STAGED_SHAPE, stagingArea } from '../lib/core/staging';
 import { STAGED_RESULT, STAGED_RESULT_SHAPE } from '../lib/generated/staging';
 import { deviceTest, poisonCache, sameValues, type ErrorClass } from './helpers';
 
-test('lib/staging.ts has the core\'s layout of the staging area', (t) => {
+test('lib/core/staging.ts has the core\'s layout of the staging area', (t) => {
   t.deepEqual(native.stagingLayout(), [STAGED_LAST_ADDRESS, STAGED_ARGS, STAGED_MAX_ARGS, STAGED_EMPTY, STAGED_SHAPE,
     STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_RESULT_SHAPE + MAX_DIMS]);
   t.is(stagingArea().length, STAGED_RESULT_SHAPE + MAX_DIMS);

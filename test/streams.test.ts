@@ -6,7 +6,7 @@ import path from 'path';
 
 import * as gx from '../lib';
 import { build } from '../lib/toolkit/build';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { cudaTest, deviceTestSerial, sameValues } from './helpers';
 
 interface StreamOps {

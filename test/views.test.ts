@@ -1,7 +1,7 @@
 // Views share storage; reshape copies only when strides force it; contiguous
 // and clone; moves between devices.
 import * as gx from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/core/native';
 import { deviceTest, poisonCache, randomValues, sameValues } from './helpers';
 
 /** The elements of a (rows x cols) row-major matrix, transposed. */

@@ -1,5 +1,5 @@
 // N-API functions over registered ops: loading and describing extensions,
-// and calling an op by id. lib/extension.ts is the JS side.
+// and calling an op by id. lib/extension/runtime.ts is the JS side.
 //
 // NOTE [ Op calls ]
 // callOp(id, ...args) converts each JS argument by the op's schema (count,
@@ -39,7 +39,7 @@ struct OpaqueHandle {
   std::string ns;
 };
 
-// 'cpu' or 'cuda:N' (lib/device.ts resolves 'cuda' to the current device before the call).
+// 'cpu' or 'cuda:N' (lib/core/device.ts resolves 'cuda' to the current device before the call).
 gx_device parse_device(const OpDef& op, const Argument& a, const std::string& text) {
   if (text == "cpu") return gx_device{GX_CPU, 0};
   const std::string prefix = "cuda:";

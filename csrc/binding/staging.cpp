@@ -40,7 +40,7 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
 }
 
 // [last address, args, max args, empty request, shape, result request, its
-// shape, size]: for the test that lib/staging.ts agrees.
+// shape, size]: for the test that lib/core/staging.ts agrees.
 Napi::Value StagingLayout(const Napi::CallbackInfo& info) {
   const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResult, kResultShape, kSize};
   constexpr uint32_t n = sizeof(slots) / sizeof(slots[0]);

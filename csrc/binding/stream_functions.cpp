@@ -1,5 +1,5 @@
-// N-API functions over streams, events and CUDA graphs (lib/stream.ts,
-// lib/graph.ts), and the tensor calls that involve streams (recordStream,
+// N-API functions over streams, events and CUDA graphs (lib/core/stream.ts,
+// lib/core/graph.ts), and the tensor calls that involve streams (recordStream,
 // non-blocking copies).
 #include "binding/bindings.h"
 #include "binding/args.h"

@@ -1,5 +1,5 @@
 // N-API functions over tensors: creation, views, copies, fills, readback.
-// lib/native.ts declares their TypeScript types; keep the two in step.
+// lib/core/native.ts declares their TypeScript types; keep the two in step.
 #include <cmath>
 #include <cstring>
 

@@ -13,7 +13,7 @@
 // native work, and its finalizer is most of what the garbage collector does
 // in a loop of small ops. So a handle is reused where its lifetime is known:
 // Tensor.dispose() (and so `using`, tidy and autograd's temporaries) empties
-// the box and puts the External in a pool in JS (lib/handle-pool.ts); the
+// the box and puts the External in a pool in JS (lib/core/handle-pool.ts); the
 // next op result goes into one from there instead of a new one. Two ways in:
 //  - a built-in op writes its result into a tensor argument `out` that JS
 //    allocated. JS passes a pooled (empty) handle there and stages the

@@ -114,7 +114,7 @@ const OpDef& op_by_name(const std::string& qualified) {
   auto it = r.by_name.find(qualified);
   if (it == r.by_name.end()) {
     const bool builtin = qualified.rfind("gx_ops::", 0) == 0;
-    // The built-in ops load before any extension gpuext loads (lib/extension.ts), so a
+    // The built-in ops load before any extension gpuext loads (lib/extension/runtime.ts), so a
     // missing one is an ops library older than the extension's <gpuext/ops.h>.
     fail(ErrorKind::Value, "no registered op is named '", qualified, "'",
          builtin ? " (the built-in ops are missing or older than the <gpuext/ops.h> this extension was built with: "

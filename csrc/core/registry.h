@@ -29,7 +29,7 @@ struct OpDef : gx_op {
   std::string qualified;     // "ns::name"
   Schema schema;
   std::string doc;
-  std::string derivative;    // "x: op_backward(grad, x)", or empty (lib/autograd/schema-derivative.ts reads it)
+  std::string derivative;    // "x: op_backward(grad, x)", or empty (lib/tape/schema-derivative.ts reads it)
   std::string library;       // path of the extension that defined it
   OpImpl impls[2];           // [GX_CPU], [GX_CUDA]
   int32_t num_returns() const { return static_cast<int32_t>(schema.returns.size()); }

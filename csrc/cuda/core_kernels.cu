@@ -46,7 +46,7 @@ __global__ void fill_kernel(W* dst, Layout l, W value, int64_t n, bool contiguou
 
 template <typename T> __device__ T from_double(double v) { return static_cast<T>(v); }
 // 16-bit floats by way of float32, as the CPU kernels and torch convert (NOTE [ JS numbers to
-// 16-bit floats ] in lib/dtype.ts): __double2half rounds once from the double, and linspace(1.0004882812509095, ...)
+// 16-bit floats ] in lib/core/dtype.ts): __double2half rounds once from the double, and linspace(1.0004882812509095, ...)
 // as float16 gave 1.0009765625 on CUDA where the CPU gives 1 (found by the fuzz suite).
 template <> __device__ __half from_double<__half>(double v) { return __float2half(static_cast<float>(v)); }
 template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {

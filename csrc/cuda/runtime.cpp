@@ -219,7 +219,7 @@ Stream create_stream(int device, bool non_blocking, int priority) {
 void destroy_stream(int device, Stream stream) noexcept {
   if (stream == nullptr) return;
   // A stream that is still current somewhere must not dangle: callers restore
-  // the previous current stream before dropping theirs (lib/stream.ts).
+  // the previous current stream before dropping theirs (lib/core/stream.ts).
   int prev = 0;
   const bool switched = cudaGetDevice(&prev) == cudaSuccess && prev != device && cudaSetDevice(device) == cudaSuccess;
   cudaStreamDestroy(static_cast<cudaStream_t>(stream));  // returns at once; work already queued completes

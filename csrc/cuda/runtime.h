@@ -14,11 +14,11 @@
 // NOTE [ Current device ]
 // There is one current device per thread, the CUDA runtime's own (cudaSetDevice
 // / cudaGetDevice of the core's runtime): gx.cuda.setDevice sets it,
-// gx.cuda.currentDevice and 'cuda' (lib/device.ts) ask for it, extensions get it
+// gx.cuda.currentDevice and 'cuda' (lib/core/device.ts) ask for it, extensions get it
 // through gx_api.current_device (gx::current_device(), gx::kCUDA). Nobody keeps
 // a copy, so C++ and JS cannot disagree. A new thread (a Node.js worker) starts
 // on cuda:0, as CUDA's threads do, unless GPUEXT_DEVICE says otherwise
-// (lib/gpus.ts applies it on each thread that loads gpuext; `gpuext run` sets
+// (lib/core/gpus.ts applies it on each thread that loads gpuext; `gpuext run` sets
 // it per rank).
 #pragma once
 #include <cstddef>

@@ -19,7 +19,7 @@
 // export without one fails it, and so does an entry the op does not keep.
 import { ELEMENTWISE_DIFFERENTIABILITY } from '../generated/derivatives';
 import { BINARY, UNARY } from '../generated/ops';
-import { shouldRecord } from './graph';
+import { shouldRecord } from '../tape/graph';
 
 export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
 
@@ -41,7 +41,7 @@ const NONE = [
 ] as const;
 
 const FORMULA = [
-  // Layout and copies: views whose gradient is the view undone (NOTE [ Autograd and views ] in ops/layout.ts).
+  // Layout and copies: views whose gradient is the view undone (NOTE [ Autograd and views ] in ops/layout/layout.ts).
   'transpose', 'permute', 'movedim', 'squeeze', 'unsqueeze', 'expand', 'broadcastTo', 'flatten', 'slice', 'narrow',
   'sliceDims', 'cat', 'stack', 'flip', 'where', 'clamp', 'astype', 'lerp', 'sum', 'prod', 'mean', 'max', 'min', 'matmul',
   'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',

@@ -4,15 +4,15 @@
 // each input's shape (undoing broadcasting) and dtype; leaves accumulate
 // into .grad (or, for gx.autograd.functional, chosen tensors' gradients are
 // collected instead); tensor hooks run on the way (hooks.ts).
-import { full } from '../creation';
+import { full } from '../ops/creation/creation';
 import { sum } from '../ops/index';
 import { add } from '../generated/elementwise';
-import { equalShapes } from '../shape';
-import { Tensor } from '../tensor';
-import { tidyList, untrack } from '../tidy';
-import { alias, Node, requiresGrad, type InputInfo } from './graph';
+import { equalShapes } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tidyList, untrack } from '../core/tidy';
+import { alias, Node, requiresGrad, type InputInfo } from '../tape/graph';
 import { runHooks } from './hooks';
-import { enableGrad, noGrad } from './mode';
+import { enableGrad, noGrad } from '../tape/mode';
 
 /** `g` summed over the dimensions broadcasting added or stretched, to `shape`. */
 export function sumToShape(g: Tensor, shape: readonly number[]): Tensor {

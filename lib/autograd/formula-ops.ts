@@ -3,9 +3,9 @@
 // tensors or plain numbers (a number operand of the forward op stays a
 // number), and the few pieces that are not one op.
 import * as E from '../generated/elementwise';
-import { whereOp } from '../ops/elementwise';
-import { isfinite as gxIsfinite } from '../ops/predicates';
-import { Tensor } from '../tensor';
+import { whereOp } from '../ops/elementwise/elementwise';
+import { isfinite as gxIsfinite } from '../ops/elementwise/predicates';
+import { Tensor } from '../core/tensor';
 
 export type X = Tensor | number;
 

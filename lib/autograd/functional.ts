@@ -3,14 +3,14 @@
 // returns its gradient with respect to chosen arguments. The arguments
 // themselves are not touched: each is replaced by a fresh leaf sharing its
 // data for the call.
-import { full, ones, tensor, zeros } from '../creation';
-import { stack } from '../ops/layout';
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
-import { tidy, track as trackTensor, untrack } from '../tidy';
+import { full, ones, tensor, zeros } from '../ops/creation/creation';
+import { stack } from '../ops/layout/layout';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
+import { tidy, track as trackTensor, untrack } from '../core/tidy';
 import { ownRef, runGraph, type Capture } from './engine';
-import { alias, isFloatingDType, requiresGrad, type Node } from './graph';
-import { enableGrad, noGrad } from './mode';
+import { alias, isFloatingDType, requiresGrad, type Node } from '../tape/graph';
+import { enableGrad, noGrad } from '../tape/mode';
 
 type Fn = (...args: never[]) => Tensor;
 type GradOf<A extends number | readonly number[]> = A extends number ? Tensor : Tensor[];

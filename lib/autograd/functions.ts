@@ -9,14 +9,14 @@
 // memory ]), and only the saved aliases and these values remain.
 import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
-import { cumsum } from '../ops/scan';
-import { matmul } from '../ops/linalg';
+import { cumsum } from '../ops/reduce/scan';
+import { matmul } from '../ops/linalg/matmul';
 import { mean, sum } from '../ops/index';
 import { sumToShape } from './engine';
-import { whereOp } from '../ops/elementwise';
-import { Tensor } from '../tensor';
-import { autogradHooks } from '../tensor';
-import { isFloatingDType, record, recorders, requiresGrad, shouldRecord } from './graph';
+import { whereOp } from '../ops/elementwise/elementwise';
+import { Tensor } from '../core/tensor';
+import { autogradHooks } from '../core/tensor';
+import { isFloatingDType, record, recorders, requiresGrad, shouldRecord } from '../tape/graph';
 
 const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 

@@ -2,11 +2,11 @@
 // element) against central finite differences (two calls per input
 // element), as torch.autograd.gradcheck, with the worst element reported;
 // inputs not in float64 draw a warning (NOTE [ gradcheck precision ]).
-import { tensor } from '../creation';
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
-import { tidy } from '../tidy';
-import { noGrad } from './mode';
+import { tensor } from '../ops/creation/creation';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
+import { noGrad } from '../tape/mode';
 
 export interface GradcheckOptions {
   /** Finite-difference step (default 1e-6). */

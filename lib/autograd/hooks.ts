@@ -15,10 +15,10 @@
 // (clone() it to keep it); a tensor a hook returns stays the hook's (gx.tidy
 // around backward frees it), the engine taking a reference of its own.
 import { add } from '../generated/elementwise';
-import { Tensor } from '../tensor';
-import { tidy, untrack } from '../tidy';
-import type { Node } from './graph';
-import { requiresGrad } from './graph';
+import { Tensor } from '../core/tensor';
+import { tidy, untrack } from '../core/tidy';
+import type { Node } from '../tape/graph';
+import { requiresGrad } from '../tape/graph';
 
 /** Called with a tensor's gradient during backward; may return the gradient to use instead. */
 export type GradHook = (grad: Tensor) => Tensor | void;

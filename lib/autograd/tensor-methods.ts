@@ -1,16 +1,16 @@
 // Autograd's face on Tensor: requiresGrad, grad, gradFn, isLeaf,
 // backward(), detach(), requiresGrad_(), retainGrad(), registerHook().
-import { full } from '../creation';
-import { Tensor } from '../tensor';
-import { checkOptions, optionKeys } from '../options';
-import { untrack } from '../tidy';
+import { full } from '../ops/creation/creation';
+import { Tensor } from '../core/tensor';
+import { checkOptions, optionKeys } from '../core/options';
+import { untrack } from '../core/tidy';
 import { ownRef, runBackward, type BackwardOptions } from './engine';
-import { isFloatingDType, requiresGrad as needsGrad, type Node } from './graph';
+import { isFloatingDType, requiresGrad as needsGrad, type Node } from '../tape/graph';
 import { registerHook, retainGrad, retainsGrad, type GradHook, type RemovableHandle } from './hooks';
 
 const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true, createGraph: true });
 
-declare module '../tensor' {
+declare module '../core/tensor' {
   interface Tensor<D extends DType = DType> {
     /** Whether gradients flow to this tensor: set it on the leaves (parameters) you want .grad for. */
     requiresGrad: boolean;

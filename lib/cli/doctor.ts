@@ -151,7 +151,7 @@ function coreChecks(checks: Check[], archList: string | undefined): void {
     });
   }
   if (!core) return;
-  const { native }: typeof import('../native') = require('../native');
+  const { native }: typeof import('../core/native') = require('../core/native');
   checks.push({
     level: 'ok', what: 'core',
     detail: `${native.cudaCompiled ? 'built with CUDA' : 'CPU-only build'}, C ABI ${native.abiVersion.join('.')}`,

@@ -18,7 +18,7 @@ commands:
 
 async function info(): Promise<number> {
   const gx: typeof import('../index') = require('../index');
-  const { native }: typeof import('../native') = require('../native');
+  const { native }: typeof import('../core/native') = require('../core/native');
   console.log(`gpuext core: ${native.cudaCompiled ? 'built with CUDA' : 'CPU-only build'}, C ABI ${native.abiVersion.join('.')}`);
   const n = gx.cuda.deviceCount();
   if (n === 0) console.log(`GPUs: none (${gx.cuda.unavailableReason()})`);

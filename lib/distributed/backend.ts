@@ -18,7 +18,7 @@
 // table); the store writes a body per collective, which tsc requires.
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import { REDUCE_OP_INFO, REDUCE_OPS, type Collective, type ReduceOp } from '../generated/collectives';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import type { Work } from './work';
 
 /** One collective call, checked by a face: its row of the table and its arguments, in the shape every backend takes. */

@@ -13,11 +13,11 @@
 // each scalar is the value checked (else it takes the full launch again),
 // writes the addresses into the staging area and launches through the
 // kernel's staged path, on the block's stream.
-import type { Device } from '../device';
-import { checkOptions, optionKeys } from '../options';
+import type { Device } from '../core/device';
+import { checkOptions, optionKeys } from '../core/options';
 import { readDim3, type Dim3, type RawKernel } from '../rtc/raw';
-import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
-import { Tensor } from '../tensor';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
+import { Tensor } from '../core/tensor';
 
 /** A kernel for gx.mapBlocks to launch on each block (NOTE [ Block launch plans ]). */
 export interface BlockLaunch {

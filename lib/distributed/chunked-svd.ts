@@ -32,18 +32,18 @@
 // the small SVD above, and the same spread check sends any other matrix
 // (rank-deficient, ill-conditioned) down the TSQR path. { gram: false }
 // always takes TSQR.
-import type { Device } from '../device';
-import { cat } from '../ops/layout';
-import { matmul } from '../ops/linalg';
-import { svd, type SvdFields } from '../ops/linalg-svd';
-import { qr } from '../ops/linalg-qr';
-import { eigh } from '../ops/linalg-symmetric';
-import { flip } from '../ops/reorder';
+import type { Device } from '../core/device';
+import { cat } from '../ops/layout/layout';
+import { matmul } from '../ops/linalg/matmul';
+import { svd, type SvdFields } from '../ops/linalg/svd';
+import { qr } from '../ops/linalg/qr';
+import { eigh } from '../ops/linalg/symmetric';
+import { flip } from '../ops/layout/reorder';
 import { astype } from '../ops/index';
 import { add, div, sqrt } from '../generated/elementwise';
-import { empty } from '../creation';
-import type { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { empty } from '../ops/creation/creation';
+import type { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 import type { ChunkedTensor, RankPlacement } from './chunked';
 
 export interface ChunkedSvd {

@@ -31,13 +31,13 @@
 // order, like any collective: gather() (each block broadcast by its owner),
 // reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
 // factors broadcast, the small SVD done on every rank).
-import { parseDevice, type Device, type DeviceLike } from '../device';
+import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { BlockLauncher, type BlockLaunch } from './block-launch';
-import { empty } from '../creation';
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
-import { currentStream, Stream, withStream } from '../stream';
-import { cat, stack } from '../ops/layout';
+import { empty } from '../ops/creation/creation';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
+import { currentStream, Stream, withStream } from '../core/stream';
+import { cat, stack } from '../ops/layout/layout';
 import { max, min, sum } from '../ops/index';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';

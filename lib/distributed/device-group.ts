@@ -6,11 +6,11 @@
 // store is involved; the ranks are the devices, in the order given. The
 // methods are generated from the collective table (those it marks for a
 // device group); each call is checked here, once (NOTE [ Backends ]).
-import { parseDevice, type Device, type DeviceLike } from '../device';
+import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { DeviceGroupCollectives, type Collective, type ReduceOp } from '../generated/collectives';
-import { deviceCount } from '../gpus';
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
+import { deviceCount } from '../core/gpus';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
 import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
 import { NcclDeviceBackend } from './nccl-backend';
 import type { Work } from './work';

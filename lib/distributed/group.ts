@@ -6,10 +6,10 @@
 // methods are generated from the collective table; each call is checked
 // here, once, and runs on the backend of its tensors' device: NCCL for CUDA
 // tensors, the store for CPU tensors (NOTE [ Backends ] in backend.ts).
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
 import { ProcessGroupCollectives, type Collective, type ReduceOp } from '../generated/collectives';
-import type { DeviceLike } from '../device';
+import type { DeviceLike } from '../core/device';
 import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
 import { placementFromEnv } from './env';
 import { NcclBackend } from './nccl-backend';

@@ -6,9 +6,9 @@
 // generated from the same table. NCCL does not compare what the ranks called:
 // a mismatch hangs until the watchdog's timeout (NOTE [ NCCL watchdog ]), as
 // with torch.distributed.
-import { parseDevice, type Device, type DeviceLike } from '../device';
+import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { REDUCE_OP_INFO } from '../generated/collectives';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import { effectiveOp, inputOf, outputOf, type Backend, type CollectiveCall } from './backend';
 import { NcclComm } from './nccl';
 import type { StoreClient } from './store';

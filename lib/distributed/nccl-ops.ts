@@ -2,11 +2,11 @@
 // crosses into C++ as a schema Handle, a device as a schema Device
 // (NOTE [ NCCL communicators ]). The rest of lib/distributed holds NcclHandles
 // and never calls the ops itself.
-import type { Device } from '../device';
-import type { OpaqueHandle } from '../native';
+import type { Device } from '../core/device';
+import type { OpaqueHandle } from '../core/native';
 import { namedForCaller } from '../ops/library';
 import * as ops from '../generated/ops';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 
 /** A communicator of ops/dist/nccl.cu's table, on its device. */
 export class NcclHandle {

@@ -8,11 +8,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { Device, parseDevice, type DeviceLike } from '../device';
-import { logger } from '../log';
+import { Device, parseDevice, type DeviceLike } from '../core/device';
+import { logger } from '../platform/log';
 import { namedForCaller } from '../ops/library';
-import { Event } from '../stream';
-import type { Tensor } from '../tensor';
+import { Event } from '../core/stream';
+import type { Tensor } from '../core/tensor';
 import * as nccl from './nccl-ops';
 import type { StoreClient } from './store';
 import type { Completion } from './work';

@@ -11,10 +11,10 @@
 // (nccl-backend.ts). Who may talk to the store, and where it listens:
 // trust.ts (NOTE [ The store's trust ]); the keys of a collective are its
 // sequence number and rank, under the store's session, and each is posted once.
-import { tensor } from '../creation';
+import { tensor } from '../ops/creation/creation';
 import type { CollectiveName, ReduceOp } from '../generated/collectives';
 import type { DType } from '../generated/dtypes';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import { effectiveOp, inputOf, outputOf, type Backend, type CollectiveCall } from './backend';
 import type { StoreClient } from './store';
 import { Work } from './work';

@@ -2,7 +2,7 @@
 // Regenerate with `npm run gen`.
 // gx.distributed's reduce ops and collectives: the table the faces check calls by and the backends run
 // (lib/distributed/README.md), and the faces' typed methods, each handing its call to collective().
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import type { Work } from '../distributed/work';
 
 /** How a collective combines the ranks' values. */

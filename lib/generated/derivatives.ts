@@ -4,7 +4,7 @@
 // as functions of the gradient of the result, the operands and the result; lib/autograd
 // reduces them to each operand's shape.
 import * as F from '../autograd/formula-ops';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 
 /** A unary op's number parameters by camelCase name (NOTE [ Parameters of elementwise ops ]), absent ones left out. */
 export type Params = Readonly<Record<string, number>>;

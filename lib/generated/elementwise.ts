@@ -2,11 +2,11 @@
 // Regenerate with `npm run gen`.
 // The elementwise ops as gx functions (gx.add, gx.exp, ...) and Tensor methods (x.add(y),
 // x.exp_()): their types and documentation, from ops/op-list.js. The methods are installed
-// from the same tables by lib/ops/methods.ts.
+// from the same tables by lib/ops/elementwise/methods.ts.
 import type { DType, FloatDType } from './dtypes';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import type { OutOptions } from '../ops/common';
-import { binaryFunction, unaryFunction } from '../ops/elementwise';
+import { binaryFunction, unaryFunction } from '../ops/elementwise/elementwise';
 import type { Operand, ScalarOperand } from '../ops/promotion';
 import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';
 
@@ -318,7 +318,7 @@ export const round = unaryFunction('round') as UnaryKeepFn;
  */
 export const relu = unaryFunction('relu') as UnaryKeepFn;
 
-declare module '../tensor' {
+declare module '../core/tensor' {
   interface Tensor<D extends DType = DType> {
     /** self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. (gx.add) */
     add(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;

@@ -3,8 +3,8 @@
 // One call per built-in op schema, its arguments named as in the schema (camelCased) so
 // tsc catches a missing or swapped one; `fn` names the gx function in errors. And the
 // families' tables lib/ops decides dtypes by.
-import type { Device } from '../device';
-import { native, type NativeTensor, type OpaqueHandle } from '../native';
+import type { Device } from '../core/device';
+import { native, type NativeTensor, type OpaqueHandle } from '../core/native';
 import { OpRef } from '../ops/library';
 import { DTYPE_INFO, type DType } from './dtypes';
 

@@ -3,15 +3,15 @@
 // The schema types of op schemas, one row each, for lib/ (the generators of the built-in
 // ops read the same rows): the TypeScript of each in users' faces, as values for the codegen
 // of bindings and as types for OpsOf, and the extension runtime's converters.
-import type { Device, DeviceLike } from '../device';
-import type { OpaqueHandle } from '../native';
-import type { Tensor } from '../tensor';
+import type { Device, DeviceLike } from '../core/device';
+import type { OpaqueHandle } from '../core/native';
+import type { Tensor } from '../core/tensor';
 import type { DType } from './dtypes';
 
 /** A schema type's spelling. */
 export type SchemaType = 'Tensor' | 'Tensor[]' | 'int' | 'int[]' | 'float' | 'bool' | 'str' | 'ScalarType' | 'Handle' | 'Device' | 'Tensor?' | 'float?' | 'int?' | 'int[]?' | 'bool?' | 'str?' | 'ScalarType?' | 'Handle?' | 'Device?';
 
-/** The extension runtime's argument converters (lib/extension.ts implements each). */
+/** The extension runtime's argument converters (lib/extension/runtime.ts implements each). */
 export type ArgConverter = 'tensor' | 'tensorList' | 'device' | 'optionalTensor' | 'optionalDevice';
 /** The extension runtime's result converters. */
 export type ResultConverter = 'wrap' | 'wrapList' | 'wrapDevice' | 'wrapOptional';
@@ -55,7 +55,7 @@ export function isSchemaType(type: string): type is SchemaType {
   return Object.prototype.hasOwnProperty.call(SCHEMA_TYPES, type);
 }
 
-/** The TypeScript of each base type as an argument (OpsOf: lib/schema-types.ts adds `| null` for `T?`). */
+/** The TypeScript of each base type as an argument (OpsOf: lib/extension/schema-types.ts adds `| null` for `T?`). */
 export interface SchemaArgTypes {
   'Tensor': Tensor;
   'Tensor[]': readonly Tensor[];

@@ -10,11 +10,11 @@
 import { open, type FileHandle } from 'fs/promises';
 import * as path from 'path';
 
-import { parseDevice, type Device, type DeviceLike } from '../device';
-import { checkDevice } from '../gpus';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
+import { parseDevice, type Device, type DeviceLike } from '../core/device';
+import { checkDevice } from '../core/gpus';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
 import { writeAtomically } from './atomic';
 import { fileError, withFileContext, type FileContext } from './errors';
 import { checkBound, loadBound } from './limits';

@@ -7,10 +7,10 @@
 // 2.0); read in C or Fortran order, either byte order.
 import type { FileHandle } from 'fs/promises';
 
-import type { Device } from '../device';
+import type { Device } from '../core/device';
 import { DTYPE_INFO, DTYPES, NPY_TYPESTR, type DType } from '../generated/dtypes';
-import { formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
-import type { Tensor } from '../tensor';
+import { formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../core/shape';
+import type { Tensor } from '../core/tensor';
 import { fileError, type FileContext } from './errors';
 import { parsePythonLiteral, type PySequence, type PyValue } from './python-literal';
 import { FileRangeReader, type ByteReader } from './readers';

@@ -2,8 +2,8 @@
 // '<key>.npy' (np.savez stores them, np.savez_compressed deflates them).
 import type { FileHandle } from 'fs/promises';
 
-import type { Device } from '../device';
-import type { Tensor } from '../tensor';
+import type { Device } from '../core/device';
+import type { Tensor } from '../core/tensor';
 import { fileError, type FileContext } from './errors';
 import { npyHeader, readNpy, readNpyHeader, writeNpy } from './npy';
 import type { NamedSource } from './sources';

@@ -7,7 +7,7 @@ import type { FileHandle } from 'fs/promises';
 import { pipeline, Readable } from 'stream';
 import * as zlib from 'zlib';
 
-import { native, type NativeTensor } from '../native';
+import { native, type NativeTensor } from '../core/native';
 import { fileError, withFileContext, type FileContext } from './errors';
 
 /** A source of bytes, read in order. */

@@ -8,10 +8,10 @@
 // aligned to its element size) and read with its checks.
 import type { FileHandle } from 'fs/promises';
 
-import type { Device } from '../device';
+import type { Device } from '../core/device';
 import { DTYPE_INFO, DTYPES, SAFETENSORS_NAME, type DType } from '../generated/dtypes';
-import { describeValue, formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../shape';
-import type { Tensor } from '../tensor';
+import { describeValue, formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../core/shape';
+import type { Tensor } from '../core/tensor';
 import { fileError, type FileContext } from './errors';
 import { FileRangeReader } from './readers';
 import { FileSink } from './sinks';

@@ -2,9 +2,9 @@
 // or a record of them, each checked and held by a reference of its own for
 // the length of the save (a tensor disposed by the caller while the file is
 // being written is still written whole).
-import { native, type NativeTensor } from '../native';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
+import { native, type NativeTensor } from '../core/native';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
 import type { TensorSource } from './tensor-data';
 
 /** The name of a lone tensor saved to safetensors, and of an .npy file's array when loaded as a record. */

@@ -16,13 +16,13 @@
 // and loads. A plain file range skips JS memory altogether: the core reads
 // it into the tensor, or through pinned staging to a GPU (NOTE [ File reads ]
 // in csrc/base/file_read.cpp).
-import { allocate } from '../creation';
-import type { Device } from '../device';
-import { dtypeCode } from '../dtype';
+import { allocate } from '../ops/creation/creation';
+import type { Device } from '../core/device';
+import { dtypeCode } from '../core/dtype';
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
-import { native, type NativeTensor } from '../native';
-import { contiguousStrides, numelOf } from '../shape';
-import { contiguousMeta, Tensor } from '../tensor';
+import { native, type NativeTensor } from '../core/native';
+import { contiguousStrides, numelOf } from '../core/shape';
+import { contiguousMeta, Tensor } from '../core/tensor';
 import type { ByteReader } from './readers';
 import type { ByteSink } from './sinks';
 

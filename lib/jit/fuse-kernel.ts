@@ -11,12 +11,12 @@
 // loads this module (with acorn and the translator) at the first gx.fuse().
 import type * as acorn from 'acorn';
 
-import { logger } from '../log';
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
+import { logger } from '../platform/log';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
 import * as ew from '../generated/elementwise';
 import { clamp, max, min, prod, sum, where } from '../ops/index';
-import { lerp } from '../ops/lerp';
+import { lerp } from '../ops/elementwise/lerp';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
 import { closureValues, type Lookup } from './closure';

@@ -117,7 +117,7 @@ function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefin
 
 /** lerp(self, end, weight): LerpOp in the common floating dtype (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
 function lerp(a: Val, b: Val, w: Val): Val | undefined {
-  // The eager op takes floating tensors for self and end (lib/ops/lerp.ts).
+  // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts).
   if (!isFloat(promote(a.ty, b.ty).dtype) || a.ty.weak || b.ty.weak) return undefined;
   const t = promote(promote(a.ty, b.ty), w.ty);
   const c = computeOf(t.dtype, { float: true, double: true, int: false, bool: false, noBool: false });

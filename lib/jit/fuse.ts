@@ -1,7 +1,7 @@
 // gx.fuse's face: the fuser (fuse-kernel.ts, with acorn, the typer and the
 // ops' functor table) is loaded at the first gx.fuse(), not with gpuext
 // (NOTE [ Translation cache ]: a program that never fuses pays nothing for it).
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import type { ElementwiseKernel } from '../rtc/elementwise';
 import type { ReductionKernel } from '../rtc/reduction';
 import type { FusedFunction, FuseOptions } from './fuse-kernel';

@@ -8,7 +8,7 @@
 // each barrier; every loop iteration spends one step of a budget.
 import { calledFunctions, hasBarrier, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
 import { RUNTIME, type Runtime } from './semantics';
-import type { DType } from '../dtype';
+import type { DType } from '../core/dtype';
 import type { ScalarDType } from './types';
 
 /** A simulated array: its elements (float16 / bfloat16 as float32 values) and layout; `at` checks and flattens an index. */

@@ -5,7 +5,7 @@
 // explicit `cast`; every intrinsic is a node. Nothing here is C or JS text,
 // but for gx.fuse's `foreign` op calls, which only the CUDA side runs. The
 // meaning of every node is lib/jit/LANGUAGE.md.
-import type { DType } from '../dtype';
+import type { DType } from '../core/dtype';
 import type { ScalarDType, Ty } from './types';
 
 export type { ScalarDType, Ty };

@@ -14,11 +14,11 @@
 // contiguous, its strides `s_x_d` (a contiguous one's follow from its
 // extents). So a 1-d contiguous tensor passes as one pointer, as in a
 // hand-written RawKernel.
-import { checkOptions, optionKeys } from '../options';
-import { Tensor } from '../tensor';
-import { zeros } from '../creation';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
+import { zeros } from '../ops/creation/creation';
 import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
-import { STAGED_ARGS, stagingArea } from '../staging';
+import { STAGED_ARGS, stagingArea } from '../core/staging';
 import type { CompiledKernel } from './interpret';
 import type { Parsed } from './kernel-gen';
 import type { Lookup } from './closure';

@@ -3,7 +3,7 @@
 // bool as boolean, int32 as an int32 number, int64 as a BigInt, float32 as a
 // number passed through Math.fround at every operation, float64 as a number.
 // interpret.ts calls these for what one JS operator does not already say.
-import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../half';
+import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../core/half';
 import type { AtomicOp } from './ir';
 
 const F = Math.fround;

@@ -9,9 +9,9 @@
 // on the GPU. In { debug: true } kernels, a read of a shared slot another
 // thread of the block wrote since the last barrier is reported (race.ts).
 import { VALUE_ARRAY, type DType } from '../generated/dtypes';
-import { tensor } from '../creation';
-import { contiguousStrides } from '../shape';
-import { Tensor } from '../tensor';
+import { tensor } from '../ops/creation/creation';
+import { contiguousStrides } from '../core/shape';
+import { Tensor } from '../core/tensor';
 import type { CompiledKernel, SimArray, SimBlock, SimState, SimThread, WarpRequest } from './interpret';
 import { RaceCheck } from './race';
 

@@ -3,7 +3,7 @@
 // on elements.
 import type * as acorn from 'acorn';
 
-import { isDType } from '../dtype';
+import { isDType } from '../core/dtype';
 import { staticValueOf, type Lookup } from './closure';
 import type { ArrayDecl, Expr, FnIR, Stmt, VarDecl } from './ir';
 import { INTRINSICS, type Intrinsic } from './intrinsics';

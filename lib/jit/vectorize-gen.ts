@@ -3,9 +3,9 @@
 // scalar function typed and emitted as a __device__ function for CUDA, or
 // typed and interpreted per element in the signature's dtypes on the CPU.
 import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
-import { broadcastShapes, numelOf } from '../shape';
-import { Tensor } from '../tensor';
-import { tensor } from '../creation';
+import { broadcastShapes, numelOf } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tensor } from '../ops/creation/creation';
 import { Module, scalarFunction } from './translate';
 import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
 import { simArray, STEP_BUDGET } from './simulator';

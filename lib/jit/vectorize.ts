@@ -7,8 +7,8 @@
 // (interpret.ts), computing in the signature's dtypes as the GPU does.
 // The translation is cached (NOTE [ Translation cache ]); the translator and
 // the CPU path (vectorize-gen.ts) load only when they are needed.
-import { Tensor } from '../tensor';
-import { checkOptions, optionKeys } from '../options';
+import { Tensor } from '../core/tensor';
+import { checkOptions, optionKeys } from '../core/options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';

@@ -5,7 +5,7 @@
 // derivative come from ops/op-list.js); ReLU, GELU, Sigmoid and Tanh are in
 // layers.ts.
 import { elu, hardsigmoid, hardtanh, leakyRelu, logSigmoid, mish, selu, silu } from '../generated/elementwise';
-import { describeValue } from '../shape';
+import { describeValue } from '../core/shape';
 import { Elementwise } from './layers';
 
 /** A finite number parameter of a module, checked. */

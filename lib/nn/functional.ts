@@ -7,20 +7,20 @@
 import { add, mul, ne, rsqrt, sub } from '../generated/elementwise';
 import { mean, where } from '../ops';
 import { checkTensor } from '../ops/common';
-import { indexSelect } from '../ops/indexing';
-import { matmul } from '../ops/linalg';
+import { indexSelect } from '../ops/indexing/indexing';
+import { matmul } from '../ops/linalg/matmul';
 import { isFloating } from '../ops/promotion';
-import type { Generator } from '../ops/random';
-import { dropoutOp } from '../ops/random-sampling';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue, formatShape } from '../shape';
-import { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import type { Generator } from '../ops/random/random';
+import { dropoutOp } from '../ops/random/sampling';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue, formatShape } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 
 export {
   relu, gelu, sigmoid, tanh, softplus, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
 } from '../generated/elementwise';
-export { softmax, logSoftmax } from '../ops/softmax';
+export { softmax, logSoftmax } from '../ops/softmax/softmax';
 export {
   mseLoss, l1Loss, smoothL1Loss, huberLoss, nllLoss, crossEntropy, binaryCrossEntropy, binaryCrossEntropyWithLogits,
   type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,

@@ -3,13 +3,13 @@
 // filled without recording, as torch's init functions do). Each returns its
 // tensor. The draws come from gx.uniform / gx.randn (gx.manualSeed or a
 // generator reproduces them).
-import { noGrad } from '../autograd/mode';
+import { noGrad } from '../tape/mode';
 import { checkTensor } from '../ops/common';
 import { isFloating } from '../ops/promotion';
-import { randn, uniform, type Generator } from '../ops/random';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue, formatShape } from '../shape';
-import type { Tensor } from '../tensor';
+import { randn, uniform, type Generator } from '../ops/random/random';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue, formatShape } from '../core/shape';
+import type { Tensor } from '../core/tensor';
 
 const I = 'gx.nn.init';
 

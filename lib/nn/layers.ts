@@ -2,15 +2,15 @@
 // the activations, and the containers Sequential and ModuleList. Each holds
 // its tensors in the Module's tables (NOTE [ Module ownership ]) and
 // computes with gx.nn.functional.
-import { noGrad } from '../autograd/mode';
-import { type DeviceLike } from '../device';
-import { type DType } from '../dtype';
-import { empty } from '../creation';
+import { noGrad } from '../tape/mode';
+import { type DeviceLike } from '../core/device';
+import { type DType } from '../core/dtype';
+import { empty } from '../ops/creation/creation';
 import { gelu, relu, sigmoid, tanh } from '../generated/elementwise';
-import { logSoftmax, softmax } from '../ops/softmax';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue } from '../shape';
-import type { Tensor } from '../tensor';
+import { logSoftmax, softmax } from '../ops/softmax/softmax';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
+import type { Tensor } from '../core/tensor';
 import { dropout, embedding, layerNorm, linear, paddingIndex } from './functional';
 import { kaimingUniform_, normal_, ones_, uniform_, zeros_, fans } from './init';
 import { Module, type AnyModule } from './module';

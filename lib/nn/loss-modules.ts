@@ -1,7 +1,7 @@
 // The losses as modules (torch.nn.MSELoss, CrossEntropyLoss, ...): each keeps
 // its options and calls its gx.nn.functional function as `loss.call(input, target)`.
-import { checkOptions } from '../options';
-import type { Tensor } from '../tensor';
+import { checkOptions } from '../core/options';
+import type { Tensor } from '../core/tensor';
 import {
   BCE_KEYS, BCEL_KEYS, CE_KEYS, HUBER_KEYS, LOSS_KEYS, NLL_KEYS, SMOOTH_KEYS, binaryCrossEntropy, binaryCrossEntropyWithLogits, crossEntropy, huberLoss, l1Loss, mseLoss, nllLoss, smoothL1Loss,
   type BceOptions, type BceWithLogitsOptions, type CrossEntropyOptions, type HuberOptions, type LossOptions, type NllOptions,

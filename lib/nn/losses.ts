@@ -4,17 +4,17 @@
 // smoothing, ignoreIndex, weight), binaryCrossEntropy,
 // binaryCrossEntropyWithLogits. reduction: 'mean' (default), 'sum', 'none'.
 import { abs, add, div, exp, ge, gt, log, log1p, logicalOr, mul, ne, neg, relu, sub } from '../generated/elementwise';
-import { any, isnan } from '../ops/predicates';
+import { any, isnan } from '../ops/elementwise/predicates';
 import { astype, clamp, lt, mean, sum, where } from '../ops';
 import { checkTensor } from '../ops/common';
-import { gather, indexSelect } from '../ops/indexing';
-import { movedim } from '../ops/layout';
+import { gather, indexSelect } from '../ops/indexing/indexing';
+import { movedim } from '../ops/layout/layout';
 import { isFloating } from '../ops/promotion';
-import { logSoftmax } from '../ops/softmax';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue, formatShape } from '../shape';
-import type { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { logSoftmax } from '../ops/softmax/softmax';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue, formatShape } from '../core/shape';
+import type { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 
 export type Reduction = 'mean' | 'sum' | 'none';
 

@@ -18,14 +18,14 @@
 // runs `forward` (which a layer overrides) and is what containers use.
 // `m.forward(x)` does the same; `m.fn` is `m.call` bound, for passing a
 // module where a function is expected (`xs.map(layer.fn)`).
-import { noGrad } from '../autograd/mode';
-import { type DeviceLike } from '../device';
-import { isDType, type DType } from '../dtype';
+import { noGrad } from '../tape/mode';
+import { type DeviceLike } from '../core/device';
+import { isDType, type DType } from '../core/dtype';
 import { FLOAT_DTYPES } from '../generated/dtypes';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue, formatShape } from '../shape';
-import { Tensor } from '../tensor';
-import { untrack } from '../tidy';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue, formatShape } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { untrack } from '../core/tidy';
 
 /** What stateDict() gives and loadStateDict() takes: tensors by dotted name ('0.weight', 'encoder.bias'). */
 export type StateDict = Record<string, Tensor>;

@@ -7,16 +7,16 @@
 // min(1, maxNorm / (total + 1e-6)) computed on the device, instead of reading
 // the norm back to decide whether to clip: no host round trip per step (only
 // errorIfNonfinite reads it, to throw).
-import { noGrad } from '../autograd/mode';
+import { noGrad } from '../tape/mode';
 import { div, add } from '../generated/elementwise';
 import { clamp } from '../ops';
-import { stack } from '../ops/layout';
-import { vectorNorm } from '../ops/linalg-norms';
-import { zeros } from '../creation';
-import { checkOptions, optionKeys } from '../options';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { stack } from '../ops/layout/layout';
+import { vectorNorm } from '../ops/linalg/norms';
+import { zeros } from '../ops/creation/creation';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 
 export interface ClipGradNormOptions {
   /** The norm's order: any p > 0, or Infinity (max |g|) (default 2). */

@@ -15,11 +15,11 @@
 // positionally only, as PyTorch and NumPy do.
 import type { DType } from '../generated/dtypes';
 import type * as ops from '../generated/ops';
-import { warnDeprecated } from '../options';
-import { formatShape } from '../shape';
-import type { Tensor } from '../tensor';
+import { warnDeprecated } from '../core/options';
+import { formatShape } from '../core/shape';
+import type { Tensor } from '../core/tensor';
 import { computeResult, describeOperand, optionsOf } from './common';
-import { astypeOp } from './elementwise';
+import { astypeOp } from './elementwise/elementwise';
 
 /** One axis, or several where several make sense (reductions, squeeze). */
 export type Axes = number | readonly number[];

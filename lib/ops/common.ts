@@ -1,13 +1,13 @@
 // What the built-in ops' wrappers share: checking operands, broadcasting
 // shapes, describing operands in errors, `out` and in-place targets.
-import { allocate } from '../creation';
-import { pooledHandle, spentResult, stageResult } from '../handle-pool';
+import { allocate } from './creation/creation';
+import { pooledHandle, spentResult, stageResult } from '../core/handle-pool';
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
-import type { Device } from '../device';
-import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../shape';
-import { checkInPlace } from '../autograd/graph';
-import { contiguousMeta, Tensor } from '../tensor';
-import { checkOptions, optionKeys } from '../options';
+import type { Device } from '../core/device';
+import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../core/shape';
+import { checkInPlace } from '../tape/graph';
+import { contiguousMeta, Tensor } from '../core/tensor';
+import { checkOptions, optionKeys } from '../core/options';
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
@@ -185,7 +185,7 @@ export const OUT_KEYS = optionKeys<OutOptions>({ out: true });
 /**
  * The options object of an op, checked: an object (not a Tensor: a tensor in
  * the options' place is a missing argument), with only the keys in `known`
- * (lib/options.ts: an unknown key is a TypeError naming the closest known one).
+ * (lib/core/options.ts: an unknown key is a TypeError naming the closest known one).
  */
 export function optionsOf<T extends object>(opts: unknown, fn: string, known: readonly string[]): Partial<T> {
   if (opts === undefined) return NO_OPTIONS as Partial<T>;  // the common call: no object to make

@@ -1,16 +1,16 @@
 // The built-in ops as gx functions (gx.add, gx.sum, ...). Tensor methods for
 // the same ops are in methods.ts (lib/index.ts loads it). Each runs on the device of its inputs, CPU
 // or CUDA; results are new tensors unless `{ out }` names one.
-import { astypeOp, clampOp, whereOp } from './elementwise';
-import { REDUCE, reduceOp } from './reduction';
+import { astypeOp, clampOp, whereOp } from './elementwise/elementwise';
+import { REDUCE, reduceOp } from './reduce/reduction';
 import type { ArgReduceFn, ClampFn, ExtremumFn, MeanFn, SumFn, WhereFn } from './types';
 import type { DType } from '../generated/dtypes';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 
 export { resultType, promoteTypes, canCast, type Operand, type ScalarOperand } from './promotion';
 export type { OutOptions } from './common';
-export type { ClampOptions } from './elementwise';
-export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './reduction';
+export type { ClampOptions } from './elementwise/elementwise';
+export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './reduce/reduction';
 export type { Axes, AxisOptions } from './axes';
 export type {
   FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis, BinaryFn, DivFn, CompareFn, UnaryFloatFn, UnaryKeepFn,

@@ -2,15 +2,15 @@
 // The one way gpuext gives Tensor a method that is not part of its core
 // (storage, shape, copies: the class members in tensor.ts): a family of ops
 // declares its methods by merging an interface into Tensor
-// (`declare module '../tensor'`, with JSDoc and the same result dtypes as the
+// (`declare module '../core/tensor'`, with JSDoc and the same result dtypes as the
 // gx functions) and installs them here, in the module that declares them
 // (the elementwise ops' declarations are generated from ops/op-list.js into
-// lib/generated/elementwise.ts; ops/methods.ts installs them from the same tables).
-// The family files (ops/methods.ts, ops/layout-methods.ts,
-// ops/softmax-methods.ts, tensor-to.ts) import their ops, never the other
+// lib/generated/elementwise.ts; ops/elementwise/methods.ts installs them from the same tables).
+// The family files (ops/elementwise/methods.ts, ops/layout/methods.ts,
+// ops/softmax/methods.ts, tensor-to.ts) import their ops, never the other
 // way round, and lib/index.ts loads each once. A method is its gx function
 // with `this` as the input, and its errors name it ('Tensor.softmax').
-import { Tensor } from '../tensor';
+import { Tensor } from '../core/tensor';
 
 /** Methods by name; only names declared on Tensor (by declaration merging) are accepted. */
 export type TensorMethods = { readonly [K in keyof Tensor]?: (this: Tensor, ...args: never[]) => unknown };

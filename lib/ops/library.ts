@@ -1,11 +1,11 @@
 // Each built-in op's registry id, found on first use, and the built-in ops'
 // errors named for the gx function called. The library itself
 // (ops/build/gx_ops.node) is an ordinary extension: the extension loader
-// (lib/extension.ts) loads it, before any user's library, with the same
+// (lib/extension/runtime.ts) loads it, before any user's library, with the same
 // registry and schema checks as a user's.
-import { BUILD_CMD, opsLibrary } from '../extension';
+import { BUILD_CMD, opsLibrary } from '../extension/runtime';
 
-export { BUILTIN_NAMESPACE, opsLibrary, opsLibraryPath } from '../extension';
+export { BUILTIN_NAMESPACE, opsLibrary, opsLibraryPath } from '../extension/runtime';
 
 /** One built-in op, its id resolved on first use. */
 export class OpRef {

@@ -15,9 +15,9 @@
 // (as Python's 2, not 2.0), other numbers as floating, a bigint as int64, a
 // boolean as bool.
 import { DTYPE_INFO, PROMOTION, type DType } from '../generated/dtypes';
-import { DEFAULT_FLOAT, parseDType } from '../dtype';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
+import { DEFAULT_FLOAT, parseDType } from '../core/dtype';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
 
 /** A JS value that can stand for a scalar operand. */
 export type ScalarOperand = number | bigint | boolean;

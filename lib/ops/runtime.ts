@@ -3,7 +3,7 @@
 // of 'gpuext': the package's own entry would be circular. lib/ops/*.ts does
 // not use those bindings (tsc runs before the ops exist on a fresh clone); it
 // calls the ops by id (library.ts).
-export { extensionRuntime } from '../extension';
-export type { ExtensionLibrary } from '../extension';
-export type { DType } from '../dtype';
-export type { Tensor } from '../tensor';
+export { extensionRuntime } from '../extension/runtime';
+export type { ExtensionLibrary } from '../extension/runtime';
+export type { DType } from '../core/dtype';
+export type { Tensor } from '../core/tensor';

@@ -3,12 +3,12 @@
 // does not see (a JS number being 2 or 2.5, a tensor being 0-d), the general
 // overload returns Tensor (any dtype).
 import type { DType, FloatDType, IntegerDType } from '../generated/dtypes';
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import type { OutOptions } from './common';
 import type { Operand, ScalarOperand } from './promotion';
 import type { Axes } from './axes';
-import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduction';
-import type { ClampOptions } from './elementwise';
+import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduce/reduction';
+import type { ClampOptions } from './elementwise/elementwise';
 
 export type { FloatDType, IntegerDType };
 

@@ -1,10 +1,10 @@
 // Adam's and AdamW's step over a param group: the multi-tensor path (NOTE
 // [ Multi-tensor steps ] in foreach.ts), the capturable one (step counts in
 // tensors on the device) and the per-parameter path of adam-update.ts.
-import { full, zeros } from '../creation';
+import { full, zeros } from '../ops/creation/creation';
 import * as ops from '../generated/ops';
-import { capturingDevice } from '../capture-guard';
-import { Tensor } from '../tensor';
+import { capturingDevice } from '../core/capture-guard';
+import { Tensor } from '../core/tensor';
 import { adamUpdate, stepCount, type AdamOptions } from './adam-update';
 import { Buckets, checkNotCapturing, foreachable, handles, useForeach, written } from './foreach';
 import { own, type ParamGroup, type ParamState } from './optimizer';

@@ -4,10 +4,10 @@
 //   g = grad (-grad with maximize);  Adam: g += weightDecay * p;  AdamW: p *= 1 - lr * weightDecay
 //   m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g;  vmax = max(vmax, v) (amsgrad)
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v or vmax) / sqrt(1 - beta2^t) + eps)
-import { zeros } from '../creation';
+import { zeros } from '../ops/creation/creation';
 import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
-import { Tensor } from '../tensor';
-import { optionKeys } from '../options';
+import { Tensor } from '../core/tensor';
+import { optionKeys } from '../core/options';
 import { checkForeach, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { own, type ParamState } from './optimizer';

@@ -1,6 +1,6 @@
 // gx.optim.Adam (torch.optim.Adam): adaptive moment estimation, with L2
 // weight decay added to the gradient, AMSGrad and maximize.
-import { checkOptions } from '../options';
+import { checkOptions } from '../core/options';
 import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
 import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';

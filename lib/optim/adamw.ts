@@ -1,7 +1,7 @@
 // gx.optim.AdamW (torch.optim.AdamW): Adam with decoupled weight decay
 // (Loshchilov and Hutter): the parameter itself shrinks by lr * weightDecay
 // each step, instead of an L2 term in the gradient.
-import { checkOptions } from '../options';
+import { checkOptions } from '../core/options';
 import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
 import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';

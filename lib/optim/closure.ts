@@ -2,10 +2,10 @@
 // computes the loss, calls backward() and returns the loss, as torch.optim's.
 // It runs with grad recording on (also when step is called inside noGrad) and
 // inside gx.tidy, so what it makes is freed except the loss it returns.
-import { enableGrad } from '../autograd/mode';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { enableGrad } from '../tape/mode';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 
 /** What a closure may return: the loss as a one-element tensor, or a number. */
 export type Loss = Tensor | number;

@@ -3,13 +3,13 @@
 // direction written back into each parameter, and the reductions it reads
 // as JS numbers. Each helper frees its intermediates; the tensors it returns
 // are outside every tidy scope (the caller frees them).
-import { zeros } from '../creation';
+import { zeros } from '../ops/creation/creation';
 import { mul } from '../generated/elementwise';
-import { cat } from '../ops/layout';
+import { cat } from '../ops/layout/layout';
 import { sum } from '../ops/index';
-import { vectorNorm } from '../ops/linalg-norms';
-import type { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { vectorNorm } from '../ops/linalg/norms';
+import type { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 import { own } from './optimizer';
 
 /** Every parameter's .grad (zeros where there is none), flattened and joined: a new tensor. */

@@ -14,10 +14,10 @@
 // path when every parameter of the group is on a GPU (per launch saved, the
 // CPU gains nothing from it). The kernels write the tensors' storage
 // directly, so the versions autograd checks saved tensors by are bumped here.
-import { bumpVersion } from '../autograd/graph';
-import { capturingDevice } from '../capture-guard';
-import type { NativeTensor } from '../native';
-import type { Tensor } from '../tensor';
+import { bumpVersion } from '../tape/graph';
+import { capturingDevice } from '../core/capture-guard';
+import type { NativeTensor } from '../core/native';
+import type { Tensor } from '../core/tensor';
 import { boolean } from './hyper';
 
 const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);

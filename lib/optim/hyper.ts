@@ -1,7 +1,7 @@
 // Hyperparameter checks shared by the optimizers: a TypeError for a value of
 // the wrong kind, a RangeError with torch.optim's wording for one out of
 // range ("Invalid learning rate: -1"), each prefixed with the optimizer.
-import { describeValue } from '../shape';
+import { describeValue } from '../core/shape';
 
 /** `v` as a number, or a TypeError naming `fn` and the option. */
 export function number(fn: string, name: string, v: unknown): number {

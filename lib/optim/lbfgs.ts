@@ -10,9 +10,9 @@
 // torch-scalars.ts); the two-loop recursion's stay on the device, in one
 // kernel on CUDA for models that fit one block (two-loop.ts).
 import { neg, sub, mul } from '../generated/elementwise';
-import type { Tensor } from '../tensor';
-import { noGrad } from '../autograd/mode';
-import { checkOptions, optionKeys } from '../options';
+import type { Tensor } from '../core/tensor';
+import { noGrad } from '../tape/mode';
+import { checkOptions, optionKeys } from '../core/options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
 import { absMax, absSum, addGrad, cloneParams, dot, gatherFlatGrad, setParams } from './flat';
 import { learningRate, number, positiveInt } from './hyper';

@@ -5,7 +5,7 @@
 // interpolation. Written to take the same trial steps as torch's, so that
 // L-BFGS results agree step for step: its scalars are torch's, tensors or
 // Python floats (NOTE [ L-BFGS scalars ] in torch-scalars.ts).
-import type { Tensor } from '../tensor';
+import type { Tensor } from '../core/tensor';
 import { absMax, dot } from './flat';
 import { own } from './optimizer';
 import type { Num, TorchScalars } from './torch-scalars';

@@ -12,8 +12,8 @@
 // may round differently). As torch's, a scheduler takes its
 // first step when made (lastEpoch 0), and the base lrs are the groups' lrs
 // then (kept here, not in the groups: gx's groups hold only their options).
-import { checkOptions, optionKeys } from '../options';
-import { describeValue } from '../shape';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
 import type { Optimizer } from './optimizer';
 
 /** Any optimizer whose groups have an lr (all of gx.optim's). */

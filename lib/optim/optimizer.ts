@@ -11,12 +11,12 @@
 // caller's. A step runs inside gx.noGrad and gx.tidy and writes the
 // parameters in place (so they keep their identity), freeing its
 // intermediates.
-import { noGrad } from '../autograd/mode';
+import { noGrad } from '../tape/mode';
 import { isFloating } from '../ops/promotion';
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
-import { tidy, untrack } from '../tidy';
-import { checkOptions } from '../options';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { tidy, untrack } from '../core/tidy';
+import { checkOptions } from '../core/options';
 import { callClosure, checkClosure, type Loss } from './closure';
 import { readParams, type Params, type ParamGroupSpec } from './params';
 

@@ -3,9 +3,9 @@
 // override the optimizer's options for their tensors, as torch.optim takes.
 // Every tensor must be a leaf that requires grad (what backward() gives a
 // .grad and an optimizer may update in place), alive, and in one group once.
-import { describeValue } from '../shape';
-import { Tensor } from '../tensor';
-import { checkOptions } from '../options';
+import { describeValue } from '../core/shape';
+import { Tensor } from '../core/tensor';
+import { checkOptions } from '../core/options';
 
 /** A param group as passed: its tensors and the options it overrides. */
 export type ParamGroupSpec<O extends object> = O & { params: Iterable<Tensor> | Tensor };

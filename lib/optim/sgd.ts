@@ -4,11 +4,11 @@
 //   b = g on the first step, else momentum * b + (1 - dampening) * g
 //   g = nesterov ? g + momentum * b : b            (with momentum)
 //   p -= lr * g
-import { emptyLike } from '../creation-like';
+import { emptyLike } from '../ops/creation/like';
 import { add, mul, neg } from '../generated/elementwise';
 import * as ops from '../generated/ops';
-import type { Tensor } from '../tensor';
-import { checkOptions, optionKeys } from '../options';
+import type { Tensor } from '../core/tensor';
+import { checkOptions, optionKeys } from '../core/options';
 import { Buckets, checkForeach, checkNotCapturing, foreachable, handles, useForeach, written, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { Optimizer, own, type ParamGroup } from './optimizer';

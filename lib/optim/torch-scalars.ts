@@ -19,7 +19,7 @@
 // torch's would. (Elementwise work on the device is not emulated: a fused
 // multiply-add there may round differently from ours, by an ulp.)
 import type { DType } from '../generated/dtypes';
-import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../half';
+import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../core/half';
 
 /** A number as torch's L-BFGS holds it: a Python float, or a 0-d tensor of the parameters' dtype. */
 export interface Num {

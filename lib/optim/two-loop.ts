@@ -12,13 +12,13 @@
 // order, in the parameters' dtype as the ops compute (float32 or float64).
 // The CPU and larger models take the ops. The kernel is a gx.jit kernel, so
 // the CPU simulator runs the same code in the tests.
-import { empty, tensor } from '../creation';
+import { empty, tensor } from '../ops/creation/creation';
 import { neg, sub, mul } from '../generated/elementwise';
 import { rawkernel, sharedArray, syncthreads, threadIdx, type Array1d, type Array2d, type JitKernel } from '../jit/namespace';
 import { sum } from '../ops/index';
-import { stack } from '../ops/layout';
-import type { Tensor } from '../tensor';
-import { tidy } from '../tidy';
+import { stack } from '../ops/layout/layout';
+import type { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
 
 const THREADS = 256;
 const HALF = THREADS >> 1;

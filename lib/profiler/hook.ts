@@ -10,9 +10,9 @@
 // kept elsewhere); uninstall() puts the core's own function back. A program
 // that never profiles, or profiles no longer, runs exactly the code it ran
 // before (bench/profiler.bench.ts measures the call with and without).
-import { extensionRuntime } from '../extension';
-import { setRecycling } from '../handle-pool';
-import { native, type NativeTensor } from '../native';
+import { extensionRuntime } from '../extension/runtime';
+import { setRecycling } from '../core/handle-pool';
+import { native, type NativeTensor } from '../core/native';
 
 /** What the wrapper reports for each call: the op's registry id, its arguments, and a thunk that makes the call. */
 export type CallRecorder = (id: number, args: unknown[], call: () => unknown) => unknown;

@@ -6,11 +6,11 @@
 // (gx.profiler.range) group them. The result prints as a table of totals and
 // exports as a Chrome trace. The hook is NOTE [ A profiler hook that costs
 // nothing when off ] (hook.ts); lib/profiler/README.md says how the parts fit.
-import { parseDevice, type Device } from '../device';
-import { opNameById } from '../extension';
-import { native, type NativeTensor } from '../native';
-import { checkOptions, optionKeys } from '../options';
-import { Event } from '../stream';
+import { parseDevice, type Device } from '../core/device';
+import { opNameById } from '../extension/runtime';
+import { native, type NativeTensor } from '../core/native';
+import { checkOptions, optionKeys } from '../core/options';
+import { Event } from '../core/stream';
 import { install, installed, isTensorHandle, uninstall } from './hook';
 import { Profile, type ProfileEvent } from './profile';
 

@@ -23,7 +23,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type { NativeCore } from '../native';
+import type { NativeCore } from '../core/native';
 
 type CacheNative = Pick<NativeCore, 'sha256' | 'statFile' | 'readCacheEntry'>;
 
@@ -33,7 +33,7 @@ const cacheNative: CacheNative | null = loadCacheNative();
 function loadCacheNative(): CacheNative | null {
   if (process.env.GPUEXT_CACHE_IO === 'node') return null; // to test the fallback
   try {
-    const { native } = require('../native') as { native: Partial<CacheNative> };
+    const { native } = require('../core/native') as { native: Partial<CacheNative> };
     if (typeof native.sha256 === 'function' && typeof native.statFile === 'function' && typeof native.readCacheEntry === 'function') {
       return native as CacheNative;
     }

@@ -28,7 +28,7 @@
 // a __device__ variable; the variables stay in the module (8 bytes each).
 import * as path from 'path';
 
-import { logger } from '../log';
+import { logger } from '../platform/log';
 import { FIXES } from '../platform/cuda';
 import type { ChosenBackend } from './backend';
 import {
@@ -76,7 +76,7 @@ export interface CompileResult {
 }
 
 export interface CompileOptions {
-  /** The core's NVRTC binding; default: lib/native's when it has one. null: none (nvcc only). */
+  /** The core's NVRTC binding; default: lib/core/native's when it has one. null: none (nvcc only). */
   native?: RtcNative | null;
   /** Force a backend; default NVRTC when it loads, else nvcc. */
   backend?: Backend;

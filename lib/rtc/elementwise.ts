@@ -27,17 +27,17 @@
 // staging area (NOTE [ Launch latency ] in raw.ts) and launches
 // through RawKernel.launchPrepared, with none of launch()'s checks, which the
 // plan made once.
-import type { Device } from '../device';
-import type { DType } from '../dtype';
-import { allocate } from '../creation';
-import { dtypeCode } from '../dtype';
-import { Tensor } from '../tensor';
-import { broadcastShapes, equalShapes, numelOf } from '../shape';
+import type { Device } from '../core/device';
+import type { DType } from '../core/dtype';
+import { allocate } from '../ops/creation/creation';
+import { dtypeCode } from '../core/dtype';
+import { Tensor } from '../core/tensor';
+import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
 import { broadcastStrides, parseParams, type Param } from './params';
 import { blocksFor, elementwiseSource, geometryOf, THREADS, type Geometry, type Layout } from './elementwise-codegen';
-import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { RawKernel } from './raw';
-import { checkKeys, checkOptions, optionKeys } from '../options';
+import { checkKeys, checkOptions, optionKeys } from '../core/options';
 
 export interface ElementwiseOptions {
   /** Kernel name (default 'elementwise_kernel'). */

@@ -2,8 +2,8 @@
 // lists, the headers the C types of dtypes need (the types themselves are
 // the dtype list's KERNEL_C_TYPES), scalar operands,
 // and operands' strides seen at a broadcast shape.
-import { isDType, type DType } from '../dtype';
-import type { Tensor } from '../tensor';
+import { isDType, type DType } from '../core/dtype';
+import type { Tensor } from '../core/tensor';
 
 
 /**

@@ -10,13 +10,13 @@
 // silently misreading it; here a mismatch is an error naming the argument.
 import fs from 'fs';
 
-import { checkDevice } from '../gpus';
-import { checkOptions, optionKeys } from '../options';
-import { Device, parseDevice, type DeviceLike } from '../device';
-import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../native';
-import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../staging';
-import { Stream } from '../stream';
-import { Tensor } from '../tensor';
+import { checkDevice } from '../core/gpus';
+import { checkOptions, optionKeys } from '../core/options';
+import { Device, parseDevice, type DeviceLike } from '../core/device';
+import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../core/native';
+import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
+import { Stream } from '../core/stream';
+import { Tensor } from '../core/tensor';
 import { ARG_KIND_CODE } from '../generated/arg-kinds';
 import { compile } from './compiler';
 import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, type ParamKind } from './signature';
@@ -94,7 +94,7 @@ interface Loaded {
 // (bench/launch_floor.cu measures that floor; `npm run bench:calls` splits a
 // call into its layers). What the binding adds is kept to one N-API call with
 // at most three arguments: the extents, the shared memory and the arguments
-// are written as numbers into this thread's staging area (lib/staging.ts),
+// are written as numbers into this thread's staging area (lib/core/staging.ts),
 // tensors by their device addresses (known at creation or asked once per
 // tensor), and the native side reads them there with no N-API call at all
 // (NOTE [ Staging area ] in csrc/binding/staging.h, NOTE [ Argument slots ]

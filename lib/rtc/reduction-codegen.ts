@@ -52,7 +52,7 @@
 // them: NOTE [ Kernel arguments ] in raw.ts); JS numbers come in as `double`
 // and are converted to their parameter's type once per thread.
 //
-import type { DType } from '../dtype';
+import type { DType } from '../core/dtype';
 import { KERNEL_C_TYPES as C_TYPES } from '../generated/dtypes';
 import { typeHeaders, type Param } from './params';
 

@@ -2,8 +2,8 @@
 // picked: which dims are reduced, the coalesced dims (NOTE [ Reduction
 // codegen ]), and how many blocks of a kernel one SM holds (for the split
 // into partials).
-import type { Device } from '../device';
-import { native } from '../native';
+import type { Device } from '../core/device';
+import { native } from '../core/native';
 import { BLOCK } from './reduction-codegen';
 import type { RawKernel } from './raw';
 

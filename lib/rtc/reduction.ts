@@ -9,19 +9,19 @@
 // does no codegen or placeholder binding: it coalesces (a full reduction of
 // contiguous inputs skips even that), allocates the output with allocate()
 // and launches through RawKernel.launchPrepared.
-import type { Device } from '../device';
-import { DTYPE_INFO, isDType, type DType } from '../dtype';
+import type { Device } from '../core/device';
+import { DTYPE_INFO, isDType, type DType } from '../core/dtype';
 import { COMPUTE_DTYPE } from '../generated/dtypes';
-import { allocate } from '../creation';
-import { Tensor } from '../tensor';
-import { broadcastShapes, equalShapes, numelOf } from '../shape';
+import { allocate } from '../ops/creation/creation';
+import { Tensor } from '../core/tensor';
+import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
 import { broadcastStrides, parseParams, type Param } from './params';
 import { RawKernel, RawModule } from './raw';
 import {
   BLOCK, generate, WARPS, type Definition, type KernelTypes, type Layout, type ReductionGeometry,
 } from './reduction-codegen';
 import { coalesce, deviceInfo, reducedDims, residentBlocks } from './reduction-geometry';
-import { checkKeys, checkOptions, optionKeys } from '../options';
+import { checkKeys, checkOptions, optionKeys } from '../core/options';
 
 export interface ReductionOptions {
   name?: string;

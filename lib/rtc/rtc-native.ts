@@ -4,7 +4,7 @@
 import type { FileStat } from './cache-io';
 import type { CompileOptions } from './compiler';
 
-/** What the core's NVRTC binding returns (lib/native.ts: native.nvrtcCompile). */
+/** What the core's NVRTC binding returns (lib/core/native.ts: native.nvrtcCompile). */
 export interface NvrtcOutput {
   ok: boolean;
   log: string;
@@ -71,7 +71,7 @@ function toNvrtcOutput(v: unknown): NvrtcOutput {
 let nativeModule: unknown;
 let nativeLoadError = '';
 try {
-  nativeModule = require('../native');
+  nativeModule = require('../core/native');
 } catch (e) {
   nativeLoadError = `the core addon did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`;
 }

@@ -4,7 +4,7 @@
 // m.def it is about, and a GX_LIBRARY namespace other than the extension's name.
 import * as path from 'path';
 
-import type { ExtensionDescriptor } from '../extension';
+import type { ExtensionDescriptor } from '../extension/runtime';
 import { linkProblem, locateDef, locateLibrary, locateSymbol, undefinedSymbol, type SourcePlace } from './diagnostics';
 import { BuildError, compileError, displayPath, type CompileFailure } from './errors';
 

@@ -7,8 +7,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import type { ExtensionDescriptor } from '../extension';
-import { logger } from '../log';
+import type { ExtensionDescriptor } from '../extension/runtime';
+import { logger } from '../platform/log';
 import { compileUnit, killAll, pool, runTool, unitKey, type ChildSet, type CompileUnit, type UnitRecord } from './compile';
 import { DEFAULT_CONFIG_FILE, loadConfig, SOURCE_EXTENSIONS, type ResolvedConfig } from './config';
 import { linkError, loadError, namespaceWarnings } from './build-errors';
@@ -171,8 +171,8 @@ function cudaLibDir(tc: Toolchain): string | undefined {
 
 // The core addon and the generator load only when a link happens, so a
 // no-change rebuild starts no native code (typed lazy requires).
-function loadNative(): typeof import('../native') {
-  return require('../native');
+function loadNative(): typeof import('../core/native') {
+  return require('../core/native');
 }
 
 function loadCodegen(): typeof import('./codegen') {

@@ -5,7 +5,7 @@
 import fs from 'fs';
 import path from 'path';
 
-import { arityBounds, camelCase, isOptionalArg, requiredPositionals, type ExtensionDescriptor, type OpArgDescriptor, type OpDescriptor } from '../extension';
+import { arityBounds, camelCase, isOptionalArg, requiredPositionals, type ExtensionDescriptor, type OpArgDescriptor, type OpDescriptor } from '../extension/runtime';
 import { isSchemaType, SCHEMA_TYPES, type SchemaTypeRow } from '../generated/schema-types';
 import { esmRuntimeSpecifier, type BindingFile, type ModuleKind } from './module-format';
 

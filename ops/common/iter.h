@@ -23,7 +23,7 @@ constexpr int kMaxOperands = 4;  // the output and up to three inputs
 // itemsize, is_floating, is_integral: gpuext/tensor.h's, from the dtype list.
 
 // A JS number operand: `f` for floating compute types, `i` for integer ones
-// (JS passes both; see lib/ops/elementwise.ts).
+// (JS passes both; see lib/ops/elementwise/elementwise.ts).
 struct ScalarArg {
   double f = 0;
   int64_t i = 0;

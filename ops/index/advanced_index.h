@@ -1,5 +1,5 @@
 // Advanced indexing (x[idx0, :, idx1], x[mask] after nonzero) and its write,
-// index_put: ops/op-list.js has their schemas; lib/ops/index-expr.ts plans
+// index_put: ops/op-list.js has their schemas; lib/ops/indexing/index-expr.ts plans
 // the views.
 //
 // NOTE [ Advanced indexing ]

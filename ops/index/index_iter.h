@@ -1,4 +1,4 @@
-// gather and scatter (ops/op-list.js has their schemas; lib/ops/indexing.ts
+// gather and scatter (ops/op-list.js has their schemas; lib/ops/indexing/indexing.ts
 // calls them, and builds index_select and take on gather).
 //
 //   gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()

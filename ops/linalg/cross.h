@@ -1,4 +1,4 @@
-// cross (ops/op-list.js has its schema; lib/ops/linalg-products.ts calls it
+// cross (ops/op-list.js has its schema; lib/ops/linalg/products.ts calls it
 // for gx.cross and Tensor.cross): out = self x other along `axis`, whose size
 // is 3, written once for both devices (cross_cpu.cpp, cross.cu).
 //

@@ -1,4 +1,4 @@
-// matmul's checks (ops/op-list.js has its schema). lib/ops/linalg.ts has broadcast the batch dims and
+// matmul's checks (ops/op-list.js has its schema). lib/ops/linalg/matmul.ts has broadcast the batch dims and
 // flattened them: self is [bs, m, k], other [bo, k, n], out [b, m, n], where
 // bs and bo are b or 1 (1: the one matrix is used for every batch, a stride of
 // 0); a 2-d operand is one matrix (batch 1), so plain matrix products need no

@@ -1,4 +1,4 @@
-// The SVD (ops/op-list.js has its schema), in LAPACK's column-major terms (lib/ops/linalg.ts
+// The SVD (ops/op-list.js has its schema), in LAPACK's column-major terms (lib/ops/linalg/matmul.ts
 // orients the problem): `a` is a contiguous [n, m] tensor, i.e. the
 // column-major m x n matrix A with m >= n, and is overwritten. Results, also
 // column-major: s [n] descending, u [m, m] (full) or [n, m] (the first n

@@ -11,7 +11,7 @@
 // A fill of n elements with V values per counter (4 for 32-bit draws, 2 for
 // 64-bit ones) uses counters offset .. offset + ceil(n / V) - 1; element j
 // takes word j % V of counter offset + j / V (for 64-bit draws, words
-// 2(j % 2) and 2(j % 2) + 1). The generator (lib/ops/random.ts) advances its
+// 2(j % 2) and 2(j % 2) + 1). The generator (lib/ops/random/random.ts) advances its
 // offset by ceil(n / 2) after each fill, which covers both, so no two fills
 // of one seed share a counter.
 #pragma once

@@ -1,6 +1,6 @@
 // The random fills rand, randn and randint (ops/op-list.js has their schemas;
-// lib/ops/random.ts calls them; philox.h the draws and NOTE [ Random
-// streams ]): `out` (contiguous, allocated by lib/ops/random.ts) gets element
+// lib/ops/random/random.ts calls them; philox.h the draws and NOTE [ Random
+// streams ]): `out` (contiguous, allocated by lib/ops/random/random.ts) gets element
 // j of the fill. Each device writes one `fill_<device>(out, Fill)`;
 // GX_RANDOM_DEFINE_ENTRY_POINTS makes the three entry points from it.
 #pragma once

@@ -1,4 +1,4 @@
-// vector_norm (ops/op-list.js has its schema; lib/ops/linalg-norms.ts calls
+// vector_norm (ops/op-list.js has its schema; lib/ops/linalg/norms.ts calls
 // it for gx.linalg.vectorNorm, matrixNorm's 'fro' and Tensor.norm): the
 // vector p-norm over `axis` as one reduction, written once for both devices
 // (`Loops` is CpuReduce or CudaReduce).

@@ -1,4 +1,4 @@
-// cumsum (ops/op-list.js has its schema; lib/ops/scan.ts calls it).
+// cumsum (ops/op-list.js has its schema; lib/ops/reduce/scan.ts calls it).
 //
 //   cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()
 //     out (self's shape) = the inclusive prefix sums of self along axis

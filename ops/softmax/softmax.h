@@ -1,5 +1,5 @@
 // softmax, log_softmax and logsumexp (ops/op-list.js has their schemas; the
-// JS side is lib/ops/softmax.ts and lib/ops/statistics.ts): the numerics both
+// JS side is lib/ops/softmax/softmax.ts and lib/ops/reduce/statistics.ts): the numerics both
 // devices share.
 //
 //   softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()

@@ -1,4 +1,4 @@
-// The ordering ops (ops/op-list.js has their schemas; lib/ops/sorting.ts calls
+// The ordering ops (ops/op-list.js has their schemas; lib/ops/sort/sorting.ts calls
 // them): sort, topk (kthvalue is a topk in JS), unique, searchsorted.
 //
 //   sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()

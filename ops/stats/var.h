@@ -1,4 +1,4 @@
-// var and std (ops/op-list.js has their schemas; lib/ops/statistics.ts calls
+// var and std (ops/op-list.js has their schemas; lib/ops/reduce/statistics.ts calls
 // them): the reducer both devices run.
 //
 //   var(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()

@@ -130,7 +130,7 @@ function renderTs(cs) {
   const lines = generatedHeader(LIST);
   lines.push('// gx.distributed\'s reduce ops and collectives: the table the faces check calls by and the backends run');
   lines.push('// (lib/distributed/README.md), and the faces\' typed methods, each handing its call to collective().');
-  lines.push('import type { Tensor } from \'../tensor\';');
+  lines.push('import type { Tensor } from \'../core/tensor\';');
   lines.push('import type { Work } from \'../distributed/work\';');
   lines.push('');
   lines.push(...renderTable(cs));
@@ -145,7 +145,7 @@ function renderTs(cs) {
 function renderFunctions(cs) {
   const lines = generatedHeader(LIST);
   lines.push('// The collectives on the default group (gx.distributed.initProcessGroup\'s), as torch.distributed\'s functions.');
-  lines.push('import type { Tensor } from \'../tensor\';');
+  lines.push('import type { Tensor } from \'../core/tensor\';');
   lines.push('import type { Work } from \'../distributed/work\';');
   lines.push('import { group } from \'../distributed/default-group\';');
   lines.push('import type { ReduceOp } from \'./collectives\';');

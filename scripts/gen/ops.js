@@ -173,8 +173,8 @@ function functorCols(e) {
 
 function tsOps(list, all) {
   const lines = [...HEADER, '// One call per built-in op schema, its arguments named as in the schema (camelCased) so', '// tsc catches a missing or swapped one; `fn` names the gx function in errors. And the', '// families\' tables lib/ops decides dtypes by.',
-    "import type { Device } from '../device';",
-    "import { native, type NativeTensor, type OpaqueHandle } from '../native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
+    "import type { Device } from '../core/device';",
+    "import { native, type NativeTensor, type OpaqueHandle } from '../core/native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
   const exported = [];
   for (const s of all) {
     const id = `OP_${s.name.toUpperCase()}`;
@@ -294,11 +294,11 @@ function tsApi(list) {
   const lines = [...HEADER,
     '// The elementwise ops as gx functions (gx.add, gx.exp, ...) and Tensor methods (x.add(y),',
     '// x.exp_()): their types and documentation, from ops/op-list.js. The methods are installed',
-    '// from the same tables by lib/ops/methods.ts.',
+    '// from the same tables by lib/ops/elementwise/methods.ts.',
     "import type { DType, FloatDType } from './dtypes';",
-    "import type { Tensor } from '../tensor';",
+    "import type { Tensor } from '../core/tensor';",
     "import type { OutOptions } from '../ops/common';",
-    "import { binaryFunction, unaryFunction } from '../ops/elementwise';",
+    "import { binaryFunction, unaryFunction } from '../ops/elementwise/elementwise';",
     "import type { Operand, ScalarOperand } from '../ops/promotion';",
     "import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';",
     ''];
@@ -309,7 +309,7 @@ function tsApi(list) {
     const type = paramsOf(e).length > 0 ? `{\n${paramFace(e, '', 'x: Tensor<D>, ', 'x: Tensor, ').map((l) => `  ${l}`).join('\n')}\n}` : FACES[e.kind].fn;
     lines.push(' */', `export const ${name} = ${e.family}Function('${name}') as ${type};`);
   }
-  lines.push('', "declare module '../tensor' {", '  interface Tensor<D extends DType = DType> {');
+  lines.push('', "declare module '../core/tensor' {", '  interface Tensor<D extends DType = DType> {');
   for (const e of entries) {
     const name = camel(e.name);
     if (paramsOf(e).length > 0) {
@@ -345,7 +345,7 @@ function tsDerivatives(list) {
     '// as functions of the gradient of the result, the operands and the result; lib/autograd',
     '// reduces them to each operand\'s shape.',
     "import * as F from '../autograd/formula-ops';",
-    "import type { Tensor } from '../tensor';",
+    "import type { Tensor } from '../core/tensor';",
     '',
     '/** A unary op\'s number parameters by camelCase name (NOTE [ Parameters of elementwise ops ]), absent ones left out. */',
     'export type Params = Readonly<Record<string, number>>;',

@@ -4,7 +4,7 @@
 // scripts/gen/cxx-ops.js: gpuext/ops_raw.h) read SCHEMA_TYPES here, and
 // lib/generated/schema-types.ts, made from it, gives it to lib/: the codegen
 // of users' bindings (lib/toolkit/codegen.ts), the typed `gx.load`
-// (lib/schema-types.ts) and the extension runtime (lib/extension.ts). The
+// (lib/extension/schema-types.ts) and the extension runtime (lib/extension/runtime.ts). The
 // core's parser (csrc/core/schema.cpp) reads the same spellings; a test
 // (test/schema-types.test.ts) checks it accepts exactly these.
 // Run through scripts/gen.js.
@@ -17,7 +17,7 @@ const { generatedHeader } = require('./rows');
 //   nativeArg            how such a call passes the argument to native.callOp (`$` is it), when not as it is
 //   cpp, cppReturn       the built-in ops' C++ entry points' parameter / return (ops/generated/entry_points.h)
 //   cxx, cxxBox          gpuext/ops_raw.h's parameter, and how it is boxed into a gx_value (`$` is its name)
-//   convert              the extension runtime's function that checks and converts an argument (lib/extension.ts)
+//   convert              the extension runtime's function that checks and converts an argument (lib/extension/runtime.ts)
 //   wrap                 the extension runtime's function that converts a result
 const BASE = {
   Tensor: {
@@ -74,15 +74,15 @@ function render() {
     '// The schema types of op schemas, one row each, for lib/ (the generators of the built-in',
     '// ops read the same rows): the TypeScript of each in users\' faces, as values for the codegen',
     '// of bindings and as types for OpsOf, and the extension runtime\'s converters.',
-    "import type { Device, DeviceLike } from '../device';",
-    "import type { OpaqueHandle } from '../native';",
-    "import type { Tensor } from '../tensor';",
+    "import type { Device, DeviceLike } from '../core/device';",
+    "import type { OpaqueHandle } from '../core/native';",
+    "import type { Tensor } from '../core/tensor';",
     "import type { DType } from './dtypes';",
     ''];
   const converts = [...new Set(Object.values(SCHEMA_TYPES).map((r) => r.convert).filter(Boolean))];
   const wraps = [...new Set(Object.values(SCHEMA_TYPES).map((r) => r.wrap).filter(Boolean))];
   lines.push(`/** A schema type's spelling. */`, `export type SchemaType = ${Object.keys(SCHEMA_TYPES).map(q).join(' | ')};`, '');
-  lines.push(`/** The extension runtime's argument converters (lib/extension.ts implements each). */`, `export type ArgConverter = ${converts.map(q).join(' | ')};`);
+  lines.push(`/** The extension runtime's argument converters (lib/extension/runtime.ts implements each). */`, `export type ArgConverter = ${converts.map(q).join(' | ')};`);
   lines.push(`/** The extension runtime's result converters. */`, `export type ResultConverter = ${wraps.map(q).join(' | ')};`, '');
   lines.push('export interface SchemaTypeRow {',
     '  /** The TypeScript of an argument in a generated binding. */', '  readonly ts: string;',
@@ -98,7 +98,7 @@ function render() {
   lines.push('/** Whether `type` is a schema type\'s spelling. */', 'export function isSchemaType(type: string): type is SchemaType {',
     '  return Object.prototype.hasOwnProperty.call(SCHEMA_TYPES, type);', '}', '');
   const bases = Object.keys(BASE);
-  lines.push('/** The TypeScript of each base type as an argument (OpsOf: lib/schema-types.ts adds `| null` for `T?`). */', 'export interface SchemaArgTypes {');
+  lines.push('/** The TypeScript of each base type as an argument (OpsOf: lib/extension/schema-types.ts adds `| null` for `T?`). */', 'export interface SchemaArgTypes {');
   for (const b of bases) lines.push(`  ${q(b)}: ${BASE[b].ts};`);
   lines.push('}', '', '/** The TypeScript of each type that may be a result. */', 'export interface SchemaReturnTypes {');
   for (const [name, r] of Object.entries(SCHEMA_TYPES)) if (r.tsReturn !== undefined) lines.push(`  ${q(name)}: ${r.tsReturn};`);

@@ -280,7 +280,7 @@ class OpBuilder {
   OpBuilder(gx_registrar* reg, int32_t op) : reg_(reg), op_(op) {}
 
   // Declares the op's derivative beside its schema (NOTE [ Derivatives beside
-  // a user's schema ] in lib/autograd/schema-derivative.ts), as torch's
+  // a user's schema ] in lib/tape/schema-derivative.ts), as torch's
   // derivatives.yaml writes one: which inputs' gradients another op of this
   // library computes, from the forward's arguments, its results (by their
   // schema names, or result0, result1 ...) and the results' gradients (grad,

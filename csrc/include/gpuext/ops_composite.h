@@ -175,7 +175,7 @@ inline Tensor matmul(const Tensor& a, const Tensor& b) {
     raw::matmul(x, y, false, ta, tb, out);
     return out;
   }
-  // [batch, m, k] @ [batch, k, n] (a batch of one broadcasts), as lib/ops/linalg.ts.
+  // [batch, m, k] @ [batch, k, n] (a batch of one broadcasts), as lib/ops/linalg/matmul.ts.
   const int64_t nb = detail::numel_of(batch.ref());
   auto as3 = [&](const Tensor& t, IntArrayRef own, int64_t r, int64_t c) {
     if (detail::numel_of(own) == 1) return t.reshape({1, r, c});
@@ -208,7 +208,7 @@ inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
 // --- joining and splitting (copies into, and views of, one tensor) -------------
 
 // The tensors joined along dim; sizes match elsewhere; one dtype and device; a
-// 1-d empty tensor is skipped, as in torch (lib/ops/layout.ts cat).
+// 1-d empty tensor is skipped, as in torch (lib/ops/layout/layout.ts cat).
 inline Tensor cat(TensorList tensors, int64_t dim = 0) {
   const char* fn = "gx::ops::cat";
   GX_CHECK(tensors.size() > 0, fn, ": tensors is empty; expected at least one tensor");

@@ -111,7 +111,7 @@ inline void check_defined(const Tensor& t, const char* fn, const char* arg) {
   GX_CHECK(t.defined(), fn, ": argument '", arg, "' is an undefined Tensor");
 }
 
-// A number as the two arguments the kernels take (lib/ops/elementwise.ts
+// A number as the two arguments the kernels take (lib/ops/elementwise/elementwise.ts
 // scalarArgs): its value as a double, and as an integer for integer compute
 // types, where it must fit the dtype (except for logical ops, which read "nonzero").
 struct ScalarArgs {

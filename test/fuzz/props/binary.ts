@@ -61,7 +61,7 @@ export function promoOf(o: ModelOperand): PromoOperand | undefined {
   return undefined;
 }
 
-/** Why a JS scalar cannot take part in an op computing in `common` (lib/ops/elementwise.ts scalarArgs), or undefined. */
+/** Why a JS scalar cannot take part in an op computing in `common` (lib/ops/elementwise/elementwise.ts scalarArgs), or undefined. */
 export function scalarProblem(v: number | bigint | boolean, common: DType, checkRange: boolean): string | undefined {
   if (typeof v === 'boolean' || !checkRange) return undefined;
   if (isFloat(common)) return undefined;

@@ -18,7 +18,7 @@ import type { FuzzProperty } from '../property';
 const DTYPE_NAMES = new Set<string>(DTYPES);
 const isDType = (v: unknown): v is DType => typeof v === 'string' && DTYPE_NAMES.has(v);
 
-/** A JS value as gx.tensor stores it in dtype d (lib/dtype.ts toStorageArray), or why it is refused. */
+/** A JS value as gx.tensor stores it in dtype d (lib/core/dtype.ts toStorageArray), or why it is refused. */
 function storeValue(v: unknown, d: DType): V | undefined | string {
   const x = typeof v === 'boolean' ? (v ? 1 : 0) : v;
   if (typeof x !== 'number' && typeof x !== 'bigint') return 'a value of the wrong kind';

@@ -138,7 +138,7 @@ export const methodArb: fc.Arbitrary<MethodInput> = fc.record({
   });
 });
 
-/** What fill_ stores for a JS value (lib/dtype.ts fillBits: integers truncate and must fit; NaN and inf are refused). */
+/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers truncate and must fit; NaN and inf are refused). */
 function fillValue(v: unknown, d: DType): V | string {
   if (typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return 'a value of the wrong kind';
   const x = typeof v === 'boolean' ? (v ? 1 : 0) : v;

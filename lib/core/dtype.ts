@@ -1,0 +1,160 @@
+// dtypes on the TypeScript side: parsing names, inferring from typed arrays,
+// converting JS values to a dtype's storage, and fill bit patterns. The list
+// itself is generated from csrc/include/gpuext/dtype_list.h.
+import { DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type IntegerDType, type StorageArrayMap } from '../generated/dtypes';
+import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
+import { describeValue } from './shape';
+
+export { DTYPES, DTYPE_INFO, type DType };
+
+/** The default dtype for JS numbers (as in tfjs and torch.get_default_dtype()). */
+export const DEFAULT_FLOAT: DType = 'float32';
+
+export type Scalar = number | bigint | boolean;
+
+export function isDType(x: unknown): x is DType {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(DTYPE_INFO, x);
+}
+
+/** Checks a user-supplied dtype name; `fn` names the API in the error. */
+export function parseDType(x: unknown, fn: string): DType {
+  if (isDType(x)) return x;
+  throw new TypeError(`${fn}: unknown dtype ${typeof x === 'string' ? JSON.stringify(x) : describeValue(x)}; expected one of ${DTYPES.join(', ')}`);
+}
+
+export function dtypeCode(d: DType): number {
+  return DTYPE_INFO[d].code;
+}
+
+export function dtypeFromCode(code: number): DType {
+  const d = DTYPES[code];
+  if (d === undefined) throw new Error(`gpuext internal error: unknown dtype code ${code}`);
+  return d;
+}
+
+export type AnyTypedArray =
+  | Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array | BigUint64Array;
+
+export function isTypedArray(x: unknown): x is AnyTypedArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView);
+}
+
+/** The dtype a typed array stands for, or undefined when it has none (Uint16Array, Uint32Array...). */
+export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
+  for (const [array, dtype] of TYPED_ARRAY_DTYPE) if (a instanceof array) return dtype;
+  return a instanceof Uint8ClampedArray ? 'uint8' : undefined;
+}
+
+
+/** An integer dtype's value of `v` (truncated toward zero, as torch does), range-checked. */
+function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
+  let i: bigint;
+  if (typeof v === 'bigint') {
+    i = v;
+  } else {
+    if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
+    i = BigInt(Math.trunc(v));
+  }
+  const range = dtype in INTEGER_RANGE ? INTEGER_RANGE[dtype as IntegerDType] : undefined;
+  if (range && (i < range[0] || i > range[1])) {
+    throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${range[0]}, ${range[1]}]`);
+  }
+  return i;
+}
+
+// NOTE [ JS numbers to 16-bit floats ]
+// A JS number becomes a float16 or bfloat16 element by way of float32, as in
+// torch (double -> float -> half) and as every kernel path here does it
+// (astype, scalar operands, clamp, where, arange): `gx.tensor([x], float16)`
+// must agree with `gx.tensor([x]).astype('float16')`. Rounding the float64
+// value directly would differ in the rare double-rounding cases, e.g.
+// 1 + 2^-11 + 2^-40 (1 through float32, 1 + 2^-10 directly).
+
+/**
+ * Converts JS values to the typed array that holds `dtype`'s raw bytes.
+ * Floats go through float16/bfloat16 encoding where needed; integers are
+ * truncated toward zero and range-checked; bool stores 0/1.
+ */
+export function toStorageArray<D extends DType>(
+  values: ArrayLike<Scalar>,
+  dtype: D,
+  fn: string,
+): StorageArrayMap[D] {
+  const n = values.length;
+  const info = DTYPE_INFO[dtype];
+  const Ctor = STORAGE_ARRAY[dtype];
+  if (dtype === 'float16' || dtype === 'bfloat16') {
+    const out = new Uint16Array(n);
+    // Through float32 first (NOTE [ JS numbers to 16-bit floats ]).
+    const nums = new Float32Array(n);
+    for (let i = 0; i < n; i++) nums[i] = Number(values[i]);
+    (dtype === 'float16' ? encodeFloat16 : encodeBFloat16)(nums, out);
+    return out as StorageArrayMap[D];
+  }
+  if (info.kind === 'f') {
+    const out = new (Ctor as Float32ArrayConstructor | Float64ArrayConstructor)(n);
+    for (let i = 0; i < n; i++) out[i] = Number(values[i]);
+    return out as StorageArrayMap[D];
+  }
+  if (dtype === 'bool') {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = isNonzero(values[i]) ? 1 : 0;
+    return out as StorageArrayMap[D];
+  }
+  if (dtype === 'int64') {
+    const out = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) out[i] = toIntegerValue(asNumeric(values[i]), dtype, fn);
+    return out as StorageArrayMap[D];
+  }
+  const out = new (Ctor as Int8ArrayConstructor)(n);
+  const range = INTEGER_RANGE[dtype as IntegerDType];
+  const lo = Number(range[0]), hi = Number(range[1]);
+  for (let i = 0; i < n; i++) {
+    const v = asNumeric(values[i]);
+    const x = typeof v === 'bigint' ? Number(toIntegerValue(v, dtype, fn)) : Math.trunc(v);
+    if (!(x >= lo && x <= hi)) {
+      throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
+    }
+    out[i] = x;
+  }
+  return out as StorageArrayMap[D];
+}
+
+function asNumeric(v: Scalar): number | bigint {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+/** A JS value as a bool element: nonzero, as C++ and torch convert (NaN is true; JS truthiness says false). */
+function isNonzero(v: Scalar): boolean {
+  return typeof v === 'number' ? v !== 0 : Boolean(v);
+}
+
+/** The bit pattern of `value` as one element of `dtype` (for fills); a TypeError naming `fn` unless it is a number, bigint or boolean. */
+export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
+  if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+    throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${describeValue(value)}`);
+  }
+  const view = new DataView(new ArrayBuffer(8));
+  switch (dtype) {
+    case 'float32':
+      view.setFloat32(0, Number(value), true);
+      return BigInt(view.getUint32(0, true));
+    case 'float64':
+      view.setFloat64(0, Number(value), true);
+      return view.getBigUint64(0, true);
+    case 'float16':
+      return BigInt(float32ToFloat16Bits(Math.fround(Number(value))));
+    case 'bfloat16':
+      return BigInt(float32ToBFloat16Bits(Number(value)));
+    case 'bool':
+      return isNonzero(value) ? 1n : 0n;
+    default:
+      return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype, fn));
+  }
+}
+
+/** The default dtype of a JS scalar: float32 for numbers, int64 for bigints, bool for booleans. */
+export function dtypeOfScalar(v: Scalar): DType {
+  return typeof v === 'bigint' ? 'int64' : typeof v === 'boolean' ? 'bool' : DEFAULT_FLOAT;
+}

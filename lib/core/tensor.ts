@@ -1,0 +1,596 @@
+// Tensor: the JS face of a core TensorImpl (csrc/core/tensor.h).
+//
+// NOTE [ Tensor lifetime ]
+// A Tensor owns one reference to its native tensor. dispose() (or `using`)
+// drops it at once and is the way to free memory promptly; the native
+// handle's finalizer frees forgotten tensors too, but only when the garbage
+// collector gets to them, which may be late. Views share storage with their
+// base: the memory goes when the last of them is disposed or collected.
+// Using a disposed tensor, or disposing it twice, throws. A disposed
+// tensor's native handle carries a later result (NOTE [ Recycled handles ]).
+//
+// NOTE [ Self-sufficient declarations ]
+// The emitted .d.ts must compile in a consumer with no @types/node and any
+// TypeScript from 5.2 on (6 and later load no @types on their own, and their
+// default lib has no Disposable): `using` needs lib esnext.disposable, which
+// this directive brings along (preserve: TypeScript keeps it in the .d.ts),
+// and no public type names a Node module (see Tensor's inspect hook).
+/// <reference lib="esnext.disposable" preserve="true" />
+import { constants as bufferConstants } from 'buffer';
+
+import { Stream } from './stream';
+import { Device, deviceOf } from './device';
+import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
+import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './format';
+import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
+import { decodeBFloat16, decodeFloat16 } from './half';
+import { native, type NativeTensor } from './native';
+import { checkOptions, optionKeys } from './options';
+import { track } from './tidy';
+import { recycle } from './handle-pool';
+import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
+
+/**
+ * What item() returns for a dtype: boolean for bool, else number (int64 too,
+ * as torch's item() gives a Python int: `x.sum().item() + 1` works; a value
+ * beyond 2^53 - 1 throws, and itemBigInt() gives it exactly).
+ */
+export type ItemOf<D extends DType> = D extends 'bool' ? boolean : number;
+
+/** @internal What a Tensor knows about its layout without asking the core. */
+export interface Meta {
+  shape: readonly number[];
+  strides: readonly number[];
+  offset: number;
+  dtype: DType;
+  device: Device;
+  /** isContiguous(), once asked (the layout never changes). */
+  contiguous?: boolean;
+}
+
+/** @internal Metadata of a new contiguous tensor (creation functions know it all). */
+export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
+  if (Object.isFrozen(shape)) {
+    // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides.
+    let strides = cStridesOf.get(shape);
+    if (strides === undefined) cStridesOf.set(shape, (strides = Object.freeze(contiguousStrides(shape))));
+    return { shape, strides, offset: 0, dtype, device, contiguous: true };
+  }
+  return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device, contiguous: true };
+}
+
+/** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
+const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
+
+/** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
+function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
+  return dtype === 'float16' || dtype === 'bfloat16';
+}
+
+/**
+ * Raw C-order bytes of `dtype` as the array toArray() returns: a view of
+ * them, or for 16-bit floats their values decoded (into `out` when given; an
+ * `out` of any other dtype is read into directly, never through here).
+ */
+function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D, out?: ValueArrayMap[D]): ValueArrayMap[D] {
+  if (!isDecoded(dtype)) return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
+  const bits = new Uint16Array(bytes);
+  const values = (out as Float32Array | undefined) ?? new Float32Array(bits.length);
+  (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, values);
+  return values as ValueArrayMap[D];
+}
+
+/** Options of toArray / toArraySync. */
+export interface ReadOptions<D extends DType = DType> {
+  /** Fill this array (of the type toArray returns for the dtype, one element per tensor element) and return it. */
+  out?: ValueArrayMap[D];
+}
+
+const READ_KEYS = optionKeys<ReadOptions>({ out: true });
+
+/** The checked `out` of toArray's options. */
+function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn: string): ValueArrayMap[D] | undefined {
+  if (opts === undefined) return undefined;
+  const out: unknown = checkOptions<ReadOptions<D>>(opts, fn, READ_KEYS).out;
+  if (out === undefined) return undefined;
+  const Want = isDecoded(m.dtype) ? Float32Array : STORAGE_ARRAY[m.dtype];
+  if (!(out instanceof Want)) {
+    const got = ArrayBuffer.isView(out) ? out.constructor.name : out === null ? 'null' : typeof out;
+    throw new TypeError(`${fn}: out must be a ${Want.name} for a ${m.dtype} tensor, got ${got}`);
+  }
+  const n = numelOf(m.shape);
+  if (out.length !== n) {
+    throw new RangeError(`${fn}: out has ${out.length} elements, the tensor of shape ${formatShape(m.shape)} ${n}`);
+  }
+  return out as ValueArrayMap[D];
+}
+
+/** The options copy_ takes. */
+const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
+
+// NOTE [ Tensors and postMessage ]
+// A tensor's memory belongs to this thread's core, so a Tensor cannot be
+// structured-cloned into a worker: it would arrive as `{}`. Structured clone
+// copies own enumerable properties and throws DataCloneError on a symbol, so
+// every Tensor carries this symbol, whose description is the explanation the
+// error shows. (An own getter that throws would do the same at ~450 ns per
+// tensor; a field costs nothing measurable.)
+const NOT_CLONEABLE = Symbol('a gx.Tensor cannot be posted to another thread (its memory belongs to this one): ' +
+  'post its data, await t.toArray(), and rebuild it there with gx.tensor(data, { dtype, device }).reshape(shape)');
+
+/** @internal What autograd keeps on a tensor (lib/tape/graph.ts). */
+export interface AutogradMeta {
+  requiresGrad: boolean;
+  grad: Tensor | null;
+  /** The node that made this tensor (null for a leaf). */
+  node: { release(): void } | null;
+  /** Which of the node's outputs this tensor is. */
+  index: number;
+  /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/tape/graph.ts). */
+  savedIn?: Set<{ keep(): void }>;
+}
+
+/** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */
+export const autogradHooks: {
+  disposed?: (t: Tensor) => void;
+  /** Before a tensor autograd saved is disposed (its handle still valid). */
+  disposing?: (t: Tensor) => void;
+  /** A view, reshape, contiguous() or clone() of a tensor autograd knows: `out` has `t`'s values. */
+  sameValues?: (name: string, t: Tensor, out: Tensor) => void;
+  /** `out` is `t` copied to another device (to(), cpu(), cuda()): its gradient goes back to t's device. */
+  moved?: (t: Tensor, out: Tensor) => void;
+  /** Before an in-place write of `t` (NOTE [ Autograd and in-place ops ]). */
+  inPlace?: (fn: string, t: Tensor, inputs: readonly unknown[]) => void;
+} = {};
+
+export class Tensor<D extends DType = DType> implements Disposable {
+  /** @internal See NOTE [ Tensors and postMessage ]. */
+  readonly cloneGuard: symbol = NOT_CLONEABLE;
+  /** @internal Autograd's state; undefined for tensors autograd never saw. */
+  ag: AutogradMeta | undefined = undefined;
+  #handle: NativeTensor | null;
+  #meta: Meta | undefined;
+  #address: number | undefined;
+
+  /**
+   * @internal Tensors are made by gx.tensor, gx.empty and the other creation
+   * functions. `address`: the data address when the maker knows it (NaN: unknown).
+   */
+  constructor(handle: NativeTensor, meta?: Meta, address?: number) {
+    this.#handle = handle;
+    this.#meta = meta;
+    if (address === address) this.#address = address;  // not NaN
+    track(this);
+  }
+
+  /** @internal The native handle; throws when disposed. `fn` names the caller in the error. */
+  handle(fn = 'Tensor'): NativeTensor {
+    if (!(#handle in this)) {
+      throw new TypeError(`${fn}: this object is not a gx.Tensor made by gpuext (it has Tensor's prototype but no tensor ` +
+        'behind it); make tensors with gx.tensor, gx.empty and the other creation functions');
+    }
+    if (this.#handle === null) {
+      const err = new Error(`${fn}: this tensor was disposed; it cannot be used after dispose()`);
+      (err as Error & { code: string }).code = 'GX_DISPOSED';
+      throw err;
+    }
+    return this.#handle;
+  }
+
+  /**
+   * @internal The address of the first element, as a number (asked once; a
+   * tensor's memory never moves). For kernel arguments passed by address
+   * (NOTE [ Argument slots ] in csrc/binding/rtc_launch.cpp); throws when disposed.
+   */
+  address(fn = 'Tensor'): number {
+    const h = this.handle(fn);
+    return (this.#address ??= native.dataAddress(h));
+  }
+  /** @internal The address, learned by whoever filled the handle (NaN: unknown). */
+  knownAddress(address: number): void {
+    if (address === address) this.#address = address;
+  }
+
+  #info(fn: string): Meta {
+    const h = this.handle(fn);
+    if (this.#meta === undefined) {
+      const d = native.describe(h);
+      this.#meta = {
+        shape: Object.freeze(d.shape),
+        strides: Object.freeze(d.strides),
+        offset: d.offset,
+        dtype: dtypeFromCode(d.dtype),
+        device: deviceOf(d.deviceType, d.deviceIndex),
+      };
+    }
+    return this.#meta;
+  }
+
+  /** Sizes of each dimension. */
+  get shape(): readonly number[] {
+    return this.#info('Tensor.shape').shape;
+  }
+  /** Element strides of each dimension. */
+  get strides(): readonly number[] {
+    return this.#info('Tensor.strides').strides;
+  }
+  get dtype(): D {
+    return this.#info('Tensor.dtype').dtype as D;
+  }
+  get device(): Device {
+    return this.#info('Tensor.device').device;
+  }
+  /** Where the first element sits in the storage, in elements. */
+  get storageOffset(): number {
+    return this.#info('Tensor.storageOffset').offset;
+  }
+  get ndim(): number {
+    return this.#info('Tensor.ndim').shape.length;
+  }
+  get numel(): number {
+    return numelOf(this.#info('Tensor.numel').shape);
+  }
+  /** True once dispose() ran. */
+  get isDisposed(): boolean {
+    return this.#handle === null;
+  }
+
+  /** True when elements are laid out in C order with no gaps. */
+  isContiguous(): boolean {
+    const m = this.#info('Tensor.isContiguous');
+    if (m.contiguous === undefined) {
+      const expected = contiguousStrides(m.shape);
+      m.contiguous = m.shape.includes(0) || m.shape.every((s, i) => s === 1 || m.strides[i] === expected[i]);
+    }
+    return m.contiguous;
+  }
+
+  /**
+   * @internal The same data on `target` (checked by the caller), for to() (lib/ops/creation/tensor-to.ts); on its own
+   * device a view sharing the storage (as torch's `to` returns self), still a separate Tensor to dispose.
+   */
+  toDevice(target: Device, nonBlocking: boolean, fn: string): Tensor<D> {
+    const h = this.handle(fn);
+    const m = this.#info(fn);
+    const same = target.equals(m.device);
+    // nonBlocking to the cpu lands in pinned memory and returns before the
+    // copy is done: synchronize the stream (or await stream.done()) first.
+    const out = same ? new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m)
+      : new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
+    if (this.ag !== undefined) (same ? autogradHooks.sameValues?.('to', this, out) : autogradHooks.moved?.(this, out));
+    return out;
+  }
+
+  /**
+   * Declares that work on `stream` (not the stream this tensor's memory was
+   * allocated on) uses it, so the allocator does not reuse the memory before
+   * that work is done, even after dispose(). See NOTE [ Stream semantics ].
+   */
+  recordStream(stream: Stream): void {
+    if (!(stream instanceof Stream)) throw new TypeError('Tensor.recordStream: argument \'stream\' must be a gx.Stream');
+    native.recordStream(this.handle('Tensor.recordStream'), stream.native);
+  }
+
+  /** Same as to('cpu'). */
+  cpu(): Tensor<D> {
+    return this.to('cpu');
+  }
+
+  /** Same as to(`cuda:${index}`); with no index, to('cuda'): the current device (gx.cuda.setDevice). */
+  cuda(index?: number): Tensor<D> {
+    return this.to(index === undefined ? 'cuda' : new Device('cuda', index));
+  }
+
+  /**
+   * The elements in C order as a typed array (float16/bfloat16 decoded to
+   * Float32Array, int64 as BigInt64Array, bool as Uint8Array). For a CUDA
+   * tensor the copy is awaited off the event loop; timers keep running.
+   * `out`: an array of that type and length to fill and return instead of a
+   * new one (reading the same tensor shape again and again allocates nothing,
+   * and skips the page faults of fresh memory).
+   */
+  async toArray(opts?: ReadOptions<D>): Promise<ValueArrayMap[D]> {
+    const fn = 'Tensor.toArray';
+    const h = this.handle(fn);
+    const m = this.#info(fn);
+    const out = readOut(opts, m, fn);
+    if (out !== undefined && !isDecoded(m.dtype)) return native.read(h, out);
+    const bytes = await native.read(h, readbackBuffer(m, fn));
+    return decodeValues(bytes, m.dtype as D, out);
+  }
+
+  /** toArray() that blocks until the data is on the host. For scripts and tests. */
+  toArraySync(opts?: ReadOptions<D>): ValueArrayMap[D] {
+    const fn = 'Tensor.toArraySync';
+    const h = this.handle(fn);
+    const m = this.#info(fn);
+    const out = readOut(opts, m, fn);
+    if (out !== undefined && !isDecoded(m.dtype)) {
+      native.readSync(h, out);
+      return out;
+    }
+    const bytes = readbackBuffer(m, fn);
+    native.readSync(h, bytes);
+    return decodeValues(bytes, m.dtype as D, out);
+  }
+
+  /**
+   * The value of a one-element tensor: a number (a boolean for bool). An
+   * int64 value beyond ±(2^53 - 1) has no exact number and is a RangeError:
+   * itemBigInt() reads it.
+   * @example gx.arange(5).sum().item() + 1 // 11
+   */
+  item(): ItemOf<D> {
+    const v = this.#oneValue('Tensor.item');
+    if (typeof v === 'bigint') {
+      if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new RangeError(`Tensor.item: the value ${v} (${this.dtype}) is beyond ±(2^53 - 1), where a number is exact; ` +
+          'read it as a bigint with itemBigInt()');
+      }
+      return Number(v) as ItemOf<D>;
+    }
+    return (this.dtype === 'bool' ? v !== 0 : v) as ItemOf<D>;
+  }
+
+  /**
+   * The value of a one-element integer (or bool) tensor as a bigint, exact
+   * for every int64. Floating tensors are a TypeError: use item().
+   * @example gx.tensor(2n ** 60n).itemBigInt() // 1152921504606846976n
+   */
+  itemBigInt(): bigint {
+    const fn = 'Tensor.itemBigInt';
+    const kind = DTYPE_INFO[this.#info(fn).dtype].kind;
+    if (kind === 'f') throw new TypeError(`${fn}: the tensor is ${this.dtype}, not an integer dtype; use item()`);
+    const v = this.#oneValue(fn);
+    return typeof v === 'bigint' ? v : BigInt(v);
+  }
+
+  /** The one element's raw value (a bigint for int64); a RangeError naming `fn` unless there is exactly one. */
+  #oneValue(fn: string): number | bigint {
+    const n = numelOf(this.#info(fn).shape);
+    if (n !== 1) {
+      throw new RangeError(`${fn}: only a one-element tensor has an item; this one has shape ${formatShape(this.shape)} (${n} elements)`);
+    }
+    return this.toArraySync()[0];
+  }
+
+  /**
+   * The same data with another shape, without copying; one dimension may be
+   * -1. Throws when the strides do not allow it (use reshape()).
+   * @example gx.arange(6).view(2, 3)
+   */
+  view(...shape: number[] | [readonly number[]]): Tensor<D> {
+    const m = this.#info('Tensor.view');
+    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.view');
+    const strides = viewStrides(m.shape, m.strides, target);
+    if (strides === undefined) {
+      throw new Error(
+        `Tensor.view: a tensor of shape ${formatShape(m.shape)} and strides ${formatShape(m.strides)} ` +
+          `cannot be viewed as ${formatShape(target)} without copying; use reshape(), or contiguous() first`,
+      );
+    }
+    const out = this.#viewAs(target, strides, m.offset);
+    if (this.ag !== undefined) autogradHooks.sameValues?.('view', this, out);
+    return out;
+  }
+
+  /** view() when possible, else a contiguous copy with the new shape. */
+  reshape(...shape: number[] | [readonly number[]]): Tensor<D> {
+    const m = this.#info('Tensor.reshape');
+    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.reshape');
+    const strides = viewStrides(m.shape, m.strides, target);
+    let out: Tensor<D>;
+    if (strides !== undefined) {
+      out = this.#viewAs(target, strides, m.offset);
+    } else {
+      using c = new Tensor<D>(native.contiguous(this.handle('Tensor.reshape')));  // not recorded: reshape records itself
+      out = c.#viewAs(target, contiguousStrides(target), 0);
+    }
+    if (this.ag !== undefined) autogradHooks.sameValues?.('reshape', this, out);
+    return out;
+  }
+
+  /** @internal A view with explicit layout (checked against the storage by the core). */
+  asStrided(shape: readonly number[], strides: readonly number[], offset: number): Tensor<D> {
+    return this.#viewAs(shape.slice(), strides.slice(), offset);
+  }
+
+  /** @internal Shape, strides, offset, dtype and device in one (frozen arrays; never changes). */
+  info(): Readonly<Meta> {
+    return this.#info('Tensor');
+  }
+
+  /** @internal A view of all of this tensor (its layout shared, not copied), not recorded by autograd. */
+  alias(): Tensor<D> {
+    const h = native.alias(this.handle('Tensor.alias'));
+    return new Tensor<D>(h, this.#meta, this.#address);
+  }
+
+  #viewAs(shape: number[], strides: number[], offset: number): Tensor<D> {
+    const m = this.#info('Tensor.view');
+    const h = native.view(this.handle('Tensor.view'), shape, strides, offset);
+    return new Tensor<D>(h, { shape: Object.freeze(shape), strides: Object.freeze(strides), offset, dtype: m.dtype, device: m.device });
+  }
+
+  /** This tensor's data in C order: shares storage when already contiguous, else copies. */
+  contiguous(): Tensor<D> {
+    const out = new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
+    if (this.ag !== undefined) autogradHooks.sameValues?.('contiguous', this, out);
+    return out;
+  }
+
+  /** A contiguous copy with its own storage. */
+  clone(): Tensor<D> {
+    const m = this.#info('Tensor.clone');
+    const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false),
+      contiguousMeta(m.shape, m.dtype, m.device));
+    native.copy(out.handle(), this.handle('Tensor.clone'));
+    if (this.ag !== undefined) autogradHooks.sameValues?.('clone', this, out);
+    return out;
+  }
+
+  /** Sets every element to `value`, in place; returns this. (`fn`: @internal, the caller named in errors.) */
+  fill_(value: Scalar, fn = 'Tensor.fill_'): this {
+    autogradHooks.inPlace?.(fn, this, []);
+    native.fill(this.handle(fn), fillBits(value, this.#info(fn).dtype, fn));
+    return this;
+  }
+
+  /**
+   * Copies `src` (same shape and dtype, any device) into this tensor, in
+   * place; returns this. With nonBlocking, a copy from the GPU into pinned
+   * memory returns before the data has arrived (synchronize first).
+   */
+  copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
+    const fn = 'Tensor.copy_';
+    opts = checkOptions<{ nonBlocking?: boolean }>(opts, fn, COPY_KEYS);
+    if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
+    autogradHooks.inPlace?.(fn, this, []);  // copies values only: src's gradient does not flow into this (NOTE [ Autograd and in-place ops ])
+    const dst = this.#info(fn), from = src.#info(fn);
+    if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
+      throw new Error(`${fn}: src has shape ${formatShape(from.shape)} but self has shape ${formatShape(dst.shape)}; ` +
+        'copy_ needs the same shape (broadcast src with expand() first)');
+    }
+    if (dst.dtype !== from.dtype) {
+      throw new TypeError(`${fn}: src is ${from.dtype} but self is ${dst.dtype}; convert it first with src.astype('${dst.dtype}')`);
+    }
+    if (dst.device.equals(from.device) && overlapsPartly(this, dst, src, from)) {
+      // Reading src while writing self would read overwritten elements: copy through a temporary
+      // (NOTE [ Overlapping outputs ] in ops/overlap.ts).
+      using tmp = src.clone();
+      native.copy(this.handle(fn), tmp.handle(fn), Boolean(opts.nonBlocking));
+      return this;
+    }
+    native.copy(this.handle(fn), src.handle(fn), Boolean(opts.nonBlocking));
+    return this;
+  }
+
+  /** Frees this tensor's reference to its memory now. Throws if already disposed. */
+  dispose(): void {
+    const h = this.handle('Tensor.dispose');
+    if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
+    this.#handle = null;
+    native.dispose(h);
+    recycle(h);  // NOTE [ Recycled handles ]: no other object holds h
+    if (this.ag !== undefined) autogradHooks.disposed?.(this);
+  }
+
+  /** `using t = ...` disposes at the end of the scope (no-op if already disposed). */
+  [Symbol.dispose](): void {
+    if (this.#handle !== null) this.dispose();
+  }
+
+  /**
+   * PyTorch-style printout: values, shape, dtype, device. A large tensor is
+   * summarized (`...`), and only the elements shown are read.
+   */
+  toString(): string {
+    if (this.#handle === null) return 'tensor(<disposed>)';
+    const m = this.#info('Tensor.toString');
+    const { values, shownOnly } = shownValues(this, m, DEFAULT_FORMAT_OPTIONS);
+    return formatTensor({ values, shape: m.shape, dtype: m.dtype, device: m.device.toString(), shownOnly });
+  }
+}
+
+// util.inspect (console.log) prints the toString() form. Keyed by the symbol's
+// registry name and defined outside the class, so that Tensor's declaration
+// names nothing of Node's types (NOTE [ Self-sufficient declarations ]).
+Object.defineProperty(Tensor.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+  value(this: Tensor): string {
+    return this.toString();
+  },
+  writable: true, configurable: true, enumerable: false,
+});
+
+/** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
+function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {
+  const item = DTYPE_INFO[ma.dtype].itemsize;
+  const ra = byteSpan(a.address(), ma.shape, ma.strides, item), rb = byteSpan(b.address(), mb.shape, mb.strides, item);
+  if (ra === undefined || rb === undefined || ra[1] <= rb[0] || rb[1] <= ra[0]) return false;
+  return !sameLayout(a.address(), ma.shape, ma.strides, b.address(), mb.shape, mb.strides);
+}
+
+// One ArrayBuffer's limit here (Node 20: 4 GiB; later versions allow more).
+const MAX_READBACK_BYTES = bufferConstants.MAX_LENGTH;
+
+/**
+ * The ArrayBuffer a readback of `m` goes into (NOTE [ Readback buffers ] in
+ * csrc/binding/tensor_functions.cpp): a RangeError naming `fn` when no
+ * ArrayBuffer can hold it, or when the memory cannot be had, never a process
+ * abort. float16/bfloat16 are decoded into a Float32Array twice the size.
+ */
+function readbackBuffer(m: Meta, fn: string): ArrayBuffer {
+  const n = numelOf(m.shape);
+  const itemsize = DTYPE_INFO[m.dtype].itemsize;
+  const decoded = m.dtype === 'float16' || m.dtype === 'bfloat16' ? 4 : itemsize;
+  const advice = `read part of it instead, e.g. t.narrow(0, 0, k).toArray(), or reduce it on the device first`;
+  if (n * decoded > MAX_READBACK_BYTES) {
+    throw new RangeError(`${fn}: a tensor of shape ${formatShape(m.shape)} (${n} ${m.dtype} elements, ` +
+      `${n * decoded} bytes as a typed array) does not fit in one ArrayBuffer (at most ${MAX_READBACK_BYTES} bytes); ${advice}`);
+  }
+  try {
+    return new ArrayBuffer(n * itemsize);
+  } catch (e) {
+    throw new RangeError(`${fn}: could not allocate ${n * itemsize} bytes for a tensor of shape ${formatShape(m.shape)} ` +
+      `(${e instanceof Error ? e.message : String(e)}); ${advice}`);
+  }
+}
+
+/**
+ * The values toString() prints. Within the threshold: every element. Beyond
+ * it, only the ones a summary shows (the first and last `edgeItems` along each
+ * long dimension), read block by block through views, so printing a huge
+ * tensor (or one element expanded to 2^40) reads a few hundred elements.
+ * `shownOnly` tells formatTensor the values are that compact block in C order.
+ */
+function shownValues(t: Tensor, m: Meta, opts: Readonly<Required<FormatOptions>>): { values: ArrayLike<number | bigint>; shownOnly: boolean } {
+  const n = numelOf(m.shape);
+  if (n <= opts.threshold) return { values: t.toArraySync(), shownOnly: false };
+  const edge = opts.edgeItems;
+  // Per dimension: the index ranges kept, [start, length] each.
+  const parts = m.shape.map((s) => (s > 2 * edge ? [[0, edge], [s - edge, edge]] : [[0, s]]));
+  const compact = parts.map((p) => p.reduce((acc, [, len]) => acc + len, 0));
+  const cstrides = contiguousStrides(compact);
+  const total = numelOf(compact);
+  const values: (number | bigint)[] = new Array<number | bigint>(total);
+  const ndim = m.shape.length;
+  const pick = new Array<number>(ndim).fill(0);
+  // Every combination of one part per dimension is one strided block.
+  for (;;) {
+    let offset = m.offset, dst = 0;
+    const shape: number[] = [];
+    for (let d = 0; d < ndim; d++) {
+      const [start, len] = parts[d][pick[d]];
+      offset += start * m.strides[d];
+      dst += (pick[d] === 0 ? 0 : parts[d][0][1]) * cstrides[d];
+      shape.push(len);
+    }
+    const block = t.asStrided(shape, m.strides, offset);
+    let data: ArrayLike<number | bigint>;
+    try {
+      data = block.toArraySync();
+    } finally {
+      block.dispose();
+    }
+    // Scatter the block (C order over `shape`) into the compact array.
+    const bstrides = contiguousStrides(shape);
+    for (let i = 0; i < data.length; i++) {
+      let rest = i, at = dst;
+      for (let d = 0; d < ndim; d++) {
+        const k = Math.floor(rest / bstrides[d]);
+        rest -= k * bstrides[d];
+        at += k * cstrides[d];
+      }
+      values[at] = data[i];
+    }
+    let d = ndim - 1;
+    while (d >= 0 && ++pick[d] === parts[d].length) pick[d--] = 0;
+    if (d < 0) break;
+  }
+  return { values, shownOnly: true };
+}
+
+/** Accepts view(2, 3) and view([2, 3]). */
+function flatShape(args: number[] | [readonly number[]]): number[] {
+  return args.length === 1 && Array.isArray(args[0]) ? (args[0] as number[]).slice() : (args as number[]);
+}

@@ -1,0 +1,291 @@
+// Elementwise built-in ops: binary ops with broadcasting, type promotion and
+// JS numbers as scalars; unary ops; where, clamp, astype. Each checks its
+// arguments, decides shapes and dtypes (promotion.ts), allocates the result
+// (or takes `out`, or self in place) and calls its op in ops/ through the
+// generated typed calls (lib/generated/ops.ts, from ops/op-list.js; NOTE
+// [ Calling convention of the built-in ops ] in ops/ops.h).
+import type { Device } from '../../core/device';
+import { DEFAULT_FLOAT, parseDType } from '../../core/dtype';
+import { INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
+import * as ops from '../../generated/ops';
+import { recorders, shouldRecord } from '../../tape/graph';
+import { Tensor } from '../../core/tensor';
+import {
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
+  type OutOptions,
+} from '../common';
+import { optionKeys } from '../../core/options';
+import { isFloating, isIntegral, resultType, type ScalarOperand } from '../promotion';
+
+// --- scalars ------------------------------------------------------------------
+
+
+/**
+ * A JS scalar as the two schema arguments the kernels take: its value as a
+ * double (floating compute types) and as an integer (integer ones). For an
+ * integer compute dtype the value must fit it, as PyTorch requires.
+ */
+function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boolean): [number, number | bigint] {
+  if (typeof v === 'boolean') return [v ? 1 : 0, v ? 1 : 0];
+  if (!isIntegral(common) && common !== 'bool') return [Number(v), 0];
+  if (typeof v === 'number' && !Number.isInteger(v)) return [v, 0]; // logical ops only: read as nonzero
+  const i = typeof v === 'bigint' ? v : BigInt(v);
+  const range = INTEGER_RANGE[common as IntegerDType] ?? INTEGER_RANGE.int64;
+  if (range !== undefined && (i < range[0] || i > range[1])) {
+    if (checkRange) {
+      throw new RangeError(`${fn}: the number ${String(v)} is out of range for ${common}, the dtype this op computes in; ` +
+        'convert the tensor with .astype() first');
+    }
+    return [Number(v), i < range[0] ? range[0] : range[1]];
+  }
+  return [Number(v), i];
+}
+
+// --- binary ops ---------------------------------------------------------------
+
+/** The binary ops by gx name, each with its dtype rule (ops/op-list.js). */
+export const BINARY = ops.BINARY;
+export type BinarySpec = ops.BinaryOp;
+export type BinaryName = keyof typeof BINARY;
+
+/** @internal self `op` other into a new tensor, `opts.out`, or self (`inplace`). `fn` names the API in errors. */
+export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
+  const x = checkOperand(a, fn, 'self');
+  const y = checkOperand(b, fn, 'other');
+  const tx = x instanceof Tensor, ty = y instanceof Tensor;
+  if (!tx && !ty) {
+    throw new TypeError(`${fn}: needs at least one Tensor operand, got ${describeOperand(x)} and ${describeOperand(y)}`);
+  }
+  let common = resultType(x, y);
+  if (spec.kind === 'div' && !isFloating(common)) common = DEFAULT_FLOAT; // true division
+  if (spec.noBool !== undefined && common === 'bool') {
+    throw new TypeError(`${fn}: bool operands are not supported (got ${describeOperand(x)} and ${describeOperand(y)})${spec.noBool}`);
+  }
+  if (spec.name === 'pow' && isIntegral(common) && !ty && (typeof y === 'number' || typeof y === 'bigint') && y < 0) {
+    throw new RangeError(`${fn}: integers to negative integer powers are not allowed (got ${describeOperand(x)} ** ${String(y)})`);
+  }
+  const resDtype: DType = spec.kind === 'compare' || spec.kind === 'logical' ? 'bool' : common;
+  let shape: readonly number[];
+  let device: Device;
+  if (tx && ty) {
+    device = commonDevice([x, y], ['self', 'other'], fn);
+    shape = broadcastShapes([x, y], fn);
+  } else {
+    const t = (tx ? x : y) as Tensor;
+    device = t.device;
+    shape = t.shape;
+  }
+  if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
+  const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true };
+  let result: Tensor;
+  if (tx && ty) {
+    result = computeResult(shape, resDtype, device, fn, target, (r) =>
+      spec.tensor(fn, { self: x.handle(fn), other: y.handle(fn), dtype: common, out: r.handle(fn) }));
+  } else {
+    const t = (tx ? x : y) as Tensor;
+    const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
+    result = computeResult(shape, resDtype, device, fn, target, (r) =>
+      spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
+  }
+  if (shouldRecord(x, y)) recorders.binary?.(spec.name, x, y, result);
+  return result;
+}
+
+type AnyBinary = (self: unknown, other: unknown, opts?: unknown) => Tensor;
+
+/** @internal The gx function of a binary op (lib/generated/elementwise.ts gives each its type). */
+export function binaryFunction(name: BinaryName): AnyBinary {
+  const spec = BINARY[name];
+  const fn = `gx.${name}`;
+  const f: AnyBinary = (a, b, opts) => binaryOp(spec, a, b, fn, opts);
+  Object.defineProperty(f, 'name', { value: name });
+  return f;
+}
+
+// --- unary ops ----------------------------------------------------------------
+
+/** The unary ops by gx name, each with its dtype rule (ops/op-list.js): float (integer and bool inputs give float32) or keep. */
+export const UNARY = ops.UNARY;
+export type UnarySpec = ops.UnaryOp;
+export type UnaryName = keyof typeof UNARY;
+
+/** A unary op's parameter values in order (NOTE [ Parameters of elementwise ops ] in ops/op-list.js); undefined: the default. */
+export type UnaryParams = readonly (number | null | undefined)[];
+
+/** @internal op(x) into a new tensor, `opts.out`, or x (`inplace`); `params` the op's number parameters, if it has any. */
+export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false, params: UnaryParams = []): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
+  const x = checkTensor(a, fn, 'self');
+  const dt = x.dtype;
+  let common: DType;
+  if (spec.kind === 'float') {
+    common = isFloating(dt) ? dt : DEFAULT_FLOAT;
+  } else {
+    if (dt === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
+    common = dt;
+  }
+  const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+    (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
+  if (shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
+  return result;
+}
+
+/**
+ * nanToNum's absent posinf / neginf as torch's: the result dtype's largest and lowest finite
+ * values; the functor knows float's and double's, float16 and bfloat16 need their own.
+ */
+function nanToNumDefaults(params: UnaryParams, common: DType): UnaryParams {
+  const max = FINITE_MAX[common];
+  if (max === undefined) return params;
+  return [params[0], params[1] ?? max, params[2] ?? -max];
+}
+const FINITE_MAX: Partial<Record<DType, number>> = { float16: 65504, bfloat16: 3.3895313892515355e38 };
+
+/** The parameters by name for a derivative formula (the defaults filled in, absent ones left out). */
+function paramRecord(spec: UnarySpec, values: UnaryParams): Record<string, number> {
+  const r: Record<string, number> = {};
+  spec.params.forEach((p, i) => {
+    const v = values[i] ?? p.default;
+    if (v !== null) r[p.name] = v;
+  });
+  return r;
+}
+
+function paramValue(v: unknown, fn: string, name: string, nullable: boolean): number | null | undefined {
+  if (v === undefined || (nullable && v === null) || typeof v === 'number') return v;
+  throw new TypeError(`${fn}: ${name} must be a number${nullable ? ' or null' : ''}, got ${describeOperand(v)}`);
+}
+
+/**
+ * A unary call's arguments after x as its parameters and options: numbers first (paramStyle
+ * positional), or the options object's keys (paramStyle options). @internal
+ */
+export function unaryArgs(spec: UnarySpec, rest: readonly unknown[], fn: string): { params: UnaryParams; opts: unknown } {
+  const ps = spec.params;
+  if (spec.paramStyle === 'options') {
+    if (rest.length > 1) throw new TypeError(`${fn}: takes (x, options?), got ${rest.length + 1} arguments`);
+    const keys = [...OUT_KEYS, ...ps.map((p) => p.name)];
+    const o = optionsOf<Record<string, unknown>>(rest[0], fn, keys);
+    const params = ps.map((p) => paramValue(o[p.name], fn, p.name, p.default === null));
+    return { params, opts: o.out === undefined ? undefined : { out: o.out } };
+  }
+  let k = 0;
+  const params: (number | null | undefined)[] = [];
+  for (; k < ps.length && k < rest.length; k++) {
+    const v = rest[k];
+    if (v !== null && typeof v === 'object') break;  // the options object, the parameters left at their defaults
+    params.push(paramValue(v, fn, ps[k].name, ps[k].default === null));
+  }
+  if (rest.length > k + 1) throw new TypeError(`${fn}: takes (x, ${[...ps.map((p) => p.name), 'options'].join(', ')}), got ${rest.length + 1} arguments`);
+  return { params, opts: rest[k] };
+}
+
+type AnyUnary = (x: unknown, ...rest: unknown[]) => Tensor;
+
+/** @internal The gx function of a unary op (lib/generated/elementwise.ts gives each its type). */
+export function unaryFunction(name: UnaryName): AnyUnary {
+  const spec = UNARY[name];
+  const fn = `gx.${name}`;
+  const f: AnyUnary = spec.params.length === 0
+    ? (x, opts) => unaryOp(spec, x, fn, opts)
+    : (x, ...rest) => {
+      const { params, opts } = unaryArgs(spec, rest, fn);
+      return unaryOp(spec, x, fn, opts, false, params);
+    };
+  Object.defineProperty(f, 'name', { value: name });
+  return f;
+}
+
+// --- where, clamp, astype -----------------------------------------------------
+
+/** @internal where(condition, a, b): a where condition is true, else b; a and b may be JS scalars. */
+export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, opts?: unknown): Tensor {
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
+  const cond = checkTensor(condition, fn, 'condition');
+  if (cond.dtype !== 'bool') {
+    throw new TypeError(`${fn}: condition must be a bool tensor, got ${describeOperand(cond)}; compare first, e.g. x.gt(0)`);
+  }
+  const x = checkOperand(a, fn, 'self');
+  const y = checkOperand(b, fn, 'other');
+  const tensors: Tensor[] = [cond];
+  const names = ['condition'];
+  if (x instanceof Tensor) { tensors.push(x); names.push('self'); }
+  if (y instanceof Tensor) { tensors.push(y); names.push('other'); }
+  const device = commonDevice(tensors, names, fn);
+  const shape = broadcastShapes(tensors, fn);
+  const common = resultType(x, y);
+  const [xf, xi] = x instanceof Tensor ? [0, 0] : scalarArgs(x, common, fn, true);
+  const [yf, yi] = y instanceof Tensor ? [0, 0] : scalarArgs(y, common, fn, true);
+  const result = computeResult(shape, common, device, fn, { out, inputs: tensors, elementwise: true }, (r) =>
+    ops.where(fn, {
+      condition: cond.handle(fn), self: x instanceof Tensor ? x.handle(fn) : null, other: y instanceof Tensor ? y.handle(fn) : null,
+      selfScalar: xf, selfInt: xi, otherScalar: yf, otherInt: yi, dtype: common, out: r.handle(fn),
+    }));
+  if (shouldRecord(x, y)) recorders.where?.(cond, x, y, result);
+  return result;
+}
+
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+
+function bound(v: unknown, fn: string, name: string): number | bigint | undefined {
+  if (v === undefined || v === null) return undefined;
+  if ((typeof v === 'number' && !Number.isNaN(v)) || typeof v === 'bigint') return v;
+  throw new TypeError(`${fn}: ${name} must be a number or bigint (or undefined), got ${describeOperand(v)}`);
+}
+
+/** clamp's bounds by name, as torch's keywords: gx.clamp(x, { min: 0 }). */
+export interface ClampOptions<D extends DType = DType> extends OutOptions<D> {
+  min?: number | bigint | null;
+  max?: number | bigint | null;
+}
+
+const CLAMP_KEYS = optionKeys<ClampOptions>({ min: true, max: true, out: true });
+
+/** Whether clamp's second argument is its options object (the bounds by name) rather than min. */
+const isClampOptions = (v: unknown): v is object => v !== null && typeof v === 'object' && !(v instanceof Tensor);
+
+/**
+ * @internal clamp(x, min, max) with JS-number bounds, either may be absent;
+ * or clamp(x, { min, max, out }).
+ */
+export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string, optsArg?: unknown, inplace = false): Tensor {
+  let min = minArg, max = maxArg, opts = optsArg;
+  if (isClampOptions(minArg)) {
+    if (maxArg !== undefined || optsArg !== undefined) throw new TypeError(`${fn}: takes (x, { min, max }) or (x, min, max, options), not both`);
+    const o = optionsOf<ClampOptions>(minArg, fn, inplace ? CLAMP_KEYS.filter((k) => k !== 'out') : CLAMP_KEYS);
+    ({ min, max } = o);
+    opts = o.out === undefined ? undefined : { out: o.out };
+  }
+  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
+  const x = checkTensor(a, fn, 'self');
+  const lo = bound(min, fn, 'min'), hi = bound(max, fn, 'max');
+  if (lo === undefined && hi === undefined) throw new TypeError(`${fn}: needs min or max (or both)`);
+  const bounds = [lo, hi].filter((v): v is number | bigint => v !== undefined);
+  const common = resultType(x, ...bounds);
+  if (common === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
+  // Integer compute: bounds compare in int64, so one beyond it is as good as its end.
+  const asInt = (v: number | bigint | undefined): bigint => {
+    if (v === undefined || !isIntegral(common)) return 0n;
+    const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
+    return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
+  };
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+    (r) => ops.clamp(fn, {
+      self: x.handle(fn), min: lo === undefined ? null : Number(lo), max: hi === undefined ? null : Number(hi),
+      minInt: asInt(lo), maxInt: asInt(hi), dtype: common, out: r.handle(fn),
+    }));
+  if (shouldRecord(x)) recorders.clamp?.(x, lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi), result);
+  return result;
+}
+
+/** @internal A copy of x converted to `dtype`. */
+export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
+  const x = checkTensor(a, fn, 'self');
+  const d = parseDType(dtype, fn);
+  const result = computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
+    (r) => ops.astype(fn, { self: x.handle(fn), out: r.handle(fn) }));
+  if (shouldRecord(x)) recorders.astype?.(x, result);
+  return result;
+}

@@ -1,0 +1,115 @@
+// The elementwise ops and reductions as Tensor methods: `a.add(b).mul(2).sum()`,
+// declared and installed as NOTE [ Tensor methods ] (install.ts) says.
+import type { DType } from '../../generated/dtypes';
+import type { Tensor } from '../../core/tensor';
+import type { OutOptions } from '../common';
+import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
+import type { Operand } from '../promotion';
+import { installMethods, type TensorMethods } from '../install';
+import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from '../reduce/reduction';
+import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from '../types';
+
+declare module '../../core/tensor' {
+  interface Tensor<D extends DType = DType> {
+    /** this where condition is true, else other (gx.where(condition, this, other)). */
+    where(condition: Tensor, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+    where(condition: Tensor, other: Operand, opts?: OutOptions): Tensor;
+    /** Limits to [min, max], either optional (gx.clamp). */
+    clamp(min?: number | bigint | null, max?: number | bigint | null, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    clamp(bounds: ClampOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    /** In place gx.clamp, keeping the dtype; returns this. */
+    clamp_(min?: number | bigint | null, max?: number | bigint | null): this;
+    clamp_(bounds: Omit<ClampOptions, 'out'>): this;
+    /** A copy converted to `dtype` (gx.astype). */
+    astype<E extends DType>(dtype: E): Tensor<E>;
+    /** Sum over axes (gx.sum); integer and bool tensors sum in int64. @example x.sum(); x.sum(1); x.sum(1, { keepdims: true }) */
+    sum<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    sum<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    sum(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
+    sum(opts?: ReduceArg): Tensor<SumResult<D>>;
+    /** Product over axes (gx.prod). */
+    prod<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    prod<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    prod(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<SumResult<D>>;
+    prod(opts?: ReduceArg): Tensor<SumResult<D>>;
+    /** Mean over axes (gx.mean); floating tensors, or pass { dtype }. */
+    mean<E extends DType>(opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    mean<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
+    mean(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
+    mean(opts?: ReduceArg): Tensor<D>;
+    /** Maximum over axes (gx.max, torch.amax). */
+    max(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    max(opts?: ReduceArg): Tensor<D>;
+    /** Minimum over axes (gx.min, torch.amin). */
+    min(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    min(opts?: ReduceArg): Tensor<D>;
+    /** Index of the first maximum along one axis, or into the flattened tensor (gx.argmax). */
+    argmax(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
+    argmax(opts?: ArgReduceOptions | number): Tensor<'int64'>;
+    /** Index of the first minimum along one axis, or into the flattened tensor (gx.argmin). */
+    argmin(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
+    argmin(opts?: ArgReduceOptions | number): Tensor<'int64'>;
+  }
+}
+
+const methods: Record<string, (this: Tensor, ...args: never[]) => unknown> = {};
+for (const name of Object.keys(BINARY) as BinaryName[]) {
+  const spec = BINARY[name];
+  const fn = `Tensor.${name}`;
+  methods[name] = function (this: Tensor, other: unknown, opts?: unknown) {
+    return binaryOp(spec, this, other, fn, opts);
+  };
+}
+for (const name of Object.keys(BINARY) as BinaryName[]) {
+  const spec = BINARY[name];
+  if (!spec.inplace) continue;
+  const fn = `Tensor.${name}_`;
+  methods[`${name}_`] = function (this: Tensor, other: unknown) {
+    return binaryOp(spec, this, other, fn, undefined, true);
+  };
+}
+for (const name of Object.keys(UNARY) as UnaryName[]) {
+  const spec = UNARY[name];
+  const fn = `Tensor.${name}`;
+  methods[name] = spec.params.length === 0
+    ? function (this: Tensor, opts?: unknown) {
+      return unaryOp(spec, this, fn, opts);
+    }
+    : function (this: Tensor, ...rest: unknown[]) {
+      const { params, opts } = unaryArgs(spec, rest, fn);
+      return unaryOp(spec, this, fn, opts, false, params);
+    };
+  if (!spec.inplace) continue;
+  const fnIn = `Tensor.${name}_`;
+  methods[`${name}_`] = spec.params.length === 0
+    ? function (this: Tensor) {
+      return unaryOp(spec, this, fnIn, undefined, true);
+    }
+    : function (this: Tensor, ...rest: unknown[]) {
+      const { params, opts } = unaryArgs(spec, rest, fnIn);
+      if (opts !== undefined) throw new TypeError(`${fnIn}: takes no out (it writes this)`);
+      return unaryOp(spec, this, fnIn, undefined, true, params);
+    };
+}
+for (const name of Object.keys(REDUCE) as ReduceName[]) {
+  const spec = REDUCE[name];
+  const fn = `Tensor.${name}`;
+  methods[name] = function (this: Tensor, axis?: unknown, opts?: unknown) {
+    return reduceOp(spec, this, axis, opts, fn);
+  };
+}
+installMethods({
+  ...(methods as TensorMethods),
+  where(this: Tensor, condition: unknown, other: unknown, opts?: unknown) {
+    return whereOp(condition, this, other, 'Tensor.where', opts);
+  },
+  clamp(this: Tensor, min?: unknown, max?: unknown, opts?: unknown) {
+    return clampOp(this, min, max, 'Tensor.clamp', opts);
+  },
+  clamp_(this: Tensor, min?: unknown, max?: unknown) {
+    return clampOp(this, min, max, 'Tensor.clamp_', undefined, true);
+  },
+  astype(this: Tensor, dtype: unknown) {
+    return astypeOp(this, dtype, 'Tensor.astype');
+  },
+});

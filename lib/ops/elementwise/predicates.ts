@@ -1,0 +1,114 @@
+// Tests on values: any, all, isnan, isinf, isfinite, isclose, allclose,
+// equal, as torch's, composed from comparisons and sums (so every device and
+// dtype that those take works; their results are bool and need no autograd).
+// Intermediates are freed by tidy.
+import { zeros } from '../creation/creation';
+import { FLOAT_DTYPES, type DType } from '../../generated/dtypes';
+import { abs, add, eq, le, logicalAnd, logicalOr, lt, mul, ne, sub } from '../../generated/elementwise';
+import { optionKeys } from '../../core/options';
+import { describeValue, equalShapes } from '../../core/shape';
+import type { Tensor } from '../../core/tensor';
+import { tidy } from '../../core/tidy';
+import type { Axes } from '../axes';
+import { checkTensor, optionsOf } from '../common';
+import { REDUCE, reduceOp, type ReduceOptions } from '../reduce/reduction';
+
+const isFloating = (x: Tensor): boolean => (FLOAT_DTYPES as readonly DType[]).includes(x.dtype);
+
+/** How many elements along `axis` satisfy the bool tensor `b`, compared by `test` with 0. */
+function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: ReduceOptions | undefined, fn: string,
+  pick: (t: Tensor) => Tensor, test: typeof eq): Tensor<'bool'> {
+  const t = checkTensor(x, fn, 'input');
+  return tidy(() => test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0)) as Tensor<'bool'>;
+}
+
+/**
+ * Whether any element is nonzero (true), over `axis` or all; empty gives false.
+ * @example gx.any(gx.gt(x, 0)); gx.any(x, 1, { keepdims: true })
+ */
+export function any(x: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'> {
+  return countTest(x, axis, opts, 'gx.any', (t) => ne(t, 0), ne);
+}
+
+/**
+ * Whether every element is nonzero (true), over `axis` or all; empty gives true.
+ * @example gx.all(gx.isfinite(x)).item()
+ */
+export function all(x: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'> {
+  return countTest(x, axis, opts, 'gx.all', (t) => eq(t, 0), eq);
+}
+
+/** NaN elements (never, for integer and bool tensors). @example gx.isnan(gx.tensor([0, NaN])) // [false, true] */
+export function isnan(x: Tensor): Tensor<'bool'> {
+  const t = checkTensor(x, 'gx.isnan', 'input');
+  return (isFloating(t) ? ne(t, t) : zeros(t.shape, { dtype: 'bool', device: t.device })) as Tensor<'bool'>;
+}
+
+/** Infinite elements, either sign. @example gx.isinf(gx.tensor([1, -Infinity])) // [false, true] */
+export function isinf(x: Tensor): Tensor<'bool'> {
+  const t = checkTensor(x, 'gx.isinf', 'input');
+  if (!isFloating(t)) return zeros(t.shape, { dtype: 'bool', device: t.device });
+  return tidy(() => eq(abs(t), Infinity)) as Tensor<'bool'>;
+}
+
+/** Elements neither infinite nor NaN. @example gx.isfinite(gx.tensor([1, NaN, Infinity])) // [true, false, false] */
+export function isfinite(x: Tensor): Tensor<'bool'> {
+  const t = checkTensor(x, 'gx.isfinite', 'input');
+  if (!isFloating(t)) return zeros(t.shape, { dtype: 'bool', device: t.device }).fill_(true);
+  return tidy(() => lt(abs(t), Infinity)) as Tensor<'bool'>;  // NaN < Infinity is false
+}
+
+/** Options of gx.isclose and gx.allclose. */
+export interface IsCloseOptions {
+  /** Relative tolerance (default 1e-5). */
+  rtol?: number;
+  /** Absolute tolerance (default 1e-8). */
+  atol?: number;
+  /** Whether NaN is close to NaN (default false). */
+  equalNan?: boolean;
+}
+
+const ISCLOSE_KEYS = optionKeys<IsCloseOptions>({ rtol: true, atol: true, equalNan: true });
+
+function closeness(a: unknown, b: unknown, opts: unknown, fn: string): Tensor<'bool'> {
+  const x = checkTensor(a, fn, 'input'), y = checkTensor(b, fn, 'other');
+  const o = optionsOf<IsCloseOptions>(opts, fn, ISCLOSE_KEYS);
+  const rtol = o.rtol ?? 1e-5, atol = o.atol ?? 1e-8;
+  for (const [name, v] of [['rtol', rtol], ['atol', atol]] as const) {
+    if (typeof v !== 'number' || !(v >= 0)) throw new RangeError(`${fn}: ${name} must be a number >= 0, got ${describeValue(v)}`);
+  }
+  return tidy(() => {
+    // torch's rule: equal, or a finite error within atol + rtol * |other| (an infinite one never is).
+    const err = abs(sub(x, y));
+    const within = logicalAnd(lt(err, Infinity), le(err, add(mul(abs(y), rtol), atol)));
+    const close = logicalOr(eq(x, y), within);
+    return o.equalNan === true ? logicalOr(close, logicalAnd(ne(x, x), ne(y, y))) : close;
+  }) as Tensor<'bool'>;
+}
+
+/**
+ * Elementwise |a - b| <= atol + rtol * |b| (or a == b), broadcasting, as torch.isclose.
+ * @example gx.isclose(a, b, { rtol: 1e-3, equalNan: true })
+ */
+export function isclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): Tensor<'bool'> {
+  return closeness(a, b, opts, 'gx.isclose');
+}
+
+/**
+ * Whether every element of a is close to b's (gx.isclose), as a boolean.
+ * @example if (!gx.allclose(got, want, { atol: 1e-6 })) throw new Error('mismatch');
+ */
+export function allclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): boolean {
+  return tidy(() => all(closeness(a, b, opts, 'gx.allclose')).item());
+}
+
+/**
+ * Whether a and b have the same shape and the same values (torch.equal; NaN is never equal).
+ * @example gx.equal(gx.tensor([1, 2]), gx.tensor([1, 2])) // true
+ */
+export function equal(a: Tensor, b: Tensor): boolean {
+  const fn = 'gx.equal';
+  const x = checkTensor(a, fn, 'input'), y = checkTensor(b, fn, 'other');
+  if (!equalShapes(x.shape, y.shape)) return false;
+  return tidy(() => all(eq(x, y)).item());
+}

@@ -1,0 +1,86 @@
+// The shape ops of ./split, ./reorder and ./repeat and the value tests of
+// ../elementwise/predicates as Tensor methods (x.split(2), x.flip(0), x.any(1), ...), as
+// torch has them; declared and installed as NOTE [ Tensor methods ]
+// (install.ts) says. Errors name the gx function each one calls.
+import type { DType } from '../../core/dtype';
+import type { Tensor } from '../../core/tensor';
+import type { Axes } from '../axes';
+import { installMethods } from '../install';
+import * as predicates from '../elementwise/predicates';
+import type { ReduceOptions } from '../reduce/reduction';
+import * as repeat from './repeat';
+import * as reorder from './reorder';
+import * as split from './split';
+
+declare module '../../core/tensor' {
+  interface Tensor<D extends DType> {
+    /** gx.split: views of `sizeOrSections` elements (or of the listed sizes) along `axis`. @example x.split(2, 1) */
+    split(sizeOrSections: number | readonly number[], axis?: number): Tensor<D>[];
+    /** gx.chunk: `chunks` views along `axis`. @example x.chunk(3) */
+    chunk(chunks: number, axis?: number): Tensor<D>[];
+    /** gx.unbind: the slices along `axis`, that axis removed. @example const [a, b] = x.unbind(1) */
+    unbind(axis?: number): Tensor<D>[];
+    /** gx.flip: a copy reversed along `axes`. @example x.flip([0, 1]) */
+    flip(axes: number | readonly number[]): Tensor<D>;
+    /** gx.roll: a copy shifted by `shifts` along `axes`, wrapping around. @example x.roll(1, 0) */
+    roll(shifts: number | readonly number[], axes?: number | readonly number[]): Tensor<D>;
+    /** gx.repeat: this tensor repeated `reps` times along each dim (torch's x.repeat). @example x.repeat([2, 1]) */
+    repeat(reps: readonly number[]): Tensor<D>;
+    /** gx.tile: as repeat, reps padded with ones at the front. @example x.tile([2]) */
+    tile(reps: readonly number[]): Tensor<D>;
+    /** gx.repeatInterleave: each element `repeats` times along `axis`. @example x.repeatInterleave(2, 0) */
+    repeatInterleave(repeats: number, axis?: number): Tensor<D>;
+    /** gx.any: whether any element is nonzero, over `axis` or all. @example x.gt(0).any(1) */
+    any(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'>;
+    /** gx.all: whether every element is nonzero, over `axis` or all. @example x.isfinite().all().item() */
+    all(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'>;
+    /** gx.isnan: the NaN elements. @example x.isnan() */
+    isnan(): Tensor<'bool'>;
+    /** gx.isinf: the infinite elements. @example x.isinf() */
+    isinf(): Tensor<'bool'>;
+    /** gx.isfinite: the elements neither NaN nor infinite. @example x.isfinite() */
+    isfinite(): Tensor<'bool'>;
+  }
+}
+
+installMethods({
+  split(this: Tensor, sizeOrSections: number | readonly number[], axis?: number) {
+    return split.split(this, sizeOrSections, axis);
+  },
+  chunk(this: Tensor, chunks: number, axis?: number) {
+    return split.chunk(this, chunks, axis);
+  },
+  unbind(this: Tensor, axis?: number) {
+    return split.unbind(this, axis);
+  },
+  flip(this: Tensor, axes: number | readonly number[]) {
+    return reorder.flip(this, axes);
+  },
+  roll(this: Tensor, shifts: number | readonly number[], axes?: number | readonly number[]) {
+    return reorder.roll(this, shifts, axes);
+  },
+  repeat(this: Tensor, reps: readonly number[]) {
+    return repeat.repeat(this, reps);
+  },
+  tile(this: Tensor, reps: readonly number[]) {
+    return repeat.tile(this, reps);
+  },
+  repeatInterleave(this: Tensor, repeats: number, axis?: number) {
+    return repeat.repeatInterleave(this, repeats, axis);
+  },
+  any(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
+    return predicates.any(this, axis, opts);
+  },
+  all(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
+    return predicates.all(this, axis, opts);
+  },
+  isnan(this: Tensor) {
+    return predicates.isnan(this);
+  },
+  isinf(this: Tensor) {
+    return predicates.isinf(this);
+  },
+  isfinite(this: Tensor) {
+    return predicates.isfinite(this);
+  },
+});

@@ -1,0 +1,98 @@
+// The statistics of ./statistics-nan, ./statistics-order and ./scan's diff
+// as Tensor methods (x.nansum(1), x.median(0), x.quantile(0.9), x.diff()),
+// as torch has them; declared and installed as NOTE [ Tensor methods ]
+// (install.ts) says. Errors name the method ('Tensor.median').
+import type { DType } from '../../core/dtype';
+import type { Tensor } from '../../core/tensor';
+import type { Axes } from '../axes';
+import { installMethods } from '../install';
+import type { ReduceOptions } from './reduction';
+import { diffImpl, type DiffOptions } from './scan';
+import { cumExtremumImpl, cumprodImpl, type CumprodOptions } from './scan-doubling';
+import type { AxisOptions } from '../axes';
+import { REDUCE, reduceOp } from './reduction';
+import { aminmaxImpl, countNonzeroImpl, nanmeanImpl, nansumImpl, type AminmaxResult, type NanReduceOptions } from './statistics-nan';
+import { medianImpl, quantileImpl, type MedianOptions, type QuantileOptions } from './statistics-order';
+import type { SortResult } from '../sort/sorting';
+import type { FloatResult, ReduceAxis, SumResult } from '../types';
+
+declare module '../../core/tensor' {
+  interface Tensor<D extends DType> {
+    /** gx.nansum: the sum with NaNs as 0. @example x.nansum(1) */
+    nansum(axis?: ReduceAxis, opts?: NanReduceOptions): Tensor<SumResult<D>>;
+    nansum(opts: NanReduceOptions | Axes): Tensor<SumResult<D>>;
+    /** gx.nanmean: the mean of the elements that are not NaN. @example x.nanmean(0) */
+    nanmean(axis?: ReduceAxis, opts?: NanReduceOptions): Tensor<FloatResult<D>>;
+    nanmean(opts: NanReduceOptions | Axes): Tensor<FloatResult<D>>;
+    /** gx.countNonzero: how many elements are not zero (int64). @example mask.countNonzero() */
+    countNonzero(axis?: ReduceAxis, opts?: NanReduceOptions): Tensor<'int64'>;
+    countNonzero(opts: NanReduceOptions | Axes): Tensor<'int64'>;
+    /** gx.amax: the largest element over axes (gx.max). @example x.amax(-1) */
+    amax(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    amax(opts: ReduceOptions | Axes): Tensor<D>;
+    /** gx.amin: the smallest element over axes (gx.min). @example x.amin(-1) */
+    amin(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
+    amin(opts: ReduceOptions | Axes): Tensor<D>;
+    /** gx.aminmax: `{ min, max }` (also `[min, max]`). @example const [lo, hi] = x.aminmax() */
+    aminmax(axis?: ReduceAxis, opts?: NanReduceOptions): AminmaxResult<D>;
+    aminmax(opts: NanReduceOptions | Axes): AminmaxResult<D>;
+    /** gx.median: of every element, or `{ values, indices }` along an axis. @example x.median(); x.median(1).values */
+    median(): Tensor<D>;
+    median(axis: number, opts?: MedianOptions): SortResult<D>;
+    median(opts: MedianOptions & { axis: number }): SortResult<D>;
+    /** gx.quantile: the q-th quantiles (q in [0, 1]). @example x.quantile([0.1, 0.9], 0) */
+    quantile(q: number | readonly number[] | Tensor, axis?: number | null, opts?: QuantileOptions): Tensor<FloatResult<D>>;
+    quantile(q: number | readonly number[] | Tensor, opts: QuantileOptions): Tensor<FloatResult<D>>;
+    /** gx.diff: the n-th forward difference along an axis (default -1). @example x.diff() */
+    diff(n?: number, axis?: number, opts?: DiffOptions): Tensor<D>;
+    diff(n: number, opts: DiffOptions): Tensor<D>;
+    /** gx.cumprod: inclusive prefix products along an axis. @example x.cumprod(0) */
+    cumprod(axis: number, opts?: CumprodOptions): Tensor<SumResult<D>>;
+    cumprod(opts: CumprodOptions & { axis: number }): Tensor<SumResult<D>>;
+    /** gx.cummax: the running maximum and its index, `{ values, indices }`. @example const [m, i] = x.cummax(1) */
+    cummax(axis: number): SortResult<D>;
+    cummax(opts: AxisOptions & { axis: number }): SortResult<D>;
+    /** gx.cummin: the running minimum and its index. @example x.cummin(-1).values */
+    cummin(axis: number): SortResult<D>;
+    cummin(opts: AxisOptions & { axis: number }): SortResult<D>;
+  }
+}
+
+installMethods({
+  nansum(this: Tensor, axis?: unknown, opts?: unknown) {
+    return nansumImpl(this, axis, opts, 'Tensor.nansum');
+  },
+  nanmean(this: Tensor, axis?: unknown, opts?: unknown) {
+    return nanmeanImpl(this, axis, opts, 'Tensor.nanmean');
+  },
+  countNonzero(this: Tensor, axis?: unknown, opts?: unknown) {
+    return countNonzeroImpl(this, axis, opts, 'Tensor.countNonzero');
+  },
+  amax(this: Tensor, axis?: unknown, opts?: unknown) {
+    return reduceOp(REDUCE.max, this, axis, opts, 'Tensor.amax');
+  },
+  amin(this: Tensor, axis?: unknown, opts?: unknown) {
+    return reduceOp(REDUCE.min, this, axis, opts, 'Tensor.amin');
+  },
+  aminmax(this: Tensor, axis?: unknown, opts?: unknown) {
+    return aminmaxImpl(this, axis, opts, 'Tensor.aminmax');
+  },
+  median(this: Tensor, axis?: unknown, opts?: unknown) {
+    return medianImpl(this, axis, opts, 'Tensor.median');
+  },
+  quantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
+    return quantileImpl(this, q, axis, opts, 'Tensor.quantile');
+  },
+  diff(this: Tensor, n?: unknown, axis?: unknown, opts?: unknown) {
+    return diffImpl(this, n, axis, opts, 'Tensor.diff');
+  },
+  cumprod(this: Tensor, axis: unknown, opts?: unknown) {
+    return cumprodImpl(this, axis, opts, 'Tensor.cumprod');
+  },
+  cummax(this: Tensor, axis: unknown) {
+    return cumExtremumImpl(this, axis, undefined, true, 'Tensor.cummax');
+  },
+  cummin(this: Tensor, axis: unknown) {
+    return cumExtremumImpl(this, axis, undefined, false, 'Tensor.cummin');
+  },
+});

@@ -1,0 +1,308 @@
+// The tape: every differentiable op that sees an input requiring grad
+// records a Node with edges to where its inputs came from (the nodes that
+// made them, or leaf tensors whose .grad collects) and a backward function.
+//
+// NOTE [ Autograd memory ]
+// gpuext frees memory deterministically (dispose, tidy), so the graph does
+// too. A node keeps what its backward needs; when the user disposes one of
+// those tensors first, an alias (a view sharing the storage, outside every
+// tidy scope) takes its place just before, so the user may dispose the
+// originals. (Aliasing every saved tensor up front cost a native call and a
+// Tensor per op, mostly for nothing: backward usually runs first.)
+// Nodes are reference-counted: by the tensors they made and by the nodes
+// that consume those. Disposing a tensor drops its reference; a node at zero
+// frees its saved tensors and drops its references to its inputs' nodes. A
+// backward without { retainGraph } frees each node's saved tensors once used,
+// so running backward through that graph again is an error. A training loop
+// that disposes its loss (or runs in tidy) therefore frees the whole tape.
+//
+// NOTE [ Autograd and in-place ops ]
+// Each storage written in place gets a version counter (bumped by the
+// in-place ops and `out`). A saved tensor remembers its version; if its
+// storage was written after it was saved, backward is an error naming the
+// op, as PyTorch's version counter rule. An in-place op on a tensor that
+// requires grad, and `out` of an op whose inputs require grad, are refused.
+// copy_ copies values only (as copy_(src.detach()) would): it is refused
+// into a tensor that requires grad, and no gradient flows from its source.
+import { DTYPE_INFO } from '../generated/dtypes';
+import { autogradHooks, Tensor, type AutogradMeta } from '../core/tensor';
+import { untrack } from '../core/tidy';
+import { isGradEnabled } from './mode';
+
+/**
+ * A saved tensor, with the storage version it had. It holds the tensor itself
+ * until someone disposes that (gx.tidy, `using`, dispose()): then, just
+ * before, an alias takes its place (NOTE [ Autograd memory ]). A backward run
+ * before the tensor is disposed, the common case, never makes one.
+ */
+class Saved {
+  #t: Tensor;
+  #alias: Tensor | undefined;
+  readonly key: number;
+  readonly version: number;
+
+  constructor(t: Tensor) {
+    this.#t = t;
+    const meta = (t.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 });
+    // A Set: a constant used by every op of a long chain is saved by each, and each node frees its own entry.
+    (meta.savedIn ??= new Set()).add(this);
+    this.key = storageKey(t);
+    const v = versions.get(this.key);
+    if (v === undefined) {
+      versions.set(this.key, { version: 0, saved: 1 });
+      this.version = 0;
+    } else {
+      v.saved++;
+      this.version = v.version;
+    }
+  }
+
+  /** The saved tensor (the original, or its alias once the original was disposed). */
+  get value(): Tensor {
+    return this.#alias ?? this.#t;
+  }
+
+  /**
+   * Called as the original is disposed: an alias keeps the values, and stands
+   * for the original in the graph, so that a backward with createGraph
+   * differentiates through it too (NOTE [ Saved aliases in the graph ]).
+   */
+  keep(): void {
+    if (this.#alias !== undefined) return;
+    this.#alias = alias(this.#t);
+    const m = this.#t.ag;
+    if (m !== undefined && (m.requiresGrad || m.node !== null)) {
+      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index };
+      unheld.add(this.#alias.ag);
+    }
+  }
+
+  /** The storage's version now. */
+  current(): number {
+    return versions.get(this.key)?.version ?? 0;
+  }
+
+  free(): void {
+    if (this.#alias !== undefined) {
+      this.#alias.dispose();
+    } else {
+      this.#t.ag?.savedIn?.delete(this);
+    }
+    const v = versions.get(this.key);
+    if (v !== undefined && --v.saved === 0) versions.delete(this.key);
+  }
+}
+
+// NOTE [ Saved aliases in the graph ]
+// A saved tensor the user disposed lives on as an alias (NOTE [ Autograd
+// memory ]). Its values suffice for a plain backward, but a backward with
+// createGraph runs the formulas recording, and a formula reading the saved
+// tensor must then record its dependence on the graph that made it (exp's
+// gradient g * exp(x) differentiates again through its saved result): the
+// alias carries the original's place in the graph. It does not hold that
+// node (a node saving its own output would then hold itself and never be
+// freed): the node consuming the saved tensor holds it by its edge, or is it.
+const unheld = new WeakSet<AutogradMeta>();
+
+/** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
+const versions = new Map<number, { version: number; saved: number }>();
+
+/**
+ * A key shared by every view of one storage: its first byte's address (host
+ * and device memory share one virtual address space, CUDA's unified
+ * addressing, so no two live storages have the same).
+ */
+function storageKey(t: Tensor): number {
+  const m = t.info();
+  return t.address() - m.offset * DTYPE_INFO[m.dtype].itemsize;
+}
+
+/** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]): counted only for storages a node saved. */
+export function bumpVersion(t: Tensor): void {
+  if (versions.size === 0) return;
+  const v = versions.get(storageKey(t));
+  if (v !== undefined) v.version++;
+}
+
+/** Where an input's gradient goes: output `index` of the node that made it, or the leaf it is. */
+export type Edge = { node: Node; index: number; leaf?: undefined } | { leaf: Tensor; node?: undefined };
+
+/** An input's (or output's) shape, dtype and device, to bring a gradient back to them or make zeros of them. */
+export interface InputInfo {
+  shape: readonly number[];
+  dtype: string;
+  device: Tensor['device'];
+}
+
+/** A gradient per input (null, undefined: none) from the gradient of the output. */
+export type BackwardFn = (grad: Tensor, saved: readonly Tensor[]) => readonly (Tensor | number | null | undefined)[];
+/** The same for a node of several outputs: one gradient per output (zeros where an output got none). */
+export type MultiBackwardFn = (grads: readonly Tensor[], saved: readonly Tensor[]) => readonly (Tensor | number | null | undefined)[];
+
+export class Node {
+  refs = 0;
+  #saved: Saved[] | undefined;
+  #freed = false;
+
+  /**
+   * `fn` takes one gradient per output; `single`: the node has one output
+   * and `fn` is a BackwardFn taking that gradient itself (no wrapper made per op).
+   */
+  constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
+    readonly outputs: readonly InputInfo[], private readonly fn: MultiBackwardFn | BackwardFn, saved: readonly Tensor[],
+    private readonly single = false) {
+    const kept: Saved[] = [];
+    for (const t of saved) kept.push(new Saved(t));
+    this.#saved = kept;
+    for (const e of edges) if (e?.node !== undefined) e.node.refs++;
+  }
+
+  /** The gradients of the inputs from those of the outputs (one per output). */
+  backward(grads: readonly Tensor[], saved: readonly Tensor[]): readonly (Tensor | number | null | undefined)[] {
+    return this.single ? (this.fn as BackwardFn)(grads[0], saved) : (this.fn as MultiBackwardFn)(grads, saved);
+  }
+
+  /** The saved tensors, checked against in-place writes since. */
+  saved(): Tensor[] {
+    if (this.#saved === undefined) {
+      throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
+        'pass { retainGraph: true } to the first backward() to keep them');
+    }
+    return this.#saved.map((s, i) => {
+      if (s.current() !== s.version) {
+        throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
+          `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
+      }
+      return s.value;
+    });
+  }
+
+  /** Frees the saved tensors (after backward, or when nothing refers to the node any more). */
+  freeSaved(): void {
+    for (const s of this.#saved ?? []) s.free();
+    this.#saved = undefined;
+  }
+
+  release(): void {
+    if (--this.refs > 0 || this.#freed) return;
+    this.#freed = true;
+    this.freeSaved();
+    for (const e of this.edges) e?.node?.release();
+  }
+}
+
+const ordinal = (i: number): string => ['first', 'second', 'third', 'fourth'][i] ?? `#${i + 1}`;
+
+/** @internal A view of all of `t`, not recorded and outside every tidy scope. */
+export function alias(t: Tensor): Tensor {
+  return untrack(t.alias());
+}
+
+autogradHooks.inPlace = (fn, t, inputs) => checkInPlace(fn, t, inputs);
+
+autogradHooks.disposing = (t: Tensor): void => {
+  const list = t.ag?.savedIn;
+  if (list === undefined) return;
+  (t.ag as AutogradMeta).savedIn = undefined;
+  for (const s of list) s.keep();
+};
+
+autogradHooks.disposed = (t: Tensor): void => {
+  const meta = t.ag;
+  if (meta === undefined) return;
+  t.ag = undefined;
+  // A leaf's gradient goes with it (take a clone() first to keep it); a made tensor drops its node.
+  if (meta.grad !== null && !meta.grad.isDisposed) meta.grad.dispose();
+  if (!unheld.has(meta)) (meta.node as Node | null)?.release();
+};
+
+/** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */
+export function requiresGrad(t: unknown): t is Tensor {
+  return t instanceof Tensor && t.ag !== undefined && (t.ag.requiresGrad || t.ag.node !== null);
+}
+
+/** Whether an op on these operands must be recorded. */
+export function shouldRecord(...xs: readonly unknown[]): boolean {
+  if (!isGradEnabled()) return false;
+  for (const x of xs) if (requiresGrad(x)) return true;
+  return false;
+}
+
+/** Whether a dtype can carry a gradient: the floating kind of the dtype list (csrc/include/gpuext/dtype_list.h). */
+export const isFloatingDType = (d: string): boolean => DTYPE_INFO[d as keyof typeof DTYPE_INFO]?.kind === 'f';
+
+/**
+ * Records `output` as made by `name` from `inputs` (tensors, numbers or
+ * anything else: only tensors that require grad get edges). `backward` gets
+ * the output's gradient and the tensors listed in `save` (as saved) and
+ * returns one gradient per input (null where there is none). Returns output.
+ */
+export function record<T extends Tensor>(name: string, inputs: readonly unknown[], output: T, save: readonly Tensor[], backward: BackwardFn): T {
+  if (!isFloatingDType(output.dtype)) return output;  // an integer or bool result has no gradient
+  recordNode(name, inputs, [output], save, backward, true);
+  return output;
+}
+
+/** The tensor's own metadata (shape, dtype, device): nothing to copy, it never changes. */
+const infoOf = (t: Tensor): InputInfo => t.info();
+
+/** record() for an op of several outputs (those of a non-floating dtype get no gradient). */
+export function recordMulti(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[], backward: MultiBackwardFn): void {
+  recordNode(name, inputs, outputs, save, backward, false);
+}
+
+// Plain loops: this runs once per recorded op, where the tape's overhead is counted.
+function recordNode(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[],
+  backward: MultiBackwardFn | BackwardFn, single: boolean): void {
+  const edges: (Edge | null)[] = [], infos: (InputInfo | null)[] = [];
+  for (const x of inputs) {
+    if (requiresGrad(x)) {
+      const meta = x.ag as AutogradMeta;
+      edges.push(meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x });
+    } else {
+      edges.push(null);
+    }
+    infos.push(x instanceof Tensor ? infoOf(x) : null);
+  }
+  const outInfos: InputInfo[] = [];
+  for (const out of outputs) outInfos.push(infoOf(out));
+  const node = new Node(name, edges, infos, outInfos, backward, save, single);
+  for (let index = 0; index < outputs.length; index++) {
+    const out = outputs[index];
+    if (!isFloatingDType(out.dtype)) continue;
+    node.refs++;
+    // An output this node saves already has a meta (its savedIn); keep it.
+    out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };
+  }
+  if (node.refs === 0) node.freeSaved();
+}
+
+/** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
+export function checkInPlace(fn: string, target: Tensor | undefined, inputs: readonly unknown[]): void {
+  if (target === undefined) return;
+  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) {
+    throw new Error(`${fn}: an in-place op or out= on tensors that require grad cannot be recorded; ` +
+      'compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
+  }
+  bumpVersion(target);
+}
+
+/**
+ * The recorders of the op families, filled in by lib/autograd/functions.ts
+ * (the ops call them through here, so that lib/ops does not import the
+ * derivative formulas, which are written in lib/ops' own functions).
+ */
+export const recorders: {
+  binary?: (name: string, x: unknown, y: unknown, out: Tensor) => void;
+  /** `params`: a unary op's number parameters by name (NOTE [ Parameters of elementwise ops ]). */
+  unary?: (name: string, x: Tensor, out: Tensor, params: Readonly<Record<string, number>>) => void;
+  reduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, out: Tensor) => void;
+  where?: (cond: Tensor, x: unknown, y: unknown, out: Tensor) => void;
+  clamp?: (x: Tensor, lo: number | undefined, hi: number | undefined, out: Tensor) => void;
+  astype?: (x: Tensor, out: Tensor) => void;
+  matmul?: (a: Tensor, b: Tensor, out: Tensor) => void;
+  /** softmax, logSoftmax, cumsum along `axis`. */
+  alongAxis?: (name: string, x: Tensor, axis: number, out: Tensor) => void;
+  /** logsumexp, var, std over `axes`. */
+  statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
+} = {};
