@@ -1,7 +1,10 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
 export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
-// Tensor methods beyond the class's own, installed by loading their family's
-// module (NOTE [ Tensor methods ] in ops/install.ts).
+import { registerAll } from './register';
+// Tensor's methods beyond the class's own and the autograd recorders, installed once (lib/register.ts).
+registerAll();
+// The method families' `declare module` blocks, which give Tensor its methods' types (the
+// .d.ts keeps these imports, so a user's program sees them); importing them installs nothing.
 import './ops/creation/tensor-to';
 import './ops/elementwise/methods';
 import './ops/layout/methods';
@@ -13,7 +16,6 @@ import './ops/sort/methods';
 import './ops/linalg/methods';
 import './ops/reduce/methods';
 import './ops/elementwise/lerp';
-import './autograd/functions';
 import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './ops/creation/tensor-to';
 export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/layout/shape-methods';
@@ -63,12 +65,17 @@ export {
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
   fmod, atan2, hypot, logaddexp, copysign, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, expm1, exp2, log2,
   log10, erf, erfc, erfinv, reciprocal, frac, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
-  square, trunc, nanToNum, where, clamp, astype, sum, prod, mean, max, min, argmax, argmin, resultType, promoteTypes, canCast,
-} from './ops';
-export type {
-  Operand, ScalarOperand, OutOptions, ClampOptions, ReduceOptions, ReduceDTypeOptions, ArgReduceOptions, FloatDType, IntegerDType,
-  FloatResult, SumResult, ReduceArg, ReduceAxis, Axes, AxisOptions,
-} from './ops';
+  square, trunc, nanToNum,
+} from './generated/elementwise';
+export { where, clamp, astype } from './ops/elementwise/functions';
+export { sum, prod, mean, max, min, argmax, argmin } from './ops/reduce/functions';
+export { resultType, promoteTypes, canCast } from './ops/promotion';
+export type { Operand, ScalarOperand } from './ops/promotion';
+export type { OutOptions } from './ops/common';
+export type { ClampOptions } from './ops/elementwise/elementwise';
+export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './ops/reduce/reduction';
+export type { FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis } from './ops/types';
+export type { Axes, AxisOptions } from './ops/axes';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random/random';
 export {
   randperm, bernoulli, normal, multinomial, dropout, type SamplingOptions, type RandpermOptions, type MultinomialOptions, type DropoutOpOptions,

@@ -1,16 +1,12 @@
 #!/usr/bin/env node
-// Fails when lib/ has an import cycle: a module that, through the modules it
-// imports, imports itself. Cycles make load order matter (a value read before
-// its module finished loading is undefined) and tie rooms together that the
-// layout keeps apart (lib/ face -> generated calls -> the addon). `npm test`
-// runs it.
-//
-// Also fails, naming file and line, when the run-time imports the build tool:
-// a value import from the run-time (lib/ but lib/toolkit/, lib/cli/ and the
-// entry point lib/index.ts, which faces every layer) into lib/toolkit/ or
-// lib/cli/. What both need lives below them, in lib/platform/ (its README).
-// The package must load, and run-time kernels compile, without the build's
-// code; scripts/check-layers.js keeps csrc/ layered the same way.
+// Fails when lib/ has an import cycle (a module that, through the modules it
+// imports, imports itself) or a value import that goes up a layer or sideways
+// (NOTE [ lib layers ] below; lib/README.md shows the table), naming file and
+// line. Cycles make load order matter (a value read before its module finished
+// loading is undefined); a layer that imports a higher one ties rooms together
+// that the layout keeps apart (the run-time loading the build tool, the ops
+// loading autograd's engine). scripts/check-layers.js keeps csrc/ layered the
+// same way. `npm test` runs both.
 //
 // Counted: value imports and re-exports between lib/ files (`import ... from`,
 // `import './x'`, `export ... from`, `require('./x')`). Not counted:
@@ -85,27 +81,50 @@ if (cycles.size > 0) {
   process.exit(1);
 }
 
-// The build tool's folders, and the run-time files that may still import them, each with its reason.
-const BUILD_TOOL = ['lib/toolkit/', 'lib/cli/'];
-const ENTRY = 'lib/index.ts';
-const RUNTIME_EXCEPTIONS = {
-  'lib/toolkit/load.ts': 'gx.load builds an extension on first use (torch.utils.cpp_extension.load): the toolkit\'s face at run time',
+// NOTE [ lib layers ]
+// Folder (under lib/) -> layer, from the bottom up; a module may import its own
+// folder and any lower layer, never a higher one or a sibling of its layer
+// (rtc, io and profiler stand side by side; so do jit, distributed and nn).
+// The generated files sit with their readers: the tables at the bottom, the
+// ops' faces with the ops, the derivative formulas with autograd. The entry
+// files (lib/index.ts, lib/register.ts) are '.'.
+const LAYERS = {
+  generated: 0, platform: 1, core: 2, tape: 3, extension: 4, ops: 5, autograd: 6,
+  rtc: 7, io: 7, profiler: 7, jit: 8, distributed: 8, nn: 8, optim: 9, toolkit: 10, '.': 11, cli: 12,
 };
-const inBuildTool = (r) => BUILD_TOOL.some((d) => r.startsWith(d));
+const GENERATED_LAYER = { 'ops.ts': 'ops', 'elementwise.ts': 'ops', 'derivatives.ts': 'autograd', 'collective-functions.ts': 'distributed' };
+
+/** The layer name of a lib/ file: its first folder ('.' for the entry files), or a generated file's readers'. */
+function layerOf(file) {
+  const parts = path.relative(lib, file).split(path.sep);
+  if (parts.length === 1) return '.';
+  if (parts[0] === 'generated') return GENERATED_LAYER[parts[1]] ?? 'generated';
+  return parts[0];
+}
+
 const upward = [];
 for (const [f, deps] of imports) {
-  const from = rel(f).split(path.sep).join('/');
-  if (inBuildTool(from) || from === ENTRY || from in RUNTIME_EXCEPTIONS) continue;
+  const from = layerOf(f);
+  if (!(from in LAYERS)) { upward.push(`${rel(f)}: folder lib/${from}/ has no layer in scripts/check-imports.js's LAYERS`); continue; }
   for (const { target, line } of deps) {
-    const to = rel(target).split(path.sep).join('/');
-    if (inBuildTool(to)) upward.push(`${from}:${line}: imports ${to}, the build tool's`);
+    const to = layerOf(target);
+    if (to === from || LAYERS[to] < LAYERS[from]) continue;
+    upward.push(`${rel(f)}:${line}: layer ${LAYERS[from]} (lib/${from === '.' ? '' : `${from}/`}) imports ${rel(target)} (layer ${LAYERS[to]})`);
+  }
+}
+// Every folder's README says which layer it is.
+for (const [folder, layer] of Object.entries(LAYERS)) {
+  if (folder === '.' || !fs.existsSync(path.join(lib, folder))) continue;
+  const readme = path.join(lib, folder, 'README.md');
+  if (!fs.existsSync(readme) || !new RegExp(`\\bLayer ${layer}\\b`).test(fs.readFileSync(readme, 'utf8'))) {
+    upward.push(`${rel(readme)}: missing, or does not say "Layer ${layer}"`);
   }
 }
 if (upward.length > 0) {
-  console.error(`check-imports: ${upward.length} run-time import${upward.length === 1 ? '' : 's'} of the build tool (${BUILD_TOOL.join(', ')}):`);
+  console.error(`check-imports: ${upward.length} import${upward.length === 1 ? '' : 's'} going up a layer or sideways (NOTE [ lib layers ] in scripts/check-imports.js):`);
   for (const u of upward) console.error(`  ${u}`);
-  console.error('Import it from lib/platform/ (move it there when both need it), or import types only (import type).');
+  console.error('Move what both sides need down a layer, invert the dependency (a hook the lower layer exposes), or import types only (import type).');
   process.exit(1);
 }
-console.log(`lib/: ${graph.size} modules, no import cycles, no run-time import of ${BUILD_TOOL.join(' or ')} ` +
-  `(but ${Object.keys(RUNTIME_EXCEPTIONS).join(', ')}: see RUNTIME_EXCEPTIONS)`);
+const used = new Set([...graph.keys()].map(layerOf));
+console.log(`lib/: ${graph.size} modules in ${used.size} folders on ${new Set([...used].map((l) => LAYERS[l])).size} layers, no import cycles, none going up`);

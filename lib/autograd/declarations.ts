@@ -19,7 +19,6 @@
 // export without one fails it, and so does an entry the op does not keep.
 import { ELEMENTWISE_DIFFERENTIABILITY } from '../generated/derivatives';
 import { BINARY, UNARY } from '../generated/ops';
-import { shouldRecord } from '../tape/graph';
 
 export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
 
@@ -99,17 +98,4 @@ export const DIFFERENTIABILITY: Readonly<Record<string, Differentiability>> = ta
 /** How autograd treats the gx function or Tensor method `name` (undefined: undeclared). */
 export function differentiability(name: string): Differentiability | undefined {
   return Object.prototype.hasOwnProperty.call(DIFFERENTIABILITY, name) ? DIFFERENTIABILITY[name] : undefined;
-}
-
-/**
- * The refusal of an op declared notImplemented (its declaration key `name`),
- * called before it computes: throws, naming the caller `fn` ('gx.unique',
- * 'Tensor.unique'), when grad mode is on and a tensor among `inputs` requires grad.
- */
-export function derivativeNotImplemented(name: string, fn: string, ...inputs: readonly unknown[]): void {
-  if (!shouldRecord(...inputs)) return;
-  if (DIFFERENTIABILITY[name] !== 'notImplemented') {
-    throw new Error(`gpuext internal error: gx.${name} refuses its derivative but is declared '${DIFFERENTIABILITY[name]}'`);
-  }
-  throw new Error(`${fn}: the derivative is not implemented; detach() the input or call it under gx.noGrad()`);
 }

@@ -5,7 +5,7 @@
 // into .grad (or, for gx.autograd.functional, chosen tensors' gradients are
 // collected instead); tensor hooks run on the way (hooks.ts).
 import { full } from '../ops/creation/creation';
-import { sum } from '../ops/index';
+import { sum } from '../ops/reduce/functions';
 import { add } from '../generated/elementwise';
 import { equalShapes } from '../core/shape';
 import { Tensor } from '../core/tensor';

@@ -11,7 +11,7 @@ import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
 import { cumsum } from '../ops/reduce/scan';
 import { matmul } from '../ops/linalg/matmul';
-import { mean, sum } from '../ops/index';
+import { mean, sum } from '../ops/reduce/functions';
 import { sumToShape } from './engine';
 import { whereOp } from '../ops/elementwise/elementwise';
 import { Tensor } from '../core/tensor';
@@ -29,7 +29,7 @@ const gxName = (op: string): string => op.replace(/_([a-z0-9])/g, (_m, c: string
 /** A binary op's parameters: it has none. */
 const NO_PARAMS: Readonly<Record<string, number>> = {};
 
-recorders.binary = (op, x, y, out) => {
+const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out) => {
   const name = gxName(op);
   const d = DERIVATIVES[name];
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
@@ -50,7 +50,7 @@ recorders.binary = (op, x, y, out) => {
   });
 };
 
-recorders.unary = (op, x, out, params) => {
+const unaryRecorder: NonNullable<(typeof recorders)['unary']> = (op, x, out, params) => {
   const name = gxName(op);
   const d = DERIVATIVES[name];
   if (d === undefined) return;
@@ -65,7 +65,7 @@ function unreduce(g: Tensor, shape: readonly number[], axes: readonly number[], 
   return gk.expand(shape as number[]);
 }
 
-recorders.reduce = (name, x, axes, keepdims, out) => {
+const reduceRecorder: NonNullable<(typeof recorders)['reduce']> = (name, x, axes, keepdims, out) => {
   const shape = x.shape.slice();
   const count = axes.reduce((n, d) => n * shape[d], 1);
   switch (name) {
@@ -94,7 +94,7 @@ recorders.reduce = (name, x, axes, keepdims, out) => {
   }
 };
 
-recorders.where = (cond, x, y, out) => {
+const whereRecorder: NonNullable<(typeof recorders)['where']> = (cond, x, y, out) => {
   const needX = requiresGrad(x), needY = requiresGrad(y);
   record('where', [x, y], out, [cond], (g, [c]) => [
     needX ? whereOp(c, g, 0, 'where backward') : null,
@@ -102,7 +102,7 @@ recorders.where = (cond, x, y, out) => {
   ]);
 };
 
-recorders.clamp = (x, lo, hi, out) => {
+const clampRecorder: NonNullable<(typeof recorders)['clamp']> = (x, lo, hi, out) => {
   // The gradient passes where x is inside [lo, hi] (at a bound too, as torch).
   record('clamp', [x], out, [x], (g, [sx]) => {
     let inside: Tensor | undefined;
@@ -115,19 +115,19 @@ recorders.clamp = (x, lo, hi, out) => {
   });
 };
 
-recorders.astype = (x, out) => {
+const astypeRecorder: NonNullable<(typeof recorders)['astype']> = (x, out) => {
   const dtype = x.dtype;
   if (!isFloatingDType(dtype)) return;
   record('astype', [x], out, [], (g) => [g.astype(dtype)]);
 };
 
-autogradHooks.sameValues = (name, t, out) => {
+const sameValuesRecorder: NonNullable<(typeof autogradHooks)['sameValues']> = (name, t, out) => {
   if (!shouldRecord(t)) return;
   const shape = t.shape.slice();
   record(name, [t], out, [], (g) => [g.reshape(shape)]);
 };
 
-autogradHooks.moved = (t, out) => {
+const movedRecorder: NonNullable<(typeof autogradHooks)['moved']> = (t, out) => {
   if (!shouldRecord(t)) return;
   const from = t.device;
   record('to', [t], out, [], (g) => [g.toDevice(from, false, 'Tensor.to backward')]);
@@ -136,7 +136,7 @@ autogradHooks.moved = (t, out) => {
 /** The last two axes swapped (a matrix's transpose, batched). */
 const mT = (t: Tensor): Tensor => t.transpose(-1, -2);
 
-recorders.matmul = (a, b, out) => {
+const matmulRecorder: NonNullable<(typeof recorders)['matmul']> = (a, b, out) => {
   // Vectors as matrices ([1, k] and [k, 1]), as the forward op treats them; the gradient of the result gets the dims back.
   const needA = requiresGrad(a), needB = requiresGrad(b);
   record('matmul', [a, b], out, [a, b], (g, [sa, sb]) => {
@@ -151,7 +151,7 @@ recorders.matmul = (a, b, out) => {
   });
 };
 
-recorders.alongAxis = (name, x, axis, out) => {
+const alongAxisRecorder: NonNullable<(typeof recorders)['alongAxis']> = (name, x, axis, out) => {
   switch (name) {
     case 'softmax':  // dx = y (g - sum(g y))
       record(name, [x], out, [out], (g, [y]) => [E.mul(y, E.sub(g, sum(E.mul(g, y), { axis, keepdims: true })))]);
@@ -167,7 +167,7 @@ recorders.alongAxis = (name, x, axis, out) => {
   }
 };
 
-recorders.statReduce = (name, x, axes, keepdims, correction, out) => {
+const statReduceRecorder: NonNullable<(typeof recorders)['statReduce']> = (name, x, axes, keepdims, correction, out) => {
   const shape = x.shape.slice();
   const count = axes.reduce((n, d) => n * shape[d], 1);
   const spread = (t: Tensor): Tensor => unreduce(t, shape, axes, keepdims);
@@ -186,3 +186,9 @@ recorders.statReduce = (name, x, axes, keepdims, correction, out) => {
       break;
   }
 };
+
+/** Installs the recorders above into the tape (lib/register.ts runs it once). */
+export function installRecorders(): void {
+  Object.assign(recorders, { binary: binaryRecorder, unary: unaryRecorder, reduce: reduceRecorder, where: whereRecorder, clamp: clampRecorder, astype: astypeRecorder, matmul: matmulRecorder, alongAxis: alongAxisRecorder, statReduce: statReduceRecorder });
+  Object.assign(autogradHooks, { sameValues: sameValuesRecorder, moved: movedRecorder });
+}

@@ -64,79 +64,82 @@ function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
   t.ag.requiresGrad = on;
 }
 
-Object.defineProperties(Tensor.prototype, {
-  requiresGrad: {
-    get(this: Tensor): boolean {
-      return needsGrad(this);
+/** Installs requiresGrad, grad, backward() and the rest on Tensor (lib/register.ts runs it once). */
+export function installAutogradMethods(): void {
+  Object.defineProperties(Tensor.prototype, {
+    requiresGrad: {
+      get(this: Tensor): boolean {
+        return needsGrad(this);
+      },
+      set(this: Tensor, on: boolean) {
+        setRequiresGrad(this, on, 'Tensor.requiresGrad');
+      },
+      configurable: true,
     },
-    set(this: Tensor, on: boolean) {
-      setRequiresGrad(this, on, 'Tensor.requiresGrad');
+    grad: {
+      get(this: Tensor): Tensor | null {
+        return this.ag?.grad ?? null;
+      },
+      set(this: Tensor, g: Tensor | null) {
+        if (g !== null && !(g instanceof Tensor)) throw new TypeError('Tensor.grad: expected a Tensor or null');
+        if (g !== null && g.shape.join() !== this.shape.join()) throw new TypeError(`Tensor.grad: the gradient's shape [${g.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
+        this.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 };
+        const prev = this.ag.grad;
+        this.ag.grad = g === null ? null : untrack(g);
+        if (prev !== null && prev !== g && !prev.isDisposed) prev.dispose();
+      },
+      configurable: true,
     },
-    configurable: true,
-  },
-  grad: {
-    get(this: Tensor): Tensor | null {
-      return this.ag?.grad ?? null;
+    gradFn: {
+      get(this: Tensor): string | null {
+        return (this.ag?.node as Node | null | undefined)?.name ?? null;
+      },
+      configurable: true,
     },
-    set(this: Tensor, g: Tensor | null) {
-      if (g !== null && !(g instanceof Tensor)) throw new TypeError('Tensor.grad: expected a Tensor or null');
-      if (g !== null && g.shape.join() !== this.shape.join()) throw new TypeError(`Tensor.grad: the gradient's shape [${g.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-      this.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 };
-      const prev = this.ag.grad;
-      this.ag.grad = g === null ? null : untrack(g);
-      if (prev !== null && prev !== g && !prev.isDisposed) prev.dispose();
+    isLeaf: {
+      get(this: Tensor): boolean {
+        return this.ag?.node == null;
+      },
+      configurable: true,
     },
-    configurable: true,
-  },
-  gradFn: {
-    get(this: Tensor): string | null {
-      return (this.ag?.node as Node | null | undefined)?.name ?? null;
+    retainsGrad: {
+      get(this: Tensor): boolean {
+        return retainsGrad(this);
+      },
+      configurable: true,
     },
-    configurable: true,
-  },
-  isLeaf: {
-    get(this: Tensor): boolean {
-      return this.ag?.node == null;
-    },
-    configurable: true,
-  },
-  retainsGrad: {
-    get(this: Tensor): boolean {
-      return retainsGrad(this);
-    },
-    configurable: true,
-  },
-});
+  });
 
-Object.assign(Tensor.prototype, {
-  requiresGrad_(this: Tensor, on = true): Tensor {
-    setRequiresGrad(this, on, 'Tensor.requiresGrad_');
-    return this;
-  },
-  backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
-    const fn = 'Tensor.backward';
-    const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
-    for (const k of ['retainGraph', 'createGraph'] as const) {
-      if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
-    }
-    let seed: Tensor;
-    if (gradient == null) {
-      if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
-      seed = full(this.shape as number[], 1, { dtype: this.dtype, device: this.device });
-    } else {
-      if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
-      if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-      seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
-    }
-    runBackward(this, untrack(seed), o, fn);
-  },
-  retainGrad(this: Tensor): void {
-    retainGrad(this);
-  },
-  registerHook(this: Tensor, hook: GradHook): RemovableHandle {
-    return registerHook(this, hook);
-  },
-  detach(this: Tensor): Tensor {
-    return this.asStrided(this.shape, this.strides, this.storageOffset);
-  },
-});
+  Object.assign(Tensor.prototype, {
+    requiresGrad_(this: Tensor, on = true): Tensor {
+      setRequiresGrad(this, on, 'Tensor.requiresGrad_');
+      return this;
+    },
+    backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
+      const fn = 'Tensor.backward';
+      const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
+      for (const k of ['retainGraph', 'createGraph'] as const) {
+        if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
+      }
+      let seed: Tensor;
+      if (gradient == null) {
+        if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
+        seed = full(this.shape as number[], 1, { dtype: this.dtype, device: this.device });
+      } else {
+        if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
+        if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
+        seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
+      }
+      runBackward(this, untrack(seed), o, fn);
+    },
+    retainGrad(this: Tensor): void {
+      retainGrad(this);
+    },
+    registerHook(this: Tensor, hook: GradHook): RemovableHandle {
+      return registerHook(this, hook);
+    },
+    detach(this: Tensor): Tensor {
+      return this.asStrided(this.shape, this.strides, this.storageOffset);
+    },
+  });
+}

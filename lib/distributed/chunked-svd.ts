@@ -39,7 +39,7 @@ import { svd, type SvdFields } from '../ops/linalg/svd';
 import { qr } from '../ops/linalg/qr';
 import { eigh } from '../ops/linalg/symmetric';
 import { flip } from '../ops/layout/reorder';
-import { astype } from '../ops/index';
+import { astype } from '../ops/elementwise/functions';
 import { add, div, sqrt } from '../generated/elementwise';
 import { empty } from '../ops/creation/creation';
 import type { Tensor } from '../core/tensor';

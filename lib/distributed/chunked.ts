@@ -38,7 +38,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { currentStream, Stream, withStream } from '../core/stream';
 import { cat, stack } from '../ops/layout/layout';
-import { max, min, sum } from '../ops/index';
+import { max, min, sum } from '../ops/reduce/functions';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
 import { svdLocal, svdOverRanks, type ChunkedSvd, type ChunkedSvdOptions, type SvdParts } from './chunked-svd';

@@ -5,7 +5,8 @@
 // gradients come from theirs (NOTE [ One declaration per op ]), and each
 // runs its intermediates inside gx.tidy.
 import { add, mul, ne, rsqrt, sub } from '../generated/elementwise';
-import { mean, where } from '../ops';
+import { mean } from '../ops/reduce/functions';
+import { where } from '../ops/elementwise/functions';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing/indexing';
 import { matmul } from '../ops/linalg/matmul';

@@ -5,7 +5,9 @@
 // binaryCrossEntropyWithLogits. reduction: 'mean' (default), 'sum', 'none'.
 import { abs, add, div, exp, ge, gt, log, log1p, logicalOr, mul, ne, neg, relu, sub } from '../generated/elementwise';
 import { any, isnan } from '../ops/elementwise/predicates';
-import { astype, clamp, lt, mean, sum, where } from '../ops';
+import { astype, clamp, where } from '../ops/elementwise/functions';
+import { lt } from '../generated/elementwise';
+import { mean, sum } from '../ops/reduce/functions';
 import { checkTensor } from '../ops/common';
 import { gather, indexSelect } from '../ops/indexing/indexing';
 import { movedim } from '../ops/layout/layout';

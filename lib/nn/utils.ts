@@ -9,7 +9,7 @@
 // errorIfNonfinite reads it, to throw).
 import { noGrad } from '../tape/mode';
 import { div, add } from '../generated/elementwise';
-import { clamp } from '../ops';
+import { clamp } from '../ops/elementwise/functions';
 import { stack } from '../ops/layout/layout';
 import { vectorNorm } from '../ops/linalg/norms';
 import { zeros } from '../ops/creation/creation';

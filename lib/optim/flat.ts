@@ -6,7 +6,7 @@
 import { zeros } from '../ops/creation/creation';
 import { mul } from '../generated/elementwise';
 import { cat } from '../ops/layout/layout';
-import { sum } from '../ops/index';
+import { sum } from '../ops/reduce/functions';
 import { vectorNorm } from '../ops/linalg/norms';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';

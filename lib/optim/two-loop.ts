@@ -15,7 +15,7 @@
 import { empty, tensor } from '../ops/creation/creation';
 import { neg, sub, mul } from '../generated/elementwise';
 import { rawkernel, sharedArray, syncthreads, threadIdx, type Array1d, type Array2d, type JitKernel } from '../jit/namespace';
-import { sum } from '../ops/index';
+import { sum } from '../ops/reduce/functions';
 import { stack } from '../ops/layout/layout';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';

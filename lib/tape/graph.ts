@@ -198,16 +198,16 @@ export function alias(t: Tensor): Tensor {
   return untrack(t.alias());
 }
 
-autogradHooks.inPlace = (fn, t, inputs) => checkInPlace(fn, t, inputs);
+const inPlaceHook: NonNullable<(typeof autogradHooks)['inPlace']> = (fn, t, inputs) => checkInPlace(fn, t, inputs);
 
-autogradHooks.disposing = (t: Tensor): void => {
+const disposingHook: NonNullable<(typeof autogradHooks)['disposing']> = (t: Tensor): void => {
   const list = t.ag?.savedIn;
   if (list === undefined) return;
   (t.ag as AutogradMeta).savedIn = undefined;
   for (const s of list) s.keep();
 };
 
-autogradHooks.disposed = (t: Tensor): void => {
+const disposedHook: NonNullable<(typeof autogradHooks)['disposed']> = (t: Tensor): void => {
   const meta = t.ag;
   if (meta === undefined) return;
   t.ag = undefined;
@@ -306,3 +306,21 @@ export const recorders: {
   /** logsumexp, var, std over `axes`. */
   statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
 } = {};
+
+/**
+ * The refusal of an op declared notImplemented (NOTE [ One declaration per op ] in
+ * lib/autograd/declarations.ts; `name` is its declaration key), called before it
+ * computes: throws, naming the caller `fn` ('gx.unique', 'Tensor.unique'), when grad
+ * mode is on and a tensor among `inputs` requires grad. It lives on the tape, below
+ * the ops that call it; the declaration walk (test/differentiability.test.ts) checks
+ * that every op declared notImplemented refuses and every other one does not.
+ */
+export function derivativeNotImplemented(name: string, fn: string, ...inputs: readonly unknown[]): void {
+  if (!shouldRecord(...inputs)) return;
+  throw new Error(`${fn}: the derivative is not implemented; detach() the input or call it under gx.noGrad()`);
+}
+
+/** Installs the tape's hooks on Tensor's lifecycle (lib/register.ts runs it once). */
+export function installTapeHooks(): void {
+  Object.assign(autogradHooks, { inPlace: inPlaceHook, disposing: disposingHook, disposed: disposedHook });
+}

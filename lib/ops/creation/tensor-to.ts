@@ -8,7 +8,7 @@ import { Device, parseDevice, type DeviceLike } from '../../core/device';
 import { isDType, type DType } from '../../core/dtype';
 import { DTYPES } from '../../generated/dtypes';
 import { astypeOp } from '../elementwise/elementwise';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import { checkOptions, closestKey, optionKeys } from '../../core/options';
 import { describeValue } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
@@ -131,9 +131,9 @@ const convertTo = (dtype: DType, fn: string) => function (this: Tensor): Tensor 
   return dtype === this.dtype ? this.toDevice(this.device, false, fn) : astypeOp(this, dtype, fn);
 };
 
-installMethods({
+export const TO_METHODS: TensorMethods = {
   to,
   float: convertTo('float32', 'Tensor.float'),
   double: convertTo('float64', 'Tensor.double'),
   half: convertTo('float16', 'Tensor.half'),
-});
+};

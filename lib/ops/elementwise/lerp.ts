@@ -7,7 +7,7 @@ import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as E from '../../generated/elementwise';
 import * as ops from '../../generated/ops';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import { Tensor } from '../../core/tensor';
 import { broadcastShapes, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, type OutOptions } from '../common';
 import { isFloating, resultType } from '../promotion';
@@ -62,8 +62,8 @@ export function lerp(self: unknown, end: unknown, weight: unknown, opts?: unknow
   return lerpOp(self, end, weight, 'gx.lerp', opts);
 }
 
-installMethods({
+export const LERP_METHODS: TensorMethods = {
   lerp(this: Tensor, end: unknown, weight: unknown, opts?: unknown) {
     return lerpOp(this, end, weight, 'Tensor.lerp', opts);
   },
-});
+};

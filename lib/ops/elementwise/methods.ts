@@ -1,11 +1,11 @@
 // The elementwise ops and reductions as Tensor methods: `a.add(b).mul(2).sum()`,
-// declared and installed as NOTE [ Tensor methods ] (install.ts) says.
+// declared and installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says.
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import type { OutOptions } from '../common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from '../promotion';
-import { installMethods, type TensorMethods } from '../install';
+import type { TensorMethods } from '../install';
 import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from '../reduce/reduction';
 import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from '../types';
 
@@ -98,7 +98,7 @@ for (const name of Object.keys(REDUCE) as ReduceName[]) {
     return reduceOp(spec, this, axis, opts, fn);
   };
 }
-installMethods({
+export const ELEMENTWISE_METHODS: TensorMethods = {
   ...(methods as TensorMethods),
   where(this: Tensor, condition: unknown, other: unknown, opts?: unknown) {
     return whereOp(condition, this, other, 'Tensor.where', opts);
@@ -112,4 +112,4 @@ installMethods({
   astype(this: Tensor, dtype: unknown) {
     return astypeOp(this, dtype, 'Tensor.astype');
   },
-});
+};

@@ -1,11 +1,11 @@
 // The indexing ops of ./indexing, ./index-expr and ./scatter-family as Tensor
 // methods (t.gather(1, index), t.index(0, gx.sl(1)), ...), declared and
-// installed as NOTE [ Tensor methods ] (install.ts) says; errors name the
+// installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says; errors name the
 // function ('gx.gather'), or the method for the in-place ones and those with
 // no gx function (index, get, set).
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import * as ops from './indexing';
 import { indexPutImpl, indexRead, indexWrite, parseIndexString, type IndexItem, type IndexPutOptions } from './index-expr';
 import * as family from './scatter-family';
@@ -68,7 +68,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const INDEXING_METHODS: TensorMethods = {
   gather(this: Tensor, axis: number, index: Tensor) {
     return ops.gather(this, axis, index);
   },
@@ -132,4 +132,4 @@ installMethods({
   histc(this: Tensor, opts?: HistcOptions) {
     return family.histcImpl(this, opts, 'Tensor.histc');
   },
-});
+};

@@ -16,7 +16,7 @@
 // 'prod' in ./scatter-reduce-backward.ts); histc has none and refuses an input
 // that requires grad, as torch's backward does.
 import { allocate } from '../creation/creation';
-import { derivativeNotImplemented } from '../../autograd/declarations';
+import { derivativeNotImplemented } from '../../tape/graph';
 import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';

@@ -1,11 +1,11 @@
 // The layout ops of ./layout as Tensor methods (t.transpose(0, 1), ...),
-// declared and installed as NOTE [ Tensor methods ] (install.ts) says. Each
+// declared and installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says. Each
 // method is its function with `this` as the input (errors name the function:
 // 'gx.transpose').
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
 import type { Axes, AxisOptions } from '../axes';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import * as ops from './layout';
 
 declare module '../../core/tensor' {
@@ -40,7 +40,7 @@ function listArg(args: readonly unknown[]): number[] {
   return (args.length === 1 && Array.isArray(args[0]) ? args[0] : args) as number[];
 }
 
-installMethods({
+export const LAYOUT_METHODS: TensorMethods = {
   transpose(this: Tensor, axis0: number, axis1: number) {
     return ops.transpose(this, axis0, axis1);
   },
@@ -74,4 +74,4 @@ installMethods({
   sliceDims(this: Tensor, ...specs: ops.DimSlice[]) {
     return ops.sliceDims(this, ...specs);
   },
-});
+};

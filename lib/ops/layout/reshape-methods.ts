@@ -1,11 +1,11 @@
 // The shape ops of ./split, ./reorder and ./repeat and the value tests of
 // ../elementwise/predicates as Tensor methods (x.split(2), x.flip(0), x.any(1), ...), as
-// torch has them; declared and installed as NOTE [ Tensor methods ]
+// torch has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ]
 // (install.ts) says. Errors name the gx function each one calls.
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import * as predicates from '../elementwise/predicates';
 import type { ReduceOptions } from '../reduce/reduction';
 import * as repeat from './repeat';
@@ -43,7 +43,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const RESHAPE_METHODS: TensorMethods = {
   split(this: Tensor, sizeOrSections: number | readonly number[], axis?: number) {
     return split.split(this, sizeOrSections, axis);
   },
@@ -83,4 +83,4 @@ installMethods({
   isfinite(this: Tensor) {
     return predicates.isfinite(this);
   },
-});
+};

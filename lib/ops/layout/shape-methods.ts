@@ -1,6 +1,6 @@
 // Tensor conveniences a PyTorch user reaches for: x.T, x.mT, x.matmul(y),
 // x.size(dim), `for (const row of x)` and x.toNested(), declared and
-// installed as NOTE [ Tensor methods ] (install.ts) says. Each is a thin
+// installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says. Each is a thin
 // face of a gx op (transpose, permute, matmul, sliceDims), so autograd and
 // both devices come with it.
 import type { DType } from '../../core/dtype';
@@ -10,7 +10,7 @@ import type { Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
 import { optionsOf } from '../common';
-import { installGetters, installMethods } from '../install';
+import type { TensorGetters, TensorMethods } from '../install';
 import { permute, sliceDims, transpose } from './layout';
 import { matmul, type MatmulOptions } from '../linalg/matmul';
 
@@ -75,7 +75,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installGetters({
+export const SHAPE_GETTERS: TensorGetters = {
   T(this: Tensor) {
     const n = this.ndim;
     return n === 2 ? transpose(this, 0, 1) : permute(this, Array.from({ length: n }, (_, i) => n - 1 - i));
@@ -84,7 +84,7 @@ installGetters({
     if (this.ndim < 2) throw new RangeError(`Tensor.mT: needs a tensor of 2 or more dimensions, got ${this.ndim}`);
     return transpose(this, -2, -1);
   },
-});
+};
 
 /** v as a number, exact: beyond ±(2^53 - 1) a RangeError (item()'s rule). */
 function safeNumber(v: bigint, dtype: DType, fn: string): number {
@@ -100,7 +100,7 @@ function* rows<D extends DType>(x: Tensor<D>): IterableIterator<Tensor<D>> {
   for (let i = 0; i < n; i++) yield sliceDims(x, i);
 }
 
-installMethods({
+export const SHAPE_METHODS: TensorMethods = {
   matmul(this: Tensor, other: Tensor, options?: MatmulOptions | null) {
     return matmul(this, other, options);
   },
@@ -131,4 +131,4 @@ installMethods({
       : values instanceof BigInt64Array && o.bigint !== true ? Array.from(values, (v) => safeNumber(v, this.dtype, fn)) : values;
     return nestValues(items, this.shape) as never;
   },
-});
+};

@@ -8,7 +8,7 @@ import type { DType } from '../../core/dtype';
 import type { FloatDType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import { tensorNorm, type NormOptions } from './norms';
 import * as products from './products';
 
@@ -44,7 +44,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const LINALG_METHODS: TensorMethods = {
   trace(this: Tensor) {
     return products.trace(this);
   },
@@ -75,4 +75,4 @@ installMethods({
   norm(this: Tensor, p?: number | 'fro' | 'nuc' | null, axis?: Axes | null, options?: NormOptions) {
     return tensorNorm(this, p, axis, options, 'Tensor.norm');
   },
-});
+};

@@ -1,11 +1,11 @@
 // The statistics of ./statistics-nan, ./statistics-order and ./scan's diff
 // as Tensor methods (x.nansum(1), x.median(0), x.quantile(0.9), x.diff()),
-// as torch has them; declared and installed as NOTE [ Tensor methods ]
+// as torch has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ]
 // (install.ts) says. Errors name the method ('Tensor.median').
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import type { ReduceOptions } from './reduction';
 import { diffImpl, type DiffOptions } from './scan';
 import { cumExtremumImpl, cumprodImpl, type CumprodOptions } from './scan-doubling';
@@ -58,7 +58,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const STATISTICS_METHODS: TensorMethods = {
   nansum(this: Tensor, axis?: unknown, opts?: unknown) {
     return nansumImpl(this, axis, opts, 'Tensor.nansum');
   },
@@ -95,4 +95,4 @@ installMethods({
   cummin(this: Tensor, axis: unknown) {
     return cumExtremumImpl(this, axis, undefined, false, 'Tensor.cummin');
   },
-});
+};

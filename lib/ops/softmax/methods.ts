@@ -1,11 +1,11 @@
 // softmax, logSoftmax, logsumexp, var, std and cumsum as Tensor methods:
 // `logits.softmax(-1)`, `x.var(0)`, `x.cumsum({ axis: 1 })`, declared and
-// installed as NOTE [ Tensor methods ] (install.ts) says; the axis forms are
+// installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says; the axis forms are
 // NOTE [ Axis forms ] (axes.ts).
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import { cumsumImpl, type CumsumOptions } from '../reduce/scan';
 import { logSoftmaxImpl, softmaxImpl, type SoftmaxOptions } from './softmax';
 import { logsumexpImpl, varImpl, type LogsumexpOptions, type VarOptions } from '../reduce/statistics';
@@ -40,7 +40,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const SOFTMAX_METHODS: TensorMethods = {
   softmax(this: Tensor, axis: unknown, opts?: unknown) {
     return softmaxImpl(this, axis, opts, 'Tensor.softmax');
   },
@@ -59,4 +59,4 @@ installMethods({
   cumsum(this: Tensor, axis: unknown, opts?: unknown) {
     return cumsumImpl(this, axis, opts, 'Tensor.cumsum');
   },
-});
+};

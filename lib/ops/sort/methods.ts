@@ -1,10 +1,10 @@
 // The ordering ops of ./sorting that take one tensor as Tensor methods
 // (x.sort(), x.argsort(0), x.topk(5), x.kthvalue(2), x.unique()), as torch
-// has them; declared and installed as NOTE [ Tensor methods ] (install.ts)
+// has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts)
 // says. Errors name the method ('Tensor.sort').
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
-import { installMethods } from '../install';
+import type { TensorMethods } from '../install';
 import * as ops from './sorting';
 import type { ArgsortOptions, KthvalueOptions, SortOptions, SortResult, TopkOptions, UniqueOptions, UniqueResult } from './sorting';
 
@@ -29,7 +29,7 @@ declare module '../../core/tensor' {
   }
 }
 
-installMethods({
+export const SORT_METHODS: TensorMethods = {
   sort(this: Tensor, axis?: unknown, opts?: unknown) {
     return ops.sortImpl(this, axis, opts, 'Tensor.sort');
   },
@@ -45,4 +45,4 @@ installMethods({
   unique(this: Tensor, opts?: unknown) {
     return ops.uniqueImpl(this, opts, 'Tensor.unique');
   },
-});
+};

@@ -22,7 +22,7 @@
 // are distinct); argsort, unique and searchsorted give integers or no
 // gradient.
 import { allocate } from '../creation/creation';
-import { derivativeNotImplemented } from '../../autograd/declarations';
+import { derivativeNotImplemented } from '../../tape/graph';
 import { record, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
 import type { DType } from '../../generated/dtypes';

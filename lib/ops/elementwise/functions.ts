@@ -1,0 +1,33 @@
+// gx.where, gx.clamp and gx.astype: the elementwise ops that are not in the op list
+// (their kernels take a condition, bounds or a target dtype).
+import { astypeOp, clampOp, whereOp } from './elementwise';
+import type { ClampFn, WhereFn } from '../types';
+import type { DType } from '../../generated/dtypes';
+import type { Tensor } from '../../core/tensor';
+
+// --- where, clamp, astype -------------------------------------------------------
+
+/**
+ * self where condition (a bool tensor) is true, else other; all three
+ * broadcast, and self and other may be JS numbers.
+ * @example gx.where(gx.gt(x, 0), x, 0)
+ */
+export const where: WhereFn = ((condition: unknown, a: unknown, b: unknown, opts?: unknown): Tensor =>
+  whereOp(condition, a, b, 'gx.where', opts)) as WhereFn;
+
+/**
+ * Limits x to [min, max] (either may be undefined or null); min > max gives
+ * max everywhere, NaN stays NaN. Number bounds promote like scalars.
+ * @example gx.clamp(x, 0, 1); gx.clamp(x, undefined, 6)
+ */
+export const clamp: ClampFn = ((x: unknown, min?: unknown, max?: unknown, opts?: unknown): Tensor =>
+  clampOp(x, min, max, 'gx.clamp', opts)) as ClampFn;
+
+/**
+ * A copy of x converted to `dtype` (floats to integers truncate toward zero;
+ * anything to bool is "nonzero").
+ * @example gx.astype(gx.arange(3), 'float32')
+ */
+export function astype<E extends DType>(x: Tensor, dtype: E): Tensor<E> {
+  return astypeOp(x, dtype, 'gx.astype') as Tensor<E>;
+}

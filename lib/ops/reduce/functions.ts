@@ -1,0 +1,27 @@
+// The reductions as gx functions (gx.sum ... gx.argmin) over one axis, several or all.
+import { REDUCE, reduceOp } from './reduction';
+import type { ArgReduceFn, ExtremumFn, MeanFn, SumFn } from '../types';
+import type { Tensor } from '../../core/tensor';
+
+// --- reductions -----------------------------------------------------------------
+
+/**
+ * Sum over `axis` (a number, an array, or all axes), optionally keeping the
+ * reduced axes as size 1; integer and bool inputs sum in int64.
+ * @example gx.sum(x); gx.sum(x, 0); gx.sum(x, 1, { keepdims: true }); gx.sum(x, { axis: [0, 2], keepdims: true })
+ */
+export const sum: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.sum, x, axis, opts, 'gx.sum')) as SumFn;
+/** Product over axes; integer and bool inputs multiply in int64. */
+export const prod: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.prod, x, axis, opts, 'gx.prod')) as SumFn;
+/** Mean over axes; floating inputs only (or ask for `{ dtype: 'float32' }`). */
+export const mean: MeanFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.mean, x, axis, opts, 'gx.mean')) as MeanFn;
+/** Maximum over axes (torch.amax); NaN propagates. @example gx.max(x, { axis: 1 }) */
+export const max: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.max, x, axis, opts, 'gx.max')) as ExtremumFn;
+/** Minimum over axes (torch.amin); NaN propagates. */
+export const min: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.min, x, axis, opts, 'gx.min')) as ExtremumFn;
+/** Index (int64) of the first maximum along one axis, or into the flattened tensor. @example gx.argmax(logits, 1) */
+export const argmax: ArgReduceFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  reduceOp(REDUCE.argmax, x, axis, opts, 'gx.argmax')) as ArgReduceFn;
+/** Index (int64) of the first minimum along one axis, or into the flattened tensor. */
+export const argmin: ArgReduceFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
+  reduceOp(REDUCE.argmin, x, axis, opts, 'gx.argmin')) as ArgReduceFn;
