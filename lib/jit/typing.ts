@@ -2,7 +2,7 @@
 // in typer.ts): each builds the IR node of an operation on typed operands,
 // with the casts the rules ask for made explicit.
 import type { ArithOp, Expr, MathFn } from './ir';
-import { floatOf, isFloat, isInteger, promote, strong, type ScalarDType, type Ty } from './types';
+import { floatOf, isFloat, isInteger, plain, promote, strong, type ScalarDType, type Ty } from './types';
 
 type Fail = (what: string) => never;
 
@@ -29,7 +29,7 @@ const intOrInt64 = (t: Ty): Ty => (t.dtype === 'bool' ? { dtype: 'int64', weak: 
 
 /** `a op b` for the arithmetic and bitwise operators. */
 export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail, at?: number): Expr {
-  const t = promote(a.ty, b.ty);
+  const t = plain(promote(a.ty, b.ty));
   switch (op) {
     case '+': case '-': case '*': case '%': {
       const r = intOrInt64(t);
@@ -68,7 +68,7 @@ export function compare(op: string, a: Expr, b: Expr): Expr {
 }
 
 export function negate(x: Expr): Expr {
-  const t: Ty = x.ty.dtype === 'bool' ? { dtype: 'int32', weak: x.ty.weak } : x.ty;
+  const t: Ty = x.ty.dtype === 'bool' ? { dtype: 'int32', weak: x.ty.weak } : plain(x.ty);
   return { k: 'neg', ty: t, x: castTo(x, t.dtype) };
 }
 
@@ -90,7 +90,7 @@ export function math(name: string, args: Expr[], fail: Fail): { e: Expr; integra
   if (!isMathFn(name)) return fail(`Math.${name} is not supported in a kernel`);
   const arity = ARITY[name];
   if (args.length !== arity) fail(`Math.${name} takes ${arity} argument${arity === 1 ? '' : 's'} here`);
-  const t = args.length === 2 ? promote(args[0].ty, args[1].ty) : args[0].ty;
+  const t = plain(args.length === 2 ? promote(args[0].ty, args[1].ty) : args[0].ty);
   if (KEEPS_INTEGERS.has(name) && isInteger(t.dtype)) {
     if (name === 'floor' || name === 'ceil' || name === 'trunc' || name === 'round') return { e: castTo(args[0], t.dtype), integral: false };
     return { e: { k: 'math', ty: t, fn: name, args: args.map((a) => castTo(a, t.dtype)) }, integral: false };
