@@ -19,6 +19,8 @@ import test, { type ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { fuseCompileOptions } from '../lib/jit/fuse-ops';
+import { elementwiseSource } from '../lib/rtc/elementwise-codegen';
+import { parseParams } from '../lib/rtc/params';
 import { deviceTestSerial, randomValues, type TestDevice } from './helpers';
 import { hasTool, HOST_SHIM, nvccCompile, ROOT, runHostBytes, tmpDir } from './host-cuda';
 
@@ -221,6 +223,26 @@ typedef gx::BFloat16 __nv_bfloat16;
   const src = `#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n${text}\nextern "C" __global__ void probe(const double* p, double* o) {\n${calls.join('\n')}\n}\n`;
   const r = nvccCompile(src, tmpDir('fuse-dtypes-nvcc'), ['-DGX_OPS_NO_STDLIB', ...fuseCompileOptions()]);
   t.true(r.ok, r.log.slice(0, 4000));
+});
+
+(hasTool('nvcc') ? test : test.skip)('whole fused kernels of 16-bit floats and small integers compile for sm_90 (their loads and stores of __half, __nv_bfloat16, char)', (t) => {
+  const dir = tmpDir('fuse-dtypes-kernel');
+  let n = 0;
+  for (const e of eagerAll()) {
+    if (e.refused || e.c.chain !== 'fma' || !e.c.dtypes.some((d) => ['float16', 'bfloat16', 'int8', 'uint8', 'int16'].includes(d))) continue;
+    // The kernel gx.fuse builds (fuse-kernel.ts): the device function is the preamble; the body calls it.
+    const fn = `test ${e.c.id}`;
+    const ins = parseParams(e.c.dtypes.map((d, k) => `${d} a${k}`).join(', '), fn, 'inParams');
+    const all = [...ins, ...parseParams(`${String(e.dtype)} out`, fn, 'outParams')];
+    const types = all.map((p) => p.type as D);
+    const body = `out = gx_fused_${e.c.id}(${ins.map((p) => p.name).join(', ')})`;
+    const src = elementwiseSource({ name: e.c.id, preamble: e.source as string, body, nIn: ins.length, all, types, bound: new Map(), ndim: 1,
+      layouts: all.map(() => 'c'), outputPassed: [false] });
+    const r = nvccCompile(src, dir, ['-DGX_OPS_NO_STDLIB', ...fuseCompileOptions()]);
+    t.true(r.ok, `${e.c.id}:\n${r.log.slice(0, 3000)}`);
+    n++;
+  }
+  t.true(n >= 8, `${n} kernels`);
 });
 
 // On CUDA each case compiles a kernel: one test per chain.
