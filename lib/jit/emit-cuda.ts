@@ -6,6 +6,7 @@ import { elementCType, C_TYPE, isFloat, type ScalarDType } from './types';
 import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
 import { DEBUG_HELPERS, HELPERS, type HelperName } from './cuda-helpers';
 import { INTRINSIC_TABLE, type CudaFace, type IntrinsicExpr } from './intrinsic-table';
+import { mathEntry } from './math-table';
 import type { Module } from './module';
 
 // NOTE [ C names ]
@@ -30,12 +31,6 @@ export interface ParamArrays {
   dim(a: ArrayDecl, d: number): string;
   stride(a: ArrayDecl, d: number): string;
 }
-
-const MATH_C: Record<string, [string, string]> = {
-  round: ['gx_jit_roundf', 'gx_jit_round'], abs: ['fabsf', 'fabs'], min: ['gx_jit_minf', 'gx_jit_min'], max: ['gx_jit_maxf', 'gx_jit_max'],
-  sign: ['gx_jit_signf', 'gx_jit_sign'],
-};
-const MATH_HELPER: Record<string, HelperName> = { round: 'round', min: 'minmax', max: 'minmax', sign: 'sign' };
 
 /** A float literal as C reads it back to the same double. */
 function floatText(v: number): string {
@@ -191,18 +186,15 @@ class Emitter {
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
     const args = e.args.map((a) => this.expr(a));
+    const entry = mathEntry(e.fn);
     if (d === 'int32' || d === 'int64') {
-      if (e.fn === 'min' || e.fn === 'max') {
-        this.helper('iminmax');
-        return `gx_jit_i${e.fn}<${C_TYPE[d]}>(${args.join(', ')})`;
-      }
-      this.helper('iabs');
-      return `gx_jit_i${e.fn === 'abs' ? 'abs' : 'sign'}(${args[0]})`;
+      const int = entry.int;
+      if (int === undefined || int === 'identity') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
+      this.helper(int.helper);
+      return int.cuda(C_TYPE[d], args.join(', '));
     }
-    const h = MATH_HELPER[e.fn];
-    if (h !== undefined) this.helper(h);
-    const names = MATH_C[e.fn];
-    const f = names === undefined ? (d === 'float32' ? `${e.fn}f` : e.fn) : names[d === 'float32' ? 0 : 1];
+    if (entry.helper !== undefined) this.helper(entry.helper);
+    const f = entry.cuda === undefined ? (d === 'float32' ? `${e.fn}f` : e.fn) : entry.cuda[d === 'float32' ? 0 : 1];
     return `${f}(${args.join(', ')})`;
   }
 

@@ -8,6 +8,7 @@
 // each barrier; every loop iteration spends one step of a budget.
 import { calledFunctions, hasBarrier, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
 import { INTRINSIC_TABLE, type IntrinsicExpr, type SimFace } from './intrinsic-table';
+import { mathEntry } from './math-table';
 import { RUNTIME, type Runtime } from './semantics';
 import type { DType } from '../dtype';
 import type { ScalarDType } from './types';
@@ -58,14 +59,6 @@ export interface WarpRequest {
 /** A kernel per thread: yields a barrier's line at syncthreads(), a request at a warp operation (resumed with its result). */
 export type CompiledKernel = (T: SimThread, S: SimState, B: SimBlock, A: readonly unknown[]) => Generator<number | WarpRequest, void, unknown>;
 export type CompiledScalar = (T: SimThread, S: SimState, B: SimBlock, ...args: unknown[]) => unknown;
-
-const MATH_JS: Record<string, string> = {
-  exp: 'Math.exp', log: 'Math.log', log1p: 'Math.log1p', expm1: 'Math.expm1', log2: 'Math.log2', log10: 'Math.log10', sqrt: 'Math.sqrt',
-  cbrt: 'Math.cbrt', sin: 'Math.sin', cos: 'Math.cos', tan: 'Math.tan', asin: 'Math.asin', acos: 'Math.acos', atan: 'Math.atan',
-  sinh: 'Math.sinh', cosh: 'Math.cosh', tanh: 'Math.tanh', asinh: 'Math.asinh', acosh: 'Math.acosh', atanh: 'Math.atanh',
-  floor: 'Math.floor', ceil: 'Math.ceil', trunc: 'Math.trunc', abs: 'Math.abs', atan2: 'Math.atan2', pow: 'R.pow', hypot: 'Math.hypot',
-  min: 'R.fmin', max: 'R.fmax', sign: 'R.sign',
-};
 
 function numText(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
@@ -214,12 +207,13 @@ class JsEmitter {
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
     const args = e.args.map((a) => this.expr(a)).join(', ');
+    const entry = mathEntry(e.fn);
     if (d === 'int32' || d === 'int64') {
-      if (e.fn === 'min' || e.fn === 'max') return `R.i${e.fn}(${args})`;
-      return `R.i${e.fn === 'abs' ? 'abs' : 'sign'}${d === 'int32' ? '32' : '64'}(${args})`;
+      const int = entry.int;
+      if (int === undefined || int === 'identity') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
+      return int.sim(d === 'int32' ? '32' : '64', args);
     }
-    if (e.fn === 'round') return `R.round${d === 'float32' ? '32' : '64'}(${args})`;
-    const c = `${MATH_JS[e.fn]}(${args})`;
+    const c = `${entry.sim[d === 'float32' ? 0 : 1]}(${args})`;
     return d === 'float32' ? `F(${c})` : c;
   }
 

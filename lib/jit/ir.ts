@@ -7,6 +7,7 @@
 // meaning of every node is lib/jit/LANGUAGE.md.
 import type { DType } from '../dtype';
 import { INTRINSIC_TABLE } from './intrinsic-table';
+import type { MathFn } from './math-table';
 import type { ScalarDType, Ty } from './types';
 
 export type { ScalarDType, Ty };
@@ -34,10 +35,7 @@ export interface ArrayDecl {
   readonly extents?: readonly number[];
 }
 
-export type MathFn =
-  | 'exp' | 'log' | 'log1p' | 'expm1' | 'log2' | 'log10' | 'sqrt' | 'cbrt' | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
-  | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh' | 'floor' | 'ceil' | 'trunc' | 'round' | 'abs' | 'atan2'
-  | 'pow' | 'hypot' | 'min' | 'max' | 'sign';
+export type { MathFn };
 
 export type ArithOp = '+' | '-' | '*' | '/' | '%' | '**' | '&' | '|' | '^' | '<<' | '>>' | '>>>';
 export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
