@@ -10,6 +10,8 @@ import * as gx from '../lib';
 import { INTRINSIC_TABLE } from '../lib/jit/intrinsic-table';
 import { INTRINSICS } from '../lib/jit/intrinsics';
 import type { IntrinsicName } from '../lib/jit/ir';
+import { MATH_TABLE, mathEntry, type MathFn } from '../lib/jit/math-table';
+import { randomValues } from './helpers';
 import { hasTool, nvccCompile, tmpDir } from './host-cuda';
 
 const { jit } = gx;
@@ -101,5 +103,50 @@ test('a kernel using each intrinsic types, emits CUDA and runs on the simulator 
     const src = jit.rawkernel(SAMPLES[name].fn).source(out);
     const r = nvccCompile(src, dir);
     t.true(r.ok, `${name}:\n${r.log.slice(0, 2000)}`);
+  }
+});
+
+// Math's functions: one kernel calls each entry (on float64 elements, and on
+// int32 ones for the entries that keep integers); the simulator's float64
+// results are JS's Math (inputs in (0.1, 0.9) and no halves, where C's and
+// JS's rounding and min/max agree), its int32 results JS's; nvcc compiles it.
+const FNS = Object.keys(MATH_TABLE) as MathFn[];
+/** A kernel (x, y, out) writing Math.fn of x[i] (and y[i]) at out[k * n + i] for the k-th of `fns`. */
+function mathKernel(fns: readonly MathFn[], name: string): gx.jit.JitKernel {
+  const lines = fns.map((f, k) => `out[${k} * n + i] = Math.${f}(x[i]${mathEntry(f).arity === 2 ? ', y[i]' : ''});`);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const fn = new Function('jit', `return function ${name}(x, y, out, n) { const i = jit.grid(1); if (i < n) {\n${lines.join('\n')}\n} };`)(jit) as Kernel;
+  return jit.rawkernel(fn);
+}
+const M = 16;
+const floats = (seed: number): Float64Array => (randomValues('float64', M, seed) as Float64Array).map((v) => 0.1 + 0.8 * Math.abs(v / 1e6));
+const ints = (seed: number): Int32Array => (randomValues('int32', M, seed) as Int32Array).map((v) => v % 1000);
+const MATH = Math as unknown as Record<MathFn, (...a: number[]) => number>;
+
+test('every Math entry types, emits CUDA and runs on the simulator as JS\'s Math (float64, and int32 where integers stay integers)', (t) => {
+  const intFns = FNS.filter((f) => mathEntry(f).int !== undefined);
+  t.true(intFns.length >= 8);
+  for (const [fns, x, y] of [[FNS, floats(1), floats(2)], [intFns, ints(3), ints(4)]] as const) {
+    const k = mathKernel(fns, fns === FNS ? 'mathf' : 'mathi');
+    const xt = gx.tensor(x), yt = gx.tensor(y);
+    const out = gx.full([fns.length * M], -7, { dtype: 'float64' });
+    t.regex(k.source(xt, yt, out, M), /extern "C" __global__ void/);
+    k(1, M, [xt, yt, out, M]);
+    const got = out.toArraySync() as Float64Array;
+    fns.forEach((f, j) => {
+      for (let i = 0; i < M; i++) {
+        const want = MATH[f](x[i], y[i]);
+        if (!Object.is(got[j * M + i], want)) t.fail(`Math.${f}(${x[i]}, ${y[i]}): ${got[j * M + i]}, JS ${want}`);
+      }
+    });
+  }
+  t.pass();
+});
+
+(hasTool('nvcc') ? test : test.skip)('the kernel calling every Math entry compiles for sm_90 with nvcc', (t) => {
+  const x = gx.tensor(floats(1)), i = gx.tensor(ints(1)), out = gx.zeros([FNS.length * M], { dtype: 'float64' });
+  for (const src of [mathKernel(FNS, 'mathf').source(x, x, out, M), mathKernel(FNS.filter((f) => mathEntry(f).int !== undefined), 'mathi').source(i, i, out, M)]) {
+    const r = nvccCompile(src, tmpDir('jit-math'));
+    t.true(r.ok, r.log.slice(0, 2000));
   }
 });

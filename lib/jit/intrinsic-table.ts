@@ -11,8 +11,9 @@
 // and plain arithmetic (grid(1) is blockIdx.x * blockDim.x + threadIdx.x;
 // sharedArray declares an array). `suspends` says the simulator's thread
 // yields at the node (a barrier, a warp operation), so its function runs as a
-// generator (ir.ts: hasBarrier). test/jit-intrinsics.test.ts checks that each
-// entry has its faces and that a kernel using it types, emits and runs.
+// generator (ir.ts: hasBarrier). Math's functions follow the same rule in
+// math-table.ts. test/jit-intrinsics.test.ts checks that each entry has its
+// faces and that a kernel using it types, emits, compiles and runs.
 import type * as acorn from 'acorn';
 
 import type { ArrayDecl, AtomicOp, Expr, IntrinsicName, Stmt } from './ir';
