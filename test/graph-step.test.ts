@@ -116,7 +116,7 @@ cudaTest('a graphed SGD-with-momentum step equals the eager one, and replays reu
 
 cudaTest('what cannot be captured is refused naming the call; non-capturable Adam too; the process goes on', (t) => {
   const x = gx.randn([4], { device: 'cuda' });
-  t.throws(() => gx.cuda.graph(() => { gx.mul(x, 2).item(); }), { message: /gx\.cuda\.graph: Tensor\.toArraySync \/ Tensor\.item .*cannot be captured/ });
+  t.throws(() => gx.cuda.graph(() => { gx.sum(gx.mul(x, 2)).item(); }), { message: /gx\.cuda\.graph: Tensor\.toArraySync \/ Tensor\.item .*cannot be captured/ });
   t.throws(() => gx.cuda.graph(() => { gx.cuda.synchronize(); }), { message: /gx\.cuda\.graph: gx\.cuda\.synchronize cannot be captured/ });
   t.throws(() => gx.cuda.graph(() => { gx.tensor([1, 2], { device: 'cuda' }); }), { message: /gx\.tensor from host data on a GPU/ });
   const w = gx.randn([4], { device: 'cuda' }).requiresGrad_();

@@ -4,7 +4,9 @@
 // meets a C keyword, a name of the code around it, or another's renaming.
 import { elementCType, C_TYPE, isFloat, type ScalarDType } from './types';
 import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
-import { ATOMIC_HELPERS, DEBUG_HELPERS, HELPERS, type HelperName } from './cuda-helpers';
+import { DEBUG_HELPERS, HELPERS, type HelperName } from './cuda-helpers';
+import { INTRINSIC_TABLE, type CudaFace, type IntrinsicExpr } from './intrinsic-table';
+import { mathEntry } from './math-table';
 import type { Module } from './module';
 
 // NOTE [ C names ]
@@ -29,12 +31,6 @@ export interface ParamArrays {
   dim(a: ArrayDecl, d: number): string;
   stride(a: ArrayDecl, d: number): string;
 }
-
-const MATH_C: Record<string, [string, string]> = {
-  round: ['gx_jit_roundf', 'gx_jit_round'], abs: ['fabsf', 'fabs'], min: ['gx_jit_minf', 'gx_jit_min'], max: ['gx_jit_maxf', 'gx_jit_max'],
-  sign: ['gx_jit_signf', 'gx_jit_sign'],
-};
-const MATH_HELPER: Record<string, HelperName> = { round: 'round', min: 'minmax', max: 'minmax', sign: 'sign' };
 
 /** A float literal as C reads it back to the same double. */
 function floatText(v: number): string {
@@ -123,8 +119,7 @@ class Emitter {
       case 'logic': return `(${this.expr(e.a)} ${e.op} ${this.expr(e.b)})`;
       case 'select': return `(${this.expr(e.c)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
       case 'math': return this.math(e);
-      case 'special':
-        return e.ty.dtype === 'int64' ? `((long long)${e.what}.${e.axis})` : `((int)${e.what}.${e.axis})`;
+      case 'intrinsic': return this.intrinsic(e);
       case 'load': return `((${C_TYPE[e.ty.dtype]})(${this.element(e.arr, e.idx, e.at)}))`;
       case 'dim': return this.dim(e.arr, e.d);
       case 'stride': return this.stride(e.arr, e.d);
@@ -136,24 +131,25 @@ class Emitter {
       }
       case 'call': return `${e.fn.name}(${e.args.map((a) => this.expr(a)).join(', ')})`;
       case 'item': return `${this.nameOf(e.tmp)}.v${e.i}`;
-      case 'atomic': {
-        this.module.helpers.add(ATOMIC_HELPERS);
-        return `gx_atomic_${e.op}(&${this.element(e.arr, e.idx, e.at)}, ${e.vals.map((v) => this.expr(v)).join(', ')})`;
-      }
-      case 'lane': return '((int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31))';
-      case 'warp': {
-        // Over the lanes that reach the call (LANGUAGE.md "Warps").
-        const a = e.args.map((x) => this.expr(x));
-        if (e.op === 'activemask') return '((long long)__activemask())';
-        if (e.op === 'ballot') return `((long long)__ballot_sync(__activemask(), ${a[0]}))`;
-        return `__shfl${e.op === 'sync' ? '' : `_${e.op}`}_sync(__activemask(), ${a[0]}, ${a[1]})`;
-      }
       case 'foreign': {
         const args = e.args.map((a) => this.expr(a));
         return e.code.replace(/\u0001(\d+)\u0001/g, (_, k: string) => args[Number(k)]);
       }
     }
   }
+
+  /** An intrinsic: its entry's CUDA face (NOTE [ One intrinsic table ]). */
+  private intrinsic(e: IntrinsicExpr): string {
+    const node = INTRINSIC_TABLE[e.name].node;
+    if (!('cuda' in node)) throw new Error(`${this.fn.api}: internal: ${e.name} is lowered by its type rule`);
+    return node.cuda(this.face, e);
+  }
+
+  private readonly face: CudaFace = {
+    expr: (x) => this.expr(x),
+    element: (a, idx, at) => this.element(a, idx, at),
+    addHelper: (text) => { this.module.helpers.add(text); },
+  };
 
   private arith(e: Extract<Expr, { k: 'arith' }>): string {
     const d = e.ty.dtype;
@@ -190,18 +186,15 @@ class Emitter {
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
     const args = e.args.map((a) => this.expr(a));
+    const entry = mathEntry(e.fn);
     if (d === 'int32' || d === 'int64') {
-      if (e.fn === 'min' || e.fn === 'max') {
-        this.helper('iminmax');
-        return `gx_jit_i${e.fn}<${C_TYPE[d]}>(${args.join(', ')})`;
-      }
-      this.helper('iabs');
-      return `gx_jit_i${e.fn === 'abs' ? 'abs' : 'sign'}(${args[0]})`;
+      const int = entry.int;
+      if (int === undefined || int === 'identity') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
+      this.helper(int.helper);
+      return int.cuda(C_TYPE[d], args.join(', '));
     }
-    const h = MATH_HELPER[e.fn];
-    if (h !== undefined) this.helper(h);
-    const names = MATH_C[e.fn];
-    const f = names === undefined ? (d === 'float32' ? `${e.fn}f` : e.fn) : names[d === 'float32' ? 0 : 1];
+    if (entry.helper !== undefined) this.helper(entry.helper);
+    const f = entry.cuda === undefined ? (d === 'float32' ? `${e.fn}f` : e.fn) : entry.cuda[d === 'float32' ? 0 : 1];
     return `${f}(${args.join(', ')})`;
   }
 
@@ -306,8 +299,6 @@ class Emitter {
         this.block(s.body, ind);
         L.push(`${ind}}`);
         return;
-      case 'sync': L.push(`${ind}__syncthreads();`); return;
-      case 'fence': L.push(`${ind}__threadfence();`); return;
       case 'array': {
         // Numbered per function, not by the array's id: the same kernel gives the same source (the compile cache's key) in any process.
         const c = this.fresh(s.arr, `${s.arr.space === 'shared' ? 's' : 'l'}_${esc(s.arr.label)}_${this.arrayCount++}`);

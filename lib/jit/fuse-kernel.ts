@@ -23,9 +23,10 @@ import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
 import { closureValues, type Lookup } from './closure';
 import { JitError } from './errors';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
-import { FUSE_PREAMBLE, fuseCompileOptions, fuseOpCalls } from './fuse-ops';
+import { FUSE_PREAMBLE, fuseCompileOptions, fuseHeaders, fuseOpCalls, paramTy } from './fuse-ops';
 import { JIT_HELPERS, Module, scalarFunction } from './translate';
-import { C_TYPE, isFloat, SCALAR_DTYPES, type ScalarDType } from './types';
+import { C_TYPE, isFloat, type ScalarDType } from './types';
+import { isDType, type DType } from '../core/dtype';
 
 const debug = logger('fuse');
 const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });
@@ -121,7 +122,7 @@ interface Unfused { kind: 'unfused'; why: string }
 /** CPU tensors run the ops one by one (each a native loop, nothing to compile); other dtypes and mixed devices too. */
 const UNFUSED_ARGS: Unfused = {
   kind: 'unfused',
-  why: 'the fused kernel runs on CUDA tensors of bool, int32, int64, float32 or float64 on one device (and numbers)',
+  why: 'the fused kernel runs on CUDA tensors on one device (and numbers)',
 };
 
 // A 0-d tensor of another dtype than the others' does not promote as their
@@ -180,7 +181,7 @@ class Fused {
     const zeroDim = new Set<string>(), dims = new Set<string>();
     for (const a of args) {
       if (a instanceof Tensor) {
-        if (!(SCALAR_DTYPES as readonly string[]).includes(a.dtype)) return UNFUSED_ARGS;
+        if (!isDType(a.dtype)) return UNFUSED_ARGS;
         const d = String(a.device);
         if ((a.device.type !== 'cuda' && !anyDevice) || (device !== undefined && d !== device)) return UNFUSED_ARGS;
         device = d;
@@ -200,22 +201,27 @@ class Fused {
   private compile(args: readonly unknown[]): Compiled {
     const { parsed, name, label } = this;
     const lookup = this.lookup();
-    const ins: ScalarDType[] = args.map((a) => (a instanceof Tensor ? (a.dtype as ScalarDType) : Number.isInteger(a) ? 'int64' : 'float64'));
-    const params = parsed.params.map((p, i) => [p, { dtype: ins[i], weak: !(args[i] instanceof Tensor) }] as const);
+    const ins: DType[] = args.map((a) => (a instanceof Tensor ? a.dtype : Number.isInteger(a) ? 'int64' : 'float64'));
+    const params = parsed.params.map((p, i) => [p, args[i] instanceof Tensor ? paramTy(ins[i]) : { dtype: ins[i] as ScalarDType, weak: true }] as const);
     const red = finalReduction(parsed, lookup, label);
     const module = new Module(false, OPS);
+    const headers = fuseHeaders(ins);
+    if (headers !== '') module.helpers.add(headers);
     module.helpers.add(FUSE_PREAMBLE);
     module.helpers.add(JIT_HELPERS);
     const f = scalarFunction(red ? withoutReduction(parsed, red.inner) : parsed, `gx_fused_${name}`, params, undefined, lookup, module, label);
     if (f.ret.kind !== 'scalar') throw new JitError(label, 'a fused function returns one tensor', parsed.text);
-    let out = f.ret.ty.dtype;
+    const narrow = f.ret.ty.store;
+    let out: DType = f.ret.ty.dtype;
     const source = module.preamble() + f.code;
     const inParams = ins.map((d, i) => `${d} a${i}`).join(', ');
     const call = `gx_fused_${name}(${ins.map((_, i) => `a${i}`).join(', ')})`;
     if (red === undefined) {
+      out = narrow ?? out;  // the value is already rounded to it (NOTE [ Fused ops round where the eager ops store ])
       return { kind: 'elementwise', source, kernel: elementwiseKernel(inParams, `${out} out`, `out = ${call}`, { name: `fused_${name}`, preamble: source, options: fuseCompileOptions() }) };
     }
-    if ((red.reducer === 'sum' || red.reducer === 'prod') && !isFloat(out)) out = 'int64';
+    if (narrow !== undefined) return { kind: 'unfused', why: `a fused reduction of ${narrow} values (the eager reduction's accumulation is not the fused one's)` };
+    if ((red.reducer === 'sum' || red.reducer === 'prod') && !isFloat(f.ret.ty.dtype)) out = 'int64';
     const reduce = red.reducer === 'sum' ? 'a + b' : red.reducer === 'prod' ? 'a * b'
       : isFloat(out) ? `gx_jit_${red.reducer}${out === 'float32' ? 'f' : ''}(a, b)` : `gx_jit_i${red.reducer}<${C_TYPE[out]}>(a, b)`;
     const kernel = reductionKernel(inParams, `${out} y`, `(${C_TYPE[out]})(${call})`, reduce, 'y = a', IDENTITY[red.reducer](out),

@@ -14,7 +14,8 @@
 // - the compute type is dispatch.h's with_compute of that dtype and the op's
 //   compute-type set: float for float32, double for float64, long long for
 //   the integers and bool (unless the set refuses bool), bool for the logical
-//   ops; a dtype outside the set is not fusable (the eager op refuses it);
+//   ops; float16 and bfloat16 compute in float (NOTE [ Fused ops round where
+//   the eager ops store ]); a dtype outside the set is not fusable (the eager op refuses it);
 // - a tensor operand is converted to the common dtype before the compute
 //   type (NOTE [ Operands converted to the common dtype ] in ops/common/hd.h),
 //   a JS number straight to the compute type (scalar_as in ops/common/iter.h);
@@ -27,19 +28,41 @@
 //   prove zero (the launch's dynamic shared memory size shifted right by 31:
 //   always 0), an integer op between the two: bit-exact (NaN payloads and
 //   -0 kept), two integer instructions per op, nothing in a memory-bound kernel.
+//
+// NOTE [ Fused ops round where the eager ops store ]
+// The project's rule is bit-exactness with the eager ops, not torch.compile's
+// (which keeps a chain's intermediates in float32). An eager op stores its
+// result in its dtype, so a fused chain rounds at each op's result as well:
+// a float16 or bfloat16 value is held in a float (its compute type) but
+// passes through __half / __nv_bfloat16 (round to nearest even) after every
+// op; an int8, int16 or uint8 value is held in an int and wraps to its width
+// (the C++ cast the eager store makes). The value's type says which (Ty.store
+// in types.ts). An operand of another dtype than the op's common dtype is
+// converted to it first, as hd.h's load_operand does: to the common dtype's
+// held type, then rounded or wrapped to it (int16 -> float16 rounds; a
+// logical op tests "nonzero" after that). The kernel's output takes the last
+// op's dtype; its stores are exact (the value is already rounded).
 // NVRTC compiles the functor headers (NOTE [ Functor headers under NVRTC ] in
 // ops/common/hd_math.h) from the package's ops/ (package.json ships
 // ops/**/*.h), found through an -I of the package root; the kernel cache
 // hashes them like any included header, so an edited functor recompiles.
 import * as path from 'path';
 
+import { COMPUTE_DTYPE, KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
+import { isFloating, promoteTypes } from '../ops/promotion';
 import { packageRoot } from '../platform/paths';
 import type { OpCalls } from './translate';
-import { cast, C_TYPE, floatOf, isFloat, promote, strong, type ScalarDType, type Ty, type Val } from './types';
+import { computeDType, C_TYPE, promote, type NarrowDType, type Ty, type Val } from './types';
 
 /** The C++ compute types of the functors (NOTE [ Compute types ] in ops/common/hd.h). */
 type Compute = 'float' | 'double' | 'long long' | 'bool';
+
+/** A value's type as the eager ops see it: a dtype (any of the list's), weak for JS numbers. */
+interface Eager {
+  dtype: DType;
+  weak: boolean;
+}
 
 /** What gx.fuse's kernels put first: the functor headers and the contraction barrier. */
 export const FUSE_PREAMBLE = `#include <ops/unary/functors.h>
@@ -55,39 +78,79 @@ __device__ __forceinline__ double gx_fuse_keep(double v) {
 }
 `;
 
+/** The headers a fused kernel over tensors of `dtypes` needs before FUSE_PREAMBLE (the 16-bit floats' conversions). */
+export function fuseHeaders(dtypes: readonly DType[]): string {
+  return `${dtypes.includes('float16') ? '#include <cuda_fp16.h>\n' : ''}${dtypes.includes('bfloat16') ? '#include <cuda_bf16.h>\n' : ''}`;
+}
+
 /** The compiler options gx.fuse's kernels need: the package root on the include path (for <ops/...>), C++17 (the functors' if constexpr). */
 export function fuseCompileOptions(): string[] {
   return ['-std=c++17', `-I${path.resolve(packageRoot())}`];
 }
 
 /** with_compute (ops/common/dispatch.h): the compute type of `common` for an op of `set`, or undefined when the op refuses it. */
-export function computeOf(common: ScalarDType, set: ops.Computes): Compute | undefined {
+export function computeOf(common: DType, set: ops.Computes): Compute | undefined {
   if (set.bool) return 'bool';
-  if (common === 'float32') return set.float ? 'float' : undefined;
-  if (common === 'float64') return set.double ? 'double' : undefined;
+  const c = COMPUTE_DTYPE[common];
+  if (c === 'float32') return set.float ? 'float' : undefined;
+  if (c === 'float64') return set.double ? 'double' : undefined;
   if (common === 'bool' && set.noBool) return undefined;
   return set.int ? 'long long' : undefined;
 }
 
-/** An operand as the op reads it: a tensor's value through the common dtype, a JS number's straight. */
-function operand(v: Val, common: ScalarDType, c: Compute): string {
-  const through = v.ty.weak ? v.code : cast(v, common);
-  return `((${c})(${through}))`;
+const eagerOf = (t: Ty): Eager => ({ dtype: t.store ?? t.dtype, weak: t.weak });
+
+/** The jit type holding a value of eager type `e`: its compute dtype, marked with the narrow dtype it is rounded to. */
+function tyOf(e: Eager): Ty {
+  const d = computeDType(e.dtype);
+  if (d === e.dtype) return { dtype: d, weak: e.weak };
+  return { dtype: d, weak: false, store: e.dtype as NarrowDType };
 }
 
-/** `functor{members}(args...)` in `c`, stored as `res` (the eager op's result dtype). */
-function apply(functor: string, args: string[], c: Compute, res: Ty, members = ''): Val {
+/** An eager tensor of dtype `d` as a fused function's parameter type. */
+export const paramTy = (d: DType): Ty => tyOf({ dtype: d, weak: false });
+
+/** `code` (in the held type of `d`) rounded or wrapped to `d`, as the eager op's store does; the identity for the jit's own dtypes. */
+function narrowTo(d: DType, code: string): string {
+  const held = computeDType(d);
+  return held === d ? code : `((${C_TYPE[held]})(${KERNEL_C_TYPES[d]})(${code}))`;
+}
+
+/** torch.result_type of two operands (lib/ops/promotion.ts): a weak JS number only counts when it raises the category. */
+function promoteEager(a: Ty, b: Ty): Eager {
+  if (a.weak && b.weak) return promote(a, b);
+  const ea = eagerOf(a), eb = eagerOf(b);
+  if (!a.weak && !b.weak) return { dtype: promoteTypes(ea.dtype, eb.dtype), weak: false };
+  const [w, s] = a.weak ? [ea, eb] : [eb, ea];
+  if (isFloating(s.dtype)) return s;
+  if (s.dtype === 'bool' || isFloating(w.dtype)) return { dtype: promoteTypes(s.dtype, w.dtype === 'float64' ? 'float32' : w.dtype), weak: false };
+  return s;
+}
+
+/** An operand as the op reads it: a tensor's value through the common dtype (hd.h's load_operand), a JS number's straight (scalar_as). */
+function operand(v: Val, common: DType, c: Compute): string {
+  if (v.ty.weak || eagerOf(v.ty).dtype === common) return `((${c})(${v.code}))`;
+  const through = narrowTo(common, `((${C_TYPE[computeDType(common)]})(${v.code}))`);
+  return c === 'bool' ? `(${through} != 0)` : `((${c})(${through}))`;
+}
+
+/** `functor{members}(args...)` in `c`, stored as the eager op stores its result (of eager type `res`). */
+function apply(functor: string, args: string[], c: Compute, res: Eager, members = ''): Val {
   let code = `gx::ops::${functor}{${members}}(${args.join(', ')})`;
   if ((c === 'float' || c === 'double') && res.dtype !== 'bool') code = `gx_fuse_keep(${code})`;  // comparisons give bool
-  return { code: `((${C_TYPE[res.dtype]})(${code}))`, ty: res };
+  const ty = tyOf(res);
+  return { code: `((${C_TYPE[ty.dtype]})(${narrowTo(res.dtype, code)}))`, ty };
 }
 
+/** A floating type for an op of integer or bool operands: float32 (a JS number's float64). */
+const floatOf = (e: Eager): Eager => (isFloating(e.dtype) ? e : e.weak ? { dtype: 'float64', weak: true } : { dtype: 'float32', weak: false });
+
 function binary(spec: ops.BinaryOp, a: Val, b: Val): Val | undefined {
-  let t = promote(a.ty, b.ty);
-  if (spec.kind === 'div' && !isFloat(t.dtype)) t = floatOf(t);
+  let t = promoteEager(a.ty, b.ty);
+  if (spec.kind === 'div') t = floatOf(t);
   const c = computeOf(t.dtype, spec.computes);
   if (c === undefined) return undefined;
-  const res = spec.kind === 'compare' || spec.kind === 'logical' ? strong('bool') : t;
+  const res = spec.kind === 'compare' || spec.kind === 'logical' ? { dtype: 'bool' as const, weak: false } : t;
   return apply(spec.functor, [operand(a, t.dtype, c), operand(b, t.dtype, c)], c, res);
 }
 
@@ -107,19 +170,19 @@ function members(spec: ops.UnaryOp, params: readonly Val[]): string | undefined 
 
 function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefined {
   // float: integer and bool inputs give float32 (a JS number float64); keep: the input's dtype.
-  let t = a.ty;
-  if (spec.kind === 'float' && !isFloat(t.dtype)) t = t.weak ? { dtype: 'float64', weak: true } : strong('float32');
+  const t = spec.kind === 'float' ? floatOf(eagerOf(a.ty)) : eagerOf(a.ty);
   const c = computeOf(t.dtype, spec.computes);
   const m = members(spec, params);
   if (c === undefined || m === undefined) return undefined;
   return apply(spec.functor, [operand(a, t.dtype, c)], c, t, m);
 }
 
-/** lerp(self, end, weight): LerpOp in the common floating dtype (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
+/** lerp(self, end, weight): LerpOp in the three operands' result type (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
 function lerp(a: Val, b: Val, w: Val): Val | undefined {
-  // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts).
-  if (!isFloat(promote(a.ty, b.ty).dtype) || a.ty.weak || b.ty.weak) return undefined;
-  const t = promote(promote(a.ty, b.ty), w.ty);
+  // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts), and computes in resultType(self, end, weight).
+  if (a.ty.weak || b.ty.weak || !isFloating(promoteEager(a.ty, b.ty).dtype)) return undefined;
+  const ab = promoteEager(a.ty, b.ty);
+  const t = promoteEager(tyOf(ab), w.ty);
   const c = computeOf(t.dtype, { float: true, double: true, int: false, bool: false, noBool: false });
   if (c === undefined) return undefined;
   return apply('LerpOp', [operand(a, t.dtype, c), operand(b, t.dtype, c), operand(w, t.dtype, c)], c, t);
@@ -128,7 +191,7 @@ function lerp(a: Val, b: Val, w: Val): Val | undefined {
 /** where(condition, a, b): WhereOp in the compute type of a's and b's common dtype (ops/unary/unary.h: where_impl). */
 function where(cond: Val, a: Val, b: Val): Val | undefined {
   if (cond.ty.dtype !== 'bool') return undefined;  // the eager op takes a bool condition only
-  const t = promote(a.ty, b.ty);
+  const t = promoteEager(a.ty, b.ty);
   const c = computeOf(t.dtype, { float: true, double: true, int: true, bool: false, noBool: false });
   if (c === undefined) return undefined;
   return apply('WhereOp', [`((${c})(${cond.code}))`, operand(a, t.dtype, c), operand(b, t.dtype, c)], c, t);

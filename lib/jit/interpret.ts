@@ -7,6 +7,8 @@
 // refuses (the typer ran first). Kernels become generators that yield at
 // each barrier; every loop iteration spends one step of a budget.
 import { calledFunctions, hasBarrier, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
+import { INTRINSIC_TABLE, type IntrinsicExpr, type SimFace } from './intrinsic-table';
+import { mathEntry } from './math-table';
 import { RUNTIME, type Runtime } from './semantics';
 import type { DType } from '../core/dtype';
 import type { ScalarDType } from './types';
@@ -57,18 +59,6 @@ export interface WarpRequest {
 /** A kernel per thread: yields a barrier's line at syncthreads(), a request at a warp operation (resumed with its result). */
 export type CompiledKernel = (T: SimThread, S: SimState, B: SimBlock, A: readonly unknown[]) => Generator<number | WarpRequest, void, unknown>;
 export type CompiledScalar = (T: SimThread, S: SimState, B: SimBlock, ...args: unknown[]) => unknown;
-
-const SPECIAL: Record<string, string> = {
-  'threadIdx.x': 'T.tx', 'threadIdx.y': 'T.ty', 'threadIdx.z': 'T.tz', 'blockIdx.x': 'T.bx', 'blockIdx.y': 'T.by', 'blockIdx.z': 'T.bz',
-  'blockDim.x': 'S.bd[0]', 'blockDim.y': 'S.bd[1]', 'blockDim.z': 'S.bd[2]', 'gridDim.x': 'S.gd[0]', 'gridDim.y': 'S.gd[1]', 'gridDim.z': 'S.gd[2]',
-};
-const MATH_JS: Record<string, string> = {
-  exp: 'Math.exp', log: 'Math.log', log1p: 'Math.log1p', expm1: 'Math.expm1', log2: 'Math.log2', log10: 'Math.log10', sqrt: 'Math.sqrt',
-  cbrt: 'Math.cbrt', sin: 'Math.sin', cos: 'Math.cos', tan: 'Math.tan', asin: 'Math.asin', acos: 'Math.acos', atan: 'Math.atan',
-  sinh: 'Math.sinh', cosh: 'Math.cosh', tanh: 'Math.tanh', asinh: 'Math.asinh', acosh: 'Math.acosh', atanh: 'Math.atanh',
-  floor: 'Math.floor', ceil: 'Math.ceil', trunc: 'Math.trunc', abs: 'Math.abs', atan2: 'Math.atan2', pow: 'R.pow', hypot: 'Math.hypot',
-  min: 'R.fmin', max: 'R.fmax', sign: 'R.sign',
-};
 
 function numText(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
@@ -132,7 +122,7 @@ class JsEmitter {
       case 'logic': return `(${this.expr(e.a)} ${e.op} ${this.expr(e.b)})`;
       case 'select': return `(${this.expr(e.c)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
       case 'math': return this.math(e);
-      case 'special': return SPECIAL[`${e.what}.${e.axis}`];
+      case 'intrinsic': return this.intrinsic(e);
       case 'load': {
         const v = `${this.name(e.arr)}.d[${this.offset(e.arr, e.idx, e.at, 'rd')}]`;
         return e.arr.dtype === 'bool' ? `(${v} !== 0)` : v;
@@ -152,21 +142,29 @@ class JsEmitter {
         return this.gens.has(e.fn) ? `(yield* ${c})` : c;
       }
       case 'item': return `${this.name(e.tmp)}[${e.i}]`;
-      case 'atomic': {
-        const a = this.name(e.arr);
-        const [v, c] = e.op === 'cas' ? [e.vals[1], e.vals[0]] : [e.vals[0], undefined];
-        const cs = c === undefined ? 'undefined' : this.expr(c);
-        const k = `_k${this.temps.length}`, o = `_o${this.temps.length}`;
-        this.temps.push(k, o);
-        return `(${k} = ${this.offset(e.arr, e.idx, e.at, 'wr')}, ${o} = ${a}.d[${k}], ${a}.d[${k}] = R.atomic('${e.op}', '${e.arr.dtype}', ${o}, ${this.expr(v)}, ${cs}), ${o})`;
-      }
-      case 'lane': return '((T.tx + S.bd[0] * (T.ty + S.bd[1] * T.tz)) & 31)';
-      case 'warp':
-        // Suspends the lane until every lane of its warp reaches a warp operation (simulator.ts steps them in lockstep).
-        return `(yield { op: '${e.op}', site: '${this.fn.name}:${e.at}', line: ${this.line(e.at)}${e.args.map((a, i) => `, ${i === 0 ? 'v' : 'n'}: ${this.expr(a)}`).join('')} })`;
       case 'foreign': throw new Error(`${this.fn.api}: gx.fuse's op calls run on CUDA only`);
     }
   }
+
+  /** An intrinsic: its entry's simulator face (NOTE [ One intrinsic table ]). */
+  private intrinsic(e: IntrinsicExpr): string {
+    const node = INTRINSIC_TABLE[e.name].node;
+    if (!('sim' in node)) throw new Error(`${this.fn.api}: internal: ${e.name} is lowered by its type rule`);
+    return node.sim(this.face, e);
+  }
+
+  private readonly face: SimFace = {
+    expr: (x) => this.expr(x),
+    offset: (a, idx, at, how) => this.offset(a, idx, at, how),
+    name: (a) => this.name(a),
+    temp: (prefix) => {
+      const n = `${prefix}${this.temps.length}`;
+      this.temps.push(n);
+      return n;
+    },
+    line: (at) => this.line(at),
+    site: (at) => `${this.fn.name}:${at}`,
+  };
 
   private arith(e: Extract<Expr, { k: 'arith' }>): string {
     const a = this.expr(e.a), b = this.expr(e.b);
@@ -209,12 +207,13 @@ class JsEmitter {
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
     const args = e.args.map((a) => this.expr(a)).join(', ');
+    const entry = mathEntry(e.fn);
     if (d === 'int32' || d === 'int64') {
-      if (e.fn === 'min' || e.fn === 'max') return `R.i${e.fn}(${args})`;
-      return `R.i${e.fn === 'abs' ? 'abs' : 'sign'}${d === 'int32' ? '32' : '64'}(${args})`;
+      const int = entry.int;
+      if (int === undefined || int === 'identity') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
+      return int.sim(d === 'int32' ? '32' : '64', args);
     }
-    if (e.fn === 'round') return `R.round${d === 'float32' ? '32' : '64'}(${args})`;
-    const c = `${MATH_JS[e.fn]}(${args})`;
+    const c = `${entry.sim[d === 'float32' ? 0 : 1]}(${args})`;
     return d === 'float32' ? `F(${c})` : c;
   }
 
@@ -283,8 +282,6 @@ class JsEmitter {
         this.stmts(s.body, inner);
         L.push(`${ind}}`);
         return;
-      case 'sync': L.push(`${ind}yield ${this.line(s.at)};`); return;
-      case 'fence': return;
       case 'array': {
         const a = s.arr;
         const args = `'${a.dtype}', [${(a.extents ?? []).join(', ')}], ${JSON.stringify(a.label)}`;

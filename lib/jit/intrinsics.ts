@@ -4,7 +4,7 @@
 // typed (typer-calls.ts), on CUDA and on the simulator alike. Called from
 // plain JS they have no thread to speak of: each throws saying so.
 import type { DType } from '../generated/dtypes';
-import type { AtomicOp } from './ir';
+import type { AtomicOp, IntrinsicName } from './ir';
 
 export type { AtomicOp };
 
@@ -171,28 +171,26 @@ export const atomic = Object.freeze({
   },
 });
 
-/** What the translator makes of a value a kernel refers to. */
-export type Intrinsic =
-  | { kind: 'dim3'; c: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim' }
-  | { kind: 'grid' | 'gridsize' | 'syncthreads' | 'threadfence' | 'sharedArray' | 'localArray' }
-  | { kind: 'atomic'; op: AtomicOp }
-  | { kind: 'laneId' | 'ballot' | 'activemask' }
-  | { kind: 'shfl'; mode: ShflMode };
+/** What the translator makes of a value a kernel refers to: its entry in intrinsic-table.ts and which of its kind (an axis, an atomic op, a shuffle's mode). */
+export interface Intrinsic {
+  name: IntrinsicName;
+  variant?: string;
+}
 
 export const INTRINSICS = new Map<unknown, Intrinsic>([
-  [threadIdx, { kind: 'dim3', c: 'threadIdx' }],
-  [blockIdx, { kind: 'dim3', c: 'blockIdx' }],
-  [blockDim, { kind: 'dim3', c: 'blockDim' }],
-  [gridDim, { kind: 'dim3', c: 'gridDim' }],
-  [grid, { kind: 'grid' }],
-  [gridsize, { kind: 'gridsize' }],
-  [syncthreads, { kind: 'syncthreads' }],
-  [threadfence, { kind: 'threadfence' }],
-  [sharedArray, { kind: 'sharedArray' }],
-  [localArray, { kind: 'localArray' }],
-  ...Object.entries(atomic).map(([op, f]): [unknown, Intrinsic] => [f, { kind: 'atomic', op: op as AtomicOp }]),
-  [laneId, { kind: 'laneId' }],
-  [ballot, { kind: 'ballot' }],
-  [activemask, { kind: 'activemask' }],
-  ...Object.entries(shfl).map(([mode, f]): [unknown, Intrinsic] => [f, { kind: 'shfl', mode: mode as ShflMode }]),
+  [threadIdx, { name: 'threadIdx' }],
+  [blockIdx, { name: 'blockIdx' }],
+  [blockDim, { name: 'blockDim' }],
+  [gridDim, { name: 'gridDim' }],
+  [grid, { name: 'grid' }],
+  [gridsize, { name: 'gridsize' }],
+  [syncthreads, { name: 'syncthreads' }],
+  [threadfence, { name: 'threadfence' }],
+  [sharedArray, { name: 'sharedArray' }],
+  [localArray, { name: 'localArray' }],
+  ...Object.entries(atomic).map(([op, f]): [unknown, Intrinsic] => [f, { name: 'atomic', variant: op }]),
+  [laneId, { name: 'laneId' }],
+  [ballot, { name: 'ballot' }],
+  [activemask, { name: 'activemask' }],
+  ...Object.entries(shfl).map(([mode, f]): [unknown, Intrinsic] => [f, { name: 'shfl', variant: mode }]),
 ]);

@@ -6,6 +6,8 @@
 // but for gx.fuse's `foreign` op calls, which only the CUDA side runs. The
 // meaning of every node is lib/jit/LANGUAGE.md.
 import type { DType } from '../core/dtype';
+import { INTRINSIC_TABLE } from './intrinsic-table';
+import type { MathFn } from './math-table';
 import type { ScalarDType, Ty } from './types';
 
 export type { ScalarDType, Ty };
@@ -33,16 +35,16 @@ export interface ArrayDecl {
   readonly extents?: readonly number[];
 }
 
-export type MathFn =
-  | 'exp' | 'log' | 'log1p' | 'expm1' | 'log2' | 'log10' | 'sqrt' | 'cbrt' | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
-  | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh' | 'floor' | 'ceil' | 'trunc' | 'round' | 'abs' | 'atan2'
-  | 'pow' | 'hypot' | 'min' | 'max' | 'sign';
+export type { MathFn };
 
 export type ArithOp = '+' | '-' | '*' | '/' | '%' | '**' | '&' | '|' | '^' | '<<' | '>>' | '>>>';
 export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
 export type AtomicOp = 'add' | 'sub' | 'min' | 'max' | 'exch' | 'cas' | 'and' | 'or' | 'xor';
 export type WarpOp = 'down' | 'up' | 'xor' | 'sync' | 'ballot' | 'activemask';
 export type Special = 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim';
+/** gx.jit's intrinsics: the entries of intrinsic-table.ts (NOTE [ One intrinsic table ]). */
+export type IntrinsicName = Special | 'grid' | 'gridsize' | 'syncthreads' | 'threadfence' | 'sharedArray' | 'localArray' | 'atomic'
+  | 'laneId' | 'shfl' | 'ballot' | 'activemask';
 
 /** Source position of a node, for errors and debug records. */
 export type At = number;
@@ -66,7 +68,6 @@ export type Expr =
   | { k: 'select'; ty: Ty; c: Expr; a: Expr; b: Expr }
   /** Math.* on operands of type `ty` (floats, or integers for min/max/abs/sign). */
   | { k: 'math'; ty: Ty; fn: MathFn; args: Expr[] }
-  | { k: 'special'; ty: Ty; what: Special; axis: 'x' | 'y' | 'z' }
   /** An element of an array in its compute type; indices are int64. */
   | { k: 'load'; ty: Ty; arr: ArrayDecl; idx: Expr[]; at: At }
   | { k: 'dim'; ty: Ty; arr: ArrayDecl; d: number }
@@ -77,11 +78,13 @@ export type Expr =
   | { k: 'call'; ty: Ty; fn: FnIR; args: Expr[] }
   /** Item i of a tuple temporary (a device function's several results). */
   | { k: 'item'; ty: Ty; tmp: VarDecl; i: number }
-  /** A read-modify-write; the old value, in the array's compute type. */
-  | { k: 'atomic'; ty: Ty; op: AtomicOp; arr: ArrayDecl; idx: Expr[]; vals: Expr[]; at: At }
-  /** A warp operation: shuffles, ballot, activemask (the simulator steps the warp's lanes in lockstep to it). */
-  | { k: 'warp'; ty: Ty; op: WarpOp; args: Expr[]; at: At }
-  | { k: 'lane'; ty: Ty }
+  /**
+   * An intrinsic: a thread coordinate (variant: the axis), a barrier, an
+   * atomic (variant: its op; the element of arr at idx), a warp operation
+   * (variant: the shuffle's mode). Its faces are its entry's in
+   * intrinsic-table.ts; statement intrinsics stand in an `expr` statement.
+   */
+  | { k: 'intrinsic'; ty: Ty; name: IntrinsicName; variant?: string; args: Expr[]; arr?: ArrayDecl; idx?: Expr[]; at: At }
   /** gx.fuse's op calls: C text with \u0001k\u0001 standing for the k-th argument (CUDA only). */
   | { k: 'foreign'; ty: Ty; code: string; args: Expr[] };
 
@@ -97,8 +100,6 @@ export type Stmt =
   | { k: 'continue' }
   | { k: 'return'; x?: Expr; items?: Expr[] }
   | { k: 'block'; body: Stmt[] }
-  | { k: 'sync'; at: At }
-  | { k: 'fence' }
   | { k: 'array'; arr: ArrayDecl }
   /** `const tmp = f(...)` of a device function returning several values. */
   | { k: 'tuple'; tmp: VarDecl; fn: FnIR; args: Expr[] };
@@ -142,9 +143,9 @@ export function walk(body: readonly Stmt[], onExpr: (e: Expr) => void, onStmt: (
       case 'cast': case 'neg': case 'not': case 'bitnot': case 'truth': case 'assign': ex(e.x); break;
       case 'arith': case 'cmp': case 'logic': ex(e.a); ex(e.b); break;
       case 'select': ex(e.c); ex(e.a); ex(e.b); break;
-      case 'math': case 'call': case 'foreign': case 'warp': e.args.forEach(ex); break;
+      case 'math': case 'call': case 'foreign': e.args.forEach(ex); break;
       case 'load': e.idx.forEach(ex); break;
-      case 'atomic': e.idx.forEach(ex); e.vals.forEach(ex); break;
+      case 'intrinsic': e.idx?.forEach(ex); e.args.forEach(ex); break;
       default: break;
     }
   };
@@ -172,8 +173,14 @@ export function hasBarrier(f: FnIR, memo = new Map<FnIR, boolean>()): boolean {
   if (known !== undefined) return known;
   memo.set(f, false);
   let found = false;
-  walk(f.body, (e) => { if ((e.k === 'call' && hasBarrier(e.fn, memo)) || e.k === 'warp') found = true; },
-    (s) => { if (s.k === 'sync' || (s.k === 'tuple' && hasBarrier(s.fn, memo))) found = true; });
+  walk(f.body, (e) => { if ((e.k === 'call' && hasBarrier(e.fn, memo)) || (e.k === 'intrinsic' && suspends(e.name))) found = true; },
+    (s) => { if (s.k === 'tuple' && hasBarrier(s.fn, memo)) found = true; });
   memo.set(f, found);
   return found;
+}
+
+/** Whether the simulator's thread yields at intrinsic `name` (a barrier, a warp operation). */
+function suspends(name: IntrinsicName): boolean {
+  const n = INTRINSIC_TABLE[name].node;
+  return 'suspends' in n && n.suspends;
 }

@@ -6,6 +6,7 @@ import type * as acorn from 'acorn';
 import { isDType } from '../core/dtype';
 import { staticValueOf, type Lookup } from './closure';
 import type { ArrayDecl, Expr, FnIR, Stmt, VarDecl } from './ir';
+import { INTRINSIC_TABLE } from './intrinsic-table';
 import { INTRINSICS, type Intrinsic } from './intrinsics';
 import { deviceInfo, Module, type DeviceFunctionInfo } from './module';
 import { castTo, math, truth } from './typing';
@@ -96,78 +97,25 @@ function opCall(t: TyperContext, name: string, args: Expr[], node: Where): Expr 
   return { k: 'foreign', ty: v.ty, code: v.code, args };
 }
 
+/** An intrinsic's call: its entry's type rule (NOTE [ One intrinsic table ]). */
 function intrinsic(t: TyperContext, intr: Intrinsic, args: Expression[], e: acorn.CallExpression, statement: boolean): Ref | { kind: 'stmt'; s: Stmt } {
-  const none = (s: Stmt): { kind: 'stmt'; s: Stmt } => {
-    if (!statement) t.fail(`${t.text(e.callee)}() gives no value`, e);
-    return { kind: 'stmt', s };
-  };
-  switch (intr.kind) {
-    case 'syncthreads':
-      return none({ k: 'sync', at: e.start });
-    case 'threadfence':
-      return none({ k: 'fence' });
-    case 'grid': case 'gridsize': {
-      const n = args.length === 1 && args[0].type === 'Literal' ? args[0].value : undefined;
-      if (n !== 1 && n !== 2 && n !== 3) t.fail(`${intr.kind}() takes a literal 1, 2 or 3`, e);
-      // 64-bit: a grid of 2^31 - 1 blocks of 1024 threads passes int32 (Numba's cuda.grid is 64-bit too).
-      const items = (['x', 'y', 'z'] as const).slice(0, n).map((axis): Expr => {
-        const sp = (what: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim'): Expr =>
-          castTo({ k: 'special', ty: strong(what === 'blockIdx' || what === 'gridDim' ? 'int64' : 'int32'), what, axis }, 'int64');
-        const i64 = strong('int64');
-        if (intr.kind === 'gridsize') return { k: 'arith', ty: i64, op: '*', a: sp('gridDim'), b: sp('blockDim') };
-        return { k: 'arith', ty: i64, op: '+', a: { k: 'arith', ty: i64, op: '*', a: sp('blockIdx'), b: sp('blockDim') }, b: sp('threadIdx') };
-      });
-      if (n === 1) return { kind: 'scalar', e: items[0] };
-      return { kind: 'tuple', items };
-    }
-    case 'sharedArray': case 'localArray':
-      return t.fail(`${intr.kind}() makes an array; declare it: const tile = jit.${intr.kind}([32, 33], 'float32')`, e);
-    case 'atomic': {
-      const arity = intr.op === 'cas' ? 4 : 3;
-      if (args.length !== arity) t.fail(`atomic.${intr.op} takes ${intr.op === 'cas' ? '(array, index, compare, value)' : '(array, index, value)'}`, e);
-      const arr = t.ref(args[0]);
-      if (arr.kind !== 'array') return t.fail(`atomic.${intr.op}: the first argument must be a tensor or a shared array`, args[0]);
-      const dt = arr.arr.dtype;
-      const ok = intr.op === 'and' || intr.op === 'or' || intr.op === 'xor' ? ['int32', 'int64'] : ['int32', 'int64', 'float32', 'float64'];
-      if (!ok.includes(dt)) t.fail(`atomic.${intr.op} works on ${ok.join(', ')} arrays; ${arr.arr.label} is ${dt}`, args[0]);
-      const idxNode = args[1];
-      const nodes = idxNode.type === 'ArrayExpression' ? idxNode.elements.map((x) => {
-        if (x === null || x.type === 'SpreadElement') return t.fail('write each index', idxNode);
-        return x;
-      }) : [idxNode as acorn.Expression];
-      const idx = t.indices(arr.arr, nodes, idxNode);
-      const cd = computeDType(dt);
-      const vals = args.slice(2).map((a) => castTo(t.expr(a), cd));
-      return { kind: 'scalar', e: { k: 'atomic', ty: strong(cd), op: intr.op, arr: arr.arr, idx, vals, at: e.start } };
-    }
-    case 'laneId':
-      if (args.length !== 0) t.fail('laneId() takes no arguments', e);
-      return { kind: 'scalar', e: { k: 'lane', ty: strong('int32') } };
-    case 'shfl': {
-      if (args.length !== 2) t.fail(`shfl.${intr.mode}(value, ${intr.mode === 'sync' ? 'srcLane' : intr.mode === 'xor' ? 'laneMask' : 'delta'}) takes 2 arguments`, e);
-      const v = t.expr(args[0]);
-      const value = v.ty.dtype === 'bool' ? castTo(v, 'int32') : v;
-      const n = castTo(t.expr(args[1]), 'int32');
-      return { kind: 'scalar', e: { k: 'warp', ty: { dtype: value.ty.dtype, weak: false }, op: intr.mode, args: [castTo(value, value.ty.dtype), n], at: e.start } };
-    }
-    case 'ballot': case 'activemask': {
-      const want = intr.kind === 'ballot' ? 1 : 0;
-      if (args.length !== want) t.fail(`${intr.kind}(${want === 1 ? 'predicate' : ''}) takes ${want} argument${want === 1 ? '' : 's'}`, e);
-      const a = args.map((x) => truth(t.expr(x)));
-      // The lanes as bits of an int64 (lane 31 set is no negative number).
-      return { kind: 'scalar', e: { k: 'warp', ty: strong('int64'), op: intr.kind, args: a, at: e.start } };
-    }
-    default:
-      return t.fail(`${t.text(e.callee)} cannot be called here`, e);
-  }
+  const entry = INTRINSIC_TABLE[intr.name];
+  if (entry.typeCall === undefined) return t.fail(`${t.text(e.callee)} cannot be called here`, e);
+  return entry.typeCall(t, { args, e, statement, variant: intr.variant });
+}
+
+/** Whether `v` is an intrinsic a kernel reads properties of (threadIdx): staticValueOf stops there. */
+function readByMember(v: unknown): boolean {
+  const intr = INTRINSICS.get(v);
+  return intr !== undefined && INTRINSIC_TABLE[intr.name].typeMember !== undefined;
 }
 
 /** Whether `init` is a call of sharedArray / localArray (found by value, without typing). */
 export function arrayMaker(t: TyperContext, init: acorn.Expression): 'sharedArray' | 'localArray' | undefined {
   if (init.type !== 'CallExpression') return undefined;
-  const value = staticValueOf(init.callee, t.lookup, (n) => t.lookupName(n) !== undefined, (v) => INTRINSICS.get(v)?.kind === 'dim3');
+  const value = staticValueOf(init.callee, t.lookup, (n) => t.lookupName(n) !== undefined, readByMember);
   const intr = INTRINSICS.get(value);
-  return intr?.kind === 'sharedArray' || intr?.kind === 'localArray' ? intr.kind : undefined;
+  return intr?.name === 'sharedArray' || intr?.name === 'localArray' ? intr.name : undefined;
 }
 
 let nextArray = 0;

@@ -4,6 +4,7 @@
 import type * as acorn from 'acorn';
 
 import type { ArrayDecl, Expr } from './ir';
+import { INTRINSIC_TABLE } from './intrinsic-table';
 import { INTRINSICS } from './intrinsics';
 import { lit } from './typing';
 import { computeDType, strong } from './types';
@@ -49,12 +50,8 @@ function elementRef(t: TyperContext, e: acorn.MemberExpression): Ref {
 
 function staticMember(t: TyperContext, value: unknown, prop: string, node: acorn.MemberExpression): Ref {
   const intr = INTRINSICS.get(value);
-  if (intr?.kind === 'dim3') {
-    if (prop !== 'x' && prop !== 'y' && prop !== 'z') t.fail(`${intr.c} has x, y and z`, node.property);
-    // blockIdx and gridDim reach 2^31 - 1: int64, so their products with blockDim never wrap.
-    const wide = intr.c === 'blockIdx' || intr.c === 'gridDim';
-    return { kind: 'scalar', e: { k: 'special', ty: strong(wide ? 'int64' : 'int32'), what: intr.c, axis: prop } };
-  }
+  const member = intr === undefined ? undefined : INTRINSIC_TABLE[intr.name].typeMember;
+  if (member !== undefined) return member(t, prop, node);
   if (value === Math && prop in Math && typeof (Math as unknown as Record<string, unknown>)[prop] === 'number') {
     return { kind: 'scalar', e: lit((Math as unknown as Record<string, number>)[prop]) };
   }

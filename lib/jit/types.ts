@@ -11,7 +11,20 @@ export const SCALAR_DTYPES: readonly ScalarDType[] = ['bool', 'int32', 'int64', 
 export interface Ty {
   dtype: ScalarDType;
   weak: boolean;
+  /**
+   * gx.fuse only: the eager tensor's dtype when it is narrower than `dtype`
+   * (float16 and bfloat16 held in float32; int8, int16, uint8 in int32), the
+   * value already rounded to it (NOTE [ Fused ops round where the eager ops
+   * store ] in fuse-ops.ts). JS operators drop it (plain()).
+   */
+  store?: NarrowDType;
 }
+
+/** The dtypes a jit value can stand for but not compute in. */
+export type NarrowDType = Exclude<DType, ScalarDType>;
+
+/** `t` without a narrow eager dtype: what JS arithmetic on a value gives (its result is not rounded to one). */
+export const plain = (t: Ty): Ty => (t.store === undefined ? t : { dtype: t.dtype, weak: t.weak });
 
 export const C_TYPE: Record<ScalarDType, string> = {
   bool: 'bool', int32: 'int', int64: 'long long', float32: 'float', float64: 'double',
@@ -69,10 +82,12 @@ export function promote(a: Ty, b: Ty): Ty {
     if (s.dtype === 'bool' && w.dtype !== 'bool') return { dtype: w.dtype === 'int64' ? 'int64' : 'float32', weak: false };
     return s;
   }
-  return RANK[a.dtype] >= RANK[b.dtype] ? a : b;
+  const w = RANK[a.dtype] >= RANK[b.dtype] ? a : b;
+  // A narrow dtype holds for the join only when both sides have it.
+  return a.dtype === b.dtype && a.store === b.store ? w : plain(w);
 }
 
-export const sameTy = (a: Ty, b: Ty): boolean => a.dtype === b.dtype && a.weak === b.weak;
+export const sameTy = (a: Ty, b: Ty): boolean => a.dtype === b.dtype && a.weak === b.weak && a.store === b.store;
 
 export function cast(v: Val, to: ScalarDType): string {
   return v.ty.dtype === to ? v.code : `((${C_TYPE[to]})(${v.code}))`;

@@ -1,8 +1,9 @@
 // The typing rules of operators and Math.* (NOTE [ Types in jit functions ]
 // in typer.ts): each builds the IR node of an operation on typed operands,
 // with the casts the rules ask for made explicit.
-import type { ArithOp, Expr, MathFn } from './ir';
-import { floatOf, isFloat, isInteger, promote, strong, type ScalarDType, type Ty } from './types';
+import type { ArithOp, Expr } from './ir';
+import { isMathFn, mathEntry } from './math-table';
+import { floatOf, isFloat, isInteger, plain, promote, strong, type ScalarDType, type Ty } from './types';
 
 type Fail = (what: string) => never;
 
@@ -29,7 +30,7 @@ const intOrInt64 = (t: Ty): Ty => (t.dtype === 'bool' ? { dtype: 'int64', weak: 
 
 /** `a op b` for the arithmetic and bitwise operators. */
 export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail, at?: number): Expr {
-  const t = promote(a.ty, b.ty);
+  const t = plain(promote(a.ty, b.ty));
   switch (op) {
     case '+': case '-': case '*': case '%': {
       const r = intOrInt64(t);
@@ -68,18 +69,11 @@ export function compare(op: string, a: Expr, b: Expr): Expr {
 }
 
 export function negate(x: Expr): Expr {
-  const t: Ty = x.ty.dtype === 'bool' ? { dtype: 'int32', weak: x.ty.weak } : x.ty;
+  const t: Ty = x.ty.dtype === 'bool' ? { dtype: 'int32', weak: x.ty.weak } : plain(x.ty);
   return { k: 'neg', ty: t, x: castTo(x, t.dtype) };
 }
 
-/** Math functions that give an integer back for integers (JS returns the same value). */
-const KEEPS_INTEGERS = new Set<string>(['min', 'max', 'abs', 'floor', 'ceil', 'trunc', 'round', 'sign']);
-const ARITY: Record<MathFn, number> = {
-  exp: 1, log: 1, log1p: 1, expm1: 1, log2: 1, log10: 1, sqrt: 1, cbrt: 1, sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1,
-  sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1, floor: 1, ceil: 1, trunc: 1, round: 1, abs: 1, sign: 1,
-  atan2: 2, pow: 2, hypot: 2, min: 2, max: 2,
-};
-export const isMathFn = (n: string): n is MathFn => Object.prototype.hasOwnProperty.call(ARITY, n);
+export { isMathFn };
 
 /** Math.name(args): floats compute in their type, integers in float32 (weak: float64) but for the ones that keep integers. */
 export function math(name: string, args: Expr[], fail: Fail): { e: Expr; integral: boolean } {
@@ -88,14 +82,16 @@ export function math(name: string, args: Expr[], fail: Fail): { e: Expr; integra
     return { e: castTo(args[0], 'float32'), integral: false };
   }
   if (!isMathFn(name)) return fail(`Math.${name} is not supported in a kernel`);
-  const arity = ARITY[name];
+  const entry = mathEntry(name);
+  const arity = entry.arity;
   if (args.length !== arity) fail(`Math.${name} takes ${arity} argument${arity === 1 ? '' : 's'} here`);
-  const t = args.length === 2 ? promote(args[0].ty, args[1].ty) : args[0].ty;
-  if (KEEPS_INTEGERS.has(name) && isInteger(t.dtype)) {
-    if (name === 'floor' || name === 'ceil' || name === 'trunc' || name === 'round') return { e: castTo(args[0], t.dtype), integral: false };
+  const t = plain(args.length === 2 ? promote(args[0].ty, args[1].ty) : args[0].ty);
+  if (entry.int !== undefined && isInteger(t.dtype)) {
+    if (entry.int === 'identity') return { e: castTo(args[0], t.dtype), integral: false };
     return { e: { k: 'math', ty: t, fn: name, args: args.map((a) => castTo(a, t.dtype)) }, integral: false };
   }
   const ft = floatOf(t);
-  const integral = name === 'floor' || name === 'ceil' || name === 'trunc' || name === 'round';
+  // floor, ceil, trunc, round: a float known to hold an integer (usable as an index).
+  const integral = entry.int === 'identity';
   return { e: { k: 'math', ty: ft, fn: name, args: args.map((a) => castTo(a, ft.dtype)) }, integral };
 }
