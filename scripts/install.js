@@ -28,13 +28,13 @@ function fromSourceRequested() {
  * ({ gpus, why }) when both load and an add runs on the CPU.
  */
 function tryPrebuilt() {
-  const { prebuildDir, binaryCandidates } = require(path.join(dist, 'binaries.js'));
+  const { prebuildDir, binaryCandidates } = require(path.join(dist, 'platform', 'binaries.js'));
   const dir = prebuildDir(root);
   if (!fs.existsSync(dir)) return { problem: `no prebuilt binaries for ${path.basename(dir)}` };
   // Loading them in a child keeps a crash (a missing system library, a bad binary) out of npm's process.
   // The child must find the prebuilt ones, not stale source builds: it checks which paths it got.
   const check = `const gx = require(${JSON.stringify(dist)});
-const b = require(${JSON.stringify(path.join(dist, 'binaries.js'))});
+const b = require(${JSON.stringify(path.join(dist, 'platform', 'binaries.js'))});
 const c = gx.add(gx.tensor([1, 2]), gx.tensor([3, 4])).toArraySync();
 if (c[0] !== 4 || c[1] !== 6) throw new Error('gx.add gave ' + Array.from(c));
 console.log(JSON.stringify({ core: b.findBinary('core'), ops: b.findBinary('ops'), gpus: gx.cuda.deviceCount(), why: gx.cuda.unavailableReason() }));`;
@@ -51,7 +51,7 @@ console.log(JSON.stringify({ core: b.findBinary('core'), ops: b.findBinary('ops'
 
 function describePrebuild() {
   try {
-    const info = JSON.parse(fs.readFileSync(path.join(require(path.join(dist, 'binaries.js')).prebuildDir(root), 'build.json'), 'utf8'));
+    const info = JSON.parse(fs.readFileSync(path.join(require(path.join(dist, 'platform', 'binaries.js')).prebuildDir(root), 'build.json'), 'utf8'));
     return info.cuda ? `CUDA ${info.cuda} code for ${info.archs.join(', ')} + PTX` : 'CPU only';
   } catch {
     return 'no build.json';
