@@ -218,7 +218,7 @@ function erfcCF(x: number): number {
   const tiny = 1e-300;
   // erfc(x) = exp(-x^2)/sqrt(pi) * 1/(x + 1/2/(x + 1/(x + 3/2/(x + 2/(x + ...)))))
   let f = x, c = x, d = 0;
-  for (let k = 1; k < 500; k++) {
+  for (let k = 1; k < 5000; k++) {
     const a = k / 2;
     d = x + a * d;
     d = d === 0 ? tiny : d;
@@ -248,12 +248,15 @@ export function erf(x: number): number {
   return sum * 2 / Math.sqrt(Math.PI);
 }
 
-/** The complementary error function to ~1e-15 relative: the continued fraction from 2.5 on, 1 - erf below, 2 - erfc(-x) for x < 0. */
+/**
+ * The complementary error function to ~1e-15 relative: the continued fraction from 1 on (1 - erf loses
+ * digits as erf nears 1: at x = 2.4 about three), 1 - erf below, 2 - erfc(-x) for x < 0.
+ */
 export function erfc(x: number): number {
   if (Number.isNaN(x)) return x;
   if (x < 0) return 2 - erfc(-x);
   if (x === Infinity) return 0;
-  return x >= 2.5 ? erfcCF(x) : 1 - erf(x);
+  return x >= 1 ? erfcCF(x) : 1 - erf(x);
 }
 
 /**
