@@ -180,8 +180,9 @@ function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefin
 /** lerp(self, end, weight): LerpOp in the three operands' result type (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
 function lerp(a: Val, b: Val, w: Val): Val | undefined {
   // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts), and computes in resultType(self, end, weight).
-  if (a.ty.weak || b.ty.weak || !isFloating(promoteEager(a.ty, b.ty).dtype)) return undefined;
+  if (a.ty.weak || b.ty.weak) return undefined;
   const ab = promoteEager(a.ty, b.ty);
+  if (!isFloating(ab.dtype)) return undefined;
   const t = promoteEager(tyOf(ab), w.ty);
   const c = computeOf(t.dtype, { float: true, double: true, int: false, bool: false, noBool: false });
   if (c === undefined) return undefined;

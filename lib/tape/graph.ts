@@ -309,13 +309,13 @@ export const recorders: {
 
 /**
  * The refusal of an op declared notImplemented (NOTE [ One declaration per op ] in
- * lib/autograd/declarations.ts; `name` is its declaration key), called before it
- * computes: throws, naming the caller `fn` ('gx.unique', 'Tensor.unique'), when grad
- * mode is on and a tensor among `inputs` requires grad. It lives on the tape, below
- * the ops that call it; the declaration walk (test/differentiability.test.ts) checks
- * that every op declared notImplemented refuses and every other one does not.
+ * lib/autograd/declarations.ts), called before it computes: throws, naming the caller
+ * `fn` ('gx.unique', 'Tensor.unique'), when grad mode is on and a tensor among `inputs`
+ * requires grad. It lives on the tape, below the ops that call it; the declaration walk
+ * (test/differentiability.test.ts) checks that every op declared notImplemented refuses
+ * and every other one does not, so the declaration is not repeated here.
  */
-export function derivativeNotImplemented(name: string, fn: string, ...inputs: readonly unknown[]): void {
+export function derivativeNotImplemented(fn: string, ...inputs: readonly unknown[]): void {
   if (!shouldRecord(...inputs)) return;
   throw new Error(`${fn}: the derivative is not implemented; detach() the input or call it under gx.noGrad()`);
 }

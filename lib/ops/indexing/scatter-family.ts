@@ -453,7 +453,7 @@ function flatContiguous(x: Tensor): Tensor {
 export function bincountImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const o = optionsOf<BincountOptions>(opts, fn, BINCOUNT_KEYS);
   const x = checkTensor(a, fn, 'self');
-  derivativeNotImplemented('bincount', fn, o.weights);
+  derivativeNotImplemented(fn, o.weights);
   if (x.shape.length !== 1 || !COUNTABLE.has(x.dtype)) {
     throw new TypeError(`${fn}: self must be a 1-d tensor of non-negative integers (int8, int16, int32, int64 or uint8), got ${describeOperand(x)}`);
   }
@@ -516,7 +516,7 @@ const HISTC_KEYS = optionKeys<HistcOptions>({ bins: true, min: true, max: true }
 export function histcImpl(a: unknown, opts: unknown, fn: string): Tensor {
   const o = optionsOf<HistcOptions>(opts, fn, HISTC_KEYS);
   const x = checkTensor(a, fn, 'self');
-  derivativeNotImplemented('histc', fn, x);
+  derivativeNotImplemented(fn, x);
   if (x.dtype === 'bool') throw new TypeError(`${fn}: self must be numeric, got ${describeOperand(x)}`);
   const bins = o.bins ?? 100;
   if (typeof bins !== 'number' || !Number.isSafeInteger(bins) || bins < 1) throw new RangeError(`${fn}: bins must be a positive integer, got ${describeValue(bins)}`);

@@ -400,7 +400,7 @@ export const kthvalue: KthvalueFn = ((x: unknown, k: unknown, axis?: unknown, op
 /** @internal gx.unique and Tensor.unique. */
 export function uniqueImpl(a: unknown, opts: unknown, fn: string): Tensor | UniqueResult {
   const x = checkTensor(a, fn, 'input');
-  derivativeNotImplemented('unique', fn, x);
+  derivativeNotImplemented(fn, x);
   const o = optionsOf<UniqueOptions>(opts, fn, UNIQUE_KEYS);
   flag(o.sorted, 'sorted', fn, true);
   const wantInverse = flag(o.returnInverse, 'returnInverse', fn, false);
