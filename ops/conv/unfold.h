@@ -39,32 +39,31 @@ struct Im2colGeometry {
   GX_HD int64_t rows() const { return c * kh * kw; }
   GX_HD int64_t cols() const { return oh * ow; }
 
-  // unfold's element e of out (C order), in C.
-  template <typename T, typename C, typename I> GX_HD C unfold_at(const T* img, I e) const {
-    const I L = static_cast<I>(oh * ow);
-    const I x = e % static_cast<I>(ow), y = (e / static_cast<I>(ow)) % static_cast<I>(oh);
-    const I r = (e / L) % static_cast<I>(rows());
-    const I b = e / (L * static_cast<I>(rows()));
-    const I j = r % static_cast<I>(kw), i = (r / static_cast<I>(kw)) % static_cast<I>(kh), ch = r / static_cast<I>(kh * kw);
-    const int64_t hh = static_cast<int64_t>(y) * sh - ph + static_cast<int64_t>(i) * dh;
-    const int64_t ww = static_cast<int64_t>(x) * sw - pw + static_cast<int64_t>(j) * dw;
+  // The image element window (i, j) of window (y, x) reads, in C: pad_value outside the image.
+  template <typename T, typename C> GX_HD C unfold_one(const T* img, int64_t b, int64_t ch, int64_t i, int64_t j, int64_t y, int64_t x) const {
+    const int64_t hh = y * sh - ph + i * dh, ww = x * sw - pw + j * dw;
     if (hh < 0 || hh >= h || ww < 0 || ww >= w) return static_cast<C>(pad_value);
     return to<C>(img[b * img_stride[0] + ch * img_stride[1] + hh * img_stride[2] + ww * img_stride[3]]);
   }
 
-  // fold's element e of out (C order): the sum of the window positions covering it, (i, j) ascending.
-  template <typename T, typename C, typename I> GX_HD C fold_at(const T* col, I e) const {
-    const I x = e % static_cast<I>(w), y = (e / static_cast<I>(w)) % static_cast<I>(h);
-    const I ch = (e / static_cast<I>(h * w)) % static_cast<I>(c), b = e / static_cast<I>(h * w * c);
+  // fold's element (b, ch, y, x): the sum of the window positions covering it, (i, j) ascending. The
+  // divisibility tests run in 32 bits (spatial sizes are below 2^31; make_im2col checks): on the GPU a
+  // 64-bit division is a long emulated sequence, and there are up to KH + KH*KW of them per element.
+  template <typename T, typename C> GX_HD C fold_one(const T* col, int64_t b, int64_t ch, int64_t y, int64_t x) const {
+    const int32_t y32 = static_cast<int32_t>(y), x32 = static_cast<int32_t>(x), sh32 = static_cast<int32_t>(sh), sw32 = static_cast<int32_t>(sw);
+    const T* base = col + b * col_stride[0] + ch * kh * kw * col_stride[1];
     C acc = C(0);
-    for (int64_t i = 0; i < kh; ++i) {
-      const int64_t hh = static_cast<int64_t>(y) + ph - i * dh;
-      if (hh < 0 || hh % sh != 0 || hh / sh >= oh) continue;
-      for (int64_t j = 0; j < kw; ++j) {
-        const int64_t ww = static_cast<int64_t>(x) + pw - j * dw;
-        if (ww < 0 || ww % sw != 0 || ww / sw >= ow) continue;
-        const int64_t r = (static_cast<int64_t>(ch) * kh + i) * kw + j;
-        acc += to<C>(col[b * col_stride[0] + r * col_stride[1] + ((hh / sh) * ow + ww / sw) * col_stride[2]]);
+    for (int32_t i = 0; i < kh; ++i) {
+      const int32_t hh = y32 + static_cast<int32_t>(ph) - i * static_cast<int32_t>(dh);
+      if (hh < 0) break;  // hh only falls as i grows
+      const int32_t wy = hh / sh32;
+      if (hh - wy * sh32 != 0 || wy >= oh) continue;
+      for (int32_t j = 0; j < kw; ++j) {
+        const int32_t ww = x32 + static_cast<int32_t>(pw) - j * static_cast<int32_t>(dw);
+        if (ww < 0) break;
+        const int32_t wx = ww / sw32;
+        if (ww - wx * sw32 != 0 || wx >= ow) continue;
+        acc += to<C>(base[(static_cast<int64_t>(i) * kw + j) * col_stride[1] + (static_cast<int64_t>(wy) * ow + wx) * col_stride[2]]);
       }
     }
     return acc;
@@ -89,6 +88,9 @@ inline Im2colGeometry make_im2col(const Tensor& image, const Tensor& col, IntArr
   g.ph = padding[0], g.pw = padding[1], g.sh = stride[0], g.sw = stride[1], g.oh = grid[0], g.ow = grid[1];
   GX_CHECK(g.kh > 0 && g.kw > 0 && g.dh > 0 && g.dw > 0 && g.sh > 0 && g.sw > 0 && g.ph >= 0 && g.pw >= 0 && g.oh >= 0 && g.ow >= 0,
            "kernel_size, dilation and stride must be positive, padding and grid non-negative");
+  GX_CHECK(g.h < (int64_t{1} << 30) && g.w < (int64_t{1} << 30) && g.oh < (int64_t{1} << 30) && g.ow < (int64_t{1} << 30) &&
+               g.ph < (int64_t{1} << 29) && g.pw < (int64_t{1} << 29) && (g.kh - 1) * g.dh < (int64_t{1} << 29) && (g.kw - 1) * g.dw < (int64_t{1} << 29),
+           "spatial sizes, padding and dilated kernels of 2^29 or more are not supported");
   GX_CHECK(col.size(0) == g.n && col.size(1) == g.rows() && col.size(2) == g.cols(), "columns of shape ", col.sizes(),
            " do not match the image ", image.sizes(), " with kernel ", kernel_size, " and grid ", grid);
   for (int d = 0; d < 4; ++d) g.img_stride[d] = image.strides()[d];
