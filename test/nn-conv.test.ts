@@ -218,3 +218,21 @@ deviceTest('bad arguments throw naming the function and the argument', (t, d) =>
   rejects(t, d, () => new gx.nn.Conv2d(3, 4, 3, { groups: 2 }), RangeError, /gx\.nn\.Conv2d: inChannels \(3\) must be divisible by groups \(2\)/);
   rejects(t, d, () => new gx.nn.Conv2d(3, 4, 3, JSON.parse('{"paddingMode":"reflect"}') as gx.nn.ConvLayerOptions), RangeError, /Conv2d: argument 'paddingMode'/);
 });
+
+deviceTest('1-d unfold and fold are the 2-d ones over a unit height; unbatched fold drops the batch dim', (t, d) => {
+  gx.tidy(() => {
+    const x = R(d, [2, 3, 11], 71);
+    const opts = { padding: 2, stride: 3, dilation: 2 };
+    const u1 = F.unfold(x, [3], opts);
+    const u2 = F.unfold(x.reshape([2, 3, 1, 11]), [1, 3], { padding: [0, 2], stride: [1, 3], dilation: [1, 2] });
+    t.deepEqual([...u1.shape], [2, 9, 4]);
+    t.deepEqual(values(u1), values(u2));
+    const f1 = F.fold(u1, [11], [3], opts);
+    t.deepEqual([...f1.shape], [2, 3, 11]);
+    t.deepEqual(values(f1), values(F.fold(u2, [1, 11], [1, 3], { padding: [0, 2], stride: [1, 3], dilation: [1, 2] })));
+    const c = R(d, [12, 16], 72);
+    const fu = F.fold(c, [5, 6], [2, 3]);
+    t.deepEqual([...fu.shape], [2, 5, 6]);
+    t.deepEqual(values(fu), values(F.fold(c.reshape([1, 12, 16]), [5, 6], [2, 3])));
+  });
+});
