@@ -10,7 +10,6 @@ import { where } from '../ops/elementwise/functions';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing/indexing';
 import { matmul } from '../ops/linalg/matmul';
-import { isFloating } from '../ops/promotion';
 import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
 import { checkOptions, optionKeys } from '../core/options';
@@ -35,8 +34,8 @@ export {
 
 const F = 'gx.nn.functional';
 
+// The argument check, kept here too: gx.nn.functional has exported it.
 export { floatingArg };
-
 
 /**
  * x W^T + b over the last dim of x (torch.nn.functional.linear): weight is
