@@ -266,6 +266,13 @@ module.exports = [
   op('cross(Tensor self, Tensor other, int axis, Tensor out) -> ()',
     'out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) ' +
     'and dtype (numeric, not bool) (ops/linalg/cross.h).'),
+  op('unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, ' +
+    'Tensor out) -> ()',
+    'im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; pad_value outside self ' +
+    '(ops/conv/unfold.h, NOTE [ unfold and fold ]).'),
+  op('fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()',
+    'col2im, unfold\'s adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over ' +
+    'the windows covering each element, gathered in one order on both devices (ops/conv/unfold.h).'),
   op('foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, ' +
     'float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()',
     'One SGD step of every parameter of the list, in place, as torch.optim.SGD\'s per parameter, in a few ' +

@@ -257,6 +257,12 @@ TAKES_OPTIONS['nn.NLLLoss'] = { call: () => new gx.nn.NLLLoss({ ignore_index: 0 
 TAKES_OPTIONS['nn.CrossEntropyLoss'] = { call: () => new gx.nn.CrossEntropyLoss({ label_smoothing: 0.1 } as gx.nn.CrossEntropyOptions), fn: 'gx.nn.CrossEntropyLoss', key: 'label_smoothing', suggest: 'labelSmoothing' };
 TAKES_OPTIONS['nn.BCELoss'] = { call: () => new gx.nn.BCELoss({ weigth: null } as gx.nn.BceOptions), fn: 'gx.nn.BCELoss', key: 'weigth', suggest: 'weight' };
 TAKES_OPTIONS['nn.BCEWithLogitsLoss'] = { call: () => new gx.nn.BCEWithLogitsLoss({ pos_weight: null } as gx.nn.BceWithLogitsOptions), fn: 'gx.nn.BCEWithLogitsLoss', key: 'pos_weight', suggest: 'posWeight' };
+TAKES_OPTIONS['nn.Conv1d'] = { call: () => new gx.nn.Conv1d(2, 2, 3, { padding_mode: 'zeros' } as gx.nn.ConvLayerOptions), fn: 'gx.nn.Conv1d', key: 'padding_mode', suggest: 'paddingMode' };
+TAKES_OPTIONS['nn.Conv2d'] = { call: () => new gx.nn.Conv2d(2, 2, 3, { strides: 2 } as gx.nn.ConvLayerOptions), fn: 'gx.nn.Conv2d', key: 'strides', suggest: 'stride' };
+TAKES_OPTIONS['nn.MaxPool1d'] = { call: () => new gx.nn.MaxPool1d(2, { ceil_mode: true } as gx.nn.MaxPoolLayerOptions), fn: 'gx.nn.MaxPool1d', key: 'ceil_mode', suggest: 'ceilMode' };
+TAKES_OPTIONS['nn.MaxPool2d'] = { call: () => new gx.nn.MaxPool2d(2, { dilaton: 1 } as gx.nn.MaxPoolLayerOptions), fn: 'gx.nn.MaxPool2d', key: 'dilaton', suggest: 'dilation' };
+TAKES_OPTIONS['nn.AvgPool1d'] = { call: () => new gx.nn.AvgPool1d(2, { paddng: 1 } as gx.nn.AvgPoolOptions), fn: 'gx.nn.AvgPool1d', key: 'paddng', suggest: 'padding' };
+TAKES_OPTIONS['nn.AvgPool2d'] = { call: () => new gx.nn.AvgPool2d(2, { count_include_pad: false } as gx.nn.AvgPoolOptions), fn: 'gx.nn.AvgPool2d', key: 'count_include_pad', suggest: 'countIncludePad' };
 TAKES_OPTIONS['linalg.pinv'] = { call: () => gx.linalg.pinv(x(), { rtl: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.pinv', key: 'rtl', suggest: 'rtol' };
 TAKES_OPTIONS['linalg.matrixRank'] = { call: () => gx.linalg.matrixRank(x(), { tol: 1e-6 } as gx.linalg.RankToleranceOptions), fn: 'gx.linalg.matrixRank', key: 'tol', suggest: 'atol' };
 TAKES_OPTIONS['linalg.lstsq'] = { call: () => gx.linalg.lstsq(x(), x(), { rcnd: 1e-6 } as gx.linalg.LstsqOptions), fn: 'gx.linalg.lstsq', key: 'rcnd', suggest: 'rcond' };
@@ -280,7 +286,7 @@ const NO_OPTIONS = new Set([
   'memory.stats', 'memory.emptyCache', 'memory.setLimit', 'noGrad', 'enableGrad', 'isGradEnabled', 'Tensor#requiresGrad_', 'Tensor#detach', 'Tensor#retainGrad', 'Tensor#registerHook',
   'optim.Optimizer',
   ...['Module', 'Dropout', 'ReLU', 'GELU', 'Sigmoid', 'Tanh', 'Softmax', 'LogSoftmax', 'Sequential', 'ModuleList',
-    'SiLU', 'Mish', 'SELU', 'Hardsigmoid', 'LogSigmoid', 'LeakyReLU', 'ELU', 'Hardtanh'].map((c) => `nn.${c}`),
+    'SiLU', 'Mish', 'SELU', 'Hardsigmoid', 'LogSigmoid', 'LeakyReLU', 'ELU', 'Hardtanh', 'Flatten'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
   ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',

@@ -643,6 +643,16 @@ const OP_CROSS = new OpRef('cross');
 function cross(fn: string, a: { self: NativeTensor; other: NativeTensor; axis: number | bigint; out: NativeTensor }): void {
   native.callOp(OP_CROSS.id(fn), a.self, a.other, a.axis, a.out);
 }
+const OP_UNFOLD = new OpRef('unfold');
+/** `unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, Tensor out) -> ()`: im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; pad_value outside self (ops/conv/unfold.h, NOTE [ unfold and fold ]). */
+function unfold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; padValue: number; out: NativeTensor }): void {
+  native.callOp(OP_UNFOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.padValue, a.out);
+}
+const OP_FOLD = new OpRef('fold');
+/** `fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()`: col2im, unfold's adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over the windows covering each element, gathered in one order on both devices (ops/conv/unfold.h). */
+function fold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; out: NativeTensor }): void {
+  native.callOp(OP_FOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.out);
+}
 const OP_FOREACH_SGD = new OpRef('foreach_sgd');
 /** `foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()`: One SGD step of every parameter of the list, in place, as torch.optim.SGD's per parameter, in a few multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists contiguous, of one floating dtype and device (ops/optim/foreach.h). */
 function foreachSgd(fn: string, a: { params: readonly NativeTensor[]; grads: readonly NativeTensor[]; momentumBuffers: readonly NativeTensor[]; lr: number; momentum: number; dampening: number; weightDecay: number; nesterov: boolean; maximize: boolean; first: boolean }): void {
@@ -867,6 +877,8 @@ export {
   randint,
   matmul,
   cross,
+  unfold,
+  fold,
   foreachSgd,
   foreachAdam,
   svd,

@@ -10,18 +10,22 @@ import { where } from '../ops/elementwise/functions';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing/indexing';
 import { matmul } from '../ops/linalg/matmul';
-import { isFloating } from '../ops/promotion';
 import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
+import { floatingArg } from './functional-args';
 
 export {
   relu, gelu, sigmoid, tanh, softplus, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
 } from '../generated/elementwise';
 export { softmax, logSoftmax } from '../ops/softmax/softmax';
+export { unfold, fold, conv1d, conv2d, type UnfoldOptions, type ConvOptions } from './conv';
+export {
+  maxPool1d, maxPool2d, avgPool1d, avgPool2d, type PoolOptions, type MaxPoolOptions, type AvgPoolOptions, type MaxPoolResult,
+} from './pooling';
 export {
   mseLoss, l1Loss, smoothL1Loss, huberLoss, nllLoss, crossEntropy, binaryCrossEntropy, binaryCrossEntropyWithLogits,
   type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,
@@ -30,14 +34,8 @@ export {
 
 const F = 'gx.nn.functional';
 
-/** A floating tensor argument, checked. */
-export function floatingArg(x: unknown, fn: string, name: string): Tensor {
-  const t = checkTensor(x, fn, name);
-  if (!isFloating(t.dtype)) {
-    throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
-  }
-  return t;
-}
+// The argument check, kept here too: gx.nn.functional has exported it.
+export { floatingArg };
 
 /**
  * x W^T + b over the last dim of x (torch.nn.functional.linear): weight is

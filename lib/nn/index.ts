@@ -5,6 +5,11 @@ export {
   Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Sequential, ModuleList,
   type FactoryOptions, type LinearOptions, type EmbeddingLayerOptions, type LayerNormOptions,
 } from './layers';
+export {
+  Conv1d, Conv2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, Flatten, type ConvLayerOptions, type MaxPoolLayerOptions,
+} from './conv-modules';
+export type { UnfoldOptions, ConvOptions } from './conv';
+export type { PoolOptions, MaxPoolOptions, AvgPoolOptions, MaxPoolResult } from './pooling';
 export { SiLU, Mish, SELU, Hardsigmoid, LogSigmoid, LeakyReLU, ELU, Hardtanh } from './activations';
 export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
 export type {

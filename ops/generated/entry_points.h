@@ -265,6 +265,10 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, bool t
 void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
 void cross_cpu(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
 void cross_cuda(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
+void unfold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out);
+void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out);
+void fold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
+void fold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void foreach_sgd_cpu(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
 void foreach_sgd_cuda(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
 void foreach_adam_cpu(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs, const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps, double lr, double beta1, double beta2, double eps, double weight_decay, double neg_step_size, double bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled);

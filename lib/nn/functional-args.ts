@@ -1,0 +1,14 @@
+// The tensor argument check gx.nn.functional's functions share (apart from
+// functional.ts so that its other files can import it without a cycle).
+import { checkTensor } from '../ops/common';
+import { isFloating } from '../ops/promotion';
+import type { Tensor } from '../core/tensor';
+
+/** A floating tensor argument, checked. */
+export function floatingArg(x: unknown, fn: string, name: string): Tensor {
+  const t = checkTensor(x, fn, name);
+  if (!isFloating(t.dtype)) {
+    throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
+  }
+  return t;
+}

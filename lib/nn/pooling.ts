@@ -1,0 +1,200 @@
+// Max and average pooling of gx.nn.functional (maxPool1d/2d, avgPool1d/2d, as
+// torch.nn.functional's), made of unfold and a reduction over each window.
+//
+// NOTE [ Pooling as unfold and a reduction ]
+// The windows of x (N, C, H, W) are its columns (N, C*KH*KW, L), viewed (N,
+// C, KH*KW, L): max pooling is amax over the window axis, the padding read as
+// -inf so it never wins; average pooling is the sum over it (padding read as
+// 0) divided by torch's divisor: the window's size clipped to the padded
+// input (countIncludePad, the default) or to the input itself, one number per
+// window when ceil mode or padding makes them differ. Gradients come from
+// amax's and sum's and unfold's (fold). ceilMode adds a window where the
+// last one would start inside the input or its left padding (torch's rule);
+// its positions past the padded input read padding too.
+import { div } from '../generated/elementwise';
+import { argmax, sum } from '../ops/reduce/functions';
+import { amax } from '../ops/reduce/statistics-nan';
+import { gather } from '../ops/indexing/indexing';
+import { tensor } from '../ops/creation/creation';
+import { im2col } from '../ops/conv/unfold';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue, formatShape } from '../core/shape';
+import type { Tensor } from '../core/tensor';
+import { tidy } from '../core/tidy';
+import { asImage, lift, sizes } from './conv-args';
+import { floatingArg } from './functional-args';
+
+const F = 'gx.nn.functional';
+
+export interface PoolOptions {
+  /** Step between windows (default: the kernel size). */
+  stride?: number | number[] | null;
+  /** Implicit padding on both sides of each spatial dim, at most half the kernel (default 0). */
+  padding?: number | number[];
+  /** Use ceil instead of floor for the number of windows (default false). */
+  ceilMode?: boolean;
+}
+export interface MaxPoolOptions extends PoolOptions {
+  /** Spacing between a window's elements (default 1). */
+  dilation?: number | number[];
+  /** Also return the flat index (into each plane of the input) of every maximum (default false). */
+  returnIndices?: boolean;
+}
+export interface AvgPoolOptions extends PoolOptions {
+  /** Count the zero padding in the divisor (default true). */
+  countIncludePad?: boolean;
+  /** Divide by this instead of the window's size. */
+  divisorOverride?: number | null;
+}
+const MAX_KEYS = optionKeys<MaxPoolOptions>({ stride: true, padding: true, dilation: true, ceilMode: true, returnIndices: true });
+const AVG_KEYS = optionKeys<AvgPoolOptions>({ stride: true, padding: true, ceilMode: true, countIncludePad: true, divisorOverride: true });
+
+/** Windows along one dim, torch's pooling_output_shape. */
+function poolWindows(size: number, k: number, pad: number, s: number, d: number, ceil: boolean): number {
+  let out = Math.floor((size + 2 * pad - d * (k - 1) - 1 + (ceil ? s - 1 : 0)) / s) + 1;
+  if (ceil && (out - 1) * s >= size + pad) out -= 1;
+  return out;
+}
+
+interface PoolGeometry { k: number[]; s: number[]; p: number[]; d: number[]; grid: number[]; dims: number[] }
+
+function poolGeometry(x: Tensor, kernelSize: unknown, o: MaxPoolOptions, spatial: number, fn: string): PoolGeometry {
+  const k = sizes(kernelSize, spatial, fn, 'kernelSize', 1);
+  const s = o.stride === undefined || o.stride === null ? k : sizes(o.stride, spatial, fn, 'stride', 1);
+  const p = sizes(o.padding ?? 0, spatial, fn, 'padding', 0);
+  const d = sizes(o.dilation ?? 1, spatial, fn, 'dilation', 1);
+  if (p.some((v, i) => v > k[i] / 2)) throw new RangeError(`${fn}: argument 'padding' must be at most half the kernel size, got padding ${formatShape(p)} and kernelSize ${formatShape(k)}`);
+  if (x.ndim !== spatial + 1 && x.ndim !== spatial + 2) {
+    throw new RangeError(`${fn}: argument 'input' must be ${spatial + 1}-d (unbatched) or ${spatial + 2}-d (batched), got ${formatShape(x.shape)}`);
+  }
+  const dims = x.shape.slice(x.ndim - spatial);
+  const grid = dims.map((n, i) => poolWindows(n, k[i], p[i], s[i], d[i], o.ceilMode === true));
+  if (grid.some((g) => g < 1)) {
+    throw new RangeError(`${fn}: the input's spatial size ${formatShape(dims)} gives an output of ${formatShape(grid)}, which is too small`);
+  }
+  return { k, s, p, d, grid, dims };
+}
+
+/** The columns of x viewed (N, C, window, L) and how to shape a (N, C, L) result back. */
+function windowsOf(x: Tensor, g: PoolGeometry, padValue: number, spatial: number, fn: string): { w: Tensor; shape: number[] } {
+  const { image, batched } = asImage(x, spatial, fn, 'input');
+  const [n, c] = image.shape;
+  const cols = im2col(image, lift(g.k, g.d, g.p, g.s, g.grid), padValue, fn);
+  const l = g.grid.reduce((a, b) => a * b, 1);
+  return { w: cols.reshape([n, c, cols.shape[1] / c, l]), shape: [...(batched ? [n] : []), c, ...g.grid] };
+}
+
+/** For each window element and window, the flat index into an input plane (what returnIndices reports). */
+function flatIndices(g: PoolGeometry): number[] {
+  const [kh, kw] = g.k.length === 1 ? [1, g.k[0]] : g.k;
+  const lg = lift(g.k, g.d, g.p, g.s, g.grid);
+  const [h, w] = g.dims.length === 1 ? [1, g.dims[0]] : g.dims;
+  const [oh, ow] = lg.grid;
+  const out: number[] = [];
+  for (let i = 0; i < kh; i++) {
+    for (let j = 0; j < kw; j++) {
+      for (let y = 0; y < oh; y++) {
+        for (let z = 0; z < ow; z++) {
+          const r = y * lg.stride[0] - lg.padding[0] + i * lg.dilation[0], q = z * lg.stride[1] - lg.padding[1] + j * lg.dilation[1];
+          out.push(r >= 0 && r < h && q >= 0 && q < w ? r * w + q : -1);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+export interface MaxPoolResult { values: Tensor; indices: Tensor }
+
+function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions | undefined, spatial: number, fn: string): Tensor | MaxPoolResult {
+  const x = floatingArg(input, fn, 'input');
+  const o = checkOptions<MaxPoolOptions>(opts, fn, MAX_KEYS);
+  const g = poolGeometry(x, kernelSize, o, spatial, fn);
+  return tidy(() => {
+    const { w, shape } = windowsOf(x, g, -Infinity, spatial, fn);
+    const values = amax(w, 2).reshape(shape);
+    if (o.returnIndices !== true) return values;
+    // The window element of each maximum, then its position in the plane from a table of (element, window).
+    const at = argmax(w, 2, { keepdims: true });
+    const [n, c, kk, l] = w.shape;
+    const table = tensor(flatIndices(g), { dtype: 'int64', device: x.device }).reshape([1, 1, kk, l]).expand([n, c, kk, l]);
+    return { values, indices: gather(table, 2, at).reshape(shape) };
+  });
+}
+
+/**
+ * 1-d max pooling (torch.nn.functional.max_pool1d): input (N, C, L) or (C, L).
+ * With returnIndices, { values, indices }.
+ * @example gx.nn.functional.maxPool1d(x, 3, { stride: 2 })
+ */
+export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
+export function maxPool1d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
+  return maxPoolNd(input, kernelSize, opts, 1, `${F}.maxPool1d`);
+}
+
+/**
+ * 2-d max pooling (torch.nn.functional.max_pool2d): input (N, C, H, W) or (C,
+ * H, W); NOTE [ Pooling as unfold and a reduction ]. With returnIndices,
+ * { values, indices } (flat indices into each H*W plane, as torch's).
+ * @example gx.nn.functional.maxPool2d(x, 2)
+ */
+export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
+export function maxPool2d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
+  return maxPoolNd(input, kernelSize, opts, 2, `${F}.maxPool2d`);
+}
+
+/** torch's divisor of each window (avg_pool2d's), or one number when all agree. */
+function divisors(g: PoolGeometry, o: AvgPoolOptions): number[] {
+  const lg = lift(g.k, [1], g.p, g.s, g.grid);
+  const [h, w] = g.dims.length === 1 ? [1, g.dims[0]] : g.dims;
+  const along = (n: number, size: number, k: number, s: number, p: number): [number, number] => {
+    const start = n * s - p, end = Math.min(start + k, size + p);
+    return [end - start, Math.min(end, size) - Math.max(start, 0)];
+  };
+  const out: number[] = [];
+  for (let y = 0; y < lg.grid[0]; y++) {
+    const [ph, vh] = along(y, h, lg.kernelSize[0], lg.stride[0], lg.padding[0]);
+    for (let z = 0; z < lg.grid[1]; z++) {
+      const [pw, vw] = along(z, w, lg.kernelSize[1], lg.stride[1], lg.padding[1]);
+      out.push(o.countIncludePad === false ? vh * vw : ph * pw);
+    }
+  }
+  return out;
+}
+
+function avgPoolNd(input: Tensor, kernelSize: number | number[], opts: AvgPoolOptions | undefined, spatial: number, fn: string): Tensor {
+  const x = floatingArg(input, fn, 'input');
+  const o = checkOptions<AvgPoolOptions>(opts, fn, AVG_KEYS);
+  const over = o.divisorOverride ?? null;
+  if (over !== null && (typeof over !== 'number' || !Number.isInteger(over) || over === 0)) {
+    throw new RangeError(`${fn}: argument 'divisorOverride' must be a non-zero integer, got ${describeValue(over)}`);
+  }
+  const g = poolGeometry(x, kernelSize, o, spatial, fn);
+  return tidy(() => {
+    const { w, shape } = windowsOf(x, g, 0, spatial, fn);
+    const total = sum(w, 2);
+    const each = over !== null ? [over] : divisors(g, o);
+    const divisor = each.every((v) => v === each[0]) ? each[0] : tensor(each, { dtype: x.dtype, device: x.device });
+    return div(total, divisor).reshape(shape);
+  });
+}
+
+/**
+ * 1-d average pooling (torch.nn.functional.avg_pool1d): input (N, C, L) or (C, L).
+ * @example gx.nn.functional.avgPool1d(x, 2)
+ */
+export function avgPool1d(input: Tensor, kernelSize: number | number[], opts?: AvgPoolOptions): Tensor {
+  return avgPoolNd(input, kernelSize, opts, 1, `${F}.avgPool1d`);
+}
+
+/**
+ * 2-d average pooling (torch.nn.functional.avg_pool2d): input (N, C, H, W) or
+ * (C, H, W); countIncludePad (default true) as torch's. NOTE [ Pooling as
+ * unfold and a reduction ].
+ * @example gx.nn.functional.avgPool2d(x, 2)
+ */
+export function avgPool2d(input: Tensor, kernelSize: number | number[], opts?: AvgPoolOptions): Tensor {
+  return avgPoolNd(input, kernelSize, opts, 2, `${F}.avgPool2d`);
+}
