@@ -5,13 +5,20 @@ import * as path from 'path';
 
 import { lazyModule } from './lazy';
 
-// crypto loads with the first hash or temporary name, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+// crypto loads with the first hash, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const crypto = lazyModule(() => require('crypto') as typeof import('crypto'));
 
-/** A temporary path next to `file` (same directory, so rename is atomic). */
+let tmpCount = 0;
+
+/**
+ * A temporary path next to `file` (same directory, so rename is atomic): `.<name>.tmp-<pid>-<hex>`, unique
+ * within the process by a counter, across processes by the pid, the random digits guarding against a reused
+ * pid's leftovers. No crypto: a jit kernel's first translation writes through here (NOTE [ Lazy entry ]).
+ */
 export function tmpPathFor(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${crypto().randomBytes(4).toString('hex')}`);
+  const hex = `${(tmpCount++).toString(16)}${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}`;
+  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${hex}`);
 }
 
 /** Writes `data` to `file` so readers see the old or the new content, never a part. */
