@@ -33,7 +33,7 @@ export { loadLibrary, extensionRuntime, camelCase } from './extension/runtime';
 export type { ExtensionLibrary, ExtensionDescriptor, OpDescriptor, OpArgDescriptor, OpFunction } from './extension/runtime';
 export { load, loadInline, type LoadOptions, type LoadInlineOptions, type LoadedOps } from './toolkit/load';
 export { BuildError, ConfigError, ToolchainError, type BuildErrorInit } from './toolkit/errors';
-import { packageVersion } from './toolkit/toolchain';
+import { packageVersion } from './platform/paths';
 export type { OpsOf, OpSignature, OpName } from './extension/schema-types';
 export type { OpaqueHandle } from './core/native';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './core/stream';

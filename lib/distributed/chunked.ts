@@ -41,7 +41,12 @@ import { cat, stack } from '../ops/layout/layout';
 import { max, min, sum } from '../ops/reduce/functions';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
-import { svdLocal, svdOverRanks, type ChunkedSvd, type ChunkedSvdOptions, type SvdParts } from './chunked-svd';
+import type { ChunkedSvd, ChunkedSvdOptions, SvdParts } from './chunked-svd';
+import { lazyModule } from '../platform/lazy';
+
+// The chunked SVD (QR and the linear-algebra helpers under it) loads with the first ChunkedTensor.svd (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const chunkedSvd = lazyModule(() => require('./chunked-svd') as typeof import('./chunked-svd'));
 import type { DType } from '../generated/dtypes';
 
 export type { BlockLaunch } from './block-launch';
@@ -250,7 +255,7 @@ export class ChunkedTensor {
    */
   svd(opts: ChunkedSvdOptions = {}): ChunkedSvd {
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
-    return this.#svdResult(svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
+    return this.#svdResult(chunkedSvd().svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
   }
 
   #svdResult({ blocks, S, Vh }: SvdParts): ChunkedSvd {
@@ -261,7 +266,7 @@ export class ChunkedTensor {
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
   async svdAsync(opts: ChunkedSvdOptions = {}): Promise<ChunkedSvd> {
     const o = checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svdAsync', SVD_KEYS);
-    return this.#svdResult(this.placement === undefined ? svdLocal(this, o) : await svdOverRanks(this, this.placement, o));
+    return this.#svdResult(this.placement === undefined ? chunkedSvd().svdLocal(this, o) : await chunkedSvd().svdOverRanks(this, this.placement, o));
   }
 
   /**

@@ -12,7 +12,11 @@ import { deviceCount } from '../core/gpus';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
-import { NcclDeviceBackend } from './nccl-backend';
+import { lazyModule } from '../platform/lazy';
+
+// NCCL's backend loads with the first device group (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ncclBackend = lazyModule(() => require('./nccl-backend') as typeof import('./nccl-backend'));
 import type { Work } from './work';
 
 export interface DeviceGroupOptions {
@@ -100,5 +104,5 @@ export function initDeviceGroup(devices?: readonly DeviceLike[], options: Device
   });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   if (!(timeoutMs > 0)) throw new RangeError(`${fn}: timeoutMs must be positive, got ${timeoutMs}`);
-  return new DeviceGroup(list, new NcclDeviceBackend(list, timeoutMs, fn));
+  return new DeviceGroup(list, new (ncclBackend().NcclDeviceBackend)(list, timeoutMs, fn));
 }

@@ -12,12 +12,21 @@ import { ProcessGroupCollectives, type Collective, type ReduceOp } from '../gene
 import type { DeviceLike } from '../core/device';
 import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';
 import { placementFromEnv } from './env';
-import { NcclBackend } from './nccl-backend';
-import { StoreClient, StoreServer } from './store';
-import { named, StoreBackend } from './store-backend';
+import type { NcclBackend } from './nccl-backend';
+import type { StoreClient, StoreServer } from './store';
+import type { StoreBackend } from './store-backend';
 import type { StoreOptions } from './store-options';
-import { bindAddress, isLoopback, jobSecret, loopbackOf, STORE_ENV } from './trust';
 import type { Work } from './work';
+import { lazyModule } from '../platform/lazy';
+
+// The transports (the store's sockets and crypto, NCCL) load when a group is created, not with gpuext
+// (NOTE [ Lazy entry ] in lib/README.md).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const ncclBackend = lazyModule(() => require('./nccl-backend') as typeof import('./nccl-backend'));
+const storeModule = lazyModule(() => require('./store') as typeof import('./store'));
+const storeBackend = lazyModule(() => require('./store-backend') as typeof import('./store-backend'));
+const trust = lazyModule(() => require('./trust') as typeof import('./trust'));
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export type { ReduceOp } from '../generated/collectives';
 export { Work } from './work';
@@ -54,8 +63,8 @@ export class ProcessGroup extends ProcessGroupCollectives {
     ncclDevice: DeviceLike | undefined,
   ) {
     super();
-    this.#viaStore = new StoreBackend(store, rank, worldSize, timeoutMs);
-    this.#viaNccl = new NcclBackend(store, rank, worldSize, timeoutMs, ncclDevice);
+    this.#viaStore = new (storeBackend().StoreBackend)(store, rank, worldSize, timeoutMs);
+    this.#viaNccl = new (ncclBackend().NcclBackend)(store, rank, worldSize, timeoutMs, ncclDevice);
   }
 
   /** Where rank 0's store listens (address, family, port); undefined on the other ranks. */
@@ -147,15 +156,15 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   // One host: the store listens on the loopback, and every rank reaches it there (NOTE [ The store's trust ]).
-  const oneNode = worldSize === 1 || isLoopback(host) || env?.allLocal === true;
-  const secret = jobSecret(process.env, fn, rank as number, worldSize as number, oneNode, port);
-  const bindNamed = process.env[STORE_ENV.bind] !== undefined && process.env[STORE_ENV.bind] !== '';
-  const connectHost = oneNode && !bindNamed ? loopbackOf(host) : host;
-  const server = rank === 0 ? await listen(await bindAddress(process.env, host, oneNode, fn), port, secret.read() as Buffer, storeOpts, fn) : undefined;
+  const oneNode = worldSize === 1 || trust().isLoopback(host) || env?.allLocal === true;
+  const secret = trust().jobSecret(process.env, fn, rank as number, worldSize as number, oneNode, port);
+  const bindNamed = process.env[trust().STORE_ENV.bind] !== undefined && process.env[trust().STORE_ENV.bind] !== '';
+  const connectHost = oneNode && !bindNamed ? trust().loopbackOf(host) : host;
+  const server = rank === 0 ? await listen(await trust().bindAddress(process.env, host, oneNode, fn), port, secret.read() as Buffer, storeOpts, fn) : undefined;
   let store: StoreClient | undefined;
   try {
     if (server !== undefined && secret.publish !== undefined) server.onClose(secret.publish(server.port));
-    store = await StoreClient.connect(server !== undefined ? reachable(server.address.address) : connectHost, server?.port ?? port, secret,
+    store = await storeModule().StoreClient.connect(server !== undefined ? reachable(server.address.address) : connectHost, server?.port ?? port, secret,
       timeoutMs, fn, deadline);
     const group = new ProcessGroup(rank as number, worldSize as number, timeoutMs, store, server, opts.device);
     await store.set(`joined/${rank}`, new Uint8Array(0));
@@ -169,12 +178,12 @@ async function join(opts: InitOptions, fn: string): Promise<ProcessGroup> {
   } catch (e) {
     store?.close();
     await server?.close();
-    throw named(fn, e);
+    throw storeBackend().named(fn, e);
   }
 }
 
 async function listen(bind: string, port: number, key: Buffer, opts: StoreOptions, fn: string): Promise<StoreServer> {
-  return StoreServer.listen(bind, port, key, opts).catch((e: Error) => {
+  return storeModule().StoreServer.listen(bind, port, key, opts).catch((e: Error) => {
     throw new Error(`${fn}: rank 0 cannot listen on ${bind}:${port}: ${e.message}`);
   });
 }

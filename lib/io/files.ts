@@ -7,7 +7,8 @@
 // chunk at a time (NOTE [ Chunked tensor I/O ] in ./tensor-data.ts); every
 // load checks the file before trusting it, and a failed load leaves no
 // tensor behind.
-import { open, type FileHandle } from 'fs/promises';
+import { promises as fsp } from 'fs';
+import type { FileHandle } from 'fs/promises';
 import * as path from 'path';
 
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
@@ -15,14 +16,20 @@ import { checkDevice } from '../core/gpus';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
-import { writeAtomically } from './atomic';
+import { lazyModule } from '../platform/lazy';
 import { fileError, withFileContext, type FileContext } from './errors';
 import { checkBound, loadBound } from './limits';
-import { checkNpyDtypes, inspectNpyFile, loadNpyFile, saveNpyFile } from './npy';
-import { inspectNpz, loadNpz, NPZ_NAME, saveNpz } from './npz';
-import { checkSafetensors, inspectSafetensors, loadSafetensors, saveSafetensors } from './safetensors';
 import { LONE_TENSOR_NAME, releaseSources, takeSources } from './sources';
 import type { FileFormat, NamedInfo, TensorFileInfo, TensorInfo } from './types';
+
+// The formats' readers and writers (and the atomic write's crypto) load with the first save, load or
+// inspect, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const atomic = lazyModule(() => require('./atomic') as typeof import('./atomic'));
+const npy = lazyModule(() => require('./npy') as typeof import('./npy'));
+const npz = lazyModule(() => require('./npz') as typeof import('./npz'));
+const safetensors = lazyModule(() => require('./safetensors') as typeof import('./safetensors'));
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export type { FileFormat, TensorFileInfo, TensorInfo };
 
@@ -97,7 +104,7 @@ async function withFile<T>(ctx: FileContext, format: FileFormat | undefined,
   body: (fh: FileHandle, size: number, format: FileFormat) => Promise<T>): Promise<T> {
   let fh: FileHandle | undefined;
   try {
-    fh = await open(ctx.path, 'r');
+    fh = await fsp.open(ctx.path, 'r');
     const stat = await fh.stat();
     if (!stat.isFile()) throw fileError(ctx, 'is not a regular file');
     return await body(fh, stat.size, format ?? formatOfPath(ctx.path) ?? (await sniffFormat(fh)));
@@ -117,10 +124,10 @@ interface LoadTarget {
 /** The tensors of an open file of `format`, read one at a time onto `to.device`. */
 function tensorsOf(format: FileFormat, fh: FileHandle, size: number, ctx: FileContext, to: LoadTarget): AsyncGenerator<[string, Tensor]> {
   const bound = loadBound(to.maxBytes, size);
-  if (format === 'npz') return loadNpz(fh, size, ctx, to.device, bound);
+  if (format === 'npz') return npz().loadNpz(fh, size, ctx, to.device, bound);
   // Data held as it is: at most the file's bytes.
   checkBound(ctx, size, bound, 'the file has');
-  return format === 'npy' ? loadNpyFile(fh, size, ctx, to.device) : loadSafetensors(fh, size, ctx, to.device);
+  return format === 'npy' ? npy().loadNpyFile(fh, size, ctx, to.device) : safetensors().loadSafetensors(fh, size, ctx, to.device);
 }
 
 /** The checked options of a load, and its device (checked to exist). */
@@ -163,18 +170,18 @@ export async function save(path: string, data: Tensor | Record<string, Tensor>, 
   if (format === 'npy' && !(data instanceof Tensor) && data !== null && typeof data === 'object') {
     throw new TypeError(`${fn}: an .npy file holds one array; pass one tensor, or save a record as .npz or .safetensors`);
   }
-  const sources = takeSources(data, fn, format === 'npz' ? NPZ_NAME : LONE_TENSOR_NAME);
+  const sources = takeSources(data, fn, format === 'npz' ? npz().NPZ_NAME : LONE_TENSOR_NAME);
   try {
     const ctx = { fn, path };
     if (format === 'safetensors') {
-      const metadata = checkSafetensors(sources, o.metadata, fn);
-      await writeAtomically(ctx, (fh) => saveSafetensors(fh, sources, metadata));
+      const metadata = safetensors().checkSafetensors(sources, o.metadata, fn);
+      await atomic().writeAtomically(ctx, (fh) => safetensors().saveSafetensors(fh, sources, metadata));
     } else if (format === 'npz') {
-      checkNpyDtypes(sources, fn, 'an .npz file', false);
-      await writeAtomically(ctx, (fh) => saveNpz(fh, sources, o.compressed === true));
+      npy().checkNpyDtypes(sources, fn, 'an .npz file', false);
+      await atomic().writeAtomically(ctx, (fh) => npz().saveNpz(fh, sources, o.compressed === true));
     } else {
-      checkNpyDtypes(sources, fn, 'an .npy file', true);
-      await writeAtomically(ctx, (fh) => saveNpyFile(fh, sources[0]));
+      npy().checkNpyDtypes(sources, fn, 'an .npy file', true);
+      await atomic().writeAtomically(ctx, (fh) => npy().saveNpyFile(fh, sources[0]));
     }
   } finally {
     releaseSources(sources);
@@ -244,8 +251,8 @@ export async function inspectTensors(path: string, opts?: InspectTensorsOptions)
   const o = checkOptions<InspectTensorsOptions>(opts, fn, INSPECT_KEYS);
   return withFile(ctx, o.format === undefined ? undefined : parseFormat(o.format, fn), async (fh, size, format) => {
     let found: { tensors: NamedInfo[]; metadata: Record<string, string> };
-    if (format === 'safetensors') found = await inspectSafetensors(fh, size, ctx);
-    else found = { tensors: format === 'npy' ? await inspectNpyFile(fh, size, ctx) : await inspectNpz(fh, size, ctx), metadata: {} };
+    if (format === 'safetensors') found = await safetensors().inspectSafetensors(fh, size, ctx);
+    else found = { tensors: format === 'npy' ? await npy().inspectNpyFile(fh, size, ctx) : await npz().inspectNpz(fh, size, ctx), metadata: {} };
     const tensors: Record<string, TensorInfo> = {};
     for (const { name, dtype, shape } of found.tensors) define(tensors, name, { dtype, shape });
     return { format, tensors, metadata: found.metadata };

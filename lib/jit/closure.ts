@@ -6,7 +6,7 @@
 // functions are compiled beside the kernel, and the CPU simulator rebuilds
 // the function with the same values. Read once, when a function is first
 // compiled; names not in a closure are looked up on globalThis.
-import * as inspector from 'inspector';
+import type * as Inspector from 'inspector';
 
 interface RemoteObject {
   type?: string;
@@ -72,7 +72,9 @@ export function closureValues(f: Function, names: Iterable<string>): Lookup {
 }
 
 function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
-  const session = new inspector.Session();
+  // inspector loads with the first closure read, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const session = new (require('inspector') as typeof Inspector).Session();
   session.connect();
   const key = `__gx_jit_closure_${process.pid}`;
   const g = globalThis as Record<string, unknown>;

@@ -33,13 +33,18 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import type { DType } from '../generated/dtypes';
-import { evict, kernelCacheDir } from '../rtc/cache';
-import { fileIdentity, sha256Hex } from '../rtc/cache-io';
+import { lazyModule } from '../platform/lazy';
 import { writeFileAtomic } from '../platform/fs';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
+
+// The kernel cache's files and hashing load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('../rtc/cache-io'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */
@@ -79,7 +84,7 @@ const memory = new Map<string, unknown>();
 
 /** `<cache dir>/jit`, beside the compiled kernels' `<cache dir>/kernels`. */
 export function translationDir(): string {
-  return path.join(path.dirname(kernelCacheDir()), 'jit');
+  return path.join(path.dirname(kernelCache().kernelCacheDir()), 'jit');
 }
 
 /** Empties the memory layer and, with `disk`, the directory (tests). */
@@ -101,7 +106,7 @@ function translator(): string {
     parts.push('?');
   }
   try {
-    for (const name of fs.readdirSync(__dirname).filter((n) => n.endsWith('.js')).sort()) parts.push(fileIdentity(path.join(__dirname, name)) ?? name);
+    for (const name of fs.readdirSync(__dirname).filter((n) => n.endsWith('.js')).sort()) parts.push(cacheIo().fileIdentity(path.join(__dirname, name)) ?? name);
   } catch {
     parts.push('?');
   }
@@ -134,7 +139,7 @@ function put(key: string, value: object): void {
   const dir = translationDir();
   try {
     writeFileAtomic(path.join(dir, `${key}.json`), JSON.stringify(entry));
-    evict({ dir, maxBytes: MAX_BYTES }, key);
+    kernelCache().evict({ dir, maxBytes: MAX_BYTES }, key);
   } catch {
     // read-only or full disk: the next process translates again
   }
@@ -158,7 +163,7 @@ function isTranslation(v: unknown, key: string): v is Translation {
 }
 
 const infos = new Map<string, FunctionInfo>();
-const textKey = (text: string): string => sha256Hex([translator(), '\0info\0', text]);
+const textKey = (text: string): string => cacheIo().sha256Hex([translator(), '\0info\0', text]);
 
 /** The cached description of a function with this text, or undefined (parse it, then infoPut). */
 export function infoGet(text: string): FunctionInfo | undefined {
@@ -190,7 +195,7 @@ export function closureLookup(fn: Function, info: FunctionInfo): Lookup {
 
 /** The key of a translation of the function with this text and closure key; `what` names the API, options and argument types. */
 export function translationKey(closure: string, text: string, what: string): string {
-  return sha256Hex([translator(), '\0', what, '\0', closure, '\0', text]);
+  return cacheIo().sha256Hex([translator(), '\0', what, '\0', closure, '\0', text]);
 }
 
 export const translationGet = (key: string): Translation | undefined => get(key, isTranslation);

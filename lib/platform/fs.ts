@@ -1,12 +1,24 @@
 // Atomic file writes (a temporary file in the same directory, then rename)
 // and small hashing helpers.
-import { createHash, randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-/** A temporary path next to `file` (same directory, so rename is atomic). */
+import { lazyModule } from './lazy';
+
+// crypto loads with the first hash, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const crypto = lazyModule(() => require('crypto') as typeof import('crypto'));
+
+let tmpCount = 0;
+
+/**
+ * A temporary path next to `file` (same directory, so rename is atomic): `.<name>.tmp-<pid>-<hex>`, unique
+ * within the process by a counter, across processes by the pid, the random digits guarding against a reused
+ * pid's leftovers. No crypto: a jit kernel's first translation writes through here (NOTE [ Lazy entry ]).
+ */
 export function tmpPathFor(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const hex = `${(tmpCount++).toString(16)}${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}`;
+  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${hex}`);
 }
 
 /** Writes `data` to `file` so readers see the old or the new content, never a part. */
@@ -42,7 +54,7 @@ export function rmQuiet(p: string): void {
 }
 
 export function sha256(...parts: (string | Uint8Array)[]): string {
-  const h = createHash('sha256');
+  const h = crypto().createHash('sha256');
   for (const p of parts) {
     h.update(p);
     h.update('\0');
@@ -53,7 +65,7 @@ export function sha256(...parts: (string | Uint8Array)[]): string {
 /** sha256 of a file's bytes, or undefined when it cannot be read. */
 export function hashFile(file: string): string | undefined {
   try {
-    return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    return crypto().createHash('sha256').update(fs.readFileSync(file)).digest('hex');
   } catch {
     return undefined;
   }

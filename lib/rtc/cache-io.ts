@@ -19,7 +19,6 @@
 //   the path's functions few and written so; the rare cases (options,
 //   #include, name expressions) call ordinary functions.
 // - A dlopen(RTLD_NOLOAD) that searched the library path (0.3 ms; rtc/nvrtc.cpp).
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -47,7 +46,9 @@ function loadCacheNative(): CacheNative | null {
 export const sha256Hex = (function sha256Hex(parts: readonly (string | Uint8Array)[]): string {
   const c = cacheNative;
   if (c) return c.sha256(parts);
-  const h = createHash('sha256');
+  // crypto (2-3 ms to load) only for this fallback: the addon hashes on the warm path (NOTE [ Lazy entry ] in lib/README.md).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const h = (require('crypto') as typeof import('crypto')).createHash('sha256');
   for (const p of parts) h.update(p);
   return h.digest('hex');
 });

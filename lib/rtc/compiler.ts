@@ -36,7 +36,7 @@ import {
   type Backend, type CacheEntry,
 } from './cache';
 import { includeDirsOf, normalizeOptions, preIncludesOf } from './compile-options';
-import { nvccBackend, toolchain } from './nvcc-backend';
+import { lazyModule } from '../platform/lazy';
 import { locateNvrtcFile, nvrtcBackend } from './nvrtc-backend';
 import { loadDefaultNative, nativeFor, type RtcNative } from './rtc-native';
 
@@ -44,8 +44,12 @@ export { cacheStats, clearKernelCache, kernelCacheDir, type Backend, type Kernel
 export { CompileError } from './errors';
 export { normalizeOptions, nvccArgsFor } from './compile-options';
 export { cudaIncludeDir } from './nvrtc-backend';
-export { cubinNameExprs, ptxNameExprs } from './nvcc-backend';
 export type { NvrtcOutput, RtcInfo, RtcNative } from './rtc-native';
+
+// The nvcc backend (and child_process under it) loads only where NVRTC is not used: a cache hit through NVRTC's
+// key never needs it (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nvcc = lazyModule(() => require('./nvcc-backend') as typeof import('./nvcc-backend'));
 
 export interface CompileRequest {
   /** CUDA C++ source. */
@@ -111,7 +115,7 @@ export interface BackendInfo {
 export function backendInfo(opts: CompileOptions = {}): BackendInfo {
   const { native, missing } = nativeFor(opts);
   const info = native ? native.rtcInfo() : { nvrtc: null, nvrtcError: missing, driver: false };
-  const tc = toolchain();
+  const tc = nvcc().toolchain();
   const out: BackendInfo = { backend: null, nvrtc: info.nvrtc, driver: info.driver };
   if (info.nvrtcError !== undefined) out.nvrtcError = info.nvrtcError;
   if (tc.nvcc) out.nvcc = tc.nvcc;
@@ -138,8 +142,8 @@ function chooseLoadedBackend(opts: CompileOptions, kernelsDir: string, what: str
   const nvrtcWhy = info ? info.nvrtcError ?? 'NVRTC is not available' : missing;
   if (opts.backend !== 'nvcc' && native && info && info.nvrtc !== null) return nvrtcBackend(native, `nvrtc ${info.nvrtc}`);
   if (opts.backend === 'nvrtc') throw new Error(`${what}: NVRTC was asked for but cannot be used: ${nvrtcWhy}`);
-  const tc = toolchain();
-  if (tc.nvcc) return nvccBackend(tc.nvcc, tc, kernelsDir);
+  const tc = nvcc().toolchain();
+  if (tc.nvcc) return nvcc().nvccBackend(tc.nvcc, tc, kernelsDir);
   if (opts.backend === 'nvcc') throw new Error(`${what}: nvcc was asked for but ${tc.nvccMissing ?? 'not found'}. ${FIXES.nvcc}`);
   throw new Error(
     `${what}: no CUDA compiler: NVRTC could not be loaded (${nvrtcWhy}) and ${tc.nvccMissing ?? 'nvcc was not found'}. ` +

@@ -4,7 +4,6 @@
 // runs no compiler at all; the source compiled in a temporary directory; and
 // name expressions recovered from what nvcc built (PTX initializers, cubin
 // relocations: the same symbols NVRTC's nvrtcGetLoweredName gives).
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -16,6 +15,11 @@ import { VERSIONS_FILE, type CacheEntry } from './cache';
 import { nvccArgsFor } from './compile-options';
 import { CompileError } from './errors';
 import { isStringRecord } from './rtc-native';
+import { lazyModule } from '../platform/lazy';
+
+// child_process loads with nvcc's first run, not with a warm cache hit (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const childProcess = lazyModule(() => require('child_process') as typeof import('child_process'));
 
 let toolchainMemo: Toolchain | undefined;
 
@@ -40,7 +44,7 @@ function nvccVersion(nvcc: string, dir: string): string {
   }
   let v = stored[fp];
   if (v === undefined) {
-    const r = spawnSync(nvcc, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+    const r = childProcess().spawnSync(nvcc, ['--version'], { encoding: 'utf8', timeout: 60_000 });
     v = r.status === 0 ? `${r.stdout}${r.stderr}`.trim() : `${nvcc} (version unknown)`;
     if (r.status === 0) {
       try {
@@ -98,7 +102,7 @@ function compileWithNvcc(nvcc: string, ccbin: string[], req: BackendCompileIn): 
     // NVRTC looks for the main source's quoted includes in the working directory.
     const iquote = req.cwd.includes(',') ? [] : ['-Xcompiler', '-iquote', '-Xcompiler', req.cwd];
     const args = [ptx ? '-ptx' : '-cubin', `-arch=${req.arch}`, '-o', out, ...ccbin, ...mapped, ...iquote, file];
-    const r = spawnSync(nvcc, args, { cwd: req.cwd, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 600_000 });
+    const r = childProcess().spawnSync(nvcc, args, { cwd: req.cwd, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 600_000 });
     if (r.error) throw new Error(`${req.what}: could not run nvcc (${nvcc}): ${r.error.message}`);
     const log = `${r.stdout}${r.stderr}`.split(file).join(req.name).split(`${tmp}${path.sep}`).join('').trim();
     if (r.status !== 0) {

@@ -18,8 +18,12 @@ import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { Stream } from '../core/stream';
 import { Tensor } from '../core/tensor';
 import { ARG_KIND_CODE } from '../generated/arg-kinds';
-import { compile } from './compiler';
+import { lazyModule } from '../platform/lazy';
 import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, type ParamKind } from './signature';
+
+// The compiler and its cache load with a module's first compile, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const compiler = lazyModule(() => require('./compiler') as typeof import('./compiler'));
 
 /**
  * Codes the native launcher reads (the kinds of csrc/binding/arg_kinds.h): a
@@ -169,7 +173,7 @@ export class RawModule {
     } else {
       const limits = native.deviceLimits(device.index);
       const arch = this.arch ?? `sm_${limits.computeCapability[0]}${limits.computeCapability[1]}`;
-      const r = compile({ source: this.code ?? '', name: 'gx_module.cu', options: [...this.options], nameExpressions: [...this.nameExpressions], arch });
+      const r = compiler().compile({ source: this.code ?? '', name: 'gx_module.cu', options: [...this.options], nameExpressions: [...this.nameExpressions], arch });
       image = r.ptx ? nulTerminated(r.image) : r.image;
       loweredNames = r.loweredNames;
     }

@@ -4,7 +4,6 @@
 // reference` / `multiple definition` of a link, a C++ name for a symbol the
 // loader missed, and the user's line for an error inside a gpuext macro or
 // header. Each function returns undefined when it has nothing better to say.
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -78,7 +77,9 @@ export function locateLibrary(ns: string, sources: readonly string[]): SourcePla
 /** A C++ symbol's readable name (c++filt), or the symbol itself when it cannot be demangled. */
 export function demangle(symbol: string): string {
   if (!symbol.startsWith('_Z')) return symbol;
-  const r = spawnSync('c++filt', [symbol], { encoding: 'utf8' });
+  // child_process loads here, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const r = (require('child_process') as typeof import('child_process')).spawnSync('c++filt', [symbol], { encoding: 'utf8' });
   const out = r.status === 0 ? r.stdout.trim() : '';
   return out && out !== symbol ? out : symbol;
 }

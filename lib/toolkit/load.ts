@@ -7,15 +7,23 @@ import * as path from 'path';
 
 import { sha256, writeIfChanged } from '../platform/fs';
 import { cacheDir, packageVersion } from '../platform/paths';
-import { build, type BuildEvent } from './build';
-import { resolveConfig, type DefineValue } from './config';
-import { locateDef } from './diagnostics';
+import type { BuildEvent } from './build';
+import type { DefineValue } from './config';
 import { ConfigError, displayPath } from './errors';
-import { waitMessage } from './lock';
+import { lazyModule } from '../platform/lazy';
 import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from '../extension/runtime';
 import { checkOptions, optionKeys } from '../core/options';
 import { BUILTIN_NAMESPACE } from '../ops/library';
 import type { OpsOf } from '../extension/schema-types';
+
+// The build (its compilers, child processes, config reader and lock) loads with the first gx.load, not with
+// gpuext (NOTE [ Lazy entry ] in lib/README.md).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const builder = lazyModule(() => require('./build') as typeof import('./build'));
+const config = lazyModule(() => require('./config') as typeof import('./config'));
+const diagnostics = lazyModule(() => require('./diagnostics') as typeof import('./diagnostics'));
+const lock = lazyModule(() => require('./lock') as typeof import('./lock'));
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface LoadOptions {
   /** The extension's name (an identifier); ops come from its GX_LIBRARY blocks. */
@@ -120,7 +128,7 @@ function stderrPrinter(e: BuildEvent): void {
     case 'compiled': process.stderr.write(`[${e.index}/${e.total}] ${e.tool} ${e.file} ${e.seconds.toFixed(1)}s\n`); break;
     case 'command': process.stderr.write(`$ ${e.argv.join(' ')}\n`); break;
     case 'log': process.stderr.write(`${e.text.replace(/\s+$/, '')}\n`); break;
-    case 'wait': process.stderr.write(`${waitMessage(e.holder, e.detail)}\n`); break;
+    case 'wait': process.stderr.write(`${lock().waitMessage(e.holder, e.detail)}\n`); break;
     case 'takeover': process.stderr.write(`taking over a stale build lock (${e.why})\n`); break;
     case 'warning': process.stderr.write(`${e.text}\n`); break;
     case 'linked': break;
@@ -163,7 +171,7 @@ function loadRegistered(file: string, sources: readonly string[]): ReturnType<ty
   try {
     return loadLibrary(file);
   } catch (e) {
-    const place = e instanceof Error ? locateDef(e.message, sources) : undefined;
+    const place = e instanceof Error ? diagnostics().locateDef(e.message, sources) : undefined;
     if (e instanceof Error && place !== undefined) e.message += ` (at ${displayPath(place.file, process.cwd())}:${place.line})`;
     throw e;
   }
@@ -181,11 +189,11 @@ async function buildAndLoad(fn: string, o: Omit<LoadOptions, 'sources'>, sources
   const dir = path.join(o.buildDirectory ? path.resolve(o.buildDirectory) : path.join(cacheDir(), 'extensions'), `${name}-${hash}`);
   checkNameFree(fn, name, dir, path.join(dir, `${name}.node`));
   writeSources?.();
-  const cfg = resolveConfig({
+  const cfg = config().resolveConfig({
     name, sources, outDir: dir, nvccFlags: o.nvccFlags, cxxFlags: o.cxxFlags, includeDirs: o.includeDirs,
     defines: o.defines, libraries: o.libraries, arch: o.arch,
   }, fn, process.cwd());
-  const r = await build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : quietPrinter });
+  const r = await builder().build({ resolved: cfg, bindings: false, verbose: o.verbose, onEvent: o.verbose ? stderrPrinter : quietPrinter });
   // Same inputs by name (gx.load hashes paths, not contents): an edited file is found only by the build.
   if (r.linked && loadedByName.get(name) === dir) {
     throw new Error(`${fn}: extension '${name}' changed after this process loaded it; ${restartHint(name)}`);
