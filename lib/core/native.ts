@@ -234,6 +234,11 @@ export interface NativeCore {
    * one after the arguments (flagged in the staging area) the returned tensor (NOTE [ Recycled handles ]).
    */
   callOp(id: number, ...args: unknown[]): unknown;
+  /**
+   * callOp with only the tensor arguments (and the flagged spare) as JS values; the others are read from
+   * the staging area's OpArgs region, where the caller staged them right before (NOTE [ Staged op calls ]).
+   */
+  callOpStaged(id: number, ...tensors: unknown[]): unknown;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
   // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).
