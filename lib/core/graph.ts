@@ -16,12 +16,15 @@ export class CUDAGraph implements Disposable {
   readonly device: Device;
   /** Allocations made during capture, kept alive for replays. */
   readonly keptAllocations: number;
+  /** The nodes (kernels, copies, memsets) captured: what one replay launches. */
+  readonly nodes: number;
 
   /** @internal Made by gx.cuda.graph(). */
-  constructor(graph: NativeGraph, device: Device, kept: number) {
+  constructor(graph: NativeGraph, device: Device, kept: number, nodes: number) {
     this.#graph = graph;
     this.device = device;
     this.keptAllocations = kept;
+    this.nodes = nodes;
   }
 
   /**
@@ -79,7 +82,7 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
   }
   const current = currentStream(device);
   side.waitStream(current);
-  let kept = 0;
+  let kept = 0, nodes = 0;
   let handle: NativeGraph;
   {
     using scope = side.use();
@@ -92,7 +95,7 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
       failure = err;
     }
     try {
-      kept = native.endCapture(side.native, handle);
+      [kept, nodes] = native.endCapture(side.native, handle);
     } catch (err) {
       failure ??= err;
     }
@@ -102,5 +105,5 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
     }
   }
   current.waitStream(side);
-  return new CUDAGraph(handle, device, kept);
+  return new CUDAGraph(handle, device, kept, nodes);
 }

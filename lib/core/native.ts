@@ -221,8 +221,8 @@ export interface NativeCore {
   eventWait(e: NativeEvent): Promise<void>;
   recordStream(t: NativeTensor, s: NativeStream): void;
   beginCapture(s: NativeStream): NativeGraph;
-  /** Returns how many allocations the graph keeps alive. */
-  endCapture(s: NativeStream, g: NativeGraph): number;
+  /** Instantiates and uploads the graph; returns how many allocations it keeps alive and how many nodes it has. */
+  endCapture(s: NativeStream, g: NativeGraph): [kept: number, nodes: number];
   graphReplay(g: NativeGraph, s: NativeStream): void;
   graphDispose(g: NativeGraph): void;
   /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
