@@ -79,10 +79,15 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number } {
 /** mul_scalar(self, other, other_int, reverse, dtype, out)'s scalars in their slots (three per argument, value then tag). */
 function stageMulScalar(other: number, dtype: number): void {
   const st = stagingArea();
-  for (const [i, v] of [[1, other], [2, 0], [3, 0], [4, dtype]] as const) {
-    st[STAGED_OP_ARGS + 3 * i] = v;
-    st[STAGED_OP_ARGS + 3 * i + 1] = 1;
-  }
+  const A = STAGED_OP_ARGS;
+  st[A + 3] = other;
+  st[A + 4] = 1;
+  st[A + 6] = 0;
+  st[A + 7] = 1;
+  st[A + 9] = 0;
+  st[A + 10] = 1;
+  st[A + 12] = dtype;
+  st[A + 13] = 1;
 }
 
 function main(): void {
