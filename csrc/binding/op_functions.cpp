@@ -9,7 +9,9 @@
 // JS values. Every failure names the op and the argument. A new result goes
 // into a disposed tensor's handle where JS passes one (NOTE [ Recycled
 // handles ] in tensor_handle.h): allocated here from the staged request for
-// a built-in op's `out`, or taking a returned tensor.
+// a built-in op's `out`, or taking a returned tensor. callOpStaged is the
+// same call with the non-tensor arguments read from the staging area (NOTE
+// [ Staged op calls ] below): what the generated calls use.
 #include <cmath>
 #include <list>
 #include <string>
