@@ -34,7 +34,8 @@ export class CUDAGraph implements Disposable {
    */
   replay(stream?: Stream): void {
     if (this.#graph === null) throw new Error('CUDAGraph.replay: the graph was disposed');
-    native.graphReplay(this.#graph, (stream ?? currentStream(this.device)).native);
+    // The current stream's native handle asked of the core directly: no Stream object per replay (NOTE [ Graph replay ]).
+    native.graphReplay(this.#graph, stream === undefined ? native.currentStream(this.device.index) : stream.native);
   }
 
   /** Frees the graph and the memory it kept. */
