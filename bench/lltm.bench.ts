@@ -6,12 +6,16 @@
 // extension-cpp's CUDA LLTM built with torch.utils.cpp_extension.load_inline.
 //
 //   npm run bench:lltm      GPUEXT_BENCH_LLTM_SIZES=16,32,128:1024,1024,1024 (B,F,S cases)
+//                           GPUEXT_BENCH_LLTM_DEVICE=cpu (the gpuext cells on the CPU, torch's skipped: a check run)
 //
 // Cells (float32 on the GPU, TF32 off on both sides):
 //   gx op        lltmForward: gx.cat + gx.matmul + the op lltm_forward_elementwise with its gradient
 //                registered (gx.autograd.registerAutograd); autograd differentiates the rest
 //   gx Function  LLTMFunction (gx.autograd.Function, as extension-cpp's): one node, backward by
 //                the op lltm_backward_elementwise and two gx.matmul
+//   gx C++      LLTMCppFunction (examples/lltm-cpp): extension-cpp's lltm.cpp ported to <gpuext/ops.h>,
+//                forward and backward from built-in ops called from C++ (checked; its ratio to torch's
+//                extension printed, not judged)
 //   gx reference the same cell from built-in ops only (for scale; not judged)
 // All five operands require grad (as in the tutorial's benchmark.py), filled
 // from sin(0.37 i + k) patterns that torch_lltm.py fills identically, so the
@@ -25,6 +29,7 @@
 // torch's failures (no torch, a failed load_inline) are WARNINGS.
 import * as gx from '../lib';
 import { loadLltm, lltmForward, lltmFunction, lltmReference } from '../examples/lltm/lltm';
+import { LLTMCppFunction, loadLltmCpp } from '../examples/lltm-cpp/lltm-cpp';
 import {
   checkLive, fmt, isRecord, liveCounts, numField, perCallNs, printHeader, printIssues, printTable, progress, ratio, recField,
   runPythonJson, section, strField,
@@ -49,8 +54,14 @@ function sizes(): Size[] {
 const label = (s: Size): string => `B=${s.B} F=${s.F} S=${s.S}`;
 
 type Cell = (input: gx.Tensor, weights: gx.Tensor, bias: gx.Tensor, oldH: gx.Tensor, oldCell: gx.Tensor) => gx.Tensor[];
-const CELLS: [string, Cell][] = [['gx op', lltmForward], ['gx Function', lltmFunction], ['gx reference', lltmReference]];
+const lltmCpp: Cell = (input, weights, bias, oldH, oldCell) => LLTMCppFunction.apply(input, weights, bias, oldH, oldCell);
+const CELLS: [string, Cell][] = [
+  ['gx op', lltmForward], ['gx Function', lltmFunction], ['gx C++', lltmCpp], ['gx reference', lltmReference],
+];
 const JUDGED = ['gx op', 'gx Function'];
+/** The cells checked against the reference: the judged ones and the C++ port. */
+const CHECKED = [...JUDGED, 'gx C++'];
+const DEVICE: 'cpu' | 'cuda' = process.env.GPUEXT_BENCH_LLTM_DEVICE === 'cpu' ? 'cpu' : 'cuda';
 
 interface Figures { forwardUs: number; stepUs: number; sumH: number; sumAbsDw: number }
 
@@ -59,7 +70,7 @@ function pattern(shape: number[], k: number, scale: number): gx.Tensor {
   const n = shape.reduce((a, b) => a * b, 1);
   const v = new Float32Array(n);
   for (let i = 0; i < n; i++) v[i] = Math.sin(i * 0.37 + k) * scale;
-  return gx.tensor(v, { device: 'cuda', shape }).requiresGrad_();
+  return gx.tensor(v, { device: DEVICE, shape }).requiresGrad_();
 }
 
 function operands({ B, F, S }: Size): gx.Tensor[] {
@@ -78,7 +89,7 @@ function runCell(cell: Cell, xs: gx.Tensor[]): Figures {
     clear();
     return { sumH, sumAbsDw };
   });
-  const sync = (): void => gx.cuda.synchronize();
+  const sync = DEVICE === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
   const forwardUs = perCallNs(() => gx.tidy(() => { call(); }), SAMPLES * BATCH, BATCH, { warmup: WARMUP, sync }) / 1e3;
   const stepUs = perCallNs(() => gx.tidy(() => {
     const [h, c] = call();
@@ -95,15 +106,19 @@ async function main(): Promise<void> {
   printHeader('LLTM (the C++/CUDA extension tutorial\'s cell): gpuext vs torch, float32 training steps', cuda);
   const warnings: string[] = [];
   const problems: string[] = [];
-  if (!cuda) {
-    console.log(`\nCUDA not available: ${gx.cuda.unavailableReason()}; skipped`);
+  if (!cuda && DEVICE === 'cuda') {
+    console.log(`\nCUDA not available: ${gx.cuda.unavailableReason()}; skipped (GPUEXT_BENCH_LLTM_DEVICE=cpu runs the gpuext cells on the CPU)`);
     return;
   }
-  console.log(`  float32 matmul precision: ${gx.getFloat32MatmulPrecision()} (TF32 ${gx.getFloat32MatmulPrecision() === 'high' ? 'on' : 'off'})`);
+  console.log(`  device: ${DEVICE}; float32 matmul precision: ${gx.getFloat32MatmulPrecision()} (TF32 ${gx.getFloat32MatmulPrecision() === 'high' ? 'on' : 'off'})`);
   progress('gpuext: building examples/lltm (gx.load)');
   const t0 = Date.now();
   await loadLltm();  // arch: GPUEXT_CUDA_ARCH, else the GPU here
   console.log(`  examples/lltm loaded in ${fmt((Date.now() - t0) / 1000, 1)} s (gx.load; cached after the first build)`);
+  progress('gpuext: building examples/lltm-cpp (gx.load)');
+  const t1 = Date.now();
+  await loadLltmCpp();
+  console.log(`  examples/lltm-cpp loaded in ${fmt((Date.now() - t1) / 1000, 1)} s`);
   const cases = sizes();
   const live0 = liveCounts(cuda);
   const ours = new Map<string, Map<string, Figures>>();
@@ -119,7 +134,7 @@ async function main(): Promise<void> {
       for (const t of xs) t.dispose();
     }
     const ref = row.get('gx reference') as Figures;
-    for (const name of JUDGED) {
+    for (const name of CHECKED) {
       const f = row.get(name) as Figures;
       for (const [what, a, b] of [['sum(new_h)', f.sumH, ref.sumH], ['sum(|d weights|)', f.sumAbsDw, ref.sumAbsDw]] as const) {
         if (!(relDiff(a, b) <= 1e-4)) problems.push(`${label(size)} ${name}: ${what} ${a} vs the reference's ${b}`);
@@ -129,8 +144,8 @@ async function main(): Promise<void> {
   }
   checkLive(live0, cuda, warnings);
 
-  progress('torch: python3 bench/torch_lltm.py (load_inline of extension-cpp\'s LLTM first: a minute or two)');
-  const py = runPythonJson('bench/torch_lltm.py', ['--sizes', cases.map((s) => `${s.B},${s.F},${s.S}`).join(':'), '--warmup',
+  if (DEVICE === 'cuda') progress('torch: python3 bench/torch_lltm.py (load_inline of extension-cpp\'s LLTM first: a minute or two)');
+  const py = DEVICE === 'cpu' ? { ok: false as const, error: 'not run: bench/torch_lltm.py measures CUDA (GPUEXT_BENCH_LLTM_DEVICE=cpu)' } : runPythonJson('bench/torch_lltm.py', ['--sizes', cases.map((s) => `${s.B},${s.F},${s.S}`).join(':'), '--warmup',
     String(WARMUP), '--samples', String(SAMPLES), '--batch', String(BATCH)], 1_200_000);
   const theirs = new Map<string, Map<string, Figures | string>>();
   if (!py.ok) {
@@ -184,6 +199,9 @@ async function main(): Promise<void> {
       summary.push(`${key} ${name} step: ${fmt(s)} us vs torch eager ${fmt(eager?.stepUs)} / ext ${fmt(ext?.stepUs)} us = ` +
         `${r === undefined ? 'n/a' : `${r.toFixed(2)}x`} the faster (target <= ${TARGET}x: ${verdict})`);
     }
+    const cpp = (row.get('gx C++') as Figures).stepUs;
+    summary.push(`${key} gx C++ (lltm-cpp) step: ${fmt(cpp)} us vs torch's extension ${fmt(ext?.stepUs)} us = ` +
+      `${ext === undefined ? 'n/a' : `${(cpp / ext.stepUs).toFixed(2)}x`} (not judged)`);
   }
   section('summary');
   for (const s of summary) console.log(`  ${s}`);

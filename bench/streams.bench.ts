@@ -151,10 +151,13 @@ function benchOverlap(ops: BenchOps): OverlapFigures {
 // ---------------------------------------------------------------- 2. graph replay
 
 interface GraphFigures {
-  replay: BenchmarkResult; // one run = GRAPH_REPLAYS replays of GRAPH_KERNELS kernels
+  replay: BenchmarkResult; // one run = GRAPH_REPLAYS replays of GRAPH_KERNELS kernels, on a non-blocking stream
   eager: BenchmarkResult; // one run = EAGER_ROUNDS * GRAPH_KERNELS eager launches
   gpuUsPerKernel: number;
   cpuUsPerReplay: number;
+  /** The same replays on the default current stream (a blocking one). */
+  defaultStreamGpuUsPerKernel: number;
+  nodes: number;
   eagerGpuUsPerKernel: number;
   eagerCpuUsPerLaunch: number;
   keptAllocations: number;
@@ -181,10 +184,23 @@ function benchGraph(ops: BenchOps): GraphFigures {
     const after = c.toArraySync()[0];
     if (after !== 3) problems.push(`graph: c = ${after} after replay, expected 3`);
 
-    progress(`graph: ${GRAPH_REPEAT} runs of ${GRAPH_REPLAYS} replays`);
-    const replay = benchmark(() => {
+    if (graph.nodes !== GRAPH_KERNELS) problems.push(`graph: ${graph.nodes} nodes captured, expected ${GRAPH_KERNELS} (one per kernel)`);
+
+    // NOTE [ Graph replay measured as CuPy's ]: bench/cupy_graph.py replays on a non-blocking stream, the
+    // timing events on that stream, R replays between them; so does this (gx.benchmark records on the
+    // current stream, made the non-blocking one here). The default current stream is a blocking one
+    // (cudaStreamDefault), measured beside it.
+    const nonBlocking = new gx.Stream({ nonBlocking: true });
+    nonBlocking.waitStream(cur);
+    progress(`graph: ${GRAPH_REPEAT} runs of ${GRAPH_REPLAYS} replays on a non-blocking stream`);
+    const replay = gx.withStream(nonBlocking, () => benchmark(() => {
+      for (let r = 0; r < GRAPH_REPLAYS; r++) graph.replay(nonBlocking);
+    }, { nWarmup: GRAPH_WARMUP, nRepeat: GRAPH_REPEAT, name: `graph x${GRAPH_REPLAYS}, non-blocking stream` }));
+    nonBlocking.synchronize();
+    progress(`graph: ${GRAPH_REPEAT} runs of ${GRAPH_REPLAYS} replays on the default current stream`);
+    const onDefault = benchmark(() => {
       for (let r = 0; r < GRAPH_REPLAYS; r++) graph.replay(cur);
-    }, { nWarmup: GRAPH_WARMUP, nRepeat: GRAPH_REPEAT, name: `graph x${GRAPH_REPLAYS}` });
+    }, { nWarmup: GRAPH_WARMUP, nRepeat: GRAPH_REPEAT, name: `graph x${GRAPH_REPLAYS}, default stream` });
     progress(`graph: eager, ${GRAPH_REPEAT} runs of ${EAGER_ROUNDS * GRAPH_KERNELS} launches`);
     const eager = benchmark(() => {
       for (let r = 0; r < EAGER_ROUNDS * GRAPH_KERNELS; r++) ops.addOut(a, b, c);
@@ -195,6 +211,8 @@ function benchGraph(ops: BenchOps): GraphFigures {
       eager,
       gpuUsPerKernel: (gpuMedian(replay) * 1e3) / (GRAPH_REPLAYS * GRAPH_KERNELS),
       cpuUsPerReplay: (replay.cpu.median * 1e3) / GRAPH_REPLAYS,
+      defaultStreamGpuUsPerKernel: (gpuMedian(onDefault) * 1e3) / (GRAPH_REPLAYS * GRAPH_KERNELS),
+      nodes: graph.nodes,
       eagerGpuUsPerKernel: (gpuMedian(eager) * 1e3) / eagerLaunches,
       eagerCpuUsPerLaunch: (eager.cpu.median * 1e3) / eagerLaunches,
       keptAllocations: graph.keptAllocations,
@@ -295,7 +313,8 @@ async function main(): Promise<void> {
   console.log(`  ${cupyNote}`);
   const cg = cupy.ok ? cupy.r : undefined;
   printTable(['', 'gpuext', 'cupy', 'gpuext/cupy'], [
-    ['graph: GPU us per kernel', fmt(gr.gpuUsPerKernel, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.gpuUsPerKernel, cg?.gpuUsPerKernel)],
+    ['graph: GPU us per kernel (non-blocking stream, both)', fmt(gr.gpuUsPerKernel, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.gpuUsPerKernel, cg?.gpuUsPerKernel)],
+    ['graph: GPU us per kernel, gpuext on its default stream', fmt(gr.defaultStreamGpuUsPerKernel, 3), '', ''],
     [`graph: host us per replay (${GRAPH_KERNELS} kernels)`, fmt(gr.cpuUsPerReplay, 2), fmt(cg?.cpuUsPerReplay, 2), ratio(gr.cpuUsPerReplay, cg?.cpuUsPerReplay)],
     ['eager: GPU us per kernel', fmt(gr.eagerGpuUsPerKernel, 3), fmt(cg?.eagerGpuUsPerKernel, 3), ratio(gr.eagerGpuUsPerKernel, cg?.eagerGpuUsPerKernel)],
     ['eager: host us per launch', fmt(gr.eagerCpuUsPerLaunch, 2), fmt(cg?.eagerCpuUsPerLaunch, 2), ratio(gr.eagerCpuUsPerLaunch, cg?.eagerCpuUsPerLaunch)],
@@ -303,9 +322,12 @@ async function main(): Promise<void> {
   ]);
   console.log('  GPU us per kernel: events around a run / kernels in it; eager launches are host-bound, so its GPU');
   console.log(`  time follows the launch rate. gpuext eager: the op addOut(a, b, c) from JS; cupy eager: RawKernel(...).`);
-  console.log(`  graph memory kept: ${gr.keptAllocations} allocation(s)`);
+  console.log(`  graph memory kept: ${gr.keptAllocations} allocation(s); nodes per graph: ${gr.nodes} (cupy: ${GRAPH_KERNELS} launches captured)`);
   for (const r of [gr.replay, gr.eager]) console.log(`  ${r.toString()}`);
   const graphOk = Number.isFinite(gr.gpuUsPerKernel) ? gr.gpuUsPerKernel <= GRAPH_TARGET_US : undefined;
+  const vsCupy = cg?.gpuUsPerKernel === undefined ? undefined : gr.gpuUsPerKernel <= cg.gpuUsPerKernel;
+  summary.push(`graph replay per kernel: gpuext ${fmt(gr.gpuUsPerKernel, 3)} us, cupy ${fmt(cg?.gpuUsPerKernel, 3)} us, both on a ` +
+    `non-blocking stream (target <= cupy: ${verdict(vsCupy)})`);
   summary.push(`graph replay: ${fmt(gr.gpuUsPerKernel, 3)} us per kernel on the GPU ` +
     `(eager ${fmt(gr.eagerGpuUsPerKernel, 2)} us; cupy ${fmt(cg?.gpuUsPerKernel, 3)} us here, ${CUPY_ANCHOR_US} us in issue 6) ` +
     `(target <= ${GRAPH_TARGET_US} us: ${verdict(graphOk)})`);

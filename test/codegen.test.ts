@@ -84,3 +84,19 @@ test('an ES module binding imports a runtime given as a path by its file', (t) =
   t.is(esmRuntimeSpecifier('../lib/index', path.join(root, 'dist/test'), 'c.json'), '../lib/index.js', 'relative to outDir');
   t.throws(() => esmRuntimeSpecifier('./nowhere', '/x/build', 'c.json'), { instanceOf: ConfigError, message: /^c\.json: "runtimeImport" "\.\/nowhere" resolves to no module from \/x\/build/ });
 });
+
+test('an op whose arguments all have a slot form is called staged, with no rest array; others by rt.call', (t) => {
+  const scale: OpDescriptor = {
+    ...op('scale'), schema: 'scale(Tensor x, float alpha, int? n, *, bool flag=False) -> Tensor',
+    args: [{ name: 'x', type: 'Tensor', kwOnly: false }, { name: 'alpha', type: 'float', kwOnly: false },
+      { name: 'n', type: 'int?', kwOnly: false }, { name: 'flag', type: 'bool', kwOnly: true, default: false }],
+  };
+  const sum: OpDescriptor = { ...op('sum_dims'), args: [{ name: 'x', type: 'Tensor', kwOnly: false }, { name: 'dims', type: 'int[]', kwOnly: false }] };
+  const js = renderJs({ path: '/x/ext.node', abiVersion: [1, 0], ops: [scale, sum] }, { outDir: '/x', name: 'ext', configPath: 'setup.config.json' });
+  t.notThrows(() => new vm.Script(js));
+  // Three slots per argument, at the argument's place in the schema; the core's words name the qualified op.
+  t.regex(js, /rt\.stageFloat\(alpha, "ext::scale", 'alpha', 3\);\n {2}rt\.stageInt\(n, "ext::scale", 'n', 6\);\n {2}rt\.stageBool\(o\.flag, "ext::scale", 'flag', 9\);/);
+  t.regex(js, /rt\.callStaged\(scaleId, rt\.tensor\(x, 'scale', 'x'\)\)/);
+  t.regex(js, /rt\.call\(sumDimsId, rt\.tensor\(x, 'sumDims', 'x'\), dims\)/);
+  t.notRegex(js, /rt\.stage\w+\([^)]*'dims'/);
+});

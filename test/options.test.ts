@@ -297,6 +297,7 @@ const NO_OPTIONS = new Set([
   'extensionRuntime.arity', 'extensionRuntime.load', 'extensionRuntime.call', 'extensionRuntime.tensor', 'extensionRuntime.optionalTensor',
   'extensionRuntime.tensorList', 'extensionRuntime.wrap', 'extensionRuntime.wrapOptional', 'extensionRuntime.wrapList', 'extensionRuntime.recorded', 'extensionRuntime.declared',
   'extensionRuntime.device', 'extensionRuntime.optionalDevice', 'extensionRuntime.wrapDevice',
+  'extensionRuntime.callStaged', 'extensionRuntime.stageFloat', 'extensionRuntime.stageInt', 'extensionRuntime.stageBool', 'extensionRuntime.stageDType',
   'grad', 'valueAndGrad', ...['Function', 'FunctionContext', 'registerAutograd', 'grad', 'valueAndGrad', 'noGrad', 'enableGrad', 'isGradEnabled'].map((f) => `autograd.${f}`),
   'Device#equals', 'Device#toString', 'Device#toJSON',
   'Stream#synchronize', 'Stream#query', 'Stream#done', 'Stream#waitEvent', 'Stream#waitStream', 'Stream#use', 'Stream#toString',

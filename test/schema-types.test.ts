@@ -77,7 +77,17 @@ test('generated bindings type and convert each argument and result as the table 
     t.true(dts.includes(`export declare function op${i}(${param}: ${row.ts}): ${ret};`), `${type}: the .d.ts`);
     const body = js.slice(js.indexOf(`function op${i}(`), js.indexOf(`exports.op${i} =`));
     if (row.convert !== undefined) t.true(body.includes(`rt.${row.convert}(x, 'op${i}', 'x')`), `${type}: converted by rt.${row.convert}`);
-    else t.regex(body, new RegExp(`rt\\.call\\(op${i}Id, x\\)`), `${type}: passed as it is`);
+    // NOTE [ Staged op calls ]: a type with a slot form is staged by a runtime function, the call takes only tensors.
+    if (row.stage === undefined) {
+      if (row.convert === undefined) t.regex(body, new RegExp(`rt\\.call\\(op${i}Id, x\\)`), `${type}: passed as it is`);
+    } else if (row.stage === 'tensor') {
+      t.true(body.includes(`rt.callStaged(op${i}Id, rt.${row.convert}(x, 'op${i}', 'x'))`), `${type}: a staged call's tensor`);
+    } else {
+      const staged = new RegExp(`rt\\.(stage\\w+)\\(x, "ext::op${i}", 'x', 0\\);`).exec(body);
+      t.truthy(staged, `${type}: staged in slot 0`);
+      t.is(typeof (extensionRuntime as Record<string, unknown>)[staged?.[1] ?? ''], 'function', `${type}: rt.${staged?.[1]}`);
+      t.true(body.includes(`rt.callStaged(op${i}Id)`), `${type}: a staged call with no tensor`);
+    }
     if (row.wrap !== undefined) t.true(body.includes(`rt.${row.wrap}(`), `${type}: the result through rt.${row.wrap}`);
   });
   // Every converter the table names is one the runtime has.

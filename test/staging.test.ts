@@ -9,13 +9,14 @@ import { parseDevice } from '../lib/core/device';
 import { native } from '../lib/core/native';
 import { MAX_DIMS } from '../lib/core/shape';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_MAX_ARGS, STAGED_SHAPE, stagingArea } from '../lib/core/staging';
-import { STAGED_RESULT, STAGED_RESULT_SHAPE } from '../lib/generated/staging';
+import { STAGED_OP_ARGS, STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_SIZE } from '../lib/generated/staging';
 import { deviceTest, poisonCache, sameValues, type ErrorClass } from './helpers';
 
 test('lib/core/staging.ts has the core\'s layout of the staging area', (t) => {
   t.deepEqual(native.stagingLayout(), [STAGED_LAST_ADDRESS, STAGED_ARGS, STAGED_MAX_ARGS, STAGED_EMPTY, STAGED_SHAPE,
-    STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_RESULT_SHAPE + MAX_DIMS]);
-  t.is(stagingArea().length, STAGED_RESULT_SHAPE + MAX_DIMS);
+    STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_SIZE]);
+  t.is(STAGED_OP_ARGS, STAGED_RESULT_SHAPE + MAX_DIMS);
+  t.is(stagingArea().length, STAGED_SIZE);
 });
 
 test('every caller on a thread gets the same staging buffer', (t) => {

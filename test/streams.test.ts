@@ -158,6 +158,7 @@ cudaTest('a captured CUDA graph replays on new input values, and keeps its memor
     ops.addOut(tmp, b, c);         // c = a + 2b
   });
   t.true(g.keptAllocations >= 1);
+  t.is(g.nodes, 2, 'one node per kernel: the allocation and the launch checks add none');
   sameValues(t, c.toArraySync(), new Array(n).fill(Number.NaN), 'nothing ran during capture');
   tmp.dispose();                   // the graph still holds its memory
   g.replay();

@@ -9,7 +9,9 @@
 // JS values. Every failure names the op and the argument. A new result goes
 // into a disposed tensor's handle where JS passes one (NOTE [ Recycled
 // handles ] in tensor_handle.h): allocated here from the staged request for
-// a built-in op's `out`, or taking a returned tensor.
+// a built-in op's `out`, or taking a returned tensor. callOpStaged is the
+// same call with the non-tensor arguments read from the staging area (NOTE
+// [ Staged op calls ] below): what the generated calls use.
 #include <cmath>
 #include <list>
 #include <string>
@@ -318,6 +320,22 @@ const OpDef& cached_op(int64_t id) {
   return op;
 }
 
+// Calls the op on converted arguments and gives its returns to JS (a returned tensor into `spare` when there is one).
+Napi::Value invoke_to_js(Napi::Env env, const OpDef& op, CallValues& args, Napi::Value& spare) {
+  const Schema& s = op.schema;
+  CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
+  invoke_op(op, args.data(), rets.data());
+  if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, op, rets[0], &spare);
+  Napi::Array out = Napi::Array::New(env, rets.size());
+  try {
+    for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, op, rets[k], &spare));
+  } catch (...) {
+    release_returns(rets);
+    throw;
+  }
+  return out;
+}
+
 Napi::Value CallOp(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     // NOTE [ Recycled handles ]: a spare handle after the arguments (its flag
@@ -338,18 +356,102 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
     for (size_t i = 0; i < s.args.size(); ++i) {
       args[i] = convert_arg(op, s.args[i], i < given ? info[i + 1] : info.Env().Undefined(), scratch);
     }
-    CallValues rets(s.returns.size());  // each GX_VALUE_NONE until the implementation sets it
-    invoke_op(op, args.data(), rets.data());
-    Napi::Env env = info.Env();
-    if (!s.returns_tuple) return s.returns.empty() ? env.Undefined() : to_js(env, op, rets[0], &spare);
-    Napi::Array out = Napi::Array::New(env, rets.size());
-    try {
-      for (size_t k = 0; k < rets.size(); ++k) out.Set(static_cast<uint32_t>(k), to_js(env, op, rets[k], &spare));
-    } catch (...) {
-      release_returns(rets);
-      throw;
+    return invoke_to_js(info.Env(), op, args, spare);
+  });
+}
+
+// NOTE [ Staged op calls ]
+// callOpStaged(id, ...tensors) is callOp with only the tensor arguments
+// (`Tensor`, `Tensor?`, in schema order; after the spare handle when one is
+// flagged) passed as JS values; every other argument i is read from the
+// staging area's OpArgs region, slots kOpArgs + 3i: value, tag, low word.
+// Reading a number through N-API (napi_typeof, then napi_get_value_*) cost
+// about as much as a one-element CPU kernel per scalar; a slot is a load. The
+// calls generated for the built-in ops (lib/generated/ops.ts) and for users'
+// ops (lib/toolkit/codegen.ts, through extensionRuntime.callStaged, which
+// passes a fixed number of tensors: trailing undefined ones are no
+// arguments) stage right before calling, with no JS in between that could
+// call an op. Tags: 0 absent (the default, None for `T?`, else the usual
+// missing-argument error); 1 the value is in slot 0; for ints, 2 the value is
+// slot 0 * 2^32 + slot 2 (a bigint beyond 2^53), 3 it does not fit in int64.
+// Types with no slot form (lists, str, Handle, Device) keep callOp.
+int64_t staged_int(const OpDef& op, const Argument& a, const double* slot) {
+  if (slot[1] == 2) return static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(slot[0])) << 32 |
+                                                static_cast<uint64_t>(slot[2]));
+  GX_CHECK_RANGE(slot[1] != 3, op.qualified, ": argument '", a.name, "' does not fit in int64");
+  const double d = slot[0];
+  GX_CHECK_TYPE(std::isfinite(d) && std::floor(d) == d, op.qualified, ": argument '", a.name, "' must be an integer, got number ", d);
+  GX_CHECK_RANGE(std::fabs(d) <= 9007199254740991.0, op.qualified, ": argument '", a.name, "' is beyond 2^53; pass a bigint");
+  return static_cast<int64_t>(d);
+}
+
+gx_value staged_arg(const OpDef& op, const Argument& a, const double* slot) {
+  gx_value out{};
+  if (slot[1] == 0) {
+    if (a.default_value) return value_of_default(*a.default_value);
+    GX_CHECK_TYPE(a.type.optional, op.qualified, ": missing required argument '", a.name, "' (", type_to_string(a.type), ")");
+    return out;  // None
+  }
+  switch (a.type.type) {
+    case ArgType::Int:
+      out.kind = GX_VALUE_INT;
+      out.v.i = staged_int(op, a, slot);
+      break;
+    case ArgType::Float:
+      out.kind = GX_VALUE_FLOAT;
+      out.v.f = slot[0];
+      break;
+    case ArgType::Bool:
+      out.kind = GX_VALUE_BOOL;
+      out.v.b = slot[0] != 0 ? 1 : 0;
+      break;
+    case ArgType::ScalarType: {
+      const double d = slot[0];
+      GX_CHECK_TYPE(d >= 0 && d < kNumDTypes && d == static_cast<double>(static_cast<int>(d)), op.qualified,
+                    ": argument '", a.name, "': unknown dtype code ", d);
+      out.kind = GX_VALUE_DTYPE;
+      out.v.dtype = static_cast<int>(d);
+      break;
     }
-    return out;
+    default:
+      fail(ErrorKind::Type, op.qualified, ": internal error: argument '", a.name, "' (", type_to_string(a.type),
+           ") cannot be staged; call it with callOp");
+  }
+  return out;
+}
+
+Napi::Value CallOpStaged(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    double* area = staging::area();
+    const bool has_spare = area[staging::kResultSpare] == 1;
+    area[staging::kResultSpare] = 0;
+    const OpDef& op = cached_op(arg_int(info, 0, "callOpStaged", "op"));
+    const Schema& s = op.schema;
+    GX_CHECK_TYPE(s.args.size() <= staging::kMaxStagedOpArgs, op.qualified, ": internal error: ", s.args.size(),
+                  " arguments are more than a staged call holds; call it with callOp");
+    Napi::Value spare;
+    size_t first = 1;  // info index of the first tensor
+    if (has_spare && info.Length() > 1) spare = info[first++];
+    const size_t given = info.Length() - first;
+    CallScratch scratch;
+    if (area[staging::kResultPending] == 1) scratch.request = area + staging::kResultRequest;
+    CallValues args(s.args.size());
+    const double* slots = area + staging::kOpArgs;
+    size_t next = 0;  // tensors taken from info
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      const Argument& a = s.args[i];
+      if (a.type.type == ArgType::Tensor) {
+        args[i] = convert_arg(op, a, next < given ? info[first + next] : info.Env().Undefined(), scratch);
+        ++next;
+      } else {
+        args[i] = staged_arg(op, a, slots + staging::kOpArgSlots * i);
+      }
+    }
+    for (size_t k = next; k < given; ++k) {
+      GX_CHECK_TYPE(info[first + k].IsUndefined(), op.qualified, ": takes ", next, " tensor argument", next == 1 ? "" : "s",
+                    " but more were given (schema: ", s.text, ")");
+    }
+    return invoke_to_js(info.Env(), op, args, spare);
   });
 }
 
@@ -444,6 +546,7 @@ void register_op_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("describeExtension", Napi::Function::New<DescribeExtension>(env, "describeExtension"));
   exports.Set("parseSchema", Napi::Function::New<ParseSchema>(env, "parseSchema"));
   exports.Set("callOp", Napi::Function::New<CallOp>(env, "callOp"));
+  exports.Set("callOpStaged", Napi::Function::New<CallOpStaged>(env, "callOpStaged"));
 }
 
 }  // namespace gx::core::js

@@ -17,7 +17,9 @@
 //           numbers through N-API cost half a one-element allocation);
 //   [1052..1073] an op call's result request: a flag, the same four numbers
 //           and the shape, then the flag of a spare handle for a returned
-//           tensor (NOTE [ Recycled handles ] in tensor_handle.h).
+//           tensor (NOTE [ Recycled handles ] in tensor_handle.h);
+//   [1074..1121] a staged op call's scalars, three slots per schema argument
+//           (NOTE [ Staged op calls ] in op_functions.cpp).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
 // the area; it reads slot 7 right after an empty returns. The regions are
@@ -54,6 +56,11 @@ enum : size_t {
   kResultRequest = kResult + 1,  // ndim, dtype code, device type, device index (as kEmpty's)
   kResultSpare = kResult + 5,    // 1: the call's last JS argument is a spare handle for its returned tensor
 };
+
+// A staged op call's arguments: three slots per schema argument (value, tag,
+// low 32 bits), for up to kMaxStagedOpArgs arguments (NOTE [ Staged op calls ]).
+constexpr size_t kOpArgSlots = 3;
+constexpr size_t kMaxStagedOpArgs = (kOpArgsLast + 1 - kOpArgs) / kOpArgSlots;
 
 // A new (uninitialized) tensor as requested at `request` (ndim, dtype code,
 // device type, device index) with its shape at `shape`, checked as empty()

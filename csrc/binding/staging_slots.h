@@ -16,4 +16,5 @@
   _(Empty,       4)            /* emptyStaged()'s ndim, dtype code, device type, index */   \
   _(Shape,       GX_MAX_DIMS)  /* emptyStaged()'s shape */                                \
   _(Result,      6)            /* an op call's result request (NOTE [ Recycled handles ]) */ \
-  _(ResultShape, GX_MAX_DIMS)  /* its shape */
+  _(ResultShape, GX_MAX_DIMS)  /* its shape */                                        \
+  _(OpArgs,      48)           /* a staged op call's non-tensor arguments (NOTE [ Staged op calls ]) */

@@ -194,14 +194,19 @@ Napi::Value BeginCapture(const Napi::CallbackInfo& info) {
   });
 }
 
-// endCapture(stream, graph): instantiates; on failure the graph handle stays empty.
+// endCapture(stream, graph): instantiates; [allocations kept, nodes captured].
+// On failure the graph handle stays empty.
 Napi::Value EndCapture(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     StreamBox& s = unwrap_external<StreamBox>(info[0], "cuda.graph", "stream");
     GraphBox& g = unwrap_external<GraphBox>(info[1], "cuda.graph", "graph");
     capture_keepalive() = nullptr;
-    g.exec = cuda::end_capture(s.stream);
-    return Napi::Number::New(info.Env(), static_cast<double>(g.keep.size()));
+    size_t nodes = 0;
+    g.exec = cuda::end_capture(s.stream, &nodes);
+    Napi::Array out = Napi::Array::New(info.Env(), 2);
+    out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(g.keep.size())));
+    out.Set(1u, Napi::Number::New(info.Env(), static_cast<double>(nodes)));
+    return out;
   });
 }
 

@@ -42,7 +42,7 @@ void record_event_on(Event, Stream) { not_compiled("Event"); }
 bool event_done(Event) { not_compiled("Event"); }
 float event_elapsed_ms(Event, Event) { not_compiled("Event"); }
 void begin_capture(Stream) { not_compiled("cuda.graph"); }
-GraphExec end_capture(Stream) { not_compiled("cuda.graph"); }
+GraphExec end_capture(Stream, size_t*) { not_compiled("cuda.graph"); }
 void graph_launch(GraphExec, Stream) { not_compiled("cuda.graph"); }
 void destroy_graph(GraphExec) noexcept {}
 bool is_capturing(Stream) { return false; }

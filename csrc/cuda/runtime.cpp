@@ -289,13 +289,34 @@ void begin_capture(Stream stream) {
   GX_CUDA_CHECK(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed));
 }
 
-GraphExec end_capture(Stream stream) {
+// NOTE [ Graph replay ]
+// A replay (CUDAGraph.replay -> graphReplay in binding/stream_functions.cpp)
+// is one N-API call: two handle unwraps, a device check and cudaGraphLaunch on
+// the stream given, as CuPy's Graph.launch is one cudaGraphLaunch; no stream
+// lookup when the stream is passed, no synchronize, no event record. The
+// graph is instantiated with no flags, as CuPy's and torch's are (node
+// priorities and device launch are not used), and uploaded at once on the
+// capture stream (cudaGraphUpload), so no replay pays the upload. Its node
+// count is kept (CUDAGraph.nodes): the allocator (cudaMalloc, relaxed
+// capture) and the launch checks add none, so a graph of K launches replays K
+// kernel nodes, as CuPy's does. bench/streams.bench.ts measures both on a
+// non-blocking stream (CuPy replays on one; gpuext's default current stream is
+// a blocking one, shown beside it).
+GraphExec end_capture(Stream stream, size_t* nodes) {
   cudaGraph_t graph = nullptr;
   GX_CUDA_CHECK(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
+  size_t n = 0;
+  cudaError_t err = cudaGraphGetNodes(graph, nullptr, &n);
   cudaGraphExec_t exec = nullptr;
-  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+  if (err == cudaSuccess) err = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);  // the executable graph keeps what it needs
   GX_CUDA_CHECK(err);
+  err = cudaGraphUpload(exec, static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    GX_CUDA_CHECK(err);
+  }
+  if (nodes != nullptr) *nodes = n;
   return exec;
 }
 

@@ -80,8 +80,10 @@ using GraphExec = void*;  // a cudaGraphExec_t
 // Starts capturing work queued on `stream` (relaxed mode: allocating with
 // cudaMalloc during capture stays legal).
 void begin_capture(Stream stream);
-// Ends the capture and instantiates it. On a failed capture, throws with the reason.
-GraphExec end_capture(Stream stream);
+// Ends the capture, instantiates it and uploads it on `stream` (NOTE [ Graph
+// replay ] in runtime.cpp); `nodes` gets the captured graph's node count. On a
+// failed capture, throws with the reason.
+GraphExec end_capture(Stream stream, size_t* nodes);
 void graph_launch(GraphExec exec, Stream stream);
 void destroy_graph(GraphExec exec) noexcept;
 bool is_capturing(Stream stream);

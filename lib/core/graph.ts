@@ -16,12 +16,15 @@ export class CUDAGraph implements Disposable {
   readonly device: Device;
   /** Allocations made during capture, kept alive for replays. */
   readonly keptAllocations: number;
+  /** The nodes (kernels, copies, memsets) captured: what one replay launches. */
+  readonly nodes: number;
 
   /** @internal Made by gx.cuda.graph(). */
-  constructor(graph: NativeGraph, device: Device, kept: number) {
+  constructor(graph: NativeGraph, device: Device, kept: number, nodes: number) {
     this.#graph = graph;
     this.device = device;
     this.keptAllocations = kept;
+    this.nodes = nodes;
   }
 
   /**
@@ -31,7 +34,8 @@ export class CUDAGraph implements Disposable {
    */
   replay(stream?: Stream): void {
     if (this.#graph === null) throw new Error('CUDAGraph.replay: the graph was disposed');
-    native.graphReplay(this.#graph, (stream ?? currentStream(this.device)).native);
+    // The current stream's native handle asked of the core directly: no Stream object per replay (NOTE [ Graph replay ]).
+    native.graphReplay(this.#graph, stream === undefined ? native.currentStream(this.device.index) : stream.native);
   }
 
   /** Frees the graph and the memory it kept. */
@@ -79,7 +83,7 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
   }
   const current = currentStream(device);
   side.waitStream(current);
-  let kept = 0;
+  let kept = 0, nodes = 0;
   let handle: NativeGraph;
   {
     using scope = side.use();
@@ -92,7 +96,7 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
       failure = err;
     }
     try {
-      kept = native.endCapture(side.native, handle);
+      [kept, nodes] = native.endCapture(side.native, handle);
     } catch (err) {
       failure ??= err;
     }
@@ -102,5 +106,5 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
     }
   }
   current.waitStream(side);
-  return new CUDAGraph(handle, device, kept);
+  return new CUDAGraph(handle, device, kept, nodes);
 }

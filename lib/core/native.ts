@@ -221,8 +221,8 @@ export interface NativeCore {
   eventWait(e: NativeEvent): Promise<void>;
   recordStream(t: NativeTensor, s: NativeStream): void;
   beginCapture(s: NativeStream): NativeGraph;
-  /** Returns how many allocations the graph keeps alive. */
-  endCapture(s: NativeStream, g: NativeGraph): number;
+  /** Instantiates and uploads the graph; returns how many allocations it keeps alive and how many nodes it has. */
+  endCapture(s: NativeStream, g: NativeGraph): [kept: number, nodes: number];
   graphReplay(g: NativeGraph, s: NativeStream): void;
   graphDispose(g: NativeGraph): void;
   /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
@@ -234,6 +234,11 @@ export interface NativeCore {
    * one after the arguments (flagged in the staging area) the returned tensor (NOTE [ Recycled handles ]).
    */
   callOp(id: number, ...args: unknown[]): unknown;
+  /**
+   * callOp with only the tensor arguments (and the flagged spare) as JS values; the others are read from
+   * the staging area's OpArgs region, where the caller staged them right before (NOTE [ Staged op calls ]).
+   */
+  callOpStaged(id: number, ...tensors: unknown[]): unknown;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
   // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).

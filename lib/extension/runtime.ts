@@ -15,6 +15,8 @@ import { derivativeSpec, parseDerivative } from '../tape/schema-derivative';
 import { parseDevice, type Device } from '../core/device';
 import { isSchemaType, SCHEMA_TYPES, type ArgConverter, type ResultConverter } from '../generated/schema-types';
 import { pooledHandle, stageSpare } from '../core/handle-pool';
+import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';
+import { dtypeCode, isDType } from '../core/dtype';
 import { checkKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 
@@ -86,6 +88,73 @@ function callOp(id: number, ...args: unknown[]): unknown {
   if (spare === undefined) return native.callOp(id, ...args);
   stageSpare();
   return native.callOp(id, ...args, spare);
+}
+
+/**
+ * A staged op call (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp):
+ * the op's non-tensor arguments already staged (the stage* functions below),
+ * its tensors passed here, up to four, with no rest array: a tensor the op
+ * does not have is left undefined. The spare handle goes first.
+ */
+function callStaged(id: number, t0?: unknown, t1?: unknown, t2?: unknown, t3?: unknown): unknown {
+  const spare = pooledHandle();
+  if (spare === undefined) return native.callOpStaged(id, t0, t1, t2, t3);
+  stageSpare();
+  return native.callOpStaged(id, spare, t0, t1, t2, t3);
+}
+
+// Each stage* function puts one argument of a user's op in its slots (value and tag, at `k` from
+// STAGED_OP_ARGS), checked with the core's words for a JS value (`op` is the op's qualified name): the
+// generated bindings pass the user's values. Absent (undefined, null) is tag 0: the default, None for
+// `T?`, else the core's missing-argument error.
+
+/** A JS value as the core's messages show it (js_type_of in csrc/binding/op_functions.cpp). */
+function coreDescribe(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  switch (typeof x) {
+    case 'number': return `number ${String(x)}`;
+    case 'string': return `string "${x}"`;
+    case 'boolean': return String(x);
+    case 'bigint': return 'bigint';
+    case 'object': return 'an object';
+    case 'function': return 'a function';
+    default: return 'undefined';
+  }
+}
+
+function stageFloat(x: unknown, op: string, name: string, k: number): void {
+  if (typeof x === 'number' || x === undefined || x === null) stageOptional(stagingArea(), STAGED_OP_ARGS + k, x);
+  else throw new TypeError(`${op}: argument '${name}' must be a number, got ${coreDescribe(x)}`);
+}
+
+function stageIntArg(x: unknown, op: string, name: string, k: number): void {
+  if (typeof x === 'number') {
+    if (!Number.isInteger(x)) throw new TypeError(`${op}: argument '${name}' must be an integer, got ${coreDescribe(x)}`);
+    if (!Number.isSafeInteger(x)) throw new RangeError(`${op}: argument '${name}' is beyond 2^53; pass a bigint`);
+  } else if (typeof x !== 'bigint' && x !== undefined && x !== null) {
+    throw new TypeError(`${op}: argument '${name}' must be an integer, got ${coreDescribe(x)}`);
+  }
+  stageInt(stagingArea(), STAGED_OP_ARGS + k, x);
+}
+
+function stageBool(x: unknown, op: string, name: string, k: number): void {
+  if (typeof x === 'boolean' || x === undefined || x === null) stageOptional(stagingArea(), STAGED_OP_ARGS + k, x);
+  else throw new TypeError(`${op}: argument '${name}' must be a boolean, got ${coreDescribe(x)}`);
+}
+
+/** A dtype by name, or by its code (which the core checks). */
+function stageDType(x: unknown, op: string, name: string, k: number): void {
+  let v: number | null | undefined;
+  if (typeof x === 'string') {
+    if (!isDType(x)) throw new TypeError(`${op}: argument '${name}': unknown dtype "${x}"`);
+    v = dtypeCode(x);
+  } else if (typeof x === 'number' || x === undefined || x === null) {
+    v = x;
+  } else {
+    throw new TypeError(`${op}: argument '${name}' must be a dtype name (or its code), got ${coreDescribe(x)}`);
+  }
+  stageOptional(stagingArea(), STAGED_OP_ARGS + k, v);
 }
 
 function wrap(h: unknown): Tensor {
@@ -178,6 +247,11 @@ export const extensionRuntime = {
   arity,
   load: loadLibrary,
   call: callOp,
+  callStaged,
+  stageFloat,
+  stageInt: stageIntArg,
+  stageBool,
+  stageDType,
   // The converters generated bindings call by the names the schema type table gives (lib/toolkit/codegen.ts).
   ...ARG_CONVERTERS,
   ...RESULT_CONVERTERS,

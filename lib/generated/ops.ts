@@ -5,483 +5,998 @@
 // families' tables lib/ops decides dtypes by.
 import type { Device } from '../core/device';
 import { native, type NativeTensor, type OpaqueHandle } from '../core/native';
+import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';
 import { OpRef } from '../ops/library';
 import { DTYPE_INFO, type DType } from './dtypes';
+
+// Where a staged call's arguments start (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp), as a local constant.
+const A = STAGED_OP_ARGS;
 
 const OP_ADD = new OpRef('add');
 /** `add(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. */
 function add(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ADD.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ADD.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_ADD_SCALAR = new OpRef('add_scalar');
 /** `add_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function addScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ADD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ADD_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SUB = new OpRef('sub');
 /** `sub(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). */
 function sub(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUB.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SUB.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_SUB_SCALAR = new OpRef('sub_scalar');
 /** `sub_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self - other (not for bool: see logicalXor). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function subScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUB_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SUB_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_MUL = new OpRef('mul');
 /** `mul(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self * other. */
 function mul(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MUL.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MUL.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_MUL_SCALAR = new OpRef('mul_scalar');
 /** `mul_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self * other. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function mulScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MUL_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MUL_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_DIV = new OpRef('div');
 /** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. */
 function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_DIV.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_DIV.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_DIV_SCALAR = new OpRef('div_scalar');
 /** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function divScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_DIV_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_DIV_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_POW = new OpRef('pow');
 /** `pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. */
 function pow(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_POW.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_POW.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_POW_SCALAR = new OpRef('pow_scalar');
 /** `pow_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self ** other; integers to negative integer powers are refused. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function powScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_POW_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_POW_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_MAXIMUM = new OpRef('maximum');
 /** `maximum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. */
 function maximum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAXIMUM.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MAXIMUM.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_MAXIMUM_SCALAR = new OpRef('maximum_scalar');
 /** `maximum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise maximum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function maximumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAXIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MAXIMUM_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_MINIMUM = new OpRef('minimum');
 /** `minimum(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. */
 function minimum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MINIMUM.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MINIMUM.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_MINIMUM_SCALAR = new OpRef('minimum_scalar');
 /** `minimum_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Elementwise minimum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function minimumScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MINIMUM_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MINIMUM_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_REMAINDER = new OpRef('remainder');
 /** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. */
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_REMAINDER.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_REMAINDER.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
 /** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_REMAINDER_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_REMAINDER_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_FMOD = new OpRef('fmod');
 /** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. */
 function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_FMOD.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_FMOD.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_FMOD_SCALAR = new OpRef('fmod_scalar');
 /** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_FMOD_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_FMOD_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ATAN2 = new OpRef('atan2');
 /** `atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. */
 function atan2(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ATAN2.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ATAN2.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_ATAN2_SCALAR = new OpRef('atan2_scalar');
 /** `atan2_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function atan2Scalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ATAN2_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ATAN2_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_HYPOT = new OpRef('hypot');
 /** `hypot(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: sqrt(self^2 + other^2) without overflow or underflow on the way. */
 function hypot(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_HYPOT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_HYPOT.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_HYPOT_SCALAR = new OpRef('hypot_scalar');
 /** `hypot_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: sqrt(self^2 + other^2) without overflow or underflow on the way. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function hypotScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_HYPOT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_HYPOT_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGADDEXP = new OpRef('logaddexp');
 /** `logaddexp(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: log(e^self + e^other), stable for large and small operands. */
 function logaddexp(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGADDEXP.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGADDEXP.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LOGADDEXP_SCALAR = new OpRef('logaddexp_scalar');
 /** `logaddexp_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: log(e^self + e^other), stable for large and small operands. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logaddexpScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGADDEXP_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGADDEXP_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_COPYSIGN = new OpRef('copysign');
 /** `copysign(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: |self| with the sign of other (integer inputs give float32, as torch). */
 function copysign(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_COPYSIGN.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_COPYSIGN.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_COPYSIGN_SCALAR = new OpRef('copysign_scalar');
 /** `copysign_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: |self| with the sign of other (integer inputs give float32, as torch). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function copysignScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_COPYSIGN_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_COPYSIGN_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_EQ = new OpRef('eq');
 /** `eq(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. */
 function eq(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EQ.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_EQ.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_EQ_SCALAR = new OpRef('eq_scalar');
 /** `eq_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self == other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function eqScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EQ_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_EQ_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_NE = new OpRef('ne');
 /** `ne(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. */
 function ne(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_NE.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_NE_SCALAR = new OpRef('ne_scalar');
 /** `ne_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self != other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function neScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_NE_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LT = new OpRef('lt');
 /** `lt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. */
 function lt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LT.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LT_SCALAR = new OpRef('lt_scalar');
 /** `lt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self < other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function ltScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LT_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LE = new OpRef('le');
 /** `le(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. */
 function le(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LE.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LE_SCALAR = new OpRef('le_scalar');
 /** `le_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self <= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function leScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LE_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_GT = new OpRef('gt');
 /** `gt(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. */
 function gt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GT.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_GT.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_GT_SCALAR = new OpRef('gt_scalar');
 /** `gt_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self > other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function gtScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GT_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_GT_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_GE = new OpRef('ge');
 /** `ge(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. */
 function ge(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GE.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_GE.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_GE_SCALAR = new OpRef('ge_scalar');
 /** `ge_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self >= other, as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function geScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GE_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_GE_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGICAL_AND = new OpRef('logical_and');
 /** `logical_and(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. */
 function logicalAnd(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_AND.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_AND.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LOGICAL_AND_SCALAR = new OpRef('logical_and_scalar');
 /** `logical_and_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical and of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalAndScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_AND_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_AND_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGICAL_OR = new OpRef('logical_or');
 /** `logical_or(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. */
 function logicalOr(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_OR.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_OR.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LOGICAL_OR_SCALAR = new OpRef('logical_or_scalar');
 /** `logical_or_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical or of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalOrScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_OR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_OR_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGICAL_XOR = new OpRef('logical_xor');
 /** `logical_xor(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. */
 function logicalXor(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_XOR.id(fn), a.self, a.other, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_XOR.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_LOGICAL_XOR_SCALAR = new OpRef('logical_xor_scalar');
 /** `logical_xor_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Logical xor of "nonzero", as a bool tensor. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function logicalXorScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGICAL_XOR_SCALAR.id(fn), a.self, a.other, a.otherInt, a.reverse, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOGICAL_XOR_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_EXP = new OpRef('exp');
 /** `exp(Tensor self, ScalarType dtype, Tensor out) -> ()`: e ** x (integer and bool inputs give float32). */
 function exp(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EXP.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_EXP.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG = new OpRef('log');
 /** `log(Tensor self, ScalarType dtype, Tensor out) -> ()`: Natural logarithm. */
 function log(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG1P = new OpRef('log1p');
 /** `log1p(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + x), accurate near 0. */
 function log1p(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG1P.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG1P.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SQRT = new OpRef('sqrt');
 /** `sqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: Square root. */
 function sqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SQRT.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SQRT.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_RSQRT = new OpRef('rsqrt');
 /** `rsqrt(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / sqrt(x). */
 function rsqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_RSQRT.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_RSQRT.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SIN = new OpRef('sin');
 /** `sin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Sine. */
 function sin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SIN.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_COS = new OpRef('cos');
 /** `cos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Cosine. */
 function cos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_COS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_COS.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_TANH = new OpRef('tanh');
 /** `tanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic tangent. */
 function tanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_TANH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_TANH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SIGMOID = new OpRef('sigmoid');
 /** `sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / (1 + exp(-x)). */
 function sigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SIGMOID.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_GELU = new OpRef('gelu');
 /** `gelu(Tensor self, ScalarType dtype, Tensor out) -> ()`: GELU, the exact (erf) form of torch.nn.functional.gelu. */
 function gelu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_GELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_GELU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SOFTPLUS = new OpRef('softplus');
 /** `softplus(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(1 + exp(x)); x above 20 passes through (torch's threshold). */
 function softplus(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SOFTPLUS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SOFTPLUS.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_TAN = new OpRef('tan');
 /** `tan(Tensor self, ScalarType dtype, Tensor out) -> ()`: Tangent. */
 function tan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_TAN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_TAN.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ASIN = new OpRef('asin');
 /** `asin(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1]. */
 function asin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ASIN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ASIN.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ACOS = new OpRef('acos');
 /** `acos(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arccosine, in [0, pi]; NaN outside [-1, 1]. */
 function acos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ACOS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ACOS.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ATAN = new OpRef('atan');
 /** `atan(Tensor self, ScalarType dtype, Tensor out) -> ()`: Arctangent, in (-pi/2, pi/2). */
 function atan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ATAN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ATAN.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SINH = new OpRef('sinh');
 /** `sinh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic sine. */
 function sinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SINH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SINH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_COSH = new OpRef('cosh');
 /** `cosh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Hyperbolic cosine. */
 function cosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_COSH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_COSH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ASINH = new OpRef('asinh');
 /** `asinh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic sine. */
 function asinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ASINH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ASINH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ACOSH = new OpRef('acosh');
 /** `acosh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic cosine; NaN below 1. */
 function acosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ACOSH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ACOSH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ATANH = new OpRef('atanh');
 /** `atanh(Tensor self, ScalarType dtype, Tensor out) -> ()`: Inverse hyperbolic tangent; +-inf at +-1, NaN beyond. */
 function atanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ATANH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ATANH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_EXPM1 = new OpRef('expm1');
 /** `expm1(Tensor self, ScalarType dtype, Tensor out) -> ()`: e ** x - 1, accurate near 0. */
 function expm1(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EXPM1.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_EXPM1.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_EXP2 = new OpRef('exp2');
 /** `exp2(Tensor self, ScalarType dtype, Tensor out) -> ()`: 2 ** x. */
 function exp2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_EXP2.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_EXP2.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG2 = new OpRef('log2');
 /** `log2(Tensor self, ScalarType dtype, Tensor out) -> ()`: Base-2 logarithm. */
 function log2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG2.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG2.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG10 = new OpRef('log10');
 /** `log10(Tensor self, ScalarType dtype, Tensor out) -> ()`: Base-10 logarithm. */
 function log10(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG10.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG10.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ERF = new OpRef('erf');
 /** `erf(Tensor self, ScalarType dtype, Tensor out) -> ()`: The error function. */
 function erf(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ERF.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ERF.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ERFC = new OpRef('erfc');
 /** `erfc(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 - erf(x), accurate where erf(x) is near 1. */
 function erfc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ERFC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ERFC.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ERFINV = new OpRef('erfinv');
 /** `erfinv(Tensor self, ScalarType dtype, Tensor out) -> ()`: The inverse of erf on (-1, 1); +-inf at +-1, NaN beyond. */
 function erfinv(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ERFINV.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ERFINV.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_RECIPROCAL = new OpRef('reciprocal');
 /** `reciprocal(Tensor self, ScalarType dtype, Tensor out) -> ()`: 1 / x (integer and bool inputs give float32, as torch). */
 function reciprocal(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_RECIPROCAL.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_RECIPROCAL.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_FRAC = new OpRef('frac');
 /** `frac(Tensor self, ScalarType dtype, Tensor out) -> ()`: x - trunc(x): the fractional part, with x's sign. */
 function frac(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_FRAC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_FRAC.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SILU = new OpRef('silu');
 /** `silu(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * sigmoid(x) (SiLU, swish). */
 function silu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SILU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SILU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_MISH = new OpRef('mish');
 /** `mish(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * tanh(softplus(x)). */
 function mish(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MISH.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_MISH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SELU = new OpRef('selu');
 /** `selu(Tensor self, ScalarType dtype, Tensor out) -> ()`: scale * (x > 0 ? x : alpha * (e^x - 1)) with alpha 1.6732632423543772 and scale 1.0507009873554805 (torch's). */
 function selu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SELU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_HARDSIGMOID = new OpRef('hardsigmoid');
 /** `hardsigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: min(max(x + 3, 0), 6) / 6. */
 function hardsigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_HARDSIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_HARDSIGMOID.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG_SIGMOID = new OpRef('log_sigmoid');
 /** `log_sigmoid(Tensor self, ScalarType dtype, Tensor out) -> ()`: log(sigmoid(x)), stable: min(x, 0) - log1p(e^-|x|). */
 function logSigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG_SIGMOID.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG_SIGMOID.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LEAKY_RELU = new OpRef('leaky_relu');
 /** `leaky_relu(Tensor self, float negative_slope, ScalarType dtype, Tensor out) -> ()`: x > 0 ? x : negativeSlope * x. */
 function leakyRelu(fn: string, a: { self: NativeTensor; negativeSlope: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LEAKY_RELU.id(fn), a.self, a.negativeSlope, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LEAKY_RELU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.negativeSlope;
+  st[A + 4] = 1;
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ELU = new OpRef('elu');
 /** `elu(Tensor self, float alpha, ScalarType dtype, Tensor out) -> ()`: x > 0 ? x : alpha * (e^x - 1). */
 function elu(fn: string, a: { self: NativeTensor; alpha: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ELU.id(fn), a.self, a.alpha, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ELU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.alpha;
+  st[A + 4] = 1;
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_HARDTANH = new OpRef('hardtanh');
 /** `hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()`: min(max(x, minVal), maxVal); NaN propagates. */
 function hardtanh(fn: string, a: { self: NativeTensor; minVal: number; maxVal: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_HARDTANH.id(fn), a.self, a.minVal, a.maxVal, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_HARDTANH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.minVal;
+  st[A + 4] = 1;
+  st[A + 6] = a.maxVal;
+  st[A + 7] = 1;
+  st[A + 9] = DTYPE_INFO[a.dtype].code;
+  st[A + 10] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SQUARE = new OpRef('square');
 /** `square(Tensor self, ScalarType dtype, Tensor out) -> ()`: x * x (keeps the dtype: integers wrap; not for bool). */
 function square(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SQUARE.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SQUARE.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_TRUNC = new OpRef('trunc');
 /** `trunc(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds toward zero (integers unchanged). */
 function trunc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_TRUNC.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_TRUNC.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_NAN_TO_NUM = new OpRef('nan_to_num');
 /** `nan_to_num(Tensor self, float nan, float? posinf, float? neginf, ScalarType dtype, Tensor out) -> ()`: NaN to nan (0), +inf to posinf, -inf to neginf (absent: the dtype's largest and lowest finite values); integers unchanged. */
 function nanToNum(fn: string, a: { self: NativeTensor; nan: number; posinf: number | null; neginf: number | null; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NAN_TO_NUM.id(fn), a.self, a.nan, a.posinf, a.neginf, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_NAN_TO_NUM.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.nan;
+  st[A + 4] = 1;
+  stageOptional(st, A + 6, a.posinf);
+  stageOptional(st, A + 9, a.neginf);
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_NEG = new OpRef('neg');
 /** `neg(Tensor self, ScalarType dtype, Tensor out) -> ()`: -x (keeps the dtype; not for bool). */
 function neg(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_NEG.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_NEG.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ABS = new OpRef('abs');
 /** `abs(Tensor self, ScalarType dtype, Tensor out) -> ()`: |x| (keeps the dtype; not for bool). */
 function abs(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ABS.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ABS.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SIGN = new OpRef('sign');
 /** `sign(Tensor self, ScalarType dtype, Tensor out) -> ()`: -1, 0 or 1 by the sign of x; 0 for NaN. */
 function sign(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SIGN.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SIGN.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_FLOOR = new OpRef('floor');
 /** `floor(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds down (integers unchanged). */
 function floor(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_FLOOR.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_FLOOR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_CEIL = new OpRef('ceil');
 /** `ceil(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds up (integers unchanged). */
 function ceil(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CEIL.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_CEIL.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ROUND = new OpRef('round');
 /** `round(Tensor self, ScalarType dtype, Tensor out) -> ()`: Rounds to the nearest integer, halves to even as torch.round (integers unchanged). */
 function round(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ROUND.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_ROUND.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_RELU = new OpRef('relu');
 /** `relu(Tensor self, ScalarType dtype, Tensor out) -> ()`: max(x, 0); NaN propagates. */
 function relu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_RELU.id(fn), a.self, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_RELU.id(fn);
+  const st = stagingArea();
+  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_WHERE = new OpRef('where');
 /** `where(Tensor condition, Tensor? self, Tensor? other, float self_scalar, int self_int, float other_scalar, int other_int, ScalarType dtype, Tensor out) -> ()`: Elementwise condition ? self : other, broadcasting; an absent self/other is the scalar beside it. */
 function where(fn: string, a: { condition: NativeTensor; self: NativeTensor | null; other: NativeTensor | null; selfScalar: number; selfInt: number | bigint; otherScalar: number; otherInt: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_WHERE.id(fn), a.condition, a.self, a.other, a.selfScalar, a.selfInt, a.otherScalar, a.otherInt, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_WHERE.id(fn);
+  const st = stagingArea();
+  st[A + 9] = a.selfScalar;
+  st[A + 10] = 1;
+  stageInt(st, A + 12, a.selfInt);
+  st[A + 15] = a.otherScalar;
+  st[A + 16] = 1;
+  stageInt(st, A + 18, a.otherInt);
+  st[A + 21] = DTYPE_INFO[a.dtype].code;
+  st[A + 22] = 1;
+  native.callOpStaged(id, a.condition, a.self, a.other, a.out);
 }
 const OP_CLAMP = new OpRef('clamp');
 /** `clamp(Tensor self, float? min, float? max, int min_int, int max_int, ScalarType dtype, Tensor out) -> ()`: Elementwise min(max(self, min), max) with number bounds (each optional); NaN propagates. */
 function clamp(fn: string, a: { self: NativeTensor; min: number | null; max: number | null; minInt: number | bigint; maxInt: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CLAMP.id(fn), a.self, a.min, a.max, a.minInt, a.maxInt, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_CLAMP.id(fn);
+  const st = stagingArea();
+  stageOptional(st, A + 3, a.min);
+  stageOptional(st, A + 6, a.max);
+  stageInt(st, A + 9, a.minInt);
+  stageInt(st, A + 12, a.maxInt);
+  st[A + 15] = DTYPE_INFO[a.dtype].code;
+  st[A + 16] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_ASTYPE = new OpRef('astype');
 /** `astype(Tensor self, Tensor out) -> ()`: Copies self into out (same shape), converting to out's dtype. */
 function astype(fn: string, a: { self: NativeTensor; out: NativeTensor }): void {
-  native.callOp(OP_ASTYPE.id(fn), a.self, a.out);
+  const id = OP_ASTYPE.id(fn);
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LERP = new OpRef('lerp');
 /** `lerp(Tensor self, Tensor end, Tensor? weight, float weight_scalar, ScalarType dtype, Tensor out) -> ()`: Elementwise self + weight * (end - self), from the nearer end as torch.lerp (weight 1 gives end exactly), broadcasting, computing in dtype (floating); an absent weight is weight_scalar. */
 function lerp(fn: string, a: { self: NativeTensor; end: NativeTensor; weight: NativeTensor | null; weightScalar: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LERP.id(fn), a.self, a.end, a.weight, a.weightScalar, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LERP.id(fn);
+  const st = stagingArea();
+  st[A + 9] = a.weightScalar;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.end, a.weight, a.out);
 }
 const OP_SUM = new OpRef('sum');
 /** `sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Sum over axis (all for []). */
@@ -521,12 +1036,22 @@ function argmin(fn: string, a: { self: NativeTensor; axis: readonly number[] | n
 const OP_SOFTMAX = new OpRef('softmax');
 /** `softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: out = exp(x - max) / sum(exp(x - max)) along axis (out has self's shape), computing in dtype (floating). */
 function softmax(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SOFTMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_SOFTMAX.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOG_SOFTMAX = new OpRef('log_softmax');
 /** `log_softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: out = x - max - log(sum(exp(x - max))) along axis (out has self's shape), computing in dtype (floating). */
 function logSoftmax(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOG_SOFTMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_LOG_SOFTMAX.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGSUMEXP = new OpRef('logsumexp');
 /** `logsumexp(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: log(sum(exp(x))) over axis, stable (max + log(sum(exp(x - max)))); -inf for lines of -inf or none. */
@@ -551,22 +1076,40 @@ function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[]
 const OP_CUMSUM = new OpRef('cumsum');
 /** `cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type. */
 function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_CUMSUM.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  const id = OP_CUMSUM.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_GATHER = new OpRef('gather');
 /** `gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()`: out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)). */
 function gather(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; wrap: boolean; out: NativeTensor }): void {
-  native.callOp(OP_GATHER.id(fn), a.self, a.axis, a.index, a.wrap, a.out);
+  const id = OP_GATHER.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  st[A + 9] = a.wrap ? 1 : 0;
+  st[A + 10] = 1;
+  native.callOpStaged(id, a.self, a.index, a.out);
 }
 const OP_SCATTER = new OpRef('scatter');
 /** `scatter(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()`: In place: self[..., index[..., j, ...], ...] = src[..., j, ...] along axis (reduce 0), or += (reduce 1: in index order on the CPU, atomics on CUDA). */
 function scatter(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
-  native.callOp(OP_SCATTER.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
+  const id = OP_SCATTER.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  stageInt(st, A + 12, a.reduce);
+  native.callOpStaged(id, a.self, a.index, a.src);
 }
 const OP_SCATTER_REDUCE = new OpRef('scatter_reduce');
 /** `scatter_reduce(Tensor self, int axis, Tensor index, Tensor src, int reduce) -> ()`: In place: self[..., index[..., j, ...], ...] = f(self[..., index[..., j, ...], ...], src[..., j, ...]) along axis, f by reduce: 0 sum, 1 prod, 2 amax, 3 amin (NaN propagates); in index order on the CPU, atomics on CUDA (CAS loops where the hardware has no instruction for the dtype and reduction). */
 function scatterReduce(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; src: NativeTensor; reduce: number | bigint }): void {
-  native.callOp(OP_SCATTER_REDUCE.id(fn), a.self, a.axis, a.index, a.src, a.reduce);
+  const id = OP_SCATTER_REDUCE.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  stageInt(st, A + 12, a.reduce);
+  native.callOpStaged(id, a.self, a.index, a.src);
 }
 const OP_INDEX = new OpRef('index');
 /** `index(Tensor self, Tensor[] indices, int[] sizes, int[] strides, int[] dims, Tensor out) -> ()`: Advanced indexing: out[p] = self[p + sum_k indices[k][p] * strides[k]], where self and every index (int64 or int32) are views of out's shape (stride 0 where they do not vary); index k picks along a dimension of sizes[k] elements (negative values count from the end) named dims[k] in errors. */
@@ -581,67 +1124,123 @@ function indexPut(fn: string, a: { self: NativeTensor; indices: readonly NativeT
 const OP_NONZERO = new OpRef('nonzero');
 /** `nonzero(Tensor self) -> Tensor`: The indices of self's nonzero elements (NaN counts), int64 [n, ndim] in C order; CUDA reads the count back (one sync) before it allocates the result. */
 function nonzero(fn: string, a: { self: NativeTensor }): NativeTensor {
-  return native.callOp(OP_NONZERO.id(fn), a.self) as NativeTensor;
+  const id = OP_NONZERO.id(fn);
+  return native.callOpStaged(id, a.self) as NativeTensor;
 }
 const OP_MASKED_SELECT = new OpRef('masked_select');
 /** `masked_select(Tensor self, Tensor mask) -> Tensor`: self's elements where the bool mask (self's shape; either may be a broadcast view) is true, 1-d in C order; CUDA reads the count back (one sync). */
 function maskedSelect(fn: string, a: { self: NativeTensor; mask: NativeTensor }): NativeTensor {
-  return native.callOp(OP_MASKED_SELECT.id(fn), a.self, a.mask) as NativeTensor;
+  const id = OP_MASKED_SELECT.id(fn);
+  return native.callOpStaged(id, a.self, a.mask) as NativeTensor;
 }
 const OP_BINCOUNT = new OpRef('bincount');
 /** `bincount(Tensor self, Tensor? weights, Tensor out) -> ()`: out[self[i]] += weights[i] (or 1) for the non-negative integers of the 1-d self; out (zeroed by the caller: int64 counts, or weights' float32 / float64) is long enough for every value. */
 function bincount(fn: string, a: { self: NativeTensor; weights: NativeTensor | null; out: NativeTensor }): void {
-  native.callOp(OP_BINCOUNT.id(fn), a.self, a.weights, a.out);
+  const id = OP_BINCOUNT.id(fn);
+  native.callOpStaged(id, a.self, a.weights, a.out);
 }
 const OP_HISTC = new OpRef('histc');
 /** `histc(Tensor self, float min, float max, Tensor out) -> ()`: Adds to the int64 counts out [bins] the elements of self in [min, max] (max > min), element v in bin floor((v - min) * bins / (max - min)), the top edge in the last bin; NaN and values outside are skipped. */
 function histc(fn: string, a: { self: NativeTensor; min: number; max: number; out: NativeTensor }): void {
-  native.callOp(OP_HISTC.id(fn), a.self, a.min, a.max, a.out);
+  const id = OP_HISTC.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.min;
+  st[A + 4] = 1;
+  st[A + 6] = a.max;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
 }
 const OP_SORT = new OpRef('sort');
 /** `sort(Tensor self, bool descending, Tensor values, Tensor indices) -> ()`: Stable sort of each row (the last dimension) of the contiguous self: values (self's dtype) and indices (int64), contiguous, of self's shape. NaN sorts as the largest value and -0.0 equal to 0.0 (NOTE [ Sort keys ] in ops/sort/sort_keys.h); on CUDA CUB block, segmented or device-wide radix sorts by row length. */
 function sort(fn: string, a: { self: NativeTensor; descending: boolean; values: NativeTensor; indices: NativeTensor }): void {
-  native.callOp(OP_SORT.id(fn), a.self, a.descending, a.values, a.indices);
+  const id = OP_SORT.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.descending ? 1 : 0;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.self, a.values, a.indices);
 }
 const OP_TOPK = new OpRef('topk');
 /** `topk(Tensor self, int k, bool largest, Tensor values, Tensor indices) -> ()`: The k largest (or smallest) elements of each row (the last dimension) of the contiguous self, best first, ties by the lower index: values (self's dtype) and indices (int64), contiguous [rows..., k]; on CUDA a per-thread register top-k with a block merge for k <= 32, else a sort of the rows. */
 function topk(fn: string, a: { self: NativeTensor; k: number | bigint; largest: boolean; values: NativeTensor; indices: NativeTensor }): void {
-  native.callOp(OP_TOPK.id(fn), a.self, a.k, a.largest, a.values, a.indices);
+  const id = OP_TOPK.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.k);
+  st[A + 6] = a.largest ? 1 : 0;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.values, a.indices);
 }
 const OP_UNIQUE = new OpRef('unique');
 /** `unique(Tensor self, Tensor? inverse, Tensor? counts, Tensor values) -> int`: The distinct values of the contiguous 1-d self, ascending, into the first m elements of values (self's size); inverse (int64, self's size) gets each element's place among them and counts (int64, self's size) the first m their counts. Returns m (CUDA: one sync to read it). NaNs are each distinct. */
 function unique(fn: string, a: { self: NativeTensor; inverse: NativeTensor | null; counts: NativeTensor | null; values: NativeTensor }): number {
-  return native.callOp(OP_UNIQUE.id(fn), a.self, a.inverse, a.counts, a.values) as number;
+  const id = OP_UNIQUE.id(fn);
+  return native.callOpStaged(id, a.self, a.inverse, a.counts, a.values) as number;
 }
 const OP_SEARCHSORTED = new OpRef('searchsorted');
 /** `searchsorted(Tensor sorted_sequence, Tensor self, bool right, Tensor out) -> ()`: For each element of self ([rows, k], contiguous) its insertion point in row r of sorted_sequence ([rows, m], or [1, m] for every row; contiguous; the same dtype): the first i with seq[i] >= v (right: > v), as torch; out int64 or int32 [rows, k]. */
 function searchsorted(fn: string, a: { sortedSequence: NativeTensor; self: NativeTensor; right: boolean; out: NativeTensor }): void {
-  native.callOp(OP_SEARCHSORTED.id(fn), a.sortedSequence, a.self, a.right, a.out);
+  const id = OP_SEARCHSORTED.id(fn);
+  const st = stagingArea();
+  st[A + 6] = a.right ? 1 : 0;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.sortedSequence, a.self, a.out);
 }
 const OP_RAND = new OpRef('rand');
 /** `rand(Tensor out, int seed, int offset, float low, float high) -> ()`: Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter offset + j / 4 (float64: j / 2). */
 function rand(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; low: number; high: number }): void {
-  native.callOp(OP_RAND.id(fn), a.out, a.seed, a.offset, a.low, a.high);
+  const id = OP_RAND.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.seed);
+  stageInt(st, A + 6, a.offset);
+  st[A + 9] = a.low;
+  st[A + 10] = 1;
+  st[A + 12] = a.high;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.out);
 }
 const OP_RANDN = new OpRef('randn');
 /** `randn(Tensor out, int seed, int offset, float mean, float std) -> ()`: Fills out (contiguous, floating) with normal draws (Box-Muller on Philox4x32-10 pairs), counters as rand. */
 function randn(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; mean: number; std: number }): void {
-  native.callOp(OP_RANDN.id(fn), a.out, a.seed, a.offset, a.mean, a.std);
+  const id = OP_RANDN.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.seed);
+  stageInt(st, A + 6, a.offset);
+  st[A + 9] = a.mean;
+  st[A + 10] = 1;
+  st[A + 12] = a.std;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.out);
 }
 const OP_RANDINT = new OpRef('randint');
 /** `randint(Tensor out, int seed, int offset, int low, int high) -> ()`: Fills out (contiguous, numeric) with integers uniform in [low, high), counters as rand (64-bit draws: j / 2). */
 function randint(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; low: number | bigint; high: number | bigint }): void {
-  native.callOp(OP_RANDINT.id(fn), a.out, a.seed, a.offset, a.low, a.high);
+  const id = OP_RANDINT.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.seed);
+  stageInt(st, A + 6, a.offset);
+  stageInt(st, A + 9, a.low);
+  stageInt(st, A + 12, a.high);
+  native.callOpStaged(id, a.out);
 }
 const OP_MATMUL = new OpRef('matmul');
 /** `matmul(Tensor self, Tensor other, bool allow_tf32, bool trans_self, bool trans_other, Tensor out) -> ()`: out[b] = self[b or 0] @ other[b or 0] for [batch, m, k] and [batch, k, n], contiguous on CUDA (cuBLAS; allow_tf32 lets float32 use TF32 tensor cores), any strides on the CPU (a system BLAS, else a built-in kernel); trans_self (trans_other): the tensor passed holds that operand's transpose, [batch, k, m] ([batch, n, k]), so a transposed view reaches cuBLAS as a transpose flag instead of a copy. */
 function matmul(fn: string, a: { self: NativeTensor; other: NativeTensor; allowTf32: boolean; transSelf: boolean; transOther: boolean; out: NativeTensor }): void {
-  native.callOp(OP_MATMUL.id(fn), a.self, a.other, a.allowTf32, a.transSelf, a.transOther, a.out);
+  const id = OP_MATMUL.id(fn);
+  const st = stagingArea();
+  st[A + 6] = a.allowTf32 ? 1 : 0;
+  st[A + 7] = 1;
+  st[A + 9] = a.transSelf ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = a.transOther ? 1 : 0;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_CROSS = new OpRef('cross');
 /** `cross(Tensor self, Tensor other, int axis, Tensor out) -> ()`: out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) and dtype (numeric, not bool) (ops/linalg/cross.h). */
 function cross(fn: string, a: { self: NativeTensor; other: NativeTensor; axis: number | bigint; out: NativeTensor }): void {
-  native.callOp(OP_CROSS.id(fn), a.self, a.other, a.axis, a.out);
+  const id = OP_CROSS.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 6, a.axis);
+  native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_UNFOLD = new OpRef('unfold');
 /** `unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, Tensor out) -> ()`: im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; pad_value outside self (ops/conv/unfold.h, NOTE [ unfold and fold ]). */
@@ -666,47 +1265,68 @@ function foreachAdam(fn: string, a: { params: readonly NativeTensor[]; grads: re
 const OP_SVD = new OpRef('svd');
 /** `svd(Tensor a, bool full, Tensor s, Tensor u, Tensor v) -> ()`: SVD of the column-major m x n matrix a ([n, m], m >= n; overwritten): s [n], u [m or n, m], v [n, n], column-major (cuSOLVER gesvdj on CUDA; LAPACK gesdd on the CPU when loaded, else one-sided Jacobi). */
 function svd(fn: string, a: { a: NativeTensor; full: boolean; s: NativeTensor; u: NativeTensor; v: NativeTensor }): void {
-  native.callOp(OP_SVD.id(fn), a.a, a.full, a.s, a.u, a.v);
+  const id = OP_SVD.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.full ? 1 : 0;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.a, a.s, a.u, a.v);
 }
 const OP_QR = new OpRef('qr');
 /** `qr(Tensor a, Tensor? q, Tensor r) -> ()`: QR of the row-major m x n matrices a [batch, m, n]: r [batch, k or m, n] and q [batch, m, k or m] row-major (absent: R only); cuSOLVER geqrf + orgqr on CUDA, LAPACK or a built-in Householder QR on the CPU (ops/linalg/decomp.h). */
 function qr(fn: string, a: { a: NativeTensor; q: NativeTensor | null; r: NativeTensor }): void {
-  native.callOp(OP_QR.id(fn), a.a, a.q, a.r);
+  const id = OP_QR.id(fn);
+  native.callOpStaged(id, a.a, a.q, a.r);
 }
 const OP_CHOLESKY = new OpRef('cholesky');
 /** `cholesky(Tensor a, bool upper, Tensor info) -> ()`: Cholesky factors of the row-major matrices a [batch, n, n], in place (L from the lower triangle, or U from the upper), the other triangle zeroed; info [batch] int32: potrf's (ops/linalg/decomp.h). */
 function cholesky(fn: string, a: { a: NativeTensor; upper: boolean; info: NativeTensor }): void {
-  native.callOp(OP_CHOLESKY.id(fn), a.a, a.upper, a.info);
+  const id = OP_CHOLESKY.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.upper ? 1 : 0;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.a, a.info);
 }
 const OP_SOLVE = new OpRef('solve');
 /** `solve(Tensor a, Tensor b, Tensor out, Tensor info) -> ()`: out = A^-1 B for a [batch, n, n] (overwritten by LU factors), b and out [batch, n, k]; info [batch] int32: getrf's (ops/linalg/decomp.h). */
 function solve(fn: string, a: { a: NativeTensor; b: NativeTensor; out: NativeTensor; info: NativeTensor }): void {
-  native.callOp(OP_SOLVE.id(fn), a.a, a.b, a.out, a.info);
+  const id = OP_SOLVE.id(fn);
+  native.callOpStaged(id, a.a, a.b, a.out, a.info);
 }
 const OP_INV = new OpRef('inv');
 /** `inv(Tensor a, Tensor out, Tensor info) -> ()`: out = A^-1 for a [batch, n, n] (overwritten by LU factors); info [batch] int32: getrf's (ops/linalg/decomp.h). */
 function inv(fn: string, a: { a: NativeTensor; out: NativeTensor; info: NativeTensor }): void {
-  native.callOp(OP_INV.id(fn), a.a, a.out, a.info);
+  const id = OP_INV.id(fn);
+  native.callOpStaged(id, a.a, a.out, a.info);
 }
 const OP_DET = new OpRef('det');
 /** `det(Tensor a, Tensor out) -> ()`: out [batch] = det A for a [batch, n, n] (overwritten by LU factors) (ops/linalg/decomp.h). */
 function det(fn: string, a: { a: NativeTensor; out: NativeTensor }): void {
-  native.callOp(OP_DET.id(fn), a.a, a.out);
+  const id = OP_DET.id(fn);
+  native.callOpStaged(id, a.a, a.out);
 }
 const OP_EIGH = new OpRef('eigh');
 /** `eigh(Tensor a, bool upper, Tensor w, Tensor v, Tensor info) -> ()`: Eigenvalues w [batch, n] (ascending) and eigenvectors v [batch, n, n] (columns) of the symmetric a [batch, n, n] (its upper or lower triangle; overwritten); info [batch] int32: syevd's (ops/linalg/decomp.h). */
 function eigh(fn: string, a: { a: NativeTensor; upper: boolean; w: NativeTensor; v: NativeTensor; info: NativeTensor }): void {
-  native.callOp(OP_EIGH.id(fn), a.a, a.upper, a.w, a.v, a.info);
+  const id = OP_EIGH.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.upper ? 1 : 0;
+  st[A + 4] = 1;
+  native.callOpStaged(id, a.a, a.w, a.v, a.info);
 }
 const OP_BACKENDS = new OpRef('backends');
 /** `backends() -> str`: What the CPU matmul and SVD use: lines gemm=<BLAS library or built-in kernel>, lapack=..., kernel=<the built-in kernel's instruction set>. */
 function backends(fn: string): string {
-  return native.callOp(OP_BACKENDS.id(fn)) as string;
+  const id = OP_BACKENDS.id(fn);
+  return native.callOpStaged(id) as string;
 }
 const OP_SET_CPU_BLAS_ENABLED = new OpRef('set_cpu_blas_enabled');
 /** `set_cpu_blas_enabled(bool on) -> bool`: Lets the CPU matmul and SVD use the loaded BLAS / LAPACK (true, the default) or not; returns the previous setting (for tests of the built-in kernels). */
 function setCpuBlasEnabled(fn: string, a: { on: boolean }): boolean {
-  return native.callOp(OP_SET_CPU_BLAS_ENABLED.id(fn), a.on) as boolean;
+  const id = OP_SET_CPU_BLAS_ENABLED.id(fn);
+  const st = stagingArea();
+  st[A + 0] = a.on ? 1 : 0;
+  st[A + 1] = 1;
+  return native.callOpStaged(id) as boolean;
 }
 const OP_NCCL_VERSION = new OpRef('nccl_version');
 /** `nccl_version(Device device) -> str`: NCCL's version code (loads libnccl.so.2 on first use, in device's context). */

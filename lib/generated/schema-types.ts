@@ -25,25 +25,27 @@ export interface SchemaTypeRow {
   readonly convert?: ArgConverter;
   /** The runtime function that converts a result, when it is not returned as it is. */
   readonly wrap?: ResultConverter;
+  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp); none: its ops keep callOp. */
+  readonly stage?: 'tensor' | 'int' | 'float' | 'bool' | 'dtype' | 'optional';
 }
 
 /** Every schema type by its spelling. */
 export const SCHEMA_TYPES: { readonly [K in SchemaType]: SchemaTypeRow } = {
-  'Tensor': { ts: 'Tensor', tsReturn: 'Tensor', convert: 'tensor', wrap: 'wrap' },
+  'Tensor': { ts: 'Tensor', tsReturn: 'Tensor', convert: 'tensor', wrap: 'wrap', stage: 'tensor' },
   'Tensor[]': { ts: 'readonly Tensor[]', tsReturn: 'Tensor[]', convert: 'tensorList', wrap: 'wrapList' },
-  'int': { ts: 'number | bigint', tsReturn: 'number' },
+  'int': { ts: 'number | bigint', tsReturn: 'number', stage: 'int' },
   'int[]': { ts: 'readonly number[] | number' },
-  'float': { ts: 'number', tsReturn: 'number' },
-  'bool': { ts: 'boolean', tsReturn: 'boolean' },
+  'float': { ts: 'number', tsReturn: 'number', stage: 'float' },
+  'bool': { ts: 'boolean', tsReturn: 'boolean', stage: 'bool' },
   'str': { ts: 'string', tsReturn: 'string' },
-  'ScalarType': { ts: 'DType', tsReturn: 'DType' },
+  'ScalarType': { ts: 'DType', tsReturn: 'DType', stage: 'dtype' },
   'Handle': { ts: 'OpaqueHandle', tsReturn: 'OpaqueHandle' },
   'Device': { ts: 'DeviceLike', tsReturn: 'Device', convert: 'device', wrap: 'wrapDevice' },
-  'Tensor?': { ts: 'Tensor | null', tsReturn: 'Tensor | undefined', convert: 'optionalTensor', wrap: 'wrapOptional' },
-  'float?': { ts: 'number | null' },
-  'int?': { ts: 'number | bigint | null' },
+  'Tensor?': { ts: 'Tensor | null', tsReturn: 'Tensor | undefined', convert: 'optionalTensor', wrap: 'wrapOptional', stage: 'tensor' },
+  'float?': { ts: 'number | null', stage: 'optional' },
+  'int?': { ts: 'number | bigint | null', stage: 'optional' },
   'int[]?': { ts: 'readonly number[] | number | null' },
-  'bool?': { ts: 'boolean | null' },
+  'bool?': { ts: 'boolean | null', stage: 'optional' },
   'str?': { ts: 'string | null' },
   'ScalarType?': { ts: 'DType | null' },
   'Handle?': { ts: 'OpaqueHandle | null' },

@@ -31,5 +31,9 @@ export const STAGED_RESULT_SLOTS = 6;
 export const STAGED_RESULT_SHAPE = 1058;
 export const STAGED_RESULT_SHAPE_SLOTS = 16;
 
+/** A staged op call's non-tensor arguments (NOTE [ Staged op calls ]): where the region starts, and its slots. */
+export const STAGED_OP_ARGS = 1074;
+export const STAGED_OP_ARGS_SLOTS = 48;
+
 /** The whole area, in doubles. */
-export const STAGED_SIZE = 1074;
+export const STAGED_SIZE = 1122;

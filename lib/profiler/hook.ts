@@ -1,13 +1,16 @@
 // The one place gx.profiler sees op calls: every built-in op (lib/generated
-// calls `native.callOp`), every op of a loaded library (generated bindings
-// and gx.load's functions call `extensionRuntime.call`) goes through the
-// core's callOp.
+// calls `native.callOpStaged`, or `native.callOp` for ops with list or string
+// arguments), every op of a loaded library (generated bindings and gx.load's
+// functions call `extensionRuntime.call` or `.callStaged`) goes through the
+// core's callOp or callOpStaged.
 //
 // NOTE [ A profiler hook that costs nothing when off ]
 // There is no flag on the call path. While a profiler records, install()
-// puts a recording wrapper in place of native.callOp and
-// extensionRuntime.call (both are read as properties at each call, never
-// kept elsewhere); uninstall() puts the core's own function back. A program
+// puts a recording wrapper in place of native.callOp, native.callOpStaged
+// and extensionRuntime's call and callStaged (each read as a property at each
+// call, never kept elsewhere); uninstall() puts the core's own functions back.
+// A staged call's recorder sees its tensor arguments only (the scalars are in
+// the staging area: NOTE [ Staged op calls ]), which is all it describes. A program
 // that never profiles, or profiles no longer, runs exactly the code it ran
 // before (bench/profiler.bench.ts measures the call with and without).
 import { extensionRuntime } from '../extension/runtime';
@@ -18,8 +21,10 @@ import { native, type NativeTensor } from '../core/native';
 export type CallRecorder = (id: number, args: unknown[], call: () => unknown) => unknown;
 
 const coreCallOp = native.callOp;
-/** The extension runtime's own call (it adds a spare handle for the result: NOTE [ Recycled handles ]). */
+const coreCallOpStaged = native.callOpStaged;
+/** The extension runtime's own calls (they add a spare handle for the result: NOTE [ Recycled handles ]). */
 const coreCall = extensionRuntime.call;
+const coreCallStaged = extensionRuntime.callStaged;
 
 /** Whether a recorder is installed. */
 export function installed(): boolean {
@@ -29,8 +34,11 @@ export function installed(): boolean {
 /** Routes every op call through `record` until uninstall(). */
 export function install(record: CallRecorder): void {
   const wrapper = (id: number, ...args: unknown[]): unknown => record(id, args, () => coreCallOp.call(native, id, ...args));
+  const staged = (id: number, ...tensors: unknown[]): unknown => record(id, tensors, () => coreCallOpStaged.call(native, id, ...tensors));
   native.callOp = wrapper;
+  native.callOpStaged = staged;
   extensionRuntime.call = wrapper;
+  extensionRuntime.callStaged = staged;
   // Handles are known by identity while recording, and the core gets no pooled ones (NOTE [ Recycled handles ]).
   setRecycling(false);
 }
@@ -38,7 +46,9 @@ export function install(record: CallRecorder): void {
 /** Puts the core's callOp back: calls cost what they cost before install(). */
 export function uninstall(): void {
   native.callOp = coreCallOp;
+  native.callOpStaged = coreCallOpStaged;
   extensionRuntime.call = coreCall;
+  extensionRuntime.callStaged = coreCallStaged;
   setRecycling(true);
 }
 

@@ -100,12 +100,41 @@ interface Rendered {
   params: string[];     // TypeScript parameter list entries
   jsParams: string[];   // JS parameter names
   callArgs: string[];   // JS expressions passed to rt.call after the id
+  values: string[];     // each argument's JS expression as the caller gave it, in schema order
+}
+
+// NOTE [ Staged op calls ] (csrc/binding/op_functions.cpp): an op whose every argument has a slot form (the
+// schema type table's stage column), with at most MAX_STAGED_ARGS arguments and MAX_STAGED_TENSORS tensors,
+// is called by rt.callStaged: its other arguments staged (checked) by the runtime's stage functions, no rest array.
+const SLOTS_PER_ARG = 3, MAX_STAGED_ARGS = 16, MAX_STAGED_TENSORS = 4;
+const STAGE_FUNCTIONS: Readonly<Record<string, string>> = { float: 'stageFloat', int: 'stageInt', bool: 'stageBool', dtype: 'stageDType' };
+
+/** A staged call of `op` (its staging lines and the call), or undefined when it has an argument with no slot form. */
+function stagedCall(op: OpDescriptor, r: Rendered, fn: string, id: string): { lines: string[]; call: string } | undefined {
+  if (op.args.length > MAX_STAGED_ARGS) return undefined;
+  const lines: string[] = [], tensors: string[] = [];
+  for (let i = 0; i < op.args.length; i++) {
+    const a = op.args[i];
+    const stage = schemaType(a.type)?.stage;
+    if (stage === undefined) return undefined;
+    if (stage === 'tensor') {
+      tensors.push(convertExpr(a, r.values[i], fn));
+      continue;
+    }
+    // `T?` stages as its base type does, absent meaning None.
+    const f = STAGE_FUNCTIONS[schemaType(a.type.replace(/\?$/, ''))?.stage ?? ''];
+    if (f === undefined) return undefined;
+    // The core's words name the op by its qualified name (kinds::add), as its own checks of these arguments did.
+    lines.push(`  rt.${f}(${r.values[i]}, ${JSON.stringify(op.qualifiedName)}, '${a.name}', ${SLOTS_PER_ARG * i});`);
+  }
+  if (tensors.length > MAX_STAGED_TENSORS) return undefined;
+  return { lines, call: `rt.callStaged(${[id, ...tensors].join(', ')})` };
 }
 
 function renderArgs(op: OpDescriptor, fn: string): Rendered {
   const positional = op.args.filter((a) => !a.kwOnly);
   const keyword = op.args.filter((a) => a.kwOnly);
-  const out: Rendered = { params: [], jsParams: [], callArgs: [] };
+  const out: Rendered = { params: [], jsParams: [], callArgs: [], values: [] };
   // A parameter is optional in TypeScript only when every later one is too.
   const required = requiredPositionals(positional);
   positional.forEach((a, i) => {
@@ -113,6 +142,7 @@ function renderArgs(op: OpDescriptor, fn: string): Rendered {
     out.params.push(`${name}${i >= required ? '?' : ''}: ${argType(a.type)}`);
     out.jsParams.push(name);
     out.callArgs.push(convertExpr(a, name, fn));
+    out.values.push(name);
   });
   if (keyword.length > 0) {
     const optionsRequired = keyword.some((a) => !isOptionalArg(a));
@@ -120,7 +150,10 @@ function renderArgs(op: OpDescriptor, fn: string): Rendered {
     out.params.push(`options${optionsRequired ? '' : '?'}: { ${fields} }`);
     out.jsParams.push('options');
     // `o`: the options object checked for unknown keys (rt.options), declared by renderJs.
-    for (const a of keyword) out.callArgs.push(convertExpr(a, `o.${a.name}`, fn));
+    for (const a of keyword) {
+      out.callArgs.push(convertExpr(a, `o.${a.name}`, fn));
+      out.values.push(`o.${a.name}`);
+    }
   }
   return out;
 }
@@ -182,14 +215,15 @@ export function renderJs(desc: ExtensionDescriptor, opts: BindingOptions): strin
     const r = renderArgs(op, fn);
     const id = `${fn}Id`;
     const local = jsName(fn);  // an op named `var` is exported as var, defined as var_
-    const call = `rt.call(${[id, ...r.callArgs].join(', ')})`;
+    const staged = stagedCall(op, r, fn, id);
+    const call = staged?.call ?? `rt.call(${[id, ...r.callArgs].join(', ')})`;
     lines.push('', `const ${id} = library.opId(${JSON.stringify(op.name)});`, jsdoc(op));
     const keyword = op.args.filter((a) => a.kwOnly).map((a) => a.name);
     const check = keyword.length > 0 ? [`  const o = rt.options(options, '${fn}', ${JSON.stringify(keyword)});`] : [];
     const positional = r.jsParams.filter((p) => p !== 'options');
     const recorded = (e: string): string => `rt.recorded(${local}, [${positional.join(', ')}], ${e})`;
     const exported = kind === 'esm' ? `export { ${local === fn ? fn : `${local} as ${fn}`} };` : `exports.${fn} = ${local};`;
-    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, arityCheck(op), ...check, `  ${wrapExpr(op, call, recorded)}`, '}', exported);
+    lines.push(`function ${local}(${r.jsParams.join(', ')}) {`, arityCheck(op), ...check, ...(staged?.lines ?? []), `  ${wrapExpr(op, call, recorded)}`, '}', exported);
     if (op.derivative !== undefined) lines.push(`rt.declared(${local}, library, ${JSON.stringify(op.name)});`);
   }
   return lines.join('\n') + '\n';

@@ -82,6 +82,19 @@ inline int collapse(int ndim, int64_t* sizes, int nops, int64_t (*strides)[kMaxD
   return n;
 }
 
+// Whether every tensor operand is contiguous with out's shape, on out's
+// device: the iteration is then one dimension of numel elements, which the
+// general path (make_elementwise) reaches after aligning and collapsing.
+inline bool same_shape_contiguous(const Tensor& out, const Tensor* const* inputs, int nin) {
+  if (!out.is_contiguous()) return false;
+  const IntArrayRef osz = out.sizes();
+  for (int k = 0; k < nin; ++k) {
+    const Tensor* t = inputs[k];
+    if (t != nullptr && (t->device() != out.device() || !(t->sizes() == osz) || !t->is_contiguous())) return false;
+  }
+  return true;
+}
+
 // The iteration of `out` = f(inputs...). A null input is a JS scalar.
 // Every tensor input must broadcast to out's shape (JS has checked; this is
 // the contract's second line, with the shapes in the message).
@@ -90,10 +103,24 @@ inline ElementwiseIter make_elementwise(const Tensor& out, const Tensor* const* 
   const int64_t ndim = out.dim();
   GX_CHECK(ndim <= kMaxDims, "at most ", kMaxDims, " dimensions are supported, got ", ndim);
   GX_INTERNAL_ASSERT(nin + 1 <= kMaxOperands, "too many operands");
-  const IntArrayRef osz = out.sizes();
   it.nops = nin + 1;
   it.numel = out.numel();
   it.device = out.device().index;
+  // The common small call (a one-element op, same-shape contiguous operands):
+  // the one dimension the general path ends with, with no strides to align or collapse.
+  if (it.numel > 0 && same_shape_contiguous(out, inputs, nin)) {
+    it.ndim = 1;
+    it.sizes[0] = it.numel;
+    for (int k = 0; k < it.nops; ++k) {
+      const Tensor* t = k == 0 ? &out : inputs[k - 1];
+      it.is_scalar[k] = t == nullptr;
+      it.data[k] = t == nullptr ? nullptr : static_cast<char*>(t->data_ptr());
+      it.dtype[k] = t == nullptr ? kFloat64 : t->dtype();
+      it.strides[k][0] = t == nullptr ? 0 : itemsize(t->dtype());
+    }
+    return it;
+  }
+  const IntArrayRef osz = out.sizes();
   int64_t sizes[kMaxDims];
   for (int64_t d = 0; d < ndim; ++d) sizes[d] = osz[d];
   const auto fill = [&](int k, const Tensor& t) {

@@ -9,11 +9,10 @@
 // and stores its result in the parameter's dtype. The steps here do the same
 // chain per element in registers, rounding each intermediate through the
 // storage type T (`r`), with the scalars converted to the compute type as the
-// ops' scalar operands are (scalar_as), so both paths agree bit for bit. On
-// the GPU the products and sums go through __fmul_rn and friends: nvcc would
-// otherwise contract a * b + c into one fused multiply-add, which rounds once
-// where the op chain rounds twice. (The CPU build targets x86-64 without
-// -mfma, where nothing is contracted.)
+// ops' scalar operands are (scalar_as), so both paths agree bit for bit. The
+// products and sums go through rn_mul and friends (NOTE [ Rounded arithmetic ]
+// in ../common/rn.h): nvcc would otherwise contract a * b + c into one fused
+// multiply-add, which rounds once where the op chain rounds twice.
 #pragma once
 #include <gpuext/extension.h>
 
@@ -23,54 +22,11 @@
 #include "../binary/functors.h"
 #include "../common/dispatch.h"
 #include "../common/hd.h"
+#include "../common/rn.h"
 #include "../ops.h"
 #include "../unary/functors.h"
 
 namespace gx::ops {
-
-// Products, sums and quotients rounded once each (never contracted).
-GX_HD float rn_mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-GX_HD double rn_mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-GX_HD float rn_add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-GX_HD double rn_add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-GX_HD float rn_sub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-GX_HD double rn_sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
 
 // The compute type of storage type T: double for double, else float (the optimizers take floating dtypes only).
 template <typename T> using OptCompute = std::conditional_t<std::is_same_v<T, double>, double, float>;

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "../common/hd.h"
+#include "../common/rn.h"
 
 namespace gx::ops::random {
 
@@ -67,19 +68,6 @@ GX_HD double uniform_double(uint32_t hi, uint32_t lo) {
 
 // Box-Muller: two uniforms in [0, 1) to two standard normals (u1 kept away
 // from 0, where the logarithm is infinite).
-// a + b * c with the product rounded on its own, on both devices: nvcc fuses
-// it into one FMA (a single rounding) where the host does not, and uniform
-// draws on CUDA differed from the CPU's in the last bit (found by the fuzz
-// suite; the same seed must give the same uniform bits everywhere).
-template <typename F> GX_HD F mul_add_unfused(F a, F b, F c) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<F, float>) return __fadd_rn(a, __fmul_rn(b, c));
-  else return __dadd_rn(a, __dmul_rn(b, c));
-#else
-  return a + b * c;
-#endif
-}
-
 template <typename T> GX_HD void box_muller(T u1, T u2, T& z0, T& z1) {
   const T r = sqrt(T(-2) * log(T(1) - u1));
   const T theta = T(6.283185307179586) * u2;
@@ -122,7 +110,8 @@ template <typename T> GX_HD T draw(const Fill& f, int64_t j) {
     const Words w = philox(f.seed, f.offset + j / 2);
     if (f.kind == kUniform) {
       const int k = 2 * static_cast<int>(j % 2);
-      const double v = mul_add_unfused(f.a, f.b - f.a, uniform_double(w.w[k], w.w[k + 1]));
+      // The product rounded apart on both devices, so the uniform bits match (NOTE [ Rounded arithmetic ]).
+      const double v = rn_mul_add(f.a, f.b - f.a, uniform_double(w.w[k], w.w[k + 1]));
       return v < f.b ? v : f.a;  // rounding can reach b for wide ranges
     }
     double z0, z1;
@@ -132,7 +121,7 @@ template <typename T> GX_HD T draw(const Fill& f, int64_t j) {
     const Words w = philox(f.seed, f.offset + j / 4);
     constexpr int bits = UniformBits<T>::value;
     if (f.kind == kUniform) {
-      const float v = mul_add_unfused(static_cast<float>(f.a), static_cast<float>(f.b - f.a), uniform_float(w.w[j % 4], bits));
+      const float v = rn_mul_add(static_cast<float>(f.a), static_cast<float>(f.b - f.a), uniform_float(w.w[j % 4], bits));
       const T t = to<T>(v);
       return to<double>(t) < f.b ? t : to<T>(f.a);  // rounding (in float or T) can reach b
     }

@@ -65,7 +65,10 @@ function parseSchema(schema, where) {
     if (!p) throw new Error(`${where}: argument '${a.trim()}' of '${schema}' is not <type> <name>`);
     const at = `${where}: argument '${p[2]}' of '${schema}'`;
     // nativeArg: how the call passes it to native.callOp (`$` the argument), when not as it is.
-    return { type: p[1], name: p[2], cpp: typeColumn(p[1], 'cpp', at), ts: typeColumn(p[1], 'native', at), nativeArg: SCHEMA_TYPES[p[1]].nativeArg ?? '$' };
+    return {
+      type: p[1], name: p[2], cpp: typeColumn(p[1], 'cpp', at), ts: typeColumn(p[1], 'native', at), nativeArg: SCHEMA_TYPES[p[1]].nativeArg ?? '$',
+      stage: SCHEMA_TYPES[p[1]].stage,
+    };
   });
   const r = m[3].trim();
   const at = `${where}: the result of '${schema}'`;
@@ -174,19 +177,27 @@ function functorCols(e) {
 function tsOps(list, all) {
   const lines = [...HEADER, '// One call per built-in op schema, its arguments named as in the schema (camelCased) so', '// tsc catches a missing or swapped one; `fn` names the gx function in errors. And the', '// families\' tables lib/ops decides dtypes by.',
     "import type { Device } from '../core/device';",
-    "import { native, type NativeTensor, type OpaqueHandle } from '../core/native';", "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", ''];
+    "import { native, type NativeTensor, type OpaqueHandle } from '../core/native';",
+    "import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';",
+    "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", '',
+    '// Where a staged call\'s arguments start (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp), as a local constant.',
+    'const A = STAGED_OP_ARGS;', ''];
   const exported = [];
   for (const s of all) {
     const id = `OP_${s.name.toUpperCase()}`;
     const fn = tsName(s.name);
     const args = s.args.map((a) => `${camel(a.name)}: ${a.ts}`).join('; ');
     const arg = (a) => a.nativeArg.replace(/\$/g, `a.${camel(a.name)}`);
-    const call = `native.callOp(${id}.id(fn)${s.args.map((a) => `, ${arg(a)}`).join('')})`;
+    const staged = isStaged(s);
+    const call = staged
+      ? `native.callOpStaged(id${s.args.filter((a) => a.stage === 'tensor').map((a) => `, ${arg(a)}`).join('')})`
+      : `native.callOp(${id}.id(fn)${s.args.map((a) => `, ${arg(a)}`).join('')})`;
+    const stage = staged ? stageLines(s) : [];
     lines.push(`const ${id} = new OpRef('${s.name}');`);
     lines.push(`/** \`${s.schema}\`: ${s.doc.replace(/\*\//g, '*\\/')} */`);
     const params = s.args.length === 0 ? 'fn: string' : `fn: string, a: { ${args} }`;
-    if (s.ret.ts === 'void') lines.push(`function ${fn}(${params}): void {`, `  ${call};`, '}');
-    else lines.push(`function ${fn}(${params}): ${s.ret.ts} {`, `  return ${call} as ${s.ret.ts};`, '}');
+    if (s.ret.ts === 'void') lines.push(`function ${fn}(${params}): void {`, ...stage, `  ${call};`, '}');
+    else lines.push(`function ${fn}(${params}): ${s.ret.ts} {`, ...stage, `  return ${call} as ${s.ret.ts};`, '}');
     exported.push(fn === camel(s.name) ? fn : `${fn} as ${camel(s.name)}`);
   }
   lines.push('', `export {\n${exported.map((e) => `  ${e},`).join('\n')}\n};`, '');
@@ -223,6 +234,35 @@ function tsOps(list, all) {
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
   );
   return lines.join('\n');
+}
+
+// NOTE [ Staged op calls ] (csrc/binding/op_functions.cpp): three slots per argument; an op whose every argument
+// has a slot form (the schema type table's stage column), and that fits the region, passes only its tensors.
+const SLOTS_PER_ARG = 3, MAX_STAGED_ARGS = 16;
+
+function isStaged(s) {
+  return s.args.length <= MAX_STAGED_ARGS && s.args.every((a) => a.stage !== undefined);
+}
+
+/** A staged call's lines before the call: its id (resolved first: the first use loads the library), then each non-tensor argument's slots. */
+function stageLines(s) {
+  const lines = [`  const id = OP_${s.name.toUpperCase()}.id(fn);`];
+  if (s.args.every((a) => a.stage === 'tensor')) return lines;
+  lines.push('  const st = stagingArea();');
+  s.args.forEach((a, i) => {
+    const k = `A + ${SLOTS_PER_ARG * i}`, tag = `A + ${SLOTS_PER_ARG * i + 1}`, v = `a.${camel(a.name)}`;
+    switch (a.stage) {
+      case 'tensor': return;
+      // A value and its tag (1: present), the tag last.
+      case 'float': lines.push(`  st[${k}] = ${v};`, `  st[${tag}] = 1;`); return;
+      case 'bool': lines.push(`  st[${k}] = ${v} ? 1 : 0;`, `  st[${tag}] = 1;`); return;
+      case 'dtype': lines.push(`  st[${k}] = DTYPE_INFO[${v}].code;`, `  st[${tag}] = 1;`); return;
+      case 'int': lines.push(`  stageInt(st, ${k}, ${v});`); return;
+      case 'optional': lines.push(`  stageOptional(st, ${k}, ${v});`); return;
+      default: throw new Error(`scripts/gen/schema-types.js: unknown stage '${a.stage}' of ${a.type}`);
+    }
+  });
+  return lines;
 }
 
 /** The table's call of a unary op: the generated call itself, or one spreading the parameters into their names. */

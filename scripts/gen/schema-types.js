@@ -19,24 +19,27 @@ const { generatedHeader } = require('./rows');
 //   cxx, cxxBox          gpuext/ops_raw.h's parameter, and how it is boxed into a gx_value (`$` is its name)
 //   convert              the extension runtime's function that checks and converts an argument (lib/extension/runtime.ts)
 //   wrap                 the extension runtime's function that converts a result
+//   stage                how a staged call passes the argument (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp):
+//                        'tensor' as a JS value, else the slot form: 'float', 'bool', 'dtype' (the value), 'int',
+//                        'optional' (a tag and the value); a type without one makes its ops keep callOp
 const BASE = {
   Tensor: {
     ts: 'Tensor', tsReturn: 'Tensor', native: 'NativeTensor', nativeReturn: 'NativeTensor', cpp: 'const Tensor&', cppReturn: 'Tensor',
-    cxx: 'const Tensor&', cxxBox: 'gx::detail::box($)', convert: 'tensor', wrap: 'wrap',
+    cxx: 'const Tensor&', cxxBox: 'gx::detail::box($)', convert: 'tensor', wrap: 'wrap', stage: 'tensor',
   },
   'Tensor[]': {
     ts: 'readonly Tensor[]', tsReturn: 'Tensor[]', native: 'readonly NativeTensor[]', cpp: 'const std::vector<Tensor>&',
     cxx: 'TensorList', cxxBox: '$_.value()', convert: 'tensorList', wrap: 'wrapList',
   },
   // A JS number or a bigint; a result is a number (a bigint beyond 2^53, which no count the built-in ops return reaches).
-  int: { ts: 'number | bigint', tsReturn: 'number', native: 'number | bigint', nativeReturn: 'number', cpp: 'int64_t', cppReturn: 'int64_t', cxx: 'int64_t', cxxBox: 'gx::detail::box($)' },
+  int: { ts: 'number | bigint', tsReturn: 'number', native: 'number | bigint', nativeReturn: 'number', cpp: 'int64_t', cppReturn: 'int64_t', cxx: 'int64_t', cxxBox: 'gx::detail::box($)', stage: 'int' },
   // One int stands for a one-element list, as in PyTorch (the core reads both).
   'int[]': { ts: 'readonly number[] | number', native: 'readonly number[] | number', cpp: 'IntArrayRef', cxx: 'IntArrayRef', cxxBox: 'gx::detail::box($)' },
-  float: { ts: 'number', tsReturn: 'number', native: 'number', cpp: 'double', cxx: 'double', cxxBox: 'gx::detail::box($)' },
-  bool: { ts: 'boolean', tsReturn: 'boolean', native: 'boolean', nativeReturn: 'boolean', cpp: 'bool', cppReturn: 'bool', cxx: 'bool', cxxBox: 'gx::detail::box($)' },
+  float: { ts: 'number', tsReturn: 'number', native: 'number', cpp: 'double', cxx: 'double', cxxBox: 'gx::detail::box($)', stage: 'float' },
+  bool: { ts: 'boolean', tsReturn: 'boolean', native: 'boolean', nativeReturn: 'boolean', cpp: 'bool', cppReturn: 'bool', cxx: 'bool', cxxBox: 'gx::detail::box($)', stage: 'bool' },
   str: { ts: 'string', tsReturn: 'string', native: 'string', nativeReturn: 'string', cpp: 'std::string', cppReturn: 'std::string', cxx: 'const char*', cxxBox: 'gx::detail::box($)' },
   // The built-in ops' calls pass a dtype's code: no string for the core to read per call.
-  ScalarType: { ts: 'DType', tsReturn: 'DType', native: 'DType', nativeArg: 'DTYPE_INFO[$].code', cpp: 'ScalarType', cxx: 'ScalarType', cxxBox: 'gx::detail::box($)' },
+  ScalarType: { ts: 'DType', tsReturn: 'DType', native: 'DType', nativeArg: 'DTYPE_INFO[$].code', cpp: 'ScalarType', cxx: 'ScalarType', cxxBox: 'gx::detail::box($)', stage: 'dtype' },
   // NOTE [ Handles and devices in schemas ] in csrc/core/schema.h.
   Handle: { ts: 'OpaqueHandle', tsReturn: 'OpaqueHandle', native: 'OpaqueHandle', nativeReturn: 'OpaqueHandle', cpp: 'Handle', cppReturn: 'Handle' },
   Device: {
@@ -49,10 +52,10 @@ const BASE = {
 const OPTIONAL = {
   Tensor: {
     tsReturn: 'Tensor | undefined', cpp: 'const std::optional<Tensor>&', cxx: 'const Tensor*', cxxBox: 'gx::detail::box($)',
-    convert: 'optionalTensor', wrap: 'wrapOptional',
+    convert: 'optionalTensor', wrap: 'wrapOptional', stage: 'tensor',
   },
-  float: { cpp: 'std::optional<double>', cxx: 'const double*', cxxBox: '$ ? gx::detail::box(*$) : gx::detail::box_none()' },
-  int: {}, 'int[]': {}, bool: {}, str: {}, ScalarType: {}, Handle: {},
+  float: { cpp: 'std::optional<double>', cxx: 'const double*', cxxBox: '$ ? gx::detail::box(*$) : gx::detail::box_none()', stage: 'optional' },
+  int: { stage: 'optional' }, 'int[]': {}, bool: { stage: 'optional' }, str: {}, ScalarType: {}, Handle: {},
   Device: { nativeArg: '$ === null ? null : $.toString()', convert: 'optionalDevice' },
 };
 
@@ -88,10 +91,12 @@ function render() {
     '  /** The TypeScript of an argument in a generated binding. */', '  readonly ts: string;',
     '  /** The TypeScript of a result, when the type may be one. */', '  readonly tsReturn?: string;',
     '  /** The runtime function that converts an argument, when it is not passed as it is. */', '  readonly convert?: ArgConverter;',
-    '  /** The runtime function that converts a result, when it is not returned as it is. */', '  readonly wrap?: ResultConverter;', '}', '');
+    '  /** The runtime function that converts a result, when it is not returned as it is. */', '  readonly wrap?: ResultConverter;',
+    '  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp); none: its ops keep callOp. */',
+    `  readonly stage?: ${[...new Set(Object.values(SCHEMA_TYPES).map((r) => r.stage).filter(Boolean))].map(q).join(' | ')};`, '}', '');
   lines.push('/** Every schema type by its spelling. */', 'export const SCHEMA_TYPES: { readonly [K in SchemaType]: SchemaTypeRow } = {');
   for (const [name, r] of Object.entries(SCHEMA_TYPES)) {
-    const cols = ['ts', 'tsReturn', 'convert', 'wrap'].filter((c) => r[c] !== undefined).map((c) => `${c}: ${q(r[c])}`);
+    const cols = ['ts', 'tsReturn', 'convert', 'wrap', 'stage'].filter((c) => r[c] !== undefined).map((c) => `${c}: ${q(r[c])}`);
     lines.push(`  ${q(name)}: { ${cols.join(', ')} },`);
   }
   lines.push('};', '');
