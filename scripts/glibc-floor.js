@@ -22,11 +22,11 @@ const FLOOR = { GLIBC: '2.28', GLIBCXX: '3.4.25', CXXABI: '1.3.11', GCC: '7.0.0'
 
 const SHIM = 'csrc/compat/glibc_floor.cpp';
 
-/** The symbols the shim wraps: each GX_PIN(name) / GX_PIN_AT(name, ...) and each __wrap_name it defines. */
+/** The symbols the shim wraps: each GX_PIN(name), GX_PIN_AT(name, ...), GX_FORWARD(name, ...) and each __wrap_name it defines. */
 function wrappedSymbols() {
   // Not the macros' own text, nor the comments.
   const text = fs.readFileSync(path.join(root, SHIM), 'utf8').replace(/^\s*#define.*(\\\n.*)*$/gm, '').replace(/\/\/.*$/gm, '');
-  const names = [...text.matchAll(/\bGX_PIN(?:_AT)?\((\w+)|\b__wrap_(\w+)/g)].map((m) => m[1] ?? m[2]);
+  const names = [...text.matchAll(/\bGX_(?:PIN|PIN_AT|FORWARD)\((\w+)|\b__wrap_(\w+)/g)].map((m) => m[1] ?? m[2]);
   return [...new Set(names)].sort();
 }
 

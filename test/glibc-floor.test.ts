@@ -56,10 +56,14 @@ extern "C" __attribute__((visibility("default"))) int probe(char** argv) {
   } catch (const std::exception& ex) {
     msg = ex.what();
   }
+  // strtol and sscanf: __isoc23_ names under glibc 2.38's headers.
+  long parsed = std::strtol(argv[3], nullptr, 0);
+  int scanned = 0;
+  std::sscanf(argv[3], "%d", &scanned);
   auto shared = std::make_shared<int>(7);
   auto copy = shared;
-  std::printf("%.17g %.17g %.17g %.17g %.17g %.17g %.9g %lld %d %d %ld [%s]\n", e, l, p, l2, e2, h, hf, size, value, found,
-              copy.use_count(), msg.c_str());
+  std::printf("%.17g %.17g %.17g %.17g %.17g %.17g %.9g %lld %d %d %ld [%s] %ld %d\n", e, l, p, l2, e2, h, hf, size, value, found,
+              copy.use_count(), msg.c_str(), parsed, scanned);
   return 0;
 }
 `;
@@ -132,9 +136,10 @@ test('built as the prebuilds are, a library needs nothing above the floor and co
     const size = 1 + Math.floor(Math.random() * 100000);
     const file = path.join(dir, 'sized');
     fs.writeFileSync(file, Buffer.alloc(size, 7));
-    const r = spawnSync(buildLoader(dir, 'g++'), [exe, x.toPrecision(17), file], { encoding: 'utf8' });
+    const int = Math.floor(Math.random() * 2e9) - 1e9;
+    const r = spawnSync(buildLoader(dir, 'g++'), [exe, x.toPrecision(17), file, String(int)], { encoding: 'utf8' });
     t.is(r.status, 0, r.stderr);
-    const m = /^(\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) \[(.*)\]$/.exec(r.stdout.trim());
+    const m = /^(\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) \[(.*)\] (\S+) (\S+)$/.exec(r.stdout.trim());
     if (!m) return t.fail(r.stdout);
     const got = m.slice(1, 8).map(Number);
     const want = [Math.exp(x), Math.log(x), Math.pow(x, 2.5), Math.log2(x), Math.pow(2, x), Math.hypot(x, 4), Math.fround(Math.hypot(Math.fround(x), 4))];
@@ -145,6 +150,8 @@ test('built as the prebuilds are, a library needs nothing above the floor and co
     t.is(m[10], '1', 'dlopen/dlsym found malloc');
     t.is(m[11], '2', 'shared_ptr counts');
     t.is(m[12], 'thrown 42', 'an exception was caught with its message');
+    t.is(Number(m[13]), int, 'strtol');
+    t.is(Number(m[14]), int, 'sscanf');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

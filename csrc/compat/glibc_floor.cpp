@@ -1,14 +1,15 @@
 // The glibc floor of the prebuilt binaries: linked into gpuext_core.node and
 // gx_ops.node only when scripts/prebuild.js builds them (GPUEXT_PREBUILD=1),
-// with `-Wl,--wrap=NAME` for every __wrap_NAME below (scripts/glibc-floor.js
+// with `-Wl,--wrap=NAME` for every wrapper __wrap_NAME below (scripts/glibc-floor.js
 // reads the names from this file: the list is written once, here).
 //
 // NOTE [ The glibc floor of the prebuilt binaries ]
 // A binary linked on a new glibc asks for the newest version of each symbol it
 // calls: pthread_* and dl* moved into libc.so.6 at 2.34 with new versions,
 // exp/log/pow got new ones at 2.29, stat64 became a function at 2.33, hypot
-// at 2.35; and the C++ runtime built there asks for __libc_single_threaded
-// (2.32) and arc4random (2.36). The system it loads on then needs that glibc.
+// at 2.35, and 2.38's headers turn strtol and sscanf into __isoc23_ names;
+// and the C++ runtime built there asks for __libc_single_threaded (2.32) and
+// arc4random (2.36). The system it loads on then needs that glibc.
 // The prebuilds are for the GPU fleet (RHEL 8, Ubuntu 20.04, Amazon Linux
 // 2023: glibc 2.28, manylinux_2_28), so:
 //   - libstdc++ is linked in (-static-libstdc++, its symbols kept private by
@@ -26,7 +27,8 @@
 //     wrapper here (the linker's --wrap rewrites the references of our
 //     objects and of the static archives, libstdc++.a and libcudart_static.a,
 //     alike): GX_PIN jumps to the symbol's baseline version, which every glibc
-//     still exports; the rest are re-implemented on calls the floor has.
+//     still exports, GX_FORWARD to the older call of another name; the rest
+//     are re-implemented on calls the floor has.
 // The package check (scripts/check-package.js) reads each binary's needed
 // versions and fails above the floor, so a new call that needs more shows.
 #include <cerrno>
@@ -40,12 +42,14 @@
 #if defined(__x86_64__)
 #define GX_GLIBC_BASE "GLIBC_2.2.5"
 #define GX_GLIBC_DLMOPEN "GLIBC_2.3.4"  // newer than the base here
+#define GX_GLIBC_ISOC99 "GLIBC_2.7"
 #define GX_JUMP "jmp"
 #define GX_PLT "@PLT"
 #define GX_STAT_VER 1  // _STAT_VER_LINUX of the x86_64 __xstat64 interface
 #elif defined(__aarch64__)
 #define GX_GLIBC_BASE "GLIBC_2.17"
 #define GX_GLIBC_DLMOPEN "GLIBC_2.17"
+#define GX_GLIBC_ISOC99 "GLIBC_2.17"
 #define GX_JUMP "b"
 #define GX_PLT ""  // the linker routes a branch to a shared symbol through the PLT
 #define GX_STAT_VER 0
@@ -53,17 +57,18 @@
 #error "glibc_floor.cpp: no baseline symbol versions for this architecture"
 #endif
 
-// __wrap_NAME: a hidden function that jumps to NAME@VERSION (a tail jump:
+// __wrap_FROM: a hidden function that jumps to TO@VERSION (a tail jump:
 // arguments, variadic ones included, and the return pass through untouched).
-#define GX_PIN_AT(sym, version)                                             \
-  __asm__(".symver gx_pinned_" #sym ", " #sym "@" version "\n"              \
-          ".globl __wrap_" #sym "\n"                                        \
-          ".hidden __wrap_" #sym "\n"                                       \
-          ".type __wrap_" #sym ", @function\n"                              \
+#define GX_FORWARD(from, to, version)                                       \
+  __asm__(".symver gx_pinned_" #from ", " #to "@" version "\n"              \
+          ".globl __wrap_" #from "\n"                                       \
+          ".hidden __wrap_" #from "\n"                                      \
+          ".type __wrap_" #from ", @function\n"                             \
           ".text\n"                                                         \
-          "__wrap_" #sym ":\n"                                              \
-          "  " GX_JUMP " gx_pinned_" #sym GX_PLT "\n"                        \
-          ".size __wrap_" #sym ", . - __wrap_" #sym "\n")
+          "__wrap_" #from ":\n"                                             \
+          "  " GX_JUMP " gx_pinned_" #from GX_PLT "\n"                      \
+          ".size __wrap_" #from ", . - __wrap_" #from "\n")
+#define GX_PIN_AT(sym, version) GX_FORWARD(sym, sym, version)
 #define GX_PIN(sym) GX_PIN_AT(sym, GX_GLIBC_BASE)
 
 // The dynamic loader's interface (libdl.so.2 before 2.34).
@@ -125,6 +130,24 @@ GX_PIN(log2);
 GX_PIN(pow);
 GX_PIN(hypot);
 GX_PIN(hypotf);
+// glibc 2.38's headers, under _GNU_SOURCE (which g++ always defines), call
+// C23's strtol family and scanf family (they read 0b101 too); before, the
+// same calls went to these. Only binary literals parse differently.
+GX_FORWARD(__isoc23_strtol, strtol, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_strtoul, strtoul, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_strtoll, strtoll, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_strtoull, strtoull, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_strtoimax, strtoimax, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_strtoumax, strtoumax, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_wcstol, wcstol, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_wcstoul, wcstoul, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_wcstoll, wcstoll, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_wcstoull, wcstoull, GX_GLIBC_BASE);
+GX_FORWARD(__isoc23_sscanf, __isoc99_sscanf, GX_GLIBC_ISOC99);
+GX_FORWARD(__isoc23_vsscanf, __isoc99_vsscanf, GX_GLIBC_ISOC99);
+GX_FORWARD(__isoc23_fscanf, __isoc99_fscanf, GX_GLIBC_ISOC99);
+GX_FORWARD(__isoc23_vfscanf, __isoc99_vfscanf, GX_GLIBC_ISOC99);
+GX_FORWARD(__isoc23_scanf, __isoc99_scanf, GX_GLIBC_ISOC99);
 
 extern "C" {
 
