@@ -65,10 +65,8 @@ function step(what, argv, env = process.env) {
   console.log(`gpuext prebuild: ${what}`);
   const t0 = Date.now();
   const r = spawnSync(argv[0], argv.slice(1), { cwd: root, stdio: 'inherit', env });
-  if (r.status !== 0) {
-    console.error(`gpuext prebuild: ${what} failed (exit ${r.status ?? r.signal})`);
-    process.exit(1);
-  }
+  // Thrown, not exited: a cross build puts the checkout's build/ back first.
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status ?? r.signal})`);
   console.log(`gpuext prebuild: ${what}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }
 
@@ -146,15 +144,19 @@ function main() {
     }
   }
   console.log(`gpuext prebuild: ${tag}, ${plan.cuda ? `CUDA ${cuda} for ${plan.arch} + PTX` : 'CPU only'} (${plan.why})`);
-  if (cross) withHostBuildKept(() => buildBinaries(crossEnv()));
-  else buildBinaries(process.env);
+  if (cross) {
+    const env = crossEnv();
+    withHostBuildKept(() => buildBinaries(env));
+  } else {
+    buildBinaries(process.env);
+  }
   const ptx = plan.cuda ? gencode(plan.arch).map((f) => /code=(compute_\w+)/.exec(f)?.[1]).filter(Boolean) : [];
   const info = {
     version: JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version,
     platform: tag,
     napi: true,
     cuda,
-    // What a GPU machine needs to do for CUDA code (scripts/install.js and gx.cuda say it).
+    // Why there is no CUDA code (on a GPU machine, gx.cuda.unavailableReason() says to build from source).
     ...(cuda ? {} : { cpuOnly: cross ? `no CUDA cross toolkit for ${tag} was at hand` : 'packed without CUDA (GPUEXT_NO_CUDA=1)' }),
     archs: plan.cuda ? plan.arch.split(',') : [],
     ptx,
@@ -166,4 +168,9 @@ function main() {
   }
 }
 
-main();
+try {
+  main();
+} catch (e) {
+  console.error(`gpuext prebuild: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+}
