@@ -4,7 +4,9 @@
 {
   "variables": {
     "cuda_home%": "<!(node scripts/find-cuda.js home)",
-    "with_cuda%": "<!(node scripts/find-cuda.js enabled)"
+    "with_cuda%": "<!(node scripts/find-cuda.js enabled)",
+    # 1 in a build for packing (scripts/prebuild.js sets GPUEXT_PREBUILD=1).
+    "prebuild%": "<!(node -p \"process.env.GPUEXT_PREBUILD === '1' ? 1 : 0\")"
   },
   "targets": [
     {
@@ -84,7 +86,7 @@
               "action": [
                 "<(cuda_home)/bin/nvcc", "-std=c++17", "-O3", "-Xcompiler", "-fPIC",
                 "-Xcompiler", "-ffile-prefix-map=<(module_root_dir)/=",
-                "<!@(node scripts/find-cuda.js gencode)",
+                "<!@(node scripts/find-cuda.js gencode)", "<!@(node scripts/find-cuda.js fatbin)",
                 "-I<(module_root_dir)/csrc", "-I<(module_root_dir)/csrc/include",
                 "-c", "<(RULE_INPUT_PATH)", "-o", "<@(_outputs)"
               ],
@@ -94,6 +96,12 @@
           ]
         }, {
           "sources": ["csrc/cuda/no_cuda.cpp", "csrc/rtc/no_rtc.cpp"]
+        }],
+        # A prebuilt binary loads on glibc 2.28 and needs no system libstdc++:
+        # NOTE [ The glibc floor of the prebuilt binaries ] in csrc/compat/glibc_floor.cpp.
+        ["prebuild==1 and OS=='linux'", {
+          "sources": ["csrc/compat/glibc_floor.cpp"],
+          "ldflags": ["<!@(node scripts/glibc-floor.js ldflags)"]
         }]
       ]
     }

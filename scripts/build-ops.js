@@ -10,14 +10,27 @@
 // A CPU-only plan leaves the .cu sources out, and GX_OPS_NO_CUDA their
 // registrations.
 //   --out-dir DIR   build there instead of the config's ops/build (scripts/prebuild.js)
+//   --no-bindings   do not load the library to write its bindings (a cross
+//                   build's library cannot load here; prebuild.js --arch)
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { cudaPlan } = require('./find-cuda');
+const { cudaPlan, fatbinFlags } = require('./find-cuda');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist', 'lib');
 const config = path.join(root, 'setup.config.json');
+
+/**
+ * A build for packing (scripts/prebuild.js): the GPU code compressed, and on
+ * linux the glibc floor's shim and link flags (scripts/glibc-floor.js).
+ */
+function forPacking(resolved) {
+  const nvccFlags = [...resolved.nvccFlags, ...fatbinFlags()];
+  if (process.platform !== 'linux') return { ...resolved, nvccFlags };
+  const floor = require('./glibc-floor');
+  return { ...resolved, nvccFlags, sources: [...resolved.sources, path.join(root, floor.SHIM)], linkFlags: floor.linkFlags() };
+}
 
 function main() {
   if (!fs.existsSync(path.join(dist, 'toolkit', 'build.js'))) {
@@ -51,6 +64,7 @@ function main() {
   // which a packed prebuilt binary would otherwise carry.
   const prefixMap = `-ffile-prefix-map=${root}${path.sep}=`;
   resolved = { ...resolved, cxxFlags: [...resolved.cxxFlags, prefixMap], nvccFlags: [...resolved.nvccFlags, '-Xcompiler', prefixMap] };
+  if (process.env.GPUEXT_PREBUILD === '1') resolved = forPacking(resolved);
   if (!withCuda) {
     resolved = {
       ...resolved,
@@ -64,6 +78,7 @@ function main() {
   return build({
     resolved,
     verbose,
+    bindings: !process.argv.includes('--no-bindings'),
     onEvent: (e) => {
       if (e.type === 'compiled') console.log(`  [${e.index}/${e.total}] ${e.tool} ${e.file} ${e.seconds.toFixed(1)}s`);
       else if (verbose && e.type === 'command') console.log(`$ ${e.argv.join(' ')}`);

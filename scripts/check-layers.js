@@ -15,9 +15,9 @@ const csrc = path.join(root, 'csrc');
 
 // Folder (under csrc/, or 'gpuext' for the public headers) -> layer; a higher
 // number may include a lower one.
-const LAYERS = { gpuext: 0, base: 1, cuda: 2, cache: 2, core: 3, rtc: 4, binding: 5 };
+const LAYERS = { gpuext: 0, compat: 0, base: 1, cuda: 2, cache: 2, core: 3, rtc: 4, binding: 5 };
 
-const ORDER = 'gpuext < base < cuda, cache < core < rtc < binding';
+const ORDER = 'gpuext, compat < base < cuda, cache < core < rtc < binding';
 
 function folderOf(rel) {
   // rel is relative to csrc/; public headers are included as "gpuext/..." and live in include/gpuext/.

@@ -8,6 +8,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
+import { cpuOnlyReason } from '../lib/core/gpus';
 import { binaryCandidates, findBinary, prebuildTag } from '../lib/platform/binaries';
 
 const root = path.resolve(__dirname, '../..');
@@ -76,4 +77,13 @@ test('loading picks a binary built here first, else the prebuilt one for this pl
   touch(builtCore);
   t.is(findBinary('core', dir), builtCore);
   t.is(findBinary('ops', dir), prebuiltOps);
+});
+
+test('a core without CUDA says why: a CPU-only prebuilt one (linux-arm64\'s) that CUDA needs a source build', (t) => {
+  const prebuilt = cpuOnlyReason('prebuilt', 'linux-arm64');
+  t.regex(prebuilt, /prebuilt binaries for linux-arm64 are for the CPU only/);
+  t.regex(prebuilt, /npm rebuild gpuext --build-from-source/);
+  const built = cpuOnlyReason('built here', 'linux-arm64');
+  t.notRegex(built, /prebuilt|rebuild/);
+  t.regex(built, /built for the CPU only/);
 });

@@ -4,7 +4,8 @@
 // face of these is gx.cuda (cuda.ts); streams, graphs, creation and the ops
 // import them from here so that they need nothing of that face.
 import { Device, currentCudaIndex, deviceCount, parseDevice, type DeviceLike } from './device';
-import { native } from './native';
+import { prebuildTag } from '../platform/binaries';
+import { native, nativeOrigin } from './native';
 import { describeValue } from './shape';
 
 export { deviceCount };
@@ -19,8 +20,20 @@ export function isAvailable(): boolean {
 export function unavailableReason(): string {
   if (isAvailable()) return '';
   // A source build leaves CUDA out when there is no toolkit, no GPU, or GPUEXT_NO_CUDA=1 (scripts/find-cuda.js).
-  return native.cudaCompiled ? native.cudaUnavailableReason()
-    : 'gpuext was built for the CPU only (no GPU or no CUDA toolkit when it was built, or GPUEXT_NO_CUDA=1)';
+  return native.cudaCompiled ? native.cudaUnavailableReason() : cpuOnlyReason(nativeOrigin, prebuildTag());
+}
+
+/**
+ * Why a core without CUDA code has none: a CPU-only prebuilt binary (linux-arm64's,
+ * cross-compiled where no CUDA cross toolkit was at hand) needs a source build for
+ * CUDA; a source build left CUDA out for the reasons scripts/find-cuda.js gives.
+ */
+export function cpuOnlyReason(origin: string, tag: string): string {
+  if (origin === 'prebuilt') {
+    return `the prebuilt binaries for ${tag} are for the CPU only; for CUDA, build gpuext from source on this machine ` +
+      'with the CUDA toolkit installed: npm rebuild gpuext --build-from-source';
+  }
+  return 'gpuext was built for the CPU only (no GPU or no CUDA toolkit when it was built, or GPUEXT_NO_CUDA=1)';
 }
 
 /** True when the core was compiled with CUDA support. */

@@ -307,3 +307,6 @@ function load(): NativeCore {
 
 /** The loaded core addon. */
 export const native: NativeCore = load();
+
+/** Where the loaded core came from: 'prebuilt', 'built here' (binaryOrigin). */
+export const nativeOrigin: string = binaryOrigin(findBinary('core') ?? '');

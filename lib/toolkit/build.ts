@@ -362,7 +362,7 @@ async function linkIfChanged(ctx: BuildContext, units: CompileUnit[], keys: (str
     ...cfg.libraries.map((l) => `-l${l}`),
   ];
   const linkExe = nvcc ? [nvcc] : cxx;
-  const linkFlags = ['-shared', ...(useNvcc ? ctx.ccbin : [])];
+  const linkFlags = ['-shared', ...(useNvcc ? ctx.ccbin : []), ...(useNvcc ? (cfg.linkFlags ?? []).flatMap(throughNvcc) : cfg.linkFlags ?? [])];
   // 'auto' is decided now (the package's "type" may have changed since the last build), and the files it gives are in the key.
   const files = bindingsOn ? bindingFiles(cfg.outDir, cfg.name, cfg.outputFormat) : [];
   const key = sha256(LINK_KEY_VERSION, useNvcc ? ctx.nvccVersion : ctx.cxxVersion, JSON.stringify(linkExe), JSON.stringify(linkFlags),
@@ -376,6 +376,11 @@ async function linkIfChanged(ctx: BuildContext, units: CompileUnit[], keys: (str
   const argv = (tmp: string): string[] => [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
   const r = await link(ctx, argv, units, objects, bindingsOn ? files : undefined);
   return { key, outputs, bindings: r.bindings ?? bindings, linked: true, descriptor: r.descriptor };
+}
+
+/** A host link flag as nvcc passes it on: -Wl,a,b through -Xlinker (which splits at commas), the rest through -Xcompiler. */
+function throughNvcc(flag: string): string[] {
+  return flag.startsWith('-Wl,') ? ['-Xlinker', flag.slice(4)] : ['-Xcompiler', flag];
 }
 
 /**

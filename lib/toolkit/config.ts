@@ -57,6 +57,11 @@ export interface ResolvedConfig {
   libraries: string[];
   runtimeImport: string;
   outputFormat: OutputFormat;
+  /**
+   * Extra arguments of the link step; no setup.config.json field sets them
+   * (scripts/build-ops.js does, for a prebuilt binary: scripts/glibc-floor.js).
+   */
+  linkFlags?: string[];
 }
 
 /** Every setup.config.json field (setup.config.schema.json lists the same; a test checks). */
