@@ -249,6 +249,11 @@ TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { 
 TAKES_OPTIONS['nn.Linear'] = { call: () => new gx.nn.Linear(2, 3, { bais: false } as gx.nn.LinearOptions), fn: 'gx.nn.Linear', key: 'bais', suggest: 'bias' };
 TAKES_OPTIONS['nn.Embedding'] = { call: () => new gx.nn.Embedding(4, 3, { padding_idx: 0 } as gx.nn.EmbeddingLayerOptions), fn: 'gx.nn.Embedding', key: 'padding_idx', suggest: 'paddingIdx' };
 TAKES_OPTIONS['nn.LayerNorm'] = { call: () => new gx.nn.LayerNorm(4, { elementwise_affine: false } as gx.nn.LayerNormOptions), fn: 'gx.nn.LayerNorm', key: 'elementwise_affine', suggest: 'elementwiseAffine' };
+TAKES_OPTIONS['nn.RMSNorm'] = { call: () => new gx.nn.RMSNorm(4, { elementwise_affine: false } as gx.nn.RMSNormOptions), fn: 'gx.nn.RMSNorm', key: 'elementwise_affine', suggest: 'elementwiseAffine' };
+TAKES_OPTIONS['nn.Bilinear'] = { call: () => new gx.nn.Bilinear(2, 3, 4, { bais: false } as gx.nn.BilinearOptions), fn: 'gx.nn.Bilinear', key: 'bais', suggest: 'bias' };
+TAKES_OPTIONS['nn.MultiheadAttention'] = {
+  call: () => new gx.nn.MultiheadAttention(4, 2, { batch_first: true } as gx.nn.MultiheadAttentionOptions), fn: 'gx.nn.MultiheadAttention', key: 'batch_first', suggest: 'batchFirst',
+};
 TAKES_OPTIONS['nn.MSELoss'] = { call: () => new gx.nn.MSELoss({ reductoin: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.MSELoss', key: 'reductoin', suggest: 'reduction' };
 TAKES_OPTIONS['nn.L1Loss'] = { call: () => new gx.nn.L1Loss({ reducton: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.L1Loss', key: 'reducton', suggest: 'reduction' };
 TAKES_OPTIONS['nn.SmoothL1Loss'] = { call: () => new gx.nn.SmoothL1Loss({ bta: 0.5 } as gx.nn.SmoothL1Options), fn: 'gx.nn.SmoothL1Loss', key: 'bta', suggest: 'beta' };

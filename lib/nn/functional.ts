@@ -10,12 +10,12 @@ import { where } from '../ops/elementwise/functions';
 import { checkTensor } from '../ops/common';
 import { indexSelect } from '../ops/indexing/indexing';
 import { matmul } from '../ops/linalg/matmul';
-import { isFloating } from '../ops/promotion';
 import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import type { Tensor } from '../core/tensor';
+import { floatingArg } from './args';
 import { tidy } from '../core/tidy';
 
 export {
@@ -27,17 +27,12 @@ export {
   type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,
   type BceOptions, type BceWithLogitsOptions,
 } from './losses';
+export { floatingArg } from './args';
+export { rmsNorm, bilinear, finfoEps } from './functional-norms';
+export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention-functional';
 
 const F = 'gx.nn.functional';
 
-/** A floating tensor argument, checked. */
-export function floatingArg(x: unknown, fn: string, name: string): Tensor {
-  const t = checkTensor(x, fn, name);
-  if (!isFloating(t.dtype)) {
-    throw new TypeError(`${fn}: argument '${name}' must be a floating tensor, got ${t.dtype}`);
-  }
-  return t;
-}
 
 /**
  * x W^T + b over the last dim of x (torch.nn.functional.linear): weight is

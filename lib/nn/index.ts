@@ -5,6 +5,11 @@ export {
   Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Sequential, ModuleList,
   type FactoryOptions, type LinearOptions, type EmbeddingLayerOptions, type LayerNormOptions,
 } from './layers';
+export { RMSNorm, Bilinear, type RMSNormOptions, type BilinearOptions } from './layers-more';
+export {
+  MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionForwardOptions, type AttentionResult,
+} from './attention';
+export type { ScaledDotProductAttentionOptions } from './attention-functional';
 export { SiLU, Mish, SELU, Hardsigmoid, LogSigmoid, LeakyReLU, ELU, Hardtanh } from './activations';
 export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
 export type {
