@@ -105,6 +105,7 @@ export { diff, type DiffOptions } from './ops/reduce/scan';
 export { cumprod, cummax, cummin, type CumprodOptions } from './ops/reduce/scan-doubling';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';
 export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/reduce/statistics-order';
+export { mode, nanmedian, nanquantile, type ModeOptions } from './ops/reduce/statistics-nan-order';
 
 export { noGrad, enableGrad, isGradEnabled } from './tape/mode';
 export type { BackwardOptions } from './autograd/engine';

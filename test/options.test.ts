@@ -201,6 +201,7 @@ const AXIS_CALLS: Record<string, [unknown[], string, string]> = {
   amax: [[1], 'keepdim', 'keepdims'], amin: [[1], 'keepdim', 'keepdims'], aminmax: [[1], 'keepdim', 'keepdims'],
   median: [[1], 'keepdim', 'keepdims'], cumprod: [[1], 'dtpye', 'dtype'], cummax: [[], 'axsi', 'axis'],
   cummin: [[], 'axsi', 'axis'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
+  mode: [[1], 'keepdim', 'keepdims'], nanmedian: [[1], 'keepdim', 'keepdims'], nanquantile: [[0.5, 1], 'interpolaton', 'interpolation'],
 };
 for (const [name, [args, key, suggest]] of Object.entries(AXIS_CALLS)) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), ...args, { [key]: true }), fn: `gx.${name}`, key, suggest };
