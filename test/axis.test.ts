@@ -109,6 +109,26 @@ const CASES: Record<string, Case> = {
       return s[lo] + (r - lo) * (s[Math.ceil(r)] - s[lo]);
     }),
   },
+  // The random inputs have no ties, so mode is the smallest element (each counts once) and nanmedian is median.
+  mode: {
+    form: 'one', tries: [[0], [-1]],
+    ref: (xs, axis: number) => new Fields({
+      values: reduceRef(xs[0], [axis], (l) => Math.min(...l)), indices: reduceRef(xs[0], [axis], (l) => l.indexOf(Math.min(...l))),
+    }),
+  },
+  nanmedian: {
+    form: 'one', tries: [[0], [1], [-1]],
+    ref: (xs, axis: number) => new Fields({
+      values: reduceRef(xs[0], [axis], lowerMedian), indices: reduceRef(xs[0], [axis], (l) => l.indexOf(lowerMedian(l))),
+    }),
+  },
+  nanquantile: {
+    form: 'positional', tries: [[0.3, 1], [0.75, -1], [0.5, 0]],
+    ref: (xs, q: number, axis: number) => reduceRef(xs[0], [axis], (l) => {
+      const s = [...l].sort((a, b) => a - b), r = q * (s.length - 1), lo = Math.floor(r);
+      return s[lo] + (r - lo) * (s[Math.ceil(r)] - s[lo]);
+    }),
+  },
   tensordot: {
     form: 'positional', functionOnly: true, tries: [[OTHER, [[0, 1], [0, 1]]], [OTHER, [[-1, 0], [-1, 0]]]],
     ref: (xs, _other: unknown, axes: [number[], number[]]) => {
