@@ -69,6 +69,7 @@ export {
 } from './generated/elementwise';
 export { where, clamp, astype } from './ops/elementwise/functions';
 export { sum, prod, mean, max, min, argmax, argmin } from './ops/reduce/functions';
+export type { ExtremumFn, ExtremumOptions } from './ops/reduce/extremum';
 export { resultType, promoteTypes, canCast } from './ops/promotion';
 export type { Operand, ScalarOperand } from './ops/promotion';
 export type { OutOptions } from './ops/common';
