@@ -28,10 +28,10 @@ declare module '../../core/tensor' {
     /** gx.countNonzero: how many elements are not zero (int64). @example mask.countNonzero() */
     countNonzero(axis?: ReduceAxis, opts?: NanReduceOptions): Tensor<'int64'>;
     countNonzero(opts: NanReduceOptions | Axes): Tensor<'int64'>;
-    /** gx.amax: the largest element over axes (gx.max). @example x.amax(-1) */
+    /** gx.amax: the largest element over axes, a tensor. @example x.amax(-1) */
     amax(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     amax(opts: ReduceOptions | Axes): Tensor<D>;
-    /** gx.amin: the smallest element over axes (gx.min). @example x.amin(-1) */
+    /** gx.amin: the smallest element over axes, a tensor. @example x.amin(-1) */
     amin(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     amin(opts: ReduceOptions | Axes): Tensor<D>;
     /** gx.aminmax: `{ min, max }` (also `[min, max]`). @example const [lo, hi] = x.aminmax() */
