@@ -39,7 +39,7 @@ function run(device: 'cpu' | 'cuda'): string[][] {
     ['gx.where(cond, a, b, { out })', () => { gx.where(cond, a, b, { out: c }); }],
     ['gx.clamp(a, 0, 2, { out })', () => { gx.clamp(a, 0, 2, { out: c }); }],
     ['gx.sum(a, { out })', () => { gx.sum(a, { out: s }); }],
-    ['gx.max(a, { axis: 0, out })', () => { gx.max(a, { axis: 0, out: s }); }],
+    ['gx.amax(a, { axis: 0, out })', () => { gx.amax(a, { axis: 0, out: s }); }],
     ['gx.softmax(row, -1, { out })', () => { gx.softmax(row, -1, { out: rowOut }); }],
     ['gx.cumsum(row, 1, { out })', () => { gx.cumsum(row, 1, { out: rowOut }); }],
   ];

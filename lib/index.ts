@@ -69,6 +69,7 @@ export {
 } from './generated/elementwise';
 export { where, clamp, astype } from './ops/elementwise/functions';
 export { sum, prod, mean, max, min, argmax, argmin } from './ops/reduce/functions';
+export type { ExtremumFn, ExtremumOptions } from './ops/reduce/extremum';
 export { resultType, promoteTypes, canCast } from './ops/promotion';
 export type { Operand, ScalarOperand } from './ops/promotion';
 export type { OutOptions } from './ops/common';
@@ -105,6 +106,7 @@ export { diff, type DiffOptions } from './ops/reduce/scan';
 export { cumprod, cummax, cummin, type CumprodOptions } from './ops/reduce/scan-doubling';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';
 export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/reduce/statistics-order';
+export { mode, nanmedian, nanquantile, type ModeOptions } from './ops/reduce/statistics-nan-order';
 
 export { noGrad, enableGrad, isGradEnabled } from './tape/mode';
 export type { BackwardOptions } from './autograd/engine';

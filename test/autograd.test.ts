@@ -62,8 +62,10 @@ deviceTestSerial('autograd: every differentiable elementwise op, reduction, wher
   check(t, 'sum axis 0', (x) => gx.sum(x, 0), xs, [2, 3], device);
   check(t, 'sum keepdims', (x) => gx.sum(x, 1, { keepdims: true }), xs, [2, 3], device);
   check(t, 'mean', (x) => gx.mean(x, 1), xs, [2, 3], device);
-  check(t, 'max', (x) => gx.max(x, 0), xs, [2, 3], device);
-  check(t, 'min keepdims', (x) => gx.min(x, 1, { keepdims: true }), xs, [2, 3], device);
+  check(t, 'amax', (x) => gx.amax(x, 0), xs, [2, 3], device);
+  check(t, 'amin keepdims', (x) => gx.amin(x, 1, { keepdims: true }), xs, [2, 3], device);
+  check(t, 'max along an axis: its values', (x) => gx.max(x, 0).values, xs, [2, 3], device);
+  check(t, 'min of all', (x) => gx.min(x), xs, [2, 3], device);
   check(t, 'prod', (x) => gx.prod(x, 1), xs, [2, 3], device);
   check(t, 'where', (x) => gx.where(gx.noGrad(() => gx.gt(x, 0)), x, gx.mul(x, x)), xs, [6], device);
   check(t, 'clamp', (x) => gx.clamp(x, -0.5, 1), xs, [6], device);
@@ -141,7 +143,7 @@ deviceTestSerial('autograd: intermediates disposed before backward (a forward in
   const f = (v: gx.Tensor): gx.Tensor => {
     const a = gx.mul(v, 3);
     const m = gx.matmul(a, x);
-    const s = gx.add(gx.sum(gx.where(gx.noGrad(() => gx.gt(a, 0)), a, gx.mul(a, a)), 0), gx.max(a, 0));
+    const s = gx.add(gx.sum(gx.where(gx.noGrad(() => gx.gt(a, 0)), a, gx.mul(a, a)), 0), gx.amax(a, 0));
     const layout = gx.cat([gx.narrow(a, 1, 0, 2), gx.transpose(m, 0, 1)], 1).reshape(-1).unsqueeze(0).squeeze(0);
     return gx.add(gx.sum(layout.astype('float32').astype('float64')), gx.add(gx.sum(gx.var(a, 1)), gx.sum(gx.mul(s, Twice.apply(a)))));
   };

@@ -67,13 +67,24 @@ const runningCase = (largest: boolean): Case => ({
   },
 });
 
+/** max / min: `{ values, indices }` (the first extremum) along one axis; the reduction over a list of axes (NOTE [ The forms of max and min ]). */
+const extremumCase = (largest: boolean): Case => {
+  const f = (l: number[]): number => (largest ? Math.max(...l) : Math.min(...l));
+  return {
+    form: 'many', tries: [[1], [-1], [[0, 2]]],
+    ref: (xs, axis: number | number[]) => (typeof axis === 'number'
+      ? new Fields({ values: reduceRef(xs[0], [axis], f), indices: reduceRef(xs[0], [axis], (l) => l.indexOf(f(l))) })
+      : reduceRef(xs[0], listAxes(axis), f)),
+  };
+};
+
 /** Every op (gx function, and Tensor method of the same name unless `list`) that takes an axis. */
 const CASES: Record<string, Case> = {
   sum: reduction(sum),
   prod: reduction((l) => l.reduce((a, b) => a * b, 1)),
   mean: reduction(mean),
-  max: reduction((l) => Math.max(...l)),
-  min: reduction((l) => Math.min(...l)),
+  max: extremumCase(true),
+  min: extremumCase(false),
   argmax: reduction((l) => argOf(l, (a, b) => a > b), [[1], [-1]]),
   argmin: reduction((l) => argOf(l, (a, b) => a < b), [[0], [2]]),
   logsumexp: reduction(lse),
@@ -103,6 +114,26 @@ const CASES: Record<string, Case> = {
     }),
   },
   quantile: {
+    form: 'positional', tries: [[0.3, 1], [0.75, -1], [0.5, 0]],
+    ref: (xs, q: number, axis: number) => reduceRef(xs[0], [axis], (l) => {
+      const s = [...l].sort((a, b) => a - b), r = q * (s.length - 1), lo = Math.floor(r);
+      return s[lo] + (r - lo) * (s[Math.ceil(r)] - s[lo]);
+    }),
+  },
+  // The random inputs have no ties, so mode is the smallest element (each counts once) and nanmedian is median.
+  mode: {
+    form: 'one', tries: [[0], [-1]],
+    ref: (xs, axis: number) => new Fields({
+      values: reduceRef(xs[0], [axis], (l) => Math.min(...l)), indices: reduceRef(xs[0], [axis], (l) => l.indexOf(Math.min(...l))),
+    }),
+  },
+  nanmedian: {
+    form: 'one', tries: [[0], [1], [-1]],
+    ref: (xs, axis: number) => new Fields({
+      values: reduceRef(xs[0], [axis], lowerMedian), indices: reduceRef(xs[0], [axis], (l) => l.indexOf(lowerMedian(l))),
+    }),
+  },
+  nanquantile: {
     form: 'positional', tries: [[0.3, 1], [0.75, -1], [0.5, 0]],
     ref: (xs, q: number, axis: number) => reduceRef(xs[0], [axis], (l) => {
       const s = [...l].sort((a, b) => a - b), r = q * (s.length - 1), lo = Math.floor(r);

@@ -117,6 +117,9 @@ const SAMPLES: Record<string, Sample> = {
   amax: { args: (d) => [M(d), 1] }, amin: { args: (d) => [M(d), [0, 1]] }, aminmax: { args: (d) => [M(d), 0] },
   cumprod: { args: (d) => [M(d), 1] }, cummax: { args: (d) => [M(d), 1] }, cummin: { args: (d) => [M(d), 0] },
   median: { args: (d) => [M(d), 1] }, quantile: { args: (d) => [M(d), [0.3, 0.5], 1] }, diff: { args: (d) => [M(d), 2, 1] },
+  // mode of distinct values (a step of gradcheck would break a tie of counts): the smallest, picked.
+  mode: { args: (d) => [M(d), 1] },
+  nanmedian: { args: (d) => [M(d), 1] }, nanquantile: { args: (d) => [M(d), [0.3, 0.5], 1] },
   emptyLike: unarySample, zerosLike: unarySample, onesLike: unarySample, fullLike: { args: (d) => [M(d), 2] },
   randLike: unarySample, randnLike: unarySample,
   indexPut_: { args: (d) => [M(d), [idx(d, [0, 2])], 1] },

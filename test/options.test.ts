@@ -201,6 +201,7 @@ const AXIS_CALLS: Record<string, [unknown[], string, string]> = {
   amax: [[1], 'keepdim', 'keepdims'], amin: [[1], 'keepdim', 'keepdims'], aminmax: [[1], 'keepdim', 'keepdims'],
   median: [[1], 'keepdim', 'keepdims'], cumprod: [[1], 'dtpye', 'dtype'], cummax: [[], 'axsi', 'axis'],
   cummin: [[], 'axsi', 'axis'], quantile: [[0.5, 1], 'interpolaton', 'interpolation'], diff: [[1, 0], 'apend', 'append'],
+  mode: [[1], 'keepdim', 'keepdims'], nanmedian: [[1], 'keepdim', 'keepdims'], nanquantile: [[0.5, 1], 'interpolaton', 'interpolation'],
 };
 for (const [name, [args, key, suggest]] of Object.entries(AXIS_CALLS)) {
   TAKES_OPTIONS[name] = { call: () => gxFn(name)(x(), ...args, { [key]: true }), fn: `gx.${name}`, key, suggest };
@@ -249,6 +250,11 @@ TAKES_OPTIONS.searchsorted = { call: () => gx.searchsorted(gx.ones([3]), x(), { 
 TAKES_OPTIONS['nn.Linear'] = { call: () => new gx.nn.Linear(2, 3, { bais: false } as gx.nn.LinearOptions), fn: 'gx.nn.Linear', key: 'bais', suggest: 'bias' };
 TAKES_OPTIONS['nn.Embedding'] = { call: () => new gx.nn.Embedding(4, 3, { padding_idx: 0 } as gx.nn.EmbeddingLayerOptions), fn: 'gx.nn.Embedding', key: 'padding_idx', suggest: 'paddingIdx' };
 TAKES_OPTIONS['nn.LayerNorm'] = { call: () => new gx.nn.LayerNorm(4, { elementwise_affine: false } as gx.nn.LayerNormOptions), fn: 'gx.nn.LayerNorm', key: 'elementwise_affine', suggest: 'elementwiseAffine' };
+TAKES_OPTIONS['nn.RMSNorm'] = { call: () => new gx.nn.RMSNorm(4, { elementwise_affine: false } as gx.nn.RMSNormOptions), fn: 'gx.nn.RMSNorm', key: 'elementwise_affine', suggest: 'elementwiseAffine' };
+TAKES_OPTIONS['nn.Bilinear'] = { call: () => new gx.nn.Bilinear(2, 3, 4, { bais: false } as gx.nn.BilinearOptions), fn: 'gx.nn.Bilinear', key: 'bais', suggest: 'bias' };
+TAKES_OPTIONS['nn.MultiheadAttention'] = {
+  call: () => new gx.nn.MultiheadAttention(4, 2, { batch_first: true } as gx.nn.MultiheadAttentionOptions), fn: 'gx.nn.MultiheadAttention', key: 'batch_first', suggest: 'batchFirst',
+};
 TAKES_OPTIONS['nn.MSELoss'] = { call: () => new gx.nn.MSELoss({ reductoin: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.MSELoss', key: 'reductoin', suggest: 'reduction' };
 TAKES_OPTIONS['nn.L1Loss'] = { call: () => new gx.nn.L1Loss({ reducton: 'sum' } as gx.nn.LossOptions), fn: 'gx.nn.L1Loss', key: 'reducton', suggest: 'reduction' };
 TAKES_OPTIONS['nn.SmoothL1Loss'] = { call: () => new gx.nn.SmoothL1Loss({ bta: 0.5 } as gx.nn.SmoothL1Options), fn: 'gx.nn.SmoothL1Loss', key: 'bta', suggest: 'beta' };

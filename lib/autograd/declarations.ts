@@ -55,7 +55,7 @@ const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
   'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
-  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'cumprod', 'cummax', 'cummin',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'cumprod', 'cummax', 'cummin', 'mode', 'nanmedian', 'nanquantile',
 ] as const;
 
 const NONDIFFERENTIABLE = [

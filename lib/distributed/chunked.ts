@@ -38,7 +38,8 @@ import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { currentStream, Stream, withStream } from '../core/stream';
 import { cat, stack } from '../ops/layout/layout';
-import { max, min, sum } from '../ops/reduce/functions';
+import { sum } from '../ops/reduce/functions';
+import { amax, amin } from '../ops/reduce/statistics-nan';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
 import type { ChunkedSvd, ChunkedSvdOptions, SvdParts } from './chunked-svd';
@@ -356,7 +357,7 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
 /** A reduction of a chunked tensor: per block on its device, then the partials combined (NOTE [ Chunk rules ]). */
 function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined, home = c.blocks[0].device): Tensor | ChunkedTensor {
   const fn = `ChunkedTensor.${op}`;
-  const reduce = { sum, max, min }[op] as (t: Tensor, axis?: number) => Tensor;
+  const reduce = { sum, max: amax, min: amin }[op] as (t: Tensor, axis?: number) => Tensor;  // max and min reduce: torch.amax's form
   /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
   const combine = (parts: Tensor[], device: Device): Tensor => {
     const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));

@@ -17,6 +17,7 @@ import { Tensor } from '../core/tensor';
 import * as ew from '../generated/elementwise';
 import { clamp, where } from '../ops/elementwise/functions';
 import { max, min, prod, sum } from '../ops/reduce/functions';
+import { amax, amin } from '../ops/reduce/statistics-nan';
 import { lerp } from '../ops/elementwise/lerp';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
@@ -42,8 +43,10 @@ export type FusedFunction<F> = F & {
   source(...args: (Tensor | number)[]): string;
 };
 
-const REDUCERS = { sum, prod, max, min } as const;
-type Reducer = keyof typeof REDUCERS;
+const REDUCERS = { sum, prod, max, min, amax, amin } as const;
+type Reducer = 'sum' | 'prod' | 'max' | 'min';
+/** amax and amin are max and min reductions; max and min with one axis are not reductions (NOTE [ The forms of max and min ]). */
+const REDUCER_OF: Record<keyof typeof REDUCERS, Reducer> = { sum: 'sum', prod: 'prod', max: 'max', min: 'min', amax: 'max', amin: 'min' };
 
 /** The gx functions a fused function may call, by value. */
 const FUNCTIONS = new Map<unknown, string>([
@@ -87,6 +90,19 @@ function reductionArgs(args: acorn.Expression[], f: ParsedFunction, api: string)
   return { axis, keepdims };
 }
 
+/** max / min given one axis (a number, or { axis: number }) give { values, indices }: not a fusable reduction. */
+function oneAxisRefused(name: string, args: acorn.Expression[], f: ParsedFunction, api: string): void {
+  if (name !== 'max' && name !== 'min') return;
+  const isNumber = (e: acorn.Expression | undefined): boolean => e !== undefined && ((e.type === 'Literal' && typeof e.value === 'number')
+    || (e.type === 'UnaryExpression' && e.operator === '-' && e.argument.type === 'Literal'));
+  const axisProp = (e: acorn.Expression): acorn.Expression | undefined => (e.type === 'ObjectExpression'
+    ? e.properties.flatMap((p) => (p.type === 'Property' && p.key.type === 'Identifier' && p.key.name === 'axis' ? [p.value as acorn.Expression] : []))[0] : undefined);
+  const a = args[0];
+  if (isNumber(a) || (a !== undefined && isNumber(axisProp(a)))) {
+    throw new JitError(api, `${name} along one axis gives { values, indices }; fuse gx.a${name}(x, axis), the reduction`, f.text, a);
+  }
+}
+
 /** `return gx.sum(e, axis)` or `return e.sum(axis)`: the final reduction, found by value. */
 function finalReduction(f: ParsedFunction, lookup: Lookup, api: string): FinalReduction | undefined {
   const body = f.body;
@@ -98,12 +114,15 @@ function finalReduction(f: ParsedFunction, lookup: Lookup, api: string): FinalRe
   if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier' && c.property.name in REDUCERS) {
     const value = c.object.type === 'Identifier' ? lookup(c.object.name).value : undefined;
     const viaNamespace = value !== null && typeof value === 'object' && (value as Record<string, unknown>)[c.property.name] === REDUCERS[c.property.name as Reducer];
+    const name = c.property.name as keyof typeof REDUCERS;
     if (viaNamespace) {
       if (args.length === 0) return undefined;
-      return { reducer: c.property.name as Reducer, inner: args[0], ...reductionArgs(args.slice(1), f, api) };
+      oneAxisRefused(name, args.slice(1), f, api);
+      return { reducer: REDUCER_OF[name], inner: args[0], ...reductionArgs(args.slice(1), f, api) };
     }
     if (!f.params.includes(c.object.type === 'Identifier' ? c.object.name : '')) {
-      return { reducer: c.property.name as Reducer, inner: c.object as acorn.Expression, ...reductionArgs(args, f, api) };
+      oneAxisRefused(name, args, f, api);
+      return { reducer: REDUCER_OF[name], inner: c.object as acorn.Expression, ...reductionArgs(args, f, api) };
     }
   }
   return undefined;

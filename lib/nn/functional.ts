@@ -14,9 +14,9 @@ import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import type { Tensor } from '../core/tensor';
+import { floatingArg } from './args';
 import { tidy } from '../core/tidy';
-import { floatingArg } from './functional-args';
 
 export {
   relu, gelu, sigmoid, tanh, softplus, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
@@ -31,11 +31,11 @@ export {
   type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,
   type BceOptions, type BceWithLogitsOptions,
 } from './losses';
+export { floatingArg } from './args';
+export { rmsNorm, bilinear, finfoEps } from './functional-norms';
+export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention-functional';
 
 const F = 'gx.nn.functional';
-
-// The argument check, kept here too: gx.nn.functional has exported it.
-export { floatingArg };
 
 /**
  * x W^T + b over the last dim of x (torch.nn.functional.linear): weight is

@@ -10,6 +10,11 @@ export {
 } from './conv-modules';
 export type { UnfoldOptions, ConvOptions } from './conv';
 export type { PoolOptions, MaxPoolOptions, AvgPoolOptions, MaxPoolResult } from './pooling';
+export { RMSNorm, Bilinear, type RMSNormOptions, type BilinearOptions } from './layers-more';
+export {
+  MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionForwardOptions, type AttentionResult,
+} from './attention';
+export type { ScaledDotProductAttentionOptions } from './attention-functional';
 export { SiLU, Mish, SELU, Hardsigmoid, LogSigmoid, LeakyReLU, ELU, Hardtanh } from './activations';
 export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
 export type {

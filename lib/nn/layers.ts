@@ -22,12 +22,14 @@ export interface FactoryOptions {
   dtype?: DType;
 }
 
-function size(v: unknown, fn: string, name: string, min = 1): number {
+/** A size argument, an integer >= min. */
+export function size(v: unknown, fn: string, name: string, min = 1): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new TypeError(`${fn}: argument '${name}' must be an integer >= ${min}, got ${describeValue(v)}`);
   return v;
 }
 
-function param(shape: number[], o: FactoryOptions): Tensor {
+/** An uninitialized parameter of `shape` where the factory options say. */
+export function param(shape: number[], o: FactoryOptions): Tensor {
   return empty(shape, { dtype: o.dtype ?? 'float32', device: o.device });
 }
 

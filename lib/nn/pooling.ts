@@ -22,7 +22,7 @@ import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
 import { asImage, lift, sizes } from './conv-args';
-import { floatingArg } from './functional-args';
+import { floatingArg } from './args';
 
 const F = 'gx.nn.functional';
 

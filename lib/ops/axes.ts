@@ -100,7 +100,8 @@ export function reducedShape(shape: readonly number[], dims: readonly number[], 
 }
 
 /** Whether the argument after an axis op's input is its options object (a plain object) rather than the axis. */
-function isOptions(arg: unknown): boolean {
+/** @internal */
+export function isOptions(arg: unknown): boolean {
   return typeof arg === 'object' && arg !== null && !Array.isArray(arg);
 }
 

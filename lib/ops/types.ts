@@ -84,11 +84,6 @@ export interface MeanFn {
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
-export interface ExtremumFn {
-  <D extends DType>(x: Tensor<D>, axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
-  <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
-}
-
 export interface ArgReduceFn {
   (x: Tensor, axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
   (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;

@@ -8,6 +8,8 @@ import type { Operand } from '../promotion';
 import type { TensorMethods } from '../install';
 import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from '../reduce/reduction';
 import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from '../types';
+import { extremumImpl, type ExtremumOptions } from '../reduce/extremum';
+import type { SortResult } from '../sort/sorting';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType = DType> {
@@ -37,12 +39,24 @@ declare module '../../core/tensor' {
     mean<E extends DType>(axis: ReduceAxis, opts: ReduceDTypeOptions<E> & { dtype: E }): Tensor<E>;
     mean(axis: ReduceAxis, opts?: ReduceDTypeOptions): Tensor<D>;
     mean(opts?: ReduceArg): Tensor<D>;
-    /** Maximum over axes (gx.max, torch.amax). */
-    max(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
-    max(opts?: ReduceArg): Tensor<D>;
-    /** Minimum over axes (gx.min, torch.amin). */
-    min(axis: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
-    min(opts?: ReduceArg): Tensor<D>;
+    /**
+     * gx.max's forms (NOTE [ The forms of max and min ]): the largest element, or over a list of axes;
+     * `{ values, indices }` along one axis; the elementwise maximum with a tensor.
+     * @example x.max(); const [v, i] = x.max(1); x.max([0, 1]); x.max(y)
+     */
+    max(axes?: readonly number[] | null, opts?: ReduceOptions): Tensor<D>;
+    max(opts: ReduceOptions & { axis?: readonly number[] | null }): Tensor<D>;
+    max(axis: number, opts?: ExtremumOptions): SortResult<D>;
+    max(opts: ExtremumOptions & { axis: number }): SortResult<D>;
+    max(other: Tensor, opts?: OutOptions): Tensor;
+    max(arg?: ReduceArg | Tensor | null, opts?: ReduceOptions): Tensor | SortResult<D>;
+    /** gx.min's forms, as max's. @example x.min(); const [v, i] = x.min(0); x.min(y) */
+    min(axes?: readonly number[] | null, opts?: ReduceOptions): Tensor<D>;
+    min(opts: ReduceOptions & { axis?: readonly number[] | null }): Tensor<D>;
+    min(axis: number, opts?: ExtremumOptions): SortResult<D>;
+    min(opts: ExtremumOptions & { axis: number }): SortResult<D>;
+    min(other: Tensor, opts?: OutOptions): Tensor;
+    min(arg?: ReduceArg | Tensor | null, opts?: ReduceOptions): Tensor | SortResult<D>;
     /** Index of the first maximum along one axis, or into the flattened tensor (gx.argmax). */
     argmax(axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
     argmax(opts?: ArgReduceOptions | number): Tensor<'int64'>;
@@ -111,5 +125,11 @@ export const ELEMENTWISE_METHODS: TensorMethods = {
   },
   astype(this: Tensor, dtype: unknown) {
     return astypeOp(this, dtype, 'Tensor.astype');
+  },
+  max(this: Tensor, arg?: unknown, opts?: unknown) {
+    return extremumImpl(true, this, arg, opts, 'Tensor.max');
+  },
+  min(this: Tensor, arg?: unknown, opts?: unknown) {
+    return extremumImpl(false, this, arg, opts, 'Tensor.min');
   },
 };

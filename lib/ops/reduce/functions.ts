@@ -1,6 +1,6 @@
 // The reductions as gx functions (gx.sum ... gx.argmin) over one axis, several or all.
 import { REDUCE, reduceOp } from './reduction';
-import type { ArgReduceFn, ExtremumFn, MeanFn, SumFn } from '../types';
+import type { ArgReduceFn, MeanFn, SumFn } from '../types';
 import type { Tensor } from '../../core/tensor';
 
 // --- reductions -----------------------------------------------------------------
@@ -15,10 +15,8 @@ export const sum: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor 
 export const prod: SumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.prod, x, axis, opts, 'gx.prod')) as SumFn;
 /** Mean over axes; floating inputs only (or ask for `{ dtype: 'float32' }`). */
 export const mean: MeanFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.mean, x, axis, opts, 'gx.mean')) as MeanFn;
-/** Maximum over axes (torch.amax); NaN propagates. @example gx.max(x, { axis: 1 }) */
-export const max: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.max, x, axis, opts, 'gx.max')) as ExtremumFn;
-/** Minimum over axes (torch.amin); NaN propagates. */
-export const min: ExtremumFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.min, x, axis, opts, 'gx.min')) as ExtremumFn;
+// max and min in torch's three forms: ./extremum.ts (NOTE [ The forms of max and min ]).
+export { max, min } from './extremum';
 /** Index (int64) of the first maximum along one axis, or into the flattened tensor. @example gx.argmax(logits, 1) */
 export const argmax: ArgReduceFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor =>
   reduceOp(REDUCE.argmax, x, axis, opts, 'gx.argmax')) as ArgReduceFn;

@@ -1,4 +1,4 @@
-// The statistics of ./statistics-nan, ./statistics-order and ./scan's diff
+// The statistics of ./statistics-nan, ./statistics-order, ./statistics-nan-order and ./scan's diff
 // as Tensor methods (x.nansum(1), x.median(0), x.quantile(0.9), x.diff()),
 // as torch has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ]
 // (install.ts) says. Errors name the method ('Tensor.median').
@@ -13,6 +13,7 @@ import type { AxisOptions } from '../axes';
 import { REDUCE, reduceOp } from './reduction';
 import { aminmaxImpl, countNonzeroImpl, nanmeanImpl, nansumImpl, type AminmaxResult, type NanReduceOptions } from './statistics-nan';
 import { medianImpl, quantileImpl, type MedianOptions, type QuantileOptions } from './statistics-order';
+import { modeImpl, nanmedianImpl, nanquantileImpl, type ModeOptions } from './statistics-nan-order';
 import type { SortResult } from '../sort/sorting';
 import type { FloatResult, ReduceAxis, SumResult } from '../types';
 
@@ -27,10 +28,10 @@ declare module '../../core/tensor' {
     /** gx.countNonzero: how many elements are not zero (int64). @example mask.countNonzero() */
     countNonzero(axis?: ReduceAxis, opts?: NanReduceOptions): Tensor<'int64'>;
     countNonzero(opts: NanReduceOptions | Axes): Tensor<'int64'>;
-    /** gx.amax: the largest element over axes (gx.max). @example x.amax(-1) */
+    /** gx.amax: the largest element over axes, a tensor. @example x.amax(-1) */
     amax(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     amax(opts: ReduceOptions | Axes): Tensor<D>;
-    /** gx.amin: the smallest element over axes (gx.min). @example x.amin(-1) */
+    /** gx.amin: the smallest element over axes, a tensor. @example x.amin(-1) */
     amin(axis?: ReduceAxis, opts?: ReduceOptions): Tensor<D>;
     amin(opts: ReduceOptions | Axes): Tensor<D>;
     /** gx.aminmax: `{ min, max }` (also `[min, max]`). @example const [lo, hi] = x.aminmax() */
@@ -43,6 +44,16 @@ declare module '../../core/tensor' {
     /** gx.quantile: the q-th quantiles (q in [0, 1]). @example x.quantile([0.1, 0.9], 0) */
     quantile(q: number | readonly number[] | Tensor, axis?: number | null, opts?: QuantileOptions): Tensor<FloatResult<D>>;
     quantile(q: number | readonly number[] | Tensor, opts: QuantileOptions): Tensor<FloatResult<D>>;
+    /** gx.mode: the most frequent value along an axis (default -1) and its index. @example const [m, i] = x.mode(1) */
+    mode(axis?: number, opts?: ModeOptions): SortResult<D>;
+    mode(opts: ModeOptions): SortResult<D>;
+    /** gx.nanmedian: the median of the elements that are not NaN. @example x.nanmedian(); x.nanmedian(1).values */
+    nanmedian(): Tensor<D>;
+    nanmedian(axis: number, opts?: MedianOptions): SortResult<D>;
+    nanmedian(opts: MedianOptions & { axis: number }): SortResult<D>;
+    /** gx.nanquantile: the q-th quantiles of the elements that are not NaN. @example x.nanquantile(0.9, 1) */
+    nanquantile(q: number | readonly number[] | Tensor, axis?: number | null, opts?: QuantileOptions): Tensor<FloatResult<D>>;
+    nanquantile(q: number | readonly number[] | Tensor, opts: QuantileOptions): Tensor<FloatResult<D>>;
     /** gx.diff: the n-th forward difference along an axis (default -1). @example x.diff() */
     diff(n?: number, axis?: number, opts?: DiffOptions): Tensor<D>;
     diff(n: number, opts: DiffOptions): Tensor<D>;
@@ -82,6 +93,15 @@ export const STATISTICS_METHODS: TensorMethods = {
   },
   quantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
     return quantileImpl(this, q, axis, opts, 'Tensor.quantile');
+  },
+  mode(this: Tensor, axis?: unknown, opts?: unknown) {
+    return modeImpl(this, axis, opts, 'Tensor.mode');
+  },
+  nanmedian(this: Tensor, axis?: unknown, opts?: unknown) {
+    return nanmedianImpl(this, axis, opts, 'Tensor.nanmedian');
+  },
+  nanquantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
+    return nanquantileImpl(this, q, axis, opts, 'Tensor.nanquantile');
   },
   diff(this: Tensor, n?: unknown, axis?: unknown, opts?: unknown) {
     return diffImpl(this, n, axis, opts, 'Tensor.diff');

@@ -44,7 +44,8 @@ export type ReduceSpec = ops.ReduceOp;
 export type ReduceName = keyof typeof REDUCE;
 
 // dtype is known to every reduction: max, min and the arg ones refuse it with their own message.
-const REDUCE_KEYS = optionKeys<ReduceDTypeOptions>({ axis: true, dim: true, keepdims: true, dtype: true, out: true });
+/** @internal The options a reduction takes. */
+export const REDUCE_KEYS = optionKeys<ReduceDTypeOptions>({ axis: true, dim: true, keepdims: true, dtype: true, out: true });
 
 /**
  * @internal Reduces x by `spec`: `reduceOp(spec, x, axis, opts)` or

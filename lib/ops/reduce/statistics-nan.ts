@@ -3,8 +3,8 @@
 // reductions and elementwise ops (so both devices and autograd come with
 // them): nansum is the sum of x with its NaNs replaced by 0, nanmean that
 // over the count of the others, countNonzero the sum of x != 0; amax and
-// amin are gx.max and gx.min under torch's other names (gx.max already
-// reduces like torch.amax), and aminmax both at once.
+// amin the max and min reductions over any axes (gx.max along one axis gives
+// { values, indices }: NOTE [ The forms of max and min ]), and aminmax both at once.
 import type { DType } from '../../generated/dtypes';
 import { optionKeys } from '../../core/options';
 import type { Tensor } from '../../core/tensor';
@@ -137,13 +137,13 @@ export const countNonzero: CountNonzeroFn = ((x: unknown, axis?: unknown, opts?:
   countNonzeroImpl(x, axis, opts, 'gx.countNonzero')) as CountNonzeroFn;
 
 /**
- * The largest element over `axis` (default: all), as torch.amax: gx.max
- * under torch's name (NaN propagates; the gradient is gx.max's).
+ * The largest element over `axis` (one, several, or default all), as torch.amax:
+ * a tensor (NaN propagates; the gradient is shared among ties, as torch's).
  * @example gx.amax(x, [0, 1], { keepdims: true })
  */
 export const amax: AmaxFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.max, x, axis, opts, 'gx.amax')) as AmaxFn;
 
-/** The smallest element over `axis` (default: all), as torch.amin: gx.min under torch's name. @example gx.amin(x, -1) */
+/** The smallest element over `axis` (one, several, or default all), as torch.amin: a tensor. @example gx.amin(x, -1) */
 export const amin: AmaxFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor => reduceOp(REDUCE.min, x, axis, opts, 'gx.amin')) as AmaxFn;
 
 /**

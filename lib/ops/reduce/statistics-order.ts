@@ -36,18 +36,21 @@ export interface QuantileOptions extends MedianOptions {
   interpolation?: QuantileInterpolation;
 }
 
-const MEDIAN_KEYS = optionKeys<MedianOptions>({ axis: true, dim: true, keepdims: true });
-const QUANTILE_KEYS = optionKeys<QuantileOptions>({ axis: true, dim: true, keepdims: true, interpolation: true });
-const INTERPOLATIONS: readonly QuantileInterpolation[] = ['linear', 'lower', 'higher', 'nearest', 'midpoint'];
+/** @internal */
+export const MEDIAN_KEYS = optionKeys<MedianOptions>({ axis: true, dim: true, keepdims: true });
+/** @internal */
+export const QUANTILE_KEYS = optionKeys<QuantileOptions>({ axis: true, dim: true, keepdims: true, interpolation: true });
+/** @internal */
+export const INTERPOLATIONS: readonly QuantileInterpolation[] = ['linear', 'lower', 'higher', 'nearest', 'midpoint'];
 
-/** x's lines along the axis the call names: x itself and the axis, or x flattened and 0. */
-function linesOf(x: Tensor, axisArg: unknown, fn: string): { lines: Tensor; axis: number; flat: boolean } {
+/** @internal x's lines along the axis the call names: x itself and the axis, or x flattened and 0. */
+export function linesOf(x: Tensor, axisArg: unknown, fn: string): { lines: Tensor; axis: number; flat: boolean } {
   if (axisArg === undefined || axisArg === null) return { lines: x.reshape([x.numel]), axis: 0, flat: true };
   return { lines: x, axis: normalizeAxis(axisArg, x.shape, fn), flat: false };
 }
 
-/** Refuses an empty line: it has no median or quantile. */
-function checkLength(lines: Tensor, axis: number, x: Tensor, fn: string): number {
+/** @internal Refuses an empty line: it has no median or quantile. */
+export function checkLength(lines: Tensor, axis: number, x: Tensor, fn: string): number {
   const n = lines.ndim === 0 ? 1 : lines.shape[axis];
   if (n === 0) throw new RangeError(`${fn}: cannot take it of zero elements (input of shape ${formatShape(x.shape)})`);
   return n;
@@ -73,8 +76,8 @@ export function medianImpl(a: unknown, arg: unknown, opts: unknown, fn: string):
   });
 }
 
-/** The quantiles asked for, as numbers in [0, 1], and whether q was one number (no q axis in the result). */
-function quantilesOf(q: unknown, fn: string): { qs: number[]; scalar: boolean } {
+/** @internal The quantiles asked for, as numbers in [0, 1], and whether q was one number (no q axis in the result). */
+export function quantilesOf(q: unknown, fn: string): { qs: number[]; scalar: boolean } {
   let qs: number[], scalar = false;
   if (typeof q === 'number') {
     qs = [q];
@@ -109,6 +112,14 @@ function placesOf(q: number, n: number, how: QuantileInterpolation): [number, nu
   }
 }
 
+/** @internal lo + w (hi - lo) as torch's lerp computes it: from lo for w < 0.5, hi - (1 - w) (hi - lo) above. */
+export function torchLerp(lo: Tensor, hi: Tensor, w: Tensor, fn: string): Tensor {
+  const span = binaryOp(BINARY.sub, hi, lo, fn);
+  const fromLo = binaryOp(BINARY.add, lo, binaryOp(BINARY.mul, w, span, fn), fn);
+  const fromHi = binaryOp(BINARY.sub, hi, binaryOp(BINARY.mul, binaryOp(BINARY.sub, 1, w, fn), span, fn), fn);
+  return whereOp(binaryOp(BINARY.lt, w, 0.5, fn), fromLo, fromHi, fn);
+}
+
 /** @internal gx.quantile and Tensor.quantile. */
 export function quantileImpl(a: unknown, q: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'input');
@@ -128,13 +139,10 @@ export function quantileImpl(a: unknown, q: unknown, arg: unknown, opts: unknown
     const places = qs.map((v) => placesOf(v, n, how));
     const at = (k: 0 | 1): Tensor => indexSelect(sorted, axis, tensor(places.map((p) => p[k]), { dtype: 'int64', device: x.device }));
     const lo = at(0), hi = at(1);
-    // The weights along the axis: lo + w (hi - lo), torch's lerp for w < 0.5, hi - (1 - w) (hi - lo) above.
+    // The weights along the axis.
     const shape = lo.shape.map((s, d) => (d === axis ? s : 1));
     const w = tensor(places.map((p) => p[2]), { dtype: x.dtype, device: x.device }).reshape(shape);
-    const span = binaryOp(BINARY.sub, hi, lo, fn);
-    const fromLo = binaryOp(BINARY.add, lo, binaryOp(BINARY.mul, w, span, fn), fn);
-    const fromHi = binaryOp(BINARY.sub, hi, binaryOp(BINARY.mul, binaryOp(BINARY.sub, 1, w, fn), span, fn), fn);
-    let r = whereOp(binaryOp(BINARY.lt, w, 0.5, fn), fromLo, fromHi, fn);
+    let r = torchLerp(lo, hi, w, fn);
     const anyNan = binaryOp(BINARY.gt, reduceOp(REDUCE.sum, isnan(lines), axis, { keepdims: true }, fn), 0, fn);
     r = whereOp(anyNan, NaN, r, fn);
     // The q axis first, as torch puts it; the reduced axis kept as 1 or dropped.

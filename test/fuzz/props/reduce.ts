@@ -190,7 +190,9 @@ function reducePlan(inp: ReduceInput, device: string): { bases: BaseSpec[]; plan
   const bases = inp.bases.slice();
   const x = resolveOperand(inp.x, bases);
   const method = inp.method && x.kind === 'tensor';
-  const fn = method ? `Tensor.${inp.op}` : `gx.${inp.op}`;
+  // max and min are called as the reductions amax and amin (gx.max along one axis gives { values, indices }).
+  const name = inp.op === 'max' || inp.op === 'min' ? `a${inp.op}` : inp.op;
+  const fn = method ? `Tensor.${name}` : `gx.${name}`;
   const kind = kindOf(inp.op);
   const ndim = x.kind === 'tensor' ? x.t.layout.shape.length : 0;
   let axisSpec = inp.axis;
@@ -302,11 +304,11 @@ function reducePlan(inp: ReduceInput, device: string): { bases: BaseSpec[]; plan
 
 type AnyReduce = (x: gx.Tensor, o?: gx.ReduceArg) => gx.Tensor;
 const FN: Record<ReduceName, AnyReduce> = {
-  sum: (x, o) => gx.sum(x, o), prod: (x, o) => gx.prod(x, o), mean: (x, o) => gx.mean(x, o), max: (x, o) => gx.max(x, o),
-  min: (x, o) => gx.min(x, o), argmax: (x, o) => gx.argmax(x, o as gx.ArgReduceOptions), argmin: (x, o) => gx.argmin(x, o as gx.ArgReduceOptions),
+  sum: (x, o) => gx.sum(x, o), prod: (x, o) => gx.prod(x, o), mean: (x, o) => gx.mean(x, o), max: (x, o) => gx.amax(x, o),
+  min: (x, o) => gx.amin(x, o), argmax: (x, o) => gx.argmax(x, o as gx.ArgReduceOptions), argmin: (x, o) => gx.argmin(x, o as gx.ArgReduceOptions),
 };
 const METHOD: Record<ReduceName, AnyReduce> = {
-  sum: (x, o) => x.sum(o), prod: (x, o) => x.prod(o), mean: (x, o) => x.mean(o), max: (x, o) => x.max(o), min: (x, o) => x.min(o),
+  sum: (x, o) => x.sum(o), prod: (x, o) => x.prod(o), mean: (x, o) => x.mean(o), max: (x, o) => (o === undefined ? x.amax() : x.amax(o)), min: (x, o) => (o === undefined ? x.amin() : x.amin(o)),
   argmax: (x, o) => x.argmax(o as gx.ArgReduceOptions), argmin: (x, o) => x.argmin(o as gx.ArgReduceOptions),
 };
 

@@ -1,5 +1,4 @@
-// The tensor argument check gx.nn.functional's functions share (apart from
-// functional.ts so that its other files can import it without a cycle).
+// Argument checks the gx.nn files share.
 import { checkTensor } from '../ops/common';
 import { isFloating } from '../ops/promotion';
 import type { Tensor } from '../core/tensor';
