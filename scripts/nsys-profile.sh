@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${OUT:-nsys-logs}
 mkdir -p "$logs"
-nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/nsight-systems-*/bin/nsys 2>/dev/null | head -n 1)
+nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/nsight-systems-*/bin/nsys 2>/dev/null | head -n 1)
 if [ -z "$nsys" ]; then
   echo "nsys-profile: nsys not found (PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-systems)"
   exit 1
@@ -18,6 +18,12 @@ fi
   env GPUEXT_BENCH_PROFILE_STEPS=3 node dist/bench/profiler-step.js >"$logs/nsys-run.log" 2>&1
 status=$?
 tail -n 12 "$logs/nsys-run.log"
+# An nsys without its importer beside it (the copy bundled with Nsight Compute)
+# leaves a .qdstrm: convert it with the QdstrmImporter found nearby.
+if [ ! -f "$logs/profiler-step.nsys-rep" ] && [ -f "$logs/profiler-step.qdstrm" ]; then
+  importer=$(ls "$(dirname "$nsys")"/../*/QdstrmImporter 2>/dev/null | head -n 1)
+  [ -n "$importer" ] && "$importer" -i "$logs/profiler-step.qdstrm" >>"$logs/nsys-run.log" 2>&1
+fi
 # The report's name changed across nsys versions (nvtxsum -> nvtx_sum).
 for r in nvtx_sum nvtxsum; do
   if "$nsys" stats --report "$r" --format csv "$logs/profiler-step.nsys-rep" >"$logs/nvtx.csv" 2>"$logs/nvtx.err"; then break; fi

@@ -36,16 +36,33 @@ namespace {
 // kExplicitRun explicit disposals in a row switch the steps back on. A handle
 // let go before its bytes were reported takes them back from the unreported
 // sum; one let go after is un-reported at the next handle.
+// Steps alone did not hold for steps larger than kReportStep (a batch of
+// 16384 x 1024 activations: 64 MiB each, hundreds of MiB live at the peak of
+// each training step): each step reported its peak and un-reported it at the
+// end, and V8 ran a full collection per step (1.5-2 ms, half the step's host
+// time on an H200). So while disposals are explicit, reported bytes that are
+// let go stay reported as headroom (tls_slack), and a new handle that fits in
+// it takes its bytes from there instead of reporting them: what V8 sees is
+// the peak of live tensor bytes, flat from step to step. A finalizer freeing
+// a tensor ends the explicit run and un-reports the headroom at once.
 thread_local int64_t tls_unreported = 0;  // bytes of live handles made since the last report
 thread_local int64_t tls_released = 0;    // reported bytes let go since (<= 0)
 thread_local uint64_t tls_epoch = 0;      // reports of tls_unreported so far
 thread_local int64_t tls_explicit_run = 0;  // explicit disposals since a finalizer last freed a tensor
+thread_local int64_t tls_slack = 0;         // reported bytes let go during an explicit run, kept reported (>= 0)
 constexpr int64_t kReportStep = int64_t{128} << 20;
 constexpr int64_t kExplicitRun = 4096;
+constexpr uint64_t kReported = ~uint64_t{0};  // a Box's epoch when its bytes came from the headroom (reported)
+
+bool explicit_run() { return tls_explicit_run >= kExplicitRun; }
 
 void report_pending(napi_env env) {
   int64_t change = tls_released;
-  const int64_t step = tls_explicit_run >= kExplicitRun ? kReportStep : 1;
+  if (!explicit_run() && tls_slack > 0) {
+    change -= tls_slack;
+    tls_slack = 0;
+  }
+  const int64_t step = explicit_run() ? kReportStep : 1;
   if (tls_unreported >= step) {
     change += tls_unreported;
     tls_unreported = 0;
@@ -63,7 +80,7 @@ struct Box {
 
   TensorImpl* impl;
   int64_t bytes;   // this handle's share of tensor memory (0 for a view)
-  uint64_t epoch;  // tls_epoch when it was made: unreported while they are equal
+  uint64_t epoch;  // tls_epoch when it was made: unreported while they are equal (kReported: taken from the headroom)
 
   // Drops the reference and takes its bytes out of the pressure V8 sees (or will).
   // `by_finalizer`: the handle was forgotten (collected, never disposed).
@@ -74,6 +91,7 @@ struct Box {
     impl->release();
     impl = nullptr;
     if (epoch == tls_epoch) tls_unreported -= bytes;
+    else if (explicit_run()) tls_slack += bytes;
     else tls_released -= bytes;
     bytes = 0;
   }
@@ -87,6 +105,11 @@ void fill(napi_env env, Box& box, TensorImpl* impl) {
   report_pending(env);
   box.impl = impl;
   box.bytes = bytes;
+  if (bytes > 0 && explicit_run() && tls_slack >= bytes) {
+    tls_slack -= bytes;
+    box.epoch = kReported;
+    return;
+  }
   box.epoch = tls_epoch;
   tls_unreported += bytes;
 }
