@@ -158,6 +158,11 @@ esac
     for (const pid of [builder.pid ?? 0, ...compilers].filter((p) => p > 0 && pidAlive(p))) process.kill(pid, 'SIGKILL');
   });
   t.true(compilers.every((p) => pidAlive(p)));
+  // The builder tells the watchdog a compiler's group right after spawn() returns; the compiler can
+  // start the link (and write the pids file) before that line runs when the machine is loaded, and a
+  // SIGKILL in that window leaves it unwatched (NOTE [ Compilers die with the build ], its last
+  // paragraph). Give the builder a second to leave the window: this test is about what follows.
+  await new Promise((r) => setTimeout(r, 1000));
   builder.kill(signal);
   await exited;
   // The watchdog is a node process of its own: on a loaded machine it may take seconds to start and act.

@@ -29,7 +29,7 @@ import { floatingArg } from './args';
 const F = 'gx.nn.functional';
 
 export interface ScaledDotProductAttentionOptions {
-  /** [..., L, S]: bool (true takes part, torch's convention here) or float (added to the scores). */
+  /** Shape `[..., L, S]`; bool (true takes part, torch's convention here) or float (added to the scores). */
   attnMask?: Tensor | null;
   /** Dropout on the attention weights (default 0; applied whenever > 0, as torch's functional form). */
   dropoutP?: number;

@@ -15,6 +15,12 @@
 // A group of its own also means the terminal's Ctrl-C no longer reaches a
 // compiler directly; the exit hook (or the watchdog) stops it instead.
 // On Windows (no process groups) compilers are spawned and killed plainly.
+// A known gap: the watchdog is told a group just after spawn() returns (a
+// process id exists only then). A SIGKILL of this process in between leaves
+// that one compiler unwatched; on a loaded machine the window has been seen
+// to last long enough for a compiler to start its work. Closing it needs the
+// compiler held until it is told (a pipe it waits on before exec), which
+// changes how a missing compiler is reported: not done yet.
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'child_process';
 import { Socket } from 'net';
 import type { Readable } from 'stream';
