@@ -14,6 +14,7 @@ import * as gx from '../lib';
 import { bootId, pidAlive, startTicks } from '../lib/platform/procinfo';
 import { build, type BuildEvent } from '../lib/toolkit/build';
 import { acquireLock } from '../lib/toolkit/lock';
+import { WATCHDOG } from '../lib/toolkit/children';
 import { cppProject, root, runCli, tmpdir, write } from './build-helpers';
 
 // --- lock -------------------------------------------------------------------------
@@ -158,11 +159,8 @@ esac
     for (const pid of [builder.pid ?? 0, ...compilers].filter((p) => p > 0 && pidAlive(p))) process.kill(pid, 'SIGKILL');
   });
   t.true(compilers.every((p) => pidAlive(p)));
-  // The builder tells the watchdog a compiler's group right after spawn() returns; the compiler can
-  // start the link (and write the pids file) before that line runs when the machine is loaded, and a
-  // SIGKILL in that window leaves it unwatched (NOTE [ Compilers die with the build ], its last
-  // paragraph). Give the builder a second to leave the window: this test is about what follows.
-  await new Promise((r) => setTimeout(r, 1000));
+  // Killed as soon as the link runs: on a loaded machine, possibly before the builder has told its
+  // watchdog of the link's group (NOTE [ Compilers die with the build ]: the environment mark).
   builder.kill(signal);
   await exited;
   // The watchdog is a node process of its own: on a loaded machine it may take seconds to start and act.
@@ -187,6 +185,26 @@ esac
   t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext')).filter((f) => f.includes('tmp-')), []);
   t.deepEqual(fs.readdirSync(path.join(dir, 'build/.gpuext/obj')).filter((f) => f.startsWith('tmp-')), []);
 }
+
+// The watchdog's environment mark alone (NOTE [ Compilers die with the build ]): a compiler it was never
+// told of is stopped with its child when our end of the pipe closes, and left alone after an orderly end.
+linuxTest('the watchdog stops an untold compiler that carries its mark, unless retired in order', async (t) => {
+  for (const orderly of [false, true]) {
+    const dog = spawn(process.execPath, ['-e', WATCHDOG], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    await new Promise((r) => setTimeout(r, 300));
+    const env = { ...process.env, GPUEXT_BUILD_WATCHDOG: String(dog.pid) };
+    const tool = spawn('/bin/sh', ['-c', 'sleep 300 & echo "$$ $!"; wait'], { env, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const line = await new Promise<string>((r) => tool.stdout.once('data', (d: Buffer) => r(d.toString())));
+    const pids = line.trim().split(' ').map(Number);
+    t.teardown(() => { for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL'); });
+    dog.stdin?.end(orderly ? '.\n' : '');
+    await new Promise((r) => dog.on('exit', r));
+    await until('the marked processes to end', () => !pids.some(pidAlive), 10_000).catch(() => undefined);
+    if (orderly) t.deepEqual(pids.filter(pidAlive), pids, 'an orderly end stops nothing');
+    else t.deepEqual(pids.filter(pidAlive), [], 'the untold compiler and its child are gone');
+    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
+  }
+});
 
 linuxTest('a build killed with SIGKILL leaves no compiler running, and the next build removes its temporary files', killedBuild, 'SIGKILL');
 linuxTest('a build ended by SIGTERM stops its compilers, and the next build removes its temporary files', killedBuild, 'SIGTERM');

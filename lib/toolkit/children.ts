@@ -15,12 +15,16 @@
 // A group of its own also means the terminal's Ctrl-C no longer reaches a
 // compiler directly; the exit hook (or the watchdog) stops it instead.
 // On Windows (no process groups) compilers are spawned and killed plainly.
-// A known gap: the watchdog is told a group just after spawn() returns (a
-// process id exists only then). A SIGKILL of this process in between leaves
-// that one compiler unwatched; on a loaded machine the window has been seen
-// to last long enough for a compiler to start its work. Closing it needs the
-// compiler held until it is told (a pipe it waits on before exec), which
-// changes how a missing compiler is reported: not done yet.
+// The watchdog is told a group just after spawn() returns (a process id
+// exists only then); a SIGKILL of this process in between would leave that
+// compiler unwatched (on a loaded machine the window has lasted long enough
+// for a compiler to start its work). So each compiler also carries the
+// watchdog's id in its environment (GPUEXT_BUILD_WATCHDOG, inherited by
+// everything it starts), and on Linux the watchdog, at end of input, also
+// stops the groups of every process that carries its id (/proc/<pid>/environ),
+// unless we retired it in order. (A daemon a compiler leaves behind, such as
+// a compiler cache's server, carries the id too and is stopped when this
+// process ends without retiring the watchdog; such servers restart on demand.)
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'child_process';
 import { Socket } from 'net';
 import type { Readable } from 'stream';
@@ -35,10 +39,12 @@ let exitHooked = false;
 
 // The watchdog's whole program. On end of input: SIGTERM to each group (gcc
 // and nvcc remove their temporary files on it), SIGKILL to what is left 2 s
-// later. Lines are "+<pgid>" (started) and "-<pgid>" (ended).
-const WATCHDOG = `
+// later. Lines are "+<pgid>" (started), "-<pgid>" (ended) and "." (we retire
+// it: nothing to look for).
+export const WATCHDOG = `
 const groups = new Set();
 let buf = '';
+let orderly = false;
 const each = (sig) => { for (const g of groups) { try { process.kill(-g, sig); } catch {} } };
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (d) => {
@@ -46,10 +52,29 @@ process.stdin.on('data', (d) => {
   for (let i; (i = buf.indexOf('\\n')) >= 0; buf = buf.slice(i + 1)) {
     const line = buf.slice(0, i);
     const g = Number(line.slice(1));
-    if (line[0] === '+') groups.add(g); else groups.delete(g);
+    if (line === '.') orderly = true;
+    else if (line[0] === '+') groups.add(g); else groups.delete(g);
   }
 });
+// The processes started with our id in their environment (a compiler we were
+// not told of yet, and its children): their groups join ours.
+const marked = () => {
+  let fs;
+  try { fs = require('fs'); } catch { return; }
+  let pids = [];
+  try { pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)); } catch { return; }
+  const mark = 'GPUEXT_BUILD_WATCHDOG=' + process.pid + '\\0';
+  for (const p of pids) {
+    try {
+      if (!fs.readFileSync('/proc/' + p + '/environ', 'latin1').includes(mark)) continue;
+      const stat = fs.readFileSync('/proc/' + p + '/stat', 'latin1');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp > 1) groups.add(pgrp);
+    } catch {}
+  }
+};
 process.stdin.on('end', () => {
+  if (!orderly) marked();
   each('SIGTERM');
   if (groups.size > 0) setTimeout(() => each('SIGKILL'), 2000);
 });
@@ -83,7 +108,7 @@ function retireWatchdogSoon(): void {
   clearTimeout(retireTimer);
   retireTimer = setTimeout(() => {
     if (running.size > 0 || watchdog === undefined) return;
-    watchdog.stdin?.end();
+    watchdog.stdin?.end('.\n');  // an orderly end: no compiler of ours is left to look for
     watchdog = undefined;
   }, 1000);
   retireTimer.unref();
@@ -117,7 +142,8 @@ export function spawnTool(argv: string[], options: { cwd: string; env: NodeJS.Pr
   }
   clearTimeout(retireTimer);
   startWatchdog();
-  const child = spawn(argv[0], argv.slice(1), { ...options, stdio, detached: true });
+  const env = watchdog?.pid === undefined ? options.env : { ...options.env, GPUEXT_BUILD_WATCHDOG: String(watchdog.pid) };
+  const child = spawn(argv[0], argv.slice(1), { ...options, env, stdio, detached: true });
   const pgid = child.pid;
   if (pgid === undefined) {
     // It failed to start ('error' follows): nothing to watch.
