@@ -18,7 +18,6 @@
 // NaN != NaN, so each NaN is a run of one, as in torch.
 import type { DType } from '../../generated/dtypes';
 import { arange } from '../creation/creation';
-import { describeValue } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { noGrad } from '../../tape/mode';
@@ -29,13 +28,12 @@ import { gather } from '../indexing/indexing';
 import { cat, narrow, squeeze, stack } from '../layout/layout';
 import { named } from '../named';
 import { isnan } from '../elementwise/predicates';
-import { isFloating } from '../promotion';
 import { optionKeys } from '../../core/options';
 import { REDUCE, reduceOp } from './reduction';
 import { cumExtremumImpl } from './scan-doubling';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import {
-  checkLength, INTERPOLATIONS, linesOf, MEDIAN_KEYS, QUANTILE_KEYS, quantilesOf, torchLerp, type MedianOptions, type QuantileOptions,
+  checkLength, linesOf, MEDIAN_KEYS, quantileCall, torchLerp, type MedianOptions, type QuantileOptions,
 } from './statistics-order';
 import type { FloatResult } from '../types';
 
@@ -126,16 +124,7 @@ function nanQuantileOf(sorted: Tensor, axis: number, q: number, c: Tensor, how: 
 
 /** @internal gx.nanquantile and Tensor.nanquantile. */
 export function nanquantileImpl(a: unknown, q: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
-  const x = checkTensor(a, fn, 'input');
-  if (!isFloating(x.dtype)) {
-    throw new TypeError(`${fn}: dtype ${x.dtype} is not supported (got ${describeOperand(x)}); nanquantile needs a floating-point input`);
-  }
-  const o = axisCallOptions<QuantileOptions>(arg, opts, fn, QUANTILE_KEYS);
-  const axisArg = axisOfCall(arg, o, fn);
-  const how = o.interpolation ?? 'linear';
-  if (!INTERPOLATIONS.includes(how)) throw new TypeError(`${fn}: interpolation must be one of ${INTERPOLATIONS.join(', ')}, got ${describeValue(how)}`);
-  const { qs, scalar } = quantilesOf(q, fn);
-  const keepdims = o.keepdims === true;
+  const { x, axisArg, how, qs, scalar, keepdims } = quantileCall(a, q, arg, opts, fn, 'nanquantile');
   return tidy(() => {
     const { lines, axis, flat } = linesOf(x, axisArg, fn);
     checkLength(lines, axis, x, fn);

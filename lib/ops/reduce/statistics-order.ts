@@ -120,18 +120,23 @@ export function torchLerp(lo: Tensor, hi: Tensor, w: Tensor, fn: string): Tensor
   return whereOp(binaryOp(BINARY.lt, w, 0.5, fn), fromLo, fromHi, fn);
 }
 
-/** @internal gx.quantile and Tensor.quantile. */
-export function quantileImpl(a: unknown, q: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+/** A quantile call's arguments, checked: the input (floating), the axis argument, the interpolation, the quantiles. */
+export function quantileCall(a: unknown, q: unknown, arg: unknown, opts: unknown, fn: string, what: string):
+  { x: Tensor; axisArg: unknown; how: QuantileInterpolation; qs: number[]; scalar: boolean; keepdims: boolean } {
   const x = checkTensor(a, fn, 'input');
   if (!isFloating(x.dtype)) {
-    throw new TypeError(`${fn}: dtype ${x.dtype} is not supported (got ${describeOperand(x)}); quantile needs a floating-point input`);
+    throw new TypeError(`${fn}: dtype ${x.dtype} is not supported (got ${describeOperand(x)}); ${what} needs a floating-point input`);
   }
   const o = axisCallOptions<QuantileOptions>(arg, opts, fn, QUANTILE_KEYS);
   const axisArg = axisOfCall(arg, o, fn);
   const how = o.interpolation ?? 'linear';
   if (!INTERPOLATIONS.includes(how)) throw new TypeError(`${fn}: interpolation must be one of ${INTERPOLATIONS.join(', ')}, got ${describeValue(how)}`);
-  const { qs, scalar } = quantilesOf(q, fn);
-  const keepdims = o.keepdims === true;
+  return { x, axisArg, how, ...quantilesOf(q, fn), keepdims: o.keepdims === true };
+}
+
+/** @internal gx.quantile and Tensor.quantile. */
+export function quantileImpl(a: unknown, q: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+  const { x, axisArg, how, qs, scalar, keepdims } = quantileCall(a, q, arg, opts, fn, 'quantile');
   return tidy(() => {
     const { lines, axis, flat } = linesOf(x, axisArg, fn);
     const n = checkLength(lines, axis, x, fn);
