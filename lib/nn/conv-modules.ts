@@ -8,8 +8,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { conv1d, conv2d, type ConvOptions } from './conv';
-import { kaimingUniform_, uniform_, fans } from './init';
-import type { FactoryOptions } from './layers';
+import { resetWeightAndBias_, type FactoryOptions } from './layers';
 import { Module } from './module';
 import { avgPool1d, avgPool2d, maxPool1d, maxPool2d, type AvgPoolOptions, type PoolOptions } from './pooling';
 
@@ -71,13 +70,7 @@ abstract class ConvNd extends Module {
 
   /** torch's reset_parameters. */
   resetParameters(): void {
-    kaimingUniform_(this.weight, { a: Math.sqrt(5) });
-    const b = this.bias;
-    if (b !== null) {
-      const { fanIn } = fans(this.weight, `${this.name}.resetParameters`);
-      const bound = fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
-      uniform_(b, -bound, bound);
-    }
+    resetWeightAndBias_(this.weight, this.bias, `${this.name}.resetParameters`);
   }
 
   override extraRepr(): string {

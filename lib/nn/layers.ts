@@ -40,6 +40,19 @@ export interface LinearOptions extends FactoryOptions {
 const LINEAR_KEYS = optionKeys<LinearOptions>({ bias: true, device: true, dtype: true });
 
 /**
+ * torch's reset_parameters of Linear and the convolutions: the weight from
+ * kaiming_uniform_(a = sqrt(5)), the bias from U(-1/sqrt(fanIn), 1/sqrt(fanIn)).
+ * @internal
+ */
+export function resetWeightAndBias_(weight: Tensor, bias: Tensor | null, fn: string): void {
+  kaimingUniform_(weight, { a: Math.sqrt(5) });
+  if (bias === null) return;
+  const { fanIn } = fans(weight, fn);
+  const bound = fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
+  uniform_(bias, -bound, bound);
+}
+
+/**
  * y = x W^T + b (torch.nn.Linear): weight [out, in] from kaimingUniform_ with a = sqrt(5) (so
  * U(-1/sqrt(in), 1/sqrt(in))), bias from U(-1/sqrt(in), 1/sqrt(in)), as torch initializes it.
  * @example const fc = new gx.nn.Linear(784, 10); const y = fc.call(x);
@@ -68,13 +81,7 @@ export class Linear extends Module {
 
   /** torch's reset_parameters. */
   resetParameters(): void {
-    kaimingUniform_(this.weight, { a: Math.sqrt(5) });
-    const b = this.bias;
-    if (b !== null) {
-      const { fanIn } = fans(this.weight, 'Linear.resetParameters');
-      const bound = fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
-      uniform_(b, -bound, bound);
-    }
+    resetWeightAndBias_(this.weight, this.bias, 'Linear.resetParameters');
   }
 
   override forward(x: Tensor): Tensor {
