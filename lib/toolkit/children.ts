@@ -37,6 +37,9 @@ let watchdog: ChildProcess | undefined;
 let retireTimer: NodeJS.Timeout | undefined;
 let exitHooked = false;
 
+/** The environment variable that marks a compiler with its watchdog's id (NOTE above). */
+const MARK_VARIABLE = 'GPUEXT_BUILD_WATCHDOG';
+
 // The watchdog's whole program. On end of input: SIGTERM to each group (gcc
 // and nvcc remove their temporary files on it), SIGKILL to what is left 2 s
 // later. Lines are "+<pgid>" (started), "-<pgid>" (ended) and "." (we retire
@@ -63,7 +66,7 @@ const marked = () => {
   try { fs = require('fs'); } catch { return; }
   let pids = [];
   try { pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)); } catch { return; }
-  const mark = 'GPUEXT_BUILD_WATCHDOG=' + process.pid + '\\0';
+  const mark = '${MARK_VARIABLE}=' + process.pid + '\\0';
   for (const p of pids) {
     try {
       if (!fs.readFileSync('/proc/' + p + '/environ', 'latin1').includes(mark)) continue;
@@ -142,7 +145,7 @@ export function spawnTool(argv: string[], options: { cwd: string; env: NodeJS.Pr
   }
   clearTimeout(retireTimer);
   startWatchdog();
-  const env = watchdog?.pid === undefined ? options.env : { ...options.env, GPUEXT_BUILD_WATCHDOG: String(watchdog.pid) };
+  const env = watchdog?.pid === undefined ? options.env : { ...options.env, [MARK_VARIABLE]: String(watchdog.pid) };
   const child = spawn(argv[0], argv.slice(1), { ...options, env, stdio, detached: true });
   const pgid = child.pid;
   if (pgid === undefined) {
