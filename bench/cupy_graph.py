@@ -31,12 +31,53 @@ extern "C" __global__ void add1(const float* a, const float* b, float* c, long l
 '''
 
 
+PLACEMENT_FLOATS = 16 << 20
+
+
+def placements(count):
+    """bench/streams.bench.ts's placementOffsets(): the same offsets (floats) of a, b, c."""
+    seed, out = 12345, []
+
+    def nxt():
+        nonlocal seed
+        seed = (seed * 48271) % 2147483647  # MINSTD, as the JS side (exact in doubles)
+        return (seed % (PLACEMENT_FLOATS // 64)) * 64
+
+    for _ in range(count):
+        out.append([nxt(), nxt(), nxt()])
+    return out
+
+
+def replay_us_per_kernel(cp, kernel, args, s, K, R, S):
+    """Median GPU us per kernel of a graph of K launches replayed R times per sample."""
+    with s:
+        kernel((1,), (32,), args)
+        s.synchronize()
+        s.begin_capture()
+        for _ in range(K):
+            kernel((1,), (32,), args)
+        g = s.end_capture()
+    g.launch(stream=s)
+    s.synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    ts = []
+    for _ in range(S):
+        start.record(s)
+        for _ in range(R):
+            g.launch(stream=s)
+        end.record(s)
+        end.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(start, end) * 1e3 / (R * K))
+    return statistics.median(ts)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--kernels", type=int, default=100)
     p.add_argument("--replays", type=int, default=200)
     p.add_argument("--samples", type=int, default=20)
     p.add_argument("--eager-rounds", type=int, default=20)
+    p.add_argument("--placements", type=int, default=0)
     args = p.parse_args()
 
     found = cupy_device()
@@ -110,6 +151,15 @@ def main():
             eager_cpu_us.append((t1 - t0) * 1e6 / (E * K))
     log("cupy: graph and eager timing done")
 
+    # NOTE [ Graph replay over placements ] in bench/streams.bench.ts.
+    placed = []
+    if args.placements > 0:
+        buf = cp.zeros(PLACEMENT_FLOATS, dtype=cp.float32)
+        for oa, ob, oc in placements(args.placements):
+            pa, pb, pc = buf[oa:oa + 1], buf[ob:ob + 1], buf[oc:oc + 1]
+            placed.append(replay_us_per_kernel(cp, kernel, (pa, pb, pc, n), s, K, R, S))
+        log(f"cupy: {len(placed)} placements done")
+
     emit({
         "cupy": cp.__version__,
         "device": device,
@@ -121,6 +171,7 @@ def main():
         "graph_wall_us_per_kernel": statistics.median(wall_us),
         "eager_gpu_us_per_kernel": statistics.median(eager_gpu_us),
         "eager_cpu_us_per_launch": statistics.median(eager_cpu_us),
+        "placements_gpu_us_per_kernel": placed,
     })
 
 

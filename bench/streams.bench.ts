@@ -15,7 +15,7 @@ import { benchmark, type BenchmarkResult } from '../lib/profiler/benchmark';
 import {
   REPO, PYTHON,
   fmt, ratio, printTable, printHeader, section, progress,
-  numField, strField,
+  numField, numArrayField, strField,
   liveCounts, checkLive, printIssues,
   runPythonJson,
 } from './util';
@@ -34,6 +34,8 @@ const GRAPH_KERNELS = 100;
 const GRAPH_REPLAYS = 200;
 const GRAPH_WARMUP = 3;
 const GRAPH_REPEAT = 20;
+const PLACEMENTS = 12;
+const PLACEMENT_FLOATS = 16 << 20;
 const EAGER_ROUNDS = 20; // rounds of K eager launches per timed run
 const GRAPH_TARGET_US = 1.5;
 const CUPY_ANCHOR_US = 1.03; // CuPy's graph replay per kernel on the H100 (issue 6)
@@ -161,7 +163,87 @@ interface GraphFigures {
   eagerGpuUsPerKernel: number;
   eagerCpuUsPerLaunch: number;
   keptAllocations: number;
+  /** The same replay with the built-in gx.add and with a RawKernel (NOTE [ Graph replay by kernel kind ]). */
+  kinds: { builtin: number; rawKernel: number; placements: number[] };
 }
+
+// NOTE [ Graph replay by kernel kind ]: the same one-element add captured three
+// ways in one process, so the comparison with CuPy does not hang on one
+// compiler or launch path: the extension op (nvcc, launched through the
+// runtime), the built-in gx.add into an out= tensor (nvcc, the ops library's
+// tail kernel) and a RawKernel of CuPy's very source (NVRTC, cuLaunchKernel).
+function replayUsPerKernel(launch: () => void, name: string): number {
+  const cur = gx.cuda.currentStream();
+  launch(); // loads the kernel before capture
+  cur.synchronize();
+  const g = gx.cuda.graph(() => {
+    for (let k = 0; k < GRAPH_KERNELS; k++) launch();
+  });
+  const s = new gx.Stream({ nonBlocking: true });
+  try {
+    s.waitStream(cur);
+    const r = gx.withStream(s, () => benchmark(() => {
+      for (let i = 0; i < GRAPH_REPLAYS; i++) g.replay(s);
+    }, { nWarmup: GRAPH_WARMUP, nRepeat: GRAPH_REPEAT, name }));
+    s.synchronize();
+    if (g.nodes !== GRAPH_KERNELS) problems.push(`graph (${name}): ${g.nodes} nodes captured, expected ${GRAPH_KERNELS}`);
+    return (gpuMedian(r) * 1e3) / (GRAPH_REPLAYS * GRAPH_KERNELS);
+  } finally {
+    g.dispose();
+  }
+}
+
+/**
+ * Offsets (in floats) of a, b and c for placement `p` in a buffer of
+ * PLACEMENT_FLOATS: the same generator as bench/cupy_graph.py's placements(),
+ * so both sides place their operands at the same offsets.
+ */
+function placementOffsets(count: number): number[][] {
+  let seed = 12345;
+  const next = (): number => {
+    seed = (seed * 48271) % 2147483647; // MINSTD: exact in doubles
+    return (seed % (PLACEMENT_FLOATS / 64)) * 64;
+  };
+  return Array.from({ length: count }, () => [next(), next(), next()]);
+}
+
+/**
+ * NOTE [ Graph replay over placements ]: a one-element kernel's time in a
+ * graph is mostly the latency of its loads and store, and that depends on
+ * where the operands sit (on the H200, 0.80 to 0.90 us per kernel for the
+ * same kernel at different offsets of one buffer, in CuPy and in gpuext
+ * alike). One placement per side compares address luck, so both sides
+ * replay the kernel at PLACEMENTS offsets of a 64 MiB buffer and compare
+ * the medians.
+ */
+function replayKinds(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): GraphFigures['kinds'] {
+  const raw = new gx.RawKernel(CUPY_ADD_SRC, 'add1');
+  const builtin = replayUsPerKernel(() => { gx.add(a, b, { out: c }); }, 'graph of gx.add(a, b, { out: c })');
+  const rawKernel = replayUsPerKernel(() => raw.launch([1], [32], [a, b, c, 1]), 'graph of RawKernel add1');
+  const buf = gx.zeros([PLACEMENT_FLOATS], { device: 'cuda' });
+  try {
+    const placements = placementOffsets(PLACEMENTS).map(([oa, ob, oc]) => {
+      const [pa, pb, pc] = [oa, ob, oc].map((o) => buf.narrow(0, o, 1));
+      return replayUsPerKernel(() => raw.launch([1], [32], [pa, pb, pc, 1]), `graph of RawKernel add1 at ${oa}, ${ob}, ${oc}`);
+    });
+    return { builtin, rawKernel, placements };
+  } finally {
+    buf.dispose();
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** bench/cupy_graph.py's kernel, character for character. */
+const CUPY_ADD_SRC = `
+extern "C" __global__ void add1(const float* a, const float* b, float* c, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+`;
 
 function benchGraph(ops: BenchOps): GraphFigures {
   const cur = gx.cuda.currentStream();
@@ -206,7 +288,9 @@ function benchGraph(ops: BenchOps): GraphFigures {
       for (let r = 0; r < EAGER_ROUNDS * GRAPH_KERNELS; r++) ops.addOut(a, b, c);
     }, { nWarmup: GRAPH_WARMUP, nRepeat: GRAPH_REPEAT, name: `eager x${EAGER_ROUNDS * GRAPH_KERNELS}` });
     const eagerLaunches = EAGER_ROUNDS * GRAPH_KERNELS;
+    const kinds = replayKinds(a, b, c);
     return {
+      kinds,
       replay,
       eager,
       gpuUsPerKernel: (gpuMedian(replay) * 1e3) / (GRAPH_REPLAYS * GRAPH_KERNELS),
@@ -235,6 +319,7 @@ interface CupyFigures {
   cpuUsPerReplay?: number;
   eagerGpuUsPerKernel?: number;
   eagerCpuUsPerLaunch?: number;
+  placements?: number[];
 }
 
 function runCupy(): { ok: true; r: CupyFigures } | { ok: false; error: string } {
@@ -244,6 +329,7 @@ function runCupy(): { ok: true; r: CupyFigures } | { ok: false; error: string } 
     '--replays', String(GRAPH_REPLAYS),
     '--samples', String(GRAPH_REPEAT),
     '--eager-rounds', String(EAGER_ROUNDS),
+    '--placements', String(PLACEMENTS),
   ];
   const run = runPythonJson(args[0], args.slice(1), 300_000);
   if (!run.ok) return run;
@@ -257,6 +343,7 @@ function runCupy(): { ok: true; r: CupyFigures } | { ok: false; error: string } 
       cpuUsPerReplay: numField(o, 'graph_cpu_us_per_replay'),
       eagerGpuUsPerKernel: numField(o, 'eager_gpu_us_per_kernel'),
       eagerCpuUsPerLaunch: numField(o, 'eager_cpu_us_per_launch'),
+      placements: numArrayField(o, 'placements_gpu_us_per_kernel'),
     },
   };
 }
@@ -283,7 +370,46 @@ async function main(): Promise<void> {
     return;
   }
 
-  // 1. two streams
+  // 1. graph replay, before the spin kernels of the overlap test
+  const gr = benchGraph(ops);
+  progress(`cupy: ${PYTHON} bench/cupy_graph.py`);
+  const cupy = runCupy();
+  const cupyNote = cupy.ok ? `cupy ${cupy.r.version} on ${cupy.r.device}` : `cupy n/a: ${cupy.error}`;
+  section(`graph replay: ${GRAPH_KERNELS} launches of a 1-element add_out per graph, ${GRAPH_REPLAYS} replays per run, ` +
+    `warmup ${GRAPH_WARMUP}, repeat ${GRAPH_REPEAT}`);
+  console.log(`  ${cupyNote}`);
+  const cg = cupy.ok ? cupy.r : undefined;
+  printTable(['', 'gpuext', 'cupy', 'gpuext/cupy'], [
+    ['graph: GPU us per kernel (non-blocking stream, both)', fmt(gr.gpuUsPerKernel, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.gpuUsPerKernel, cg?.gpuUsPerKernel)],
+    ['graph: the same, built-in gx.add(a, b, { out: c })', fmt(gr.kinds.builtin, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.kinds.builtin, cg?.gpuUsPerKernel)],
+    ['graph: the same, RawKernel of cupy\'s source (NVRTC)', fmt(gr.kinds.rawKernel, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.kinds.rawKernel, cg?.gpuUsPerKernel)],
+    ['graph: GPU us per kernel, gpuext on its default stream', fmt(gr.defaultStreamGpuUsPerKernel, 3), '', ''],
+    [`graph: host us per replay (${GRAPH_KERNELS} kernels)`, fmt(gr.cpuUsPerReplay, 2), fmt(cg?.cpuUsPerReplay, 2), ratio(gr.cpuUsPerReplay, cg?.cpuUsPerReplay)],
+    ['eager: GPU us per kernel', fmt(gr.eagerGpuUsPerKernel, 3), fmt(cg?.eagerGpuUsPerKernel, 3), ratio(gr.eagerGpuUsPerKernel, cg?.eagerGpuUsPerKernel)],
+    ['eager: host us per launch', fmt(gr.eagerCpuUsPerLaunch, 2), fmt(cg?.eagerCpuUsPerLaunch, 2), ratio(gr.eagerCpuUsPerLaunch, cg?.eagerCpuUsPerLaunch)],
+    ['anchor: cupy graph, issue 6', '', fmt(CUPY_ANCHOR_US, 2), ''],
+  ]);
+  console.log('  GPU us per kernel: events around a run / kernels in it; eager launches are host-bound, so its GPU');
+  console.log(`  time follows the launch rate. gpuext eager: the op addOut(a, b, c) from JS; cupy eager: RawKernel(...).`);
+  console.log(`  graph memory kept: ${gr.keptAllocations} allocation(s); nodes per graph: ${gr.nodes} (cupy: ${GRAPH_KERNELS} launches captured)`);
+  for (const r of [gr.replay, gr.eager]) console.log(`  ${r.toString()}`);
+  const graphOk = Number.isFinite(gr.gpuUsPerKernel) ? gr.gpuUsPerKernel <= GRAPH_TARGET_US : undefined;
+  const gxPlaced = median(gr.kinds.placements);
+  const cupyPlaced = cg?.placements === undefined ? undefined : median(cg.placements);
+  summary.push(`graph replay per kernel, median over ${PLACEMENTS} placements of the same kernel: gpuext ${fmt(gxPlaced, 3)} us, ` +
+    `cupy ${fmt(cupyPlaced, 3)} us (target <= cupy: ${verdict(cupyPlaced === undefined ? undefined : gxPlaced <= cupyPlaced)}); ` +
+    `one placement each: extension op ${fmt(gr.gpuUsPerKernel, 3)}, built-in gx.add ${fmt(gr.kinds.builtin, 3)}, RawKernel ${fmt(gr.kinds.rawKernel, 3)} us`);
+  console.log(`  placements (NOTE [ Graph replay over placements ]), us per kernel: gpuext ${gr.kinds.placements.map((x) => fmt(x, 3)).join(' ')}`);
+  console.log(`                                                        cupy   ${(cg?.placements ?? []).map((x) => fmt(x, 3)).join(' ')}`);
+  summary.push(`graph replay per kernel: gpuext ${fmt(gr.gpuUsPerKernel, 3)} us, cupy ${fmt(cg?.gpuUsPerKernel, 3)} us, both on a ` +
+    `non-blocking stream, one placement each (see the placements line for the comparison)`);
+  summary.push(`graph replay: ${fmt(gr.gpuUsPerKernel, 3)} us per kernel on the GPU ` +
+    `(eager ${fmt(gr.eagerGpuUsPerKernel, 2)} us; cupy ${fmt(cg?.gpuUsPerKernel, 3)} us here, ${CUPY_ANCHOR_US} us in issue 6) ` +
+    `(target <= ${GRAPH_TARGET_US} us: ${verdict(graphOk)})`);
+  summary.push(`graph replay host cost: ${fmt(gr.cpuUsPerReplay, 2)} us per replay of ${GRAPH_KERNELS} kernels ` +
+    `(${cg?.cpuUsPerReplay === undefined ? 'cupy n/a' : `cupy ${fmt(cg.cpuUsPerReplay, 2)} us`})`);
+
+  // 2. two streams
   const ov = benchOverlap(ops);
   const one = gpuMedian(ov.one);
   const same = gpuMedian(ov.sameStream);
@@ -302,37 +428,6 @@ async function main(): Promise<void> {
   summary.push(`two streams overlap: two/one = ${ratio(two, one)} (one ${fmt(one, 3)} ms, two ${fmt(two, 3)} ms, ` +
     `same stream ${ratio(same, one)}) (target < ${OVERLAP_TARGET}: ${verdict(overlapOk)})`);
   if (same / one < 1.5) warnings.push(`two kernels on one stream took only ${ratio(same, one)} of one: the spin kernel may not be serializing`);
-
-  // 2. graph replay
-  const gr = benchGraph(ops);
-  progress(`cupy: ${PYTHON} bench/cupy_graph.py`);
-  const cupy = runCupy();
-  const cupyNote = cupy.ok ? `cupy ${cupy.r.version} on ${cupy.r.device}` : `cupy n/a: ${cupy.error}`;
-  section(`graph replay: ${GRAPH_KERNELS} launches of a 1-element add_out per graph, ${GRAPH_REPLAYS} replays per run, ` +
-    `warmup ${GRAPH_WARMUP}, repeat ${GRAPH_REPEAT}`);
-  console.log(`  ${cupyNote}`);
-  const cg = cupy.ok ? cupy.r : undefined;
-  printTable(['', 'gpuext', 'cupy', 'gpuext/cupy'], [
-    ['graph: GPU us per kernel (non-blocking stream, both)', fmt(gr.gpuUsPerKernel, 3), fmt(cg?.gpuUsPerKernel, 3), ratio(gr.gpuUsPerKernel, cg?.gpuUsPerKernel)],
-    ['graph: GPU us per kernel, gpuext on its default stream', fmt(gr.defaultStreamGpuUsPerKernel, 3), '', ''],
-    [`graph: host us per replay (${GRAPH_KERNELS} kernels)`, fmt(gr.cpuUsPerReplay, 2), fmt(cg?.cpuUsPerReplay, 2), ratio(gr.cpuUsPerReplay, cg?.cpuUsPerReplay)],
-    ['eager: GPU us per kernel', fmt(gr.eagerGpuUsPerKernel, 3), fmt(cg?.eagerGpuUsPerKernel, 3), ratio(gr.eagerGpuUsPerKernel, cg?.eagerGpuUsPerKernel)],
-    ['eager: host us per launch', fmt(gr.eagerCpuUsPerLaunch, 2), fmt(cg?.eagerCpuUsPerLaunch, 2), ratio(gr.eagerCpuUsPerLaunch, cg?.eagerCpuUsPerLaunch)],
-    ['anchor: cupy graph, issue 6', '', fmt(CUPY_ANCHOR_US, 2), ''],
-  ]);
-  console.log('  GPU us per kernel: events around a run / kernels in it; eager launches are host-bound, so its GPU');
-  console.log(`  time follows the launch rate. gpuext eager: the op addOut(a, b, c) from JS; cupy eager: RawKernel(...).`);
-  console.log(`  graph memory kept: ${gr.keptAllocations} allocation(s); nodes per graph: ${gr.nodes} (cupy: ${GRAPH_KERNELS} launches captured)`);
-  for (const r of [gr.replay, gr.eager]) console.log(`  ${r.toString()}`);
-  const graphOk = Number.isFinite(gr.gpuUsPerKernel) ? gr.gpuUsPerKernel <= GRAPH_TARGET_US : undefined;
-  const vsCupy = cg?.gpuUsPerKernel === undefined ? undefined : gr.gpuUsPerKernel <= cg.gpuUsPerKernel;
-  summary.push(`graph replay per kernel: gpuext ${fmt(gr.gpuUsPerKernel, 3)} us, cupy ${fmt(cg?.gpuUsPerKernel, 3)} us, both on a ` +
-    `non-blocking stream (target <= cupy: ${verdict(vsCupy)})`);
-  summary.push(`graph replay: ${fmt(gr.gpuUsPerKernel, 3)} us per kernel on the GPU ` +
-    `(eager ${fmt(gr.eagerGpuUsPerKernel, 2)} us; cupy ${fmt(cg?.gpuUsPerKernel, 3)} us here, ${CUPY_ANCHOR_US} us in issue 6) ` +
-    `(target <= ${GRAPH_TARGET_US} us: ${verdict(graphOk)})`);
-  summary.push(`graph replay host cost: ${fmt(gr.cpuUsPerReplay, 2)} us per replay of ${GRAPH_KERNELS} kernels ` +
-    `(${cg?.cpuUsPerReplay === undefined ? 'cupy n/a' : `cupy ${fmt(cg.cpuUsPerReplay, 2)} us`})`);
 
   // 3. pinned copies: measured by core.bench.ts
   section('pinned host->device copy vs PyTorch');

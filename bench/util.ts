@@ -108,6 +108,18 @@ export function numField(o: Record<string, unknown> | undefined, key: string): n
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
+/** o[key] when it is a non-empty array of finite numbers. */
+export function numArrayField(o: Record<string, unknown> | undefined, key: string): number[] | undefined {
+  const v = o?.[key];
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  const out: number[] = [];
+  for (const x of v) {
+    if (typeof x !== 'number' || !Number.isFinite(x)) return undefined;
+    out.push(x);
+  }
+  return out;
+}
+
 export function strField(o: Record<string, unknown> | undefined, key: string): string | undefined {
   const v = o?.[key];
   return typeof v === 'string' ? v : undefined;
