@@ -102,8 +102,8 @@ export {
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
 } from './ops/indexing/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax/softmax';
-export { diff, type DiffOptions } from './ops/reduce/scan';
-export { cumprod, cummax, cummin, type CumprodOptions } from './ops/reduce/scan-doubling';
+export { diff, cumprod, type DiffOptions, type CumprodOptions } from './ops/reduce/scan';
+export { cummax, cummin } from './ops/reduce/scan-extremum';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';
 export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/reduce/statistics-order';
 export { mode, nanmedian, nanquantile, type ModeOptions } from './ops/reduce/statistics-nan-order';
