@@ -51,7 +51,7 @@ export { JitError } from './jit/errors';
 export * as jit from './jit/namespace';
 export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
-export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type BlockLaunch, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
+export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type BlockLaunch, type ChunkOptions, type ChunksSpec, type ChunkedExtremum, type MapBlocksOptions } from './distributed/chunked';
 export type { ChunkedSvd, ChunkedSvdOptions } from './distributed/chunked-svd';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout/layout';
 export { split, chunk, unbind } from './ops/layout/split';
