@@ -31,14 +31,14 @@ template <typename C> __device__ __forceinline__ ValueIndex<C> shfl_up(ValueInde
   return ValueIndex<C>{__shfl_up_sync(0xffffffffu, v.v, o), __shfl_up_sync(0xffffffffu, v.i, o)};
 }
 
-// The start of line l's indices (policies with indices), else null.
+// The start of line l's indices (policies with indices); else ix's base, never written (stores ignore it).
 template <typename P> __device__ __forceinline__ char* index_line(const DimIter& ix, int64_t l) {
   if constexpr (P::kIndices) {
     int64_t unused, off;
     line_offsets(ix, l, unused, off);
     return ix.out + off;
   } else {
-    return nullptr;
+    return ix.out;
   }
 }
 
