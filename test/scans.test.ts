@@ -108,7 +108,7 @@ deviceTest('cummax and cummin: long lines (chunks on CUDA), many strided lines, 
   let seed = 200;
   const cases: [gx.DType, number[], number][] = [
     ['float32', [2, 100003], 1], ['int32', [3, 50000], 1], ['float64', [50000, 3], 0], ['float16', [2000, 40], 0],
-    ['uint8', [600, 300], 1], ['int64', [1, 70001], 0], ['bfloat16', [40, 33], 1], ['bool', [5, 9000], 1],
+    ['uint8', [600, 300], 1], ['int64', [1, 70001], 0], ['bfloat16', [40, 33], 1], ['bool', [5, 9000], 1], ['float32', [40, 2000], 0],
   ];
   for (const [d, shape, axis] of cases) {
     gx.tidy(() => checkRunning(t, make(tiedValues(d, numel(shape), seed++, 2e-5), d, shape, device), axis, `${d} ${JSON.stringify(shape)} on ${device}`));
@@ -140,8 +140,11 @@ const unitOf = (d: gx.DType): number => (d === 'float64' ? 2 ** -53 : 2 ** -24);
 /** One rounding of the stored dtype. */
 const storeUnit = (d: gx.DType): number => ({ float64: 2 ** -53, float32: 2 ** -24, float16: 2 ** -11, bfloat16: 2 ** -8 } as Record<string, number>)[d] ?? 0;
 
-/** The running product of x along axis in float64 (floats) or wrapping int64 (the rest), cast to `res`; and the bound on each error. */
-function cumprodRef(xv: readonly V[], shape: readonly number[], axis: number, res: gx.DType): { want: V[]; atol: number[] } {
+/**
+ * The running product of x along axis in float64 (floats) or wrapping int64 (the rest), cast to `res`; and the
+ * bound on each error when the kernel computes in `compute`'s compute type.
+ */
+function cumprodRef(xv: readonly V[], shape: readonly number[], axis: number, compute: gx.DType, res = compute): { want: V[]; atol: number[] } {
   const want: V[] = new Array<V>(xv.length), atol: number[] = new Array<number>(xv.length).fill(0);
   for (const line of lines(shape, axis)) {
     let p = 1, q = 1n;
@@ -150,7 +153,7 @@ function cumprodRef(xv: readonly V[], shape: readonly number[], axis: number, re
         p *= Number(xv[k]);
         want[k] = cast(p, res);
         // A product of j + 1 exact factors rounded at most j times in the compute type, then once into res.
-        atol[k] = Math.abs(p) * ((j + 1) * unitOf(res) + storeUnit(res)) * 1.01;
+        atol[k] = Math.abs(p) * ((j + 1) * unitOf(compute) + storeUnit(res)) * 1.01;
       } else {
         q = BigInt.asIntN(64, q * BigInt(xv[k]));
         want[k] = cast(q, res);
@@ -162,11 +165,12 @@ function cumprodRef(xv: readonly V[], shape: readonly number[], axis: number, re
 
 function checkCumprod(t: ExecutionContext, x: gx.Tensor, axis: number, what: string, opts?: gx.CumprodOptions): void {
   const r = gx.cumprod(x, axis, opts);
-  const res = opts?.out?.dtype ?? opts?.dtype ?? (isFloat(x.dtype) ? x.dtype : 'int64');
+  const compute = opts?.dtype ?? (isFloat(x.dtype) ? x.dtype : 'int64');
+  const res = opts?.out?.dtype ?? compute;
   t.is(r.dtype as gx.DType, res, `${what}: dtype`);
   t.deepEqual(r.shape, x.shape, `${what}: shape`);
   const xv = values(x).map((v) => (opts?.dtype !== undefined ? cast(v, opts.dtype) : v));
-  const { want, atol } = cumprodRef(xv, x.shape, x.ndim === 0 ? 0 : axis < 0 ? axis + x.ndim : axis, res);
+  const { want, atol } = cumprodRef(xv, x.shape, x.ndim === 0 ? 0 : axis < 0 ? axis + x.ndim : axis, compute, res);
   closeEach(t, values(r), want, atol, what);
   if (r !== opts?.out) r.dispose();
 }
@@ -196,7 +200,7 @@ deviceTest('cumprod: long lines (chunks on CUDA), strided lines, int64 wraparoun
   let seed = 400;
   const cases: [gx.DType, number[], number][] = [
     ['float32', [2, 100003], 1], ['float64', [3, 50000], 1], ['float32', [50000, 3], 0], ['float32', [2000, 40], 0],
-    ['int64', [1, 70001], 0], ['int16', [3, 5000], 1], ['float16', [4, 600], 1],
+    ['int64', [1, 70001], 0], ['int16', [3, 5000], 1], ['float16', [4, 600], 1], ['float64', [40, 2000], 0],
   ];
   for (const [d, shape, axis] of cases) {
     gx.tidy(() => checkCumprod(t, make(factors(d, numel(shape), seed++), d, shape, device), axis, `cumprod(${d} ${JSON.stringify(shape)}, ${axis}) on ${device}`));
@@ -287,7 +291,7 @@ deviceTest('cummax and cummin gradients with ties match torch 2.13 (summed where
 
 cudaTest('CUDA scans match the CPU: bit for bit for integers and cummax / cummin, within rounding for float products', (t) => {
   let seed = 600;
-  const shapes: [number[], number][] = [[[2, 100003], 1], [[50000, 3], 0], [[300, 77], 1], [[8, 40], 1]];
+  const shapes: [number[], number][] = [[[2, 100003], 1], [[50000, 3], 0], [[300, 77], 1], [[8, 40], 1], [[40, 2000], 0]];
   for (const d of ALL_DTYPES) {
     for (const [shape, axis] of shapes) {
       gx.tidy(() => {
