@@ -51,7 +51,7 @@ export { JitError } from './jit/errors';
 export * as jit from './jit/namespace';
 export { fuse, type FusedFunction, type FuseOptions } from './jit/fuse';
 export * as distributed from './distributed/index';
-export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type BlockLaunch, type ChunkOptions, type ChunksSpec, type MapBlocksOptions } from './distributed/chunked';
+export { chunked, mapBlocks, ChunkedTensor, type BlockInfo, type BlockLaunch, type ChunkOptions, type ChunksSpec, type ChunkedExtremum, type MapBlocksOptions } from './distributed/chunked';
 export type { ChunkedSvd, ChunkedSvdOptions } from './distributed/chunked-svd';
 export { transpose, permute, movedim, squeeze, unsqueeze, expand, broadcastTo, flatten, slice, narrow, sliceDims, cat, stack, type DimSlice } from './ops/layout/layout';
 export { split, chunk, unbind } from './ops/layout/split';
@@ -102,8 +102,8 @@ export {
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
 } from './ops/indexing/scatter-family';
 export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax/softmax';
-export { diff, type DiffOptions } from './ops/reduce/scan';
-export { cumprod, cummax, cummin, type CumprodOptions } from './ops/reduce/scan-doubling';
+export { diff, cumprod, type DiffOptions, type CumprodOptions } from './ops/reduce/scan';
+export { cummax, cummin } from './ops/reduce/scan-extremum';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';
 export { median, quantile, type MedianOptions, type QuantileOptions, type QuantileInterpolation } from './ops/reduce/statistics-order';
 export { mode, nanmedian, nanquantile, type ModeOptions } from './ops/reduce/statistics-nan-order';

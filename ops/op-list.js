@@ -203,6 +203,14 @@ module.exports = [
     'nonzero elements (ops/reduce/norm.h).'),
   op('cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()',
     'Inclusive prefix sums along axis (out has self\'s shape), computing in dtype\'s compute type.'),
+  op('cumprod(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()',
+    'Inclusive prefix products along axis (out has self\'s shape), computing in dtype\'s compute type (integers wrap ' +
+    'as int64; the CPU multiplies floats in double, CUDA in the compute type as a tree: NOTE [ One scan, three operations ]).'),
+  op('cummax(Tensor self, int axis, Tensor values, Tensor indices) -> ()',
+    'The running maximum along axis (values: self\'s dtype and shape) and where it was found (indices: int64); ties and ' +
+    'NaNs go to the last index, a NaN is the maximum from its position on, as torch (NOTE [ Running extremum keys ]).'),
+  op('cummin(Tensor self, int axis, Tensor values, Tensor indices) -> ()',
+    'The running minimum along axis and where it was found, as cummax (ties and NaNs to the last index).'),
   op('gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()',
     'out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index\'s shape and self\'s dtype; ' +
     'index int64 or int32, in [0, size), or with wrap in [-size, size)).'),

@@ -99,12 +99,12 @@ deviceTest('C++ item<T>(): the sum as a double, an element as an int64 (truncate
   });
 });
 
-deviceTest('C++ where, clamp, softmax, log_softmax, cumsum, mean, max, argmax, var, elu, addmm and comparisons match TypeScript', (t, device) => {
+deviceTest('C++ where, clamp, softmax, log_softmax, cumsum, cumprod, mean, max, argmax, var, elu, addmm and comparisons match TypeScript', (t, device) => {
   gx.tidy(() => {
     const x = randn([4, 4], device, 6);
     const v = values(x);
     const out = ops.elementwise(x) as gx.Tensor[];
-    t.is(out.length, 12);
+    t.is(out.length, 13);
     const S = [4, 4];
     close(t, out[0], gx.where(gx.gt(x, 0), x, gx.mul(x, 0.5)), S, 'where');
     close(t, out[1], gx.clamp(x, -0.5, 0.5), S, 'clamp');
@@ -119,6 +119,7 @@ deviceTest('C++ where, clamp, softmax, log_softmax, cumsum, mean, max, argmax, v
     close(t, out[9], v.map((e) => (e > 0 ? e : Math.exp(e) - 1)), S, 'elu');
     close(t, out[10], gx.add(gx.mul(gx.sum(x, 0), 0.5), gx.mul(gx.matmul(x.transpose(0, 1), x), 2)), S, 'addmm(beta, alpha)');
     close(t, out[11], v.map((e) => (e >= 0.25 ? 1 : 0) - Math.exp(-e) / 3), S, 'comparison, neg, exp, division');
+    close(t, out[12], gx.cumprod(x, 1), S, 'cumprod');
   });
 });
 

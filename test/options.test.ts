@@ -295,7 +295,7 @@ const NO_OPTIONS = new Set([
     'SiLU', 'Mish', 'SELU', 'Hardsigmoid', 'LogSigmoid', 'LeakyReLU', 'ELU', 'Hardtanh', 'Flatten'].map((c) => `nn.${c}`),
   ...['ProcessGroup', 'Work', 'placementFromEnv', 'isInitialized', 'rank', 'worldSize', 'allReduce', 'reduce', 'broadcast', 'allGather',
     'reduceScatter', 'send', 'recv', 'barrier', 'destroyProcessGroup', 'defaultGroup', 'DeviceGroup', 'ncclVersion'].map((f) => `distributed.${f}`),
-  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
+  ...['block', 'blockAt', 'owner', 'home', 'compute', 'gather', 'sum', 'max', 'min', 'amax', 'amin', 'reduceAll', 'dispose', 'toString'].map((m) => `ChunkedTensor#${m}`), 'ChunkedTensor',
   'jit.device', 'jit.grid', 'jit.gridsize', 'jit.localArray', 'jit.sharedArray', 'jit.syncthreads', 'jit.threadfence',
   'jit.laneId', 'jit.ballot', 'jit.activemask',
   'cuda.currentStream', 'cuda.CUDAGraph', 'cuda.isAvailable', 'cuda.deviceCount', 'cuda.unavailableReason', 'cuda.isCompiled',

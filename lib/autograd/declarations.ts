@@ -46,7 +46,7 @@ const FORMULA = [
   'cross', 'diagonal', 'diag', 'gather', 'indexSelect', 'take', 'scatter', 'scatterAdd', 'sort', 'topk', 'kthvalue',
   'scatterReduce', 'indexAdd', 'maskedSelect', 'softmax', 'logSoftmax', 'logsumexp', 'var', 'std', 'cumsum',
   'linalg.vectorNorm', 'linalg.matrixNorm', 'linalg.cross', 'linalg.cholesky', 'linalg.solve', 'linalg.inv',
-  'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd', 'amax', 'amin',
+  'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd', 'amax', 'amin', 'cumprod', 'cummax', 'cummin',
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
   'Tensor.float', 'Tensor.double', 'Tensor.half',
 ] as const;
@@ -55,7 +55,7 @@ const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
   'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
-  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'cumprod', 'cummax', 'cummin', 'mode', 'nanmedian', 'nanquantile',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'mode', 'nanmedian', 'nanquantile',
 ] as const;
 
 const NONDIFFERENTIABLE = [

@@ -10,6 +10,7 @@
 import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
 import { cumsum } from '../ops/reduce/scan';
+import { cumprodBackward } from './cumprod-backward';
 import { matmul } from '../ops/linalg/matmul';
 import { mean, sum } from '../ops/reduce/functions';
 import { sumToShape } from './engine';
@@ -161,6 +162,9 @@ const alongAxisRecorder: NonNullable<(typeof recorders)['alongAxis']> = (name, x
       break;
     case 'cumsum':  // dx_i = sum_{j >= i} g_j = sum(g) - cumsum(g) + g
       record(name, [x], out, [], (g) => [E.add(E.sub(sum(g, { axis, keepdims: true }), cumsum(g, axis)), g)]);
+      break;
+    case 'cumprod':  // NOTE [ cumprod's gradient with zeros ]
+      record(name, [x], out, [x, out], (g, [sx, y]) => [cumprodBackward(sx, y, g, axis)]);
       break;
     default:
       break;

@@ -37,9 +37,10 @@ import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { currentStream, Stream, withStream } from '../core/stream';
-import { cat, stack } from '../ops/layout/layout';
-import { sum } from '../ops/reduce/functions';
-import { amax, amin } from '../ops/reduce/statistics-nan';
+import { cat } from '../ops/layout/layout';
+import { named, type Named } from '../ops/named';
+import { gridIndices, offsetsOf, region } from './chunk-grid';
+import { extremumAlong, reduceAlong, reduceAllBlocks, reductionAxis, type AlongParts, type ChunkedReduction } from './chunked-reduce';
 import type { ProcessGroup, ReduceOp } from './group';
 import { defaultGroup } from './index';
 import type { ChunkedSvd, ChunkedSvdOptions, SvdParts } from './chunked-svd';
@@ -76,6 +77,9 @@ export interface RankPlacement {
   owners: readonly number[];
 }
 
+/** ChunkedTensor.max / min along one axis: gx.max's `{ values, indices }` (also `[values, indices]`), each chunked. */
+export type ChunkedExtremum = Named<{ values: ChunkedTensor; indices: ChunkedTensor }, [ChunkedTensor, ChunkedTensor]>;
+
 function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string): number[][] {
   const per = typeof spec === 'number' ? shape.map(() => spec) : spec;
   if (!Array.isArray(per) || per.length !== shape.length) {
@@ -95,38 +99,6 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
     }
     return sizes;
   });
-}
-
-/** Each block's first position along a dimension (a running sum: linear in the blocks). */
-function offsetsOf(sizes: readonly number[]): number[] {
-  let at = 0;
-  return sizes.map((n) => { const o = at; at += n; return o; });
-}
-
-/** Every block index of a grid, in C order. */
-function gridIndices(grid: readonly number[]): number[][] {
-  const out: number[][] = [];
-  const idx = grid.map(() => 0);
-  const total = grid.reduce((a, b) => a * b, 1);
-  for (let k = 0; k < total; k++) {
-    out.push([...idx]);
-    for (let d = grid.length - 1; d >= 0; d--) {
-      if (++idx[d] < grid[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
-/** The view of `t` over the block at `start` of extents `size`. */
-function region(t: Tensor, start: readonly number[], size: readonly number[]): Tensor {
-  let v = t;
-  for (let d = 0; d < size.length; d++) {
-    const next = v.narrow(d, start[d], size[d]);
-    if (v !== t) v.dispose();
-    v = next;
-  }
-  return v === t ? t.view(t.shape as number[]) : v;
 }
 
 /** A tensor split into blocks over devices (or over the ranks of a process group). */
@@ -233,20 +205,66 @@ export class ChunkedTensor {
     return new ChunkedTensor(this.shape, next, this.dtype, blocks);
   }
 
+  /** A reduction of every element, or along one axis (a chunked tensor without it). */
+  #reduce(op: ChunkedReduction, axis: number | undefined, fn: string): Tensor | ChunkedTensor {
+    this.#localOnly(fn, `await x.reduceAll('${op}')`);
+    if (axis === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
+    return this.#fromParts(reduceAlong(this, op, reductionAxis(this, axis, fn)));
+  }
+
+  #fromParts(p: AlongParts): ChunkedTensor {
+    return new ChunkedTensor(p.shape, p.chunks, p.blocks[0]?.dtype ?? this.dtype, p.blocks);
+  }
+
+  /** gx.max / gx.min's forms on blocks (NOTE [ Chunked max and min ] in chunked-reduce.ts). */
+  #extremum(largest: boolean, axis: number | undefined): Tensor | ChunkedExtremum {
+    const fn = `ChunkedTensor.${largest ? 'max' : 'min'}`;
+    this.#localOnly(fn, `await x.reduceAll('${largest ? 'max' : 'min'}')`);
+    if (axis === undefined) return reduceAllBlocks(this, largest ? 'max' : 'min', this.blocks[0].device);
+    const r = extremumAlong(this, largest, reductionAxis(this, axis, fn));
+    return named({ values: this.#fromParts(r.values), indices: this.#fromParts(r.indices) }, ['values', 'indices']);
+  }
+
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
   sum(axis?: number): Tensor | ChunkedTensor {
-    this.#localOnly('ChunkedTensor.sum', "await x.reduceAll('sum')");
-    return reduceBlocks(this, 'sum', axis);
+    return this.#reduce('sum', axis, 'ChunkedTensor.sum');
   }
 
-  max(axis?: number): Tensor | ChunkedTensor {
-    this.#localOnly('ChunkedTensor.max', "await x.reduceAll('max')");
-    return reduceBlocks(this, 'max', axis);
+  /**
+   * As gx.max: the largest element (a 0-d tensor on the first block's device; NaN when there is one), or along one
+   * axis `{ values, indices }` (also `[values, indices]`), chunked as x without the axis, the indices counted along
+   * the whole axis (the first maximum; NaN counts as the maximum).
+   * @example const [v, i] = c.max(1); i.compute() // as gx.max(c.compute(), 1).indices
+   */
+  max(): Tensor;
+  max(axis: number): ChunkedExtremum;
+  max(axis?: number): Tensor | ChunkedExtremum;
+  max(axis?: number): Tensor | ChunkedExtremum {
+    return this.#extremum(true, axis);
   }
 
-  min(axis?: number): Tensor | ChunkedTensor {
-    this.#localOnly('ChunkedTensor.min', "await x.reduceAll('min')");
-    return reduceBlocks(this, 'min', axis);
+  /** As gx.min (see max): the smallest element, or `{ values, indices }` along one axis. @example c.min(0).indices */
+  min(): Tensor;
+  min(axis: number): ChunkedExtremum;
+  min(axis?: number): Tensor | ChunkedExtremum;
+  min(axis?: number): Tensor | ChunkedExtremum {
+    return this.#extremum(false, axis);
+  }
+
+  /** As gx.amax: the largest element (a 0-d tensor), or the values only along one axis (a chunked tensor without it). */
+  amax(): Tensor;
+  amax(axis: number): ChunkedTensor;
+  amax(axis?: number): Tensor | ChunkedTensor;
+  amax(axis?: number): Tensor | ChunkedTensor {
+    return this.#reduce('max', axis, 'ChunkedTensor.amax');
+  }
+
+  /** As gx.amin: the smallest element, or the values only along one axis. */
+  amin(): Tensor;
+  amin(axis: number): ChunkedTensor;
+  amin(axis?: number): Tensor | ChunkedTensor;
+  amin(axis?: number): Tensor | ChunkedTensor {
+    return this.#reduce('min', axis, 'ChunkedTensor.amin');
   }
 
   /**
@@ -303,8 +321,8 @@ export class ChunkedTensor {
     const fn = 'ChunkedTensor.reduceAll';
     if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
     const p = this.placement;
-    if (p === undefined) return reduceBlocks(this, op, undefined) as Tensor;
-    const partial = reduceBlocks(this, op, undefined, this.home(fn)) as Tensor;
+    if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
+    const partial = reduceAllBlocks(this, op, this.home(fn));
     try {
       await p.group.allReduce(partial, op as ReduceOp);
     } catch (e) {
@@ -353,29 +371,6 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
   },
   writable: true, configurable: true, enumerable: false,
 });
-
-/** A reduction of a chunked tensor: per block on its device, then the partials combined (NOTE [ Chunk rules ]). */
-function reduceBlocks(c: ChunkedTensor, op: 'sum' | 'max' | 'min', axis: number | undefined, home = c.blocks[0].device): Tensor | ChunkedTensor {
-  const fn = `ChunkedTensor.${op}`;
-  const reduce = { sum, max: amax, min: amin }[op] as (t: Tensor, axis?: number) => Tensor;  // max and min reduce: torch.amax's form
-  /** Partials gathered on one device, stacked and reduced there (every intermediate disposed). */
-  const combine = (parts: Tensor[], device: Device): Tensor => {
-    const moved = parts.map((p) => (p.device.equals(device) ? p : p.toDevice(device, false, fn)));
-    using stacked = stack(moved, 0);
-    for (const p of new Set([...moved, ...parts])) p.dispose();
-    return reduce(stacked, 0);
-  };
-  if (axis === undefined) return combine(c.blocks.map((b) => reduce(b)), home);
-  const ax = axis < 0 ? axis + c.ndim : axis;
-  if (!(Number.isInteger(ax) && ax >= 0 && ax < c.ndim)) throw new RangeError(`${fn}: axis ${axis} is out of range for ${c.ndim} dimensions`);
-  const keptGrid = c.grid.filter((_, d) => d !== ax);
-  const blocks = gridIndices(keptGrid).map((kept) => {
-    const parts = Array.from({ length: c.grid[ax] }, (_, i) => reduce(c.block(...[...kept.slice(0, ax), i, ...kept.slice(ax)]), ax));
-    return combine(parts, parts[0].device);
-  });
-  return new ChunkedTensor(c.shape.filter((_, d) => d !== ax), c.chunks.filter((_, d) => d !== ax), blocks[0]?.dtype ?? c.dtype, blocks);
-}
-
 
 /**
  * Splits `t` into blocks (Dask's da.from_array(x, chunks=...)), placed in

@@ -1083,6 +1083,32 @@ function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtyp
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
+const OP_CUMPROD = new OpRef('cumprod');
+/** `cumprod(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: Inclusive prefix products along axis (out has self's shape), computing in dtype's compute type (integers wrap as int64; the CPU multiplies floats in double, CUDA in the compute type as a tree: NOTE [ One scan, three operations ]). */
+function cumprod(fn: string, a: { self: NativeTensor; axis: number | bigint; dtype: DType; out: NativeTensor }): void {
+  const id = OP_CUMPROD.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.out);
+}
+const OP_CUMMAX = new OpRef('cummax');
+/** `cummax(Tensor self, int axis, Tensor values, Tensor indices) -> ()`: The running maximum along axis (values: self's dtype and shape) and where it was found (indices: int64); ties and NaNs go to the last index, a NaN is the maximum from its position on, as torch (NOTE [ Running extremum keys ]). */
+function cummax(fn: string, a: { self: NativeTensor; axis: number | bigint; values: NativeTensor; indices: NativeTensor }): void {
+  const id = OP_CUMMAX.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  native.callOpStaged(id, a.self, a.values, a.indices);
+}
+const OP_CUMMIN = new OpRef('cummin');
+/** `cummin(Tensor self, int axis, Tensor values, Tensor indices) -> ()`: The running minimum along axis and where it was found, as cummax (ties and NaNs to the last index). */
+function cummin(fn: string, a: { self: NativeTensor; axis: number | bigint; values: NativeTensor; indices: NativeTensor }): void {
+  const id = OP_CUMMIN.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 3, a.axis);
+  native.callOpStaged(id, a.self, a.values, a.indices);
+}
 const OP_GATHER = new OpRef('gather');
 /** `gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()`: out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)). */
 function gather(fn: string, a: { self: NativeTensor; axis: number | bigint; index: NativeTensor; wrap: boolean; out: NativeTensor }): void {
@@ -1479,6 +1505,9 @@ export {
   std,
   vectorNorm,
   cumsum,
+  cumprod,
+  cummax,
+  cummin,
   gather,
   scatter,
   scatterReduce,

@@ -229,6 +229,12 @@ void vector_norm_cpu(const Tensor& self, IntArrayRef axis, double ord, ScalarTyp
 void vector_norm_cuda(const Tensor& self, IntArrayRef axis, double ord, ScalarType dtype, const Tensor& out);
 void cumsum_cpu(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
 void cumsum_cuda(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
+void cumprod_cpu(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
+void cumprod_cuda(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out);
+void cummax_cpu(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices);
+void cummax_cuda(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices);
+void cummin_cpu(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices);
+void cummin_cuda(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices);
 void gather_cpu(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
 void gather_cuda(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out);
 void scatter_cpu(const Tensor& self, int64_t axis, const Tensor& index, const Tensor& src, int64_t reduce);

@@ -338,6 +338,15 @@ GX_LIBRARY(gx_ops, m) {
   m.def("cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()",
         "Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type.")
       .impl(gx::kCPU, gx::ops::cumsum_cpu) GX_OPS_CUDA_IMPL(gx::ops::cumsum_cuda);
+  m.def("cumprod(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()",
+        "Inclusive prefix products along axis (out has self's shape), computing in dtype's compute type (integers wrap as int64; the CPU multiplies floats in double, CUDA in the compute type as a tree: NOTE [ One scan, three operations ]).")
+      .impl(gx::kCPU, gx::ops::cumprod_cpu) GX_OPS_CUDA_IMPL(gx::ops::cumprod_cuda);
+  m.def("cummax(Tensor self, int axis, Tensor values, Tensor indices) -> ()",
+        "The running maximum along axis (values: self's dtype and shape) and where it was found (indices: int64); ties and NaNs go to the last index, a NaN is the maximum from its position on, as torch (NOTE [ Running extremum keys ]).")
+      .impl(gx::kCPU, gx::ops::cummax_cpu) GX_OPS_CUDA_IMPL(gx::ops::cummax_cuda);
+  m.def("cummin(Tensor self, int axis, Tensor values, Tensor indices) -> ()",
+        "The running minimum along axis and where it was found, as cummax (ties and NaNs to the last index).")
+      .impl(gx::kCPU, gx::ops::cummin_cpu) GX_OPS_CUDA_IMPL(gx::ops::cummin_cuda);
   m.def("gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()",
         "out[..., j, ...] = self[..., index[..., j, ...], ...] along axis (out has index's shape and self's dtype; index int64 or int32, in [0, size), or with wrap in [-size, size)).")
       .impl(gx::kCPU, gx::ops::gather_cpu) GX_OPS_CUDA_IMPL(gx::ops::gather_cuda);

@@ -116,7 +116,7 @@ inline Tensor clamp(const Tensor& x, const Scalar* lo, const Scalar* hi) {
 
 using AlongDimFn = void (*)(const Tensor&, int64_t, ScalarType, const Tensor&);
 
-// softmax, log_softmax, cumsum: the result has x's sizes and `dtype`; an asked
+// softmax, log_softmax, cumsum, cumprod: the result has x's sizes and `dtype`; an asked
 // dtype converts the input first (lib/ops/axes.ts callAlongAxis).
 inline Tensor along_dim(const char* fn, AlongDimFn call, const Tensor& x, int64_t dim, ScalarType dtype, bool asked) {
   check_defined(x, fn, "self");
@@ -307,6 +307,16 @@ inline Tensor cumsum(const Tensor& self, int64_t dim) {
 inline Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
   GX_CHECK(dtype != kBool, "gx::ops::cumsum: dtype bool is not supported; ask for an integer or floating dtype");
   return detail::along_dim("gx::ops::cumsum", raw::cumsum, self, dim, dtype, true);
+}
+// Inclusive prefix products: integer and bool inputs give int64 (wrapping), as torch.cumprod.
+inline Tensor cumprod(const Tensor& self, int64_t dim) {
+  detail::check_defined(self, "gx::ops::cumprod", "self");
+  return detail::along_dim("gx::ops::cumprod", raw::cumprod, self, dim, is_floating(self.dtype()) ? self.dtype() : kInt64,
+                           false);
+}
+inline Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  GX_CHECK(dtype != kBool, "gx::ops::cumprod: dtype bool is not supported; ask for an integer or floating dtype");
+  return detail::along_dim("gx::ops::cumprod", raw::cumprod, self, dim, dtype, true);
 }
 
 // --- statistics ------------------------------------------------------------------

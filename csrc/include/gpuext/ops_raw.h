@@ -662,6 +662,24 @@ inline void cumsum(const Tensor& self, int64_t axis, ScalarType dtype, const Ten
   const gx_value args[4] = {gx::detail::box(self), gx::detail::box(axis), gx::detail::box(dtype), gx::detail::box(out)};
   gx::detail::call_op(op, args, 4, nullptr, 0);
 }
+// cumprod(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()
+inline void cumprod(const Tensor& self, int64_t axis, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cumprod");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(axis), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// cummax(Tensor self, int axis, Tensor values, Tensor indices) -> ()
+inline void cummax(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cummax");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(axis), gx::detail::box(values), gx::detail::box(indices)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// cummin(Tensor self, int axis, Tensor values, Tensor indices) -> ()
+inline void cummin(const Tensor& self, int64_t axis, const Tensor& values, const Tensor& indices) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cummin");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(axis), gx::detail::box(values), gx::detail::box(indices)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
 // gather(Tensor self, int axis, Tensor index, bool wrap, Tensor out) -> ()
 inline void gather(const Tensor& self, int64_t axis, const Tensor& index, bool wrap, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::gather");

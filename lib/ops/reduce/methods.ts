@@ -7,8 +7,8 @@ import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import type { ReduceOptions } from './reduction';
-import { diffImpl, type DiffOptions } from './scan';
-import { cumExtremumImpl, cumprodImpl, type CumprodOptions } from './scan-doubling';
+import { cumprodImpl, diffImpl, type CumprodOptions, type DiffOptions } from './scan';
+import { cumExtremumImpl } from './scan-extremum';
 import type { AxisOptions } from '../axes';
 import { REDUCE, reduceOp } from './reduction';
 import { aminmaxImpl, countNonzeroImpl, nanmeanImpl, nansumImpl, type AminmaxResult, type NanReduceOptions } from './statistics-nan';
@@ -58,6 +58,8 @@ declare module '../../core/tensor' {
     diff(n?: number, axis?: number, opts?: DiffOptions): Tensor<D>;
     diff(n: number, opts: DiffOptions): Tensor<D>;
     /** gx.cumprod: inclusive prefix products along an axis. @example x.cumprod(0) */
+    cumprod<E extends DType>(axis: number, opts: CumprodOptions<E> & { dtype: E }): Tensor<E>;
+    cumprod<E extends DType>(opts: CumprodOptions<E> & { axis: number; dtype: E }): Tensor<E>;
     cumprod(axis: number, opts?: CumprodOptions): Tensor<SumResult<D>>;
     cumprod(opts: CumprodOptions & { axis: number }): Tensor<SumResult<D>>;
     /** gx.cummax: the running maximum and its index, `{ values, indices }`. @example const [m, i] = x.cummax(1) */

@@ -1,8 +1,10 @@
-// gx.cumsum: inclusive prefix sums along one axis, like torch.cumsum.
-// Integer and bool inputs give int64 (exact, wrapping as int64 does);
-// floating ones keep their dtype (float16 and bfloat16 add in float32);
-// `{ dtype }` converts the input first, as torch's `dtype` argument. The
-// kernels are in ops/scan/.
+// gx.cumsum and gx.cumprod: inclusive prefix sums and products along one
+// axis, like torch.cumsum and torch.cumprod. Integer and bool inputs give
+// int64 (exact, wrapping as int64 does); floating ones keep their dtype
+// (float16 and bfloat16 compute in float32); `{ dtype }` converts the input
+// first, as torch's `dtype` argument. The kernels are in ops/scan/ (NOTE
+// [ One scan, three operations ] in scan.h: the devices agree bit for bit on
+// integers, within rounding on floats).
 import { parseDType } from '../../core/dtype';
 import type { DType } from '../../generated/dtypes';
 import { recorders, shouldRecord } from '../../tape/graph';
@@ -26,17 +28,30 @@ export interface CumsumOptions<E extends DType = DType> extends AxisOptions {
 
 const CUMSUM_KEYS = optionKeys<CumsumOptions>({ axis: true, dim: true, dtype: true, out: true });
 
-/** @internal */
-export function cumsumImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+/** The options of gx.cumprod: those of gx.cumsum. */
+export type CumprodOptions<E extends DType = DType> = CumsumOptions<E>;
+
+/** cumsum or cumprod of x along its axis (the same arguments, the same dtype rule). */
+function runningImpl(name: 'cumsum' | 'cumprod', a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
   const o = axisCallOptions<CumsumOptions>(arg, opts, fn, CUMSUM_KEYS);
   const dim = normalizeAxis(axisOfCall(arg, o, fn, true), x.shape, fn);
   const asked = o.dtype !== undefined ? parseDType(o.dtype, fn) : undefined;
   if (asked === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; ask for an integer or floating dtype`);
   const dtype: DType = asked ?? (isFloating(x.dtype) ? x.dtype : 'int64');
-  const result = callAlongAxis(ops.cumsum, x, dim, dtype, asked, o.out, fn);
-  if (o.out === undefined && shouldRecord(x)) recorders.alongAxis?.('cumsum', x, dim, result);
+  const result = callAlongAxis(ops[name], x, dim, dtype, asked, o.out, fn);
+  if (o.out === undefined && shouldRecord(x)) recorders.alongAxis?.(name, x, dim, result);
   return result;
+}
+
+/** @internal */
+export function cumsumImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+  return runningImpl('cumsum', a, arg, opts, fn);
+}
+
+/** @internal gx.cumprod and Tensor.cumprod (its gradient: lib/autograd/cumprod-backward.ts). */
+export function cumprodImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor {
+  return runningImpl('cumprod', a, arg, opts, fn);
 }
 
 export interface CumsumFn {
@@ -54,6 +69,16 @@ export interface CumsumFn {
  */
 export const cumsum: CumsumFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
   cumsumImpl(x, axis, opts, 'gx.cumsum')) as CumsumFn;
+
+/**
+ * Inclusive prefix products along `axis` (negative counts from the end), as
+ * torch.cumprod: integer and bool inputs give int64 (wrapping as int64
+ * does), floating ones keep their dtype; `{ dtype }` converts the input
+ * first. Its gradient is right where the input has zeros (as torch's).
+ * @example gx.cumprod(gx.tensor([1, 2, 3, 4]), 0) // [1, 2, 6, 24]
+ */
+export const cumprod: CumsumFn = ((x: unknown, axis: unknown, opts?: unknown): Tensor =>
+  cumprodImpl(x, axis, opts, 'gx.cumprod')) as CumsumFn;
 
 // --- diff ------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ import { named } from '../named';
 import { isnan } from '../elementwise/predicates';
 import { optionKeys } from '../../core/options';
 import { REDUCE, reduceOp } from './reduction';
-import { cumExtremumImpl } from './scan-doubling';
+import { cumExtremumImpl } from './scan-extremum';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import {
   checkLength, linesOf, MEDIAN_KEYS, quantileCall, torchLerp, type MedianOptions, type QuantileOptions,

@@ -1,5 +1,5 @@
 // The softmax family against plain-JS references in float64: softmax,
-// logSoftmax and cumsum along one axis (with dtype and out), logsumexp, var
+// logSoftmax, cumsum and cumprod along one axis (with dtype and out), logsumexp, var
 // and std over axes (keepdims, correction, out), and their methods.
 import fc from 'fast-check';
 
@@ -12,7 +12,7 @@ import {
 } from '../calls';
 import type { Expect, Known } from '../harness';
 import { numel, type BaseSpec, type ModelTensor } from '../model';
-import { cast, castFrom, computeOf, epsOf, isFloat, maxFinite, roundCompute, toCompute, type V } from '../semantics';
+import { cast, castFrom, computeOf, epsOf, isFloat, maxFinite, roundCompute, toCompute, type Compute, type V } from '../semantics';
 import { axesOf, axisArb, axisValue, groups, type AxisSpec } from './reduce';
 import type { FuzzProperty } from '../property';
 
@@ -34,9 +34,9 @@ function lines(shape: readonly number[], dim: number): number[][] {
   return [...out.values()];
 }
 
-// --- softmax, logSoftmax, cumsum ------------------------------------------------
+// --- softmax, logSoftmax, cumsum, cumprod ---------------------------------------
 
-const ALONG = ['softmax', 'logSoftmax', 'cumsum'] as const;
+const ALONG = ['softmax', 'logSoftmax', 'cumsum', 'cumprod'] as const;
 type AlongName = (typeof ALONG)[number];
 
 export interface AlongInput {
@@ -75,6 +75,34 @@ function softmaxLine(op: 'softmax' | 'logSoftmax', x: readonly number[]): { v: n
   return { v: x.map((v) => v - m - ls), atol: x.map((v) => eps * (Math.abs(v) + Math.abs(m) + Math.abs(ls) + 1)) };
 }
 
+/**
+ * The running product of a line in the compute type c, and what it promises:
+ * CUDA groups the products as a tree, so a float result is promised only
+ * while every contiguous run of the line's factors (their magnitudes lie
+ * between the product of those below 1 and of those above 1, zeros aside)
+ * stays clear of overflow and of subnormals; integers wrap exactly.
+ */
+function cumprodLine(xs: readonly V[], c: Compute, put: (k: number, acc: V | undefined, atol: number) => void): void {
+  let acc: V = c === 'int' ? 1n : 1;
+  let hi = 1, lo = 1;
+  const big = c === 'double' ? Number.MAX_VALUE : maxFinite('float32');
+  const tiny = (c === 'double' ? 2 ** -1022 : 2 ** -126) * 2 ** 30;
+  const eps = c === 'double' ? 2 ** -53 : 2 ** -24;
+  xs.forEach((x, k) => {
+    if (c === 'int') {
+      acc = BigInt.asIntN(64, BigInt(acc) * BigInt(x));
+      put(k, acc, 0);
+      return;
+    }
+    acc = Number(acc) * Number(x);
+    const m = Math.abs(Number(x));
+    if (m > 1 || Number.isNaN(m)) hi *= Number.isNaN(m) ? Infinity : m;
+    else if (m > 0) lo *= m;
+    const safe = hi < big / 4 && lo > tiny;
+    put(k, safe ? roundCompute(acc, c) : undefined, (k + 3) * eps * Math.abs(acc));
+  });
+}
+
 function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: Plan } {
   const bases = inp.bases.slice();
   const x = resolveOperand(inp.x, bases);
@@ -99,8 +127,8 @@ function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: 
     if (askedRaw !== undefined && (typeof askedRaw !== 'string' || !DTYPE_NAMES.has(askedRaw))) return { verdict: errorVerdict('not a dtype') };
     const asked = askedRaw as DType | undefined;
     let dtype: DType;
-    if (inp.op === 'cumsum') {
-      if (asked === 'bool') return { verdict: errorVerdict('cumsum to bool') };
+    if (inp.op === 'cumsum' || inp.op === 'cumprod') {
+      if (asked === 'bool') return { verdict: errorVerdict(`${inp.op} to bool`) };
       dtype = asked ?? (isFloat(xd) ? xd : 'int64');
     } else {
       dtype = asked ?? xd;
@@ -134,6 +162,11 @@ function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: 
           // scan), no promise for the rest of the line.
           if (c === 'int' || !(finiteAbs > big / 4)) values[i] = cast(roundCompute(acc, c), store);
           atol[i] = c === 'int' ? 0 : (k + 3) * (c === 'double' ? 2 ** -53 : 2 ** -24) * absAcc;
+        });
+      } else if (inp.op === 'cumprod') {
+        cumprodLine(xs, c, (k, acc, atolK) => {
+          values[line[k]] = acc === undefined ? undefined : cast(acc, store);
+          atol[line[k]] = atolK;
         });
       } else {
         const r = softmaxLine(inp.op, xs.map(Number));
@@ -181,14 +214,16 @@ function alongPlan(inp: AlongInput, device: string): { bases: BaseSpec[]; plan: 
 type AlongFn = (x: gx.Tensor, axis: number, o?: gx.SoftmaxOptions) => gx.Tensor;
 const ALONG_FN: Record<AlongName, AlongFn> = {
   softmax: (x, a, o) => gx.softmax(x, a, o), logSoftmax: (x, a, o) => gx.logSoftmax(x, a, o), cumsum: (x, a, o) => gx.cumsum(x, a, o),
+  cumprod: (x, a, o) => gx.cumprod(x, a, o),
 };
 const ALONG_METHOD: Record<AlongName, AlongFn> = {
   softmax: (x, a, o) => x.softmax(a, o), logSoftmax: (x, a, o) => x.logSoftmax(a, o), cumsum: (x, a, o) => x.cumsum(a, o),
+  cumprod: (x, a, o) => x.cumprod(a, o),
 };
 
 export const alongProperty: FuzzProperty<AlongInput> = {
   name: 'along',
-  about: 'gx.softmax, logSoftmax, cumsum along one axis, and their methods',
+  about: 'gx.softmax, logSoftmax, cumsum, cumprod along one axis, and their methods',
   arb: alongArb,
   plan: alongPlan,
   weight: 0.7,
