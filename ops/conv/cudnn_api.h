@@ -4,7 +4,7 @@
 // legacy convolution API used here are declared below as cuDNN 9 documents
 // them (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h). test/nn-conv-cudnn.test.ts
 // compiles this file against the real headers, where a machine has them, and
-// checks every value and prototype (static_asserts of cudnn_api_check.cpp).
+// checks every value and prototype (test/fixtures/cudnn_api_check.cpp).
 #pragma once
 #include <cuda_runtime.h>
 
