@@ -2,7 +2,8 @@
 // on CUDA against the unfold + matmul path they fall back to: outputs and the
 // gradients of x, w and b for conv2d / conv1d with stride, padding, dilation,
 // groups (depthwise too), unbatched inputs, in float64, float32 (TF32 off: a
-// float64 reference catches TF32's 10-bit products) and the 16-bit floats;
+// float64 reference catches TF32's 10-bit products) and the 16-bit floats,
+// views that start misaligned;
 // gradcheck of the recorded derivatives, second order included; the
 // fallback's rules. Then, where cuDNN's headers are on the machine, a compile
 // check that ops/conv/cudnn_api.h declares cuDNN's values, struct layouts and
@@ -94,6 +95,23 @@ cudaTest('float16 and bfloat16 through cuDNN compute in float: within a rounding
       ours.forEach((v, i) => close(t, v, exact[i], `${name} ${dtype}: ${NAMES[i]}`, tol, 2e-2));
     }
   }
+});
+
+cudaTest('a contiguous view starting at an odd element (misaligned for cuDNN\'s 16-byte loads) gives its copy\'s result', (t) => {
+  if (!loaded(t)) return;
+  gx.tidy(() => {
+    for (const dtype of ['float16', 'float32'] as const) {
+      const n = 2 * 3 * 9 * 8;
+      const x = gx.narrow(R([n + 1], 351, dtype), 0, 1, n).reshape([2, 3, 9, 8]);
+      t.is(x.storageOffset, 1);
+      const w = R([5, 3, 3, 3], 352, dtype), b = R([5], 353, dtype);
+      const y = F.conv2d(x, w, b, { padding: 1 });
+      const want = F.conv2d(x.clone(), w, b, { padding: 1 });
+      close(t, values(y.astype('float64')), values(want.astype('float64')), `${dtype} output`, 0, 0);
+      gx.sum(gx.mul(y, y).astype('float64')).backward();
+      t.truthy(w.grad, `${dtype}: the gradient reaches the weight`);
+    }
+  });
 });
 
 cudaTest('float32 runs without TF32 by default: a 576-term convolution within float32 rounding of float64', (t) => {

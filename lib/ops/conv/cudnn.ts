@@ -29,7 +29,7 @@
 // refusal falls back before anything is recorded; the backward ops then
 // cannot be refused.
 import * as ops from '../../generated/ops';
-import type { DType } from '../../generated/dtypes';
+import { DTYPE_INFO, type DType } from '../../generated/dtypes';
 import { logger } from '../../platform/log';
 import { record, requiresGrad, shouldRecord } from '../../tape/graph';
 import type { Device } from '../../core/device';
@@ -91,7 +91,13 @@ export function cudnnVersion(device: Device): number | undefined {
 }
 
 const allowTf32 = (dtype: DType): boolean => dtype === 'float32' && getFloat32MatmulPrecision() === 'high';
-const contiguous = <T extends Tensor>(t: T): T => (t.isContiguous() ? t : (t.contiguous() as T));
+/**
+ * t as cuDNN reads it: contiguous, starting 16-byte aligned (a view into the
+ * middle of a buffer may not: some of cuDNN's kernels load 16 bytes at a time
+ * and refuse misaligned pointers). Fresh tensors from the allocator are aligned.
+ */
+const contiguous = <T extends Tensor>(t: T): T =>
+  (t.isContiguous() && (t.storageOffset * DTYPE_INFO[t.dtype].itemsize) % 16 === 0 ? t : (t.clone() as T));
 const args = (g: CudnnGeometry, dtype: DType) => ({
   padding: g.padding, stride: g.stride, dilation: g.dilation, groups: g.groups, allowTf32: allowTf32(dtype), benchmark,
 });
