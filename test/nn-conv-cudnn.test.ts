@@ -75,7 +75,7 @@ cudaTest('cuDNN and the unfold path agree: outputs and gradients, float64 and fl
   const live = gx.memory.stats('cuda').liveTensors;
   let seed = 100;
   for (const [name, c] of Object.entries(CASES)) {
-    for (const [dtype, atol, rtol] of [['float64', 1e-12, 1e-12], ['float32', 2e-5, 2e-5]] as const) {
+    for (const [dtype, atol, rtol] of [['float64', 1e-12, 1e-12], ['float32', 1e-4, 1e-4]] as const) {
       seed += 10;
       const ours = run(c, seed, dtype, true), fallback = run(c, seed, dtype, false);
       ours.forEach((v, i) => close(t, v, fallback[i], `${name} ${dtype}: ${NAMES[i]}`, atol, rtol));

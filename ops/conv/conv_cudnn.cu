@@ -243,8 +243,9 @@ Descriptors::~Descriptors() {
 bool choose(const char* what, Handle h, const Geometry& g, const Descriptors& d, Dir dir, const Buffers* buffers,
             cudaStream_t stream, Choice& out, std::string& reason) {
   const Api& a = api(what);
-  // A captured stream cannot run Find: it takes (and keeps) the heuristics' choice.
-  const bool bench = g.benchmark && buffers != nullptr && !capturing(stream);
+  // A captured stream cannot run Find: it takes what a warm-up measured, else (and keeps) the heuristics' choice.
+  const bool wanted = g.benchmark && buffers != nullptr;
+  const bool bench = wanted && !capturing(stream);
   const std::vector<int64_t> key = key_of(g, dir, bench);
   Cache& c = cache();
   {
@@ -252,6 +253,12 @@ bool choose(const char* what, Handle h, const Geometry& g, const Descriptors& d,
     if (auto it = c.chosen.find(key); it != c.chosen.end()) {
       out = it->second;
       return true;
+    }
+    if (wanted && !bench) {
+      if (auto it = c.chosen.find(key_of(g, dir, true)); it != c.chosen.end()) {
+        out = it->second;
+        return true;
+      }
     }
     if (buffers == nullptr) {
       if (auto it = c.probed.find(key); it != c.probed.end()) {
