@@ -9,10 +9,11 @@
 // viewed (N, G, C/G*KH*KW, L) and w (G, OC/G, C/G*KH*KW): the product (N, G,
 // OC/G, L) is (N, OC, L) again. The gradients come from matmul's and
 // unfold's (fold, its adjoint): the same two kernels, no convolution of its
-// own on the tape. On CUDA cuDNN runs instead when it loads (NOTE [ cuDNN
-// convolutions ] in lib/ops/conv/cudnn.ts). padding 'same' pads d*(k-1)/2 before each dim and lets the
+// own on the tape. padding 'same' pads d*(k-1)/2 before each dim and lets the
 // grid run to the input's size: the windows that reach past the end read the
 // kernel's padding value, so an odd total needs no padded copy of x either.
+// This is the CPU path, and CUDA's when cuDNN does not run (NOTE [ cuDNN
+// convolutions ] in lib/ops/conv/cudnn.ts).
 import { add } from '../generated/elementwise';
 import { matmul } from '../ops/linalg/matmul';
 import { col2im, im2col } from '../ops/conv/unfold';
@@ -186,7 +187,8 @@ export function conv1d(input: Tensor, weight: Tensor, bias: Tensor | null = null
 /**
  * A 2-d convolution (torch.nn.functional.conv2d; cross-correlation, as torch):
  * input (N, C, H, W) or (C, H, W), weight (OC, C / groups, KH, KW), bias (OC)
- * or null. NOTE [ Convolution as unfold and matmul ].
+ * or null. On CUDA through cuDNN when it loads (NOTE [ cuDNN convolutions ]),
+ * else as NOTE [ Convolution as unfold and matmul ] (the CPU's path too).
  * @example gx.nn.functional.conv2d(x, w, b, { stride: 2, padding: 3 })
  */
 export function conv2d(input: Tensor, weight: Tensor, bias: Tensor | null = null, opts?: ConvOptions): Tensor {
