@@ -96,9 +96,10 @@ std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, const std
   DeviceGuard guard(call.g.device);
   dnn::Handle h = dnn::handle(what, call.g.device, current_stream(call.g.device));
   BiasDescriptors d(what, out, out.dtype());
-  // out = 1 * bias (broadcast over N, H, W) + 1 * out, in place.
-  dnn::check(d.a.AddTensor(h, dnn::one(out.dtype()), d.bias, bias->data_ptr(), dnn::one(out.dtype()), d.out, out.data_ptr()),
-             what, "cudnnAddTensor");
+  // out = 1 * bias (broadcast over N, H, W) + 1 * out, in place; refused, the caller discards out.
+  const dnn::Status s = d.a.AddTensor(h, dnn::one(out.dtype()), d.bias, bias->data_ptr(), dnn::one(out.dtype()), d.out, out.data_ptr());
+  if (dnn::refused(s)) return "cudnnAddTensor (the bias) refused: " + dnn::describe(s);
+  dnn::check(s, what, "cudnnAddTensor");
   return "";
 }
 
@@ -134,28 +135,29 @@ void conv_cudnn_backward_weight_cuda(const Tensor& input, const Tensor& grad_out
   GX_CHECK(r.empty(), what, ": cuDNN refused the backward filter pass the forward was told it takes: ", r);
 }
 
-void conv_cudnn_backward_bias_cuda(const Tensor& grad_output, const Tensor& grad_bias) {
+std::string conv_cudnn_backward_bias_cuda(const Tensor& grad_output, const Tensor& grad_bias) {
   const char* what = "conv_cudnn_backward_bias";
   check_bias(what, grad_bias, grad_output);
   GX_CHECK(grad_output.is_contiguous(), what, ": grad_output must be contiguous");
   GX_CHECK(grad_output.dtype() == kFloat32 || grad_output.dtype() == kFloat64 || grad_output.dtype() == kFloat16 ||
                grad_output.dtype() == kBFloat16,
            what, ": dtype ", grad_output.dtype(), " is not supported (floating only)");
-  if (grad_bias.numel() == 0) return;
+  if (grad_bias.numel() == 0) return "";
   const int device = grad_output.device().index;
   DeviceGuard guard(device);
   cudaStream_t stream = current_stream(device);
   if (grad_output.numel() == 0) {
     GX_CHECK(cudaMemsetAsync(grad_bias.data_ptr(), 0, bytes_of(grad_bias), stream) == cudaSuccess, what, ": cudaMemsetAsync failed");
-    return;
+    return "";
   }
-  GX_CHECK(grad_output.numel() < (int64_t{1} << 31), what, ": grad_output of ", grad_output.numel(),
-           " elements (cuDNN takes fewer than 2^31)");
+  if (grad_output.numel() >= (int64_t{1} << 31)) return "a gradient of 2^31 or more elements (cuDNN takes fewer)";
   dnn::Handle h = dnn::handle(what, device, stream);
   BiasDescriptors d(what, grad_output, grad_output.dtype());
-  dnn::check(d.a.ConvolutionBackwardBias(h, dnn::one(grad_output.dtype()), d.out, grad_output.data_ptr(),
-                                         dnn::zero(grad_output.dtype()), d.bias, grad_bias.data_ptr()),
-             what, "cudnnConvolutionBackwardBias");
+  const dnn::Status s = d.a.ConvolutionBackwardBias(h, dnn::one(grad_output.dtype()), d.out, grad_output.data_ptr(),
+                                                   dnn::zero(grad_output.dtype()), d.bias, grad_bias.data_ptr());
+  if (dnn::refused(s)) return "cudnnConvolutionBackwardBias refused: " + dnn::describe(s);
+  dnn::check(s, what, "cudnnConvolutionBackwardBias");
+  return "";
 }
 
 }  // namespace gx::ops

@@ -26,8 +26,9 @@
 // GPUEXT_CUDNN_BENCHMARK=0, taken from cuDNN's heuristics (torch's default):
 // NOTE [ cuDNN algorithms per shape ]. The forward asks, before it runs,
 // whether the backward directions the tape will need have an algorithm, so a
-// refusal falls back before anything is recorded; the backward ops then
-// cannot be refused.
+// refusal falls back before anything is recorded; the backward data and
+// filter ops then cannot be refused. Where cuDNN refuses the bias alone, the
+// forward falls back whole and the bias gradient is a gx.sum.
 import * as ops from '../../generated/ops';
 import { DTYPE_INFO, type DType } from '../../generated/dtypes';
 import { logger } from '../../platform/log';
@@ -38,6 +39,7 @@ import { allocate } from '../creation/creation';
 import { expand } from '../layout/layout';
 import { namedForCaller } from '../library';
 import { getFloat32MatmulPrecision } from '../linalg/matmul';
+import { sum } from '../reduce/functions';
 
 /** A convolution's geometry over (height, width), symmetric padding. */
 export interface CudnnGeometry {
@@ -222,12 +224,20 @@ export function cudnnConvBackwardWeight(x: Tensor, gy: Tensor, wShape: readonly 
   ]);
 }
 
-/** db = gy (N, OC, OH, OW), contiguous, summed over all but its channels; recorded (its gradient: gdb spread back). */
+/**
+ * db = gy (N, OC, OH, OW), contiguous, summed over all but its channels;
+ * recorded (its gradient: gdb spread back). Where cuDNN refuses, gx.sum.
+ */
 export function cudnnConvBackwardBias(gy: Tensor, fn: string): Tensor {
   const oc = gy.shape[1];
   const db = allocate([oc], gy.dtype, gy.device, undefined, fn);
   try {
-    ops.convCudnnBackwardBias(fn, { gradOutput: gy.handle(fn), gradBias: db.handle(fn) });
+    const reason = ops.convCudnnBackwardBias(fn, { gradOutput: gy.handle(fn), gradBias: db.handle(fn) });
+    if (reason !== '') {
+      db.dispose();
+      once(`a CUDA convolution's bias gradient is a sum: ${reason}`);
+      return sum(gy, [0, 2, 3]);  // records itself
+    }
   } catch (e) {
     db.dispose();
     throw namedForCaller(e, fn);
