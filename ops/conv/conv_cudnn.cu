@@ -215,10 +215,15 @@ const void* zero(ScalarType t) {
 }
 
 Descriptors::Descriptors(const char* what, const Geometry& g) : a_(api(what)) {
-  check(a_.CreateTensorDescriptor(&x), what, "cudnnCreateTensorDescriptor");
-  check(a_.CreateTensorDescriptor(&y), what, "cudnnCreateTensorDescriptor");
-  check(a_.CreateFilterDescriptor(&w), what, "cudnnCreateFilterDescriptor");
-  check(a_.CreateConvolutionDescriptor(&conv), what, "cudnnCreateConvolutionDescriptor");
+  try {
+    check(a_.CreateTensorDescriptor(&x), what, "cudnnCreateTensorDescriptor");
+    check(a_.CreateTensorDescriptor(&y), what, "cudnnCreateTensorDescriptor");
+    check(a_.CreateFilterDescriptor(&w), what, "cudnnCreateFilterDescriptor");
+    check(a_.CreateConvolutionDescriptor(&conv), what, "cudnnCreateConvolutionDescriptor");
+  } catch (...) {
+    release();  // a throwing constructor gets no destructor: free those made
+    throw;
+  }
   const int dt = data_type(g.dtype);
   // 16-bit floats accumulate in float, as torch's cuDNN convolutions do.
   const int compute = g.dtype == kFloat64 ? kDataDouble : kDataFloat;
@@ -232,12 +237,15 @@ Descriptors::Descriptors(const char* what, const Geometry& g) : a_(api(what)) {
       took(a_.SetConvolutionMathType(conv, requested_math(g)), what, "cudnnSetConvolutionMathType", r);
 }
 
-Descriptors::~Descriptors() {
+Descriptors::~Descriptors() { release(); }
+
+void Descriptors::release() {
   // Nothing to report to from a destructor; a failed destroy leaks one descriptor.
   if (conv != nullptr) (void)a_.DestroyConvolutionDescriptor(conv);
   if (w != nullptr) (void)a_.DestroyFilterDescriptor(w);
   if (y != nullptr) (void)a_.DestroyTensorDescriptor(y);
   if (x != nullptr) (void)a_.DestroyTensorDescriptor(x);
+  conv = nullptr, w = nullptr, y = nullptr, x = nullptr;
 }
 
 bool choose(const char* what, Handle h, const Geometry& g, const Descriptors& d, Dir dir, const Buffers* buffers,

@@ -66,6 +66,7 @@ class Descriptors {
   ConvDesc conv = nullptr;
 
  private:
+  void release();
   const Api& a_;
   std::string refusal_;
 };
