@@ -46,20 +46,10 @@ const char* dir_name(Dir d) {
   return d == Dir::kForward ? "forward" : d == Dir::kData ? "backward data" : "backward filter";
 }
 
-int max_count(const Api& a, Handle h, Dir dir, const char* what) {
-  int n = 0;
-  switch (dir) {
-    case Dir::kForward: check(a.GetConvolutionForwardAlgorithmMaxCount(h, &n), what, "cudnnGetConvolutionForwardAlgorithmMaxCount"); break;
-    case Dir::kData: check(a.GetConvolutionBackwardDataAlgorithmMaxCount(h, &n), what, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount"); break;
-    case Dir::kFilter: check(a.GetConvolutionBackwardFilterAlgorithmMaxCount(h, &n), what, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount"); break;
-  }
-  return std::max(n, 1);
-}
-
 // cudnnGet*Algorithm_v7: every algorithm, the heuristics' best first.
 bool heuristics(const Api& a, Handle h, const Descriptors& d, Dir dir, std::vector<AlgoPerf>& out, const char* what,
                 std::string& reason) {
-  out.assign(static_cast<size_t>(max_count(a, h, dir, what)), AlgoPerf{});
+  out.assign(static_cast<size_t>(kMaxAlgos), AlgoPerf{});
   int n = 0;
   const int req = static_cast<int>(out.size());
   Status s = kSuccess;
@@ -85,7 +75,7 @@ bool heuristics(const Api& a, Handle h, const Descriptors& d, Dir dir, std::vect
 // cudnnFind*AlgorithmEx on the call's buffers: every algorithm run and timed, the fastest first.
 bool find(const Api& a, Handle h, const Descriptors& d, Dir dir, const Buffers& b, void* ws, size_t bytes,
           std::vector<AlgoPerf>& out, const char* what, std::string& reason) {
-  out.assign(static_cast<size_t>(max_count(a, h, dir, what)), AlgoPerf{});
+  out.assign(static_cast<size_t>(kMaxAlgos), AlgoPerf{});
   int n = 0;
   const int req = static_cast<int>(out.size());
   Status s = kSuccess;

@@ -34,15 +34,12 @@ const ol::Loaded<Api>& loaded() {
         ol::resolve(lib, "cudnnSetConvolutionGroupCount", a.SetConvolutionGroupCount, missing);
         ol::resolve(lib, "cudnnSetConvolutionMathType", a.SetConvolutionMathType, missing);
         ol::resolve(lib, "cudnnDestroyConvolutionDescriptor", a.DestroyConvolutionDescriptor, missing);
-        ol::resolve(lib, "cudnnGetConvolutionForwardAlgorithmMaxCount", a.GetConvolutionForwardAlgorithmMaxCount, missing);
         ol::resolve(lib, "cudnnGetConvolutionForwardAlgorithm_v7", a.GetConvolutionForwardAlgorithm_v7, missing);
         ol::resolve(lib, "cudnnFindConvolutionForwardAlgorithmEx", a.FindConvolutionForwardAlgorithmEx, missing);
         ol::resolve(lib, "cudnnConvolutionForward", a.ConvolutionForward, missing);
-        ol::resolve(lib, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", a.GetConvolutionBackwardDataAlgorithmMaxCount, missing);
         ol::resolve(lib, "cudnnGetConvolutionBackwardDataAlgorithm_v7", a.GetConvolutionBackwardDataAlgorithm_v7, missing);
         ol::resolve(lib, "cudnnFindConvolutionBackwardDataAlgorithmEx", a.FindConvolutionBackwardDataAlgorithmEx, missing);
         ol::resolve(lib, "cudnnConvolutionBackwardData", a.ConvolutionBackwardData, missing);
-        ol::resolve(lib, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", a.GetConvolutionBackwardFilterAlgorithmMaxCount, missing);
         ol::resolve(lib, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", a.GetConvolutionBackwardFilterAlgorithm_v7, missing);
         ol::resolve(lib, "cudnnFindConvolutionBackwardFilterAlgorithmEx", a.FindConvolutionBackwardFilterAlgorithmEx, missing);
         ol::resolve(lib, "cudnnConvolutionBackwardFilter", a.ConvolutionBackwardFilter, missing);

@@ -33,6 +33,10 @@ constexpr int kCrossCorrelation = 1;
 // cudnnMathType_t
 enum MathType : int { kDefaultMath = 0, kTensorOpMath = 1, kTensorOpMathAllowConversion = 2, kFmaMath = 3 };
 
+// The most algorithms a direction has (cuDNN 9: 8 forward, 6 backward data, 7 backward filter): the size of the
+// perf arrays the Get/Find calls fill (they return how many they wrote).
+constexpr int kMaxAlgos = 16;
+
 // cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionBwdDataAlgoPerf_t and
 // cudnnConvolutionBwdFilterAlgoPerf_t: one layout (the algo enums are ints).
 struct AlgoPerf {
@@ -63,7 +67,6 @@ struct Api {
   Status (*SetConvolutionMathType)(ConvDesc, int math_type) = nullptr;
   Status (*DestroyConvolutionDescriptor)(ConvDesc) = nullptr;
 
-  Status (*GetConvolutionForwardAlgorithmMaxCount)(Handle, int*) = nullptr;
   Status (*GetConvolutionForwardAlgorithm_v7)(Handle, TensorDesc x, FilterDesc w, ConvDesc, TensorDesc y, int requested,
                                               int* returned, AlgoPerf*) = nullptr;
   Status (*FindConvolutionForwardAlgorithmEx)(Handle, TensorDesc x, const void* xp, FilterDesc w, const void* wp,
@@ -73,7 +76,6 @@ struct Api {
                                ConvDesc, int algo, void* workspace, size_t workspace_bytes, const void* beta,
                                TensorDesc y, void* yp) = nullptr;
 
-  Status (*GetConvolutionBackwardDataAlgorithmMaxCount)(Handle, int*) = nullptr;
   Status (*GetConvolutionBackwardDataAlgorithm_v7)(Handle, FilterDesc w, TensorDesc dy, ConvDesc, TensorDesc dx,
                                                    int requested, int* returned, AlgoPerf*) = nullptr;
   Status (*FindConvolutionBackwardDataAlgorithmEx)(Handle, FilterDesc w, const void* wp, TensorDesc dy,
@@ -84,7 +86,6 @@ struct Api {
                                     const void* dyp, ConvDesc, int algo, void* workspace, size_t workspace_bytes,
                                     const void* beta, TensorDesc dx, void* dxp) = nullptr;
 
-  Status (*GetConvolutionBackwardFilterAlgorithmMaxCount)(Handle, int*) = nullptr;
   Status (*GetConvolutionBackwardFilterAlgorithm_v7)(Handle, TensorDesc x, TensorDesc dy, ConvDesc, FilterDesc dw,
                                                      int requested, int* returned, AlgoPerf*) = nullptr;
   Status (*FindConvolutionBackwardFilterAlgorithmEx)(Handle, TensorDesc x, const void* xp, TensorDesc dy,
