@@ -281,6 +281,26 @@ module.exports = [
   op('fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()',
     'col2im, unfold\'s adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over ' +
     'the windows covering each element, gathered in one order on both devices (ops/conv/unfold.h).'),
+  op('cudnn_version(Device device) -> int',
+    'cuDNN\'s version (cudnnGetVersion, e.g. 91900), loading libcudnn.so.9 on first use (GPUEXT_CUDNN_PATH names ' +
+    'another file); an error saying why when it does not load (ops/conv/cudnn_api.h).', ['cuda']),
+  op('conv_cudnn(Tensor input, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, ' +
+    'bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, Tensor out) -> str',
+    'out = the convolution (a cross-correlation) of input (N, C, H, W) with weight (OC, C/groups, KH, KW), plus bias ' +
+    '(OC) when given, by cuDNN; all contiguous, one floating dtype; padding, stride, dilation [h, w], symmetric ' +
+    'padding. check_grad_*: the backward directions must have an algorithm too. Returns \'\' when done, else why ' +
+    'cuDNN refused the configuration, out unwritten (ops/conv/conv_cudnn.h, NOTE [ cuDNN algorithms per shape ]).', ['cuda']),
+  op('conv_cudnn_backward_input(Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, ' +
+    'int groups, bool allow_tf32, bool benchmark, Tensor grad_input) -> ()',
+    'grad_input (N, C, H, W) = the gradient of conv_cudnn\'s output with respect to its input, from grad_output ' +
+    '(N, OC, OH, OW) and weight (cudnnConvolutionBackwardData); contiguous, one floating dtype.', ['cuda']),
+  op('conv_cudnn_backward_weight(Tensor input, Tensor grad_output, int[] padding, int[] stride, int[] dilation, ' +
+    'int groups, bool allow_tf32, bool benchmark, Tensor grad_weight) -> ()',
+    'grad_weight (OC, C/groups, KH, KW) = the gradient of conv_cudnn\'s output with respect to its weight, from input ' +
+    'and grad_output (cudnnConvolutionBackwardFilter); contiguous, one floating dtype.', ['cuda']),
+  op('conv_cudnn_backward_bias(Tensor grad_output, Tensor grad_bias) -> str',
+    'grad_bias (OC) = grad_output (N, OC, OH, OW) summed over all but its channels (cudnnConvolutionBackwardBias); ' +
+    'contiguous, one floating dtype. Returns \'\' when done, else why cuDNN refused, grad_bias unwritten.', ['cuda']),
   op('foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, ' +
     'float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()',
     'One SGD step of every parameter of the list, in place, as torch.optim.SGD\'s per parameter, in a few ' +

@@ -1,6 +1,7 @@
 // NODE_DEBUG=gpuext: each subsystem's lines appear (in a child process, as a
 // user would run it): binaries, BLAS, allocator growth and out-of-memory,
-// gx.fuse, the extension build cache, the kernel cache, NCCL (on a GPU); a
+// gx.fuse, the extension build cache, the kernel cache, NCCL and the
+// convolutions' path (on a GPU); a
 // finer section (gpuext:load) shows only its own, and nothing prints with
 // the log off.
 import test, { type ExecutionContext } from 'ava';
@@ -18,6 +19,7 @@ import { cudaTest } from './helpers';
 removeTmpdirsAfter();
 const indexJs = path.resolve(__dirname, '../lib/index.js');
 const compilerJs = path.resolve(__dirname, '../lib/rtc/compiler.js');
+const cudnnJs = path.resolve(__dirname, '../lib/ops/conv/cudnn.js');
 
 /** Runs `script` with node -e and NODE_DEBUG=`debug` (unset when undefined); resolves with its output. */
 function node(script: string, debug: string | undefined, cwd = process.cwd()): ReturnType<typeof run> {
@@ -103,6 +105,20 @@ const f = gx.fuse(function soft(x) { return gx.softmax(x, 0); });
 for (let i = 0; i < 3; i++) f(gx.randn([5])).toArraySync();`, 'gpuext:fuse');
   t.is(r.code, 0, r.stderr);
   t.is([...r.stderr.matchAll(/^GPUEXT:FUSE \d+: gx\.fuse\(soft\) runs unfused: \S/gm)].length, 1, r.stderr);
+});
+
+cudaTest('CUDA convolutions say once which path runs and why (cuDNN, or unfold + matmul)', async (t) => {
+  const r = await node(`const gx = require(${JSON.stringify(indexJs)});
+const x = gx.randn([2, 3, 8, 8], { device: 'cuda' }), w = gx.randn([4, 3, 3, 3], { device: 'cuda' });
+const conv = () => gx.nn.functional.conv2d(x, w, null, { padding: 1 }).toArraySync();
+for (let i = 0; i < 3; i++) conv();
+require(${JSON.stringify(cudnnJs)}).setCudnnEnabled(false);
+for (let i = 0; i < 3; i++) conv();`, 'gpuext:conv');
+  t.is(r.code, 0, r.stderr);
+  const lines = r.stderr.match(/^GPUEXT:CONV \d+: .*$/gm) ?? [];
+  // cuDNN loaded, or why not: one line either way; then switched off: one line more.
+  t.is(lines.filter((l) => /: cuDNN \d+ loaded: CUDA convolutions run through it/.test(l) || /: CUDA convolutions use unfold \+ matmul: (?!cuDNN is switched off)\S/.test(l)).length, 1, r.stderr);
+  t.is(lines.filter((l) => /: CUDA convolutions use unfold \+ matmul: cuDNN is switched off/.test(l)).length, 1, r.stderr);
 });
 
 test('an extension build logs its object cache: misses, then hits and a skipped link', async (t) => {

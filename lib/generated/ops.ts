@@ -1278,6 +1278,32 @@ const OP_FOLD = new OpRef('fold');
 function fold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; out: NativeTensor }): void {
   native.callOp(OP_FOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.out);
 }
+const OP_CUDNN_VERSION = new OpRef('cudnn_version');
+/** `cudnn_version(Device device) -> int`: cuDNN's version (cudnnGetVersion, e.g. 91900), loading libcudnn.so.9 on first use (GPUEXT_CUDNN_PATH names another file); an error saying why when it does not load (ops/conv/cudnn_api.h). */
+function cudnnVersion(fn: string, a: { device: Device }): number {
+  return native.callOp(OP_CUDNN_VERSION.id(fn), a.device.toString()) as number;
+}
+const OP_CONV_CUDNN = new OpRef('conv_cudnn');
+/** `conv_cudnn(Tensor input, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, Tensor out) -> str`: out = the convolution (a cross-correlation) of input (N, C, H, W) with weight (OC, C/groups, KH, KW), plus bias (OC) when given, by cuDNN; all contiguous, one floating dtype; padding, stride, dilation [h, w], symmetric padding. check_grad_*: the backward directions must have an algorithm too. Returns '' when done, else why cuDNN refused the configuration, out unwritten (ops/conv/conv_cudnn.h, NOTE [ cuDNN algorithms per shape ]). */
+function convCudnn(fn: string, a: { input: NativeTensor; weight: NativeTensor; bias: NativeTensor | null; padding: readonly number[] | number; stride: readonly number[] | number; dilation: readonly number[] | number; groups: number | bigint; allowTf32: boolean; benchmark: boolean; checkGradInput: boolean; checkGradWeight: boolean; out: NativeTensor }): string {
+  return native.callOp(OP_CONV_CUDNN.id(fn), a.input, a.weight, a.bias, a.padding, a.stride, a.dilation, a.groups, a.allowTf32, a.benchmark, a.checkGradInput, a.checkGradWeight, a.out) as string;
+}
+const OP_CONV_CUDNN_BACKWARD_INPUT = new OpRef('conv_cudnn_backward_input');
+/** `conv_cudnn_backward_input(Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, Tensor grad_input) -> ()`: grad_input (N, C, H, W) = the gradient of conv_cudnn's output with respect to its input, from grad_output (N, OC, OH, OW) and weight (cudnnConvolutionBackwardData); contiguous, one floating dtype. */
+function convCudnnBackwardInput(fn: string, a: { gradOutput: NativeTensor; weight: NativeTensor; padding: readonly number[] | number; stride: readonly number[] | number; dilation: readonly number[] | number; groups: number | bigint; allowTf32: boolean; benchmark: boolean; gradInput: NativeTensor }): void {
+  native.callOp(OP_CONV_CUDNN_BACKWARD_INPUT.id(fn), a.gradOutput, a.weight, a.padding, a.stride, a.dilation, a.groups, a.allowTf32, a.benchmark, a.gradInput);
+}
+const OP_CONV_CUDNN_BACKWARD_WEIGHT = new OpRef('conv_cudnn_backward_weight');
+/** `conv_cudnn_backward_weight(Tensor input, Tensor grad_output, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, Tensor grad_weight) -> ()`: grad_weight (OC, C/groups, KH, KW) = the gradient of conv_cudnn's output with respect to its weight, from input and grad_output (cudnnConvolutionBackwardFilter); contiguous, one floating dtype. */
+function convCudnnBackwardWeight(fn: string, a: { input: NativeTensor; gradOutput: NativeTensor; padding: readonly number[] | number; stride: readonly number[] | number; dilation: readonly number[] | number; groups: number | bigint; allowTf32: boolean; benchmark: boolean; gradWeight: NativeTensor }): void {
+  native.callOp(OP_CONV_CUDNN_BACKWARD_WEIGHT.id(fn), a.input, a.gradOutput, a.padding, a.stride, a.dilation, a.groups, a.allowTf32, a.benchmark, a.gradWeight);
+}
+const OP_CONV_CUDNN_BACKWARD_BIAS = new OpRef('conv_cudnn_backward_bias');
+/** `conv_cudnn_backward_bias(Tensor grad_output, Tensor grad_bias) -> str`: grad_bias (OC) = grad_output (N, OC, OH, OW) summed over all but its channels (cudnnConvolutionBackwardBias); contiguous, one floating dtype. Returns '' when done, else why cuDNN refused, grad_bias unwritten. */
+function convCudnnBackwardBias(fn: string, a: { gradOutput: NativeTensor; gradBias: NativeTensor }): string {
+  const id = OP_CONV_CUDNN_BACKWARD_BIAS.id(fn);
+  return native.callOpStaged(id, a.gradOutput, a.gradBias) as string;
+}
 const OP_FOREACH_SGD = new OpRef('foreach_sgd');
 /** `foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()`: One SGD step of every parameter of the list, in place, as torch.optim.SGD's per parameter, in a few multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists contiguous, of one floating dtype and device (ops/optim/foreach.h). */
 function foreachSgd(fn: string, a: { params: readonly NativeTensor[]; grads: readonly NativeTensor[]; momentumBuffers: readonly NativeTensor[]; lr: number; momentum: number; dampening: number; weightDecay: number; nesterov: boolean; maximize: boolean; first: boolean }): void {
@@ -1528,6 +1554,11 @@ export {
   cross,
   unfold,
   fold,
+  cudnnVersion,
+  convCudnn,
+  convCudnnBackwardInput,
+  convCudnnBackwardWeight,
+  convCudnnBackwardBias,
   foreachSgd,
   foreachAdam,
   svd,

@@ -12,9 +12,12 @@
 // own on the tape. padding 'same' pads d*(k-1)/2 before each dim and lets the
 // grid run to the input's size: the windows that reach past the end read the
 // kernel's padding value, so an odd total needs no padded copy of x either.
+// This is the CPU path, and CUDA's when cuDNN does not run (NOTE [ cuDNN
+// convolutions ] in lib/ops/conv/cudnn.ts).
 import { add } from '../generated/elementwise';
 import { matmul } from '../ops/linalg/matmul';
 import { col2im, im2col } from '../ops/conv/unfold';
+import { cudnnConv } from '../ops/conv/cudnn';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
@@ -155,12 +158,19 @@ function convNd(input: Tensor, weight: Tensor, bias: Tensor | null, opts: ConvOp
   return tidy(() => {
     const { image, batched } = asImage(x, spatial, fn, 'input');
     const n = image.shape[0], l = grid.reduce((a, b) => a * b, 1), rows = cg * k.reduce((a, b) => a * b, 1);
-    const cols = im2col(image, lift(k, d, p, s, grid), 0, fn);
+    const geometry = lift(k, d, p, s, grid);
+    const shape = [...(batched ? [n] : []), oc, ...grid];
+    // NOTE [ cuDNN convolutions ]: on CUDA, cuDNN when it loads and takes the configuration; else the columns.
+    const fast = image.device.type === 'cuda'
+      ? cudnnConv(image, spatial === 1 ? w.reshape([oc, cg, 1, k[0]]) : w, bias, { ...geometry, groups }, geometry.grid, fn)
+      : undefined;
+    if (fast !== undefined) return fast.reshape(shape);
+    const cols = im2col(image, geometry, 0, fn);
     // NOTE [ Convolution as unfold and matmul ]: (N, OC, L) straight out of the product.
     const y = groups === 1
       ? matmul(w.reshape([oc, rows]), cols)
       : matmul(w.reshape([groups, oc / groups, rows]), cols.reshape([n, groups, rows, l]));
-    const shaped = y.reshape([...(batched ? [n] : []), oc, ...grid]);
+    const shaped = y.reshape(shape);
     return bias === null ? shaped : add(shaped, bias.reshape([oc, ...grid.map(() => 1)]));
   });
 }
@@ -177,7 +187,8 @@ export function conv1d(input: Tensor, weight: Tensor, bias: Tensor | null = null
 /**
  * A 2-d convolution (torch.nn.functional.conv2d; cross-correlation, as torch):
  * input (N, C, H, W) or (C, H, W), weight (OC, C / groups, KH, KW), bias (OC)
- * or null. NOTE [ Convolution as unfold and matmul ].
+ * or null. On CUDA through cuDNN when it loads (NOTE [ cuDNN convolutions ]),
+ * else as NOTE [ Convolution as unfold and matmul ] (the CPU's path too).
  * @example gx.nn.functional.conv2d(x, w, b, { stride: 2, padding: 3 })
  */
 export function conv2d(input: Tensor, weight: Tensor, bias: Tensor | null = null, opts?: ConvOptions): Tensor {

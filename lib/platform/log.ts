@@ -21,6 +21,7 @@ export const CHANNELS = {
   nccl: 'NCCL communicator set-up: ranks, device, version',
   alloc: 'device allocator growth and out-of-memory retries',
   fuse: 'gx.fuse functions that run unfused, and why',
+  conv: 'which path CUDA convolutions take (cuDNN, or unfold + matmul) and why',
 } as const;
 
 export type Channel = keyof typeof CHANNELS;

@@ -18,8 +18,9 @@ const OUT = 'csrc/include/gpuext/ops.h';
 const OUT_RAW = 'csrc/include/gpuext/ops_raw.h';
 
 // The library's plumbing stays out of the C++ face: the NCCL calls behind
-// lib/distributed, the report of the CPU backends and the switches for tests.
-const NOT_IN_CXX = /^(nccl_\w+|backends|set_cpu_blas_enabled|set_gemm_kernel)$/;
+// lib/distributed, the cuDNN calls behind lib/nn's convolutions (which fall back to unfold + matmul when cuDNN
+// refuses, a decision made in TS), the report of the CPU backends and the switches for tests.
+const NOT_IN_CXX = /^(nccl_\w+|cudnn_version|conv_cudnn\w*|backends|set_cpu_blas_enabled|set_gemm_kernel)$/;
 
 // A schema's types as the raw calls' C++ parameters and how each is boxed into a gx_value: the columns cxx and
 // cxxBox of the one schema type table.

@@ -1,0 +1,163 @@
+// The cuDNN convolution ops (ops/op-list.js: cudnn_version, conv_cudnn and its
+// three backward ops): arguments checked, the device made current, the
+// thread's handle bound to the current stream, the algorithm chosen once per
+// shape (conv_cudnn.h, NOTE [ cuDNN algorithms per shape ]) and run.
+#include <string>
+#include <vector>
+
+#include "../ops.h"
+#include "conv_cudnn.h"
+
+namespace gx::ops {
+namespace {
+
+namespace dnn = ::gx::ops::cudnn;
+
+// One call of a direction: geometry from (x, w, y), descriptors, handle; the direction chosen and run, or a refusal.
+struct Call {
+  const char* what;
+  dnn::Geometry g;
+  std::string refusal;
+
+  Call(const char* w, const Tensor& x, const Tensor& wt, const Tensor& y, IntArrayRef padding, IntArrayRef stride,
+       IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark)
+      : what(w), refusal(dnn::make_geometry(w, x, wt, y, padding, stride, dilation, groups, allow_tf32, benchmark, g)) {}
+
+  // Runs `dir` on b (with the backward directions in `probe` only asked whether they have an algorithm first);
+  // returns '' when done, else cuDNN's refusal, nothing written.
+  std::string operator()(dnn::Dir dir, const dnn::Buffers& b, const std::vector<dnn::Dir>& probe = {}) {
+    if (!refusal.empty()) return refusal;
+    DeviceGuard guard(g.device);
+    cudaStream_t stream = current_stream(g.device);
+    dnn::Handle h = dnn::handle(what, g.device, stream);
+    dnn::Descriptors d(what, g);
+    if (!d.refusal().empty()) return d.refusal();
+    std::string reason;
+    dnn::Choice c;
+    for (dnn::Dir p : probe) {
+      if (!dnn::choose(what, h, g, d, p, nullptr, stream, c, reason)) return reason;
+    }
+    if (!dnn::choose(what, h, g, d, dir, &b, stream, c, reason)) return reason;
+    dnn::run(what, h, g, d, dir, c, b);
+    return "";
+  }
+};
+
+// A 4-d descriptor (1, oc, 1, 1) of the bias, and the output's, for cudnnAddTensor and cudnnConvolutionBackwardBias.
+struct BiasDescriptors {
+  const dnn::Api& a;
+  dnn::TensorDesc bias = nullptr, out = nullptr;
+  BiasDescriptors(const char* what, const Tensor& y, ScalarType t) : a(dnn::api(what)) {
+    const int dt = dnn::data_type(t);
+    const auto i = [](int64_t v) { return static_cast<int>(v); };
+    dnn::check(a.CreateTensorDescriptor(&bias), what, "cudnnCreateTensorDescriptor");
+    dnn::check(a.CreateTensorDescriptor(&out), what, "cudnnCreateTensorDescriptor");
+    dnn::check(a.SetTensor4dDescriptor(bias, dnn::kNCHW, dt, 1, i(y.size(1)), 1, 1), what, "cudnnSetTensor4dDescriptor (bias)");
+    dnn::check(a.SetTensor4dDescriptor(out, dnn::kNCHW, dt, i(y.size(0)), i(y.size(1)), i(y.size(2)), i(y.size(3))), what,
+               "cudnnSetTensor4dDescriptor (output)");
+  }
+  ~BiasDescriptors() {
+    if (out != nullptr) (void)a.DestroyTensorDescriptor(out);
+    if (bias != nullptr) (void)a.DestroyTensorDescriptor(bias);
+  }
+  BiasDescriptors(const BiasDescriptors&) = delete;
+  BiasDescriptors& operator=(const BiasDescriptors&) = delete;
+};
+
+size_t bytes_of(const Tensor& t) { return static_cast<size_t>(t.numel() * itemsize(t.dtype())); }
+
+void check_bias(const char* what, const Tensor& bias, const Tensor& y) {
+  GX_CHECK(bias.dim() == 1 && y.dim() == 4 && bias.size(0) == y.size(1), what, ": bias ", bias.sizes(),
+           " does not match the output's channels ", y.sizes());
+  GX_CHECK(bias.dtype() == y.dtype() && bias.device() == y.device() && bias.is_contiguous(), what,
+           ": bias must be contiguous, of the output's dtype and device");
+}
+
+}  // namespace
+
+int64_t cudnn_version_cuda(Device device) {
+  DeviceGuard guard(device.index);
+  return static_cast<int64_t>(dnn::api("cudnn_version").GetVersion());
+}
+
+std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                            IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups,
+                            bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight,
+                            const Tensor& out) {
+  const char* what = "conv_cudnn";
+  if (bias.has_value()) check_bias(what, *bias, out);
+  Call call(what, input, weight, out, padding, stride, dilation, groups, allow_tf32, benchmark);
+  if (out.numel() == 0) return call.refusal;
+  std::vector<dnn::Dir> probe;
+  if (check_grad_input) probe.push_back(dnn::Dir::kData);
+  if (check_grad_weight) probe.push_back(dnn::Dir::kFilter);
+  std::string r = call(dnn::Dir::kForward, {input.data_ptr(), weight.data_ptr(), out.data_ptr()}, probe);
+  if (!r.empty() || !bias.has_value()) return r;
+  DeviceGuard guard(call.g.device);
+  dnn::Handle h = dnn::handle(what, call.g.device, current_stream(call.g.device));
+  BiasDescriptors d(what, out, out.dtype());
+  // out = 1 * bias (broadcast over N, H, W) + 1 * out, in place; refused, the caller discards out.
+  const dnn::Status s = d.a.AddTensor(h, dnn::one(out.dtype()), d.bias, bias->data_ptr(), dnn::one(out.dtype()), d.out, out.data_ptr());
+  if (dnn::refused(s)) return "cudnnAddTensor (the bias) refused: " + dnn::describe(s);
+  dnn::check(s, what, "cudnnAddTensor");
+  return "";
+}
+
+void conv_cudnn_backward_input_cuda(const Tensor& grad_output, const Tensor& weight, IntArrayRef padding,
+                                    IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32,
+                                    bool benchmark, const Tensor& grad_input) {
+  const char* what = "conv_cudnn_backward_input";
+  Call call(what, grad_input, weight, grad_output, padding, stride, dilation, groups, allow_tf32, benchmark);
+  if (grad_input.numel() == 0) return;
+  if (grad_output.numel() == 0) {  // no windows: nothing reaches the input
+    DeviceGuard guard(grad_input.device().index);
+    GX_CHECK(cudaMemsetAsync(grad_input.data_ptr(), 0, bytes_of(grad_input), current_stream(grad_input.device().index)) == cudaSuccess,
+             what, ": cudaMemsetAsync failed");
+    return;
+  }
+  const std::string r = call(dnn::Dir::kData, {grad_input.data_ptr(), weight.data_ptr(), grad_output.data_ptr()});
+  GX_CHECK(r.empty(), what, ": cuDNN refused the backward data pass the forward was told it takes: ", r);
+}
+
+void conv_cudnn_backward_weight_cuda(const Tensor& input, const Tensor& grad_output, IntArrayRef padding,
+                                     IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32,
+                                     bool benchmark, const Tensor& grad_weight) {
+  const char* what = "conv_cudnn_backward_weight";
+  Call call(what, input, grad_weight, grad_output, padding, stride, dilation, groups, allow_tf32, benchmark);
+  if (grad_weight.numel() == 0) return;
+  if (grad_output.numel() == 0) {  // an empty batch: the gradient is zero
+    DeviceGuard guard(grad_weight.device().index);
+    GX_CHECK(cudaMemsetAsync(grad_weight.data_ptr(), 0, bytes_of(grad_weight), current_stream(grad_weight.device().index)) == cudaSuccess,
+             what, ": cudaMemsetAsync failed");
+    return;
+  }
+  const std::string r = call(dnn::Dir::kFilter, {input.data_ptr(), grad_weight.data_ptr(), grad_output.data_ptr()});
+  GX_CHECK(r.empty(), what, ": cuDNN refused the backward filter pass the forward was told it takes: ", r);
+}
+
+std::string conv_cudnn_backward_bias_cuda(const Tensor& grad_output, const Tensor& grad_bias) {
+  const char* what = "conv_cudnn_backward_bias";
+  check_bias(what, grad_bias, grad_output);
+  GX_CHECK(grad_output.is_contiguous(), what, ": grad_output must be contiguous");
+  GX_CHECK(grad_output.dtype() == kFloat32 || grad_output.dtype() == kFloat64 || grad_output.dtype() == kFloat16 ||
+               grad_output.dtype() == kBFloat16,
+           what, ": dtype ", grad_output.dtype(), " is not supported (floating only)");
+  if (grad_bias.numel() == 0) return "";
+  const int device = grad_output.device().index;
+  DeviceGuard guard(device);
+  cudaStream_t stream = current_stream(device);
+  if (grad_output.numel() == 0) {
+    GX_CHECK(cudaMemsetAsync(grad_bias.data_ptr(), 0, bytes_of(grad_bias), stream) == cudaSuccess, what, ": cudaMemsetAsync failed");
+    return "";
+  }
+  if (grad_output.numel() >= (int64_t{1} << 31)) return "a gradient of 2^31 or more elements (cuDNN takes fewer)";
+  dnn::Handle h = dnn::handle(what, device, stream);
+  BiasDescriptors d(what, grad_output, grad_output.dtype());
+  const dnn::Status s = d.a.ConvolutionBackwardBias(h, dnn::one(grad_output.dtype()), d.out, grad_output.data_ptr(),
+                                                   dnn::zero(grad_output.dtype()), d.bias, grad_bias.data_ptr());
+  if (dnn::refused(s)) return "cudnnConvolutionBackwardBias refused: " + dnn::describe(s);
+  dnn::check(s, what, "cudnnConvolutionBackwardBias");
+  return "";
+}
+
+}  // namespace gx::ops
