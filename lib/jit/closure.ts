@@ -71,11 +71,22 @@ export function closureValues(f: Function, names: Iterable<string>): Lookup {
   };
 }
 
-function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
+/** One inspector session per process, connected at the first closure read and kept (connecting costs each read otherwise). */
+let sessionMemo: Inspector.Session | undefined;
+function session(): Inspector.Session {
+  if (sessionMemo !== undefined) return sessionMemo;
   // inspector loads with the first closure read, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const session = new (require('inspector') as typeof Inspector).Session();
-  session.connect();
+  const s = new (require('inspector') as typeof Inspector).Session();
+  s.connect();
+  return (sessionMemo = s);
+}
+
+/** The inspector's handles of one read: released together when the read ends, so a kept session holds no value alive. */
+const GROUP = 'gx-jit-closure';
+
+function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
+  const s = session();
   const key = `__gx_jit_closure_${process.pid}`;
   const g = globalThis as Record<string, unknown>;
   const sink: unknown[] = [];
@@ -83,7 +94,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   // A session in this thread answers synchronously: every callback below has run when post() returns.
   const props = (objectId: string, own: boolean): PropertyDescriptor[] => {
     let out: PropertyDescriptor[] = [];
-    session.post('Runtime.getProperties', { objectId, ownProperties: own }, (err, r) => {
+    s.post('Runtime.getProperties', { objectId, ownProperties: own }, (err, r) => {
       if (!err) out = [...(r.result as PropertyDescriptor[]), ...((r.internalProperties ?? []) as PropertyDescriptor[])];
     });
     return out;
@@ -95,7 +106,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
       return { ok: true, value: o.type === 'undefined' ? undefined : o.value };
     }
     sink.length = 0;
-    session.post('Runtime.callFunctionOn', {
+    s.post('Runtime.callFunctionOn', {
       objectId: o.objectId,
       functionDeclaration: `function () { globalThis[${JSON.stringify(key)}].sink.push(this); }`,
     }, () => undefined);
@@ -103,7 +114,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   };
   try {
     let fnId: string | undefined;
-    session.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f` }, (err, r) => {
+    s.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f`, objectGroup: GROUP }, (err, r) => {
       if (!err) fnId = (r.result as RemoteObject).objectId;
     });
     const scopes = fnId === undefined ? undefined : props(fnId, false).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
@@ -119,7 +130,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
     }
   } finally {
     delete g[key];
-    session.disconnect();
+    s.post('Runtime.releaseObjectGroup', { objectGroup: GROUP }, () => undefined);
   }
 }
 

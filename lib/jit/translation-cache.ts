@@ -35,16 +35,18 @@ import * as path from 'path';
 import type { DType } from '../generated/dtypes';
 import { lazyModule } from '../platform/lazy';
 import { writeFileAtomic } from '../platform/fs';
+import { cacheDir } from '../platform/paths';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
 
-// The kernel cache's files and hashing load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
+// Hashing and file identities load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md);
+// the kernel cache's eviction only with the first write.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('../rtc/cache-io'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */
@@ -82,9 +84,9 @@ export const countTranslation = (): void => {
 
 const memory = new Map<string, unknown>();
 
-/** `<cache dir>/jit`, beside the compiled kernels' `<cache dir>/kernels`. */
+/** `<cache dir>/jit`, beside the compiled kernels' `<cache dir>/kernels` (cache-lookup.ts's kernelCacheDir). */
 export function translationDir(): string {
-  return path.join(path.dirname(kernelCache().kernelCacheDir()), 'jit');
+  return path.join(cacheDir(), 'jit');
 }
 
 /** Empties the memory layer and, with `disk`, the directory (tests). */
