@@ -117,9 +117,11 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
     s.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f`, objectGroup: GROUP }, (err, r) => {
       if (!err) fnId = (r.result as RemoteObject).objectId;
     });
-    const scopes = fnId === undefined ? undefined : props(fnId, false).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
+    // [[Scopes]] is an internal property: the function's own properties carry it (its prototype chain's would only cost).
+    const scopes = fnId === undefined ? undefined : props(fnId, true).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
     if (scopes === undefined) return;
     for (const scope of props(scopes, true)) {
+      if (found.size === wanted.size) break; // the outer scopes' bindings of these names are shadowed
       const id = scope.value?.objectId;
       if (id === undefined || scope.value?.description === 'Global') continue;
       for (const v of props(id, true)) {
