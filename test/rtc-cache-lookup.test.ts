@@ -3,7 +3,7 @@
 // requests it keys (NVRTC named by a file, no include), and leaves every
 // other request to compile(); in a fresh process it loads no compiler. And
 // NVRTC's -minimal (NOTE [ Minimal NVRTC ]): passed where NVRTC takes it,
-// dropped where it predates it.
+// dropped where it predates it; and the prefetch of NVRTC's files.
 import test from 'ava';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -13,6 +13,7 @@ import * as path from 'path';
 import { cachedImage, diskGet, kernelCacheDir } from '../lib/rtc/cache-lookup';
 import { compile, kernelCacheKey, type RtcNative } from '../lib/rtc/compiler';
 import { nvrtcTakesMinimal } from '../lib/rtc/nvrtc-backend';
+import { prefetchNvrtc, resetNvrtcPrefetch } from '../lib/rtc/nvrtc-prefetch';
 
 const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-cache-lookup-'));
 process.env.GPUEXT_CACHE_DIR = ROOT;
@@ -145,4 +146,23 @@ test('NVRTC takes -minimal from 12.4 on; an older one compiles without it, under
   const { native, compiles } = fakeNvrtc('13.0');
   compile({ source: kernel(), name: 'k.cu', arch: 'sm_90', options: ['--fmad=false'] }, { native });
   t.false(compiles[0].includes('-minimal'));
+});
+
+test.serial('the NVRTC prefetch reads the library and its builtins beside it, once per process, and only for NVRTC named by a file', async (t) => {
+  resetNvrtcPrefetch();
+  const dir = fs.mkdtempSync(path.join(ROOT, 'prefetch-'));
+  const lib = path.join(dir, 'libnvrtc.so.13');
+  const builtins = path.join(dir, 'libnvrtc-builtins.so.13.0');
+  fs.writeFileSync(lib, new Uint8Array(9 * 1024 * 1024 + 123).map(() => Math.floor(Math.random() * 256)));
+  fs.writeFileSync(builtins, new Uint8Array(4321).fill(5));
+  fs.writeFileSync(path.join(dir, 'libcudart.so.13'), 'not NVRTC\'s');
+  const native = { ...fakeNvrtc().native, nvrtcCandidates: () => [lib, 'libnvrtc.so.13'] };
+  t.deepEqual(prefetchNvrtc(fakeNvrtc('13.0', null).native), [], 'a bare soname: nothing to read');
+  t.deepEqual(prefetchNvrtc(null), []);
+  const bytes = await new Promise<number>((resolve) => {
+    t.deepEqual(prefetchNvrtc(native, resolve).sort(), [builtins, lib].sort());
+  });
+  t.is(bytes, 9 * 1024 * 1024 + 123 + 4321, 'every byte of both files was read');
+  t.deepEqual(prefetchNvrtc(native), [], 'once per process');
+  resetNvrtcPrefetch();
 });

@@ -47,6 +47,8 @@ import type { ScalarDType } from './types';
 const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('../rtc/cache-io'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nvrtcPrefetch = lazyModule(() => require('../rtc/nvrtc-prefetch') as typeof import('../rtc/nvrtc-prefetch'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */
@@ -173,6 +175,8 @@ export function infoGet(text: string): FunctionInfo | undefined {
   if (m !== undefined) return m;
   const v = get(textKey(text), isInfo);
   if (v !== undefined) infos.set(text, v);
+  // A text never seen is parsed and translated now, and compiled after: NVRTC's files are read meanwhile (NOTE [ NVRTC prefetch ]).
+  else nvrtcPrefetch().prefetchNvrtc();
   return v;
 }
 
