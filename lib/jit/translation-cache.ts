@@ -24,7 +24,9 @@
 // Finding the chains needs a parse; so the chains of a function are cached
 // too, by its text. A hit reads two small JSON files and the closure (through
 // the inspector, closure.ts) and never loads acorn or the translator
-// (rawkernel.ts requires kernel-gen.ts only on a miss). On disk an entry is
+// (rawkernel.ts requires kernel-gen.ts only on a miss), nor the kernel cache's
+// writer; the kernel's image is then found without the compiler (NOTE [ Warm
+// lookup ] in lib/rtc/cache-lookup.ts). On disk an entry is
 // `<cache dir>/jit/<sha256>.json`, written atomically; one that does not
 // check out (unreadable, another format, another key, a wrong shape) is a
 // miss and is written again. The directory is bounded like the kernel cache
