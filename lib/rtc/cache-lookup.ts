@@ -21,7 +21,6 @@ import { logger } from '../platform/log';
 import { cacheDir } from '../platform/paths';
 import { lazyModule } from '../platform/lazy';
 import { fileIdentity, identityOf, isFile, readEntryFiles, sha256Hex } from './cache-io';
-import { normalizeOptions, preIncludesOf } from './compile-options';
 import { loadDefaultNative, type RtcNative } from './rtc-native';
 
 // find-cuda's search only where the usual toolkit directories have no headers (NOTE [ Lazy entry ] in lib/README.md).
@@ -139,6 +138,70 @@ export const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): Nvr
   nvrtcFileMemo.set(native, found);
   return found ?? undefined;
 });
+
+// ---------------------------------------------------------------------------
+// Options, as the key sees them
+
+/** Options that take a value, in their spellings; the canonical form is `<canon><value>`. */
+const VALUED: { names: string[]; canon: string }[] = [
+  { names: ['-I', '--include-path'], canon: '-I' },
+  { names: ['-D', '--define-macro'], canon: '-D' },
+  { names: ['-U', '--undefine-macro'], canon: '-U' },
+  { names: ['-include', '--pre-include'], canon: '--pre-include=' },
+  { names: ['-Xptxas', '--ptxas-options'], canon: '--ptxas-options=' },
+];
+
+/**
+ * Options in one token each, order kept: `-I dir`, `['-I', 'dir']`,
+ * `--include-path=dir` all become `-Idir` (likewise -D, -U, --pre-include=,
+ * --ptxas-options=). The arch is not an option (it is `arch`).
+ */
+export function normalizeOptions(options: readonly string[], what = 'gx.RawKernel'): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < options.length; i++) {
+    const raw = options[i];
+    if (typeof raw !== 'string') throw new TypeError(`${what}: options must be strings; option ${i} is ${typeof raw}`);
+    const opt = raw.trim();
+    if (opt === '') continue;
+    if (/^(-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)([= ]|$)/.test(opt)) {
+      throw new TypeError(`${what}: '${opt}': give the arch as the arch option (e.g. arch: 'sm_90'), not in options`);
+    }
+    let matched = false;
+    for (const v of VALUED) {
+      for (const name of v.names) {
+        let value: string | undefined;
+        if (opt === name) {
+          const next = options[i + 1];
+          if (typeof next !== 'string' || next.trim() === '') throw new TypeError(`${what}: option '${name}' needs a value`);
+          value = next.trim();
+          i++;
+        } else if (opt.startsWith(`${name}=`)) {
+          value = opt.slice(name.length + 1);
+        } else if (opt.startsWith(`${name} `)) {
+          value = opt.slice(name.length + 1).trim();
+        } else if ((name === '-I' || name === '-D' || name === '-U') && opt.startsWith(name)) {
+          value = opt.slice(name.length);
+        }
+        if (value !== undefined) {
+          out.push(`${v.canon}${value}`);
+          matched = true;
+          break;
+        }
+      }
+      if (matched) break;
+    }
+    if (!matched) out.push(opt);
+  }
+  return out;
+}
+
+export function includeDirsOf(options: readonly string[]): string[] {
+  return options.filter((o) => o.startsWith('-I')).map((o) => o.slice(2));
+}
+
+export function preIncludesOf(options: readonly string[]): string[] {
+  return options.filter((o) => o.startsWith('--pre-include=')).map((o) => o.slice('--pre-include='.length));
+}
 
 // ---------------------------------------------------------------------------
 // Memory
