@@ -10,6 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+import { knownDeviceCount } from '../lib/core/device';
 import { cachedImage, diskGet, kernelCacheDir } from '../lib/rtc/cache-lookup';
 import { compile, kernelCacheKey, type RtcNative } from '../lib/rtc/compiler';
 import { nvrtcTakesMinimal } from '../lib/rtc/nvrtc-backend';
@@ -150,6 +151,8 @@ test('NVRTC takes -minimal from 12.4 on; an older one compiles without it, under
 
 test.serial('the NVRTC prefetch reads the library and its builtins beside it, once per process, and only for NVRTC named by a file', async (t) => {
   resetNvrtcPrefetch();
+  // A process that has found no GPU reads nothing: this file asks for no device before (on a GPU machine, the count is above 0).
+  t.not(knownDeviceCount(), 0);
   const dir = fs.mkdtempSync(path.join(ROOT, 'prefetch-'));
   const lib = path.join(dir, 'libnvrtc.so.13');
   const builtins = path.join(dir, 'libnvrtc-builtins.so.13.0');

@@ -14,10 +14,13 @@
 // callback until it is done), and the dlopen then finds them in memory. Once
 // per process, and only where NVRTC is named by a file (NOTE [ NVRTC
 // identity ]): nothing is loaded, so require('gpuext') and a warm call pay
-// nothing, and a core without CUDA names no file.
+// nothing, and a core without CUDA names no file. Not in a process that
+// has found no GPU (its kernels run on the simulator); one that has not
+// looked yet (a kernel made before any CUDA tensor) reads them all the same.
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { knownDeviceCount } from '../core/device';
 import { loadDefaultNative, type RtcNative } from './rtc-native';
 
 const CHUNK = 8 * 1024 * 1024;
@@ -33,7 +36,7 @@ let started = false;
  * with the bytes read once every read has finished.
  */
 export function prefetchNvrtc(native: RtcNative | null = loadDefaultNative(), done?: (bytes: number) => void): string[] {
-  if (started || native === null) return [];
+  if (started || native === null || knownDeviceCount() === 0) return [];
   const first = native.nvrtcFile ? native.nvrtcFile()?.[0] : native.nvrtcCandidates?.()[0];
   if (first === undefined || !path.isAbsolute(first)) return [];
   started = true;
