@@ -44,11 +44,11 @@ import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
 
 // Hashing and file identities load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md);
-// the kernel cache's eviction only with the first write.
+// the directory's bound (the kernel cache's eviction) only with the first write.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('../rtc/cache-io'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
+const cacheEvict = lazyModule(() => require('../rtc/cache-evict') as typeof import('../rtc/cache-evict'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nvrtcPrefetch = lazyModule(() => require('../rtc/nvrtc-prefetch') as typeof import('../rtc/nvrtc-prefetch'));
 
@@ -145,7 +145,7 @@ function put(key: string, value: object): void {
   const dir = translationDir();
   try {
     writeFileAtomic(path.join(dir, `${key}.json`), JSON.stringify(entry));
-    kernelCache().evict({ dir, maxBytes: MAX_BYTES }, key);
+    cacheEvict().evict({ dir, maxBytes: MAX_BYTES }, key);
   } catch {
     // read-only or full disk: the next process translates again
   }

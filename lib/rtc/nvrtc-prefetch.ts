@@ -21,7 +21,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { knownDeviceCount } from '../core/device';
-import { loadDefaultNative, type RtcNative } from './rtc-native';
+import { native as core } from '../core/native';
+import type { RtcNative } from './rtc-native';
 
 const CHUNK = 8 * 1024 * 1024;
 /** NVRTC's builtins library, beside it (loaded at the first compile). */
@@ -35,7 +36,7 @@ let started = false;
  * NVRTC is not named by a file, or when already started), and calls `done`
  * with the bytes read once every read has finished.
  */
-export function prefetchNvrtc(native: RtcNative | null = loadDefaultNative(), done?: (bytes: number) => void): string[] {
+export function prefetchNvrtc(native: Pick<RtcNative, 'nvrtcFile' | 'nvrtcCandidates'> | null = coreNvrtc(), done?: (bytes: number) => void): string[] {
   if (started || native === null || knownDeviceCount() === 0) return [];
   const first = native.nvrtcFile ? native.nvrtcFile()?.[0] : native.nvrtcCandidates?.()[0];
   if (first === undefined || !path.isAbsolute(first)) return [];
@@ -50,6 +51,12 @@ export function prefetchNvrtc(native: RtcNative | null = loadDefaultNative(), do
   const files = [first, ...names.map((n) => path.join(dir, n))];
   readInBackground(files, done);
   return files;
+}
+
+/** The core's NVRTC file lookup (the core is loaded with gpuext; rtc-native.ts's checks of the rest are not needed here). */
+function coreNvrtc(): Pick<RtcNative, 'nvrtcFile'> | null {
+  const nvrtcFile: unknown = Reflect.get(core, 'nvrtcFile');
+  return typeof nvrtcFile === 'function' ? { nvrtcFile: () => core.nvrtcFile() } : null;
 }
 
 /** Queues a read of every chunk of every file (best effort: a file that cannot be opened is skipped). */
