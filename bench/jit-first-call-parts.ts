@@ -2,9 +2,10 @@
 // processes (what bench/jit-first-call.ts times whole on a GPU): require
 // gpuext, load the translator (acorn, the typer, the emitter), translate
 // (parse, type, emit: `.source()`), and the kernel cache's lookup of the
-// compiled image (rtc compile() for sm_90: nvcc on a miss, here only to fill
-// the cache; its disk hit is what a warm first call pays before
-// cuModuleLoadData). Cold: an empty cache directory; warm: the same one again.
+// compiled image as RawModule.load makes it (a stand-in NVRTC named by a
+// file: the warm lookup's hit, what a warm first call pays before
+// cuModuleLoadData, or compile()'s front and write on a miss; no compile
+// runs). Cold: an empty cache directory; warm: the same one again.
 //
 //   node dist/bench/jit-first-call-parts.js [rawkernel|vectorize] [runs]
 //
@@ -16,6 +17,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import type * as GX from '../lib';
+import type { RtcNative } from '../lib/rtc/rtc-native';
 
 type Laps = Record<string, number>;
 
@@ -63,13 +65,22 @@ function child(mode: string): void {
   }
   lap(cached ? 'translationHit' : 'translate');
   if (mode === 'rawkernel') {
-    const { compile } = require(path.join(lib, 'rtc', 'compiler')) as typeof import('../lib/rtc/compiler');
-    lap('loadCompiler');
-    const r = compile({ source, name: 'gx_module.cu', arch: 'sm_90' }, { backend: 'nvcc' });
-    lap(r.cached === 'disk' ? 'imageDiskHit' : 'nvccCompile');
+    // The image as RawModule.load finds it, with the jit's options, through a stand-in NVRTC named by a file (none here):
+    // the warm lookup (NOTE [ Warm lookup ]), else compile() (its front, key and write; the stand-in's compile is free).
+    const { compileOptions, exactMath } = require(path.join(lib, 'jit', 'rawkernel')) as typeof import('../lib/jit/rawkernel');
+    const native: RtcNative = {
+      rtcInfo: () => ({ nvrtc: '13.0', nvrtcPath: process.execPath, driver: true }),
+      nvrtcCandidates: () => [process.execPath],
+      nvrtcCompile: () => ({ ok: true, log: '', image: new Uint8Array(4096).fill(7), ptx: false, loweredNames: {} }),
+    };
+    const req = { source, name: 'gx_module.cu', options: compileOptions(source, exactMath([])), arch: 'sm_90' };
+    const hit = (require(path.join(lib, 'rtc', 'cache-lookup')) as typeof import('../lib/rtc/cache-lookup')).cachedImage(req, native);
+    if (hit === undefined) (require(path.join(lib, 'rtc', 'compiler')) as typeof import('../lib/rtc/compiler')).compile(req, { native });
+    lap(hit === undefined ? 'imageCompile' : 'imageHit');
   }
   const loaded = (re: RegExp): boolean => Object.keys(require.cache).some((k) => re.test(k));
-  console.log(JSON.stringify({ laps, acorn: loaded(/[\\/]acorn[\\/]/), translator: loaded(/[\\/]jit[\\/](kernel-gen|typer)\.js$/) }));
+  console.log(JSON.stringify({ laps, acorn: loaded(/[\\/]acorn[\\/]/), translator: loaded(/[\\/]jit[\\/](kernel-gen|typer)\.js$/),
+    compiler: loaded(/[\\/]rtc[\\/]compiler\.js$/) }));
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -82,20 +93,21 @@ function main(): void {
   const mode = process.argv[2] ?? 'rawkernel';
   if (process.argv[3] === '--child') return child(mode);
   const runs = Number(process.argv[3] ?? 5);
-  const states: Record<string, { laps: Laps[]; acorn: boolean; translator: boolean }> = {};
+  const states: Record<string, { laps: Laps[]; acorn: boolean; translator: boolean; compiler: boolean }> = {};
   for (let i = 0; i < runs; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-jit-parts-'));
     for (const state of ['cold', 'warm']) {
       const r = spawnSync(process.execPath, [__filename, mode, '--child'], { env: { ...process.env, GPUEXT_CACHE_DIR: dir }, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`jit-first-call-parts: the ${state} child failed: ${r.stderr}`);
-      const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { laps: Laps; acorn: boolean; translator: boolean };
-      (states[state] ??= { laps: [], acorn: out.acorn, translator: out.translator }).laps.push(out.laps);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { laps: Laps; acorn: boolean; translator: boolean; compiler: boolean };
+      (states[state] ??= { laps: [], acorn: out.acorn, translator: out.translator, compiler: out.compiler }).laps.push(out.laps);
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }
   for (const [state, s] of Object.entries(states)) {
     const parts = Object.keys(s.laps[0]).map((k) => `${k} ${median(s.laps.map((l) => l[k])).toFixed(1)}`);
-    console.log(`${mode} ${state} (CPU ms, median of ${runs}): ${parts.join(', ')}; acorn ${s.acorn ? 'loaded' : 'not loaded'}, translator ${s.translator ? 'loaded' : 'not loaded'}`);
+    console.log(`${mode} ${state} (CPU ms, median of ${runs}): ${parts.join(', ')}; acorn ${s.acorn ? 'loaded' : 'not loaded'}, translator ${s.translator ? 'loaded' : 'not loaded'}` +
+      `${mode === 'rawkernel' ? `, compiler ${s.compiler ? 'loaded' : 'not loaded'}` : ''}`);
   }
 }
 

@@ -10,7 +10,8 @@
 // Without a GPU (or with --cpu) the "first call" is the translation alone
 // (`.source()`), which is what a warm cache saves. Prints one JSON line:
 // wall ms and CPU ms (user + system: robust to a loaded machine) per part,
-// the translation counts, and whether acorn / the translator were loaded.
+// the translation counts, and whether acorn, the translator, the compiler
+// front and node:inspector were loaded.
 import * as path from 'path';
 
 import type * as GX from '../lib';
@@ -72,6 +73,11 @@ function main(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { translationCounts } = require(path.join(__dirname, '..', 'lib', 'jit', 'translation-cache')) as typeof import('../lib/jit/translation-cache');
   const loaded = (re: RegExp): boolean => Object.keys(require.cache).some((k) => re.test(k));
+  /** Node's builtin modules loaded so far (process.moduleLoadList, which @types/node does not declare). */
+  const builtinLoaded = (name: string): boolean => {
+    const list: unknown = Reflect.get(process, 'moduleLoadList');
+    return Array.isArray(list) && list.includes(`NativeModule ${name}`);
+  };
   console.log(JSON.stringify({
     mode, device, laps,
     firstMs: laps.construct.wall + laps.firstCall.wall,
@@ -79,6 +85,9 @@ function main(): void {
     counts: translationCounts,
     acornLoaded: loaded(/[\\/]acorn[\\/]/),
     translatorLoaded: loaded(/[\\/]jit[\\/](kernel-gen|typer|vectorize-gen)\.js$/),
+    // A warm first launch finds its image without the compiler front (NOTE [ Warm lookup ] in lib/rtc/cache-lookup.ts).
+    compilerLoaded: loaded(/[\\/]rtc[\\/]compiler\.js$/),
+    inspectorLoaded: builtinLoaded('inspector'),
   }));
 }
 

@@ -40,6 +40,9 @@ interface FirstCall {
   laps: Record<string, { wall: number; cpu: number }>;
   counts: { translations: number };
   acornLoaded: boolean;
+  /** Whether the compiler front (rtc/compiler.ts: a kernel cache miss, or a request the warm lookup does not key) was loaded. */
+  compilerLoaded: boolean;
+  inspectorLoaded: boolean;
 }
 
 /** A fresh process (bench/jit-first-call.ts): require, CUDA init, then `mode`'s kernel built and first called, each timed. */
@@ -52,18 +55,26 @@ function firstCall(mode: 'rawkernel' | 'vectorize', cacheDir: string): FirstCall
   return JSON.parse(line) as FirstCall;
 }
 
-/** Cold (an empty cache directory) once, then warm (the same directory) three times: the median's run. */
-function firstCalls(mode: 'rawkernel' | 'vectorize'): { cold: FirstCall; warm: FirstCall } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gx-jit-bench-${mode}-`));
-  const cold = firstCall(mode, dir);
-  const warm = [0, 1, 2].map(() => firstCall(mode, dir)).sort((p, q) => p.firstMs - q.firstMs)[1];
-  return { cold, warm };
+/**
+ * Cold (each an empty cache directory) three times, then warm (the last one's directory) three times: each the median's run,
+ * with the range. The first cold run may be the process's first read of NVRTC (a cold page cache), the others not.
+ */
+function firstCalls(mode: 'rawkernel' | 'vectorize'): { cold: FirstCall; warm: FirstCall; coldRange: number[]; warmRange: number[] } {
+  const dirs = [0, 1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), `gx-jit-bench-${mode}-`)));
+  const colds = dirs.map((d) => firstCall(mode, d)).sort((p, q) => p.firstMs - q.firstMs);
+  const warms = [0, 1, 2].map(() => firstCall(mode, dirs[2])).sort((p, q) => p.firstMs - q.firstMs);
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  const range = (rs: FirstCall[]): number[] => [rs[0].firstMs, rs[rs.length - 1].firstMs];
+  return { cold: colds[1], warm: warms[1], coldRange: range(colds), warmRange: range(warms) };
 }
 
-const describeFirst = (what: string, r: { cold: FirstCall; warm: FirstCall }, coldTarget: number, warmTarget: number): string => {
-  const part = (f: FirstCall): string => `${fmt(f.firstMs, 2)} ms (CPU ${fmt(f.firstCpuMs, 2)}; require gpuext ${fmt(f.laps.require.wall)} ms before it)`;
-  return `  ${what} first call, fresh process: cold ${part(r.cold)} (target <= ${coldTarget}: ${r.cold.firstMs <= coldTarget ? 'met' : 'MISSED'}); ` +
-    `warm disk cache ${part(r.warm)}, ${r.warm.counts.translations} translations, acorn ${r.warm.acornLoaded ? 'loaded' : 'not loaded'} ` +
+const describeFirst = (what: string, r: ReturnType<typeof firstCalls>, coldTarget: number, warmTarget: number): string => {
+  const part = (f: FirstCall, range: number[]): string =>
+    `${fmt(f.firstMs, 2)} ms, median of 3 (${fmt(range[0], 2)}–${fmt(range[1], 2)}; CPU ${fmt(f.firstCpuMs, 2)}; require gpuext ${fmt(f.laps.require.wall)} ms before it)`;
+  const loaded = (b: boolean): string => (b ? 'loaded' : 'not loaded');
+  return `  ${what} first call, fresh process: cold ${part(r.cold, r.coldRange)} (target <= ${coldTarget}: ${r.cold.firstMs <= coldTarget ? 'met' : 'MISSED'}); ` +
+    `warm disk cache ${part(r.warm, r.warmRange)}, ${r.warm.counts.translations} translations, acorn ${loaded(r.warm.acornLoaded)}, ` +
+    `compiler ${loaded(r.warm.compilerLoaded)}, inspector ${loaded(r.warm.inspectorLoaded)} ` +
     `(target <= ${warmTarget}: ${r.warm.firstMs <= warmTarget ? 'met' : 'MISSED'})`;
 };
 

@@ -38,7 +38,8 @@ const out = { raw: k.source(x, x, 4), vec: v.source(0) + v.source(1) };
 const tc = require(${JSON.stringify(path.join(LIB, 'jit', 'translation-cache'))});
 const loaded = (re) => Object.keys(require.cache).some((f) => re.test(f));
 console.log(JSON.stringify({ ...out, counts: tc.translationCounts,
-  acorn: loaded(/[\\\\/]acorn[\\\\/]/), translator: loaded(/[\\\\/]jit[\\\\/](kernel-gen|typer|vectorize-gen|source)\\.js$/) }));
+  acorn: loaded(/[\\\\/]acorn[\\\\/]/), translator: loaded(/[\\\\/]jit[\\\\/](kernel-gen|typer|vectorize-gen|source)\\.js$/),
+  kernelCache: loaded(/[\\\\/]rtc[\\\\/](cache|compiler)\\.js$/) }));
 `;
 
 interface ChildResult {
@@ -47,6 +48,8 @@ interface ChildResult {
   counts: { translations: number; memoryHits: number; diskHits: number };
   acorn: boolean;
   translator: boolean;
+  /** Whether the kernel cache's writer or the compiler was loaded (a hit needs neither). */
+  kernelCache: boolean;
 }
 
 function child(dir: string, k: number): ChildResult {
@@ -66,6 +69,7 @@ test('a second process finds the translations on disk: no parse, no typing, the 
   t.true(second.counts.diskHits >= 4, `disk hits: ${second.counts.diskHits}`);
   t.false(second.acorn, 'acorn was not loaded');
   t.false(second.translator, 'the translator was not loaded');
+  t.false(second.kernelCache, 'the kernel cache\'s writer and the compiler were not loaded');
   t.is(second.raw, first.raw);
   t.is(second.vec, first.vec);
   // Another K: every translation misses (K reaches the vectorized function through the device function too).
@@ -166,4 +170,41 @@ test.serial('a closure no key can stand for still translates, every time, with t
   }
   t.is(fs.readdirSync(translationDir()).length, 4, 'fill_n\'s description and translation, the descriptions of calls_helper and reads_cfg');
   x.dispose();
+});
+
+test.serial('one function object whose closed-over let changes: each new kernel reads the value of its time, through the kept inspector session', (t) => {
+  clearTranslationCache({ disk: true });
+  let scale = 1.5;
+  const body = function scale_by_let(x: gx.jit.Array, y: gx.jit.Array) {
+    const i = jit.grid(1);
+    y[i] = x[i] * scale;
+  };
+  const x = gx.ones([2]);
+  const first = jit.rawkernel(body).source(x, x);
+  scale = -2.75;
+  const second = jit.rawkernel(body).source(x, x);
+  t.true(first.includes('1.5') && !first.includes('2.75'));
+  t.true(second.includes('-2.75'), 'the new value, not one remembered for the function');
+  const y = gx.zeros([2]);
+  jit.rawkernel(body)([1], [2], [gx.tensor([1, 2]), y]);
+  t.deepEqual([...(y.toArraySync() as Float32Array)], [-2.75, -5.5]);
+});
+
+test('the kept inspector session holds no closed-over value alive after a read', (t) => {
+  const script = `
+const { closureValues } = require(${JSON.stringify(path.join(LIB, 'jit', 'closure'))});
+let ref;
+(function () {
+  const big = { data: new Float64Array(1 << 20) };
+  ref = new WeakRef(big);
+  const f = () => big.data;
+  if (closureValues(f, ['big'])('big').value !== big) throw new Error('the closure read the wrong value');
+})();
+(async () => {
+  for (let i = 0; i < 3; i++) { global.gc(); await new Promise((r) => setTimeout(r, 10)); }
+  console.log(JSON.stringify({ collected: ref.deref() === undefined }));
+})();`;
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  t.is(r.status, 0, r.stderr);
+  t.true((JSON.parse(r.stdout.trim()) as { collected: boolean }).collected, 'the value read through the inspector was collected');
 });

@@ -15,7 +15,7 @@ test.after.always(() => fs.rmSync(DIR, { recursive: true, force: true }));
 
 /** Modules of dist/lib (relative, without .js) and builtins that require('gpuext') must not load. */
 const HEAVY = [
-  'rtc/compiler', 'rtc/cache', 'rtc/cache-io', 'rtc/nvcc-backend', 'rtc/nvrtc-backend',
+  'rtc/compiler', 'rtc/cache', 'rtc/cache-evict', 'rtc/cache-io', 'rtc/cache-lookup', 'rtc/compile-options', 'rtc/nvrtc-prefetch', 'rtc/nvcc-backend', 'rtc/nvrtc-backend',
   'jit/kernel-gen', 'jit/typer', 'jit/emit-cuda', 'jit/source', 'jit/vectorize-gen',
   'io/npy', 'io/npz', 'io/safetensors', 'io/atomic',
   'toolkit/build', 'toolkit/compile', 'toolkit/config', 'toolkit/lock',

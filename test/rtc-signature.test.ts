@@ -158,3 +158,20 @@ test('checkScalar converts values that fit and names the argument when one does 
   // A label already formatted by the caller (the RawKernel layer) is kept as is.
   t.throws(() => checkScalar('int16', 40000, "gx.RawKernel 'k'", "3 'm'"), { message: "gx.RawKernel 'k': argument 3 'm' is declared int16 but 40000 is out of its range [-32768, 32767]" });
 });
+
+test('parseParamType reads builtin scalars and pointers to them by its table as the full parser reads them in a signature', (t) => {
+  const words = ['float', 'double', 'bool', 'char', 'signed char', 'unsigned char', 'short', 'unsigned short int', 'int', 'signed', 'unsigned',
+    'long', 'unsigned long', 'long long', 'signed long long int', 'unsigned long long', 'int8_t', 'uint16_t', 'int64_t', 'size_t', 'ptrdiff_t'];
+  for (const w of words) {
+    for (const type of [w, `${w}*`]) {
+      const fromTable = parseParamType(type, 'p3');
+      const parsed = parseKernelSignature(`extern "C" __global__ void k(${type} p3) {}`, 'k')?.[0];
+      t.deepEqual(fromTable, parsed, type);
+      t.not(fromTable.kind, 'unknown', type);
+    }
+  }
+  // What the table does not hold still goes through the parser.
+  t.deepEqual(parseParamType('const float*', 'p0'), { name: 'p0', type: 'const float*', kind: 'pointer', const: true });
+  t.is(parseParamType('float* __restrict__', 'p0').kind, 'pointer');
+  t.is(parseParamType('constructor', 'p0').kind, 'unknown', 'an Object.prototype name is no scalar');
+});

@@ -64,6 +64,11 @@ export function deviceCount(): number {
   return cachedCount;
 }
 
+/** The device count when something has asked for it already, else undefined (asking may initialize CUDA). */
+export function knownDeviceCount(): number | undefined {
+  return cachedCount;
+}
+
 /**
  * The calling thread's current CUDA device, asked of the core (no copy kept
  * here: C++ may set it too). With fewer than two GPUs nothing but 0 can be

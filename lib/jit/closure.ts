@@ -4,8 +4,23 @@
 // function's scopes ([[Scopes]]): numbers are inlined into the generated
 // CUDA as Numba inlines globals, gx.jit's objects become intrinsics, device
 // functions are compiled beside the kernel, and the CPU simulator rebuilds
-// the function with the same values. Read once, when a function is first
-// compiled; names not in a closure are looked up on globalThis.
+// the function with the same values. Read once per kernel object, when it is
+// first compiled; names not in a closure are looked up on globalThis.
+//
+// NOTE [ Closure reads ]
+// Only the inspector can read a closure: a free name of a function defined in
+// a module (`jit` from `const { jit } = gx`, a `const K` beside it) is bound
+// in a scope no other JS can reach, so there is no reading without it; what
+// the reads cost is kept down instead. One session serves the process
+// (connected at the first read; the first read still loads node:inspector,
+// which loads worker_threads and streams: ~1.2 ms of CPU on the 2-core
+// machine); each read's handles are one object group, released when it ends,
+// so the kept session holds no value alive; the scopes are read from the
+// innermost out and no further than the last name wanted. The values are not
+// remembered per function object: a closed-over `let` may change between two
+// kernels of one function (the inspector does not say which bindings are
+// const), and each kernel is keyed and translated with the values of its time
+// (test/jit-cache.test.ts).
 import type * as Inspector from 'inspector';
 
 interface RemoteObject {
@@ -71,11 +86,22 @@ export function closureValues(f: Function, names: Iterable<string>): Lookup {
   };
 }
 
-function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
+/** One inspector session per process, connected at the first closure read and kept (connecting costs each read otherwise). */
+let sessionMemo: Inspector.Session | undefined;
+function session(): Inspector.Session {
+  if (sessionMemo !== undefined) return sessionMemo;
   // inspector loads with the first closure read, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const session = new (require('inspector') as typeof Inspector).Session();
-  session.connect();
+  const s = new (require('inspector') as typeof Inspector).Session();
+  s.connect();
+  return (sessionMemo = s);
+}
+
+/** The inspector's handles of one read: released together when the read ends, so a kept session holds no value alive. */
+const GROUP = 'gx-jit-closure';
+
+function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
+  const s = session();
   const key = `__gx_jit_closure_${process.pid}`;
   const g = globalThis as Record<string, unknown>;
   const sink: unknown[] = [];
@@ -83,7 +109,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   // A session in this thread answers synchronously: every callback below has run when post() returns.
   const props = (objectId: string, own: boolean): PropertyDescriptor[] => {
     let out: PropertyDescriptor[] = [];
-    session.post('Runtime.getProperties', { objectId, ownProperties: own }, (err, r) => {
+    s.post('Runtime.getProperties', { objectId, ownProperties: own }, (err, r) => {
       if (!err) out = [...(r.result as PropertyDescriptor[]), ...((r.internalProperties ?? []) as PropertyDescriptor[])];
     });
     return out;
@@ -95,7 +121,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
       return { ok: true, value: o.type === 'undefined' ? undefined : o.value };
     }
     sink.length = 0;
-    session.post('Runtime.callFunctionOn', {
+    s.post('Runtime.callFunctionOn', {
       objectId: o.objectId,
       functionDeclaration: `function () { globalThis[${JSON.stringify(key)}].sink.push(this); }`,
     }, () => undefined);
@@ -103,12 +129,14 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
   };
   try {
     let fnId: string | undefined;
-    session.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f` }, (err, r) => {
+    s.post('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(key)}].f`, objectGroup: GROUP }, (err, r) => {
       if (!err) fnId = (r.result as RemoteObject).objectId;
     });
-    const scopes = fnId === undefined ? undefined : props(fnId, false).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
+    // [[Scopes]] is an internal property: the function's own properties carry it (its prototype chain's would only cost).
+    const scopes = fnId === undefined ? undefined : props(fnId, true).find((p) => p.name === '[[Scopes]]')?.value?.objectId;
     if (scopes === undefined) return;
     for (const scope of props(scopes, true)) {
+      if (found.size === wanted.size) break; // the outer scopes' bindings of these names are shadowed
       const id = scope.value?.objectId;
       if (id === undefined || scope.value?.description === 'Global') continue;
       for (const v of props(id, true)) {
@@ -119,7 +147,7 @@ function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown
     }
   } finally {
     delete g[key];
-    session.disconnect();
+    s.post('Runtime.releaseObjectGroup', { objectGroup: GROUP }, () => undefined);
   }
 }
 

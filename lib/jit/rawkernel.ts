@@ -92,6 +92,17 @@ export function exactMath(options: readonly string[]): string[] {
   return chose ? [...options] : ['--fmad=false', ...options];
 }
 
+/**
+ * The NVRTC options of a source the jit generated: the kernel's, and
+ * -minimal (NOTE [ Minimal NVRTC ] in lib/rtc/nvrtc-backend.ts) unless the
+ * source or an option brings in a header, whose declarations -minimal might
+ * leave out. The generated code itself uses none of them (test/jit-minimal.test.ts).
+ */
+export function compileOptions(source: string, options: readonly string[]): string[] {
+  const header = /#[ \t]*include/.test(source) || options.some((o) => /^(-include|--pre-include|--?minimal$)/.test(o));
+  return header ? [...options] : [...options, '-minimal'];
+}
+
 /** The translator (kernel-gen.ts, with acorn and the typer), loaded when a translation first misses the cache. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const translator = (): typeof import('./kernel-gen') => require('./kernel-gen') as typeof import('./kernel-gen');
@@ -192,7 +203,7 @@ class Rawkernel {
     let s = this.specs.get(key);
     if (s === undefined) {
       const t = this.translation(argSpecs);
-      const kernel = new RawKernel(t.source, `gx_jit_${this.name}`, { params: t.types, options: this.nvrtc });
+      const kernel = new RawKernel(t.source, `gx_jit_${this.name}`, { params: t.types, options: compileOptions(t.source, this.nvrtc) });
       s = { args: argSpecs, source: t.source, kernel, plan: t.plan, flat: new Array(t.plan.length), sites: t.sites, err: new Map() };
       this.specs.set(key, s);
     }

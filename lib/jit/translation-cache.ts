@@ -24,7 +24,9 @@
 // Finding the chains needs a parse; so the chains of a function are cached
 // too, by its text. A hit reads two small JSON files and the closure (through
 // the inspector, closure.ts) and never loads acorn or the translator
-// (rawkernel.ts requires kernel-gen.ts only on a miss). On disk an entry is
+// (rawkernel.ts requires kernel-gen.ts only on a miss), nor the kernel cache's
+// writer; the kernel's image is then found without the compiler (NOTE [ Warm
+// lookup ] in lib/rtc/cache-lookup.ts). On disk an entry is
 // `<cache dir>/jit/<sha256>.json`, written atomically; one that does not
 // check out (unreadable, another format, another key, a wrong shape) is a
 // miss and is written again. The directory is bounded like the kernel cache
@@ -35,16 +37,20 @@ import * as path from 'path';
 import type { DType } from '../generated/dtypes';
 import { lazyModule } from '../platform/lazy';
 import { writeFileAtomic } from '../platform/fs';
+import { cacheDir } from '../platform/paths';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
 
-// The kernel cache's files and hashing load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kernelCache = lazyModule(() => require('../rtc/cache') as typeof import('../rtc/cache'));
+// Hashing and file identities load with the first translation lookup, not with gpuext (NOTE [ Lazy entry ] in lib/README.md);
+// the directory's bound (the kernel cache's eviction) only with the first write.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('../rtc/cache-io'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cacheEvict = lazyModule(() => require('../rtc/cache-evict') as typeof import('../rtc/cache-evict'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nvrtcPrefetch = lazyModule(() => require('../rtc/nvrtc-prefetch') as typeof import('../rtc/nvrtc-prefetch'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */
@@ -82,9 +88,9 @@ export const countTranslation = (): void => {
 
 const memory = new Map<string, unknown>();
 
-/** `<cache dir>/jit`, beside the compiled kernels' `<cache dir>/kernels`. */
+/** `<cache dir>/jit`, beside the compiled kernels' `<cache dir>/kernels` (cache-lookup.ts's kernelCacheDir). */
 export function translationDir(): string {
-  return path.join(path.dirname(kernelCache().kernelCacheDir()), 'jit');
+  return path.join(cacheDir(), 'jit');
 }
 
 /** Empties the memory layer and, with `disk`, the directory (tests). */
@@ -139,7 +145,7 @@ function put(key: string, value: object): void {
   const dir = translationDir();
   try {
     writeFileAtomic(path.join(dir, `${key}.json`), JSON.stringify(entry));
-    kernelCache().evict({ dir, maxBytes: MAX_BYTES }, key);
+    cacheEvict().evict({ dir, maxBytes: MAX_BYTES }, key);
   } catch {
     // read-only or full disk: the next process translates again
   }
@@ -171,6 +177,8 @@ export function infoGet(text: string): FunctionInfo | undefined {
   if (m !== undefined) return m;
   const v = get(textKey(text), isInfo);
   if (v !== undefined) infos.set(text, v);
+  // A text never seen is parsed and translated now, and compiled after: NVRTC's files are read meanwhile (NOTE [ NVRTC prefetch ]).
+  else nvrtcPrefetch().prefetchNvrtc();
   return v;
 }
 

@@ -12,7 +12,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
-import { exactMath } from './rawkernel';
+import { compileOptions, exactMath } from './rawkernel';
 import type { Lookup } from './closure';
 import { closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
@@ -137,10 +137,13 @@ class Vectorized {
   }
 
   kernelOf(k: number): ElementwiseKernel {
+    const known = this.kernels[k];
+    if (known !== undefined) return known;
     const s = this.sigs[k];
-    this.kernels[k] ??= elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
-      `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, { name: `vec_${this.name}_${k}`, preamble: this.sourceOf(k), options: this.nvrtc });
-    return this.kernels[k];
+    const preamble = this.sourceOf(k);
+    return (this.kernels[k] = elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
+      `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`,
+      { name: `vec_${this.name}_${k}`, preamble, options: compileOptions(preamble, this.nvrtc) }));
   }
 
   /** The signature whose input dtypes the tensors have (numbers fit any), or -1. */

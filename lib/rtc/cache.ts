@@ -17,50 +17,22 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { errorCode, rmQuiet, writeFileAtomic } from '../platform/fs';
-import { cacheDir } from '../platform/paths';
-import { readEntryFiles, sha256Hex } from './cache-io';
+import { rmQuiet, writeFileAtomic } from '../platform/fs';
+import { sha256Hex } from './cache-io';
+import { evict, scan, type CacheLocation } from './cache-evict';
+import { ENTRY_FORMAT, kernelCacheDir, memoryClear, memoryStats, type CacheEntry, type EntryMeta } from './cache-lookup';
 
-/** Bump when what a key covers, or an entry's format, changes. */
-export const KEY_VERSION = 'gpuext-rtc-1';
-const ENTRY_FORMAT = 1;
+// The directory's bound is the translation cache's too (cache-evict.ts).
+export { evict, VERSIONS_FILE, type CacheLocation, type EvictResult } from './cache-evict';
+
+// The key, the memory layer and reading an entry are the warm path's (cache-lookup.ts, NOTE [ Warm lookup ]).
+export {
+  computeKey, diskGet, kernelCacheDir, KEY_VERSION, memoryGet, memorySet,
+  type Backend, type CacheEntry, type KeyParts,
+} from './cache-lookup';
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
-/** Eviction trims the directory to this fraction of the bound. */
-const TRIM_TO = 0.9;
-/** Temporary files older than this are from a process that died mid-write. */
-const STALE_TMP_MS = 10 * 60 * 1000;
-/** The memory cache keeps at most this many bytes of images (least recently used go first). */
-const MEMORY_MAX_BYTES = 256 * 1024 * 1024;
-
 const KEY_RE = /^[0-9a-f]{64}$/;
-/** The memo of compiler versions, beside the entries (a dot file: not an entry, never evicted). */
-export const VERSIONS_FILE = '.compiler-versions.json';
-
-export type Backend = 'nvrtc' | 'nvcc';
-
-/** One compiled kernel module, as cached. */
-export interface CacheEntry {
-  /** A cubin, or PTX text ending in a NUL byte (ready for cuModuleLoadData). */
-  image: Uint8Array;
-  ptx: boolean;
-  loweredNames: Record<string, string>;
-  log: string;
-  backend: Backend;
-}
-
-export interface CacheLocation {
-  /** The kernels directory itself (`<cache dir>/kernels`). */
-  dir: string;
-  /** Bound on the directory's size in bytes. */
-  maxBytes: number;
-}
-
-/** `<GPUEXT_CACHE_DIR or the user cache dir>/kernels`, or `<root>/kernels` for an explicit root. */
-export const kernelCacheDir = (function kernelCacheDir(root?: string): string {
-  return path.join(root !== undefined ? path.resolve(root) : cacheDir(), 'kernels');
-});
-
 /** GPUEXT_KERNEL_CACHE_MAX_BYTES (a byte count), else 1 GiB. */
 export function kernelCacheMaxBytes(): number {
   const raw = process.env.GPUEXT_KERNEL_CACHE_MAX_BYTES;
@@ -74,25 +46,6 @@ export function kernelCacheMaxBytes(): number {
 
 // ---------------------------------------------------------------------------
 // Keys
-
-export interface KeyParts {
-  source: string;
-  /** The options, normalized (order kept). */
-  options: readonly string[];
-  nameExpressions: readonly string[];
-  arch: string;
-  backend: Backend;
-  /** The backend's version ("nvrtc 12.8", nvcc's --version text). */
-  compilerVersion: string;
-  /** headerFingerprints() of the source. */
-  headers: readonly string[];
-}
-
-/** The cache key: sha256 (hex) over every part, in a fixed order. Nothing random, nothing from the clock. */
-export const computeKey = (function computeKey(p: KeyParts): string {
-  const parts = JSON.stringify([KEY_VERSION, p.backend, p.compilerVersion, p.arch, p.options, p.nameExpressions, p.headers]);
-  return sha256Hex([parts, '\0', p.source]);
-});
 
 export interface IncludeSearch {
   /** Where the main source's quoted includes are looked up first (the working directory, as NVRTC does). */
@@ -343,88 +296,7 @@ export function headerFingerprints(source: string, search: IncludeSearch): strin
 }
 
 // ---------------------------------------------------------------------------
-// Memory
-
-const memory = new Map<string, CacheEntry>();
-let memoryBytes = 0;
-
-export const memoryGet = (function memoryGet(key: string): CacheEntry | undefined {
-  const e = memory.get(key);
-  if (e) {
-    // Map order is insertion order: re-inserting makes it the most recent.
-    memory.delete(key);
-    memory.set(key, e);
-  }
-  return e;
-});
-
-export const memorySet = (function memorySet(key: string, entry: CacheEntry): void {
-  const old = memory.get(key);
-  if (old) {
-    memoryBytes -= old.image.byteLength;
-    memory.delete(key);
-  }
-  memory.set(key, entry);
-  memoryBytes += entry.image.byteLength;
-  for (const [k, e] of memory) {
-    if (memoryBytes <= MEMORY_MAX_BYTES || k === key) break;
-    memory.delete(k);
-    memoryBytes -= e.image.byteLength;
-  }
-});
-
-// ---------------------------------------------------------------------------
 // Disk
-
-interface EntryMeta {
-  format: number;
-  key: string;
-  backend: Backend;
-  ptx: boolean;
-  loweredNames: Record<string, string>;
-  log: string;
-  bytes: number;
-  sha256: string;
-  createdAt: string;
-}
-
-const isStringRecord = (function isStringRecord(v: unknown): v is Record<string, string> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
-});
-
-const isEntryMeta = (function isEntryMeta(v: unknown): v is EntryMeta {
-  if (typeof v !== 'object' || v === null) return false;
-  return 'format' in v && v.format === ENTRY_FORMAT &&
-    'key' in v && typeof v.key === 'string' &&
-    'backend' in v && (v.backend === 'nvrtc' || v.backend === 'nvcc') &&
-    'ptx' in v && typeof v.ptx === 'boolean' &&
-    'loweredNames' in v && isStringRecord(v.loweredNames) &&
-    'log' in v && typeof v.log === 'string' &&
-    'bytes' in v && typeof v.bytes === 'number' &&
-    'sha256' in v && typeof v.sha256 === 'string';
-});
-
-/** The entry for `key` in `dir`, or undefined when there is none or it does not check out. A hit touches it (LRU). */
-export const diskGet = (function diskGet(dir: string, key: string): CacheEntry | undefined {
-  const files = readEntryFiles(dir, key);
-  if (files === undefined) return undefined;
-  let meta: unknown;
-  try {
-    meta = JSON.parse(files.meta);
-  } catch {
-    return undefined;
-  }
-  if (!isEntryMeta(meta) || meta.key !== key) return undefined;
-  const { image } = files;
-  if (image.byteLength !== meta.bytes || files.imageSha256 !== meta.sha256) return undefined;
-  return {
-    image,
-    ptx: meta.ptx,
-    loweredNames: meta.loweredNames,
-    log: meta.log,
-    backend: meta.backend,
-  };
-});
 
 /**
  * Writes an entry (atomically: .bin, then .json, each through a temporary
@@ -448,99 +320,6 @@ export function diskPut(loc: CacheLocation, key: string, entry: CacheEntry): voi
   evict(loc, key);
 }
 
-interface DirEntry {
-  key: string;
-  files: string[];
-  bytes: number;
-  mtimeMs: number;
-}
-
-interface DirScan {
-  entries: Map<string, DirEntry>;
-  /** Files that are no entry's: temporary files of writes in progress (or of dead processes). */
-  temps: { file: string; bytes: number; mtimeMs: number }[];
-  bytes: number;
-}
-
-function scan(dir: string): DirScan {
-  const out: DirScan = { entries: new Map(), temps: [], bytes: 0 };
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    if (name === VERSIONS_FILE) continue;
-    const file = path.join(dir, name);
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      continue;
-    }
-    if (!st.isFile()) continue;
-    const m = /^([0-9a-f]{64})\.(bin|json)$/.exec(name);
-    if (m) {
-      let e = out.entries.get(m[1]);
-      if (!e) {
-        e = { key: m[1], files: [], bytes: 0, mtimeMs: 0 };
-        out.entries.set(m[1], e);
-      }
-      e.files.push(file);
-      e.bytes += st.size;
-      e.mtimeMs = Math.max(e.mtimeMs, st.mtimeMs);
-      out.bytes += st.size;
-    } else if (name.includes('.tmp-')) {
-      out.temps.push({ file, bytes: st.size, mtimeMs: st.mtimeMs });
-      out.bytes += st.size;
-    }
-  }
-  return out;
-}
-
-export interface EvictResult {
-  removedEntries: number;
-  removedBytes: number;
-  /** The directory's size afterwards. */
-  bytes: number;
-}
-
-/**
- * When the directory is over `loc.maxBytes`, removes the least recently used
- * entries (oldest mtime first; never `keep`) until it is under 90% of it.
- * Temporary files of dead writers go first.
- */
-export function evict(loc: CacheLocation, keep?: string): EvictResult {
-  const s = scan(loc.dir);
-  const res: EvictResult = { removedEntries: 0, removedBytes: 0, bytes: s.bytes };
-  if (s.bytes <= loc.maxBytes) return res;
-  const target = Math.floor(loc.maxBytes * TRIM_TO);
-  const now = Date.now();
-  for (const t of s.temps) {
-    if (now - t.mtimeMs < STALE_TMP_MS) continue;
-    rmQuiet(t.file);
-    res.removedBytes += t.bytes;
-    res.bytes -= t.bytes;
-  }
-  const byAge = [...s.entries.values()].filter((e) => e.key !== keep).sort((a, b) => a.mtimeMs - b.mtimeMs || (a.key < b.key ? -1 : 1));
-  for (const e of byAge) {
-    if (res.bytes <= target) break;
-    // .json first: without it the entry is already a miss for readers.
-    for (const f of [...e.files].sort((a, b) => (a.endsWith('.json') ? -1 : b.endsWith('.json') ? 1 : 0))) {
-      try {
-        fs.unlinkSync(f);
-      } catch (err) {
-        if (errorCode(err) !== 'ENOENT') continue;
-      }
-    }
-    res.removedEntries++;
-    res.removedBytes += e.bytes;
-    res.bytes -= e.bytes;
-  }
-  return res;
-}
-
 export interface KernelCacheStats {
   /** Entries on disk. */
   entries: number;
@@ -558,15 +337,13 @@ export function cacheStats(dir: string = kernelCacheDir()): KernelCacheStats {
   const s = scan(dir);
   let entries = 0;
   for (const e of s.entries.values()) if (e.files.some((f) => f.endsWith('.json'))) entries++;
-  return { entries, bytes: s.bytes, dir, memoryEntries: memory.size, memoryBytes };
+  const m = memoryStats();
+  return { entries, bytes: s.bytes, dir, memoryEntries: m.entries, memoryBytes: m.bytes };
 }
 
 /** Empties the memory cache and removes every entry (and temporary file) from the disk cache at `dir`. */
 export function clearKernelCache(dir: string = kernelCacheDir(), opts: { memory?: boolean; disk?: boolean } = {}): void {
-  if (opts.memory !== false) {
-    memory.clear();
-    memoryBytes = 0;
-  }
+  if (opts.memory !== false) memoryClear();
   if (opts.disk === false) return;
   const s = scan(dir);
   for (const e of s.entries.values()) for (const f of e.files) rmQuiet(f);

@@ -1,38 +1,13 @@
 // The NVRTC backend of compile(): the toolkit's include directory NVRTC needs,
 // NVRTC named by its file in the cache key (NOTE [ NVRTC identity ]), and the
 // compile through the core.
-import * as path from 'path';
-
-import { findCuda } from '../platform/cuda';
 import type { ChosenBackend, BackendCompileIn } from './backend';
-import type { CacheEntry } from './cache';
-import { fileIdentity, identityOf, isFile } from './cache-io';
+import { nvrtcIncludeDirs, nvrtcKeyVersion, type CacheEntry, type NvrtcFile } from './cache-lookup';
 import { CompileError } from './errors';
 import type { RtcNative } from './rtc-native';
 
-let cudaIncludeMemo: string | null | undefined;
-
-/**
- * The CUDA toolkit's include directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda,
- * else where find-cuda.js finds nvcc), or null. NVRTC searches no directory
- * by itself, so `#include <cuda_fp16.h>` needs it (CuPy adds it too); nvcc
- * adds it itself.
- */
-export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
-  if (cudaIncludeMemo !== undefined) return cudaIncludeMemo;
-  cudaIncludeMemo = null;
-  for (const home of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda']) {
-    if (home && isFile(path.join(home, 'include', 'cuda_runtime.h'))) return (cudaIncludeMemo = path.join(path.resolve(home), 'include'));
-  }
-  let found = '';
-  try {
-    found = findCuda().cudaHome();
-  } catch {
-    // no toolkit found
-  }
-  if (found && isFile(path.join(found, 'include', 'cuda_runtime.h'))) cudaIncludeMemo = path.join(path.resolve(found), 'include');
-  return cudaIncludeMemo;
-});
+// The toolkit's include directory and NVRTC's file are found on the warm path too (NOTE [ Warm lookup ] in cache-lookup.ts).
+export { cudaIncludeDir, locateNvrtcFile, type NvrtcFile } from './cache-lookup';
 
 // NOTE [ NVRTC identity ]
 // The key names the compiler. Asking NVRTC its version means loading it
@@ -47,46 +22,40 @@ export const cudaIncludeDir = (function cudaIncludeDir(): string | null {
 // loader's search, which only dlopen can follow), the key uses the loaded
 // NVRTC's version, as before.
 
-export interface NvrtcFile {
-  /** The candidate as the core names it. */
-  candidate: string;
-  /** Path, device and inode, size and mtime (identityOf). */
-  identity: string;
-}
-
-const nvrtcFileMemo = new Map<RtcNative, NvrtcFile | null>();
-
-export const locateNvrtcFile = (function locateNvrtcFile(native: RtcNative): NvrtcFile | undefined {
-  const memo = nvrtcFileMemo.get(native);
-  if (memo !== undefined) return memo ?? undefined;
-  let found: NvrtcFile | null = null;
-  if (native.nvrtcFile) {
-    const f = native.nvrtcFile();
-    if (f !== null) found = { candidate: f[0], identity: identityOf(f[0], f[1]) };
-  } else {
-    for (const c of native.nvrtcCandidates ? native.nvrtcCandidates() : []) {
-      if (!path.isAbsolute(c)) break;
-      const identity = fileIdentity(c);
-      if (identity === undefined) continue;
-      found = { candidate: c, identity };
-      break;
-    }
-  }
-  nvrtcFileMemo.set(native, found);
-  return found ?? undefined;
-});
-
 export const nvrtcBackend = (function nvrtcBackend(native: RtcNative, compiler: string, file?: NvrtcFile): ChosenBackend {
-  const inc = cudaIncludeDir();
-  const includeDirs = inc !== null ? [inc] : [];
+  const includeDirs = nvrtcIncludeDirs();
   return {
     backend: 'nvrtc',
-    version: `${compiler}\n${includeDirs.join('\n')}`,
+    version: nvrtcKeyVersion(compiler, includeDirs),
     includeDirs,
     keyTrusted: () => file === undefined || native.rtcInfo().nvrtcPath === file.candidate,
     compile: (req) => compileWithNvrtc(native, includeDirs, file, req),
   };
 });
+
+// NOTE [ Minimal NVRTC ]
+// NVRTC 12.4 added -minimal: it leaves out the texture and surface functions,
+// the device runtime's functions (cudaMalloc ...), launches from device code
+// and the runtime's types and macros (cudaError_t ...), which NVRTC otherwise
+// declares for every program, and a small program then compiles in less time
+// (a jit kernel's cold first call is mostly NVRTC's). The jit passes it for
+// the sources it generates when they include no header (rawkernel.ts's
+// compileOptions); an older NVRTC refuses the option, so it is dropped there.
+// The key names the compiler (NOTE [ NVRTC identity ]), so an entry holds what
+// that compiler made of the options. nvcc drops it too (compile-options.ts).
+const MINIMAL = /^--?minimal$/;
+
+/** Whether NVRTC of this version ('12.8', from rtcInfo) takes -minimal (12.4 and later). */
+export function nvrtcTakesMinimal(version: string | null): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
+  return m !== null && (Number(m[1]) > 12 || (Number(m[1]) === 12 && Number(m[2]) >= 4));
+}
+
+/** The options without -minimal where the loaded NVRTC predates it (NOTE [ Minimal NVRTC ]). */
+function withoutUnsupported(options: readonly string[], native: RtcNative): readonly string[] {
+  if (!options.some((o) => MINIMAL.test(o)) || nvrtcTakesMinimal(native.rtcInfo().nvrtc)) return options;
+  return options.filter((o) => !MINIMAL.test(o));
+}
 
 function compileWithNvrtc(native: RtcNative, includeDirs: string[], file: NvrtcFile | undefined, req: BackendCompileIn): CacheEntry {
   if (file !== undefined) {
@@ -95,7 +64,7 @@ function compileWithNvrtc(native: RtcNative, includeDirs: string[], file: NvrtcF
       throw new Error(`${req.what}: NVRTC (${file.candidate}) could not be loaded: ${info.nvrtcError ?? 'unknown error'}`);
     }
   }
-  const options = [...req.options, ...includeDirs.map((d) => `-I${d}`)];
+  const options = [...withoutUnsupported(req.options, native), ...includeDirs.map((d) => `-I${d}`)];
   const r = native.nvrtcCompile(req.source, req.name, options, req.nameExpressions, req.arch);
   if (!r.ok) throw new CompileError({ log: r.log, source: req.source, programName: req.name, what: req.what, backend: 'nvrtc' });
   if (!r.image || r.image.byteLength === 0) {

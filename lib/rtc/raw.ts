@@ -24,6 +24,9 @@ import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, ty
 // The compiler and its cache load with a module's first compile, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const compiler = lazyModule(() => require('./compiler') as typeof import('./compiler'));
+// A module's first load asks the warm path first, which loads no compiler (NOTE [ Warm lookup ] in cache-lookup.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cacheLookup = lazyModule(() => require('./cache-lookup') as typeof import('./cache-lookup'));
 
 /**
  * Codes the native launcher reads (the kinds of csrc/binding/arg_kinds.h): a
@@ -173,7 +176,9 @@ export class RawModule {
     } else {
       const limits = native.deviceLimits(device.index);
       const arch = this.arch ?? `sm_${limits.computeCapability[0]}${limits.computeCapability[1]}`;
-      const r = compiler().compile({ source: this.code ?? '', name: 'gx_module.cu', options: [...this.options], nameExpressions: [...this.nameExpressions], arch });
+      const source = this.code ?? '';
+      const r = (this.nameExpressions.length === 0 ? cacheLookup().cachedImage({ source, options: this.options, arch }) : undefined) ??
+        compiler().compile({ source, name: 'gx_module.cu', options: [...this.options], nameExpressions: [...this.nameExpressions], arch });
       image = r.ptx ? nulTerminated(r.image) : r.image;
       loweredNames = r.loweredNames;
     }

@@ -221,6 +221,12 @@ export function parseParamType(decl: string, fallbackName: string): KernelParam 
   const text = decl.trim();
   const named = KIND_NAMES.find((k) => k === text);
   if (named !== undefined) return { name: fallbackName, type: text, kind: named, const: false };
+  // A builtin scalar or a pointer to one (what the jit passes) by the table: parseParam's first use compiles a dozen
+  // regular expressions, most of a jit kernel's first RawKernel; it gives the same (test/rtc-signature.test.ts).
+  const base = text.endsWith('*') ? text.slice(0, -1) : text;
+  if (Object.prototype.hasOwnProperty.call(SCALARS, base)) {
+    return { name: fallbackName, type: text, kind: base === text ? SCALARS[base] : 'pointer', const: false };
+  }
   const p = parseParam(stripComments(text));
   if (p.name === '') p.name = fallbackName;
   return p;
@@ -295,7 +301,8 @@ function scalarKind(words: string[]): KernelParamKind {
   const order = ['short', 'long', 'char', 'int'];
   rest.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   const key = [...sign, ...rest].join(' ');
-  return SCALARS[key] ?? 'unknown';
+  // Own keys only: a type named like an Object.prototype member (`constructor`) is no scalar.
+  return Object.prototype.hasOwnProperty.call(SCALARS, key) ? SCALARS[key] : 'unknown';
 }
 
 const RANGES: Record<IntegerKind, { min: bigint; max: bigint }> = {
