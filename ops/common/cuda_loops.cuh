@@ -223,7 +223,7 @@ template <typename T, typename C> constexpr bool has_vec_kernel() {
 // The storage types with a strided kernel: the floating ones of has_vec_kernel
 // (integer broadcasts stay on the general kernel, to keep the build's size).
 template <typename T, typename C> constexpr bool has_strided_kernel() {
-  return has_vec_kernel<T, C>() && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> && std::is_same_v<C, float>;
 }
 
 struct CudaLoops {

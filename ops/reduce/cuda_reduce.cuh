@@ -226,7 +226,8 @@ __global__ void __launch_bounds__(kThreads) reduce_block_vec_kernel(R r, const _
 }
 
 // Outputs o = blockIdx.x * kThreads + threadIdx.x (consecutive in the input), reduced elements
-// [blockIdx.y * slice, (blockIdx.y + 1) * slice) in index order; NOTE [ Reducing outer dims ].
+// [blockIdx.y * slice, (blockIdx.y + 1) * slice) in index order, the input of the compute type's own
+// dtype, float32 in and out (typed loads and stores: one instantiation per reducer); NOTE [ Reducing outer dims ].
 template <typename R>
 __global__ void __launch_bounds__(kThreads) reduce_cols_kernel(R r, const __grid_constant__ ReduceIter it, int64_t slice,
                                                                typename R::Acc* partials) {
@@ -240,33 +241,35 @@ __global__ void __launch_bounds__(kThreads) reduce_cols_kernel(R r, const __grid
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * slice;
   const int64_t end = begin + slice < it.red_numel ? begin + slice : it.red_numel;
   const auto at = [&](int64_t j) {
-    return it.red_ndim == 1 ? base + j * it.red_strides[0] : base + reduce_in_offset<uint64_t>(it, static_cast<uint64_t>(j), 0);
+    const char* p = it.red_ndim == 1 ? base + j * it.red_strides[0] : base + reduce_in_offset<uint64_t>(it, static_cast<uint64_t>(j), 0);
+    return *reinterpret_cast<const V*>(p);
   };
   typename R::Acc acc = r.init();
   int64_t j = begin;
   for (; j + kLoads <= end; j += kLoads) {
     V x[kLoads];
 #pragma unroll
-    for (int u = 0; u < kLoads; ++u) x[u] = load_as<V>(at(j + u), it.in_dtype);
+    for (int u = 0; u < kLoads; ++u) x[u] = at(j + u);
 #pragma unroll
     for (int u = 0; u < kLoads; ++u) acc = r.step(acc, x[u], j + u);
   }
-  for (; j < end; ++j) acc = r.step(acc, load_as<V>(at(j), it.in_dtype), j);
+  for (; j < end; ++j) acc = r.step(acc, at(j), j);
   if (partials != nullptr) partials[static_cast<int64_t>(blockIdx.y) * it.out_numel + o] = acc;
-  else store_as(it.out + out_off, it.out_dtype, r.project(acc));
+  else *reinterpret_cast<V*>(it.out + out_off) = to<V>(r.project(acc));  // out_dtype is V's
 }
 
 // A thread per output: folds its `slices` partials of reduce_cols_kernel in slice order.
 template <typename R>
 __global__ void __launch_bounds__(kThreads) reduce_cols_finalize_kernel(R r, const __grid_constant__ ReduceIter it, int64_t slices,
                                                                         const typename R::Acc* partials) {
+  using V = typename R::Value;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (o >= it.out_numel) return;
   typename R::Acc acc = partials[o];
   for (int64_t c = 1; c < slices; ++c) acc = r.combine(acc, partials[c * it.out_numel + o]);
   int64_t in_off, out_off;
   reduce_out_offsets(it, o, in_off, out_off);
-  store_as(it.out + out_off, it.out_dtype, r.project(acc));
+  *reinterpret_cast<V*>(it.out + out_off) = to<V>(r.project(acc));  // out_dtype is V's
 }
 
 template <int VEC, typename T, typename R>
@@ -368,7 +371,8 @@ struct CudaReduce {
         }
       });
     }
-    if (!done && it.out_ndim >= 1 && it.out_in_strides[0] == itemsize(it.in_dtype) && it.red_ndim >= 1 &&
+    constexpr bool kCols = std::is_same_v<V, float>;  // float32 inputs only: a kernel pair per reducer, kept few
+    if (kCols && !done && it.in_dtype == dtype_of<V>::value && it.out_dtype == it.in_dtype && it.out_ndim >= 1 && it.out_in_strides[0] == itemsize(it.in_dtype) && it.red_ndim >= 1 &&
         it.red_strides[0] != itemsize(it.in_dtype) && it.out_numel >= 32 && it.red_numel > 0) {
       // Consecutive outputs are consecutive inputs: NOTE [ Reducing outer dims ].
       const int64_t bx = (it.out_numel + kThreads - 1) / kThreads;
@@ -383,8 +387,10 @@ struct CudaReduce {
       if (bx <= 0x7fffffffLL) {
         Acc* p = slices > 1 ? partials(it.out_numel * slices) : nullptr;
         const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(slices));
-        reduce_cols_kernel<<<grid, kThreads, 0, stream>>>(r, it, slice, p);
-        if (slices > 1) reduce_cols_finalize_kernel<<<static_cast<unsigned>(bx), kThreads, 0, stream>>>(r, it, slices, p);
+        if constexpr (kCols) {
+          reduce_cols_kernel<<<grid, kThreads, 0, stream>>>(r, it, slice, p);
+          if (slices > 1) reduce_cols_finalize_kernel<<<static_cast<unsigned>(bx), kThreads, 0, stream>>>(r, it, slices, p);
+        }
         done = true;
       }
     }
