@@ -54,7 +54,8 @@
 // warp is one coalesced run, and the reduced range is cut into slices (grid
 // dim y) when there are too few outputs to fill the GPU: each thread folds its
 // slice in index order, 4 loads in flight, and reduce_cols_finalize_kernel
-// folds the slices' partials in slice order.
+// folds the slices' partials in slice order. Fewer outputs than a block's
+// threads keep the block kernel: most of each block would idle here.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -373,7 +374,7 @@ struct CudaReduce {
     }
     constexpr bool kCols = std::is_same_v<V, float>;  // float32 inputs only: a kernel pair per reducer, kept few
     if (kCols && !done && it.in_dtype == dtype_of<V>::value && it.out_dtype == it.in_dtype && it.out_ndim >= 1 && it.out_in_strides[0] == itemsize(it.in_dtype) && it.red_ndim >= 1 &&
-        it.red_strides[0] != itemsize(it.in_dtype) && it.out_numel >= 32 && it.red_numel > 0) {
+        it.red_strides[0] != itemsize(it.in_dtype) && it.out_numel >= kThreads && it.red_numel > 0) {
       // Consecutive outputs are consecutive inputs: NOTE [ Reducing outer dims ].
       const int64_t bx = (it.out_numel + kThreads - 1) / kThreads;
       const int64_t target = 4LL * sms;
