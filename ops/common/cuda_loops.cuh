@@ -144,14 +144,17 @@ __global__ void __launch_bounds__(kThreads) ew_general_kernel(F f, const __grid_
 // of its kStridedPerThread elements and issues all their loads before the
 // first functor call (so that many loads are in flight, not one), and the
 // offsets divide by the dims' sizes through magic numbers (NOTE [ Division by
-// a run-time constant ]) in 32 bits, the outermost dim needing none. Elements
+// a run-time constant ]) in 32 bits, the outermost dim needing none; a
+// thread's later elements that stay in its first element's innermost row
+// (most of them, for a bias add's rows of H*W) add a stride instead. Elements
 // go to threads as in the general kernel (element base + u * kThreads of a
 // block, so a warp's accesses of one u are consecutive along the innermost
 // dim), and the per-element arithmetic is the same functor on the same
 // compute-type values, so the results are the general kernel's bit for bit.
-// Only floating storage types are instantiated (has_strided_kernel), at most kStridedDims collapsed dims (a parameter block of
-// ~250 bytes, not the general iterator's kilobyte) and numel < 2^31; anything
-// else takes the general kernel. (On an H200 the general kernel took 0.454 ms
+// Only float32 is instantiated (has_strided_kernel: the build's size), at most
+// kStridedDims collapsed dims (a parameter block of ~250 bytes, not the
+// general iterator's kilobyte) and numel < 2^31; anything else takes the
+// general kernel. (On an H200 the general kernel took 0.454 ms
 // for (64, 64, 112, 112) + (1, 64, 1, 1) float32, ~4x the memory bound.)
 constexpr int kStridedDims = 6;
 constexpr int kStridedPerThread = 4;
@@ -165,35 +168,49 @@ template <typename C, int NIN> struct StridedArgs {
   C scalar[NIN];
 };
 
-// Byte offsets of element i (C order of the collapsed dims) in each operand.
+// Byte offsets of element i (C order of the collapsed dims) in each operand; returns i's index along
+// the innermost dim.
 template <typename C, int NIN>
-__device__ __forceinline__ void strided_offsets(const StridedArgs<C, NIN>& a, uint32_t i, int64_t* off) {
+__device__ __forceinline__ uint32_t strided_offsets(const StridedArgs<C, NIN>& a, uint32_t i, int64_t* off) {
 #pragma unroll
   for (int k = 0; k <= NIN; ++k) off[k] = static_cast<int64_t>(0);
+  uint32_t inner = i;
   // A loop, not unrolled over kStridedDims: `a` is a __grid_constant__ parameter, indexed in place,
   // and the unrolled form grew each op's object by half again.
 #pragma unroll 1
   for (int d = 0; d < a.ndim - 1; ++d) {
     const uint32_t q = a.size[d].div(i);
     const uint32_t idx = i - q * a.size[d].divisor;
+    if (d == 0) inner = idx;
     i = q;
 #pragma unroll
     for (int k = 0; k <= NIN; ++k) off[k] += static_cast<int64_t>(idx) * a.strides[k][d];
   }
 #pragma unroll
   for (int k = 0; k <= NIN; ++k) off[k] += static_cast<int64_t>(i) * a.strides[k][a.ndim - 1];
+  return inner;
 }
 
 template <typename T, typename O, typename C, int NIN, typename F>
 __global__ void __launch_bounds__(kThreads) ew_strided_kernel(F f, const __grid_constant__ StridedArgs<C, NIN> a) {
   const uint32_t base = blockIdx.x * (kThreads * kStridedPerThread) + threadIdx.x;
+  if (base >= a.numel) return;
   int64_t off[kStridedPerThread][NIN + 1];
   C x[kStridedPerThread][NIN];
+  // Element base's offsets in full; the next ones, kThreads apart, follow from them by the innermost
+  // strides while they stay in base's innermost row (a bias add's rows are H*W long).
+  const uint32_t row = a.ndim > 1 ? a.size[0].divisor : a.numel;
+  const uint32_t col = strided_offsets(a, base, off[0]);
 #pragma unroll
-  for (int u = 0; u < kStridedPerThread; ++u) {
+  for (int u = 1; u < kStridedPerThread; ++u) {
     const uint32_t i = base + u * kThreads;
     if (i >= a.numel) break;
-    strided_offsets(a, i, off[u]);
+    if (col + u * kThreads < row) {
+#pragma unroll
+      for (int k = 0; k <= NIN; ++k) off[u][k] = off[0][k] + static_cast<int64_t>(u * kThreads) * a.strides[k][0];
+    } else {
+      strided_offsets(a, i, off[u]);
+    }
   }
 #pragma unroll
   for (int u = 0; u < kStridedPerThread; ++u) {
