@@ -21,7 +21,7 @@ benches=()
 for w in "${what[@]}"; do
   case "$w" in
     tests) run_tests=1 ;;
-    bench) benches=(core ops linalg einsum indexing rtc ext streams calls cpu jit dist autograd lltm conv sort io) ;;
+    bench) benches=(core ops linalg einsum indexing rtc ext streams calls cpu jit dist autograd lltm conv conv-parts sort io) ;;
     *) benches+=("$w") ;;
   esac
 done

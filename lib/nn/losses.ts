@@ -170,23 +170,35 @@ function classTarget(t: unknown, fn: string): Tensor {
   return target;
 }
 
-/** The validity mask and safe indices of the targets, checked against [0, C) (ignoreIndex aside). */
-function targetsOf(t1: Tensor, c: number, ignoreIndex: number, fn: string): { valid: Tensor; safe: Tensor } {
+/** The validity mask and the safe indices of the targets (ignored ones read class 0). */
+function targetsOf(t1: Tensor, ignoreIndex: number): { valid: Tensor; safe: Tensor } {
   const valid = ne(t1, ignoreIndex);
-  const safe = where(valid, t1, 0);
-  // One read back (a sync on a GPU), for an error that names the loss and the class, not gather's index.
-  if (safe.numel > 0 && Boolean(any(logicalOr(lt(safe, 0), ge(safe, c))).item())) {
-    const lo = Number(safe.min().item());
-    throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : Number(safe.max().item())}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
+  return { valid, safe: where(valid, t1, 0) };
+}
+
+/**
+ * gather(lp, 1, safe) for the targets' rows. gather checks its indices (a read back on a GPU) and
+ * throws for one out of [0, C); only then are the targets checked here, for an error that names the
+ * loss and the class rather than gather's index: a step with valid targets reads nothing back for it
+ * (it used to: four kernels and a sync per step).
+ */
+function pickTargets(lp: Tensor, safe: Tensor, ignoreIndex: number, fn: string): Tensor {
+  try {
+    return gather(lp, 1, safe.reshape([-1, 1])).reshape([-1]);
+  } catch (e) {
+    const c = lp.shape[1];
+    if (safe.numel > 0 && Boolean(any(logicalOr(lt(safe, 0), ge(safe, c))).item())) {
+      const lo = Number(safe.min().item());
+      throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : Number(safe.max().item())}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
+    }
+    throw e;
   }
-  return { valid, safe };
 }
 
 /** nll over rows of log-probabilities: the per-row losses (0 where ignored) and the mean's denominator. */
 function nllRows(lp: Tensor, t1: Tensor, weight: Tensor | null, ignoreIndex: number, fn: string): { loss: Tensor; denom: Tensor; valid: Tensor; safe: Tensor } {
-  const c = lp.shape[1];
-  const { valid, safe } = targetsOf(t1, c, ignoreIndex, fn);
-  const picked = neg(gather(lp, 1, safe.reshape([-1, 1])).reshape([-1]));
+  const { valid, safe } = targetsOf(t1, ignoreIndex);
+  const picked = neg(pickTargets(lp, safe, ignoreIndex, fn));
   let w = astype(valid, lp.dtype);
   if (weight !== null) w = mul(w, indexSelect(weight, 0, safe));
   return { loss: mul(picked, w), denom: sum(w), valid, safe };

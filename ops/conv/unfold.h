@@ -21,6 +21,7 @@
 #include <gpuext/extension.h>
 
 #include "../common/dispatch.h"
+#include "../common/fast_div.h"
 #include "../common/hd.h"
 #include "../ops.h"
 
@@ -32,6 +33,7 @@ struct Im2colGeometry {
   int64_t oh = 0, ow = 0;              // the grid of windows
   int64_t img_stride[4] = {0, 0, 0, 0};  // elements: unfold's input (fold's output is contiguous)
   int64_t col_stride[3] = {0, 0, 0};     // elements: fold's input (unfold's output is contiguous)
+  FastDivU32 div_sh, div_sw;  // by the strides: fold_one's divisibility tests (NOTE [ Division by a run-time constant ])
   double pad_value = 0;
   ScalarType dtype = kFloat32;
   int device = 0;
@@ -47,22 +49,22 @@ struct Im2colGeometry {
   }
 
   // fold's element (b, ch, y, x): the sum of the window positions covering it, (i, j) ascending. The
-  // divisibility tests run in 32 bits (spatial sizes are below 2^31; make_im2col checks): on the GPU a
-  // 64-bit division is a long emulated sequence, and there are up to KH + KH*KW of them per element.
+  // divisibility tests run in 32 bits (spatial sizes are below 2^30; make_im2col checks) and divide by
+  // the strides' magic numbers: a division per KH + KH*KW positions would cost more than the loads.
   template <typename T, typename C> GX_HD C fold_one(const T* col, int64_t b, int64_t ch, int64_t y, int64_t x) const {
-    const int32_t y32 = static_cast<int32_t>(y), x32 = static_cast<int32_t>(x), sh32 = static_cast<int32_t>(sh), sw32 = static_cast<int32_t>(sw);
+    const int32_t y32 = static_cast<int32_t>(y), x32 = static_cast<int32_t>(x);
     const T* base = col + b * col_stride[0] + ch * kh * kw * col_stride[1];
     C acc = C(0);
     for (int32_t i = 0; i < kh; ++i) {
       const int32_t hh = y32 + static_cast<int32_t>(ph) - i * static_cast<int32_t>(dh);
       if (hh < 0) break;  // hh only falls as i grows
-      const int32_t wy = hh / sh32;
-      if (hh - wy * sh32 != 0 || wy >= oh) continue;
+      const int32_t wy = static_cast<int32_t>(div_sh.div(static_cast<uint32_t>(hh)));
+      if (hh - wy * static_cast<int32_t>(sh) != 0 || wy >= oh) continue;
       for (int32_t j = 0; j < kw; ++j) {
         const int32_t ww = x32 + static_cast<int32_t>(pw) - j * static_cast<int32_t>(dw);
         if (ww < 0) break;
-        const int32_t wx = ww / sw32;
-        if (ww - wx * sw32 != 0 || wx >= ow) continue;
+        const int32_t wx = static_cast<int32_t>(div_sw.div(static_cast<uint32_t>(ww)));
+        if (ww - wx * static_cast<int32_t>(sw) != 0 || wx >= ow) continue;
         acc += to<C>(base[(static_cast<int64_t>(i) * kw + j) * col_stride[1] + (static_cast<int64_t>(wy) * ow + wx) * col_stride[2]]);
       }
     }
@@ -91,10 +93,13 @@ inline Im2colGeometry make_im2col(const Tensor& image, const Tensor& col, IntArr
   GX_CHECK(g.h < (int64_t{1} << 30) && g.w < (int64_t{1} << 30) && g.oh < (int64_t{1} << 30) && g.ow < (int64_t{1} << 30) &&
                g.ph < (int64_t{1} << 29) && g.pw < (int64_t{1} << 29) && (g.kh - 1) * g.dh < (int64_t{1} << 29) && (g.kw - 1) * g.dw < (int64_t{1} << 29),
            "spatial sizes, padding and dilated kernels of 2^29 or more are not supported");
+  GX_CHECK(g.sh < (int64_t{1} << 30) && g.sw < (int64_t{1} << 30), "strides of 2^30 or more are not supported");
   GX_CHECK(col.size(0) == g.n && col.size(1) == g.rows() && col.size(2) == g.cols(), "columns of shape ", col.sizes(),
            " do not match the image ", image.sizes(), " with kernel ", kernel_size, " and grid ", grid);
   for (int d = 0; d < 4; ++d) g.img_stride[d] = image.strides()[d];
   for (int d = 0; d < 3; ++d) g.col_stride[d] = col.strides()[d];
+  g.div_sh = FastDivU32(static_cast<uint32_t>(g.sh));
+  g.div_sw = FastDivU32(static_cast<uint32_t>(g.sw));
   g.dtype = image.dtype();
   g.device = image.device().index;
   return g;
