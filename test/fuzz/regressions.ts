@@ -19,6 +19,7 @@ export interface Regression {
 }
 
 const i64 = (xs: number[]): bigint[] => xs.map((x) => BigInt(x));
+const zeros = (n: number): number[] => new Array<number>(n).fill(0);
 const t = (base: number, views: { op: string; a: number; b: number; c: number }[] = []): unknown =>
   ({ kind: 'tensor', arg: { base, views } });
 
@@ -116,6 +117,18 @@ export const REGRESSIONS: readonly Regression[] = [
     input: {
       op: 'copy_', bases: [{ dtype: 'int64', shape: [3, 3], data: i64([0, 1, 2, 3, 4, 5, 6, 7, 8]) }, { dtype: 'int64', shape: [1], data: [1n] }],
       x: { base: 0, views: [] }, src: { base: 0, views: [{ op: 'transpose', a: 0, b: 1, c: 0 }] }, value: 0, device: 'cpu',
+    },
+  },
+  {
+    property: 'matmul',
+    note: 'the reference: 1e300 * 1e300 beside -inf in one dot product is -inf with a fused multiply-add (the product kept exact, as the batched CPU kernel and cuBLAS do), NaN with the product rounded first',
+    input: {
+      bases: [
+        { dtype: 'float64', shape: [1, 3, 4, 4], data: [0.5, 1, 0, 1e300, 0, 0, 0, 0, 0, Number.NaN, ...zeros(19), Number.NaN, ...zeros(18)] },
+        { dtype: 'float64', shape: [1, 3, 4, 3], data: [0, 0, 0, Number.NaN, Number.NEGATIVE_INFINITY, 0, 0, 0, 0, 0, 1e300, ...zeros(9), Number.NaN, ...zeros(15)] },
+      ],
+      a: { base: 0, views: [], disposed: false }, b: { base: 1, views: [], disposed: false },
+      out: 0, outJunk: undefined, opts: undefined, allowTf32: undefined,
     },
   },
 ];

@@ -144,6 +144,10 @@ function matmulPlan(inp: MatmulInput, device: string): { bases: BaseSpec[]; plan
             // An infinity times a TF32-flushed tiny input: NaN, or +-inf where cuBLAS picks a kernel without TF32.
             const raw = [av[oa + i * k + l], bv[ob + l * n + j]];
             if (tf32 && raw.some((v) => !Number.isFinite(v)) && raw.some((v) => v !== 0 && Math.abs(v) <= 2 ** -137)) unsure = true;
+            // Finite factors whose product overflows: a fused multiply-add (BLAS kernels, cuBLAS) keeps the
+            // product exact and adds it to the sum, so an infinity elsewhere in the sum wins (+-inf) where
+            // rounding the product first gives inf - inf = NaN. No promise on that element either.
+            if (Number.isFinite(x) && Number.isFinite(y) && !Number.isFinite(p)) unsure = true;
           }
           // Finite products that may overflow the accumulator in some order: no promise on that element.
           values.push(abs > big / 4 || unsure ? undefined : cast(s, dtype));
