@@ -223,8 +223,12 @@ function replayKinds(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): GraphFigures['ki
   const buf = gx.zeros([PLACEMENT_FLOATS], { device: 'cuda' });
   try {
     const placements = placementOffsets(PLACEMENTS).map(([oa, ob, oc]) => {
-      const [pa, pb, pc] = [oa, ob, oc].map((o) => buf.narrow(0, o, 1));
-      return replayUsPerKernel(() => raw.launch([1], [32], [pa, pb, pc, 1]), `graph of RawKernel add1 at ${oa}, ${ob}, ${oc}`);
+      const views = [oa, ob, oc].map((o) => buf.narrow(0, o, 1));
+      try {
+        return replayUsPerKernel(() => raw.launch([1], [32], [...views, 1]), `graph of RawKernel add1 at ${oa}, ${ob}, ${oc}`);
+      } finally {
+        for (const v of views) v.dispose();
+      }
     });
     return { builtin, rawKernel, placements };
   } finally {
