@@ -1,4 +1,4 @@
-"""Helpers shared by bench/torch_core.py and bench/torch_extension.py.
+"""Helpers shared by the Python sides of the benchmarks (bench/torch_*.py, bench/cupy_*.py).
 
 Both scripts run as `python3 bench/<script>.py`; each puts its own directory on
 sys.path before `import bench_common`.
@@ -73,3 +73,29 @@ def timed(fn, warmup, repeat, sync, nbytes=None):
     if nbytes is not None:
         out["gbps"] = nbytes / s / 1e9
     return out
+
+
+def sin_pattern(torch, shape, k, scale, dev):
+    """sin(0.37 i + k) * scale over the flat index i, as float32 on `dev`: the
+    inputs the TypeScript side fills the same way (bench/conv*.bench.ts's pattern())."""
+    n = 1
+    for d in shape:
+        n *= d
+    i = torch.arange(n, dtype=torch.float64)
+    return (torch.sin(i * 0.37 + k) * scale).to(torch.float32).reshape(shape).to(dev)
+
+
+def per_call_ms(fn, sync, warmup, iters, batch):
+    """Median ms per call of `fn`: `warmup` calls, then iters // batch samples
+    of `batch` calls each closed by sync() inside the timed region."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    samples = []
+    for _ in range(max(1, iters // batch)):
+        t0 = time.perf_counter_ns()
+        for _ in range(batch):
+            fn()
+        sync()
+        samples.append((time.perf_counter_ns() - t0) / batch / 1e6)
+    return statistics.median(samples)

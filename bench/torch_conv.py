@@ -24,12 +24,10 @@ Run alone:
 import argparse
 import math
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log  # noqa: E402
+from bench_common import emit, log, per_call_ms as timed_ms, sin_pattern  # noqa: E402
 
 
 def main():
@@ -57,22 +55,10 @@ def main():
     warmup, iters, batch = (1, 3, 1) if a.quick else (5, 30, 5)
 
     def pattern(shape, k, scale):
-        n = math.prod(shape)
-        i = torch.arange(n, dtype=torch.float64)
-        return (torch.sin(i * 0.37 + k) * scale).to(torch.float32).reshape(shape).to(dev)
+        return sin_pattern(torch, shape, k, scale, dev)
 
     def per_call_ms(fn):
-        for _ in range(warmup):
-            fn()
-        sync()
-        samples = []
-        for _ in range(max(1, iters // batch)):
-            t0 = time.perf_counter_ns()
-            for _ in range(batch):
-                fn()
-            sync()
-            samples.append((time.perf_counter_ns() - t0) / batch / 1e6)
-        return statistics.median(samples)
+        return timed_ms(fn, sync, warmup, iters, batch)
 
     cells = {}
     n, c, h, oc, k, s, p = [int(v) for v in a.conv.split(",")]
