@@ -2,13 +2,12 @@
 // MaxPool1d/2d, AvgPool1d/2d) and Flatten. The convolutions initialize as
 // torch's reset_parameters: weight by kaimingUniform_ with a = sqrt(5), bias
 // from U(-1/sqrt(fanIn), 1/sqrt(fanIn)).
-import { empty } from '../ops/creation/creation';
 import { flatten } from '../ops/layout/layout';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { conv1d, conv2d, type ConvOptions } from './conv';
-import { resetWeightAndBias_, type FactoryOptions } from './layers';
+import { param, resetWeightAndBias_, WeightAndBias, type FactoryOptions } from './layers';
 import { Module } from './module';
 import { avgPool1d, avgPool2d, maxPool1d, maxPool2d, type AvgPoolOptions, type PoolOptions } from './pooling';
 
@@ -28,7 +27,7 @@ function channels(v: unknown, fn: string, name: string): number {
 }
 
 /** What Conv1d and Conv2d share: the parameters, their initialization and the checks torch makes at construction. */
-abstract class ConvNd extends Module {
+abstract class ConvNd extends WeightAndBias {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly kernelSize: number[];
@@ -54,18 +53,8 @@ abstract class ConvNd extends Module {
     }
     this.kernelSize = [...k];
     this.options = { stride, padding: o.padding ?? 0, dilation: o.dilation ?? 1, groups };
-    const make = (shape: number[]): Tensor => empty(shape, { dtype: o.dtype ?? 'float32', device: o.device });
-    this.registerParameter('weight', make([this.outChannels, this.inChannels / groups, ...k]));
-    this.registerParameter('bias', o.bias === false ? null : make([this.outChannels]));
+    this.registerWeightAndBias(param([this.outChannels, this.inChannels / groups, ...k], o), o.bias === false ? null : param([this.outChannels], o));
     this.resetParameters();
-  }
-
-  get weight(): Tensor {
-    return this.param('weight') as Tensor;
-  }
-
-  get bias(): Tensor | null {
-    return this.param('bias');
   }
 
   /** torch's reset_parameters. */

@@ -6,7 +6,7 @@ import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { bilinear, rmsNorm } from './functional-norms';
 import { ones_, uniform_ } from './init';
-import { param, size, type FactoryOptions } from './layers';
+import { param, size, WeightAndBias, type FactoryOptions } from './layers';
 import { Module } from './module';
 
 export interface RMSNormOptions extends FactoryOptions {
@@ -59,7 +59,7 @@ const BILINEAR_KEYS = optionKeys<BilinearOptions>({ bias: true, device: true, dt
  * both from U(-1/sqrt(in1), 1/sqrt(in1)) as torch initializes them.
  * @example const b = new gx.nn.Bilinear(20, 30, 40); b.call(x1, x2)
  */
-export class Bilinear extends Module<[Tensor, Tensor]> {
+export class Bilinear extends WeightAndBias<[Tensor, Tensor]> {
   readonly in1Features: number;
   readonly in2Features: number;
   readonly outFeatures: number;
@@ -70,17 +70,8 @@ export class Bilinear extends Module<[Tensor, Tensor]> {
     this.in1Features = size(in1Features, fn, 'in1Features');
     this.in2Features = size(in2Features, fn, 'in2Features');
     this.outFeatures = size(outFeatures, fn, 'outFeatures');
-    this.registerParameter('weight', param([this.outFeatures, this.in1Features, this.in2Features], o));
-    this.registerParameter('bias', o.bias === false ? null : param([this.outFeatures], o));
+    this.registerWeightAndBias(param([this.outFeatures, this.in1Features, this.in2Features], o), o.bias === false ? null : param([this.outFeatures], o));
     this.resetParameters();
-  }
-
-  get weight(): Tensor {
-    return this.param('weight') as Tensor;
-  }
-
-  get bias(): Tensor | null {
-    return this.param('bias');
   }
 
   /** torch's reset_parameters: every parameter from U(-b, b), b = 1 / sqrt(in1Features). */

@@ -53,22 +53,16 @@ export function resetWeightAndBias_(weight: Tensor, bias: Tensor | null, fn: str
 }
 
 /**
- * y = x W^T + b (torch.nn.Linear): weight [out, in] from kaimingUniform_ with a = sqrt(5) (so
- * U(-1/sqrt(in), 1/sqrt(in))), bias from U(-1/sqrt(in), 1/sqrt(in)), as torch initializes it.
- * @example const fc = new gx.nn.Linear(784, 10); const y = fc.call(x);
+ * A layer whose parameters are a `weight` and an optional `bias` (Linear,
+ * Bilinear, the convolutions): registered under torch's names, so state
+ * dicts carry them as torch's do, and read back by name.
+ * @internal
  */
-export class Linear extends Module {
-  readonly inFeatures: number;
-  readonly outFeatures: number;
-  constructor(inFeatures: number, outFeatures: number, opts?: LinearOptions) {
-    super();
-    const fn = 'gx.nn.Linear';
-    const o = checkOptions<LinearOptions>(opts, fn, LINEAR_KEYS);
-    this.inFeatures = size(inFeatures, fn, 'inFeatures', 0);
-    this.outFeatures = size(outFeatures, fn, 'outFeatures', 0);
-    this.registerParameter('weight', param([this.outFeatures, this.inFeatures], o));
-    this.registerParameter('bias', o.bias === false ? null : param([this.outFeatures], o));
-    this.resetParameters();
+export abstract class WeightAndBias<In extends unknown[] = [Tensor], Out = Tensor> extends Module<In, Out> {
+  /** Registers `weight` and `bias` (null: the layer has none). */
+  protected registerWeightAndBias(weight: Tensor, bias: Tensor | null): void {
+    this.registerParameter('weight', weight);
+    this.registerParameter('bias', bias);
   }
 
   get weight(): Tensor {
@@ -77,6 +71,25 @@ export class Linear extends Module {
 
   get bias(): Tensor | null {
     return this.param('bias');
+  }
+}
+
+/**
+ * y = x W^T + b (torch.nn.Linear): weight [out, in] from kaimingUniform_ with a = sqrt(5) (so
+ * U(-1/sqrt(in), 1/sqrt(in))), bias from U(-1/sqrt(in), 1/sqrt(in)), as torch initializes it.
+ * @example const fc = new gx.nn.Linear(784, 10); const y = fc.call(x);
+ */
+export class Linear extends WeightAndBias {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  constructor(inFeatures: number, outFeatures: number, opts?: LinearOptions) {
+    super();
+    const fn = 'gx.nn.Linear';
+    const o = checkOptions<LinearOptions>(opts, fn, LINEAR_KEYS);
+    this.inFeatures = size(inFeatures, fn, 'inFeatures', 0);
+    this.outFeatures = size(outFeatures, fn, 'outFeatures', 0);
+    this.registerWeightAndBias(param([this.outFeatures, this.inFeatures], o), o.bias === false ? null : param([this.outFeatures], o));
+    this.resetParameters();
   }
 
   /** torch's reset_parameters. */
