@@ -8,25 +8,22 @@ the gradient of sum(result * w) for the inputs (w = vals(n, 0.7, 0.3)).
 """
 import json
 import math
+import os
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sin_inputs import flat, vals  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 N = 12
 
 
-def vals(n, a, b, scale=1.0):
-    return [scale * math.sin(a * i + b) for i in range(n)]
-
-
 def T(a, b, scale):
     return torch.tensor(vals(N, a, b, scale), requires_grad=True)
-
-
-def flat(t):
-    return [float(v) for v in t.detach().reshape(-1).tolist()]
 
 
 W = torch.tensor(vals(N, 0.7, 0.3))
