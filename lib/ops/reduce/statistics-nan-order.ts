@@ -33,9 +33,8 @@ import { REDUCE, reduceOp } from './reduction';
 import { cumExtremumImpl } from './scan-extremum';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import {
-  checkLength, linesOf, MEDIAN_KEYS, quantileCall, torchLerp, type MedianOptions, type QuantileOptions,
+  checkLength, linesOf, MEDIAN_KEYS, quantileCall, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
 } from './statistics-order';
-import type { FloatResult } from '../types';
 
 export interface ModeOptions extends AxisOptions {
   /** The axis (default -1, as torch.mode). */
@@ -144,17 +143,11 @@ export interface ModeFn {
   <D extends DType>(x: Tensor<D>, opts: ModeOptions): SortResult<D>;
 }
 
-export interface NanmedianFn {
-  <D extends DType>(x: Tensor<D>): Tensor<D>;
-  <D extends DType>(x: Tensor<D>, axis: number, opts?: MedianOptions): SortResult<D>;
-  <D extends DType>(x: Tensor<D>, opts: MedianOptions & { axis: number }): SortResult<D>;
-  <D extends DType>(x: Tensor<D>, opts: MedianOptions): Tensor<D> | SortResult<D>;
-}
+/** nanmedian takes median's forms. */
+export type NanmedianFn = MedianFn;
 
-export interface NanquantileFn {
-  <D extends DType>(x: Tensor<D>, q: number | readonly number[] | Tensor, axis?: number | null, opts?: QuantileOptions): Tensor<FloatResult<D>>;
-  <D extends DType>(x: Tensor<D>, q: number | readonly number[] | Tensor, opts: QuantileOptions): Tensor<FloatResult<D>>;
-}
+/** nanquantile takes quantile's forms. */
+export type NanquantileFn = QuantileFn;
 
 /**
  * The most frequent value along `axis` (default -1) and its index, as torch.mode: `{ values, indices }`
