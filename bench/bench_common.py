@@ -75,6 +75,20 @@ def timed(fn, warmup, repeat, sync, nbytes=None):
     return out
 
 
+def torch_for(device):
+    """torch when it imports and `device` ('cpu', 'cuda', 'cuda:N') is usable;
+    else emits {"error": ...} (the bench's JSON line) and returns None."""
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
+        emit({"error": "torch not importable: %s: %s" % (type(e).__name__, e)})
+        return None
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        emit({"error": "torch %s: CUDA is not available" % torch.__version__, "torch": torch.__version__})
+        return None
+    return torch
+
+
 def sin_pattern(torch, shape, k, scale, dev):
     """sin(0.37 i + k) * scale over the flat index i, as float32 on `dev`: the
     inputs the TypeScript side fills the same way (bench/conv*.bench.ts's pattern())."""

@@ -27,7 +27,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log, per_call_ms as timed_ms, sin_pattern  # noqa: E402
+from bench_common import emit, log, per_call_ms as timed_ms, sin_pattern, torch_for  # noqa: E402
 
 
 def main():
@@ -37,16 +37,11 @@ def main():
     ap.add_argument("--cls", default="64,32")
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
-    try:
-        import torch
-        import torch.nn.functional as F
-    except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
-        emit({"error": "torch not importable: %s: %s" % (type(e).__name__, e)})
-        return
     dev = a.device
-    if dev.startswith("cuda") and not torch.cuda.is_available():
-        emit({"error": "torch %s: CUDA is not available" % torch.__version__, "torch": torch.__version__})
+    torch = torch_for(dev)
+    if torch is None:
         return
+    import torch.nn.functional as F
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
