@@ -84,11 +84,7 @@ void check(Status s, const char* what, const char* call) {
 
 Handle handle(const char* what, int device, cudaStream_t stream) {
   const Api& a = api(what);
-  int current = -1;
-  GX_CHECK(cudaGetDevice(&current) == cudaSuccess, what, ": cudaGetDevice failed");
-  // Right by construction: a handle is made for and used on one device, the one current in the caller's DeviceGuard.
-  GX_CHECK(current == device, what, ": the cuDNN handle of cuda:", device, " was asked for while cuda:", current,
-           " is current (the op must make its tensors' device current first)");
+  check_handle_device(what, "cuDNN", device);
   Entry* e = ol::HandlePool<Entry>::find(device);
   if (e == nullptr) {
     Handle h = nullptr;
