@@ -38,7 +38,7 @@ import type { Tensor } from '../../core/tensor';
 import { allocate } from '../creation/creation';
 import { expand } from '../layout/layout';
 import { namedForCaller } from '../library';
-import { getFloat32MatmulPrecision } from '../linalg/matmul';
+import { tf32ByDefault } from '../linalg/matmul';
 import { sum } from '../reduce/functions';
 
 /** A convolution's geometry over (height, width), symmetric padding. */
@@ -92,7 +92,7 @@ export function cudnnVersion(device: Device): number | undefined {
   return loadState.version;
 }
 
-const allowTf32 = (dtype: DType): boolean => dtype === 'float32' && getFloat32MatmulPrecision() === 'high';
+const allowTf32 = (dtype: DType): boolean => dtype === 'float32' && tf32ByDefault();
 /**
  * t as cuDNN reads it: contiguous, starting 16-byte aligned (a view into the
  * middle of a buffer may not: some of cuDNN's kernels load 16 bytes at a time

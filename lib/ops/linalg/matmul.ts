@@ -42,6 +42,11 @@ export function getFloat32MatmulPrecision(): MatmulPrecision {
   return float32Precision;
 }
 
+/** Whether float32 products may use TF32 when the call does not say: precision 'high' (matmul, the cuDNN convolutions). @internal */
+export function tf32ByDefault(): boolean {
+  return float32Precision === 'high';
+}
+
 export interface MatmulOptions {
   /** float32 only: allow TF32 tensor cores for this call (default: gx.getFloat32MatmulPrecision() === 'high'). */
   allowTf32?: boolean;
@@ -115,7 +120,7 @@ export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Te
   if (k !== k2) throw new RangeError(`${fn}: inner dimensions differ: ${formatShape(a.shape)} @ ${formatShape(b.shape)} (${k} vs ${k2})`);
   const batch = broadcastShapes([aShape.slice(0, -2), bShape.slice(0, -2)], fn);
   const resultShape = [...batch, ...(a.ndim === 1 ? [] : [m]), ...(b.ndim === 1 ? [] : [n])];
-  const allowTf32 = opts.allowTf32 ?? float32Precision === 'high';
+  const allowTf32 = opts.allowTf32 ?? tf32ByDefault();
   const out = opts.out;
   if (out !== undefined) {
     checkTensor(out, fn, 'out');
