@@ -298,9 +298,6 @@ module.exports = [
     'int groups, bool allow_tf32, bool benchmark, Tensor grad_weight) -> ()',
     'grad_weight (OC, C/groups, KH, KW) = the gradient of conv_cudnn\'s output with respect to its weight, from input ' +
     'and grad_output (cudnnConvolutionBackwardFilter); contiguous, one floating dtype.', ['cuda']),
-  op('conv_cudnn_backward_bias(Tensor grad_output, Tensor grad_bias) -> str',
-    'grad_bias (OC) = grad_output (N, OC, OH, OW) summed over all but its channels (cudnnConvolutionBackwardBias); ' +
-    'contiguous, one floating dtype. Returns \'\' when done, else why cuDNN refused, grad_bias unwritten.', ['cuda']),
   op('foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, ' +
     'float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()',
     'One SGD step of every parameter of the list, in place, as torch.optim.SGD\'s per parameter, in a few ' +

@@ -1298,12 +1298,6 @@ const OP_CONV_CUDNN_BACKWARD_WEIGHT = new OpRef('conv_cudnn_backward_weight');
 function convCudnnBackwardWeight(fn: string, a: { input: NativeTensor; gradOutput: NativeTensor; padding: readonly number[] | number; stride: readonly number[] | number; dilation: readonly number[] | number; groups: number | bigint; allowTf32: boolean; benchmark: boolean; gradWeight: NativeTensor }): void {
   native.callOp(OP_CONV_CUDNN_BACKWARD_WEIGHT.id(fn), a.input, a.gradOutput, a.padding, a.stride, a.dilation, a.groups, a.allowTf32, a.benchmark, a.gradWeight);
 }
-const OP_CONV_CUDNN_BACKWARD_BIAS = new OpRef('conv_cudnn_backward_bias');
-/** `conv_cudnn_backward_bias(Tensor grad_output, Tensor grad_bias) -> str`: grad_bias (OC) = grad_output (N, OC, OH, OW) summed over all but its channels (cudnnConvolutionBackwardBias); contiguous, one floating dtype. Returns '' when done, else why cuDNN refused, grad_bias unwritten. */
-function convCudnnBackwardBias(fn: string, a: { gradOutput: NativeTensor; gradBias: NativeTensor }): string {
-  const id = OP_CONV_CUDNN_BACKWARD_BIAS.id(fn);
-  return native.callOpStaged(id, a.gradOutput, a.gradBias) as string;
-}
 const OP_FOREACH_SGD = new OpRef('foreach_sgd');
 /** `foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()`: One SGD step of every parameter of the list, in place, as torch.optim.SGD's per parameter, in a few multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists contiguous, of one floating dtype and device (ops/optim/foreach.h). */
 function foreachSgd(fn: string, a: { params: readonly NativeTensor[]; grads: readonly NativeTensor[]; momentumBuffers: readonly NativeTensor[]; lr: number; momentum: number; dampening: number; weightDecay: number; nesterov: boolean; maximize: boolean; first: boolean }): void {
@@ -1558,7 +1552,6 @@ export {
   convCudnn,
   convCudnnBackwardInput,
   convCudnnBackwardWeight,
-  convCudnnBackwardBias,
   foreachSgd,
   foreachAdam,
   svd,

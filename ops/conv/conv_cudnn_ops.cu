@@ -43,7 +43,7 @@ struct Call {
   }
 };
 
-// A 4-d descriptor (1, oc, 1, 1) of the bias, and the output's, for cudnnAddTensor and cudnnConvolutionBackwardBias.
+// A 4-d descriptor (1, oc, 1, 1) of the bias, and the output's, for cudnnAddTensor.
 struct BiasDescriptors {
   const dnn::Api& a;
   dnn::TensorDesc bias = nullptr, out = nullptr;
@@ -133,31 +133,6 @@ void conv_cudnn_backward_weight_cuda(const Tensor& input, const Tensor& grad_out
   }
   const std::string r = call(dnn::Dir::kFilter, {input.data_ptr(), grad_weight.data_ptr(), grad_output.data_ptr()});
   GX_CHECK(r.empty(), what, ": cuDNN refused the backward filter pass the forward was told it takes: ", r);
-}
-
-std::string conv_cudnn_backward_bias_cuda(const Tensor& grad_output, const Tensor& grad_bias) {
-  const char* what = "conv_cudnn_backward_bias";
-  check_bias(what, grad_bias, grad_output);
-  GX_CHECK(grad_output.is_contiguous(), what, ": grad_output must be contiguous");
-  GX_CHECK(grad_output.dtype() == kFloat32 || grad_output.dtype() == kFloat64 || grad_output.dtype() == kFloat16 ||
-               grad_output.dtype() == kBFloat16,
-           what, ": dtype ", grad_output.dtype(), " is not supported (floating only)");
-  if (grad_bias.numel() == 0) return "";
-  const int device = grad_output.device().index;
-  DeviceGuard guard(device);
-  cudaStream_t stream = current_stream(device);
-  if (grad_output.numel() == 0) {
-    GX_CHECK(cudaMemsetAsync(grad_bias.data_ptr(), 0, bytes_of(grad_bias), stream) == cudaSuccess, what, ": cudaMemsetAsync failed");
-    return "";
-  }
-  if (grad_output.numel() >= (int64_t{1} << 31)) return "a gradient of 2^31 or more elements (cuDNN takes fewer)";
-  dnn::Handle h = dnn::handle(what, device, stream);
-  BiasDescriptors d(what, grad_output, grad_output.dtype());
-  const dnn::Status s = d.a.ConvolutionBackwardBias(h, dnn::one(grad_output.dtype()), d.out, grad_output.data_ptr(),
-                                                   dnn::zero(grad_output.dtype()), d.bias, grad_bias.data_ptr());
-  if (dnn::refused(s)) return "cudnnConvolutionBackwardBias refused: " + dnn::describe(s);
-  dnn::check(s, what, "cudnnConvolutionBackwardBias");
-  return "";
 }
 
 }  // namespace gx::ops

@@ -423,10 +423,6 @@ GX_LIBRARY(gx_ops, m) {
   m.def("conv_cudnn_backward_weight(Tensor input, Tensor grad_output, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, Tensor grad_weight) -> ()",
         "grad_weight (OC, C/groups, KH, KW) = the gradient of conv_cudnn's output with respect to its weight, from input and grad_output (cudnnConvolutionBackwardFilter); contiguous, one floating dtype.") GX_OPS_CUDA_IMPL(gx::ops::conv_cudnn_backward_weight_cuda);
 #endif
-#if !defined(GX_OPS_NO_CUDA)
-  m.def("conv_cudnn_backward_bias(Tensor grad_output, Tensor grad_bias) -> str",
-        "grad_bias (OC) = grad_output (N, OC, OH, OW) summed over all but its channels (cudnnConvolutionBackwardBias); contiguous, one floating dtype. Returns '' when done, else why cuDNN refused, grad_bias unwritten.") GX_OPS_CUDA_IMPL(gx::ops::conv_cudnn_backward_bias_cuda);
-#endif
   m.def("foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()",
         "One SGD step of every parameter of the list, in place, as torch.optim.SGD's per parameter, in a few multi-tensor launches (momentum_buffers empty without momentum; first: they are set to the gradient); the lists contiguous, of one floating dtype and device (ops/optim/foreach.h).")
       .impl(gx::kCPU, gx::ops::foreach_sgd_cpu) GX_OPS_CUDA_IMPL(gx::ops::foreach_sgd_cuda);
