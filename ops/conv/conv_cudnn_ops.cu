@@ -43,35 +43,7 @@ struct Call {
   }
 };
 
-// A 4-d descriptor (1, oc, 1, 1) of the bias, and the output's, for cudnnAddTensor.
-struct BiasDescriptors {
-  const dnn::Api& a;
-  dnn::TensorDesc bias = nullptr, out = nullptr;
-  BiasDescriptors(const char* what, const Tensor& y, ScalarType t) : a(dnn::api(what)) {
-    const int dt = dnn::data_type(t);
-    const auto i = [](int64_t v) { return static_cast<int>(v); };
-    dnn::check(a.CreateTensorDescriptor(&bias), what, "cudnnCreateTensorDescriptor");
-    dnn::check(a.CreateTensorDescriptor(&out), what, "cudnnCreateTensorDescriptor");
-    dnn::check(a.SetTensor4dDescriptor(bias, dnn::kNCHW, dt, 1, i(y.size(1)), 1, 1), what, "cudnnSetTensor4dDescriptor (bias)");
-    dnn::check(a.SetTensor4dDescriptor(out, dnn::kNCHW, dt, i(y.size(0)), i(y.size(1)), i(y.size(2)), i(y.size(3))), what,
-               "cudnnSetTensor4dDescriptor (output)");
-  }
-  ~BiasDescriptors() {
-    if (out != nullptr) (void)a.DestroyTensorDescriptor(out);
-    if (bias != nullptr) (void)a.DestroyTensorDescriptor(bias);
-  }
-  BiasDescriptors(const BiasDescriptors&) = delete;
-  BiasDescriptors& operator=(const BiasDescriptors&) = delete;
-};
-
 size_t bytes_of(const Tensor& t) { return static_cast<size_t>(t.numel() * itemsize(t.dtype())); }
-
-void check_bias(const char* what, const Tensor& bias, const Tensor& y) {
-  GX_CHECK(bias.dim() == 1 && y.dim() == 4 && bias.size(0) == y.size(1), what, ": bias ", bias.sizes(),
-           " does not match the output's channels ", y.sizes());
-  GX_CHECK(bias.dtype() == y.dtype() && bias.device() == y.device() && bias.is_contiguous(), what,
-           ": bias must be contiguous, of the output's dtype and device");
-}
 
 }  // namespace
 
@@ -80,27 +52,16 @@ int64_t cudnn_version_cuda(Device device) {
   return static_cast<int64_t>(dnn::api("cudnn_version").GetVersion());
 }
 
-std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                            IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups,
+std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups,
                             bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight,
                             const Tensor& out) {
   const char* what = "conv_cudnn";
-  if (bias.has_value()) check_bias(what, *bias, out);
   Call call(what, input, weight, out, padding, stride, dilation, groups, allow_tf32, benchmark);
   if (out.numel() == 0) return call.refusal;
   std::vector<dnn::Dir> probe;
   if (check_grad_input) probe.push_back(dnn::Dir::kData);
   if (check_grad_weight) probe.push_back(dnn::Dir::kFilter);
-  std::string r = call(dnn::Dir::kForward, {input.data_ptr(), weight.data_ptr(), out.data_ptr()}, probe);
-  if (!r.empty() || !bias.has_value()) return r;
-  DeviceGuard guard(call.g.device);
-  dnn::Handle h = dnn::handle(what, call.g.device, current_stream(call.g.device));
-  BiasDescriptors d(what, out, out.dtype());
-  // out = 1 * bias (broadcast over N, H, W) + 1 * out, in place; refused, the caller discards out.
-  const dnn::Status s = d.a.AddTensor(h, dnn::one(out.dtype()), d.bias, bias->data_ptr(), dnn::one(out.dtype()), d.out, out.data_ptr());
-  if (dnn::refused(s)) return "cudnnAddTensor (the bias) refused: " + dnn::describe(s);
-  dnn::check(s, what, "cudnnAddTensor");
-  return "";
+  return call(dnn::Dir::kForward, {input.data_ptr(), weight.data_ptr(), out.data_ptr()}, probe);
 }
 
 void conv_cudnn_backward_input_cuda(const Tensor& grad_output, const Tensor& weight, IntArrayRef padding,

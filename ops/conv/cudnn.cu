@@ -43,7 +43,6 @@ const ol::Loaded<Api>& loaded() {
         ol::resolve(lib, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", a.GetConvolutionBackwardFilterAlgorithm_v7, missing);
         ol::resolve(lib, "cudnnFindConvolutionBackwardFilterAlgorithmEx", a.FindConvolutionBackwardFilterAlgorithmEx, missing);
         ol::resolve(lib, "cudnnConvolutionBackwardFilter", a.ConvolutionBackwardFilter, missing);
-        ol::resolve(lib, "cudnnAddTensor", a.AddTensor, missing);
         std::string optional;  // not required: the refusals' reasons are shorter without it
         ol::resolve(lib, "cudnnGetLastErrorString", a.GetLastErrorString, optional);
       },

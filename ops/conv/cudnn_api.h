@@ -96,8 +96,6 @@ struct Api {
                                       const void* dyp, ConvDesc, int algo, void* workspace, size_t workspace_bytes,
                                       const void* beta, FilterDesc dw, void* dwp) = nullptr;
 
-  Status (*AddTensor)(Handle, const void* alpha, TensorDesc a, const void* ap, const void* beta, TensorDesc c,
-                      void* cp) = nullptr;
   // Optional (cuDNN 9): the last error's message, for the refusals' reasons.
   void (*GetLastErrorString)(char* message, size_t max_size) = nullptr;
 };

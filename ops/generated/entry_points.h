@@ -276,7 +276,7 @@ void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilati
 void fold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void fold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 int64_t cudnn_version_cuda(Device device);
-std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, const Tensor& out);
+std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, const Tensor& out);
 void conv_cudnn_backward_input_cuda(const Tensor& grad_output, const Tensor& weight, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, const Tensor& grad_input);
 void conv_cudnn_backward_weight_cuda(const Tensor& input, const Tensor& grad_output, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, const Tensor& grad_weight);
 void foreach_sgd_cpu(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first);

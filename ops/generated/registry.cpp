@@ -412,8 +412,8 @@ GX_LIBRARY(gx_ops, m) {
         "cuDNN's version (cudnnGetVersion, e.g. 91900), loading libcudnn.so.9 on first use (GPUEXT_CUDNN_PATH names another file); an error saying why when it does not load (ops/conv/cudnn_api.h).") GX_OPS_CUDA_IMPL(gx::ops::cudnn_version_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
-  m.def("conv_cudnn(Tensor input, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, Tensor out) -> str",
-        "out = the convolution (a cross-correlation) of input (N, C, H, W) with weight (OC, C/groups, KH, KW), plus bias (OC) when given, by cuDNN; all contiguous, one floating dtype; padding, stride, dilation [h, w], symmetric padding. check_grad_*: the backward directions must have an algorithm too. Returns '' when done, else why cuDNN refused the configuration, out unwritten (ops/conv/conv_cudnn.h, NOTE [ cuDNN algorithms per shape ]).") GX_OPS_CUDA_IMPL(gx::ops::conv_cudnn_cuda);
+  m.def("conv_cudnn(Tensor input, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, Tensor out) -> str",
+        "out = the convolution (a cross-correlation) of input (N, C, H, W) with weight (OC, C/groups, KH, KW), by cuDNN (the bias is added by gx's own kernel: NOTE [ The bias is gx's ] in lib/ops/conv/cudnn.ts); all contiguous, one floating dtype; padding, stride, dilation [h, w], symmetric padding. check_grad_*: the backward directions must have an algorithm too. Returns '' when done, else why cuDNN refused the configuration, out unwritten (ops/conv/conv_cudnn.h, NOTE [ cuDNN algorithms per shape ]).") GX_OPS_CUDA_IMPL(gx::ops::conv_cudnn_cuda);
 #endif
 #if !defined(GX_OPS_NO_CUDA)
   m.def("conv_cudnn_backward_input(Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool allow_tf32, bool benchmark, Tensor grad_input) -> ()",
