@@ -91,6 +91,19 @@ test('the schedulers give torch\'s learning rates step for step (and OneCycleLR 
     ['OneCycleLR', lrs((o) => new S.OneCycleLR(o, { maxLr: [0.5, 0.2], totalSteps: 20 }), 20), TORCH.sched_onecycle],
     ['OneCycleLR three-phase linear on Adam', lrs((o) => new S.OneCycleLR(o, { maxLr: 0.3, totalSteps: 15, annealStrategy: 'linear', threePhase: true, pctStart: 0.25 }), 15, 'adam'),
       TORCH.sched_onecycle_adam_linear3],
+    ['SequentialLR warm-up then cosine', lrs((o) => new S.SequentialLR(o, {
+      schedulers: [new S.LinearLR(o, { startFactor: 0.1, totalIters: 5 }), new S.CosineAnnealingLR(o, { tMax: 10 })], milestones: [5],
+    }), 20), TORCH.sched_seq_warmup_cos],
+    ['SequentialLR of three', lrs((o) => new S.SequentialLR(o, {
+      schedulers: [new S.LinearLR(o, { startFactor: 0.5, totalIters: 2 }), new S.ExponentialLR(o, { gamma: 0.8 }), new S.CosineAnnealingLR(o, { tMax: 4, etaMin: 0.001 })],
+      milestones: [3, 7],
+    }), 16), TORCH.sched_seq_three],
+    ['SequentialLR LambdaLR then MultiStepLR', lrs((o) => new S.SequentialLR(o, {
+      schedulers: [new S.LambdaLR(o, (e) => 1 / (e + 1)), new S.MultiStepLR(o, { milestones: [2, 4], gamma: 0.3 })], milestones: [3],
+    }), 10), TORCH.sched_seq_lambda_multistep],
+    ['SequentialLR ExponentialLR then StepLR on Adam', lrs((o) => new S.SequentialLR(o, {
+      schedulers: [new S.ExponentialLR(o, { gamma: 0.9 }), new S.StepLR(o, { stepSize: 3, gamma: 0.5 })], milestones: [4],
+    }), 14, 'adam'), TORCH.sched_seq_exp_step_adam],
   ];
   for (const [name, got, ref] of cases) {
     // Within an ulp or two: the same recursions, but V8's Math.cos and glibc's cos may differ in the last bit.
@@ -115,6 +128,14 @@ test('schedulers refuse bad arguments, naming the class and the argument, and On
   one.step();
   t.throws(() => one.step(), { message: /^OneCycleLR\.step: tried to step 3 times; totalSteps is 2/ });
   t.throws(() => new S.ExponentialLR({} as gx.optim.SGD, { gamma: 0.5 }), { message: /^gx\.optim\.lrScheduler\.ExponentialLR: argument 'optimizer' must be a gx\.optim optimizer/ });
+  const warm = new S.LinearLR(opt, { totalIters: 2 });
+  t.throws(() => new S.SequentialLR(opt, { schedulers: [warm], milestones: [2] }), { message: /^gx\.optim\.lrScheduler\.SequentialLR: argument 'milestones' must list 0 step counts/ });
+  t.throws(() => new S.SequentialLR(opt, { schedulers: [warm, warm], milestones: [0] }), { message: /^gx\.optim\.lrScheduler\.SequentialLR: argument 'milestones' must be increasing integers > 0/ });
+  t.throws(() => new S.SequentialLR(opt, { schedulers: [warm, warm, warm], milestones: [4, 2] }), { message: /must be increasing integers > 0, got/ });
+  t.throws(() => new S.SequentialLR(opt, { schedulers: [warm, {} as gx.optim.lrScheduler.StepLR], milestones: [2] }), { message: /^gx\.optim\.lrScheduler\.SequentialLR: argument 'schedulers' must be a non-empty list/ });
+  const r = gx.zeros([1]).requiresGrad_();
+  const other = new gx.optim.SGD([r], { lr: 0.1 });
+  t.throws(() => new S.SequentialLR(opt, { schedulers: [warm, new S.StepLR(other, { stepSize: 2 })], milestones: [2] }), { message: /scheduler 1 \(StepLR\) belongs to another optimizer/ });
   // stateDict / loadStateDict resume the schedule where it was.
   const q = gx.zeros([1]).requiresGrad_();
   const o2 = new gx.optim.SGD([q], { lr: 0.1 });
@@ -128,9 +149,10 @@ test('schedulers refuse bad arguments, naming the class and the argument, and On
   a.step(); b.step();
   t.deepEqual(b.getLastLr(), a.getLastLr());
   t.is(b.lastEpoch, 4);
-  for (const o of [opt, o2, o3]) o.dispose();
+  for (const o of [opt, o2, o3, other]) o.dispose();
   p.dispose();
   q.dispose();
+  r.dispose();
 });
 
 deviceTest('clipGradNorm_ matches torch (norm 2, inf, and no clip when under) and returns the total norm; clipGradValue_ clamps', (t, d) => {

@@ -1,6 +1,6 @@
 // gx.nn.functional: the layers' computations as functions (torch.nn.functional):
-// linear, dropout, layerNorm, embedding, and the activations and softmax
-// re-exported; the losses live in losses.ts and are re-exported here too.
+// linear, dropout, layerNorm, embedding, and the activations, softmax and
+// pad (gx.pad) re-exported; the losses live in losses.ts and are re-exported here too.
 // Every function is composite: made of ops that record on the tape, so
 // gradients come from theirs (NOTE [ One declaration per op ]), and each
 // runs its intermediates inside gx.tidy.
@@ -22,6 +22,7 @@ export {
   relu, gelu, sigmoid, tanh, softplus, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
 } from '../generated/elementwise';
 export { softmax, logSoftmax } from '../ops/softmax/softmax';
+export { pad, type PadOptions, type PadMode } from '../ops/layout/pad';
 export { unfold, fold, conv1d, conv2d, type UnfoldOptions, type ConvOptions } from './conv';
 export {
   maxPool1d, maxPool2d, avgPool1d, avgPool2d, type PoolOptions, type MaxPoolOptions, type AvgPoolOptions, type MaxPoolResult,

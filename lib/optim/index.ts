@@ -7,4 +7,4 @@ export { SGD, type SGDOptions } from './sgd';
 export { Adam, type AdamOptions } from './adam';
 export { AdamW, type AdamWOptions } from './adamw';
 export { LBFGS, type LBFGSOptions } from './lbfgs';
-export * as lrScheduler from './lr-scheduler';
+export * as lrScheduler from './schedulers';

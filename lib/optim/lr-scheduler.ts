@@ -1,6 +1,7 @@
 // gx.optim.lrScheduler: learning-rate schedules over an optimizer's param
 // groups (their `lr`), as torch.optim.lr_scheduler: StepLR, MultiStepLR,
-// ExponentialLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR.
+// ExponentialLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR (SequentialLR,
+// which chains them, in sequential-lr.ts).
 //
 // NOTE [ Scheduler recursions ]
 // torch's step() computes each new lr from the group's current lr (the
@@ -11,7 +12,10 @@
 // sequences agree with torch's to the last bit or so (Math.cos and libm's cos
 // may round differently). As torch's, a scheduler takes its
 // first step when made (lastEpoch 0), and the base lrs are the groups' lrs
-// then (kept here, not in the groups: gx's groups hold only their options).
+// when the first scheduler of the optimizer was made (torch's
+// group['initial_lr'], kept here in initialLrs, not in the groups: gx's
+// groups hold only their options), so a scheduler made after another, as
+// SequentialLR's are, starts from the same base as torch's does.
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Optimizer } from './optimizer';
@@ -21,6 +25,13 @@ type AnyOptimizer = Optimizer<{ lr?: number }>;
 type Group = AnyOptimizer['paramGroups'][number];
 
 const S = 'gx.optim.lrScheduler';
+
+/** Each group's lr when the first scheduler of its optimizer was made (torch's group['initial_lr']). */
+const initialLrs = new WeakMap<Group, number>();
+/** Sets a group's initial lr, as OneCycleLR does (torch writes group['initial_lr'] there, over any earlier). */
+function setInitialLr(g: Group, lr: number): void {
+  initialLrs.set(g, lr);
+}
 
 function positiveInt(v: unknown, fn: string, name: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new RangeError(`${fn}: argument '${name}' must be an integer > 0, got ${describeValue(v)}`);
@@ -51,7 +62,12 @@ export abstract class LRScheduler {
       throw new TypeError(`${fn}: argument 'optimizer' must be a gx.optim optimizer, got ${describeValue(optimizer)}`);
     }
     this.optimizer = optimizer;
-    this.baseLrs = this.groups.map((g) => g.lr);
+    this.baseLrs = this.groups.map((g) => {
+      const first = initialLrs.get(g);
+      if (first !== undefined) return first;
+      initialLrs.set(g, g.lr);
+      return g.lr;
+    });
   }
 
   /** The optimizer's groups, as records of their options. */
@@ -72,13 +88,38 @@ export abstract class LRScheduler {
   /** The lrs of the step just taken (lastEpoch already advanced): torch's get_lr(). */
   protected abstract get(): number[];
 
+  /** The lrs at lastEpoch from the base lrs alone, where the schedule has such a form (torch's _get_closed_form_lr). */
+  protected closedForm(): number[] | undefined {
+    return undefined;
+  }
+
   /** Advances the schedule one step and writes the new lrs into the groups (call after optimizer.step()). */
   step(): void {
     this.stepCount += 1;
     this.lastEpoch += 1;
-    const lrs = this.get();
+    this.apply(this.get());
+  }
+
+  /** Writes `lrs` into the groups and keeps them as the last lrs. */
+  protected apply(lrs: readonly number[]): void {
     this.groups.forEach((g, i) => { g.lr = lrs[i]; });
     this.#lastLr = this.groups.map((g) => g.lr);
+  }
+
+  /**
+   * @internal SequentialLR's milestone: the schedule restarts at lastEpoch
+   * 0, its lrs in closed form where it has one, else get() (torch's
+   * _update_lr(0)); the step count does not advance.
+   */
+  restartAtZero(): void {
+    this.lastEpoch = 0;
+    this.apply(this.closedForm() ?? this.get());
+  }
+
+  /** @internal SequentialLR's first step of the scheduler meant for step 0 (torch's _initial_step). */
+  initialStep(): void {
+    this.stepCount = 0;
+    this.start();
   }
 
   /** The lrs the last step set, one per group (torch's get_last_lr()). */
@@ -126,6 +167,10 @@ export class StepLR extends LRScheduler {
     if (this.lastEpoch === 0 || this.lastEpoch % this.stepSize !== 0) return this.current();
     return this.groups.map((g) => g.lr * this.gamma);
   }
+
+  protected override closedForm(): number[] {
+    return this.baseLrs.map((b) => b * this.gamma ** Math.floor(this.lastEpoch / this.stepSize));
+  }
 }
 
 /** lr times gamma at each milestone (torch's MultiStepLR; a milestone given n times multiplies by gamma^n). */
@@ -149,6 +194,12 @@ export class MultiStepLR extends LRScheduler {
     if (n === undefined) return this.current();
     return this.groups.map((g) => g.lr * this.gamma ** n);
   }
+
+  protected override closedForm(): number[] {
+    let passed = 0;  // milestones at or before lastEpoch, repeats counted (torch's bisect_right)
+    for (const [m, n] of this.milestones) if (m <= this.lastEpoch) passed += n;
+    return this.baseLrs.map((b) => b * this.gamma ** passed);
+  }
 }
 
 /** lr times gamma every step (torch's ExponentialLR). */
@@ -166,6 +217,10 @@ export class ExponentialLR extends LRScheduler {
   protected get(): number[] {
     if (this.initial) return this.current();
     return this.groups.map((g) => g.lr * this.gamma);
+  }
+
+  protected override closedForm(): number[] {
+    return this.baseLrs.map((b) => b * this.gamma ** this.lastEpoch);
   }
 }
 
@@ -188,6 +243,10 @@ export class CosineAnnealingLR extends LRScheduler {
     if (this.stepCount === 1 && e > 0) return this.baseLrs.map((b) => lo + (b - lo) * (1 + Math.cos(e * Math.PI / T)) / 2);
     if ((e - 1 - T) % (2 * T) === 0) return this.groups.map((g, i) => g.lr + (this.baseLrs[i] - lo) * (1 - Math.cos(Math.PI / T)) / 2);
     return this.groups.map((g) => (1 + Math.cos(Math.PI * e / T)) / (1 + Math.cos(Math.PI * (e - 1) / T)) * (g.lr - lo) + lo);
+  }
+
+  protected override closedForm(): number[] {
+    return this.baseLrs.map((b) => this.etaMin + (b - this.etaMin) * (1 + Math.cos(Math.PI * this.lastEpoch / this.tMax)) / 2);
   }
 }
 
@@ -232,6 +291,11 @@ export class LinearLR extends LRScheduler {
     if (e === 0) return this.groups.map((g) => g.lr * s);
     if (this.initial || e > n) return this.current();
     return this.groups.map((g) => g.lr * (1 + (f - s) / (n * s + (e - 1) * (f - s))));
+  }
+
+  protected override closedForm(): number[] {
+    const { startFactor: s, endFactor: f, totalIters: n } = this;
+    return this.baseLrs.map((b) => b * (s + (f - s) * Math.min(n, this.lastEpoch) / n));
   }
 }
 
@@ -308,7 +372,7 @@ export class OneCycleLR extends LRScheduler {
       });
     }
     // The groups' lr becomes the initial lr before the base class reads it (torch sets initial_lr first).
-    groups.forEach((g, i) => { g.lr = points[i].initialLr; });
+    groups.forEach((g, i) => { g.lr = points[i].initialLr; setInitialLr(g, points[i].initialLr); });
     super(optimizer, fn);
     this.totalSteps = total;
     this.#cos = strategy === 'cos';

@@ -156,6 +156,15 @@ out["sched_linear"] = lrs(lambda o: S.LinearLR(o, start_factor=0.25, end_factor=
 out["sched_onecycle"] = lrs(lambda o: S.OneCycleLR(o, max_lr=[0.5, 0.2], total_steps=20), 20)
 out["sched_onecycle_adam_linear3"] = lrs(lambda o: S.OneCycleLR(o, max_lr=0.3, total_steps=15, anneal_strategy="linear",
                                                                    three_phase=True, pct_start=0.25), 15, "adam")
+# SequentialLR: each scheduler made on the optimizer first, then chained (the warm-up-then-cosine recipe among them).
+out["sched_seq_warmup_cos"] = lrs(lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.1, total_iters=5),
+                                                              S.CosineAnnealingLR(o, T_max=10)], milestones=[5]), 20)
+out["sched_seq_three"] = lrs(lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.5, total_iters=2), S.ExponentialLR(o, gamma=0.8),
+                                                         S.CosineAnnealingLR(o, T_max=4, eta_min=0.001)], milestones=[3, 7]), 16)
+out["sched_seq_lambda_multistep"] = lrs(lambda o: S.SequentialLR(o, [S.LambdaLR(o, lambda e: 1.0 / (e + 1)),
+                                                                    S.MultiStepLR(o, milestones=[2, 4], gamma=0.3)], milestones=[3]), 10)
+out["sched_seq_exp_step_adam"] = lrs(lambda o: S.SequentialLR(o, [S.ExponentialLR(o, gamma=0.9), S.StepLR(o, step_size=3, gamma=0.5)],
+                                                             milestones=[4]), 14, "adam")
 
 
 # --- RMSNorm, Bilinear, scaled_dot_product_attention, MultiheadAttention -------
