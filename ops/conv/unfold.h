@@ -105,13 +105,4 @@ inline Im2colGeometry make_im2col(const Tensor& image, const Tensor& col, IntArr
   return g;
 }
 
-// Calls f(Tag<T>{}) with the storage type of a floating dtype, or fails naming it.
-template <typename F> void with_floating_storage(ScalarType t, F&& f) {
-  GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16, "dtype ", t, " is not supported (floating only)");
-  with_storage_type(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) f(tag);
-  });
-}
-
 }  // namespace gx::ops
