@@ -114,8 +114,8 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
  * With returnIndices, { values, indices }.
  * @example gx.nn.functional.maxPool1d(x, 3, { stride: 2 })
  */
-export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool1d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
   return maxPoolNd(input, kernelSize, opts, 1, `${F}.maxPool1d`);
 }
@@ -126,8 +126,8 @@ export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: M
  * { values, indices } (flat indices into each H*W plane, as torch's).
  * @example gx.nn.functional.maxPool2d(x, 2)
  */
-export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool2d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
   return maxPoolNd(input, kernelSize, opts, 2, `${F}.maxPool2d`);
 }
