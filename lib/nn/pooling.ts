@@ -103,6 +103,7 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
   return tidy(() => {
     const { image, batched } = asImage(x, spatial, fn, 'input');
     const { values, indices } = maxPool2dWithIndices(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
+    if (batched && spatial === 2) return o.returnIndices === true ? { values, indices } : values;
     const shape = [...(batched ? [image.shape[0]] : []), image.shape[1], ...g.grid];
     const out = values.reshape(shape);
     return o.returnIndices === true ? { values: out, indices: indices.reshape(shape) } : out;
