@@ -230,13 +230,21 @@ deviceTest('gradcheck (float64): first, second and third order', (t, d) => {
   });
 });
 
-deviceTestSerial('a maxPool2d forward and backward is two native ops', (t, d) => {
+deviceTestSerial('a maxPool2d forward and backward is two native ops and leaves no tensor behind', (t, d) => {
+  const live = gx.memory.stats(d).liveTensors;
   gx.tidy(() => {
     const x = gx.tensor(uniform(4 * 3 * 12 * 12, 9), { device: d }).reshape([4, 3, 12, 12]).requiresGrad_();
     const gy = gx.tensor(uniform(4 * 3 * 6 * 6, 10), { device: d }).reshape([4, 3, 6, 6]);
     const prof = gx.profiler.profile(() => gx.tidy(() => F.maxPool2d(x, 2).backward(gy)));
     t.deepEqual(prof.events.map((e) => e.name), ['max_pool2d_with_indices', 'max_pool2d_with_indices_backward']);
+    // Second order too: the gradient's graph holds the indices until it goes.
+    const gy1 = gx.tensor(uniform(4 * 3 * 71, 12), { device: d }).reshape([4, 3, 71]).requiresGrad_();
+    const [, g] = gx.autograd.functional.vjp((v: gx.Tensor) => F.maxPool1d(v, 3, { stride: 2 }), x.reshape([4, 3, 144]), gy1, { createGraph: true });
+    gx.sum(gx.mul(g, g)).backward();
+    t.true(gy1.grad instanceof gx.Tensor, 'the gradient reached gy1 through the gather');
+    for (const v of [x, gy1]) (v.grad as gx.Tensor).dispose();
   });
+  t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
 });
 
 cudaTest('CUDA equals the CPU bit for bit: values, indices and gradients, every floating dtype', (t) => {
