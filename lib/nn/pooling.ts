@@ -12,8 +12,9 @@
 // with indices ] in ops/conv/max_pool.h: torch's semantics, padding never
 // selected, the first maximum wins, NaN propagates; NOTE [ Derivatives of max
 // pooling ] in lib/ops/conv/max-pool.ts): a forward and backward is two
-// native ops, where unfold, amax and its gradient (eq, astype, a sum, a
-// division, a multiplication) and fold took about eight.
+// native ops, where unfold, amax, amax's gradient (eq, astype, sum, div, mul)
+// and fold took eight (gx.profiler) and split a tie's gradient among the
+// tied elements, where torch gives it all to the index it reports.
 //
 // NOTE [ Average pooling as unfold and a sum ]
 // The windows of x (N, C, H, W) are its columns (N, C*KH*KW, L), viewed (N,
