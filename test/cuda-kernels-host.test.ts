@@ -1,12 +1,14 @@
 // The index arithmetic of the CUDA kernels of NOTE [ The strided elementwise
 // kernel ], NOTE [ Reducing outer and inner dims ], NOTE [ Reducing outer
-// dims ] and NOTE [ unfold at the memory limit ], checked without a GPU: their
+// dims ], NOTE [ unfold at the memory limit ] and NOTE [ Max pooling with
+// indices ], checked without a GPU: their
 // headers, made host code (each <<<grid, block>>> launch a call that runs the
 // grid's blocks and threads one after another; block_reduce folding threads
 // run highest first, so thread 0 returns the block's total), compiled with g++
 // beside test/fixtures/cuda-host/kernels_host.cpp, which runs the launchers
-// (CudaLoops::run_strided, CudaReduce::run) and the unfold / fold kernels on
-// random shapes, broadcasts, permutations and geometries against plain loops.
+// (CudaLoops::run_strided, CudaReduce::run), the unfold / fold kernels and the
+// max pooling kernels on random shapes, broadcasts, permutations and
+// geometries against plain loops.
 // FastDivU32 is checked against division too. The GPU suite runs the same
 // paths on the device (elementwise-strided, reduce-outer, unfold-shapes).
 import test from 'ava';
@@ -74,11 +76,17 @@ function prepare(dir: string): string {
   let r = hostLaunches(fs.readFileSync(reduce, 'utf8').replace('#include <cuda_runtime.h>', ''));
   r = between(r, 'template <typename R, typename Acc>\n__device__ __forceinline__ Acc block_reduce', '// Input and output byte offsets of output element o.', BLOCK_REDUCE);
   fs.writeFileSync(reduce, r.replace('    Tensor scratch;', '    HarnessScratch scratch;'));
-  const unfold = fs.readFileSync(path.join(OPS, 'conv', 'unfold.cu'), 'utf8');
-  const a = unfold.indexOf('constexpr int kBatch'), b = unfold.indexOf('unsigned blocks_for');
-  if (a < 0 || b < a) throw new Error('ops/conv/unfold.cu: kernel markers not found');
-  fs.writeFileSync(path.join(gen, 'unfold_kernels.inc'), unfold.slice(a, b));
+  fs.writeFileSync(path.join(gen, 'unfold_kernels.inc'), kernelsOf('unfold.cu', 'constexpr int kBatch'));
+  fs.writeFileSync(path.join(gen, 'max_pool_kernels.inc'), kernelsOf('max_pool.cu', 'template <typename T, typename I>'));
   return gen;
+}
+
+/** The kernels of ops/conv/<file>: from `from` to the end of its anonymous namespace. */
+function kernelsOf(file: string, from: string): string {
+  const src = fs.readFileSync(path.join(OPS, 'conv', file), 'utf8');
+  const a = src.indexOf(from), b = src.indexOf('}  // namespace', a);
+  if (a < 0 || b < a) throw new Error(`ops/conv/${file}: kernel markers not found`);
+  return src.slice(a, b);
 }
 
 const gxx = hasTool('g++');
@@ -92,8 +100,8 @@ const gxx = hasTool('g++');
     t.truthy(m, out);
     if (m === null) return;
     t.is(Number(m[2]), 0, out);
-    // 400 elementwise trials (most take the strided kernel), 240 reductions, ~200 unfold geometries.
-    t.true(Number(m[1]) > 500, `only ${m[1]} cases checked`);
+    // 400 elementwise trials (most take the strided kernel), 240 reductions, ~200 unfold and ~300 max pooling geometries.
+    t.true(Number(m[1]) > 800, `only ${m[1]} cases checked`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

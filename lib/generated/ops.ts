@@ -1278,6 +1278,16 @@ const OP_FOLD = new OpRef('fold');
 function fold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; out: NativeTensor }): void {
   native.callOp(OP_FOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.out);
 }
+const OP_MAX_POOL2D_WITH_INDICES = new OpRef('max_pool2d_with_indices');
+/** `max_pool2d_with_indices(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor out, Tensor indices) -> ()`: Max pooling as torch's max_pool2d_with_indices: out (N, C, OH, OW), contiguous, floating, the maximum of each window of self (N, C, H, W) (padding never read, the first maximum wins, NaN propagates) and indices (int64, contiguous) its flat index h * W + w into the plane (ops/conv/max_pool.h, NOTE [ Max pooling with indices ]). */
+function maxPool2dWithIndices(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; out: NativeTensor; indices: NativeTensor }): void {
+  native.callOp(OP_MAX_POOL2D_WITH_INDICES.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.out, a.indices);
+}
+const OP_MAX_POOL2D_WITH_INDICES_BACKWARD = new OpRef('max_pool2d_with_indices_backward');
+/** `max_pool2d_with_indices_backward(Tensor grad_output, Tensor indices, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor grad_input) -> ()`: grad_input (N, C, H, W), contiguous: each element the sum of the grad_output (N, C, OH, OW) entries whose index points at it, gathered in one order on both devices, no atomics (ops/conv/max_pool.h). */
+function maxPool2dWithIndicesBackward(fn: string, a: { gradOutput: NativeTensor; indices: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; gradInput: NativeTensor }): void {
+  native.callOp(OP_MAX_POOL2D_WITH_INDICES_BACKWARD.id(fn), a.gradOutput, a.indices, a.kernelSize, a.dilation, a.padding, a.stride, a.gradInput);
+}
 const OP_CUDNN_VERSION = new OpRef('cudnn_version');
 /** `cudnn_version(Device device) -> int`: cuDNN's version (cudnnGetVersion, e.g. 91900), loading libcudnn.so.9 on first use (GPUEXT_CUDNN_PATH names another file); an error saying why when it does not load (ops/conv/cudnn_api.h). */
 function cudnnVersion(fn: string, a: { device: Device }): number {
@@ -1548,6 +1558,8 @@ export {
   cross,
   unfold,
   fold,
+  maxPool2dWithIndices,
+  maxPool2dWithIndicesBackward,
   cudnnVersion,
   convCudnn,
   convCudnnBackwardInput,

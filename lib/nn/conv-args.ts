@@ -41,7 +41,8 @@ export function lift(k: number[], d: number[], p: number[], s: number[], grid: n
 
 /**
  * The input as (N, C, H, W) for the kernels, from a batched (N, C, *spatial)
- * or unbatched (C, *spatial) one; `batched` says which it was. A view.
+ * or unbatched (C, *spatial) one; `batched` says which it was. A view, or x
+ * itself when already 4-d (a view would cost a native call and a tape node).
  */
 export function asImage(x: Tensor, spatial: number, fn: string, name: string): { image: Tensor; batched: boolean } {
   if (x.ndim !== spatial + 1 && x.ndim !== spatial + 2) {
@@ -53,5 +54,5 @@ export function asImage(x: Tensor, spatial: number, fn: string, name: string): {
   if (shape.slice(1).some((v) => v === 0)) {
     throw new RangeError(`${fn}: argument '${name}' must have non-zero channel and spatial sizes, got ${formatShape(x.shape)}`);
   }
-  return { image: x.reshape(shape), batched };
+  return { image: shape.length === x.ndim ? x : x.reshape(shape), batched };
 }

@@ -1,21 +1,32 @@
 // Max and average pooling of gx.nn.functional (maxPool1d/2d, avgPool1d/2d, as
-// torch.nn.functional's), made of unfold and a reduction over each window.
+// torch.nn.functional's): max pooling is one native op with indices, average
+// pooling unfold and a sum over each window.
 //
-// NOTE [ Pooling as unfold and a reduction ]
+// NOTE [ Pooling geometry ]
+// Both pools check their arguments and compute the grid of windows here, as
+// torch's pooling_output_shape: ceilMode adds a window where the last one
+// would start inside the input or its left padding (torch's rule); its
+// positions past the padded input read padding. 1-d pools run as 2-d ones
+// over a unit height (lift).
+// Max pooling is max_pool2d_with_indices and its backward (NOTE [ Max pooling
+// with indices ] in ops/conv/max_pool.h: torch's semantics, padding never
+// selected, the first maximum wins, NaN propagates; NOTE [ Derivatives of max
+// pooling ] in lib/ops/conv/max-pool.ts): a forward and backward is two
+// native ops, where unfold, amax, amax's gradient (eq, astype, sum, div, mul)
+// and fold took eight (gx.profiler) and split a tie's gradient among the
+// tied elements, where torch gives it all to the index it reports.
+//
+// NOTE [ Average pooling as unfold and a sum ]
 // The windows of x (N, C, H, W) are its columns (N, C*KH*KW, L), viewed (N,
-// C, KH*KW, L): max pooling is amax over the window axis, the padding read as
-// -inf so it never wins; average pooling is the sum over it (padding read as
-// 0) divided by torch's divisor: the window's size clipped to the padded
+// C, KH*KW, L): average pooling is the sum over the window axis (padding read
+// as 0) divided by torch's divisor: the window's size clipped to the padded
 // input (countIncludePad, the default) or to the input itself, one number per
 // window when ceil mode or padding makes them differ. Gradients come from
-// amax's and sum's and unfold's (fold). ceilMode adds a window where the
-// last one would start inside the input or its left padding (torch's rule);
-// its positions past the padded input read padding too.
+// sum's and unfold's (fold).
 import { div } from '../generated/elementwise';
-import { argmax, sum } from '../ops/reduce/functions';
-import { amax } from '../ops/reduce/statistics-nan';
-import { gather } from '../ops/indexing/indexing';
+import { sum } from '../ops/reduce/functions';
 import { tensor } from '../ops/creation/creation';
+import { maxPool2dWithIndices } from '../ops/conv/max-pool';
 import { im2col } from '../ops/conv/unfold';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
@@ -76,32 +87,12 @@ function poolGeometry(x: Tensor, kernelSize: unknown, o: MaxPoolOptions, spatial
 }
 
 /** The columns of x viewed (N, C, window, L) and how to shape a (N, C, L) result back. */
-function windowsOf(x: Tensor, g: PoolGeometry, padValue: number, spatial: number, fn: string): { w: Tensor; shape: number[] } {
+function windowsOf(x: Tensor, g: PoolGeometry, spatial: number, fn: string): { w: Tensor; shape: number[] } {
   const { image, batched } = asImage(x, spatial, fn, 'input');
   const [n, c] = image.shape;
-  const cols = im2col(image, lift(g.k, g.d, g.p, g.s, g.grid), padValue, fn);
+  const cols = im2col(image, lift(g.k, g.d, g.p, g.s, g.grid), 0, fn);
   const l = g.grid.reduce((a, b) => a * b, 1);
   return { w: cols.reshape([n, c, cols.shape[1] / c, l]), shape: [...(batched ? [n] : []), c, ...g.grid] };
-}
-
-/** For each window element and window, the flat index into an input plane (what returnIndices reports). */
-function flatIndices(g: PoolGeometry): number[] {
-  const [kh, kw] = g.k.length === 1 ? [1, g.k[0]] : g.k;
-  const lg = lift(g.k, g.d, g.p, g.s, g.grid);
-  const [h, w] = g.dims.length === 1 ? [1, g.dims[0]] : g.dims;
-  const [oh, ow] = lg.grid;
-  const out: number[] = [];
-  for (let i = 0; i < kh; i++) {
-    for (let j = 0; j < kw; j++) {
-      for (let y = 0; y < oh; y++) {
-        for (let z = 0; z < ow; z++) {
-          const r = y * lg.stride[0] - lg.padding[0] + i * lg.dilation[0], q = z * lg.stride[1] - lg.padding[1] + j * lg.dilation[1];
-          out.push(r >= 0 && r < h && q >= 0 && q < w ? r * w + q : -1);
-        }
-      }
-    }
-  }
-  return out;
 }
 
 export interface MaxPoolResult { values: Tensor; indices: Tensor }
@@ -111,14 +102,12 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
   const o = checkOptions<MaxPoolOptions>(opts, fn, MAX_KEYS);
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
   return tidy(() => {
-    const { w, shape } = windowsOf(x, g, -Infinity, spatial, fn);
-    const values = amax(w, 2).reshape(shape);
-    if (o.returnIndices !== true) return values;
-    // The window element of each maximum, then its position in the plane from a table of (element, window).
-    const at = argmax(w, 2, { keepdims: true });
-    const [n, c, kk, l] = w.shape;
-    const table = tensor(flatIndices(g), { dtype: 'int64', device: x.device }).reshape([1, 1, kk, l]).expand([n, c, kk, l]);
-    return { values, indices: gather(table, 2, at).reshape(shape) };
+    const { image, batched } = asImage(x, spatial, fn, 'input');
+    const { values, indices } = maxPool2dWithIndices(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
+    if (batched && spatial === 2) return o.returnIndices === true ? { values, indices } : values;
+    const shape = [...(batched ? [image.shape[0]] : []), image.shape[1], ...g.grid];
+    const out = values.reshape(shape);
+    return o.returnIndices === true ? { values: out, indices: indices.reshape(shape) } : out;
   });
 }
 
@@ -127,20 +116,20 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
  * With returnIndices, { values, indices }.
  * @example gx.nn.functional.maxPool1d(x, 3, { stride: 2 })
  */
-export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool1d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool1d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
   return maxPoolNd(input, kernelSize, opts, 1, `${F}.maxPool1d`);
 }
 
 /**
  * 2-d max pooling (torch.nn.functional.max_pool2d): input (N, C, H, W) or (C,
- * H, W); NOTE [ Pooling as unfold and a reduction ]. With returnIndices,
+ * H, W); NOTE [ Pooling geometry ]. With returnIndices,
  * { values, indices } (flat indices into each H*W plane, as torch's).
  * @example gx.nn.functional.maxPool2d(x, 2)
  */
-export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool2d(input: Tensor, kernelSize: number | number[], opts: MaxPoolOptions & { returnIndices: true }): MaxPoolResult;
+export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor;
 export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: MaxPoolOptions): Tensor | MaxPoolResult {
   return maxPoolNd(input, kernelSize, opts, 2, `${F}.maxPool2d`);
 }
@@ -173,7 +162,7 @@ function avgPoolNd(input: Tensor, kernelSize: number | number[], opts: AvgPoolOp
   }
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
   return tidy(() => {
-    const { w, shape } = windowsOf(x, g, 0, spatial, fn);
+    const { w, shape } = windowsOf(x, g, spatial, fn);
     const total = sum(w, 2);
     const each = over !== null ? [over] : divisors(g, o);
     const divisor = each.every((v) => v === each[0]) ? each[0] : tensor(each, { dtype: x.dtype, device: x.device });
@@ -191,8 +180,8 @@ export function avgPool1d(input: Tensor, kernelSize: number | number[], opts?: A
 
 /**
  * 2-d average pooling (torch.nn.functional.avg_pool2d): input (N, C, H, W) or
- * (C, H, W); countIncludePad (default true) as torch's. NOTE [ Pooling as
- * unfold and a reduction ].
+ * (C, H, W); countIncludePad (default true) as torch's. NOTE [ Average
+ * pooling as unfold and a sum ].
  * @example gx.nn.functional.avgPool2d(x, 2)
  */
 export function avgPool2d(input: Tensor, kernelSize: number | number[], opts?: AvgPoolOptions): Tensor {

@@ -41,6 +41,15 @@ template <typename T> struct ComputeOf;
 GX_FORALL_DTYPES(GX_OPS_COMPUTE_OF)
 #undef GX_OPS_COMPUTE_OF
 
+// Calls f(Tag<T>{}) with the storage type of a floating dtype, or fails naming it.
+template <typename F> void with_floating_storage(ScalarType t, F&& f) {
+  GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16, "dtype ", t, " is not supported (floating only)");
+  with_storage_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) f(tag);
+  });
+}
+
 // Whether storage type T computes in C (so a typed loop over T is worth instantiating for C).
 template <typename T, typename C> constexpr bool computes_in() {
   return std::is_same_v<C, bool> || std::is_same_v<typename ComputeOf<T>::type, C>;

@@ -18,16 +18,13 @@
 // (The previous kernel, a thread per column element with a 64-bit division
 // chain each, took 1.43 ms on an H200 for that unfold, ten times the bound.)
 // The values are copies, so this order changes no result.
-#include <algorithm>
-
-#include "../common/cuda_loops.cuh"
+#include "grid_stride.cuh"
 #include "unfold.h"
 
 namespace gx::ops {
 namespace {
 
-constexpr int kBatch = 4;          // (i, j) positions loaded before their stores
-constexpr int64_t kMaxBlocks = 1 << 20;  // grid-stride beyond this many blocks
+constexpr int kBatch = 4;  // (i, j) positions loaded before their stores
 
 template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads) unfold_kernel(const __grid_constant__ Im2colGeometry g, const T* __restrict__ img,
@@ -69,14 +66,6 @@ __global__ void __launch_bounds__(kThreads) fold_kernel(const __grid_constant__ 
     const I r = t / w, x = t - r * w, p = r / h, y = r - p * h, ch = p % c, b = p / c;
     out[t] = to<T>(g.fold_one<T, C>(col, static_cast<int64_t>(b), static_cast<int64_t>(ch), static_cast<int64_t>(y), static_cast<int64_t>(x)));
   }
-}
-
-unsigned blocks_for(int64_t n) { return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks))); }
-
-// Launches kernel<I> with I = uint32_t when the thread indices (and the grid's overshoot) fit, else uint64_t.
-template <typename F> void with_index(int64_t total, F&& f) {
-  if (total + static_cast<int64_t>(kThreads) * kMaxBlocks < (int64_t{1} << 32)) f(uint32_t{0});
-  else f(uint64_t{0});
 }
 
 }  // namespace

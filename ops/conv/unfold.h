@@ -1,6 +1,6 @@
 // unfold and fold (ops/op-list.js has their schemas; lib/ops/conv/unfold.ts
 // calls them for gx.nn.functional.unfold / fold and the convolutions and
-// pools of lib/nn): im2col and its adjoint col2im over two spatial dims,
+// average pools of lib/nn): im2col and its adjoint col2im over two spatial dims,
 // written once for both devices (unfold_cpu.cpp, unfold.cu). One-dim callers
 // pass a unit height.
 //
@@ -8,7 +8,7 @@
 // unfold copies self (N, C, H, W), any strides, into out (N, C*KH*KW, OH*OW),
 // contiguous: out[n, (c*KH + i)*KW + j, oh*OW + ow] = self[n, c, h, w] with
 // h = oh*SH - PH + i*DH, w = ow*SW - PW + j*DW, and pad_value where (h, w)
-// falls outside self (0 for torch's unfold, -inf for max pooling). The grid
+// falls outside self (0 for torch's unfold and average pooling). The grid
 // (OH, OW) is the caller's: torch's formula, or one more window per dim for
 // ceil mode, whose last windows read padding only past the input.
 // fold is unfold's adjoint: out (N, C, H, W), contiguous, is the sum over
@@ -103,15 +103,6 @@ inline Im2colGeometry make_im2col(const Tensor& image, const Tensor& col, IntArr
   g.dtype = image.dtype();
   g.device = image.device().index;
   return g;
-}
-
-// Calls f(Tag<T>{}) with the storage type of a floating dtype, or fails naming it.
-template <typename F> void with_floating_storage(ScalarType t, F&& f) {
-  GX_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16, "dtype ", t, " is not supported (floating only)");
-  with_storage_type(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) f(tag);
-  });
 }
 
 }  // namespace gx::ops

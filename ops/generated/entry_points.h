@@ -275,6 +275,10 @@ void unfold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilatio
 void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out);
 void fold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void fold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
+void max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out, const Tensor& indices);
+void max_pool2d_with_indices_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out, const Tensor& indices);
+void max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& grad_input);
+void max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& grad_input);
 int64_t cudnn_version_cuda(Device device);
 std::string conv_cudnn_cuda(const Tensor& input, const Tensor& weight, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, bool check_grad_input, bool check_grad_weight, const Tensor& out);
 void conv_cudnn_backward_input_cuda(const Tensor& grad_output, const Tensor& weight, IntArrayRef padding, IntArrayRef stride, IntArrayRef dilation, int64_t groups, bool allow_tf32, bool benchmark, const Tensor& grad_input);

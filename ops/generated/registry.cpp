@@ -407,6 +407,12 @@ GX_LIBRARY(gx_ops, m) {
   m.def("fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()",
         "col2im, unfold's adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over the windows covering each element, gathered in one order on both devices (ops/conv/unfold.h).")
       .impl(gx::kCPU, gx::ops::fold_cpu) GX_OPS_CUDA_IMPL(gx::ops::fold_cuda);
+  m.def("max_pool2d_with_indices(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor out, Tensor indices) -> ()",
+        "Max pooling as torch's max_pool2d_with_indices: out (N, C, OH, OW), contiguous, floating, the maximum of each window of self (N, C, H, W) (padding never read, the first maximum wins, NaN propagates) and indices (int64, contiguous) its flat index h * W + w into the plane (ops/conv/max_pool.h, NOTE [ Max pooling with indices ]).")
+      .impl(gx::kCPU, gx::ops::max_pool2d_with_indices_cpu) GX_OPS_CUDA_IMPL(gx::ops::max_pool2d_with_indices_cuda);
+  m.def("max_pool2d_with_indices_backward(Tensor grad_output, Tensor indices, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor grad_input) -> ()",
+        "grad_input (N, C, H, W), contiguous: each element the sum of the grad_output (N, C, OH, OW) entries whose index points at it, gathered in one order on both devices, no atomics (ops/conv/max_pool.h).")
+      .impl(gx::kCPU, gx::ops::max_pool2d_with_indices_backward_cpu) GX_OPS_CUDA_IMPL(gx::ops::max_pool2d_with_indices_backward_cuda);
 #if !defined(GX_OPS_NO_CUDA)
   m.def("cudnn_version(Device device) -> int",
         "cuDNN's version (cudnnGetVersion, e.g. 91900), loading libcudnn.so.9 on first use (GPUEXT_CUDNN_PATH names another file); an error saying why when it does not load (ops/conv/cudnn_api.h).") GX_OPS_CUDA_IMPL(gx::ops::cudnn_version_cuda);

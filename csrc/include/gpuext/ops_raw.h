@@ -808,6 +808,18 @@ inline void fold(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilati
   const gx_value args[7] = {gx::detail::box(self), gx::detail::box(kernel_size), gx::detail::box(dilation), gx::detail::box(padding), gx::detail::box(stride), gx::detail::box(grid), gx::detail::box(out)};
   gx::detail::call_op(op, args, 7, nullptr, 0);
 }
+// max_pool2d_with_indices(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor out, Tensor indices) -> ()
+inline void max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out, const Tensor& indices) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::max_pool2d_with_indices");
+  const gx_value args[7] = {gx::detail::box(self), gx::detail::box(kernel_size), gx::detail::box(dilation), gx::detail::box(padding), gx::detail::box(stride), gx::detail::box(out), gx::detail::box(indices)};
+  gx::detail::call_op(op, args, 7, nullptr, 0);
+}
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor indices, int[] kernel_size, int[] dilation, int[] padding, int[] stride, Tensor grad_input) -> ()
+inline void max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& grad_input) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::max_pool2d_with_indices_backward");
+  const gx_value args[7] = {gx::detail::box(grad_output), gx::detail::box(indices), gx::detail::box(kernel_size), gx::detail::box(dilation), gx::detail::box(padding), gx::detail::box(stride), gx::detail::box(grad_input)};
+  gx::detail::call_op(op, args, 7, nullptr, 0);
+}
 // foreach_sgd(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, float lr, float momentum, float dampening, float weight_decay, bool nesterov, bool maximize, bool first) -> ()
 inline void foreach_sgd(TensorList params, TensorList grads, TensorList momentum_buffers, double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize, bool first) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::foreach_sgd");

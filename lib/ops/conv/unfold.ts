@@ -1,7 +1,7 @@
 // im2col and col2im over two spatial dims (ops/conv/unfold.h, NOTE [ unfold
-// and fold ]): the calls lib/nn's unfold, fold, convolutions and pools make.
-// Both are linear and each is the other's adjoint, so each records the other
-// as its derivative (the padding value of max pooling is a constant: it adds
+// and fold ]): the calls lib/nn's unfold, fold, convolutions and average
+// pools make. Both are linear and each is the other's adjoint, so each
+// records the other as its derivative (a padding value is a constant: it adds
 // nothing to the gradient). Arguments arrive checked by the nn layer; the
 // native side checks the shapes again.
 import type { DType } from '../../generated/dtypes';
