@@ -14,6 +14,11 @@
 //                         the cross entropy's sums ], and divides for the mean.
 //   xent_backward_kernel  a warp per row: sum of the weights (smoothing), then
 //                         each lane writes its classes' gradients.
+//   xent_thread_rows_kernel, xent_thread_backward_kernel
+//                         torch's [N, C, d...] layouts (D > 1): a thread per
+//                         row, so that a warp reads 32 neighbouring d's of a
+//                         class together; each row's sums as cross_entropy.h's
+//                         one-thread replay of the warp (the CPU's code).
 // Instantiations: float (float32, float16, bfloat16) and double; loads and
 // stores go by runtime dtype.
 #include "../common/cuda_loops.cuh"
@@ -25,13 +30,6 @@ namespace {
 
 constexpr int kRowsPerBlock = kThreads / kXentLanes;
 
-struct Sum {
-  template <typename C> __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
-};
-struct Max {
-  template <typename C> __device__ __forceinline__ C operator()(C a, C b) const { return b > a ? b : a; }
-};
-
 // The xor butterfly xent_butterfly replays on the CPU: every lane ends with the same value.
 template <typename C, typename Op> __device__ __forceinline__ C butterfly(C v, Op op) {
 #pragma unroll
@@ -39,19 +37,10 @@ template <typename C, typename Op> __device__ __forceinline__ C butterfly(C v, O
   return v;
 }
 
-struct Out {
-  char* p = nullptr;
-  ScalarType dtype = kFloat32;
-  int64_t item = 4;
-};
-Out out_of(const std::optional<Tensor>& t) {
-  if (!t.has_value()) return {};
-  return Out{static_cast<char*>(t->data_ptr()), t->dtype(), itemsize(t->dtype())};
-}
-Out out_of(const Tensor& t) { return out_of(std::optional<Tensor>(t)); }
+XentBuf buf_of(const Tensor& t) { return xent_buf(std::optional<Tensor>(t)); }
 
 template <typename C>
-__global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool none, Out out, C* scratch, Out lse,
+__global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool none, XentBuf out, C* scratch, XentBuf lse,
                                                              unsigned long long* bad) {
   const int lane = threadIdx.x % kXentLanes;
   const int64_t step = static_cast<int64_t>(gridDim.x) * kRowsPerBlock;
@@ -59,12 +48,12 @@ __global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool no
     const int64_t base = xent_base(a, m), t = xent_target(a, m);
     C l = C(0);
     if (!a.log_probs) {
-      const C mx = butterfly(xent_lane_max<C>(a, base, lane), Max{});
-      l = xent_lse(mx, butterfly(xent_lane_sum_exp<C>(a, base, lane, mx), Sum{}));
+      const C mx = butterfly(xent_lane_max<C>(a, base, lane), XentMax{});
+      l = xent_lse(mx, butterfly(xent_lane_sum_exp<C>(a, base, lane, mx), XentAdd{}));
     }
     C loss = C(0);
     if (xent_counts(a, t)) {
-      const C sum_wlp = a.smoothing == 0 ? C(0) : butterfly(xent_lane_sum_wlp<C>(a, base, lane, l), Sum{});
+      const C sum_wlp = a.smoothing == 0 ? C(0) : butterfly(xent_lane_sum_wlp<C>(a, base, lane, l), XentAdd{});
       loss = xent_row_loss(a, xent_x<C>(a, base, t) - l, xent_w<C>(a, t), sum_wlp);
     } else if (t != a.ignore && lane == 0) {
       record_bad(bad, t);
@@ -76,8 +65,24 @@ __global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool no
   }
 }
 
+// A thread per row (D > 1): xent_row, the CPU's code.
 template <typename C>
-__global__ void __launch_bounds__(kXentReduce) xent_reduce_kernel(XentArgs a, const C* scratch, bool mean, Out out, Out total_weight) {
+__global__ void __launch_bounds__(kThreads) xent_thread_rows_kernel(XentArgs a, bool none, XentBuf out, C* scratch, XentBuf lse,
+                                                                    unsigned long long* bad) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t m = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; m < a.rows; m += step) {
+    const int64_t t = xent_target(a, m);
+    if (t != a.ignore && !xent_in_range(a, t)) record_bad(bad, t);
+    C l;
+    const C loss = xent_row<C>(a, m, l);
+    if (lse.p != nullptr) store_as(lse.p + m * lse.item, lse.dtype, l);
+    if (none) store_as(out.p + m * out.item, out.dtype, loss);
+    else scratch[m] = loss;
+  }
+}
+
+template <typename C>
+__global__ void __launch_bounds__(kXentReduce) xent_reduce_kernel(XentArgs a, const C* scratch, bool mean, XentBuf out, XentBuf total_weight) {
   __shared__ C ls[kXentReduce];
   __shared__ C ws[kXentReduce];
   const int i = threadIdx.x;
@@ -102,36 +107,31 @@ __global__ void __launch_bounds__(kXentReduce) xent_reduce_kernel(XentArgs a, co
   store_as(out.p, out.dtype, mean ? ls[0] / ws[0] : ls[0]);
 }
 
-struct GradArgs {
-  const char* grad;
-  ScalarType g_dtype;
-  int64_t g_item;
-  int64_t reduction;
-  Out lse, total_weight, grad_input;
-};
-
-template <typename C> __global__ void __launch_bounds__(kThreads) xent_backward_kernel(XentArgs a, GradArgs b) {
-  const int lane = threadIdx.x % kXentLanes;
-  const C total = b.total_weight.p != nullptr ? load_as<C>(b.total_weight.p, b.total_weight.dtype) : C(1);
-  const bool need_w = a.weight != nullptr && a.smoothing != 0 && !a.log_probs;
-  const C sum_w = need_w ? butterfly(xent_lane_sum_w<C>(a, lane), Sum{}) : static_cast<C>(a.classes);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * kRowsPerBlock;
-  for (int64_t m = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kXentLanes; m < a.rows; m += step) {
-    const int64_t base = xent_base(a, m), t = xent_target(a, m);
-    const bool counts = xent_counts(a, t);
-    const C w_t = counts ? xent_w<C>(a, t) : C(0);
-    const C l = a.log_probs ? C(0) : load_as<C>(b.lse.p + m * b.lse.item, b.lse.dtype);
-    const C scale = xent_scale<C>(b.reduction, b.grad, b.g_dtype, b.g_item, m, total);
-    const C big_a = xent_row_a(a, w_t, sum_w);
-    for (int64_t c = lane; c < a.classes; c += kXentLanes) {
-      const C v = counts ? xent_grad<C>(a, base, c, t, w_t, l, big_a, scale) : C(0);
-      store_as(b.grad_input.p + (base + c * a.inner) * b.grad_input.item, b.grad_input.dtype, v);
-    }
-  }
+template <typename C> __device__ __forceinline__ C total_of(XentBuf total_weight) {
+  return total_weight.p != nullptr ? load_as<C>(total_weight.p, total_weight.dtype) : C(1);
 }
 
-unsigned row_grid(int64_t rows) {
-  const int64_t want = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+template <typename C> __global__ void __launch_bounds__(kThreads) xent_backward_kernel(XentArgs a, XentGradArgs b, XentBuf total_weight) {
+  const int lane = threadIdx.x % kXentLanes;
+  const C total = total_of<C>(total_weight);
+  const C sum_w = a.weight == nullptr ? static_cast<C>(a.classes) : butterfly(xent_lane_sum_w<C>(a, lane), XentAdd{});
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kRowsPerBlock;
+  for (int64_t m = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kXentLanes; m < a.rows; m += step)
+    xent_backward_row<C>(a, b, m, sum_w, total, lane, kXentLanes);
+}
+
+template <typename C> __global__ void __launch_bounds__(kThreads) xent_thread_backward_kernel(XentArgs a, XentGradArgs b, XentBuf total_weight) {
+  const C total = total_of<C>(total_weight);
+  const C sum_w = xent_sum_w<C>(a);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t m = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; m < a.rows; m += step)
+    xent_backward_row<C>(a, b, m, sum_w, total, 0, 1);
+}
+
+// Blocks for `rows` rows: a warp per row, or (D > 1) a thread per row.
+unsigned row_grid(const XentArgs& a) {
+  const int64_t per_block = a.inner > 1 ? kThreads : kRowsPerBlock;
+  const int64_t want = (a.rows + per_block - 1) / per_block;
   constexpr int64_t kMaxGrid = 1 << 16;
   return static_cast<unsigned>(want < 1 ? 1 : want > kMaxGrid ? kMaxGrid : want);
 }
@@ -150,8 +150,12 @@ int64_t cross_entropy_loss_cuda(const Tensor& self, const Tensor& target, const 
     Tensor scratch = none ? Tensor() : empty({a.rows > 0 ? a.rows : 1}, dtype_of<C>::value, self.device());
     C* sp = none ? nullptr : static_cast<C*>(scratch.data_ptr());
     bad = run_checked(self.device().index, [&](cudaStream_t stream, unsigned long long* record) {
-      if (a.rows > 0) xent_rows_kernel<C><<<row_grid(a.rows), kThreads, 0, stream>>>(a, none, out_of(out), sp, out_of(lse), record);
-      if (!none) xent_reduce_kernel<C><<<1, kXentReduce, 0, stream>>>(a, sp, reduction == kXentMean, out_of(out), out_of(total_weight));
+      if (a.rows > 0 && a.inner > 1) {
+        xent_thread_rows_kernel<C><<<row_grid(a), kThreads, 0, stream>>>(a, none, buf_of(out), sp, xent_buf(lse), record);
+      } else if (a.rows > 0) {
+        xent_rows_kernel<C><<<row_grid(a), kThreads, 0, stream>>>(a, none, buf_of(out), sp, xent_buf(lse), record);
+      }
+      if (!none) xent_reduce_kernel<C><<<1, kXentReduce, 0, stream>>>(a, sp, reduction == kXentMean, buf_of(out), xent_buf(total_weight));
     });
   });
   return bad.found ? bad.value : a.ignore;
@@ -162,17 +166,15 @@ void cross_entropy_loss_backward_cuda(const Tensor& grad, const Tensor& self, co
                                       const std::optional<Tensor>& total_weight, int64_t ignore_index, double label_smoothing,
                                       int64_t reduction, bool log_probs, const Tensor& grad_input) {
   const XentArgs a = xent_args(self, target, weight, ignore_index, label_smoothing, log_probs);
-  GX_CHECK(grad_input.sizes() == self.sizes() && grad_input.is_contiguous(), "grad_input must be a contiguous ", self.sizes());
-  GX_CHECK(grad.is_contiguous(), "grad must be contiguous");
-  GX_CHECK(log_probs || lse.has_value(), "lse is required for the cross entropy's backward");
-  GX_CHECK(reduction != kXentMean || total_weight.has_value(), "total_weight is required for the mean's backward");
+  const XentGradArgs b = xent_grad_args(a, grad, self, lse, total_weight, reduction, grad_input);
   if (a.rows == 0) return;
   DeviceGuard guard(self.device().index);
   cudaStream_t stream = current_stream(self.device().index);
-  const GradArgs b{static_cast<const char*>(grad.data_ptr()), grad.dtype(), itemsize(grad.dtype()), reduction,
-                   out_of(lse), out_of(total_weight), out_of(grad_input)};
+  const XentBuf tw = xent_buf(total_weight);
   with_compute<kCFloating>(self.dtype(), [&](auto tag) {
-    xent_backward_kernel<typename decltype(tag)::type><<<row_grid(a.rows), kThreads, 0, stream>>>(a, b);
+    using C = typename decltype(tag)::type;
+    if (a.inner > 1) xent_thread_backward_kernel<C><<<row_grid(a), kThreads, 0, stream>>>(a, b, tw);
+    else xent_backward_kernel<C><<<row_grid(a), kThreads, 0, stream>>>(a, b, tw);
   });
   GX_CHECK_LAUNCH();
 }

@@ -143,9 +143,17 @@ template <typename C> GX_HD C xent_scale(int64_t reduction, const char* grad, Sc
   return reduction == kXentMean ? g / total : g;
 }
 
-// --- the CPU's replay of the CUDA orders (NOTE [ One order for the cross entropy's sums ]) ---
-// The xor butterfly over kXentLanes values (v is overwritten), as __shfl_xor_sync sums them.
-template <typename C, typename Op> inline C xent_butterfly(C (&v)[kXentLanes], Op op) {
+// --- whole rows by one thread: the CPU, and CUDA's thread-per-row kernels ---
+// (NOTE [ One order for the cross entropy's sums ]: the same sums as a warp's.)
+struct XentAdd {
+  template <typename C> GX_HD C operator()(C p, C q) const { return p + q; }
+};
+struct XentMax {
+  template <typename C> GX_HD C operator()(C p, C q) const { return q > p ? q : p; }
+};
+
+// The xor butterfly over kXentLanes values (v is overwritten), as __shfl_xor_sync folds them.
+template <typename C, typename Op> GX_HD C xent_butterfly(C (&v)[kXentLanes], Op op) {
   for (int o = kXentLanes / 2; o > 0; o >>= 1) {
     C next[kXentLanes];
     for (int i = 0; i < kXentLanes; ++i) next[i] = op(v[i], v[i ^ o]);
@@ -161,8 +169,72 @@ template <typename C> inline C xent_tree(C (&p)[kXentReduce]) {
   return p[0];
 }
 
-// Shared checks of both devices' entry points; fills the args.
+template <typename C> GX_HD C xent_row_lse(const XentArgs& a, int64_t base) {
+  C v[kXentLanes];
+  for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_max<C>(a, base, j);
+  const C mx = xent_butterfly(v, XentMax{});
+  for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_sum_exp<C>(a, base, j, mx);
+  return xent_lse(mx, xent_butterfly(v, XentAdd{}));
+}
+
+template <typename C> GX_HD C xent_sum_w(const XentArgs& a) {
+  if (a.weight == nullptr) return static_cast<C>(a.classes);
+  C v[kXentLanes];
+  for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_sum_w<C>(a, j);
+  return xent_butterfly(v, XentAdd{});
+}
+
+// Row m's loss (0 when its target does not count) and logsumexp (0 for log_probs).
+template <typename C> GX_HD C xent_row(const XentArgs& a, int64_t m, C& lse) {
+  const int64_t base = xent_base(a, m);
+  lse = a.log_probs ? C(0) : xent_row_lse<C>(a, base);
+  const int64_t t = xent_target(a, m);
+  if (!xent_counts(a, t)) return C(0);
+  C sum_wlp = C(0);
+  if (a.smoothing != 0) {
+    C v[kXentLanes];
+    for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_sum_wlp<C>(a, base, j, lse);
+    sum_wlp = xent_butterfly(v, XentAdd{});
+  }
+  return xent_row_loss(a, xent_x<C>(a, base, t) - lse, xent_w<C>(a, t), sum_wlp);
+}
+
+// A tensor the kernels write or read by runtime dtype (null: absent).
+struct XentBuf {
+  char* p = nullptr;
+  ScalarType dtype = kFloat32;
+  int64_t item = 4;
+};
+
+// What the backward reads beside XentArgs.
+struct XentGradArgs {
+  const char* grad = nullptr;
+  ScalarType g_dtype = kFloat32;
+  int64_t g_item = 4;
+  int64_t reduction = kXentMean;
+  XentBuf lse, grad_input;
+};
+
+// Row m's gradients from lane `first` on, every `step`-th class (a thread: 0, 1; a warp's lane: lane, 32).
+template <typename C>
+GX_HD void xent_backward_row(const XentArgs& a, const XentGradArgs& b, int64_t m, C sum_w, C total, int64_t first, int64_t step) {
+  const int64_t base = xent_base(a, m), t = xent_target(a, m);
+  const bool counts = xent_counts(a, t);
+  const C w_t = counts ? xent_w<C>(a, t) : C(0);
+  const C l = a.log_probs ? C(0) : load_as<C>(b.lse.p + m * b.lse.item, b.lse.dtype);
+  const C scale = xent_scale<C>(b.reduction, b.grad, b.g_dtype, b.g_item, m, total);
+  const C big_a = xent_row_a(a, w_t, sum_w);
+  for (int64_t c = first; c < a.classes; c += step) {
+    const C v = counts ? xent_grad<C>(a, base, c, t, w_t, l, big_a, scale) : C(0);
+    store_as(b.grad_input.p + (base + c * a.inner) * b.grad_input.item, b.grad_input.dtype, v);
+  }
+}
+
+// Shared checks of both devices' entry points; fill the args.
 XentArgs xent_args(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t ignore_index,
                    double label_smoothing, bool log_probs);
+XentGradArgs xent_grad_args(const XentArgs& a, const Tensor& grad, const Tensor& self, const std::optional<Tensor>& lse,
+                            const std::optional<Tensor>& total_weight, int64_t reduction, const Tensor& grad_input);
+XentBuf xent_buf(const std::optional<Tensor>& t);
 
 }  // namespace gx::ops

@@ -1,7 +1,7 @@
 // CPU cross_entropy_loss and its backward (cross_entropy.h): rows over the
-// thread pool, each row's sums in the CUDA warp's order and the reduction in
-// its block's (NOTE [ One order for the cross entropy's sums ]). Also the
-// checks both devices share.
+// thread pool, each row by cross_entropy.h's one-thread replay of the CUDA
+// warp's order and the reduction in its block's (NOTE [ One order for the
+// cross entropy's sums ]). Also the checks both devices share.
 #include <vector>
 
 #include <gpuext/parallel.h>
@@ -43,32 +43,29 @@ XentArgs xent_args(const Tensor& self, const Tensor& target, const std::optional
   return a;
 }
 
+XentBuf xent_buf(const std::optional<Tensor>& t) {
+  if (!t.has_value()) return {};
+  return XentBuf{static_cast<char*>(t->data_ptr()), t->dtype(), itemsize(t->dtype())};
+}
+
+XentGradArgs xent_grad_args(const XentArgs& a, const Tensor& grad, const Tensor& self, const std::optional<Tensor>& lse,
+                            const std::optional<Tensor>& total_weight, int64_t reduction, const Tensor& grad_input) {
+  GX_CHECK(grad_input.sizes() == self.sizes() && grad_input.is_contiguous(), "grad_input must be a contiguous ", self.sizes());
+  GX_CHECK(grad.is_contiguous() && grad.numel() == (reduction == kXentNone ? a.rows : 1), "grad must be a contiguous [",
+           reduction == kXentNone ? a.rows : 1, "], got ", grad.sizes());
+  GX_CHECK(a.log_probs || lse.has_value(), "lse is required for the cross entropy's backward");
+  GX_CHECK(reduction != kXentMean || total_weight.has_value(), "total_weight is required for the mean's backward");
+  XentGradArgs b;
+  b.grad = static_cast<const char*>(grad.data_ptr());
+  b.g_dtype = grad.dtype();
+  b.g_item = itemsize(grad.dtype());
+  b.reduction = reduction;
+  b.lse = xent_buf(lse);
+  b.grad_input = xent_buf(grad_input);
+  return b;
+}
+
 namespace {
-
-// A row's sum over its classes: lane partials, then the butterfly.
-template <typename C, typename Lane> C row_sum(const Lane& lane) {
-  C v[kXentLanes];
-  for (int j = 0; j < kXentLanes; ++j) v[j] = lane(j);
-  return xent_butterfly(v, [](C p, C q) { return p + q; });
-}
-
-template <typename C> C row_lse(const XentArgs& a, int64_t base) {
-  C v[kXentLanes];
-  for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_max<C>(a, base, j);
-  const C mx = xent_butterfly(v, [](C p, C q) { return q > p ? q : p; });
-  return xent_lse(mx, row_sum<C>([&](int j) { return xent_lane_sum_exp<C>(a, base, j, mx); }));
-}
-
-// Row m's loss (0 when ignored) and logsumexp.
-template <typename C> C row_loss(const XentArgs& a, int64_t m, C& lse) {
-  const int64_t base = xent_base(a, m);
-  lse = a.log_probs ? C(0) : row_lse<C>(a, base);
-  const int64_t t = xent_target(a, m);
-  if (!xent_counts(a, t)) return C(0);
-  const C l = lse;
-  const C sum_wlp = a.smoothing == 0 ? C(0) : row_sum<C>([&](int j) { return xent_lane_sum_wlp<C>(a, base, j, l); });
-  return xent_row_loss(a, xent_x<C>(a, base, t) - lse, xent_w<C>(a, t), sum_wlp);
-}
 
 // The first target out of range, or ignore_index.
 int64_t first_bad(const XentArgs& a) {
@@ -85,7 +82,7 @@ void forward(const XentArgs& a, int64_t reduction, const Tensor& out, const std:
   std::vector<C> loss(static_cast<size_t>(a.rows));
   std::vector<C> lses(static_cast<size_t>(a.rows));
   parallel_for(0, a.rows, 64, [&](int64_t b, int64_t e) {
-    for (int64_t m = b; m < e; ++m) loss[static_cast<size_t>(m)] = row_loss<C>(a, m, lses[static_cast<size_t>(m)]);
+    for (int64_t m = b; m < e; ++m) loss[static_cast<size_t>(m)] = xent_row<C>(a, m, lses[static_cast<size_t>(m)]);
   });
   if (lse.has_value()) {
     char* p = static_cast<char*>(lse->data_ptr());
@@ -108,28 +105,11 @@ void forward(const XentArgs& a, int64_t reduction, const Tensor& out, const std:
   store_as(o, out.dtype(), reduction == kXentMean ? total / denom : total);
 }
 
-template <typename C>
-void backward(const XentArgs& a, const Tensor& grad, const std::optional<Tensor>& lse,
-              const std::optional<Tensor>& total_weight, int64_t reduction, const Tensor& grad_input) {
-  const char* g = static_cast<const char*>(grad.data_ptr());
+template <typename C> void backward(const XentArgs& a, const XentGradArgs& b, const std::optional<Tensor>& total_weight) {
   const C total = total_weight.has_value() ? load_as<C>(static_cast<const char*>(total_weight->data_ptr()), total_weight->dtype()) : C(1);
-  const C sum_w = a.weight == nullptr ? static_cast<C>(a.classes) : row_sum<C>([&](int j) { return xent_lane_sum_w<C>(a, j); });
-  char* gi = static_cast<char*>(grad_input.data_ptr());
-  const ScalarType gi_dtype = grad_input.dtype();
-  const int64_t gi_item = itemsize(grad_input.dtype());
-  parallel_for(0, a.rows, 64, [&](int64_t b, int64_t e) {
-    for (int64_t m = b; m < e; ++m) {
-      const int64_t base = xent_base(a, m), t = xent_target(a, m);
-      const bool counts = xent_counts(a, t);
-      const C w_t = counts ? xent_w<C>(a, t) : C(0);
-      const C l = a.log_probs ? C(0) : load_as<C>(static_cast<const char*>(lse->data_ptr()) + m * itemsize(lse->dtype()), lse->dtype());
-      const C scale = xent_scale<C>(reduction, g, grad.dtype(), itemsize(grad.dtype()), m, total);
-      const C big_a = xent_row_a(a, w_t, sum_w);
-      for (int64_t c = 0; c < a.classes; ++c) {
-        const C v = counts ? xent_grad<C>(a, base, c, t, w_t, l, big_a, scale) : C(0);
-        store_as(gi + (base + c * a.inner) * gi_item, gi_dtype, v);
-      }
-    }
+  const C sum_w = xent_sum_w<C>(a);
+  parallel_for(0, a.rows, 64, [&](int64_t lo, int64_t hi) {
+    for (int64_t m = lo; m < hi; ++m) xent_backward_row<C>(a, b, m, sum_w, total, 0, 1);
   });
 }
 
@@ -150,13 +130,8 @@ void cross_entropy_loss_backward_cpu(const Tensor& grad, const Tensor& self, con
                                      const std::optional<Tensor>& total_weight, int64_t ignore_index, double label_smoothing,
                                      int64_t reduction, bool log_probs, const Tensor& grad_input) {
   const XentArgs a = xent_args(self, target, weight, ignore_index, label_smoothing, log_probs);
-  GX_CHECK(grad_input.sizes() == self.sizes() && grad_input.is_contiguous(), "grad_input must be a contiguous ", self.sizes());
-  GX_CHECK(grad.is_contiguous(), "grad must be contiguous");
-  GX_CHECK(log_probs || lse.has_value(), "lse is required for the cross entropy's backward");
-  GX_CHECK(reduction != kXentMean || total_weight.has_value(), "total_weight is required for the mean's backward");
-  with_compute<kCFloating>(self.dtype(), [&](auto tag) {
-    backward<typename decltype(tag)::type>(a, grad, lse, total_weight, reduction, grad_input);
-  });
+  const XentGradArgs b = xent_grad_args(a, grad, self, lse, total_weight, reduction, grad_input);
+  with_compute<kCFloating>(self.dtype(), [&](auto tag) { backward<typename decltype(tag)::type>(a, b, total_weight); });
 }
 
 }  // namespace gx::ops
