@@ -197,6 +197,27 @@ deviceTest('one native call forward and one backward; bad targets name the class
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
 });
 
+deviceTest('a non-contiguous input and target give what their contiguous copies give, gradients included', (t, device) => {
+  gx.tidy(() => {
+    const cs = makeCase(LAYOUTS[0], -100, 'some', 5);
+    const base = gx.tensor(cs.x, { dtype: 'float64', device }).reshape([5, 6]);  // transposed below: [6, 5], not contiguous
+    const targets = gx.tensor(cs.t.flatMap((v) => [v, 7]), { dtype: 'int64', device }).reshape([6, 2]).slice(1, 0, 1).squeeze(1);  // stride 2
+    t.false(targets.isContiguous());
+    const run = (x0: gx.Tensor, tt: gx.Tensor): [number[], number[]] => {
+      const x = x0.detach().requiresGrad_();
+      const y = F.crossEntropy(x.transpose(0, 1), tt, { labelSmoothing: 0.2, reduction: 'none' });
+      gx.sum(gx.mul(y, gx.arange(6, { dtype: 'float64', device }))).backward();
+      return [values(y), values(x.grad as gx.Tensor)];
+    };
+    const [y1, g1] = run(base, targets), [y2, g2] = run(base, targets.contiguous());
+    t.deepEqual(y1, y2);
+    t.deepEqual(g1, g2);
+    const o: Opts = { weight: null, ignoreIndex: -100, labelSmoothing: 0.2, reduction: 'none', logProbs: false };
+    const xt = values(base.transpose(0, 1).contiguous());
+    close(t, y1, reference(xt, [6, 5, 1], values(targets.contiguous()), o), 'value', 1e-12, 1e-12);
+  });
+});
+
 cudaTest('the CPU and CUDA agree: the same sums in the same order, up to exp and log ulps', (t) => {
   gx.tidy(() => {
     const r = rng(11);
