@@ -197,8 +197,9 @@ export function nllLoss(input: Tensor, target: Tensor, opts?: NllOptions): Tenso
 
 /**
  * Cross entropy of scores (logits) [N, C, d...] or [C] (torch.nn.functional.cross_entropy): with class-index
- * targets (int64, shape [N, d...]) it is nllLoss(logSoftmax(input)) with label smoothing mixed in; with
- * floating targets of input's shape (probabilities) it is -sum(target log softmax(input)) over the classes.
+ * targets (int64, shape [N, d...]) it is nllLoss(logSoftmax(input)) with label smoothing mixed in, one native
+ * call forward and one backward; with floating targets of input's shape (probabilities) it is
+ * -sum(target log softmax(input)) over the classes.
  * @example gx.nn.functional.crossEntropy(logits, labels, { labelSmoothing: 0.1 })
  */
 export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyOptions): Tensor {
