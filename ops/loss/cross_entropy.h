@@ -23,11 +23,13 @@
 //
 // NOTE [ One order for the cross entropy's sums ]
 // Every sum here has one order on both devices, so the CPU and CUDA differ
-// only by libm's ulps in exp and log (the CPU's expf is cpu_math.h's): a sum
+// only by rounding inside the terms: libm's ulps in exp and log (the CPU's
+// expf is cpu_math.h's) and nvcc's fused multiply-adds (test/nn-cross-
+// entropy.test.ts compares the devices within that). A sum
 // over a row's C classes is 32 lane sums (lane j adds classes j, j + 32, ...
 // in order) folded by the xor butterfly of a warp shuffle (each level adds
-// lane i and lane i ^ o, o = 16, 8, ..., 1), which the CPU replays on an
-// array; the 'sum' and 'mean' reductions over rows are kXentReduce partial
+// lane i and lane i ^ o, o = 16, 8, ..., 1), which the CPU (and CUDA's
+// thread-per-row kernels, for D > 1) replays on an array; the 'sum' and 'mean' reductions over rows are kXentReduce partial
 // sums (partial i adds rows i, i + kXentReduce, ... in order), then a tree
 // halving them (partial i += partial i + h for h = kXentReduce / 2, ..., 1),
 // one CUDA block's shared-memory reduction, replayed likewise. Half inputs
