@@ -72,9 +72,9 @@ export function classIndexLoss(input: Tensor, targets: Tensor, o: ClassIndexLoss
     throw new RangeError(`${fn}: argument 'target' holds class ${bad}, out of range [0, ${x.shape[1]}) (ignoreIndex is ${o.ignoreIndex})`);
   }
   if (!recording) return out;
-  const saved = { target: t, weight: w, hasLse: lse !== null, hasTotal: total !== null };
+  const how = { hasLse: lse !== null, hasTotal: total !== null, hasWeight: w !== null };
   const save = [x, t, ...(lse === null ? [] : [lse]), ...(total === null ? [] : [total]), ...(w === null ? [] : [w])];
-  const result = record('cross_entropy_loss', [x], out, save, (g, s) => [classIndexLossBackward(g, unpack(s, saved), o, fn)]);
+  const result = record('cross_entropy_loss', [x], out, save, (g, s) => [classIndexLossBackward(g, unpack(s, how), o, fn)]);
   // The node keeps its saved tensors (aliases once these go): these handles are the forward's own.
   lse?.dispose();
   total?.dispose();
@@ -89,11 +89,12 @@ interface Saved {
   weight: Tensor | null;
 }
 
-function unpack(s: readonly Tensor[], how: { weight: Tensor | null; hasLse: boolean; hasTotal: boolean }): Saved {
+/** The saved tensors by name: x, target, then lse, total_weight and weight where the call had them. */
+function unpack(s: readonly Tensor[], how: { hasLse: boolean; hasTotal: boolean; hasWeight: boolean }): Saved {
   let i = 2;
   const lse = how.hasLse ? s[i++] : null;
   const total = how.hasTotal ? s[i++] : null;
-  return { x: s[0], target: s[1], lse, total, weight: how.weight === null ? null : s[i] };
+  return { x: s[0], target: s[1], lse, total, weight: how.hasWeight ? s[i] : null };
 }
 
 /** grad_input [N, C, D] from the loss's gradient g, in one native call; recorded (NOTE [ The cross entropy's second derivative ]). */
