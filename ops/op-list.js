@@ -258,6 +258,19 @@ module.exports = [
     '[1, m] for every row; contiguous; the same dtype): the first i with seq[i] >= v (right: > v), as torch; out ' +
     'int64 or int32 [rows, k].'),
 
+  op('cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int ignore_index, float label_smoothing, int reduction, ' +
+    'bool log_probs, Tensor out, Tensor? lse, Tensor? total_weight) -> int',
+    'Cross entropy of class-index targets in one pass (torch\'s cross_entropy / nll_loss): self a contiguous [N, C, D] of ' +
+    'scores (log_probs: log-probabilities), target [N D] int64 or int32, weight [C]; out the loss per row (reduction 0), ' +
+    'their sum (1) or their sum over the weights of the targets not ignored (2), lse each row\'s logsumexp and ' +
+    'total_weight the mean\'s denominator for the backward. Returns ignore_index, or a target out of [0, C) (out left ' +
+    'unwritten; CUDA: one sync to read it). ops/loss/cross_entropy.h has the formulas.'),
+  op('cross_entropy_loss_backward(Tensor grad, Tensor self, Tensor target, Tensor? weight, Tensor? lse, Tensor? total_weight, ' +
+    'int ignore_index, float label_smoothing, int reduction, bool log_probs, Tensor grad_input) -> ()',
+    'The gradient of cross_entropy_loss with respect to self, in one pass: grad_input [N, C, D] = G (softmax - the ' +
+    'smoothed weighted one-hot) per row (log_probs: -G times the latter), G the incoming gradient (over total_weight for ' +
+    'the mean), 0 on ignored rows.'),
+
   op('rand(Tensor out, int seed, int offset, float low, float high) -> ()',
     'Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter ' +
     'offset + j / 4 (float64: j / 2).'),

@@ -1210,6 +1210,32 @@ function searchsorted(fn: string, a: { sortedSequence: NativeTensor; self: Nativ
   st[A + 7] = 1;
   native.callOpStaged(id, a.sortedSequence, a.self, a.out);
 }
+const OP_CROSS_ENTROPY_LOSS = new OpRef('cross_entropy_loss');
+/** `cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int ignore_index, float label_smoothing, int reduction, bool log_probs, Tensor out, Tensor? lse, Tensor? total_weight) -> int`: Cross entropy of class-index targets in one pass (torch's cross_entropy / nll_loss): self a contiguous [N, C, D] of scores (log_probs: log-probabilities), target [N D] int64 or int32, weight [C]; out the loss per row (reduction 0), their sum (1) or their sum over the weights of the targets not ignored (2), lse each row's logsumexp and total_weight the mean's denominator for the backward. Returns ignore_index, or a target out of [0, C) (out left unwritten; CUDA: one sync to read it). ops/loss/cross_entropy.h has the formulas. */
+function crossEntropyLoss(fn: string, a: { self: NativeTensor; target: NativeTensor; weight: NativeTensor | null; ignoreIndex: number | bigint; labelSmoothing: number; reduction: number | bigint; logProbs: boolean; out: NativeTensor; lse: NativeTensor | null; totalWeight: NativeTensor | null }): number {
+  const id = OP_CROSS_ENTROPY_LOSS.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 9, a.ignoreIndex);
+  st[A + 12] = a.labelSmoothing;
+  st[A + 13] = 1;
+  stageInt(st, A + 15, a.reduction);
+  st[A + 18] = a.logProbs ? 1 : 0;
+  st[A + 19] = 1;
+  return native.callOpStaged(id, a.self, a.target, a.weight, a.out, a.lse, a.totalWeight) as number;
+}
+const OP_CROSS_ENTROPY_LOSS_BACKWARD = new OpRef('cross_entropy_loss_backward');
+/** `cross_entropy_loss_backward(Tensor grad, Tensor self, Tensor target, Tensor? weight, Tensor? lse, Tensor? total_weight, int ignore_index, float label_smoothing, int reduction, bool log_probs, Tensor grad_input) -> ()`: The gradient of cross_entropy_loss with respect to self, in one pass: grad_input [N, C, D] = G (softmax - the smoothed weighted one-hot) per row (log_probs: -G times the latter), G the incoming gradient (over total_weight for the mean), 0 on ignored rows. */
+function crossEntropyLossBackward(fn: string, a: { grad: NativeTensor; self: NativeTensor; target: NativeTensor; weight: NativeTensor | null; lse: NativeTensor | null; totalWeight: NativeTensor | null; ignoreIndex: number | bigint; labelSmoothing: number; reduction: number | bigint; logProbs: boolean; gradInput: NativeTensor }): void {
+  const id = OP_CROSS_ENTROPY_LOSS_BACKWARD.id(fn);
+  const st = stagingArea();
+  stageInt(st, A + 18, a.ignoreIndex);
+  st[A + 21] = a.labelSmoothing;
+  st[A + 22] = 1;
+  stageInt(st, A + 24, a.reduction);
+  st[A + 27] = a.logProbs ? 1 : 0;
+  st[A + 28] = 1;
+  native.callOpStaged(id, a.grad, a.self, a.target, a.weight, a.lse, a.totalWeight, a.gradInput);
+}
 const OP_RAND = new OpRef('rand');
 /** `rand(Tensor out, int seed, int offset, float low, float high) -> ()`: Fills out (contiguous, floating) with Philox4x32-10 draws uniform in [low, high); element j uses counter offset + j / 4 (float64: j / 2). */
 function rand(fn: string, a: { out: NativeTensor; seed: number | bigint; offset: number | bigint; low: number; high: number }): void {
@@ -1551,6 +1577,8 @@ export {
   topk,
   unique,
   searchsorted,
+  crossEntropyLoss,
+  crossEntropyLossBackward,
   rand,
   randn,
   randint,

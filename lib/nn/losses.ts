@@ -1,16 +1,16 @@
 // The losses of gx.nn.functional, torch.nn.functional's formulas written with
 // gx ops (composite: gradients from the ops'): mseLoss, l1Loss, smoothL1Loss,
-// huberLoss, nllLoss, crossEntropy (class indices or probabilities, label
-// smoothing, ignoreIndex, weight), binaryCrossEntropy,
-// binaryCrossEntropyWithLogits. reduction: 'mean' (default), 'sum', 'none'.
-import { abs, add, div, exp, ge, gt, log, log1p, logicalOr, mul, ne, neg, relu, sub } from '../generated/elementwise';
+// huberLoss, crossEntropy with probabilities, binaryCrossEntropy,
+// binaryCrossEntropyWithLogits; nllLoss and crossEntropy with class indices
+// (label smoothing, ignoreIndex, weight) are one native call forward and one
+// backward (lib/ops/loss/cross-entropy.ts). reduction: 'mean' (default), 'sum', 'none'.
+import { abs, add, div, exp, gt, log, log1p, logicalOr, mul, neg, relu, sub } from '../generated/elementwise';
 import { any, isnan } from '../ops/elementwise/predicates';
-import { astype, clamp, where } from '../ops/elementwise/functions';
+import { clamp, where } from '../ops/elementwise/functions';
 import { lt } from '../generated/elementwise';
 import { mean, sum } from '../ops/reduce/functions';
 import { checkTensor } from '../ops/common';
-import { gather, indexSelect } from '../ops/indexing/indexing';
-import { movedim } from '../ops/layout/layout';
+import { classIndexLoss } from '../ops/loss/cross-entropy';
 import { isFloating } from '../ops/promotion';
 import { logSoftmax } from '../ops/softmax/softmax';
 import { checkOptions, optionKeys } from '../core/options';
@@ -148,18 +148,18 @@ function classWeight(w: unknown, c: number, fn: string): Tensor | null {
 }
 
 /**
- * Scores [N, C, d...] (or [C]) as rows [M, C] with the class last, and the integer target [N, d...] (or [])
- * as [M]: the one layout the class-index losses compute in.
+ * Scores [N, C, d...] (or [C]) as [N, C, D] (the d's flattened: the native loss's layout) and the integer
+ * target [N, d...] (or []) as [N D].
  */
-function rows(x: Tensor, target: Tensor, fn: string): { x2: Tensor; t1: Tensor; shape: number[] } {
+function rows(x: Tensor, target: Tensor, fn: string): { x3: Tensor; t1: Tensor; shape: number[] } {
   if (x.ndim === 0) throw new RangeError(`${fn}: argument 'input' must have a class dim (shape [C] or [N, C, ...]), got a 0-d tensor`);
   const want = x.ndim === 1 ? [] : [x.shape[0], ...x.shape.slice(2)];
   if (formatShape(target.shape) !== formatShape(want)) {
     throw new RangeError(`${fn}: argument 'target' must have shape ${formatShape(want)} for input ${formatShape(x.shape)}, got ${formatShape(target.shape)}`);
   }
-  const c = x.ndim === 1 ? x.shape[0] : x.shape[1];
-  const x2 = (x.ndim <= 2 ? x : movedim(x, 1, -1)).reshape([-1, c]);
-  return { x2, t1: target.reshape([-1]), shape: want };
+  const [n, c] = x.ndim === 1 ? [1, x.shape[0]] : [x.shape[0], x.shape[1]];
+  const d = x.shape.slice(2).reduce((p, q) => p * q, 1);
+  return { x3: x.reshape([n, c, d]), t1: target.reshape([-1]), shape: want };
 }
 
 function classTarget(t: unknown, fn: string): Tensor {
@@ -168,40 +168,6 @@ function classTarget(t: unknown, fn: string): Tensor {
     throw new TypeError(`${fn}: argument 'target' must hold class indices (int64 or int32), or be floating probabilities for crossEntropy; got ${target.dtype}`);
   }
   return target;
-}
-
-/** The validity mask and the safe indices of the targets (ignored ones read class 0). */
-function targetsOf(t1: Tensor, ignoreIndex: number): { valid: Tensor; safe: Tensor } {
-  const valid = ne(t1, ignoreIndex);
-  return { valid, safe: where(valid, t1, 0) };
-}
-
-/**
- * gather(lp, 1, safe) for the targets' rows. gather checks its indices (a read back on a GPU) and
- * throws for one out of [0, C); only then are the targets checked here, for an error that names the
- * loss and the class rather than gather's index: a step with valid targets reads nothing back for it
- * (it used to: four kernels and a sync per step).
- */
-function pickTargets(lp: Tensor, safe: Tensor, ignoreIndex: number, fn: string): Tensor {
-  try {
-    return gather(lp, 1, safe.reshape([-1, 1])).reshape([-1]);
-  } catch (e) {
-    const c = lp.shape[1];
-    if (safe.numel > 0 && Boolean(any(logicalOr(lt(safe, 0), ge(safe, c))).item())) {
-      const lo = Number(safe.min().item());
-      throw new RangeError(`${fn}: argument 'target' holds class ${lo < 0 ? lo : Number(safe.max().item())}, out of range [0, ${c}) (ignoreIndex is ${ignoreIndex})`);
-    }
-    throw e;
-  }
-}
-
-/** nll over rows of log-probabilities: the per-row losses (0 where ignored) and the mean's denominator. */
-function nllRows(lp: Tensor, t1: Tensor, weight: Tensor | null, ignoreIndex: number, fn: string): { loss: Tensor; denom: Tensor; valid: Tensor; safe: Tensor } {
-  const { valid, safe } = targetsOf(t1, ignoreIndex);
-  const picked = neg(pickTargets(lp, safe, ignoreIndex, fn));
-  let w = astype(valid, lp.dtype);
-  if (weight !== null) w = mul(w, indexSelect(weight, 0, safe));
-  return { loss: mul(picked, w), denom: sum(w), valid, safe };
 }
 
 function ignoreOf(v: unknown, fn: string): number {
@@ -222,17 +188,18 @@ export function nllLoss(input: Tensor, target: Tensor, opts?: NllOptions): Tenso
   const t = classTarget(target, fn);
   const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
   return tidy(() => {
-    const { x2, t1, shape } = rows(x, t, fn);
-    const weight = classWeight(o.weight, x2.shape[1], fn);
-    const { loss, denom } = nllRows(x2, t1, weight, ignoreIndex, fn);
-    return r === 'none' ? loss.reshape(shape) : r === 'sum' ? sum(loss) : div(sum(loss), denom);
+    const { x3, t1, shape } = rows(x, t, fn);
+    const weight = classWeight(o.weight, x3.shape[1], fn);
+    const loss = classIndexLoss(x3, t1, { weight, ignoreIndex, labelSmoothing: 0, reduction: r, logProbs: true }, fn);
+    return r === 'none' ? loss.reshape(shape) : loss;
   });
 }
 
 /**
  * Cross entropy of scores (logits) [N, C, d...] or [C] (torch.nn.functional.cross_entropy): with class-index
- * targets (int64, shape [N, d...]) it is nllLoss(logSoftmax(input)) with label smoothing mixed in; with
- * floating targets of input's shape (probabilities) it is -sum(target log softmax(input)) over the classes.
+ * targets (int64, shape [N, d...]) it is nllLoss(logSoftmax(input)) with label smoothing mixed in, one native
+ * call forward and one backward; with floating targets of input's shape (probabilities) it is
+ * -sum(target log softmax(input)) over the classes.
  * @example gx.nn.functional.crossEntropy(logits, labels, { labelSmoothing: 0.1 })
  */
 export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyOptions): Tensor {
@@ -247,19 +214,10 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
   const t = classTarget(tt, fn);
   const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
   return tidy(() => {
-    const { x2, t1, shape } = rows(x, t, fn);
-    const c = x2.shape[1];
-    const weight = classWeight(o.weight, c, fn);
-    const lp = logSoftmax(x2, 1);
-    const { loss, denom, valid } = nllRows(lp, t1, weight, ignoreIndex, fn);
-    const nll = r === 'none' ? loss : r === 'sum' ? sum(loss) : div(sum(loss), denom);
-    if (s === 0) return r === 'none' ? nll.reshape(shape) : nll;
-    // torch's label smoothing: (1 - s) nll + s / C * smooth, smooth = -sum_c w_c lp_c (0 where ignored),
-    // its mean divided by the same denominator as nll's.
-    const smoothRow = mul(neg(sum(weight === null ? lp : mul(lp, weight), 1)), astype(valid, lp.dtype));
-    const smooth = r === 'none' ? smoothRow : r === 'sum' ? sum(smoothRow) : div(sum(smoothRow), denom);
-    const out = add(mul(nll, 1 - s), mul(smooth, s / c));
-    return r === 'none' ? out.reshape(shape) : out;
+    const { x3, t1, shape } = rows(x, t, fn);
+    const weight = classWeight(o.weight, x3.shape[1], fn);
+    const loss = classIndexLoss(x3, t1, { weight, ignoreIndex, labelSmoothing: s, reduction: r, logProbs: false }, fn);
+    return r === 'none' ? loss.reshape(shape) : loss;
   });
 }
 

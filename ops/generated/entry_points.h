@@ -261,6 +261,10 @@ int64_t unique_cpu(const Tensor& self, const std::optional<Tensor>& inverse, con
 int64_t unique_cuda(const Tensor& self, const std::optional<Tensor>& inverse, const std::optional<Tensor>& counts, const Tensor& values);
 void searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool right, const Tensor& out);
 void searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, bool right, const Tensor& out);
+int64_t cross_entropy_loss_cpu(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& out, const std::optional<Tensor>& lse, const std::optional<Tensor>& total_weight);
+int64_t cross_entropy_loss_cuda(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& out, const std::optional<Tensor>& lse, const std::optional<Tensor>& total_weight);
+void cross_entropy_loss_backward_cpu(const Tensor& grad, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& lse, const std::optional<Tensor>& total_weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& grad_input);
+void cross_entropy_loss_backward_cuda(const Tensor& grad, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& lse, const std::optional<Tensor>& total_weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& grad_input);
 void rand_cpu(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void rand_cuda(const Tensor& out, int64_t seed, int64_t offset, double low, double high);
 void randn_cpu(const Tensor& out, int64_t seed, int64_t offset, double mean, double std);

@@ -766,6 +766,20 @@ inline void searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool
   const gx_value args[4] = {gx::detail::box(sorted_sequence), gx::detail::box(self), gx::detail::box(right), gx::detail::box(out)};
   gx::detail::call_op(op, args, 4, nullptr, 0);
 }
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int ignore_index, float label_smoothing, int reduction, bool log_probs, Tensor out, Tensor? lse, Tensor? total_weight) -> int
+inline int64_t cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor* weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& out, const Tensor* lse, const Tensor* total_weight) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cross_entropy_loss");
+  const gx_value args[10] = {gx::detail::box(self), gx::detail::box(target), gx::detail::box(weight), gx::detail::box(ignore_index), gx::detail::box(label_smoothing), gx::detail::box(reduction), gx::detail::box(log_probs), gx::detail::box(out), gx::detail::box(lse), gx::detail::box(total_weight)};
+  gx_value r[1] = {};
+  gx::detail::call_op(op, args, 10, r, 1);
+  return r[0].v.i;
+}
+// cross_entropy_loss_backward(Tensor grad, Tensor self, Tensor target, Tensor? weight, Tensor? lse, Tensor? total_weight, int ignore_index, float label_smoothing, int reduction, bool log_probs, Tensor grad_input) -> ()
+inline void cross_entropy_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, const Tensor* weight, const Tensor* lse, const Tensor* total_weight, int64_t ignore_index, double label_smoothing, int64_t reduction, bool log_probs, const Tensor& grad_input) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::cross_entropy_loss_backward");
+  const gx_value args[11] = {gx::detail::box(grad), gx::detail::box(self), gx::detail::box(target), gx::detail::box(weight), gx::detail::box(lse), gx::detail::box(total_weight), gx::detail::box(ignore_index), gx::detail::box(label_smoothing), gx::detail::box(reduction), gx::detail::box(log_probs), gx::detail::box(grad_input)};
+  gx::detail::call_op(op, args, 11, nullptr, 0);
+}
 // rand(Tensor out, int seed, int offset, float low, float high) -> ()
 inline void rand(const Tensor& out, int64_t seed, int64_t offset, double low, double high) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::rand");
