@@ -149,7 +149,23 @@ test('schedulers refuse bad arguments, naming the class and the argument, and On
   a.step(); b.step();
   t.deepEqual(b.getLastLr(), a.getLastLr());
   t.is(b.lastEpoch, 4);
-  for (const o of [opt, o2, o3, other]) o.dispose();
+  // A SequentialLR resumes with its schedulers' states: the lrs after the load follow the uninterrupted run's.
+  const seqOf = (o: gx.optim.SGD): gx.optim.lrScheduler.SequentialLR => new S.SequentialLR(o, {
+    schedulers: [new S.LinearLR(o, { startFactor: 0.2, totalIters: 3 }), new S.CosineAnnealingLR(o, { tMax: 5 })], milestones: [3],
+  });
+  const o4 = new gx.optim.SGD([q], { lr: 0.1 }), o5 = new gx.optim.SGD([q], { lr: 0.1 });
+  const run = seqOf(o4);
+  for (let i = 0; i < 4; i++) run.step();
+  const resumed = seqOf(o5);
+  resumed.loadStateDict(run.stateDict());
+  o5.paramGroups[0].lr = o4.paramGroups[0].lr;
+  for (let i = 0; i < 3; i++) {
+    run.step();
+    resumed.step();
+    t.deepEqual(resumed.getLastLr(), run.getLastLr());
+  }
+  t.throws(() => resumed.loadStateDict(a.stateDict() as never), { message: /^SequentialLR\.loadStateDict: expected what stateDict\(\) returns, with the states of 2 schedulers/ });
+  for (const o of [opt, o2, o3, o4, o5, other]) o.dispose();
   p.dispose();
   q.dispose();
   r.dispose();

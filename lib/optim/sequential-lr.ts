@@ -22,6 +22,9 @@ export interface SequentialLROptions {
   milestones: number[];
 }
 
+/** What SequentialLR.stateDict() gives: its own position and each scheduler's state. */
+export type SequentialLRState = ReturnType<LRScheduler['stateDict']> & { schedulers: ReturnType<LRScheduler['stateDict']>[] };
+
 /** Schedulers one after another, switching at the milestones (torch's SequentialLR). */
 export class SequentialLR extends LRScheduler {
   readonly schedulers: readonly LRScheduler[];
@@ -66,6 +69,21 @@ export class SequentialLR extends LRScheduler {
 
   protected get(): number[] {
     return this.current();
+  }
+
+  /** The sequence's position and each scheduler's own state (torch's state_dict keeps `_schedulers` too). */
+  override stateDict(): SequentialLRState {
+    return { ...super.stateDict(), schedulers: this.schedulers.map((s) => s.stateDict()) };
+  }
+
+  /** Restores what stateDict() gave, the schedulers' states included. */
+  override loadStateDict(d: SequentialLRState): void {
+    const inner = (d as { schedulers?: unknown } | null)?.schedulers;
+    if (!Array.isArray(inner) || inner.length !== this.schedulers.length) {
+      throw new TypeError(`SequentialLR.loadStateDict: expected what stateDict() returns, with the states of ${this.schedulers.length} schedulers`);
+    }
+    super.loadStateDict(d);
+    this.schedulers.forEach((s, i) => s.loadStateDict(inner[i]));
   }
 
   /** One step: the scheduler in charge steps, or restarts at its step 0 on its milestone. */
