@@ -72,9 +72,9 @@ export function classIndexLoss(input: Tensor, targets: Tensor, o: ClassIndexLoss
     throw new RangeError(`${fn}: argument 'target' holds class ${bad}, out of range [0, ${x.shape[1]}) (ignoreIndex is ${o.ignoreIndex})`);
   }
   if (!recording) return out;
-  const how = { hasLse: lse !== null, hasTotal: total !== null, hasWeight: w !== null };
-  const save = [x, t, ...(lse === null ? [] : [lse]), ...(total === null ? [] : [total]), ...(w === null ? [] : [w])];
-  const result = record('cross_entropy_loss', [x], out, save, (g, s) => [classIndexLossBackward(g, unpack(s, how), o, fn)]);
+  const kept: Saved = { x, target: t, lse, total, weight: w };
+  const how = layoutOf(kept);
+  const result = record('cross_entropy_loss', [x], out, pack(kept), (g, s) => [classIndexLossBackward(g, unpack(s, how), o, fn)]);
   // The node keeps its saved tensors (aliases once these go): these handles are the forward's own.
   lse?.dispose();
   total?.dispose();
@@ -89,8 +89,16 @@ interface Saved {
   weight: Tensor | null;
 }
 
+type SavedLayout = { hasLse: boolean; hasTotal: boolean; hasWeight: boolean };
+const layoutOf = (r: Saved): SavedLayout => ({ hasLse: r.lse !== null, hasTotal: r.total !== null, hasWeight: r.weight !== null });
+
+/** The tensors to save: x, target, then lse, total_weight and weight where the call has them (unpack's order). */
+function pack(r: Saved): Tensor[] {
+  return [r.x, r.target, ...[r.lse, r.total, r.weight].filter((v): v is Tensor => v !== null)];
+}
+
 /** The saved tensors by name: x, target, then lse, total_weight and weight where the call had them. */
-function unpack(s: readonly Tensor[], how: { hasLse: boolean; hasTotal: boolean; hasWeight: boolean }): Saved {
+function unpack(s: readonly Tensor[], how: SavedLayout): Saved {
   let i = 2;
   const lse = how.hasLse ? s[i++] : null;
   const total = how.hasTotal ? s[i++] : null;
@@ -114,13 +122,13 @@ function classIndexLossBackward(grad: Tensor, s: Saved, o: ClassIndexLoss, fn: s
   }
   if (!shouldRecord(g, s.x)) return gi;
   const needG = requiresGrad(g), needX = requiresGrad(s.x) && !o.logProbs;
-  return record('cross_entropy_loss_backward', [g, s.x], gi, [g, s.x, s.target, ...(s.total === null ? [] : [s.total]), ...(s.weight === null ? [] : [s.weight])],
-    (gg, saved) => {
-      const [sg, sx, st] = saved;
-      const total = s.total === null ? null : saved[3];
-      const weight = s.weight === null ? null : saved[s.total === null ? 3 : 4];
-      return secondOrder(gg, sg, sx, st, total, weight, o, needG, needX);
-    });
+  // g, then the forward's saved tensors less lse (the second derivative recomputes softmax).
+  const kept: Saved = { ...s, lse: null };
+  const how = layoutOf(kept);
+  return record('cross_entropy_loss_backward', [g, s.x], gi, [g, ...pack(kept)], (gg, saved) => {
+    const r = unpack(saved.slice(1), how);
+    return secondOrder(gg, saved[0], r.x, r.target, r.total, r.weight, o, needG, needX);
+  });
 }
 
 /** The gradients of g and x from grad_input's gradient gg (NOTE [ The cross entropy's second derivative ]). */
