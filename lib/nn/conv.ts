@@ -66,7 +66,7 @@ export function unfold(input: Tensor, kernelSize: number | number[], opts?: Unfo
   }
   return tidy(() => {
     const { image, batched } = asImage(x, spatial, fn, 'input');
-    const cols = im2col(image, lift(k, d, p, s, grid), 0, fn);
+    const cols = im2col(image, lift(k, d, p, s, grid), fn);
     return batched ? cols : cols.reshape(cols.shape.slice(1));
   });
 }
@@ -165,7 +165,7 @@ function convNd(input: Tensor, weight: Tensor, bias: Tensor | null, opts: ConvOp
       ? cudnnConv(image, spatial === 1 ? w.reshape([oc, cg, 1, k[0]]) : w, bias, { ...geometry, groups }, geometry.grid, fn)
       : undefined;
     if (fast !== undefined) return fast.reshape(shape);
-    const cols = im2col(image, geometry, 0, fn);
+    const cols = im2col(image, geometry, fn);
     // NOTE [ Convolution as unfold and matmul ]: (N, OC, L) straight out of the product.
     const y = groups === 1
       ? matmul(w.reshape([oc, rows]), cols)

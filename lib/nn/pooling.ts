@@ -86,13 +86,16 @@ function poolGeometry(x: Tensor, kernelSize: unknown, o: MaxPoolOptions, spatial
   return { k, s, p, d, grid, dims };
 }
 
+/** A pool's result shape: the input's batch (if it had one) and channels, then the grid. */
+const pooledShape = (image: Tensor, batched: boolean, g: PoolGeometry): number[] => [...(batched ? [image.shape[0]] : []), image.shape[1], ...g.grid];
+
 /** The columns of x viewed (N, C, window, L) and how to shape a (N, C, L) result back. */
 function windowsOf(x: Tensor, g: PoolGeometry, spatial: number, fn: string): { w: Tensor; shape: number[] } {
   const { image, batched } = asImage(x, spatial, fn, 'input');
   const [n, c] = image.shape;
-  const cols = im2col(image, lift(g.k, g.d, g.p, g.s, g.grid), 0, fn);
+  const cols = im2col(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
   const l = g.grid.reduce((a, b) => a * b, 1);
-  return { w: cols.reshape([n, c, cols.shape[1] / c, l]), shape: [...(batched ? [n] : []), c, ...g.grid] };
+  return { w: cols.reshape([n, c, cols.shape[1] / c, l]), shape: pooledShape(image, batched, g) };
 }
 
 export interface MaxPoolResult { values: Tensor; indices: Tensor }
@@ -105,7 +108,7 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
     const { image, batched } = asImage(x, spatial, fn, 'input');
     const { values, indices } = maxPool2dWithIndices(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
     if (batched && spatial === 2) return o.returnIndices === true ? { values, indices } : values;
-    const shape = [...(batched ? [image.shape[0]] : []), image.shape[1], ...g.grid];
+    const shape = pooledShape(image, batched, g);
     const out = values.reshape(shape);
     return o.returnIndices === true ? { values: out, indices: indices.reshape(shape) } : out;
   });

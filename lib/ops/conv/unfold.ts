@@ -23,14 +23,16 @@ export interface Im2colGeometry {
 
 /**
  * x (N, C, H, W), floating, into its columns (N, C*KH*KW, OH*OW); positions
- * outside x read padValue. Records col2im as its derivative.
+ * outside x read 0 (the convolutions' and average pooling's padding; the op's
+ * pad_value served max pooling's -inf before it had its own op). Records
+ * col2im as its derivative.
  */
-export function im2col<D extends DType>(x: Tensor<D>, g: Im2colGeometry, padValue: number, fn: string): Tensor<D> {
+export function im2col<D extends DType>(x: Tensor<D>, g: Im2colGeometry, fn: string): Tensor<D> {
   const [n, c, h, w] = x.shape;
   const rows = c * g.kernelSize[0] * g.kernelSize[1];
   const out = allocate([n, rows, g.grid[0] * g.grid[1]], x.dtype, x.device, undefined, fn);
   try {
-    ops.unfold(fn, { self: x.handle(fn), ...g, padValue, out: out.handle(fn) });
+    ops.unfold(fn, { self: x.handle(fn), ...g, padValue: 0, out: out.handle(fn) });
   } catch (e) {
     out.dispose();
     throw namedForCaller(e, fn);
@@ -54,6 +56,6 @@ export function col2im<D extends DType>(cols: Tensor<D>, imageSize: readonly [nu
     out.dispose();
     throw namedForCaller(e, fn);
   }
-  if (shouldRecord(cols)) record('fold', [cols], out, [], (grad) => [im2col(grad, g, 0, fn)]);
+  if (shouldRecord(cols)) record('fold', [cols], out, [], (grad) => [im2col(grad, g, fn)]);
   return out;
 }
