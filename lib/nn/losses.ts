@@ -10,7 +10,7 @@ import { clamp, where } from '../ops/elementwise/functions';
 import { lt } from '../generated/elementwise';
 import { mean, sum } from '../ops/reduce/functions';
 import { checkTensor } from '../ops/common';
-import { classIndexLoss } from '../ops/loss/cross-entropy';
+import { classIndexLoss, type ClassIndexLoss } from '../ops/loss/cross-entropy';
 import { isFloating } from '../ops/promotion';
 import { logSoftmax } from '../ops/softmax/softmax';
 import { checkOptions, optionKeys } from '../core/options';
@@ -170,6 +170,15 @@ function classTarget(t: unknown, fn: string): Tensor {
   return target;
 }
 
+/** nllLoss's and crossEntropy's class-index case: the native loss on [N, C, D], shaped back for 'none'. */
+function classIndexOf(x: Tensor, t: Tensor, weightOpt: unknown, o: Omit<ClassIndexLoss, 'weight'>, fn: string): Tensor {
+  return tidy(() => {
+    const { x3, t1, shape } = rows(x, t, fn);
+    const loss = classIndexLoss(x3, t1, { ...o, weight: classWeight(weightOpt, x3.shape[1], fn) }, fn);
+    return o.reduction === 'none' ? loss.reshape(shape) : loss;
+  });
+}
+
 function ignoreOf(v: unknown, fn: string): number {
   if (v === undefined) return -100;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}: option 'ignoreIndex' must be an integer, got ${describeValue(v)}`);
@@ -187,12 +196,7 @@ export function nllLoss(input: Tensor, target: Tensor, opts?: NllOptions): Tenso
   const x = floating(input, fn, 'input');
   const t = classTarget(target, fn);
   const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
-  return tidy(() => {
-    const { x3, t1, shape } = rows(x, t, fn);
-    const weight = classWeight(o.weight, x3.shape[1], fn);
-    const loss = classIndexLoss(x3, t1, { weight, ignoreIndex, labelSmoothing: 0, reduction: r, logProbs: true }, fn);
-    return r === 'none' ? loss.reshape(shape) : loss;
-  });
+  return classIndexOf(x, t, o.weight, { ignoreIndex, labelSmoothing: 0, reduction: r, logProbs: true }, fn);
 }
 
 /**
@@ -213,12 +217,7 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
   if (isFloating(tt.dtype)) return probabilityCrossEntropy(x, tt, o, r, s, fn);
   const t = classTarget(tt, fn);
   const ignoreIndex = ignoreOf(o.ignoreIndex, fn);
-  return tidy(() => {
-    const { x3, t1, shape } = rows(x, t, fn);
-    const weight = classWeight(o.weight, x3.shape[1], fn);
-    const loss = classIndexLoss(x3, t1, { weight, ignoreIndex, labelSmoothing: s, reduction: r, logProbs: false }, fn);
-    return r === 'none' ? loss.reshape(shape) : loss;
-  });
+  return classIndexOf(x, t, o.weight, { ignoreIndex, labelSmoothing: s, reduction: r, logProbs: false }, fn);
 }
 
 function probabilityCrossEntropy(x: Tensor, t: Tensor, o: CrossEntropyOptions, r: Reduction, s: number, fn: string): Tensor {
