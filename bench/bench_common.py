@@ -113,3 +113,13 @@ def per_call_ms(fn, sync, warmup, iters, batch):
         sync()
         samples.append((time.perf_counter_ns() - t0) / batch / 1e6)
     return statistics.median(samples)
+
+
+def pattern_and_timer(torch, dev, quick, iters):
+    """The conv benches' two helpers on `dev`: pattern(shape, k, scale) (sin_pattern's
+    fill) and timer(fn) (per_call_ms after 5 warm-up calls, `iters` calls in batches of
+    5, closed by a CUDA synchronize on a GPU); --quick: 1 warm-up, 3 calls one by one."""
+    sync = torch.cuda.synchronize if dev.startswith("cuda") else (lambda: None)
+    warmup, n, batch = (1, 3, 1) if quick else (5, iters, 5)
+    return (lambda shape, k, scale: sin_pattern(torch, shape, k, scale, dev),
+            lambda fn: per_call_ms(fn, sync, warmup, n, batch))

@@ -27,7 +27,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log, per_call_ms as timed_ms, sin_pattern, torch_for  # noqa: E402
+from bench_common import emit, log, pattern_and_timer, torch_for  # noqa: E402
 
 
 def main():
@@ -46,14 +46,7 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     cuda = dev.startswith("cuda")
-    sync = torch.cuda.synchronize if cuda else (lambda: None)
-    warmup, iters, batch = (1, 3, 1) if a.quick else (5, 30, 5)
-
-    def pattern(shape, k, scale):
-        return sin_pattern(torch, shape, k, scale, dev)
-
-    def per_call_ms(fn):
-        return timed_ms(fn, sync, warmup, iters, batch)
+    pattern, per_call_ms = pattern_and_timer(torch, dev, a.quick, iters=30)
 
     cells = {}
     n, c, h, oc, k, s, p = [int(v) for v in a.conv.split(",")]

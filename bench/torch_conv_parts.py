@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import emit, log, per_call_ms as timed_ms, sin_pattern, torch_for  # noqa: E402
+from bench_common import emit, log, pattern_and_timer, torch_for  # noqa: E402
 
 
 def main():
@@ -38,14 +38,7 @@ def main():
         return
     import torch.nn.functional as F
     cuda = dev.startswith("cuda")
-    sync = torch.cuda.synchronize if cuda else (lambda: None)
-    warmup, iters, batch = (1, 3, 1) if a.quick else (5, 50, 5)
-
-    def pattern(shape, k, scale):
-        return sin_pattern(torch, shape, k, scale, dev)
-
-    def per_call_ms(fn):
-        return timed_ms(fn, sync, warmup, iters, batch)
+    pattern, per_call_ms = pattern_and_timer(torch, dev, a.quick, iters=50)
 
     n = a.batch
     y = pattern([n, 64, 112, 112], 1, 1.0)
