@@ -20,7 +20,8 @@
 // Exit status 1: gpuext disagreeing with torch's checks, or a failure; a missing torch is a WARNING.
 import * as gx from '../lib';
 import {
-  checkLive, fmt, liveCounts, numField, perCallNs, printHeader, printIssues, printTable, progress, recField, runPythonJson, section, strField,
+  checkLive, fmt, liveCounts, numField, perCallNs, printHeader, printIssues, runMain, printTable, progress, recField,
+  runPythonJson, section, strField,
 } from './util';
 
 const F = gx.nn.functional;
@@ -113,9 +114,4 @@ function main(): void {
   printIssues(warnings, problems);
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-}
+runMain(main);

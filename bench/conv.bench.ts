@@ -28,7 +28,7 @@
 import * as gx from '../lib';
 import { cudnnVersion, setCudnnEnabled } from '../lib/ops/conv/cudnn';
 import {
-  checkLive, fmt, liveCounts, numField, perCallNs, printHeader, printIssues, printTable, progress, ratio, recField,
+  checkLive, fmt, liveCounts, numField, perCallNs, printHeader, printIssues, runMain, printTable, progress, ratio, recField,
   runPythonJson, section, strField,
 } from './util';
 
@@ -201,7 +201,4 @@ async function main(): Promise<void> {
   printIssues(warnings, problems);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-});
+runMain(main);

@@ -17,7 +17,7 @@ import {
   nowNs, elapsedNs, median, perCallNs,
   fmt, ratio, printTable, printHeader, section, progress,
   isRecord, numField, strField, lastJsonLine, tail, childFailure,
-  liveCounts, checkLive, printIssues,
+  liveCounts, checkLive, printIssues, runMain,
   runPythonJson,
 } from './util';
 
@@ -500,7 +500,4 @@ async function main(): Promise<void> {
   printIssues(warnings, problems);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-});
+runMain(main);

@@ -26,7 +26,7 @@ import {
   nowNs, elapsedNs, median, perCallNs,
   fmt, ratio, printTable, printHeader, section, progress,
   isRecord, numField, strField, recField, lastJsonLine, tail, childFailure,
-  liveCounts, checkLive, printIssues,
+  liveCounts, checkLive, printIssues, runMain,
   bigInputs, patternA, patternB,
 } from './util';
 
@@ -546,9 +546,4 @@ function main(): void {
   printIssues(warnings, problems);
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-}
+runMain(main);

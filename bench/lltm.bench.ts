@@ -31,7 +31,8 @@ import * as gx from '../lib';
 import { loadLltm, lltmForward, lltmFunction, lltmReference } from '../examples/lltm/lltm';
 import { LLTMCppFunction, loadLltmCpp } from '../examples/lltm-cpp/lltm-cpp';
 import {
-  checkLive, fmt, isRecord, liveCounts, numField, perCallNs, printHeader, printIssues, printTable, progress, ratio, recField,
+  checkLive, fmt, isRecord, liveCounts, numField, perCallNs, printHeader, printIssues, runMain, printTable, progress, ratio,
+  recField,
   runPythonJson, section, strField,
 } from './util';
 
@@ -208,7 +209,4 @@ async function main(): Promise<void> {
   printIssues(warnings, problems);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-});
+runMain(main);

@@ -19,7 +19,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import {
   REPO, nowNs, elapsedNs, median, fmt, ratio, printTable, printHeader, section, progress,
-  isRecord, numField, strField, liveCounts, checkLive, printIssues, runPythonJson, patternA, patternB,
+  isRecord, numField, strField, liveCounts, checkLive, printIssues, runMain, runPythonJson, patternA, patternB,
 } from './util';
 
 const TORCH_SCRIPT = path.join(REPO, 'bench', 'torch_ops.py');
@@ -218,9 +218,4 @@ function main(): void {
   printIssues(warnings, problems);
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-}
+runMain(main);

@@ -26,7 +26,7 @@ import {
   median, perCallNs,
   fmt, ratio, printTable, printHeader, section, progress,
   numField, strField, recField,
-  liveCounts, checkLive, printIssues, runPythonJson,
+  liveCounts, checkLive, printIssues, runMain, runPythonJson,
   bigInputs, patternA, patternB, launchFloor,
 } from './util';
 import {
@@ -482,9 +482,4 @@ function main(): void {
   }
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-}
+runMain(main);

@@ -21,7 +21,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import {
   REPO, nowNs, elapsedNs, median, fmt, printTable, printHeader, section, progress, isRecord, numField, strField,
-  liveCounts, checkLive, printIssues, runPythonJson,
+  liveCounts, checkLive, printIssues, runMain, runPythonJson,
 } from './util';
 
 const TORCH_SCRIPT = path.join(REPO, 'bench', 'torch_sort.py');
@@ -199,9 +199,4 @@ function main(): void {
   printIssues(warnings, problems);
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-}
+runMain(main);

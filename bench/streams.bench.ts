@@ -16,7 +16,7 @@ import {
   REPO, PYTHON,
   fmt, ratio, printTable, printHeader, section, progress,
   numField, numArrayField, strField,
-  liveCounts, checkLive, printIssues,
+  liveCounts, checkLive, printIssues, runMain,
   runPythonJson,
 } from './util';
 
@@ -446,7 +446,4 @@ async function main(): Promise<void> {
   printIssues(warnings, problems);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  process.exitCode = 1;
-});
+runMain(main);

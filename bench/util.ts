@@ -186,6 +186,20 @@ export function checkLive(live0: LiveCounts, cuda: boolean, warnings: string[]):
 }
 
 /** The WARNINGS and PROBLEMS blocks, each only when not empty; any problem sets exit status 1. */
+/** Runs a bench's main (sync or async): a throw is printed with its stack and sets exit status 1. */
+export function runMain(main: () => void | Promise<void>): void {
+  const fail = (err: unknown): void => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exitCode = 1;
+  };
+  try {
+    const r = main();
+    if (r instanceof Promise) r.catch(fail);
+  } catch (err: unknown) {
+    fail(err);
+  }
+}
+
 export function printIssues(warnings: readonly string[], problems: readonly string[]): void {
   if (warnings.length > 0) {
     console.log('\nWARNINGS:');
