@@ -72,6 +72,8 @@ function main(): void {
   lap('firstCall');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { translationCounts } = require(path.join(__dirname, '..', 'lib', 'jit', 'translation-cache')) as typeof import('../lib/jit/translation-cache');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ptxCounts } = require(path.join(__dirname, '..', 'lib', 'rtc', 'raw')) as typeof import('../lib/rtc/raw');
   const loaded = (re: RegExp): boolean => Object.keys(require.cache).some((k) => re.test(k));
   /** Node's builtin modules loaded so far (process.moduleLoadList, which @types/node does not declare). */
   const builtinLoaded = (name: string): boolean => {
@@ -88,6 +90,8 @@ function main(): void {
     // A warm first launch finds its image without the compiler front (NOTE [ Warm lookup ] in lib/rtc/cache-lookup.ts).
     compilerLoaded: loaded(/[\\/]rtc[\\/]compiler\.js$/),
     inspectorLoaded: builtinLoaded('inspector'),
+    // Loaded as PTX by the driver (NOTE [ PTX path ]) or compiled from CUDA source.
+    ptxLoaded: ptxCounts.loaded,
   }));
 }
 

@@ -43,12 +43,17 @@ interface FirstCall {
   /** Whether the compiler front (rtc/compiler.ts: a kernel cache miss, or a request the warm lookup does not key) was loaded. */
   compilerLoaded: boolean;
   inspectorLoaded: boolean;
+  /** PTX modules the driver loaded (NOTE [ PTX path ]): 0 when the kernel was compiled by NVRTC. */
+  ptxLoaded: number;
 }
 
-/** A fresh process (bench/jit-first-call.ts): require, CUDA init, then `mode`'s kernel built and first called, each timed. */
+/**
+ * A fresh process (bench/jit-first-call.ts): require, CUDA init, then `mode`'s kernel built and first called, each timed.
+ * The driver's own cache of PTX it compiled (NOTE [ PTX path ]) lives in the same directory: cold is cold for both caches.
+ */
 function firstCall(mode: 'rawkernel' | 'vectorize', cacheDir: string): FirstCall {
   const r = spawnSync(process.execPath, [path.join(__dirname, 'jit-first-call.js'), mode], {
-    encoding: 'utf8', env: { ...process.env, GPUEXT_CACHE_DIR: cacheDir }, timeout: 120_000,
+    encoding: 'utf8', env: { ...process.env, GPUEXT_CACHE_DIR: cacheDir, CUDA_CACHE_PATH: path.join(cacheDir, 'driver') }, timeout: 120_000,
   });
   const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !line.startsWith('{')) throw new Error(`first-call child failed: ${r.stderr}`);
@@ -74,7 +79,7 @@ const describeFirst = (what: string, r: ReturnType<typeof firstCalls>, coldTarge
   const loaded = (b: boolean): string => (b ? 'loaded' : 'not loaded');
   return `  ${what} first call, fresh process: cold ${part(r.cold, r.coldRange)} (target <= ${coldTarget}: ${r.cold.firstMs <= coldTarget ? 'met' : 'MISSED'}); ` +
     `warm disk cache ${part(r.warm, r.warmRange)}, ${r.warm.counts.translations} translations, acorn ${loaded(r.warm.acornLoaded)}, ` +
-    `compiler ${loaded(r.warm.compilerLoaded)}, inspector ${loaded(r.warm.inspectorLoaded)} ` +
+    `compiler ${loaded(r.warm.compilerLoaded)}, inspector ${loaded(r.warm.inspectorLoaded)}, ${r.cold.ptxLoaded > 0 ? 'loaded as PTX' : 'compiled by NVRTC'} ` +
     `(target <= ${warmTarget}: ${r.warm.firstMs <= warmTarget ? 'met' : 'MISSED'})`;
 };
 

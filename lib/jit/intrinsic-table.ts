@@ -18,6 +18,7 @@ import type * as acorn from 'acorn';
 
 import type { ArrayDecl, AtomicOp, Expr, IntrinsicName, Stmt } from './ir';
 import { ATOMIC_HELPERS } from './cuda-helpers';
+import { atomic, laneId, ptxCoordinate, ptxLanes, shuffle, type PtxFace } from './ptx-intrinsics';
 import { castTo, truth } from './typing';
 import { computeDType, strong } from './types';
 import type { Ref, TyperContext } from './typer-calls';
@@ -62,7 +63,13 @@ export interface IntrinsicEntry {
   /** The typer's rule for a property read, `threadIdx.x` (absent: it has none a kernel reads). */
   typeMember?(t: TyperContext, prop: string, node: acorn.MemberExpression): Ref;
   /** The node's faces, or why the entry has none of its own. */
-  node: { cuda(f: CudaFace, e: IntrinsicExpr): string; sim(f: SimFace, e: IntrinsicExpr): string; suspends: boolean } | { lowered: string };
+  node: {
+    cuda(f: CudaFace, e: IntrinsicExpr): string;
+    sim(f: SimFace, e: IntrinsicExpr): string;
+    /** The PTX emitter's instructions (ptx-intrinsics.ts): the register of the value ('' for a statement). */
+    ptx(f: PtxFace, e: IntrinsicExpr): string;
+    suspends: boolean;
+  } | { lowered: string };
 }
 
 const DIMS = ['x', 'y', 'z'] as const;
@@ -82,6 +89,7 @@ function dim3(what: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim', sim: (axi
     node: {
       cuda: (_f, e) => (e.ty.dtype === 'int64' ? `((long long)${what}.${String(e.variant)})` : `((int)${what}.${String(e.variant)})`),
       sim: (_f, e) => sim(e.variant as Axis),
+      ptx: (f, e) => ptxCoordinate(f.out, what, String(e.variant), e.ty.dtype),
       suspends: false,
     },
   };
@@ -133,6 +141,7 @@ function warpShuffle(): IntrinsicEntry {
       // Over the lanes that reach the call (LANGUAGE.md "Warps").
       cuda: (f, e) => `__shfl${e.variant === 'sync' ? '' : `_${String(e.variant)}`}_sync(__activemask(), ${f.expr(e.args[0])}, ${f.expr(e.args[1])})`,
       sim: (f, e) => warpRequest(f, e, String(e.variant)),
+      ptx: (f, e) => shuffle(f, String(e.variant), e.args[0], e.args[1]),
       suspends: true,
     },
   };
@@ -154,6 +163,7 @@ function lanes(kind: 'ballot' | 'activemask'): IntrinsicEntry {
     node: {
       cuda: (f, e) => (kind === 'activemask' ? '((long long)__activemask())' : `((long long)__ballot_sync(__activemask(), ${f.expr(e.args[0])}))`),
       sim: (f, e) => warpRequest(f, e, kind),
+      ptx: (f, e) => ptxLanes(f, kind, e.args[0]),
       suspends: true,
     },
   };
@@ -192,6 +202,7 @@ const atomicEntry: IntrinsicEntry = {
       const k = f.temp('_k'), o = f.temp('_o');
       return `(${k} = ${f.offset(arr, e.idx ?? [], e.at, 'wr')}, ${o} = ${a}.d[${k}], ${a}.d[${k}] = R.atomic('${String(e.variant)}', '${arr.dtype}', ${o}, ${f.expr(v)}, ${cs}), ${o})`;
     },
+    ptx: (f, e) => atomic(f, String(e.variant), e.arr as ArrayDecl, e.idx ?? [], e.args, e.ty.dtype),
     suspends: false,
   },
 };
@@ -206,12 +217,12 @@ export const INTRINSIC_TABLE: { readonly [K in IntrinsicName]: IntrinsicEntry } 
   gridsize: gridLike('gridsize'),
   syncthreads: {
     typeCall: (t, c) => statementOnly('syncthreads', t, c),
-    node: { cuda: () => '__syncthreads()', sim: (f, e) => `(yield ${f.line(e.at)})`, suspends: true },
+    node: { cuda: () => '__syncthreads()', sim: (f, e) => `(yield ${f.line(e.at)})`, ptx: (f) => (f.out.ins('bar.sync 0;'), ''), suspends: true },
   },
   threadfence: {
     typeCall: (t, c) => statementOnly('threadfence', t, c),
     // The simulator runs a block's threads in turns: every write is seen by the next reader already.
-    node: { cuda: () => '__threadfence()', sim: () => 'undefined', suspends: false },
+    node: { cuda: () => '__threadfence()', sim: () => 'undefined', ptx: (f) => (f.out.ins('membar.gl;'), ''), suspends: false },
   },
   sharedArray: arrayMaker('sharedArray'),
   localArray: arrayMaker('localArray'),
@@ -224,6 +235,7 @@ export const INTRINSIC_TABLE: { readonly [K in IntrinsicName]: IntrinsicEntry } 
     node: {
       cuda: () => '((int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31))',
       sim: () => '((T.tx + S.bd[0] * (T.ty + S.bd[1] * T.tz)) & 31)',
+      ptx: (f) => laneId(f.out),
       suspends: false,
     },
   },

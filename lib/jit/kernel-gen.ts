@@ -9,7 +9,9 @@ import { simulate } from './simulator';
 import { compileKernel, type CompiledKernel } from './interpret';
 import { parseFunction, referencedNames, type Node, type ParsedFunction } from './source';
 import { cName, emitKernelBody, paramNames, type ParamArrays } from './emit-cuda';
-import type { ArrayDecl } from './ir';
+import { emitPtxKernel, PTX_MIN_CAPABILITY, type PtxParams } from './emit-ptx';
+import { PtxUnsupported } from './ptx-isa';
+import type { ArrayDecl, FnIR } from './ir';
 import { Module } from './module';
 import { typeFunction, type ParamSpec } from './typer-function';
 import { C_TYPE, elementCType } from './types';
@@ -122,8 +124,8 @@ function reservedNames(f: ParsedFunction, specs: readonly ArgSpec[]): Set<string
   return reserved;
 }
 
-/** The generated source and launch plan for arguments of `specs`. */
-export function generate(p: Parsed, name: string, specs: readonly ArgSpec[], debug: boolean, api: string): Translation {
+/** The generated source (and PTX, `ptx` true and every node has a PTX face) and launch plan for arguments of `specs`. */
+export function generate(p: Parsed, name: string, specs: readonly ArgSpec[], debug: boolean, api: string, ptx = false): Translation {
   countTranslation();
   const f = p.parsed;
   const module = new Module(debug);
@@ -133,12 +135,14 @@ export function generate(p: Parsed, name: string, specs: readonly ArgSpec[], deb
   const cParams: string[] = [];
   const types: string[] = [];
   const plan: PlanEntry[] = [];
+  const regs: string[] = [];
   const add = (type: string, cname: string, entry: PlanEntry): void => {
     cParams.push(`${type} ${cname}`);
     types.push(type);
     plan.push(entry);
+    regs.push(`%${cname}`);
   };
-  specs.forEach((s, i) => {
+  const paramList = (): void => specs.forEach((s, i) => {
     const param = f.params[i];
     if (s.kind === 'number') return add(C_TYPE[s.dtype], cName(param), [i, 'value', 0]);
     const n = paramNames(param);
@@ -146,13 +150,43 @@ export function generate(p: Parsed, name: string, specs: readonly ArgSpec[], deb
     for (const d of [...used[i].dims].sort()) add('long long', n.dim(d), [i, 'dim', d]);
     for (const d of [...used[i].strides].sort()) add('long long', n.stride(d), [i, 'stride', d]);
   });
+  // The PTX body records the extents it reads in `used` too, so the parameter list is made after both bodies.
+  const ptxText = ptx && !debug ? ptxKernel(fn, name, used, () => {
+    paramList();
+    return types.map((type, k) => ({ type, reg: regs[k] }));
+  }) : undefined;
+  if (ptxText === undefined) paramList();
   if (debug) {
     cParams.push('long long* gx_err');
     types.push('long long*');
   }
   const headers = typeHeaders(specs.flatMap((s) => (s.kind === 'tensor' ? [s.dtype] : [])));
   const source = `${headers}${module.preamble()}extern "C" __global__ void ${name}(${cParams.join(', ')}) {\n${body.join('\n')}\n}\n`;
-  return { source, types, plan, sites: module.sites };
+  const t: Translation = { source, types, plan, sites: module.sites };
+  if (ptxText !== undefined) t.ptx = { text: ptxText, minCapability: PTX_MIN_CAPABILITY };
+  return t;
+}
+
+/** The kernel as PTX, or undefined when a node of it has no PTX face (NOTE [ PTX path ]): it is then compiled from its CUDA source alone. */
+function ptxKernel(fn: FnIR, name: string, used: ReturnType<typeof arrayNames>['used'], list: () => { type: string; reg: string }[]): string | undefined {
+  const params: PtxParams = {
+    ptr: (a) => `%${paramNames(a.label).ptr}`,
+    dim: (a, d) => {
+      used[a.param ?? 0].dims.add(d);
+      return `%${paramNames(a.label).dim(d)}`;
+    },
+    stride: (a, d) => {
+      used[a.param ?? 0].strides.add(d);
+      return `%${paramNames(a.label).stride(d)}`;
+    },
+    value: (v) => `%${cName(v.name)}`,
+  };
+  try {
+    return emitPtxKernel(fn, name, params, list);
+  } catch (e) {
+    if (e instanceof PtxUnsupported) return undefined;
+    throw e;
+  }
 }
 
 /** The kernel typed for `specs` as for CUDA (so refused where CUDA refuses it) and compiled for the simulator. */

@@ -4,6 +4,7 @@
 // intrinsic-table.ts: the same rule for Math's functions). typing.ts,
 // emit-cuda.ts and interpret.ts take their entries from here.
 import type { HelperName } from './cuda-helpers';
+import { intAbs, integral, intMinMax, intSign, minMax, round, sign, unary, type PtxIntMath, type PtxMath } from './ptx-math';
 
 /** How a Math function on integers is spelled (it keeps int32 / int64: JS gives the same value back). */
 interface IntegerFaces {
@@ -12,6 +13,8 @@ interface IntegerFaces {
   helper: HelperName;
   /** The simulator's call for int32 ('32') or int64 ('64'). */
   sim(bits: '32' | '64', args: string): string;
+  /** The PTX emitter's instructions (ptx-math.ts). */
+  ptx: PtxIntMath;
 }
 
 export interface MathEntry {
@@ -23,14 +26,17 @@ export interface MathEntry {
   helper?: HelperName;
   /** The simulator's [float32, float64] functions (float32 results then go through Math.fround). */
   sim: readonly [string, string];
+  /** The PTX emitter's instructions (ptx-math.ts), for the functions that are a few exact instructions; absent: a kernel calling it is compiled by NVRTC. */
+  ptx?: PtxMath;
 }
 
 const js = (f: string): readonly [string, string] => [f, f];
 const minmax = (fn: 'min' | 'max'): IntegerFaces => ({
-  cuda: (c, args) => `gx_jit_i${fn}<${c}>(${args})`, helper: 'iminmax', sim: (_b, args) => `R.i${fn}(${args})`,
+  cuda: (c, args) => `gx_jit_i${fn}<${c}>(${args})`, helper: 'iminmax', sim: (_b, args) => `R.i${fn}(${args})`, ptx: intMinMax(fn),
 });
 const absSign = (fn: 'abs' | 'sign'): IntegerFaces => ({
   cuda: (_c, args) => `gx_jit_i${fn}(${args})`, helper: 'iabs', sim: (b, args) => `R.i${fn}${b}(${args})`,
+  ptx: fn === 'abs' ? intAbs : intSign,
 });
 
 /** Every Math function a kernel may call. */
@@ -41,7 +47,7 @@ export const MATH_TABLE = {
   expm1: { arity: 1, sim: js('Math.expm1') },
   log2: { arity: 1, sim: js('Math.log2') },
   log10: { arity: 1, sim: js('Math.log10') },
-  sqrt: { arity: 1, sim: js('Math.sqrt') },
+  sqrt: { arity: 1, sim: js('Math.sqrt'), ptx: unary('sqrt.rn') },
   cbrt: { arity: 1, sim: js('Math.cbrt') },
   sin: { arity: 1, sim: js('Math.sin') },
   cos: { arity: 1, sim: js('Math.cos') },
@@ -55,17 +61,17 @@ export const MATH_TABLE = {
   asinh: { arity: 1, sim: js('Math.asinh') },
   acosh: { arity: 1, sim: js('Math.acosh') },
   atanh: { arity: 1, sim: js('Math.atanh') },
-  floor: { arity: 1, int: 'identity', sim: js('Math.floor') },
-  ceil: { arity: 1, int: 'identity', sim: js('Math.ceil') },
-  trunc: { arity: 1, int: 'identity', sim: js('Math.trunc') },
-  round: { arity: 1, int: 'identity', cuda: ['gx_jit_roundf', 'gx_jit_round'], helper: 'round', sim: ['R.round32', 'R.round64'] },
-  abs: { arity: 1, int: absSign('abs'), cuda: ['fabsf', 'fabs'], sim: js('Math.abs') },
-  sign: { arity: 1, int: absSign('sign'), cuda: ['gx_jit_signf', 'gx_jit_sign'], helper: 'sign', sim: js('R.sign') },
+  floor: { arity: 1, int: 'identity', sim: js('Math.floor'), ptx: integral('rmi') },
+  ceil: { arity: 1, int: 'identity', sim: js('Math.ceil'), ptx: integral('rpi') },
+  trunc: { arity: 1, int: 'identity', sim: js('Math.trunc'), ptx: integral('rzi') },
+  round: { arity: 1, int: 'identity', cuda: ['gx_jit_roundf', 'gx_jit_round'], helper: 'round', sim: ['R.round32', 'R.round64'], ptx: round },
+  abs: { arity: 1, int: absSign('abs'), cuda: ['fabsf', 'fabs'], sim: js('Math.abs'), ptx: unary('abs') },
+  sign: { arity: 1, int: absSign('sign'), cuda: ['gx_jit_signf', 'gx_jit_sign'], helper: 'sign', sim: js('R.sign'), ptx: sign },
   atan2: { arity: 2, sim: js('Math.atan2') },
   pow: { arity: 2, sim: js('R.pow') },
   hypot: { arity: 2, sim: js('Math.hypot') },
-  min: { arity: 2, int: minmax('min'), cuda: ['gx_jit_minf', 'gx_jit_min'], helper: 'minmax', sim: js('R.fmin') },
-  max: { arity: 2, int: minmax('max'), cuda: ['gx_jit_maxf', 'gx_jit_max'], helper: 'minmax', sim: js('R.fmax') },
+  min: { arity: 2, int: minmax('min'), cuda: ['gx_jit_minf', 'gx_jit_min'], helper: 'minmax', sim: js('R.fmin'), ptx: minMax('min') },
+  max: { arity: 2, int: minmax('max'), cuda: ['gx_jit_maxf', 'gx_jit_max'], helper: 'minmax', sim: js('R.fmax'), ptx: minMax('max') },
 } as const satisfies Record<string, MathEntry>;
 
 export type MathFn = keyof typeof MATH_TABLE;

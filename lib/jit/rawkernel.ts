@@ -46,6 +46,8 @@ export interface JitKernel {
   configure(grid: Dim3, block: Dim3, opts?: LaunchOptions): (...args: KernelArg[]) => void;
   /** The CUDA source generated for these arguments' types (Numba's inspect_types). */
   source(...args: KernelArg[]): string;
+  /** The PTX generated for these arguments' types (Numba's inspect_asm), or undefined when the kernel is compiled from its CUDA source by NVRTC (NOTE [ PTX path ]). */
+  ptx(...args: KernelArg[]): string | undefined;
   /** How many specializations have been compiled (one per argument types). */
   readonly specializations: number;
 }
@@ -101,6 +103,14 @@ export function exactMath(options: readonly string[]): string[] {
 export function compileOptions(source: string, options: readonly string[]): string[] {
   const header = /#[ \t]*include/.test(source) || options.some((o) => /^(-include|--pre-include|--?minimal$)/.test(o));
   return header ? [...options] : [...options, '-minimal'];
+}
+
+/** GPUEXT_JIT_PTX=0 compiles every jit kernel from its CUDA source (NOTE [ PTX path ]): read once. */
+let ptxSwitch: boolean | undefined;
+export const ptxEnabled = (): boolean => (ptxSwitch ??= process.env.GPUEXT_JIT_PTX !== '0');
+/** @internal For tests: the PTX path on or off for kernels specialized from now on (GPUEXT_JIT_PTX's switch). */
+export function setPtxEnabled(on: boolean): void {
+  ptxSwitch = on;
 }
 
 /** The translator (kernel-gen.ts, with acorn and the typer), loaded when a translation first misses the cache. */
@@ -184,13 +194,23 @@ class Rawkernel {
     });
   }
 
+  /**
+   * Whether the kernel may also be printed as PTX (NOTE [ PTX path ] in
+   * emit-ptx.ts): not in { debug: true }, and not under NVRTC options of the
+   * user's, whose meaning the PTX would not follow. (Part of the cache key
+   * already: the key holds the debug flag and the options.)
+   */
+  private ptxAllowed(): boolean {
+    return !this.debug && this.nvrtc.length === 1 && this.nvrtc[0] === '--fmad=false';
+  }
+
   /** The translation for `specs`: from the cache, else generated (and cached when its closure can be keyed). */
   translation(specs: readonly ArgSpec[]): Translation {
     const kernelName = `gx_jit_${this.name}`;
     const key = this.cacheKey(JSON.stringify(['rawkernel', kernelName, this.debug, this.nvrtc, specKey(specs)]));
     const hit = key === undefined ? undefined : translationGet(key);
     if (hit !== undefined) return hit;
-    const t = translator().generate(this.parsedFn(), kernelName, specs, this.debug, this.label);
+    const t = translator().generate(this.parsedFn(), kernelName, specs, this.debug, this.label, this.ptxAllowed());
     if (key !== undefined) translationPut(key, t);
     return t;
   }
@@ -203,7 +223,8 @@ class Rawkernel {
     let s = this.specs.get(key);
     if (s === undefined) {
       const t = this.translation(argSpecs);
-      const kernel = new RawKernel(t.source, `gx_jit_${this.name}`, { params: t.types, options: compileOptions(t.source, this.nvrtc) });
+      const ptx = t.ptx !== undefined && ptxEnabled() ? { ptx: t.ptx } : {};
+      const kernel = new RawKernel(t.source, `gx_jit_${this.name}`, { params: t.types, options: compileOptions(t.source, this.nvrtc), ...ptx });
       s = { args: argSpecs, source: t.source, kernel, plan: t.plan, flat: new Array(t.plan.length), sites: t.sites, err: new Map() };
       this.specs.set(key, s);
     }
@@ -317,6 +338,11 @@ class Rawkernel {
     this.check(args);
     return this.translation(this.argSpecs(args)).source;
   }
+
+  ptx(args: readonly unknown[]): string | undefined {
+    this.check(args);
+    return this.translation(this.argSpecs(args)).ptx?.text;
+  }
 }
 
 /**
@@ -346,6 +372,7 @@ export function rawkernel(fn: (...args: any[]) => void, options?: RawkernelOptio
     value: (grid: Dim3, block: Dim3, lo?: LaunchOptions) => (...args: KernelArg[]) => r.call(grid, block, args, lo),
   });
   Object.defineProperty(k, 'source', { value: (...args: KernelArg[]): string => r.source(args) });
+  Object.defineProperty(k, 'ptx', { value: (...args: KernelArg[]): string | undefined => r.ptx(args) });
   Object.defineProperty(k, 'specializations', { get: () => r.specializations });
   return k;
 }

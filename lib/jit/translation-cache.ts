@@ -72,6 +72,8 @@ export interface Translation {
   plan: PlanEntry[];
   /** { debug: true }: the tensor accesses the error record points at. */
   sites: { label: string; line: number }[];
+  /** The same kernel as PTX, when every node of it has a PTX face (NOTE [ PTX path ] in emit-ptx.ts). */
+  ptx?: { text: string; minCapability: number };
 }
 
 /** What the cache keeps of a function's text: its parameters and the chains its body reads. */
@@ -163,7 +165,10 @@ function isTranslation(v: unknown, key: string): v is Translation {
   if (!header(v, key) || typeof v.source !== 'string' || !isStrings(v.types) || !Array.isArray(v.plan) || !Array.isArray(v.sites)) return false;
   const planOk = v.plan.every((e: unknown) => Array.isArray(e) && e.length === 3 && Number.isInteger(e[0]) &&
     ['ptr', 'value', 'dim', 'stride'].includes(e[1]) && Number.isInteger(e[2]));
-  return planOk && (v.types.length === v.plan.length || v.types.length === v.plan.length + 1) &&
+  const ptx: unknown = v.ptx;
+  const ptxOk = ptx === undefined || (typeof ptx === 'object' && ptx !== null && typeof (ptx as { text?: unknown }).text === 'string' &&
+    typeof (ptx as { minCapability?: unknown }).minCapability === 'number');
+  return planOk && ptxOk && (v.types.length === v.plan.length || v.types.length === v.plan.length + 1) &&
     v.sites.every((s: unknown) => typeof s === 'object' && s !== null && typeof (s as { label?: unknown }).label === 'string' &&
       typeof (s as { line?: unknown }).line === 'number');
 }

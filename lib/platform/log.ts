@@ -22,6 +22,7 @@ export const CHANNELS = {
   alloc: 'device allocator growth and out-of-memory retries',
   fuse: 'gx.fuse functions that run unfused, and why',
   conv: 'which path CUDA convolutions take (cuDNN, or unfold + matmul) and why',
+  jit: 'jit kernels loaded as PTX or compiled by NVRTC, and why (NOTE [ PTX path ])',
 } as const;
 
 export type Channel = keyof typeof CHANNELS;

@@ -19,6 +19,7 @@ import { Stream } from '../core/stream';
 import { Tensor } from '../core/tensor';
 import { ARG_KIND_CODE } from '../generated/arg-kinds';
 import { lazyModule } from '../platform/lazy';
+import { logger } from '../platform/log';
 import { checkScalar, parseKernelSignature, parseParamType, type KernelParam, type ParamKind } from './signature';
 
 // The compiler and its cache load with a module's first compile, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
@@ -27,6 +28,8 @@ const compiler = lazyModule(() => require('./compiler') as typeof import('./comp
 // A module's first load asks the warm path first, which loads no compiler (NOTE [ Warm lookup ] in cache-lookup.ts).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cacheLookup = lazyModule(() => require('./cache-lookup') as typeof import('./cache-lookup'));
+
+const jitLog = logger('jit');
 
 /**
  * Codes the native launcher reads (the kinds of csrc/binding/arg_kinds.h): a
@@ -72,10 +75,19 @@ function checkModuleOptions(fn: string, opts: unknown, known: readonly string[])
 export interface RawKernelOptions extends CompileOptions {
   /** The kernel's C parameter types, e.g. ['float*', 'int'] (for templates, or types gpuext cannot read). */
   params?: readonly string[];
+  /**
+   * @internal The same kernel as PTX (the jit's, NOTE [ PTX path ] in
+   * lib/jit/emit-ptx.ts): loaded instead of compiling the source on a device
+   * of at least `minCapability` (major * 10 + minor).
+   */
+  ptx?: { text: string; minCapability: number };
 }
 
+/** How many PTX modules were loaded, and refused by the driver (then compiled from source): what the jit's tests check. */
+export const ptxCounts = { loaded: 0, refused: 0 };
+
 const MODULE_KEYS = optionKeys<RawModuleOptions>({ options: true, arch: true, nameExpressions: true });
-const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true });
+const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true, ptx: true });
 const GET_FUNCTION_KEYS = optionKeys<{ params?: readonly string[] }>({ params: true });
 const LAUNCH_KEYS = optionKeys<LaunchOptions>({ sharedMem: true, stream: true });
 
@@ -142,6 +154,8 @@ export class RawModule {
   readonly options: readonly string[];
   readonly nameExpressions: readonly string[];
   readonly arch: string | undefined;
+  /** @internal The module as PTX too (RawKernelOptions.ptx). */
+  ptx: RawKernelOptions['ptx'];
   #loaded = new Map<number, Loaded>();
 
   /**
@@ -175,6 +189,8 @@ export class RawModule {
       if (this.path.endsWith('.ptx')) image = nulTerminated(image);
     } else {
       const limits = native.deviceLimits(device.index);
+      const ptx = this.loadPtx(device, limits.computeCapability);
+      if (ptx !== undefined) return ptx;
       const arch = this.arch ?? `sm_${limits.computeCapability[0]}${limits.computeCapability[1]}`;
       const source = this.code ?? '';
       const r = (this.nameExpressions.length === 0 ? cacheLookup().cachedImage({ source, options: this.options, arch }) : undefined) ??
@@ -185,6 +201,22 @@ export class RawModule {
     const loaded = { module: native.moduleLoad(device.index, image), loweredNames };
     this.#loaded.set(device.index, loaded);
     return loaded;
+  }
+
+  /** The PTX twin loaded, when there is one for this device and the driver takes it (NOTE [ PTX path ]). */
+  private loadPtx(device: Device, cc: readonly number[]): Loaded | undefined {
+    const ptx = this.ptx;
+    if (ptx === undefined || cc[0] * 10 + cc[1] < ptx.minCapability) return undefined;
+    try {
+      const loaded = { module: native.moduleLoad(device.index, nulTerminated(new TextEncoder().encode(ptx.text))), loweredNames: {} };
+      ptxCounts.loaded++;
+      this.#loaded.set(device.index, loaded);
+      return loaded;
+    } catch (e) {
+      ptxCounts.refused++;
+      jitLog('the driver refused a PTX module (%s); compiling its CUDA source instead', e instanceof Error ? e.message.split('\n')[0] : String(e));
+      return undefined;
+    }
   }
 
   /** A kernel of this module by name (or by one of its name expressions). */
@@ -262,6 +294,7 @@ export class RawKernel {
     this.name = name;
     this.#label = `gx.RawKernel '${name}'`;
     this.module = code instanceof RawModule ? code : new RawModule(code, { options: opts.options, arch: opts.arch });
+    if (opts.ptx !== undefined && typeof code === 'string') this.module.ptx = opts.ptx;
     this.params = declaredParams(this.module.code ?? '', name, opts.params);
     this.#kinds = this.params && kindsOf(this.params);
   }
