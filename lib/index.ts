@@ -1,5 +1,7 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
 export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
+// First, so every module after it compiles from V8's cached data of the build (NOTE [ Code cache ]).
+import './platform/code-cache';
 import { registerAll } from './register';
 // Tensor's methods beyond the class's own and the autograd recorders, installed once (lib/register.ts).
 registerAll();

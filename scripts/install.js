@@ -82,10 +82,17 @@ async function buildFromSource(reason) {
     code = await run(s, log);
     if (code !== 0) break;
   }
+  if (code === 0 && !isCheckout) writeCodeCache();
   say(code === 0 ? `gpuext: built ${isCheckout ? 'the core (the prepare script builds the ops)' : 'from source'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`
     : `gpuext: the source build failed (exit ${code}); the whole log is ${logFile}`);
   await new Promise((resolve) => log.end(resolve));
   return code;
+}
+
+/** V8's code cache of the installed modules (NOTE [ Code cache ] in lib/platform/code-cache.ts): best effort, it only saves time. */
+function writeCodeCache() {
+  const r = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js')], { cwd: root, encoding: 'utf8', timeout: 120000 });
+  console.log((r.stdout || r.stderr || '').trim().split('\n').pop());
 }
 
 async function main() {
@@ -93,6 +100,7 @@ async function main() {
   if (isCheckout) return buildFromSource('a git checkout');
   const found = tryPrebuilt();
   if (found.problem) return buildFromSource(found.problem);
+  writeCodeCache();
   console.log(`gpuext: using the prebuilt binaries (${describePrebuild()}); nothing to compile`);
   // Said now, not at the first GPU call: a driver too old for the binaries' CUDA, or none.
   console.log(found.gpus > 0 ? `gpuext: ${found.gpus} CUDA device${found.gpus === 1 ? '' : 's'} usable`

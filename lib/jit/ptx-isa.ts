@@ -80,13 +80,11 @@ export function convert(o: Out, x: string, from: ScalarDType, to: ScalarDType): 
   const fromFloat = from === 'float32' || from === 'float64';
   const toFloat = to === 'float32' || to === 'float64';
   if (fromFloat && !toFloat) {
-    // cvt.rzi saturates and gives 0 for NaN in 32 bits; the 64-bit one's NaN is made 0 here (LANGUAGE.md "Conversions").
+    // cvt.rzi saturates; NaN, which it turns into the most negative integer, is made 0 (LANGUAGE.md "Conversions").
+    const nan = o.reg('pred');
     o.ins(`cvt.rzi.${t}.${f} ${r}, ${x};`);
-    if (to === 'int64') {
-      const nan = o.reg('pred');
-      o.ins(`setp.nan.${f} ${nan}, ${x}, ${x};`);
-      o.ins(`selp.s64 ${r}, 0, ${r}, ${nan};`);
-    }
+    o.ins(`setp.nan.${f} ${nan}, ${x}, ${x};`);
+    o.ins(`selp.${t} ${r}, 0, ${r}, ${nan};`);
     return r;
   }
   if (!fromFloat && toFloat) o.ins(`cvt.rn.${t}.${f} ${r}, ${x};`);

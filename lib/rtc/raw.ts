@@ -189,7 +189,7 @@ export class RawModule {
       if (this.path.endsWith('.ptx')) image = nulTerminated(image);
     } else {
       const limits = native.deviceLimits(device.index);
-      const ptx = this.loadPtx(device, limits.computeCapability);
+      const ptx = this.#loadPtx(device, limits.computeCapability);
       if (ptx !== undefined) return ptx;
       const arch = this.arch ?? `sm_${limits.computeCapability[0]}${limits.computeCapability[1]}`;
       const source = this.code ?? '';
@@ -204,7 +204,7 @@ export class RawModule {
   }
 
   /** The PTX twin loaded, when there is one for this device and the driver takes it (NOTE [ PTX path ]). */
-  private loadPtx(device: Device, cc: readonly number[]): Loaded | undefined {
+  #loadPtx(device: Device, cc: readonly number[]): Loaded | undefined {
     const ptx = this.ptx;
     if (ptx === undefined || cc[0] * 10 + cc[1] < ptx.minCapability) return undefined;
     try {
