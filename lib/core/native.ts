@@ -167,7 +167,12 @@ export interface NativeCore {
    */
   emptyStaged(spare?: NativeTensor): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
-  view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
+  /**
+   * A view of t with the layout in the staging area (lib/core/handle-pool.ts stagedView: ndim, the strides'
+   * count, the offset, the shape, the strides), checked by the core; in `spare` when it is a disposed tensor's
+   * handle (NOTE [ Staged views ] in csrc/binding/staging.h).
+   */
+  viewStaged(t: NativeTensor, spare?: NativeTensor): NativeTensor;
   alias(t: NativeTensor): NativeTensor;
   copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;
   toDevice(t: NativeTensor, deviceType: number, deviceIndex: number, nonBlocking?: boolean): NativeTensor;
@@ -268,7 +273,10 @@ export interface NativeCore {
    * csrc/binding/tensor_handle.h).
    */
   stagingArea(): Float64Array;
-  /** The staging area's slots as the core has them: [last address, args, max args, empty request, shape, result request, its shape, size]. */
+  /**
+   * The staging area's slots as the core has them: [last address, args, max args, empty request, shape, result
+   * request, its shape, view request, its shape, its strides, size].
+   */
   stagingLayout(): number[];
   /**
    * Launches with the extents in the staging area and the arguments there (values undefined) or in
