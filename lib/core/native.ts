@@ -269,8 +269,8 @@ export interface NativeCore {
    * This thread's staging area (NOTE [ Staging area ] in csrc/binding/staging.h): [0..6] a launch's
    * grid x, y, z, block x, y, z, dynamic shared memory bytes; [7] the data address of the tensor
    * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address); then
-   * emptyStaged's request, and an op call's result request (NOTE [ Recycled handles ] in
-   * csrc/binding/tensor_handle.h).
+   * emptyStaged's request, an op call's result request (NOTE [ Recycled handles ] in
+   * csrc/binding/tensor_handle.h), a staged op call's scalars and viewStaged's layout.
    */
   stagingArea(): Float64Array;
   /**
