@@ -12,6 +12,8 @@ namespace gx::core::js::staging {
 namespace {
 
 static_assert(kMaxShape == static_cast<size_t>(kMaxDims), "the shape slots hold a tensor of the most dimensions");
+static_assert(kViewShapeLast + 1 - kViewShape == kMaxShape && kViewStridesLast + 1 - kViewStrides == kMaxShape,
+              "the view slots hold a layout of the most dimensions");
 
 thread_local double tls_area[kSize];
 
