@@ -1,4 +1,4 @@
-// The per-call overhead of the built-in ops: one-element (and 0-d) tensors,
+// The per-call overhead of the built-in ops: one-element (and 0-d) tensors, views of a 4x6 one, a 6x6 convolution,
 // so the time is the JS face (argument checks, dtypes, the result), the
 // generated call and the binding, not the kernel. Run it on two builds to see
 // whether a change to lib/ops or the binding made calls slower; it uses only
@@ -28,6 +28,9 @@ function run(device: 'cpu' | 'cuda'): string[][] {
   const row = gx.ones([1, 8], { device });
   const rowOut = gx.empty([1, 8], { device });
   const s = gx.empty([], { device });
+  const m = gx.ones([4, 6], { device });
+  const img = gx.ones([1, 1, 6, 6], { device });
+  const filt = gx.ones([2, 1, 3, 3], { device });
   const rows: [string, () => void][] = [
     ['gx.mul(a, 2) + dispose', () => { gx.mul(a, 2).dispose(); }],
     ['gx.mul(a, 2, { out })', () => { gx.mul(a, 2, { out: c }); }],
@@ -42,9 +45,16 @@ function run(device: 'cpu' | 'cuda'): string[][] {
     ['gx.amax(a, { axis: 0, out })', () => { gx.amax(a, { axis: 0, out: s }); }],
     ['gx.softmax(row, -1, { out })', () => { gx.softmax(row, -1, { out: rowOut }); }],
     ['gx.cumsum(row, 1, { out })', () => { gx.cumsum(row, 1, { out: rowOut }); }],
+    // Views (NOTE [ Staged views ] in csrc/binding/staging.h): a small tensor, the layout all the call carries.
+    ['m.view(6, 4) + dispose', () => { m.view(6, 4).dispose(); }],
+    ['m.reshape(24) + dispose', () => { m.reshape(24).dispose(); }],
+    ['m.transpose(0, 1) + dispose', () => { m.transpose(0, 1).dispose(); }],
+    ['m.narrow(1, 1, 3) + dispose', () => { m.narrow(1, 1, 3).dispose(); }],
+    // A convolution too small for its kernels to count: its host path (unfold, matmul, views).
+    ['F.conv2d(1x1x6x6, 2x1x3x3) + dispose', () => { gx.nn.functional.conv2d(img, filt).dispose(); }],
   ];
   const out = rows.map(([name, f]) => [name, fmt(us(f), 2)]);
-  for (const t of [a, b, c, cond, row, rowOut, s]) t.dispose();
+  for (const t of [a, b, c, cond, row, rowOut, s, m, img, filt]) t.dispose();
   return out;
 }
 

@@ -287,9 +287,8 @@ module.exports = [
   op('cross(Tensor self, Tensor other, int axis, Tensor out) -> ()',
     'out = self x other along axis (of size 3) in one pass; self, other and out have one shape (broadcast views) ' +
     'and dtype (numeric, not bool) (ops/linalg/cross.h).'),
-  op('unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, ' +
-    'Tensor out) -> ()',
-    'im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; pad_value outside self ' +
+  op('unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()',
+    'im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; zero outside self ' +
     '(ops/conv/unfold.h, NOTE [ unfold and fold ]).'),
   op('fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()',
     'col2im, unfold\'s adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over ' +

@@ -12,6 +12,8 @@ namespace gx::core::js::staging {
 namespace {
 
 static_assert(kMaxShape == static_cast<size_t>(kMaxDims), "the shape slots hold a tensor of the most dimensions");
+static_assert(kViewShapeLast + 1 - kViewShape == kMaxShape && kViewStridesLast + 1 - kViewStrides == kMaxShape,
+              "the view slots hold a layout of the most dimensions");
 
 thread_local double tls_area[kSize];
 
@@ -40,9 +42,11 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
 }
 
 // [last address, args, max args, empty request, shape, result request, its
-// shape, size]: for the test that lib/core/staging.ts agrees.
+// shape, view request, its shape, its strides, size]: for the test that
+// lib/core/staging.ts agrees.
 Napi::Value StagingLayout(const Napi::CallbackInfo& info) {
-  const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResult, kResultShape, kSize};
+  const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResult, kResultShape, kView, kViewShape,
+                          kViewStrides, kSize};
   constexpr uint32_t n = sizeof(slots) / sizeof(slots[0]);
   Napi::Array a = Napi::Array::New(info.Env(), n);
   for (uint32_t i = 0; i < n; ++i) a.Set(i, Napi::Number::New(info.Env(), static_cast<double>(slots[i])));
@@ -78,6 +82,26 @@ TensorImpl* empty_from(const double* request, const double* shape, const char* f
   TensorImpl* t = TensorImpl::empty(std::vector<int64_t>(sizes, sizes + ndim), dtype, device, false);
   set_last_address(t->data());
   return t;
+}
+
+TensorImpl* view_from(const TensorImpl& base, const char* fn) {
+  const double* v = tls_area + kView;
+  // As a JS integer argument is read (binding/args.cpp): sign and range are the layout check's to judge.
+  auto safe = [&](double x, const char* what, int64_t d = -1) -> int64_t {
+    if (std::isfinite(x) && std::floor(x) == x && std::fabs(x) <= 9007199254740991.0) return static_cast<int64_t>(x);
+    if (d < 0) fail(ErrorKind::Type, fn, ": ", what, " must be a safe integer, got ", x);
+    fail(ErrorKind::Type, fn, ": ", what, "[", d, "] must be a safe integer, got ", x);
+  };
+  const int64_t ndim = safe(v[0], "ndim"), nstrides = safe(v[1], "strides' count");
+  GX_CHECK_RANGE(ndim <= static_cast<int64_t>(kMaxShape), fn, ": a tensor has at most ", kMaxShape,
+                 " dimensions, got ", ndim);
+  GX_CHECK_VALUE(nstrides == ndim, fn, ": got ", ndim, " sizes but ", nstrides, " strides");
+  int64_t sizes[kMaxShape], strides[kMaxShape];
+  for (int64_t d = 0; d < ndim; ++d) {
+    sizes[d] = safe(tls_area[kViewShape + d], "shape", d);
+    strides[d] = safe(tls_area[kViewStrides + d], "strides", d);
+  }
+  return TensorImpl::view(base, ndim, sizes, strides, safe(v[2], "offset"));
 }
 
 void register_functions(Napi::Env env, Napi::Object exports) {

@@ -20,6 +20,8 @@
 //           tensor (NOTE [ Recycled handles ] in tensor_handle.h);
 //   [1074..1121] a staged op call's scalars, three slots per schema argument
 //           (NOTE [ Staged op calls ] in op_functions.cpp).
+//   [1122..1156] what viewStaged() reads: ndim, the strides' count, the
+//           storage offset, then the shape and the strides (NOTE [ Staged views ]).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
 // the area; it reads slot 7 right after an empty returns. The regions are
@@ -66,6 +68,22 @@ constexpr size_t kMaxStagedOpArgs = (kOpArgsLast + 1 - kOpArgs) / kOpArgSlots;
 // device type, device index) with its shape at `shape`, checked as empty()
 // checks its arguments; errors name `fn`. Its address goes to kLastAddress.
 TensorImpl* empty_from(const double* request, const double* shape, const char* fn);
+
+// NOTE [ Staged views ]
+// Every view (view, reshape, transpose, narrow, expand, permute, the internal
+// asStrided) ends in one call that makes a TensorImpl over its base's
+// storage. Reading its shape and strides as JS arrays, one element at a time
+// through N-API, cost about a third of a small convolution's host time (V8
+// profile of F.conv2d on a 1x1x6x6 CPU input). JS writes them into the View
+// regions instead and calls viewStaged(base) at once; the count of strides
+// travels apart from ndim so a mismatch is still refused here, not written
+// past. JS writes at most kMaxShape values of each, and a longer list's
+// length in ndim, which this refuses.
+
+// A view of `base` with the layout staged in the View regions, each value
+// checked to be a safe integer, then as TensorImpl::view checks a layout;
+// errors name `fn`.
+TensorImpl* view_from(const TensorImpl& base, const char* fn);
 
 void register_functions(Napi::Env env, Napi::Object exports);
 

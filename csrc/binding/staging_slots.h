@@ -17,4 +17,7 @@
   _(Shape,       GX_MAX_DIMS)  /* emptyStaged()'s shape */                                \
   _(Result,      6)            /* an op call's result request (NOTE [ Recycled handles ]) */ \
   _(ResultShape, GX_MAX_DIMS)  /* its shape */                                        \
-  _(OpArgs,      48)           /* a staged op call's non-tensor arguments (NOTE [ Staged op calls ]) */
+  _(OpArgs,      48)           /* a staged op call's non-tensor arguments (NOTE [ Staged op calls ]) */ \
+  _(View,        3)            /* viewStaged()'s ndim, strides count, storage offset (NOTE [ Staged views ]) */ \
+  _(ViewShape,   GX_MAX_DIMS)  /* its shape */                                        \
+  _(ViewStrides, GX_MAX_DIMS)  /* its strides */

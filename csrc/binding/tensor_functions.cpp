@@ -65,14 +65,13 @@ Napi::Value FromBytes(const Napi::CallbackInfo& info) {
   });
 }
 
-// view(handle, shape, strides, offset)
-Napi::Value View(const Napi::CallbackInfo& info) {
+// viewStaged(self, spare?): a view of self with the layout in the staging
+// area (NOTE [ Staged views ] in staging.h); in `spare` when it is a disposed
+// tensor's handle (NOTE [ Recycled handles ]).
+Napi::Value ViewStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    TensorImpl& base = TensorHandle::From(info, 0, "view", "self");
-    const auto sizes = arg_int_list(info, 1, "view", "shape");
-    const auto strides = arg_int_list(info, 2, "view", "strides");
-    const int64_t offset = arg_int(info, 3, "view", "offset");
-    return TensorHandle::Wrap(info.Env(), TensorImpl::view(base, sizes, strides, offset));
+    TensorImpl* t = staging::view_from(TensorHandle::From(info, 0, "view", "self"), "view");
+    return info.Length() > 1 ? TensorHandle::Refill(info.Env(), info[1], t) : TensorHandle::Wrap(info.Env(), t);
   });
 }
 
@@ -275,7 +274,7 @@ void register_tensor_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("empty", Napi::Function::New<Empty>(env, "empty"));
   exports.Set("emptyStaged", Napi::Function::New<EmptyStaged>(env, "emptyStaged"));
   exports.Set("fromBytes", Napi::Function::New<FromBytes>(env, "fromBytes"));
-  exports.Set("view", Napi::Function::New<View>(env, "view"));
+  exports.Set("viewStaged", Napi::Function::New<ViewStaged>(env, "viewStaged"));
   exports.Set("alias", Napi::Function::New<Alias>(env, "alias"));
   exports.Set("copy", Napi::Function::New<Copy>(env, "copy"));
   exports.Set("toDevice", Napi::Function::New<ToDevice>(env, "toDevice"));

@@ -141,8 +141,7 @@ gx_status tensor_view(const gx_tensor* base, int32_t ndim, const int64_t* sizes,
                       int64_t offset, gx_tensor** out) {
   return guarded([&] {
     GX_CHECK_RANGE(ndim >= 0 && ndim <= kMaxDims, "view: ndim must be in [0, ", kMaxDims, "], got ", ndim);
-    *out = TensorImpl::view(*impl(base), std::vector<int64_t>(sizes, sizes + ndim),
-                            std::vector<int64_t>(strides, strides + ndim), offset);
+    *out = TensorImpl::view(*impl(base), ndim, sizes, strides, offset);
   });
 }
 

@@ -19,11 +19,11 @@ Layout contiguous_layout(const std::vector<int64_t>& sizes) {
 }
 }  // namespace
 
-int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what) {
-  GX_CHECK_RANGE(sizes.size() <= static_cast<size_t>(kMaxDims), what, ": a tensor has at most ",
-                 kMaxDims, " dimensions, got ", sizes.size());
+int64_t checked_numel(const int64_t* sizes, int64_t ndim, const char* what) {
+  GX_CHECK_RANGE(ndim <= kMaxDims, what, ": a tensor has at most ", kMaxDims, " dimensions, got ", ndim);
+  GX_CHECK_RANGE(ndim >= 0, what, ": ndim must be >= 0, got ", ndim);
   int64_t n = 1;
-  for (size_t d = 0; d < sizes.size(); ++d) {
+  for (int64_t d = 0; d < ndim; ++d) {
     GX_CHECK_RANGE(sizes[d] >= 0, what, ": dimension ", d, " has negative size ", sizes[d]);
     if (sizes[d] != 0 && n > std::numeric_limits<int64_t>::max() / sizes[d]) {
       fail(ErrorKind::Range, what, ": shape is too large (element count overflows int64)");
@@ -66,14 +66,12 @@ TensorImpl* TensorImpl::empty(const std::vector<int64_t>& sizes, DType dtype, De
   return new TensorImpl(storage, contiguous_layout(sizes), 0, dtype);
 }
 
-TensorImpl* TensorImpl::view(const TensorImpl& base, const std::vector<int64_t>& sizes,
-                             const std::vector<int64_t>& strides, int64_t offset) {
-  const int64_t n = checked_numel(sizes, "view");
-  GX_CHECK_VALUE(strides.size() == sizes.size(), "view: got ", sizes.size(), " sizes but ",
-                 strides.size(), " strides");
+TensorImpl* TensorImpl::view(const TensorImpl& base, int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                             int64_t offset) {
+  const int64_t n = checked_numel(sizes, ndim, "view");
   GX_CHECK_RANGE(offset >= 0, "view: storage offset must be >= 0, got ", offset);
   Layout l;
-  l.ndim = static_cast<int32_t>(sizes.size());
+  l.ndim = static_cast<int32_t>(ndim);
   int64_t last = offset;  // highest element index the view can reach
   for (int d = 0; d < l.ndim; ++d) {
     GX_CHECK_RANGE(strides[d] >= 0, "view: stride ", d, " must be >= 0, got ", strides[d]);

@@ -23,8 +23,9 @@ class TensorImpl : public gx_tensor {
                            bool pinned = false);
   // A view of `base`'s storage (refcount 1). Checks that every element it can
   // reach lies inside the storage, so no view can read out of bounds.
-  static TensorImpl* view(const TensorImpl& base, const std::vector<int64_t>& sizes,
-                          const std::vector<int64_t>& strides, int64_t offset);
+  // `ndim` sizes and strides (ndim in [0, kMaxDims], checked).
+  static TensorImpl* view(const TensorImpl& base, int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                          int64_t offset);
   // Another tensor of base's very layout over the same storage (refcount 1):
   // a view that needs no checks and no shape to be passed in.
   static TensorImpl* alias(const TensorImpl& base);
@@ -65,6 +66,9 @@ class TensorImpl : public gx_tensor {
 
 // Checks dims (count, non-negative) and returns the element count, guarding
 // against overflow. `what` names the caller in errors.
-int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what);
+int64_t checked_numel(const int64_t* sizes, int64_t ndim, const char* what);
+inline int64_t checked_numel(const std::vector<int64_t>& sizes, const char* what) {
+  return checked_numel(sizes.data(), static_cast<int64_t>(sizes.size()), what);
+}
 
 }  // namespace gx::core

@@ -3,12 +3,16 @@
 // gives its emptied handle back here, and the next op result goes into one
 // from here (a staged result request for a built-in op's `out`, a spare
 // handle for an extension op's returned tensor) instead of a new External,
-// whose creation and finalizer cost more than a one-element CPU op.
+// whose creation and finalizer cost more than a one-element CPU op. Views
+// go into one too, their layout staged (NOTE [ Staged views ] in
+// csrc/binding/staging.h).
 import type { Device } from './device';
-import type { NativeTensor } from './native';
+import { native, type NativeTensor } from './native';
 import { MAX_DIMS } from './shape';
 import { stagingArea } from './staging';
-import { STAGED_LAST_ADDRESS, STAGED_RESULT, STAGED_RESULT_SHAPE } from '../generated/staging';
+import {
+  STAGED_LAST_ADDRESS, STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES,
+} from '../generated/staging';
 
 // Enough for the temporaries of a step of small ops; a handle beyond it is left to the collector.
 const MAX_POOLED = 1024;
@@ -69,4 +73,30 @@ export function spentResult(): number | undefined {
 /** @internal Flags `spare` as the next op call's last argument, for its returned tensor. */
 export function stageSpare(): void {
   stagingArea()[SPARE] = 1;
+}
+
+/**
+ * @internal A view of `base`'s storage with this layout, checked by the core
+ * (its errors name 'view'): the layout goes through the staging area, and the
+ * view into a pooled handle when one is free (NOTE [ Staged views ] in
+ * csrc/binding/staging.h). At most MAX_DIMS values of each list are written; a
+ * longer one's length is, which the core refuses. A non-number entry is
+ * staged as NaN, which the core refuses too (a Float64Array would coerce it).
+ */
+export function stagedView(base: NativeTensor, shape: readonly number[], strides: readonly number[], offset: number): NativeTensor {
+  const st = stagingArea();
+  const ndim = shape.length, nstrides = strides.length;
+  st[STAGED_VIEW] = ndim;
+  st[STAGED_VIEW + 1] = nstrides;
+  st[STAGED_VIEW + 2] = typeof offset === 'number' ? offset : NaN;
+  for (let d = 0; d < ndim && d < MAX_DIMS; d++) {
+    const s = shape[d];
+    st[STAGED_VIEW_SHAPE + d] = typeof s === 'number' ? s : NaN;
+  }
+  for (let d = 0; d < nstrides && d < MAX_DIMS; d++) {
+    const s = strides[d];
+    st[STAGED_VIEW_STRIDES + d] = typeof s === 'number' ? s : NaN;
+  }
+  const spare = pool.pop();
+  return spare === undefined ? native.viewStaged(base) : native.viewStaged(base, spare);
 }

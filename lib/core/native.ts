@@ -167,7 +167,12 @@ export interface NativeCore {
    */
   emptyStaged(spare?: NativeTensor): NativeTensor;
   fromBytes(data: ArrayBufferView, shape: number[], dtype: number, deviceType: number, deviceIndex: number): NativeTensor;
-  view(t: NativeTensor, shape: number[], strides: number[], offset: number): NativeTensor;
+  /**
+   * A view of t with the layout in the staging area (lib/core/handle-pool.ts stagedView: ndim, the strides'
+   * count, the offset, the shape, the strides), checked by the core; in `spare` when it is a disposed tensor's
+   * handle (NOTE [ Staged views ] in csrc/binding/staging.h).
+   */
+  viewStaged(t: NativeTensor, spare?: NativeTensor): NativeTensor;
   alias(t: NativeTensor): NativeTensor;
   copy(dst: NativeTensor, src: NativeTensor, nonBlocking?: boolean): void;
   toDevice(t: NativeTensor, deviceType: number, deviceIndex: number, nonBlocking?: boolean): NativeTensor;
@@ -264,11 +269,14 @@ export interface NativeCore {
    * This thread's staging area (NOTE [ Staging area ] in csrc/binding/staging.h): [0..6] a launch's
    * grid x, y, z, block x, y, z, dynamic shared memory bytes; [7] the data address of the tensor
    * empty() made last; from 8 on, a launch's arguments as numbers (tensors by address); then
-   * emptyStaged's request, and an op call's result request (NOTE [ Recycled handles ] in
-   * csrc/binding/tensor_handle.h).
+   * emptyStaged's request, an op call's result request (NOTE [ Recycled handles ] in
+   * csrc/binding/tensor_handle.h), a staged op call's scalars and viewStaged's layout.
    */
   stagingArea(): Float64Array;
-  /** The staging area's slots as the core has them: [last address, args, max args, empty request, shape, result request, its shape, size]. */
+  /**
+   * The staging area's slots as the core has them: [last address, args, max args, empty request, shape, result
+   * request, its shape, view request, its shape, its strides, size].
+   */
   stagingLayout(): number[];
   /**
    * Launches with the extents in the staging area and the arguments there (values undefined) or in

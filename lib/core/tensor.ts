@@ -27,7 +27,7 @@ import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys } from './options';
 import { track } from './tidy';
-import { recycle } from './handle-pool';
+import { recycle, stagedView } from './handle-pool';
 import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
 
 /**
@@ -255,7 +255,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const same = target.equals(m.device);
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    const out = same ? new Tensor<D>(native.view(h, m.shape.slice(), m.strides.slice(), m.offset), m)
+    const out = same ? new Tensor<D>(stagedView(h, m.shape, m.strides, m.offset), m)
       : new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
     if (this.ag !== undefined) (same ? autogradHooks.sameValues?.('to', this, out) : autogradHooks.moved?.(this, out));
     return out;
@@ -408,7 +408,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   #viewAs(shape: number[], strides: number[], offset: number): Tensor<D> {
     const m = this.#info('Tensor.view');
-    const h = native.view(this.handle('Tensor.view'), shape, strides, offset);
+    const h = stagedView(this.handle('Tensor.view'), shape, strides, offset);
     return new Tensor<D>(h, { shape: Object.freeze(shape), strides: Object.freeze(strides), offset, dtype: m.dtype, device: m.device });
   }
 

@@ -1295,9 +1295,9 @@ function cross(fn: string, a: { self: NativeTensor; other: NativeTensor; axis: n
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_UNFOLD = new OpRef('unfold');
-/** `unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, Tensor out) -> ()`: im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; pad_value outside self (ops/conv/unfold.h, NOTE [ unfold and fold ]). */
-function unfold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; padValue: number; out: NativeTensor }): void {
-  native.callOp(OP_UNFOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.padValue, a.out);
+/** `unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()`: im2col: self (N, C, H, W) into out (N, C*KH*KW, grid[0]*grid[1]), contiguous, floating; zero outside self (ops/conv/unfold.h, NOTE [ unfold and fold ]). */
+function unfold(fn: string, a: { self: NativeTensor; kernelSize: readonly number[] | number; dilation: readonly number[] | number; padding: readonly number[] | number; stride: readonly number[] | number; grid: readonly number[] | number; out: NativeTensor }): void {
+  native.callOp(OP_UNFOLD.id(fn), a.self, a.kernelSize, a.dilation, a.padding, a.stride, a.grid, a.out);
 }
 const OP_FOLD = new OpRef('fold');
 /** `fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()`: col2im, unfold's adjoint: out (N, C, H, W), contiguous, is the sum of the columns self (N, C*KH*KW, L) over the windows covering each element, gathered in one order on both devices (ops/conv/unfold.h). */

@@ -35,5 +35,17 @@ export const STAGED_RESULT_SHAPE_SLOTS = 16;
 export const STAGED_OP_ARGS = 1074;
 export const STAGED_OP_ARGS_SLOTS = 48;
 
+/** ViewStaged()'s ndim, strides count, storage offset (NOTE [ Staged views ]): where the region starts, and its slots. */
+export const STAGED_VIEW = 1122;
+export const STAGED_VIEW_SLOTS = 3;
+
+/** Its shape: where the region starts, and its slots. */
+export const STAGED_VIEW_SHAPE = 1125;
+export const STAGED_VIEW_SHAPE_SLOTS = 16;
+
+/** Its strides: where the region starts, and its slots. */
+export const STAGED_VIEW_STRIDES = 1141;
+export const STAGED_VIEW_STRIDES_SLOTS = 16;
+
 /** The whole area, in doubles. */
-export const STAGED_SIZE = 1122;
+export const STAGED_SIZE = 1157;

@@ -3,6 +3,7 @@
 // the length of the save (a tensor disposed by the caller while the file is
 // being written is still written whole).
 import { native, type NativeTensor } from '../core/native';
+import { stagedView } from '../core/handle-pool';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import type { TensorSource } from './tensor-data';
@@ -32,7 +33,7 @@ function takeSource(value: unknown, name: string, fn: string, what: string): Nam
     throw err;
   }
   const { shape, strides, storageOffset: offset, dtype } = value;
-  return { name, handle: native.view(handle, shape.slice(), strides.slice(), offset), shape, strides, offset, dtype };
+  return { name, handle: stagedView(handle, shape, strides, offset), shape, strides, offset, dtype };
 }
 
 /**

@@ -21,6 +21,7 @@ import type { Device } from '../core/device';
 import { dtypeCode } from '../core/dtype';
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import { native, type NativeTensor } from '../core/native';
+import { stagedView } from '../core/handle-pool';
 import { contiguousStrides, numelOf } from '../core/shape';
 import { contiguousMeta, Tensor } from '../core/tensor';
 import type { ByteReader } from './readers';
@@ -99,7 +100,7 @@ export async function writeTensorData(src: TensorSource, sink: ByteSink): Promis
     if (bytes.length === total) {
       await native.read(src.handle, bytes);
     } else {
-      const view = native.view(src.handle, b.shape, b.strides, b.offset);
+      const view = stagedView(src.handle, b.shape, b.strides, b.offset);
       try {
         await native.read(view, bytes);
       } finally {
@@ -160,7 +161,7 @@ export async function readTensorData(src: ByteReader, spec: DataSpec, device: De
       const bytes = buf.subarray(0, b.numel * itemsize);
       await fill(bytes);
       const chunk = native.fromBytes(bytes, b.shape, code, 0, 0);
-      const dst = native.view(out.handle(), b.shape, b.strides, b.offset);
+      const dst = stagedView(out.handle(), b.shape, b.strides, b.offset);
       try {
         native.copy(dst, chunk);
       } finally {

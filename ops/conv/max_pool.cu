@@ -17,10 +17,9 @@ template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads) max_pool_kernel(const __grid_constant__ MaxPoolGeometry g, const T* __restrict__ in,
                                                             T* __restrict__ out, int64_t* __restrict__ idx, I total) {
   using C = typename ComputeOf<T>::type;
-  const I ow = static_cast<I>(g.ow), oh = static_cast<I>(g.oh), c = static_cast<I>(g.c);
   for (I t = static_cast<I>(blockIdx.x) * kThreads + threadIdx.x; t < total; t += static_cast<I>(gridDim.x) * kThreads) {
-    const I r = t / ow, x = t - r * ow, p = r / oh, y = r - p * oh, ch = p % c, b = p / c;
-    g.forward_one<T, C>(in, static_cast<int64_t>(b), static_cast<int64_t>(ch), static_cast<int64_t>(y), static_cast<int64_t>(x),
+    const PlanePosition<I> q = plane_position(t, static_cast<I>(g.oh), static_cast<I>(g.ow), static_cast<I>(g.c));
+    g.forward_one<T, C>(in, static_cast<int64_t>(q.b), static_cast<int64_t>(q.ch), static_cast<int64_t>(q.y), static_cast<int64_t>(q.x),
                         out + t, idx + t);
   }
 }
@@ -29,11 +28,10 @@ template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads) max_pool_backward_kernel(const __grid_constant__ MaxPoolGeometry g, const T* __restrict__ gy,
                                                                      const int64_t* __restrict__ idx, T* __restrict__ out, I total) {
   using C = typename ComputeOf<T>::type;
-  const I w = static_cast<I>(g.w), h = static_cast<I>(g.h), c = static_cast<I>(g.c);
   for (I t = static_cast<I>(blockIdx.x) * kThreads + threadIdx.x; t < total; t += static_cast<I>(gridDim.x) * kThreads) {
-    const I r = t / w, x = t - r * w, p = r / h, y = r - p * h, ch = p % c, b = p / c;
-    out[t] = to<T>(g.backward_one<T, C>(gy, idx, static_cast<int64_t>(b), static_cast<int64_t>(ch), static_cast<int64_t>(y),
-                                        static_cast<int64_t>(x)));
+    const PlanePosition<I> q = plane_position(t, static_cast<I>(g.h), static_cast<I>(g.w), static_cast<I>(g.c));
+    out[t] = to<T>(g.backward_one<T, C>(gy, idx, static_cast<int64_t>(q.b), static_cast<int64_t>(q.ch), static_cast<int64_t>(q.y),
+                                        static_cast<int64_t>(q.x)));
   }
 }
 
@@ -45,17 +43,12 @@ void max_pool2d_with_indices_cuda(const Tensor& self, IntArrayRef kernel_size, I
   const MaxPoolGeometry g = make_max_pool(self, out, indices, kernel_size, dilation, padding, stride, false);
   const int64_t total = out.numel();
   if (total == 0) return;
-  DeviceGuard guard(g.device);
-  cudaStream_t s = current_stream(g.device);
-  with_floating_storage(g.dtype, [&](auto tag) {
+  launch_floating(g.dtype, g.device, total, [&](auto tag, auto itag, unsigned blocks, cudaStream_t s) {
     using T = typename decltype(tag)::type;
-    with_index(total, [&](auto itag) {
-      using I = decltype(itag);
-      max_pool_kernel<T, I><<<blocks_for(total), kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
-                                                                 static_cast<int64_t*>(indices.data_ptr()), static_cast<I>(total));
-    });
+    using I = decltype(itag);
+    max_pool_kernel<T, I><<<blocks, kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
+                                                      static_cast<int64_t*>(indices.data_ptr()), static_cast<I>(total));
   });
-  GX_CHECK_LAUNCH();
 }
 
 void max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Tensor& indices, IntArrayRef kernel_size,
@@ -64,18 +57,13 @@ void max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Tens
   const MaxPoolGeometry g = make_max_pool(grad_input, grad_output, indices, kernel_size, dilation, padding, stride, true);
   const int64_t total = grad_input.numel();
   if (total == 0) return;
-  DeviceGuard guard(g.device);
-  cudaStream_t s = current_stream(g.device);
-  with_floating_storage(g.dtype, [&](auto tag) {
+  launch_floating(g.dtype, g.device, total, [&](auto tag, auto itag, unsigned blocks, cudaStream_t s) {
     using T = typename decltype(tag)::type;
-    with_index(total, [&](auto itag) {
-      using I = decltype(itag);
-      max_pool_backward_kernel<T, I><<<blocks_for(total), kThreads, 0, s>>>(
-          g, static_cast<const T*>(grad_output.data_ptr()), static_cast<const int64_t*>(indices.data_ptr()),
-          static_cast<T*>(grad_input.data_ptr()), static_cast<I>(total));
-    });
+    using I = decltype(itag);
+    max_pool_backward_kernel<T, I><<<blocks, kThreads, 0, s>>>(g, static_cast<const T*>(grad_output.data_ptr()),
+                                                               static_cast<const int64_t*>(indices.data_ptr()),
+                                                               static_cast<T*>(grad_input.data_ptr()), static_cast<I>(total));
   });
-  GX_CHECK_LAUNCH();
 }
 
 }  // namespace gx::ops

@@ -12,9 +12,8 @@
 //     the windows whose index points at it.
 //
 // NOTE [ Max pooling with indices ]
-// Window (y, x) covers the rows y*SH - PH + i*DH (i < KH) and the columns
-// x*SW - PW + j*DW (j < KW); the grid (OH, OW), out's size, is the caller's
-// (torch's formula, ceil mode included). The forward follows torch's kernels
+// Windows are those of windows.h; the grid (OH, OW), out's size, is the
+// caller's (torch's formula, ceil mode included). The forward follows torch's kernels
 // (max_pool2d's CPU and CUDA ones) step for step: positions outside the input
 // (the padding) are skipped, never read; the others are scanned row by row
 // from a running maximum of -inf and index of the window's first position
@@ -45,9 +44,8 @@
 #include <gpuext/extension.h>
 
 #include "../common/dispatch.h"
-#include "../common/fast_div.h"
 #include "../common/hd.h"
-#include "../ops.h"
+#include "windows.h"
 
 namespace gx::ops {
 
@@ -64,15 +62,10 @@ template <typename C> GX_HD C select_bits(int64_t mask, C a, C b) {
   return out;
 }
 
-struct MaxPoolGeometry {
-  int64_t n = 0, c = 0, h = 0, w = 0;  // the input (the backward's grad_input)
-  int64_t kh = 1, kw = 1, dh = 1, dw = 1, ph = 0, pw = 0, sh = 1, sw = 1;
-  int64_t oh = 0, ow = 0;                  // the grid of windows
+// The image is the forward's self, the backward's grad_input; div_sh, div_sw serve the backward's window ranges.
+struct MaxPoolGeometry : WindowGeometry {
   int64_t in_stride[4] = {0, 0, 0, 0};     // elements: the forward's self, the backward's grad_output
   int64_t idx_stride[4] = {0, 0, 0, 0};    // elements: the backward's indices (the forward writes them contiguous)
-  FastDivU32 div_sh, div_sw;  // by the strides: the backward's window ranges (NOTE [ Division by a run-time constant ])
-  ScalarType dtype = kFloat32;
-  int device = 0;
 
   // Window (y, x) of plane (b, ch): its maximum and index into value and index (NOTE [ Max pooling with indices ]).
   template <typename T, typename C>
@@ -105,7 +98,7 @@ struct MaxPoolGeometry {
   template <typename T, typename C>
   GX_HD C backward_one(const T* gy, const int64_t* idx, int64_t b, int64_t ch, int64_t y, int64_t x) const {
     const int64_t span_h = (kh - 1) * dh + 1, span_w = (kw - 1) * dw + 1;
-    // The numerators are below 2^31 (make_max_pool checks the sizes): magic-number divisions, not 64-bit ones.
+    // The numerators are below 2^31 (set_windows checks the sizes): magic-number divisions, not 64-bit ones.
     const auto over = [](const FastDivU32& d, int64_t n) { return static_cast<int64_t>(d.div(static_cast<uint32_t>(n))); };
     const int64_t a0 = y + ph < span_h ? 0 : over(div_sh, y + ph - span_h) + 1;
     const int64_t a1 = over(div_sh, y + ph) + 1 < oh ? over(div_sh, y + ph) + 1 : oh;
@@ -132,39 +125,22 @@ struct MaxPoolGeometry {
 // in_stride the image (forward) or the pooled one (backward).
 inline MaxPoolGeometry make_max_pool(const Tensor& image, const Tensor& pooled, const Tensor& indices, IntArrayRef kernel_size,
                                      IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, bool backward) {
-  auto pair = [](IntArrayRef a, const char* name) {
-    GX_CHECK(a.size() == 2, name, " must have 2 entries (height, width), got ", a.size());
-  };
-  pair(kernel_size, "kernel_size"), pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride");
-  GX_CHECK(image.dim() == 4, "expected the image as (N, C, H, W), got shape ", image.sizes());
   GX_CHECK(pooled.dim() == 4, "expected the pooled tensor as (N, C, OH, OW), got shape ", pooled.sizes());
+  MaxPoolGeometry g;
+  set_windows(g, image, kernel_size, dilation, padding, stride, pooled.size(2), pooled.size(3));
   GX_CHECK(indices.sizes() == pooled.sizes(), "indices of shape ", indices.sizes(), " do not match the pooled shape ", pooled.sizes());
   GX_CHECK(indices.dtype() == kInt64, "indices must be int64, got ", indices.dtype());
   GX_CHECK(image.dtype() == pooled.dtype(), "operands of dtypes ", image.dtype(), " and ", pooled.dtype());
   GX_CHECK(image.device() == pooled.device() && image.device() == indices.device(), "operands on ", image.device(), ", ",
            pooled.device(), " and ", indices.device());
-  GX_CHECK(pooled.size(0) == image.size(0) && pooled.size(1) == image.size(1), "pooled shape ", pooled.sizes(),
-           " does not match the image ", image.sizes(), " in N and C");
-  MaxPoolGeometry g;
-  g.n = image.size(0), g.c = image.size(1), g.h = image.size(2), g.w = image.size(3);
-  g.kh = kernel_size[0], g.kw = kernel_size[1], g.dh = dilation[0], g.dw = dilation[1];
-  g.ph = padding[0], g.pw = padding[1], g.sh = stride[0], g.sw = stride[1];
-  g.oh = pooled.size(2), g.ow = pooled.size(3);
-  GX_CHECK(g.kh > 0 && g.kw > 0 && g.dh > 0 && g.dw > 0 && g.sh > 0 && g.sw > 0,
-           "kernel_size, dilation and stride must be positive, got ", kernel_size, ", ", dilation, " and ", stride);
-  GX_CHECK(g.ph >= 0 && g.pw >= 0 && 2 * g.ph <= g.kh && 2 * g.pw <= g.kw, "padding must be non-negative and at most half the kernel size, got ",
-           padding, " for kernel_size ", kernel_size);
-  GX_CHECK(g.h < (int64_t{1} << 30) && g.w < (int64_t{1} << 30) && (g.kh - 1) * g.dh < (int64_t{1} << 29) &&
-               (g.kw - 1) * g.dw < (int64_t{1} << 29) && g.sh < (int64_t{1} << 30) && g.sw < (int64_t{1} << 30),
-           "spatial sizes and strides of 2^30 or more and dilated kernels of 2^29 or more are not supported");
+  GX_CHECK(pooled.size(0) == g.n && pooled.size(1) == g.c, "pooled shape ", pooled.sizes(), " does not match the image ",
+           image.sizes(), " in N and C");
+  GX_CHECK(2 * g.ph <= g.kh && 2 * g.pw <= g.kw, "padding must be at most half the kernel size, got ", padding, " for kernel_size ",
+           kernel_size);
   GX_CHECK((g.oh - 1) * g.sh < g.h + g.ph && (g.ow - 1) * g.sw < g.w + g.pw, "a grid of ", g.oh, "x", g.ow,
            " windows has windows starting past the input ", image.sizes(), " and its left padding");
   for (int d = 0; d < 4; ++d) g.in_stride[d] = (backward ? pooled : image).strides()[d];
   for (int d = 0; d < 4; ++d) g.idx_stride[d] = indices.strides()[d];
-  g.div_sh = FastDivU32(static_cast<uint32_t>(g.sh));
-  g.div_sw = FastDivU32(static_cast<uint32_t>(g.sw));
-  g.dtype = image.dtype();
-  g.device = image.device().index;
   return g;
 }
 

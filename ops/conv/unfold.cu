@@ -28,7 +28,9 @@ constexpr int kBatch = 4;  // (i, j) positions loaded before their stores
 
 template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads) unfold_kernel(const __grid_constant__ Im2colGeometry g, const T* __restrict__ img,
-                                                          T* __restrict__ out, I total, T pad) {
+                                                          T* __restrict__ out, I total) {
+  using C = typename ComputeOf<T>::type;
+  const T zero = to<T>(C(0));  // outside the image (NOTE [ unfold and fold ])
   const I L = static_cast<I>(g.oh * g.ow), c = static_cast<I>(g.c);
   const int32_t ow = static_cast<int32_t>(g.ow), kh = static_cast<int32_t>(g.kh), kw = static_cast<int32_t>(g.kw);
   const int32_t kk = kh * kw, h = static_cast<int32_t>(g.h), w = static_cast<int32_t>(g.w);
@@ -47,7 +49,7 @@ __global__ void __launch_bounds__(kThreads) unfold_kernel(const __grid_constant_
       for (int u = 0; u < kBatch; ++u) {
         const int32_t hh = h0 + i * static_cast<int32_t>(g.dh), ww = w0 + j * static_cast<int32_t>(g.dw);
         const bool in = k + u < kk && hh >= 0 && hh < h && ww >= 0 && ww < w;
-        v[u] = in ? src[hh * g.img_stride[2] + ww * g.img_stride[3]] : pad;
+        v[u] = in ? src[hh * g.img_stride[2] + ww * g.img_stride[3]] : zero;
         if (++j == kw) j = 0, ++i;
       }
 #pragma unroll
@@ -61,55 +63,42 @@ template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads) fold_kernel(const __grid_constant__ Im2colGeometry g, const T* __restrict__ col,
                                                         T* __restrict__ out, I total) {
   using C = typename ComputeOf<T>::type;
-  const I w = static_cast<I>(g.w), h = static_cast<I>(g.h), c = static_cast<I>(g.c);
   for (I t = static_cast<I>(blockIdx.x) * kThreads + threadIdx.x; t < total; t += static_cast<I>(gridDim.x) * kThreads) {
-    const I r = t / w, x = t - r * w, p = r / h, y = r - p * h, ch = p % c, b = p / c;
-    out[t] = to<T>(g.fold_one<T, C>(col, static_cast<int64_t>(b), static_cast<int64_t>(ch), static_cast<int64_t>(y), static_cast<int64_t>(x)));
+    const PlanePosition<I> q = plane_position(t, static_cast<I>(g.h), static_cast<I>(g.w), static_cast<I>(g.c));
+    out[t] = to<T>(g.fold_one<T, C>(col, static_cast<int64_t>(q.b), static_cast<int64_t>(q.ch), static_cast<int64_t>(q.y),
+                                    static_cast<int64_t>(q.x)));
   }
 }
 
 }  // namespace
 
 void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride,
-                 IntArrayRef grid, double pad_value, const Tensor& out) {
+                 IntArrayRef grid, const Tensor& out) {
   GX_CHECK(out.is_contiguous(), "out must be contiguous");
-  Im2colGeometry g = make_im2col(self, out, kernel_size, dilation, padding, stride, grid);
-  g.pad_value = pad_value;
+  const Im2colGeometry g = make_im2col(self, out, kernel_size, dilation, padding, stride, grid);
   if (out.numel() == 0) return;
   GX_CHECK(g.cols() < (int64_t{1} << 30), "at most 2^30 windows per image are supported, got ", g.cols());
-  DeviceGuard guard(g.device);
-  cudaStream_t s = current_stream(g.device);
   const int64_t total = g.n * g.c * g.cols();  // threads: one per (image, channel, window)
-  with_floating_storage(g.dtype, [&](auto tag) {
+  launch_floating(g.dtype, g.device, total, [&](auto tag, auto itag, unsigned blocks, cudaStream_t s) {
     using T = typename decltype(tag)::type;
-    using C = typename ComputeOf<T>::type;
-    const T pad = to<T>(static_cast<C>(pad_value));  // unfold_one's padding value
-    with_index(total, [&](auto itag) {
-      using I = decltype(itag);
-      unfold_kernel<T, I><<<blocks_for(total), kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
-                                                               static_cast<I>(total), pad);
-    });
+    using I = decltype(itag);
+    unfold_kernel<T, I><<<blocks, kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
+                                                    static_cast<I>(total));
   });
-  GX_CHECK_LAUNCH();
 }
 
 void fold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride,
                IntArrayRef grid, const Tensor& out) {
   GX_CHECK(out.is_contiguous(), "out must be contiguous");
   const Im2colGeometry g = make_im2col(out, self, kernel_size, dilation, padding, stride, grid);
-  if (out.numel() == 0) return;
-  DeviceGuard guard(g.device);
-  cudaStream_t s = current_stream(g.device);
   const int64_t total = out.numel();
-  with_floating_storage(g.dtype, [&](auto tag) {
+  if (total == 0) return;
+  launch_floating(g.dtype, g.device, total, [&](auto tag, auto itag, unsigned blocks, cudaStream_t s) {
     using T = typename decltype(tag)::type;
-    with_index(total, [&](auto itag) {
-      using I = decltype(itag);
-      fold_kernel<T, I><<<blocks_for(total), kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
-                                                             static_cast<I>(total));
-    });
+    using I = decltype(itag);
+    fold_kernel<T, I><<<blocks, kThreads, 0, s>>>(g, static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()),
+                                                  static_cast<I>(total));
   });
-  GX_CHECK_LAUNCH();
 }
 
 }  // namespace gx::ops

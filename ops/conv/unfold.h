@@ -7,8 +7,9 @@
 // NOTE [ unfold and fold ]
 // unfold copies self (N, C, H, W), any strides, into out (N, C*KH*KW, OH*OW),
 // contiguous: out[n, (c*KH + i)*KW + j, oh*OW + ow] = self[n, c, h, w] with
-// h = oh*SH - PH + i*DH, w = ow*SW - PW + j*DW, and pad_value where (h, w)
-// falls outside self (0 for torch's unfold and average pooling). The grid
+// h = oh*SH - PH + i*DH, w = ow*SW - PW + j*DW, and 0 where (h, w) falls
+// outside self (torch's unfold, the convolutions' and average pooling's
+// padding; max pooling has its own op, max_pool.h). The grid
 // (OH, OW) is the caller's: torch's formula, or one more window per dim for
 // ceil mode, whose last windows read padding only past the input.
 // fold is unfold's adjoint: out (N, C, H, W), contiguous, is the sum over
@@ -21,35 +22,28 @@
 #include <gpuext/extension.h>
 
 #include "../common/dispatch.h"
-#include "../common/fast_div.h"
 #include "../common/hd.h"
-#include "../ops.h"
+#include "windows.h"
 
 namespace gx::ops {
 
-struct Im2colGeometry {
-  int64_t n = 0, c = 0, h = 0, w = 0;  // the image (fold's output)
-  int64_t kh = 1, kw = 1, dh = 1, dw = 1, ph = 0, pw = 0, sh = 1, sw = 1;
-  int64_t oh = 0, ow = 0;              // the grid of windows
+// The image is fold's output; div_sh, div_sw serve fold_one's divisibility tests.
+struct Im2colGeometry : WindowGeometry {
   int64_t img_stride[4] = {0, 0, 0, 0};  // elements: unfold's input (fold's output is contiguous)
   int64_t col_stride[3] = {0, 0, 0};     // elements: fold's input (unfold's output is contiguous)
-  FastDivU32 div_sh, div_sw;  // by the strides: fold_one's divisibility tests (NOTE [ Division by a run-time constant ])
-  double pad_value = 0;
-  ScalarType dtype = kFloat32;
-  int device = 0;
 
   GX_HD int64_t rows() const { return c * kh * kw; }
   GX_HD int64_t cols() const { return oh * ow; }
 
-  // The image element window (i, j) of window (y, x) reads, in C: pad_value outside the image.
+  // The image element window (i, j) of window (y, x) reads, in C: 0 outside the image.
   template <typename T, typename C> GX_HD C unfold_one(const T* img, int64_t b, int64_t ch, int64_t i, int64_t j, int64_t y, int64_t x) const {
     const int64_t hh = y * sh - ph + i * dh, ww = x * sw - pw + j * dw;
-    if (hh < 0 || hh >= h || ww < 0 || ww >= w) return static_cast<C>(pad_value);
+    if (hh < 0 || hh >= h || ww < 0 || ww >= w) return C(0);
     return to<C>(img[b * img_stride[0] + ch * img_stride[1] + hh * img_stride[2] + ww * img_stride[3]]);
   }
 
   // fold's element (b, ch, y, x): the sum of the window positions covering it, (i, j) ascending. The
-  // divisibility tests run in 32 bits (spatial sizes are below 2^30; make_im2col checks) and divide by
+  // divisibility tests run in 32 bits (spatial sizes are below 2^30; set_windows checks) and divide by
   // the strides' magic numbers: a division per KH + KH*KW positions would cost more than the loads.
   template <typename T, typename C> GX_HD C fold_one(const T* col, int64_t b, int64_t ch, int64_t y, int64_t x) const {
     const int32_t y32 = static_cast<int32_t>(y), x32 = static_cast<int32_t>(x);
@@ -75,33 +69,16 @@ struct Im2colGeometry {
 // The geometry of an unfold (image = self, col = out) or fold (col = self, image = out) call, checked.
 inline Im2colGeometry make_im2col(const Tensor& image, const Tensor& col, IntArrayRef kernel_size, IntArrayRef dilation,
                                   IntArrayRef padding, IntArrayRef stride, IntArrayRef grid) {
-  auto pair = [](IntArrayRef a, const char* name) {
-    GX_CHECK(a.size() == 2, name, " must have 2 entries (height, width), got ", a.size());
-    return a;
-  };
-  pair(kernel_size, "kernel_size"), pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride"), pair(grid, "grid");
-  GX_CHECK(image.dim() == 4, "expected the image as (N, C, H, W), got shape ", image.sizes());
+  GX_CHECK(grid.size() == 2, "grid must have 2 entries (height, width), got ", grid.size());
+  Im2colGeometry g;
+  set_windows(g, image, kernel_size, dilation, padding, stride, grid[0], grid[1]);
   GX_CHECK(col.dim() == 3, "expected the columns as (N, C*KH*KW, L), got shape ", col.sizes());
   GX_CHECK(image.dtype() == col.dtype(), "operands of dtypes ", image.dtype(), " and ", col.dtype());
   GX_CHECK(image.device() == col.device(), "image on ", image.device(), " but columns on ", col.device());
-  Im2colGeometry g;
-  g.n = image.size(0), g.c = image.size(1), g.h = image.size(2), g.w = image.size(3);
-  g.kh = kernel_size[0], g.kw = kernel_size[1], g.dh = dilation[0], g.dw = dilation[1];
-  g.ph = padding[0], g.pw = padding[1], g.sh = stride[0], g.sw = stride[1], g.oh = grid[0], g.ow = grid[1];
-  GX_CHECK(g.kh > 0 && g.kw > 0 && g.dh > 0 && g.dw > 0 && g.sh > 0 && g.sw > 0 && g.ph >= 0 && g.pw >= 0 && g.oh >= 0 && g.ow >= 0,
-           "kernel_size, dilation and stride must be positive, padding and grid non-negative");
-  GX_CHECK(g.h < (int64_t{1} << 30) && g.w < (int64_t{1} << 30) && g.oh < (int64_t{1} << 30) && g.ow < (int64_t{1} << 30) &&
-               g.ph < (int64_t{1} << 29) && g.pw < (int64_t{1} << 29) && (g.kh - 1) * g.dh < (int64_t{1} << 29) && (g.kw - 1) * g.dw < (int64_t{1} << 29),
-           "spatial sizes, padding and dilated kernels of 2^29 or more are not supported");
-  GX_CHECK(g.sh < (int64_t{1} << 30) && g.sw < (int64_t{1} << 30), "strides of 2^30 or more are not supported");
   GX_CHECK(col.size(0) == g.n && col.size(1) == g.rows() && col.size(2) == g.cols(), "columns of shape ", col.sizes(),
            " do not match the image ", image.sizes(), " with kernel ", kernel_size, " and grid ", grid);
   for (int d = 0; d < 4; ++d) g.img_stride[d] = image.strides()[d];
   for (int d = 0; d < 3; ++d) g.col_stride[d] = col.strides()[d];
-  g.div_sh = FastDivU32(static_cast<uint32_t>(g.sh));
-  g.div_sw = FastDivU32(static_cast<uint32_t>(g.sw));
-  g.dtype = image.dtype();
-  g.device = image.device().index;
   return g;
 }
 

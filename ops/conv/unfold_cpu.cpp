@@ -11,10 +11,9 @@
 namespace gx::ops {
 
 void unfold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride,
-                IntArrayRef grid, double pad_value, const Tensor& out) {
+                IntArrayRef grid, const Tensor& out) {
   GX_CHECK(out.is_contiguous(), "out must be contiguous");
-  Im2colGeometry g = make_im2col(self, out, kernel_size, dilation, padding, stride, grid);
-  g.pad_value = pad_value;
+  const Im2colGeometry g = make_im2col(self, out, kernel_size, dilation, padding, stride, grid);
   const int64_t numel = out.numel();
   if (numel == 0) return;
   with_floating_storage(g.dtype, [&](auto tag) {

@@ -275,8 +275,8 @@ void matmul_cpu(const Tensor& self, const Tensor& other, bool allow_tf32, bool t
 void matmul_cuda(const Tensor& self, const Tensor& other, bool allow_tf32, bool trans_self, bool trans_other, const Tensor& out);
 void cross_cpu(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
 void cross_cuda(const Tensor& self, const Tensor& other, int64_t axis, const Tensor& out);
-void unfold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out);
-void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out);
+void unfold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
+void unfold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void fold_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void fold_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out);
 void max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out, const Tensor& indices);

@@ -810,11 +810,11 @@ inline void cross(const Tensor& self, const Tensor& other, int64_t axis, const T
   const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(axis), gx::detail::box(out)};
   gx::detail::call_op(op, args, 4, nullptr, 0);
 }
-// unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, float pad_value, Tensor out) -> ()
-inline void unfold(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, double pad_value, const Tensor& out) {
+// unfold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()
+inline void unfold(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::unfold");
-  const gx_value args[8] = {gx::detail::box(self), gx::detail::box(kernel_size), gx::detail::box(dilation), gx::detail::box(padding), gx::detail::box(stride), gx::detail::box(grid), gx::detail::box(pad_value), gx::detail::box(out)};
-  gx::detail::call_op(op, args, 8, nullptr, 0);
+  const gx_value args[7] = {gx::detail::box(self), gx::detail::box(kernel_size), gx::detail::box(dilation), gx::detail::box(padding), gx::detail::box(stride), gx::detail::box(grid), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 7, nullptr, 0);
 }
 // fold(Tensor self, int[] kernel_size, int[] dilation, int[] padding, int[] stride, int[] grid, Tensor out) -> ()
 inline void fold(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, IntArrayRef grid, const Tensor& out) {

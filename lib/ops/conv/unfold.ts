@@ -23,8 +23,7 @@ export interface Im2colGeometry {
 
 /**
  * x (N, C, H, W), floating, into its columns (N, C*KH*KW, OH*OW); positions
- * outside x read 0 (the convolutions' and average pooling's padding; the op's
- * pad_value served max pooling's -inf before it had its own op). Records
+ * outside x read 0 (the convolutions' and average pooling's padding). Records
  * col2im as its derivative.
  */
 export function im2col<D extends DType>(x: Tensor<D>, g: Im2colGeometry, fn: string): Tensor<D> {
@@ -32,7 +31,7 @@ export function im2col<D extends DType>(x: Tensor<D>, g: Im2colGeometry, fn: str
   const rows = c * g.kernelSize[0] * g.kernelSize[1];
   const out = allocate([n, rows, g.grid[0] * g.grid[1]], x.dtype, x.device, undefined, fn);
   try {
-    ops.unfold(fn, { self: x.handle(fn), ...g, padValue: 0, out: out.handle(fn) });
+    ops.unfold(fn, { self: x.handle(fn), ...g, out: out.handle(fn) });
   } catch (e) {
     out.dispose();
     throw namedForCaller(e, fn);
