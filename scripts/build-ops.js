@@ -15,7 +15,8 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { cudaPlan, fatbinFlags } = require('./find-cuda');
+const { cudaHome, cudaPlan, fatbinFlags } = require('./find-cuda');
+const { buildJitMath } = require('./build-jit-math');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist', 'lib');
@@ -30,6 +31,18 @@ function forPacking(resolved) {
   if (process.platform !== 'linux') return { ...resolved, nvccFlags };
   const floor = require('./glibc-floor');
   return { ...resolved, nvccFlags, sources: [...resolved.sources, path.join(root, floor.SHIM)], linkFlags: floor.linkFlags() };
+}
+
+/**
+ * CUDA's math as PTX for the jit (scripts/build-jit-math.js): it needs nvcc, not a GPU, so it is built
+ * wherever a toolkit is found. Without it, jit kernels calling library math go through NVRTC.
+ */
+function jitMath(outDir) {
+  const home = cudaHome();
+  if (!home || process.env.GPUEXT_NO_CUDA === '1') return;
+  const err = buildJitMath(outDir, path.join(home, 'bin', 'nvcc'));
+  console.log(err === '' ? `gpuext: built ${path.relative(root, path.join(outDir, 'jit-math.ptx'))} (CUDA's math for the jit's PTX path)`
+    : `gpuext: ${err} (jit kernels calling library math go through NVRTC)`);
 }
 
 function main() {
@@ -86,6 +99,7 @@ function main() {
     },
   }).then((r) => {
     console.log(`gpuext: ${summary(r)}`);
+    jitMath(resolved.outDir);
     return 0;
   }, (e) => reportError(e, out));
 }

@@ -17,6 +17,8 @@ export interface PtxCase {
   grid: number;
   block: number;
   args(device: 'cpu' | 'cuda'): Arg[];
+  /** Library math (CUDA's expf, sin ...): within its documented ulps of the simulator's JS Math, not bit for bit (LANGUAGE.md). */
+  library: boolean;
 }
 
 const N = 64;
@@ -48,7 +50,7 @@ const pick = jit.device(new Function('v', 'on', 'return on ? v + 1 : v - 1;') as
 export function ptxCases(): PtxCase[] {
   const cases: PtxCase[] = [];
   const add = (name: string, fn: (...a: never[]) => void, args: PtxCase['args'], grid = 2, block = 32): void => {
-    cases.push({ name, kernel: jit.rawkernel(fn as (...a: unknown[]) => void, { name: name.replace(/\W/g, '_') }), grid, block, args });
+    cases.push({ name, kernel: jit.rawkernel(fn as (...a: unknown[]) => void, { name: name.replace(/\W/g, '_') }), grid, block, args, library: name.startsWith('library math') });
   };
   for (const d of ELEMENT_DTYPES) {
     const body = d === 'bool'
@@ -93,6 +95,16 @@ export function ptxCases(): PtxCase[] {
       const x = a[i];
       out[i] = Math.sqrt(Math.abs(x)) + Math.floor(x) * 2 + Math.ceil(x) * 3 + Math.trunc(x) * 5 + Math.round(x) * 7 + Math.sign(x) + Math.min(x, -0) - Math.max(0, x);
     }, (dev) => [values(d, 10, dev), gx.zeros([N], { dtype: d, device: dev })]);
+    add(`library math, ${d}`, (a: gx.jit.Array, b: gx.jit.Array, out: gx.jit.Array) => {
+      const i = jit.grid(1);
+      const x = a[i], y = b[i];
+      let s = Math.exp(x) + Math.log(y) + Math.log1p(x) + Math.expm1(x) + Math.log2(y) + Math.log10(y) + Math.cbrt(x);
+      s += Math.sin(x) + Math.cos(y) + Math.tan(x) + Math.asin(x / 100) + Math.acos(y / 100) + Math.atan(x);
+      s += Math.sinh(x / 10) + Math.cosh(y / 10) + Math.tanh(x) + Math.asinh(x) + Math.acosh(y) + Math.atanh(x / 100);
+      out[3 * i] = s;
+      out[3 * i + 1] = Math.atan2(x, y) + Math.pow(Math.abs(x), y / 50) + Math.hypot(x, y);
+      out[3 * i + 2] = (x % y) + Math.abs(x) ** 0.3;
+    }, (dev) => [values(d, 19, dev), values(d, 20, dev), gx.zeros([3 * N], { dtype: d, device: dev })]);
     add(`float to integer conversions, ${d}`, (a: gx.jit.Array, o32: gx.jit.Array, o64: gx.jit.Array, ob: gx.jit.Array) => {
       const i = jit.grid(1);
       o32[i] = a[i] * 1e9;

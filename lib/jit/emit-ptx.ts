@@ -25,6 +25,7 @@ import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type 
 import { INTRINSIC_TABLE } from './intrinsic-table';
 import { mathEntry } from './math-table';
 import { arith, BIT_TYPE, classOf, compare, convert, elementSize, literal, loadElement, REG_PREFIX, storeElement, unsupported, type Out, type RegClass } from './ptx-isa';
+import { hasLibrary, libraryName, linkLibrary } from './ptx-library';
 import type { PtxFace } from './ptx-intrinsics';
 import { computeDType, type ScalarDType } from './types';
 
@@ -58,7 +59,9 @@ class PtxFunction implements Out {
   readonly locals: string[] = [];
   private readonly face: PtxFace;
 
-  constructor(private readonly fn: FnIR, private readonly params: PtxParams | undefined, private readonly exit: string) {
+  /** `library`: the names of the library's functions (ptx-library.ts) the module's functions call, collected. */
+  constructor(private readonly fn: FnIR, private readonly params: PtxParams | undefined, private readonly exit: string,
+    private readonly library: Set<string>) {
     this.face = { out: this, expr: (e) => this.expr(e), address: (a, idx) => this.address(a, idx) };
   }
 
@@ -109,8 +112,12 @@ class PtxFunction implements Out {
       case 'cast': return convert(this, this.expr(e.x), e.x.ty.dtype, e.ty.dtype);
       case 'truth': return convert(this, this.expr(e.x), e.x.ty.dtype, 'bool');
       case 'arith': {
+        const d = e.ty.dtype;
+        if ((d === 'float32' || d === 'float64') && (e.op === '%' || e.op === '**')) {
+          return this.libraryCall(libraryName(e.op === '%' ? 'fmod' : 'pow', d), d, [e.a, e.b]);
+        }
         const a = this.expr(e.a);
-        return arith(this, e.op, e.ty.dtype, a, this.expr(e.b));
+        return arith(this, e.op, d, a, this.expr(e.b));
       }
       case 'cmp': {
         const a = this.expr(e.a);
@@ -185,15 +192,15 @@ class PtxFunction implements Out {
 
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
-    const args = e.args.map((a) => this.expr(a));
     const entry = mathEntry(e.fn);
+    if ((d === 'float32' || d === 'float64') && entry.ptx === undefined) return this.libraryCall(libraryName(e.fn, d), d, e.args);
+    const args = e.args.map((a) => this.expr(a));
     if (d === 'int32' || d === 'int64') {
       const int = entry.int;
       if (int === undefined || int === 'identity') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
       return int.ptx(this, d, args);
     }
-    if (d !== 'float32' && d !== 'float64') throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
-    if (entry.ptx === undefined) return unsupported(`Math.${e.fn}`);
+    if ((d !== 'float32' && d !== 'float64') || entry.ptx === undefined) throw new Error(`${this.fn.api}: internal: Math.${e.fn} of ${d}`);
     return entry.ptx(this, d, args);
   }
 
@@ -208,8 +215,18 @@ class PtxFunction implements Out {
     return prefix ? this.copy(d, r) : before;
   }
 
+  /** A call of a function of CUDA's math library (ptx-library.ts), spliced into the module. */
+  private libraryCall(name: string, d: ScalarDType, args: readonly Expr[]): string {
+    if (!hasLibrary()) return unsupported('library math (the build made no jit-math.ptx)');
+    this.library.add(name);
+    return this.callNamed(name, { kind: 'scalar', ty: { dtype: d, weak: false } }, args);
+  }
+
   private call(fn: FnIR, args: readonly Expr[]): string {
-    const ret = fn.ret;
+    return this.callNamed(fn.name, fn.ret, args);
+  }
+
+  private callNamed(name: string, ret: FnIR['ret'], args: readonly Expr[]): string {
     if (ret !== undefined && ret.kind !== 'scalar') return unsupported('a device function returning several values');
     const vals = args.map((a) => ({ r: this.expr(a), d: a.ty.dtype }));
     this.ins('{');
@@ -223,10 +240,10 @@ class PtxFunction implements Out {
     if (ret !== undefined) {
       const d = ret.ty.dtype;
       this.ins(`.param .b${paramBits(d)} gx_ret;`);
-      this.ins(`call.uni (gx_ret), ${fn.name}, (${names.join(', ')});`);
+      this.ins(`call.uni (gx_ret), ${name}, (${names.join(', ')});`);
       r = fromParam(this, d, (w) => this.ins(`ld.param.b${paramBits(d)} ${w}, [gx_ret];`));
     } else {
-      this.ins(`call.uni ${fn.name}, (${names.join(', ')});`);
+      this.ins(`call.uni ${name}, (${names.join(', ')});`);
     }
     this.ins('}');
     return r;
@@ -403,11 +420,11 @@ function fromParam(o: Out, d: ScalarDType, load: (reg: string) => void): string 
 }
 
 /** A device function as a PTX `.func`; `out` collects the module-scope declarations. */
-function deviceFunction(fn: FnIR, globals: string[]): string {
+function deviceFunction(fn: FnIR, globals: string[], library: Set<string>): string {
   const ret = fn.ret;
   if (ret !== undefined && ret.kind !== 'scalar') return unsupported('a device function returning several values');
   const exit = `$L_${fn.name}_exit`;
-  const f = new PtxFunction(fn, undefined, exit);
+  const f = new PtxFunction(fn, undefined, exit, library);
   const params = fn.params.map((p, i) => {
     if ('space' in p) return unsupported('an array parameter of a device function');
     f.bind(p, fromParam(f, p.ty.dtype, (w) => f.ins(`ld.param.b${paramBits(p.ty.dtype)} ${w}, [gx_param_${i}];`)));
@@ -439,9 +456,10 @@ const PARAM_PTX: Record<string, { param: string; reg: string }> = {
  */
 export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: () => readonly PtxParam[]): string {
   const globals: string[] = [];
-  const functions = calledFunctions(fn).map((g) => deviceFunction(g, globals));
+  const library = new Set<string>();
+  const functions = calledFunctions(fn).map((g) => deviceFunction(g, globals, library));
   const exit = `$L_${name}_exit`;
-  const f = new PtxFunction(fn, params, exit);
+  const f = new PtxFunction(fn, params, exit, library);
   for (const p of fn.params) if (!('space' in p)) f.bind(p, params.value(p));
   f.stmts(fn.body);
   globals.push(...f.globals);
@@ -459,7 +477,11 @@ export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: (
     return p.type.endsWith('*') ? `${load}\n\tcvta.to.global.u64 ${p.reg}, ${p.reg};` : load;
   });
   const entry = `.visible .entry ${name}(\n\t${decls.join(',\n\t')}\n)\n{\n${[...f.declarations(), ...f.locals, ...loads, ...f.lines].join('\n')}\n${exit}:\n\tret;\n}\n`;
-  return `${PTX_HEADER}\n${globals.join('\n')}${globals.length > 0 ? '\n' : ''}${functions.join('\n')}${entry}`;
+  // Library math brings its own header (the toolkit's PTX version; the same target).
+  const lib = library.size > 0 ? linkLibrary(library) : undefined;
+  const header = lib === undefined ? PTX_HEADER : `${lib.header}\n`;
+  const libText = lib === undefined ? '' : `${lib.text}\n\n`;
+  return `${header}\n${globals.join('\n')}${globals.length > 0 ? '\n' : ''}${libText}${functions.join('\n')}${entry}`;
 }
 
 export { BIT_TYPE, unsupported };

@@ -1,0 +1,25 @@
+// CUDA's math library as PTX for the jit's PTX path (NOTE [ PTX path ] in
+// lib/jit/emit-ptx.ts): the source lib/jit/ptx-library.ts generates (one
+// function per library Math function and dtype) compiled by the toolkit's
+// nvcc with the jit's options (--fmad=false) into jit-math.ptx beside the
+// ops' binary. Called by build-ops.js after a build with CUDA.
+'use strict';
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+/** Writes `<outDir>/jit-math.ptx` with `nvcc`; returns an error message, or '' on success. */
+function buildJitMath(outDir, nvcc) {
+  const { librarySource } = require(path.join(__dirname, '..', 'dist', 'lib', 'jit', 'ptx-library.js'));
+  const cu = path.join(outDir, 'jit-math.cu');
+  const ptx = path.join(outDir, 'jit-math.ptx');
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(cu, librarySource());
+  // compute_80: the PTX path's target (cvt.rn.bf16.f32); -rdc keeps every extern function.
+  const r = spawnSync(nvcc, ['-ptx', '-arch=compute_80', '-rdc=true', '--fmad=false', '-o', `${ptx}.tmp`, cu], { encoding: 'utf8' });
+  if (r.status !== 0) return `nvcc failed on ${cu}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(0, 5).join('\n')}`;
+  fs.renameSync(`${ptx}.tmp`, ptx);
+  return '';
+}
+
+module.exports = { buildJitMath };
