@@ -38,8 +38,9 @@ const isConnection = (v: unknown): v is Connection =>
  * command line, in NODE_OPTIONS or as NODE_PENDING_DEPRECATION=1.
  */
 export function bindingDeprecated(binding: Function, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): boolean {
-  const flag = /(^|\s)--pending[-_]deprecation(=|\s|$)/;
-  return binding.name === 'deprecated' || execArgv.some((a) => flag.test(a)) || flag.test(env.NODE_OPTIONS ?? '') ||
+  // Plain string tests: a regular expression's first run costs a read's tenth.
+  const flag = (a: string): boolean => a === '--pending-deprecation' || a === '--pending_deprecation';
+  return binding.name === 'deprecated' || execArgv.some(flag) || (env.NODE_OPTIONS ?? '').split(' ').some(flag) ||
     env.NODE_PENDING_DEPRECATION === '1';
 }
 
