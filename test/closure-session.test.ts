@@ -1,7 +1,8 @@
 // The two sessions closure reads go through (NOTE [ Closure reads ] in
 // lib/jit/closure.ts): Node's connection class, which loads no module, and
-// inspector.Session (GPUEXT_CLOSURE_SESSION=inspector, and wherever
-// process.binding would print a deprecation warning). Fresh processes read the
+// inspector.Session (GPUEXT_CLOSURE_SESSION=inspector, wherever process.binding
+// would print a deprecation warning, and where it is missing, throws or gives a
+// connection that does not answer at once). Fresh processes read the
 // same closed-over values (random numbers, NaN, -0, the infinities, a bigint,
 // an object, a gx.jit.device function) and translate the same kernel either
 // way; only inspector.Session loads node:inspector.
@@ -34,6 +35,13 @@ const { closureValues } = require(${JSON.stringify(path.join(LIB, 'jit', 'closur
 const { closureSessionRoute } = require(${JSON.stringify(path.join(LIB, 'jit', 'inspector-session'))});
 const { deviceInfo } = require(${JSON.stringify(path.join(LIB, 'jit', 'module'))});
 const IN = JSON.parse(process.env.GX_INPUTS);
+// A Node whose process.binding is gone, refuses, or gives a connection that never answers (GX_BINDING).
+const broken = {
+  missing: () => undefined,
+  throws: () => () => { throw new Error('process.binding is not allowed here'); },
+  mute: () => () => ({ Connection: class { dispatch() {} disconnect() { globalThis.gxMuteClosed = true; } } }),
+}[process.env.GX_BINDING];
+if (broken) process.binding = broken();
 (function () {
   const { jit } = gx;
   const a = IN.a, b = IN.b, K = IN.k, nan = NaN, negZero = -0, inf = Infinity, ninf = -Infinity;
@@ -55,10 +63,10 @@ const IN = JSON.parse(process.env.GX_INPUTS);
   });
   const x = gx.ones([4]);
   console.log(JSON.stringify({ values, source: kernel.source(x, x, 4), route: closureSessionRoute(),
-    inspectorLoaded: process.moduleLoadList.includes('NativeModule inspector') }));
+    inspectorLoaded: process.moduleLoadList.includes('NativeModule inspector'), muteClosed: globalThis.gxMuteClosed === true }));
 })();`;
 
-interface ChildOut { values: Record<string, string>; source: string; route: string; inspectorLoaded: boolean }
+interface ChildOut { values: Record<string, string>; source: string; route: string; inspectorLoaded: boolean; muteClosed: boolean }
 
 let dirs = 0;
 function child(env: NodeJS.ProcessEnv, execArgv: string[] = []): { out: ChildOut; stderr: string } {
@@ -76,7 +84,7 @@ const EXPECTED: Record<string, string> = {
   half: 'half (device)', notThere: 'not found',
 };
 
-const base = { GPUEXT_CLOSURE_SESSION: '', NODE_OPTIONS: '', NODE_PENDING_DEPRECATION: '' };
+const base = { GPUEXT_CLOSURE_SESSION: '', NODE_OPTIONS: '', NODE_PENDING_DEPRECATION: '', GX_BINDING: '' };
 
 test('both sessions read the same closed-over values and translate the same kernel; only inspector.Session loads node:inspector', (t) => {
   const fast = child(base).out;
@@ -101,6 +109,17 @@ test('under --pending-deprecation (argument, NODE_OPTIONS or NODE_PENDING_DEPREC
     t.is(out.route, 'inspector');
     t.deepEqual(out.values, EXPECTED);
     t.notRegex(stderr, /DEP0111|DeprecationWarning/);
+  }
+});
+
+test('a process.binding that is missing, throws or gives a connection that does not answer at once leaves the read to inspector.Session', (t) => {
+  const fast = child(base).out;
+  for (const how of ['missing', 'throws', 'mute']) {
+    const { out } = child({ ...base, GX_BINDING: how });
+    t.is(out.route, 'inspector', how);
+    t.deepEqual(out.values, EXPECTED, how);
+    t.is(out.source, fast.source, how);
+    t.is(out.muteClosed, how === 'mute', `${how}: the connection that did not answer is closed`);
   }
 });
 

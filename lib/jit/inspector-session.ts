@@ -18,6 +18,7 @@ export type SessionRoute = 'binding' | 'inspector';
 /** node:internal's inspector Connection, as inspector.Session uses it (lib/inspector.js). */
 interface Connection {
   dispatch(message: string): void;
+  disconnect?(): void;
 }
 
 /** One answer of the connection: `result`, or `error` for a command it refused. */
@@ -73,9 +74,14 @@ function bindingSession(): ClosureSession | undefined {
     return undefined;
   };
   // The answers must come synchronously, as inspector.Session's do in this thread: one harmless command proves it.
+  let answered = false;
   try {
-    if (send('Runtime.releaseObjectGroup', { objectGroup: 'gx-probe' })?.result === undefined) return undefined;
+    answered = send('Runtime.releaseObjectGroup', { objectGroup: 'gx-probe' })?.result !== undefined;
   } catch {
+    // a connection that cannot dispatch: inspector.Session's turn
+  }
+  if (!answered) {
+    c.disconnect?.();
     return undefined;
   }
   return {
