@@ -63,10 +63,18 @@ if (broken) process.binding = broken();
   });
   const x = gx.ones([4]);
   console.log(JSON.stringify({ values, source: kernel.source(x, x, 4), route: closureSessionRoute(),
-    inspectorLoaded: process.moduleLoadList.includes('NativeModule inspector'), muteClosed: globalThis.gxMuteClosed === true }));
+    inspectorLoaded: process.moduleLoadList.includes('NativeModule inspector'),
+    workerThreadsLoaded: process.moduleLoadList.includes('NativeModule worker_threads'), muteClosed: globalThis.gxMuteClosed === true }));
 })();`;
 
-interface ChildOut { values: Record<string, string>; source: string; route: string; inspectorLoaded: boolean; muteClosed: boolean }
+interface ChildOut {
+  values: Record<string, string>;
+  source: string;
+  route: string;
+  inspectorLoaded: boolean;
+  workerThreadsLoaded: boolean;
+  muteClosed: boolean;
+}
 
 let dirs = 0;
 function child(env: NodeJS.ProcessEnv, execArgv: string[] = []): { out: ChildOut; stderr: string } {
@@ -96,7 +104,9 @@ test('both sessions read the same closed-over values and translate the same kern
   t.is(fast.source, slow.source);
   t.true(fast.source.includes('gx_jit_scaled'));
   t.false(fast.inspectorLoaded, 'the connection class loads no node:inspector');
+  t.false(fast.workerThreadsLoaded, 'nor worker_threads');
   t.true(slow.inspectorLoaded);
+  t.true(slow.workerThreadsLoaded);
 });
 
 test('under --pending-deprecation (argument, NODE_OPTIONS or NODE_PENDING_DEPRECATION) the read takes inspector.Session and prints no warning', (t) => {
