@@ -9,9 +9,10 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { elementwiseSource, geometryOf, isTiled, vectorWidth, type Layout } from '../lib/rtc/elementwise-codegen';
+import { elementwiseParams, elementwiseSource, geometryOf, isTiled, vectorWidth, type Layout } from '../lib/rtc/elementwise-codegen';
 import { parseParams } from '../lib/rtc/params';
-import { cudaTest, randomValues } from './helpers';
+import { parseKernelSignature, parseParamType } from '../lib/rtc/signature';
+import { cudaTest, randomValues, rng } from './helpers';
 import { hasTool, HOST_SHIM, nvccCompile, nvccPtx, runHost, tmpDir } from './host-cuda';
 import { FUSE_PREAMBLE, fuseCompileOptions } from '../lib/jit/fuse-ops';
 
@@ -227,5 +228,22 @@ cudaTest('gx.vectorize and gx.fuse on CUDA: odd sizes and views at offset 1 give
       using e = gx.add(gx.sin(x), gx.mul(y, 2));
       t.deepEqual(Array.from(f.toArraySync() as Float32Array), Array.from(e.toArraySync() as Float32Array), `fuse n=${n} offsets ${xo},${yo}`);
     }
+  }
+});
+
+test('the parameter list RawKernel is given reads as the signature of the source, for every dtype and layout', (t) => {
+  const next = rng(91);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
+  for (let n = 0; n < 60; n++) {
+    const nIn = 1 + Math.floor(next() * 3);
+    const nOut = 1 + Math.floor(next() * 2);
+    const names = Array.from({ length: nIn + nOut }, (_, k) => (k < nIn ? `in${k}` : `out${k - nIn}`));
+    const raw = (k: number): boolean => k < nIn && next() < 0.2;
+    const all = parseParams(names.map((nm, k) => `${raw(k) ? 'raw ' : ''}${pick(gx.DTYPES)} ${nm}`).join(', '), 'test', 'params');
+    const layouts = all.map((p, k): Layout => (p.raw ? 'r' : k < nIn ? pick(['c', 's', 'v'] as const) : pick(['c', 's'] as const)));
+    const g = { name: `k${n}`, preamble: '', body: `${names[nIn]} = ${names[0]}`, nIn, all, types: all.map((p) => p.type as gx.DType),
+      bound: new Map(), ndim: 1 + Math.floor(next() * 3), layouts, outputPassed: Array.from({ length: nOut }, () => next() < 0.5) };
+    const given = elementwiseParams(g).map((d, i) => parseParamType(d, `p${i}`));
+    t.deepEqual(given, parseKernelSignature(elementwiseSource(g), g.name), JSON.stringify({ layouts, types: g.types }));
   }
 });

@@ -40,7 +40,7 @@ const atRequire = loadedNow();
 const out = { atRequire, diffs: {} };
 const maxDiff = (a, b) => Math.max(...Array.from(a, (v, i) => Math.abs(v - b[i])));
 (async () => {
-  // jit: a rawkernel on the simulator (the translator, acorn and inspector load here).
+  // jit: a rawkernel on the simulator (the translator and acorn load here).
   const x = gx.randn([37]);
   const y = gx.empty([37]);
   const { jit } = gx;

@@ -465,9 +465,11 @@ test('options are normalized to one token each, order kept; nvcc gets its spelli
   t.deepEqual(normalizeOptions(['-I', 'a', '-Ib', '--include-path=c', '-I d', '-D N=1', '-DM', '--define-macro=K=2', '-U', 'X',
     '-std=c++17', ' --use_fast_math ', '-include', 'pre.h', '-Xptxas', '-v', '']),
   ['-Ia', '-Ib', '-Ic', '-Id', '-DN=1', '-DM', '-DK=2', '-UX', '-std=c++17', '--use_fast_math', '--pre-include=pre.h', '--ptxas-options=-v']);
-  for (const bad of ['-arch=sm_80', '--gpu-architecture=compute_80', '-arch', '-gencode=arch=compute_80,code=sm_80']) {
+  for (const bad of ['-arch=sm_80', '--gpu-architecture=compute_80', '-arch', '-arch sm_80', '-gencode=arch=compute_80,code=sm_80', '-code=sm_80', '--gpu-code']) {
     t.throws(() => normalizeOptions([bad]), { instanceOf: TypeError, message: /give the arch as the arch option/ }, bad);
   }
+  // An option that only begins like an arch option's name is another option.
+  t.deepEqual(normalizeOptions(['-archive', '-codegen-x', '--gpu-architectures']), ['-archive', '-codegen-x', '--gpu-architectures']);
   t.throws(() => normalizeOptions(['-I']), { instanceOf: TypeError, message: /'-I' needs a value/ });
   t.deepEqual(nvccArgsFor(['-Iinc', '--minimal', '--pre-include=p.h', '--ptxas-options=-v', '--use_fast_math', '--no-source-include'], '/w'),
     ['-I/w/inc', '--pre-include', 'p.h', '-Xptxas=-v', '--use_fast_math']);

@@ -163,12 +163,22 @@ test('parseParamType reads builtin scalars and pointers to them by its table as 
   const words = ['float', 'double', 'bool', 'char', 'signed char', 'unsigned char', 'short', 'unsigned short int', 'int', 'signed', 'unsigned',
     'long', 'unsigned long', 'long long', 'signed long long int', 'unsigned long long', 'int8_t', 'uint16_t', 'int64_t', 'size_t', 'ptrdiff_t'];
   for (const w of words) {
-    for (const type of [w, `${w}*`]) {
+    for (const type of [w, `${w}*`, `const ${w}`, `const ${w}*`, `${w}* __restrict__`, `const ${w}* __restrict__`]) {
       const fromTable = parseParamType(type, 'p3');
       const parsed = parseKernelSignature(`extern "C" __global__ void k(${type} p3) {}`, 'k')?.[0];
       t.deepEqual(fromTable, parsed, type);
       t.not(fromTable.kind, 'unknown', type);
+      // With a name of its own (the elementwise kernels' `const float* __restrict__ a0_ptr`), kept.
+      for (const name of ['a0_ptr', '$n', 'x1']) {
+        t.deepEqual(parseParamType(`${type} ${name}`, 'p3'), parseKernelSignature(`extern "C" __global__ void k(${type} ${name}) {}`, 'k')?.[0], `${type} ${name}`);
+      }
     }
+  }
+  // Near misses go through the parser and still read as it reads them.
+  for (const decl of ['float *x', 'float* const', 'float*__restrict__', 'const const int', 'int int', 'unsigned  int', 'long long restrict',
+    'float** p', 'float* __restrict__ __restrict__', 'float const* q']) {
+    const parsed = parseKernelSignature(`extern "C" __global__ void k(${decl}) {}`, 'k')?.[0];
+    t.deepEqual(parseParamType(decl, 'p3'), parsed && { ...parsed, name: parsed.name || 'p3' }, decl);
   }
   // What the table does not hold still goes through the parser.
   t.deepEqual(parseParamType('const float*', 'p0'), { name: 'p0', type: 'const float*', kind: 'pointer', const: true });

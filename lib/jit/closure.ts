@@ -12,16 +12,29 @@
 // a module (`jit` from `const { jit } = gx`, a `const K` beside it) is bound
 // in a scope no other JS can reach, so there is no reading without it; what
 // the reads cost is kept down instead. One session serves the process
-// (connected at the first read; the first read still loads node:inspector,
-// which loads worker_threads and streams: ~1.2 ms of CPU on the 2-core
-// machine); each read's handles are one object group, released when it ends,
-// so the kept session holds no value alive; the scopes are read from the
-// innermost out and no further than the last name wanted. The values are not
-// remembered per function object: a closed-over `let` may change between two
-// kernels of one function (the inspector does not say which bindings are
-// const), and each kernel is keyed and translated with the values of its time
+// (inspector-session.ts; connected at the first read and kept); each read's
+// handles are one object group, released when it ends, so the kept session
+// holds no value alive; the scopes are read from the innermost out and no
+// further than the last name wanted. The values are not remembered per
+// function object: a closed-over `let` may change between two kernels of one
+// function (the inspector does not say which bindings are const), and each
+// kernel is keyed and translated with the values of its time
 // (test/jit-cache.test.ts).
-import type * as Inspector from 'inspector';
+// The session is Node's own connection class, the one inspector.Session wraps
+// (process.binding('inspector').Connection: `new Connection(onMessage)`,
+// `dispatch(JSON)`, each answer handed to onMessage before dispatch returns).
+// A warm first call is mostly this read, and require('inspector') loads
+// worker_threads (and with it streams), which a read does not use:
+// connecting that way cost ~1.5 ms on the 2-core machine and ~3.3 ms on the
+// GPU host, the connection class ~0.2 ms and no module.
+// inspector.Session stays the route (test/closure-session.test.ts reads the
+// same values both ways) when process.binding is missing or throws (a Node
+// without the inspector, a permission model), when its connection does not
+// answer a probe synchronously, when process.binding would print DEP0111
+// (--pending-deprecation on the command line or in NODE_OPTIONS, or
+// NODE_PENDING_DEPRECATION=1, under which Node wraps it in util.deprecate),
+// and when GPUEXT_CLOSURE_SESSION=inspector asks for it (the tests' switch).
+import { closureSession } from './inspector-session';
 
 interface RemoteObject {
   type?: string;
@@ -86,22 +99,11 @@ export function closureValues(f: Function, names: Iterable<string>): Lookup {
   };
 }
 
-/** One inspector session per process, connected at the first closure read and kept (connecting costs each read otherwise). */
-let sessionMemo: Inspector.Session | undefined;
-function session(): Inspector.Session {
-  if (sessionMemo !== undefined) return sessionMemo;
-  // inspector loads with the first closure read, not with gpuext (NOTE [ Lazy entry ] in lib/README.md).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const s = new (require('inspector') as typeof Inspector).Session();
-  s.connect();
-  return (sessionMemo = s);
-}
-
 /** The inspector's handles of one read: released together when the read ends, so a kept session holds no value alive. */
 const GROUP = 'gx-jit-closure';
 
 function readScopes(f: Function, wanted: Set<string>, found: Map<string, unknown>): void {
-  const s = session();
+  const s = closureSession();
   const key = `__gx_jit_closure_${process.pid}`;
   const g = globalThis as Record<string, unknown>;
   const sink: unknown[] = [];

@@ -15,7 +15,7 @@
 // (a process's first compile pays for loading the compiler, which a warm
 // first launch of a jit kernel no longer does). test/rtc-cache-lookup.test.ts
 // checks both paths give the same key and entry.
-import * as path from 'path';
+import path from 'path';
 
 import { logger } from '../platform/log';
 import { cacheDir } from '../platform/paths';
@@ -151,6 +151,9 @@ const VALUED: { names: string[]; canon: string }[] = [
   { names: ['-Xptxas', '--ptxas-options'], canon: '--ptxas-options=' },
 ];
 
+/** The options that name an arch, which normalizeOptions refuses (`arch` is its own option); tested as strings: a regular expression is compiled at its first test (~20 us, on every warm lookup's path). */
+const ARCH_OPTIONS = ['-arch', '--gpu-architecture', '-gencode', '--generate-code', '-code', '--gpu-code'];
+
 /**
  * Options in one token each, order kept: `-I dir`, `['-I', 'dir']`,
  * `--include-path=dir` all become `-Idir` (likewise -D, -U, --pre-include=,
@@ -163,7 +166,7 @@ export function normalizeOptions(options: readonly string[], what = 'gx.RawKerne
     if (typeof raw !== 'string') throw new TypeError(`${what}: options must be strings; option ${i} is ${typeof raw}`);
     const opt = raw.trim();
     if (opt === '') continue;
-    if (/^(-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)([= ]|$)/.test(opt)) {
+    if (ARCH_OPTIONS.some((name) => opt.startsWith(name) && (opt.length === name.length || opt[name.length] === '=' || opt[name.length] === ' '))) {
       throw new TypeError(`${what}: '${opt}': give the arch as the arch option (e.g. arch: 'sm_90'), not in options`);
     }
     let matched = false;

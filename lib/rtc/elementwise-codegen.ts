@@ -88,26 +88,36 @@ export interface ElementwiseSourceIn {
   outputPassed: readonly boolean[];
 }
 
-/** The kernel's source: concrete C types everywhere, placeholders resolved (the launcher reads its parameter types from it). */
-export function elementwiseSource(g: ElementwiseSourceIn): string {
+/**
+ * The kernel's parameters, in order, each a declaration with its name
+ * (`const float* __restrict__ a0_ptr`): what elementwiseSource declares, and
+ * what the launcher is given, so RawKernel reads the types from this list
+ * rather than parsing them out of the source (a first call's cost).
+ */
+export function elementwiseParams(g: ElementwiseSourceIn): string[] {
   const params: string[] = [];
-  const lines: string[] = [];  // the v (number) operands' locals
   g.all.forEach((p, k) => {
-    const isOut = k >= g.nIn;
     const c = C_TYPES[g.types[k]];
-    switch (g.layouts[k]) {
-      case 'v':
-        params.push(`double ${p.name}_value`);
-        lines.push(`const ${c} ${p.name} = (${c})${p.name}_value;`);
-        break;
-      case 'r':
-        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}`, `long long ${p.name}_size`);
-        break;
-      default:
-        params.push(`${isOut ? '' : 'const '}${c}* __restrict__ ${p.name}_ptr`);
-    }
+    const ptr = `${k >= g.nIn ? '' : 'const '}${c}* __restrict__`;
+    if (g.layouts[k] === 'v') params.push(`double ${p.name}_value`);
+    else if (g.layouts[k] === 'r') params.push(`${ptr} ${p.name}`, `long long ${p.name}_size`);
+    else params.push(`${ptr} ${p.name}_ptr`);
   });
   params.push('long long n');
+  // Strided operands (never in a tiled kernel): the shape, then each one's strides.
+  const strided = g.all.filter((_, k) => g.layouts[k] === 's');
+  if (strided.length > 0) {
+    for (let d = 0; d < g.ndim; d++) params.push(`long long shape${d}`);
+    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(`long long ${p.name}_stride${d}`);
+  }
+  return params;
+}
+
+/** The kernel's source: concrete C types everywhere, placeholders resolved. */
+export function elementwiseSource(g: ElementwiseSourceIn): string {
+  const params = elementwiseParams(g);
+  // The v (number) operands' locals.
+  const lines = g.all.flatMap((p, k) => (g.layouts[k] === 'v' ? [`const ${C_TYPES[g.types[k]]} ${p.name} = (${C_TYPES[g.types[k]]})${p.name}_value;`] : []));
   // Placeholders must be declared before the parameter list uses them.
   const typedefs = [...g.bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
   const head = `${typeHeaders(g.types)}${typedefs}\n${g.preamble}\n`;
@@ -119,8 +129,6 @@ function stridedKernel(g: ElementwiseSourceIn, params: string[], lines: string[]
   const strided = g.all.filter((_, k) => g.layouts[k] === 's');
   const index: string[] = [];
   if (strided.length > 0) {
-    for (let d = 0; d < g.ndim; d++) params.push(`long long shape${d}`);
-    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(`long long ${p.name}_stride${d}`);
     index.push('long long rem = i;');
     for (const p of strided) index.push(`long long ${p.name}_off = 0;`);
     for (let d = g.ndim - 1; d >= 0; d--) {

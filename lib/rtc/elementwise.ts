@@ -34,7 +34,7 @@ import { dtypeCode } from '../core/dtype';
 import { Tensor } from '../core/tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
 import { broadcastStrides, parseParams, type Param } from './params';
-import { blocksFor, elementwiseSource, geometryOf, THREADS, type Geometry, type Layout } from './elementwise-codegen';
+import { blocksFor, elementwiseParams, elementwiseSource, geometryOf, THREADS, type Geometry, type Layout } from './elementwise-codegen';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { RawKernel } from './raw';
 import { checkKeys, checkOptions, optionKeys } from '../core/options';
@@ -264,9 +264,10 @@ class Elementwise {
     const types = all.map((p) => this.#typeOf(p, bound));
     const outputPassed = this.#outs.map((_, k) => operands[nIn + k] instanceof Tensor);
     const layouts = this.#layouts;
-    const src = elementwiseSource({ name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts, outputPassed });
+    const g = { name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts, outputPassed };
+    const src = elementwiseSource(g);
     this.sources.push(src);
-    const kernel = new RawKernel(src, name, { options: this.#opts.options });
+    const kernel = new RawKernel(src, name, { options: this.#opts.options, params: elementwiseParams(g) });
     const nargs = kernel.params?.length ?? 0;
     if (nargs > STAGED_MAX_ARGS) {
       throw new RangeError(`${this.#fn}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);

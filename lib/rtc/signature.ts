@@ -221,15 +221,48 @@ export function parseParamType(decl: string, fallbackName: string): KernelParam 
   const text = decl.trim();
   const named = KIND_NAMES.find((k) => k === text);
   if (named !== undefined) return { name: fallbackName, type: text, kind: named, const: false };
-  // A builtin scalar or a pointer to one (what the jit passes) by the table: parseParam's first use compiles a dozen
-  // regular expressions, most of a jit kernel's first RawKernel; it gives the same (test/rtc-signature.test.ts).
-  const base = text.endsWith('*') ? text.slice(0, -1) : text;
-  if (Object.prototype.hasOwnProperty.call(SCALARS, base)) {
-    return { name: fallbackName, type: text, kind: base === text ? SCALARS[base] : 'pointer', const: false };
-  }
-  const p = parseParam(stripComments(text));
+  // A builtin scalar or a pointer to one (what the jit and the elementwise kernels declare) by the table: parseParam's first
+  // use compiles a dozen regular expressions, most of a kernel's first RawKernel; it gives the same (test/rtc-signature.test.ts).
+  const p = tableParam(text) ?? parseParam(stripComments(text));
   if (p.name === '') p.name = fallbackName;
   return p;
+}
+
+const isScalar = (t: string): boolean => Object.prototype.hasOwnProperty.call(SCALARS, t);
+
+/** Whether `t` is a C identifier (a parameter's name), tested without a regular expression. */
+function isIdentifier(t: string): boolean {
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
+    if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+  }
+  return t.length > 0 && !QUALIFIERS.has(t) && !TYPE_WORDS.has(t);
+}
+
+/**
+ * `[const ]T[ name]`, `[const ]T*[ name]` or `[const ]T* __restrict__[ name]`
+ * with T a builtin scalar of the table, spelled with single spaces, read as
+ * parseParam reads it; undefined for any other text (parseParam's).
+ */
+function tableParam(text: string): KernelParam | undefined {
+  const isConst = text.startsWith('const ');
+  const rest = isConst ? text.slice('const '.length) : text;
+  const star = rest.indexOf('*');
+  if (star < 0) {
+    // A scalar, its name after the last space (`unsigned long long n`) unless the whole is the type (`unsigned long long`).
+    const cut = isScalar(rest) ? rest.length : rest.lastIndexOf(' ');
+    const base = rest.slice(0, cut);
+    const name = rest.slice(cut + 1);
+    if (!isScalar(base) || (cut < rest.length && !isIdentifier(name))) return undefined;
+    return { name, type: isConst ? `const ${base}` : base, kind: SCALARS[base], const: isConst };
+  }
+  if (!isScalar(rest.slice(0, star))) return undefined;
+  let after = rest.slice(star + 1);
+  const restrict = after === ' __restrict__' || after.startsWith(' __restrict__ ');
+  if (restrict) after = after.slice(' __restrict__'.length);
+  if (after !== '' && !(after[0] === ' ' && isIdentifier(after.slice(1)))) return undefined;
+  return { name: after.slice(1), type: text.slice(0, text.length - after.length), kind: 'pointer', const: isConst };
 }
 
 function lastIdentifier(text: string): string | undefined {
