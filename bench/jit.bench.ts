@@ -29,6 +29,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import * as gx from '../lib';
+import { setPtxEnabled } from '../lib/jit/rawkernel';
 import { elapsedNs, fmt, median, nowNs, perCallNs, REPO, runPythonJson, section } from './util';
 
 const N = 2 ** 26;
@@ -166,6 +167,23 @@ function main(): void {
   const jArgs = [one, o1, 1];
   const jLat = lat(() => { square([1], [32], jArgs); });
   const rLat = lat(() => { squareRaw.launch([1], [32], jArgs); });
+  // The PTX route against NVRTC's, the same kernel over 2^26 float32 (NOTE [ PTX path ]): steady state, not first calls.
+  setPtxEnabled(false);
+  const squareNvrtc = jit.rawkernel(function elementwise_square(x: gx.jit.Array, y: gx.jit.Array, size: number) {
+    const tid = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x;
+    const ntid = jit.gridDim.x * jit.blockDim.x;
+    for (let i = tid; i < size; i += ntid) y[i] = x[i] * x[i];
+  });
+  using sx = gx.rand([N], { device: 'cuda' });
+  using sy = gx.empty([N], { device: 'cuda' });
+  squareNvrtc([1], [32], [sx, sy, 1]);
+  setPtxEnabled(true);
+  const bigArgs = [sx, sy, N];
+  const [ptxNs, nvrtcNs] = [0, 1, 2].reduce<number[][]>((acc, r) => {
+    const order = r % 2 === 0 ? [0, 1] : [1, 0];
+    for (const k of order) acc[k].push(time(() => (k === 0 ? square : squareNvrtc)([4 * 132], [512], bigArgs)));
+    return acc;
+  }, [[], []]).map(median);
 
   // gx.fuse of sin(x) + cos(y) / sqrt(z), beside torch.compile and cupy.fuse.
   using fx = gx.rand([N], { device: 'cuda' }).add(0.1);
@@ -212,6 +230,7 @@ function main(): void {
   console.log(`  1-element call: vectorize ${fmt(vLat, 2)} us vs elementwiseKernel ${fmt(hLat, 2)} us = ${fmt(vLat / hLat, 3)}x (target <= 1.10: ${vLat / hLat <= 1.1 ? 'met' : 'MISSED'})`);
   console.log(describeFirst('jit.rawkernel', rawFirst, 50, 5));
   console.log(`  1-element call: jit.rawkernel ${fmt(jLat, 2)} us vs the same RawKernel ${fmt(rLat, 2)} us = ${fmt(jLat / rLat, 3)}x (target <= 1.10: ${jLat / rLat <= 1.1 ? 'met' : 'MISSED'})`);
+  console.log(`  jit.rawkernel square 2^26 float32, steady state: PTX route ${fmt(ptxNs / 1e6, 3)} ms (${gbs(8 * N, ptxNs / 1e6)} GB/s) vs NVRTC route ${fmt(nvrtcNs / 1e6, 3)} ms (${gbs(8 * N, nvrtcNs / 1e6)} GB/s) = ${fmt(nvrtcNs / ptxNs, 3)}x NVRTC's speed`);
   const tc = pyNum('torch_compile_ms');
   console.log(`  fuse sin(x)+cos(y)/sqrt(z) 2^26 float32: gx.fuse ${fmt(fuseMs, 3)} ms (first call ${fmt(fuseFirstMs)} ms, target < 100: ${fuseFirstMs < 100 ? 'met' : 'MISSED'}), gx unfused ${fmt(unfusedMs, 3)} ms, ` +
     `torch.compile ${tc === undefined ? '-' : fmt(tc, 3)} ms (first call ${fmt(pyNum('torch_compile_first_ms') ?? NaN)} ms), cupy.fuse ${fmt(pyNum('cupy_fuse_ms') ?? NaN, 3)} ms, cupy unfused ${fmt(pyNum('cupy_ms') ?? NaN, 3)} ms` +

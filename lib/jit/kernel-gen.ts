@@ -3,10 +3,10 @@
 // it acorn, the typer, the emitter and the interpreter) only when a
 // translation misses the cache (NOTE [ Translation cache ]), so a kernel
 // found there costs none of it.
+import { lazyModule } from '../platform/lazy';
 import { typeHeaders } from '../rtc/params';
 import { closureValues, type Lookup } from './closure';
-import { simulate } from './simulator';
-import { compileKernel, type CompiledKernel } from './interpret';
+import type { CompiledKernel } from './interpret';
 import { parseFunction, referencedNames, type Node, type ParsedFunction } from './source';
 import { cName, emitKernelBody, paramNames, type ParamArrays } from './emit-cuda';
 import { emitPtxKernel, PTX_MIN_CAPABILITY, type PtxParams } from './emit-ptx';
@@ -17,7 +17,14 @@ import { typeFunction, type ParamSpec } from './typer-function';
 import { C_TYPE, elementCType } from './types';
 import { countTranslation, type ArgSpec, type FunctionInfo, type PlanEntry, type Translation } from './translation-cache';
 
-export { simulate };
+// The simulator and the interpreter load with the first kernel run on CPU tensors, not with a translation for CUDA.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const simulator = lazyModule(() => require('./simulator') as typeof import('./simulator'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const interpreter = lazyModule(() => require('./interpret') as typeof import('./interpret'));
+
+/** Runs a compiled kernel on CPU tensors (simulator.ts). */
+export const simulate: typeof import('./simulator').simulate = (...args) => simulator().simulate(...args);
 
 /** A parsed function with the lookup of the names it closes over (read once, when first needed). */
 export interface Parsed {
@@ -192,5 +199,5 @@ function ptxKernel(fn: FnIR, name: string, used: ReturnType<typeof arrayNames>['
 /** The kernel typed for `specs` as for CUDA (so refused where CUDA refuses it) and compiled for the simulator. */
 export function simulated(p: Parsed, name: string, specs: readonly ArgSpec[], debug: boolean, api: string): CompiledKernel {
   const fn = typeFunction(p.parsed, 'kernel', name, paramSpecs(p.parsed, specs), undefined, p.lookup(), new Module(debug), api);
-  return compileKernel(fn, debug);
+  return interpreter().compileKernel(fn, debug);
 }
