@@ -25,7 +25,8 @@ import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type 
 import { INTRINSIC_TABLE } from './intrinsic-table';
 import { mathEntry } from './math-table';
 import { arith, BIT_TYPE, classOf, compare, convert, elementSize, literal, loadElement, REG_PREFIX, storeElement, unsupported, type Out, type RegClass } from './ptx-isa';
-import { hasLibrary, libraryName, linkLibrary } from './ptx-library';
+import { hasLibrary, inlineLibrary, libraryName, linkLibrary } from './ptx-library';
+import { RUNTIME } from './semantics';
 import type { PtxFace } from './ptx-intrinsics';
 import { computeDType, type ScalarDType } from './types';
 
@@ -114,7 +115,8 @@ class PtxFunction implements Out {
       case 'arith': {
         const d = e.ty.dtype;
         if ((d === 'float32' || d === 'float64') && (e.op === '%' || e.op === '**')) {
-          return this.libraryCall(libraryName(e.op === '%' ? 'fmod' : 'pow', d), d, [e.a, e.b]);
+          const fn = e.op === '%' ? 'fmod' : 'pow';
+          return this.libraryCall(libraryName(fn, d), d, fn, [e.a, e.b]);
         }
         const a = this.expr(e.a);
         return arith(this, e.op, d, a, this.expr(e.b));
@@ -193,7 +195,7 @@ class PtxFunction implements Out {
   private math(e: Extract<Expr, { k: 'math' }>): string {
     const d = e.ty.dtype;
     const entry = mathEntry(e.fn);
-    if ((d === 'float32' || d === 'float64') && entry.ptx === undefined) return this.libraryCall(libraryName(e.fn, d), d, e.args);
+    if ((d === 'float32' || d === 'float64') && entry.ptx === undefined) return this.libraryCall(libraryName(e.fn, d), d, e.fn, e.args);
     const args = e.args.map((a) => this.expr(a));
     if (d === 'int32' || d === 'int64') {
       const int = entry.int;
@@ -215,18 +217,30 @@ class PtxFunction implements Out {
     return prefix ? this.copy(d, r) : before;
   }
 
-  /** A call of a function of CUDA's math library (ptx-library.ts), spliced into the module. */
-  private libraryCall(name: string, d: ScalarDType, args: readonly Expr[]): string {
+  private inlined = 0;
+
+  /**
+   * A function of CUDA's math library (ptx-library.ts), its body inlined as
+   * NVRTC inlines it; on literal arguments, its value folded here as NVRTC's
+   * compiler folds it (with the simulator's JS: correctly rounded, where the
+   * run-time function may be an ulp away).
+   */
+  private libraryCall(name: string, d: 'float32' | 'float64', fn: string, args: readonly Expr[]): string {
     if (!hasLibrary()) return unsupported('library math (the build made no jit-math.ptx)');
-    this.library.add(name);
-    return this.callNamed(name, { kind: 'scalar', ty: { dtype: d, weak: false } }, args);
+    const folded = foldLibrary(fn, d, args);
+    if (folded !== undefined) return literal(this, d, folded);
+    const vals = args.map((a) => this.expr(a));
+    const r = this.reg(classOf(d));
+    const body = inlineLibrary(name, vals, r, `${this.fn.name}_m${this.inlined++}_`);
+    this.locals.push(...body.decls);
+    this.lines.push(...body.lines);
+    for (const n of body.deps) this.library.add(n);
+    return r;
   }
 
   private call(fn: FnIR, args: readonly Expr[]): string {
-    return this.callNamed(fn.name, fn.ret, args);
-  }
-
-  private callNamed(name: string, ret: FnIR['ret'], args: readonly Expr[]): string {
+    const ret = fn.ret;
+    const name = fn.name;
     if (ret !== undefined && ret.kind !== 'scalar') return unsupported('a device function returning several values');
     const vals = args.map((a) => ({ r: this.expr(a), d: a.ty.dtype }));
     this.ins('{');
@@ -400,6 +414,45 @@ class PtxFunction implements Out {
 }
 
 const isFloat = (d: ScalarDType): boolean => d === 'float32' || d === 'float64';
+
+/** The value of a constant argument (a literal, its negation, conversions of them), when JS computes it as C does; else undefined. */
+function constantOf(e: Expr): number | undefined {
+  switch (e.k) {
+    case 'lit': {
+      const n = typeof e.v === 'boolean' ? undefined : Number(e.v);
+      return n !== undefined && (typeof e.v === 'number' || Number.isSafeInteger(n)) ? n : undefined;
+    }
+    case 'neg': {
+      const v = constantOf(e.x);
+      return v === undefined ? undefined : -v;
+    }
+    case 'cast': {
+      const v = constantOf(e.x);
+      if (v === undefined || !isFloat(e.ty.dtype)) return undefined;
+      // float64 to float32 rounds once, as C; an integer is taken only when the float holds it exactly.
+      if (e.x.ty.dtype === 'float64' || e.x.ty.dtype === 'float32') return e.ty.dtype === 'float32' ? Math.fround(v) : v;
+      return e.ty.dtype === 'float32' && Math.fround(v) !== v ? undefined : v;
+    }
+    default: return undefined;
+  }
+}
+
+/** Library math on literal arguments, computed as the simulator computes it (interpret.ts); undefined when an argument is not one. */
+function foldLibrary(fn: string, d: 'float32' | 'float64', args: readonly Expr[]): number | undefined {
+  const vs = args.map(constantOf);
+  if (vs.some((v) => v === undefined)) return undefined;
+  const [a, b] = vs as number[];
+  let v: number;
+  if (fn === 'fmod') v = a % b;
+  else if (fn === 'pow') v = RUNTIME.pow(a, b);
+  else {
+    const sim = mathEntry(fn as Parameters<typeof mathEntry>[0]).sim[1];
+    const f: unknown = sim.startsWith('Math.') ? Reflect.get(Math, sim.slice(5)) : Reflect.get(RUNTIME, sim.slice(2));
+    if (typeof f !== 'function') return undefined;
+    v = Number(f(...(vs as number[])));
+  }
+  return d === 'float32' ? Math.fround(v) : v;
+}
 const paramBits = (d: ScalarDType): number => (d === 'int64' || d === 'float64' ? 64 : 32);
 
 /** A value as a parameter's bits (a bool as 0 or 1 in 32 bits). */
