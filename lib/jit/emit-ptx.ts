@@ -26,7 +26,7 @@ import { INTRINSIC_TABLE } from './intrinsic-table';
 import { mathEntry } from './math-table';
 import { arith, BIT_TYPE, classOf, compare, convert, elementSize, literal, loadElement, REG_PREFIX, storeElement, unsupported, type Out, type RegClass } from './ptx-isa';
 import { hasLibrary, inlineLibrary, libraryName, linkLibrary } from './ptx-library';
-import { RUNTIME } from './semantics';
+import { constantOf, foldLibrary } from './ptx-fold';
 import type { PtxFace } from './ptx-intrinsics';
 import { computeDType, type ScalarDType } from './types';
 
@@ -440,44 +440,6 @@ class PtxFunction implements Out {
 
 const isFloat = (d: ScalarDType): boolean => d === 'float32' || d === 'float64';
 
-/** The value of a constant argument (a literal, its negation, conversions of them), when JS computes it as C does; else undefined. */
-function constantOf(e: Expr): number | undefined {
-  switch (e.k) {
-    case 'lit': {
-      const n = typeof e.v === 'boolean' ? undefined : Number(e.v);
-      return n !== undefined && (typeof e.v === 'number' || Number.isSafeInteger(n)) ? n : undefined;
-    }
-    case 'neg': {
-      const v = constantOf(e.x);
-      return v === undefined ? undefined : -v;
-    }
-    case 'cast': {
-      const v = constantOf(e.x);
-      if (v === undefined || !isFloat(e.ty.dtype)) return undefined;
-      // float64 to float32 rounds once, as C; an integer is taken only when the float holds it exactly.
-      if (e.x.ty.dtype === 'float64' || e.x.ty.dtype === 'float32') return e.ty.dtype === 'float32' ? Math.fround(v) : v;
-      return e.ty.dtype === 'float32' && Math.fround(v) !== v ? undefined : v;
-    }
-    default: return undefined;
-  }
-}
-
-/** Library math on literal arguments, computed as the simulator computes it (interpret.ts); undefined when an argument is not one. */
-function foldLibrary(fn: string, d: 'float32' | 'float64', args: readonly Expr[]): number | undefined {
-  const vs = args.map(constantOf);
-  if (vs.some((v) => v === undefined)) return undefined;
-  const [a, b] = vs as number[];
-  let v: number;
-  if (fn === 'fmod') v = a % b;
-  else if (fn === 'pow') v = RUNTIME.pow(a, b);
-  else {
-    const sim = mathEntry(fn as Parameters<typeof mathEntry>[0]).sim[1];
-    const f: unknown = sim.startsWith('Math.') ? Reflect.get(Math, sim.slice(5)) : Reflect.get(RUNTIME, sim.slice(2));
-    if (typeof f !== 'function') return undefined;
-    v = Number(f(...(vs as number[])));
-  }
-  return d === 'float32' ? Math.fround(v) : v;
-}
 const paramBits = (d: ScalarDType): number => (d === 'int64' || d === 'float64' ? 64 : 32);
 
 /** A value as a parameter's bits (a bool as 0 or 1 in 32 bits). */
