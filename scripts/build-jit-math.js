@@ -6,20 +6,27 @@
 'use strict';
 const { spawnSync } = require('child_process');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 /** Writes `<outDir>/jit-math.ptx` with `nvcc`; returns an error message, or '' on success. */
 function buildJitMath(outDir, nvcc) {
   const { librarySource } = require(path.join(__dirname, '..', 'dist', 'lib', 'jit', 'ptx-library.js'));
-  const cu = path.join(outDir, 'jit-math.cu');
   const ptx = path.join(outDir, 'jit-math.ptx');
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(cu, librarySource());
-  // compute_80: the PTX path's target (cvt.rn.bf16.f32); -rdc keeps every extern function.
-  const r = spawnSync(nvcc, ['-ptx', '-arch=compute_80', '-rdc=true', '--fmad=false', '-o', `${ptx}.tmp`, cu], { encoding: 'utf8' });
-  if (r.status !== 0) return `nvcc failed on ${cu}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(0, 5).join('\n')}`;
-  fs.renameSync(`${ptx}.tmp`, ptx);
-  return '';
+  // The source goes to a directory of its own: under ops/ a later build of the ops would take it for one of theirs.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gpuext-jit-math-'));
+  try {
+    const cu = path.join(tmp, 'jit-math.cu');
+    fs.writeFileSync(cu, librarySource());
+    // compute_80: the PTX path's target (cvt.rn.bf16.f32); -rdc keeps every extern function.
+    const r = spawnSync(nvcc, ['-ptx', '-arch=compute_80', '-rdc=true', '--fmad=false', '-o', `${ptx}.tmp`, cu], { encoding: 'utf8' });
+    if (r.status !== 0) return `nvcc failed on the jit's math library: ${(r.stderr || r.stdout || '').trim().split('\n').slice(0, 5).join('\n')}`;
+    fs.renameSync(`${ptx}.tmp`, ptx);
+    return '';
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 module.exports = { buildJitMath };
