@@ -24,11 +24,11 @@ import type { DType } from '../core/dtype';
 import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
 import { INTRINSIC_TABLE } from './intrinsic-table';
 import { mathEntry } from './math-table';
-import { arith, BIT_TYPE, classOf, compare, convert, elementSize, literal, loadElement, REG_PREFIX, storeElement, unsupported, type Out, type RegClass } from './ptx-isa';
+import { arith, BIT_TYPE, classOf, PTX_TYPE, compare, convert, elementSize, literal, loadElement, REG_PREFIX, storeElement, unsupported, type Out, type RegClass } from './ptx-isa';
 import { hasLibrary, inlineLibrary, libraryName, linkLibrary } from './ptx-library';
 import { constantOf, foldLibrary } from './ptx-fold';
 import type { PtxFace } from './ptx-intrinsics';
-import { computeDType, type ScalarDType } from './types';
+import { C_TYPE, computeDType, isFloat, SCALAR_DTYPES, type ScalarDType } from './types';
 
 /** The PTX module header: sm_80's ISA (cvt.rn.bf16.f32), loadable by any CUDA 11+ driver. */
 export const PTX_HEADER = '.version 7.0\n.target sm_80\n.address_size 64\n';
@@ -438,7 +438,6 @@ class PtxFunction implements Out {
   }
 }
 
-const isFloat = (d: ScalarDType): boolean => d === 'float32' || d === 'float64';
 
 const paramBits = (d: ScalarDType): number => (d === 'int64' || d === 'float64' ? 64 : 32);
 
@@ -484,10 +483,12 @@ export interface PtxParam {
   reg: string;
 }
 
-const PARAM_PTX: Record<string, { param: string; reg: string }> = {
-  'long long': { param: 'u64', reg: 's64' }, double: { param: 'f64', reg: 'f64' }, bool: { param: 'u8', reg: 'b16' },
-  int: { param: 'u32', reg: 's32' }, float: { param: 'f32', reg: 'f32' },
-};
+/** A kernel parameter's PTX type and register class, from its C type (a pointer, or a scalar dtype's C_TYPE). */
+function paramType(c: string): { param: string; reg: string } {
+  if (c.endsWith('*')) return { param: 'u64', reg: 's64' };
+  const d = SCALAR_DTYPES.find((x) => C_TYPE[x] === c) ?? unsupported(`a parameter of C type ${c}`);
+  return d === 'bool' ? { param: 'u8', reg: 'b16' } : { param: PTX_TYPE[d], reg: PTX_TYPE[d] };
+}
 
 /**
  * A kernel as a PTX module: `body` is typed IR, `params` what PtxParams
@@ -506,7 +507,7 @@ export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: (
   const ps = list();
   const decls: string[] = [];
   const loads = ps.map((p, i) => {
-    const t = p.type.endsWith('*') ? { param: 'u64', reg: 's64' } : PARAM_PTX[p.type] ?? unsupported(`a parameter of C type ${p.type}`);
+    const t = paramType(p.type);
     decls.push(`.param .${t.param} gx_param_${i}`);
     if (t.param === 'u8') {
       // A bool argument: one byte, read as a predicate register of its name.
@@ -523,5 +524,3 @@ export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: (
   const libText = lib === undefined ? '' : `${lib.text}\n\n`;
   return `${header}\n${globals.join('\n')}${globals.length > 0 ? '\n' : ''}${libText}${functions.join('\n')}${entry}`;
 }
-
-export { BIT_TYPE, unsupported };

@@ -7,9 +7,7 @@
 import type { Expr } from './ir';
 import { mathEntry } from './math-table';
 import { RUNTIME } from './semantics';
-import type { ScalarDType } from './types';
-
-const isFloat = (d: ScalarDType): boolean => d === 'float32' || d === 'float64';
+import { isFloat } from './types';
 
 /** The value of a constant argument (a literal, its negation, conversions of them), when JS computes it as C does; else undefined. */
 export function constantOf(e: Expr): number | undefined {

@@ -5,7 +5,8 @@
 // contraction: every add, sub and mul carries an explicit .rn, which ptxas
 // never fuses; IEEE division and square root; no flush to zero).
 import type { DType } from '../core/dtype';
-import type { ScalarDType } from './types';
+import { DTYPE_INFO } from '../generated/dtypes';
+import { isFloat, type ScalarDType } from './types';
 
 /** An operation a PTX function cannot print: the kernel then goes through NVRTC (NOTE [ PTX path ] in emit-ptx.ts). */
 export class PtxUnsupported extends Error {}
@@ -93,14 +94,13 @@ export function convert(o: Out, x: string, from: ScalarDType, to: ScalarDType): 
   return r;
 }
 
-const isFloatD = (d: ScalarDType): boolean => d === 'float32' || d === 'float64';
 
 /** `a op b` of two operands of `d` (already converted). */
 export function arith(o: Out, op: string, d: ScalarDType, a: string, b: string): string {
   if (d === 'bool') return unsupported(`${op} on bool`);
   const t = PTX_TYPE[d];
   const r = o.reg(classOf(d));
-  const float = isFloatD(d);
+  const float = isFloat(d);
   const bits = d === 'int64' ? 64 : 32;
   switch (op) {
     case '+': o.ins(float ? `add.rn.${t} ${r}, ${a}, ${b};` : `add.${t} ${r}, ${a}, ${b};`); return r;
@@ -187,33 +187,23 @@ export function compare(o: Out, op: string, d: ScalarDType, a: string, b: string
     if (op === '==') o.ins(`not.pred ${r}, ${r};`);
     return r;
   }
-  const c = op === '!=' && isFloatD(d) ? 'neu' : CMP[op];
+  const c = op === '!=' && isFloat(d) ? 'neu' : CMP[op];
   if (c === undefined) return unsupported(`the comparison ${op}`);
   o.ins(`setp.${c}.${PTX_TYPE[d]} ${r}, ${a}, ${b};`);
   return r;
 }
 
-/** Register class and load/store type of an element of each tensor dtype; float16 / bfloat16 / bool convert through a register of their own. */
-const ELEMENT: Partial<Record<DType, { ld: string; st: string; size: number }>> = {
-  float32: { ld: 'f32', st: 'f32', size: 4 },
-  float64: { ld: 'f64', st: 'f64', size: 8 },
-  float16: { ld: 'b16', st: 'b16', size: 2 },
-  bfloat16: { ld: 'b16', st: 'b16', size: 2 },
-  int8: { ld: 's8', st: 'u8', size: 1 },
-  uint8: { ld: 'u8', st: 'u8', size: 1 },
-  int16: { ld: 's16', st: 'u16', size: 2 },
-  int32: { ld: 's32', st: 's32', size: 4 },
-  int64: { ld: 's64', st: 's64', size: 8 },
-  bool: { ld: 'u8', st: 'u8', size: 1 },
-};
-
-export function elementSize(d: DType): number {
-  return (ELEMENT[d] ?? unsupported(`${d} elements`)).size;
+/** The load / store type of an element of `d`, from the dtype list's kind and size (float16 / bfloat16 and bool then convert through a register of their own). */
+function elementType(d: DType): string {
+  const { kind, itemsize } = DTYPE_INFO[d];
+  const bits = itemsize * 8;
+  return kind === 'f' ? (bits === 16 ? 'b16' : `f${bits}`) : kind === 'i' ? `s${bits}` : `u${bits}`;
 }
+
+export const elementSize = (d: DType): number => DTYPE_INFO[d].itemsize;
 
 /** An element of dtype `d` at `addr` (in `space`: '' generic, '.shared', '.local') in its compute type `c`. */
 export function loadElement(o: Out, space: string, d: DType, c: ScalarDType, addr: string): string {
-  const e = ELEMENT[d] ?? unsupported(`${d} elements`);
   if (d === 'float16' || d === 'bfloat16') {
     const h = o.reg('b16'), r = o.reg('f32');
     o.ins(`ld${space}.b16 ${h}, [${addr}];`);
@@ -234,13 +224,12 @@ export function loadElement(o: Out, space: string, d: DType, c: ScalarDType, add
     return p;
   }
   const r = o.reg(classOf(c));
-  o.ins(`ld${space}.${e.ld} ${r}, [${addr}];`);
+  o.ins(`ld${space}.${elementType(d)} ${r}, [${addr}];`);
   return r;
 }
 
 /** Stores `x` (of the element's compute type) as an element of dtype `d` at `addr`: float16 / bfloat16 rounded to nearest even, integers truncated to their width. */
 export function storeElement(o: Out, space: string, d: DType, x: string, addr: string): void {
-  const e = ELEMENT[d] ?? unsupported(`${d} elements`);
   if (d === 'float16' || d === 'bfloat16') {
     const h = o.reg('b16');
     o.ins(`cvt.rn.${d === 'float16' ? 'f16' : 'bf16'}.f32 ${h}, ${x};`);
@@ -253,5 +242,5 @@ export function storeElement(o: Out, space: string, d: DType, x: string, addr: s
     o.ins(`st${space}.u8 [${addr}], ${w};`);
     return;
   }
-  o.ins(`st${space}.${e.st} [${addr}], ${x};`);
+  o.ins(`st${space}.${elementType(d)} [${addr}], ${x};`);
 }

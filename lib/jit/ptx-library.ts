@@ -13,8 +13,7 @@ import * as path from 'path';
 import { findBinary } from '../platform/binaries';
 import { MATH_TABLE, mathEntry, type MathFn } from './math-table';
 import { unsupported } from './ptx-isa';
-
-export type FloatD = 'float32' | 'float64';
+import type { FloatD } from './ptx-math';
 
 /** A library function: its PTX name, its CUDA spelling and arity. */
 export interface LibraryFunction {

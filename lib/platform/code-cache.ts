@@ -63,8 +63,9 @@ const written: { rel: string; filename: string; script: vm.Script }[] = [];
 /** How many modules came from the cache, and how many of its entries V8 or the file check refused (test/code-cache.test.ts). */
 export const codeCacheCounts = { used: 0, refused: 0 };
 
-const inPackage = (filename: string): boolean =>
-  filename.startsWith(path.join(ROOT, 'dist', 'lib') + path.sep) || filename.startsWith(path.join(ROOT, 'node_modules', 'acorn') + path.sep);
+/** The folders whose modules go through the cache: every module load of the process asks (so the prefixes are made once). */
+const PACKAGE_DIRS = [path.join(ROOT, 'dist', 'lib') + path.sep, path.join(ROOT, 'node_modules', 'acorn') + path.sep];
+const inPackage = (filename: string): boolean => PACKAGE_DIRS.some((dir) => filename.startsWith(dir));
 
 function load(): void {
   try {
