@@ -12,6 +12,7 @@ const path = require('path');
 /** Writes `<outDir>/jit-math.ptx` with `nvcc`; returns an error message, or '' on success. */
 function buildJitMath(outDir, nvcc) {
   const { librarySource } = require(path.join(__dirname, '..', 'dist', 'lib', 'jit', 'ptx-library.js'));
+  const { PTX_MIN_CAPABILITY } = require(path.join(__dirname, '..', 'dist', 'lib', 'jit', 'emit-ptx.js'));
   const ptx = path.join(outDir, 'jit-math.ptx');
   fs.mkdirSync(outDir, { recursive: true });
   // The source goes to a directory of its own: under ops/ a later build of the ops would take it for one of theirs.
@@ -19,8 +20,8 @@ function buildJitMath(outDir, nvcc) {
   try {
     const cu = path.join(tmp, 'jit-math.cu');
     fs.writeFileSync(cu, librarySource());
-    // compute_80: the PTX path's target (cvt.rn.bf16.f32); -rdc keeps every extern function.
-    const r = spawnSync(nvcc, ['-ptx', '-arch=compute_80', '-rdc=true', '--fmad=false', '-o', `${ptx}.tmp`, cu], { encoding: 'utf8' });
+    // The PTX path's target; -rdc keeps every extern function.
+    const r = spawnSync(nvcc, ['-ptx', `-arch=compute_${PTX_MIN_CAPABILITY}`, '-rdc=true', '--fmad=false', '-o', `${ptx}.tmp`, cu], { encoding: 'utf8' });
     if (r.status !== 0) return `nvcc failed on the jit's math library: ${(r.stderr || r.stdout || '').trim().split('\n').slice(0, 5).join('\n')}`;
     fs.renameSync(`${ptx}.tmp`, ptx);
     return '';

@@ -30,10 +30,10 @@ import { constantOf, foldLibrary } from './ptx-fold';
 import type { PtxFace } from './ptx-intrinsics';
 import { C_TYPE, computeDType, isFloat, SCALAR_DTYPES, type ScalarDType } from './types';
 
-/** The PTX module header: sm_80's ISA (cvt.rn.bf16.f32), loadable by any CUDA 11+ driver. */
-export const PTX_HEADER = '.version 7.0\n.target sm_80\n.address_size 64\n';
-/** The compute capability the module's target needs. */
+/** The compute capability the modules' target needs (sm_80: cvt.rn.bf16.f32); the math library is built for it too (scripts/build-jit-math.js). */
 export const PTX_MIN_CAPABILITY = 80;
+/** The PTX module header: that target's ISA, loadable by any CUDA 11+ driver. */
+export const PTX_HEADER = `.version 7.0\n.target sm_${PTX_MIN_CAPABILITY}\n.address_size 64\n`;
 
 /** How a kernel's tensor parameters reach its body: registers of the pointer, extents and strides (recording which it used). */
 export interface PtxParams {
