@@ -145,7 +145,8 @@ test('gpuext run: SIGINT is forwarded; every rank is gone when the launcher exit
   child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
   for (let i = 0; i < 200 && (!fs.existsSync(pids) || fs.readFileSync(pids, 'utf8').trim().split('\n').length < 2); i++) await new Promise((r) => setTimeout(r, 50));
   child.kill('SIGINT');
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  // 'close', not 'exit': the exit can come before the last of its stderr has been read.
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   t.is(code, 130);
   t.regex(err, /gpuext run: SIGINT: stopping every rank/);
   for (const pid of fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number)) {
