@@ -136,6 +136,13 @@ function rules(): { what: string; c: HostCase; want: number[] }[] {
     }
     y[1] = a;
   });
+  const square = jit.rawkernel(function square(y: gx.jit.Array, n: number) {
+    let v = n + 0.5;
+    y[0] = (v += 1) ** 2;
+    y[1] = v;
+    const w = n * 1.5;
+    y[2] = (w - 1) ** 2;
+  });
   return [
     // NaN is falsy; && and || give bools.
     { what: '&& / || / ! / truthiness / NaN', c: { kernel: logic, args: [x, out(16)], threads: 4 }, want: [1, 1, 2, 20, 1, 1, 2, 20, 1, 0, 1, 11, 1, 0, 1, 11] },
@@ -143,6 +150,8 @@ function rules(): { what: string; c: HostCase; want: number[] }[] {
     { what: 'shifts and % 0', c: { kernel: shifts, args: [out(5), 1], threads: 1 }, want: [0x7ffffffc, -(2 ** 63), -1, 0, 1] },
     { what: 'closure constants', c: { kernel: closure, args: [out(5)], threads: 1 }, want: [Infinity, NaN, -Infinity, 1, 3.5] },
     { what: 'shadowed and renamed names', c: { kernel: names, args: [out(2)], threads: 1 }, want: [10, 1] },
+    // x ** 2 is x * x, its operand evaluated once: an assignment in it happens once.
+    { what: 'a square evaluates its operand once', c: { kernel: square, args: [out(3), 1], threads: 1 }, want: [6.25, 2.5, 0.25] },
   ];
 }
 

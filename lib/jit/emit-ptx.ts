@@ -47,13 +47,21 @@ export interface PtxParams {
 
 const pad = (n: number): string => `\t${' '.repeat(n)}`;
 
-class PtxFunction implements Out {
+/** What a caller that writes an entry's skeleton itself gets (ptxEntry): the instruction selector's Out, and the entry's function inlined. */
+export interface PtxBody extends Out {
+  /** The entry's scalar function inlined on argument registers (NVRTC inlines a __device__ function so); the register of its result. */
+  inline(args: readonly string[]): string;
+}
+
+export class PtxFunction implements PtxBody {
   private readonly counts: Record<RegClass, number> = { pred: 0, b16: 0, s32: 0, s64: 0, f32: 0, f64: 0 };
   private labels = 0;
   readonly lines: string[] = [];
   private readonly vars = new Map<VarDecl, string>();
   private readonly arrays = new Map<ArrayDecl, string>();
   private readonly loops: { brk: string; cont: string }[] = [];
+  /** The inlined calls being emitted, innermost last: where a `return` puts its value and jumps. */
+  private readonly frames: { r: string; d: ScalarDType; end: string }[] = [];
   /** Module-scope declarations this function needs (its shared arrays). */
   readonly globals: string[] = [];
   /** Function-scope declarations (local arrays). */
@@ -123,7 +131,8 @@ class PtxFunction implements Out {
           if (simple !== undefined) return simple;
         }
         const a = this.expr(e.a);
-        return arith(this, e.op, d, a, this.expr(e.b));
+        // One node for both operands is a pure square (typing.ts): computed once, as NVRTC's CSE would.
+        return arith(this, e.op, d, a, e.b === e.a ? a : this.expr(e.b));
       }
       case 'cmp': {
         const a = this.expr(e.a);
@@ -288,6 +297,23 @@ class PtxFunction implements Out {
     return r;
   }
 
+  inline(args: readonly string[]): string {
+    const { fn } = this;
+    const ret = fn.ret;
+    if (ret === undefined || ret.kind !== 'scalar') return unsupported('a function returning several values');
+    fn.params.forEach((p, i) => {
+      // A copy: the body may assign its parameter, and the caller's register is read again by the next element.
+      if ('space' in p) unsupported('an array parameter');
+      else this.bind(p, this.copy(p.ty.dtype, args[i]));
+    });
+    const frame = { r: this.reg(classOf(ret.ty.dtype)), d: ret.ty.dtype, end: this.label() };
+    this.frames.push(frame);
+    this.stmts(fn.body);
+    this.frames.pop();
+    this.place(frame.end);
+    return frame.r;
+  }
+
   private dim(a: ArrayDecl, d: number): string {
     if (a.space === 'param') return this.paramsOf().dim(a, d);
     return literal(this, 'int64', (a.extents ?? [])[d]);
@@ -430,6 +456,13 @@ class PtxFunction implements Out {
 
   private ret(s: Extract<Stmt, { k: 'return' }>): void {
     if (s.items !== undefined) return unsupported('a device function returning several values');
+    const frame = this.frames[this.frames.length - 1];
+    if (frame !== undefined) {
+      if (s.x === undefined || s.x.ty.dtype !== frame.d) throw new Error(`${this.fn.api}: internal: a return of ${s.x?.ty.dtype ?? 'nothing'} from a ${frame.d} function`);
+      this.ins(`mov.${BIT_TYPE[frame.d]} ${frame.r}, ${this.expr(s.x)};`);
+      this.ins(`bra.uni ${frame.end};`);
+      return;
+    }
     if (s.x !== undefined) {
       const d = s.x.ty.dtype;
       this.ins(`st.param.b${paramBits(d)} [gx_retval], ${asParam(this, d, this.expr(s.x))};`);
@@ -496,13 +529,27 @@ function paramType(c: string): { param: string; reg: string } {
  * launch plan follows). Throws PtxUnsupported for a node without a PTX face.
  */
 export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: () => readonly PtxParam[]): string {
+  return ptxEntry(fn, name, params, (f) => {
+    for (const p of fn.params) if (!('space' in p)) f.bind(p, params.value(p));
+    f.stmts(fn.body);
+  }, list);
+}
+
+/**
+ * An entry `name` whose body `write` emits (a kernel's statements, or a
+ * skeleton of the caller's that inlines `fn`), in a module with the device
+ * functions `fn` calls and the library math it uses; `list` (called after
+ * `write`) is its parameters in order; `directives` go before its body
+ * (`.maxntid`, as NVRTC prints __launch_bounds__).
+ */
+export function ptxEntry(fn: FnIR, name: string, params: PtxParams | undefined, write: (f: PtxFunction) => void,
+  list: () => readonly PtxParam[], directives = ''): string {
   const globals: string[] = [];
   const library = new Set<string>();
   const functions = calledFunctions(fn).map((g) => deviceFunction(g, globals, library));
   const exit = `$L_${name}_exit`;
   const f = new PtxFunction(fn, params, exit, library);
-  for (const p of fn.params) if (!('space' in p)) f.bind(p, params.value(p));
-  f.stmts(fn.body);
+  write(f);
   globals.push(...f.globals);
   const ps = list();
   const decls: string[] = [];
@@ -517,7 +564,7 @@ export function emitPtxKernel(fn: FnIR, name: string, params: PtxParams, list: (
     // A tensor's pointer is a global address (as NVRTC takes a kernel's pointer parameters): its elements load as .global.
     return p.type.endsWith('*') ? `${load}\n\tcvta.to.global.u64 ${p.reg}, ${p.reg};` : load;
   });
-  const entry = `.visible .entry ${name}(\n\t${decls.join(',\n\t')}\n)\n{\n${[...f.declarations(), ...f.locals, ...loads, ...f.lines].join('\n')}\n${exit}:\n\tret;\n}\n`;
+  const entry = `.visible .entry ${name}(\n\t${decls.join(',\n\t')}\n)${directives === '' ? '' : `\n${directives}`}\n{\n${[...f.declarations(), ...f.locals, ...loads, ...f.lines].join('\n')}\n${exit}:\n\tret;\n}\n`;
   // Library math brings its own header (the toolkit's PTX version; the same target).
   const lib = library.size > 0 ? linkLibrary(library) : undefined;
   const header = lib === undefined ? PTX_HEADER : `${lib.header}\n`;

@@ -9,6 +9,9 @@ import type { DType } from '../core/dtype';
 import { INTRINSIC_TABLE } from './intrinsic-table';
 import type { MathFn } from './math-table';
 import type { ScalarDType, Ty } from './types';
+import { walk } from './ir-walk';
+
+export { isPure, walk } from './ir-walk';
 
 export type { ScalarDType, Ty };
 
@@ -132,39 +135,6 @@ export function calledFunctions(f: FnIR): FnIR[] {
   };
   visitFn(f);
   return out;
-}
-
-/** Visits every expression and statement of `body`. */
-export function walk(body: readonly Stmt[], onExpr: (e: Expr) => void, onStmt: (s: Stmt) => void = () => undefined): void {
-  const ex = (e: Expr | undefined): void => {
-    if (e === undefined) return;
-    onExpr(e);
-    switch (e.k) {
-      case 'cast': case 'neg': case 'not': case 'bitnot': case 'truth': case 'assign': ex(e.x); break;
-      case 'arith': case 'cmp': case 'logic': ex(e.a); ex(e.b); break;
-      case 'select': ex(e.c); ex(e.a); ex(e.b); break;
-      case 'math': case 'call': case 'foreign': e.args.forEach(ex); break;
-      case 'load': e.idx.forEach(ex); break;
-      case 'intrinsic': e.idx?.forEach(ex); e.args.forEach(ex); break;
-      default: break;
-    }
-  };
-  const st = (s: Stmt): void => {
-    onStmt(s);
-    switch (s.k) {
-      case 'decl': ex(s.init); break;
-      case 'expr': ex(s.x); break;
-      case 'store': s.idx.forEach(ex); ex(s.x); break;
-      case 'if': ex(s.c); s.then.forEach(st); s.else?.forEach(st); break;
-      case 'for': s.init.forEach(st); ex(s.c); s.update.forEach(ex); s.body.forEach(st); break;
-      case 'while': case 'do': ex(s.c); s.body.forEach(st); break;
-      case 'return': ex(s.x); s.items?.forEach(ex); break;
-      case 'block': s.body.forEach(st); break;
-      case 'tuple': s.args.forEach(ex); break;
-      default: break;
-    }
-  };
-  body.forEach(st);
 }
 
 /** Whether `f` (or a function it calls) waits at a barrier or a warp operation: the simulator then steps its threads in turns. */

@@ -2,6 +2,7 @@
 // in typer.ts): each builds the IR node of an operation on typed operands,
 // with the casts the rules ask for made explicit.
 import type { ArithOp, Expr } from './ir';
+import { isPure } from './ir-walk';
 import { isMathFn, mathEntry } from './math-table';
 import { floatOf, isFloat, isInteger, plain, promote, strong, type ScalarDType, type Ty } from './types';
 
@@ -45,8 +46,9 @@ export function arith(op: ArithOp, a: Expr, b: Expr, fail: Fail, at?: number): E
       const r = intOrInt64(t);
       if (isFloat(r.dtype) && b.k === 'lit' && b.ty.weak) {
         // x ** 2, the common square, as a product; x ** 0.5 as sqrt (powf is a library call, and not exact).
+        // The product reads x twice: only an x without effects (`(i++) ** 2` increments once).
         const x = castTo(a, r.dtype);
-        if (b.v === 2) return { k: 'arith', ty: r, op: '*', a: x, b: x };
+        if (b.v === 2 && isPure(x)) return { k: 'arith', ty: r, op: '*', a: x, b: x };
         if (b.v === 0.5) return { k: 'math', ty: r, fn: 'sqrt', args: [x] };
       }
       return { k: 'arith', ty: r, op, a: castTo(a, r.dtype), b: castTo(b, r.dtype) };

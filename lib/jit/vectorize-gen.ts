@@ -12,7 +12,11 @@ import { simArray, STEP_BUDGET } from './simulator';
 import { typeFunction } from './typer-function';
 import { strong, type ScalarDType } from './types';
 import type { Parsed } from './kernel-gen';
-import { countTranslation } from './translation-cache';
+import { countTranslation, type Translation } from './translation-cache';
+import { PTX_MIN_CAPABILITY } from './emit-ptx';
+import { emitElementwisePtx } from './ptx-elementwise';
+import { PtxUnsupported } from './ptx-isa';
+import type { ElementwiseSourceIn } from '../rtc/elementwise-codegen';
 
 export { parse } from './kernel-gen';
 
@@ -29,6 +33,23 @@ export function scalarSource(p: Parsed, name: string, s: Signature, fnName: stri
   const module = new Module(false);
   const fn = scalarFunction(p.parsed, `gx_vec_${name}`, p.parsed.params.map((q, i) => [q, strong(s.ins[i])] as const), s.out, p.lookup(), module, fnName);
   return module.preamble() + fn.code;
+}
+
+/**
+ * The elementwise kernel `g` of signature `s` as PTX (NOTE [ Elementwise
+ * PTX ]), or undefined when a node of the function, or the kernel's shape,
+ * has no PTX face: the kernel is then compiled from its CUDA source.
+ */
+export function scalarPtx(p: Parsed, name: string, s: Signature, g: ElementwiseSourceIn, fnName: string): Translation['ptx'] {
+  countTranslation();
+  const fn = typeFunction(p.parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
+    p.lookup(), new Module(false), fnName);
+  try {
+    return { text: emitElementwisePtx(fn, g), minCapability: PTX_MIN_CAPABILITY };
+  } catch (e) {
+    if (e instanceof PtxUnsupported) return undefined;
+    throw e;
+  }
 }
 
 type Storage = StorageArrayMap[ScalarDType];

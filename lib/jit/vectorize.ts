@@ -12,7 +12,8 @@ import { checkOptions, optionKeys } from '../core/options';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
-import { compileOptions, exactMath } from './rawkernel';
+import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
+import type { ElementwiseSourceIn } from '../rtc/elementwise-codegen';
 import type { Lookup } from './closure';
 import { closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
@@ -72,6 +73,8 @@ class Vectorized {
   readonly kernels: (ElementwiseKernel | undefined)[];
   private readonly simulated: (CompiledScalar | undefined)[];
   private readonly nvrtc: string[];
+  /** The user gave NVRTC options: the kernels take the CUDA route alone. */
+  private readonly userOptions: boolean;
 
   constructor(readonly list: readonly string[], private readonly f: (...args: number[]) => number | boolean, options?: VectorizeOptions) {
     const api = 'gx.vectorize';
@@ -84,6 +87,7 @@ class Vectorized {
       throw new TypeError(`${api}: options must be an array of NVRTC option strings, got ${JSON.stringify(opts.options)}`);
     }
     this.nvrtc = exactMath(opts.options ?? []);
+    this.userOptions = (opts.options ?? []).length > 0;
     this.sigs = list.map((s) => parseSignature(s, api));
     if (typeof f !== 'function') throw new TypeError(`${api}: expected a function, got ${typeof f}`);
     this.text = Function.prototype.toString.call(f);
@@ -141,9 +145,22 @@ class Vectorized {
     if (known !== undefined) return known;
     const s = this.sigs[k];
     const preamble = this.sourceOf(k);
+    // NOTE [ Elementwise PTX ]: not under NVRTC options of the user's, which only the CUDA route honours.
+    const ptx = this.userOptions || !ptxEnabled() ? {} : { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) };
     return (this.kernels[k] = elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
       `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`,
-      { name: `vec_${this.name}_${k}`, preamble, options: compileOptions(preamble, this.nvrtc) }));
+      { name: `vec_${this.name}_${k}`, preamble, options: compileOptions(preamble, this.nvrtc), ...ptx }));
+  }
+
+  /** The PTX of signature k's kernel for a call's layouts (`g`): from the translation cache, else emitted (and cached). */
+  private ptxOf(k: number, g: ElementwiseSourceIn): { text: string; minCapability: number } | undefined {
+    const s = this.sigs[k];
+    const key = this.cacheKey(JSON.stringify(['vectorize-ptx', this.name, s.out, s.ins, g.name, g.layouts, g.ndim]));
+    const known = key === undefined ? undefined : translationGet(key);
+    if (known !== undefined) return known.ptx;
+    const ptx = translator().scalarPtx(this.parsedFn(), this.name, s, g, this.fnName);
+    if (key !== undefined) translationPut(key, { source: '', types: [], plan: [], sites: [], ...(ptx === undefined ? {} : { ptx }) });
+    return ptx;
   }
 
   /** The signature whose input dtypes the tensors have (numbers fit any), or -1. */

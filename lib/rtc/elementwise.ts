@@ -34,9 +34,9 @@ import { dtypeCode } from '../core/dtype';
 import { Tensor } from '../core/tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
 import { broadcastStrides, parseParams, type Param } from './params';
-import { blocksFor, elementwiseParams, elementwiseSource, geometryOf, THREADS, type Geometry, type Layout } from './elementwise-codegen';
+import { blocksFor, elementwiseParams, elementwiseSource, geometryOf, THREADS, type ElementwiseSourceIn, type Geometry, type Layout } from './elementwise-codegen';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
-import { RawKernel } from './raw';
+import { RawKernel, type RawKernelOptions } from './raw';
 import { checkKeys, checkOptions, optionKeys } from '../core/options';
 
 export interface ElementwiseOptions {
@@ -46,6 +46,12 @@ export interface ElementwiseOptions {
   preamble?: string;
   /** NVRTC options. */
   options?: string[];
+  /**
+   * @internal The kernel of a call's signature as PTX too, or undefined
+   * (gx.vectorize's: NOTE [ Elementwise PTX ] in lib/jit/ptx-elementwise.ts);
+   * RawKernelOptions.ptx.
+   */
+  ptx?: (g: ElementwiseSourceIn) => RawKernelOptions['ptx'];
 }
 
 /** A trailing options argument of a call: the launch size when every operand is raw. */
@@ -59,7 +65,7 @@ export type ElementwiseKernel = ((...args: (Tensor | number | ElementwiseCallOpt
   readonly sources: readonly string[];
 };
 
-const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true });
+const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true, ptx: true });
 const CALL_KEYS = optionKeys<ElementwiseCallOptions>({ size: true });
 
 interface Plan {
@@ -264,10 +270,11 @@ class Elementwise {
     const types = all.map((p) => this.#typeOf(p, bound));
     const outputPassed = this.#outs.map((_, k) => operands[nIn + k] instanceof Tensor);
     const layouts = this.#layouts;
-    const g = { name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts, outputPassed };
+    const g: ElementwiseSourceIn = { name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts: [...layouts], outputPassed };
     const src = elementwiseSource(g);
     this.sources.push(src);
-    const kernel = new RawKernel(src, name, { options: this.#opts.options, params: elementwiseParams(g) });
+    const ptx = this.#opts.ptx?.(g);
+    const kernel = new RawKernel(src, name, { options: this.#opts.options, params: elementwiseParams(g), ...(ptx === undefined ? {} : { ptx }) });
     const nargs = kernel.params?.length ?? 0;
     if (nargs > STAGED_MAX_ARGS) {
       throw new RangeError(`${this.#fn}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
