@@ -3,7 +3,7 @@
 // [ Code cache ] in lib/platform/code-cache.ts): a child process loads
 // gpuext with GPUEXT_CODE_CACHE=write and runs a short warm-up on the CPU (a
 // jit.rawkernel, a vectorize and a fuse, each translated from an empty
-// translation cache and run on the simulator, plus a few eager ops), so the
+// translation cache (CUDA source and PTX) and run on the simulator, plus a few eager ops), so the
 // functions the first jit call runs are compiled in the cache. Run by the
 // build after tsc; a failure leaves no cache, and gpuext then compiles from
 // source as before.
@@ -32,6 +32,7 @@ function warmUp() {
   const pdf = gx.vectorize(['float32(float32, float32, float32)'], (v, mean, sigma) => Math.exp(-0.5 * ((v - mean) / sigma) ** 2) / (sigma * SQRT_2PI));
   pdf(x, 0, 1);
   pdf.source();
+  pdf.ptx();
   const f = gx.fuse((a, b) => gx.sin(a).add(gx.cos(b)));
   f(x, y);
   gx.matmul(x.reshape([2, 4]), x.reshape([4, 2])).sum().item();

@@ -111,6 +111,23 @@ test('a kernel of bool operands only (16-element vectors) has no PTX face: it go
   t.truthy(scalarPtx(p, 'xor', s, sourceIn(s, 'vec_xor', ['c', 's', 'c'], 2), 'test'), 'its strided kernel has one');
 });
 
+test('.ptx() shows the kernel for contiguous tensors; undefined under NVRTC options; a bad signature is a RangeError naming the method', (t) => {
+  const pdf = gx.vectorize(['float32(float32, float32, float32)', 'float64(float64, float64, float64)'], CASES[0].f, { name: 'pdf' });
+  const text = pdf.ptx();
+  if (hasLibrary()) {
+    t.regex(text ?? '', /\.visible \.entry vec_pdf_0\(/);
+    t.regex(pdf.ptx('float64(float64, float64, float64)') ?? '', /\.visible \.entry vec_pdf_1\(/);
+    t.regex(text ?? '', /ld\.global\.nc\.v4\.f32/, 'contiguous float32 operands load 16-byte vectors');
+  } else {
+    t.is(text, undefined, 'library math without jit-math.ptx goes through NVRTC');
+  }
+  const plain = gx.vectorize('float32(float32)', (x) => x * 2);
+  t.regex(plain.ptx() ?? '', /mul\.rn\.f32/);
+  t.is(gx.vectorize('float32(float32)', (x) => x * 2, { options: ['--fmad=true'] }).ptx(), undefined);
+  t.throws(() => plain.ptx(3), { instanceOf: RangeError, message: /\.ptx: no signature 3/ });
+  t.throws(() => plain.ptx('int32(int32)'), { instanceOf: RangeError, message: /\.ptx: no signature/ });
+});
+
 /** Random values of `d` (bools as 0 / 1; ints small enough that the corpus does not overflow int32). */
 function values(d: ScalarDType, n: number, seed: number): number[] {
   const v = Array.from(randomValues(d === 'bool' ? 'float32' : d, n, seed) as ArrayLike<number | bigint>, Number);

@@ -6,7 +6,9 @@ import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '..
 import { broadcastShapes, numelOf } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { tensor } from '../ops/creation/creation';
-import { Module, scalarFunction } from './translate';
+import { Module } from './translate';
+import { emitDevice } from './emit-cuda';
+import type { FnIR } from './ir';
 import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
 import { simArray, STEP_BUDGET } from './simulator';
 import { typeFunction } from './typer-function';
@@ -27,12 +29,28 @@ export interface Signature {
   ins: ScalarDType[];
 }
 
+/** The function typed per signature, once for the CUDA source and the PTX alike (with the module its typing filled). */
+const typedFunctions = new WeakMap<Parsed, Map<string, { fn: FnIR; module: Module }>>();
+function typed(p: Parsed, name: string, s: Signature, fnName: string): { fn: FnIR; module: Module } {
+  let bySig = typedFunctions.get(p);
+  if (bySig === undefined) typedFunctions.set(p, (bySig = new Map()));
+  const key = JSON.stringify([name, s.out, s.ins]);
+  let t = bySig.get(key);
+  if (t === undefined) {
+    const module = new Module(false);
+    const fn = typeFunction(p.parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
+      p.lookup(), module, fnName);
+    bySig.set(key, (t = { fn, module }));
+  }
+  return t;
+}
+
 /** The CUDA __device__ function `gx_vec_<name>` for signature `s` (with the helpers and device functions it calls). */
 export function scalarSource(p: Parsed, name: string, s: Signature, fnName: string): string {
   countTranslation();
-  const module = new Module(false);
-  const fn = scalarFunction(p.parsed, `gx_vec_${name}`, p.parsed.params.map((q, i) => [q, strong(s.ins[i])] as const), s.out, p.lookup(), module, fnName);
-  return module.preamble() + fn.code;
+  const { fn, module } = typed(p, name, s, fnName);
+  const code = emitDevice(fn, module);
+  return module.preamble() + code;
 }
 
 /**
@@ -42,8 +60,7 @@ export function scalarSource(p: Parsed, name: string, s: Signature, fnName: stri
  */
 export function scalarPtx(p: Parsed, name: string, s: Signature, g: ElementwiseSourceIn, fnName: string): Translation['ptx'] {
   countTranslation();
-  const fn = typeFunction(p.parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
-    p.lookup(), new Module(false), fnName);
+  const { fn } = typed(p, name, s, fnName);
   try {
     return { text: emitElementwisePtx(fn, g), minCapability: PTX_MIN_CAPABILITY };
   } catch (e) {
@@ -90,9 +107,7 @@ function cpuState(fn: string): SimState {
 
 /** The signature's function as the simulator runs it: typed as for CUDA (so refused where CUDA refuses it), then interpreted. */
 export function scalarOf(p: Parsed, name: string, s: Signature, fnName: string): CompiledScalar {
-  const fn = typeFunction(p.parsed, 'device', `gx_vec_${name}`, s.ins.map((d) => ({ kind: 'number', ty: strong(d) })), strong(s.out),
-    p.lookup(), new Module(false), fnName);
-  return compileScalar(fn);
+  return compileScalar(typed(p, name, s, fnName).fn);
 }
 
 /** Runs `fn` (signature s) per element over the broadcast arguments on the CPU. */

@@ -14,6 +14,7 @@ import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
 import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
 import type { ElementwiseSourceIn } from '../rtc/elementwise-codegen';
+import { parseParams } from '../rtc/params';
 import type { Lookup } from './closure';
 import { closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
@@ -38,6 +39,13 @@ export interface VectorizedFunction {
   readonly signatures: readonly string[];
   /** The CUDA source generated for a signature (by index or text; default the first): what the GPU runs. */
   source(signature?: number | string): string;
+  /**
+   * The PTX of a signature's kernel for contiguous tensors (by index or text;
+   * default the first), which the driver loads instead of compiling the
+   * source (lib/jit/LANGUAGE.md, "The PTX path"); undefined when that kernel
+   * is compiled from its source.
+   */
+  ptx(signature?: number | string): string | undefined;
 }
 
 function parseSignature(text: unknown, fn: string): Signature {
@@ -140,16 +148,36 @@ class Vectorized {
     return (this.sources[k] = source);
   }
 
+  /** Signature k's elementwise kernel: its parameters, body and name. */
+  private elementwiseOf(k: number): { ins: string; outs: string; body: string; name: string } {
+    const s = this.sigs[k];
+    return {
+      ins: s.ins.map((d, i) => `${d} a${i}`).join(', '), outs: `${s.out} out`,
+      body: `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, name: `vec_${this.name}_${k}`,
+    };
+  }
+
   kernelOf(k: number): ElementwiseKernel {
     const known = this.kernels[k];
     if (known !== undefined) return known;
-    const s = this.sigs[k];
     const preamble = this.sourceOf(k);
     // NOTE [ Elementwise PTX ]: not under NVRTC options of the user's, which only the CUDA route honours.
     const ptx = this.userOptions || !ptxEnabled() ? {} : { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) };
-    return (this.kernels[k] = elementwiseKernel(s.ins.map((d, i) => `${d} a${i}`).join(', '), `${s.out} out`,
-      `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`,
-      { name: `vec_${this.name}_${k}`, preamble, options: compileOptions(preamble, this.nvrtc), ...ptx }));
+    const e = this.elementwiseOf(k);
+    return (this.kernels[k] = elementwiseKernel(e.ins, e.outs, e.body, { name: e.name, preamble, options: compileOptions(preamble, this.nvrtc), ...ptx }));
+  }
+
+  /** Signature k's kernel for contiguous tensors as PTX (what `.ptx()` shows), or undefined when it goes through NVRTC. */
+  contiguousPtx(k: number): string | undefined {
+    if (this.userOptions || !ptxEnabled()) return undefined;
+    const e = this.elementwiseOf(k);
+    const s = this.sigs[k];
+    const all = [...parseParams(e.ins, this.fnName, 'inputs'), ...parseParams(e.outs, this.fnName, 'output')];
+    const g: ElementwiseSourceIn = {
+      name: e.name, preamble: this.sourceOf(k), body: e.body, nIn: s.ins.length, all, types: [...s.ins, s.out], bound: new Map(),
+      ndim: 1, layouts: all.map(() => 'c'), outputPassed: [false],
+    };
+    return this.ptxOf(k, g)?.text;
   }
 
   /** The PTX of signature k's kernel for a call's layouts (`g`): from the translation cache, else emitted (and cached). */
@@ -240,15 +268,19 @@ export function vectorize(signatures: string | readonly string[], f: (...args: n
   options?: VectorizeOptions): VectorizedFunction {
   const list = typeof signatures === 'string' ? [signatures] : signatures;
   const vec = new Vectorized(list, f, options);
+  const signatureIndex = (which: number | string, method = 'ptx'): number => {
+    const k = typeof which === 'number' ? which : list.indexOf(which);
+    if (!Number.isInteger(k) || k < 0 || k >= vec.sigs.length) throw new RangeError(`${vec.fnName}.${method}: no signature ${JSON.stringify(which)}`);
+    return k;
+  };
   const v = ((...raw: (Tensor | number | VectorizeCallOptions)[]): Tensor => vec.call(raw)) as VectorizedFunction;
   Object.defineProperty(v, 'name', { value: vec.name });
   Object.defineProperty(v, 'signatures', { value: Object.freeze([...list]), enumerable: true });
+  Object.defineProperty(v, 'ptx', {
+    value: (which: number | string = 0): string | undefined => vec.contiguousPtx(signatureIndex(which)),
+  });
   Object.defineProperty(v, 'source', {
-    value: (which: number | string = 0): string => {
-      const k = typeof which === 'number' ? which : list.indexOf(which);
-      if (!Number.isInteger(k) || k < 0 || k >= vec.sigs.length) throw new RangeError(`${vec.fnName}.source: no signature ${JSON.stringify(which)}`);
-      return vec.sourceOf(k);
-    },
+    value: (which: number | string = 0): string => vec.sourceOf(signatureIndex(which, 'source')),
   });
   return v;
 }
