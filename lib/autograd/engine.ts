@@ -9,7 +9,7 @@ import { sum } from '../ops/reduce/functions';
 import { add } from '../generated/elementwise';
 import { equalShapes } from '../core/shape';
 import { Tensor } from '../core/tensor';
-import { tidyList, untrack } from '../core/tidy';
+import { closeScope, openScope, untrack } from '../core/tidy';
 import { alias, Node, requiresGrad, type InputInfo } from '../tape/graph';
 import { runHooks } from './hooks';
 import { enableGrad, noGrad } from '../tape/mode';
@@ -109,19 +109,22 @@ export function runGraph(roots: readonly Tensor[], seeds: readonly Tensor[], opt
 function topoOrder(roots: readonly Node[]): Node[] {
   const order: Node[] = [];
   const seen = new Set<Node>(roots);
-  const stack: [Node, number][] = roots.map((r) => [r, 0]);
+  // A depth-first walk with its stack in two arrays (the node, the next edge to follow): no pair made per node.
+  const stack: Node[] = roots.slice(), next: number[] = roots.map(() => 0);
   while (stack.length > 0) {
-    const top = stack[stack.length - 1];
-    const [node, i] = top;
+    const top = stack.length - 1;
+    const node = stack[top], i = next[top];
     if (i < node.edges.length) {
-      top[1]++;
-      const next = node.edges[i]?.node;
-      if (next !== undefined && !seen.has(next)) {
-        seen.add(next);
-        stack.push([next, 0]);
+      next[top] = i + 1;
+      const n = node.edges[i]?.node;
+      if (n !== undefined && !seen.has(n)) {
+        seen.add(n);
+        stack.push(n);
+        next.push(0);
       }
     } else {
       stack.pop();
+      next.pop();
       order.push(node);
     }
   }
@@ -146,7 +149,11 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
   const grads = new Map<Node, (Tensor | undefined)[]>();
   const addGrad = (node: Node, index: number, g: Tensor): void => {
     let gs = grads.get(node);
-    if (gs === undefined) grads.set(node, (gs = node.outputs.map(() => undefined)));
+    if (gs === undefined) {
+      gs = [];
+      for (let k = 0; k < node.outputs.length; k++) gs.push(undefined);
+      grads.set(node, gs);
+    }
     const prev = gs[index];
     if (prev === undefined) {
       gs[index] = g;
@@ -182,29 +189,21 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
 
 /** One node's backward: its outputs' hooks and captures, its formula, its inputs' gradients passed on. */
 function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (node: Node, index: number, g: Tensor) => void): void {
+  const slot = run.capture?.outputs.get(node);
   for (let k = 0; k < gs.length; k++) {
     const g = gs[k];
     if (g === undefined) continue;
-    gs[k] = runHooks(node, k, g, run.own);
-    const slot = run.capture?.outputs.get(node);
-    if (slot?.has(k)) slot.set(k, run.own(gs[k] as Tensor));
+    const h = runHooks(node, k, g, run.own);
+    gs[k] = h;
+    if (slot?.has(k)) slot.set(k, run.own(h));
   }
   // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
   for (let k = 0; k < gs.length; k++) gs[k] ??= untrack(zerosOf(node.outputs[k]));
   const given = gs as Tensor[];
   try {
     const saved = node.saved();
-    const { edges, inputs } = node;
-    const made = tidyList(() => {
-      const raw = node.backward(given, saved);
-      const out: (Tensor | null)[] = [];
-      for (let i = 0; i < edges.length; i++) {
-        const r = raw[i];
-        out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
-      }
-      if (run.createGraph) checkRecorded(node, given, raw, out);
-      return out;
-    });
+    const edges = node.edges;
+    const made = inputGrads(run, node, given, saved);
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i], o = made[i];
       if (e === null || o === null) continue;
@@ -217,6 +216,31 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
     for (const g of given) g.dispose();
     if (!run.retainGraph) node.freeSaved();
   }
+}
+
+/**
+ * The node's formula on its outputs' gradients, brought to each input's
+ * shape and dtype (null where an input takes none), in a tidy scope of its
+ * own: what the formula made besides them is disposed. (The scope is opened
+ * here rather than by tidyList: no closure made per node.)
+ */
+function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: readonly Tensor[]): (Tensor | null)[] {
+  const { edges, inputs } = node;
+  const scope = openScope();
+  const out: (Tensor | null)[] = [];
+  try {
+    const raw = node.backward(given, saved);
+    for (let i = 0; i < edges.length; i++) {
+      const r = raw[i];
+      out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
+    }
+    if (run.createGraph) checkRecorded(node, given, raw, out);
+  } catch (e) {
+    closeScope(scope, undefined);
+    throw e;
+  }
+  closeScope(scope, out);
+  return out;
 }
 
 /** With createGraph, a formula's tensor results must be in the graph when a gradient it got is (NOTE [ Backward of backward ]). */

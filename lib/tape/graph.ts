@@ -168,13 +168,16 @@ export class Node {
       throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
         'pass { retainGraph: true } to the first backward() to keep them');
     }
-    return this.#saved.map((s, i) => {
+    const values: Tensor[] = [];
+    for (let i = 0; i < this.#saved.length; i++) {
+      const s = this.#saved[i];
       if (s.current() !== s.version) {
         throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
           `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
       }
-      return s.value;
-    });
+      values.push(s.value);
+    }
+    return values;
   }
 
   /** Frees the saved tensors (after backward, or when nothing refers to the node any more). */
