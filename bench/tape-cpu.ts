@@ -2,23 +2,38 @@
 // chain of 100 one-element multiplications, forward + backward, its forward
 // recorded alone (graph dropped), its forward under noGrad, and its backward
 // alone (the graph recorded outside the timed region). Microseconds per op,
-// medians of rounds that rotate the order of the four. For a CPU profile:
-//   node --cpu-prof --cpu-prof-dir=/tmp/prof dist/bench/tape-cpu.js
+// medians of rounds that rotate the order of the four. Arguments: the number
+// of rounds (5), and a word to time only the cases whose name has it. For a
+// CPU profile of the backward:
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof dist/bench/tape-cpu.js 5 alone
 import * as gx from '../lib';
 import { elapsedNs, fmt, median, nowNs, section } from './util';
 
 const CHAIN = 100;
 
-/** Median microseconds per op of `run(timed)`, where run brackets the timed part with timed(() => ...). */
-function perOpUs(run: (timed: (f: () => void) => void) => void, calls: number): number {
-  const samples: number[] = [];
+/** Microseconds of CPU time this process has used (all its threads: the collector's helpers too). */
+function cpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/**
+ * Median microseconds per op of `run(timed)`, where run brackets the timed
+ * part with timed(() => ...): wall-clock time, and the process's CPU time
+ * (steadier on a machine shared with other work, which takes the wall
+ * clock's time but not this process's CPU time).
+ */
+function perOpUs(run: (timed: (f: () => void) => void) => void, calls: number): { wall: number; cpu: number } {
+  const wall: number[] = [], cpu: number[] = [];
   const timed = (f: () => void): void => {
-    const t0 = nowNs();
+    const c0 = cpuUs(), t0 = nowNs();
     f();
-    samples.push(elapsedNs(t0) / 1e3 / CHAIN);
+    wall.push(elapsedNs(t0) / 1e3 / CHAIN);
+    cpu.push((cpuUs() - c0) / CHAIN);
   };
   for (let i = 0; i < calls; i++) run(timed);
-  return median(samples.slice(Math.floor(calls / 5)));  // the first fifth is warm-up
+  const skip = Math.floor(calls / 5);  // the first fifth is warm-up
+  return { wall: median(wall.slice(skip)), cpu: median(cpu.slice(skip)) };
 }
 
 function main(): void {
@@ -44,12 +59,14 @@ function main(): void {
       x.grad = null;
     }),
   };
-  const names = Object.keys(cases);
-  const results = names.map((): number[] => []);
+  const names = Object.keys(cases).filter((n) => n.includes(process.argv[3] ?? ''));
+  const results = names.map((): { wall: number[]; cpu: number[] } => ({ wall: [], cpu: [] }));
   for (let r = 0; r < rounds; r++) {
     for (let j = 0; j < names.length; j++) {
       const k = (j + r) % names.length;
-      results[k].push(perOpUs(cases[names[k]], 500));
+      const { wall, cpu } = perOpUs(cases[names[k]], 500);
+      results[k].wall.push(wall);
+      results[k].cpu.push(cpu);
     }
   }
   // The result, to show a change kept the values: x * c^100, and its gradient c^100.
@@ -63,8 +80,11 @@ function main(): void {
   x.grad = null;
   x.dispose();
   c.dispose();
-  section(`autograd tape on the CPU, chain of ${CHAIN} one-element gx.mul, us per op (median of ${rounds} rounds)`);
-  names.forEach((n, i) => console.log(`  ${n.padEnd(34)} ${fmt(median(results[i]), 3)}   rounds: ${results[i].map((v) => fmt(v, 3)).join(' ')}`));
+  section(`autograd tape on the CPU, chain of ${CHAIN} one-element gx.mul, us per op (median of ${rounds} rounds): wall clock, CPU time`);
+  names.forEach((n, i) => {
+    const { wall, cpu } = results[i];
+    console.log(`  ${n.padEnd(34)} ${fmt(median(wall), 3)}  ${fmt(median(cpu), 3)}   rounds (wall): ${wall.map((v) => fmt(v, 3)).join(' ')}`);
+  });
   console.log(`  value ${value}, gradient ${grad}; tensors left behind: ${gx.memory.stats('cpu').liveTensors - live}`);
 }
 

@@ -105,30 +105,46 @@ export function runGraph(roots: readonly Tensor[], seeds: readonly Tensor[], opt
   }
 }
 
-/** Reverse topological order from the roots: a node after every node that consumes its results. */
-function topoOrder(roots: readonly Node[]): Node[] {
-  const order: Node[] = [];
-  const seen = new Set<Node>(roots);
-  // A depth-first walk with its stack in two arrays (the node, the next edge to follow): no pair made per node.
-  const stack: Node[] = roots.slice(), next: number[] = roots.map(() => 0);
+/**
+ * The graph from the roots, walked depth first: `order` lists each node
+ * after every node that consumes its results (reverse topological order),
+ * `ids` the number each got when first reached, which `idOf` gives by node
+ * (the engine keeps the gradients in an array by these numbers: one lookup
+ * per node rather than three of a Map).
+ */
+interface Walk {
+  readonly order: Node[];
+  readonly ids: number[];
+  readonly idOf: Map<Node, number>;
+}
+
+function walkGraph(roots: readonly Node[]): Walk {
+  const order: Node[] = [], ids: number[] = [];
+  const idOf = new Map<Node, number>();
+  roots.forEach((r, i) => idOf.set(r, i));
+  // The stack in arrays (the node, its number, the next edge to follow): no tuple made per node.
+  const stack: Node[] = roots.slice(), stackIds: number[] = roots.map((_r, i) => i), next: number[] = roots.map(() => 0);
   while (stack.length > 0) {
     const top = stack.length - 1;
     const node = stack[top], i = next[top];
     if (i < node.edges.length) {
       next[top] = i + 1;
       const n = node.edges[i]?.node;
-      if (n !== undefined && !seen.has(n)) {
-        seen.add(n);
+      if (n !== undefined && !idOf.has(n)) {
+        idOf.set(n, idOf.size);
         stack.push(n);
+        stackIds.push(idOf.size - 1);
         next.push(0);
       }
     } else {
-      stack.pop();
-      next.pop();
       order.push(node);
+      ids.push(stackIds[top]);
+      stack.pop();
+      stackIds.pop();
+      next.pop();
     }
   }
-  return order.reverse();
+  return { order: order.reverse(), ids: ids.reverse(), idOf };
 }
 
 /** With a capture, the nodes that lead to a captured tensor (the others need not run). */
@@ -143,17 +159,15 @@ function neededNodes(order: readonly Node[], capture: Capture | undefined): Set<
 }
 
 function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor[]): void {
-  const order = topoOrder([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
+  const { order, ids, idOf } = walkGraph([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
   const needed = neededNodes(order, run.capture);
-  // Each node's gradients, one per output, summed over the nodes that consume it.
-  const grads = new Map<Node, (Tensor | undefined)[]>();
+  // Each node's gradients (by its number), one per output, summed over the nodes that consume it.
+  const grads = new Array<(Tensor | undefined)[] | undefined>(order.length).fill(undefined);
   const addGrad = (node: Node, index: number, g: Tensor): void => {
-    let gs = grads.get(node);
-    if (gs === undefined) {
-      gs = [];
-      for (let k = 0; k < node.outputs.length; k++) gs.push(undefined);
-      grads.set(node, gs);
-    }
+    const id = idOf.get(node);
+    if (id === undefined) throw new Error(`internal error: a gradient for ${node.name}, which the walk from the roots did not reach`);
+    let gs = grads[id];
+    if (gs === undefined) grads[id] = gs = new Array<Tensor | undefined>(node.outputs.length).fill(undefined);
     const prev = gs[index];
     if (prev === undefined) {
       gs[index] = g;
@@ -170,9 +184,9 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
         if (node == null) toLeaf(run, root, seeds[i]);  // a leaf: its gradient is the seed
         else addGrad(node, root.ag?.index ?? 0, seeds[i]);
       });
-      for (const node of order) {
-        const gs = grads.get(node);
-        grads.delete(node);
+      for (let k = 0; k < order.length; k++) {
+        const node = order[k], gs = grads[ids[k]];
+        grads[ids[k]] = undefined;
         if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
         if (needed !== undefined && !needed.has(node)) {
           for (const g of gs) g?.dispose();
@@ -183,7 +197,7 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
     });
   } finally {
     // Gradients no node took (all of them when a formula or a hook threw).
-    for (const gs of grads.values()) for (const g of gs) g?.dispose();
+    for (const gs of grads) for (const g of gs ?? []) g?.dispose();
   }
 }
 
@@ -227,12 +241,12 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
 function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: readonly Tensor[]): (Tensor | null)[] {
   const { edges, inputs } = node;
   const scope = openScope();
-  const out: (Tensor | null)[] = [];
+  const out = new Array<Tensor | null>(edges.length).fill(null);
   try {
     const raw = node.backward(given, saved);
     for (let i = 0; i < edges.length; i++) {
       const r = raw[i];
-      out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
+      if (edges[i] !== null && r != null) out[i] = fit(r, inputs[i] as InputInfo, given[0]);
     }
     if (run.createGraph) checkRecorded(node, given, raw, out);
   } catch (e) {

@@ -47,10 +47,12 @@ const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out
   const keepX = asTensor(x) && ((gx && su.self) || (gy && ou.self));
   const keepY = asTensor(y) && ((gx && su.other) || (gy && ou.other));
   const keepR = (gx && su.result) || (gy && ou.result);
-  const save: Tensor[] = [];
-  if (keepX) save.push(x as Tensor);
-  if (keepY) save.push(y as Tensor);
-  if (keepR) save.push(out);
+  // An array of its final length (an empty one grown by push takes room for 17).
+  const save = new Array<Tensor>(Number(keepX) + Number(keepY) + Number(keepR));
+  let n = 0;
+  if (keepX) save[n++] = x as Tensor;
+  if (keepY) save[n++] = y as Tensor;
+  if (keepR) save[n++] = out;
   record(name, [x, y], out, save, (g, s) => {
     let k = 0;
     const sx = keepX ? s[k++] : asTensor(x) ? UNUSED : (x as number);

@@ -128,6 +128,8 @@ export interface AutogradMeta {
   index: number;
   /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/tape/graph.ts). */
   savedIn?: Set<{ keep(): void }>;
+  /** True for a saved alias, which names its node without holding it (NOTE [ Saved aliases in the graph ] in lib/tape/graph.ts). */
+  unheld?: true;
 }
 
 /** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */

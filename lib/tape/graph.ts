@@ -72,8 +72,7 @@ class Saved {
     this.#alias = alias(this.#t);
     const m = this.#t.ag;
     if (m !== undefined && (m.requiresGrad || m.node !== null)) {
-      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index };
-      unheld.add(this.#alias.ag);
+      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index, unheld: true };
     }
   }
 
@@ -102,7 +101,7 @@ class Saved {
 // alias carries the original's place in the graph. It does not hold that
 // node (a node saving its own output would then hold itself and never be
 // freed): the node consuming the saved tensor holds it by its edge, or is it.
-const unheld = new WeakSet<AutogradMeta>();
+// Its meta says so (`unheld`), read as it is disposed.
 
 /** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
 const versions = new Map<number, { version: number; saved: number }>();
@@ -151,8 +150,8 @@ export class Node {
   constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
     readonly outputs: readonly InputInfo[], private readonly fn: MultiBackwardFn | BackwardFn, saved: readonly Tensor[],
     private readonly single = false) {
-    const kept: Saved[] = [];
-    for (const t of saved) kept.push(new Saved(t));
+    const kept = new Array<Saved>(saved.length);
+    for (let i = 0; i < saved.length; i++) kept[i] = new Saved(saved[i]);
     this.#saved = kept;
     for (const e of edges) if (e?.node !== undefined) e.node.refs++;
   }
@@ -168,14 +167,14 @@ export class Node {
       throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
         'pass { retainGraph: true } to the first backward() to keep them');
     }
-    const values: Tensor[] = [];
-    for (let i = 0; i < this.#saved.length; i++) {
+    const values = new Array<Tensor>(this.#saved.length);
+    for (let i = 0; i < values.length; i++) {
       const s = this.#saved[i];
       if (s.current() !== s.version) {
         throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
           `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
       }
-      values.push(s.value);
+      values[i] = s.value;
     }
     return values;
   }
@@ -216,7 +215,7 @@ const disposedHook: NonNullable<(typeof autogradHooks)['disposed']> = (t: Tensor
   t.ag = undefined;
   // A leaf's gradient goes with it (take a clone() first to keep it); a made tensor drops its node.
   if (meta.grad !== null && !meta.grad.isDisposed) meta.grad.dispose();
-  if (!unheld.has(meta)) (meta.node as Node | null)?.release();
+  if (meta.unheld !== true) (meta.node as Node | null)?.release();
 };
 
 /** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */
@@ -254,25 +253,27 @@ export function recordMulti(name: string, inputs: readonly unknown[], outputs: r
   recordNode(name, inputs, outputs, save, backward, false);
 }
 
-// Plain loops: this runs once per recorded op, where the tape's overhead is counted.
+// Plain loops and arrays of their final length: this runs once per recorded op, where the tape's overhead is counted.
 function recordNode(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[],
   backward: MultiBackwardFn | BackwardFn, single: boolean): void {
-  const edges: (Edge | null)[] = [], infos: (InputInfo | null)[] = [];
-  for (const x of inputs) {
+  const n = inputs.length;
+  const edges = new Array<Edge | null>(n), infos = new Array<InputInfo | null>(n);
+  for (let i = 0; i < n; i++) {
+    const x = inputs[i];
     if (requiresGrad(x)) {
       const meta = x.ag as AutogradMeta;
-      edges.push(meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x });
+      edges[i] = meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x };
     } else {
-      edges.push(null);
+      edges[i] = null;
     }
-    infos.push(x instanceof Tensor ? infoOf(x) : null);
+    infos[i] = x instanceof Tensor ? infoOf(x) : null;
   }
-  const outInfos: InputInfo[] = [];
-  for (const out of outputs) outInfos.push(infoOf(out));
+  const outInfos = new Array<InputInfo>(outputs.length);
+  for (let k = 0; k < outputs.length; k++) outInfos[k] = infoOf(outputs[k]);
   const node = new Node(name, edges, infos, outInfos, backward, save, single);
   for (let index = 0; index < outputs.length; index++) {
     const out = outputs[index];
-    if (!isFloatingDType(out.dtype)) continue;
+    if (!single && !isFloatingDType(out.dtype)) continue;  // record() checked a single output's dtype
     node.refs++;
     // An output this node saves already has a meta (its savedIn); keep it.
     out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };
