@@ -126,8 +126,8 @@ export interface AutogradMeta {
   node: { release(): void } | null;
   /** Which of the node's outputs this tensor is. */
   index: number;
-  /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/tape/graph.ts). */
-  savedIn?: Set<{ keep(): void }>;
+  /** What the nodes that saved this very tensor hold of it, kept alive when it is disposed (lib/tape/graph.ts). */
+  savedIn?: { keep(): void };
   /** True for a saved alias, which names its node without holding it (NOTE [ Saved aliases in the graph ] in lib/tape/graph.ts). */
   unheld?: true;
 }
