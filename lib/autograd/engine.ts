@@ -10,7 +10,7 @@ import { add } from '../generated/elementwise';
 import { equalShapes } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { closeScope, openScope, untrack } from '../core/tidy';
-import { alias, Node, requiresGrad, type InputInfo } from '../tape/graph';
+import { alias, filled, Node, requiresGrad, type InputInfo } from '../tape/graph';
 import { runHooks } from './hooks';
 import { enableGrad, noGrad } from '../tape/mode';
 
@@ -162,12 +162,12 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
   const { order, ids, idOf } = walkGraph([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
   const needed = neededNodes(order, run.capture);
   // Each node's gradients (by its number), one per output, summed over the nodes that consume it.
-  const grads = new Array<(Tensor | undefined)[] | undefined>(order.length).fill(undefined);
+  const grads = filled<(Tensor | undefined)[] | undefined>(order.length, undefined);
   const addGrad = (node: Node, index: number, g: Tensor): void => {
     const id = idOf.get(node);
     if (id === undefined) throw new Error(`internal error: a gradient for ${node.name}, which the walk from the roots did not reach`);
     let gs = grads[id];
-    if (gs === undefined) grads[id] = gs = new Array<Tensor | undefined>(node.outputs.length).fill(undefined);
+    if (gs === undefined) grads[id] = gs = filled<Tensor | undefined>(node.outputs.length, undefined);
     const prev = gs[index];
     if (prev === undefined) {
       gs[index] = g;
@@ -197,7 +197,7 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
     });
   } finally {
     // Gradients no node took (all of them when a formula or a hook threw).
-    for (const gs of grads) for (const g of gs ?? []) g?.dispose();
+    for (const gs of grads) if (gs !== undefined) for (const g of gs) g?.dispose();
   }
 }
 
@@ -241,7 +241,7 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
 function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: readonly Tensor[]): (Tensor | null)[] {
   const { edges, inputs } = node;
   const scope = openScope();
-  const out = new Array<Tensor | null>(edges.length).fill(null);
+  const out = filled<Tensor | null>(edges.length, null);
   try {
     const raw = node.backward(given, saved);
     for (let i = 0; i < edges.length; i++) {

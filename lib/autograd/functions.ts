@@ -17,7 +17,7 @@ import { sumToShape } from './engine';
 import { whereOp } from '../ops/elementwise/elementwise';
 import { Tensor } from '../core/tensor';
 import { autogradHooks } from '../core/tensor';
-import { isFloatingDType, record, recorders, requiresGrad, shouldRecord } from '../tape/graph';
+import { filled, isFloatingDType, record, recorders, requiresGrad, shouldRecord } from '../tape/graph';
 
 const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
@@ -47,8 +47,8 @@ const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out
   const keepX = asTensor(x) && ((gx && su.self) || (gy && ou.self));
   const keepY = asTensor(y) && ((gx && su.other) || (gy && ou.other));
   const keepR = (gx && su.result) || (gy && ou.result);
-  // An array of its final length (an empty one grown by push takes room for 17).
-  const save = new Array<Tensor>(Number(keepX) + Number(keepY) + Number(keepR));
+  // An array of its final length (an empty one grown by push takes room for 17), each slot then written.
+  const save = filled(Number(keepX) + Number(keepY) + Number(keepR), out);
   let n = 0;
   if (keepX) save[n++] = x as Tensor;
   if (keepY) save[n++] = y as Tensor;

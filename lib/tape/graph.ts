@@ -129,6 +129,15 @@ export function bumpVersion(t: Tensor): void {
   if (v !== undefined) v.version++;
 }
 
+/**
+ * @internal An array of n copies of `value`, to be filled in by index (the
+ * tape's per-node arrays): made at its length, and packed, as `new Array(n)`
+ * is not (its holes slow every read). One or two, the common lengths, as literals.
+ */
+export function filled<T>(n: number, value: T): T[] {
+  return n === 1 ? [value] : n === 2 ? [value, value] : new Array<T>(n).fill(value);
+}
+
 /** Where an input's gradient goes: output `index` of the node that made it, or the leaf it is. */
 export type Edge = { node: Node; index: number; leaf?: undefined } | { leaf: Tensor; node?: undefined };
 
@@ -158,12 +167,13 @@ export class Node {
   constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
     readonly outputs: readonly InputInfo[], private readonly fn: MultiBackwardFn | BackwardFn, saved: readonly Tensor[],
     private readonly single = false) {
-    const held = new Array<SavedTensor>(saved.length), at = new Array<number>(saved.length);
+    const held = filled<SavedTensor | null>(saved.length, null), at = filled(saved.length, 0);
     for (let i = 0; i < saved.length; i++) {
-      held[i] = SavedTensor.hold(saved[i]);
-      at[i] = held[i].record.version;
+      const s = SavedTensor.hold(saved[i]);
+      held[i] = s;
+      at[i] = s.record.version;
     }
-    this.#saved = held;
+    this.#saved = held as SavedTensor[];
     this.#versions = at;
     for (const e of edges) if (e?.node !== undefined) e.node.refs++;
   }
@@ -180,7 +190,7 @@ export class Node {
       throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
         'pass { retainGraph: true } to the first backward() to keep them');
     }
-    const values = new Array<Tensor>(held.length);
+    const values = filled<Tensor | null>(held.length, null);
     for (let i = 0; i < values.length; i++) {
       const now = held[i].record.version, then = this.#versions[i];
       if (now !== then) {
@@ -189,7 +199,7 @@ export class Node {
       }
       values[i] = held[i].value;
     }
-    return values;
+    return values as Tensor[];
   }
 
   /** Frees the saved tensors (after backward, or when nothing refers to the node any more). */
@@ -272,7 +282,7 @@ export function recordMulti(name: string, inputs: readonly unknown[], outputs: r
 function recordNode(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[],
   backward: MultiBackwardFn | BackwardFn, single: boolean): void {
   const n = inputs.length;
-  const edges = new Array<Edge | null>(n), infos = new Array<InputInfo | null>(n);
+  const edges = filled<Edge | null>(n, null), infos = filled<InputInfo | null>(n, null);
   for (let i = 0; i < n; i++) {
     const x = inputs[i];
     if (requiresGrad(x)) {
@@ -283,9 +293,9 @@ function recordNode(name: string, inputs: readonly unknown[], outputs: readonly 
     }
     infos[i] = x instanceof Tensor ? infoOf(x) : null;
   }
-  const outInfos = new Array<InputInfo>(outputs.length);
+  const outInfos = filled<InputInfo | null>(outputs.length, null);
   for (let k = 0; k < outputs.length; k++) outInfos[k] = infoOf(outputs[k]);
-  const node = new Node(name, edges, infos, outInfos, backward, save, single);
+  const node = new Node(name, edges, infos, outInfos as InputInfo[], backward, save, single);
   for (let index = 0; index < outputs.length; index++) {
     const out = outputs[index];
     if (!single && !isFloatingDType(out.dtype)) continue;  // record() checked a single output's dtype
