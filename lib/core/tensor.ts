@@ -53,8 +53,7 @@ export function contiguousMeta(shape: readonly number[], dtype: DType, device: D
   if (Object.isFrozen(shape)) {
     // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides
     // (for no dimension or one, the same for every shape: no lookup).
-    if (shape.length <= 1) return { shape, strides: shape.length === 0 ? NO_STRIDES : UNIT_STRIDES, offset: 0, dtype, device, contiguous: true };
-    let strides = cStridesOf.get(shape);
+    let strides = shape.length <= 1 ? SHORT_STRIDES[shape.length] : cStridesOf.get(shape);
     if (strides === undefined) cStridesOf.set(shape, (strides = Object.freeze(contiguousStrides(shape))));
     return { shape, strides, offset: 0, dtype, device, contiguous: true };
   }
@@ -63,7 +62,7 @@ export function contiguousMeta(shape: readonly number[], dtype: DType, device: D
 
 /** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
 const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
-const NO_STRIDES: readonly number[] = Object.freeze([]), UNIT_STRIDES: readonly number[] = Object.freeze([1]);
+const SHORT_STRIDES: readonly (readonly number[])[] = [Object.freeze([]), Object.freeze([1])];
 
 /** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
 function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {

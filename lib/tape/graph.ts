@@ -7,8 +7,9 @@
 // too. A node keeps what its backward needs; when the user disposes one of
 // those tensors first, an alias (a view sharing the storage, outside every
 // tidy scope; one, however many nodes saved the tensor) takes its place just
-// before, so the user may dispose the originals. (Aliasing every saved tensor up front cost a native call and a
-// Tensor per op, mostly for nothing: backward usually runs first.)
+// before, so the user may dispose the originals. (Aliasing every saved tensor
+// up front cost a native call and a Tensor per op, mostly for nothing:
+// backward usually runs first.)
 // Nodes are reference-counted: by the tensors they made and by the nodes
 // that consume those. Disposing a tensor drops its reference; a node at zero
 // frees its saved tensors and drops its references to its inputs' nodes. A
