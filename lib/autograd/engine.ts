@@ -236,7 +236,7 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
  * The node's formula on its outputs' gradients, brought to each input's
  * shape and dtype (null where an input takes none), in a tidy scope of its
  * own: what the formula made besides them is disposed. (The scope is opened
- * here rather than by tidyList: no closure made per node.)
+ * here, not by a tidy-like call taking a closure: none made per node.)
  */
 function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: readonly Tensor[]): (Tensor | null)[] {
   const { edges, inputs } = node;
