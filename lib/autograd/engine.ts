@@ -9,8 +9,8 @@ import { sum } from '../ops/reduce/functions';
 import { add } from '../generated/elementwise';
 import { equalShapes } from '../core/shape';
 import { Tensor } from '../core/tensor';
-import { tidyList, untrack } from '../core/tidy';
-import { alias, Node, requiresGrad, type InputInfo } from '../tape/graph';
+import { closeScope, openScope, untrack } from '../core/tidy';
+import { alias, filled, Node, requiresGrad, type InputInfo } from '../tape/graph';
 import { runHooks } from './hooks';
 import { enableGrad, noGrad } from '../tape/mode';
 
@@ -105,27 +105,46 @@ export function runGraph(roots: readonly Tensor[], seeds: readonly Tensor[], opt
   }
 }
 
-/** Reverse topological order from the roots: a node after every node that consumes its results. */
-function topoOrder(roots: readonly Node[]): Node[] {
-  const order: Node[] = [];
-  const seen = new Set<Node>(roots);
-  const stack: [Node, number][] = roots.map((r) => [r, 0]);
+/**
+ * The graph from the roots, walked depth first: `order` lists each node
+ * after every node that consumes its results (reverse topological order),
+ * `ids` the number each got when first reached, which `idOf` gives by node
+ * (the engine keeps the gradients in an array by these numbers: one lookup
+ * per node rather than three of a Map).
+ */
+interface Walk {
+  readonly order: Node[];
+  readonly ids: number[];
+  readonly idOf: Map<Node, number>;
+}
+
+function walkGraph(roots: readonly Node[]): Walk {
+  const order: Node[] = [], ids: number[] = [];
+  const idOf = new Map<Node, number>();
+  roots.forEach((r, i) => idOf.set(r, i));
+  // The stack in arrays (the node, its number, the next edge to follow): no tuple made per node.
+  const stack: Node[] = roots.slice(), stackIds: number[] = roots.map((_r, i) => i), next: number[] = roots.map(() => 0);
   while (stack.length > 0) {
-    const top = stack[stack.length - 1];
-    const [node, i] = top;
+    const top = stack.length - 1;
+    const node = stack[top], i = next[top];
     if (i < node.edges.length) {
-      top[1]++;
-      const next = node.edges[i]?.node;
-      if (next !== undefined && !seen.has(next)) {
-        seen.add(next);
-        stack.push([next, 0]);
+      next[top] = i + 1;
+      const n = node.edges[i]?.node;
+      if (n !== undefined && !idOf.has(n)) {
+        idOf.set(n, idOf.size);
+        stack.push(n);
+        stackIds.push(idOf.size - 1);
+        next.push(0);
       }
     } else {
-      stack.pop();
       order.push(node);
+      ids.push(stackIds[top]);
+      stack.pop();
+      stackIds.pop();
+      next.pop();
     }
   }
-  return order.reverse();
+  return { order: order.reverse(), ids: ids.reverse(), idOf };
 }
 
 /** With a capture, the nodes that lead to a captured tensor (the others need not run). */
@@ -140,13 +159,15 @@ function neededNodes(order: readonly Node[], capture: Capture | undefined): Set<
 }
 
 function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor[]): void {
-  const order = topoOrder([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
+  const { order, ids, idOf } = walkGraph([...new Set(roots.map((r) => r.ag?.node as Node | null).filter((n): n is Node => n != null))]);
   const needed = neededNodes(order, run.capture);
-  // Each node's gradients, one per output, summed over the nodes that consume it.
-  const grads = new Map<Node, (Tensor | undefined)[]>();
+  // Each node's gradients (by its number), one per output, summed over the nodes that consume it.
+  const grads = filled<(Tensor | undefined)[] | undefined>(order.length, undefined);
   const addGrad = (node: Node, index: number, g: Tensor): void => {
-    let gs = grads.get(node);
-    if (gs === undefined) grads.set(node, (gs = node.outputs.map(() => undefined)));
+    const id = idOf.get(node);
+    if (id === undefined) throw new Error(`internal error: a gradient for ${node.name}, which the walk from the roots did not reach`);
+    let gs = grads[id];
+    if (gs === undefined) grads[id] = gs = filled<Tensor | undefined>(node.outputs.length, undefined);
     const prev = gs[index];
     if (prev === undefined) {
       gs[index] = g;
@@ -163,9 +184,9 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
         if (node == null) toLeaf(run, root, seeds[i]);  // a leaf: its gradient is the seed
         else addGrad(node, root.ag?.index ?? 0, seeds[i]);
       });
-      for (const node of order) {
-        const gs = grads.get(node);
-        grads.delete(node);
+      for (let k = 0; k < order.length; k++) {
+        const node = order[k], gs = grads[ids[k]];
+        grads[ids[k]] = undefined;
         if (gs === undefined) continue;  // nothing reached it (its outputs' gradients were all null)
         if (needed !== undefined && !needed.has(node)) {
           for (const g of gs) g?.dispose();
@@ -176,35 +197,27 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
     });
   } finally {
     // Gradients no node took (all of them when a formula or a hook threw).
-    for (const gs of grads.values()) for (const g of gs) g?.dispose();
+    for (const gs of grads) if (gs !== undefined) for (const g of gs) g?.dispose();
   }
 }
 
 /** One node's backward: its outputs' hooks and captures, its formula, its inputs' gradients passed on. */
 function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (node: Node, index: number, g: Tensor) => void): void {
+  const slot = run.capture?.outputs.get(node);
   for (let k = 0; k < gs.length; k++) {
     const g = gs[k];
     if (g === undefined) continue;
-    gs[k] = runHooks(node, k, g, run.own);
-    const slot = run.capture?.outputs.get(node);
-    if (slot?.has(k)) slot.set(k, run.own(gs[k] as Tensor));
+    const h = runHooks(node, k, g, run.own);
+    gs[k] = h;
+    if (slot?.has(k)) slot.set(k, run.own(h));
   }
   // Outputs nobody used get zeros (a multi-output op's backward takes one gradient per output).
   for (let k = 0; k < gs.length; k++) gs[k] ??= untrack(zerosOf(node.outputs[k]));
   const given = gs as Tensor[];
   try {
     const saved = node.saved();
-    const { edges, inputs } = node;
-    const made = tidyList(() => {
-      const raw = node.backward(given, saved);
-      const out: (Tensor | null)[] = [];
-      for (let i = 0; i < edges.length; i++) {
-        const r = raw[i];
-        out.push(edges[i] === null || r == null ? null : fit(r, inputs[i] as InputInfo, given[0]));
-      }
-      if (run.createGraph) checkRecorded(node, given, raw, out);
-      return out;
-    });
+    const edges = node.edges;
+    const made = inputGrads(run, node, given, saved);
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i], o = made[i];
       if (e === null || o === null) continue;
@@ -217,6 +230,31 @@ function runNode(run: Run, node: Node, gs: (Tensor | undefined)[], addGrad: (nod
     for (const g of given) g.dispose();
     if (!run.retainGraph) node.freeSaved();
   }
+}
+
+/**
+ * The node's formula on its outputs' gradients, brought to each input's
+ * shape and dtype (null where an input takes none), in a tidy scope of its
+ * own: what the formula made besides them is disposed. (The scope is opened
+ * here, not by a tidy-like call taking a closure: none made per node.)
+ */
+function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: readonly Tensor[]): (Tensor | null)[] {
+  const { edges, inputs } = node;
+  const scope = openScope();
+  const out = filled<Tensor | null>(edges.length, null);
+  try {
+    const raw = node.backward(given, saved);
+    for (let i = 0; i < edges.length; i++) {
+      const r = raw[i];
+      if (edges[i] !== null && r != null) out[i] = fit(r, inputs[i] as InputInfo, given[0]);
+    }
+    if (run.createGraph) checkRecorded(node, given, raw, out);
+  } catch (e) {
+    closeScope(scope, undefined);
+    throw e;
+  }
+  closeScope(scope, out);
+  return out;
 }
 
 /** With createGraph, a formula's tensor results must be in the graph when a gradient it got is (NOTE [ Backward of backward ]). */

@@ -17,15 +17,22 @@ import { sumToShape } from './engine';
 import { whereOp } from '../ops/elementwise/elementwise';
 import { Tensor } from '../core/tensor';
 import { autogradHooks } from '../core/tensor';
-import { isFloatingDType, record, recorders, requiresGrad, shouldRecord } from '../tape/graph';
+import { filled, isFloatingDType, record, recorders, requiresGrad, shouldRecord } from '../tape/graph';
 
 const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
 /** Stands for a tensor the formula does not read (and so was not saved). */
 const UNUSED = undefined as unknown as Tensor;
 
+/** The gx names of the op list's ops, made once each (a regular expression per recorded op was a tenth of the recording's time). */
+const gxNames = new Map<string, string>();
+
 /** The gx name of an op of the op list ('leaky_relu' is gx.leakyRelu): DERIVATIVES' key and the node's name. */
-const gxName = (op: string): string => op.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+function gxName(op: string): string {
+  let name = gxNames.get(op);
+  if (name === undefined) gxNames.set(op, (name = op.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase())));
+  return name;
+}
 
 /** A binary op's parameters: it has none. */
 const NO_PARAMS: Readonly<Record<string, number>> = {};
@@ -36,12 +43,16 @@ const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
   const gx = requiresGrad(x), gy = requiresGrad(y);
   // Save only what the needed formulas read (NOTE [ Derivatives beside the schemas ]: the generator says which).
-  const needs = (k: 'self' | 'other' | 'result'): boolean => (gx && d.selfUses[k]) || (gy && (d.otherUses as NonNullable<typeof d.otherUses>)[k]);
-  const keepX = asTensor(x) && needs('self'), keepY = asTensor(y) && needs('other'), keepR = needs('result');
-  const save: Tensor[] = [];
-  if (keepX) save.push(x as Tensor);
-  if (keepY) save.push(y as Tensor);
-  if (keepR) save.push(out);
+  const su = d.selfUses, ou = d.otherUses as NonNullable<typeof d.otherUses>;
+  const keepX = asTensor(x) && ((gx && su.self) || (gy && ou.self));
+  const keepY = asTensor(y) && ((gx && su.other) || (gy && ou.other));
+  const keepR = (gx && su.result) || (gy && ou.result);
+  // An array of its final length (an empty one grown by push takes room for 17), each slot then written.
+  const save = filled(Number(keepX) + Number(keepY) + Number(keepR), out);
+  let n = 0;
+  if (keepX) save[n++] = x as Tensor;
+  if (keepY) save[n++] = y as Tensor;
+  if (keepR) save[n++] = out;
   record(name, [x, y], out, save, (g, s) => {
     let k = 0;
     const sx = keepX ? s[k++] : asTensor(x) ? UNUSED : (x as number);

@@ -51,8 +51,9 @@ export interface Meta {
 /** @internal Metadata of a new contiguous tensor (creation functions know it all). */
 export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
   if (Object.isFrozen(shape)) {
-    // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides.
-    let strides = cStridesOf.get(shape);
+    // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides
+    // (for no dimension or one, the same for every shape: no lookup).
+    let strides = shape.length <= 1 ? SHORT_STRIDES[shape.length] : cStridesOf.get(shape);
     if (strides === undefined) cStridesOf.set(shape, (strides = Object.freeze(contiguousStrides(shape))));
     return { shape, strides, offset: 0, dtype, device, contiguous: true };
   }
@@ -61,6 +62,7 @@ export function contiguousMeta(shape: readonly number[], dtype: DType, device: D
 
 /** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
 const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
+const SHORT_STRIDES: readonly (readonly number[])[] = [Object.freeze([]), Object.freeze([1])];
 
 /** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
 function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
@@ -126,8 +128,10 @@ export interface AutogradMeta {
   node: { release(): void } | null;
   /** Which of the node's outputs this tensor is. */
   index: number;
-  /** The nodes' saved slots holding this very tensor, kept alive when it is disposed (lib/tape/graph.ts). */
-  savedIn?: Set<{ keep(): void }>;
+  /** What the nodes that saved this very tensor hold of it, kept alive when it is disposed (lib/tape/graph.ts). */
+  savedIn?: { keep(): void };
+  /** True for a saved alias, which names its node without holding it (NOTE [ Saved aliases in the graph ] in lib/tape/graph.ts). */
+  unheld?: true;
 }
 
 /** @internal Set by lib/autograd: called when a tensor autograd knows is disposed. */

@@ -27,30 +27,24 @@ function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
   }
 }
 
-/**
- * Runs `fn` in a new innermost scope; then the tensors made during it that
- * `kept(result)` accepts join the enclosing scope, and the rest are
- * disposed (all of them when fn throws).
- */
-function scoped<T>(fn: () => T, kept: (result: T) => (t: Tensor) => boolean): T {
+/** @internal Opens a new innermost scope: the tensors made until closeScope(scope) join it. */
+export function openScope(): Set<Tensor> {
   const scope = new Set<Tensor>();
   scopes.push(scope);
-  let result: T;
-  let keep: (t: Tensor) => boolean;
-  try {
-    result = fn();
-    keep = kept(result);
-  } catch (err) {
-    scopes.pop();
-    for (const t of scope) if (!t.isDisposed) t.dispose();
-    throw err;
-  }
+  return scope;
+}
+
+/**
+ * @internal Closes `scope`, the innermost: the tensors made in it that
+ * `kept` holds (a Set, or a list) join the enclosing scope, and the rest are
+ * disposed (all of them when kept is undefined, as when the code threw).
+ */
+export function closeScope(scope: Set<Tensor>, kept: ReadonlySet<unknown> | readonly unknown[] | undefined): void {
   scopes.pop();
   for (const t of scope) {
-    if (keep(t)) track(t);
+    if (kept !== undefined && (kept instanceof Set ? kept.has(t) : (kept as readonly unknown[]).includes(t))) track(t);
     else if (!t.isDisposed) t.dispose();
   }
-  return result;
 }
 
 /**
@@ -62,22 +56,19 @@ function scoped<T>(fn: () => T, kept: (result: T) => (t: Tensor) => boolean): T 
  */
 export function tidy<T>(fn: () => T): T {
   if (typeof fn !== 'function') throw new TypeError('gx.tidy: argument \'fn\' must be a function');
-  return scoped(fn, (result) => {
+  const scope = openScope();
+  const keep = new Set<unknown>();
+  let result: T;
+  try {
+    result = fn();
     if (result instanceof Promise) {
       throw new TypeError('gx.tidy: fn must be synchronous (it returned a Promise); dispose tensors explicitly in async code');
     }
-    const keep = new Set<unknown>();
     collect(result, keep, new Set());
-    return (t) => keep.has(t);
-  });
-}
-
-/**
- * @internal tidy for code that returns a list of tensors (or nulls): keeps
- * the tensors in the list, disposes the rest made during `fn`. The autograd
- * engine runs each backward formula in one (tidy's walk of the result is
- * more than a flat list needs).
- */
-export function tidyList<T extends Tensor | null>(fn: () => T[]): T[] {
-  return scoped(fn, (result) => (t) => result.includes(t as T));
+  } catch (err) {
+    closeScope(scope, undefined);
+    throw err;
+  }
+  closeScope(scope, keep);
+  return result;
 }

@@ -6,9 +6,10 @@
 // gpuext frees memory deterministically (dispose, tidy), so the graph does
 // too. A node keeps what its backward needs; when the user disposes one of
 // those tensors first, an alias (a view sharing the storage, outside every
-// tidy scope) takes its place just before, so the user may dispose the
-// originals. (Aliasing every saved tensor up front cost a native call and a
-// Tensor per op, mostly for nothing: backward usually runs first.)
+// tidy scope; one, however many nodes saved the tensor) takes its place just
+// before, so the user may dispose the originals. (Aliasing every saved tensor
+// up front cost a native call and a Tensor per op, mostly for nothing:
+// backward usually runs first.)
 // Nodes are reference-counted: by the tensors they made and by the nodes
 // that consume those. Disposing a tensor drops its reference; a node at zero
 // frees its saved tensors and drops its references to its inputs' nodes. A
@@ -30,36 +31,45 @@ import { untrack } from '../core/tidy';
 import { isGradEnabled } from './mode';
 
 /**
- * A saved tensor, with the storage version it had. It holds the tensor itself
- * until someone disposes that (gx.tidy, `using`, dispose()): then, just
- * before, an alias takes its place (NOTE [ Autograd memory ]). A backward run
- * before the tensor is disposed, the common case, never makes one.
+ * A tensor that nodes saved, shared by their saved slots: the tensor itself
+ * until someone disposes it (gx.tidy, `using`, dispose()), then, made just
+ * before, an alias in its place (NOTE [ Autograd memory ]); a backward run
+ * before the tensor is disposed, the common case, never makes one. It also
+ * holds its storage's version record, which each slot compares with the
+ * version it saved. The tensor's meta points here (savedIn) while any slot
+ * holds it. One per tensor, not per slot: saving a tensor again is a count
+ * (a constant used by every op of a long chain is saved by each), reading
+ * its version no lookup, and disposing it makes one alias however many
+ * nodes hold it.
  */
-class Saved {
-  #t: Tensor;
-  #alias: Tensor | undefined;
-  readonly key: number;
-  readonly version: number;
+class SavedTensor {
+  /** How many saved slots hold it. */
+  holders = 0;
+  #alias: Tensor | undefined = undefined;
+  readonly #key: number;
+  /** Its storage's entry in `versions`, there while this holds it. */
+  readonly record: { version: number; saved: number };
 
-  constructor(t: Tensor) {
-    this.#t = t;
+  private constructor(readonly tensor: Tensor) {
+    this.#key = storageKey(tensor);
+    let v = versions.get(this.#key);
+    if (v === undefined) versions.set(this.#key, (v = { version: 0, saved: 0 }));
+    v.saved++;
+    this.record = v;
+  }
+
+  /** One more slot holding `t` (its SavedTensor, made on the first). */
+  static hold(t: Tensor): SavedTensor {
     const meta = (t.ag ??= { requiresGrad: false, grad: null, node: null, index: 0 });
-    // A Set: a constant used by every op of a long chain is saved by each, and each node frees its own entry.
-    (meta.savedIn ??= new Set()).add(this);
-    this.key = storageKey(t);
-    const v = versions.get(this.key);
-    if (v === undefined) {
-      versions.set(this.key, { version: 0, saved: 1 });
-      this.version = 0;
-    } else {
-      v.saved++;
-      this.version = v.version;
-    }
+    let s = meta.savedIn as SavedTensor | undefined;
+    if (s === undefined) meta.savedIn = s = new SavedTensor(t);
+    s.holders++;
+    return s;
   }
 
   /** The saved tensor (the original, or its alias once the original was disposed). */
   get value(): Tensor {
-    return this.#alias ?? this.#t;
+    return this.#alias ?? this.tensor;
   }
 
   /**
@@ -69,27 +79,23 @@ class Saved {
    */
   keep(): void {
     if (this.#alias !== undefined) return;
-    this.#alias = alias(this.#t);
-    const m = this.#t.ag;
+    this.#alias = alias(this.tensor);
+    const m = this.tensor.ag;
     if (m !== undefined && (m.requiresGrad || m.node !== null)) {
-      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index };
-      unheld.add(this.#alias.ag);
+      this.#alias.ag = { requiresGrad: m.requiresGrad, grad: null, node: m.node, index: m.index, unheld: true };
     }
   }
 
-  /** The storage's version now. */
-  current(): number {
-    return versions.get(this.key)?.version ?? 0;
-  }
-
-  free(): void {
+  /** One slot fewer; after the last, the alias (if any) is freed and the original no longer points here. */
+  drop(): void {
+    if (--this.holders > 0) return;
     if (this.#alias !== undefined) {
       this.#alias.dispose();
     } else {
-      this.#t.ag?.savedIn?.delete(this);
+      const meta = this.tensor.ag;
+      if (meta?.savedIn === this) meta.savedIn = undefined;
     }
-    const v = versions.get(this.key);
-    if (v !== undefined && --v.saved === 0) versions.delete(this.key);
+    if (--this.record.saved === 0) versions.delete(this.#key);
   }
 }
 
@@ -102,9 +108,9 @@ class Saved {
 // alias carries the original's place in the graph. It does not hold that
 // node (a node saving its own output would then hold itself and never be
 // freed): the node consuming the saved tensor holds it by its edge, or is it.
-const unheld = new WeakSet<AutogradMeta>();
+// Its meta says so (`unheld`), read as it is disposed.
 
-/** Per storage that some saved tensor views: its in-place write count, and how many saved tensors view it. */
+/** Per storage that some saved tensor views: its in-place write count, and how many saved tensors (SavedTensor) view it. */
 const versions = new Map<number, { version: number; saved: number }>();
 
 /**
@@ -124,6 +130,15 @@ export function bumpVersion(t: Tensor): void {
   if (v !== undefined) v.version++;
 }
 
+/**
+ * @internal An array of n copies of `value`, to be filled in by index (the
+ * tape's per-node arrays): made at its length, and packed, as `new Array(n)`
+ * is not (its holes slow every read). One or two, the common lengths, as literals.
+ */
+export function filled<T>(n: number, value: T): T[] {
+  return n === 1 ? [value] : n === 2 ? [value, value] : new Array<T>(n).fill(value);
+}
+
 /** Where an input's gradient goes: output `index` of the node that made it, or the leaf it is. */
 export type Edge = { node: Node; index: number; leaf?: undefined } | { leaf: Tensor; node?: undefined };
 
@@ -141,7 +156,9 @@ export type MultiBackwardFn = (grads: readonly Tensor[], saved: readonly Tensor[
 
 export class Node {
   refs = 0;
-  #saved: Saved[] | undefined;
+  /** The saved tensors, and the storage version each had when saved (undefined once freed). */
+  #saved: SavedTensor[] | undefined;
+  #versions: number[];
   #freed = false;
 
   /**
@@ -151,9 +168,14 @@ export class Node {
   constructor(readonly name: string, readonly edges: readonly (Edge | null)[], readonly inputs: readonly (InputInfo | null)[],
     readonly outputs: readonly InputInfo[], private readonly fn: MultiBackwardFn | BackwardFn, saved: readonly Tensor[],
     private readonly single = false) {
-    const kept: Saved[] = [];
-    for (const t of saved) kept.push(new Saved(t));
-    this.#saved = kept;
+    const held = filled<SavedTensor | null>(saved.length, null), at = filled(saved.length, 0);
+    for (let i = 0; i < saved.length; i++) {
+      const s = SavedTensor.hold(saved[i]);
+      held[i] = s;
+      at[i] = s.record.version;
+    }
+    this.#saved = held as SavedTensor[];
+    this.#versions = at;
     for (const e of edges) if (e?.node !== undefined) e.node.refs++;
   }
 
@@ -164,23 +186,29 @@ export class Node {
 
   /** The saved tensors, checked against in-place writes since. */
   saved(): Tensor[] {
-    if (this.#saved === undefined) {
+    const held = this.#saved;
+    if (held === undefined) {
       throw new Error(`trying to go through ${this.name}'s part of the graph a second time, but its saved tensors were freed; ` +
         'pass { retainGraph: true } to the first backward() to keep them');
     }
-    return this.#saved.map((s, i) => {
-      if (s.current() !== s.version) {
+    const values = filled<Tensor | null>(held.length, null);
+    for (let i = 0; i < values.length; i++) {
+      const now = held[i].record.version, then = this.#versions[i];
+      if (now !== then) {
         throw new Error(`a tensor ${this.name} saved (its ${ordinal(i)}) was modified in place after it was saved ` +
-          `(version ${s.current()}, saved at ${s.version}); clone() it before the in-place op`);
+          `(version ${now}, saved at ${then}); clone() it before the in-place op`);
       }
-      return s.value;
-    });
+      values[i] = held[i].value;
+    }
+    return values as Tensor[];
   }
 
   /** Frees the saved tensors (after backward, or when nothing refers to the node any more). */
   freeSaved(): void {
-    for (const s of this.#saved ?? []) s.free();
+    const held = this.#saved;
+    if (held === undefined) return;
     this.#saved = undefined;
+    for (const s of held) s.drop();
   }
 
   release(): void {
@@ -201,10 +229,10 @@ export function alias(t: Tensor): Tensor {
 const inPlaceHook: NonNullable<(typeof autogradHooks)['inPlace']> = (fn, t, inputs) => checkInPlace(fn, t, inputs);
 
 const disposingHook: NonNullable<(typeof autogradHooks)['disposing']> = (t: Tensor): void => {
-  const list = t.ag?.savedIn;
-  if (list === undefined) return;
+  const held = t.ag?.savedIn;
+  if (held === undefined) return;
   (t.ag as AutogradMeta).savedIn = undefined;
-  for (const s of list) s.keep();
+  held.keep();
 };
 
 const disposedHook: NonNullable<(typeof autogradHooks)['disposed']> = (t: Tensor): void => {
@@ -213,7 +241,7 @@ const disposedHook: NonNullable<(typeof autogradHooks)['disposed']> = (t: Tensor
   t.ag = undefined;
   // A leaf's gradient goes with it (take a clone() first to keep it); a made tensor drops its node.
   if (meta.grad !== null && !meta.grad.isDisposed) meta.grad.dispose();
-  if (!unheld.has(meta)) (meta.node as Node | null)?.release();
+  if (meta.unheld !== true) (meta.node as Node | null)?.release();
 };
 
 /** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */
@@ -251,25 +279,27 @@ export function recordMulti(name: string, inputs: readonly unknown[], outputs: r
   recordNode(name, inputs, outputs, save, backward, false);
 }
 
-// Plain loops: this runs once per recorded op, where the tape's overhead is counted.
+// Plain loops and arrays of their final length: this runs once per recorded op, where the tape's overhead is counted.
 function recordNode(name: string, inputs: readonly unknown[], outputs: readonly Tensor[], save: readonly Tensor[],
   backward: MultiBackwardFn | BackwardFn, single: boolean): void {
-  const edges: (Edge | null)[] = [], infos: (InputInfo | null)[] = [];
-  for (const x of inputs) {
+  const n = inputs.length;
+  const edges = filled<Edge | null>(n, null), infos = filled<InputInfo | null>(n, null);
+  for (let i = 0; i < n; i++) {
+    const x = inputs[i];
     if (requiresGrad(x)) {
       const meta = x.ag as AutogradMeta;
-      edges.push(meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x });
+      edges[i] = meta.node !== null ? { node: meta.node as Node, index: meta.index } : { leaf: x };
     } else {
-      edges.push(null);
+      edges[i] = null;
     }
-    infos.push(x instanceof Tensor ? infoOf(x) : null);
+    infos[i] = x instanceof Tensor ? infoOf(x) : null;
   }
-  const outInfos: InputInfo[] = [];
-  for (const out of outputs) outInfos.push(infoOf(out));
-  const node = new Node(name, edges, infos, outInfos, backward, save, single);
+  const outInfos = filled<InputInfo | null>(outputs.length, null);
+  for (let k = 0; k < outputs.length; k++) outInfos[k] = infoOf(outputs[k]);
+  const node = new Node(name, edges, infos, outInfos as InputInfo[], backward, save, single);
   for (let index = 0; index < outputs.length; index++) {
     const out = outputs[index];
-    if (!isFloatingDType(out.dtype)) continue;
+    if (!single && !isFloatingDType(out.dtype)) continue;  // record() checked a single output's dtype
     node.refs++;
     // An output this node saves already has a meta (its savedIn); keep it.
     out.ag = { requiresGrad: true, grad: null, node, index, savedIn: out.ag?.savedIn };
