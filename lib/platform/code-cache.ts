@@ -13,8 +13,10 @@
 // of every gpuext module after the run (so the functions it ran are in it,
 // compiled), into dist/.code-cache/ beside the modules. Later processes
 // compile those modules from it (vm.Script's cachedData) instead of from
-// source. Only modules under this package's root go this way (dist/lib, and
-// its own node_modules/acorn); every other module loads as Node loads it.
+// source. Only gpuext's modules (dist/lib) and acorn's entry as the
+// translator finds it (NOTE [ acorn by path ]: in gpuext's node_modules or,
+// installed in a project, hoisted above it) go this way; every other module
+// loads as Node loads it.
 //
 // A cached module is used only when its file is the one the cache was made
 // from: same size and mtime (V8's own check is the source's length, so an
@@ -27,6 +29,7 @@ import Module from 'module';
 import * as path from 'path';
 import * as vm from 'vm';
 
+import { ACORN_ENTRY, acornFile } from './acorn';
 import { writeFileAtomic } from './fs';
 
 /** The package's root (this file is dist/lib/platform/code-cache.js). */
@@ -63,9 +66,10 @@ const written: { rel: string; filename: string; script: vm.Script }[] = [];
 /** How many modules came from the cache, and how many of its entries V8 or the file check refused (test/code-cache.test.ts). */
 export const codeCacheCounts = { used: 0, refused: 0 };
 
-/** The folders whose modules go through the cache: every module load of the process asks (so the prefixes are made once). */
-const PACKAGE_DIRS = [path.join(ROOT, 'dist', 'lib') + path.sep, path.join(ROOT, 'node_modules', 'acorn') + path.sep];
-const inPackage = (filename: string): boolean => PACKAGE_DIRS.some((dir) => filename.startsWith(dir));
+/** The folder whose modules go through the cache: every module load of the process asks (so the prefix is made once). */
+const LIB_DIR = path.join(ROOT, 'dist', 'lib') + path.sep;
+/** gpuext's modules, and acorn's entry where the translator finds it (NOTE [ acorn by path ]): beside gpuext or hoisted above it. */
+const inPackage = (filename: string): boolean => filename.startsWith(LIB_DIR) || (filename.endsWith(ACORN_ENTRY) && filename === acornFile());
 
 function load(): void {
   try {
