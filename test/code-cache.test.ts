@@ -1,7 +1,7 @@
 // V8's code cache of gpuext's modules (NOTE [ Code cache ] in
 // lib/platform/code-cache.ts): written by scripts/code-cache.js, used by a
-// fresh process, refused for a module whose file changed since, off with
-// GPUEXT_CODE_CACHE=0, and never applied to modules outside the package.
+// fresh process (acorn's entry too), refused for a module whose file changed
+// since, off with GPUEXT_CODE_CACHE=0, and never applied to other modules.
 import test from 'ava';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -45,6 +45,15 @@ test.serial('a fresh process compiles gpuext\'s modules from the build\'s code c
     fs.utimesSync(file, st.atime, st.mtime);
     spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'code-cache.js')], { encoding: 'utf8' });
   }
+  // acorn compiles from it too, from the file the translator finds it at (NOTE [ acorn by path ]).
+  const acorn = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
+const { codeCacheCounts } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'code-cache.js'))});
+const before = codeCacheCounts.used;
+const parser = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'acorn.js'))}).loadAcorn();
+console.log(JSON.stringify({ fromCache: codeCacheCounts.used - before, parses: parser.parse('x => x', { ecmaVersion: 'latest' }).body.length }));`],
+  { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '' } });
+  t.is(acorn.status, 0, acorn.stderr);
+  t.deepEqual(JSON.parse(acorn.stdout.trim()), { fromCache: 1, parses: 1 }, 'acorn came from the code cache and parses');
   const off = child({ GPUEXT_CODE_CACHE: '0' });
   t.is(off.used, 0, 'GPUEXT_CODE_CACHE=0 turns it off');
   t.is(off.sum, 10);

@@ -22,17 +22,19 @@ export const ACORN_ENTRY = path.join('acorn', 'dist', 'acorn.js');
 
 let found: string | null | undefined;
 
-/** acorn's CommonJS entry as Node would find the package from here, or null when Node's resolution must decide. */
-export function acornFile(): string | null {
-  if (found !== undefined) return found;
-  found = null;
-  for (const dir of require.resolve.paths('acorn') ?? []) {
+/** acorn's entry in the first of the node_modules folders `dirs` that holds an acorn package, or null (none, or not that file). */
+export function findAcorn(dirs: readonly string[]): string | null {
+  for (const dir of dirs) {
     if (!fs.existsSync(path.join(dir, 'acorn', 'package.json'))) continue;
     const file = path.join(dir, ACORN_ENTRY);
-    if (fs.existsSync(file)) found = file;
-    break;
+    return fs.existsSync(file) ? file : null;
   }
-  return found;
+  return null;
+}
+
+/** acorn's CommonJS entry as Node would find the package from here, or null when Node's resolution must decide. */
+export function acornFile(): string | null {
+  return found !== undefined ? found : (found = findAcorn(require.resolve.paths('acorn') ?? []));
 }
 
 /** acorn itself: from its file when found (NOTE [ acorn by path ]), else through Node's resolution. */
