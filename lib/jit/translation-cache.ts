@@ -37,7 +37,7 @@ import * as path from 'path';
 import type { DType } from '../generated/dtypes';
 import { lazyModule } from '../platform/lazy';
 import { writeFileAtomic } from '../platform/fs';
-import { cacheDir } from '../platform/paths';
+import { cacheDir, packageVersion } from '../platform/paths';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
@@ -109,8 +109,7 @@ function translator(): string {
   if (translatorId !== undefined) return translatorId;
   const parts: string[] = [];
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
-    parts.push(String(pkg.version));
+    parts.push(packageVersion());
   } catch {
     parts.push('?');
   }
