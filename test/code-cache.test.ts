@@ -50,10 +50,21 @@ test.serial('a fresh process compiles gpuext\'s modules from the build\'s code c
   const st = fs.statSync(file);
   fs.utimesSync(file, st.atime, new Date(st.mtimeMs + 5000));
   try {
-    const touched = child();
-    t.is(touched.refused, 1, 'the changed module\'s entry is refused');
-    t.is(touched.used, fresh.used - 1);
-    t.true(touched.source, 'and the module still works, compiled from source');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-touched-'));
+    try {
+      const touched = child({ GPUEXT_CACHE_DIR: dir });
+      t.is(touched.refused, 1, 'the changed module\'s entry is refused');
+      t.is(touched.used, fresh.used - 1);
+      t.true(touched.source, 'and the module still works, compiled from source');
+      // That process kept the module's data in a cache of its own (NOTE [ Code cache under V8 flags ]): the next one compiles from it.
+      fs.rmSync(path.join(dir, 'jit'), { recursive: true, force: true });
+      const healed = child({ GPUEXT_CACHE_DIR: dir });
+      t.is(healed.refused, 1, 'the build\'s entry is still refused');
+      t.is(healed.used, fresh.used, 'and the module came from the cache the process before wrote');
+      t.true(healed.source);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     // Restoring the mtime would not give back its sub-millisecond digits: the cache is written again instead.
     fs.utimesSync(file, st.atime, st.mtime);

@@ -43,7 +43,11 @@
 // options there only give another file; V8 checks the data's flags anyway).
 // With it a process under --max-old-space-size=4096 made its cold jit call in
 // 13-16 ms again on the 2-core machine (21-27 without). The test suite's
-// processes are such processes (ava passes --expose-gc).
+// processes are such processes (ava passes --expose-gc). A module whose file
+// changed since the build (a bare tsc; a copy of dist/ that did not keep
+// mtimes) opens the same cache: its entry there is checked against its file
+// as the build's are, so such a package heals at the next process instead of
+// compiling from source until `node scripts/code-cache.js` runs.
 import * as fs from 'fs';
 import Module from 'module';
 import * as path from 'path';
@@ -90,7 +94,7 @@ const resolver = Module as typeof Module & {
 const mode = process.env.GPUEXT_CODE_CACHE;
 /** The build's cache (undefined: none, or GPUEXT_CODE_CACHE=write, which makes it). */
 let build: CacheFile | undefined;
-/** The cache of this process's V8 flags (NOTE [ Code cache under V8 flags ]): undefined until V8 refuses the build's; null when it has none yet. */
+/** This process's own cache (NOTE [ Code cache under V8 flags ]): undefined until the build's refuses a module; null when it has none yet. */
 let own: CacheFile | null | undefined;
 let ownFile: string | undefined;
 /** Modules compiled from source to be written at exit: into the build's cache (write mode) or this process's flags' cache. */
@@ -144,21 +148,21 @@ function current(e: Entry, filename: string): boolean | undefined {
   }
 }
 
-/** `c`'s entry for the module when its file is the one the entry was made from (else the file check refuses it). */
-function validEntry(c: CacheFile, rel: string, filename: string): Entry | undefined {
-  const e = c.entries[rel];
-  if (e === undefined) return undefined;
-  const ok = current(e, filename);
-  if (ok === false) codeCacheCounts.refused++;
-  return ok === true ? e : undefined;
-}
-
-/** The cached data for a module: from this process's flags' cache once V8 has refused the build's, else from the build's. */
+/**
+ * The cached data for a module: the build's, else this process's own cache's (NOTE [ Code cache under V8 flags ]),
+ * which a refusal of the build's entry (by V8, or a file changed since the build) opens.
+ */
 function cachedData(rel: string, filename: string): { from: CacheFile; data: Buffer } | undefined {
-  for (const c of [build, own]) {
-    if (c === undefined || c === null || c.v8Refused) continue;
-    const e = validEntry(c, rel, filename);
-    if (e !== undefined) return { from: c, data: c.blob.subarray(e.offset, e.offset + e.length) };
+  for (let k = 0; k < 2; k++) {
+    const c = k === 0 ? build : own;
+    const e = c === undefined || c === null || c.v8Refused ? undefined : c.entries[rel];
+    if (c === undefined || c === null || e === undefined) continue;
+    const ok = current(e, filename);
+    if (ok === true) return { from: c, data: c.blob.subarray(e.offset, e.offset + e.length) };
+    if (ok === false) {
+      codeCacheCounts.refused++;
+      if (c === build && own === undefined) turnToOwn();
+    }
   }
   return undefined;
 }
@@ -180,7 +184,7 @@ function flagsHash(): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-/** V8 refused the build's data: this process's flags differ from the build's (NOTE [ Code cache under V8 flags ]). */
+/** The build's cache cannot serve this process (V8 refused its data: other flags) or this module (changed since the build). */
 function turnToOwn(): void {
   try {
     ownFile = path.join(cacheDir(), 'code-cache', `${process.version}-${process.arch}-${flagsHash()}.bin`);
