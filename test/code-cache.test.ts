@@ -73,8 +73,9 @@ test.serial('a fresh process compiles gpuext\'s modules from the build\'s code c
   // acorn compiles from it too, from the file the translator finds it at (NOTE [ acorn by path ]).
   const acorn = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
 const { codeCacheCounts } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'code-cache.js'))});
+const { loadAcorn } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'acorn.js'))});
 const before = codeCacheCounts.used;
-const parser = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'acorn.js'))}).loadAcorn();
+const parser = loadAcorn();
 console.log(JSON.stringify({ fromCache: codeCacheCounts.used - before, parses: parser.parse('x => x', { ecmaVersion: 'latest' }).body.length }));`],
   { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '' } });
   t.is(acorn.status, 0, acorn.stderr);

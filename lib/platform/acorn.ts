@@ -17,6 +17,8 @@ import * as path from 'path';
 
 import type * as Acorn from 'acorn';
 
+import { coverFile } from './code-cache';
+
 /** The entry's path inside a node_modules folder. */
 export const ACORN_ENTRY = path.join('acorn', 'dist', 'acorn.js');
 
@@ -32,9 +34,12 @@ export function findAcorn(dirs: readonly string[]): string | null {
   return null;
 }
 
-/** acorn's CommonJS entry as Node would find the package from here, or null when Node's resolution must decide. */
+/** acorn's CommonJS entry as Node would find the package from here (put under the code cache), or null when Node's resolution must decide. */
 export function acornFile(): string | null {
-  return found !== undefined ? found : (found = findAcorn(require.resolve.paths('acorn') ?? []));
+  if (found !== undefined) return found;
+  found = findAcorn(require.resolve.paths('acorn') ?? []);
+  if (found !== null) coverFile(found);
+  return found;
 }
 
 /** acorn itself: from its file when found (NOTE [ acorn by path ]), else through Node's resolution. */

@@ -53,9 +53,13 @@ import Module from 'module';
 import * as path from 'path';
 import * as vm from 'vm';
 
-import { ACORN_ENTRY, acornFile } from './acorn';
 import { writeFileAtomic } from './fs';
-import { cacheDir } from './paths';
+import { lazyModule } from './lazy';
+
+// Loaded when first needed, not before the hook below is in place (what loads before it compiles from source, and a
+// warm jit call paid a young-generation collection more for it).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const paths = lazyModule(() => require('./paths') as typeof import('./paths'));
 
 /** The package's root (this file is dist/lib/platform/code-cache.js). */
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -106,8 +110,13 @@ export const codeCacheCounts = { used: 0, refused: 0 };
 
 /** The folder whose modules go through the cache: every module load of the process asks (so the prefix is made once). */
 const LIB_DIR = path.join(ROOT, 'dist', 'lib') + path.sep;
-/** gpuext's modules, and acorn's entry where the translator finds it (NOTE [ acorn by path ]): beside gpuext or hoisted above it. */
-const inPackage = (filename: string): boolean => filename.startsWith(LIB_DIR) || (filename.endsWith(ACORN_ENTRY) && filename === acornFile());
+/** Files outside dist/lib that go through the cache: acorn's entry where the translator finds it (NOTE [ acorn by path ]). */
+const covered = new Set<string>();
+/** Puts a file outside dist/lib, a dependency of gpuext's, under the cache (before it is required). */
+export function coverFile(file: string): void {
+  covered.add(file);
+}
+const inPackage = (filename: string): boolean => filename.startsWith(LIB_DIR) || (covered.size > 0 && covered.has(filename));
 
 /** The cache file at `file`, or undefined (missing, unreadable, not this format). */
 function readCacheFile(file: string): CacheFile | undefined {
@@ -187,7 +196,7 @@ function flagsHash(): string {
 /** The build's cache cannot serve this process (V8 refused its data: other flags) or this module (changed since the build). */
 function turnToOwn(): void {
   try {
-    ownFile = path.join(cacheDir(), 'code-cache', `${process.version}-${process.arch}-${flagsHash()}.bin`);
+    ownFile = path.join(paths().cacheDir(), 'code-cache', `${process.version}-${process.arch}-${flagsHash()}.bin`);
     own = readCacheFile(ownFile) ?? null;
     process.on('exit', writeOwn);
   } catch {
