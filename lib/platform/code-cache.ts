@@ -101,9 +101,9 @@ let build: CacheFile | undefined;
 /** This process's own cache (NOTE [ Code cache under V8 flags ]): undefined until the build's refuses a module; null when it has none yet. */
 let own: CacheFile | null | undefined;
 let ownFile: string | undefined;
-/** Modules compiled from source to be written at exit: into the build's cache (write mode) or this process's flags' cache. */
+/** Modules compiled from source to be written at exit: into the build's cache (write mode) or this process's own. */
 const written: { rel: string; filename: string; script: vm.Script }[] = [];
-/** Whether a module compiled from source is one this process's flags' cache lacks (or has stale): only then is it written at exit. */
+/** Whether a module compiled from source is one this process's own cache lacks (or has stale): only then is it written at exit. */
 let news = false;
 /** How many modules came from a cache, and how many entries V8 or the file check refused (test/code-cache.test.ts). */
 export const codeCacheCounts = { used: 0, refused: 0 };
@@ -247,7 +247,7 @@ function writeAll(): void {
   writeCacheFile(FILE, writtenItems());
 }
 
-/** At exit: this process's flags' cache, with the modules it compiled from source beside the entries it had (best effort). */
+/** At exit: this process's own cache, with the modules it compiled from source beside the entries it had (best effort). */
 function writeOwn(): void {
   if (ownFile === undefined || !news) return;
   const fresh = new Set(written.map((w) => w.rel));
