@@ -42,7 +42,7 @@
 // line's options (not -e/-p code) and NODE_OPTIONS, as given (Node's own
 // options there only give another file; V8 checks the data's flags anyway).
 // With it a process under --max-old-space-size=4096 made its cold jit call in
-// 13-16 ms again on the 2-core machine (21-27 without). The test suite's
+// 12 ms again on the 2-core machine (25 without; medians of 9). The test suite's
 // processes are such processes (ava passes --expose-gc). A module whose file
 // changed since the build (a bare tsc; a copy of dist/ that did not keep
 // mtimes) opens the same cache: its entry there is checked against its file
