@@ -10,8 +10,8 @@
 // Without a GPU (or with --cpu) the "first call" is the translation alone
 // (`.source()`), which is what a warm cache saves. Prints one JSON line:
 // wall ms and CPU ms (user + system: robust to a loaded machine) per part,
-// the translation counts, and whether acorn, the translator, the compiler
-// front and node:inspector were loaded.
+// the translation counts, whether acorn, the translator, the compiler
+// front and node:inspector were loaded, and the code cache's counts.
 import * as path from 'path';
 
 import type * as GX from '../lib';
@@ -74,6 +74,8 @@ function main(): void {
   const { translationCounts } = require(path.join(__dirname, '..', 'lib', 'jit', 'translation-cache')) as typeof import('../lib/jit/translation-cache');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ptxCounts } = require(path.join(__dirname, '..', 'lib', 'rtc', 'raw')) as typeof import('../lib/rtc/raw');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { codeCacheCounts } = require(path.join(__dirname, '..', 'lib', 'platform', 'code-cache')) as typeof import('../lib/platform/code-cache');
   const loaded = (re: RegExp): boolean => Object.keys(require.cache).some((k) => re.test(k));
   /** Node's builtin modules loaded so far (process.moduleLoadList, which @types/node does not declare). */
   const builtinLoaded = (name: string): boolean => {
@@ -92,6 +94,8 @@ function main(): void {
     inspectorLoaded: builtinLoaded('inspector'),
     // Loaded as PTX by the driver (NOTE [ PTX path ]) or compiled from CUDA source.
     ptxLoaded: ptxCounts.loaded,
+    // Modules compiled from V8's code cache and entries refused (NOTE [ Code cache ]): a cold call without it costs about twice as much.
+    codeCache: codeCacheCounts,
   }));
 }
 

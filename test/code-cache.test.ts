@@ -1,23 +1,37 @@
 // V8's code cache of gpuext's modules (NOTE [ Code cache ] in
 // lib/platform/code-cache.ts): written by scripts/code-cache.js, used by a
-// fresh process, refused for a module whose file changed since, off with
-// GPUEXT_CODE_CACHE=0, and never applied to modules outside the package.
-import test from 'ava';
+// fresh process (acorn's entry too), refused for a module whose file changed
+// since, off with GPUEXT_CODE_CACHE=0, and never applied to other modules.
+import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** A fresh process that requires gpuext, runs an op and a jit translation, and prints the cache's counts. */
-function child(env: Record<string, string> = {}): { used: number; refused: number; sum: number; source: boolean } {
+/**
+ * A fresh process (with `flags`) that requires gpuext, runs an op and a jit translation, and prints the cache's counts.
+ * Without a GPUEXT_CACHE_DIR of the caller's, an empty one: the kernel is translated (the translator's modules load)
+ * whatever an earlier run left in the translation cache.
+ */
+function child(env: Record<string, string> = {}, flags: string[] = []): { used: number; refused: number; sum: number; source: boolean } {
+  const own = env.GPUEXT_CACHE_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-child-')) : undefined;
+  try {
+    return childIn({ ...env, GPUEXT_CACHE_DIR: own ?? env.GPUEXT_CACHE_DIR }, flags);
+  } finally {
+    if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });
+  }
+}
+
+function childIn(env: Record<string, string | undefined>, flags: string[]): { used: number; refused: number; sum: number; source: boolean } {
   const code = `const gx = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
 const { codeCacheCounts } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'code-cache.js'))});
 const sum = gx.add(gx.tensor([1, 2]), gx.tensor([3, 4])).sum().item();
 const k = gx.jit.rawkernel((x, y) => { y[gx.jit.grid(1)] = x[gx.jit.grid(1)] * 2; });
 const source = k.source(gx.ones([2]), gx.zeros([2])).includes('__global__');
 console.log(JSON.stringify({ ...codeCacheCounts, sum, source }));`;
-  const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '', ...env } });
+  const r = spawnSync(process.execPath, [...flags, '-e', code], { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '', NODE_OPTIONS: '', ...env } });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { used: number; refused: number; sum: number; source: boolean };
 }
@@ -36,19 +50,76 @@ test.serial('a fresh process compiles gpuext\'s modules from the build\'s code c
   const st = fs.statSync(file);
   fs.utimesSync(file, st.atime, new Date(st.mtimeMs + 5000));
   try {
-    const touched = child();
-    t.is(touched.refused, 1, 'the changed module\'s entry is refused');
-    t.is(touched.used, fresh.used - 1);
-    t.true(touched.source, 'and the module still works, compiled from source');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-touched-'));
+    try {
+      const touched = child({ GPUEXT_CACHE_DIR: dir });
+      t.is(touched.refused, 1, 'the changed module\'s entry is refused');
+      t.is(touched.used, fresh.used - 1);
+      t.true(touched.source, 'and the module still works, compiled from source');
+      // That process kept the module's data in a cache of its own (NOTE [ Code cache under V8 flags ]): the next one compiles from it.
+      fs.rmSync(path.join(dir, 'jit'), { recursive: true, force: true });
+      const healed = child({ GPUEXT_CACHE_DIR: dir });
+      t.is(healed.refused, 1, 'the build\'s entry is still refused');
+      t.is(healed.used, fresh.used, 'and the module came from the cache the process before wrote');
+      t.true(healed.source);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     // Restoring the mtime would not give back its sub-millisecond digits: the cache is written again instead.
     fs.utimesSync(file, st.atime, st.mtime);
     spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'code-cache.js')], { encoding: 'utf8' });
   }
+  // acorn compiles from it too, from the file the translator finds it at (NOTE [ acorn by path ]).
+  const acorn = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
+const { codeCacheCounts } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'code-cache.js'))});
+const { loadAcorn } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'acorn.js'))});
+const before = codeCacheCounts.used;
+const parser = loadAcorn();
+console.log(JSON.stringify({ fromCache: codeCacheCounts.used - before, parses: parser.parse('x => x', { ecmaVersion: 'latest' }).body.length }));`],
+  { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '' } });
+  t.is(acorn.status, 0, acorn.stderr);
+  t.deepEqual(JSON.parse(acorn.stdout.trim()), { fromCache: 1, parses: 1 }, 'acorn came from the code cache and parses');
   const off = child({ GPUEXT_CODE_CACHE: '0' });
   t.is(off.used, 0, 'GPUEXT_CODE_CACHE=0 turns it off');
   t.is(off.sum, 10);
+  underFlags(t, fresh.used);
 });
+
+/**
+ * NOTE [ Code cache under V8 flags ]: V8 refuses the build's data in a process with V8 flags; the first such process
+ * writes a cache of its flags into the cache directory at exit, the next one compiles from it, other flags get their own.
+ */
+function underFlags(t: ExecutionContext, modules: number): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-flags-'));
+  try {
+    const env = { GPUEXT_CACHE_DIR: dir };
+    const files = (): string[] => (fs.existsSync(path.join(dir, 'code-cache')) ? fs.readdirSync(path.join(dir, 'code-cache')).sort() : []);
+    const first = child(env, ['--max-old-space-size=3000']);
+    t.is(first.used, 0, 'V8 refused the build\'s data under another flag');
+    t.is(first.refused, 1, 'at the first module: the rest compile from source');
+    t.true(first.source && first.sum === 10);
+    t.is(files().length, 1, 'the flags\' cache was written at exit');
+    const file = path.join(dir, 'code-cache', files()[0]);
+    const written = fs.statSync(file).mtimeMs;
+    // The kernel translated again (not found in the translation cache), so the translator's modules load too.
+    fs.rmSync(path.join(dir, 'jit'), { recursive: true, force: true });
+    const second = child(env, ['--max-old-space-size=3000']);
+    t.true(second.used >= modules - 1, `${second.used} of ${modules} modules from the flags' cache`);
+    t.true(second.source && second.sum === 10);
+    t.is(fs.statSync(file).mtimeMs, written, 'a process that adds no module writes nothing');
+    // The same flag through NODE_OPTIONS is another file (the hash is of what was given), and so is another value.
+    child({ ...env, NODE_OPTIONS: '--max-old-space-size=3000' });
+    child(env, ['--max-old-space-size=3001']);
+    t.is(files().length, 3);
+    // Node's own options leave V8's flags as they are: the build's cache serves.
+    fs.rmSync(path.join(dir, 'jit'), { recursive: true, force: true });
+    const nodeOnly = child(env, ['--enable-source-maps']);
+    t.true(nodeOnly.used >= modules && nodeOnly.refused === 0, `${nodeOnly.used} modules from the build's cache, ${nodeOnly.refused} refused`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 test('modules outside the package load as Node loads them', (t) => {
   const code = `require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});

@@ -24,7 +24,8 @@ export function device<F extends (...args: number[]) => number | boolean | reado
   if (typeof fn !== 'function') throw new TypeError(`gx.jit.device: expected a function, got ${typeof fn}`);
   const text = Function.prototype.toString.call(fn);
   let parsed: Parsed | undefined;
-  let info: FunctionInfo | undefined = infoGet(text);
+  // Compiled with its callers, which read NVRTC's files ahead when they will need it.
+  let info: FunctionInfo | undefined = infoGet(text, false);
   const parse = (): Parsed => {
     if (parsed === undefined) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

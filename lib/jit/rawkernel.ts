@@ -148,8 +148,11 @@ class Rawkernel {
     this.label = `${api}(${this.name})`;
     this.debug = opts.debug === true;
     this.nvrtc = [...exactMath(opts.options ?? []), ...(this.debug ? ['-lineinfo'] : [])];
-    // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once.
-    this.info = infoGet(this.text) ?? this.parse().info;
+    // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once, and described in the cache.
+    // A kernel meant for the PTX path needs no NVRTC, so its files are not read ahead (NOTE [ NVRTC prefetch ]).
+    let info = infoGet(this.text, !(ptxEnabled() && this.ptxAllowed()));
+    if (info === undefined) infoPut(this.text, (info = this.parse().info));
+    this.info = info;
   }
 
   /** What the function closes over, keyed once (null: it cannot be; undefined: not read yet). */
@@ -167,7 +170,6 @@ class Rawkernel {
   private parse(): { p: Parsed; info: FunctionInfo } {
     const r = translator().parse(this.fn, 'gx.jit.rawkernel', this.lookup);
     this.parsed = r.p;
-    if (infoGet(this.text) === undefined) infoPut(this.text, r.info);
     return r;
   }
 

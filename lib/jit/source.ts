@@ -2,9 +2,13 @@
 // what a TypeScript function is by the time it runs) parsed by acorn into an
 // ESTree, and errors that quote the offending line of that text with a caret,
 // raised before any CUDA is generated.
-import * as acorn from 'acorn';
+import type * as acorn from 'acorn';
 
+import { loadAcorn } from '../platform/acorn';
 import { JitError } from './errors';
+
+/** acorn, from its file (NOTE [ acorn by path ]): this module loads only with the translator. */
+const parser = loadAcorn();
 
 export type Node = acorn.AnyNode;
 
@@ -28,7 +32,7 @@ export function parseFunction(f: unknown, fn: string): ParsedFunction {
   let error: unknown;
   for (const c of candidates) {
     try {
-      program = acorn.parse(c, { ecmaVersion: 'latest', sourceType: 'script' });
+      program = parser.parse(c, { ecmaVersion: 'latest', sourceType: 'script' });
     } catch (e) {
       // acorn recurses per nesting level: a function nested thousands deep overflows the stack, which is no syntax error.
       if ((e instanceof RangeError && /call stack/i.test(e.message)) || (e instanceof SyntaxError && /stack space/i.test(e.message))) {

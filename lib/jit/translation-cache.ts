@@ -37,7 +37,7 @@ import * as path from 'path';
 import type { DType } from '../generated/dtypes';
 import { lazyModule } from '../platform/lazy';
 import { writeFileAtomic } from '../platform/fs';
-import { cacheDir } from '../platform/paths';
+import { cacheDir, packageVersion } from '../platform/paths';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
 import { deviceInfo } from './module';
@@ -99,6 +99,7 @@ export function translationDir(): string {
 export function clearTranslationCache(opts: { disk?: boolean } = {}): void {
   memory.clear();
   infos.clear();
+  known = undefined;
   if (opts.disk === true) fs.rmSync(translationDir(), { recursive: true, force: true });
 }
 
@@ -108,8 +109,7 @@ function translator(): string {
   if (translatorId !== undefined) return translatorId;
   const parts: string[] = [];
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
-    parts.push(String(pkg.version));
+    parts.push(packageVersion());
   } catch {
     parts.push('?');
   }
@@ -140,14 +140,26 @@ function get<T>(key: string, valid: (v: unknown, key: string) => v is T): T | un
   return v;
 }
 
+/**
+ * The directory's size as this process last knew it: its first write there
+ * scans it (and evicts past the bound), later ones add their bytes and scan
+ * again only once the sum passes the bound, so a process's writes do not
+ * each stat every entry of a full directory. Other processes' writes meanwhile
+ * are counted at the next scan.
+ */
+let known: { dir: string; bytes: number } | undefined;
+
 /** Keeps `value` at `key` in memory and on disk (best effort: a cache that cannot be written only costs time). */
 function put(key: string, value: object): void {
   const entry = { format: FORMAT, key, ...value };
   memory.set(key, entry);
   const dir = translationDir();
   try {
-    writeFileAtomic(path.join(dir, `${key}.json`), JSON.stringify(entry));
-    cacheEvict().evict({ dir, maxBytes: MAX_BYTES }, key);
+    const json = JSON.stringify(entry);
+    writeFileAtomic(path.join(dir, `${key}.json`), json);
+    if (known === undefined || known.dir !== dir || (known.bytes += Buffer.byteLength(json)) > MAX_BYTES) {
+      known = { dir, bytes: cacheEvict().evict({ dir, maxBytes: MAX_BYTES }, key).bytes };
+    }
   } catch {
     // read-only or full disk: the next process translates again
   }
@@ -176,14 +188,19 @@ function isTranslation(v: unknown, key: string): v is Translation {
 const infos = new Map<string, FunctionInfo>();
 const textKey = (text: string): string => cacheIo().sha256Hex([translator(), '\0info\0', text]);
 
-/** The cached description of a function with this text, or undefined (parse it, then infoPut). */
-export function infoGet(text: string): FunctionInfo | undefined {
+/**
+ * The cached description of a function with this text, or undefined (parse
+ * it, then infoPut). `nvrtc`: whether a kernel of a text never seen will be
+ * compiled by NVRTC after its translation (not a device function, which its
+ * callers compile, nor a kernel loaded as PTX, which needs no NVRTC).
+ */
+export function infoGet(text: string, nvrtc = true): FunctionInfo | undefined {
   const m = infos.get(text);
   if (m !== undefined) return m;
   const v = get(textKey(text), isInfo);
   if (v !== undefined) infos.set(text, v);
   // A text never seen is parsed and translated now, and compiled after: NVRTC's files are read meanwhile (NOTE [ NVRTC prefetch ]).
-  else nvrtcPrefetch().prefetchNvrtc();
+  else if (nvrtc) nvrtcPrefetch().prefetchNvrtc();
   return v;
 }
 

@@ -99,8 +99,10 @@ class Vectorized {
     this.sigs = list.map((s) => parseSignature(s, api));
     if (typeof f !== 'function') throw new TypeError(`${api}: expected a function, got ${typeof f}`);
     this.text = Function.prototype.toString.call(f);
-    // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once.
-    this.info = infoGet(this.text) ?? this.parse().info;
+    // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once, and described in the cache.
+    let info = infoGet(this.text);
+    if (info === undefined) infoPut(this.text, (info = this.parse().info));
+    this.info = info;
     this.name = (opts.name ?? (f.name || 'vectorized')).replace(/[^A-Za-z0-9_]/g, '_');
     this.fnName = `${api}(${this.name})`;
     const n = this.info.params.length;
@@ -127,7 +129,6 @@ class Vectorized {
   private parse(): { p: Parsed; info: FunctionInfo } {
     const r = translator().parse(this.f, 'gx.vectorize', this.lookup);
     this.parsed = r.p;
-    if (infoGet(this.text) === undefined) infoPut(this.text, r.info);
     return r;
   }
 

@@ -13,8 +13,10 @@
 // of every gpuext module after the run (so the functions it ran are in it,
 // compiled), into dist/.code-cache/ beside the modules. Later processes
 // compile those modules from it (vm.Script's cachedData) instead of from
-// source. Only modules under this package's root go this way (dist/lib, and
-// its own node_modules/acorn); every other module loads as Node loads it.
+// source. Only gpuext's modules (dist/lib) and acorn's entry as the
+// translator finds it (NOTE [ acorn by path ]: in gpuext's node_modules or,
+// installed in a project, hoisted above it) go this way; every other module
+// loads as Node loads it.
 //
 // A cached module is used only when its file is the one the cache was made
 // from: same size and mtime (V8's own check is the source's length, so an
@@ -22,12 +24,42 @@
 // V8 rejects (another Node, other flags) is ignored, and the module compiles
 // from source. GPUEXT_CODE_CACHE=0 turns it off. The cache is read-only at
 // run time: nothing is written into the package but by the build.
+//
+// NOTE [ Code cache under V8 flags ]
+// V8 takes cached data only from a process with its flags (a hash of them in
+// the data): any V8 flag, on the command line or in NODE_OPTIONS
+// (--max-old-space-size, --expose-gc, --stack-size; not Node's own, such as
+// --require or --enable-source-maps), makes it refuse every module of the
+// build's cache, and a cold jit call then cost 24-31 ms instead of 13.7 on
+// the 2-core machine. Such a process, at the first module V8 refuses, turns
+// to a cache of its own flags in the user's cache directory
+// (`<cache dir>/code-cache/<node>-<arch>-<hash>.bin`, the build's
+// format): the modules it has go from there, the others compile from source,
+// and at exit the data of those (after the run, so with the functions that
+// ran) is written into it beside the entries it had, atomically. The next
+// process with those flags finds them; one that adds no module writes
+// nothing. The hash is of the package's root and the flags: the command
+// line's options (not -e/-p code) and NODE_OPTIONS, as given (Node's own
+// options there only give another file; V8 checks the data's flags anyway).
+// With it a process under --max-old-space-size=4096 made its cold jit call in
+// 12 ms again on the 2-core machine (25 without; medians of 9). The test suite's
+// processes are such processes (ava passes --expose-gc). A module whose file
+// changed since the build (a bare tsc; a copy of dist/ that did not keep
+// mtimes) opens the same cache: its entry there is checked against its file
+// as the build's are, so such a package heals at the next process instead of
+// compiling from source until `node scripts/code-cache.js` runs.
 import * as fs from 'fs';
 import Module from 'module';
 import * as path from 'path';
 import * as vm from 'vm';
 
 import { writeFileAtomic } from './fs';
+import { lazyModule } from './lazy';
+
+// Loaded when first needed, not before the hook below is in place (what loads before it compiles from source, and a
+// warm jit call paid a young-generation collection more for it).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const paths = lazyModule(() => require('./paths') as typeof import('./paths'));
 
 /** The package's root (this file is dist/lib/platform/code-cache.js). */
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -46,6 +78,13 @@ interface Entry {
   length: number;
 }
 
+/** A cache file as read: its entries by path relative to ROOT, its data, and whether V8 has refused its data in this process. */
+interface CacheFile {
+  entries: Record<string, Entry>;
+  blob: Buffer;
+  v8Refused: boolean;
+}
+
 type Compile = (this: Module, content: string, filename: string) => unknown;
 interface ModuleInternals {
   _compile: Compile;
@@ -57,57 +96,136 @@ const resolver = Module as typeof Module & {
 };
 
 const mode = process.env.GPUEXT_CODE_CACHE;
-let entries: Record<string, Entry> = {};
-let blob: Buffer | undefined;
+/** The build's cache (undefined: none, or GPUEXT_CODE_CACHE=write, which makes it). */
+let build: CacheFile | undefined;
+/** This process's own cache (NOTE [ Code cache under V8 flags ]): undefined until the build's refuses a module; null when it has none yet. */
+let own: CacheFile | null | undefined;
+let ownFile: string | undefined;
+/** Modules compiled from source to be written at exit: into the build's cache (write mode) or this process's own. */
 const written: { rel: string; filename: string; script: vm.Script }[] = [];
-/** How many modules came from the cache, and how many of its entries V8 or the file check refused (test/code-cache.test.ts). */
+/** Whether a module compiled from source is one this process's own cache lacks (or has stale): only then is it written at exit. */
+let news = false;
+/** How many modules came from a cache, and how many entries V8 or the file check refused (test/code-cache.test.ts). */
 export const codeCacheCounts = { used: 0, refused: 0 };
 
-/** The folders whose modules go through the cache: every module load of the process asks (so the prefixes are made once). */
-const PACKAGE_DIRS = [path.join(ROOT, 'dist', 'lib') + path.sep, path.join(ROOT, 'node_modules', 'acorn') + path.sep];
-const inPackage = (filename: string): boolean => PACKAGE_DIRS.some((dir) => filename.startsWith(dir));
+/** The folder whose modules go through the cache: every module load of the process asks (so the prefix is made once). */
+const LIB_DIR = path.join(ROOT, 'dist', 'lib') + path.sep;
+/** Files outside dist/lib that go through the cache: acorn's entry where the translator finds it (NOTE [ acorn by path ]). */
+const covered = new Set<string>();
+/** Puts a file outside dist/lib, a dependency of gpuext's, under the cache (before it is required). */
+export function coverFile(file: string): void {
+  covered.add(file);
+}
+const inPackage = (filename: string): boolean => filename.startsWith(LIB_DIR) || (covered.size > 0 && covered.has(filename));
 
-function load(): void {
+/** The cache file at `file`, or undefined (missing, unreadable, not this format). */
+function readCacheFile(file: string): CacheFile | undefined {
   try {
-    const all = fs.readFileSync(FILE);
+    const all = fs.readFileSync(file);
     const n = all.readUInt32LE(0);
     const manifest: unknown = JSON.parse(all.toString('utf8', 4, 4 + n));
     if (typeof manifest === 'object' && manifest !== null && 'files' in manifest && typeof manifest.files === 'object' && manifest.files !== null) {
-      entries = manifest.files as Record<string, Entry>;
-      blob = all.subarray(4 + n);
+      return { entries: manifest.files as Record<string, Entry>, blob: all.subarray(4 + n), v8Refused: false };
     }
   } catch {
-    // no cache (a source checkout before its build, or another Node): modules compile from source
+    // no cache (a source checkout before its build, another Node, a first process with these flags): modules compile from source
+  }
+  return undefined;
+}
+
+/** Writes `items` as one cache file (the format FILE's comment gives). */
+function writeCacheFile(file: string, items: readonly { rel: string; size: number; mtimeMs: number; data: Buffer }[]): void {
+  const files: Record<string, Entry> = {};
+  let offset = 0;
+  for (const { rel, size, mtimeMs, data } of items) {
+    files[rel] = { size, mtimeMs, offset, length: data.length };
+    offset += data.length;
+  }
+  const manifest = Buffer.from(JSON.stringify({ node: process.version, files }), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(manifest.length, 0);
+  writeFileAtomic(file, Buffer.concat([length, manifest, ...items.map((i) => i.data)]));
+}
+
+/** Whether `e` was made from the module's file as it is: same size and mtime (undefined: the file cannot be read). */
+function current(e: Entry, filename: string): boolean | undefined {
+  try {
+    const st = fs.statSync(filename);
+    return st.size === e.size && st.mtimeMs === e.mtimeMs;
+  } catch {
+    return undefined; // gone since it was read: compiled from its content as Node gave it
   }
 }
 
-/** The cached data of `filename` when its file is the one it was made from. */
-function cachedData(rel: string, filename: string): Buffer | undefined {
-  const e = entries[rel];
-  if (e === undefined || blob === undefined) return undefined;
-  try {
-    const st = fs.statSync(filename);
-    if (st.size !== e.size || st.mtimeMs !== e.mtimeMs) {
+/**
+ * The cached data for a module: the build's, else this process's own cache's (NOTE [ Code cache under V8 flags ]),
+ * which a refusal of the build's entry (by V8, or a file changed since the build) opens.
+ */
+function cachedData(rel: string, filename: string): { from: CacheFile; data: Buffer } | undefined {
+  for (let k = 0; k < 2; k++) {
+    const c = k === 0 ? build : own;
+    const e = c === undefined || c === null || c.v8Refused ? undefined : c.entries[rel];
+    if (c === undefined || c === null || e === undefined) continue;
+    const ok = current(e, filename);
+    if (ok === true) return { from: c, data: c.blob.subarray(e.offset, e.offset + e.length) };
+    if (ok === false) {
       codeCacheCounts.refused++;
-      return undefined;
+      if (c === build && own === undefined) turnToOwn();
     }
-  } catch {
-    return undefined;
   }
-  return blob.subarray(e.offset, e.offset + e.length);
+  return undefined;
+}
+
+/**
+ * A hash (FNV-1a, 32 bits) of this package's root and this process's flags: the command line's options without -e/-p
+ * code, and NODE_OPTIONS. The root keeps two checkouts sharing a cache directory from overwriting each other's file.
+ */
+function flagsHash(): string {
+  const argv = process.execArgv;
+  const flags: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (/^(-e|--eval|-p|--print|-pe)$/.test(argv[i])) i++;
+    else if (!/^--(eval|print)=/.test(argv[i])) flags.push(argv[i]);
+  }
+  const text = [ROOT, ...flags, process.env.NODE_OPTIONS ?? ''].join('\0');
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The build's cache cannot serve this process (V8 refused its data: other flags) or this module (changed since the build). */
+function turnToOwn(): void {
+  try {
+    ownFile = path.join(paths().cacheDir(), 'code-cache', `${process.version}-${process.arch}-${flagsHash()}.bin`);
+    own = readCacheFile(ownFile) ?? null;
+    process.on('exit', writeOwn);
+  } catch {
+    ownFile = undefined; // no cache directory to be had: modules compile from source
+  }
 }
 
 /** Compiles and runs a module of this package as Node's loader would, from the cached data when there is one. */
 function compileCached(original: Compile, mod: Module, content: string, filename: string): unknown {
   const rel = path.relative(ROOT, filename);
-  const data = mode === 'write' ? undefined : cachedData(rel, filename);
-  if (data === undefined && mode !== 'write') return original.call(mod, content, filename);
-  const script = new vm.Script(Module.wrap(content), { filename, cachedData: data });
-  if (data !== undefined) {
-    if (script.cachedDataRejected === true) codeCacheCounts.refused++;
-    else codeCacheCounts.used++;
+  const hit = mode === 'write' ? undefined : cachedData(rel, filename);
+  // A module compiled from source is kept (as a vm.Script) only when its data will be written.
+  const keep = mode === 'write' || ownFile !== undefined;
+  if (hit === undefined && !keep) return original.call(mod, content, filename);
+  const script = new vm.Script(Module.wrap(content), { filename, cachedData: hit?.data });
+  let fromSource = hit === undefined;
+  if (hit !== undefined && script.cachedDataRejected === true) {
+    codeCacheCounts.refused++;
+    hit.from.v8Refused = true;
+    fromSource = true;
+    if (hit.from === build && own === undefined) turnToOwn();
+  } else if (hit !== undefined) {
+    codeCacheCounts.used++;
   }
-  if (mode === 'write') written.push({ rel, filename, script });
+  if (fromSource && (mode === 'write' || ownFile !== undefined)) {
+    written.push({ rel, filename, script });
+    const e = own === null || own === undefined || own.v8Refused ? undefined : own.entries[rel];
+    if (ownFile !== undefined && (e === undefined || current(e, filename) !== true)) news = true;
+  }
   const fn = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
   const resolve = Object.assign((request: string, options?: { paths?: string[] }) => resolver._resolveFilename(request, mod, false, options),
     { paths: (request: string) => resolver._resolveLookupPaths(request, mod) });
@@ -116,30 +234,39 @@ function compileCached(original: Compile, mod: Module, content: string, filename
   return fn.call(mod.exports, mod.exports, req, mod, filename, path.dirname(filename));
 }
 
+/** The data of the modules compiled from source so far, with their files' identities. */
+function writtenItems(): { rel: string; size: number; mtimeMs: number; data: Buffer }[] {
+  return written.map(({ rel, filename, script }) => {
+    const st = fs.statSync(filename);
+    return { rel, size: st.size, mtimeMs: st.mtimeMs, data: script.createCachedData() };
+  });
+}
+
 /** Writes the cached data of every module compiled so far (the build's warm-up, at its exit). */
 function writeAll(): void {
-  const files: Record<string, Entry> = {};
-  const parts: Buffer[] = [];
-  let offset = 0;
-  for (const { rel, filename, script } of written) {
-    const data = script.createCachedData();
-    const st = fs.statSync(filename);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, offset, length: data.length };
-    parts.push(data);
-    offset += data.length;
+  writeCacheFile(FILE, writtenItems());
+}
+
+/** At exit: this process's own cache, with the modules it compiled from source beside the entries it had (best effort). */
+function writeOwn(): void {
+  if (ownFile === undefined || !news) return;
+  const fresh = new Set(written.map((w) => w.rel));
+  const old = own === null || own === undefined || own.v8Refused ? undefined : own;
+  const kept = old === undefined ? [] : Object.entries(old.entries).filter(([rel]) => !fresh.has(rel))
+    .map(([rel, e]) => ({ rel, size: e.size, mtimeMs: e.mtimeMs, data: old.blob.subarray(e.offset, e.offset + e.length) }));
+  try {
+    writeCacheFile(ownFile, [...kept, ...writtenItems()]);
+  } catch {
+    // a read-only or full cache directory: the next process compiles from source again
   }
-  const manifest = Buffer.from(JSON.stringify({ node: process.version, files }), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(manifest.length, 0);
-  writeFileAtomic(FILE, Buffer.concat([length, manifest, ...parts]));
 }
 
 if (mode !== '0') {
   if (mode === 'write') process.on('exit', writeAll);
-  else load();
+  else build = readCacheFile(FILE);
   const proto = Module.prototype as Module & ModuleInternals;
   const original = proto._compile;
-  if (mode === 'write' || blob !== undefined) {
+  if (mode === 'write' || build !== undefined) {
     proto._compile = function compile(this: Module, content: string, filename: string): unknown {
       return inPackage(filename) ? compileCached(original, this, content, filename) : original.call(this, content, filename);
     };

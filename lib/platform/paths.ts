@@ -28,13 +28,14 @@ export function packageRoot(): string {
   }
 }
 
-/** The package's version (package.json), for keys and the init scaffold. */
+let versionCache: string | undefined;
+
+/** The package's version (package.json, read once: gpuext's entry asks, and so does every cache key after it), for keys and the init scaffold. */
 export function packageVersion(): string {
+  if (versionCache !== undefined) return versionCache;
   const parsed: unknown = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8'));
-  if (typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string') {
-    return parsed.version;
-  }
-  return '0.0.0';
+  versionCache = typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string' ? parsed.version : '0.0.0';
+  return versionCache;
 }
 
 /** The directory extensions include from (`#include <gpuext/extension.h>`). */
