@@ -12,7 +12,13 @@
 // the linear index), the same launch geometry (the launcher's geometryOf
 // reads the same constants), and the scalar function inlined at every
 // element as NVRTC inlines the __device__ function (a call per element ran
-// a grid-stride gaussian at 0.44x, NOTE [ PTX path ]). Inputs load through
+// a grid-stride gaussian at 0.44x, NOTE [ PTX path ]). Unlike NVRTC's fully
+// unrolled tile, the UNROLL vectors, all loaded first, are computed one per
+// turn of a loop, so the function is inlined VEC times plus once for the
+// element path, not VEC x UNROLL + 1: the driver's JIT time grows with the
+// copies (a 9-copy gaussian took 45-75 ms to load on an H200's host, against
+// 8-11 ms for a one-line kernel), and the loop ran at the unrolled kernel's
+// speed (0.133 vs 0.134-0.136 ms over 2^26 float32). Inputs load through
 // the read-only path (ld.global.nc), as NVRTC loads `const __restrict__`
 // pointers. A number operand is converted as the CUDA source's C cast
 // converts it (`(T)x_value`). Kernels of bool operands only (16-element
@@ -174,11 +180,21 @@ function tiledBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Oper
       return rs;
     }));
   }
-  const results = starts.map((_, u) => Array.from({ length: vec }, (_, j) => {
-    const elements = new Map([...loaded].map(([o, rs]) => [o, rs[u][j]] as const));
-    return apply(f, ops, values, elements, out);
-  }));
-  starts.forEach((at, u) => f.ins(`st.global${vecOp}.${memType(out.dtype)} [${addressOf(f, out, at)}], ${group(results[u])};`));
+  // The vectors are computed one per turn of a loop, each turn moving the next vector's registers (and start) into
+  // the first's: the function is inlined vec times, not vec x UNROLL (NOTE [ Elementwise PTX ]: the driver's JIT).
+  const turn = f.reg('s32'), more = f.reg('pred');
+  f.ins(`mov.u32 ${turn}, 0;`);
+  const again = f.label();
+  f.place(again);
+  const results = Array.from({ length: vec }, (_, j) => apply(f, ops, values, new Map([...loaded].map(([o, rs]) => [o, rs[0][j]] as const)), out));
+  f.ins(`st.global${vecOp}.${memType(out.dtype)} [${addressOf(f, out, starts[0])}], ${group(results)};`);
+  for (let u = 0; u + 1 < UNROLL; u++) {
+    for (const [o, rs] of loaded) rs[u].forEach((r, j) => f.ins(`mov.b${o.size > 4 ? 64 : 32} ${r}, ${rs[u + 1][j]};`));
+    f.ins(`mov.b64 ${starts[u]}, ${starts[u + 1]};`);
+  }
+  f.ins(`add.u32 ${turn}, ${turn}, 1;`);
+  f.ins(`setp.lt.u32 ${more}, ${turn}, ${UNROLL};`);
+  f.ins(`@${more} bra ${again};`);
   f.ins(`bra.uni ${next};`);
   // The last partial tile, and pointers at odd offsets: one element per thread per step, THREADS apart.
   f.place(slow);
