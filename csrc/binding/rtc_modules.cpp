@@ -10,7 +10,6 @@
 #include "binding/arg_kinds.h"
 #include "binding/args.h"
 #include "binding/bindings.h"
-#include "binding/promise_worker.h"
 #include "binding/rtc_boxes.h"
 #include "binding/tagged_external.h"
 #include "rtc/rtc.h"
@@ -26,27 +25,6 @@ Napi::Value ModuleLoad(const Napi::CallbackInfo& info) {
     size_t size = 0;
     arg_bytes(info, 1, fn, "image", &data, &size);
     return wrap_external(info.Env(), new ModuleBox{rtc::module_load(fn, device, data, size)});
-  });
-}
-
-// The driver's JIT compiler started on a libuv pool thread (rtc::ptx_jit_warm_up); resolves with the ms it took.
-class PtxJitWarmUpWorker : public PromiseWorker {
- public:
-  PtxJitWarmUpWorker(Napi::Env env, int device) : PromiseWorker(env, "gpuext.ptxJitWarmUp"), device_(device) {}
-
- protected:
-  void Run() override { ms_ = rtc::ptx_jit_warm_up("ptxJitWarmUp", device_); }
-  Napi::Value Result() override { return Napi::Number::New(Env(), ms_); }
-
- private:
-  int device_;
-  double ms_ = 0;
-};
-
-Napi::Value PtxJitWarmUp(const Napi::CallbackInfo& info) {
-  return rtc_guard(info.Env(), [&]() -> Napi::Value {
-    const int device = arg_device_index(info, 0, "ptxJitWarmUp");
-    return PromiseWorker::start(new PtxJitWarmUpWorker(info.Env(), device), [] {});
   });
 }
 
@@ -171,7 +149,6 @@ Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
 
 void register_rtc_module_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("moduleLoad", Napi::Function::New<ModuleLoad>(env, "moduleLoad"));
-  exports.Set("ptxJitWarmUp", Napi::Function::New<PtxJitWarmUp>(env, "ptxJitWarmUp"));
   exports.Set("moduleGetFunction", Napi::Function::New<ModuleGetFunction>(env, "moduleGetFunction"));
   exports.Set("moduleGetGlobal", Napi::Function::New<ModuleGetGlobal>(env, "moduleGetGlobal"));
   exports.Set("functionAttributes", Napi::Function::New<FunctionAttributes>(env, "functionAttributes"));

@@ -6,7 +6,6 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
-#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -300,15 +299,6 @@ ModulePtr module_load(const char* what, int device, const void* image, size_t nb
   }
   mod->handle = handle;
   return mod;
-}
-
-double ptx_jit_warm_up(const char* what, int device) {
-  // sm_50: every device the driver runs takes it; the compiler's start-up does not depend on the target.
-  static const char kTiny[] = ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry gx_ptx_jit_warm_up()\n{\n\tret;\n}\n";
-  const auto t0 = std::chrono::steady_clock::now();
-  ModulePtr tiny = module_load(what, device, kTiny, sizeof(kTiny));
-  tiny.reset();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 Function get_function(const char* what, const ModulePtr& module, const std::string& name) {

@@ -28,7 +28,6 @@ CompileResult compile(const char* what, const std::string&, const std::string&, 
 const DeviceLimits& device_limits(int, const char* what) { not_compiled(what); }
 Module::~Module() = default;
 ModulePtr module_load(const char* what, int, const void*, size_t) { not_compiled(what); }
-double ptx_jit_warm_up(const char* what, int) { not_compiled(what); }
 Function get_function(const char* what, const ModulePtr&, const std::string&) { not_compiled(what); }
 FunctionAttributes function_attributes(const char* what, const Function&) { not_compiled(what); }
 void set_max_dynamic_shared(const char* what, Function&, int) { not_compiled(what); }

@@ -106,11 +106,6 @@ using ModulePtr = std::shared_ptr<Module>;
 // Errors carry the driver's message and the JIT's error log.
 ModulePtr module_load(const char* what, int device, const void* image, size_t nbytes);
 
-// Loads (and unloads) a one-instruction PTX module on `device`: the driver's
-// JIT compiler starts up, which a process's first PTX load otherwise pays
-// (NOTE [ PTX JIT warm-up ] in lib/rtc/ptx-jit-warm-up.ts). Returns the ms it took.
-double ptx_jit_warm_up(const char* what, int device);
-
 struct Function {
   ModulePtr module;
   void* handle = nullptr;   // CUfunction

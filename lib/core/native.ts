@@ -255,8 +255,6 @@ export interface NativeCore {
   /** arch: 'sm_90' compiles to CUBIN, 'compute_90' to PTX. A compile error is { ok: false, log }, not a throw. */
   nvrtcCompile(source: string, programName: string, options: string[], nameExpressions: string[], arch: string): NativeCompileResult;
   moduleLoad(device: number, image: ArrayBufferView | ArrayBuffer): NativeModule;
-  /** Loads and unloads a one-instruction PTX module on a pool thread (NOTE [ PTX JIT warm-up ]); resolves with the ms it took. */
-  ptxJitWarmUp(device: number): Promise<number>;
   /**
    * name: an extern "C" name or a lowered name from nvrtcCompile. kinds[i] gives parameter i's C type:
    * 0 tensor, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8, 6 uint16, 7 uint32, 8 uint64, 9 float32,

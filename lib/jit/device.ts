@@ -25,7 +25,7 @@ export function device<F extends (...args: number[]) => number | boolean | reado
   const text = Function.prototype.toString.call(fn);
   let parsed: Parsed | undefined;
   // Compiled with its callers, which read NVRTC's files ahead when they will need it.
-  let info: FunctionInfo | undefined = infoGet(text, 'none');
+  let info: FunctionInfo | undefined = infoGet(text, false);
   const parse = (): Parsed => {
     if (parsed === undefined) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -149,8 +149,8 @@ class Rawkernel {
     this.debug = opts.debug === true;
     this.nvrtc = [...exactMath(opts.options ?? []), ...(this.debug ? ['-lineinfo'] : [])];
     // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once, and described in the cache.
-    // A kernel meant for the PTX path needs no NVRTC: its files are not read ahead, the driver's JIT is started instead.
-    let info = infoGet(this.text, ptxEnabled() && this.ptxAllowed() ? 'ptx' : 'nvrtc');
+    // A kernel meant for the PTX path needs no NVRTC, so its files are not read ahead (NOTE [ NVRTC prefetch ]).
+    let info = infoGet(this.text, !(ptxEnabled() && this.ptxAllowed()));
     if (info === undefined) infoPut(this.text, (info = this.parse().info));
     this.info = info;
   }

@@ -51,8 +51,6 @@ const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('..
 const cacheEvict = lazyModule(() => require('../rtc/cache-evict') as typeof import('../rtc/cache-evict'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nvrtcPrefetch = lazyModule(() => require('../rtc/nvrtc-prefetch') as typeof import('../rtc/nvrtc-prefetch'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const ptxWarmUp = lazyModule(() => require('../rtc/ptx-jit-warm-up') as typeof import('../rtc/ptx-jit-warm-up'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */
@@ -192,20 +190,17 @@ const textKey = (text: string): string => cacheIo().sha256Hex([translator(), '\0
 
 /**
  * The cached description of a function with this text, or undefined (parse
- * it, then infoPut). `route`: how a kernel of a text never seen will be
- * loaded after its translation: compiled by NVRTC, or loaded as PTX by the
- * driver (NOTE [ PTX path ]), or neither ('none': a device function, which
- * its callers compile).
+ * it, then infoPut). `nvrtc`: whether a kernel of a text never seen will be
+ * compiled by NVRTC after its translation (not a device function, which its
+ * callers compile, nor a kernel loaded as PTX, which needs no NVRTC).
  */
-export function infoGet(text: string, route: 'nvrtc' | 'ptx' | 'none'): FunctionInfo | undefined {
+export function infoGet(text: string, nvrtc = true): FunctionInfo | undefined {
   const m = infos.get(text);
   if (m !== undefined) return m;
   const v = get(textKey(text), isInfo);
   if (v !== undefined) infos.set(text, v);
-  // A text never seen is parsed and translated now, and loaded after: what the load needs starts meanwhile
-  // (NOTE [ NVRTC prefetch ], NOTE [ PTX JIT warm-up ]).
-  else if (route === 'nvrtc') nvrtcPrefetch().prefetchNvrtc();
-  else if (route === 'ptx') ptxWarmUp().warmUpPtxJit();
+  // A text never seen is parsed and translated now, and compiled after: NVRTC's files are read meanwhile (NOTE [ NVRTC prefetch ]).
+  else if (nvrtc) nvrtcPrefetch().prefetchNvrtc();
   return v;
 }
 
