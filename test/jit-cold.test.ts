@@ -124,7 +124,9 @@ test.serial('a new kernel meant for the PTX path reads no NVRTC files ahead; a k
     setPtxEnabled(true);
   }
   const k = 1 + draw();
-  t.is(starts(() => gx.vectorize(['float32(float32)'], new Function('v', `return v * ${k};`) as (v: number) => number)), 1, 'vectorize compiles with NVRTC');
+  const scalar = (c: number): ((v: number) => number) => new Function('v', `return v * ${c};`) as (v: number) => number;
+  t.is(starts(() => gx.vectorize(['float32(float32)'], scalar(k))), 0, 'vectorize is loaded as PTX');
+  t.is(starts(() => gx.vectorize(['float32(float32)'], scalar(k + 1), { options: ['--fmad=true'] })), 1, 'vectorize under NVRTC options');
   t.is(starts(() => jit.device(new Function('v', `return v + ${k};`) as (v: number) => number)), 0, 'a device function: its callers decide');
 });
 

@@ -100,7 +100,8 @@ class Vectorized {
     if (typeof f !== 'function') throw new TypeError(`${api}: expected a function, got ${typeof f}`);
     this.text = Function.prototype.toString.call(f);
     // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once, and described in the cache.
-    let info = infoGet(this.text);
+    // NOTE [ Elementwise PTX ]: a vectorize without NVRTC options of the user's is loaded as PTX and needs no NVRTC files read ahead.
+    let info = infoGet(this.text, !(ptxEnabled() && !this.userOptions));
     if (info === undefined) infoPut(this.text, (info = this.parse().info));
     this.info = info;
     this.name = (opts.name ?? (f.name || 'vectorized')).replace(/[^A-Za-z0-9_]/g, '_');
