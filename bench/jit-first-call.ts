@@ -94,6 +94,8 @@ function main(): void {
     inspectorLoaded: builtinLoaded('inspector'),
     // Loaded as PTX by the driver (NOTE [ PTX path ]) or compiled from CUDA source.
     ptxLoaded: ptxCounts.loaded,
+    // The driver's part of the first call: its JIT of the PTX (cold), or its cache of it (warm).
+    ptxLoadMs: ptxCounts.loadMs,
     // Modules compiled from V8's code cache and entries refused (NOTE [ Code cache ]): a cold call without it costs about twice as much.
     codeCache: codeCacheCounts,
   }));

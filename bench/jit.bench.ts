@@ -46,6 +46,8 @@ interface FirstCall {
   inspectorLoaded: boolean;
   /** PTX modules the driver loaded (NOTE [ PTX path ]): 0 when the kernel was compiled by NVRTC. */
   ptxLoaded: number;
+  /** The ms the driver's PTX loads took (its JIT cold, its cache warm). */
+  ptxLoadMs: number;
   /** Modules compiled from V8's code cache, and entries refused (NOTE [ Code cache ]): none used means a stale or missing cache. */
   codeCache: { used: number; refused: number };
 }
@@ -82,7 +84,8 @@ const describeFirst = (what: string, r: ReturnType<typeof firstCalls>, coldTarge
   const loaded = (b: boolean): string => (b ? 'loaded' : 'not loaded');
   return `  ${what} first call, fresh process: cold ${part(r.cold, r.coldRange)} (target <= ${coldTarget}: ${r.cold.firstMs <= coldTarget ? 'met' : 'MISSED'}); ` +
     `warm disk cache ${part(r.warm, r.warmRange)}, ${r.warm.counts.translations} translations, acorn ${loaded(r.warm.acornLoaded)}, ` +
-    `compiler ${loaded(r.warm.compilerLoaded)}, inspector ${loaded(r.warm.inspectorLoaded)}, ${r.cold.ptxLoaded > 0 ? 'loaded as PTX' : 'compiled by NVRTC'} ` +
+    `compiler ${loaded(r.warm.compilerLoaded)}, inspector ${loaded(r.warm.inspectorLoaded)}, ` +
+    `${r.cold.ptxLoaded > 0 ? `loaded as PTX (the driver's load ${fmt(r.cold.ptxLoadMs, 2)} ms cold, ${fmt(r.warm.ptxLoadMs, 2)} warm)` : 'compiled by NVRTC'} ` +
     `(target <= ${warmTarget}: ${r.warm.firstMs <= warmTarget ? 'met' : 'MISSED'}); code cache: ${r.cold.codeCache.used} modules from it cold, ` +
     `${r.cold.codeCache.refused} refused${r.cold.codeCache.used === 0 ? ' (none: run `node scripts/code-cache.js` after tsc)' : ''}`;
 };

@@ -83,8 +83,11 @@ export interface RawKernelOptions extends CompileOptions {
   ptx?: { text: string; minCapability: number };
 }
 
-/** How many PTX modules were loaded, and refused by the driver (then compiled from source): what the jit's tests check. */
-export const ptxCounts = { loaded: 0, refused: 0 };
+/**
+ * How many PTX modules were loaded, and refused by the driver (then compiled from source): what the jit's tests check;
+ * and the ms the driver's loads took (its JIT, or its cache of it): what bench:jit reports of a first call.
+ */
+export const ptxCounts = { loaded: 0, refused: 0, loadMs: 0 };
 
 const MODULE_KEYS = optionKeys<RawModuleOptions>({ options: true, arch: true, nameExpressions: true });
 const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true, ptx: true });
@@ -207,9 +210,11 @@ export class RawModule {
   #loadPtx(device: Device, cc: readonly number[]): Loaded | undefined {
     const ptx = this.ptx;
     if (ptx === undefined || cc[0] * 10 + cc[1] < ptx.minCapability) return undefined;
+    const t0 = performance.now();
     try {
       const loaded = { module: native.moduleLoad(device.index, nulTerminated(new TextEncoder().encode(ptx.text))), loweredNames: {} };
       ptxCounts.loaded++;
+      ptxCounts.loadMs += performance.now() - t0;
       this.#loaded.set(device.index, loaded);
       return loaded;
     } catch (e) {
