@@ -5,14 +5,16 @@
 // NVRTC's first compile in a process costs 200-330 ms on the H200's host
 // (its own start-up, before the kernel), so a jit kernel's first call could
 // not come near Numba's or CuPy's. PTX is what NVRTC would have made: the
-// driver compiles it itself when the module loads (cuModuleLoadData; a few
-// ms for a kernel, and the driver keeps its own cache of the result). So a
-// kernel whose every node has a PTX face is printed here too, and loaded as
-// PTX on a device that runs its target (sm_80 and later: bfloat16 stores
-// need it); its CUDA source stays the reference and the route of every
-// other kernel: one whose IR calls library math (exp, sin, pow, fmod ...),
-// gx.fuse's op calls, { debug: true } kernels and kernels compiled with
-// NVRTC options of the user's. Both routes compute the same bits
+// driver compiles it itself when the module loads (cuModuleLoadData; 8-11
+// ms for a one-line kernel on the H200's host, more as the code grows, and
+// the driver keeps its own cache of the result). So a kernel whose every
+// node has a PTX face is printed here too (a vectorized function's
+// elementwise kernel by ptx-elementwise.ts), and loaded as PTX on a device
+// that runs its target (sm_80 and later: bfloat16 stores need it); its CUDA
+// source stays the reference and the route of every other kernel: library
+// math without the build's jit-math.ptx (ptx-library.ts), gx.fuse's op
+// calls, { debug: true } kernels and kernels compiled with NVRTC options of
+// the user's. Both routes compute the same bits
 // (test/jit-ptx.test.ts runs each PTX kernel against the simulator and
 // against its NVRTC twin): every add, sub and mul carries .rn (never
 // contracted, as --fmad=false), division and square root are IEEE's, and
