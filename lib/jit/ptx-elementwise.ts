@@ -27,7 +27,8 @@ import { DTYPE_INFO } from '../generated/dtypes';
 import { elementwiseParams, isTiled, THREADS, UNROLL, vectorWidth, type ElementwiseSourceIn, type Layout } from '../rtc/elementwise-codegen';
 import { ptxEntry, type PtxBody, type PtxParam } from './emit-ptx';
 import type { FnIR } from './ir';
-import { PTX_TYPE, unsupported } from './ptx-isa';
+import { classOf, convert, elementType, PTX_TYPE, unsupported, type RegClass } from './ptx-isa';
+import { ptxCoordinate } from './ptx-intrinsics';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
 
 /** One operand of the kernel: its parameter names, layout, dtype and element size. */
@@ -39,10 +40,8 @@ interface Operand {
   out: boolean;
 }
 
-/** The load / store type of an element (a bool is a byte, held in a 32-bit register). */
-const memType = (d: ScalarDType): string => (d === 'bool' ? 'u8' : PTX_TYPE[d]);
-/** The register class an element is held in between memory and the function. */
-const memClass = (d: ScalarDType): 's32' | 's64' | 'f32' | 'f64' => (d === 'bool' ? 's32' : (PTX_TYPE[d] as 's32' | 's64' | 'f32' | 'f64'));
+/** The register class an element is held in between memory and the function: its own, but a bool's byte in 32 bits (as loadElement holds it). */
+const memClass = (d: ScalarDType): RegClass => classOf(d === 'bool' ? 'int32' : d);
 
 /**
  * The elementwise kernel `g` (one output; inputs contiguous, strided or
@@ -85,13 +84,8 @@ function valueOperand(f: PtxBody, o: Operand): string {
   return r;
 }
 
-/** A special register (%tid.x ...) as a 64-bit integer. */
-function special(f: PtxBody, name: string): string {
-  const w = f.reg('s32'), r = f.reg('s64');
-  f.ins(`mov.u32 ${w}, ${name};`);
-  f.ins(`cvt.u64.u32 ${r}, ${w};`);
-  return r;
-}
+/** A thread coordinate's x as a 64-bit integer. */
+const coordinate = (f: PtxBody, what: 'threadIdx' | 'blockIdx' | 'blockDim' | 'gridDim'): string => ptxCoordinate(f, what, 'x', 'int64');
 
 /** The byte address of element `index` (an s64 register) of operand o. */
 function addressOf(f: PtxBody, o: Operand, index: string): string {
@@ -107,16 +101,10 @@ function apply(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Operand,
     if (v !== undefined) return v;
     const e = elements.get(o);
     if (e === undefined) throw new Error('gx.vectorize: internal: an operand without a value');
-    if (o.dtype !== 'bool') return e;
-    const p = f.reg('pred');
-    f.ins(`setp.ne.s32 ${p}, ${e}, 0;`);
-    return p;
+    return o.dtype === 'bool' ? convert(f, e, 'int32', 'bool') : e;
   });
   const r = f.inline(args);
-  if (out.dtype !== 'bool') return r;
-  const w = f.reg('s32');
-  f.ins(`selp.u32 ${w}, 1, 0, ${r};`);
-  return w;
+  return out.dtype === 'bool' ? convert(f, r, 'bool', 'int32') : r;
 }
 
 /** One element of each tensor operand at `index` (contiguous operands) or their own offsets (strided ones), run and stored. */
@@ -125,12 +113,12 @@ function oneElement(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Ope
   for (const o of ops) {
     if (o.out || o.layout === 'v') continue;
     const r = f.reg(memClass(o.dtype));
-    f.ins(`ld.global.nc.${memType(o.dtype)} ${r}, [${addressOf(f, o, at(o))}];`);
+    f.ins(`ld.global.nc.${elementType(o.dtype)} ${r}, [${addressOf(f, o, at(o))}];`);
     elements.set(o, r);
   }
   const out = ops[ops.length - 1];
   const r = apply(f, ops, values, elements, out);
-  f.ins(`st.global.${memType(out.dtype)} [${addressOf(f, out, at(out))}], ${r};`);
+  f.ins(`st.global.${elementType(out.dtype)} [${addressOf(f, out, at(out))}], ${r};`);
 }
 
 /** NOTE [ Vectorized elementwise kernels ] in elementwise-codegen.ts, as PTX. */
@@ -139,7 +127,7 @@ function tiledBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Oper
   const tile = THREADS * vec * UNROLL;
   const tensors = ops.filter((o) => o.layout === 'c');
   const out = ops[ops.length - 1];
-  const tid = special(f, '%tid.x'), block = special(f, '%ctaid.x'), grid = special(f, '%nctaid.x');
+  const tid = coordinate(f, 'threadIdx'), block = coordinate(f, 'blockIdx'), grid = coordinate(f, 'gridDim');
   // Every contiguous pointer aligned to its vector: tested once, as the CUDA kernel does.
   const aligned = f.reg('pred');
   f.ins(`setp.eq.u32 ${aligned}, 0, 0;`);
@@ -176,7 +164,7 @@ function tiledBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Oper
     if (o.out) continue;
     loaded.set(o, starts.map((at) => {
       const rs = Array.from({ length: vec }, () => f.reg(memClass(o.dtype)));
-      f.ins(`ld.global.nc${vecOp}.${memType(o.dtype)} ${group(rs)}, [${addressOf(f, o, at)}];`);
+      f.ins(`ld.global.nc${vecOp}.${elementType(o.dtype)} ${group(rs)}, [${addressOf(f, o, at)}];`);
       return rs;
     }));
   }
@@ -187,7 +175,7 @@ function tiledBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Oper
   const again = f.label();
   f.place(again);
   const results = Array.from({ length: vec }, (_, j) => apply(f, ops, values, new Map([...loaded].map(([o, rs]) => [o, rs[0][j]] as const)), out));
-  f.ins(`st.global${vecOp}.${memType(out.dtype)} [${addressOf(f, out, starts[0])}], ${group(results)};`);
+  f.ins(`st.global${vecOp}.${elementType(out.dtype)} [${addressOf(f, out, starts[0])}], ${group(results)};`);
   for (let u = 0; u + 1 < UNROLL; u++) {
     for (const [o, rs] of loaded) rs[u].forEach((r, j) => f.ins(`mov.b${o.size > 4 ? 64 : 32} ${r}, ${rs[u + 1][j]};`));
     f.ins(`mov.b64 ${starts[u]}, ${starts[u + 1]};`);
@@ -217,7 +205,7 @@ function tiledBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Oper
 
 /** The grid-stride kernel: one element per thread per step, each strided operand's offset from the linear index. */
 function stridedBody(f: PtxBody, ops: readonly Operand[], values: ReadonlyMap<Operand, string>, ndim: number): void {
-  const tid = special(f, '%tid.x'), block = special(f, '%ctaid.x'), grid = special(f, '%nctaid.x'), threads = special(f, '%ntid.x');
+  const tid = coordinate(f, 'threadIdx'), block = coordinate(f, 'blockIdx'), grid = coordinate(f, 'gridDim'), threads = coordinate(f, 'blockDim');
   const i = f.reg('s64'), step = f.reg('s64');
   f.ins(`mad.lo.s64 ${i}, ${block}, ${threads}, ${tid};`);
   f.ins(`mul.lo.s64 ${step}, ${grid}, ${threads};`);

@@ -194,7 +194,7 @@ export function compare(o: Out, op: string, d: ScalarDType, a: string, b: string
 }
 
 /** The load / store type of an element of `d`, from the dtype list's kind and size (float16 / bfloat16 and bool then convert through a register of their own). */
-function elementType(d: DType): string {
+export function elementType(d: DType): string {
   const { kind, itemsize } = DTYPE_INFO[d];
   const bits = itemsize * 8;
   return kind === 'f' ? (bits === 16 ? 'b16' : `f${bits}`) : kind === 'i' ? `s${bits}` : `u${bits}`;

@@ -100,8 +100,8 @@ class Vectorized {
     if (typeof f !== 'function') throw new TypeError(`${api}: expected a function, got ${typeof f}`);
     this.text = Function.prototype.toString.call(f);
     // A text the cache has seen parsed; any other is parsed now, which reports a syntax error at once, and described in the cache.
-    // NOTE [ Elementwise PTX ]: a vectorize without NVRTC options of the user's is loaded as PTX and needs no NVRTC files read ahead.
-    let info = infoGet(this.text, !(ptxEnabled() && !this.userOptions));
+    // One loaded as PTX needs no NVRTC files read ahead.
+    let info = infoGet(this.text, !this.ptxRoute());
     if (info === undefined) infoPut(this.text, (info = this.parse().info));
     this.info = info;
     this.name = (opts.name ?? (f.name || 'vectorized')).replace(/[^A-Za-z0-9_]/g, '_');
@@ -150,6 +150,11 @@ class Vectorized {
     return (this.sources[k] = source);
   }
 
+  /** Whether the kernels are loaded as PTX (NOTE [ Elementwise PTX ]): not under NVRTC options of the user's, which only the CUDA route honours. */
+  private ptxRoute(): boolean {
+    return ptxEnabled() && !this.userOptions;
+  }
+
   /** Signature k's elementwise kernel: its parameters, body and name. */
   private elementwiseOf(k: number): { ins: string; outs: string; body: string; name: string } {
     const s = this.sigs[k];
@@ -163,15 +168,14 @@ class Vectorized {
     const known = this.kernels[k];
     if (known !== undefined) return known;
     const preamble = this.sourceOf(k);
-    // NOTE [ Elementwise PTX ]: not under NVRTC options of the user's, which only the CUDA route honours.
-    const ptx = this.userOptions || !ptxEnabled() ? {} : { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) };
+    const ptx = this.ptxRoute() ? { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) } : {};
     const e = this.elementwiseOf(k);
     return (this.kernels[k] = elementwiseKernel(e.ins, e.outs, e.body, { name: e.name, preamble, options: compileOptions(preamble, this.nvrtc), ...ptx }));
   }
 
   /** Signature k's kernel for contiguous tensors as PTX (what `.ptx()` shows), or undefined when it goes through NVRTC. */
   contiguousPtx(k: number): string | undefined {
-    if (this.userOptions || !ptxEnabled()) return undefined;
+    if (!this.ptxRoute()) return undefined;
     const e = this.elementwiseOf(k);
     const s = this.sigs[k];
     const all = [...parseParams(e.ins, this.fnName, 'inputs'), ...parseParams(e.outs, this.fnName, 'output')];
