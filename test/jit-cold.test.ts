@@ -14,6 +14,7 @@ import * as gx from '../lib';
 import { clearTranslationCache, translationDir } from '../lib/jit/translation-cache';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
 import { ACORN_ENTRY, acornFile, findAcorn } from '../lib/platform/acorn';
+import { cudaTest } from './helpers';
 import { rng } from './rng';
 
 const { jit } = gx;
@@ -49,6 +50,24 @@ function freshText(): { c: number; fn: (x: gx.jit.Array, y: gx.jit.Array, n: num
   const fn = new Function('x', 'y', 'n', `for (let i = 0; i < n; i++) y[i] = x[i] * ${c};`) as (x: gx.jit.Array, y: gx.jit.Array, n: number) => void;
   return { c, fn };
 }
+
+cudaTest('a first call loaded as PTX, cold or warm, loads no node:perf_hooks (its first touch costs 1-2 ms)', (t) => {
+  const dir = fs.mkdtempSync(path.join(CACHE, 'perf-'));
+  const code = `const gx = require(${JSON.stringify(LIB)});
+const SQRT_2PI = Math.sqrt(2 * Math.PI);
+const g = gx.vectorize(['float32(float32, float32, float32)'], (x, m, s) => Math.exp(-0.5 * ((x - m) / s) ** 2) / (s * SQRT_2PI));
+const y = g(gx.ones([5], { device: 'cuda' }), 0, 1).toArraySync();
+const { ptxCounts } = require(${JSON.stringify(path.join(LIB, 'rtc', 'raw'))});
+console.log(JSON.stringify({ y: y[0], loaded: ptxCounts.loaded, perf: process.moduleLoadList.filter((m) => /perf_hooks/.test(m)) }));`;
+  for (const state of ['cold', 'warm']) {
+    const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { ...process.env, GPUEXT_CACHE_DIR: dir } });
+    t.is(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { y: number; loaded: number; perf: string[] };
+    t.true(Math.abs(out.y - Math.exp(-0.5) / Math.sqrt(2 * Math.PI)) < 1e-6, `${state}: the value`);
+    t.is(out.loaded, 1, `${state}: loaded as PTX`);
+    t.deepEqual(out.perf, [], `${state}: node:perf_hooks was not loaded`);
+  }
+});
 
 test('acorn is the file Node resolves, found without its package exports', (t) => {
   const file = acornFile();
