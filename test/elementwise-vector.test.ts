@@ -243,7 +243,11 @@ test('the parameter list RawKernel is given reads as the signature of the source
     const layouts = all.map((p, k): Layout => (p.raw ? 'r' : k < nIn ? pick(['c', 's', 'v'] as const) : pick(['c', 's'] as const)));
     const g = { name: `k${n}`, preamble: '', body: `${names[nIn]} = ${names[0]}`, nIn, all, types: all.map((p) => p.type as gx.DType),
       bound: new Map(), ndim: 1 + Math.floor(next() * 3), layouts, outputPassed: Array.from({ length: nOut }, () => next() < 0.5) };
-    const given = elementwiseParams(g).map((d, i) => parseParamType(d, `p${i}`));
-    t.deepEqual(given, parseKernelSignature(elementwiseSource(g), g.name), JSON.stringify({ layouts, types: g.types }));
+    // What the launcher is given is what the source declares, read either way; `base` is the declaration's unqualified C type.
+    const given = elementwiseParams(g);
+    const declared = parseKernelSignature(elementwiseSource(g), g.name);
+    t.deepEqual(given.map(({ base: _, ...p }) => p), declared, JSON.stringify({ layouts, types: g.types }));
+    t.deepEqual(given.map((p) => parseParamType(`${p.type} ${p.name}`, 'x')), declared);
+    t.deepEqual(given.map((p) => p.type.replace(/^const /, '').replace(/\* __restrict__$/, '')), given.map((p) => p.base));
   }
 });

@@ -13,7 +13,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import { clearTranslationCache, translationDir } from '../lib/jit/translation-cache';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
-import { ACORN_ENTRY, acornFile, findAcorn } from '../lib/platform/acorn';
+import { acornFile, findAcorn } from '../lib/platform/acorn';
 import { cudaTest } from './helpers';
 import { rng } from './rng';
 
@@ -72,7 +72,7 @@ console.log(JSON.stringify({ y: y[0], loaded: ptxCounts.loaded, perf: process.mo
 test('acorn is the file Node resolves, found without its package exports', (t) => {
   const file = acornFile();
   t.is(file, require.resolve('acorn'), 'the entry Node\'s exports resolution gives');
-  t.true(file !== null && file.endsWith(ACORN_ENTRY));
+  t.true(file !== null && file.endsWith(path.join('acorn', 'dist', 'acorn.js')));
   // A fresh process translating a kernel loads acorn from that file and never Node's ES module resolver.
   const code = `const gx = require(${JSON.stringify(LIB)});
 const x = gx.ones([4]);
@@ -90,18 +90,21 @@ console.log(JSON.stringify({ src: src.includes('__global__'), acorn: Object.keys
 test('acorn is taken from the first node_modules folder holding the package, as Node takes it', (t) => {
   const root = fs.mkdtempSync(path.join(CACHE, 'layout-'));
   const nm = (name: string): string => path.join(root, name, 'node_modules');
-  const pkg = (dir: string, entry: boolean): void => {
-    fs.mkdirSync(path.join(dir, 'acorn', 'dist'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'acorn', 'package.json'), '{"name":"acorn"}');
-    if (entry) fs.writeFileSync(path.join(dir, ACORN_ENTRY), 'module.exports = {};');
+  const ENTRY = path.join('lib', 'entry.js');
+  const pkg = (dir: string, json: string, entry: boolean): void => {
+    fs.mkdirSync(path.join(dir, 'acorn', 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'acorn', 'package.json'), json);
+    if (entry) fs.writeFileSync(path.join(dir, 'acorn', ENTRY), 'module.exports = {};');
   };
-  pkg(nm('hoisted'), true);
+  pkg(nm('hoisted'), '{"name":"acorn","main":"lib/entry.js"}', true);
   fs.mkdirSync(nm('empty'), { recursive: true });
-  // gpuext's own folder without acorn: the hoisted one above it.
-  t.is(findAcorn([nm('missing'), nm('empty'), nm('hoisted')]), path.join(nm('hoisted'), ACORN_ENTRY));
-  // An acorn package of another layout comes first: Node's resolution decides, not a later folder.
-  pkg(nm('other'), false);
+  // gpuext's own folder without acorn: the hoisted one above it, its package's main.
+  t.is(findAcorn([nm('missing'), nm('empty'), nm('hoisted')]), path.join(nm('hoisted'), 'acorn', ENTRY));
+  // An acorn package whose main is missing, or names no file, comes first: Node's resolution decides, not a later folder.
+  pkg(nm('other'), '{"name":"acorn"}', true);
   t.is(findAcorn([nm('empty'), nm('other'), nm('hoisted')]), null);
+  pkg(nm('broken'), '{"name":"acorn","main":"lib/entry.js"}', false);
+  t.is(findAcorn([nm('broken'), nm('hoisted')]), null);
   t.is(findAcorn([nm('empty')]), null);
   t.is(findAcorn([]), null);
 });

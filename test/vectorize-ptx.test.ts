@@ -17,9 +17,10 @@ import { parse, scalarPtx, type Signature } from '../lib/jit/vectorize-gen';
 import { hasLibrary } from '../lib/jit/ptx-library';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
 import type { ScalarDType } from '../lib/jit/types';
-import type { ElementwiseSourceIn, Layout } from '../lib/rtc/elementwise-codegen';
-import { parseParams } from '../lib/rtc/params';
+import type { Layout } from '../lib/rtc/elementwise-codegen';
+import { signatureSourceIn } from '../lib/jit/vectorize';
 import { ptxCounts } from '../lib/rtc/raw';
+import { translationCounts } from '../lib/jit/translation-cache';
 import { cudaTest, randomValues } from './helpers';
 import { sameElement } from './jit-host';
 import { tmpDir } from './host-cuda';
@@ -63,10 +64,6 @@ const CASES: Case[] = [
 ];
 
 /** The elementwise kernel gx.vectorize asks for: inputs a0.., output out, the signature's dtypes, these layouts. */
-function sourceIn(s: Signature, name: string, layouts: Layout[], ndim: number): ElementwiseSourceIn {
-  const all = [...parseParams(s.ins.map((d, i) => `${d} a${i}`).join(', '), 'test', 'in'), ...parseParams(`${s.out} out`, 'test', 'out')];
-  return { name, preamble: '', body: 'out = f()', nIn: s.ins.length, all, types: [...s.ins, s.out], bound: new Map(), ndim, layouts, outputPassed: [false] };
-}
 
 const signatureOf = (text: string): Signature => {
   const m = /^(\w+)\((.*)\)$/.exec(text.replace(/\s/g, ''));
@@ -88,7 +85,7 @@ const signatureOf = (text: string): Signature => {
       ['strided output', [...s.ins.map((): Layout => 'c'), 's'], 3],
     ];
     for (const [what, layouts, ndim] of shapes) {
-      const ptx = scalarPtx(p, c.name, s, sourceIn(s, `vec_${c.name}`, layouts, ndim), 'test');
+      const ptx = scalarPtx(p, c.name, s, signatureSourceIn(s, c.name, 0, layouts, ndim), 'test');
       if (ptx === undefined && c.library === true && !hasLibrary()) continue;
       if (ptx === undefined) {
         t.fail(`${c.name} ${what}: no PTX`);
@@ -107,8 +104,8 @@ const signatureOf = (text: string): Signature => {
 test('a kernel of bool operands only (16-element vectors) has no PTX face: it goes through NVRTC', (t) => {
   const s = signatureOf('bool(bool, bool)');
   const p = parse((a: number, b: number) => a !== b, 'gx.vectorize').p;
-  t.is(scalarPtx(p, 'xor', s, sourceIn(s, 'vec_xor', ['c', 'c', 'c'], 1), 'test'), undefined);
-  t.truthy(scalarPtx(p, 'xor', s, sourceIn(s, 'vec_xor', ['c', 's', 'c'], 2), 'test'), 'its strided kernel has one');
+  t.is(scalarPtx(p, 'xor', s, signatureSourceIn(s, 'xor', 0, ['c', 'c', 'c'], 1), 'test'), undefined);
+  t.truthy(scalarPtx(p, 'xor', s, signatureSourceIn(s, 'xor', 0, ['c', 's', 'c'], 2), 'test'), 'its strided kernel has one');
 });
 
 test('.ptx() shows the kernel for contiguous tensors; undefined under NVRTC options; a bad signature is a RangeError naming the method', (t) => {
@@ -187,4 +184,23 @@ cudaTest('every corpus signature runs from its PTX on CUDA, bit for bit as its N
     }
     t.is(bad, undefined, r.name);
   });
+});
+
+cudaTest('a call loaded as PTX translates the function to PTX alone: its CUDA source is made when asked for, or when the driver refuses the PTX', (t) => {
+  // A text no earlier run has cached: a constant drawn at random.
+  const c = Math.round(Math.random() * 1e6) + 0.25;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const f = new Function('x', `return x * ${c} + 1;`) as (x: number) => number;
+  const v = gx.vectorize(['float32(float32)'], f, { name: 'lazy_source' });
+  const xs = randomValues('float32', 1000, 7) as Float32Array;
+  const before = { translations: translationCounts.translations, loaded: ptxCounts.loaded };
+  const x = gx.tensor(xs, { device: 'cuda' });
+  const y = v(x).toArraySync() as Float32Array;
+  x.dispose();
+  t.is(ptxCounts.loaded - before.loaded, 1, 'loaded as PTX');
+  t.is(translationCounts.translations - before.translations, 1, 'the PTX alone was emitted');
+  t.true(v.source().includes('gx_vec_lazy_source'));
+  t.is(translationCounts.translations - before.translations, 2, '.source() translates the CUDA source');
+  // The simulator's values, bit for bit (a multiply and an add in float32).
+  t.deepEqual(y, v(gx.tensor(xs)).toArraySync() as Float32Array);
 });

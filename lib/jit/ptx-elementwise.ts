@@ -24,7 +24,7 @@
 // converts it (`(T)x_value`). Kernels of bool operands only (16-element
 // vectors) go through NVRTC.
 import { DTYPE_INFO } from '../generated/dtypes';
-import { elementwiseParams, isTiled, THREADS, UNROLL, vectorWidth, type ElementwiseSourceIn, type Layout } from '../rtc/elementwise-codegen';
+import { elementwiseParams, isTiled, THREADS, UNROLL, vectorWidth, type ElementwiseParam, type ElementwiseSourceIn, type Layout } from '../rtc/elementwise-codegen';
 import { ptxEntry, type PtxBody, type PtxParam } from './emit-ptx';
 import type { FnIR } from './ir';
 import { classOf, convert, elementType, PTX_TYPE, unsupported, type RegClass } from './ptx-isa';
@@ -65,13 +65,8 @@ export function emitElementwisePtx(fn: FnIR, g: ElementwiseSourceIn): string {
   }, () => list, `.maxntid ${THREADS}, 1, 1`);
 }
 
-/** A parameter declaration of elementwiseParams (`const float* __restrict__ a0_ptr`) as the entry's: its C type and register. */
-function paramOf(decl: string): PtxParam {
-  const m = /^(.*?)\s*(\w+)$/.exec(decl);
-  if (m === null) throw new Error(`gx.vectorize: internal: cannot read the parameter '${decl}'`);
-  const type = m[1].replace(/\bconst\s+/, '').replace(/\s*__restrict__/, '').replace(/\s+\*/, '*');
-  return { type, reg: `%${m[2]}` };
-}
+/** A parameter of elementwiseParams as the entry's: its C type (a pointer's unqualified) and register. */
+const paramOf = (p: ElementwiseParam): PtxParam => ({ type: p.kind === 'pointer' ? `${p.base}*` : p.base, reg: `%${p.name}` });
 
 /** A number operand in its dtype, converted from the double it is passed as, as the CUDA source's C cast does. */
 function valueOperand(f: PtxBody, o: Operand): string {

@@ -173,14 +173,14 @@ function isInfo(v: unknown, key: string): v is FunctionInfo {
   return header(v, key) && isStrings(v.params) && isStrings(v.chains);
 }
 
+const isPtxOrNone = (ptx: unknown): ptx is Translation['ptx'] => ptx === undefined ||
+  (typeof ptx === 'object' && ptx !== null && typeof (ptx as { text?: unknown }).text === 'string' && typeof (ptx as { minCapability?: unknown }).minCapability === 'number');
+
 function isTranslation(v: unknown, key: string): v is Translation {
   if (!header(v, key) || typeof v.source !== 'string' || !isStrings(v.types) || !Array.isArray(v.plan) || !Array.isArray(v.sites)) return false;
   const planOk = v.plan.every((e: unknown) => Array.isArray(e) && e.length === 3 && Number.isInteger(e[0]) &&
     ['ptr', 'value', 'dim', 'stride'].includes(e[1]) && Number.isInteger(e[2]));
-  const ptx: unknown = v.ptx;
-  const ptxOk = ptx === undefined || (typeof ptx === 'object' && ptx !== null && typeof (ptx as { text?: unknown }).text === 'string' &&
-    typeof (ptx as { minCapability?: unknown }).minCapability === 'number');
-  return planOk && ptxOk && (v.types.length === v.plan.length || v.types.length === v.plan.length + 1) &&
+  return planOk && isPtxOrNone(v.ptx) && (v.types.length === v.plan.length || v.types.length === v.plan.length + 1) &&
     v.sites.every((s: unknown) => typeof s === 'object' && s !== null && typeof (s as { label?: unknown }).label === 'string' &&
       typeof (s as { line?: unknown }).line === 'number');
 }
@@ -230,6 +230,14 @@ export function translationKey(closure: string, text: string, what: string): str
 
 export const translationGet = (key: string): Translation | undefined => get(key, isTranslation);
 export const translationPut = (key: string, t: Translation): void => put(key, t);
+
+/** A kernel emitted as PTX alone (gx.vectorize's elementwise kernels, NOTE [ Elementwise PTX ]): its PTX, or none when it has no PTX face. */
+export interface PtxEntry {
+  ptx?: Translation['ptx'];
+}
+const isPtxEntry = (v: unknown, key: string): v is PtxEntry => header(v, key) && isPtxOrNone(v.ptx);
+export const ptxEntryGet = (key: string): PtxEntry | undefined => get(key, isPtxEntry);
+export const ptxEntryPut = (key: string, ptx: Translation['ptx']): void => put(key, ptx === undefined ? {} : { ptx });
 
 /** A leaf value's part of the key; CONTAINER for an object to look into; undefined for a value no key can stand for. */
 const CONTAINER = '';

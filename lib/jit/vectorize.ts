@@ -13,10 +13,10 @@ import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
 import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
-import type { ElementwiseSourceIn } from '../rtc/elementwise-codegen';
+import type { ElementwiseSourceIn, Layout } from '../rtc/elementwise-codegen';
 import { parseParams } from '../rtc/params';
 import type { Lookup } from './closure';
-import { closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
+import { closureKey, closureLookup, infoGet, infoPut, ptxEntryGet, ptxEntryPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType } from './types';
 import type { Signature } from './vectorize-gen';
 
@@ -68,6 +68,25 @@ const isOptions = (a: unknown): a is VectorizeCallOptions =>
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const translator = (): typeof import('./vectorize-gen') => require('./vectorize-gen') as typeof import('./vectorize-gen');
+
+/** Signature k's elementwise kernel (of the function called `name`): its parameters, body and kernel name. */
+function elementwiseOf(s: Signature, name: string, k: number): { ins: string; outs: string; body: string; name: string } {
+  return {
+    ins: s.ins.map((d, i) => `${d} a${i}`).join(', '), outs: `${s.out} out`,
+    body: `out = gx_vec_${name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, name: `vec_${name}_${k}`,
+  };
+}
+
+/**
+ * What gx.elementwiseKernel's plan gives the code generators for signature
+ * k's kernel at these layouts (inputs then the output; no preamble, which
+ * only the CUDA source reads): for `.ptx()`, and for tests of the PTX.
+ */
+export function signatureSourceIn(s: Signature, name: string, k: number, layouts: readonly Layout[], ndim: number): ElementwiseSourceIn {
+  const e = elementwiseOf(s, name, k);
+  const all = [...parseParams(e.ins, `gx.vectorize(${name})`, 'inputs'), ...parseParams(e.outs, `gx.vectorize(${name})`, 'output')];
+  return { name: e.name, preamble: '', body: e.body, nIn: s.ins.length, all, types: [...s.ins, s.out], bound: new Map(), ndim, layouts, outputPassed: [false] };
+}
 
 /** One gx.vectorize: its signatures, per signature the CUDA source and kernel (or the simulator's function), and the call path. */
 class Vectorized {
@@ -155,45 +174,34 @@ class Vectorized {
     return ptxEnabled() && !this.userOptions;
   }
 
-  /** Signature k's elementwise kernel: its parameters, body and name. */
-  private elementwiseOf(k: number): { ins: string; outs: string; body: string; name: string } {
-    const s = this.sigs[k];
-    return {
-      ins: s.ins.map((d, i) => `${d} a${i}`).join(', '), outs: `${s.out} out`,
-      body: `out = gx_vec_${this.name}(${s.ins.map((_, i) => `a${i}`).join(', ')})`, name: `vec_${this.name}_${k}`,
-    };
-  }
-
   kernelOf(k: number): ElementwiseKernel {
     const known = this.kernels[k];
     if (known !== undefined) return known;
-    const preamble = this.sourceOf(k);
+    const e = elementwiseOf(this.sigs[k], this.name, k);
+    // The CUDA source is read (or translated) only when a kernel is compiled from it: on the PTX route, when the driver refuses the PTX.
+    const cudaRoute = (): { preamble: string; options: string[] } => {
+      const preamble = this.sourceOf(k);
+      return { preamble, options: compileOptions(preamble, this.nvrtc) };
+    };
     const ptx = this.ptxRoute() ? { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) } : {};
-    const e = this.elementwiseOf(k);
-    return (this.kernels[k] = elementwiseKernel(e.ins, e.outs, e.body, { name: e.name, preamble, options: compileOptions(preamble, this.nvrtc), ...ptx }));
+    return (this.kernels[k] = elementwiseKernel(e.ins, e.outs, e.body, { name: e.name, cudaRoute, ...ptx }));
   }
 
   /** Signature k's kernel for contiguous tensors as PTX (what `.ptx()` shows), or undefined when it goes through NVRTC. */
   contiguousPtx(k: number): string | undefined {
     if (!this.ptxRoute()) return undefined;
-    const e = this.elementwiseOf(k);
     const s = this.sigs[k];
-    const all = [...parseParams(e.ins, this.fnName, 'inputs'), ...parseParams(e.outs, this.fnName, 'output')];
-    const g: ElementwiseSourceIn = {
-      name: e.name, preamble: this.sourceOf(k), body: e.body, nIn: s.ins.length, all, types: [...s.ins, s.out], bound: new Map(),
-      ndim: 1, layouts: all.map(() => 'c'), outputPassed: [false],
-    };
-    return this.ptxOf(k, g)?.text;
+    return this.ptxOf(k, signatureSourceIn(s, this.name, k, [...s.ins, s.out].map(() => 'c'), 1))?.text;
   }
 
   /** The PTX of signature k's kernel for a call's layouts (`g`): from the translation cache, else emitted (and cached). */
   private ptxOf(k: number, g: ElementwiseSourceIn): { text: string; minCapability: number } | undefined {
     const s = this.sigs[k];
     const key = this.cacheKey(JSON.stringify(['vectorize-ptx', this.name, s.out, s.ins, g.name, g.layouts, g.ndim]));
-    const known = key === undefined ? undefined : translationGet(key);
+    const known = key === undefined ? undefined : ptxEntryGet(key);
     if (known !== undefined) return known.ptx;
     const ptx = translator().scalarPtx(this.parsedFn(), this.name, s, g, this.fnName);
-    if (key !== undefined) translationPut(key, { source: '', types: [], plan: [], sites: [], ...(ptx === undefined ? {} : { ptx }) });
+    if (key !== undefined) ptxEntryPut(key, ptx);
     return ptx;
   }
 

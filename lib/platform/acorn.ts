@@ -5,12 +5,13 @@
 // first such resolution in a process loads Node's ES module resolver: 2.5 ms
 // of a cold jit call on the 2-core machine (about 2 ms on an H200's host),
 // more than parsing the kernel. So the translator takes acorn's CommonJS
-// entry, the file its exports give `require` (dist/acorn.js), from the first
+// entry, its package.json's `main` (dist/acorn.js, the file its exports give
+// `require` too: test/jit-cold.test.ts checks they agree), from the first
 // node_modules folder Node would look in (require.resolve.paths) that holds
 // an acorn package: beside gpuext in a checkout, hoisted above it in a
-// project, the same file either way. A folder without that file (another
-// layout), or no folder at all (a loader without node_modules), leaves the
-// choice to Node's resolution. The code cache (NOTE [ Code cache ]) covers
+// project, the same file either way. A package without a `main` file, or no
+// folder at all (a loader without node_modules), leaves the choice to Node's
+// resolution. The code cache (NOTE [ Code cache ]) covers
 // this file wherever it lies, so a hoisted acorn compiles from it too.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,17 +20,23 @@ import type * as Acorn from 'acorn';
 
 import { coverFile } from './code-cache';
 
-/** The entry's path inside a node_modules folder. */
-export const ACORN_ENTRY = path.join('acorn', 'dist', 'acorn.js');
-
 let found: string | null | undefined;
 
-/** acorn's entry in the first of the node_modules folders `dirs` that holds an acorn package, or null (none, or not that file). */
+/** The file a package.json's `main` names in `dir`, or null (no package, no main, no such file). */
+function mainOf(dir: string): string | null {
+  try {
+    const main: unknown = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { main?: unknown }).main;
+    const file = typeof main === 'string' ? path.join(dir, main) : null;
+    return file !== null && fs.existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+/** acorn's entry in the first of the node_modules folders `dirs` that holds an acorn package, or null (none, or no entry of its `main`). */
 export function findAcorn(dirs: readonly string[]): string | null {
   for (const dir of dirs) {
-    if (!fs.existsSync(path.join(dir, 'acorn', 'package.json'))) continue;
-    const file = path.join(dir, ACORN_ENTRY);
-    return fs.existsSync(file) ? file : null;
+    if (fs.existsSync(path.join(dir, 'acorn', 'package.json'))) return mainOf(path.join(dir, 'acorn'));
   }
   return null;
 }

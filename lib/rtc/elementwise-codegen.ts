@@ -25,6 +25,7 @@
 // walks the grid (grid-stride over tiles) when there are more than MAX_GRID.
 import { DTYPE_INFO, KERNEL_C_TYPES as C_TYPES, type DType } from '../generated/dtypes';
 import { typeHeaders, type Param } from './params';
+import type { KernelParam } from './signature';
 
 /** How an operand is passed (NOTE [ Elementwise codegen ]). */
 export type Layout = 'c' | 's' | 'v' | 'r';
@@ -88,34 +89,43 @@ export interface ElementwiseSourceIn {
   outputPassed: readonly boolean[];
 }
 
+/** A parameter of the kernel: RawKernel's reading of its declaration, and the C type it points to or holds, unqualified. */
+export interface ElementwiseParam extends KernelParam {
+  base: string;
+}
+
+const pointerParam = (base: string, name: string, isConst: boolean): ElementwiseParam =>
+  ({ name, type: `${isConst ? 'const ' : ''}${base}* __restrict__`, kind: 'pointer', const: isConst, base });
+const int64Param = (name: string): ElementwiseParam => ({ name, type: 'long long', kind: 'int64', const: false, base: 'long long' });
+
 /**
- * The kernel's parameters, in order, each a declaration with its name
- * (`const float* __restrict__ a0_ptr`): what elementwiseSource declares, and
- * what the launcher is given, so RawKernel reads the types from this list
- * rather than parsing them out of the source (a first call's cost).
+ * The kernel's parameters, in order (`const float* __restrict__ a0_ptr`):
+ * what elementwiseSource declares, what the launcher is given (RawKernel
+ * takes them as read, parsing nothing on a first call) and what the PTX
+ * entry declares (lib/jit/ptx-elementwise.ts).
  */
-export function elementwiseParams(g: ElementwiseSourceIn): string[] {
-  const params: string[] = [];
+export function elementwiseParams(g: ElementwiseSourceIn): ElementwiseParam[] {
+  const params: ElementwiseParam[] = [];
   g.all.forEach((p, k) => {
     const c = C_TYPES[g.types[k]];
-    const ptr = `${k >= g.nIn ? '' : 'const '}${c}* __restrict__`;
-    if (g.layouts[k] === 'v') params.push(`double ${p.name}_value`);
-    else if (g.layouts[k] === 'r') params.push(`${ptr} ${p.name}`, `long long ${p.name}_size`);
-    else params.push(`${ptr} ${p.name}_ptr`);
+    const isConst = k < g.nIn;
+    if (g.layouts[k] === 'v') params.push({ name: `${p.name}_value`, type: 'double', kind: 'float64', const: false, base: 'double' });
+    else if (g.layouts[k] === 'r') params.push(pointerParam(c, p.name, isConst), int64Param(`${p.name}_size`));
+    else params.push(pointerParam(c, `${p.name}_ptr`, isConst));
   });
-  params.push('long long n');
+  params.push(int64Param('n'));
   // Strided operands (never in a tiled kernel): the shape, then each one's strides.
   const strided = g.all.filter((_, k) => g.layouts[k] === 's');
   if (strided.length > 0) {
-    for (let d = 0; d < g.ndim; d++) params.push(`long long shape${d}`);
-    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(`long long ${p.name}_stride${d}`);
+    for (let d = 0; d < g.ndim; d++) params.push(int64Param(`shape${d}`));
+    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(int64Param(`${p.name}_stride${d}`));
   }
   return params;
 }
 
 /** The kernel's source: concrete C types everywhere, placeholders resolved. */
 export function elementwiseSource(g: ElementwiseSourceIn): string {
-  const params = elementwiseParams(g);
+  const params = elementwiseParams(g).map((p) => `${p.type} ${p.name}`);
   // The v (number) operands' locals.
   const lines = g.all.flatMap((p, k) => (g.layouts[k] === 'v' ? [`const ${C_TYPES[g.types[k]]} ${p.name} = (${C_TYPES[g.types[k]]})${p.name}_value;`] : []));
   // Placeholders must be declared before the parameter list uses them.

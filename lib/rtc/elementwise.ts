@@ -36,7 +36,7 @@ import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
 import { broadcastStrides, parseParams, type Param } from './params';
 import { blocksFor, elementwiseParams, elementwiseSource, geometryOf, THREADS, type ElementwiseSourceIn, type Geometry, type Layout } from './elementwise-codegen';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
-import { RawKernel, type RawKernelOptions } from './raw';
+import { RawKernel, RawModule, type RawKernelOptions } from './raw';
 import { checkKeys, checkOptions, optionKeys } from '../core/options';
 
 export interface ElementwiseOptions {
@@ -52,6 +52,12 @@ export interface ElementwiseOptions {
    * RawKernelOptions.ptx.
    */
   ptx?: (g: ElementwiseSourceIn) => RawKernelOptions['ptx'];
+  /**
+   * @internal The preamble and NVRTC options, made only when a kernel is
+   * compiled from its CUDA source (in place of `preamble` and `options`):
+   * gx.vectorize's, whose PTX route needs neither.
+   */
+  cudaRoute?: () => { preamble: string; options: readonly string[] };
 }
 
 /** A trailing options argument of a call: the launch size when every operand is raw. */
@@ -61,11 +67,11 @@ export interface ElementwiseCallOptions {
 
 export type ElementwiseKernel = ((...args: (Tensor | number | ElementwiseCallOptions)[]) => Tensor | Tensor[]) & {
   readonly kernelName: string;
-  /** Generated sources compiled so far (for inspection). */
+  /** Generated sources compiled so far (for inspection): a kernel loaded as PTX has none. */
   readonly sources: readonly string[];
 };
 
-const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true, ptx: true });
+const OPTION_KEYS = optionKeys<ElementwiseOptions>({ name: true, preamble: true, options: true, ptx: true, cudaRoute: true });
 const CALL_KEYS = optionKeys<ElementwiseCallOptions>({ size: true });
 
 interface Plan {
@@ -109,7 +115,7 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
  */
 class Elementwise {
   readonly name: string;
-  /** Generated sources compiled so far. */
+  /** Generated sources made so far (each when its kernel is first compiled from source). */
   readonly sources: string[] = [];
   readonly #fn: string;
   readonly #ins: Param[];
@@ -270,12 +276,18 @@ class Elementwise {
     const types = all.map((p) => this.#typeOf(p, bound));
     const outputPassed = this.#outs.map((_, k) => operands[nIn + k] instanceof Tensor);
     const layouts = this.#layouts;
-    const g: ElementwiseSourceIn = { name, preamble: this.#opts.preamble ?? '', body, nIn, all, types, bound, ndim, layouts: [...layouts], outputPassed };
-    const src = elementwiseSource(g);
-    this.sources.push(src);
-    const ptx = this.#opts.ptx?.(g);
-    const kernel = new RawKernel(src, name, { options: this.#opts.options, params: elementwiseParams(g), ...(ptx === undefined ? {} : { ptx }) });
-    const nargs = kernel.params?.length ?? 0;
+    const g: ElementwiseSourceIn = { name, preamble: '', body, nIn, all, types, bound, ndim, layouts: [...layouts], outputPassed };
+    const route = this.#opts.cudaRoute ?? ((): { preamble: string; options: readonly string[] } => ({ preamble: this.#opts.preamble ?? '', options: this.#opts.options ?? [] }));
+    // The source is made when a device compiles it, not when the driver takes the PTX twin.
+    const module = RawModule.deferred(() => {
+      const r = route();
+      const code = elementwiseSource({ ...g, preamble: r.preamble });
+      this.sources.push(code);
+      return { code, options: r.options };
+    }, this.#opts.ptx?.(g));
+    const params = elementwiseParams(g);
+    const kernel = new RawKernel(module, name, { kernelParams: params });
+    const nargs = params.length;
     if (nargs > STAGED_MAX_ARGS) {
       throw new RangeError(`${this.#fn}: ${all.length} operands of ${ndim} dimensions make ${nargs} kernel arguments, more than a launch takes (${STAGED_MAX_ARGS}); make the operands contiguous or split the call`);
     }

@@ -81,6 +81,8 @@ export interface RawKernelOptions extends CompileOptions {
    * of at least `minCapability` (major * 10 + minor).
    */
   ptx?: { text: string; minCapability: number };
+  /** @internal The parameters as read already (elementwiseParams): not parsed from `params` or the source. */
+  kernelParams?: readonly KernelParam[];
 }
 
 /**
@@ -90,7 +92,7 @@ export interface RawKernelOptions extends CompileOptions {
 export const ptxCounts = { loaded: 0, refused: 0, loadMs: 0 };
 
 const MODULE_KEYS = optionKeys<RawModuleOptions>({ options: true, arch: true, nameExpressions: true });
-const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true, ptx: true });
+const KERNEL_KEYS = optionKeys<RawKernelOptions>({ options: true, arch: true, params: true, ptx: true, kernelParams: true });
 const GET_FUNCTION_KEYS = optionKeys<{ params?: readonly string[] }>({ params: true });
 const LAUNCH_KEYS = optionKeys<LaunchOptions>({ sharedMem: true, stream: true });
 
@@ -152,14 +154,16 @@ function isExtent(v: unknown): v is number {
 
 /** Several kernels (and __constant__ globals) compiled from one source, or loaded from a cubin/PTX file. */
 export class RawModule {
-  readonly code: string | undefined;
   readonly path: string | undefined;
-  readonly options: readonly string[];
   readonly nameExpressions: readonly string[];
   readonly arch: string | undefined;
   /** @internal The module as PTX too (RawKernelOptions.ptx). */
   ptx: RawKernelOptions['ptx'];
   #loaded = new Map<number, Loaded>();
+  #code: string | undefined;
+  #options: readonly string[];
+  /** A deferred module's source and options, made when first read (RawModule.deferred). */
+  #make: (() => { code: string; options: readonly string[] }) | undefined;
 
   /**
    * @example
@@ -168,7 +172,7 @@ export class RawModule {
    */
   constructor(code: string | { path: string }, opts: RawModuleOptions = {}) {
     if (typeof code === 'string') {
-      this.code = code;
+      this.#code = code;
     } else if (code !== null && typeof code === 'object' && typeof code.path === 'string') {
       if (!fs.existsSync(code.path)) throw new Error(`gx.RawModule: no such file '${code.path}' (a .cubin or .ptx)`);
       this.path = code.path;
@@ -176,9 +180,41 @@ export class RawModule {
       throw new TypeError('gx.RawModule: code must be CUDA source text or { path } of a .cubin/.ptx file');
     }
     checkModuleOptions('gx.RawModule', opts, MODULE_KEYS);
-    this.options = Object.freeze([...(opts.options ?? [])]);
+    this.#options = Object.freeze([...(opts.options ?? [])]);
     this.nameExpressions = Object.freeze([...(opts.nameExpressions ?? [])]);
     this.arch = opts.arch;
+  }
+
+  /**
+   * @internal A module whose source (and its options) is made only when it
+   * is read: when a device takes the module's PTX twin (NOTE [ PTX path ]),
+   * never (vectorize's kernels on a warm first call, NOTE [ Elementwise PTX ]).
+   */
+  static deferred(make: () => { code: string; options: readonly string[] }, ptx: RawKernelOptions['ptx']): RawModule {
+    const m = new RawModule('');
+    m.#make = make;
+    m.ptx = ptx;
+    return m;
+  }
+
+  /** The CUDA source (undefined for a module loaded from a file). */
+  get code(): string | undefined {
+    this.#force();
+    return this.#code;
+  }
+
+  /** The NVRTC options. */
+  get options(): readonly string[] {
+    this.#force();
+    return this.#options;
+  }
+
+  #force(): void {
+    if (this.#make === undefined) return;
+    const made = this.#make();
+    this.#make = undefined;
+    this.#code = made.code;
+    this.#options = Object.freeze([...made.options]);
   }
 
   /** @internal The module on a device, compiled (through the cache) and loaded on first use. */
@@ -301,7 +337,7 @@ export class RawKernel {
     this.#label = `gx.RawKernel '${name}'`;
     this.module = code instanceof RawModule ? code : new RawModule(code, { options: opts.options, arch: opts.arch });
     if (opts.ptx !== undefined && typeof code === 'string') this.module.ptx = opts.ptx;
-    this.params = declaredParams(this.module.code ?? '', name, opts.params);
+    this.params = opts.kernelParams ?? declaredParams(this.module.code ?? '', name, opts.params);
     this.#kinds = this.params && kindsOf(this.params);
   }
 
