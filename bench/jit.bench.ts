@@ -154,10 +154,21 @@ function main(): void {
   const a = yv.toArraySync() as Float32Array, b = yh.toArraySync() as Float32Array;
   let worst = 0;
   for (let i = 0; i < N; i += 4099) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(Math.abs(b[i]), 1e-30));
-  const lat = (f: () => void): number => perCallNs(f, 20_000, 1_000, { warmup: 2_000, sync }) / 1e3;
+  const lat = (f: () => void): number => perCallNs(f, 10_000, 1_000, { warmup: 1_000, sync }) / 1e3;
+  // A pair side by side: five rounds, alternating which goes first (the host's speed drifts over a second), each the median of its rounds.
+  const latPair = (a: () => void, b: () => void): [number, number] => {
+    const ra: number[] = [], rb: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const first = r % 2 === 0 ? a : b;
+      const firstLat = lat(first);
+      const secondLat = lat(first === a ? b : a);
+      ra.push(first === a ? firstLat : secondLat);
+      rb.push(first === a ? secondLat : firstLat);
+    }
+    return [median(ra), median(rb)];
+  };
   using o1 = gx.empty([1], { device: 'cuda' });
-  const vLat = lat(() => { gaussianPdf(one, 0, 1, { out: o1 }); });
-  const hLat = lat(() => { hand(one, 0, 1, o1); });
+  const [vLat, hLat] = latPair(() => { gaussianPdf(one, 0, 1, { out: o1 }); }, () => { hand(one, 0, 1, o1); });
 
   // gx.jit.rawkernel: the 1-element latency against a RawKernel.
   const { jit } = gx;
@@ -171,8 +182,7 @@ function main(): void {
   for (int i = tid; i < (int)size; i += ntid) y[i] = x[i] * x[i];
 }`, 'square_raw');
   const jArgs = [one, o1, 1];
-  const jLat = lat(() => { square([1], [32], jArgs); });
-  const rLat = lat(() => { squareRaw.launch([1], [32], jArgs); });
+  const [jLat, rLat] = latPair(() => { square([1], [32], jArgs); }, () => { squareRaw.launch([1], [32], jArgs); });
   // The PTX route against NVRTC's, the same kernel over 2^26 float32 (NOTE [ PTX path ]): steady state, not first calls.
   setPtxEnabled(false);
   const squareNvrtc = jit.rawkernel(function elementwise_square(x: gx.jit.Array, y: gx.jit.Array, size: number) {

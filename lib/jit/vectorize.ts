@@ -9,7 +9,7 @@
 // the CPU path (vectorize-gen.ts) load only when they are needed.
 import { Tensor } from '../core/tensor';
 import { checkOptions, optionKeys } from '../core/options';
-import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
+import { elementwiseRunner } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
 import type { Parsed } from './kernel-gen';
 import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
@@ -69,6 +69,8 @@ const isOptions = (a: unknown): a is VectorizeCallOptions =>
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const translator = (): typeof import('./vectorize-gen') => require('./vectorize-gen') as typeof import('./vectorize-gen');
 
+type Runner = ReturnType<typeof elementwiseRunner>;
+
 /** Signature k's elementwise kernel (of the function called `name`): its parameters, body and kernel name. */
 function elementwiseOf(s: Signature, name: string, k: number): { ins: string; outs: string; body: string; name: string } {
   return {
@@ -97,7 +99,8 @@ class Vectorized {
   private readonly info: FunctionInfo;
   private parsed: Parsed | undefined;
   private readonly sources: (string | undefined)[];
-  readonly kernels: (ElementwiseKernel | undefined)[];
+  /** Per signature, its elementwise kernel's call (arguments as one array). */
+  private readonly kernels: (Runner | undefined)[];
   private readonly simulated: (CompiledScalar | undefined)[];
   private readonly nvrtc: string[];
   /** The user gave NVRTC options: the kernels take the CUDA route alone. */
@@ -174,7 +177,7 @@ class Vectorized {
     return ptxEnabled() && !this.userOptions;
   }
 
-  kernelOf(k: number): ElementwiseKernel {
+  kernelOf(k: number): Runner {
     const known = this.kernels[k];
     if (known !== undefined) return known;
     const e = elementwiseOf(this.sigs[k], this.name, k);
@@ -184,7 +187,7 @@ class Vectorized {
       return { preamble, options: compileOptions(preamble, this.nvrtc) };
     };
     const ptx = this.ptxRoute() ? { ptx: (g: ElementwiseSourceIn) => this.ptxOf(k, g) } : {};
-    return (this.kernels[k] = elementwiseKernel(e.ins, e.outs, e.body, { name: e.name, cudaRoute, ...ptx }));
+    return (this.kernels[k] = elementwiseRunner(e.ins, e.outs, e.body, { name: e.name, cudaRoute, ...ptx }));
   }
 
   /** Signature k's kernel for contiguous tensors as PTX (what `.ptx()` shows), or undefined when it goes through NVRTC. */
@@ -258,7 +261,7 @@ class Vectorized {
     if (first.device.type === 'cuda') {
       const kern = this.kernels[k] ?? this.kernelOf(k);
       if (out !== undefined) args.push(out);
-      return kern(...args) as Tensor;
+      return kern(args) as Tensor;
     }
     const gen = translator();
     const fn = (this.simulated[k] ??= gen.scalarOf(this.parsedFn(), this.name, this.sigs[k], this.fnName));

@@ -108,6 +108,12 @@ export function elementwiseKernel(inParams: string, outParams: string, body: str
   return Object.assign(call, { kernelName: k.name, sources: k.sources });
 }
 
+/** @internal gx.elementwiseKernel's call taking its arguments as one array: gx.vectorize's, which holds them as one (no spread per call). */
+export function elementwiseRunner(inParams: string, outParams: string, body: string, opts: ElementwiseOptions): (args: readonly (Tensor | number | ElementwiseCallOptions)[]) => Tensor | Tensor[] {
+  const k = new Elementwise(inParams, outParams, body, opts);
+  return (args) => k.call(args);
+}
+
 /**
  * One definition and its plans, one per dtype-and-layout signature (NOTE [
  * Elementwise call path ]). A call checks its operands, finds (or makes) the
