@@ -98,3 +98,10 @@ export function floatOf(t: Ty): Ty {
   if (isFloat(t.dtype)) return t;
   return t.weak ? { dtype: 'float64', weak: true } : { dtype: 'float32', weak: false };
 }
+
+/** A gx.vectorize signature ('float32(float32, float32)'): its text, output dtype and input dtypes. */
+export interface Signature {
+  text: string;
+  out: ScalarDType;
+  ins: ScalarDType[];
+}

@@ -12,7 +12,7 @@ import type { FnIR } from './ir';
 import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
 import { simArray, STEP_BUDGET } from './simulator';
 import { typeFunction } from './typer-function';
-import { strong, type ScalarDType } from './types';
+import { strong, type ScalarDType, type Signature } from './types';
 import type { Parsed } from './kernel-gen';
 import { countTranslation, type Translation } from './translation-cache';
 import { PTX_MIN_CAPABILITY } from './emit-ptx';
@@ -23,11 +23,7 @@ import type { ElementwiseSourceIn } from '../rtc/elementwise-codegen';
 export { parse } from './kernel-gen';
 
 /** One signature, `'float32(float32, float32)'`: the output dtype and the inputs'. */
-export interface Signature {
-  text: string;
-  out: ScalarDType;
-  ins: ScalarDType[];
-}
+export type { Signature } from './types';
 
 /** The function typed per signature, once for the CUDA source and the PTX alike (with the module its typing filled). */
 const typedFunctions = new WeakMap<Parsed, Map<string, { fn: FnIR; module: Module }>>();

@@ -17,8 +17,7 @@ import type { ElementwiseSourceIn, Layout } from '../rtc/elementwise-codegen';
 import { parseParams } from '../rtc/params';
 import type { Lookup } from './closure';
 import { closureKey, closureLookup, infoGet, infoPut, ptxEntryGet, ptxEntryPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
-import { SCALAR_DTYPES, type ScalarDType } from './types';
-import type { Signature } from './vectorize-gen';
+import { SCALAR_DTYPES, type ScalarDType, type Signature } from './types';
 
 export interface VectorizeOptions {
   /** The kernel's name (default: the function's name, else 'vectorized'). */
