@@ -72,7 +72,7 @@ function child(mode: string): void {
       for (const [name, part] of Object.entries(names)) timeExport(exports, name, part, laps);
     };
     wrap('source', { parseFunction: 'parse' });
-    wrap('kernel-gen', { parse: 'parse+chains' });
+    wrap('parse', { parse: 'parse+chains' });
     wrap('translation-cache', { closureKey: 'closure', closureLookup: 'closure', infoPut: 'cacheWrite', translationPut: 'cacheWrite' });
     wrap('typer-function', { typeFunction: 'type' });
     wrap('emit-cuda', { emitKernelBody: 'cudaEmit' });

@@ -16,7 +16,7 @@ test.after.always(() => fs.rmSync(DIR, { recursive: true, force: true }));
 /** Modules of dist/lib (relative, without .js) and builtins that require('gpuext') must not load. */
 const HEAVY = [
   'rtc/compiler', 'rtc/cache', 'rtc/cache-evict', 'rtc/cache-io', 'rtc/cache-lookup', 'rtc/compile-options', 'rtc/nvrtc-prefetch', 'rtc/nvcc-backend', 'rtc/nvrtc-backend',
-  'jit/kernel-gen', 'jit/typer', 'jit/emit-cuda', 'jit/source', 'jit/vectorize-gen',
+  'jit/kernel-gen', 'jit/parse', 'jit/typer', 'jit/emit-cuda', 'jit/source', 'jit/vectorize-gen', 'jit/vectorize-cpu',
   'io/npy', 'io/npz', 'io/safetensors', 'io/atomic',
   'toolkit/build', 'toolkit/compile', 'toolkit/config', 'toolkit/lock',
   'distributed/store', 'distributed/store-client', 'distributed/nccl-backend', 'distributed/chunked-svd',

@@ -7,7 +7,7 @@
 // a caller found in the cache needs only its text and what it closes over).
 import { DEVICE, type DeviceFunctionInfo } from './module';
 import { infoGet, infoPut, type FunctionInfo } from './translation-cache';
-import type { Parsed } from './kernel-gen';
+import type { Parsed } from './parse';
 
 /**
  * Marks `fn` as a device function: kernels, vectorized functions and device
@@ -29,8 +29,7 @@ export function device<F extends (...args: number[]) => number | boolean | reado
   const parse = (): Parsed => {
     if (parsed === undefined) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const gen = require('./kernel-gen') as typeof import('./kernel-gen');
-      const r = gen.parse(fn, 'gx.jit.device');
+      const r = (require('./parse') as typeof import('./parse')).parse(fn, 'gx.jit.device');
       parsed = r.p;
       if (info === undefined) infoPut(text, (info = r.info));
     }

@@ -20,7 +20,7 @@ import { zeros } from '../ops/creation/creation';
 import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
 import { STAGED_ARGS, stagingArea } from '../core/staging';
 import type { CompiledKernel } from './interpret';
-import type { Parsed } from './kernel-gen';
+import type { Parsed } from './parse';
 import type { Lookup } from './closure';
 import {
   closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut,
@@ -168,7 +168,8 @@ class Rawkernel {
   }
 
   private parse(): { p: Parsed; info: FunctionInfo } {
-    const r = translator().parse(this.fn, 'gx.jit.rawkernel', this.lookup);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const r = (require('./parse') as typeof import('./parse')).parse(this.fn, 'gx.jit.rawkernel', this.lookup);
     this.parsed = r.p;
     return r;
   }

@@ -5,13 +5,14 @@
 // per signature, compiled on first use and cached like every run-time kernel.
 // On the CPU the same typed function runs per element on the interpreter
 // (interpret.ts), computing in the signature's dtypes as the GPU does.
-// The translation is cached (NOTE [ Translation cache ]); the translator and
-// the CPU path (vectorize-gen.ts) load only when they are needed.
+// The translation is cached (NOTE [ Translation cache ]); the parser
+// (parse.ts), the translator (vectorize-gen.ts) and the CPU side
+// (vectorize-cpu.ts) each load only when they are needed.
 import { Tensor } from '../core/tensor';
 import { checkOptions, optionKeys } from '../core/options';
 import { elementwiseRunner } from '../rtc/elementwise';
 import type { CompiledScalar } from './interpret';
-import type { Parsed } from './kernel-gen';
+import type { Parsed } from './parse';
 import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
 import type { ElementwiseSourceIn, Layout } from '../rtc/elementwise-codegen';
 import { parseParams } from '../rtc/params';
@@ -67,6 +68,10 @@ const isOptions = (a: unknown): a is VectorizeCallOptions =>
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const translator = (): typeof import('./vectorize-gen') => require('./vectorize-gen') as typeof import('./vectorize-gen');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const parser = (): typeof import('./parse') => require('./parse') as typeof import('./parse');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cpuSide = (): typeof import('./vectorize-cpu') => require('./vectorize-cpu') as typeof import('./vectorize-cpu');
 
 type Runner = ReturnType<typeof elementwiseRunner>;
 
@@ -149,7 +154,7 @@ class Vectorized {
   }
 
   private parse(): { p: Parsed; info: FunctionInfo } {
-    const r = translator().parse(this.f, 'gx.vectorize', this.lookup);
+    const r = parser().parse(this.f, 'gx.vectorize', this.lookup);
     this.parsed = r.p;
     return r;
   }
@@ -262,7 +267,7 @@ class Vectorized {
       if (out !== undefined) args.push(out);
       return kern(args) as Tensor;
     }
-    const gen = translator();
+    const gen = cpuSide();
     const fn = (this.simulated[k] ??= gen.scalarOf(this.parsedFn(), this.name, this.sigs[k], this.fnName));
     return gen.runOnCpu(fn, this.sigs[k], args, out, this.fnName);
   }
