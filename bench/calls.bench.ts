@@ -21,7 +21,7 @@ import { allocate } from '../lib/ops/creation/creation';
 import { parseDevice } from '../lib/core/device';
 import { dtypeCode } from '../lib/core/dtype';
 import { opsLibrary } from '../lib/extension/runtime';
-import { recycle, spentResult, stageResult } from '../lib/core/handle-pool';
+import { pooledHandle, recycle, spentResult, stageResult } from '../lib/core/handle-pool';
 import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_OP_ARGS, stagingArea } from '../lib/core/staging';
@@ -39,6 +39,7 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number } {
   const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: OP_WARMUP, sync }) / 1e3;
   const dev = parseDevice(device, 'bench');
   const a = gx.tensor(new Float32Array([1]), { device });
+  const b = gx.tensor(new Float32Array([0.9999]), { device });
   const c = gx.empty([1], { device });
   const f32 = dtypeCode('float32');
   const mul = opsLibrary('bench').opId('mul_scalar');
@@ -46,6 +47,8 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number } {
   const spare = gx.empty([1], { device });
   const hs = spare.handle('calls');
   spare.dispose();
+  // dispose() pooled the handle: take it back, so the rows below have it to themselves and the recycle at the end pools it once.
+  if (pooledHandle() !== hs) throw new Error('calls: the disposed spare handle was not the last one pooled');
   const rows: [string, () => void][] = [
     ['native.isDisposed (one N-API call)', () => native.isDisposed(ha)],
     ['native.emptyStaged + native.dispose', () => {
@@ -66,14 +69,27 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number } {
       spentResult();
       native.dispose(hs);
     }],
+    ['gx.mul(a, b, { out }) (two tensors)', () => gx.mul(a, b, { out: c })],
+    ['gx.mul(a, b) + dispose (two tensors)', () => gx.mul(a, b).dispose()],
     ['gx.mul(a, 2, { out })', () => gx.mul(a, 2, { out: c })],
     ['gx.mul(a, 2) + dispose', () => gx.mul(a, 2).dispose()],
   ];
   const figures = rows.map(([n, f]) => [n, us(f)] as const);
+  // bench:autograd's forward: a chain of 100 dependent gx.mul(y, b) in a gx.tidy, per op (its 100 results disposed by the tidy).
+  const chain = (): void => gx.tidy(() => {
+    let y = a;
+    for (let i = 0; i < 100; i++) y = gx.mul(y, b);
+  });
+  const perOp = (f: () => void): number => perCallNs(f, 300, 10, { warmup: 300, sync }) / 1e3 / 100;
+  const chained: [string, number][] = [
+    ['gx.mul(y, b), 100 chained in a gx.tidy, per op', perOp(chain)],
+    ['the same under gx.noGrad, per op', perOp(() => gx.noGrad(chain))],
+  ];
   recycle(hs);
   a.dispose();
+  b.dispose();
   c.dispose();
-  return { rows: figures.map(([n, v]) => [n, fmt(v, 2)]), mul: figures[figures.length - 1][1] };
+  return { rows: [...figures, ...chained].map(([n, v]) => [n, fmt(v, 2)]), mul: figures[figures.length - 1][1] };
 }
 
 /** mul_scalar(self, other, other_int, reverse, dtype, out)'s scalars in their slots (three per argument, value then tag). */
