@@ -16,13 +16,15 @@
 //                      dims (NOTE [ Broadcasting in the kernels ]), loads and
 //                      stores through the runtime dtypes, 32-bit index math
 //                      when the element count allows it.
-// Every launch goes on the current stream of the output's device.
+// Every launch goes on the current stream of the output's device, through
+// the driver (NOTE [ Driver launches ] in driver_launch.cuh).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
 #include "cpu_loops.h"
+#include "driver_launch.cuh"
 #include "fast_div.h"
 
 namespace gx::ops {
@@ -268,7 +270,7 @@ struct CudaLoops {
         for (int k = 0; k < NIN; ++k) a.scalar[k] = scalars[k];
         const int64_t per_block = static_cast<int64_t>(kThreads) * kStridedPerThread;
         const int64_t blocks = (it.numel + per_block - 1) / per_block;
-        ew_strided_kernel<T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a);
+        launch<ew_strided_kernel<T, O, C, NIN, F>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, f, a);
         done = true;
       }
     });
@@ -306,12 +308,12 @@ struct CudaLoops {
           a.nvec = vec_aligned ? it.numel / VEC : 0;
           if (a.nvec > 0) {
             const int64_t blocks = (a.nvec + kThreads - 1) / kThreads;
-            ew_vec_kernel<VEC, T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a);
+            launch<ew_vec_kernel<VEC, T, O, C, NIN, F>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, f, a);
           }
           const int64_t start = a.nvec * VEC, tail = it.numel - start;
           if (tail > 0) {
             const int64_t blocks = (tail + kThreads - 1) / kThreads;
-            ew_tail_kernel<T, O, C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, a, start, tail);
+            launch<ew_tail_kernel<T, O, C, NIN, F>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, f, a, start, tail);
           }
           done = true;
         }
@@ -327,9 +329,8 @@ struct CudaLoops {
       g.common = common;
       const int64_t per_block = static_cast<int64_t>(kThreads) * kGeneralPerThread;
       const int64_t blocks = (it.numel + per_block - 1) / per_block;
-      ew_general_kernel<C, NIN><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(f, it, g);
+      launch<ew_general_kernel<C, NIN, F>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, f, it, g);
     }
-    GX_CHECK_LAUNCH();
   }
 };
 
