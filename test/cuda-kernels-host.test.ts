@@ -58,6 +58,16 @@ function hostLaunches(src: string): string {
   });
 }
 
+/** NOTE [ Driver launches ]' launch<kernel>(...) as host code: the grid's blocks and threads run one after another, as <<<>>>'s. */
+const HOST_DRIVER_LAUNCH = `#pragma once
+namespace gx::ops {
+template <auto Kernel, typename Stream, typename... A>
+void launch(unsigned blocks, unsigned threads, Stream, int, const A&... args) {
+  gx_launch(blocks, threads, [&] { Kernel(args...); });
+}
+}  // namespace gx::ops
+`;
+
 /** Replaces the text from `from` up to (not including) `to` in src; both must be there. */
 function between(src: string, from: string, to: string, by: string): string {
   const a = src.indexOf(from), b = src.indexOf(to);
@@ -70,6 +80,7 @@ function prepare(dir: string): string {
   const gen = path.join(dir, 'gen');
   for (const sub of ['common', 'reduce', 'conv', 'generated']) fs.cpSync(path.join(OPS, sub), path.join(gen, sub), { recursive: true });
   fs.copyFileSync(path.join(OPS, 'ops.h'), path.join(gen, 'ops.h'));
+  fs.writeFileSync(path.join(gen, 'common', 'driver_launch.cuh'), HOST_DRIVER_LAUNCH);
   const loops = path.join(gen, 'common', 'cuda_loops.cuh');
   fs.writeFileSync(loops, hostLaunches(fs.readFileSync(loops, 'utf8').replace('#include <cuda_runtime.h>', PRELUDE)));
   const reduce = path.join(gen, 'reduce', 'cuda_reduce.cuh');
