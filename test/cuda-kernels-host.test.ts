@@ -61,9 +61,9 @@ function hostLaunches(src: string): string {
 /** NOTE [ Driver launches ]' launch<kernel>(...) as host code: the grid's blocks and threads run one after another, as <<<>>>'s. */
 const HOST_DRIVER_LAUNCH = `#pragma once
 namespace gx::ops {
-template <auto Kernel, typename Stream, typename... A>
-void launch(unsigned blocks, unsigned threads, Stream, int, const A&... args) {
-  gx_launch(blocks, threads, [&] { Kernel(args...); });
+template <auto Kernel, typename Grid, typename Stream, typename... A>
+void launch(Grid grid, unsigned threads, Stream, int, const A&... args) {
+  gx_launch(grid, threads, [&] { Kernel(args...); });
 }
 }  // namespace gx::ops
 `;

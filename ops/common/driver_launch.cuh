@@ -1,11 +1,11 @@
-// A built-in kernel launched through the driver: launch<kernel>(...).
+// A built-in kernel launched through the driver: launch<kernel>(grid, threads, stream, device, args...).
 //
 // NOTE [ Driver launches ]
 // The runtime's launch (<<<>>>, cudaLaunchKernel) costs more than the
 // driver's cuLaunchKernel of the same kernel: 4.13 against 3.75 µs per
 // one-element launch on an H200's host (bench:calls, the C++ floor rows),
 // most of what a one-element op spent over the launch floor. So the
-// elementwise kernels go through cuLaunchKernel with the function the
+// elementwise and reduction kernels go through cuLaunchKernel with the function the
 // runtime registered for them (cudaGetFuncBySymbol, which loads the kernel
 // as the runtime's first launch would), looked up once per kernel and device.
 // cuLaunchKernel comes from cudaGetDriverEntryPoint, in the runtime's
@@ -62,7 +62,7 @@ constexpr int kCachedDevices = 64;
 // parameters' types exactly (cuLaunchKernel reads each from its address), on
 // `stream` of `device` (the current device: the caller's DeviceGuard).
 template <auto Kernel, typename... A>
-void launch(unsigned blocks, unsigned threads, cudaStream_t stream, int device, const A&... args) {
+void launch(dim3 grid, unsigned threads, cudaStream_t stream, int device, const A&... args) {
   static_assert(std::is_same_v<decltype(Kernel), void (*)(A...)>, "launch: the arguments must have the kernel's parameter types");
   // One slot per device for this kernel (the function is per context); threads that look it up at once store the same value.
   static std::atomic<CUfunction> functions[driver_launch::kCachedDevices] = {};
@@ -79,12 +79,12 @@ void launch(unsigned blocks, unsigned threads, cudaStream_t stream, int device, 
     }
   }
   if (f == nullptr || launch_kernel == nullptr) {
-    Kernel<<<blocks, threads, 0, stream>>>(args...);
+    Kernel<<<grid, threads, 0, stream>>>(args...);
     GX_CHECK_LAUNCH();
     return;
   }
   void* params[] = {const_cast<void*>(static_cast<const void*>(&args))...};
-  const CUresult r = launch_kernel(f, blocks, 1, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+  const CUresult r = launch_kernel(f, grid.x, grid.y, grid.z, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
   if (r != CUDA_SUCCESS) {
     throw ::gx::OpError(GX_ERR_CUDA, ::gx::detail::cat("kernel launch failed: ", driver_launch::error_name(r), " (cuLaunchKernel error ",
                                                        static_cast<int>(r), ")"));

@@ -328,9 +328,9 @@ struct CudaReduce {
           const int64_t want = (it.red_numel / VEC + kThreads - 1) / kThreads;
           const int64_t blocks = want < 8LL * sms ? want : 8LL * sms;
           Acc* p = partials(blocks);
-          reduce_vec_kernel<VEC, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-              r, reinterpret_cast<const T*>(it.in), it.red_numel, p);
-          reduce_finalize_kernel<<<1, kThreads, 0, stream>>>(r, it, blocks, p);
+          launch<reduce_vec_kernel<VEC, T, R>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, r,
+                                               reinterpret_cast<const T*>(it.in), it.red_numel, p);
+          launch<reduce_finalize_kernel<R>>(1u, kThreads, stream, it.device, r, it, blocks, static_cast<const Acc*>(p));
           done = true;
         }
       });
@@ -365,9 +365,10 @@ struct CudaReduce {
           chunks = (it.red_numel + chunk - 1) / chunk;
           Acc* p = chunks > 1 ? partials(it.out_numel * chunks) : nullptr;
           const dim3 grid(static_cast<unsigned>(it.out_numel), static_cast<unsigned>(chunks));
-          reduce_block_vec_kernel<VEC, T><<<grid, kThreads, 0, stream>>>(r, it, chunk, p, rows);
+          launch<reduce_block_vec_kernel<VEC, T, R>>(grid, kThreads, stream, it.device, r, it, chunk, p, rows);
           if (chunks > 1)
-            reduce_finalize_kernel<<<static_cast<unsigned>(it.out_numel), kThreads, 0, stream>>>(r, it, chunks, p);
+            launch<reduce_finalize_kernel<R>>(static_cast<unsigned>(it.out_numel), kThreads, stream, it.device, r, it, chunks,
+                                              static_cast<const Acc*>(p));
           done = true;
         }
       });
@@ -389,8 +390,10 @@ struct CudaReduce {
         Acc* p = slices > 1 ? partials(it.out_numel * slices) : nullptr;
         const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(slices));
         if constexpr (kCols) {
-          reduce_cols_kernel<<<grid, kThreads, 0, stream>>>(r, it, slice, p);
-          if (slices > 1) reduce_cols_finalize_kernel<<<static_cast<unsigned>(bx), kThreads, 0, stream>>>(r, it, slices, p);
+          launch<reduce_cols_kernel<R>>(grid, kThreads, stream, it.device, r, it, slice, p);
+          if (slices > 1)
+            launch<reduce_cols_finalize_kernel<R>>(static_cast<unsigned>(bx), kThreads, stream, it.device, r, it, slices,
+                                                   static_cast<const Acc*>(p));
         }
         done = true;
       }
@@ -399,7 +402,7 @@ struct CudaReduce {
       const int64_t target = 4LL * sms;  // blocks that keep every SM busy
       if (it.red_numel < 1024 && it.out_numel >= static_cast<int64_t>(sms) * kThreads) {
         const int64_t blocks = (it.out_numel + kThreads - 1) / kThreads;
-        reduce_thread_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(r, it);
+        launch<reduce_thread_kernel<R>>(static_cast<unsigned>(blocks), kThreads, stream, it.device, r, it);
       } else {
         int64_t chunks = 1;
         if (it.out_numel < target) {
@@ -413,9 +416,10 @@ struct CudaReduce {
         Acc* p = chunks > 1 ? partials(it.out_numel * chunks) : nullptr;
         GX_CHECK(it.out_numel <= 0x7fffffffLL, "too many outputs (", it.out_numel, ") for one reduction");
         const dim3 grid(static_cast<unsigned>(it.out_numel), static_cast<unsigned>(chunks));
-        reduce_block_kernel<<<grid, kThreads, 0, stream>>>(r, it, chunk, p);
+        launch<reduce_block_kernel<R>>(grid, kThreads, stream, it.device, r, it, chunk, p);
         if (chunks > 1)
-          reduce_finalize_kernel<<<static_cast<unsigned>(it.out_numel), kThreads, 0, stream>>>(r, it, chunks, p);
+          launch<reduce_finalize_kernel<R>>(static_cast<unsigned>(it.out_numel), kThreads, stream, it.device, r, it, chunks,
+                                            static_cast<const Acc*>(p));
       }
     }
     GX_CHECK_LAUNCH();
