@@ -25,7 +25,7 @@ import { pooledHandle, recycle, spentResult, stageResult } from '../lib/core/han
 import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_OP_ARGS, stagingArea } from '../lib/core/staging';
-import { REPO, buildLaunchFloor, fmt, median, perCallNs, printTable, runLaunchFloor, section, type LaunchFloor } from './util';
+import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
 const BATCH = 1_000;
@@ -158,30 +158,20 @@ function main(): void {
   time('RawKernel.launch, 4 args', () => add4.launch(grid, block, args4));
   time('ElementwiseKernel, output passed', () => ew(a, b, c));
   time('ElementwiseKernel, output allocated + dispose', () => (ew(a, b) as gx.Tensor).dispose());
-  // The floor and the op side by side: three rounds, each a run of the C++ floor then the op timed here (the host's
-  // speed drifts between runs), each figure the median of its rounds.
-  const built = buildLaunchFloor(detectToolchain().nvcc, path.join(REPO, 'build'));
-  const rounds = [0, 1, 2].map(() => {
-    const floorRun = typeof built === 'string' ? runLaunchFloor(built) : built;
-    return { floorRun, mul: us(() => gx.mul(a, 2).dispose()) };
-  });
-  const mid = (xs: (number | undefined)[]): number | undefined => (xs.some((x) => x === undefined) ? undefined : median(xs as number[]));
-  const fl: LaunchFloor = { ...rounds[0].floorRun, runtimeUs: mid(rounds.map((r) => r.floorRun.runtimeUs)), driverUs: mid(rounds.map((r) => r.floorRun.driverUs)) };
-  const mulUs = median(rounds.map((r) => r.mul));
+  const fl = launchFloor(detectToolchain().nvcc, path.join(REPO, 'build'));
   section('one-element calls, µs per call (median of batches)');
   printTable(['call', 'µs'], [
     ...rows.map(([n, v]) => [n, fmt(v, 2)]),
-    ['C++ floor: <<<>>> empty 4-arg kernel (median of 3 runs)', fl.runtimeUs === undefined ? fl.note ?? 'n/a' : fmt(fl.runtimeUs, 2)],
-    ['C++ floor: cuLaunchKernel empty 4-arg kernel (median of 3 runs)', fl.driverUs === undefined ? fl.note ?? 'n/a' : fmt(fl.driverUs, 2)],
-    ['gx.mul(a, 2) + dispose (the built-in op, result allocated; median of 3, each after a floor run)', fmt(mulUs, 2)],
+    ['C++ floor: <<<>>> empty 4-arg kernel', fl.runtimeUs === undefined ? fl.note ?? 'n/a' : fmt(fl.runtimeUs, 2)],
+    ['C++ floor: cuLaunchKernel empty 4-arg kernel', fl.driverUs === undefined ? fl.note ?? 'n/a' : fmt(fl.driverUs, 2)],
+    ['gx.mul(a, 2) + dispose (the built-in op, result allocated)', fmt(cudaOp.mul, 2)],
   ]);
-  // The target: a one-element built-in op within 1.5 µs of the launch floor, measured beside it.
+  // The target: a one-element built-in op within 1.5 µs of the launch floor, measured in this process.
   const floor = fl.driverUs ?? fl.runtimeUs;
   if (floor !== undefined) {
-    const over = mulUs - floor;
-    console.log(`gx.mul(a, 2) + dispose: ${fmt(mulUs, 2)} µs, floor + ${fmt(over, 2)} µs ` +
-      `(target <= floor + 1.5: ${over <= 1.5 ? 'met' : 'MISSED'}); rounds (floor, op): ` +
-      rounds.map((r) => `${fmt(r.floorRun.driverUs, 2)}, ${fmt(r.mul, 2)}`).join('; '));
+    const over = cudaOp.mul - floor;
+    console.log(`gx.mul(a, 2) + dispose: ${fmt(cudaOp.mul, 2)} µs, floor + ${fmt(over, 2)} µs ` +
+      `(target <= floor + 1.5: ${over <= 1.5 ? 'met' : 'MISSED'})`);
   }
   for (const t of [a, b, c]) t.dispose();
 }

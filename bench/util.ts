@@ -273,22 +273,11 @@ export interface LaunchFloor {
  * binding can beat on this machine, this run.
  */
 export function launchFloor(nvcc: string | undefined, dir: string): LaunchFloor {
-  const built = buildLaunchFloor(nvcc, dir);
-  return typeof built === 'string' ? runLaunchFloor(built) : built;
-}
-
-/** bench/launch_floor.cu built into `dir`: the executable's path, or why there is none. */
-export function buildLaunchFloor(nvcc: string | undefined, dir: string): string | LaunchFloor {
   if (nvcc === undefined) return { note: 'n/a (no nvcc)' };
   progress('launch floor: building bench/launch_floor.cu');
   const exe = path.join(dir, 'launch_floor');
   const build = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', 'launch_floor.cu'), '-lcuda'], { encoding: 'utf8', timeout: 120_000 });
   if (build.status !== 0) return { note: `n/a (build failed: ${tail(build.stderr, 120)})` };
-  return exe;
-}
-
-/** One run of the built floor executable. */
-export function runLaunchFloor(exe: string): LaunchFloor {
   const run = spawnSync(exe, [], { encoding: 'utf8', timeout: 60_000 });
   const o = lastJsonLine(run.stdout ?? '');
   return o === undefined || numField(o, 'driverUs') === undefined
