@@ -120,7 +120,7 @@ function buildBinaries(env) {
   fs.copyFileSync(path.join(root, 'build', 'Release', 'gpuext_core.node'), path.join(outDir, 'gpuext_core.node'));
   fs.copyFileSync(path.join(opsOut, 'gx_ops.node'), path.join(outDir, 'gx_ops.node'));
   // CUDA's math for the jit's PTX path, beside the ops (scripts/build-jit-math.js), when the build made it.
-  if (fs.existsSync(path.join(opsOut, 'jit-math.ptx'))) fs.copyFileSync(path.join(opsOut, 'jit-math.ptx'), path.join(outDir, 'jit-math.ptx'));
+  for (const f of ['jit-math.ptx', 'jit-math.json']) if (fs.existsSync(path.join(opsOut, f))) fs.copyFileSync(path.join(opsOut, f), path.join(outDir, f));
 }
 
 function main() {

@@ -69,19 +69,69 @@ interface Library {
 
 let memo: Library | null | undefined;
 
-/** The library file beside the ops' binary, parsed once; null when there is none. */
+/** The library file beside the ops' binary, read once; null when there is none. */
 function library(): Library | null {
   if (memo !== undefined) return memo;
-  memo = null;
   const ops = findBinary('ops');
-  if (ops === undefined) return memo;
-  let text: string;
+  return (memo = ops === undefined ? null : loadLibrary(path.dirname(ops)));
+}
+
+/**
+ * NOTE [ The library's index ]
+ * Parsing jit-math.ptx (5000 lines) took 3 ms of every cold process that
+ * inlines library math, most of it V8 running the line loop before it is
+ * compiled. So the build parses it once (scripts/build-jit-math.js) and
+ * writes the declarations beside it as jit-math.json, with the size of the
+ * PTX they came from; a process reads that (JSON.parse is native) and parses
+ * the PTX only when the index is missing or was made from another file.
+ */
+export function libraryIndex(ptx: string): string {
+  const lib = parseLibrary(ptx);
+  return JSON.stringify({ size: Buffer.byteLength(ptx), header: lib.header, chunks: lib.chunks });
+}
+
+/** The library in `dir` (jit-math.ptx, through its index when that was made from it), or null when there is no PTX. */
+export function loadLibrary(dir: string): Library | null {
+  const file = path.join(dir, 'jit-math.ptx');
+  let size: number;
   try {
-    text = fs.readFileSync(path.join(path.dirname(ops), 'jit-math.ptx'), 'utf8');
+    size = fs.statSync(file).size;
   } catch {
-    return memo;
+    return null;
   }
-  return (memo = parseLibrary(text));
+  const indexed = readIndex(path.join(dir, 'jit-math.json'), size);
+  if (indexed !== undefined) return indexed;
+  try {
+    return parseLibrary(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** The index at `file` when it is well formed and made from a PTX of `size` bytes. */
+function readIndex(file: string, size: number): Library | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const o = v as { size?: unknown; header?: unknown; chunks?: unknown };
+  if (typeof v !== 'object' || v === null || o.size !== size || typeof o.header !== 'string' || !Array.isArray(o.chunks)) return undefined;
+  const chunks: Chunk[] = [];
+  for (const c of o.chunks as unknown[]) {
+    const k = c as { defines?: unknown; text?: unknown };
+    if (typeof c !== 'object' || c === null || typeof k.text !== 'string' || !Array.isArray(k.defines) || !k.defines.every((d) => typeof d === 'string')) return undefined;
+    chunks.push({ defines: k.defines as string[], text: k.text });
+  }
+  return withNames(o.header, chunks);
+}
+
+/** The library of these declarations, indexed by the names they define. */
+function withNames(header: string, chunks: Chunk[]): Library {
+  const byName = new Map<string, Chunk[]>();
+  for (const c of chunks) for (const n of c.defines) byName.set(n, [...(byName.get(n) ?? []), c]);
+  return { header, chunks, byName };
 }
 
 const IDENT = /[A-Za-z_$][\w$]*/g;
@@ -113,9 +163,7 @@ export function parseLibrary(text: string): Library {
       cur = undefined;
     }
   }
-  const byName = new Map<string, Chunk[]>();
-  for (const c of chunks) for (const n of c.defines) byName.set(n, [...(byName.get(n) ?? []), c]);
-  return { header: header.join('\n'), chunks, byName };
+  return withNames(header.join('\n'), chunks);
 }
 
 /** The name a declaration defines: a function's (after its return parameters) or a variable's. */
