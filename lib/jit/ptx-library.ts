@@ -212,6 +212,42 @@ export interface Inlined {
  * at 0.44x the inlined code's speed on an H200), where NVRTC inlines.
  */
 export function inlineLibrary(name: string, args: readonly string[], result: string, tag: string): Inlined {
+  const t = templateOf(name);
+  const stamp = (text: string): string => text.split(TAG).join(tag);
+  const line = (l: TemplateLine): string =>
+    (l.param !== undefined ? `\tmov.${l.type} ${stamp(l.reg)}, ${args[l.param]};` : l.ret ? `\tmov.${l.type} ${result}, ${stamp(l.reg)};` : stamp(l.text));
+  return { decls: t.decls.map(stamp), lines: t.lines.map(line), deps: t.deps };
+}
+
+/** A word no PTX of the library holds, standing for a copy's tag in its template (the tag is a C identifier's prefix). */
+const TAG = 'gxTAGx7';
+
+/** A line of a template: its text with TAG for the copy's tag, or a parameter's load or the return's store, made moves per copy. */
+interface TemplateLine {
+  text: string;
+  param?: number;
+  ret?: boolean;
+  type?: string;
+  reg: string;
+}
+
+interface Template {
+  decls: string[];
+  lines: TemplateLine[];
+  deps: string[];
+}
+
+/**
+ * Library function `name`'s body renamed once with TAG for the tag (its
+ * registers, labels and local depots), its parameter loads and its return's
+ * store marked: a kernel inlines one function at every element of its tile
+ * (5 copies of expf in a float32 vectorize), and the renaming by regular
+ * expressions was most of the cost of each.
+ */
+const templates = new Map<string, Template>();
+function templateOf(name: string): Template {
+  const known = templates.get(name);
+  if (known !== undefined) return known;
   const lib = library();
   const chunk = lib?.byName.get(name)?.find((c) => c.text.includes('{'));
   if (lib === null || lib === undefined || chunk === undefined) return unsupported(`${name} (not in jit-math.ptx)`);
@@ -225,34 +261,35 @@ export function inlineLibrary(name: string, args: readonly string[], result: str
     if (d !== null) own.add(d[1]);
   }
   const reg = (tok: string): string => {
-    if (single.has(tok)) return `%${tag}${tok}`;
+    if (single.has(tok)) return `%${TAG}${tok}`;
     const m = /^(.*?)(\d+)$/.exec(tok);
-    return m !== null && ranged.has(m[1]) ? `%${tag}${tok}` : `%${tok}`;
+    return m !== null && ranged.has(m[1]) ? `%${TAG}${tok}` : `%${tok}`;
   };
-  const end = `$L__${tag}end`;
+  const end = `$L__${TAG}end`;
   const decls: string[] = [];
-  const lines: string[] = [];
+  const lines: TemplateLine[] = [];
   let depth = 0;
   for (const raw of body) {
     const t = raw.trim();
     const top = depth === 0;
     depth += (raw.match(/\{/g) ?? []).length - (raw.match(/\}/g) ?? []).length;
     if (t === '') continue;
-    let l = raw.replace(/%([A-Za-z_$][\w$]*)(<\d+>)?/g, (_, tok: string, range: string | undefined) =>
-      (range !== undefined && ranged.has(tok) ? `%${tag}${tok}${range}` : reg(tok)))
-      .replace(/\$L__(\w+)/g, (_, l: string) => `$L__${tag}${l}`)
-      .replace(/\b([A-Za-z_$][\w$]*)\b/g, (w: string) => (own.has(w) ? `${tag}${w}` : w));
+    const l = raw.replace(/%([A-Za-z_$][\w$]*)(<\d+>)?/g, (_, tok: string, range: string | undefined) =>
+      (range !== undefined && ranged.has(tok) ? `%${TAG}${tok}${range}` : reg(tok)))
+      .replace(/\$L__(\w+)/g, (_, l: string) => `$L__${TAG}${l}`)
+      .replace(/\b([A-Za-z_$][\w$]*)\b/g, (w: string) => (own.has(w) ? `${TAG}${w}` : w));
     const param = /^\s*ld\.param\.(\w+)\s+(%[\w$]+),\s*\[[\w$]+_param_(\d+)\];/.exec(l);
     const ret = /^\s*st\.param\.(\w+)\s+\[func_retval0\+0\],\s*(%[\w$]+);/.exec(l);
-    if (param !== null) l = `\tmov.${param[1]} ${param[2]}, ${args[Number(param[3])]};`;
-    else if (ret !== null) l = `\tmov.${ret[1]} ${result}, ${ret[2]};`;
-    else if (t === 'ret;') l = `\tbra.uni ${end};`;
+    if (param !== null) lines.push({ text: l, param: Number(param[3]), type: param[1], reg: param[2] });
+    else if (ret !== null) lines.push({ text: l, ret: true, type: ret[1], reg: ret[2] });
     // The function's own declarations go to the caller's top; a nested block's stay in it (they are scoped to it).
-    if (top && /^\s*\.(reg|local)\b/.test(l)) decls.push(l);
-    else lines.push(l);
+    else if (top && /^\s*\.(reg|local)\b/.test(l)) decls.push(l);
+    else lines.push({ text: t === 'ret;' ? `\tbra.uni ${end};` : l, reg: '' });
   }
-  lines.push(`${end}:`);
+  lines.push({ text: `${end}:`, reg: '' });
   const deps = new Set<string>();
   for (const id of body.join('\n').match(IDENT) ?? []) if (id !== name && lib.byName.has(id)) deps.add(id);
-  return { decls, lines, deps: [...deps] };
+  const made = { decls, lines, deps: [...deps] };
+  templates.set(name, made);
+  return made;
 }
