@@ -25,7 +25,7 @@
 // walks the grid (grid-stride over tiles) when there are more than MAX_GRID.
 import { DTYPE_INFO, KERNEL_C_TYPES as C_TYPES, type DType } from '../generated/dtypes';
 import { typeHeaders, type Param } from './params';
-import type { KernelParam } from './signature';
+import { builtinParam, type KernelParam } from './signature';
 
 /** How an operand is passed (NOTE [ Elementwise codegen ]). */
 export type Layout = 'c' | 's' | 'v' | 'r';
@@ -94,9 +94,10 @@ export interface ElementwiseParam extends KernelParam {
   base: string;
 }
 
+// Each read as signature.ts reads its declaration (builtinParam): the type's spelling and kind are the parser's.
 const pointerParam = (base: string, name: string, isConst: boolean): ElementwiseParam =>
-  ({ name, type: `${isConst ? 'const ' : ''}${base}* __restrict__`, kind: 'pointer', const: isConst, base });
-const int64Param = (name: string): ElementwiseParam => ({ name, type: 'long long', kind: 'int64', const: false, base: 'long long' });
+  ({ ...builtinParam(base, name, { const: isConst, pointer: true, restrict: true }), base });
+const scalarParam = (base: string, name: string): ElementwiseParam => ({ ...builtinParam(base, name), base });
 
 /**
  * The kernel's parameters, in order (`const float* __restrict__ a0_ptr`):
@@ -109,16 +110,16 @@ export function elementwiseParams(g: ElementwiseSourceIn): ElementwiseParam[] {
   g.all.forEach((p, k) => {
     const c = C_TYPES[g.types[k]];
     const isConst = k < g.nIn;
-    if (g.layouts[k] === 'v') params.push({ name: `${p.name}_value`, type: 'double', kind: 'float64', const: false, base: 'double' });
-    else if (g.layouts[k] === 'r') params.push(pointerParam(c, p.name, isConst), int64Param(`${p.name}_size`));
+    if (g.layouts[k] === 'v') params.push(scalarParam('double', `${p.name}_value`));
+    else if (g.layouts[k] === 'r') params.push(pointerParam(c, p.name, isConst), scalarParam('long long', `${p.name}_size`));
     else params.push(pointerParam(c, `${p.name}_ptr`, isConst));
   });
-  params.push(int64Param('n'));
+  params.push(scalarParam('long long', 'n'));
   // Strided operands (never in a tiled kernel): the shape, then each one's strides.
   const strided = g.all.filter((_, k) => g.layouts[k] === 's');
   if (strided.length > 0) {
-    for (let d = 0; d < g.ndim; d++) params.push(int64Param(`shape${d}`));
-    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(int64Param(`${p.name}_stride${d}`));
+    for (let d = 0; d < g.ndim; d++) params.push(scalarParam('long long', `shape${d}`));
+    for (const p of strided) for (let d = 0; d < g.ndim; d++) params.push(scalarParam('long long', `${p.name}_stride${d}`));
   }
   return params;
 }

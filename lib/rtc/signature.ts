@@ -255,14 +255,28 @@ function tableParam(text: string): KernelParam | undefined {
     const base = rest.slice(0, cut);
     const name = rest.slice(cut + 1);
     if (!isScalar(base) || (cut < rest.length && !isIdentifier(name))) return undefined;
-    return { name, type: isConst ? `const ${base}` : base, kind: SCALARS[base], const: isConst };
+    return builtinParam(base, name, { const: isConst });
   }
-  if (!isScalar(rest.slice(0, star))) return undefined;
+  const base = rest.slice(0, star);
+  if (!isScalar(base)) return undefined;
   let after = rest.slice(star + 1);
   const restrict = after === ' __restrict__' || after.startsWith(' __restrict__ ');
   if (restrict) after = after.slice(' __restrict__'.length);
   if (after !== '' && !(after[0] === ' ' && isIdentifier(after.slice(1)))) return undefined;
-  return { name: after.slice(1), type: text.slice(0, text.length - after.length), kind: 'pointer', const: isConst };
+  return builtinParam(base, after.slice(1), { const: isConst, pointer: true, restrict });
+}
+
+/**
+ * A parameter of a C type built from `base` (a builtin scalar, or for a
+ * pointer any element type), as the parser reads its declaration
+ * `[const ]base[* [__restrict__]] name`: for code that generates the
+ * declaration and hands the launcher its reading (elementwise-codegen.ts).
+ */
+export function builtinParam(base: string, name: string, opts: { const?: boolean; pointer?: boolean; restrict?: boolean } = {}): KernelParam {
+  const isConst = opts.const === true;
+  const qualified = isConst ? `const ${base}` : base;
+  if (opts.pointer !== true) return { name, type: qualified, kind: isScalar(base) ? SCALARS[base] : 'unknown', const: isConst };
+  return { name, type: `${qualified}*${opts.restrict === true ? ' __restrict__' : ''}`, kind: 'pointer', const: isConst };
 }
 
 function lastIdentifier(text: string): string | undefined {
