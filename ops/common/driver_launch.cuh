@@ -28,29 +28,25 @@ namespace driver_launch {
 using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                               void**, void**);
 
+// A driver function by name (cudaGetDriverEntryPoint, the runtime's default-stream mode), or null when there is none.
+inline void* entry_point(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  const bool ok = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &found) == cudaSuccess && found == cudaDriverEntryPointSuccess;
+  (void)cudaGetLastError();
+  return ok ? p : nullptr;
+}
+
 // cuLaunchKernel, or null when the runtime cannot give it (then every launch takes <<<>>>).
 inline LaunchFn launch_fn() {
-  static const LaunchFn fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPoint("cuLaunchKernel", &p, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return LaunchFn{nullptr};
-    }
-    return reinterpret_cast<LaunchFn>(p);
-  }();
+  static const LaunchFn fn = reinterpret_cast<LaunchFn>(entry_point("cuLaunchKernel"));
   return fn;
 }
 
 // The driver's name for a launch error (cuGetErrorString, asked for only when a launch fails).
 inline const char* error_name(CUresult r) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   const char* name = nullptr;
-  if (cudaGetDriverEntryPoint("cuGetErrorString", &p, cudaEnableDefault, &found) == cudaSuccess && found == cudaDriverEntryPointSuccess)
-    (void)reinterpret_cast<CUresult (*)(CUresult, const char**)>(p)(r, &name);
-  (void)cudaGetLastError();
+  if (void* p = entry_point("cuGetErrorString")) (void)reinterpret_cast<CUresult (*)(CUresult, const char**)>(p)(r, &name);
   return name == nullptr ? "unknown error" : name;
 }
 

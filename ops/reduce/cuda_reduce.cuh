@@ -422,7 +422,6 @@ struct CudaReduce {
                                             static_cast<const Acc*>(p));
       }
     }
-    GX_CHECK_LAUNCH();
   }
 };
 
