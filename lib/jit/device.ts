@@ -6,7 +6,7 @@
 // when a caller's translation first needs it (NOTE [ Translation cache ]:
 // a caller found in the cache needs only its text and what it closes over).
 import { DEVICE, type DeviceFunctionInfo } from './module';
-import { infoGet, infoPut, type FunctionInfo } from './translation-cache';
+import { infoGet, infoPut, parser, type FunctionInfo } from './translation-cache';
 import type { Parsed } from './parse';
 
 /**
@@ -28,8 +28,7 @@ export function device<F extends (...args: number[]) => number | boolean | reado
   let info: FunctionInfo | undefined = infoGet(text, false);
   const parse = (): Parsed => {
     if (parsed === undefined) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const r = (require('./parse') as typeof import('./parse')).parse(fn, 'gx.jit.device');
+      const r = parser().parse(fn, 'gx.jit.device');
       parsed = r.p;
       if (info === undefined) infoPut(text, (info = r.info));
     }

@@ -23,7 +23,7 @@ import type { CompiledKernel } from './interpret';
 import type { Parsed } from './parse';
 import type { Lookup } from './closure';
 import {
-  closureKey, closureLookup, infoGet, infoPut, translationGet, translationKey, translationPut,
+  closureKey, closureLookup, infoGet, infoPut, parser, translationGet, translationKey, translationPut,
   type ArgSpec, type FunctionInfo, type PlanEntry, type Translation,
 } from './translation-cache';
 
@@ -168,8 +168,7 @@ class Rawkernel {
   }
 
   private parse(): { p: Parsed; info: FunctionInfo } {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const r = (require('./parse') as typeof import('./parse')).parse(this.fn, 'gx.jit.rawkernel', this.lookup);
+    const r = parser().parse(this.fn, 'gx.jit.rawkernel', this.lookup);
     this.parsed = r.p;
     return r;
   }

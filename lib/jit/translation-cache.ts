@@ -51,6 +51,9 @@ const cacheIo = lazyModule(() => require('../rtc/cache-io') as typeof import('..
 const cacheEvict = lazyModule(() => require('../rtc/cache-evict') as typeof import('../rtc/cache-evict'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nvrtcPrefetch = lazyModule(() => require('../rtc/nvrtc-prefetch') as typeof import('../rtc/nvrtc-prefetch'));
+/** The parser (parse.ts, and with it acorn): loaded when a text the cache has not described, or a translation it misses, must be parsed. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const parser = lazyModule(() => require('./parse') as typeof import('./parse'));
 
 const FORMAT = 1;
 /** The directory's bound: translations are a few KB each. */

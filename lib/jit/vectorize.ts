@@ -17,7 +17,7 @@ import { compileOptions, exactMath, ptxEnabled } from './rawkernel';
 import type { ElementwiseSourceIn, Layout } from '../rtc/elementwise-codegen';
 import { parseParams } from '../rtc/params';
 import type { Lookup } from './closure';
-import { closureKey, closureLookup, infoGet, infoPut, ptxEntryGet, ptxEntryPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
+import { closureKey, closureLookup, infoGet, infoPut, parser, ptxEntryGet, ptxEntryPut, translationGet, translationKey, translationPut, type FunctionInfo } from './translation-cache';
 import { SCALAR_DTYPES, type ScalarDType, type Signature } from './types';
 
 export interface VectorizeOptions {
@@ -68,8 +68,6 @@ const isOptions = (a: unknown): a is VectorizeCallOptions =>
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const translator = (): typeof import('./vectorize-gen') => require('./vectorize-gen') as typeof import('./vectorize-gen');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const parser = (): typeof import('./parse') => require('./parse') as typeof import('./parse');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cpuSide = (): typeof import('./vectorize-cpu') => require('./vectorize-cpu') as typeof import('./vectorize-cpu');
 
