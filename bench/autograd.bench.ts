@@ -14,7 +14,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import { fitLogistic, logisticData, logisticFitOnly } from '../examples/glm';
 import { mlpStepTimes } from './autograd-mlp';
-import { fmt, median, perCallNs, REPO, runPythonJson, section } from './util';
+import { fmt, perCallNs, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 /**
  * Median microseconds per op of each function (a chain of `chain` ops, each
@@ -23,14 +23,7 @@ import { fmt, median, perCallNs, REPO, runPythonJson, section } from './util';
  * first or right after the same other's garbage; the median over rounds.
  */
 function perOpUs(fns: readonly (() => void)[], sync: () => void, chain = 100): number[] {
-  const rounds = fns.map((): number[] => []);
-  for (let r = 0; r < 3; r++) {
-    for (let j = 0; j < fns.length; j++) {
-      const k = (j + r) % fns.length;
-      rounds[k].push(perCallNs(fns[k], 100, 1, { warmup: 25, sync }) / 1e3 / chain);
-    }
-  }
-  return rounds.map(median);
+  return rotatedMedians(fns, (f) => perCallNs(f, 100, 1, { warmup: 25, sync }) / 1e3 / chain, 3);
 }
 
 async function main(): Promise<void> {

@@ -30,7 +30,7 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
-import { elapsedNs, fmt, median, nowNs, perCallNs, REPO, runPythonJson, section } from './util';
+import { elapsedNs, fmt, median, nowNs, perCallNs, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 const N = 2 ** 26;
 
@@ -142,30 +142,16 @@ function main(): void {
     () => { gaussianPdfFmad(x, 0, 1, { out: yv }); },
     () => { handExact(x, 0, 1, yh); },
   ];
-  const rounds: number[][] = kernels.map(() => []);
-  for (let r = 0; r < 3; r++) {
-    for (let k = 0; k < kernels.length; k++) {
-      const i = (k + r) % kernels.length;
-      rounds[i].push(time(kernels[i]));
-    }
-  }
-  const [vNs, hNs, vfNs, heNs] = rounds.map(median);
+  const [vNs, hNs, vfNs, heNs] = rotatedMedians(kernels, time, 3);
   // Same values (to float32 rounding of the two formulas).
   const a = yv.toArraySync() as Float32Array, b = yh.toArraySync() as Float32Array;
   let worst = 0;
   for (let i = 0; i < N; i += 4099) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(Math.abs(b[i]), 1e-30));
   const lat = (f: () => void): number => perCallNs(f, 10_000, 1_000, { warmup: 1_000, sync }) / 1e3;
-  // A pair side by side: five rounds, alternating which goes first (the host's speed drifts over a second), each the median of its rounds.
+  // A pair side by side: five rounds, alternating which goes first (the host's speed drifts over a second).
   const latPair = (a: () => void, b: () => void): [number, number] => {
-    const ra: number[] = [], rb: number[] = [];
-    for (let r = 0; r < 5; r++) {
-      const first = r % 2 === 0 ? a : b;
-      const firstLat = lat(first);
-      const secondLat = lat(first === a ? b : a);
-      ra.push(first === a ? firstLat : secondLat);
-      rb.push(first === a ? secondLat : firstLat);
-    }
-    return [median(ra), median(rb)];
+    const [la, lb] = rotatedMedians([a, b], lat, 5);
+    return [la, lb];
   };
   using o1 = gx.empty([1], { device: 'cuda' });
   const [vLat, hLat] = latPair(() => { gaussianPdf(one, 0, 1, { out: o1 }); }, () => { hand(one, 0, 1, o1); });

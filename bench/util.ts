@@ -27,6 +27,22 @@ export function median(xs: readonly number[]): number {
 }
 
 /**
+ * Side-by-side figures of `fns`: `rounds` rounds, each measuring every
+ * function once in a rotated order (so none always runs first, or right
+ * after the same other), each function's figure the median over the rounds.
+ */
+export function rotatedMedians<F>(fns: readonly F[], measure: (f: F) => number, rounds: number): number[] {
+  const samples = fns.map((): number[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < fns.length; j++) {
+      const k = (j + r) % fns.length;
+      samples[k].push(measure(fns[k]));
+    }
+  }
+  return samples.map(median);
+}
+
+/**
  * Median per-call nanoseconds of fn(), timed in batches of `batch` calls.
  * With `warmup`, that many untimed calls come first; with `sync`, it runs after
  * the warmup and closes each timed batch (inside the timed region).
