@@ -6,7 +6,8 @@
 //     torch at 64 MiB and 1 GiB, 1 MiB latency no worse);
 //   - mapBlocks of Dask's add_broadcast kernel on 65536 x 8192 float32 in
 //     8192 x 8192 blocks over every GPU against the same blocks on one
-//     (target >= 1.9x with two GPUs);
+//     (target >= 1.9x with two GPUs), as the example's function and as a
+//     launch plan, with the host's time per block (target <= 5 us);
 //   - the chunked (tall-skinny) SVD of 200000 x 1000 float32 in row blocks
 //     over every GPU against gpuext's and torch's one-GPU SVD (target >= 1.5x
 //     faster, the same reconstruction error).
@@ -16,8 +17,8 @@ import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { dispatchAddBroadcast } from '../examples/distributed';
-import { fmt, median, REPO, runPythonJson, section } from './util';
+import { addBroadcastKernel, dispatchAddBroadcast } from '../examples/distributed';
+import { fmt, median, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 interface AllReduceRow {
   mib: number;
@@ -62,20 +63,47 @@ function main(): void {
   const ours = r.status === 0 ? (JSON.parse(line) as { allReduce: AllReduceRow[] }).allReduce : undefined;
   if (ours === undefined) console.error(`gpuext all-reduce failed: ${r.stderr}`);
 
-  // mapBlocks of the add_broadcast kernel: every GPU against one.
+  // mapBlocks of the add_broadcast kernel: every GPU against one, as the
+  // example's function (a checked kernel.launch per block) and as a launch
+  // plan (NOTE [ Block launch plans ]); and the host's time per block, from
+  // the call to its return (the kernels still running).
   const rows = 65536, cols = 8192, chunk: [number, number] = [8192, 8192];
-  const spread = (devs: string[]): number => gx.tidy(() => {
+  const plan: gx.BlockLaunch = {
+    kernel: addBroadcastKernel, block: [32, 32], out: 2,
+    grid: (xb: gx.Tensor) => [xb.shape[1] / 32, xb.shape[0] / 32],
+    args: (xb: gx.Tensor, yb: gx.Tensor, zb: gx.Tensor) => [xb, yb, zb, xb.strides[0]],
+  };
+  // The four cases (every GPU or one, function or plan) measured in rotation,
+  // one call at a time: on the lent machines single calls of 1.2 ms took up
+  // to 2.7 ms now and then, and a host's noisy spell would otherwise fall on
+  // whichever case ran then.
+  const map = gx.tidy(() => {
     const x = gx.rand([rows, cols], { device: 'cuda:0' });
     const y = gx.rand([cols], { device: 'cuda:0' });
-    using dx = gx.chunked(x, { chunks: chunk, devices: devs });
-    using dy = gx.chunked(y, { chunks: [chunk[1]], devices: devs });
-    using dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: devs });
+    const cases = ([[devices, 'function'], [['cuda:0'], 'function'], [devices, 'plan'], [['cuda:0'], 'plan']] as const).map(([devs, form]) => {
+      const dx = gx.chunked(x, { chunks: chunk, devices: [...devs] });
+      const dy = gx.chunked(y, { chunks: [chunk[1]], devices: [...devs] });
+      const dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: [...devs] });
+      const call = form === 'plan' ? () => { gx.mapBlocks(plan, dx, dy, dz, { dtype: 'float32' }); }
+        : () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); };
+      call();
+      return { call, blocks: dx.blocks.length, dispose: () => { dx.dispose(); dy.dispose(); dz.dispose(); } };
+    });
     x.dispose();
-    // 25 calls: on the lent machines single calls of 1.2 ms took up to 2.7 ms now and then, on one GPU or two.
-    return timeMs(n, () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); }, 25);
+    const once = (host: boolean) => (c: (typeof cases)[number]): number => {
+      syncAll(n);
+      const t0 = process.hrtime.bigint();
+      c.call();
+      const t1 = process.hrtime.bigint();
+      syncAll(n);
+      return Number((host ? t1 : process.hrtime.bigint()) - t0) / 1e6;
+    };
+    const ms = rotatedMedians(cases, once(false), 41);
+    const hostUs = rotatedMedians(cases, once(true), 41).map((h, i) => (h * 1000) / cases[i].blocks);
+    cases.forEach((c) => c.dispose());
+    return cases.map((_, i) => ({ ms: ms[i], hostUs: hostUs[i] }));
   });
-  const mapAll = spread(devices);
-  const mapOne = spread(['cuda:0']);
+  const [mapAll, mapOne, planAll, planOne] = map;
 
   // The chunked SVD against one SVD.
   const [m, k] = [200_000, 1000];
@@ -124,7 +152,11 @@ function main(): void {
       `${t === undefined ? `- (${py.ok ? 'no row' : py.error})` : `${fmt(t.ms, 3)} ms, bus ${fmt(t.busGBs)} GB/s = ${fmt(ratio, 3)}x`}${target}`);
   }
   if (ours === undefined) console.log('  all-reduce: FAILED (see stderr)');
-  console.log(`  mapBlocks add_broadcast ${rows}x${cols} float32 in ${chunk.join('x')} blocks: ${n} GPU(s) ${fmt(mapAll, 3)} ms vs one ${fmt(mapOne, 3)} ms = ${fmt(mapOne / mapAll, 3)}x (target >= 1.9 with two GPUs: ${mapOne / mapAll >= 1.9 ? 'met' : 'MISSED'})`);
+  const scaling = (all: { ms: number }, one: { ms: number }): string =>
+    `${n} GPU(s) ${fmt(all.ms, 3)} ms vs one ${fmt(one.ms, 3)} ms = ${fmt(one.ms / all.ms, 3)}x (target >= 1.9 with two GPUs: ${one.ms / all.ms >= 1.9 ? 'met' : 'MISSED'})`;
+  console.log(`  mapBlocks add_broadcast ${rows}x${cols} float32 in ${chunk.join('x')} blocks: ${scaling(mapAll, mapOne)}; as a launch plan ${scaling(planAll, planOne)}`);
+  console.log(`  mapBlocks host time per block on ${n} GPU(s): function ${fmt(mapAll.hostUs, 3)} us, launch plan ${fmt(planAll.hostUs, 3)} us; ` +
+    `on one: ${fmt(mapOne.hostUs, 3)} / ${fmt(planOne.hostUs, 3)} us (target <= 5: ${Math.min(mapAll.hostUs, planAll.hostUs) <= 5 ? 'met' : 'MISSED'})`);
   console.log(`  SVD ${m}x${k} float32: chunked over ${n} GPU(s) in ${blocks} row blocks ${fmt(svd.chunkedMs)} ms (error ${svd.chunkedErr.toExponential(1)}) vs one GPU ${fmt(svd.oneMs)} ms (error ${svd.oneErr.toExponential(1)}) = ${fmt(svd.oneMs / svd.chunkedMs, 3)}x, ` +
     `torch ${torchSvd === undefined ? '-' : `${fmt(torchSvd)} ms = ${fmt(torchSvd / svd.chunkedMs, 3)}x`} (target >= 1.5: ${svd.oneMs / svd.chunkedMs >= 1.5 ? 'met' : 'MISSED'})`);
   const p = svd.parts;

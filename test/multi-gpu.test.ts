@@ -151,6 +151,25 @@ twoGpus('copies between GPUs go device to device; ops alternate between cuda:0 a
   });
 });
 
+// NOTE [ Peer access ] (csrc/cuda/runtime.cpp): the first copy between two GPUs turns on the direct path for the pair;
+// whatever the layout on either side, every element arrives, in both directions.
+twoGpus('copies between GPUs are exact both ways: large, transposed, offset, into a strided destination', (t) => {
+  gx.tidy(() => {
+    gx.manualSeed(3);
+    const big = gx.randn([4096, 4096], { device: 'cuda:1' });  // 64 MiB
+    const host = big.cpu();
+    t.is(close(big.to('cuda:0').cpu(), host, 0), 0, 'cuda:1 to cuda:0, 64 MiB');
+    t.is(close(big.to('cuda:0').to('cuda:1').cpu(), host, 0), 0, 'and back');
+    t.is(close(big.T.to('cuda:0').cpu(), host.T, 0), 0, 'a transposed source');
+    t.is(close(big.narrow(0, 100, 7).narrow(1, 3, 500).to('cuda:0').cpu(), host.narrow(0, 100, 7).narrow(1, 3, 500), 0), 0, 'an offset window');
+    const into = gx.zeros([4096, 4096], { device: 'cuda:0' });
+    into.T.copy_(big);
+    t.is(close(into.cpu(), host.T, 0), 0, 'into a transposed destination');
+    const ints = gx.arange(1 << 20, { dtype: 'int64', device: 'cuda:0' });
+    t.deepEqual(Array.from(ints.to('cuda:1').narrow(0, (1 << 20) - 3, 3).toArraySync() as BigInt64Array), [BigInt((1 << 20) - 3), BigInt((1 << 20) - 2), BigInt((1 << 20) - 1)], 'int64, the last elements');
+  });
+});
+
 // NOTE [ Copies between GPUs ] (csrc/core/tensor_ops.cpp): ordered on the streams, with no host wait.
 twoGpus('a copy between GPUs waits for the source\'s producer, and the source\'s memory is not reused before the copy has read it', (t) => {
   const n = 1 << 20;

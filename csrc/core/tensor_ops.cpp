@@ -85,6 +85,8 @@ void copy_(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
       // copy, so the source's memory (its caching allocator reuses it in its
       // own stream's order) is not rewritten while the copy reads it. torch's
       // copy between devices joins the two streams the same way.
+      // Peer access (NOTE [ Peer access ]) makes the copy one DMA between them.
+      cuda::enable_peer_access(dd.index, sd.index);
       Ref s(contiguous(src));
       Ref d(contiguous(dst));  // dst itself when contiguous, else a staging buffer
       const cuda::Stream ss = stream_of(*s), ds = stream_of(*d);

@@ -50,6 +50,7 @@ void synchronize_device(int) { not_compiled("synchronize"); }
 void synchronize_stream(Stream) { not_compiled("synchronize"); }
 void memcpy_async(void*, const void*, size_t, CopyKind, Stream) { not_compiled("copy"); }
 void copy_to_host_blocking(void*, const void*, size_t) { not_compiled("copy"); }
+bool enable_peer_access(int, int) { return false; }
 bool staged_copy_pays(size_t) { return false; }
 void copy_to_host_staged(void*, const void*, size_t) { not_compiled("copy"); }
 void copy_file_to_device(int, int, int64_t, void*, size_t) { not_compiled("copy"); }

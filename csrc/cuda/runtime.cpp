@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -177,6 +178,45 @@ void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stre
                                          cudaMemcpyDefault};
   GX_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kinds[static_cast<int>(kind)],
                                 static_cast<cudaStream_t>(stream)));
+}
+
+// NOTE [ Peer access ]
+// Without peer access, a copy between two GPUs goes through the driver's
+// staging in host memory: on two H200s (NVLink) a 32 KiB copy held the host
+// for tens of microseconds (gx.mapBlocks copying a broadcast operand to the
+// second GPU spent more host time on it than on its eight launches). With it,
+// the copy is one DMA over the link. CUDA leaves it off, as torch's
+// get_p2p_access turns it on lazily for the pairs its copies use; so do we:
+// both directions, the first time a copy joins two devices, remembered per
+// pair (enabling it again is an error the runtime reports,
+// cudaErrorPeerAccessAlreadyEnabled, as NCCL may have done it first). Where
+// cudaDeviceCanAccessPeer says no (GPUs on different PCIe roots), the pair is
+// remembered as unavailable and copies keep the staged path.
+bool enable_peer_access(int a, int b) {
+  if (a == b) return true;
+  if (a < 0 || b < 0 || a >= kMaxCudaDevices || b >= kMaxCudaDevices) return false;
+  static std::atomic<int8_t> state[kMaxCudaDevices][kMaxCudaDevices];  // 0 not tried, 1 enabled, -1 unavailable
+  std::atomic<int8_t>& s = state[a < b ? a : b][a < b ? b : a];
+  const int8_t known = s.load(std::memory_order_acquire);
+  if (known != 0) return known > 0;
+  auto enable = [](int device, int peer) {
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, device, peer) != cudaSuccess || can == 0) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    CoreDeviceGuard on(device);
+    const cudaError_t err = cudaDeviceEnablePeerAccess(peer, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else if (err != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: the copy falls back to the staged path
+      return false;
+    }
+    return true;
+  };
+  const bool ok = enable(a, b) && enable(b, a);
+  s.store(ok ? 1 : -1, std::memory_order_release);
+  return ok;
 }
 
 void copy_to_host_blocking(void* dst, const void* src, size_t nbytes) {

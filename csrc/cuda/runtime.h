@@ -92,6 +92,10 @@ bool is_capturing(Stream stream);
 // kind: 0 host->device, 1 device->host, 2 device->device (same or peer device).
 enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };
 void memcpy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, Stream stream);
+// Lets each of two GPUs read the other's memory, once per pair per process
+// (NOTE [ Peer access ] in runtime.cpp); false where the hardware cannot, and
+// copies between them stay correct, staged by the driver.
+bool enable_peer_access(int a, int b);
 
 // Copies device memory to (pageable) host memory and waits for the copy, on
 // the calling thread's per-thread default stream: for a libuv pool thread
