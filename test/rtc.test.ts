@@ -6,6 +6,7 @@ import test from 'ava';
 import * as gx from '../lib';
 import * as ex from '../examples/kernels';
 import { native } from '../lib/core/native';
+import { STAGED_ARGS, stagingArea } from '../lib/core/staging';
 import { cudaTest } from './helpers';
 
 const ADD = `extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
@@ -174,6 +175,20 @@ cudaTest('RawKernel: more arguments than the staging area holds go as an array; 
   t.throws(() => native.moduleGetFunction(mod, 'many', new Int8Array([0, 99])), { instanceOf: RangeError, message: /kinds\[1\] = 99 is not an argument kind/ });
   const bare = native.moduleGetFunction(mod, 'many');
   t.throws(() => native.launchKernel(bare, undefined), { instanceOf: TypeError, message: /without its parameter kinds/ });
+});
+
+// native.launchFloor (bench/calls.bench.ts's floor in this process): the staged kernel really runs, once per launch.
+cudaTest('native.launchFloor launches the staged kernel batches x perBatch times and gives one figure per batch', (t) => {
+  const k = new gx.RawKernel('extern "C" __global__ void bump(long long* o, int by) { if (threadIdx.x == 0) atomicAdd((unsigned long long*)o, (unsigned long long)by); }', 'bump');
+  using o = gx.zeros([1], { device: 'cuda', dtype: 'int64' });
+  const f = k.function(o.device);
+  stagingArea().set([o.address('test'), 3], STAGED_ARGS);
+  const figures = native.launchFloor(f, 3, 50);
+  t.is(figures.length, 3);
+  t.true(Array.from(figures).every((us) => Number.isFinite(us) && us > 0), String(Array.from(figures)));
+  t.is((o.toArraySync() as BigInt64Array)[0], 3n * 50n * 3n, 'each launch added 3 once');
+  t.throws(() => native.launchFloor(f, 0, 50), { instanceOf: RangeError, message: /launchFloor: batches and perBatch must be whole numbers/ });
+  t.throws(() => native.launchFloor(f, 2, 1.5), { instanceOf: RangeError, message: /launchFloor/ });
 });
 
 cudaTest('RawKernel: arguments whose reading launches the same kernel still launch with their own values', (t) => {

@@ -5,6 +5,7 @@
 // argument. It is the hot path of every run-time kernel call, hence apart
 // from the module functions: no allocation for up to 32 arguments.
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "binding/stream_box.h"
 #include "binding/tagged_external.h"
 #include "binding/tensor_handle.h"
+#include "cuda/runtime.h"
 #include "rtc/rtc.h"
 
 namespace gx::core::js {
@@ -278,10 +280,51 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   });
 }
 
+// launchFloor(fn, batches, perBatch): the launch floor measured in this
+// process, for the call-latency benchmarks (bench/calls.bench.ts): `fn`
+// (an empty kernel, its arguments staged as for launchKernel, one block of
+// 32 threads on the current stream) launched perBatch times from C++, each
+// batch closed by a synchronize, as the benchmarks time their calls. One
+// figure per batch, microseconds per launch. The same driver, context and
+// stream as the calls it is the floor of, with no JS between launches: what
+// no binding can beat here, now (a separate process's floor, the other
+// figure, can land on a quieter or a busier moment of the host).
+Napi::Value LaunchFloor(const Napi::CallbackInfo& info) {
+  constexpr const char* kFloor = "launchFloor";
+  return rtc_guard(info.Env(), [&]() -> Napi::Value {
+    FunctionBox& box = unwrap_external<FunctionBox>(info[0], kFloor, "function");
+    rtc::Function& f = box.fn;
+    GX_CHECK_TYPE(box.has_kinds && box.kinds.size() <= 32, kFloor, ": the kernel needs its parameter kinds, at most 32");
+    GX_CHECK_TYPE(info[1].IsNumber() && info[2].IsNumber(), kFloor, ": batches and perBatch must be numbers");
+    const double batches = info[1].As<Napi::Number>().DoubleValue(), per = info[2].As<Napi::Number>().DoubleValue();
+    GX_CHECK_RANGE(batches >= 1 && batches <= 1e4 && per >= 1 && per <= 1e6 && std::floor(batches) == batches && std::floor(per) == per,
+                   kFloor, ": batches and perBatch must be whole numbers of at least 1");
+    const size_t n = box.kinds.size();
+    uint64_t slots[32];
+    void* ptrs[32];
+    const double* numbers = staging::area() + staging::kArgs;
+    for (size_t i = 0; i < n; ++i) {
+      slots[i] = slot_of_number(numbers[i], i, box.kinds[i]);
+      ptrs[i] = &slots[i];
+    }
+    const uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+    const cuda::Stream stream = cuda::current_stream(f.device);
+    Napi::Float64Array out = Napi::Float64Array::New(info.Env(), static_cast<size_t>(batches));
+    for (size_t b = 0; b < out.ElementLength(); ++b) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (double i = 0; i < per; ++i) rtc::launch(kFloor, f, grid, block, 0, stream, n > 0 ? ptrs : nullptr);
+      cuda::synchronize_stream(stream);
+      out[b] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / per;
+    }
+    return out;
+  });
+}
+
 }  // namespace
 
 void register_rtc_launch_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("launchKernel", Napi::Function::New<LaunchKernel>(env, "launchKernel"));
+  exports.Set("launchFloor", Napi::Function::New<LaunchFloor>(env, "launchFloor"));
 }
 
 }  // namespace gx::core::js

@@ -74,6 +74,8 @@ const DeviceInfo& device_info() {
 struct ThreadStreams {
   cudaStream_t current[kMaxCudaDevices] = {};
   cudaStream_t owned[kMaxCudaDevices] = {};
+  // join_streams' event per device, recorded again on every join (see there).
+  cudaEvent_t join[kMaxCudaDevices] = {};
 };
 thread_local ThreadStreams tls_streams;
 
@@ -134,6 +136,8 @@ void release_thread_streams() {
     }
     tls_streams.owned[d] = nullptr;
     tls_streams.current[d] = nullptr;
+    if (tls_streams.join[d] != nullptr) cudaEventDestroy(tls_streams.join[d]);
+    tls_streams.join[d] = nullptr;
   }
 }
 
@@ -280,15 +284,22 @@ void stream_wait_event(Stream stream, Event event) {
   GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
 }
 
+// One event per device and thread serves every join: a wait takes the
+// event's state when it is queued (cudaStreamWaitEvent: later records "will
+// not have any effect on stream"), so recording it again for the next join
+// cannot disturb the waits already queued, and a join no longer creates and
+// destroys an event (two of the ten runtime calls of a copy between GPUs).
 void join_streams(Stream waiter, Stream producer) {
-  Event e = record_event(producer);
-  try {
-    stream_wait_event(waiter, e);
-  } catch (...) {
-    destroy_event(e);
-    throw;
+  int device = 0;
+  GX_CUDA_CHECK(cudaStreamGetDevice(static_cast<cudaStream_t>(producer), &device));
+  cudaEvent_t& e = tls_streams.join[device];
+  if (e == nullptr) {
+    // An event belongs to the device current at its creation (record_event says why that matters).
+    CoreDeviceGuard on(device);
+    GX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
-  destroy_event(e);  // the queued wait keeps what it needs
+  GX_CUDA_CHECK(cudaEventRecord(e, static_cast<cudaStream_t>(producer)));
+  GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(waiter), e, 0));
 }
 
 void priority_range(int device, int* least, int* greatest) {

@@ -284,6 +284,12 @@ export interface NativeCore {
    * given to moduleGetFunction. stream undefined: the device's current stream.
    */
   launchKernel(fn: NativeFunction, stream: NativeStream | undefined, values?: unknown[]): void;
+  /**
+   * The launch floor in this process (the call-latency benchmarks): `fn`, its arguments staged as for
+   * launchKernel, launched perBatch times from C++ in each of `batches` batches closed by a synchronize of the
+   * current stream; microseconds per launch, one figure per batch.
+   */
+  launchFloor(fn: NativeFunction, batches: number, perBatch: number): Float64Array;
   // --- kernel cache lookups (csrc/binding/cache_functions.cpp; NOTE [ First lookup ] in lib/rtc/cache-io.ts) ---
   /** SHA-256 (hex) of the parts' bytes in order: strings as UTF-8, typed arrays as they are. */
   sha256(parts: readonly (string | ArrayBufferView)[]): string;

@@ -12,7 +12,11 @@
 // confirms that each tensor argument is a tensor on the block's device and
 // each scalar is the value checked (else it takes the full launch again),
 // writes the addresses into the staging area and launches through the
-// kernel's staged path, on the block's stream.
+// kernel's staged path, on the block's stream. A block that takes the full
+// launch again becomes what later blocks are compared with. The checks
+// outlive the call: the same plan object passed again (still naming the same
+// kernel, functions, extents and output, compared by identity) starts from
+// them, so a mapBlocks called in a loop launches every block staged.
 import type { Device } from '../core/device';
 import { checkOptions, optionKeys } from '../core/options';
 import { readDim3, type Dim3, type RawKernel } from '../rtc/raw';
@@ -37,7 +41,24 @@ export interface BlockLaunch {
 
 const PLAN_KEYS = optionKeys<BlockLaunch>({ kernel: true, grid: true, block: true, args: true, out: true, sharedMem: true });
 
-/** What the first block of a device fixed. */
+/** The parts of a plan its launcher checks once (compared by identity when the plan comes again). */
+function partsOf(plan: BlockLaunch): unknown[] {
+  return [plan.kernel, plan.grid, plan.block, plan.args, plan.out, plan.sharedMem];
+}
+
+/** Launchers by plan: a plan passed to mapBlocks again keeps what its blocks were checked against. */
+const launchers = new WeakMap<BlockLaunch, BlockLauncher>();
+
+/** The launcher of `plan`: the one made for it before while the plan holds the same parts, else a new one. */
+export function launcherFor(plan: BlockLaunch, fn: string): BlockLauncher {
+  const known = launchers.get(plan);
+  if (known !== undefined && known.holds(plan)) return known;
+  const made = new BlockLauncher(plan, fn);
+  launchers.set(plan, made);
+  return made;
+}
+
+/** What the last full launch on a device fixed. */
 interface Checked {
   tensor: boolean[];
   values: unknown[];
@@ -50,13 +71,22 @@ export class BlockLauncher {
   readonly #dims = new Float64Array(7);
   readonly #fn: string;
 
+  readonly #parts: readonly unknown[];
+
   constructor(plan: BlockLaunch, fn: string) {
     checkOptions<BlockLaunch>(plan, fn, PLAN_KEYS);
     this.#plan = plan;
+    this.#parts = partsOf(plan);
     this.#fn = fn;
     if (typeof plan.args !== 'function') throw new TypeError(`${fn}: the launch plan's args must be a function of the block's arguments`);
     if (typeof plan.kernel?.launchStaged !== 'function') throw new TypeError(`${fn}: the launch plan's kernel must be a gx.RawKernel`);
     if (!Number.isInteger(plan.out) || plan.out < 0) throw new RangeError(`${fn}: the launch plan's out must be the index of an argument, got ${String(plan.out)}`);
+  }
+
+  /** Whether `plan` still holds what this launcher checked (the same kernel, functions, extents and output). */
+  holds(plan: BlockLaunch): boolean {
+    const now = partsOf(plan);
+    return now.every((p, i) => p === this.#parts[i]);
   }
 
   /** Launches the plan on one block (its arguments on `device`) and returns the output block. */
@@ -72,7 +102,8 @@ export class BlockLauncher {
     const checked = this.#checked.get(key);
     if (checked === undefined || !this.#stage(checked, device, args, grid)) {
       plan.kernel.launch(grid, plan.block, args, plan.sharedMem === undefined ? undefined : { sharedMem: plan.sharedMem });
-      if (checked === undefined && Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
+      // What this launch checked is what later blocks (of this call or a later one) are compared with.
+      if (Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
         this.#checked.set(key, { tensor: args.map((a) => a instanceof Tensor), values: args.slice() });
       }
     }

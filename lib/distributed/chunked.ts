@@ -32,7 +32,7 @@
 // reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
-import { BlockLauncher, type BlockLaunch } from './block-launch';
+import { launcherFor, type BlockLaunch } from './block-launch';
 import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
@@ -447,6 +447,13 @@ class BlockLanes {
   }
 }
 
+/** Whether two lists of chunk extents are equal (compared in place: this runs on every call). */
+function sameExtents(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Whether `shape` is the block at `idx` of a grid of `chunks` (compared in place: this runs per block). */
 function blockShaped(shape: readonly number[], chunks: readonly (readonly number[])[], idx: readonly number[]): boolean {
   if (shape.length !== idx.length) return false;
@@ -479,7 +486,7 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
   if (typeof fn !== 'function' && (fn === null || typeof fn !== 'object')) {
     throw new TypeError(`${api}: the first argument must be the function to call on each block, or a kernel launch plan ({ kernel, grid, block, args, out })`);
   }
-  const launcher = typeof fn === 'function' ? undefined : new BlockLauncher(fn, api);
+  const launcher = typeof fn === 'function' ? undefined : launcherFor(fn, api);
   const last = rest[rest.length - 1];
   const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
     ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
@@ -499,7 +506,7 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
     a.chunks.forEach((c, d) => {
       const want = ref.chunks[d + lead];
       const broadcast = a.shape[d] === 1 && c.length === 1;
-      if (!broadcast && c.join() !== want.join()) {
+      if (!broadcast && !sameExtents(c, want)) {
         throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${d + lead}: ` +
           `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
       }
