@@ -1,12 +1,15 @@
 // V8's code cache of gpuext's modules (NOTE [ Code cache ] in
 // lib/platform/code-cache.ts): written by scripts/code-cache.js, used by a
 // fresh process (acorn's entry too), refused for a module whose file changed
-// since, off with GPUEXT_CODE_CACHE=0, and never applied to other modules.
+// since, off with GPUEXT_CODE_CACHE=0, and never applied to other modules;
+// its resolution table loads the modules Node's resolution does.
 import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+
+import { tableAnswer } from '../lib/platform/code-cache';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -84,6 +87,41 @@ console.log(JSON.stringify({ fromCache: codeCacheCounts.used - before, parses: p
   t.is(off.used, 0, 'GPUEXT_CODE_CACHE=0 turns it off');
   t.is(off.sum, 10);
   underFlags(t, fresh.used);
+});
+
+// NOTE [ Resolution table ]: the build's answers to requests between gpuext's modules load the modules Node's own
+// resolution loads, and answer only while the file they name is there.
+test.serial('the build\'s resolution table loads the modules Node\'s resolution loads, and answers only for a file still there', (t) => {
+  const cacheFile = path.join(ROOT, 'dist', '.code-cache', `${process.version}-${process.arch}.bin`);
+  const all = fs.readFileSync(cacheFile);
+  const n = all.readUInt32LE(0);
+  const table = (JSON.parse(all.toString('utf8', 4, 4 + n)) as { resolved?: Record<string, string> }).resolved ?? {};
+  const entries = Object.entries(table);
+  t.true(entries.length > 100, `${entries.length} entries`);
+  t.true(entries.every(([k, file]) => k.startsWith('dist/lib/') && file.startsWith('dist/lib/') && fs.statSync(path.join(ROOT, file)).isFile()));
+  const modules = (env: Record<string, string>): string[] => {
+    const code = `const gx = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
+gx.jit.rawkernel((x, y) => { y[gx.jit.grid(1)] = x[gx.jit.grid(1)] * 2; }).source(gx.ones([2]), gx.zeros([2]));
+console.log(JSON.stringify(Object.keys(require.cache).sort()));`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-resolve-'));
+    try {
+      const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', GPUEXT_CACHE_DIR: dir, ...env } });
+      if (r.status !== 0) throw new Error(r.stderr);
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]') as string[];
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const fromTable = modules({ GPUEXT_CODE_CACHE: '' });
+  t.true(fromTable.length > 100, `${fromTable.length} modules`);
+  t.deepEqual(fromTable, modules({ GPUEXT_CODE_CACHE: '0' }), 'the same files as with Node\'s resolution alone');
+  const from = path.join(ROOT, 'dist', 'lib', 'index.js');
+  const key = 'dist/lib/index.js\0./register';
+  t.is(tableAnswer({ [key]: 'dist/lib/register.js' }, './register', from), path.join(ROOT, 'dist', 'lib', 'register.js'));
+  t.is(tableAnswer({ [key]: 'dist/lib/no-such-module.js' }, './register', from), undefined, 'a file no longer there: Node resolves it');
+  t.is(tableAnswer({ [key]: 'dist/lib/register.js' }, './other', from), undefined, 'a request the table lacks');
+  t.is(tableAnswer({ 'dist/test/rng.js\0./register': 'dist/lib/register.js' }, './register', path.join(ROOT, 'dist', 'test', 'rng.js')), undefined,
+    'a parent outside dist/lib');
 });
 
 /**

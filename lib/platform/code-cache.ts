@@ -83,6 +83,8 @@ interface CacheFile {
   entries: Record<string, Entry>;
   blob: Buffer;
   v8Refused: boolean;
+  /** The build's resolution table (NOTE [ Resolution table ]): `${parent}\0${request}` to the file, paths relative to ROOT with '/'. */
+  resolved?: Record<string, string>;
 }
 
 type Compile = (this: Module, content: string, filename: string) => unknown;
@@ -125,7 +127,9 @@ function readCacheFile(file: string): CacheFile | undefined {
     const n = all.readUInt32LE(0);
     const manifest: unknown = JSON.parse(all.toString('utf8', 4, 4 + n));
     if (typeof manifest === 'object' && manifest !== null && 'files' in manifest && typeof manifest.files === 'object' && manifest.files !== null) {
-      return { entries: manifest.files as Record<string, Entry>, blob: all.subarray(4 + n), v8Refused: false };
+      const resolved = 'resolved' in manifest && typeof manifest.resolved === 'object' && manifest.resolved !== null
+        ? manifest.resolved as Record<string, string> : undefined;
+      return { entries: manifest.files as Record<string, Entry>, blob: all.subarray(4 + n), v8Refused: false, resolved };
     }
   } catch {
     // no cache (a source checkout before its build, another Node, a first process with these flags): modules compile from source
@@ -134,14 +138,14 @@ function readCacheFile(file: string): CacheFile | undefined {
 }
 
 /** Writes `items` as one cache file (the format FILE's comment gives). */
-function writeCacheFile(file: string, items: readonly { rel: string; size: number; mtimeMs: number; data: Buffer }[]): void {
+function writeCacheFile(file: string, items: readonly { rel: string; size: number; mtimeMs: number; data: Buffer }[], resolved?: Record<string, string>): void {
   const files: Record<string, Entry> = {};
   let offset = 0;
   for (const { rel, size, mtimeMs, data } of items) {
     files[rel] = { size, mtimeMs, offset, length: data.length };
     offset += data.length;
   }
-  const manifest = Buffer.from(JSON.stringify({ node: process.version, files }), 'utf8');
+  const manifest = Buffer.from(JSON.stringify({ node: process.version, files, resolved }), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(manifest.length, 0);
   writeFileAtomic(file, Buffer.concat([length, manifest, ...items.map((i) => i.data)]));
@@ -244,7 +248,7 @@ function writtenItems(): { rel: string; size: number; mtimeMs: number; data: Buf
 
 /** Writes the cached data of every module compiled so far (the build's warm-up, at its exit). */
 function writeAll(): void {
-  writeCacheFile(FILE, writtenItems());
+  writeCacheFile(FILE, writtenItems(), recorded);
 }
 
 /** At exit: this process's own cache, with the modules it compiled from source beside the entries it had (best effort). */
@@ -261,9 +265,67 @@ function writeOwn(): void {
   }
 }
 
+// NOTE [ Resolution table ]
+// Node resolves each require of a relative path on its own: the path against
+// the parent's folder, a stat of the bare name, then of name.js, then the
+// real path; require('gpuext') asks it about 950 times, and on the 2-core
+// machine that was 11 of its 42 ms. The build's warm-up records what Node
+// answered for every request a gpuext module made of another (parent and
+// request to the file, relative to the package, under dist/lib only) into
+// the cache file, and later processes answer those requests from it: the
+// file when it is loaded already or is a file still, else (a package
+// changed since its build) Node's own resolution, as for every request the
+// table lacks (other parents, require.resolve's paths, the modules only a
+// GPU run loads). The same files load either way (test/code-cache.test.ts
+// compares the module lists).
+const slash = (p: string): string => (path.sep === '/' ? p : p.split(path.sep).join('/'));
+/** The build's warm-up's answers (write mode), for the cache file. */
+let recorded: Record<string, string> | undefined;
+
+/** Records Node's answers for requests between gpuext's modules (the build's warm-up). */
+function recordResolutions(): void {
+  const original = resolver._resolveFilename;
+  recorded = {};
+  const table = recorded;
+  resolver._resolveFilename = function resolveFilename(request, parent, isMain, options) {
+    const file = original.call(this, request, parent, isMain, options);
+    if (options === undefined && typeof parent?.filename === 'string' && parent.filename.startsWith(LIB_DIR) && file.startsWith(LIB_DIR)) {
+      table[`${slash(path.relative(ROOT, parent.filename))}\0${request}`] = slash(path.relative(ROOT, file));
+    }
+    return file;
+  };
+}
+
+const loaded = Module as unknown as { _cache: Record<string, Module | undefined> };
+
+/**
+ * @internal The table's file for `request` of the module at `from`: where the entry names a module loaded already or a
+ * file still; undefined (Node resolves it) for any other request, parent or entry.
+ */
+export function tableAnswer(table: Record<string, string>, request: string, from: unknown): string | undefined {
+  if (typeof from !== 'string' || !from.startsWith(LIB_DIR)) return undefined;
+  const rel = table[`${slash(from.slice(ROOT.length + 1))}\0${request}`];
+  if (rel === undefined) return undefined;
+  const file = path.join(ROOT, rel);
+  return loaded._cache[file] !== undefined || fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true ? file : undefined;
+}
+
+/** Answers requests between gpuext's modules from the build's table (tableAnswer), the rest as Node does. */
+function answerResolutions(table: Record<string, string>): void {
+  const original = resolver._resolveFilename;
+  resolver._resolveFilename = function resolveFilename(request, parent, isMain, options) {
+    return (options === undefined ? tableAnswer(table, request, parent?.filename) : undefined) ?? original.call(this, request, parent, isMain, options);
+  };
+}
+
 if (mode !== '0') {
-  if (mode === 'write') process.on('exit', writeAll);
-  else build = readCacheFile(FILE);
+  if (mode === 'write') {
+    process.on('exit', writeAll);
+    recordResolutions();
+  } else {
+    build = readCacheFile(FILE);
+    if (build?.resolved !== undefined) answerResolutions(build.resolved);
+  }
   const proto = Module.prototype as Module & ModuleInternals;
   const original = proto._compile;
   if (mode === 'write' || build !== undefined) {
