@@ -306,7 +306,8 @@ export function tableAnswer(table: Record<string, string>, request: string, from
   if (typeof from !== 'string' || !from.startsWith(LIB_DIR)) return undefined;
   const rel = table[`${slash(from.slice(ROOT.length + 1))}\0${request}`];
   if (rel === undefined) return undefined;
-  const file = path.join(ROOT, rel);
+  // rel came from path.relative (normalized): joined by hand, where path.join would normalize it again at every request.
+  const file = ROOT + path.sep + (path.sep === '/' ? rel : rel.split('/').join(path.sep));
   return loaded._cache[file] !== undefined || fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true ? file : undefined;
 }
 
