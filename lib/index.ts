@@ -1,7 +1,8 @@
 // gpuext: GPU tensors for TypeScript. The public surface of `import * as gx from 'gpuext'`.
-export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
-// First, so every module after it compiles from V8's cached data of the build (NOTE [ Code cache ]).
+// First, before any export's module too, so every module after it compiles from V8's cached data of the build (NOTE
+// [ Code cache ]; test/code-cache.test.ts checks that only the cache's own modules compile from source).
 import './platform/code-cache';
+export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
 import { registerAll } from './register';
 // Tensor's methods beyond the class's own and the autograd recorders, installed once (lib/register.ts).
 registerAll();
