@@ -89,6 +89,37 @@ console.log(JSON.stringify({ fromCache: codeCacheCounts.used - before, parses: p
   underFlags(t, fresh.used);
 });
 
+// A package whose modules changed since its build (a bare tsc) turns to a cache of its own at the first module through
+// the hook; platform/paths.js, which that turn loads, is stale too and must not turn again (it would be required half
+// loaded: Node's warnings of a circular dependency, and no cache of its own).
+test.serial('a package whose modules changed since the build turns to its own cache once, with nothing half loaded', (t) => {
+  const files = ['core/tensor.js', 'platform/paths.js'].map((f) => path.join(ROOT, 'dist', 'lib', f));
+  const stats = files.map((f) => fs.statSync(f));
+  files.forEach((f, i) => fs.utimesSync(f, stats[i].atime, new Date(stats[i].mtimeMs + 5000)));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-code-cache-stale-'));
+  try {
+    const code = `const gx = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib'))});
+const { codeCacheCounts } = require(${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'platform', 'code-cache.js'))});
+console.log(JSON.stringify({ ...codeCacheCounts, sum: gx.add(gx.tensor([1, 2]), 1).sum().item() }));`;
+    const run = (): { used: number; refused: number; sum: number } => {
+      const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { ...process.env, GPUEXT_CODE_CACHE: '', NODE_OPTIONS: '', GPUEXT_CACHE_DIR: dir } });
+      t.is(r.status, 0, r.stderr);
+      t.notRegex(r.stderr, /circular dependency/);
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { used: number; refused: number; sum: number };
+    };
+    const first = run();
+    t.is(first.refused, 2, 'the two changed modules\' entries');
+    t.is(first.sum, 5);
+    const second = run();
+    t.is(second.sum, 5);
+    t.true(second.used >= first.used + 1, `core/tensor.js from the cache the first process wrote (${second.used} against ${first.used})`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    files.forEach((f, i) => fs.utimesSync(f, stats[i].atime, stats[i].mtime));
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'code-cache.js')], { encoding: 'utf8' });
+  }
+});
+
 // lib/index.ts loads the cache before any other module of the package: only the modules loaded before its hook is in
 // place (index.js, the cache's own module and the two it imports) compile from source.
 test.serial('require(\'gpuext\') compiles from the code cache every module but the cache\'s own', (t) => {

@@ -199,14 +199,22 @@ function flagsHash(): string {
 
 /** The build's cache cannot serve this process (V8 refused its data: other flags) or this module (changed since the build). */
 function turnToOwn(): void {
+  // paths.js loads here (it no longer loads before the hook: lib/index.ts loads this module first), and its entry may be
+  // stale too (a bare tsc rewrote every module): its load must not turn again, which would require it half loaded.
+  if (turning) return;
+  turning = true;
   try {
     ownFile = path.join(paths().cacheDir(), 'code-cache', `${process.version}-${process.arch}-${flagsHash()}.bin`);
     own = readCacheFile(ownFile) ?? null;
     process.on('exit', writeOwn);
   } catch {
     ownFile = undefined; // no cache directory to be had: modules compile from source
+  } finally {
+    turning = false;
   }
 }
+/** Whether turnToOwn is running (what it loads compiles from source, without turning again). */
+let turning = false;
 
 /** Compiles and runs a module of this package as Node's loader would, from the cached data when there is one. */
 function compileCached(original: Compile, mod: Module, content: string, filename: string): unknown {
