@@ -17,7 +17,7 @@ import { spawnSync } from 'child_process';
 import * as path from 'path';
 
 import * as gx from '../lib';
-import { addBroadcastKernel, dispatchAddBroadcast } from '../examples/distributed';
+import { addBroadcastPlan, dispatchAddBroadcast } from '../examples/distributed';
 import { fmt, median, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 interface AllReduceRow {
@@ -68,11 +68,6 @@ function main(): void {
   // plan (NOTE [ Block launch plans ]); and the host's time per block, from
   // the calls to their return (the kernels still running).
   const rows = 65536, cols = 8192, chunk: [number, number] = [8192, 8192];
-  const plan: gx.BlockLaunch = {
-    kernel: addBroadcastKernel, block: [32, 32], out: 2,
-    grid: (xb: gx.Tensor) => [xb.shape[1] / 32, xb.shape[0] / 32],
-    args: (xb: gx.Tensor, yb: gx.Tensor, zb: gx.Tensor) => [xb, yb, zb, xb.strides[0]],
-  };
   // The four cases (every GPU or one, function or plan) measured in rotation,
   // one call at a time: on the lent machines single calls of 1.2 ms took up
   // to 2.7 ms now and then, and a host's noisy spell would otherwise fall on
@@ -84,7 +79,7 @@ function main(): void {
       const dx = gx.chunked(x, { chunks: chunk, devices: [...devs] });
       const dy = gx.chunked(y, { chunks: [chunk[1]], devices: [...devs] });
       const dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: [...devs] });
-      const call = form === 'plan' ? () => { gx.mapBlocks(plan, dx, dy, dz, { dtype: 'float32' }); }
+      const call = form === 'plan' ? () => { gx.mapBlocks(addBroadcastPlan, dx, dy, dz, { dtype: 'float32' }); }
         : () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); };
       call();
       return { call, blocks: dx.blocks.length, dispose: () => { dx.dispose(); dy.dispose(); dz.dispose(); } };

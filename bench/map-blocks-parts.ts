@@ -13,7 +13,7 @@
 // calls; the direct rows are what the launches themselves cost here.
 import * as gx from '../lib';
 import { STAGED_ARGS, stagingArea } from '../lib/core/staging';
-import { addBroadcastKernel as kernel, dispatchAddBroadcast } from '../examples/distributed';
+import { addBroadcastKernel as kernel, addBroadcastPlan, dispatchAddBroadcast } from '../examples/distributed';
 import { median } from './util';
 
 function main(): void {
@@ -30,11 +30,6 @@ function main(): void {
   const device = dx.blocks[0].device;
   const dims = new Float64Array([cols / 32, chunk[0] / 32, 1, 32, 32, 1, 0]);
   const yb = dy.blocks[0];
-  const plan: gx.BlockLaunch = {
-    kernel, block: [32, 32], out: 2,
-    grid: (xb: gx.Tensor) => [xb.shape[1] / 32, xb.shape[0] / 32],
-    args: (xb: gx.Tensor, b: gx.Tensor, zb: gx.Tensor) => [xb, b, zb, xb.strides[0]],
-  };
   // What a launch plan's later blocks do (NOTE [ Block launch plans ]), written out.
   const staged = (a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): gx.Tensor => {
     const st = stagingArea();
@@ -48,7 +43,7 @@ function main(): void {
   const cases: Record<string, () => void> = {
     'direct, staged': () => { for (let i = 0; i < 8; i++) staged(dx.blocks[i], yb, dz.blocks[i]); },
     'direct, kernel.launch': () => { for (let i = 0; i < 8; i++) kernel.launch([cols / 32, chunk[0] / 32], [32, 32], [dx.blocks[i], yb, dz.blocks[i], cols]); },
-    'mapBlocks, launch plan': () => { gx.mapBlocks(plan, dx, dy, dz, { dtype: 'float32' }); },
+    'mapBlocks, launch plan': () => { gx.mapBlocks(addBroadcastPlan, dx, dy, dz, { dtype: 'float32' }); },
     'mapBlocks, the example\'s function': () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); },
     'mapBlocks, a function staging its launch': () => { gx.mapBlocks(staged, dx, dy, dz, { dtype: 'float32' }); },
     'mapBlocks, no launch': () => { gx.mapBlocks((a: gx.Tensor, b: gx.Tensor, c: gx.Tensor) => c, dx, dy, dz, { dtype: 'float32' }); },

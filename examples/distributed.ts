@@ -44,6 +44,16 @@ export function dispatchAddBroadcast(x: gx.Tensor, y: gx.Tensor, z: gx.Tensor): 
   return z;
 }
 
+/**
+ * The same dispatch as a mapBlocks launch plan (CUDA blocks only; NOTE [ Block launch plans ]): checked on the first
+ * block of each device, kept when the plan is passed again. Arguments: the blocks of x, y and z.
+ */
+export const addBroadcastPlan: gx.BlockLaunch = {
+  kernel: addBroadcastKernel, block: [32, 32], out: 2,
+  grid: (x: gx.Tensor) => [x.shape[1] / 32, x.shape[0] / 32],
+  args: (x: gx.Tensor, y: gx.Tensor, z: gx.Tensor) => [x, y, z, x.strides[0] / x.strides[1]],
+};
+
 /** The devices blocks go to: every GPU present, else the CPU. */
 export function allDevices(): string[] {
   const n = gx.cuda.isAvailable() ? gx.cuda.deviceCount() : 0;

@@ -10,7 +10,7 @@ import test from 'ava';
 
 import * as gx from '../lib';
 import { launcherFor } from '../lib/distributed/block-launch';
-import { addBroadcastKernel, dispatchAddBroadcast } from '../examples/distributed';
+import { addBroadcastPlan, dispatchAddBroadcast } from '../examples/distributed';
 import { cudaTest } from './helpers';
 
 const ROWS = 256, COLS = 128, CHUNKS: [number, number] = [64, 32];
@@ -20,12 +20,10 @@ function inputs(device: string): { x: gx.Tensor; y: gx.Tensor } {
   return { x: gx.randn([ROWS, COLS], { generator: g, device }), y: gx.randn([COLS], { generator: g, device }) };
 }
 
+// The example's plan with its scalar argument from `dim0`.
 const plan = (dim0: (xb: gx.Tensor) => number = (xb) => xb.strides[0]): gx.BlockLaunch => ({
-  kernel: addBroadcastKernel,
-  grid: (xb: gx.Tensor) => [xb.shape[1] / 32, xb.shape[0] / 32],
-  block: [32, 32],
+  ...addBroadcastPlan,
   args: (xb: gx.Tensor, yb: gx.Tensor, zb: gx.Tensor) => [xb, yb, zb, dim0(xb)],
-  out: 2,
 });
 
 cudaTest('a launch plan gives the function form\'s blocks, checked once', (t) => {
@@ -35,7 +33,7 @@ cudaTest('a launch plan gives the function form\'s blocks, checked once', (t) =>
     const z1 = gx.chunked(gx.full([ROWS, COLS], -7, { device: 'cuda' }), { chunks: CHUNKS });
     const z2 = gx.chunked(gx.full([ROWS, COLS], -7, { device: 'cuda' }), { chunks: CHUNKS });
     const viaFn = gx.mapBlocks(dispatchAddBroadcast, dx, dy, z1).compute();
-    const viaPlan = gx.mapBlocks(plan(), dx, dy, z2).compute();
+    const viaPlan = gx.mapBlocks(addBroadcastPlan, dx, dy, z2).compute();
     t.deepEqual(Array.from(viaPlan.toArraySync() as Float32Array), Array.from(viaFn.toArraySync() as Float32Array));
     t.deepEqual(Array.from(viaPlan.toArraySync() as Float32Array), Array.from(gx.add(x, y).toArraySync() as Float32Array));
     // A scalar that differs from the first block's takes the checked launch: a bad one is refused there.

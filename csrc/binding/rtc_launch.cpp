@@ -294,14 +294,15 @@ Napi::Value LaunchFloor(const Napi::CallbackInfo& info) {
   return rtc_guard(info.Env(), [&]() -> Napi::Value {
     FunctionBox& box = unwrap_external<FunctionBox>(info[0], kFloor, "function");
     rtc::Function& f = box.fn;
-    GX_CHECK_TYPE(box.has_kinds && box.kinds.size() <= 32, kFloor, ": the kernel needs its parameter kinds, at most 32");
+    GX_CHECK_TYPE(box.has_kinds && box.kinds.size() <= staging::kMaxArgs, kFloor, ": the kernel needs its parameter kinds, at most ",
+                  staging::kMaxArgs);
     GX_CHECK_TYPE(info[1].IsNumber() && info[2].IsNumber(), kFloor, ": batches and perBatch must be numbers");
     const double batches = info[1].As<Napi::Number>().DoubleValue(), per = info[2].As<Napi::Number>().DoubleValue();
     GX_CHECK_RANGE(batches >= 1 && batches <= 1e4 && per >= 1 && per <= 1e6 && std::floor(batches) == batches && std::floor(per) == per,
                    kFloor, ": batches and perBatch must be whole numbers of at least 1");
     const size_t n = box.kinds.size();
-    uint64_t slots[32];
-    void* ptrs[32];
+    uint64_t slots[staging::kMaxArgs];
+    void* ptrs[staging::kMaxArgs];
     const double* numbers = staging::area() + staging::kArgs;
     for (size_t i = 0; i < n; ++i) {
       slots[i] = slot_of_number(numbers[i], i, box.kinds[i]);

@@ -83,7 +83,7 @@ interface CacheFile {
   entries: Record<string, Entry>;
   blob: Buffer;
   v8Refused: boolean;
-  /** The build's resolution table (NOTE [ Resolution table ]): `${parent}\0${request}` to the file, paths relative to ROOT with '/'. */
+  /** The build's resolution table (NOTE [ Resolution table ]): `${parent}\0${request}` to the file, paths relative to ROOT as `entries`' are. */
   resolved?: Record<string, string>;
 }
 
@@ -197,6 +197,9 @@ function flagsHash(): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
+/** Whether turnToOwn is running (what it loads compiles from source, without turning again). */
+let turning = false;
+
 /** The build's cache cannot serve this process (V8 refused its data: other flags) or this module (changed since the build). */
 function turnToOwn(): void {
   // paths.js loads here (it no longer loads before the hook: lib/index.ts loads this module first), and its entry may be
@@ -213,8 +216,6 @@ function turnToOwn(): void {
     turning = false;
   }
 }
-/** Whether turnToOwn is running (what it loads compiles from source, without turning again). */
-let turning = false;
 
 /** Compiles and runs a module of this package as Node's loader would, from the cached data when there is one. */
 function compileCached(original: Compile, mod: Module, content: string, filename: string): unknown {
@@ -286,7 +287,6 @@ function writeOwn(): void {
 // table lacks (other parents, require.resolve's paths, the modules only a
 // GPU run loads). The same files load either way (test/code-cache.test.ts
 // compares the module lists).
-const slash = (p: string): string => (path.sep === '/' ? p : p.split(path.sep).join('/'));
 /** The build's warm-up's answers (write mode), for the cache file. */
 let recorded: Record<string, string> | undefined;
 
@@ -298,7 +298,7 @@ function recordResolutions(): void {
   resolver._resolveFilename = function resolveFilename(request, parent, isMain, options) {
     const file = original.call(this, request, parent, isMain, options);
     if (options === undefined && typeof parent?.filename === 'string' && parent.filename.startsWith(LIB_DIR) && file.startsWith(LIB_DIR)) {
-      table[`${slash(path.relative(ROOT, parent.filename))}\0${request}`] = slash(path.relative(ROOT, file));
+      table[`${path.relative(ROOT, parent.filename)}\0${request}`] = path.relative(ROOT, file);
     }
     return file;
   };
@@ -312,10 +312,11 @@ const loaded = Module as unknown as { _cache: Record<string, Module | undefined>
  */
 export function tableAnswer(table: Record<string, string>, request: string, from: unknown): string | undefined {
   if (typeof from !== 'string' || !from.startsWith(LIB_DIR)) return undefined;
-  const rel = table[`${slash(from.slice(ROOT.length + 1))}\0${request}`];
+  // Both paths are under ROOT and normalized (path.relative made the table's): sliced and joined by hand, where
+  // path.relative and path.join would normalize them again at every request.
+  const rel = table[`${from.slice(ROOT.length + 1)}\0${request}`];
   if (rel === undefined) return undefined;
-  // rel came from path.relative (normalized): joined by hand, where path.join would normalize it again at every request.
-  const file = ROOT + path.sep + (path.sep === '/' ? rel : rel.split('/').join(path.sep));
+  const file = ROOT + path.sep + rel;
   return loaded._cache[file] !== undefined || fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true ? file : undefined;
 }
 
