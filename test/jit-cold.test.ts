@@ -13,6 +13,7 @@ import * as path from 'path';
 import * as gx from '../lib';
 import { clearTranslationCache, translationDir } from '../lib/jit/translation-cache';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
+import { ledgerCounts, SIZE_FILE } from '../lib/rtc/cache-evict';
 import { acornFile, findAcorn } from '../lib/platform/acorn';
 import { cudaTest } from './helpers';
 import { rng } from './rng';
@@ -114,7 +115,8 @@ test.serial('a new kernel text is read from the cache once and described once, t
   const reads: string[] = [];
   const writes: string[] = [];
   const dir = translationDir();
-  const within = (calls: unknown[]): string[] => calls.filter((f): f is string => typeof f === 'string' && f.startsWith(dir));
+  // The entries' files; the size ledger beside them is the bound's bookkeeping (NOTE [ Size ledger ]).
+  const within = (calls: unknown[]): string[] => calls.filter((f): f is string => typeof f === 'string' && f.startsWith(dir) && !f.includes(SIZE_FILE));
   let k: gx.jit.JitKernel | undefined;
   const x = gx.tensor([1, 2, 3]);
   // Node's fs itself (this module's `fs` is a copy of its bindings, which a spy cannot replace).
@@ -152,17 +154,25 @@ test.serial('a new kernel meant for the PTX path reads no NVRTC files ahead; a k
   t.is(starts(() => jit.device(new Function('v', `return v + ${k};`) as (v: number) => number)), 0, 'a device function: its callers decide');
 });
 
-test.serial('a process scans the translation directory at its first write there, not at each', (t) => {
+test.serial('the translation directory is scanned when its size ledger is missing, not at each write (NOTE [ Size ledger ])', (t) => {
   clearTranslationCache({ disk: true });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const evict = require('../lib/rtc/cache-evict') as object;
   const x = gx.ones([2]);
-  const scans = spy(evict, 'evict', () => {
+  const counted = (f: () => void): { writes: number; scans: number } => {
+    const before = { ...ledgerCounts };
+    f();
+    return { writes: ledgerCounts.writes - before.writes, scans: ledgerCounts.scans - before.scans };
+  };
+  const three = counted(() => {
     for (let i = 0; i < 3; i++) jit.rawkernel(freshText().fn).source(x, x, 2);
   });
-  const files = fs.readdirSync(translationDir()).filter((f) => f.endsWith('.json'));
+  const files = fs.readdirSync(translationDir()).filter((f) => f.endsWith('.json') && f !== SIZE_FILE);
   t.is(files.length, 6, 'three descriptions and three translations written');
-  t.is(scans.length, 1, 'one scan for six writes');
+  t.deepEqual(three, { writes: 6, scans: 1 }, 'one scan (no ledger yet) for six writes');
+  const ledger = JSON.parse(fs.readFileSync(path.join(translationDir(), SIZE_FILE), 'utf8')) as { bytes: number };
+  const onDisk = files.reduce((n, f) => n + fs.statSync(path.join(translationDir(), f)).size, 0);
+  t.is(ledger.bytes, onDisk, 'the ledger holds the bytes of the entries written');
   clearTranslationCache();
-  t.is(spy(evict, 'evict', () => jit.rawkernel(freshText().fn).source(x, x, 2)).length, 1, 'clearing the cache forgets the size: the next write scans');
+  t.deepEqual(counted(() => jit.rawkernel(freshText().fn).source(x, x, 2)), { writes: 2, scans: 0 }, 'a new process (memory cleared) goes on from the ledger');
+  fs.rmSync(path.join(translationDir(), SIZE_FILE));
+  t.deepEqual(counted(() => jit.rawkernel(freshText().fn).source(x, x, 2)), { writes: 2, scans: 1 }, 'without the ledger the next write scans');
 });

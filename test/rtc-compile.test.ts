@@ -11,7 +11,8 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
-import { computeKey, diskGet, diskPut, evict, headerFingerprints, parseIncludes, type CacheEntry } from '../lib/rtc/cache';
+import { computeKey, diskGet, diskPut, evict, headerFingerprints, parseIncludes, SIZE_FILE, type CacheEntry } from '../lib/rtc/cache';
+import { ledgerCounts, scan } from '../lib/rtc/cache-evict';
 import {
   backendInfo, cacheStats, clearKernelCache, compile, CompileError, cudaIncludeDir, kernelCacheKey, normalizeOptions, nvccArgsFor,
   type CompileOptions, type CompileRequest, type RtcNative,
@@ -204,6 +205,40 @@ process.stdout.write(JSON.stringify(keys));`;
   const opt = tmpdir('evict-opt');
   for (let i = 0; i < 4; i++) compile({ source: `${kernel('evict-opt')}// ${i}\n`, name: 'kernel.cu', arch: 'sm_90' }, { cacheDir: opt, maxBytes: max });
   t.true(cacheStats(path.join(opt, 'kernels')).bytes <= max);
+});
+
+test('the kernel directory keeps its size in a ledger: writes add to it, and scan only past the bound, without it, or a day on (NOTE [ Size ledger ])', (t) => {
+  const dir = path.join(tmpdir('ledger'), 'kernels');
+  const entry = (n: number): CacheEntry => ({ image: new Uint8Array(1000).fill(n), ptx: false, loweredNames: {}, log: '', backend: 'nvcc' });
+  const keys = Array.from({ length: 6 }, (_, i) => computeKey({ source: `l${i}`, options: [], nameExpressions: [], arch: 'sm_90', backend: 'nvcc', compilerVersion: 'x', headers: [] }));
+  const ledgerFile = path.join(dir, SIZE_FILE);
+  const ledger = (): { bytes: number; countedAt: number } => JSON.parse(fs.readFileSync(ledgerFile, 'utf8')) as { bytes: number; countedAt: number };
+  const scansOf = (f: () => void): number => {
+    const before = ledgerCounts.scans;
+    f();
+    return ledgerCounts.scans - before;
+  };
+  const big = { dir, maxBytes: 1 << 30 };
+  t.is(scansOf(() => diskPut(big, keys[0], entry(0))), 1, 'the first write finds no ledger: it scans');
+  t.is(scansOf(() => { diskPut(big, keys[1], entry(1)); diskPut(big, keys[2], entry(2)); }), 0, 'later writes add to the ledger');
+  t.is(ledger().bytes, cacheStats(dir).bytes, 'the ledger holds what a scan counts');
+  // Past the bound: the write scans and evicts, and the ledger starts again from the scan.
+  const one = cacheStats(dir).bytes / 3;
+  t.is(scansOf(() => diskPut({ dir, maxBytes: Math.floor(one * 3.5) }, keys[3], entry(3))), 1);
+  t.true(cacheStats(dir).entries < 4, 'evicted down to the bound');
+  t.is(ledger().bytes, cacheStats(dir).bytes);
+  // A ledger counted more than a day ago is counted again; so is one that does not parse.
+  fs.writeFileSync(ledgerFile, JSON.stringify({ bytes: ledger().bytes, countedAt: Date.now() - 25 * 3600 * 1000 }));
+  t.is(scansOf(() => diskPut(big, keys[4], entry(4))), 1, 'a day-old ledger');
+  t.true(Date.now() - ledger().countedAt < 60_000);
+  fs.writeFileSync(ledgerFile, '{"bytes": "many"');
+  t.is(scansOf(() => diskPut(big, keys[5], entry(5))), 1, 'an unreadable ledger');
+  t.is(ledger().bytes, cacheStats(dir).bytes);
+  // The ledger is not an entry: never counted, listed or evicted as one; clearing the cache removes it.
+  t.is(scan(dir).entries.size, cacheStats(dir).entries);
+  clearKernelCache(dir);
+  t.false(fs.existsSync(ledgerFile));
+  t.is(scansOf(() => diskPut(big, keys[0], entry(0))), 1, 'after a clear the next write scans');
 });
 
 test('eviction removes the least recently used entries first, down to 90% of the bound; a hit touches its entry', (t) => {

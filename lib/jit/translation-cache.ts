@@ -30,7 +30,8 @@
 // `<cache dir>/jit/<sha256>.json`, written atomically; one that does not
 // check out (unreadable, another format, another key, a wrong shape) is a
 // miss and is written again. The directory is bounded like the kernel cache
-// (least recently written go first).
+// (least recently written go first), through its size ledger (NOTE [ Size
+// ledger ] in lib/rtc/cache-evict.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -102,7 +103,6 @@ export function translationDir(): string {
 export function clearTranslationCache(opts: { disk?: boolean } = {}): void {
   memory.clear();
   infos.clear();
-  known = undefined;
   if (opts.disk === true) fs.rmSync(translationDir(), { recursive: true, force: true });
 }
 
@@ -143,15 +143,6 @@ function get<T>(key: string, valid: (v: unknown, key: string) => v is T): T | un
   return v;
 }
 
-/**
- * The directory's size as this process last knew it: its first write there
- * scans it (and evicts past the bound), later ones add their bytes and scan
- * again only once the sum passes the bound, so a process's writes do not
- * each stat every entry of a full directory. Other processes' writes meanwhile
- * are counted at the next scan.
- */
-let known: { dir: string; bytes: number } | undefined;
-
 /** Keeps `value` at `key` in memory and on disk (best effort: a cache that cannot be written only costs time). */
 function put(key: string, value: object): void {
   const entry = { format: FORMAT, key, ...value };
@@ -160,9 +151,8 @@ function put(key: string, value: object): void {
   try {
     const json = JSON.stringify(entry);
     writeFileAtomic(path.join(dir, `${key}.json`), json);
-    if (known === undefined || known.dir !== dir || (known.bytes += Buffer.byteLength(json)) > MAX_BYTES) {
-      known = { dir, bytes: cacheEvict().evict({ dir, maxBytes: MAX_BYTES }, key).bytes };
-    }
+    // The directory's bound, through its size ledger (NOTE [ Size ledger ] in lib/rtc/cache-evict.ts).
+    cacheEvict().recordWrite({ dir, maxBytes: MAX_BYTES }, key, Buffer.byteLength(json));
   } catch {
     // read-only or full disk: the next process translates again
   }

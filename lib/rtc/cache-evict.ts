@@ -1,11 +1,27 @@
-// The kernel cache's directory bound: what a directory of entries holds, and
-// the eviction of the least recently used entries after a write takes it over
-// its bound (cache.ts's writes, and the jit's translation cache beside it,
-// whose writes need nothing else of the kernel cache).
+// The kernel cache's directory bound: what a directory of entries holds, the
+// size ledger each write adds to, and the eviction of the least recently used
+// entries after a write takes it over its bound (cache.ts's writes, and the
+// jit's translation cache beside it, whose writes need nothing else of the
+// kernel cache).
+//
+// NOTE [ Size ledger ]
+// Knowing whether a write took a directory over its bound needs its size. A
+// scan stats every file: 100 ms for a kernel cache of 13,000 files on the
+// 2-core machine, paid by every compile (the kernel cache scanned after each
+// write) and by each process's first jit translation. So a directory keeps
+// its size in a ledger, `.size.json` (a dot file: never an entry, never
+// evicted): a write reads it, adds its own bytes and writes it back
+// (atomically), and scans only when the sum passes the bound, when the
+// ledger is missing or unreadable, or when its last full count is a day old.
+// Writers racing each other can lose an addition; the ledger then reads
+// low, by at most the lost entries, until the day's recount or the next
+// scan corrects it: a bound kept a little late, never a wrong entry. ccache
+// keeps its size the same way (counters updated by each write, a cleanup
+// when they pass the limit).
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { errorCode, rmQuiet } from '../platform/fs';
+import { errorCode, rmQuiet, writeFileAtomic } from '../platform/fs';
 
 /** Eviction trims the directory to this fraction of the bound. */
 const TRIM_TO = 0.9;
@@ -14,6 +30,10 @@ const STALE_TMP_MS = 10 * 60 * 1000;
 
 /** The memo of compiler versions, beside the entries (a dot file: not an entry, never evicted). */
 export const VERSIONS_FILE = '.compiler-versions.json';
+/** The directory's size as its writers counted it (NOTE [ Size ledger ]). */
+export const SIZE_FILE = '.size.json';
+/** A ledger whose last full count is older than this is counted again by a scan. */
+const RECOUNT_MS = 24 * 60 * 60 * 1000;
 
 export interface CacheLocation {
   /** The kernels directory itself (`<cache dir>/kernels`). */
@@ -45,7 +65,7 @@ export function scan(dir: string): DirScan {
     return out;
   }
   for (const name of names) {
-    if (name === VERSIONS_FILE) continue;
+    if (name === VERSIONS_FILE || name === SIZE_FILE) continue;
     const file = path.join(dir, name);
     let st: fs.Stats;
     try {
@@ -113,4 +133,54 @@ export function evict(loc: CacheLocation, keep?: string): EvictResult {
     res.bytes -= e.bytes;
   }
   return res;
+}
+
+/** Writes counted by a ledger, and the scans among them (tests and bench:jit read them). */
+export const ledgerCounts = { writes: 0, scans: 0 };
+
+interface Ledger {
+  /** Bytes in the directory: the last scan's count plus the writes since. */
+  bytes: number;
+  /** When the last scan counted them (ms since the epoch). */
+  countedAt: number;
+}
+
+function readLedger(file: string): Ledger | undefined {
+  try {
+    const v: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (typeof v !== 'object' || v === null) return undefined;
+    const { bytes, countedAt } = v as Record<string, unknown>;
+    return typeof bytes === 'number' && bytes >= 0 && typeof countedAt === 'number' ? { bytes, countedAt } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Counts the `bytes` of an entry just written at `key` in `loc.dir` (NOTE [ Size
+ * ledger ]): added to the ledger while the sum stays within the bound, else
+ * the directory is scanned and evicted down to it (never `key`) and the ledger
+ * starts again from the scan's count. Returns whether it scanned.
+ */
+export function recordWrite(loc: CacheLocation, key: string, bytes: number): boolean {
+  const file = path.join(loc.dir, SIZE_FILE);
+  const now = Date.now();
+  const ledger = readLedger(file);
+  let next: Ledger;
+  let scanned = false;
+  if (ledger !== undefined && now - ledger.countedAt < RECOUNT_MS && ledger.countedAt <= now && ledger.bytes + bytes <= loc.maxBytes) {
+    next = { bytes: ledger.bytes + bytes, countedAt: ledger.countedAt };
+  } else {
+    next = { bytes: evict(loc, key).bytes, countedAt: now };
+    scanned = true;
+    ledgerCounts.scans++;
+  }
+  ledgerCounts.writes++;
+  writeFileAtomic(file, JSON.stringify(next));
+  return scanned;
+}
+
+/** Forgets the directory's counted size (its entries were removed): the next write scans. */
+export function forgetSize(dir: string): void {
+  rmQuiet(path.join(dir, SIZE_FILE));
 }

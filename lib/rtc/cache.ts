@@ -19,11 +19,11 @@ import * as path from 'path';
 
 import { rmQuiet, writeFileAtomic } from '../platform/fs';
 import { sha256Hex } from './cache-io';
-import { evict, scan, type CacheLocation } from './cache-evict';
+import { forgetSize, recordWrite, scan, type CacheLocation } from './cache-evict';
 import { ENTRY_FORMAT, kernelCacheDir, memoryClear, memoryStats, type CacheEntry, type EntryMeta } from './cache-lookup';
 
 // The directory's bound is the translation cache's too (cache-evict.ts).
-export { evict, VERSIONS_FILE, type CacheLocation, type EvictResult } from './cache-evict';
+export { evict, recordWrite, SIZE_FILE, VERSIONS_FILE, type CacheLocation, type EvictResult } from './cache-evict';
 
 // The key, the memory layer and reading an entry are the warm path's (cache-lookup.ts, NOTE [ Warm lookup ]).
 export {
@@ -300,7 +300,8 @@ export function headerFingerprints(source: string, search: IncludeSearch): strin
 
 /**
  * Writes an entry (atomically: .bin, then .json, each through a temporary
- * file and a rename), then evicts down to the bound when over it.
+ * file and a rename), then counts it in the directory's size ledger, which
+ * evicts down to the bound when over it (NOTE [ Size ledger ]).
  */
 export function diskPut(loc: CacheLocation, key: string, entry: CacheEntry): void {
   const base = path.join(loc.dir, key);
@@ -315,9 +316,10 @@ export function diskPut(loc: CacheLocation, key: string, entry: CacheEntry): voi
     sha256: sha256Hex([entry.image]),
     createdAt: new Date().toISOString(),
   };
+  const json = `${JSON.stringify(meta)}\n`;
   writeFileAtomic(`${base}.bin`, entry.image);
-  writeFileAtomic(`${base}.json`, `${JSON.stringify(meta)}\n`);
-  evict(loc, key);
+  writeFileAtomic(`${base}.json`, json);
+  recordWrite(loc, key, entry.image.byteLength + Buffer.byteLength(json));
 }
 
 export interface KernelCacheStats {
@@ -348,6 +350,7 @@ export function clearKernelCache(dir: string = kernelCacheDir(), opts: { memory?
   const s = scan(dir);
   for (const e of s.entries.values()) for (const f of e.files) rmQuiet(f);
   for (const t of s.temps) rmQuiet(t.file);
+  forgetSize(dir);
 }
 
 /** Whether `key` looks like a cache key (64 hex digits). */
