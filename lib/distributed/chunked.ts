@@ -32,11 +32,9 @@
 // reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
-import { launcherFor, type BlockLaunch } from './block-launch';
 import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
-import { currentStream, Stream, withStream } from '../core/stream';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
 import { gridIndices, offsetsOf, region } from './chunk-grid';
@@ -55,7 +53,6 @@ export type { BlockLaunch } from './block-launch';
 
 const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
-const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
 const SVD_KEYS = optionKeys<ChunkedSvdOptions>({ factor: true, gram: true });
 
 /** Per dimension: one block size (the last block takes the rest), or the sizes of every block. */
@@ -400,184 +397,4 @@ export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
     return empty(size, { dtype: t.dtype, device: devices[held++ % devices.length] }).copy_(view);
   });
   return new ChunkedTensor(t.shape, chunks, t.dtype, blocks, group === undefined ? undefined : { group, owners });
-}
-
-export interface MapBlocksOptions {
-  /** The output's dtype, checked on every block (default: whatever the function returns, the same for every block). */
-  dtype?: DType;
-  /** Append { index, offset, device } of the block to the function's arguments. */
-  blockInfo?: boolean;
-  /** Blocks on one GPU take turns over this many streams of it, so their kernels overlap (default 1: the current stream). */
-  streams?: number;
-}
-
-/** Streams mapBlocks reuses, per device (made once: creating a stream costs more than a small kernel). */
-const streamPools = new Map<string, Stream[]>();
-
-function streamPool(device: Device, n: number): Stream[] {
-  const key = String(device);
-  const pool = streamPools.get(key) ?? [];
-  while (pool.length < n) pool.push(new Stream({ device }));
-  streamPools.set(key, pool);
-  return pool.slice(0, n);
-}
-
-/** Runs blocks on their device's current stream, or in turn over `n` streams of each GPU (NOTE [ Chunk rules ]). */
-class BlockLanes {
-  private readonly used = new Map<string, { current: Stream; lanes: Stream[]; next: number; joined: Set<Stream> }>();
-
-  constructor(private readonly n: number) {}
-
-  run<T extends Tensor>(device: Device, body: () => T): T {
-    if (this.n === 1 || device.type !== 'cuda') return body();
-    const key = String(device);
-    let d = this.used.get(key);
-    if (d === undefined) this.used.set(key, (d = { current: currentStream(device), lanes: streamPool(device, this.n), next: 0, joined: new Set() }));
-    const lane = d.lanes[d.next++ % d.lanes.length];
-    lane.waitStream(d.current);  // after the inputs (and their copies to this device) are ready
-    d.joined.add(lane);
-    const out = withStream(lane, body);
-    if (out instanceof Tensor && out.device.equals(device)) out.recordStream(d.current);
-    return out;
-  }
-
-  /** The callers' current streams wait for every stream used. */
-  join(): void {
-    for (const d of this.used.values()) for (const lane of d.joined) d.current.waitStream(lane);
-  }
-}
-
-/** Whether two lists of chunk extents are equal (compared in place: this runs on every call). */
-function sameExtents(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Whether `shape` is the block at `idx` of a grid of `chunks` (compared in place: this runs per block). */
-function blockShaped(shape: readonly number[], chunks: readonly (readonly number[])[], idx: readonly number[]): boolean {
-  if (shape.length !== idx.length) return false;
-  for (let d = 0; d < idx.length; d++) if (shape[d] !== chunks[d][idx[d]]) return false;
-  return true;
-}
-
-/** Where a block is: its index in the grid, its first element's position in the whole tensor, its device. */
-export interface BlockInfo {
-  index: number[];
-  offset: number[];
-  device: Device;
-}
-
-type MapArg = ChunkedTensor | Tensor | number;
-
-/**
- * Calls `fn` on matching blocks of the chunked inputs (Dask's map_blocks):
- * the output has the chunks of the input with the most dimensions; a 1-d
- * input lines up with the last dimension (NOTE [ Chunk rules ]). `fn` gets
- * the blocks (on the output block's device) and returns the output block.
- * @example
- * const z = gx.mapBlocks((xb, yb) => { const out = gx.emptyLike(xb); kernel.launch(grid, block, [xb, yb, out, ...]); return out; }, x, y);
- * A RawKernel launched on each block may be given as a launch plan instead,
- * checked on the first block only (NOTE [ Block launch plans ]):
- * gx.mapBlocks({ kernel, grid: (xb) => [xb.shape[1] / 32, xb.shape[0] / 32], block: [32, 32], args: (xb, yb, zb) => [xb, yb, zb, n], out: 2 }, x, y, z)
- */
-export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...rest: (MapArg | MapBlocksOptions)[]): ChunkedTensor {
-  const api = 'gx.mapBlocks';
-  if (typeof fn !== 'function' && (fn === null || typeof fn !== 'object')) {
-    throw new TypeError(`${api}: the first argument must be the function to call on each block, or a kernel launch plan ({ kernel, grid, block, args, out })`);
-  }
-  const launcher = typeof fn === 'function' ? undefined : launcherFor(fn, api);
-  const last = rest[rest.length - 1];
-  const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
-    ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
-  const args = rest as MapArg[];
-  const chunkedArgs = args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor);
-  if (chunkedArgs.length === 0) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
-  const ref = chunkedArgs.reduce((a, b) => (b.ndim > a.ndim ? b : a));
-  const nd = ref.ndim;
-  // Inputs spread over ranks must be spread over the output's group; one held whole by this process (as every rank holds it) goes with any.
-  if (chunkedArgs.some((c) => c.placement !== undefined && c.placement.group !== ref.placement?.group)) {
-    throw new TypeError(`${api}: the chunked inputs spread over ranks must be spread over the same process group as the output (the input with the most dimensions) (NOTE [ Chunks over ranks ])`);
-  }
-  // Each chunked input's block for an output block index (NOTE [ Chunk rules ]).
-  const pickers = args.map((a, i) => {
-    if (!(a instanceof ChunkedTensor)) return undefined;
-    const lead = nd - a.ndim;
-    a.chunks.forEach((c, d) => {
-      const want = ref.chunks[d + lead];
-      const broadcast = a.shape[d] === 1 && c.length === 1;
-      if (!broadcast && !sameExtents(c, want)) {
-        throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${d + lead}: ` +
-          `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
-      }
-    });
-    // The block's position in C order, straight from the output's index (no per-block arrays or checks).
-    const grid = a.grid;
-    const broadcast = a.chunks.map((c, d) => c.length === 1 && a.shape[d] === 1);
-    return (idx: readonly number[]): Tensor => {
-      let k = 0;
-      for (let d = 0; d < grid.length; d++) k = k * grid[d] + (broadcast[d] ? 0 : idx[d + lead]);
-      const b = a.blockAt(k);
-      if (b !== undefined) return b;
-      const at = grid.map((_, d) => (broadcast[d] ? 0 : idx[d + lead]));
-      throw new RangeError(`${api}: block [${at.join(', ')}] of argument ${i + 1} is held by rank ${a.owner(...at)}, but output block [${idx.join(', ')}] by rank ${a.placement?.group.rank}; ` +
-        'give the inputs the same chunks so matching blocks are on the same rank');
-    };
-  });
-  const copies = new Map<Tensor, Map<string, Tensor>>();
-  const onDevice = (t: Tensor, dev: Device): Tensor => {
-    if (t.device.equals(dev)) return t;
-    let m = copies.get(t);
-    if (m === undefined) copies.set(t, (m = new Map()));
-    let c = m.get(String(dev));
-    if (c === undefined) m.set(String(dev), (c = t.toDevice(dev, false, api)));
-    return c;
-  };
-  const offsets = ref.chunks.map(offsetsOf);
-  let dtype = opts.dtype;
-  const nStreams = opts.streams ?? 1;
-  if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
-  const lanes = new BlockLanes(nStreams);
-  const blocks: (Tensor | undefined)[] = [];
-  try {
-    // Every block's arguments first, then the calls: a copy to another device
-    // waits for the source's stream, so copying while blocks run would hold
-    // that device back until the blocks queued before the copy finish.
-    const calls = gridIndices(ref.grid).map((idx, k) => {
-      const refBlock = ref.blockAt(k);
-      if (refBlock === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
-      const dev = refBlock.device;
-      const blockArgs: unknown[] = args.map((a, i) => {
-        const pick = pickers[i];
-        if (pick !== undefined) return onDevice(pick(idx), dev);
-        return a instanceof Tensor ? onDevice(a, dev) : a;
-      });
-      if (opts.blockInfo) blockArgs.push({ index: idx, offset: idx.map((i, d) => offsets[d][i]), device: dev } satisfies BlockInfo);
-      return { idx, dev, blockArgs };
-    });
-    for (const call of calls) {
-      if (call === undefined) {
-        blocks.push(undefined);
-        continue;
-      }
-      const { idx, dev, blockArgs } = call;
-      const out = lanes.run(dev, launcher !== undefined ? () => launcher.run(dev, blockArgs) : () => (fn as (...a: unknown[]) => Tensor)(...blockArgs)) as unknown;
-      if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
-      blocks.push(out);
-      if (!blockShaped(out.shape, ref.chunks, idx)) {
-        throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${idx.map((i, d) => ref.chunks[d][i]).join(', ')}]`);
-      }
-      dtype ??= out.dtype;
-      if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
-    }
-  } catch (e) {
-    // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
-    const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
-    for (const b of blocks) if (b !== undefined && !inputs.has(b) && !b.isDisposed) b.dispose();
-    throw e;
-  } finally {
-    lanes.join();
-    for (const m of copies.values()) for (const c of m.values()) c.dispose();
-  }
-  return new ChunkedTensor(ref.shape, ref.chunks, dtype ?? ref.dtype, blocks, ref.placement);
 }

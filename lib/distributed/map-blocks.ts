@@ -1,0 +1,263 @@
+// gx.mapBlocks (Dask's da.map_blocks): a function, or a kernel launch plan
+// (block-launch.ts), called on matching blocks of chunked inputs
+// (NOTE [ Chunk rules ] in chunked.ts), with the blocks on more than one GPU
+// running at once.
+//
+// NOTE [ Block tables ]
+// What mapBlocks works out from its inputs alone (that their chunks line up,
+// which input block and which device go with each output block, which
+// arguments must be copied to a block's device, where each block starts) does
+// not change while the same inputs come again, and a program calls mapBlocks
+// on the same chunked tensors over and over. So it is kept, per output-shaped
+// input, in a table that the next call with the same arguments (the same
+// objects, numbers of the same value) takes as it is. Working it out again
+// took 55 µs of host time per call on a lent H200 host, before the first
+// block could start: V8 runs a function called a few dozen times unoptimized,
+// and mapBlocks is called far fewer times than its blocks. A table holds its
+// arguments through WeakRefs and the blocks by their position, so it keeps no
+// input alive; the copies between devices and every check of a block's result
+// are made on every call.
+import type { Device } from '../core/device';
+import { checkOptions, optionKeys } from '../core/options';
+import { Tensor } from '../core/tensor';
+import { currentStream, Stream, withStream } from '../core/stream';
+import type { DType } from '../generated/dtypes';
+import { launcherFor, type BlockLaunch } from './block-launch';
+import { gridIndices, offsetsOf } from './chunk-grid';
+import { ChunkedTensor } from './chunked';
+
+export interface MapBlocksOptions {
+  /** The output's dtype, checked on every block (default: whatever the function returns, the same for every block). */
+  dtype?: DType;
+  /** Append { index, offset, device } of the block to the function's arguments. */
+  blockInfo?: boolean;
+  /** Blocks on one GPU take turns over this many streams of it, so their kernels overlap (default 1: the current stream). */
+  streams?: number;
+}
+
+const MAP_KEYS = optionKeys<MapBlocksOptions>({ dtype: true, blockInfo: true, streams: true });
+
+/** Streams mapBlocks reuses, per device (made once: creating a stream costs more than a small kernel). */
+const streamPools = new Map<string, Stream[]>();
+
+function streamPool(device: Device, n: number): Stream[] {
+  const key = String(device);
+  const pool = streamPools.get(key) ?? [];
+  while (pool.length < n) pool.push(new Stream({ device }));
+  streamPools.set(key, pool);
+  return pool.slice(0, n);
+}
+
+/** Runs blocks in turn over `n` streams of each GPU (NOTE [ Chunk rules ]); with n = 1 mapBlocks calls them directly. */
+class BlockLanes {
+  private readonly used = new Map<string, { current: Stream; lanes: Stream[]; next: number; joined: Set<Stream> }>();
+
+  constructor(private readonly n: number) {}
+
+  run<T extends Tensor>(device: Device, body: () => T): T {
+    const key = String(device);
+    let d = this.used.get(key);
+    if (d === undefined) this.used.set(key, (d = { current: currentStream(device), lanes: streamPool(device, this.n), next: 0, joined: new Set() }));
+    const lane = d.lanes[d.next++ % d.lanes.length];
+    lane.waitStream(d.current);  // after the inputs (and their copies to this device) are ready
+    d.joined.add(lane);
+    const out = withStream(lane, body);
+    if (out instanceof Tensor && out.device.equals(device)) out.recordStream(d.current);
+    return out;
+  }
+
+  /** The callers' current streams wait for every stream used. */
+  join(): void {
+    for (const d of this.used.values()) for (const lane of d.joined) d.current.waitStream(lane);
+  }
+}
+
+/** Whether two lists of chunk extents are equal (compared in place). */
+function sameExtents(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether `shape` is the block at `idx` of a grid of `chunks` (compared in place: this runs per block). */
+function blockShaped(shape: readonly number[], chunks: readonly (readonly number[])[], idx: readonly number[]): boolean {
+  if (shape.length !== idx.length) return false;
+  for (let d = 0; d < idx.length; d++) if (shape[d] !== chunks[d][idx[d]]) return false;
+  return true;
+}
+
+/** Where a block is: its index in the grid, its first element's position in the whole tensor, its device. */
+export interface BlockInfo {
+  index: number[];
+  offset: number[];
+  device: Device;
+}
+
+type MapArg = ChunkedTensor | Tensor | number;
+
+/** One output block's part of a table: undefined in a table's rows where another rank holds the block. */
+interface BlockRow {
+  index: readonly number[];
+  offset: readonly number[];
+  device: Device;
+  /** Per argument: the position of its block (a chunked input), or -1 (passed whole). */
+  at: Int32Array;
+  /** The arguments that are on another device than the block's, copied to it on every call. */
+  moves: readonly number[];
+}
+
+/** What mapBlocks worked out from its arguments (NOTE [ Block tables ]). */
+interface BlockTable {
+  /** The arguments, objects by WeakRef, numbers by value. */
+  args: readonly (WeakRef<ChunkedTensor | Tensor> | number)[];
+  rows: readonly (BlockRow | undefined)[];
+}
+
+/** Tables by output-shaped input (the chunked argument with the most dimensions). */
+const tables = new WeakMap<ChunkedTensor, BlockTable>();
+
+function tableHolds(t: BlockTable, args: readonly MapArg[]): boolean {
+  if (t.args.length !== args.length) return false;
+  for (let i = 0; i < args.length; i++) {
+    const kept = t.args[i], a = args[i];
+    if (typeof kept === 'number' ? kept !== a && !(kept !== kept && a !== a) : kept.deref() !== a) return false;
+  }
+  return true;
+}
+
+/** Checks that the inputs' chunks line up with the output's and works out every block's arguments (NOTE [ Chunk rules ]). */
+function makeTable(api: string, ref: ChunkedTensor, args: readonly MapArg[], chunkedArgs: readonly ChunkedTensor[]): BlockTable {
+  const nd = ref.ndim;
+  // Inputs spread over ranks must be spread over the output's group; one held whole by this process (as every rank holds it) goes with any.
+  if (chunkedArgs.some((c) => c.placement !== undefined && c.placement.group !== ref.placement?.group)) {
+    throw new TypeError(`${api}: the chunked inputs spread over ranks must be spread over the same process group as the output (the input with the most dimensions) (NOTE [ Chunks over ranks ])`);
+  }
+  // Each chunked input's block position for an output block index, in C order from the output's index.
+  const pickers = args.map((a, i) => {
+    if (!(a instanceof ChunkedTensor)) return undefined;
+    const lead = nd - a.ndim;
+    a.chunks.forEach((c, d) => {
+      const want = ref.chunks[d + lead];
+      const broadcast = a.shape[d] === 1 && c.length === 1;
+      if (!broadcast && !sameExtents(c, want)) {
+        throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${d + lead}: ` +
+          `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
+      }
+    });
+    const grid = a.grid;
+    const broadcast = a.chunks.map((c, d) => c.length === 1 && a.shape[d] === 1);
+    return (idx: readonly number[]): { k: number; block: Tensor } => {
+      let k = 0;
+      for (let d = 0; d < grid.length; d++) k = k * grid[d] + (broadcast[d] ? 0 : idx[d + lead]);
+      const block = a.blockAt(k);
+      if (block !== undefined) return { k, block };
+      const at = grid.map((_, d) => (broadcast[d] ? 0 : idx[d + lead]));
+      throw new RangeError(`${api}: block [${at.join(', ')}] of argument ${i + 1} is held by rank ${a.owner(...at)}, but output block [${idx.join(', ')}] by rank ${a.placement?.group.rank}; ` +
+        'give the inputs the same chunks so matching blocks are on the same rank');
+    };
+  });
+  const offsets = ref.chunks.map(offsetsOf);
+  const rows = gridIndices(ref.grid).map((index, k): BlockRow | undefined => {
+    const refBlock = ref.blockAt(k);
+    if (refBlock === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
+    const device = refBlock.device;
+    const at = new Int32Array(args.length).fill(-1);
+    const moves: number[] = [];
+    args.forEach((a, i) => {
+      const picked = pickers[i]?.(index);
+      if (picked !== undefined) at[i] = picked.k;
+      const t = picked !== undefined ? picked.block : a;
+      if (t instanceof Tensor && !t.device.equals(device)) moves.push(i);
+    });
+    return { index, offset: index.map((i, d) => offsets[d][i]), device, at, moves };
+  });
+  return { args: args.map((a) => (typeof a === 'number' ? a : new WeakRef(a))), rows };
+}
+
+/** The block's arguments for this call: the inputs' blocks, on the block's device (copied there once per call and device). */
+function blockArgsOf(row: BlockRow, args: readonly MapArg[], onDevice: (t: Tensor, dev: Device) => Tensor, info: boolean): unknown[] {
+  const out: unknown[] = new Array(args.length);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    out[i] = row.at[i] >= 0 ? (a as ChunkedTensor).blockAt(row.at[i]) : a;
+  }
+  for (const i of row.moves) out[i] = onDevice(out[i] as Tensor, row.device);
+  if (info) out.push({ index: [...row.index], offset: [...row.offset], device: row.device } satisfies BlockInfo);
+  return out;
+}
+
+/**
+ * Calls `fn` on matching blocks of the chunked inputs (Dask's map_blocks):
+ * the output has the chunks of the input with the most dimensions; a 1-d
+ * input lines up with the last dimension (NOTE [ Chunk rules ]). `fn` gets
+ * the blocks (on the output block's device) and returns the output block.
+ * @example
+ * const z = gx.mapBlocks((xb, yb) => { const out = gx.emptyLike(xb); kernel.launch(grid, block, [xb, yb, out, ...]); return out; }, x, y);
+ * A RawKernel launched on each block may be given as a launch plan instead,
+ * checked on the first block only (NOTE [ Block launch plans ]):
+ * gx.mapBlocks({ kernel, grid: (xb) => [xb.shape[1] / 32, xb.shape[0] / 32], block: [32, 32], args: (xb, yb, zb) => [xb, yb, zb, n], out: 2 }, x, y, z)
+ */
+export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...rest: (MapArg | MapBlocksOptions)[]): ChunkedTensor {
+  const api = 'gx.mapBlocks';
+  if (typeof fn !== 'function' && (fn === null || typeof fn !== 'object')) {
+    throw new TypeError(`${api}: the first argument must be the function to call on each block, or a kernel launch plan ({ kernel, grid, block, args, out })`);
+  }
+  const launcher = typeof fn === 'function' ? undefined : launcherFor(fn, api);
+  const last = rest[rest.length - 1];
+  const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
+    ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
+  const args = rest as MapArg[];
+  let ref: ChunkedTensor | undefined;
+  for (const a of args) if (a instanceof ChunkedTensor && (ref === undefined || a.ndim > ref.ndim)) ref = a;
+  if (ref === undefined) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
+  let table = tables.get(ref);
+  if (table === undefined || !tableHolds(table, args)) {
+    table = makeTable(api, ref, args, args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor));
+    tables.set(ref, table);
+  }
+  const copies = new Map<Tensor, Map<string, Tensor>>();
+  const onDevice = (t: Tensor, dev: Device): Tensor => {
+    let m = copies.get(t);
+    if (m === undefined) copies.set(t, (m = new Map()));
+    let c = m.get(String(dev));
+    if (c === undefined) m.set(String(dev), (c = t.toDevice(dev, false, api)));
+    return c;
+  };
+  let dtype = opts.dtype;
+  const nStreams = opts.streams ?? 1;
+  if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
+  const lanes = new BlockLanes(nStreams);
+  const blocks: (Tensor | undefined)[] = [];
+  const call = launcher !== undefined ? (dev: Device, a: unknown[]): unknown => launcher.run(dev, a) : (_: Device, a: unknown[]): unknown => (fn as (...b: unknown[]) => Tensor)(...a);
+  try {
+    // Every block's arguments first, then the calls: a copy to another device
+    // waits for the source's stream, so copying while blocks run would hold
+    // that device back until the blocks queued before the copy finish.
+    const blockArgs = table.rows.map((row) => (row === undefined ? undefined : blockArgsOf(row, args, onDevice, opts.blockInfo === true)));
+    for (let k = 0; k < table.rows.length; k++) {
+      const row = table.rows[k], a = blockArgs[k];
+      if (row === undefined || a === undefined) {
+        blocks.push(undefined);
+        continue;
+      }
+      const dev = row.device, idx = row.index;
+      const out = nStreams === 1 || dev.type !== 'cuda' ? call(dev, a) : lanes.run(dev, () => call(dev, a) as Tensor);
+      if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
+      blocks.push(out);
+      if (!blockShaped(out.shape, ref.chunks, idx)) {
+        throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${idx.map((i, d) => ref.chunks[d][i]).join(', ')}]`);
+      }
+      dtype ??= out.dtype;
+      if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
+    }
+  } catch (e) {
+    // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
+    const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
+    for (const b of blocks) if (b !== undefined && !inputs.has(b) && !b.isDisposed) b.dispose();
+    throw e;
+  } finally {
+    lanes.join();
+    for (const m of copies.values()) for (const c of m.values()) c.dispose();
+  }
+  return new ChunkedTensor(ref.shape, ref.chunks, dtype ?? ref.dtype, blocks, ref.placement);
+}

@@ -1,0 +1,94 @@
+// mapBlocks' block tables (NOTE [ Block tables ] in lib/distributed/map-blocks.ts)
+// on every device: a call with the same arguments takes the table of the last
+// one, and anything that would change it makes a new one. Each case is
+// checked against the unchunked op, so a table taken when it should not be
+// (the old inputs' blocks, an old number, a stale copy) shows as a wrong value.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { deviceTestSerial } from './helpers';
+
+const maxAbsDiff = (a: gx.Tensor, b: gx.Tensor): number => gx.tidy(() => gx.max(gx.abs(gx.sub(a, b))).item() as number);
+
+/** x * s + y by blocks (a 1-d y lined up with the last dimension). */
+const scaledAdd = (xb: gx.Tensor, yb: gx.Tensor, s: number): gx.Tensor => gx.add(gx.mul(xb, s), yb);
+
+deviceTestSerial('mapBlocks called again with the same arguments gives the same blocks; new inputs or numbers are taken', (t, device) => {
+  gx.tidy(() => {
+    const x = gx.randn([12, 8], { device }), y1 = gx.randn([8], { device }), y2 = gx.randn([8], { device });
+    const dx = gx.chunked(x, { chunks: [4, 4] });
+    const dy1 = gx.chunked(y1, { chunks: [4] }), dy2 = gx.chunked(y2, { chunks: [4] });
+    for (let i = 0; i < 3; i++) {
+      using r = gx.mapBlocks(scaledAdd, dx, dy1, 2);
+      t.is(maxAbsDiff(r.compute(), gx.add(gx.mul(x, 2), y1)), 0, `call ${i}`);
+    }
+    using other = gx.mapBlocks(scaledAdd, dx, dy2, 2);
+    t.is(maxAbsDiff(other.compute(), gx.add(gx.mul(x, 2), y2)), 0, 'another chunked input');
+    using scaled = gx.mapBlocks(scaledAdd, dx, dy2, -3);
+    t.is(maxAbsDiff(scaled.compute(), gx.add(gx.mul(x, -3), y2)), 0, 'another number');
+    using nan = gx.mapBlocks(scaledAdd, dx, dy2, NaN);
+    t.true(Number.isNaN(nan.compute().sum().item() as number), 'NaN as the number');
+    using again = gx.mapBlocks(scaledAdd, dx, dy2, 2);
+    t.is(maxAbsDiff(again.compute(), gx.add(gx.mul(x, 2), y2)), 0, 'back to 2 after NaN');
+    // The same output-shaped input with an input whose chunks do not line up: refused as on a first call.
+    const bad = gx.chunked(gx.randn([8], { device }), { chunks: [[3, 5]] });
+    t.throws(() => gx.mapBlocks(scaledAdd, dx, bad, 2), { instanceOf: RangeError, message: /gx\.mapBlocks: the chunks of argument 2 do not line up/ });
+    using fine = gx.mapBlocks(scaledAdd, dx, dy1, 2);
+    t.is(maxAbsDiff(fine.compute(), gx.add(gx.mul(x, 2), y1)), 0, 'a good call after the refused one');
+    dy1.dispose();
+    dy2.dispose();
+    bad.dispose();
+    dx.dispose();
+  });
+});
+
+deviceTestSerial('mapBlocks copies a whole tensor from another device on every call, never from an earlier one', (t, device) => {
+  gx.tidy(() => {
+    // On a GPU the plain tensor stays on the CPU: every block needs a copy, made anew by each call.
+    const x = gx.randn([6, 4], { device }), w = gx.randn([4]);
+    const dx = gx.chunked(x, { chunks: [2, 4] });
+    for (const fill of [1.5, -2]) {
+      w.fill_(fill);
+      using r = gx.mapBlocks((xb: gx.Tensor, wb: gx.Tensor) => gx.add(xb, wb), dx, w);
+      t.is(maxAbsDiff(r.compute(), gx.add(x, gx.full([4], fill, { device }))), 0, `w filled with ${fill}`);
+    }
+    dx.dispose();
+  });
+});
+
+deviceTestSerial('mapBlocks hands each call block info of its own: a function changing it does not change the next call\'s', (t, device) => {
+  gx.tidy(() => {
+    const dx = gx.chunked(gx.zeros([4, 6], { device }), { chunks: [2, 3] });
+    const seen: string[][] = [];
+    for (let call = 0; call < 2; call++) {
+      const got: string[] = [];
+      using r = gx.mapBlocks((xb: gx.Tensor, info: gx.BlockInfo) => {
+        got.push(`${info.index.join(',')}@${info.offset.join(',')}`);
+        info.index[0] = 99;
+        info.offset.length = 0;
+        return gx.add(xb, 1);
+      }, dx, { blockInfo: true });
+      seen.push(got);
+      t.is(r.compute().sum().item(), 24);
+    }
+    t.deepEqual(seen[0], ['0,0@0,0', '0,1@0,3', '1,0@2,0', '1,1@2,3']);
+    t.deepEqual(seen[1], seen[0]);
+    dx.dispose();
+  });
+});
+
+test('a block table is kept per output-shaped input: two chunked tensors mapped in turn each give their own blocks', (t) => {
+  gx.tidy(() => {
+    const a = gx.arange(24, { dtype: 'float32' }).reshape(4, 6), b = gx.arange(24, { dtype: 'float32' }).reshape(4, 6).neg();
+    const da = gx.chunked(a, { chunks: [2, 3] }), db = gx.chunked(b, { chunks: [2, 2] });
+    for (let i = 0; i < 2; i++) {
+      for (const [d, want] of [[da, a], [db, b]] as const) {
+        using r = gx.mapBlocks((xb: gx.Tensor) => gx.mul(xb, 2), d);
+        t.deepEqual(r.chunks, d.chunks);
+        t.is(maxAbsDiff(r.compute(), gx.mul(want, 2)), 0);
+      }
+    }
+    da.dispose();
+    db.dispose();
+  });
+});
