@@ -81,7 +81,11 @@ function main(): void {
       const dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: [...devs] });
       const call = form === 'plan' ? () => { gx.mapBlocks(addBroadcastPlan, dx, dy, dz, { dtype: 'float32' }); }
         : () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); };
-      call();
+      // Warmed up as a program calling mapBlocks in a loop is: V8 optimizes a
+      // function after some dozens of calls, and the first ones (unoptimized)
+      // cost several times the host time (NOTE [ Block tables ]).
+      for (let i = 0; i < 50; i++) call();
+      syncAll(n);
       return { call, blocks: dx.blocks.length, dispose: () => { dx.dispose(); dy.dispose(); dz.dispose(); } };
     });
     x.dispose();
