@@ -135,7 +135,7 @@ export function evict(loc: CacheLocation, keep?: string): EvictResult {
   return res;
 }
 
-/** Writes counted by a ledger, and the scans among them (tests and bench:jit read them). */
+/** Writes counted by a ledger, and the scans among them (for tests). */
 export const ledgerCounts = { writes: 0, scans: 0 };
 
 interface Ledger {
@@ -160,24 +160,25 @@ function readLedger(file: string): Ledger | undefined {
  * Counts the `bytes` of an entry just written at `key` in `loc.dir` (NOTE [ Size
  * ledger ]): added to the ledger while the sum stays within the bound, else
  * the directory is scanned and evicted down to it (never `key`) and the ledger
- * starts again from the scan's count. Returns whether it scanned.
+ * starts again from the scan's count.
  */
-export function recordWrite(loc: CacheLocation, key: string, bytes: number): boolean {
+export function recordWrite(loc: CacheLocation, key: string, bytes: number): void {
   const file = path.join(loc.dir, SIZE_FILE);
   const now = Date.now();
   const ledger = readLedger(file);
   let next: Ledger;
-  let scanned = false;
   if (ledger !== undefined && now - ledger.countedAt < RECOUNT_MS && ledger.countedAt <= now && ledger.bytes + bytes <= loc.maxBytes) {
     next = { bytes: ledger.bytes + bytes, countedAt: ledger.countedAt };
   } else {
     next = { bytes: evict(loc, key).bytes, countedAt: now };
-    scanned = true;
     ledgerCounts.scans++;
   }
   ledgerCounts.writes++;
-  writeFileAtomic(file, JSON.stringify(next));
-  return scanned;
+  try {
+    writeFileAtomic(file, JSON.stringify(next));
+  } catch {
+    // a ledger that cannot be written only makes the next write scan
+  }
 }
 
 /** Forgets the directory's counted size (its entries were removed): the next write scans. */
