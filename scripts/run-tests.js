@@ -6,14 +6,23 @@
 //   node scripts/run-tests.js [ava args...]
 'use strict';
 const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 // ava's CLI entry is not in its package exports: use the installed file.
 const ava = path.join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
+// The suite's kernels and jit translations go to a cache directory of its own,
+// removed at the end, unless the caller names one: the suite translates
+// thousands of generated kernels, which filled the user's cache
+// (~/.cache/gpuext/jit: 12,700 files after some runs), and no test should
+// find what an earlier run left there.
+const ownCache = process.env.GPUEXT_CACHE_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'gx-test-cache-'));
 const child = spawn(process.execPath, [ava, '--tap', ...process.argv.slice(2)], {
   cwd: root,
   stdio: ['ignore', 'pipe', 'inherit'],
+  env: ownCache === undefined ? process.env : { ...process.env, GPUEXT_CACHE_DIR: ownCache },
 });
 
 let passed = 0, failed = 0, skipped = 0, todo = 0;
@@ -38,6 +47,7 @@ child.on('close', (code) => {
   // ava failing with no failed test counted means a file crashed or timed out.
   if (code !== 0 && failed === 0) failed = 1;
   const tail = skipped ? `, ${skipped} skipped` : '';
+  if (ownCache !== undefined) fs.rmSync(ownCache, { recursive: true, force: true });
   process.stdout.write(`\n${passed} passed, ${failed} failed${tail}\n`);
   process.exit(failed > 0 ? 1 : 0);
 });
