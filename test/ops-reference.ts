@@ -229,15 +229,22 @@ function erfcCF(x: number): number {
     f *= delta;
     if (Math.abs(delta - 1) < 1e-16) break;
   }
-  return Math.exp(-x * x) / Math.sqrt(Math.PI) / f;
+  // exp(-x^2) with x^2 split exactly (x = hi + lo, hi of 24 bits): exp(-x * x) would carry x * x's rounding, x^2 ulps.
+  // Past 27 erfc is below the smallest double (and exp(-hi * hi) underflows while the other factor may not).
+  if (x > 27) return 0;
+  const hi = Math.fround(x), lo = x - hi;
+  return Math.exp(-hi * hi) * Math.exp(-(2 * hi * lo + lo * lo)) / Math.sqrt(Math.PI) / f;
 }
 
-/** The error function to ~1e-15: its Taylor series below 2.5, 1 - erfc beyond. */
+/**
+ * The error function to a few ulps: its Taylor series below 1, 1 - erfc beyond (the series' alternating
+ * terms cancel past 1: at x = 2.44 it was 26 ulps off).
+ */
 export function erf(x: number): number {
   if (Number.isNaN(x)) return x;
   if (!Number.isFinite(x)) return Math.sign(x);
   const ax = Math.abs(x);
-  if (ax >= 2.5) return Math.sign(x) * (1 - erfcCF(ax));
+  if (ax >= 1) return Math.sign(x) * (1 - erfcCF(ax));
   let term = x, sum = x;
   for (let n = 1; n < 200; n++) {
     term *= -x * x / n;
