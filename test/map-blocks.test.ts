@@ -77,6 +77,22 @@ deviceTestSerial('mapBlocks hands each call block info of its own: a function ch
   });
 });
 
+test('mapBlocks passes other values through (as JS callers may), and a table is kept only while they are the same', (t) => {
+  gx.tidy(() => {
+    const x = gx.arange(12, { dtype: 'float32' }).reshape(3, 4);
+    const dx = gx.chunked(x, { chunks: [1, 4] });
+    const by = (xb: gx.Tensor, o: { k: number }, mode: string, flag: boolean): gx.Tensor => gx.mul(xb, (mode === 'double' ? 2 : 3) * (flag ? 1 : -1) * o.k);
+    const o1 = { k: 1 }, o2 = { k: 10 };
+    // Not a MapArg to TypeScript: a plain object (not last, where it would be the options), a string, a boolean.
+    const any = (v: unknown): number => v as number;
+    for (const [mode, flag, o, factor] of [['double', true, o1, 2], ['triple', true, o1, 3], ['triple', false, o1, -3], ['triple', false, o2, -30], ['double', true, o1, 2]] as const) {
+      using r = gx.mapBlocks(by as never, dx, any(o), any(mode), any(flag));
+      t.is(maxAbsDiff(r.compute(), gx.mul(x, factor)), 0, `${mode} ${flag} k=${o.k}`);
+    }
+    dx.dispose();
+  });
+});
+
 test('a block table is kept per output-shaped input: two chunked tensors mapped in turn each give their own blocks', (t) => {
   gx.tidy(() => {
     const a = gx.arange(24, { dtype: 'float32' }).reshape(4, 6), b = gx.arange(24, { dtype: 'float32' }).reshape(4, 6).neg();

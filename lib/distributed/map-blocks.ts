@@ -106,11 +106,17 @@ interface BlockRow {
   moves: readonly number[];
 }
 
+/** An argument as a table keeps it: an object (or function) by WeakRef, any other value as it is. */
+type Kept = { ref: WeakRef<object> } | { value: unknown };
+
 /** What mapBlocks worked out from its arguments (NOTE [ Block tables ]). */
 interface BlockTable {
-  /** The arguments, objects by WeakRef, numbers by value. */
-  args: readonly (WeakRef<ChunkedTensor | Tensor> | number)[];
+  args: readonly Kept[];
   rows: readonly (BlockRow | undefined)[];
+}
+
+function keep(a: unknown): Kept {
+  return (typeof a === 'object' && a !== null) || typeof a === 'function' ? { ref: new WeakRef(a) } : { value: a };
 }
 
 /** Tables by output-shaped input (the chunked argument with the most dimensions). */
@@ -119,8 +125,9 @@ const tables = new WeakMap<ChunkedTensor, BlockTable>();
 function tableHolds(t: BlockTable, args: readonly MapArg[]): boolean {
   if (t.args.length !== args.length) return false;
   for (let i = 0; i < args.length; i++) {
-    const kept = t.args[i], a = args[i];
-    if (typeof kept === 'number' ? kept !== a && !(kept !== kept && a !== a) : kept.deref() !== a) return false;
+    const kept = t.args[i], a: unknown = args[i];
+    // The same object, or a value equal by SameValueZero (NaN is NaN, as a number passed again is).
+    if ('ref' in kept ? kept.ref.deref() !== a : kept.value !== a && !(kept.value !== kept.value && a !== a)) return false;
   }
   return true;
 }
@@ -171,7 +178,7 @@ function makeTable(api: string, ref: ChunkedTensor, args: readonly MapArg[], chu
     });
     return { index, offset: index.map((i, d) => offsets[d][i]), device, at, moves };
   });
-  return { args: args.map((a) => (typeof a === 'number' ? a : new WeakRef(a))), rows };
+  return { args: args.map(keep), rows };
 }
 
 /** The block's arguments for this call: the inputs' blocks, on the block's device (copied there once per call and device). */
