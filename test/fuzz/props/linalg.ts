@@ -247,7 +247,7 @@ function svdCheck(a: readonly number[], m: number, n: number, dtype: DType, full
     // Relative to A's largest entry, plus an absolute floor at the dtype's smallest normal number: below it the
     // spacing of representable values is absolute (a subnormal A's S underflows by a whole subnormal step), as
     // LAPACK's error bounds add an underflow term.
-    const tol = (dtype === 'float64' ? 1e-11 : 2e-5) * Math.max(m, n, 1) * scale + Math.max(m, n, 1) * (dtype === 'float64' ? 2.2250738585072014e-308 : 1.1754943508222875e-38);
+    const tol = (dtype === 'float64' ? 1e-11 : 2e-5) * Math.max(m, n, 1) * scale + Math.max(m, n, 1) * (dtype === 'float64' ? 2 ** -1022 : 2 ** -126);
     for (let i = 0; i < k; i++) {
       if (!(s[i] >= 0)) return `S[${i}] = ${s[i]} is negative`;
       if (i > 0 && s[i] > s[i - 1] + tol) return `S is not descending: ${s}`;
