@@ -13,7 +13,8 @@
 //   parse, translate, NVRTC, load; target <= 50 ms) and warm (the same
 //   directory again, median of 3: the translation and kernel caches; target
 //   <= 5 ms), after require('gpuext') and CUDA's initialization, which are
-//   printed beside them;
+//   printed beside them, and the driver's JIT alone (bench/jit-driver-floor.ts:
+//   an empty kernel, one float32 division), the floor under a cold first call;
 // - 1-element calls of jit.rawkernel and vectorize against the same
 //   RawKernel / elementwiseKernel (target <= 1.10x).
 //
@@ -78,6 +79,23 @@ function firstCalls(mode: 'rawkernel' | 'vectorize'): { cold: FirstCall; warm: F
   return { cold: colds[1], warm: warms[1], coldRange: range(colds), warmRange: range(warms) };
 }
 
+/** The driver's JIT alone in a fresh process with its cache empty (bench/jit-driver-floor.ts): the floor under a cold first call. */
+function driverFloor(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-jit-floor-'));
+  try {
+    const r = spawnSync(process.execPath, [path.join(__dirname, 'jit-driver-floor.js')], {
+      encoding: 'utf8', env: { ...process.env, CUDA_CACHE_PATH: dir }, timeout: 60_000,
+    });
+    const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+    if (r.status !== 0 || !line.startsWith('{')) return `  the driver's JIT: not measured (${(r.stderr ?? '').trim().split('\n').pop() ?? 'no output'})`;
+    const f = JSON.parse(line) as { firstEmpty: number; empty: number; oneDivision: number; fourDivisions: number };
+    return `  the driver's JIT of PTX, fresh process, its cache empty (the floor under a cold first call): first module (an empty kernel) ` +
+      `${fmt(f.firstEmpty, 2)} ms, an empty kernel ${fmt(f.empty, 2)} ms, one float32 division ${fmt(f.oneDivision, 2)} ms, four ${fmt(f.fourDivisions, 2)} ms`;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const describeFirst = (what: string, r: ReturnType<typeof firstCalls>, coldTarget: number, warmTarget: number): string => {
   const part = (f: FirstCall, range: number[]): string =>
     `${fmt(f.firstMs, 2)} ms, median of 3 (${fmt(range[0], 2)}–${fmt(range[1], 2)}; CPU ${fmt(f.firstCpuMs, 2)}; require gpuext ${fmt(f.laps.require.wall)} ms before it)`;
@@ -105,6 +123,7 @@ function main(): void {
   // First calls in fresh processes (cold and warm disk caches), before this process touches CUDA.
   const rawFirst = firstCalls('rawkernel');
   const vecFirst = firstCalls('vectorize');
+  const jitFloor = driverFloor();
   using one = gx.ones([1], { device: 'cuda' });
   sync();
   let t0 = nowNs();
@@ -242,6 +261,7 @@ function main(): void {
   section('summary');
   console.log(`  gaussian_pdf 2^26 float32: vectorize ${fmt(bytes / vNs)} GB/s vs hand-written elementwiseKernel ${fmt(bytes / hNs)} GB/s = ${fmt(hNs / vNs, 3)}x (target >= 0.97: ${hNs / vNs >= 0.97 ? 'met' : 'MISSED'}); worst relative difference ${worst.toExponential(1)}`);
   console.log(describeFirst('vectorize', vecFirst, 50, 5));
+  console.log(jitFloor);
   console.log(`  1-element call: vectorize ${fmt(vLat, 2)} us vs elementwiseKernel ${fmt(hLat, 2)} us = ${fmt(vLat / hLat, 3)}x (target <= 1.10: ${vLat / hLat <= 1.1 ? 'met' : 'MISSED'})`);
   console.log(describeFirst('jit.rawkernel', rawFirst, 50, 5));
   console.log(`  1-element call: jit.rawkernel ${fmt(jLat, 2)} us vs the same RawKernel ${fmt(rLat, 2)} us = ${fmt(jLat / rLat, 3)}x (target <= 1.10: ${jLat / rLat <= 1.1 ? 'met' : 'MISSED'})`);
