@@ -28,7 +28,8 @@ import { pooledHandle, recycle, spentResult, stageResult } from '../lib/core/han
 import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_OP_ARGS, stagingArea } from '../lib/core/staging';
-import { REPO, fmt, launchFloor, median, perCallNs, printTable, rotatedMedians, section } from './util';
+import { pairedWithFloor } from './paired-floor';
+import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
 const BATCH = 1_000;
@@ -88,32 +89,13 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; pair
     ['gx.mul(y, b), 100 chained in a gx.tidy, per op', perOp(chain)],
     ['the same under gx.noGrad, per op', perOp(() => gx.noGrad(chain))],
   ];
-  const paired = sync === undefined ? undefined : pairedWithFloor(() => gx.mul(a, 2).dispose(), [a, b, c], sync);
+  const pair = sync === undefined ? undefined : pairedWithFloor(() => gx.mul(a, 2).dispose(), [a, b, c], sync, BATCH);
+  const paired = pair === undefined ? undefined : { mul: pair.call, floor: pair.floor };
   recycle(hs);
   a.dispose();
   b.dispose();
   c.dispose();
   return { rows: [...figures, ...chained].map(([n, v]) => [n, fmt(v, 2)]), mul: figures[figures.length - 1][1], paired };
-}
-
-/**
- * The target's pair, side by side: the launch floor measured in this process
- * (native.launchFloor: an empty 4-argument kernel launched from C++, the
- * arguments `tensors` by address and 1) and `call`, each timed in batches of
- * BATCH closed by a synchronize, in rotation over 9 rounds so neither always
- * runs first or on the host's quieter moment.
- */
-function pairedWithFloor(call: () => void, tensors: readonly gx.Tensor[], sync: () => void): { mul: number; floor: number } {
-  const empty4 = new gx.RawKernel('extern "C" __global__ void empty4(const float* a, const float* b, float* c, int n) {}', 'empty4');
-  const f4 = empty4.function(tensors[0].device);
-  const floorUs = (): number => {
-    stagingArea().set([...tensors.map((t) => t.address('calls')), 1], STAGED_ARGS);
-    return median(Array.from(native.launchFloor(f4, 4, BATCH)));
-  };
-  floorUs();  // its first batches load the kernel and warm the path
-  const callUs = (): number => perCallNs(call, 4 * BATCH, BATCH, { sync }) / 1e3;
-  const [floor, mul] = rotatedMedians([floorUs, callUs], (m) => m(), 9);
-  return { mul, floor };
 }
 
 /** mul_scalar(self, other, other_int, reverse, dtype, out)'s scalars in their slots (three per argument, value then tag). */

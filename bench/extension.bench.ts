@@ -21,6 +21,7 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { detectToolchain } from '../lib/toolkit/toolchain';
+import { pairedWithFloor } from './paired-floor';
 import {
   MiB, REPO, PYTHON,
   nowNs, elapsedNs, median, perCallNs,
@@ -59,7 +60,6 @@ const ANCHORS: readonly { name: string; us: string }[] = [
   { name: 'PyTorch extension via pybind', us: '11.4' },
   { name: 'torch.add', us: '8.4' },
   { name: 'CuPy RawKernel', us: '6.8-7.5' },
-  { name: 'bare N-API + <<<>>> (floor)', us: '4.1' },
 ];
 
 // ---------------------------------------------------------------- helpers (the shared ones are in util.ts)
@@ -234,6 +234,8 @@ function loadBinding(): Timed<AddGpuBinding> {
 interface CallFigures {
   addUs: number;
   allocUs: number; // gx.empty([1]) + dispose, for scale
+  /** On cuda: the call and the launch floor of this process, timed in turn (bench/paired-floor.ts). */
+  paired?: { call: number; floor: number };
 }
 
 function benchCall(addGpu: AddGpuBinding['addGpu'], device: 'cpu' | 'cuda'): CallFigures | undefined {
@@ -259,7 +261,8 @@ function benchCall(addGpu: AddGpuBinding['addGpu'], device: 'cpu' | 'cuda'): Cal
     const shape = [1];
     const opts = { device } as const;
     const allocNs = perCallNs(() => gx.empty(shape, opts).dispose(), CALLS, CALL_BATCH, { warmup: CALL_WARMUP, sync });
-    return { addUs: addNs / 1e3, allocUs: allocNs / 1e3 };
+    const paired = device === 'cuda' ? pairedWithFloor(() => addGpu(a, b).dispose(), [a, b, a], sync, CALL_BATCH) : undefined;
+    return { addUs: addNs / 1e3, allocUs: allocNs / 1e3, paired };
   } finally {
     a.dispose();
     b.dispose();
@@ -475,6 +478,8 @@ function main(): void {
   if (cuda) {
     callRow('gpuext addGpu (cuda)', gpuCall?.addUs, 'failed (PROBLEMS below)', 'const c = addGpu(a, b); c.dispose();');
     callRow('  of which gx.empty + dispose', gpuCall?.allocUs, 'failed', "gx.empty([1], {device:'cuda'}).dispose() alone");
+    callRow('  the launch floor of this process', gpuCall?.paired?.floor, 'failed', 'an empty 4-arg kernel launched from C++ (native.launchFloor), in turn with:');
+    callRow('  gpuext addGpu (cuda), in turn with it', gpuCall?.paired?.call, 'failed', 'the same call, 9 rounds alternating with the floor (bench/paired-floor.ts)');
   } else {
     skipped.push('gpuext addGpu (cuda): no GPU');
   }
@@ -525,7 +530,9 @@ function main(): void {
   summary.push(`no-change rebuild: ${fmt(builds.rebuildS, 3)} s (target <= ${TARGET_REBUILD_S} s: ${verdict(builds.rebuildS, TARGET_REBUILD_S, '<=')})`);
   const others = `torch ext ${fmt(ext.us, 2)}, torch.add ${fmt(tadd.us, 2)}, cupy RawKernel ${fmt(cpk.us, 2)} us`;
   summary.push(cuda
-    ? `call 1-elem add: ${fmt(gpuCall?.addUs, 2)} us (target <= ${TARGET_CALL_US} us: ${verdict(gpuCall?.addUs, TARGET_CALL_US, '<=')}; ${others})`
+    ? `call 1-elem add: ${fmt(gpuCall?.addUs, 2)} us (target <= ${TARGET_CALL_US} us: ${verdict(gpuCall?.addUs, TARGET_CALL_US, '<=')}; ${others}); ` +
+      `in turn with the launch floor of this process: ${fmt(gpuCall?.paired?.call, 2)} us against ${fmt(gpuCall?.paired?.floor, 2)} us ` +
+      `(floor + ${fmt(gpuCall?.paired === undefined ? undefined : gpuCall.paired.call - gpuCall.paired.floor, 2)} us)`
     : `call 1-elem add (cuda): skipped, no GPU (${others})`);
   if (cuda) {
     const r = gxGbps !== undefined && torchAddBw.gbps !== undefined ? gxGbps / torchAddBw.gbps : undefined;
