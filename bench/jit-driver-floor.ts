@@ -13,14 +13,12 @@ import * as path from 'path';
 
 import type * as GX from '../lib';
 import type * as Native from '../lib/core/native';
+import { PTX_HEADER } from '../lib/jit/emit-ptx';
 
-/** A kernel `name` reading one float, dividing it by a parameter `divisions` times, and storing it, as PTX text. */
+/** A kernel `name` reading one float, dividing it by a parameter `divisions` times, and storing it, as PTX text (the header the jit's modules carry). */
 function ptx(name: string, divisions: number): string {
   const body = Array.from({ length: divisions }, () => '  div.rn.f32 %f1, %f1, %f0;').join('\n');
-  return `.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry ${name}(.param .u64 p, .param .f32 a)
+  return `${PTX_HEADER}.visible .entry ${name}(.param .u64 p, .param .f32 a)
 {
   .reg .f32 %f<2>;
   .reg .s64 %rd<1>;

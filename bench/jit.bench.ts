@@ -31,7 +31,7 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { setPtxEnabled } from '../lib/jit/rawkernel';
-import { elapsedNs, fmt, median, nowNs, perCallNs, REPO, rotatedMedians, runPythonJson, section } from './util';
+import { childFailure, elapsedNs, fmt, lastJsonLine, median, nowNs, perCallNs, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 const N = 2 ** 26;
 
@@ -61,9 +61,9 @@ function firstCall(mode: 'rawkernel' | 'vectorize', cacheDir: string): FirstCall
   const r = spawnSync(process.execPath, [path.join(__dirname, 'jit-first-call.js'), mode], {
     encoding: 'utf8', env: { ...process.env, GPUEXT_CACHE_DIR: cacheDir, CUDA_CACHE_PATH: path.join(cacheDir, 'driver') }, timeout: 120_000,
   });
-  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !line.startsWith('{')) throw new Error(`first-call child failed: ${r.stderr}`);
-  return JSON.parse(line) as FirstCall;
+  const o = r.status === 0 ? lastJsonLine(r.stdout ?? '') : undefined;
+  if (o === undefined) throw new Error(`first-call child failed: ${childFailure(r, 'jit-first-call')}`);
+  return o as unknown as FirstCall;
 }
 
 /**
@@ -86,9 +86,9 @@ function driverFloor(): string {
     const r = spawnSync(process.execPath, [path.join(__dirname, 'jit-driver-floor.js')], {
       encoding: 'utf8', env: { ...process.env, CUDA_CACHE_PATH: dir }, timeout: 60_000,
     });
-    const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('{')) return `  the driver's JIT: not measured (${(r.stderr ?? '').trim().split('\n').pop() ?? 'no output'})`;
-    const f = JSON.parse(line) as { firstEmpty: number; empty: number; oneDivision: number; fourDivisions: number };
+    const o = r.status === 0 ? lastJsonLine(r.stdout ?? '') : undefined;
+    if (o === undefined) return `  the driver's JIT: not measured (${childFailure(r, 'jit-driver-floor')})`;
+    const f = o as { firstEmpty: number; empty: number; oneDivision: number; fourDivisions: number };
     return `  the driver's JIT of PTX, fresh process, its cache empty (the floor under a cold first call): first module (an empty kernel) ` +
       `${fmt(f.firstEmpty, 2)} ms, an empty kernel ${fmt(f.empty, 2)} ms, one float32 division ${fmt(f.oneDivision, 2)} ms, four ${fmt(f.fourDivisions, 2)} ms`;
   } finally {
