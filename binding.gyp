@@ -24,6 +24,7 @@
         "csrc/core/schema.cpp",
         "csrc/core/storage.cpp",
         "csrc/core/tensor.cpp",
+        "csrc/core/tensor_cache.cpp",
         "csrc/core/tensor_ops.cpp",
         "csrc/binding/addon.cpp",
         "csrc/binding/args.cpp",

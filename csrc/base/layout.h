@@ -28,6 +28,19 @@ inline int64_t layout_offset(const Layout& l, int64_t i) {
   return off;
 }
 
+// The C-order contiguous layout of `ndim` sizes (ndim <= kMaxDims, checked by the caller).
+inline Layout contiguous_layout(const int64_t* sizes, int32_t ndim) {
+  Layout l;
+  l.ndim = ndim;
+  int64_t stride = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    l.sizes[d] = sizes[d];
+    l.strides[d] = stride;
+    stride *= sizes[d] > 0 ? sizes[d] : 1;
+  }
+  return l;
+}
+
 // C-order contiguous (size-1 dims may have any stride, and a tensor with no
 // elements is contiguous, as in PyTorch).
 inline bool layout_is_contiguous(const Layout& l) {

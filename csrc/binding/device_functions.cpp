@@ -38,6 +38,7 @@ Napi::Value MemoryStatsFn(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     Napi::Env env = info.Env();
     const Device device = arg_device(info, 0, "memory.stats");
+    (void)TensorImpl::flush_cache();  // its tensors are disposed: the figures leave them out (NOTE [ Tensor cache ])
     Napi::Object o;
     if (device.is_cpu()) {
       o = stats_object(env, cpu_stats());
@@ -54,6 +55,7 @@ Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int64_t device = arg_int(info, 0, "memory.emptyCache", "device");
     if (device >= 0) cuda::check_device(static_cast<int>(device), "memory.emptyCache");
+    (void)TensorImpl::flush_cache();  // NOTE [ Tensor cache ]: what it holds goes back first
     if (device == -1) cpu_empty_cache();
     if (cuda::compiled()) {
       cuda::device_empty_cache(static_cast<int>(device));
@@ -66,6 +68,7 @@ Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
 // The host side alone: cached cpu blocks and pinned blocks.
 Napi::Value EmptyHostCache(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
+    (void)TensorImpl::flush_cache();
     cpu_empty_cache();
     if (cuda::compiled()) cuda::pinned_empty_cache();
     return info.Env().Undefined();
@@ -77,6 +80,7 @@ Napi::Value SetMemoryLimit(const Napi::CallbackInfo& info) {
     const int device = arg_cuda_device(info, 0, "memory.setLimit");
     const int64_t bytes = arg_int(info, 1, "memory.setLimit", "bytes");
     GX_CHECK_RANGE(bytes >= 0, "memory.setLimit: bytes must be >= 0, got ", bytes);
+    (void)TensorImpl::flush_cache();
     cuda::device_set_limit(device, bytes);
     return info.Env().Undefined();
   });

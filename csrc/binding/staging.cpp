@@ -79,7 +79,7 @@ TensorImpl* empty_from(const double* request, const double* shape, const char* f
     GX_CHECK_TYPE(whole(x, 9007199254740991.0), fn, ": shape[", d, "] must be a non-negative integer, got ", x);
     sizes[d] = static_cast<int64_t>(x);
   }
-  TensorImpl* t = TensorImpl::empty(std::vector<int64_t>(sizes, sizes + ndim), dtype, device, false);
+  TensorImpl* t = TensorImpl::empty(sizes, static_cast<int32_t>(ndim), dtype, device, false);
   set_last_address(t->data());
   return t;
 }

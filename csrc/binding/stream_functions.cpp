@@ -173,7 +173,10 @@ Napi::Value RecordStream(const Napi::CallbackInfo& info) {
     StreamBox& s = unwrap_external<StreamBox>(info[1], "Tensor.recordStream", "stream");
     GX_CHECK_VALUE(t.device().is_cuda() && t.device().index == s.device, "Tensor.recordStream: the tensor is on ",
                    t.device().str(), " but the stream on cuda:", s.device);
-    if (t.storage().nbytes() > 0) cuda::device_record_stream(t.storage().data(), s.stream);
+    if (t.storage().nbytes() > 0) {
+      cuda::device_record_stream(t.storage().data(), s.stream);
+      t.storage().mark_stream_shared();  // the tensor cache must not reuse it (NOTE [ Tensor cache ])
+    }
     return info.Env().Undefined();
   });
 }

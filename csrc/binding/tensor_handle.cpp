@@ -88,7 +88,9 @@ struct Box {
     if (impl == nullptr) return;
     if (by_finalizer) tls_explicit_run = 0;
     else if (tls_explicit_run < kExplicitRun) ++tls_explicit_run;
-    impl->release();
+    // A disposed tensor may go to the tensor cache (NOTE [ Tensor cache ] in core/tensor_cache.cpp);
+    // a finalizer's never does: it may run on a collection long after the program forgot the tensor.
+    if (by_finalizer || !TensorImpl::cache_disposed(impl)) impl->release();
     impl = nullptr;
     if (epoch == tls_epoch) tls_unreported -= bytes;
     else if (explicit_run()) tls_slack += bytes;

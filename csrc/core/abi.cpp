@@ -84,7 +84,7 @@ gx_status tensor_empty(int32_t ndim, const int64_t* sizes, gx_dtype dtype, gx_de
     GX_CHECK_TYPE(device.type == GX_CPU || device.type == GX_CUDA, "empty: unknown device type ", device.type);
     Device dev{static_cast<gx_device_type>(device.type), device.type == GX_CPU ? 0 : device.index};
     if (dev.is_cuda()) cuda::check_device(dev.index, "empty");
-    *out = TensorImpl::empty(std::vector<int64_t>(sizes, sizes + ndim), static_cast<DType>(dtype), dev);
+    *out = TensorImpl::empty(sizes, static_cast<int32_t>(ndim), static_cast<DType>(dtype), dev);
   });
 }
 

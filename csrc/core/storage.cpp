@@ -11,9 +11,11 @@ Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
   GX_CHECK_VALUE(!(pinned && device.is_cuda()), "pinned memory is host memory; ask for it on 'cpu', not ",
                  device.str());
   void* data = nullptr;
+  cuda::Stream stream = nullptr;
   if (nbytes > 0) {
     if (device.is_cuda()) {
-      data = cuda::device_alloc(device.index, nbytes, cuda::current_stream(device.index));
+      stream = cuda::current_stream(device.index);
+      data = cuda::device_alloc(device.index, nbytes, stream);
     } else if (pinned) {
       data = cuda::pinned_alloc(nbytes);
     } else {
@@ -21,6 +23,7 @@ Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
     }
   }
   Storage* storage = new Storage(device, data, nbytes, pinned);
+  storage->alloc_stream_ = stream;
   if (device.is_cuda() && capture_keepalive() != nullptr) capture_keepalive()->keep(storage);
   return storage;
 }

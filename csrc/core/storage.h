@@ -28,6 +28,13 @@ class Storage {
   bool pinned() const noexcept { return pinned_; }
   // Pinned host memory is reused only after the last stream that touched it is done.
   void set_last_stream(cuda::Stream s) noexcept { last_stream_ = s; }
+  // CUDA memory: the stream it was allocated on (the caching allocator frees it
+  // to that stream's pool), and whether recordStream told the allocator that
+  // other streams use it too. The tensor cache (NOTE [ Tensor cache ] in
+  // core/tensor_cache.cpp) reuses only memory of the first kind, on its stream.
+  cuda::Stream alloc_stream() const noexcept { return alloc_stream_; }
+  bool stream_shared() const noexcept { return stream_shared_; }
+  void mark_stream_shared() noexcept { stream_shared_ = true; }
 
  private:
   Storage(Device device, void* data, size_t nbytes, bool pinned)
@@ -40,6 +47,8 @@ class Storage {
   size_t nbytes_;
   bool pinned_;
   cuda::Stream last_stream_ = nullptr;
+  cuda::Stream alloc_stream_ = nullptr;
+  bool stream_shared_ = false;
 };
 
 }  // namespace gx::core

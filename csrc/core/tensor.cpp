@@ -5,18 +5,6 @@
 namespace gx::core {
 namespace {
 std::atomic<int64_t> g_live[kMaxDeviceSlots];
-
-Layout contiguous_layout(const std::vector<int64_t>& sizes) {
-  Layout l;
-  l.ndim = static_cast<int32_t>(sizes.size());
-  int64_t stride = 1;
-  for (int d = l.ndim - 1; d >= 0; --d) {
-    l.sizes[d] = sizes[d];
-    l.strides[d] = stride;
-    stride *= sizes[d] > 0 ? sizes[d] : 1;
-  }
-  return l;
-}
 }  // namespace
 
 int64_t checked_numel(const int64_t* sizes, int64_t ndim, const char* what) {
@@ -59,11 +47,30 @@ int64_t TensorImpl::live_count(int slot) noexcept {
 
 TensorImpl* TensorImpl::empty(const std::vector<int64_t>& sizes, DType dtype, Device device,
                               bool pinned) {
-  const int64_t n = checked_numel(sizes, "empty");
+  return empty(sizes.data(), static_cast<int32_t>(sizes.size()), dtype, device, pinned);
+}
+
+TensorImpl* TensorImpl::empty(const int64_t* sizes, int32_t ndim, DType dtype, Device device, bool pinned) {
+  const int64_t n = checked_numel(sizes, ndim, "empty");
   const int64_t item = static_cast<int64_t>(core::itemsize(dtype));
   GX_CHECK_RANGE(n <= std::numeric_limits<int64_t>::max() / item, "empty: shape is too large");
-  Storage* storage = Storage::allocate(device, static_cast<size_t>(n * item), pinned);
-  return new TensorImpl(storage, contiguous_layout(sizes), 0, dtype);
+  const size_t nbytes = static_cast<size_t>(n * item);
+  if (!pinned) {
+    if (TensorImpl* cached = from_cache(sizes, ndim, n, dtype, device, nbytes)) return cached;
+  }
+  Storage* storage = nullptr;
+  try {
+    storage = Storage::allocate(device, nbytes, pinned);
+  } catch (const Error& e) {
+    // What the tensor cache holds counts as allocated: free it and try once more before giving up.
+    if (e.kind() != ErrorKind::OutOfMemory || !flush_cache()) throw;
+    storage = Storage::allocate(device, nbytes, pinned);
+  }
+  return new TensorImpl(storage, contiguous_layout(sizes, ndim), 0, dtype);
+}
+
+void TensorImpl::count_live(Device device, int64_t delta) noexcept {
+  g_live[device.slot()].fetch_add(delta, std::memory_order_relaxed);
 }
 
 TensorImpl* TensorImpl::view(const TensorImpl& base, int64_t ndim, const int64_t* sizes, const int64_t* strides,

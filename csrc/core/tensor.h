@@ -21,6 +21,8 @@ class TensorImpl : public gx_tensor {
   // A new contiguous tensor with uninitialized memory (refcount 1).
   static TensorImpl* empty(const std::vector<int64_t>& sizes, DType dtype, Device device,
                            bool pinned = false);
+  // The same from `ndim` sizes (no vector to make on the op path).
+  static TensorImpl* empty(const int64_t* sizes, int32_t ndim, DType dtype, Device device, bool pinned = false);
   // A view of `base`'s storage (refcount 1). Checks that every element it can
   // reach lies inside the storage, so no view can read out of bounds.
   // `ndim` sizes and strides (ndim in [0, kMaxDims], checked).
@@ -52,9 +54,22 @@ class TensorImpl : public gx_tensor {
   // Live TensorImpls per device slot (Device::slot()), for leak tests.
   static int64_t live_count(int slot) noexcept;
 
+  // NOTE [ Tensor cache ] (core/tensor_cache.cpp): `t`, the caller's one
+  // reference to a tensor the program disposed, kept for the next empty() of
+  // the same size on this thread instead of freed; false when it does not
+  // qualify (the caller then releases it as usual).
+  static bool cache_disposed(TensorImpl* t) noexcept;
+  // Frees what this thread's cache holds, so the allocators' figures (and
+  // their free lists) count only live tensors; true when it held any.
+  static bool flush_cache() noexcept;
+
  private:
   TensorImpl(Storage* storage, Layout layout, int64_t offset, DType dtype);
   ~TensorImpl();
+  // A tensor from this thread's cache, made a new contiguous `sizes` x `dtype`, or null.
+  static TensorImpl* from_cache(const int64_t* sizes, int32_t ndim, int64_t numel, DType dtype, Device device,
+                                size_t nbytes) noexcept;
+  static void count_live(Device device, int64_t delta) noexcept;
 
   mutable std::atomic<int> refs_{1};
   Storage* storage_;  // owned reference

@@ -1,0 +1,104 @@
+// NOTE [ Tensor cache ]
+// A one-element op's result is allocated and, a line later, disposed: on an
+// H200's host the caching allocator's two calls (a lock each, a hash-map node
+// and a free-set node made and dropped), a Storage and a TensorImpl made and
+// deleted cost about as much as the op's own dispatch. So a tensor the program
+// disposes (Tensor.dispose(), `using`, tidy, autograd's temporaries: the
+// handle's explicit drop, never a finalizer) is kept here, whole, when it is
+// small and owns its memory alone, and the next empty() of the same byte size
+// on this thread, device and stream gets it back with its new shape and dtype:
+// no allocator call, no allocation. It qualifies when
+//  - nothing else holds the TensorImpl or its Storage (no view, no alias, no
+//    graph capture keeping it, no autograd node that saved it);
+//  - it is the contiguous whole of its storage, of at most kMaxBytes, not pinned;
+//  - on CUDA, no recordStream marked its memory as used by other streams (the
+//    allocator would wait for those streams before reusing it; the cache
+//    does not wait), and it is taken back only on its allocation stream, whose
+//    order keeps the next writer behind the last reader as the allocator's
+//    own reuse does;
+//  - no graph capture is running (a capture's allocations must stay alive
+//    with the graph: they go to the allocator).
+// A cached tensor is not live: the live-tensor counts drop when it comes in
+// and rise when it goes out. Its memory still counts as allocated, so what
+// reads or changes the allocators' state empties this thread's cache first:
+// gx.memory.stats, emptyCache, setLimit, and an allocation the allocator
+// refuses (out of memory, or over the limit), which is retried once after.
+// Other threads' caches (at most kMaxEntries x kMaxBytes each) are freed when
+// those threads end. The cache is per thread, so it takes no lock.
+#include <cstdint>
+
+#include "core/capture.h"
+#include "core/tensor.h"
+
+namespace gx::core {
+namespace {
+
+constexpr size_t kMaxBytes = size_t{64} << 10;
+constexpr int kMaxEntries = 64;
+
+struct Cache {
+  TensorImpl* entries[kMaxEntries] = {};
+  int size = 0;
+  ~Cache() { (void)TensorImpl::flush_cache(); }
+};
+
+Cache& cache() {
+  thread_local Cache c;
+  return c;
+}
+
+bool capturing() { return capture_keepalive() != nullptr; }
+
+}  // namespace
+
+bool TensorImpl::cache_disposed(TensorImpl* t) noexcept {
+  Cache& c = cache();
+  if (c.size == kMaxEntries || capturing() || t->use_count() != 1) return false;
+  const Storage& st = t->storage();
+  const size_t nbytes = st.nbytes();
+  if (st.use_count() != 1 || nbytes == 0 || nbytes > kMaxBytes || st.pinned() || st.stream_shared()) return false;
+  if (t->offset_ != 0 || !t->is_contiguous() || static_cast<size_t>(t->numel_) * t->itemsize() != nbytes) return false;
+  count_live(st.device(), -1);
+  c.entries[c.size++] = t;
+  return true;
+}
+
+TensorImpl* TensorImpl::from_cache(const int64_t* sizes, int32_t ndim, int64_t numel, DType dtype, Device device,
+                                   size_t nbytes) noexcept {
+  Cache& c = cache();
+  if (c.size == 0 || nbytes == 0 || nbytes > kMaxBytes || capturing()) return nullptr;
+  cuda::Stream stream = nullptr;
+  if (device.is_cuda()) {
+    try {
+      stream = cuda::current_stream(device.index);
+    } catch (...) {
+      return nullptr;  // the allocator's path reports what is wrong with the device
+    }
+  }
+  for (int i = c.size - 1; i >= 0; --i) {  // the most recently disposed first
+    TensorImpl* t = c.entries[i];
+    const Storage& st = *t->storage_;
+    if (st.nbytes() != nbytes || st.device() != device || st.alloc_stream() != stream) continue;
+    c.entries[i] = c.entries[--c.size];
+    t->layout_ = contiguous_layout(sizes, ndim);
+    t->offset_ = 0;
+    t->numel_ = numel;
+    t->dtype_ = dtype;
+    count_live(device, 1);
+    return t;
+  }
+  return nullptr;
+}
+
+bool TensorImpl::flush_cache() noexcept {
+  Cache& c = cache();
+  const bool held = c.size > 0;
+  while (c.size > 0) {
+    TensorImpl* t = c.entries[--c.size];
+    count_live(t->device(), 1);  // the destructor counts it out again
+    t->release();
+  }
+  return held;
+}
+
+}  // namespace gx::core
