@@ -73,3 +73,19 @@ cudaTest('a tensor disposed on one stream is not handed to an allocation on anot
   s.synchronize();
   z.dispose();
 }, { serial: true });
+
+deviceTestSerial('a cache full of tensors nobody asks for still takes the next disposed one', (t, device) => {
+  using x = gx.tensor(randomValues('float32', 1, 4) as Float32Array, { device });
+  using w = gx.tensor(randomValues('float64', 1, 5) as Float64Array, { device });
+  const before = gx.memory.stats(device);
+  // A hundred 4-byte temporaries disposed at once: more than the cache holds.
+  gx.tidy(() => {
+    let y = x;
+    for (let i = 0; i < 100; i++) y = gx.mul(y, 1.5);
+  });
+  const a = gx.mul(w, 2);  // 8 bytes: none cached
+  a.dispose();
+  using b = gx.mul(w, 3);
+  t.is(gx.memory.stats(device).numAllocs - before.numAllocs, 101, 'the 100 temporaries and a: b came from the cache');
+  sameValues(t, b.toArraySync(), [w.toArraySync()[0] * 3]);
+});

@@ -24,7 +24,9 @@
 // gx.memory.stats, emptyCache, setLimit, and an allocation the allocator
 // refuses (out of memory, or over the limit), which is retried once after.
 // Other threads' caches (at most kMaxEntries x kMaxBytes each) are freed when
-// those threads end. The cache is per thread, so it takes no lock.
+// those threads end. The cache is per thread, so it takes no lock. When it is
+// full, its older half is freed: what a run of other work left behind (a
+// tidy's CPU temporaries before CUDA ops) cannot keep it full of misses.
 #include <cstdint>
 
 #include "core/capture.h"
@@ -36,8 +38,19 @@ namespace {
 constexpr size_t kMaxBytes = size_t{64} << 10;
 constexpr int kMaxEntries = 64;
 
+// A cached tensor with what a lookup compares, so a miss reads no TensorImpl or Storage.
+struct Entry {
+  TensorImpl* tensor;
+  size_t nbytes;
+  Device device;
+  cuda::Stream stream;
+};
+
+// Oldest first. When it is full the older half goes back to the allocators:
+// entries nobody asks for (a tidy's hundred CPU temporaries before a run of
+// CUDA ops) would otherwise keep out the ones that are.
 struct Cache {
-  TensorImpl* entries[kMaxEntries] = {};
+  Entry entries[kMaxEntries] = {};
   int size = 0;
   ~Cache() { (void)TensorImpl::flush_cache(); }
 };
@@ -52,14 +65,24 @@ bool capturing() { return capture_keepalive() != nullptr; }
 }  // namespace
 
 bool TensorImpl::cache_disposed(TensorImpl* t) noexcept {
-  Cache& c = cache();
-  if (c.size == kMaxEntries || capturing() || t->use_count() != 1) return false;
+  if (capturing() || t->use_count() != 1) return false;
   const Storage& st = t->storage();
   const size_t nbytes = st.nbytes();
   if (st.use_count() != 1 || nbytes == 0 || nbytes > kMaxBytes || st.pinned() || st.stream_shared()) return false;
   if (t->offset_ != 0 || !t->is_contiguous() || static_cast<size_t>(t->numel_) * t->itemsize() != nbytes) return false;
+  Cache& c = cache();
+  if (c.size == kMaxEntries) {
+    constexpr int kEvict = kMaxEntries / 2;
+    for (int i = 0; i < kEvict; ++i) {
+      TensorImpl* old = c.entries[i].tensor;
+      count_live(old->device(), 1);  // the destructor counts it out again
+      old->release();
+    }
+    for (int i = kEvict; i < kMaxEntries; ++i) c.entries[i - kEvict] = c.entries[i];
+    c.size -= kEvict;
+  }
   count_live(st.device(), -1);
-  c.entries[c.size++] = t;
+  c.entries[c.size++] = Entry{t, nbytes, st.device(), st.alloc_stream()};
   return true;
 }
 
@@ -76,10 +99,11 @@ TensorImpl* TensorImpl::from_cache(const int64_t* sizes, int32_t ndim, int64_t n
     }
   }
   for (int i = c.size - 1; i >= 0; --i) {  // the most recently disposed first
-    TensorImpl* t = c.entries[i];
-    const Storage& st = *t->storage_;
-    if (st.nbytes() != nbytes || st.device() != device || st.alloc_stream() != stream) continue;
-    c.entries[i] = c.entries[--c.size];
+    const Entry& e = c.entries[i];
+    if (e.nbytes != nbytes || e.device != device || e.stream != stream) continue;
+    TensorImpl* t = e.tensor;
+    for (int k = i + 1; k < c.size; ++k) c.entries[k - 1] = c.entries[k];  // keeps the order: usually none to move
+    --c.size;
     t->layout_ = contiguous_layout(sizes, ndim);
     t->offset_ = 0;
     t->numel_ = numel;
@@ -94,7 +118,7 @@ bool TensorImpl::flush_cache() noexcept {
   Cache& c = cache();
   const bool held = c.size > 0;
   while (c.size > 0) {
-    TensorImpl* t = c.entries[--c.size];
+    TensorImpl* t = c.entries[--c.size].tensor;
     count_live(t->device(), 1);  // the destructor counts it out again
     t->release();
   }
