@@ -26,7 +26,8 @@
 //    result in it.
 // Only JS that owns a handle passes it, and Tensor.handle() refuses disposed
 // tensors, so an empty handle reaching an op is a pooled one. The finalizer
-// remains the backstop for tensors never disposed.
+// remains the backstop for tensors never disposed. What an explicit dispose
+// lets go of may itself be reused: NOTE [ Tensor cache ] in core/tensor_cache.cpp.
 #pragma once
 #include <napi.h>
 

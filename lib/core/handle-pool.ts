@@ -5,7 +5,9 @@
 // handle for an extension op's returned tensor) instead of a new External,
 // whose creation and finalizer cost more than a one-element CPU op. Views
 // go into one too, their layout staged (NOTE [ Staged views ] in
-// csrc/binding/staging.h).
+// csrc/binding/staging.h). The tensor behind the handle is reused one level
+// down: a disposed small tensor, memory and all, carries the next one of its
+// byte size (NOTE [ Tensor cache ] in csrc/core/tensor_cache.cpp).
 import type { Device } from './device';
 import { native, type NativeTensor } from './native';
 import { MAX_DIMS } from './shape';
