@@ -4,6 +4,9 @@
 // holds is neither live nor allocated in gx.memory's figures; memory another
 // tensor still uses (a view) and memory of another stream never comes back
 // through it. Serial: they read the allocators' figures and addresses.
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+
 import * as gx from '../lib';
 import { cudaTest, deviceTestSerial, randomValues, sameValues } from './helpers';
 
@@ -88,4 +91,20 @@ deviceTestSerial('a cache full of tensors nobody asks for still takes the next d
   using b = gx.mul(w, 3);
   t.is(gx.memory.stats(device).numAllocs - before.numAllocs, 101, 'the 100 temporaries and a: b came from the cache');
   sameValues(t, b.toArraySync(), [w.toArraySync()[0] * 3]);
+});
+
+deviceTestSerial('GPUEXT_TENSOR_CACHE=0 turns the cache off: every tensor comes from the allocator', (t, device) => {
+  // The same dispose-then-allocate as above, in a process started with the cache off.
+  const script = `
+    const gx = require(${JSON.stringify(path.resolve(__dirname, '../lib'))});
+    const x = gx.tensor([1, 2, 3], { dtype: 'float64', device: '${device}' });
+    const before = gx.memory.stats('${device}');
+    gx.mul(x, 2).dispose();
+    const z = gx.mul(x, 3);
+    console.log(JSON.stringify({ allocs: gx.memory.stats('${device}').numAllocs - before.numAllocs, z: z.toArraySync()[2] }));`;
+  for (const [value, allocs] of [['0', 2], ['1', 1]] as const) {
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, GPUEXT_TENSOR_CACHE: value }, timeout: 60_000 });
+    t.is(r.status, 0, r.stderr);
+    t.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop() ?? ''), { allocs, z: 9 }, `GPUEXT_TENSOR_CACHE=${value}`);
+  }
 });

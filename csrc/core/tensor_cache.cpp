@@ -24,10 +24,14 @@
 // gx.memory.stats, emptyCache, setLimit, and an allocation the allocator
 // refuses (out of memory, or over the limit), which is retried once after.
 // Other threads' caches (at most kMaxEntries x kMaxBytes each) are freed when
-// those threads end. The cache is per thread, so it takes no lock. When it is
+// those threads end. GPUEXT_TENSOR_CACHE=0 turns it off (a tool that checks
+// memory accesses, compute-sanitizer's memcheck, then sees every dispose as a
+// free). The cache is per thread, so it takes no lock. When it is
 // full, its older half is freed: what a run of other work left behind (a
 // tidy's CPU temporaries before CUDA ops) cannot keep it full of misses.
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/capture.h"
 #include "core/tensor.h"
@@ -62,10 +66,18 @@ Cache& cache() {
 
 bool capturing() { return capture_keepalive() != nullptr; }
 
+bool enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPUEXT_TENSOR_CACHE");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
 }  // namespace
 
 bool TensorImpl::cache_disposed(TensorImpl* t) noexcept {
-  if (capturing() || t->use_count() != 1) return false;
+  if (!enabled() || capturing() || t->use_count() != 1) return false;
   const Storage& st = t->storage();
   const size_t nbytes = st.nbytes();
   if (st.use_count() != 1 || nbytes == 0 || nbytes > kMaxBytes || st.pinned() || st.stream_shared()) return false;
