@@ -56,7 +56,7 @@ class TensorImpl : public gx_tensor {
 
   // NOTE [ Tensor cache ] (core/tensor_cache.cpp): `t`, the caller's one
   // reference to a tensor the program disposed, kept for the next empty() of
-  // the same size on this thread instead of freed; false when it does not
+  // its byte size on this thread instead of freed; false when it does not
   // qualify (the caller then releases it as usual).
   static bool cache_disposed(TensorImpl* t) noexcept;
   // Frees what this thread's cache holds, so the allocators' figures (and

@@ -23,12 +23,12 @@
 // reads or changes the allocators' state empties this thread's cache first:
 // gx.memory.stats, emptyCache, setLimit, and an allocation the allocator
 // refuses (out of memory, or over the limit), which is retried once after.
-// Other threads' caches (at most kMaxEntries x kMaxBytes each) are freed when
-// those threads end. GPUEXT_TENSOR_CACHE=0 turns it off (a tool that checks
-// memory accesses, compute-sanitizer's memcheck, then sees every dispose as a
-// free). The cache is per thread, so it takes no lock. When it is
-// full, its older half is freed: what a run of other work left behind (a
+// The cache is per thread, so it takes no lock; other threads' caches (at
+// most kMaxEntries x kMaxBytes each) are freed when those threads end. When it
+// is full, its older half is freed: what a run of other work left behind (a
 // tidy's CPU temporaries before CUDA ops) cannot keep it full of misses.
+// GPUEXT_TENSOR_CACHE=0 turns it off, so a tool that checks memory accesses
+// (compute-sanitizer's memcheck) sees every dispose as a free.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -50,13 +50,11 @@ struct Entry {
   cuda::Stream stream;
 };
 
-// Oldest first. When it is full the older half goes back to the allocators:
-// entries nobody asks for (a tidy's hundred CPU temporaries before a run of
-// CUDA ops) would otherwise keep out the ones that are.
+// Oldest first.
 struct Cache {
   Entry entries[kMaxEntries] = {};
   int size = 0;
-  ~Cache() { (void)TensorImpl::flush_cache(); }
+  ~Cache() { (void)TensorImpl::flush_cache(); }  // the thread ends: its cached tensors go back to the allocators
 };
 
 Cache& cache() {
