@@ -70,6 +70,8 @@ class TensorImpl : public gx_tensor {
   static TensorImpl* from_cache(const int64_t* sizes, int32_t ndim, int64_t numel, DType dtype, Device device,
                                 size_t nbytes) noexcept;
   static void count_live(Device device, int64_t delta) noexcept;
+  // Gives a cached tensor back to the allocators.
+  static void free_cached(TensorImpl* t) noexcept;
 
   mutable std::atomic<int> refs_{1};
   Storage* storage_;  // owned reference

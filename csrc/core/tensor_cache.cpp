@@ -74,6 +74,11 @@ bool enabled() {
 
 }  // namespace
 
+void TensorImpl::free_cached(TensorImpl* t) noexcept {
+  count_live(t->device(), 1);  // the cache counted it out of the live ones; its destructor does that again
+  t->release();
+}
+
 bool TensorImpl::cache_disposed(TensorImpl* t) noexcept {
   if (!enabled() || capturing() || t->use_count() != 1) return false;
   const Storage& st = t->storage();
@@ -83,11 +88,7 @@ bool TensorImpl::cache_disposed(TensorImpl* t) noexcept {
   Cache& c = cache();
   if (c.size == kMaxEntries) {
     constexpr int kEvict = kMaxEntries / 2;
-    for (int i = 0; i < kEvict; ++i) {
-      TensorImpl* old = c.entries[i].tensor;
-      count_live(old->device(), 1);  // the destructor counts it out again
-      old->release();
-    }
+    for (int i = 0; i < kEvict; ++i) free_cached(c.entries[i].tensor);
     for (int i = kEvict; i < kMaxEntries; ++i) c.entries[i - kEvict] = c.entries[i];
     c.size -= kEvict;
   }
@@ -128,9 +129,7 @@ bool TensorImpl::flush_cache() noexcept {
   Cache& c = cache();
   const bool held = c.size > 0;
   while (c.size > 0) {
-    TensorImpl* t = c.entries[--c.size].tensor;
-    count_live(t->device(), 1);  // the destructor counts it out again
-    t->release();
+    free_cached(c.entries[--c.size].tensor);
   }
   return held;
 }

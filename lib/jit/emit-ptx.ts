@@ -7,15 +7,7 @@
 // not come near Numba's or CuPy's. PTX is what NVRTC would have made: the
 // driver compiles it itself when the module loads (cuModuleLoadData; 8-11
 // ms for a one-line kernel on the H200's host, more as the code grows, and
-// the driver keeps its own cache of the result). What the JIT costs there
-// (bench:jit's driver line, bench/jit-driver-floor.ts): the process's first
-// module 16-18 ms (the JIT's own start), an empty kernel 8.5-9.6 ms, one
-// float32 division 17-21 ms (div.rn.f32's slow path comes with the first),
-// vectorize's gaussian_pdf 33-58 ms from one process to the next. A lower
-// CU_JIT_OPTIMIZATION_LEVEL saves little (level 0: 41 ms for the gaussian,
-// and its kernel 3.6x slower) and CU_JIT_SPLIT_COMPILE nothing, so a cold
-// first call of a kernel that divides cannot come under 50 ms this way.
-// So a kernel whose every
+// the driver keeps its own cache of the result). So a kernel whose every
 // node has a PTX face is printed here too (a vectorized function's
 // elementwise kernel by ptx-elementwise.ts), and loaded as PTX on a device
 // that runs its target (sm_80 and later: bfloat16 stores need it); its CUDA
@@ -30,6 +22,15 @@
 // (ptx-isa.ts, ptx-math.ts, ptx-intrinsics.ts). A PTX module the driver
 // refuses is compiled from the CUDA source instead, with a note under
 // NODE_DEBUG=gpuext (raw.ts).
+//
+// What the driver's JIT costs on the H200's host (bench:jit's driver line,
+// bench/jit-driver-floor.ts): the process's first module 16-18 ms (the JIT's
+// own start), an empty kernel 8.5-9.6 ms, one float32 division 17-21 ms
+// (div.rn.f32's slow path comes with the first), vectorize's gaussian_pdf
+// 33-58 ms from one process to the next. A lower CU_JIT_OPTIMIZATION_LEVEL
+// saves little (level 0: 41 ms for the gaussian, and its kernel 3.6x slower)
+// and CU_JIT_SPLIT_COMPILE nothing, so a cold first call of a kernel that
+// divides cannot come under 50 ms this way.
 import type { DType } from '../core/dtype';
 import { calledFunctions, type ArrayDecl, type Expr, type FnIR, type Stmt, type VarDecl } from './ir';
 import { INTRINSIC_TABLE } from './intrinsic-table';
