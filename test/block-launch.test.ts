@@ -5,7 +5,10 @@
 // one is refused there), a tensor on another device too; on the CPU a plan
 // is refused naming the block's device; the plan's keys are checked. A plan
 // passed again keeps its checks only while it names the same parts, and a
-// later call with a different scalar or kernel is checked again.
+// later call with a different scalar or kernel is checked again. A call
+// that repeats the last one's launches goes out as a graph per device (NOTE
+// [ Block graphs ]), compared bit for bit, and a call within a capture
+// launches into the capture.
 import test from 'ava';
 
 import * as gx from '../lib';
@@ -60,6 +63,72 @@ cudaTest('a launch plan passed again keeps its checks for the same values, and c
     // Another kernel in the same plan object is checked from scratch: its three parameters against four arguments.
     again.kernel = new gx.RawKernel('extern "C" __global__ void three(const float* x, float* z, int n) {}', 'three');
     t.throws(() => gx.mapBlocks(again, dx, dy, gx.chunked(gx.zerosLike(x), { chunks: CHUNKS })), { message: /takes 3 arguments .* but 4 were given/ });
+  });
+});
+
+// Every GPU present: on two, the blocks alternate between them and each device's launches go out as its own graph.
+const gpus = (): string[] => Array.from({ length: gx.cuda.deviceCount() }, (_, i) => `cuda:${i}`);
+
+cudaTest('a plan called again goes out as a graph of the same launches, and what changed is launched again', (t) => {
+  gx.tidy(() => {
+    const devices = gpus();
+    const { x, y } = inputs('cuda:0');
+    const p = plan();
+    const dx = gx.chunked(x, { chunks: CHUNKS, devices }), dy = gx.chunked(y, { chunks: [CHUNKS[1]], devices });
+    const dz = gx.chunked(gx.zerosLike(x), { chunks: CHUNKS, devices });
+    const launcher = launcherFor(p, 'gx.mapBlocks');
+    const run = (z: gx.ChunkedTensor, what: string, want: gx.Tensor): void => {
+      for (const b of z.blocks) b.fill_(-7);
+      const got = gx.mapBlocks(p, dx, dy, z).compute('cuda:0');
+      t.deepEqual(Array.from(got.toArraySync() as Float32Array), Array.from(gx.add(x, want).toArraySync() as Float32Array), what);
+    };
+    // The first call checks, the second records, the third repeats the second and captures it.
+    for (let call = 0; call < 3; call++) run(dz, `call ${call}`, y);
+    t.is(launcher.graphReplays, devices.length, 'the third call went out as one graph per device');
+    // New values at the same addresses: the graph reads them.
+    const y2 = gx.mul(y, 3);
+    dy.blocks.forEach((b, j) => b.copy_(y2.narrow(0, j * CHUNKS[1], CHUNKS[1])));
+    run(dz, 'the graph again, new values of y', y2);
+    t.is(launcher.graphReplays, 2 * devices.length);
+    // Other output blocks are other addresses: launched one by one, not replayed.
+    const other = gx.chunked(gx.zerosLike(x), { chunks: CHUNKS, devices });
+    run(other, 'another output', y2);
+    t.is(launcher.graphReplays, 2 * devices.length, 'a call with other addresses is not replayed');
+    run(dz, 'the first output again', y2);
+    t.is(launcher.graphReplays, 3 * devices.length, 'the graph still holds the first output\'s launches');
+  });
+});
+
+cudaTest('a plan\'s graph is compared bit for bit: a -0 scalar is not the 0 it captured', (t) => {
+  gx.tidy(() => {
+    const scale = new gx.RawKernel('extern "C" __global__ void scale(const float* x, float* z, float s) { z[threadIdx.x] = x[threadIdx.x] * s; }', 'scale');
+    let s = 0;
+    const p: gx.BlockLaunch = { kernel: scale, grid: 1, block: 32, out: 1, args: (xb: gx.Tensor, zb: gx.Tensor) => [xb, zb, s] };
+    const dx = gx.chunked(gx.rand([128], { device: 'cuda:0' }).add(1), { chunks: [32] });
+    const dz = gx.chunked(gx.zeros([128], { device: 'cuda:0' }), { chunks: [32] });
+    const launcher = launcherFor(p, 'gx.mapBlocks');
+    for (let call = 0; call < 4; call++) gx.mapBlocks(p, dx, dz);
+    t.is(launcher.graphReplays, 2, 'the third and fourth calls replayed');
+    s = -0;
+    const z = gx.mapBlocks(p, dx, dz).compute();
+    t.is(launcher.graphReplays, 2, 'a -0 scalar is another launch');
+    t.true(Array.from(z.toArraySync() as Float32Array).every((v) => Object.is(v, -0)), 'x * -0 is -0 for positive x');
+  });
+});
+
+cudaTest('a plan called inside a capture launches its blocks into the capture', (t) => {
+  gx.tidy(() => {
+    const { x, y } = inputs('cuda:0');
+    const p = plan();
+    const dx = gx.chunked(x, { chunks: CHUNKS }), dy = gx.chunked(y, { chunks: [CHUNKS[1]] });
+    const dz = gx.chunked(gx.zerosLike(x), { chunks: CHUNKS });
+    for (let call = 0; call < 3; call++) gx.mapBlocks(p, dx, dy, dz);  // checked, recorded, replayed
+    for (const b of dz.blocks) b.fill_(-7);
+    gx.cuda.synchronize();
+    using g = gx.cuda.graph(() => { gx.mapBlocks(p, dx, dy, dz); });
+    t.true(g.nodes >= dz.blocks.length, `the capture holds every block's launch (${g.nodes} nodes)`);
+    g.replay();
+    t.deepEqual(Array.from(dz.compute().toArraySync() as Float32Array), Array.from(gx.add(x, y).toArraySync() as Float32Array));
   });
 });
 

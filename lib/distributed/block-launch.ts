@@ -16,12 +16,16 @@
 // launch again becomes what later blocks are compared with. The checks
 // outlive the call: the same plan object passed again (still naming the same
 // kernel, functions, extents and output, compared by identity) starts from
-// them, so a mapBlocks called in a loop launches every block staged.
+// them, so a mapBlocks called in a loop launches every block staged. Within
+// a call, the staged launches of each device wait for the call's end, where
+// they go out together (NOTE [ Block graphs ] in block-graphs.ts).
+import { capturingDevice } from '../core/capture-guard';
 import type { Device } from '../core/device';
 import { checkOptions, optionKeys } from '../core/options';
 import { readDim3, type Dim3, type RawKernel } from '../rtc/raw';
 import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { Tensor } from '../core/tensor';
+import { DeviceLaunches } from './block-graphs';
 
 /** A kernel for gx.mapBlocks to launch on each block (NOTE [ Block launch plans ]). */
 export interface BlockLaunch {
@@ -67,11 +71,15 @@ interface Checked {
 /** A plan checked once per device, launching blocks through the staged path. */
 export class BlockLauncher {
   readonly #plan: BlockLaunch;
-  readonly #checked = new Map<string, Checked>();
+  /** By device index: what the last full launch there checked, and the device's staged launches. */
+  readonly #checked = new Map<number, Checked>();
+  readonly #launches = new Map<number, DeviceLaunches>();
   readonly #dims = new Float64Array(7);
   readonly #fn: string;
-
   readonly #parts: readonly unknown[];
+  /** Within a call (begin() to finish()) whose staged launches wait for its end (NOTE [ Block graphs ]). */
+  #deferring = false;
+  #inCall = false;
 
   constructor(plan: BlockLaunch, fn: string) {
     checkOptions<BlockLaunch>(plan, fn, PLAN_KEYS);
@@ -89,6 +97,43 @@ export class BlockLauncher {
     return now.every((p, i) => p === this.#parts[i]);
   }
 
+  /**
+   * Starts a mapBlocks call. With `wait`, staged launches wait for finish()
+   * (NOTE [ Block graphs ]); they go out at once inside a capture (which
+   * records them) or within another call of this plan.
+   */
+  begin(wait: boolean): void {
+    this.#deferring = wait && !this.#inCall && capturingDevice() === null;
+    this.#inCall = true;
+  }
+
+  /** Ends the call begun: every device's waiting launches go out. */
+  finish(): void {
+    const deferred = this.#deferring;
+    this.#deferring = false;
+    this.#inCall = false;
+    if (!deferred) return;
+    try {
+      for (const d of this.#launches.values()) d.finish();
+    } finally {
+      for (const d of this.#launches.values()) d.abandon();  // those after a launch that failed
+    }
+  }
+
+  /** @internal How many device records of this plan's calls went out as a graph (NOTE [ Block graphs ]). */
+  get graphReplays(): number {
+    let n = 0;
+    for (const d of this.#launches.values()) n += d.replays;
+    return n;
+  }
+
+  /** Ends a call that failed: its waiting launches are dropped. */
+  abandon(): void {
+    if (this.#deferring) for (const d of this.#launches.values()) d.abandon();
+    this.#deferring = false;
+    this.#inCall = false;
+  }
+
   /** Launches the plan on one block (its arguments on `device`) and returns the output block. */
   run(device: Device, blockArgs: readonly unknown[]): Tensor {
     const fn = this.#fn, plan = this.#plan;
@@ -98,19 +143,28 @@ export class BlockLauncher {
     const call = plan.args as (...a: readonly unknown[]) => readonly unknown[];
     const args = call(...blockArgs);
     const grid = typeof plan.grid === 'function' ? (plan.grid as (...a: readonly unknown[]) => Dim3)(...blockArgs) : plan.grid;
-    const key = String(device);
+    const key = device.index;
     const checked = this.#checked.get(key);
-    if (checked === undefined || !this.#stage(checked, device, args, grid)) {
-      plan.kernel.launch(grid, plan.block, args, plan.sharedMem === undefined ? undefined : { sharedMem: plan.sharedMem });
-      // What this launch checked is what later blocks (of this call or a later one) are compared with.
-      if (Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
-        this.#checked.set(key, { tensor: args.map((a) => a instanceof Tensor), values: args.slice() });
+    if (checked !== undefined && this.#stage(checked, device, args, grid)) {
+      if (!this.#deferring) {
+        plan.kernel.launchStaged(device, this.#dims);
+        return out;
       }
+      let d = this.#launches.get(key);
+      if (d === undefined) this.#launches.set(key, (d = new DeviceLaunches(device, plan.kernel, 7 + checked.tensor.length)));
+      d.add(this.#dims);
+      return out;
+    }
+    this.#launches.get(key)?.flush();  // the device's waiting launches go first
+    plan.kernel.launch(grid, plan.block, args, plan.sharedMem === undefined ? undefined : { sharedMem: plan.sharedMem });
+    // What this launch checked is what later blocks (of this call or a later one) are compared with.
+    if (Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
+      this.#checked.set(key, { tensor: args.map((a) => a instanceof Tensor), values: args.slice() });
     }
     return out;
   }
 
-  /** Stages a block's launch like the checked one and launches it; false (nothing staged) when it differs. */
+  /** Stages a block's launch like the checked one (extents in #dims, arguments in the staging area); false when it differs. */
   #stage(c: Checked, device: Device, args: readonly unknown[], grid: Dim3): boolean {
     if (!Array.isArray(args) || args.length !== c.tensor.length) return false;
     const dims = this.#dims;
@@ -131,7 +185,6 @@ export class BlockLauncher {
         return false;
       }
     }
-    this.#plan.kernel.launchStaged(device, dims);
     return true;
   }
 }

@@ -236,6 +236,9 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
   const lanes = new BlockLanes(nStreams);
   const blocks: (Tensor | undefined)[] = [];
   const call = launcher !== undefined ? (dev: Device, a: unknown[]): unknown => launcher.run(dev, a) : (_: Device, a: unknown[]): unknown => (fn as (...b: unknown[]) => Tensor)(...a);
+  // A plan's staged launches wait for the end of the call, where each device's go out together (NOTE [ Block graphs ]); not on lanes of streams.
+  launcher?.begin(nStreams === 1);
+  let finished = false;
   try {
     // Every block's arguments first, then the calls: a copy to another device
     // waits for the source's stream, so copying while blocks run would hold
@@ -257,7 +260,10 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
       dtype ??= out.dtype;
       if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
     }
+    finished = true;
+    launcher?.finish();
   } catch (e) {
+    if (!finished) launcher?.abandon();
     // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
     const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
     for (const b of blocks) if (b !== undefined && !inputs.has(b) && !b.isDisposed) b.dispose();

@@ -1,0 +1,138 @@
+// A launch plan's blocks on one GPU, launched together: one by one, or as a
+// CUDA graph when a call repeats the last one's launches exactly.
+//
+// NOTE [ Block graphs ]
+// A program calls mapBlocks with the same plan on the same chunked tensors
+// over and over, and then every call makes the same launches: the same
+// kernel, extents, addresses and scalars, block after block. Each launch
+// costs the host the driver's launch: on a lent H200 host, launching the
+// article's add_broadcast block by block cost 4.3 µs per block, and
+// mapBlocks 5.7 µs per block with its own work; one graph replay of a
+// device's eight blocks brought mapBlocks to 1.6 µs per block. So a plan's
+// call stages every block's launch (NOTE [ Block launch plans ])
+// into a record per device instead of launching it, and at the end of the
+// call launches each device's record:
+//   - as the graph captured of it, when the graph's launches are this
+//     record's, bit for bit (addresses, scalars, extents: a -0 is not a 0);
+//   - captured into a graph first, when one of the device's last four calls
+//     made the same launches (a plan called once never pays a capture, and
+//     a program alternating between a few sets of blocks keeps a graph for
+//     each);
+//   - else one by one, through the kernel's staged path.
+// A graph replays on the device's current stream, where the launches would
+// have gone, and holds no memory (it launches kernels only). Comparing the
+// launches themselves, not the tensors, keeps it exact: a block freed and
+// another tensor at its address is the launch the graph makes. What the
+// comparison cannot see is a change to the kernel function's attributes
+// (gx.RawKernel's setMaxDynamicSharedSize changes the shared memory a block
+// asks for, which is compared). Blocks launched at once, in order, as before
+// this note: the first of each device (the full, checked launch), any that
+// differs from the checks, those of a call within a capture (the capture
+// records them), on lanes of several streams, or of a call within another
+// call of the same plan. A block that takes the full launch first sends out
+// the device's waiting ones, so a device's launches keep their order.
+import type { Device } from '../core/device';
+import { graph, type CUDAGraph } from '../core/graph';
+import type { RawKernel } from '../rtc/raw';
+import { STAGED_ARGS, stagingArea } from '../core/staging';
+
+/** Whether two records hold the same launches, compared bit for bit (NOTE [ Block graphs ]). */
+function sameLaunches(a: Float64Array, aLength: number, b: Float64Array, bLength: number): boolean {
+  if (aLength !== bLength) return false;
+  const x = new Uint32Array(a.buffer, a.byteOffset, aLength * 2), y = new Uint32Array(b.buffer, b.byteOffset, bLength * 2);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** A record a device's calls made lately, and the graph of it once a call repeated it. */
+interface Seen {
+  launches: Float64Array;
+  graph: CUDAGraph | undefined;
+}
+
+/** How many records (and graphs) a device keeps per plan: a program alternating between a few sets of blocks keeps each's graph. */
+const KEPT = 4;
+
+/** One GPU's launches of a plan: the current call's record, and the records (with their graphs) of recent calls. */
+export class DeviceLaunches {
+  /** Per block: grid x, y, z, block x, y, z, shared memory, then the `width - 7` staged arguments. */
+  #record = new Float64Array(64);
+  #length = 0;
+  /** Most recent first; at most KEPT. */
+  readonly #seen: Seen[] = [];
+  /** Set when a capture failed: the device's records are launched one by one from then on. */
+  #noGraphs = false;
+  readonly #dims = new Float64Array(7);
+  /** How many of this device's records went out as a graph (the tests read it). */
+  replays = 0;
+
+  constructor(readonly device: Device, readonly kernel: RawKernel, readonly width: number) {}
+
+  /** Adds a block's launch, its extents in `dims` and its arguments staged from STAGED_ARGS on. */
+  add(dims: Float64Array): void {
+    const w = this.width;
+    if (this.#length + w > this.#record.length) {
+      const grown = new Float64Array(this.#record.length * 2);
+      grown.set(this.#record);
+      this.#record = grown;
+    }
+    const r = this.#record, at = this.#length, st = stagingArea();
+    for (let k = 0; k < 7; k++) r[at + k] = dims[k];
+    for (let k = 7; k < w; k++) r[at + k] = st[STAGED_ARGS + k - 7];
+    this.#length = at + w;
+  }
+
+  /** Launches the waiting blocks one by one (a block that takes the full launch goes after them). */
+  flush(): void {
+    this.#launchEach(this.#length);
+    this.#length = 0;
+  }
+
+  /** Launches the call's record: by its graph, by capturing one when a recent call made it too, else one by one (NOTE [ Block graphs ]). */
+  finish(): void {
+    const r = this.#record, n = this.#length;
+    if (n === 0) return;
+    this.#length = 0;
+    const seen = this.#seen;
+    let i = 0;
+    while (i < seen.length && !sameLaunches(seen[i].launches, seen[i].launches.length, r, n)) i++;
+    if (i === seen.length) {
+      this.#launchEach(n);
+      seen.unshift({ launches: r.slice(0, n), graph: undefined });
+      if (seen.length > KEPT) seen.pop()?.graph?.dispose();
+      return;
+    }
+    const s = seen[i];
+    if (i > 0) seen.unshift(...seen.splice(i, 1));
+    if (s.graph === undefined) {
+      if (this.#noGraphs) {
+        this.#launchEach(n);
+        return;
+      }
+      try {
+        s.graph = graph(() => this.#launchEach(n), { device: this.device });
+      } catch {
+        // The capture is refused here (a driver that cannot capture, say): launch as without graphs, from now on.
+        this.#noGraphs = true;
+        this.#launchEach(n);
+        return;
+      }
+    }
+    s.graph.replay();
+    this.replays++;
+  }
+
+  /** Drops the waiting blocks (the call failed before its end). */
+  abandon(): void {
+    this.#length = 0;
+  }
+
+  #launchEach(n: number): void {
+    const r = this.#record, w = this.width, dims = this.#dims, st = stagingArea();
+    for (let at = 0; at < n; at += w) {
+      for (let k = 0; k < 7; k++) dims[k] = r[at + k];
+      for (let k = 7; k < w; k++) st[STAGED_ARGS + k - 7] = r[at + k];
+      this.kernel.launchStaged(this.device, dims);
+    }
+  }
+}
