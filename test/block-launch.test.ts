@@ -7,8 +7,9 @@
 // passed again keeps its checks only while it names the same parts, and a
 // later call with a different scalar or kernel is checked again. A call
 // that repeats the last one's launches goes out as a graph per device (NOTE
-// [ Block graphs ]), compared bit for bit, and a call within a capture
-// launches into the capture.
+// [ Block graphs ]), compared bit for bit; a device whose graphs do not pay
+// off waits for a fourth call alike; a call within a capture launches into
+// it.
 import test from 'ava';
 
 import * as gx from '../lib';
@@ -96,6 +97,29 @@ cudaTest('a plan called again goes out as a graph of the same launches, and what
     t.is(launcher.graphReplays, 2 * devices.length, 'a call with other addresses is not replayed');
     run(dz, 'the first output again', y2);
     t.is(launcher.graphReplays, 3 * devices.length, 'the graph still holds the first output\'s launches');
+  });
+});
+
+cudaTest('a device whose graphs are dropped before paying off waits for a fourth call alike before capturing', (t) => {
+  gx.tidy(() => {
+    const { x, y } = inputs('cuda:0');
+    const p = plan();
+    const dx = gx.chunked(x, { chunks: CHUNKS }), dy = gx.chunked(y, { chunks: [CHUNKS[1]] });
+    const launcher = launcherFor(p, 'gx.mapBlocks');
+    const want = Array.from(gx.add(x, y).toArraySync() as Float32Array);
+    const output = (): gx.ChunkedTensor => gx.chunked(gx.full([ROWS, COLS], -7, { device: 'cuda:0' }), { chunks: CHUNKS });  // kept: new addresses each
+    gx.mapBlocks(p, dx, dy, output());  // the checked first call
+    const base = launcher.graphReplays;
+    // Ten outputs, each made exactly twice: the second call captures while at most two more graphs than paid off were dropped
+    // unused; the fifth output drops the first's graph (four are kept), so the pairs from the seventh on stop capturing.
+    for (let k = 0; k < 10; k++) {
+      const z = output();
+      for (let call = 0; call < 2; call++) t.deepEqual(Array.from(gx.mapBlocks(p, dx, dy, z).compute().toArraySync() as Float32Array), want, `output ${k}, call ${call}`);
+    }
+    t.is(launcher.graphReplays - base, 6, 'six pairs captured, four did not');
+    const z = output();
+    for (let call = 0; call < 5; call++) t.deepEqual(Array.from(gx.mapBlocks(p, dx, dy, z).compute().toArraySync() as Float32Array), want, `the last output, call ${call}`);
+    t.is(launcher.graphReplays - base, 8, 'the fourth call alike captured, the fifth replayed');
   });
 });
 

@@ -1,5 +1,5 @@
 // A launch plan's blocks on one GPU, launched together: one by one, or as a
-// CUDA graph when a call repeats the last one's launches exactly.
+// CUDA graph when a call repeats a recent one's launches exactly.
 //
 // NOTE [ Block graphs ]
 // A program calls mapBlocks with the same plan on the same chunked tensors
@@ -17,7 +17,14 @@
 //   - captured into a graph first, when one of the device's last four calls
 //     made the same launches (a plan called once never pays a capture, and
 //     a program alternating between a few sets of blocks keeps a graph for
-//     each);
+//     each). On a lent H200 host, capturing the eight launches of
+//     add_broadcast's blocks and replaying the graph once cost the host
+//     176-202 µs, launching them 45-55 µs and replaying them 7-9 µs: a
+//     graph pays for its capture by its fourth replay. A program making each
+//     set of launches two or three times only would pay captures that do
+//     not pay off; so once more than two of a device's graphs were dropped
+//     before their fourth replay (beyond those that reached it), the device
+//     captures only at a fourth call alike;
 //   - else one by one, through the kernel's staged path.
 // A graph replays on the device's current stream, where the launches would
 // have gone, and holds no memory (it launches kernels only). Comparing the
@@ -48,10 +55,16 @@ function sameLaunches(a: Float64Array, aLength: number, b: Float64Array, bLength
 interface Seen {
   launches: Float64Array;
   graph: CUDAGraph | undefined;
+  /** Replays of the graph, the one right after its capture included. */
+  replays: number;
+  /** Calls that made these launches, since they were first kept. */
+  calls: number;
 }
 
 /** How many records (and graphs) a device keeps per plan: a program alternating between a few sets of blocks keeps each's graph. */
 const KEPT = 4;
+/** The replays (the one right after the capture included) by which a graph has paid for its capture (NOTE [ Block graphs ]). */
+const PAID_OFF = 4;
 
 /** One GPU's launches of a plan: the current call's record, and the records (with their graphs) of recent calls. */
 export class DeviceLaunches {
@@ -62,6 +75,9 @@ export class DeviceLaunches {
   readonly #seen: Seen[] = [];
   /** Set when a capture failed: the device's records are launched one by one from then on. */
   #noGraphs = false;
+  /** Graphs that reached PAID_OFF replays, and graphs dropped before it (NOTE [ Block graphs ]: the capture's cost). */
+  #paidOff = 0;
+  #wasted = 0;
   readonly #dims = new Float64Array(7);
   /** How many of this device's records went out as a graph (the tests read it). */
   replays = 0;
@@ -98,14 +114,19 @@ export class DeviceLaunches {
     while (i < seen.length && !sameLaunches(seen[i].launches, seen[i].launches.length, r, n)) i++;
     if (i === seen.length) {
       this.#launchEach(n);
-      seen.unshift({ launches: r.slice(0, n), graph: undefined });
-      if (seen.length > KEPT) seen.pop()?.graph?.dispose();
+      seen.unshift({ launches: r.slice(0, n), graph: undefined, replays: 0, calls: 1 });
+      const dropped = seen.length > KEPT ? seen.pop() : undefined;
+      if (dropped?.graph !== undefined) {
+        if (dropped.replays < PAID_OFF) this.#wasted++;
+        dropped.graph.dispose();
+      }
       return;
     }
     const s = seen[i];
+    s.calls++;
     if (i > 0) seen.unshift(...seen.splice(i, 1));
     if (s.graph === undefined) {
-      if (this.#noGraphs) {
+      if (this.#noGraphs || (this.#wasted > this.#paidOff + 2 && s.calls < PAID_OFF)) {
         this.#launchEach(n);
         return;
       }
@@ -120,6 +141,7 @@ export class DeviceLaunches {
     }
     s.graph.replay();
     this.replays++;
+    if (++s.replays === PAID_OFF) this.#paidOff++;
   }
 
   /** Drops the waiting blocks (the call failed before its end). */
