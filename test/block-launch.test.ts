@@ -9,7 +9,8 @@
 // that repeats the last one's launches goes out as a graph per device (NOTE
 // [ Block graphs ]), compared bit for bit; a device whose graphs do not pay
 // off waits for a fourth call alike; a call within a capture launches into
-// it.
+// it, and one from the plan's own args sends the outer call's waiting
+// launches out first.
 import test from 'ava';
 
 import * as gx from '../lib';
@@ -120,6 +121,33 @@ cudaTest('a device whose graphs are dropped before paying off waits for a fourth
     const z = output();
     for (let call = 0; call < 5; call++) t.deepEqual(Array.from(gx.mapBlocks(p, dx, dy, z).compute().toArraySync() as Float32Array), want, `the last output, call ${call}`);
     t.is(launcher.graphReplays - base, 8, 'the fourth call alike captured, the fifth replayed');
+  });
+});
+
+cudaTest('a plan called again from its own args: the outer call\'s waiting launches go out first, and both results are whole', (t) => {
+  gx.tidy(() => {
+    const { x, y } = inputs('cuda:0');
+    const dx = gx.chunked(x, { chunks: CHUNKS }), dy = gx.chunked(y, { chunks: [CHUNKS[1]] });
+    const outer = gx.chunked(gx.zerosLike(x), { chunks: CHUNKS }), inner = gx.chunked(gx.zerosLike(x), { chunks: CHUNKS });
+    let block = 0, nestAt = -1;
+    const p = plan();
+    const args = p.args as (xb: gx.Tensor, yb: gx.Tensor, zb: gx.Tensor) => unknown[];
+    p.args = (xb: gx.Tensor, yb: gx.Tensor, zb: gx.Tensor) => {
+      if (block++ === nestAt) gx.mapBlocks(p, dx, dy, inner);
+      return args(xb, yb, zb);
+    };
+    const want = Array.from(gx.add(x, y).toArraySync() as Float32Array);
+    for (let call = 0; call < 4; call++) gx.mapBlocks(p, dx, dy, outer);  // checked, recorded, captured, replayed
+    for (const z of [outer, inner]) for (const b of z.blocks) b.fill_(-7);
+    block = 0;
+    nestAt = 2;  // two of the outer call's blocks are waiting when the inner call starts
+    gx.mapBlocks(p, dx, dy, outer);
+    t.deepEqual(Array.from(outer.compute().toArraySync() as Float32Array), want, 'the outer call');
+    t.deepEqual(Array.from(inner.compute().toArraySync() as Float32Array), want, 'the inner call');
+    nestAt = -1;
+    for (const b of outer.blocks) b.fill_(-7);
+    gx.mapBlocks(p, dx, dy, outer);
+    t.deepEqual(Array.from(outer.compute().toArraySync() as Float32Array), want, 'a call after it');
   });
 });
 

@@ -35,9 +35,14 @@
 // asks for, which is compared). Blocks launched at once, in order, as before
 // this note: the first of each device (the full, checked launch), any that
 // differs from the checks, those of a call within a capture (the capture
-// records them), on lanes of several streams, or of a call within another
-// call of the same plan. A block that takes the full launch first sends out
-// the device's waiting ones, so a device's launches keep their order.
+// records them), on lanes of several streams, or of a call made from the
+// plan's own args or grid within another call of it (which first sends out
+// the outer call's waiting launches: the inner call may read what they
+// write). A block that takes the full launch first sends out the device's
+// waiting ones, so a device's launches keep their order. Only user code
+// running between a call's blocks could see that they wait: the plan's args
+// and grid functions, which should compute arguments, not launch work that
+// reads the call's earlier output blocks.
 import type { Device } from '../core/device';
 import { graph, type CUDAGraph } from '../core/graph';
 import type { RawKernel } from '../rtc/raw';

@@ -35,7 +35,12 @@ export interface BlockLaunch {
   grid: Dim3 | ((...blockArgs: never[]) => Dim3);
   /** Threads per block. */
   block: Dim3;
-  /** The kernel's arguments from the block's arguments (tensors by device pointer, numbers). */
+  /**
+   * The kernel's arguments from the block's arguments (tensors by device
+   * pointer, numbers). Called for each block before the call's launches go
+   * out (NOTE [ Block graphs ]): it should compute arguments, not launch work
+   * that reads the output blocks of the same call.
+   */
   args: (...blockArgs: never[]) => readonly unknown[];
   /** Which of the block's arguments is the output block the kernel writes (returned as the block's result). */
   out: number;
@@ -79,7 +84,8 @@ export class BlockLauncher {
   readonly #parts: readonly unknown[];
   /** Within a call (begin() to finish()) whose staged launches wait for its end (NOTE [ Block graphs ]). */
   #deferring = false;
-  #inCall = false;
+  /** Calls of this plan under way: more than one when the plan's args or grid call mapBlocks with it again. */
+  #depth = 0;
 
   constructor(plan: BlockLaunch, fn: string) {
     checkOptions<BlockLaunch>(plan, fn, PLAN_KEYS);
@@ -100,18 +106,22 @@ export class BlockLauncher {
   /**
    * Starts a mapBlocks call. With `wait`, staged launches wait for finish()
    * (NOTE [ Block graphs ]); they go out at once inside a capture (which
-   * records them) or within another call of this plan.
+   * records them) and within another call of this plan, whose waiting
+   * launches go out first (the inner call may read what they write).
    */
   begin(wait: boolean): void {
-    this.#deferring = wait && !this.#inCall && capturingDevice() === null;
-    this.#inCall = true;
+    if (this.#depth++ > 0) {
+      for (const d of this.#launches.values()) d.flush();
+      return;
+    }
+    this.#deferring = wait && capturingDevice() === null;
   }
 
-  /** Ends the call begun: every device's waiting launches go out. */
+  /** Ends the call begun: every device's waiting launches go out (the outermost call's). */
   finish(): void {
+    if (--this.#depth > 0) return;
     const deferred = this.#deferring;
     this.#deferring = false;
-    this.#inCall = false;
     if (!deferred) return;
     try {
       for (const d of this.#launches.values()) d.finish();
@@ -127,11 +137,11 @@ export class BlockLauncher {
     return n;
   }
 
-  /** Ends a call that failed: its waiting launches are dropped. */
+  /** Ends a call that failed: its waiting launches are dropped (the outermost call's; an inner call has none). */
   abandon(): void {
+    if (--this.#depth > 0) return;
     if (this.#deferring) for (const d of this.#launches.values()) d.abandon();
     this.#deferring = false;
-    this.#inCall = false;
   }
 
   /** Launches the plan on one block (its arguments on `device`) and returns the output block. */
@@ -146,7 +156,7 @@ export class BlockLauncher {
     const key = device.index;
     const checked = this.#checked.get(key);
     if (checked !== undefined && this.#stage(checked, device, args, grid)) {
-      if (!this.#deferring) {
+      if (!this.#deferring || this.#depth > 1) {
         plan.kernel.launchStaged(device, this.#dims);
         return out;
       }
