@@ -12,6 +12,8 @@ import * as slots from '../generated/staging';
 // re-exports are getters, and tensor creation reads these on every call.
 /** Slot of the data address of the tensor native.empty() made last (NaN when a double cannot hold it). */
 export const STAGED_LAST_ADDRESS = slots.STAGED_LAST_ADDRESS;
+/** How many slots a launch's extents take, from slot 0: grid x, y, z, block x, y, z, dynamic shared memory. */
+export const STAGED_DIMS = slots.STAGED_LAUNCH_DIMS_SLOTS;
 /** Where a launch's arguments start (after the extents and shared memory, and the address slot). */
 export const STAGED_ARGS = slots.STAGED_ARGS;
 /** How many launch arguments the area holds (from STAGED_ARGS on). */

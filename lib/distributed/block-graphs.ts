@@ -46,19 +46,19 @@
 import type { Device } from '../core/device';
 import { graph, type CUDAGraph } from '../core/graph';
 import type { RawKernel } from '../rtc/raw';
-import { STAGED_ARGS, stagingArea } from '../core/staging';
+import { STAGED_ARGS, STAGED_DIMS, stagingArea } from '../core/staging';
 
-/** Whether two records hold the same launches, compared bit for bit (NOTE [ Block graphs ]). */
-function sameLaunches(a: Float64Array, aLength: number, b: Float64Array, bLength: number): boolean {
-  if (aLength !== bLength) return false;
-  const x = new Uint32Array(a.buffer, a.byteOffset, aLength * 2), y = new Uint32Array(b.buffer, b.byteOffset, bLength * 2);
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+/** Whether two records hold the same launches, compared bit for bit (NOTE [ Block graphs ]): each seen as 32-bit words. */
+function sameLaunches(a: Uint32Array, b: Uint32Array, words: number): boolean {
+  if (a.length !== words) return false;
+  for (let i = 0; i < words; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
 /** A record a device's calls made lately, and the graph of it once a call repeated it. */
 interface Seen {
-  launches: Float64Array;
+  /** The record's launches, as 32-bit words. */
+  launches: Uint32Array;
   graph: CUDAGraph | undefined;
   /** Replays of the graph, the one right after its capture included. */
   replays: number;
@@ -73,8 +73,10 @@ const PAID_OFF = 4;
 
 /** One GPU's launches of a plan: the current call's record, and the records (with their graphs) of recent calls. */
 export class DeviceLaunches {
-  /** Per block: grid x, y, z, block x, y, z, shared memory, then the `width - 7` staged arguments. */
+  /** Per block: its STAGED_DIMS extents (grid, block, shared memory), then its `args` staged arguments. */
   #record = new Float64Array(64);
+  /** The same memory as 32-bit words, for comparing records bit for bit. */
+  #words = new Uint32Array(this.#record.buffer);
   #length = 0;
   /** Most recent first; at most KEPT. */
   readonly #seen: Seen[] = [];
@@ -83,23 +85,28 @@ export class DeviceLaunches {
   /** Graphs that reached PAID_OFF replays, and graphs dropped before it (NOTE [ Block graphs ]: the capture's cost). */
   #paidOff = 0;
   #wasted = 0;
-  readonly #dims = new Float64Array(7);
+  readonly #dims = new Float64Array(STAGED_DIMS);
+  /** A block's slots in the record. */
+  readonly #width: number;
   /** How many of this device's records went out as a graph (the tests read it). */
   replays = 0;
 
-  constructor(readonly device: Device, readonly kernel: RawKernel, readonly width: number) {}
+  constructor(readonly device: Device, readonly kernel: RawKernel, args: number) {
+    this.#width = STAGED_DIMS + args;
+  }
 
   /** Adds a block's launch, its extents in `dims` and its arguments staged from STAGED_ARGS on. */
   add(dims: Float64Array): void {
-    const w = this.width;
+    const w = this.#width;
     if (this.#length + w > this.#record.length) {
       const grown = new Float64Array(this.#record.length * 2);
       grown.set(this.#record);
       this.#record = grown;
+      this.#words = new Uint32Array(grown.buffer);
     }
     const r = this.#record, at = this.#length, st = stagingArea();
-    for (let k = 0; k < 7; k++) r[at + k] = dims[k];
-    for (let k = 7; k < w; k++) r[at + k] = st[STAGED_ARGS + k - 7];
+    for (let k = 0; k < STAGED_DIMS; k++) r[at + k] = dims[k];
+    for (let k = STAGED_DIMS; k < w; k++) r[at + k] = st[STAGED_ARGS + k - STAGED_DIMS];
     this.#length = at + w;
   }
 
@@ -111,15 +118,15 @@ export class DeviceLaunches {
 
   /** Launches the call's record: by its graph, by capturing one when a recent call made it too, else one by one (NOTE [ Block graphs ]). */
   finish(): void {
-    const r = this.#record, n = this.#length;
+    const n = this.#length;
     if (n === 0) return;
     this.#length = 0;
-    const seen = this.#seen;
+    const seen = this.#seen, words = this.#words;
     let i = 0;
-    while (i < seen.length && !sameLaunches(seen[i].launches, seen[i].launches.length, r, n)) i++;
+    while (i < seen.length && !sameLaunches(seen[i].launches, words, 2 * n)) i++;
     if (i === seen.length) {
       this.#launchEach(n);
-      seen.unshift({ launches: r.slice(0, n), graph: undefined, replays: 0, calls: 1 });
+      seen.unshift({ launches: words.slice(0, 2 * n), graph: undefined, replays: 0, calls: 1 });
       const dropped = seen.length > KEPT ? seen.pop() : undefined;
       if (dropped?.graph !== undefined) {
         if (dropped.replays < PAID_OFF) this.#wasted++;
@@ -155,10 +162,10 @@ export class DeviceLaunches {
   }
 
   #launchEach(n: number): void {
-    const r = this.#record, w = this.width, dims = this.#dims, st = stagingArea();
+    const r = this.#record, w = this.#width, dims = this.#dims, st = stagingArea();
     for (let at = 0; at < n; at += w) {
-      for (let k = 0; k < 7; k++) dims[k] = r[at + k];
-      for (let k = 7; k < w; k++) st[STAGED_ARGS + k - 7] = r[at + k];
+      for (let k = 0; k < STAGED_DIMS; k++) dims[k] = r[at + k];
+      for (let k = STAGED_DIMS; k < w; k++) st[STAGED_ARGS + k - STAGED_DIMS] = r[at + k];
       this.kernel.launchStaged(this.device, dims);
     }
   }

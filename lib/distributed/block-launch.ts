@@ -23,7 +23,7 @@ import { capturingDevice } from '../core/capture-guard';
 import type { Device } from '../core/device';
 import { checkOptions, optionKeys } from '../core/options';
 import { readDim3, type Dim3, type RawKernel } from '../rtc/raw';
-import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
+import { STAGED_ARGS, STAGED_DIMS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { Tensor } from '../core/tensor';
 import { DeviceLaunches } from './block-graphs';
 
@@ -73,13 +73,18 @@ interface Checked {
   values: unknown[];
 }
 
+/** A device's part of a launcher: what its blocks are compared with, and their staged launches. */
+interface OnDevice {
+  checked: Checked;
+  launches: DeviceLaunches;
+}
+
 /** A plan checked once per device, launching blocks through the staged path. */
 export class BlockLauncher {
   readonly #plan: BlockLaunch;
   /** By device index: what the last full launch there checked, and the device's staged launches. */
-  readonly #checked = new Map<number, Checked>();
-  readonly #launches = new Map<number, DeviceLaunches>();
-  readonly #dims = new Float64Array(7);
+  readonly #devices = new Map<number, OnDevice>();
+  readonly #dims = new Float64Array(STAGED_DIMS);
   readonly #fn: string;
   readonly #parts: readonly unknown[];
   /** Within a call (begin() to finish()) whose staged launches wait for its end (NOTE [ Block graphs ]). */
@@ -111,7 +116,7 @@ export class BlockLauncher {
    */
   begin(wait: boolean): void {
     if (this.#depth++ > 0) {
-      for (const d of this.#launches.values()) d.flush();
+      for (const d of this.#devices.values()) d.launches.flush();
       return;
     }
     this.#deferring = wait && capturingDevice() === null;
@@ -124,23 +129,23 @@ export class BlockLauncher {
     this.#deferring = false;
     if (!deferred) return;
     try {
-      for (const d of this.#launches.values()) d.finish();
+      for (const d of this.#devices.values()) d.launches.finish();
     } finally {
-      for (const d of this.#launches.values()) d.abandon();  // those after a launch that failed
+      for (const d of this.#devices.values()) d.launches.abandon();  // those after a launch that failed
     }
   }
 
   /** @internal How many device records of this plan's calls went out as a graph (NOTE [ Block graphs ]). */
   get graphReplays(): number {
     let n = 0;
-    for (const d of this.#launches.values()) n += d.replays;
+    for (const d of this.#devices.values()) n += d.launches.replays;
     return n;
   }
 
   /** Ends a call that failed: its waiting launches are dropped (the outermost call's; an inner call has none). */
   abandon(): void {
     if (--this.#depth > 0) return;
-    if (this.#deferring) for (const d of this.#launches.values()) d.abandon();
+    if (this.#deferring) for (const d of this.#devices.values()) d.launches.abandon();
     this.#deferring = false;
   }
 
@@ -153,23 +158,20 @@ export class BlockLauncher {
     const call = plan.args as (...a: readonly unknown[]) => readonly unknown[];
     const args = call(...blockArgs);
     const grid = typeof plan.grid === 'function' ? (plan.grid as (...a: readonly unknown[]) => Dim3)(...blockArgs) : plan.grid;
-    const key = device.index;
-    const checked = this.#checked.get(key);
-    if (checked !== undefined && this.#stage(checked, device, args, grid)) {
-      if (!this.#deferring || this.#depth > 1) {
-        plan.kernel.launchStaged(device, this.#dims);
-        return out;
-      }
-      let d = this.#launches.get(key);
-      if (d === undefined) this.#launches.set(key, (d = new DeviceLaunches(device, plan.kernel, 7 + checked.tensor.length)));
-      d.add(this.#dims);
+    const on = this.#devices.get(device.index);
+    if (on !== undefined && this.#stage(on.checked, device, args, grid)) {
+      if (!this.#deferring || this.#depth > 1) plan.kernel.launchStaged(device, this.#dims);
+      else on.launches.add(this.#dims);
       return out;
     }
-    this.#launches.get(key)?.flush();  // the device's waiting launches go first
+    on?.launches.flush();  // the device's waiting launches go first
     plan.kernel.launch(grid, plan.block, args, plan.sharedMem === undefined ? undefined : { sharedMem: plan.sharedMem });
     // What this launch checked is what later blocks (of this call or a later one) are compared with.
     if (Array.isArray(args) && args.length <= STAGED_MAX_ARGS) {
-      this.#checked.set(key, { tensor: args.map((a) => a instanceof Tensor), values: args.slice() });
+      const checked = { tensor: args.map((a) => a instanceof Tensor), values: args.slice() };
+      // The kernel fixes the argument count, so a device's staged launches keep their record's width.
+      if (on !== undefined) on.checked = checked;
+      else this.#devices.set(device.index, { checked, launches: new DeviceLaunches(device, plan.kernel, args.length) });
     }
     return out;
   }

@@ -18,7 +18,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { zeros } from '../ops/creation/creation';
 import { RawKernel, readDim3, type Dim3, type LaunchOptions } from '../rtc/raw';
-import { STAGED_ARGS, stagingArea } from '../core/staging';
+import { STAGED_ARGS, STAGED_DIMS, stagingArea } from '../core/staging';
 import type { CompiledKernel } from './interpret';
 import type { Parsed } from './parse';
 import type { Lookup } from './closure';
@@ -133,7 +133,7 @@ class Rawkernel {
   private readonly specs = new Map<string, Specialization>();
   private last: Specialization | undefined;
   private readonly simulated = new Map<string, CompiledKernel>();
-  private readonly dims = new Float64Array(7);
+  private readonly dims = new Float64Array(STAGED_DIMS);
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   constructor(private readonly fn: (...args: any[]) => void, options: RawkernelOptions | undefined) {

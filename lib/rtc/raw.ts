@@ -14,7 +14,7 @@ import { checkDevice } from '../core/gpus';
 import { checkOptions, optionKeys } from '../core/options';
 import { Device, parseDevice, type DeviceLike } from '../core/device';
 import { native, type NativeFunction, type NativeFunctionAttributes, type NativeModule } from '../core/native';
-import { STAGED_ARGS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
+import { STAGED_ARGS, STAGED_DIMS, STAGED_MAX_ARGS, stagingArea } from '../core/staging';
 import { Stream } from '../core/stream';
 import { Tensor } from '../core/tensor';
 import { ARG_KIND_CODE } from '../generated/arg-kinds';
@@ -314,7 +314,7 @@ export class RawKernel {
   #lastFunction: NativeFunction | undefined;
   /** launch()'s arguments and extents, read from the caller's arrays before any is staged. */
   #numbers: Float64Array | undefined;
-  #dims = new Float64Array(7);
+  #dims = new Float64Array(STAGED_DIMS);
   /** True inside launch(): a launch of this kernel from the caller's code takes arrays of its own. */
   #reading = false;
   #label: string;
@@ -391,7 +391,7 @@ export class RawKernel {
     // cannot hold sends the values as an array instead (NOTE [ Launch latency ]).
     const reentered = this.#reading;
     const numbers = reentered ? new Float64Array(params.length) : (this.#numbers ??= new Float64Array(params.length));
-    const dims = reentered ? new Float64Array(7) : this.#dims;
+    const dims = reentered ? new Float64Array(STAGED_DIMS) : this.#dims;
     this.#reading = true;
     let asNumbers = params.length <= STAGED_MAX_ARGS;
     try {
