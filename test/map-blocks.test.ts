@@ -56,6 +56,17 @@ deviceTestSerial('mapBlocks copies a whole tensor from another device on every c
   });
 });
 
+deviceTestSerial('a copy from another device that the function returns as its block is the caller\'s block', (t, device) => {
+  gx.tidy(() => {
+    // On a GPU, w stays on the CPU: each block's copy of it is what the function returns.
+    const dx = gx.chunked(gx.zeros([6, 4], { device }), { chunks: [2, 4] }), w = gx.randn([2, 4]);
+    using r = gx.mapBlocks((xb: gx.Tensor, wb: gx.Tensor) => wb, dx, w);
+    t.true(r.blocks.every((b) => !b.isDisposed), 'no block was disposed');
+    t.is(maxAbsDiff(r.compute().cpu(), gx.cat([w, w, w])), 0);
+    dx.dispose();
+  });
+});
+
 deviceTestSerial('mapBlocks hands each call block info of its own: a function changing it does not change the next call\'s', (t, device) => {
   gx.tidy(() => {
     const dx = gx.chunked(gx.zeros([4, 6], { device }), { chunks: [2, 3] });

@@ -177,6 +177,29 @@ cudaTest('a captured CUDA graph replays on new input values, and keeps its memor
   sameValues(t, c.toArraySync(), new Array(n).fill(12));
 }, SERIAL);
 
+cudaTest('an external event: a graph waits for its latest record, and each replay records it', (t) => {
+  const n = 4096;
+  using src = gx.zeros([n], { device: 'cuda' });
+  using dst = gx.zeros([n], { device: 'cuda' });
+  const side = new gx.Stream();
+  const ready = new gx.Event({ external: true }), done = new gx.Event({ external: true });
+  t.true(ready.external);
+  const g = gx.cuda.graph(() => {
+    gx.cuda.currentStream().waitEvent(ready);  // an event wait node: the work recorded outside the graph
+    dst.copy_(src);
+    done.record();                             // an event record node
+  });
+  for (const v of [3, 5]) {
+    gx.withStream(side, () => ops.slowFill(src, v, LONG));
+    ready.record(side);
+    g.replay();
+    t.false(done.query(), 'the replay waits for the slow fill on the other stream, and has not recorded done');
+    done.synchronize();
+    sameValues(t, dst.toArraySync(), new Array(n).fill(v), `replay after the fill of ${v}`);
+  }
+  g.dispose();
+}, SERIAL);
+
 cudaTest('setLimit takes a share of the device memory', (t) => {
   const total = gx.cuda.getDeviceProperties().totalMemory;
   gx.memory.setLimit('50%');

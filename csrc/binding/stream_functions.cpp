@@ -22,6 +22,7 @@ struct EventBox {
   cuda::Event event;
   int device;
   bool timing;
+  bool external;  // recorded and waited on as a graph's event nodes inside a capture (cuda::record_event_on)
   ~EventBox() { cuda::destroy_event(event); }
 };
 
@@ -85,7 +86,7 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     StreamBox& s = unwrap_external<StreamBox>(info[0], "Stream.waitEvent", "stream");
     EventBox& e = unwrap_external<EventBox>(info[1], "Stream.waitEvent", "event");
-    cuda::stream_wait_event(s.stream, e.event);
+    cuda::stream_wait_event(s.stream, e.event, e.external);
     return info.Env().Undefined();
   });
 }
@@ -105,7 +106,8 @@ Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int device = arg_cuda_device(info, 0, "gx.Event");
     const bool timing = arg_flag(info, 1);
-    return wrap_external(info.Env(), new EventBox{cuda::create_event(device, timing), device, timing});
+    const bool external = arg_flag(info, 2);
+    return wrap_external(info.Env(), new EventBox{cuda::create_event(device, timing), device, timing, external});
   });
 }
 
@@ -114,7 +116,7 @@ Napi::Value RecordEvent(const Napi::CallbackInfo& info) {
     EventBox& e = unwrap_external<EventBox>(info[0], "Event.record", "event");
     StreamBox& s = unwrap_external<StreamBox>(info[1], "Event.record", "stream");
     GX_CHECK_VALUE(e.device == s.device, "Event.record: the event is on cuda:", e.device, " but the stream on cuda:", s.device);
-    cuda::record_event_on(e.event, s.stream);
+    cuda::record_event_on(e.event, s.stream, e.external);
     return info.Env().Undefined();
   });
 }

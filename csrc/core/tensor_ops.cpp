@@ -90,10 +90,10 @@ void copy_(TensorImpl& dst, const TensorImpl& src, bool non_blocking) {
       Ref s(contiguous(src));
       Ref d(contiguous(dst));  // dst itself when contiguous, else a staging buffer
       const cuda::Stream ss = stream_of(*s), ds = stream_of(*d);
-      cuda::join_streams(ds, ss);
+      cuda::join_streams(ds, ss, sd.index);
       cuda::memcpy_async(d->data(), s->data(), static_cast<size_t>(s->numel()) * s->itemsize(),
                          cuda::CopyKind::DeviceToDevice, ds);
-      cuda::join_streams(ss, ds);
+      cuda::join_streams(ss, ds, dd.index);
       if (d.p != &dst) copy_(dst, *d);
       return;
     }

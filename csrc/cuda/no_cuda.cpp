@@ -34,11 +34,11 @@ void nvtx_range_pop() noexcept {}
 Stream create_stream(int, bool, int) { not_compiled("Stream"); }
 void destroy_stream(int, Stream) noexcept {}
 bool stream_done(Stream) { not_compiled("Stream"); }
-void stream_wait_event(Stream, Event) { not_compiled("Stream"); }
-void join_streams(Stream, Stream) { not_compiled("join_streams"); }
+void stream_wait_event(Stream, Event, bool) { not_compiled("Stream"); }
+void join_streams(Stream, Stream, int) { not_compiled("join_streams"); }
 void priority_range(int, int*, int*) { not_compiled("Stream"); }
 Event create_event(int, bool) { not_compiled("Event"); }
-void record_event_on(Event, Stream) { not_compiled("Event"); }
+void record_event_on(Event, Stream, bool) { not_compiled("Event"); }
 bool event_done(Event) { not_compiled("Event"); }
 float event_elapsed_ms(Event, Event) { not_compiled("Event"); }
 void begin_capture(Stream) { not_compiled("cuda.graph"); }

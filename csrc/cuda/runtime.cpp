@@ -280,8 +280,12 @@ bool stream_done(Stream stream) {
   return true;
 }
 
-void stream_wait_event(Stream stream, Event event) {
-  GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
+// The external flags are for a capture only: outside one the runtime refuses
+// them (cudaErrorIllegalState), where the event is an ordinary one.
+void stream_wait_event(Stream stream, Event event, bool external) {
+  external = external && is_capturing(stream);
+  GX_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event),
+                                    external ? cudaEventWaitExternal : cudaEventWaitDefault));
 }
 
 // One event per device and thread serves every join: a wait takes the
@@ -289,9 +293,9 @@ void stream_wait_event(Stream stream, Event event) {
 // not have any effect on stream"), so recording it again for the next join
 // cannot disturb the waits already queued, and a join no longer creates and
 // destroys an event (two of the ten runtime calls of a copy between GPUs).
-void join_streams(Stream waiter, Stream producer) {
-  int device = 0;
-  GX_CUDA_CHECK(cudaStreamGetDevice(static_cast<cudaStream_t>(producer), &device));
+// The caller names the producer's device: asking the stream for it was two
+// more runtime calls per copy between GPUs.
+void join_streams(Stream waiter, Stream producer, int device) {
   cudaEvent_t& e = tls_streams.join[device];
   if (e == nullptr) {
     // An event belongs to the device current at its creation (record_event says why that matters).
@@ -316,8 +320,10 @@ Event create_event(int device, bool timing) {
   return e;
 }
 
-void record_event_on(Event event, Stream stream) {
-  GX_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+void record_event_on(Event event, Stream stream, bool external) {
+  external = external && is_capturing(stream);  // as in stream_wait_event
+  GX_CUDA_CHECK(cudaEventRecordWithFlags(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream),
+                                         external ? cudaEventRecordExternal : cudaEventRecordDefault));
 }
 
 bool event_done(Event event) {

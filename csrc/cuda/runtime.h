@@ -65,12 +65,18 @@ Stream create_stream(int device, bool non_blocking, int priority);
 void destroy_stream(int device, Stream stream) noexcept;
 // True when all work queued on `stream` has completed.
 bool stream_done(Stream stream);
-void stream_wait_event(Stream stream, Event event);
-// Work queued on `waiter` from now on starts after what `producer` has queued so far (no host wait).
-void join_streams(Stream waiter, Stream producer);
+// external: inside a stream capture the wait becomes an event wait node of the
+// graph (cudaEventWaitExternal), which each replay makes on the event's latest
+// record, instead of a dependency on work of the same capture (gx.Event's
+// `external`, torch.cuda.Event(external=True)).
+void stream_wait_event(Stream stream, Event event, bool external = false);
+// Work queued on `waiter` from now on starts after what `producer` (a stream of
+// cuda:`producer_device`) has queued so far (no host wait).
+void join_streams(Stream waiter, Stream producer, int producer_device);
 void priority_range(int device, int* least, int* greatest);
 Event create_event(int device, bool timing);
-void record_event_on(Event event, Stream stream);
+// external: captured as an event record node (cudaEventRecordExternal; see stream_wait_event).
+void record_event_on(Event event, Stream stream, bool external = false);
 bool event_done(Event event);
 // Milliseconds between two timing events that have completed.
 float event_elapsed_ms(Event start, Event end);

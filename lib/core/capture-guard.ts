@@ -31,19 +31,23 @@ function refuse(what: string, instead: string): never {
 
 const READ = 'read the graph\'s output tensors after replay() instead';
 
-/** The core's calls refused during capture, each a wrapper of the original. */
+/**
+ * The core's calls refused during capture, each a wrapper of the original
+ * that hands every argument on as it came (a wrapper naming them dropped an
+ * argument added to the call later).
+ */
 function guards(o: NativeCore): Partial<NativeCore> {
   return {
-    readSync: (t, dst) => (onCuda(t) ? refuse('Tensor.toArraySync / Tensor.item (a read back to the host)', READ) : o.readSync(t, dst)),
-    read: (t, dst) => (onCuda(t) ? refuse('Tensor.toArray (a read back to the host)', READ) : o.read(t, dst)),
-    fromBytes: (data, shape, dtype, deviceType, deviceIndex) => (deviceType !== 0
+    readSync: (...a) => (onCuda(a[0]) ? refuse('Tensor.toArraySync / Tensor.item (a read back to the host)', READ) : o.readSync(...a)),
+    read: (...a) => (onCuda(a[0]) ? refuse('Tensor.toArray (a read back to the host)', READ) : o.read(...a)),
+    fromBytes: (...a) => (a[3] !== 0
       ? refuse('gx.tensor from host data on a GPU (a copy from host memory)', 'make the tensor before capturing and copy_ into it')
-      : o.fromBytes(data, shape, dtype, deviceType, deviceIndex)),
-    toDevice: (t, deviceType, deviceIndex, nonBlocking) => (deviceType === 0 && onCuda(t)
-      ? refuse('Tensor.to(\'cpu\') (a copy to the host)', READ) : o.toDevice(t, deviceType, deviceIndex, nonBlocking)),
-    copy: (dst, src, nonBlocking) => (onCuda(dst) !== onCuda(src)
+      : o.fromBytes(...a)),
+    toDevice: (...a) => (a[1] === 0 && onCuda(a[0])
+      ? refuse('Tensor.to(\'cpu\') (a copy to the host)', READ) : o.toDevice(...a)),
+    copy: (...a) => (onCuda(a[0]) !== onCuda(a[1])
       ? refuse('Tensor.copy_ between host and device memory', 'copy into the graph\'s static input tensors before replay()')
-      : o.copy(dst, src, nonBlocking)),
+      : o.copy(...a)),
     cudaSynchronize: () => refuse('gx.cuda.synchronize', 'synchronize after replay()'),
     streamSynchronize: () => refuse('Stream.synchronize', 'synchronize after replay()'),
     eventSynchronize: () => refuse('Event.synchronize', 'synchronize after replay()'),

@@ -217,7 +217,7 @@ export interface NativeCore {
   streamWaitEvent(s: NativeStream, e: NativeEvent): void;
   /** [least, greatest] priority; lower numbers are higher priority. */
   streamPriorityRange(device: number): [number, number];
-  createEvent(device: number, timing: boolean): NativeEvent;
+  createEvent(device: number, timing: boolean, external?: boolean): NativeEvent;
   recordEvent(e: NativeEvent, s: NativeStream): void;
   eventSynchronize(e: NativeEvent): void;
   eventQuery(e: NativeEvent): boolean;

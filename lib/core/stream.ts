@@ -145,9 +145,17 @@ export interface EventOptions {
   device?: DeviceLike;
   /** Record timestamps, for elapsedTime() (a little slower to record). */
   timing?: boolean;
+  /**
+   * Inside a gx.cuda.graph capture, record() and a stream's waitEvent() of
+   * this event become event nodes of the graph: each replay records it, or
+   * waits for its latest record, as torch.cuda.Event(external=True). So a
+   * graph can wait for work queued outside it (another GPU's), or signal
+   * that part of it is done. Outside a capture it is an ordinary event.
+   */
+  external?: boolean;
 }
 
-const EVENT_KEYS = optionKeys<EventOptions>({ device: true, timing: true });
+const EVENT_KEYS = optionKeys<EventOptions>({ device: true, timing: true, external: true });
 
 /** A CUDA event: a marker in a stream's work, to wait for or time. */
 export class Event {
@@ -155,13 +163,15 @@ export class Event {
   readonly native: NativeEvent;
   readonly device: Device;
   readonly timing: boolean;
+  readonly external: boolean;
   #recorded = false;
 
   constructor(opts: EventOptions = {}) {
     opts = checkOptions<EventOptions>(opts, 'gx.Event', EVENT_KEYS);
     const device = cudaDevice(opts.device, 'gx.Event');
     this.timing = Boolean(opts.timing);
-    this.native = native.createEvent(device.index, this.timing);
+    this.external = Boolean(opts.external);
+    this.native = native.createEvent(device.index, this.timing, this.external);
     this.device = device;
   }
 

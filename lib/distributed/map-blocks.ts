@@ -270,7 +270,8 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
     throw e;
   } finally {
     lanes.join();
-    for (const m of copies.values()) for (const c of m.values()) c.dispose();
+    // A copy the function returned as its block is the caller's (the blocks of a failed call are disposed already).
+    for (const m of copies.values()) for (const c of m.values()) if (!c.isDisposed && !blocks.includes(c)) c.dispose();
   }
   return new ChunkedTensor(ref.shape, ref.chunks, dtype ?? ref.dtype, blocks, ref.placement);
 }
