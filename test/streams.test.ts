@@ -76,6 +76,27 @@ cudaTest('work on one stream waits for an event recorded on another (poisoned bu
   sameValues(t, y.toArraySync(), new Array(n).fill(7));
 }, SERIAL);
 
+cudaTest('waitStream: each join waits for what the other stream had queued then, and no later work', async (t) => {
+  const n = 1 << 16;
+  const s1 = new gx.Stream(), s2 = new gx.Stream(), s3 = new gx.Stream();
+  using x = gx.full([n], Number.NaN, { device: 'cuda' });
+  using y = gx.full([n], Number.NaN, { device: 'cuda' });
+  using w = gx.full([n], Number.NaN, { device: 'cuda' });
+  gx.withStream(s1, () => ops.slowFill(x, 7, LONG));   // x = 7, after ~50 ms
+  s2.waitStream(s1);
+  gx.withStream(s2, () => y.copy_(x));                 // must see the 7s
+  // A second join on the same device records the join again: the first wait keeps what it waited for.
+  gx.withStream(s1, () => ops.slowFill(w, 1, LONG));
+  s3.waitStream(s1);
+  t.false(s2.query(), 's2 is still waiting for s1\'s first fill');
+  await s2.done();
+  t.false(s3.query(), 's3 waits for the second fill too, which s2 did not');
+  await s3.done();
+  sameValues(t, y.toArraySync(), new Array(n).fill(7));
+  sameValues(t, w.toArraySync(), new Array(n).fill(1));
+  t.throws(() => s2.waitStream(7 as unknown as gx.Stream), { instanceOf: TypeError, message: /Stream\.waitStream: argument 'other' must be a gx\.Stream/ });
+}, SERIAL);
+
 cudaTest('events time GPU work: elapsedTime grows with the work', (t) => {
   using x = gx.empty([1024], { device: 'cuda' });
   const time = (cycles: number): number => {
@@ -138,7 +159,8 @@ cudaTest('non-blocking copies from and to pinned memory', async (t) => {
   const n = 1 << 18;
   const data = Float32Array.from({ length: n }, (_, i) => (i % 97) - 48);
   using pinned = gx.empty([n], { pinned: true });
-  pinned.copy_(gx.tensor(data));
+  using host = gx.tensor(data);  // disposed: a CPU tensor left to the collector would change the live counts of a later test
+  pinned.copy_(host);
   using dev = pinned.to('cuda', { nonBlocking: true });
   using back = dev.to('cpu', { nonBlocking: true });
   t.true(native.describe(back.handle()).pinned, 'non-blocking readback lands in pinned memory');

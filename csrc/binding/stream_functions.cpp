@@ -91,6 +91,18 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   });
 }
 
+// joinStreams(waiter, producer): Stream.waitStream by the core's one join
+// event per device and thread (cuda::join_streams), where a gx.Event per call
+// cost an event created, and destroyed only when the collector got to it.
+Napi::Value JoinStreams(const Napi::CallbackInfo& info) {
+  return guard(info.Env(), [&]() -> Napi::Value {
+    StreamBox& waiter = unwrap_external<StreamBox>(info[0], "Stream.waitStream", "stream");
+    StreamBox& producer = unwrap_external<StreamBox>(info[1], "Stream.waitStream", "other");
+    cuda::join_streams(waiter.stream, producer.stream, producer.device);
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value PriorityRange(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     int least = 0, greatest = 0;
@@ -247,6 +259,7 @@ void register_stream_functions(Napi::Env env, Napi::Object exports) {
   exports.Set("streamSynchronize", Napi::Function::New<StreamSynchronize>(env, "streamSynchronize"));
   exports.Set("streamQuery", Napi::Function::New<StreamQuery>(env, "streamQuery"));
   exports.Set("streamWaitEvent", Napi::Function::New<StreamWaitEvent>(env, "streamWaitEvent"));
+  exports.Set("joinStreams", Napi::Function::New<JoinStreams>(env, "joinStreams"));
   exports.Set("streamPriorityRange", Napi::Function::New<PriorityRange>(env, "streamPriorityRange"));
   exports.Set("createEvent", Napi::Function::New<CreateEvent>(env, "createEvent"));
   exports.Set("recordEvent", Napi::Function::New<RecordEvent>(env, "recordEvent"));

@@ -215,6 +215,8 @@ export interface NativeCore {
   streamSynchronize(s: NativeStream): void;
   streamQuery(s: NativeStream): boolean;
   streamWaitEvent(s: NativeStream, e: NativeEvent): void;
+  /** Work queued on `waiter` from now on waits for what `producer` has queued so far (Stream.waitStream). */
+  joinStreams(waiter: NativeStream, producer: NativeStream): void;
   /** [least, greatest] priority; lower numbers are higher priority. */
   streamPriorityRange(device: number): [number, number];
   createEvent(device: number, timing: boolean, external?: boolean): NativeEvent;

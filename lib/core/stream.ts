@@ -91,9 +91,9 @@ export class Stream {
 
   /** Makes later work on this stream wait for everything queued on `other` so far. */
   waitStream(other: Stream): void {
-    const e = new Event({ device: other.device });
-    e.record(other);
-    this.waitEvent(e);
+    if (!(other instanceof Stream)) throw new TypeError('Stream.waitStream: argument \'other\' must be a gx.Stream');
+    // One event per device, recorded again for each join: a wait takes the event's state when it is queued.
+    native.joinStreams(this.native, other.native);
   }
 
   /**
