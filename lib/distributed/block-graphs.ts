@@ -151,8 +151,10 @@ export class DeviceLaunches {
       }
       try {
         s.graph = graph(() => this.#launchEach(n), { device: this.device });
-      } catch {
-        // The capture is refused here (a driver that cannot capture, say): launch as without graphs, from now on.
+      } catch (e) {
+        // The driver refused the capture (one that cannot capture, say): launch as without graphs, from now on.
+        // Any other error is a fault of ours, and silently losing the graphs would hide it.
+        if ((e as { code?: unknown }).code !== 'GX_CUDA') throw e;
         this.#noGraphs = true;
         this.#launchEach(n);
         return;
