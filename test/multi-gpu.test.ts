@@ -194,3 +194,42 @@ twoGpus('a copy between GPUs waits for the source\'s producer, and the source\'s
     t.is(gx.min(reuse).item(), 9);
   });
 });
+
+// NOTE [ One device per capture ] (csrc/cuda/runtime.cpp): work on cuda:1 inside a capture of cuda:0 would run at once
+// and never be replayed, so each way of queuing it is refused, naming the capture; the capture is then over, and
+// each GPU's own graph still captures and replays.
+twoGpus('inside a capture of cuda:0, work on cuda:1 is refused (ops, allocations, copies, launches, joins, mapBlocks)', (t) => {
+  gx.tidy(() => {
+    const a0 = gx.full([256], 2, { device: 'cuda:0' });
+    const a1 = gx.full([256], 3, { device: 'cuda:1' });
+    const s1 = new gx.Stream({ device: 'cuda:1' });
+    const twice = new gx.RawKernel('extern "C" __global__ void twice(float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] *= 2.f; }', 'twice');
+    const both = gx.chunked(gx.ones([8, 256]), { chunks: [4, 256], devices: ['cuda:0', 'cuda:1'] });
+    const idle1 = gx.cuda.graph(() => { a1.add_(0); }, { device: 'cuda:1' });
+    const refusals: [string, () => unknown][] = [
+      ['an op', () => gx.mul(a1, 2)],
+      ['an allocation', () => gx.empty([16], { device: 'cuda:1' })],
+      ['a copy to cuda:1', () => a0.to('cuda:1')],
+      ['a copy from cuda:1', () => a1.to('cuda:0')],
+      ['a launch on the current stream', () => twice.launch([1], [256], [a1, 256])],
+      ['a launch on a stream given', () => twice.launch([1], [256], [a1, 256], { stream: s1 })],
+      ['a join of the streams', () => s1.waitStream(gx.cuda.currentStream('cuda:0'))],
+      ['a replay of a cuda:1 graph', () => idle1.replay()],
+      ['mapBlocks over both GPUs', () => gx.mapBlocks((b: gx.Tensor) => gx.mul(b, 2), both).compute()],
+    ];
+    for (const [what, work] of refusals) {
+      const err = t.throws(() => gx.cuda.graph(() => { gx.mul(a0, 2); work(); }, { device: 'cuda:0' }), undefined, what);
+      t.regex(err?.message ?? '', /gx\.cuda\.graph: .* on cuda:1 inside a capture of cuda:0 .*in its own gx\.cuda\.graph/, what);
+    }
+    t.deepEqual(Array.from(a1.toArraySync() as Float32Array).slice(0, 2), [3, 3], 'no refused work ran on cuda:1');
+    // The capture is over: work on cuda:1 runs, and each GPU's graph captures and replays its own work.
+    t.is(gx.mul(a1, 2).sum().item(), 6 * 256);
+    const g0 = gx.cuda.graph(() => { a0.mul_(2); }, { device: 'cuda:0' });
+    const g1 = gx.cuda.graph(() => { twice.launch([1], [256], [a1, 256]); }, { device: 'cuda:1' });
+    g0.replay();
+    g1.replay();
+    g1.replay();
+    t.deepEqual([gx.min(a0).item(), gx.min(a1).item()], [4, 12], 'cuda:0 replayed once, cuda:1 twice');
+    for (const g of [g0, g1, idle1]) g.dispose();
+  });
+});

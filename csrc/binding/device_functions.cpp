@@ -117,7 +117,7 @@ Napi::Value Synchronize(const Napi::CallbackInfo& info) {
 
 Napi::Value CurrentStream(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
-    cuda::Stream s = cuda::current_stream(arg_cuda_device(info, 0, "cuda.currentStream"));
+    cuda::Stream s = cuda::peek_current_stream(arg_cuda_device(info, 0, "cuda.currentStream"));
     return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s)));
   });
 }

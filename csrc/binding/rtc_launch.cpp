@@ -240,6 +240,7 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
       const StreamBox* sb = &unwrap_external<StreamBox>(info[1], kLaunch, "stream");
       GX_CHECK_VALUE(sb->device == f.device, kLaunch, ": the stream is on cuda:", sb->device,
                      " but the kernel is loaded on cuda:", f.device);
+      cuda::check_capture_device(f.device, kLaunch);
       stream = sb->stream;
     }
 

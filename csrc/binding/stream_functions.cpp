@@ -47,7 +47,7 @@ Napi::Value CreateStream(const Napi::CallbackInfo& info) {
 Napi::Value CurrentStream(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const int device = arg_cuda_device(info, 0, "gx.cuda.currentStream");
-    return wrap_external(info.Env(), new StreamBox{cuda::current_stream(device), device, false});
+    return wrap_external(info.Env(), new StreamBox{cuda::peek_current_stream(device), device, false});
   });
 }
 
@@ -86,6 +86,7 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     StreamBox& s = unwrap_external<StreamBox>(info[0], "Stream.waitEvent", "stream");
     EventBox& e = unwrap_external<EventBox>(info[1], "Stream.waitEvent", "event");
+    cuda::check_capture_device(s.device, "Stream.waitEvent");
     cuda::stream_wait_event(s.stream, e.event, e.external);
     return info.Env().Undefined();
   });
@@ -98,6 +99,8 @@ Napi::Value JoinStreams(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     StreamBox& waiter = unwrap_external<StreamBox>(info[0], "Stream.waitStream", "stream");
     StreamBox& producer = unwrap_external<StreamBox>(info[1], "Stream.waitStream", "other");
+    cuda::check_capture_device(waiter.device, "Stream.waitStream");
+    cuda::check_capture_device(producer.device, "Stream.waitStream (its argument)");
     cuda::join_streams(waiter.stream, producer.stream, producer.device);
     return info.Env().Undefined();
   });
@@ -128,6 +131,7 @@ Napi::Value RecordEvent(const Napi::CallbackInfo& info) {
     EventBox& e = unwrap_external<EventBox>(info[0], "Event.record", "event");
     StreamBox& s = unwrap_external<StreamBox>(info[1], "Event.record", "stream");
     GX_CHECK_VALUE(e.device == s.device, "Event.record: the event is on cuda:", e.device, " but the stream on cuda:", s.device);
+    cuda::check_capture_device(s.device, "Event.record");
     cuda::record_event_on(e.event, s.stream, e.external);
     return info.Env().Undefined();
   });
@@ -205,7 +209,7 @@ Napi::Value BeginCapture(const Napi::CallbackInfo& info) {
     auto* graph = new GraphBox();
     graph->device = s.device;
     Napi::Value handle = wrap_external(info.Env(), graph);
-    cuda::begin_capture(s.stream);
+    cuda::begin_capture(s.stream, s.device);
     capture_keepalive() = &graph->keep;
     return handle;
   });
@@ -230,10 +234,18 @@ Napi::Value EndCapture(const Napi::CallbackInfo& info) {
 Napi::Value GraphReplay(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     GraphBox& g = unwrap_external<GraphBox>(info[0], "CUDAGraph.replay", "graph");
-    StreamBox& s = unwrap_external<StreamBox>(info[1], "CUDAGraph.replay", "stream");
     GX_CHECK_VALUE(g.exec != nullptr, "CUDAGraph.replay: the graph was not captured (or was disposed)");
-    GX_CHECK_VALUE(g.device == s.device, "CUDAGraph.replay: the graph is on cuda:", g.device, " but the stream on cuda:", s.device);
-    cuda::graph_launch(g.exec, s.stream);
+    cuda::Stream stream;
+    if (info[1].IsUndefined()) {
+      // The graph's device's current stream, asked here: no Stream handle made per replay (NOTE [ Graph replay ]).
+      stream = cuda::current_stream(g.device);
+    } else {
+      StreamBox& s = unwrap_external<StreamBox>(info[1], "CUDAGraph.replay", "stream");
+      GX_CHECK_VALUE(g.device == s.device, "CUDAGraph.replay: the graph is on cuda:", g.device, " but the stream on cuda:", s.device);
+      cuda::check_capture_device(s.device, "CUDAGraph.replay");
+      stream = s.stream;
+    }
+    cuda::graph_launch(g.exec, stream);
     return info.Env().Undefined();
   });
 }

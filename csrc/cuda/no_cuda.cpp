@@ -24,6 +24,7 @@ void set_device(int, const char* what) { not_compiled(what); }
 const char* unavailable_reason() { return "gpuext was built for the CPU only"; }
 void check_device(int, const char* what) { not_compiled(what); }
 Stream current_stream(int) { not_compiled("current_stream"); }
+Stream peek_current_stream(int) { not_compiled("current_stream"); }
 void set_current_stream(int, Stream) { not_compiled("set_current_stream"); }
 void release_thread_streams() {}
 Event record_event(Stream) { not_compiled("record_event"); }
@@ -41,7 +42,8 @@ Event create_event(int, bool) { not_compiled("Event"); }
 void record_event_on(Event, Stream, bool) { not_compiled("Event"); }
 bool event_done(Event) { not_compiled("Event"); }
 float event_elapsed_ms(Event, Event) { not_compiled("Event"); }
-void begin_capture(Stream) { not_compiled("cuda.graph"); }
+void begin_capture(Stream, int) { not_compiled("cuda.graph"); }
+void check_capture_device(int, const char*) {}
 GraphExec end_capture(Stream, size_t*) { not_compiled("cuda.graph"); }
 void graph_launch(GraphExec, Stream) { not_compiled("cuda.graph"); }
 void destroy_graph(GraphExec) noexcept {}

@@ -76,6 +76,8 @@ struct ThreadStreams {
   cudaStream_t owned[kMaxCudaDevices] = {};
   // join_streams' event per device, recorded again on every join (see there).
   cudaEvent_t join[kMaxCudaDevices] = {};
+  // The device whose graph this thread is capturing; -1 when none (NOTE [ One device per capture ]).
+  int capture_device = -1;
 };
 thread_local ThreadStreams tls_streams;
 
@@ -110,7 +112,32 @@ void check_device(int index, const char* what) {
                  n == 1 ? "" : "s", " (cuda:0", n > 1 ? str("..cuda:", n - 1) : "", ")");
 }
 
+// NOTE [ One device per capture ]
+// A capture records the work queued on one stream of one device (and the
+// streams joined to it). Work this thread queues on another GPU meanwhile is
+// not recorded: it runs at once, and no replay runs it again, so a graph of a
+// step that touched two GPUs would silently replay half of it. So between
+// begin_capture and end_capture every path that queues work on a device (an
+// op, a kernel launch, a copy, an allocation: each asks current_stream for
+// its stream, or is handed one and asks check_capture_device) refuses any
+// device but the capture's, with the remedy: one graph per GPU, as torch's
+// graphs and block graphs (lib/distributed/block-graphs.ts) are. A mere
+// question (which stream is current, peek_current_stream) is not refused.
+// The state is the thread's, as the capture is: a Node.js worker's own
+// captures are its own.
+void check_capture_device(int device, const char* what) {
+  const int capturing = tls_streams.capture_device;
+  if (capturing < 0 || capturing == device) return;
+  fail(ErrorKind::Value, "gx.cuda.graph: ", what, " on cuda:", device, " inside a capture of cuda:", capturing,
+       " would run at once and never be replayed; capture each GPU's work in its own gx.cuda.graph");
+}
+
 Stream current_stream(int device) {
+  if (tls_streams.capture_device >= 0) check_capture_device(device, "work (an op, a kernel, a copy or an allocation)");
+  return peek_current_stream(device);
+}
+
+Stream peek_current_stream(int device) {
   check_device(device, "current_stream");
   cudaStream_t& cur = tls_streams.current[device];
   if (cur == nullptr) {
@@ -342,15 +369,18 @@ float event_elapsed_ms(Event start, Event end) {
   return ms;
 }
 
-void begin_capture(Stream stream) {
+void begin_capture(Stream stream, int device) {
   GX_CUDA_CHECK(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed));
+  tls_streams.capture_device = device;
 }
 
 // NOTE [ Graph replay ]
 // A replay (CUDAGraph.replay -> graphReplay in binding/stream_functions.cpp)
 // is one N-API call: two handle unwraps, a device check and cudaGraphLaunch on
-// the stream given, as CuPy's Graph.launch is one cudaGraphLaunch; no stream
-// lookup when the stream is passed, no synchronize, no event record. The
+// the stream given, as CuPy's Graph.launch is one cudaGraphLaunch; with no
+// stream given, the core's current stream of the graph's device (a slot read,
+// where asking JS for it made a Stream handle per replay: 0.8-1.8 µs on the
+// lent x2 host); no synchronize, no event record. The
 // graph is instantiated with no flags, as CuPy's and torch's are (node
 // priorities and device launch are not used), and uploaded at once on the
 // capture stream (cudaGraphUpload), so no replay pays the upload. Its node
@@ -360,6 +390,7 @@ void begin_capture(Stream stream) {
 // non-blocking stream (CuPy replays on one; gpuext's default current stream is
 // a blocking one, shown beside it).
 GraphExec end_capture(Stream stream, size_t* nodes) {
+  tls_streams.capture_device = -1;
   cudaGraph_t graph = nullptr;
   GX_CUDA_CHECK(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
   size_t n = 0;

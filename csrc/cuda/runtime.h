@@ -43,7 +43,12 @@ void set_device(int index, const char* what);
 // Throws a RangeError naming `what` when `index` is not a visible device.
 void check_device(int index, const char* what);
 
+// The stream work on `device` goes on. While this thread captures a graph of
+// another device it refuses, naming `what` (NOTE [ One device per capture ]).
 Stream current_stream(int device);
+// The same stream, for a caller that only asks which it is (gx.cuda.currentStream):
+// never refused by a capture.
+Stream peek_current_stream(int device);
 void set_current_stream(int device, Stream stream);
 // Destroys the streams this thread created; called when a Node.js environment ends.
 void release_thread_streams();
@@ -83,13 +88,20 @@ float event_elapsed_ms(Event start, Event end);
 
 // --- CUDA graphs ----------------------------------------------------------------
 using GraphExec = void*;  // a cudaGraphExec_t
-// Starts capturing work queued on `stream` (relaxed mode: allocating with
-// cudaMalloc during capture stays legal).
-void begin_capture(Stream stream);
+// Starts capturing work queued on `stream`, a stream of `device` (relaxed mode:
+// allocating with cudaMalloc during capture stays legal). Until end_capture,
+// work this thread queues on any other device is refused (NOTE [ One device
+// per capture ] in runtime.cpp).
+void begin_capture(Stream stream, int device);
 // Ends the capture, instantiates it and uploads it on `stream` (NOTE [ Graph
 // replay ] in runtime.cpp); `nodes` gets the captured graph's node count. On a
-// failed capture, throws with the reason.
+// failed capture, throws with the reason. Either way the capture's device
+// refuses nothing from now on.
 GraphExec end_capture(Stream stream, size_t* nodes);
+// Throws, naming `what`, when this thread is capturing a graph of a device
+// other than `device` (NOTE [ One device per capture ]): for a caller handed a
+// stream of `device` instead of asking current_stream for it.
+void check_capture_device(int device, const char* what);
 void graph_launch(GraphExec exec, Stream stream);
 void destroy_graph(GraphExec exec) noexcept;
 bool is_capturing(Stream stream);

@@ -34,8 +34,9 @@ export class CUDAGraph implements Disposable {
    */
   replay(stream?: Stream): void {
     if (this.#graph === null) throw new Error('CUDAGraph.replay: the graph was disposed');
-    // The current stream's native handle asked of the core directly: no Stream object per replay (NOTE [ Graph replay ]).
-    native.graphReplay(this.#graph, stream === undefined ? native.currentStream(this.device.index) : stream.native);
+    // No stream: the core replays on the graph's device's current stream, with no Stream handle made per replay
+    // (NOTE [ Graph replay ]).
+    native.graphReplay(this.#graph, stream?.native);
   }
 
   /** Frees the graph and the memory it kept. */

@@ -230,7 +230,7 @@ export interface NativeCore {
   beginCapture(s: NativeStream): NativeGraph;
   /** Instantiates and uploads the graph; returns how many allocations it keeps alive and how many nodes it has. */
   endCapture(s: NativeStream, g: NativeGraph): [kept: number, nodes: number];
-  graphReplay(g: NativeGraph, s: NativeStream): void;
+  graphReplay(g: NativeGraph, s: NativeStream | undefined): void;
   graphDispose(g: NativeGraph): void;
   /** Opens a named NVTX range on this thread / closes the innermost (no-ops with no NVIDIA tool attached, and in a CPU-only core). */
   nvtxRangePush(name: string): void;
