@@ -206,6 +206,7 @@ twoGpus('inside a capture of cuda:0, work on cuda:1 is refused (ops, allocations
     const twice = new gx.RawKernel('extern "C" __global__ void twice(float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] *= 2.f; }', 'twice');
     const both = gx.chunked(gx.ones([8, 256]), { chunks: [4, 256], devices: ['cuda:0', 'cuda:1'] });
     const idle1 = gx.cuda.graph(() => { a1.add_(0); }, { device: 'cuda:1' });
+    const ev1 = new gx.Event({ device: 'cuda:1' });
     const refusals: [string, () => unknown][] = [
       ['an op', () => gx.mul(a1, 2)],
       ['an allocation', () => gx.empty([16], { device: 'cuda:1' })],
@@ -215,6 +216,8 @@ twoGpus('inside a capture of cuda:0, work on cuda:1 is refused (ops, allocations
       ['a launch on a stream given', () => twice.launch([1], [256], [a1, 256], { stream: s1 })],
       ['a join of the streams', () => s1.waitStream(gx.cuda.currentStream('cuda:0'))],
       ['a replay of a cuda:1 graph', () => idle1.replay()],
+      ['an event of cuda:1 recorded on its current stream', () => ev1.record()],
+      ['an event of cuda:1 recorded on a stream given', () => ev1.record(s1)],
       ['mapBlocks over both GPUs', () => gx.mapBlocks((b: gx.Tensor) => gx.mul(b, 2), both).compute()],
     ];
     for (const [what, work] of refusals) {

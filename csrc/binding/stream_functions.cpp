@@ -129,10 +129,16 @@ Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
 Napi::Value RecordEvent(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     EventBox& e = unwrap_external<EventBox>(info[0], "Event.record", "event");
-    StreamBox& s = unwrap_external<StreamBox>(info[1], "Event.record", "stream");
-    GX_CHECK_VALUE(e.device == s.device, "Event.record: the event is on cuda:", e.device, " but the stream on cuda:", s.device);
-    cuda::check_capture_device(s.device, "Event.record");
-    cuda::record_event_on(e.event, s.stream, e.external);
+    cuda::Stream stream;
+    if (info[1].IsUndefined()) {
+      stream = cuda::current_stream(e.device);  // the event's device's current stream, as CUDAGraph.replay's
+    } else {
+      StreamBox& s = unwrap_external<StreamBox>(info[1], "Event.record", "stream");
+      GX_CHECK_VALUE(e.device == s.device, "Event.record: the event is on cuda:", e.device, " but the stream on cuda:", s.device);
+      cuda::check_capture_device(s.device, "Event.record");
+      stream = s.stream;
+    }
+    cuda::record_event_on(e.event, stream, e.external);
     return info.Env().Undefined();
   });
 }

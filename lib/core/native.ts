@@ -220,7 +220,7 @@ export interface NativeCore {
   /** [least, greatest] priority; lower numbers are higher priority. */
   streamPriorityRange(device: number): [number, number];
   createEvent(device: number, timing: boolean, external?: boolean): NativeEvent;
-  recordEvent(e: NativeEvent, s: NativeStream): void;
+  recordEvent(e: NativeEvent, s: NativeStream | undefined): void;
   eventSynchronize(e: NativeEvent): void;
   eventQuery(e: NativeEvent): boolean;
   eventElapsed(start: NativeEvent, end: NativeEvent): number;

@@ -177,9 +177,9 @@ export class Event {
 
   /** Marks the point reached by the work queued on `stream` (the current stream by default). */
   record(stream?: Stream): this {
-    const s = stream ?? currentStream(this.device);
-    if (!(s instanceof Stream)) throw new TypeError('Event.record: argument \'stream\' must be a gx.Stream');
-    native.recordEvent(this.native, s.native);
+    if (stream !== undefined && !(stream instanceof Stream)) throw new TypeError('Event.record: argument \'stream\' must be a gx.Stream');
+    // No stream: the core records on the event's device's current stream, with no Stream handle made per record.
+    native.recordEvent(this.native, stream?.native);
     this.#recorded = true;
     return this;
   }

@@ -67,12 +67,8 @@ function overlapsItself(t: Tensor): boolean {
   return false;
 }
 
-/**
- * Where a result goes: self (in place), the caller's `out`, or a new tensor.
- * `owned` says whether the op made it (and must dispose it when the call fails).
- */
-function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn: string,
-  opts: { out?: unknown; inplace?: Tensor }): { t: Tensor; owned: boolean; pending?: boolean } {
+/** Where a result given to the op goes, checked: self (in place) or the caller's `out` (computeResult's). */
+function targetOf(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: { out?: unknown; inplace?: Tensor }): Tensor {
   const self = opts.inplace;
   if (self !== undefined) {
     if (!equalShapes(self.shape, shape)) {
@@ -87,10 +83,9 @@ function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn
       throw new Error(`${fn}: self (shape ${formatShape(self.shape)}, strides ${formatShape(self.strides)}) has elements ` +
         'that share memory; writing to it in place is not supported (use .contiguous() first)');
     }
-    return { t: self, owned: false };
+    return self;
   }
   const out = opts.out;
-  if (out === undefined || out === null) return newResult(shape, dtype, device, fn);
   if (!(out instanceof Tensor)) throw new TypeError(`${fn}: options.out must be a Tensor, got ${describeValue(out)}`);
   out.handle(fn);
   if (!equalShapes(out.shape, shape)) {
@@ -104,19 +99,9 @@ function resultTensor(shape: readonly number[], dtype: DType, device: Device, fn
     throw new Error(`${fn}: out (shape ${formatShape(out.shape)}, strides ${formatShape(out.strides)}) has elements ` +
       'that share memory; it cannot hold a result');
   }
-  return { t: out, owned: false };
+  return out;
 }
 
-/**
- * A new result: in a pooled handle, allocated by the op call itself from a
- * staged request when one is pooled (NOTE [ Recycled handles ]: one native
- * call, no new handle), else allocated now.
- */
-function newResult(shape: readonly number[], dtype: DType, device: Device, fn: string): { t: Tensor; owned: true; pending: boolean } {
-  const h = pooledHandle();
-  if (h === undefined) return { t: allocate(shape, dtype, device, undefined, fn), owned: true, pending: false };
-  return { t: new Tensor(h, contiguousMeta(shape, dtype, device)), owned: true, pending: true };
-}
 
 /** After the op call: the pooled handle of a pending result holds the new tensor, whose address the call staged. */
 function settle(t: Tensor, fn: string): void {
@@ -154,24 +139,43 @@ export interface ResultOptions {
  */
 export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
   compute: (dst: Tensor) => void): Tensor {
-  const { t, owned, pending = false } = resultTensor(shape, dtype, device, fn, opts);
-  if (!owned) checkInPlace(fn, t, opts.inputs);  // NOTE [ Autograd and in-place ops ]
-  const viaTemporary = !owned && overlapsInputs(t, opts.inputs, opts.elementwise);
+  if (opts.inplace === undefined && (opts.out === undefined || opts.out === null)) return computeNew(shape, dtype, device, fn, compute);
+  const t = targetOf(shape, dtype, device, fn, opts);
+  checkInPlace(fn, t, opts.inputs);  // NOTE [ Autograd and in-place ops ]
+  const viaTemporary = overlapsInputs(t, opts.inputs, opts.elementwise);
   const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {
-    if (pending) stageResult(shape, DTYPE_INFO[dtype].code, device);
     compute(dst);
-    if (pending) settle(t, fn);
     if (viaTemporary) t.copy_(dst);
+  } catch (e) {
+    throw namedForCaller(e, fn);
+  } finally {
+    if (viaTemporary) dst.dispose();
+  }
+  return t;
+}
+
+/**
+ * computeResult's new result: `compute(t)` with t a new tensor, allocated by
+ * the op call itself from a staged request into a pooled handle when one is
+ * free (NOTE [ Recycled handles ]: one native call, no new handle), else
+ * allocated first; disposed when `compute` throws.
+ */
+export function computeNew(shape: readonly number[], dtype: DType, device: Device, fn: string, compute: (dst: Tensor) => void): Tensor {
+  const h = pooledHandle();
+  const pending = h !== undefined;
+  const t = pending ? new Tensor(h, contiguousMeta(shape, dtype, device)) : allocate(shape, dtype, device, undefined, fn);
+  try {
+    if (pending) stageResult(shape, DTYPE_INFO[dtype].code, device);
+    compute(t);
+    if (pending) settle(t, fn);
   } catch (e) {
     if (pending) {
       spentResult();
       outOfMemoryNamed(e, fn);
     }
-    if (owned) t.dispose();
+    t.dispose();
     throw namedForCaller(e, fn);
-  } finally {
-    if (viaTemporary) dst.dispose();
   }
   return t;
 }
