@@ -89,7 +89,15 @@ function main(): void {
       return { call, blocks: dx.blocks.length, later: [] as number[], dispose: () => { dx.dispose(); dy.dispose(); dz.dispose(); } };
     });
     x.dispose();
+    // Each timed call follows a call of the same case: a GPU that sat idle
+    // runs its next work slower (on the x2 H200 host a two-GPU call took
+    // 1.24-1.26 ms after another, 1.28-1.32 ms after a one-GPU call had left
+    // cuda:1 idle for 2.4 ms, 1.39 ms after 20 ms idle), and the rotation
+    // would otherwise leave only the second GPU idle before the cases that use
+    // it, as a program looping over mapBlocks does not.
     const wall = (c: (typeof cases)[number]): number => {
+      syncAll(n);
+      c.call();
       syncAll(n);
       const t0 = process.hrtime.bigint();
       c.call();
