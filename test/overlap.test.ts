@@ -75,3 +75,24 @@ deviceTest('copy_ from a source that partially overlaps self', (t, device) => {
   a.narrow(0, 1, 5).copy_(a.narrow(0, 0, 5));
   sameValues(t, a.toArraySync(), [0, 0, 1, 2, 3, 4]);
 });
+
+// An expanded tensor's elements share memory: which of the writes to a shared element lands is not defined, so
+// every way of writing into one refuses, as torch does ("more than one element of the written-to tensor refers
+// to a single memory location"), where copy_ and indexPut_ wrote one row over the other.
+deviceTest('copy_, indexPut_, set and in-place ops into an expanded tensor refuse; its base is unchanged', (t, device) => {
+  using base = gx.zeros([1, 3], { device });
+  using rows = gx.tensor([[1, 2, 3], [4, 5, 6]], { device });
+  using expanded = base.expand([2, 3]);
+  const shared = /^Tensor\.(copy_|indexPut_|set|mul_): self \(shape \[2, 3\], strides \[0, 1\]\) has elements that share memory/;
+  t.throws(() => expanded.copy_(rows), { message: shared });
+  using at = gx.tensor([0n, 1n], { device });
+  t.throws(() => expanded.indexPut_([at], rows), { message: shared });
+  t.throws(() => expanded.set('0', 1), { message: shared });
+  t.throws(() => expanded.mul_(2), { message: shared });
+  sameValues(t, base.toArraySync(), [0, 0, 0]);
+  // A size-1 dimension of stride 0 shares nothing: it is written as usual.
+  using one = base.expand([1, 3]);
+  using src = gx.tensor([[7, 8, 9]], { device });
+  one.copy_(src);
+  sameValues(t, base.toArraySync(), [7, 8, 9]);
+});

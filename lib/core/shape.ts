@@ -87,6 +87,24 @@ export function equalShapes(a: readonly number[], b: readonly number[]): boolean
   return true;
 }
 
+/**
+ * Whether several elements of a layout share memory: a dimension of size > 1
+ * with stride 0, as expand() makes (torch's has_internal_overlap says yes for
+ * these, and so does this; layouts made by asStrided that overlap otherwise
+ * are not detected). Such a tensor cannot be written to in place: which of
+ * the writes to a shared element lands is not defined.
+ */
+export function overlapsItself(shape: readonly number[], strides: readonly number[]): boolean {
+  for (let i = 0; i < shape.length; i++) if (shape[i] > 1 && strides[i] === 0) return true;
+  return false;
+}
+
+/** A refusal of writing in place into such a tensor, named for `fn`; `what` names the tensor ('self', 'out'). */
+export function overlapsItselfError(fn: string, what: string, shape: readonly number[], strides: readonly number[]): Error {
+  return new Error(`${fn}: ${what} (shape ${formatShape(shape)}, strides ${formatShape(strides)}) has elements that share ` +
+    'memory (an expanded tensor); writing to it in place is not supported (use .contiguous() or .clone() first)');
+}
+
 export function contiguousStrides(shape: readonly number[]): number[] {
   const strides = new Array<number>(shape.length);
   let s = 1;

@@ -28,7 +28,9 @@ import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys } from './options';
 import { track } from './tidy';
 import { recycle, stagedView } from './handle-pool';
-import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, sameLayout, viewStrides } from './shape';
+import {
+  byteSpan, contiguousStrides, formatShape, inferShape, numelOf, overlapsItself, overlapsItselfError, sameLayout, viewStrides,
+} from './shape';
 
 /**
  * What item() returns for a dtype: boolean for bool, else number (int64 too,
@@ -458,6 +460,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     if (dst.dtype !== from.dtype) {
       throw new TypeError(`${fn}: src is ${from.dtype} but self is ${dst.dtype}; convert it first with src.astype('${dst.dtype}')`);
     }
+    if (overlapsItself(dst.shape, dst.strides)) throw overlapsItselfError(fn, 'self', dst.shape, dst.strides);
     if (dst.device.equals(from.device) && overlapsPartly(this, dst, src, from)) {
       // Reading src while writing self would read overwritten elements: copy through a temporary
       // (NOTE [ Overlapping outputs ] in ops/overlap.ts).

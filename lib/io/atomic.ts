@@ -12,7 +12,7 @@
 // have no id).
 import { randomBytes } from 'crypto';
 import { unlinkSync } from 'fs';
-import { open, readdir, rename, stat, unlink, type FileHandle } from 'fs/promises';
+import { lstat, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'fs/promises';
 import * as path from 'path';
 
 import { pidAlive } from '../platform/procinfo';
@@ -94,11 +94,27 @@ export async function sweepTemporaryFiles(target: string): Promise<string[]> {
   return removed;
 }
 
-/** Runs `write` on a new temporary file beside `ctx.path` and renames it to ctx.path once it succeeds. */
+/**
+ * The file a write to `p` replaces: `p`, or the file its symbolic link points
+ * at (as np.save and open() write through a link; renaming over the link's
+ * own name would replace the link and leave its file as it was).
+ */
+async function writeTarget(p: string): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch {
+    // not there yet, or a link to a file not there yet
+  }
+  const link = await lstat(p).catch(() => undefined);
+  return link?.isSymbolicLink() ? path.resolve(path.dirname(p), await readlink(p)) : p;
+}
+
+/** Runs `write` on a new temporary file beside `ctx.path` (or the file it links to) and renames it over that once it succeeds. */
 export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) => Promise<void>): Promise<void> {
-  await sweepTemporaryFiles(ctx.path);
+  const target = await writeTarget(ctx.path);
+  await sweepTemporaryFiles(target);
   // Same directory: rename() is atomic only within one file system.
-  const tmp = path.join(path.dirname(ctx.path), `.${path.basename(ctx.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fh: FileHandle | undefined;
   // Tracked before it exists: a signal arriving while open() completes would otherwise find the file and no
   // record of it (removing a name not yet made is harmless).
@@ -108,13 +124,13 @@ export async function writeAtomically(ctx: FileContext, write: (fh: FileHandle) 
     fh = await open(tmp, 'wx');
     made = true;
     // A file replaced keeps its permissions (a private 0600 file stays private).
-    const old = await stat(ctx.path).catch(() => undefined);
+    const old = await stat(target).catch(() => undefined);
     if (old?.isFile()) await fh.chmod(old.mode & 0o7777);
     await write(fh);
     await fh.datasync();  // the data on the disk before the name points at it
     await fh.close();
     fh = undefined;
-    await rename(tmp, ctx.path);
+    await rename(tmp, target);
     untrack(tmp);
   } catch (err) {
     if (fh !== undefined) await fh.close().catch(() => undefined);

@@ -148,7 +148,8 @@ function define<T>(record: Record<string, T>, key: string, value: T): void {
 }
 
 /**
- * Saves a tensor, or a record of named tensors, to `path`. The format comes
+ * Saves a tensor, or a record of named tensors (a plain object or a Map of
+ * names to tensors), to `path`. The format comes
  * from the extension: `.npy` (one tensor), `.npz` (NumPy's zip of arrays),
  * anything else safetensors (or options.format says). A lone tensor is stored
  * under the name 'tensor' in safetensors and 'arr_0' in .npz (np.savez's
@@ -159,7 +160,7 @@ function define<T>(record: Record<string, T>, key: string, value: T): void {
  * await gx.save('model.safetensors', { weight: w, bias: b }, { metadata: { step: '100' } });
  * await gx.save('x.npy', x);
  */
-export async function save(path: string, data: Tensor | Record<string, Tensor>, opts?: SaveOptions): Promise<void> {
+export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions): Promise<void> {
   const fn = 'gx.save';
   checkPath(path, fn);
   const o = checkOptions<SaveOptions>(opts, fn, SAVE_KEYS);

@@ -37,17 +37,34 @@ function takeSource(value: unknown, name: string, fn: string, what: string): Nam
 }
 
 /**
+ * The entries of a record of tensors: a plain object's own keys, or a Map's
+ * string keys. Anything else is refused: a Promise (a load not awaited) or a
+ * class instance has no entries of its own, and would save as nothing.
+ */
+function recordEntries(data: unknown, fn: string): [string, unknown][] {
+  const expected = 'data must be a gx.Tensor or a record of them ({ name: tensor }, or a Map of names to tensors)';
+  if (data instanceof Map) {
+    const entries = [...data.entries()];
+    const bad = entries.find(([k]) => typeof k !== 'string');
+    if (bad !== undefined) throw new TypeError(`${fn}: ${expected}; the Map has the key ${describeValue(bad[0])}, not a string`);
+    return entries as [string, unknown][];
+  }
+  if (data instanceof Promise) throw new TypeError(`${fn}: ${expected}, got a Promise (await the tensor first)`);
+  const proto: unknown = data === null || typeof data !== 'object' ? undefined : Object.getPrototypeOf(data);
+  if (Array.isArray(data) || (proto !== Object.prototype && proto !== null)) throw new TypeError(`${fn}: ${expected}, got ${describeValue(data)}`);
+  return Object.entries(data as object);
+}
+
+/**
  * The tensors of `data`: a Tensor (named `defaultName`) or a record of
  * tensors (in its key order). Drop them with releaseSources.
  */
 export function takeSources(data: unknown, fn: string, defaultName: string): NamedSource[] {
   if (data instanceof Tensor) return [takeSource(data, defaultName, fn, 'the tensor')];
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new TypeError(`${fn}: data must be a gx.Tensor or a record of them ({ name: tensor }), got ${describeValue(data)}`);
-  }
+  const entries = recordEntries(data, fn);
   const out: NamedSource[] = [];
   try {
-    for (const [name, value] of Object.entries(data)) out.push(takeSource(value, name, fn, `tensor '${name}'`));
+    for (const [name, value] of entries) out.push(takeSource(value, name, fn, `tensor '${name}'`));
   } catch (err) {
     releaseSources(out);
     throw err;

@@ -135,11 +135,15 @@ export async function readTensorData(src: ByteReader, spec: DataSpec, device: De
   const itemsize = DTYPE_INFO[dtype].itemsize;
   const n = numelOf(shape), code = dtypeCode(dtype);
   const maxItems = chunkItems(itemsize, Math.min(CHUNK.bytes, READ_CHUNK_BYTES));
+  // A bool byte other than 0 or 1 (a file written by other means) is true, as NumPy reads it: stored as 1, since
+  // the kernels take a bool's byte as it is (a 2 would sum as 2 and compare unequal to true).
+  const bool = dtype === 'bool';
   const fill = async (bytes: Uint8Array): Promise<void> => {
     await src.readExactly(bytes, what);
     if (spec.bigEndian) byteSwap(bytes, itemsize);
+    if (bool) for (let i = 0; i < bytes.length; i++) if (bytes[i] > 1) bytes[i] = 1;
   };
-  if (src.readIntoTensor !== undefined && !spec.bigEndian && n > 0) {
+  if (src.readIntoTensor !== undefined && !spec.bigEndian && !bool && n > 0) {
     const out = allocate(shape, dtype, device);
     try {
       await src.readIntoTensor(out.handle(), n * itemsize, what);

@@ -4,7 +4,9 @@ import { allocate } from './creation/creation';
 import { pooledHandle, spentResult, stageResult } from '../core/handle-pool';
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import type { Device } from '../core/device';
-import { broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape } from '../core/shape';
+import {
+  broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape, overlapsItself, overlapsItselfError,
+} from '../core/shape';
 import { checkInPlace } from '../tape/graph';
 import { contiguousMeta, Tensor } from '../core/tensor';
 import { checkOptions, optionKeys } from '../core/options';
@@ -60,12 +62,6 @@ export function commonDevice(tensors: readonly Tensor[], names: readonly string[
   return d;
 }
 
-/** Whether several elements of t share memory (a dimension of size > 1 with stride 0, as expand makes). */
-function overlapsItself(t: Tensor): boolean {
-  const { shape, strides } = t;
-  for (let i = 0; i < shape.length; i++) if (shape[i] > 1 && strides[i] === 0) return true;
-  return false;
-}
 
 /** Where a result given to the op goes, checked: self (in place) or the caller's `out` (computeResult's). */
 function targetOf(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: { out?: unknown; inplace?: Tensor }): Tensor {
@@ -79,10 +75,7 @@ function targetOf(shape: readonly number[], dtype: DType, device: Device, fn: st
       throw new TypeError(`${fn}: the result's dtype ${dtype} cannot be stored in self of dtype ${self.dtype} ` +
         '(in place, self keeps its dtype; use the out-of-place op)');
     }
-    if (overlapsItself(self)) {
-      throw new Error(`${fn}: self (shape ${formatShape(self.shape)}, strides ${formatShape(self.strides)}) has elements ` +
-        'that share memory; writing to it in place is not supported (use .contiguous() first)');
-    }
+    if (overlapsItself(self.shape, self.strides)) throw overlapsItselfError(fn, 'self', self.shape, self.strides);
     return self;
   }
   const out = opts.out;
@@ -95,10 +88,7 @@ function targetOf(shape: readonly number[], dtype: DType, device: Device, fn: st
     throw new TypeError(`${fn}: the result's dtype ${dtype} cannot be written into out of dtype ${out.dtype}`);
   }
   if (!out.device.equals(device)) throw new Error(`${fn}: out is on ${out.device} but the inputs are on ${device}`);
-  if (overlapsItself(out)) {
-    throw new Error(`${fn}: out (shape ${formatShape(out.shape)}, strides ${formatShape(out.strides)}) has elements ` +
-      'that share memory; it cannot hold a result');
-  }
+  if (overlapsItself(out.shape, out.strides)) throw overlapsItselfError(fn, 'out', out.shape, out.strides);
   return out;
 }
 

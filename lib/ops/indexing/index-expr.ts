@@ -36,7 +36,9 @@
 import { checkInPlace, record, shouldRecord } from '../../tape/graph';
 import { allocate, tensor } from '../creation/creation';
 import * as ops from '../../generated/ops';
-import { broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../../core/shape';
+import {
+  broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS, overlapsItself, overlapsItselfError,
+} from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { checkOperand, checkTensor, describeOperand, optionsOf } from '../common';
@@ -511,6 +513,7 @@ function expandTo(t: Tensor, shape: readonly number[], fn: string, made: Tensor[
 /** @internal x.set(index, value) and gx.indexPut_: writes `value` at the items, in place; returns x. */
 export function indexWrite(a: unknown, index: unknown, value: unknown, accumulate: boolean, fn: string): Tensor {
   const x = checkTensor(a, fn, 'self');
+  if (overlapsItself(x.shape, x.strides)) throw overlapsItselfError(fn, 'self', x.shape, x.strides);
   checkInPlace(fn, x, [value]);  // refused on tensors that require grad (NOTE [ Autograd and in-place ops ])
   const made: Tensor[] = [];
   try {
