@@ -28,9 +28,7 @@ import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys } from './options';
 import { track } from './tidy';
 import { recycle, stagedView } from './handle-pool';
-import {
-  byteSpan, contiguousStrides, formatShape, inferShape, numelOf, overlapsItself, overlapsItselfError, sameLayout, viewStrides,
-} from './shape';
+import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, overlapsItself, overlapsItselfError, sameLayout, viewStrides } from './shape';
 
 /**
  * What item() returns for a dtype: boolean for bool, else number (int64 too,
@@ -443,9 +441,8 @@ export class Tensor<D extends DType = DType> implements Disposable {
   }
 
   /**
-   * Copies `src` (same shape and dtype, any device) into this tensor, in
-   * place; returns this. With nonBlocking, a copy from the GPU into pinned
-   * memory returns before the data has arrived (synchronize first).
+   * Copies `src` (same shape and dtype, any device) into this tensor, in place; returns this. With nonBlocking, a
+   * copy from the GPU into pinned memory returns before the data has arrived (synchronize first).
    */
   copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
     const fn = 'Tensor.copy_';
