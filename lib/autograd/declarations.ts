@@ -99,3 +99,19 @@ export const DIFFERENTIABILITY: Readonly<Record<string, Differentiability>> = ta
 export function differentiability(name: string): Differentiability | undefined {
   return Object.prototype.hasOwnProperty.call(DIFFERENTIABILITY, name) ? DIFFERENTIABILITY[name] : undefined;
 }
+
+/**
+ * The recorded ops whose derivative formula is first order only: it calls
+ * kernels that do not record (the LU solves and inverses of linalg's
+ * backwards, the decompositions' own), so a backward with createGraph
+ * through one would give a second derivative missing those terms (Hessians
+ * of det that were wrong, of svd and eigh that were NaN). With createGraph,
+ * the engine gives such a formula's results a recorded step that refuses to
+ * be differentiated, naming the op (NOTE [ Backward of backward ] in
+ * engine.ts): the first derivative stays usable, a second one through the op
+ * throws, as torch's not-implemented double backwards do.
+ */
+export const FIRST_ORDER_ONLY: ReadonlySet<string> = new Set([
+  'linalg.solve', 'linalg.det', 'linalg.slogdet', 'linalg.cholesky', 'linalg.qr', 'linalg.eigh', 'linalg.svd',
+  'linalg.matrixNorm',  // its nuclear and spectral norms, from singular vectors computed unrecorded ('fro' is vectorNorm's)
+]);

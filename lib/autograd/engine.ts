@@ -10,7 +10,8 @@ import { add } from '../generated/elementwise';
 import { equalShapes } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { closeScope, openScope, untrack } from '../core/tidy';
-import { alias, filled, Node, requiresGrad, type InputInfo } from '../tape/graph';
+import { alias, filled, Node, recordStandingFor, requiresGrad, type InputInfo } from '../tape/graph';
+import { FIRST_ORDER_ONLY } from './declarations';
 import { runHooks } from './hooks';
 import { enableGrad, noGrad } from '../tape/mode';
 
@@ -55,7 +56,10 @@ export interface BackwardOptions {
 // without a word: every formula is linear in its gradient, so its result
 // must depend on whatever that gradient depends on. That is an error naming
 // the op. (A zero derivative, as floor's, is returned as the number 0, a
-// constant the engine widens.)
+// constant the engine widens.) A formula declared first order only
+// (FIRST_ORDER_ONLY in declarations.ts) records, but leaves out what its
+// unrecorded kernels compute: its results stand in the graph for the op's
+// inputs, with a backward that throws (refuseSecondOrder).
 
 /**
  * gx.autograd.functional's form (torch.autograd.grad): the gradients of
@@ -248,7 +252,10 @@ function inputGrads(run: Run, node: Node, given: readonly Tensor[], saved: reado
       const r = raw[i];
       if (edges[i] !== null && r != null) out[i] = fit(r, inputs[i] as InputInfo, given[0]);
     }
-    if (run.createGraph) checkRecorded(node, given, raw, out);
+    if (run.createGraph) {
+      checkRecorded(node, given, raw, out);
+      if (FIRST_ORDER_ONLY.has(node.name)) refuseSecondOrder(node, out);
+    }
   } catch (e) {
     closeScope(scope, undefined);
     throw e;
@@ -265,6 +272,27 @@ function checkRecorded(node: Node, given: readonly Tensor[], raw: readonly unkno
     throw new Error(`${node.name}'s derivative is not differentiable here (its backward for input ${i} does not record), so a backward ` +
       'with createGraph would miss its part of the higher derivative; differentiate around it, or use gx.autograd.functional.jacobian (first derivatives only)');
   });
+}
+
+/**
+ * With createGraph, a first-order-only formula's results (FIRST_ORDER_ONLY)
+ * become recorded aliases whose own backward throws, naming the op: standing
+ * for the op's inputs (its saved tensors may have been computed from them
+ * unrecorded, as matrixNorm's singular vectors are) and for the results'
+ * own graph, so that any derivative of them reaches the refusal (torch's
+ * DelayedError node).
+ */
+function refuseSecondOrder(node: Node, out: (Tensor | null)[]): void {
+  const op = node.name;
+  const refuse = (): never => {
+    throw new Error(`gx.${op}: its derivative is first order only (its formula calls kernels that do not record), so a second ` +
+      `derivative through gx.${op} (gx.autograd.functional.hessian, a gradient of a gradient) is not supported`);
+  };
+  for (let i = 0; i < out.length; i++) {
+    const o = out[i];
+    if (o === null) continue;
+    out[i] = recordStandingFor(`${op} (derivative)`, node, o, refuse);
+  }
 }
 
 function zerosOf(info: InputInfo): Tensor {

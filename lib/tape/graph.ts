@@ -307,6 +307,21 @@ function recordNode(name: string, inputs: readonly unknown[], outputs: readonly 
   if (node.refs === 0) node.freeSaved();
 }
 
+/**
+ * A recorded alias of `t` that stands for `node`'s inputs too: its node has
+ * node's edges (the tensors node was computed from, recorded or not in `t`)
+ * and t's own, and its backward is `backward` (a refusal: the engine's
+ * first-order-only formulas, NOTE [ Backward of backward ] in autograd/engine.ts).
+ */
+export function recordStandingFor(name: string, node: Node, t: Tensor, backward: BackwardFn): Tensor {
+  const out = alias(t);
+  const own: Edge | null = requiresGrad(t) ? (t.ag?.node != null ? { node: t.ag.node as Node, index: t.ag.index } : { leaf: t }) : null;
+  const standing = new Node(name, [...node.edges, own], [...node.inputs, infoOf(t)], [infoOf(out)], backward, [], true);
+  standing.refs++;
+  out.ag = { requiresGrad: true, grad: null, node: standing, index: 0, savedIn: undefined };
+  return out;
+}
+
 /** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
 export function checkInPlace(fn: string, target: Tensor | undefined, inputs: readonly unknown[]): void {
   if (target === undefined) return;

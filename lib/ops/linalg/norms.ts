@@ -161,7 +161,7 @@ function vectorNormOf(x: Tensor, ord: number, dims: readonly number[], keepdims:
   if (grad) {
     const kept = shape.map((n, d) => (dims.includes(d) ? 1 : n));
     // (The engine brings the gradient back to x's dtype when `dtype` converted it.)
-    record('vectorNorm', [x], out, [x, out], (g, [sx, norm]) => {
+    record('linalg.vectorNorm', [x], out, [x, out], (g, [sx, norm]) => {
       const src = sx.dtype === norm.dtype ? sx : sx.astype(norm.dtype);
       return [vectorNormBackward(src, norm.reshape(kept), g.reshape(kept), ord, dims)];
     });
@@ -319,7 +319,7 @@ function singularValueNorm(x: Tensor, ord: 2 | -2 | 'nuc', d0: number, d1: numbe
     const U = parts.U as Tensor, Vh = parts.Vh as Tensor;
     const movedShape = order.map((d) => x.shape[d]);
     const inverse = order.map((_, i) => order.indexOf(i));
-    record('matrixNorm', [x], out, [U, S, Vh], (g, [u, s, vh]) => {
+    record('linalg.matrixNorm', [x], out, [U, S, Vh], (g, [u, s, vh]) => {
       // dA = U diag(dS) Vh, with dS = g times 1 (nuc) or the tie-split indicator of the extreme singular value.
       const gb = g.reshape([count, 1]).astype(s.dtype);
       let ds: Tensor;  // [count, 1, r], or [count, 1, 1] for nuc (the same for every singular value)

@@ -1,0 +1,59 @@
+// Second derivatives through ops whose derivative formula is first order only
+// (FIRST_ORDER_ONLY in lib/autograd/declarations.ts: linalg's formulas call
+// kernels that do not record). A Hessian through one came out silently wrong
+// (det's), zero (slogdet's, the nuclear norm's) or NaN (svd's, eigh's); now
+// any derivative of such a formula's result throws, naming the op, while the
+// first derivative, with createGraph or not, is what it was.
+import test from 'ava';
+
+import * as gx from '../lib';
+import { sameValues } from './helpers';
+
+const F64 = { dtype: 'float64' } as const;
+const spd = (): gx.Tensor => gx.tensor([[4, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]], F64);
+
+const THROUGH: [string, (a: gx.Tensor) => gx.Tensor][] = [
+  ['linalg.det', (a) => gx.linalg.det(a)],
+  ['linalg.slogdet', (a) => gx.linalg.slogdet(a).logabsdet],
+  ['linalg.solve', (a) => gx.linalg.solve(a, gx.ones([3], F64)).sum()],
+  ['linalg.cholesky', (a) => gx.linalg.cholesky(a).sum()],
+  ['linalg.qr', (a) => gx.linalg.qr(a).R.sum()],
+  ['linalg.eigh', (a) => gx.linalg.eigvalsh(a).sum()],
+  ['linalg.svd', (a) => gx.linalg.svd(a).S.sum()],
+  ['linalg.matrixNorm', (a) => gx.linalg.matrixNorm(a, 'nuc')],
+];
+
+test('a Hessian through a first-order-only derivative throws, naming the op', (t) => {
+  for (const [op, f] of THROUGH) {
+    gx.tidy(() => {
+      t.throws(() => gx.autograd.functional.hessian(f, spd()), {
+        message: new RegExp(`gx\\.${op.replace('.', '\\.')}: its derivative is first order only .* a second derivative through gx\\.${op.replace('.', '\\.')}`),
+      }, op);
+    });
+  }
+});
+
+test('their first derivatives are unchanged, with createGraph too; inv, whose formula records, has a Hessian', (t) => {
+  gx.tidy(() => {
+    // d det A / dA = det(A) A^-T, here the cofactor matrix of [[2, 1], [1, 3]].
+    const a = gx.tensor([[2, 1], [1, 3]], F64);
+    sameValues(t, gx.autograd.grad((x: gx.Tensor) => gx.linalg.det(x))(a).toArraySync(), [3, -1, -1, 2]);
+    const x = gx.tensor([[2, 1], [1, 3]], F64);
+    x.requiresGrad = true;
+    const [, g] = gx.autograd.functional.vjp((y: gx.Tensor) => gx.linalg.det(y), x, undefined, { createGraph: true });
+    sameValues(t, g.toArraySync(), [3, -1, -1, 2], 'with createGraph: the value, usable as a value');
+    // inv's Hessian against central differences of its (exact) gradient.
+    const f = (y: gx.Tensor): gx.Tensor => gx.linalg.inv(y).sum();
+    const h = gx.autograd.functional.hessian(f, a).toArraySync() as Float64Array;
+    const grad = gx.autograd.grad(f);
+    const eps = 1e-6, base = a.toArraySync() as Float64Array;
+    for (let j = 0; j < 4; j++) {
+      const plus = Float64Array.from(base), minus = Float64Array.from(base);
+      plus[j] += eps;
+      minus[j] -= eps;
+      const gp = grad(gx.tensor(plus, F64).reshape(2, 2)).toArraySync() as Float64Array;
+      const gm = grad(gx.tensor(minus, F64).reshape(2, 2)).toArraySync() as Float64Array;
+      for (let i = 0; i < 4; i++) t.true(Math.abs(h[i * 4 + j] - (gp[i] - gm[i]) / (2 * eps)) < 1e-6, `inv's Hessian [${i}, ${j}]`);
+    }
+  });
+});
