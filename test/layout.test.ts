@@ -553,3 +553,17 @@ deviceTestSerial('layout ops and their errors leave no live tensors behind', (t,
   t.is(after.liveTensors, before.liveTensors, 'live tensors');
   t.is(after.allocatedBytes, before.allocatedBytes, 'allocated bytes');
 });
+
+// A second axis given as its own argument was dropped: x.flip(0, 1) flipped axis 0 only. Tensor.flip takes the axes
+// either way (torch's Tensor.flip(*dims)); gx.flip, squeeze and unsqueeze refuse the extra argument, naming the form.
+deviceTest('x.flip(0, 1) flips both axes; gx.flip(x, 0, 1), squeeze(0, 2) and unsqueeze(0, 1) refuse the second axis', (t, device) => {
+  gx.tidy(() => {
+    const m = gx.tensor([[1, 2, 3], [4, 5, 6]], { device });
+    t.deepEqual(Array.from(m.flip(0, 1).toArraySync() as Float32Array), [6, 5, 4, 3, 2, 1]);
+    t.deepEqual(Array.from(m.flip([0, 1]).toArraySync() as Float32Array), [6, 5, 4, 3, 2, 1]);
+    t.deepEqual(Array.from(m.flip(1).toArraySync() as Float32Array), [3, 2, 1, 6, 5, 4]);
+    t.throws(() => (gx.flip as (...a: unknown[]) => unknown)(m, 0, 1), { instanceOf: TypeError, message: /^gx\.flip: takes \(x, axes\)/ });
+    t.throws(() => (m.reshape(1, 2, 1, 3).squeeze as (...a: unknown[]) => unknown)(0, 2), { instanceOf: TypeError, message: /^Tensor\.squeeze: takes \(axis\?\)/ });
+    t.throws(() => (m.unsqueeze as (...a: unknown[]) => unknown)(0, 1), { instanceOf: TypeError, message: /^Tensor\.unsqueeze: takes one axis/ });
+  });
+});

@@ -20,8 +20,8 @@ declare module '../../core/tensor' {
     chunk(chunks: number, axis?: number): Tensor<D>[];
     /** gx.unbind: the slices along `axis`, that axis removed. @example const [a, b] = x.unbind(1) */
     unbind(axis?: number): Tensor<D>[];
-    /** gx.flip: a copy reversed along `axes`. @example x.flip([0, 1]) */
-    flip(axes: number | readonly number[]): Tensor<D>;
+    /** gx.flip: a copy reversed along `axes`, a list or each as an argument (torch's Tensor.flip). @example x.flip([0, 1]); x.flip(0, 1) */
+    flip(...axes: number[] | [readonly number[]]): Tensor<D>;
     /** gx.roll: a copy shifted by `shifts` along `axes`, wrapping around. @example x.roll(1, 0) */
     roll(shifts: number | readonly number[], axes?: number | readonly number[]): Tensor<D>;
     /** gx.repeat: this tensor repeated `reps` times along each dim (torch's x.repeat). @example x.repeat([2, 1]) */
@@ -53,8 +53,9 @@ export const RESHAPE_METHODS: TensorMethods = {
   unbind(this: Tensor, axis?: number) {
     return split.unbind(this, axis);
   },
-  flip(this: Tensor, axes: number | readonly number[]) {
-    return reorder.flip(this, axes);
+  flip(this: Tensor, ...axes: number[] | [readonly number[]]) {
+    // flip(0, 1) flips both axes (it flipped the first only, the second argument dropped).
+    return reorder.flip(this, axes.length === 1 ? axes[0] : (axes as number[]));
   },
   roll(this: Tensor, shifts: number | readonly number[], axes?: number | readonly number[]) {
     return reorder.roll(this, shifts, axes);
