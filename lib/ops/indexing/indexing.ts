@@ -18,10 +18,11 @@ import { allocate } from '../creation/creation';
 import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { formatShape } from '../../core/shape';
+import { describeValue, formatShape } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand } from '../common';
+import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf } from '../common';
+import { optionKeys } from '../../core/options';
 import { astypeOp, whereOp } from '../elementwise/elementwise';
 import { sliceDims } from '../layout/layout';
 import { namedForCaller } from '../library';
@@ -144,7 +145,8 @@ export function gatherImpl(a: unknown, axisArg: unknown, indexArg: unknown, fn: 
  * no larger than x in the other dimensions; the result has index's shape.
  * @example gx.gather(gx.tensor([[1, 2], [3, 4]]), 1, gx.tensor([[0, 0], [1, 0]], { dtype: 'int64' })) // [[1, 1], [4, 3]]
  */
-export function gather<D extends DType>(x: Tensor<D>, axis: number, index: Tensor): Tensor<D> {
+export function gather<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.gather', extra, '(x, axis, index)');
   return gatherImpl(x, axis, index, 'gx.gather') as Tensor<D>;
 }
 
@@ -176,7 +178,8 @@ export function indexSelectImpl(a: unknown, axisArg: unknown, indexArg: unknown,
  * torch.index_select: the result has x's shape with that axis index.numel long.
  * @example gx.indexSelect(x, 0, gx.tensor([2, 0], { dtype: 'int64' })) // rows 2 and 0
  */
-export function indexSelect<D extends DType>(x: Tensor<D>, axis: number, index: Tensor): Tensor<D> {
+export function indexSelect<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.indexSelect', extra, '(x, axis, index)');
   return indexSelectImpl(x, axis, index, 'gx.indexSelect') as Tensor<D>;
 }
 
@@ -222,7 +225,8 @@ export function takeImpl(a: unknown, indexArg: unknown, fn: string): Tensor {
  * result has index's shape; negative indices count from the end.
  * @example gx.take(gx.tensor([[1, 2], [3, 4]]), gx.tensor([0, -1], { dtype: 'int64' })) // [1, 4]
  */
-export function take<D extends DType>(x: Tensor<D>, index: Tensor): Tensor<D> {
+export function take<D extends DType>(x: Tensor<D>, index: Tensor, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.take', extra, '(x, index)');
   return takeImpl(x, index, 'gx.take') as Tensor<D>;
 }
 
@@ -277,10 +281,26 @@ function scatterImpl(a: unknown, axisArg: unknown, indexArg: unknown, srcArg: un
  * torch.scatter: out[i][index[i][j]] = src[i][j] for axis 1. src (x's dtype,
  * or a number) is no smaller than index anywhere; with repeated indices the
  * CPU keeps the last in C order and CUDA any one.
+ * `{ reduce: 'add' }` adds instead (torch's scatter(reduce='add'), gx.scatterAdd).
  * @example gx.scatter(gx.zeros([3]), 0, gx.tensor([2, 0], { dtype: 'int64' }), gx.tensor([5, 6])) // [6, 0, 5]
  */
-export function scatter<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D> {
-  return scatterImpl(x, axis, index, src, SCATTER_ASSIGN, 'gx.scatter') as Tensor<D>;
+export function scatter<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number, opts?: ScatterOptions): Tensor<D> {
+  return scatterImpl(x, axis, index, src, scatterMode(opts, 'gx.scatter'), 'gx.scatter') as Tensor<D>;
+}
+
+export interface ScatterOptions {
+  /** 'add': add src at the places instead of writing it (torch's reduce='add'); for products and others, gx.scatterReduce. */
+  reduce?: 'add';
+}
+const SCATTER_KEYS = optionKeys<ScatterOptions>({ reduce: true });
+
+/** @internal The scatter kernel's mode for `opts` (the options were ignored, and reduce: 'add' silently assigned). */
+export function scatterMode(opts: unknown, fn: string): number {
+  const { reduce } = optionsOf<ScatterOptions>(opts, fn, SCATTER_KEYS);
+  if (reduce === undefined) return SCATTER_ASSIGN;
+  if (reduce === 'add') return SCATTER_ADD;
+  throw new TypeError(`${fn}: reduce must be 'add', got ${describeValue(reduce)}; ` +
+    "for 'multiply' and the other reductions use gx.scatterReduce(x, axis, index, src, 'prod' | 'sum' | 'mean' | 'amax' | 'amin')");
 }
 
 /**
@@ -291,7 +311,8 @@ export function scatter<D extends DType>(x: Tensor<D>, axis: number, index: Tens
  * for every dtype ] in ops/index/atomics.cuh).
  * @example gx.scatterAdd(gx.zeros([3]), 0, gx.tensor([2, 2], { dtype: 'int64' }), gx.tensor([1, 2])) // [0, 0, 3]
  */
-export function scatterAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D> {
+export function scatterAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.scatterAdd', extra, '(x, axis, index, src)');
   return scatterImpl(x, axis, index, src, SCATTER_ADD, 'gx.scatterAdd') as Tensor<D>;
 }
 
@@ -334,6 +355,7 @@ export function maskedFillImpl(a: unknown, maskArg: unknown, value: unknown, fn:
  * `mask` (bool, broadcasting to x's shape) is true, as torch.masked_fill.
  * @example gx.maskedFill(x, x.lt(0), 0)
  */
-export function maskedFill<D extends DType>(x: Tensor<D>, mask: Tensor, value: number | boolean | Tensor): Tensor<D> {
+export function maskedFill<D extends DType>(x: Tensor<D>, mask: Tensor, value: number | boolean | Tensor, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.maskedFill', extra, '(x, mask, value)');
   return maskedFillImpl(x, mask, value, 'gx.maskedFill') as Tensor<D>;
 }

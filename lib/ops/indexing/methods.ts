@@ -20,9 +20,9 @@ declare module '../../core/tensor' {
     /** gx.take: elements at `index` as if this tensor were 1-d. @example x.take(idx) */
     take(index: Tensor): Tensor<D>;
     /** gx.scatter: a copy with src written at `index` along `axis`. @example x.scatter(0, idx, src) */
-    scatter(axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D>;
+    scatter(axis: number, index: Tensor, src: Tensor<D> | number, opts?: ops.ScatterOptions): Tensor<D>;
     /** gx.scatter in place: src written at `index` along `axis` of this tensor; returns it. @example x.scatter_(0, idx, 1) */
-    scatter_(axis: number, index: Tensor, src: Tensor<D> | number): this;
+    scatter_(axis: number, index: Tensor, src: Tensor<D> | number, opts?: ops.ScatterOptions): this;
     /** gx.scatterAdd: a copy with src added at `index` along `axis`. @example x.scatterAdd(0, idx, src) */
     scatterAdd(axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D>;
     /** gx.scatterAdd in place: src added at `index` along `axis` of this tensor; returns it. @example x.scatterAdd_(0, idx, src) */
@@ -69,29 +69,29 @@ declare module '../../core/tensor' {
 }
 
 export const INDEXING_METHODS: TensorMethods = {
-  gather(this: Tensor, axis: number, index: Tensor) {
-    return ops.gather(this, axis, index);
+  gather(this: Tensor, axis: number, index: Tensor, ...extra: never[]) {
+    return ops.gather(this, axis, index, ...extra);  // the function refuses what it does not take
   },
-  indexSelect(this: Tensor, axis: number, index: Tensor) {
-    return ops.indexSelect(this, axis, index);
+  indexSelect(this: Tensor, axis: number, index: Tensor, ...extra: never[]) {
+    return ops.indexSelect(this, axis, index, ...extra);  // the function refuses what it does not take
   },
-  take(this: Tensor, index: Tensor) {
-    return ops.take(this, index);
+  take(this: Tensor, index: Tensor, ...extra: never[]) {
+    return ops.take(this, index, ...extra);  // the function refuses what it does not take
   },
-  scatter(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
-    return ops.scatter(this, axis, index, src);
+  scatter(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
+    return ops.scatter(this, axis, index, src, opts);
   },
-  scatter_(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
-    return ops.scatterInPlace(this, axis, index, src, ops.SCATTER_ASSIGN, 'Tensor.scatter_');
+  scatter_(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
+    return ops.scatterInPlace(this, axis, index, src, ops.scatterMode(opts, 'Tensor.scatter_'), 'Tensor.scatter_');
   },
-  scatterAdd(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
-    return ops.scatterAdd(this, axis, index, src);
+  scatterAdd(this: Tensor, axis: number, index: Tensor, src: Tensor | number, ...extra: never[]) {
+    return ops.scatterAdd(this, axis, index, src, ...extra);  // the function refuses what it does not take
   },
   scatterAdd_(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
     return ops.scatterInPlace(this, axis, index, src, ops.SCATTER_ADD, 'Tensor.scatterAdd_');
   },
-  maskedFill(this: Tensor, mask: Tensor, value: number | boolean | Tensor) {
-    return ops.maskedFill(this, mask, value);
+  maskedFill(this: Tensor, mask: Tensor, value: number | boolean | Tensor, ...extra: never[]) {
+    return ops.maskedFill(this, mask, value, ...extra);  // the function refuses what it does not take
   },
   index(this: Tensor, ...items: IndexItem[]) {
     return indexRead(this, items, 'Tensor.index');

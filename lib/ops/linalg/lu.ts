@@ -9,6 +9,9 @@ import { noGrad } from '../../tape/mode';
 import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
+import { noMoreArguments, optionsOf } from '../common';
+import { optionKeys } from '../../core/options';
+import { describeValue } from '../../core/shape';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
 
 export type { SlogdetResult } from './lu-kernels';
@@ -19,12 +22,17 @@ export type { SlogdetResult } from './lu-kernels';
  * batch dims + [n]) gives a vector X. Batch dims broadcast. A singular A is an
  * Error. LU with partial pivoting: cuSOLVER on CUDA; on the CPU LAPACK when
  * installed, else a built-in LU. Differentiable in A and B (gB = A^-T gX,
- * gA = -gB X^T).
+ * gA = -gB X^T). `{ left: false }` solves X A = B instead (torch's left=False):
+ * B [..., k, n] gives X [..., k, n], a vector B the vector x of x A = b.
  * @example
  * const x = gx.linalg.solve(a, b);  // a [3, 3], b [3] -> x [3]
  */
-export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
+export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>, opts?: SolveOptions): Tensor<D> {
   const fn = 'gx.linalg.solve';
+  const { left = true } = optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS);
+  if (typeof left !== 'boolean') throw new TypeError(`${fn}: left must be a boolean, got ${describeValue(left)}`);
+  // X A = B is A^T X^T = B^T (an option that was ignored: X came back as A^-1 B).
+  if (!left) return isVectorRhs(a, b) ? solve(a.mT, b) : solve(a.mT, b.mT).mT;
   const x = noGrad(() => solveUnrecorded(a, b, fn));
   if (shouldRecord(a, b)) {
     const vector = isVectorRhs(a, b);
@@ -34,6 +42,12 @@ export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
   return x;
 }
 
+export interface SolveOptions {
+  /** false: solve X A = B (default true: A X = B). */
+  left?: boolean;
+}
+const SOLVE_KEYS = optionKeys<SolveOptions>({ left: true });
+
 /**
  * The inverse of a square matrix or batch of them [..., n, n], like
  * torch.linalg.inv; a singular matrix is an Error. LU with partial pivoting:
@@ -42,7 +56,8 @@ export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
  * @example
  * const ai = gx.linalg.inv(a);
  */
-export function inv<D extends DType>(a: Tensor<D>): Tensor<D> {
+export function inv<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.linalg.inv', extra, '(a)');
   const y = noGrad(() => invUnrecorded(a, 'gx.linalg.inv'));
   if (shouldRecord(a)) record('linalg.inv', [a], y, [y], (g, [sy]) => [invBackward(g, sy)]);
   return y;
@@ -57,7 +72,8 @@ export function inv<D extends DType>(a: Tensor<D>): Tensor<D> {
  * @example
  * const d = gx.linalg.det(a).item();
  */
-export function det<D extends DType>(a: Tensor<D>): Tensor<D> {
+export function det<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.linalg.det', extra, '(a)');
   const fn = 'gx.linalg.det';
   const d = noGrad(() => detUnrecorded(a, fn));
   if (shouldRecord(a)) record('linalg.det', [a], d, [a, d], (g, [sa, sd]) => [detBackward(g, sa, sd, `${fn} (backward)`)]);

@@ -45,32 +45,32 @@ declare module '../../core/tensor' {
 }
 
 export const LINALG_METHODS: TensorMethods = {
-  trace(this: Tensor) {
-    return products.trace(this);
+  trace(this: Tensor, ...extra: never[]) {
+    return products.trace(this, ...extra);  // the function refuses what it does not take
   },
-  diag(this: Tensor, offset?: number) {
-    return products.diag(this, offset);
+  diag(this: Tensor, offset?: number, ...extra: never[]) {
+    return products.diag(this, offset, ...extra);  // the function refuses what it does not take
   },
   diagonal(this: Tensor, offset?: number | products.DiagonalOptions, axis1?: number, axis2?: number) {
     return products.diagonal(this, offset, axis1, axis2);
   },
-  triu(this: Tensor, offset?: number) {
-    return products.triu(this, offset);
+  triu(this: Tensor, offset?: number, ...extra: never[]) {
+    return products.triu(this, offset, ...extra);  // the function refuses what it does not take
   },
-  tril(this: Tensor, offset?: number) {
-    return products.tril(this, offset);
+  tril(this: Tensor, offset?: number, ...extra: never[]) {
+    return products.tril(this, offset, ...extra);  // the function refuses what it does not take
   },
-  dot(this: Tensor, other: Tensor) {
-    return products.dot(this, other);
+  dot(this: Tensor, other: Tensor, ...extra: never[]) {
+    return products.dot(this, other, ...extra);  // the function refuses what it does not take
   },
-  vdot(this: Tensor, other: Tensor) {
-    return products.vdot(this, other);
+  vdot(this: Tensor, other: Tensor, ...extra: never[]) {
+    return products.vdot(this, other, ...extra);  // the function refuses what it does not take
   },
-  outer(this: Tensor, other: Tensor) {
-    return products.outer(this, other);
+  outer(this: Tensor, other: Tensor, ...extra: never[]) {
+    return products.outer(this, other, ...extra);  // the function refuses what it does not take
   },
-  cross(this: Tensor, other: Tensor, axis?: number) {
-    return products.cross(this, other, axis);
+  cross(this: Tensor, other: Tensor, axis?: number, ...extra: never[]) {
+    return products.cross(this, other, axis, ...extra);  // the function refuses what it does not take
   },
   norm(this: Tensor, p?: number | 'fro' | 'nuc' | null, axis?: Axes | null, options?: NormOptions) {
     return tensorNorm(this, p, axis, options, 'Tensor.norm');

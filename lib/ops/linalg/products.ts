@@ -27,7 +27,7 @@ import { formatShape } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
-import { checkTensor, commonDevice, describeOperand, optionsOf } from '../common';
+import { checkTensor, commonDevice, describeOperand, noMoreArguments, optionsOf } from '../common';
 import { BINARY, binaryOp, astypeOp, whereOp } from '../elementwise/elementwise';
 import { checkInt } from '../layout/layout';
 import { namedForCaller } from '../library';
@@ -73,12 +73,14 @@ function dotImpl(a: unknown, b: unknown, fn: string): Tensor {
  * summed in int64 and stored in their dtype.
  * @example gx.dot(gx.tensor([1, 2, 3]), gx.tensor([4, 5, 6])).item() // 32
  */
-export function dot<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
+export function dot<D extends DType>(a: Tensor<D>, b: Tensor<D>, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.dot', extra, '(a, b)');
   return dotImpl(a, b, 'gx.dot') as Tensor<D>;
 }
 
 /** torch.vdot: conj(a) . b, which for gpuext's real dtypes is gx.dot. @example gx.vdot(a, b) */
-export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
+export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.vdot', extra, '(a, b)');
   return dotImpl(a, b, 'gx.vdot') as Tensor<D>;
 }
 
@@ -87,7 +89,8 @@ export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
  * promoted as gx.mul does (torch.outer).
  * @example gx.outer(gx.arange(3), gx.arange(4)).shape // [3, 4]
  */
-export function outer(a: Tensor, b: Tensor): Tensor {
+export function outer(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
+  noMoreArguments('gx.outer', extra, '(a, b)');
   const fn = 'gx.outer';
   const [x, y] = checkPair(a, b, fn);
   if (x.ndim !== 1 || y.ndim !== 1) {
@@ -104,7 +107,8 @@ export function outer(a: Tensor, b: Tensor): Tensor {
  * have the same number of dims and one dtype (numeric). One kernel pass.
  * @example gx.cross(gx.tensor([1, 0, 0]), gx.tensor([0, 1, 0])) // [0, 0, 1]
  */
-export function cross<D extends DType>(a: Tensor<D>, b: Tensor<D>, axis = -1): Tensor<D> {
+export function cross<D extends DType>(a: Tensor<D>, b: Tensor<D>, axis = -1, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.cross', extra, '(a, b, axis?)');
   const fn = 'gx.cross';
   const [x, y] = checkPair(a, b, fn);
   if (x.ndim !== y.ndim) {
@@ -218,7 +222,8 @@ export function diagonal<D extends DType>(x: Tensor<D>, offset?: number | Diagon
  * (zeros elsewhere); a 2-d x gives a copy of its diagonal `offset`.
  * @example gx.diag(gx.tensor([1, 2, 3])) // 3 x 3 with 1, 2, 3 on the diagonal
  */
-export function diag<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+export function diag<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.diag', extra, '(x, offset?)');
   const fn = 'gx.diag';
   checkTensor(x, fn, 'x');
   const k = checkInt(offset, fn, 'offset');
@@ -246,7 +251,8 @@ export function diag<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
  * matrices sum in int64.
  * @example gx.trace(gx.eye(3)).item() // 3
  */
-export function trace(x: Tensor): Tensor {
+export function trace(x: Tensor, ...extra: never[]): Tensor {
+  noMoreArguments('gx.trace', extra, '(x)');
   const fn = 'gx.trace';
   checkTensor(x, fn, 'x');
   if (x.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(x.shape)}`);
@@ -275,7 +281,8 @@ function triangle<D extends DType>(x: Tensor<D>, offset: unknown, upper: boolean
  * elements on and above diagonal `offset` kept, the rest zero, as torch.triu.
  * @example gx.triu(m); gx.triu(m, 1) // strictly above the diagonal
  */
-export function triu<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+export function triu<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.triu', extra, '(x, offset?)');
   return triangle(x, offset, true, 'gx.triu');
 }
 
@@ -284,6 +291,7 @@ export function triu<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
  * `offset` kept, the rest zero, as torch.tril.
  * @example gx.tril(m); gx.tril(m, -1) // strictly below the diagonal
  */
-export function tril<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+export function tril<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
+  noMoreArguments('gx.tril', extra, '(x, offset?)');
   return triangle(x, offset, false, 'gx.tril');
 }
