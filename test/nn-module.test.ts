@@ -230,3 +230,16 @@ deviceTest('Tensor.dim, float, double, half and zero_ as torch\'s', (t, d) => {
     t.deepEqual(values(w), [0, 0, 0, 0, 0, 0]);
   });
 });
+
+// GELU's options were ignored (GELU({ approximate: 'tanh' }) gave the exact form): it takes torch's approximate.
+test("nn.GELU({ approximate: 'tanh' }) is torch's tanh approximation; bad options refuse", (t) => {
+  gx.tidy(() => {
+    const x = gx.tensor([-2, -0.5, 0, 1, 3], { dtype: 'float64' });
+    const tanhForm = (v: number): number => 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v ** 3)));
+    const got = new gx.nn.GELU({ approximate: 'tanh' }).call(x).toArraySync() as Float64Array;
+    [-2, -0.5, 0, 1, 3].forEach((v, i) => t.true(Math.abs(got[i] - tanhForm(v)) < 1e-15, `x = ${v}`));
+    t.true(Math.abs((new gx.nn.GELU().call(gx.tensor([1], { dtype: 'float64' })).item() as number) - 0.8413447460685429) < 1e-12, 'the exact form');
+    t.throws(() => new gx.nn.GELU('tanh' as never), { instanceOf: TypeError, message: /^nn\.GELU: options must be an object/ });
+    t.throws(() => new gx.nn.GELU({ approximate: 'erf' } as never), { instanceOf: TypeError, message: /^nn\.GELU: approximate must be 'none' or 'tanh'/ });
+  });
+});

@@ -7,6 +7,7 @@ import { type DeviceLike } from '../core/device';
 import { type DType } from '../core/dtype';
 import { empty } from '../ops/creation/creation';
 import { gelu, relu, sigmoid, tanh } from '../generated/elementwise';
+import * as E from '../generated/elementwise';
 import { logSoftmax, softmax } from '../ops/softmax/softmax';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
@@ -231,9 +232,28 @@ export class Elementwise extends Module {
 export class ReLU extends Elementwise {
   constructor() { super((x) => relu(x)); }
 }
-/** GELU, the exact (erf) form (torch.nn.GELU). */
+export interface GELUOptions {
+  /** 'none' (default): the exact erf form; 'tanh': 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). */
+  approximate?: 'none' | 'tanh';
+}
+const GELU_KEYS = optionKeys<GELUOptions>({ approximate: true });
+
+/** GELU (torch.nn.GELU): the exact (erf) form, or with { approximate: 'tanh' } torch's tanh approximation. */
 export class GELU extends Elementwise {
-  constructor() { super((x) => gelu(x)); }
+  constructor(opts: GELUOptions = {}) {
+    // The options were ignored: GELU({ approximate: 'tanh' }) computed the exact form.
+    const { approximate = 'none' } = checkOptions<GELUOptions>(opts, 'nn.GELU', GELU_KEYS);
+    if (approximate !== 'none' && approximate !== 'tanh') {
+      throw new TypeError(`nn.GELU: approximate must be 'none' or 'tanh', got ${describeValue(approximate)}`);
+    }
+    super(approximate === 'tanh' ? geluTanh : (x) => gelu(x));
+  }
+}
+
+/** torch's gelu(approximate='tanh'), of recorded ops (its gradient is theirs). */
+function geluTanh(x: Tensor): Tensor {
+  const inner = E.mul(E.add(x, E.mul(E.mul(E.mul(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
+  return E.mul(E.mul(x, 0.5), E.add(E.tanh(inner), 1));
 }
 /** 1 / (1 + exp(-x)) (torch.nn.Sigmoid). */
 export class Sigmoid extends Elementwise {
