@@ -57,3 +57,25 @@ test('their first derivatives are unchanged, with createGraph too; inv, whose fo
     }
   });
 });
+
+// prod's gradient was g * prod / x_i: NaN at a zero, where it is the product of the others (torch's
+// prod_safe_zeros_backward). Now exact with any zeros, along axes too, and differentiable again.
+test('prod\'s gradient with zeros is the product of the others; its Hessian too', (t) => {
+  gx.tidy(() => {
+    const grad = (v: number[][] | number[], f: (x: gx.Tensor) => gx.Tensor): number[] => {
+      const x = gx.tensor(v, F64);
+      x.requiresGrad = true;
+      f(x).backward();
+      return Array.from(x.grad?.toArraySync() as Float64Array);
+    };
+    t.deepEqual(grad([0, 5, 2], (x) => gx.prod(x)), [10, 0, 0]);
+    t.deepEqual(grad([0, 5, 0], (x) => gx.prod(x)), [0, 0, 0]);
+    t.deepEqual(grad([3, 5, 2], (x) => gx.prod(x)), [10, 6, 15]);
+    t.deepEqual(grad([[0, 5, 2], [1, 2, 3]], (x) => gx.prod(x, 1).sum()), [10, 0, 0, 6, 3, 2], 'along an axis');
+    t.deepEqual(grad([[0, 5], [2, 3]], (x) => gx.prod(x, 0).sum()), [2, 3, 0, 5], 'along the first axis');
+    t.deepEqual(grad([[1, 2], [0, 4]], (x) => gx.prod(x)), [0, 0, 8, 0], 'over every axis');
+    // The Hessian of a b c at (0, 5, 2): the off-diagonal entries are the third element.
+    const h = gx.autograd.functional.hessian((x: gx.Tensor) => gx.prod(x), gx.tensor([0, 5, 2], F64));
+    t.deepEqual(Array.from(h.toArraySync() as Float64Array), [0, 2, 5, 2, 0, 0, 5, 0, 0]);
+  });
+});

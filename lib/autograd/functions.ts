@@ -11,6 +11,7 @@ import { DERIVATIVES } from '../generated/derivatives';
 import * as E from '../generated/elementwise';
 import { cumsum } from '../ops/reduce/scan';
 import { cumprodBackward } from './cumprod-backward';
+import { othersProduct } from './prod-backward';
 import { matmul } from '../ops/linalg/matmul';
 import { mean, sum } from '../ops/reduce/functions';
 import { sumToShape } from './engine';
@@ -89,8 +90,8 @@ const reduceRecorder: NonNullable<(typeof recorders)['reduce']> = (name, x, axes
       record(name, [x], out, [], (g) => [unreduce(E.div(g, count), shape, axes, keepdims)]);
       break;
     case 'prod':
-      // d prod / dx_i = prod / x_i (inputs with zeros give NaN or inf there, as in a plain division).
-      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(unreduce(g, shape, axes, keepdims), unreduce(r, shape, axes, keepdims)), sx)]);
+      // d prod / dx_i = the product of the others along the reduced axes, exact with zeros (prod-backward.ts).
+      record(name, [x], out, [x], (g, [sx]) => [E.mul(unreduce(g, shape, axes, keepdims), othersProduct(sx, axes))]);
       break;
     case 'max':
     case 'min':
