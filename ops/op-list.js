@@ -62,7 +62,7 @@ module.exports = [
     { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]', grad: { self: 'div(grad, other)', other: 'neg(div(mul(grad, result), other))' } }),
   binary('pow', 'PowOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'self ** other; integers to negative integer powers are refused.',
-    { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first', grad: { self: 'mul(grad, mul(other, pow(self, sub(other, 1))))', other: 'mul(grad, mul(result, log(self)))' } }),
+    { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first', grad: { self: 'where(eq(other, 0), 0, mul(grad, mul(other, pow(self, sub(other, 1)))))', other: 'where(logicalAnd(eq(self, 0), ge(other, 0)), 0, mul(grad, mul(result, log(self))))' } }),
   binary('maximum', 'MaximumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise maximum; NaN propagates.',
     { example: 'gx.maximum(x, 0)', grad: { self: 'mul(grad, tieShare(gt(self, other), eq(self, other)))', other: 'mul(grad, tieShare(lt(self, other), eq(self, other)))' } }),
   binary('minimum', 'MinimumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise minimum; NaN propagates.',

@@ -79,3 +79,26 @@ test('prod\'s gradient with zeros is the product of the others; its Hessian too'
     t.deepEqual(Array.from(h.toArraySync() as Float64Array), [0, 2, 5, 2, 0, 0, 5, 0, 0]);
   });
 });
+
+// pow's and std's gradients where the plain formula divides by zero or takes log(0): torch masks them to 0
+// (pow_backward_self / _exponent, std_backward); they were NaN or -Infinity.
+test('pow\'s gradient at a zero exponent or base, and std\'s at zero spread, are 0 as torch\'s', (t) => {
+  gx.tidy(() => {
+    const grads = (v: number[], f: (x: gx.Tensor) => gx.Tensor): number[] => {
+      const x = gx.tensor(v, F64);
+      x.requiresGrad = true;
+      f(x).sum().backward();
+      return Array.from(x.grad?.toArraySync() as Float64Array);
+    };
+    t.deepEqual(grads([0, 2], (x) => gx.pow(x, 0)), [0, 0], 'd x^0 / dx');
+    t.deepEqual(grads([0, 2, 3], (x) => gx.pow(x, 2)), [0, 4, 6], 'd x^2 / dx, unchanged');
+    t.deepEqual(grads([0, 1, 2], (y) => gx.pow(0, y)), [0, 0, 0], 'd 0^y / dy for y >= 0');
+    const y = grads([0.5], (v) => gx.pow(3, v));
+    t.true(Math.abs(y[0] - 3 ** 0.5 * Math.log(3)) < 1e-12, 'd 3^y / dy, unchanged');
+    t.deepEqual(grads([1, 1, 1], (x) => gx.std(x)), [0, 0, 0], 'std of a constant');
+    const x = gx.tensor([[1, 1, 1], [1, 2, 3]], F64);
+    x.requiresGrad = true;
+    gx.std(x, 1).sum().backward();
+    t.deepEqual(Array.from(x.grad?.toArraySync() as Float64Array), [0, 0, 0, -0.5, 0, 0.5], 'a constant row and a spread one');
+  });
+});

@@ -22,6 +22,7 @@ export const pow = binary(E.pow, (a, b) => a ** b);
 export const gt = binary(E.gt, (a, b) => Number(a > b));
 export const lt = binary(E.lt, (a, b) => Number(a < b));
 export const eq = binary(E.eq, (a, b) => Number(a === b));
+export const ge = binary(E.ge, (a, b) => Number(a >= b));
 export const neg = unary(E.neg, (a) => -a);
 export const exp = unary(E.exp, Math.exp);
 export const log = unary(E.log, Math.log);
@@ -54,7 +55,9 @@ export function mishGrad(x: X): X {
   return add(t, mul(mul(x, sigmoid(x)), sub(1, mul(t, t))));
 }
 
+/** where(c, a, b); a number condition (from a number operand, as pow's exponent) picks a or b whole. */
 export function where(c: X, a: X, b: X): X {
+  if (num(c)) return c !== 0 ? a : b;
   return whereOp(c, a, b, 'autograd');
 }
 

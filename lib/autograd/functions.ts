@@ -194,9 +194,12 @@ const statReduceRecorder: NonNullable<(typeof recorders)['statReduce']> = (name,
     case 'var':  // dx = g 2 (x - mean) / (N - correction)
       record(name, [x], out, [x], (g, [sx]) => [E.mul(spread(g), E.mul(E.sub(sx, mean(sx, { axis: [...axes], keepdims: true })), 2 / Math.max(0, count - correction)))]);
       break;
-    case 'std':  // dx = g (x - mean) / ((N - correction) std)
-      record(name, [x], out, [x, out], (g, [sx, r]) => [E.div(E.mul(spread(g), E.sub(sx, mean(sx, { axis: [...axes], keepdims: true }))),
-        E.mul(spread(r), Math.max(0, count - correction)))]);
+    case 'std':  // dx = g (x - mean) / ((N - correction) std), 0 where std is 0 (as torch's std_backward; it was NaN there)
+      record(name, [x], out, [x, out], (g, [sx, r]) => {
+        const sr = spread(r);
+        const d = E.div(E.mul(spread(g), E.sub(sx, mean(sx, { axis: [...axes], keepdims: true }))), E.mul(sr, Math.max(0, count - correction)));
+        return [whereOp(E.eq(sr, 0), 0, d, 'autograd')];
+      });
       break;
     default:
       break;

@@ -42,10 +42,10 @@ export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; oth
     otherUses: { self: false, other: true, result: true },
   },
   pow: {
-    self: (grad, self, other, _result) => F.mul(grad, F.mul(other, F.pow(self, F.sub(other, 1)))),
+    self: (grad, self, other, _result) => F.where(F.eq(other, 0), 0, F.mul(grad, F.mul(other, F.pow(self, F.sub(other, 1))))),
     selfUses: { self: true, other: true, result: false },
-    other: (grad, self, _other, result) => F.mul(grad, F.mul(result, F.log(self))),
-    otherUses: { self: true, other: false, result: true },
+    other: (grad, self, other, result) => F.where(F.logicalAnd(F.eq(self, 0), F.ge(other, 0)), 0, F.mul(grad, F.mul(result, F.log(self)))),
+    otherUses: { self: true, other: true, result: true },
   },
   maximum: {
     self: (grad, self, other, _result) => F.mul(grad, F.tieShare(F.gt(self, other), F.eq(self, other))),
