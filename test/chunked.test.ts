@@ -223,3 +223,23 @@ test('examples: data-parallel training with gpuext run: 2 ranks agree and recove
   t.is(out[0].slope, out[1].slope, 'every rank keeps the same weights');
   t.true(Math.abs(out[0].slope - 0.5) < 0.02 && Math.abs(out[0].intercept - 1) < 0.1, JSON.stringify(out));
 });
+
+// Options a chunked reduction does not take were dropped (c.sum(1, { keepdims: true }) gave [3], not [3, 1]), and
+// mapBlocks read blockInfo: 1 as false: both refuse now.
+test('chunked reductions refuse options they do not take; mapBlocks refuses a blockInfo that is not a boolean', (t) => {
+  gx.tidy(() => {
+    const c = gx.chunked(gx.arange(12, { dtype: 'float32' }).reshape(3, 4), { chunks: [2, 2] });
+    for (const [fn, call] of [
+      ['sum', () => (c.sum as (...a: unknown[]) => unknown)(1, { keepdims: true })],
+      ['max', () => (c.max as (...a: unknown[]) => unknown)(1, { keepdims: true })],
+      ['min', () => (c.min as (...a: unknown[]) => unknown)(0, {})],
+      ['amax', () => (c.amax as (...a: unknown[]) => unknown)(1, { dtype: 'float64' })],
+      ['amin', () => (c.amin as (...a: unknown[]) => unknown)(1, { keepdims: false })],
+    ] as const) {
+      t.throws(call, { instanceOf: TypeError, message: new RegExp(`^ChunkedTensor\\.${fn}: takes \\(axis\\?\\) only`) }, fn);
+    }
+    t.deepEqual((c.sum(1) as gx.ChunkedTensor).compute().shape, [3], 'without options, as before');
+    t.throws(() => gx.mapBlocks((b: gx.Tensor) => b, c, { blockInfo: 1 as never }), { instanceOf: TypeError, message: /^gx\.mapBlocks: blockInfo must be a boolean/ });
+    c.dispose();
+  });
+});

@@ -98,6 +98,14 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
   });
 }
 
+/** Refuses options a chunked reduction does not take (keepdims and dtype were dropped without a word). */
+function noOptions(fn: string, extra: readonly unknown[]): void {
+  if (extra.length > 0) {
+    throw new TypeError(`${fn}: takes (axis?) only; keepdims, dtype and other options are not supported on chunked ` +
+      'tensors (reduce, then reshape or astype the result; or compute() first)');
+  }
+}
+
 /** A tensor split into blocks over devices (or over the ranks of a process group). */
 export class ChunkedTensor {
   /** This process's blocks, in C order over the block grid (every block unless it is spread over ranks). */
@@ -223,7 +231,8 @@ export class ChunkedTensor {
   }
 
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
-  sum(axis?: number): Tensor | ChunkedTensor {
+  sum(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
+    noOptions('ChunkedTensor.sum', extra);
     return this.#reduce('sum', axis, 'ChunkedTensor.sum');
   }
 
@@ -236,7 +245,8 @@ export class ChunkedTensor {
   max(): Tensor;
   max(axis: number): ChunkedExtremum;
   max(axis?: number): Tensor | ChunkedExtremum;
-  max(axis?: number): Tensor | ChunkedExtremum {
+  max(axis?: number, ...extra: never[]): Tensor | ChunkedExtremum {
+    noOptions('ChunkedTensor.max', extra);
     return this.#extremum(true, axis);
   }
 
@@ -244,7 +254,8 @@ export class ChunkedTensor {
   min(): Tensor;
   min(axis: number): ChunkedExtremum;
   min(axis?: number): Tensor | ChunkedExtremum;
-  min(axis?: number): Tensor | ChunkedExtremum {
+  min(axis?: number, ...extra: never[]): Tensor | ChunkedExtremum {
+    noOptions('ChunkedTensor.min', extra);
     return this.#extremum(false, axis);
   }
 
@@ -252,7 +263,8 @@ export class ChunkedTensor {
   amax(): Tensor;
   amax(axis: number): ChunkedTensor;
   amax(axis?: number): Tensor | ChunkedTensor;
-  amax(axis?: number): Tensor | ChunkedTensor {
+  amax(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
+    noOptions('ChunkedTensor.amax', extra);
     return this.#reduce('max', axis, 'ChunkedTensor.amax');
   }
 
@@ -260,7 +272,8 @@ export class ChunkedTensor {
   amin(): Tensor;
   amin(axis: number): ChunkedTensor;
   amin(axis?: number): Tensor | ChunkedTensor;
-  amin(axis?: number): Tensor | ChunkedTensor {
+  amin(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
+    noOptions('ChunkedTensor.amin', extra);
     return this.#reduce('min', axis, 'ChunkedTensor.amin');
   }
 

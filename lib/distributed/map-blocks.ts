@@ -231,6 +231,9 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
     return c;
   };
   let dtype = opts.dtype;
+  if (opts.blockInfo !== undefined && typeof opts.blockInfo !== 'boolean') {
+    throw new TypeError(`${api}: blockInfo must be a boolean, got ${typeof opts.blockInfo} ${String(opts.blockInfo)}`);  // 1 read as false
+  }
   const nStreams = opts.streams ?? 1;
   if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
   const lanes = new BlockLanes(nStreams);
