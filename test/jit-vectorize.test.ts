@@ -158,3 +158,27 @@ cudaTest('x * y + z: bit-equal to the simulator by default; --fmad=true fuses it
   t.true(differ > 0, 'the fused kernel contracted x * y + z');
   for (const c of [...cols, ...on]) c.dispose();
 });
+
+// A number argument out of an integer type's range: CUDA converts it as cvt.rzi does (toward zero, saturating,
+// NaN to 0); the CPU's typed-array store wrapped it (3e9 became -1294967296) and gave 0 for Infinity. And a
+// jit.rawkernel integer argument beyond int64, which CUDA's launch refuses, wrapped on the CPU.
+deviceTest('vectorize saturates out-of-range number arguments as CUDA does; rawkernel refuses integers beyond int64', (t, device) => {
+  gx.tidy(() => {
+    const pick = gx.vectorize('int32(int32, int32)', function pick(a: number, b: number) { return b; });
+    const z = gx.zeros([1], { dtype: 'int32', device });
+    const cases: [number, number][] = [[3e9, 2147483647], [-3e9, -2147483648], [Infinity, 2147483647], [-Infinity, -2147483648], [NaN, 0], [7.9, 7], [-7.9, -7]];
+    for (const [v, want] of cases) t.is((pick(z, v) as gx.Tensor).toArraySync()[0], want, `int32 ${v}`);
+    const pick64 = gx.vectorize('int64(int64, int64)', function pick64(a: number, b: number) { return b; });
+    const z64 = gx.zeros([1], { dtype: 'int64', device });
+    for (const [v, want] of [[-1e19, -(2n ** 63n)], [1e19, 2n ** 63n - 1n], [5.5, 5n]] as const) {
+      t.is((pick64(z64, v) as gx.Tensor).toArraySync()[0], want, `int64 ${v}`);
+    }
+    if (device !== 'cpu') return;  // the simulator's argument check (CUDA's launch has its own, tested with RawKernel)
+    const put = gx.jit.rawkernel(function put(y: gx.jit.Array, v: number) { y[0] = v; });
+    const y = gx.zeros([1], { dtype: 'int64' });
+    t.throws(() => put([1], [1], [y, 2n ** 64n + 5n]), { instanceOf: RangeError, message: /^gx\.jit\.rawkernel\(put\): argument 'v' is int64 but 18446744073709551621 is out of its range/ });
+    t.throws(() => put([1], [1], [y, 2 ** 63]), { instanceOf: RangeError });
+    put([1], [1], [y, 2n ** 63n - 1n]);
+    t.is(y.toArraySync()[0], 2n ** 63n - 1n);
+  });
+});

@@ -40,12 +40,25 @@ export function simArray(label: string, dtype: DType, data: SimArray['d'], shape
 const newArray = (label: string, dtype: DType, extents: readonly number[]): SimArray =>
   simArray(label, dtype, new VALUE_ARRAY[dtype](extents.reduce((a, b) => a * b, 1)), extents);
 
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer argument as the kernel's int64, refused out of its range as CUDA's launch refuses it (it wrapped here). */
+function int64Arg(v: bigint, api: string, name: string, shown: number | bigint): bigint {
+  if (v < INT64_MIN || v > INT64_MAX) {
+    throw new RangeError(`${api}: argument '${name}' is int64 but ${String(shown)} is out of its range [${INT64_MIN}, ${INT64_MAX}]`);
+  }
+  return v;
+}
+
 /** The tensors' elements as arrays, one per distinct layout of memory (an aliased tensor is one array). */
-function readArgs(params: readonly string[], args: readonly unknown[]): { values: unknown[]; back: [Tensor, SimArray['d']][] } {
+function readArgs(api: string, params: readonly string[], args: readonly unknown[]): { values: unknown[]; back: [Tensor, SimArray['d']][] } {
   const seen: { t: Tensor; data: SimArray['d'] }[] = [];
   const back: [Tensor, SimArray['d']][] = [];
   const values = args.map((a, i) => {
-    if (!(a instanceof Tensor)) return typeof a === 'number' && Number.isInteger(a) ? BigInt.asIntN(64, BigInt(a)) : typeof a === 'bigint' ? BigInt.asIntN(64, a) : a;
+    if (!(a instanceof Tensor)) {
+      if (typeof a === 'number' && Number.isInteger(a)) return int64Arg(BigInt(a), api, params[i], a);
+      return typeof a === 'bigint' ? int64Arg(a, api, params[i], a) : a;
+    }
     const same = seen.find((s) => s.t === a || (s.t.dtype === a.dtype && s.t.address() === a.address() && sameLayout(s.t, a)));
     let data = same?.data;
     if (data === undefined) {
@@ -170,7 +183,7 @@ export function simulate(k: CompiledKernel, api: string, text: string, grid: rea
     throw new RangeError(`${api}: the CPU simulator runs at most ${MAX_THREADS} threads; this launch has ${threads} ` +
       `(grid [${grid.join(', ')}], block [${block.join(', ')}]); run it on CUDA, or launch fewer threads`);
   }
-  const { values, back } = readArgs(params, args);
+  const { values, back } = readArgs(api, params, args);
   const race = debug ? new RaceCheck(text, block) : undefined;
   let current: SimThread = { tx: 0, ty: 0, tz: 0, bx: 0n, by: 0n, bz: 0n };
   const S: SimState = {

@@ -13,11 +13,28 @@ import { typed } from './vectorize-gen';
 
 type Storage = StorageArrayMap[ScalarDType];
 
-/** Stores the JS value v at j of `a` (dtype d's storage), converted as a C cast would (NaN to an integer gives 0 here, undefined in C). */
+const INT32_MIN = -2147483648, INT32_MAX = 2147483647;
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Stores the JS value v at j of `a` (dtype d's storage), converted as CUDA
+ * converts a double to an integer (cvt.rzi: toward zero, saturating at the
+ * type's bounds, NaN to 0), where the typed array's store wrapped (3e9 became
+ * -1294967296, -1e19 a positive int64) and Infinity became 0.
+ */
 function store(a: Storage, j: number, v: number | boolean, d: ScalarDType): void {
-  if (d === 'int64') (a as BigInt64Array)[j] = typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : v === true ? 1n : 0n;
-  else if (d === 'bool') a[j] = v !== 0 && v !== false ? 1 : 0;
-  else a[j] = Number(v);  // the typed array rounds (float32) or wraps (int32) on store
+  if (d === 'bool') {
+    a[j] = v !== 0 && v !== false ? 1 : 0;
+    return;
+  }
+  const x = typeof v === 'boolean' ? Number(v) : v;
+  if (d === 'int64') {
+    (a as BigInt64Array)[j] = Number.isNaN(x) ? 0n : x >= 2 ** 63 ? INT64_MAX : x <= -(2 ** 63) ? INT64_MIN : BigInt(Math.trunc(x));
+  } else if (d === 'int32') {
+    a[j] = Number.isNaN(x) ? 0 : Math.trunc(Math.min(INT32_MAX, Math.max(INT32_MIN, x)));
+  } else {
+    a[j] = x;  // the typed array rounds (float32)
+  }
 }
 
 /** An element of `a` (dtype d's storage) as the simulator's value of d: bool a boolean, int64 a bigint. */
