@@ -182,3 +182,23 @@ deviceTest('vectorize saturates out-of-range number arguments as CUDA does; rawk
     t.is(y.toArraySync()[0], 2n ** 63n - 1n);
   });
 });
+
+// A function with a path that falls off its end: NaN on the CPU, 0 from the CUDA source, an unset register from the
+// PTX. Every implementation refuses it now, when it is typed.
+test('a scalar or device function with a path that reaches its end without a return is refused, naming it', (t) => {
+  gx.tidy(() => {
+    const x = gx.tensor([2, -2]);
+    // (TypeScript refuses these too; a JS caller gets no such help, so they are cast here.)
+    const half = gx.vectorize('float32(float32)', function half(v: number) { if (v > 0) return 1; } as (v: number) => number);
+    t.throws(() => half(x), { message: /^gx\.vectorize\(half\): half can reach its end without returning a value; every path must end in a return/ });
+    const both = gx.vectorize('float32(float32)', function both(v: number) { if (v > 0) return 1; else return 2; });
+    t.deepEqual(Array.from((both(x) as gx.Tensor).toArraySync() as Float32Array), [1, 2]);
+    const after = gx.vectorize('float32(float32)', function after(v: number) { if (v > 0) { return 1; } return -1; });
+    t.deepEqual(Array.from((after(x) as gx.Tensor).toArraySync() as Float32Array), [1, -1]);
+    const loop = gx.vectorize('float32(float32)', function loop(v: number) { let y = v; while (true) { if (y > 10) return y; y = y * 2 + 1; } });
+    t.deepEqual(Array.from((loop(gx.tensor([2, 3])) as gx.Tensor).toArraySync() as Float32Array), [11, 15], 'a loop only a return leaves');
+    const dev = gx.jit.device(function sometimes(v: number) { if (v > 0) return v; } as (v: number) => number);
+    const k = gx.jit.rawkernel((a: gx.jit.Array) => { a[0] = dev(a[0]); });
+    t.throws(() => k([1], [1], [gx.tensor([1])]), { message: /sometimes can reach its end without returning a value/ });
+  });
+});

@@ -44,6 +44,10 @@ export function typeFunction(f: ParsedFunction, kind: 'kernel' | 'device', name:
   });
   const ret = kind === 'kernel' ? undefined : declared ?? t.ret;
   if (kind !== 'kernel' && ret === undefined) throw new JitError(api, 'the function returns nothing; it must return its value', f.text);
+  if (kind !== 'kernel' && !alwaysReturns(body)) {
+    // A path falling off the end gave undefined (NaN) on the CPU, 0 from the CUDA source and an unset register from the PTX.
+    throw new JitError(api, `${f.name || 'the function'} can reach its end without returning a value; every path must end in a return`, f.text);
+  }
   return { kind, name, api, text: f.text, params: decls, body, ret };
 }
 
@@ -70,4 +74,22 @@ function deviceFunction(m: Module, dev: DeviceFunctionInfo, args: Ty[], fail: (w
   } finally {
     m.active.delete(dev);
   }
+}
+
+/** Whether `s` is a loop that only a return leaves: for (;;) or while (true), with no break of its own. */
+function endless(s: Stmt): boolean {
+  const always = s.k === 'for' ? s.c === undefined || (s.c.k === 'lit' && s.c.v === true) : s.k === 'while' && s.c.k === 'lit' && s.c.v === true;
+  return always && !breaksOut((s as { body: Stmt[] }).body);
+}
+
+/** Whether a break in `body` (outside loops nested in it) leaves the loop whose body it is. */
+function breaksOut(body: readonly Stmt[]): boolean {
+  return body.some((s) => s.k === 'break' || (s.k === 'if' && (breaksOut(s.then) || (s.else !== undefined && breaksOut(s.else)))) ||
+    (s.k === 'block' && breaksOut(s.body)));
+}
+
+/** Whether every way through `body` ends in a return (or a loop only a return leaves): C's rule, JS gives undefined. */
+export function alwaysReturns(body: readonly Stmt[]): boolean {
+  return body.some((s) => s.k === 'return' || endless(s) || (s.k === 'block' && alwaysReturns(s.body)) ||
+    (s.k === 'if' && s.else !== undefined && alwaysReturns(s.then) && alwaysReturns(s.else)));
 }
