@@ -185,3 +185,15 @@ deviceTest('a shape whose bytes pass 2^53 - 1 is refused naming the function, th
   t.deepEqual([...edge.strides], [9007199254740991, 1]);
   edge.dispose();
 });
+
+// A Uint16Array given as float16 or bfloat16 was read as the raw bits (1000 became 5.96e-5) while every other
+// dtype took its values: it converts its values too, as NumPy's np.array(u16, dtype=float16) does.
+deviceTest('gx.tensor(Uint16Array, { dtype }) converts the values for every dtype, float16 and bfloat16 included', (t, device) => {
+  const u = new Uint16Array([1000, 15360, 0, 65535]);
+  for (const dtype of ['float32', 'int32', 'float16', 'bfloat16'] as const) {
+    using x = gx.tensor(u, { dtype, device });
+    // 65535 rounds to 65536 in bfloat16, and past float16's largest finite value (65504, halfway 65520) to Infinity.
+    const want = dtype === 'bfloat16' ? [1000, 15360, 0, 65536] : dtype === 'float16' ? [1000, 15360, 0, Infinity] : [1000, 15360, 0, 65535];
+    t.deepEqual(Array.from(x.toArraySync() as ArrayLike<number>), want, dtype);
+  }
+});

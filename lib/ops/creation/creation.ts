@@ -86,13 +86,13 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
   let bytes: ArrayBufferView;
   if (isTypedArray(data)) {
     const own = dtypeOfTypedArray(data);
-    const raw16 = data instanceof Uint16Array && (asked === 'float16' || asked === 'bfloat16');
     if (own === undefined && asked === undefined) {
       throw new TypeError(`${fn}: a ${data.constructor.name} has no matching dtype; pass { dtype } to convert it`);
     }
     dtype = asked ?? (own as DType);
-    // A Uint16Array given as float16/bfloat16 holds the raw bits (as toArray's storage does).
-    bytes = dtype === own || raw16 ? data : toStorageArray(data as ArrayLike<number | bigint>, dtype, fn);
+    // Values convert to the dtype, a Uint16Array's for float16 and bfloat16 too (its numbers were read as the raw
+    // bits, where every other dtype took the values: NumPy's np.array(u16, dtype=float16) converts as well).
+    bytes = dtype === own ? data : toStorageArray(data as ArrayLike<number | bigint>, dtype, fn);
     const n = data.length;
     shape = opts?.shape === undefined ? [n] : parseShape(opts.shape, fn, 'options.shape');
     if (numelOf(shape) !== n) {
