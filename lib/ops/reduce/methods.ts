@@ -111,10 +111,10 @@ export const STATISTICS_METHODS: TensorMethods = {
   cumprod(this: Tensor, axis: unknown, opts?: unknown) {
     return cumprodImpl(this, axis, opts, 'Tensor.cumprod');
   },
-  cummax(this: Tensor, axis: unknown) {
-    return cumExtremumImpl(this, axis, undefined, true, 'Tensor.cummax');
+  cummax(this: Tensor, axis: unknown, opts?: unknown) {
+    return cumExtremumImpl(this, axis, opts, true, 'Tensor.cummax');
   },
-  cummin(this: Tensor, axis: unknown) {
-    return cumExtremumImpl(this, axis, undefined, false, 'Tensor.cummin');
+  cummin(this: Tensor, axis: unknown, opts?: unknown) {
+    return cumExtremumImpl(this, axis, opts, false, 'Tensor.cummin');
   },
 };

@@ -60,7 +60,8 @@ export interface CumExtremumFn {
  * the last NaN so far). Gradients reach the elements the indices name.
  * @example const [m, i] = gx.cummax(gx.tensor([1, 3, 2, 3]), 0) // m [1, 3, 3, 3], i [0, 1, 1, 3]
  */
-export const cummax: CumExtremumFn = ((x: unknown, axis: unknown): SortResult => cumExtremumImpl(x, axis, undefined, true, 'gx.cummax')) as CumExtremumFn;
+// The options after an axis go on to be checked (an unknown key was dropped).
+export const cummax: CumExtremumFn = ((x: unknown, axis: unknown, opts?: unknown): SortResult => cumExtremumImpl(x, axis, opts, true, 'gx.cummax')) as CumExtremumFn;
 
 /** The running minimum along `axis` and where it was found, as torch.cummin (see gx.cummax). @example gx.cummin(x, -1).values */
-export const cummin: CumExtremumFn = ((x: unknown, axis: unknown): SortResult => cumExtremumImpl(x, axis, undefined, false, 'gx.cummin')) as CumExtremumFn;
+export const cummin: CumExtremumFn = ((x: unknown, axis: unknown, opts?: unknown): SortResult => cumExtremumImpl(x, axis, opts, false, 'gx.cummin')) as CumExtremumFn;
