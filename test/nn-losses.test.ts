@@ -155,3 +155,18 @@ deviceTest('crossEntropy checks its targets inside its one native call (no kerne
     rejects(t, d, () => F.nllLoss(x, idx([1, 2, 7, 0], d), { ignoreIndex: 1 }), RangeError, /^gx\.nn\.functional\.nllLoss: argument 'target' holds class 7/);
   });
 });
+
+// A weight that broadcast the loss up ([3, 1] against a [3] input gave a [3, 3] loss, and 'mean' averaged 9 terms)
+// is refused: weights broadcast to the input's shape, as torch's.
+deviceTest('binary cross entropy refuses a weight or posWeight that does not broadcast to the input\'s shape', (t, d) => {
+  gx.tidy(() => {
+    const F = gx.nn.functional;
+    const p = gx.tensor([0.2, 0.5, 0.7], { device: d }), y = gx.tensor([0, 1, 1], { device: d });
+    t.throws(() => F.binaryCrossEntropy(p, y, { weight: gx.tensor([[1], [2], [3]], { device: d }) }),
+      { message: /^gx\.nn\.functional\.binaryCrossEntropy: weight of shape \[3, 1\] does not broadcast to the input's shape \[3\]/ });
+    t.deepEqual(F.binaryCrossEntropy(p, y, { weight: gx.tensor([1, 2, 3], { device: d }), reduction: 'none' }).shape, [3]);
+    const s = gx.zeros([2, 3], { device: d }), l = gx.ones([2, 3], { device: d });
+    t.deepEqual(F.binaryCrossEntropyWithLogits(s, l, { posWeight: gx.tensor([1, 2, 3], { device: d }), reduction: 'none' }).shape, [2, 3]);
+    t.throws(() => F.binaryCrossEntropyWithLogits(s, l, { posWeight: gx.ones([2, 1, 3], { device: d }) }), { message: /posWeight of shape \[2, 1, 3\] does not broadcast/ });
+  });
+});

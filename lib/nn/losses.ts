@@ -239,8 +239,18 @@ function probabilityCrossEntropy(x: Tensor, t: Tensor, o: CrossEntropyOptions, r
   });
 }
 
-function elementWeight(w: unknown, fn: string, name: string): Tensor | null {
-  return w === undefined || w === null ? null : floating(w, fn, name);
+/**
+ * A per-element weight, broadcast to the input's shape (torch's rule): one
+ * that would broadcast the loss up ([3, 1] against [3] made a [3, 3] loss, and
+ * 'mean' averaged 9 terms) is refused.
+ */
+function elementWeight(w: unknown, fn: string, name: string, shape: readonly number[]): Tensor | null {
+  if (w === undefined || w === null) return null;
+  const t = floating(w, fn, name);
+  const ws = t.shape, n = shape.length;
+  const fits = ws.length <= n && ws.every((s, i) => s === 1 || s === shape[n - ws.length + i]);
+  if (!fits) throw new Error(`${fn}: ${name} of shape ${formatShape(ws)} does not broadcast to the input's shape ${formatShape(shape)}`);
+  return t;
 }
 
 /**
@@ -252,7 +262,7 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
   const o = checkOptions<BceOptions>(opts, fn, BCE_KEYS);
   const r = reductionOf(o.reduction, fn);
   const [x, y] = pair(input, target, fn);
-  const weight = elementWeight(o.weight, fn, 'weight');
+  const weight = elementWeight(o.weight, fn, 'weight', x.shape);
   if (x.numel > 0) {
     const outside = tidy(() => Boolean(any(logicalOr(lt(x, 0), gt(x, 1))).item()) || Boolean(any(isnan(x)).item()));
     const [lo, hi] = outside ? tidy(() => [Number(x.min().item()), Number(x.max().item())]) : [0, 1];
@@ -277,8 +287,8 @@ export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts
   const o = checkOptions<BceWithLogitsOptions>(opts, fn, BCEL_KEYS);
   const r = reductionOf(o.reduction, fn);
   const [x, y] = pair(input, target, fn);
-  const weight = elementWeight(o.weight, fn, 'weight');
-  const posWeight = elementWeight(o.posWeight, fn, 'posWeight');
+  const weight = elementWeight(o.weight, fn, 'weight', x.shape);
+  const posWeight = elementWeight(o.posWeight, fn, 'posWeight', x.shape);
   return tidy(() => {
     const softTail = add(log1p(exp(neg(abs(x)))), relu(neg(x)));
     const lw = posWeight === null ? null : add(mul(sub(posWeight, 1), y), 1);
