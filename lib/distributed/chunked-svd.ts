@@ -80,6 +80,10 @@ export interface ChunkedSvdOptions {
 type Factor = (block: Tensor) => { Q: Tensor; R: Tensor };
 
 function factorOf(opts: ChunkedSvdOptions, fn: string): Factor {
+  // Checked here, with the factor, for both entry points: { gram: 'false' } read as true.
+  if (opts.gram !== undefined && typeof opts.gram !== 'boolean') {
+    throw new TypeError(`${fn}: gram must be a boolean, got ${typeof opts.gram} ${JSON.stringify(opts.gram)}`);
+  }
   const how = opts.factor ?? 'qr';
   if (how === 'qr') return (block) => qr(block, { mode: 'reduced' });
   if (how !== 'svd') throw new TypeError(`${fn}: factor must be 'qr' or 'svd', got ${String(how as unknown)}`);
