@@ -197,3 +197,14 @@ deviceTest('gx.tensor(Uint16Array, { dtype }) converts the values for every dtyp
     t.deepEqual(Array.from(x.toArraySync() as ArrayLike<number>), want, dtype);
   }
 });
+
+// Past 2^53 the kernel's float64 start + i * step is not exact: arange(2^53, 2^53 + 4) gave 2^53 twice. An int64
+// range reaching past it is made in int64 on the host, exact as torch's.
+deviceTest('arange of int64 values past 2^53 is exact, ascending and descending', (t, device) => {
+  const big = 2 ** 53;
+  using up = gx.arange(big, big + 4, { dtype: 'int64', device });
+  t.deepEqual(Array.from(up.toArraySync() as BigInt64Array), [9007199254740992n, 9007199254740993n, 9007199254740994n, 9007199254740995n]);
+  using down = gx.arange(-big, -big - 4, -1, { device });  // both ends exact doubles
+  t.deepEqual(Array.from(down.toArraySync() as BigInt64Array), [-9007199254740992n, -9007199254740993n, -9007199254740994n, -9007199254740995n]);
+  t.is(String(up.device), String(gx.zeros([1], { device }).device));
+});

@@ -245,6 +245,13 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   const o = options<D>(opts, fn, RANGE_KEYS);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
+  if (dtype === 'int64' && integral && n > 0 && Math.max(Math.abs(start), Math.abs(start + (n - 1) * step)) > Number.MAX_SAFE_INTEGER) {
+    // Past 2^53 the kernel's float64 start + i * step is not exact (2^53 + 1 came out 2^53): the values in int64 here.
+    const values = new BigInt64Array(n);
+    const s = BigInt(step);
+    for (let i = 0, v = BigInt(start); i < n; i++, v += s) values[i] = v;
+    return tensor(values, { device: o.device }) as unknown as Tensor<D>;
+  }
   const t = allocate([n], dtype as D, o.device, undefined, fn);
   native.arange(t.handle(), start, step);
   return t;
