@@ -170,7 +170,7 @@ deviceTest('vectorize saturates out-of-range number arguments as CUDA does; rawk
     for (const [v, want] of cases) t.is((pick(z, v) as gx.Tensor).toArraySync()[0], want, `int32 ${v}`);
     const pick64 = gx.vectorize('int64(int64, int64)', function pick64(a: number, b: number) { return b; });
     const z64 = gx.zeros([1], { dtype: 'int64', device });
-    for (const [v, want] of [[-1e19, -(2n ** 63n)], [1e19, 2n ** 63n - 1n], [5.5, 5n]] as const) {
+    for (const [v, want] of [[-1e19, -(2n ** 63n)], [1e19, 2n ** 63n - 1n], [5.5, 5n], [NaN, 0n], [-Infinity, -(2n ** 63n)]] as const) {
       t.is((pick64(z64, v) as gx.Tensor).toArraySync()[0], want, `int64 ${v}`);
     }
     if (device !== 'cpu') return;  // the simulator's argument check (CUDA's launch has its own, tested with RawKernel)

@@ -291,3 +291,23 @@ cudaTest('reductionKernel: full and per-axis sums, max, and an L2 norm against r
   t.true(Math.abs(Number(norm.item()) - Math.sqrt(m.reduce((p, v) => p + v * v, 0))) < 1e-9);
   t.throws(() => sumd(tm, { axis: 2 }), { instanceOf: RangeError, message: /axis 2 is out of range for a 2-d input/ });
 });
+
+// A number reaches a kernel as a double; C's cast to an integer is undefined for NaN and out of range, and the GPU's
+// cvt.rzi gives the most negative integer for NaN. The number operands of both kernel kinds convert by the kernels' rule.
+cudaTest('elementwiseKernel and reductionKernel: a number for an integer operand converts toward zero, saturating, NaN to 0', (t) => {
+  gx.tidy(() => {
+    const x = gx.zeros([1], { device: 'cuda' });
+    const cases = [[NaN, 0, 0n, 0], [3e9, 2147483647, 3000000000n, -1], [-Infinity, -2147483648, -(2n ** 63n), 0], [7.9, 7, 7n, 7],
+      [-7.9, -7, -7n, -7], [1e19, 2147483647, 2n ** 63n - 1n, -1]] as const;
+    const take32 = gx.elementwiseKernel('int32 v, T x', 'int32 y', 'y = v', { name: 'take_int32' });
+    const take64 = gx.elementwiseKernel('int64 v, T x', 'int64 y', 'y = v', { name: 'take_int64' });
+    const take8 = gx.elementwiseKernel('int8 v, T x', 'int8 y', 'y = v', { name: 'take_int8' });
+    const sum32 = gx.reductionKernel('T x, int32 v', 'int32 y', 'v', 'a + b', 'y = a', '0', { name: 'sum_int32_number' });
+    for (const [v, i32, i64, i8] of cases) {
+      t.is((take32(v, x) as gx.Tensor).toArraySync()[0], i32, `int32 ${v}`);
+      t.is((take64(v, x) as gx.Tensor).toArraySync()[0], i64, `int64 ${v}`);
+      t.is((take8(v, x) as gx.Tensor).toArraySync()[0], i8, `int8 ${v} (the low bits of the saturated int32)`);
+      t.is((sum32(x, v) as gx.Tensor).toArraySync()[0], i32, `reduction int32 ${v}`);
+    }
+  });
+});

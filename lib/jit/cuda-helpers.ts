@@ -4,6 +4,8 @@
 // C++: test/jit-semantics.test.ts runs the generated source on the host as
 // the reference of the simulator. Their meaning is lib/jit/LANGUAGE.md's.
 
+import { FLOAT_TO_INTEGER_HELPER } from '../rtc/params';
+
 const guard = (name: string, body: string): string => `#ifndef GX_JIT_${name}\n#define GX_JIT_${name}\n${body}#endif\n`;
 const D = '__device__ __forceinline__';
 
@@ -32,15 +34,8 @@ ${D} long long gx_jit_isign(long long x) { return (long long)((x > 0) - (x < 0))
   truth: guard('TRUTH', `${D} bool gx_jit_truth(float x) { return x == x && x != 0.f; }
 ${D} bool gx_jit_truth(double x) { return x == x && x != 0.; }
 `),
-  // Float to integer: toward zero, saturating, NaN 0. Written out on both sides: the host's cast is
-  // undefined out of range, and the GPU's 64-bit conversion gives 0x8000000000000000 for NaN (its 32-bit one 0).
-  f2i: guard('F2I', `${D} int gx_jit_f2i(double x) { return x != x ? 0 : x >= 2147483647. ? 2147483647 : x <= -2147483648. ? (-2147483647 - 1) : (int)x; }
-${D} long long gx_jit_f2l(double x) {
-  return x != x ? 0 : x >= 9223372036854775807. ? 9223372036854775807LL : x <= -9223372036854775808. ? (-9223372036854775807LL - 1) : (long long)x;
-}
-${D} int gx_jit_f2i(float x) { return gx_jit_f2i((double)x); }
-${D} long long gx_jit_f2l(float x) { return gx_jit_f2l((double)x); }
-`),
+  // Float to integer: toward zero, saturating, NaN 0 (shared with the number operands of rtc's kernels).
+  f2i: FLOAT_TO_INTEGER_HELPER,
   // Integer remainder: C's (the dividend's sign); by 0 (and INT_MIN % -1, which traps) it is 0.
   rem: guard('REM', `${D} int gx_jit_rem(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }
 ${D} long long gx_jit_rem(long long a, long long b) { return (b == 0 || b == -1) ? 0 : a % b; }

@@ -68,14 +68,15 @@ export function emitElementwisePtx(fn: FnIR, g: ElementwiseSourceIn): string {
 /** A parameter of elementwiseParams as the entry's: its C type (a pointer's unqualified) and register. */
 const paramOf = (p: ElementwiseParam): PtxParam => ({ type: p.kind === 'pointer' ? `${p.base}*` : p.base, reg: `%${p.name}` });
 
-/** A number operand in its dtype, converted from the double it is passed as, as the CUDA source's C cast does. */
+/** A number operand in its dtype, converted from the double it is passed as, as the CUDA source's numberLocal does. */
 function valueOperand(f: PtxBody, o: Operand): string {
   const x = `%${o.name}_value`;
   if (o.dtype === 'float64') return x;
+  // Integers by the language's rule (cvt.rzi alone gives INT_MIN for NaN).
+  if (o.dtype !== 'bool' && o.dtype !== 'float32') return convert(f, x, 'float64', o.dtype);
   const r = f.reg(o.dtype === 'bool' ? 'pred' : memClass(o.dtype));
   if (o.dtype === 'bool') f.ins(`setp.neu.f64 ${r}, ${x}, 0d0000000000000000;`);  // (bool)x: x != 0, NaN true
-  else if (o.dtype === 'float32') f.ins(`cvt.rn.f32.f64 ${r}, ${x};`);
-  else f.ins(`cvt.rzi.${PTX_TYPE[o.dtype]}.f64 ${r}, ${x};`);
+  else f.ins(`cvt.rn.f32.f64 ${r}, ${x};`);
   return r;
 }
 

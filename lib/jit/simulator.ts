@@ -8,7 +8,7 @@
 // tensor passed twice (or two views of the same elements) is one array, as
 // on the GPU. In { debug: true } kernels, a read of a shared slot another
 // thread of the block wrote since the last barrier is reported (race.ts).
-import { VALUE_ARRAY, type DType } from '../generated/dtypes';
+import { INTEGER_RANGE, VALUE_ARRAY, type DType } from '../generated/dtypes';
 import { tensor } from '../ops/creation/creation';
 import { contiguousStrides } from '../core/shape';
 import { Tensor } from '../core/tensor';
@@ -40,7 +40,7 @@ export function simArray(label: string, dtype: DType, data: SimArray['d'], shape
 const newArray = (label: string, dtype: DType, extents: readonly number[]): SimArray =>
   simArray(label, dtype, new VALUE_ARRAY[dtype](extents.reduce((a, b) => a * b, 1)), extents);
 
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+const [INT64_MIN, INT64_MAX] = INTEGER_RANGE.int64;
 
 /** An integer argument as the kernel's int64, refused out of its range as CUDA's launch refuses it (it wrapped here). */
 function int64Arg(v: bigint, api: string, name: string, shown: number | bigint): bigint {

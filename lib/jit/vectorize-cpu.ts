@@ -1,7 +1,7 @@
 // gx.vectorize on CPU tensors: the signature's function typed as for CUDA
 // (so refused where CUDA refuses it) and interpreted per element in the
 // signature's dtypes (interpret.ts); loaded with the first call on the CPU.
-import { STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
+import { INTEGER_RANGE, STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { tensor } from '../ops/creation/creation';
@@ -13,8 +13,8 @@ import { typed } from './vectorize-gen';
 
 type Storage = StorageArrayMap[ScalarDType];
 
-const INT32_MIN = -2147483648, INT32_MAX = 2147483647;
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+const [INT32_MIN, INT32_MAX] = INTEGER_RANGE.int32.map(Number);
+const [INT64_MIN, INT64_MAX] = INTEGER_RANGE.int64;
 
 /**
  * Stores the JS value v at j of `a` (dtype d's storage), converted as CUDA
@@ -29,7 +29,7 @@ function store(a: Storage, j: number, v: number | boolean, d: ScalarDType): void
   }
   const x = typeof v === 'boolean' ? Number(v) : v;
   if (d === 'int64') {
-    (a as BigInt64Array)[j] = Number.isNaN(x) ? 0n : x >= 2 ** 63 ? INT64_MAX : x <= -(2 ** 63) ? INT64_MIN : BigInt(Math.trunc(x));
+    (a as BigInt64Array)[j] = Number.isNaN(x) ? 0n : x >= Number(INT64_MAX) ? INT64_MAX : x <= Number(INT64_MIN) ? INT64_MIN : BigInt(Math.trunc(x));
   } else if (d === 'int32') {
     a[j] = Number.isNaN(x) ? 0 : Math.trunc(Math.min(INT32_MAX, Math.max(INT32_MIN, x)));
   } else {

@@ -24,7 +24,7 @@
 // element path, same results), so one kernel serves every offset. A tile
 // walks the grid (grid-stride over tiles) when there are more than MAX_GRID.
 import { DTYPE_INFO, KERNEL_C_TYPES as C_TYPES, type DType } from '../generated/dtypes';
-import { typeHeaders, type Param } from './params';
+import { numberHelpers, numberLocal, typeHeaders, type Param } from './params';
 import { builtinParam, type KernelParam } from './signature';
 
 /** How an operand is passed (NOTE [ Elementwise codegen ]). */
@@ -128,10 +128,11 @@ export function elementwiseParams(g: ElementwiseSourceIn): ElementwiseParam[] {
 export function elementwiseSource(g: ElementwiseSourceIn): string {
   const params = elementwiseParams(g).map((p) => `${p.type} ${p.name}`);
   // The v (number) operands' locals.
-  const lines = g.all.flatMap((p, k) => (g.layouts[k] === 'v' ? [`const ${C_TYPES[g.types[k]]} ${p.name} = (${C_TYPES[g.types[k]]})${p.name}_value;`] : []));
+  const lines = g.all.flatMap((p, k) => (g.layouts[k] === 'v' ? [numberLocal(g.types[k], p.name)] : []));
   // Placeholders must be declared before the parameter list uses them.
   const typedefs = [...g.bound.entries()].map(([t, d]) => `typedef ${C_TYPES[d]} ${t};`).join('\n');
-  const head = `${typeHeaders(g.types)}${typedefs}\n${g.preamble}\n`;
+  const numbers = numberHelpers(g.types.filter((_, k) => g.layouts[k] === 'v'));
+  const head = `${typeHeaders(g.types)}${numbers}${typedefs}\n${g.preamble}\n`;
   if (isTiled(g.layouts, g.body)) return head + tiledKernel(g, params, lines);
   return head + stridedKernel(g, params, lines);
 }

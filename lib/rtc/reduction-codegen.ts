@@ -54,7 +54,7 @@
 //
 import type { DType } from '../core/dtype';
 import { KERNEL_C_TYPES as C_TYPES } from '../generated/dtypes';
-import { typeHeaders, type Param } from './params';
+import { numberHelpers, numberLocal, typeHeaders, type Param } from './params';
 
 export const BLOCK = 256;
 const LOG_BLOCK = 8;
@@ -148,7 +148,7 @@ class ReductionSource {
     this.#tensors = ins.filter((_, k) => !b.scalar[k]);
     this.#scalars = ins.filter((_, k) => b.scalar[k]);
     this.#id = `(type_reduce)(${def.identity})`;
-    this.#scalarLocals = ins.map((p, k) => (b.scalar[k] ? `const ${this.#C(k)} ${p.name} = (${this.#C(k)})${p.name}_value;` : '')).filter((l) => l !== '');
+    this.#scalarLocals = ins.flatMap((p, k) => (b.scalar[k] ? [numberLocal(b.types[k], p.name)] : []));
     this.#scalarArgs = this.#scalars.map((p) => `, ${p.name}`).join('');
   }
 
@@ -173,7 +173,8 @@ class ReductionSource {
       `extern "C" __global__ void __launch_bounds__(GX_BLOCK) ${name}${suffix}(${params.join(', ')})`;
     const inParams = this.#inParams();
     const geoParams = this.#geoParams();
-    return `${typeHeaders([...b.types, b.outType, b.reduceType])}${typedefs}typedef ${R} type_reduce;
+    const numbers = numberHelpers(b.types.filter((_, k) => b.scalar[k]));
+    return `${typeHeaders([...b.types, b.outType, b.reduceType])}${numbers}${typedefs}typedef ${R} type_reduce;
 ${def.preamble}
 #define GX_BLOCK ${BLOCK}
 #define GX_LOG_BLOCK ${LOG_BLOCK}
