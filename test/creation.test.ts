@@ -1,5 +1,6 @@
 // Every creation path, on every device, against plain-JS references.
 import * as gx from '../lib';
+import { native } from '../lib/core/native';
 import { deviceTest, poisonCache, randomValues, sameValues } from './helpers';
 
 deviceTest('tensor() from each typed array keeps its dtype and values', (t, device) => {
@@ -198,8 +199,8 @@ deviceTest('gx.tensor(Uint16Array, { dtype }) converts the values for every dtyp
   }
 });
 
-// Past 2^53 the kernel's float64 start + i * step is not exact: arange(2^53, 2^53 + 4) gave 2^53 twice. An int64
-// range reaching past it is made in int64 on the host, exact as torch's.
+// Past 2^53 the kernel's float64 start + i * step is not exact: arange(2^53, 2^53 + 4) gave 2^53 twice. The core
+// counts an int64 range of whole numbers in int64 on every device, exact as torch's; values beyond int64 are refused.
 deviceTest('arange of int64 values past 2^53 is exact, ascending and descending', (t, device) => {
   const big = 2 ** 53;
   using up = gx.arange(big, big + 4, { dtype: 'int64', device });
@@ -207,4 +208,9 @@ deviceTest('arange of int64 values past 2^53 is exact, ascending and descending'
   using down = gx.arange(-big, -big - 4, -1, { device });  // both ends exact doubles
   t.deepEqual(Array.from(down.toArraySync() as BigInt64Array), [-9007199254740992n, -9007199254740993n, -9007199254740994n, -9007199254740995n]);
   t.is(String(up.device), String(gx.zeros([1], { device }).device));
+  using steps = gx.arange(2 ** 62 + 1024, 2 ** 62 + 2048, 512, { device });  // 2^62 + 1536: no double holds it
+  t.deepEqual(Array.from(steps.toArraySync() as BigInt64Array), [2n ** 62n + 1024n, 2n ** 62n + 1536n]);
+  t.throws(() => gx.arange(2 ** 63 - 1024, 2 ** 63 + 4096, 2048, { device }), { instanceOf: RangeError, message: /^gx\.arange: the last value \(9223372036854778880\) is beyond int64/ });
+  using out = gx.zeros([2], { dtype: 'int64', device });
+  t.throws(() => native.arange(out.handle(), 2 ** 63, 1), { message: /arange: start 9\.22337e\+18 \+ 1 steps of 1 goes beyond int64/ }, 'the core checks too');
 });

@@ -144,6 +144,15 @@ void affine(void* dst, DType dtype, int64_t n, double start, double step) {
   });
 }
 
+// As the CUDA kernel: in uint64, where overflow is defined (the caller checked every value fits).
+void affine_int64(int64_t* dst, int64_t n, int64_t start, int64_t step) {
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      dst[i] = static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step));
+    }
+  });
+}
+
 void linspace(void* dst, DType dtype, int64_t n, double start, double end) {
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   const int64_t half = n / 2;

@@ -1,5 +1,6 @@
 #include "core/tensor_ops.h"
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -120,8 +121,32 @@ void fill_(TensorImpl& t, uint64_t bits) {
   }
 }
 
+// An int64 range of whole numbers counts in int64: past 2^53, float64's
+// start + i * step is not exact (arange(2^53, 2^53 + 4) held 2^53 twice).
+// Every value must fit int64; the last is checked without overflow.
+static bool arange_int64_(TensorImpl& t, double start, double step) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (t.dtype() != DType::Int64 || std::trunc(start) != start || std::trunc(step) != step) return false;
+  const int64_t n = t.numel();
+  int64_t last = 0;
+  const auto in_int64 = [](double v) { return v >= -kTwo63 && v < kTwo63; };
+  if (n == 0) return true;
+  if (n == 1) step = 0;  // one value: the step is never taken (arange(0, 1, 1e30) is [0])
+  const bool fits = in_int64(start) && in_int64(step) && !__builtin_mul_overflow(n - 1, static_cast<int64_t>(step), &last) &&
+                    !__builtin_add_overflow(last, static_cast<int64_t>(start), &last);
+  GX_CHECK_RANGE(fits, "arange: start ", start, " + ", n - 1, " steps of ", step, " goes beyond int64");
+  auto* dst = static_cast<int64_t*>(t.data());
+  if (t.device().is_cuda()) {
+    cuda::launch_affine_int64(dst, n, static_cast<int64_t>(start), static_cast<int64_t>(step), stream_of(t));
+  } else {
+    cpu::affine_int64(dst, n, static_cast<int64_t>(start), static_cast<int64_t>(step));
+  }
+  return true;
+}
+
 void arange_(TensorImpl& t, double start, double step) {
   GX_CORE_INTERNAL_ASSERT(t.is_contiguous());
+  if (arange_int64_(t, start, step)) return;
   if (t.device().is_cuda()) {
     cuda::launch_affine(t.data(), t.dtype(), t.numel(), start, step, stream_of(t));
   } else {

@@ -67,6 +67,14 @@ __global__ void affine_kernel(T* dst, int64_t n, double start, double step) {
   }
 }
 
+// In uint64, where overflow is defined; the caller checked that every value fits int64.
+__global__ void affine_int64_kernel(int64_t* dst, int64_t n, int64_t start, int64_t step) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    dst[i] = static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step));
+  }
+}
+
 template <typename T>
 __global__ void linspace_kernel(T* dst, int64_t n, double start, double end, double step) {
   const int64_t half = n / 2;
@@ -151,6 +159,12 @@ void launch_affine(void* dst, DType dtype, int64_t n, double start, double step,
     affine_kernel<T><<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<T*>(dst), n, start, step);
   });
+  GX_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_affine_int64(int64_t* dst, int64_t n, int64_t start, int64_t step, Stream stream) {
+  if (n == 0) return;
+  affine_int64_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(dst, n, start, step);
   GX_CUDA_CHECK(cudaGetLastError());
 }
 

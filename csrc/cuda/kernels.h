@@ -21,6 +21,10 @@ void launch_fill(void* dst, const Layout& layout, size_t itemsize, uint64_t bits
 // Contiguous dst[i] = cast<dtype>(start + i * step): arange.
 void launch_affine(void* dst, DType dtype, int64_t n, double start, double step,
                    Stream stream);
+// Contiguous int64 dst[i] = start + i * step counted in int64 (wrapping never
+// happens: the caller checked the last value): arange past 2^53, where
+// float64's start + i * step is no longer exact.
+void launch_affine_int64(int64_t* dst, int64_t n, int64_t start, int64_t step, Stream stream);
 // Contiguous dst[i]: n points from start to end inclusive, the second half
 // computed from the end so both endpoints are exact (as torch.linspace).
 void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end,

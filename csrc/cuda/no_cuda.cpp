@@ -79,6 +79,7 @@ void launch_fill(void*, const Layout&, size_t, uint64_t, int64_t, Stream) {
   not_compiled("fill");
 }
 void launch_affine(void*, DType, int64_t, double, double, Stream) { not_compiled("arange"); }
+void launch_affine_int64(int64_t*, int64_t, int64_t, int64_t, Stream) { not_compiled("arange"); }
 void launch_linspace(void*, DType, int64_t, double, double, Stream) {
   not_compiled("linspace");
 }

@@ -5,7 +5,7 @@ import {
   dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
   DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
 } from '../../core/dtype';
-import { DTYPE_INFO } from '../../generated/dtypes';
+import { DTYPE_INFO, INTEGER_RANGE } from '../../generated/dtypes';
 import { checkDevice } from '../../core/gpus';
 import { pooledHandle } from '../../core/handle-pool';
 import { native } from '../../core/native';
@@ -245,12 +245,13 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   const o = options<D>(opts, fn, RANGE_KEYS);
   const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
   const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
-  if (dtype === 'int64' && integral && n > 0 && Math.max(Math.abs(start), Math.abs(start + (n - 1) * step)) > Number.MAX_SAFE_INTEGER) {
-    // Past 2^53 the kernel's float64 start + i * step is not exact (2^53 + 1 came out 2^53): the values in int64 here.
-    const values = new BigInt64Array(n);
-    const s = BigInt(step);
-    for (let i = 0, v = BigInt(start); i < n; i++, v += s) values[i] = v;
-    return tensor(values, { device: o.device }) as unknown as Tensor<D>;
+  if (dtype === 'int64' && integral && n > 0) {
+    // The core counts such a range in int64 (exact past 2^53); its values must fit.
+    const [lo, hi] = INTEGER_RANGE.int64;
+    const last = BigInt(start) + BigInt(n - 1) * BigInt(step);
+    for (const [name, v] of [['start', BigInt(start)], ['the last value', last]] as const) {
+      if (v < lo || v > hi) throw new RangeError(`${fn}: ${name} (${v}) is beyond int64`);
+    }
   }
   const t = allocate([n], dtype as D, o.device, undefined, fn);
   native.arange(t.handle(), start, step);
