@@ -2,7 +2,7 @@
 // backward(), detach(), requiresGrad_(), retainGrad(), registerHook().
 import { full } from '../ops/creation/creation';
 import { Tensor } from '../core/tensor';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { untrack } from '../core/tidy';
 import { ownRef, runBackward, type BackwardOptions } from './engine';
 import { isFloatingDType, requiresGrad as needsGrad, type Node } from '../tape/graph';
@@ -139,6 +139,7 @@ export function installAutogradMethods(): void {
       return registerHook(this, hook);
     },
     detach(this: Tensor): Tensor {
+      if (arguments.length > 0) tooManyArguments('Tensor.detach', '()', arguments.length, arguments[0]);
       return this.asStrided(this.shape, this.strides, this.storageOffset);
     },
   });

@@ -143,3 +143,16 @@ export function checkOptions<T extends object>(opts: unknown, fn: string, known:
   checkKeys(opts, fn, known);
   return opts as Partial<T>;
 }
+
+/**
+ * Throws for a call given arguments past the ones `fn` takes: `extra` how
+ * many (arguments.length minus the count it takes), `first` the first of
+ * them. The calling idiom, `if (arguments.length > n) tooManyArguments(fn,
+ * form, arguments.length - n, arguments[n])`, reads the arguments object
+ * without allocating it, so hot paths can afford it. test/arity.test.ts walks
+ * every export with one argument more than its full form.
+ */
+export function tooManyArguments(fn: string, form: string, extra: number, first: unknown): never {
+  throw new TypeError(`${fn}: takes ${form}; it takes no further argument or options (got ${describeValue(first)}` +
+    `${extra > 1 ? ` and ${extra - 1} more` : ''})`);
+}

@@ -25,8 +25,9 @@ import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './form
 import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
-import { checkOptions, optionKeys } from './options';
+import { checkOptions, optionKeys, tooManyArguments } from './options';
 import { track } from './tidy';
+import { shownValues } from './shown-values';
 import { recycle, stagedView } from './handle-pool';
 import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, overlapsItself, overlapsItselfError, sameLayout, viewStrides } from './shape';
 
@@ -277,6 +278,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** Same as to('cpu'). */
   cpu(): Tensor<D> {
+    if (arguments.length > 0) tooManyArguments('Tensor.cpu', '()', arguments.length, arguments[0]);
     return this.to('cpu');
   }
 
@@ -396,6 +398,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** @internal A view with explicit layout (checked against the storage by the core). */
   asStrided(shape: readonly number[], strides: readonly number[], offset: number): Tensor<D> {
+    if (arguments.length > 3) tooManyArguments('Tensor.asStrided', '(shape, strides, offset)', arguments.length - 3, arguments[3]);
     return this.#viewAs(shape.slice(), strides.slice(), offset);
   }
 
@@ -406,6 +409,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** @internal A view of all of this tensor (its layout shared, not copied), not recorded by autograd. */
   alias(): Tensor<D> {
+    if (arguments.length > 0) tooManyArguments('Tensor.alias', '()', arguments.length, arguments[0]);
     const h = native.alias(this.handle('Tensor.alias'));
     return new Tensor<D>(h, this.#meta, this.#address);
   }
@@ -418,6 +422,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** This tensor's data in C order: shares storage when already contiguous, else copies. */
   contiguous(): Tensor<D> {
+    if (arguments.length > 0) tooManyArguments('Tensor.contiguous', '()', arguments.length, arguments[0]);
     const out = new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
     if (this.ag !== undefined) autogradHooks.sameValues?.('contiguous', this, out);
     return out;
@@ -425,6 +430,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** A contiguous copy with its own storage. */
   clone(): Tensor<D> {
+    if (arguments.length > 0) tooManyArguments('Tensor.clone', '()', arguments.length, arguments[0]);
     const m = this.#info('Tensor.clone');
     const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false),
       contiguousMeta(m.shape, m.dtype, m.device));
@@ -435,6 +441,8 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** Sets every element to `value`, in place; returns this. (`fn`: @internal, the caller named in errors.) */
   fill_(value: Scalar, fn = 'Tensor.fill_'): this {
+    // (The library passes its own name as fn; a caller's second argument is refused.)
+    if (arguments.length > 2 || typeof fn !== 'string') tooManyArguments('Tensor.fill_', '(value)', arguments.length - 1, arguments[1]);
     autogradHooks.inPlace?.(fn, this, []);
     native.fill(this.handle(fn), fillBits(value, this.#info(fn).dtype, fn));
     return this;
@@ -538,60 +546,6 @@ function readbackBuffer(m: Meta, fn: string): ArrayBuffer {
     throw new RangeError(`${fn}: could not allocate ${n * itemsize} bytes for a tensor of shape ${formatShape(m.shape)} ` +
       `(${e instanceof Error ? e.message : String(e)}); ${advice}`);
   }
-}
-
-/**
- * The values toString() prints. Within the threshold: every element. Beyond
- * it, only the ones a summary shows (the first and last `edgeItems` along each
- * long dimension), read block by block through views, so printing a huge
- * tensor (or one element expanded to 2^40) reads a few hundred elements.
- * `shownOnly` tells formatTensor the values are that compact block in C order.
- */
-function shownValues(t: Tensor, m: Meta, opts: Readonly<Required<FormatOptions>>): { values: ArrayLike<number | bigint>; shownOnly: boolean } {
-  const n = numelOf(m.shape);
-  if (n <= opts.threshold) return { values: t.toArraySync(), shownOnly: false };
-  const edge = opts.edgeItems;
-  // Per dimension: the index ranges kept, [start, length] each.
-  const parts = m.shape.map((s) => (s > 2 * edge ? [[0, edge], [s - edge, edge]] : [[0, s]]));
-  const compact = parts.map((p) => p.reduce((acc, [, len]) => acc + len, 0));
-  const cstrides = contiguousStrides(compact);
-  const total = numelOf(compact);
-  const values: (number | bigint)[] = new Array<number | bigint>(total);
-  const ndim = m.shape.length;
-  const pick = new Array<number>(ndim).fill(0);
-  // Every combination of one part per dimension is one strided block.
-  for (;;) {
-    let offset = m.offset, dst = 0;
-    const shape: number[] = [];
-    for (let d = 0; d < ndim; d++) {
-      const [start, len] = parts[d][pick[d]];
-      offset += start * m.strides[d];
-      dst += (pick[d] === 0 ? 0 : parts[d][0][1]) * cstrides[d];
-      shape.push(len);
-    }
-    const block = t.asStrided(shape, m.strides, offset);
-    let data: ArrayLike<number | bigint>;
-    try {
-      data = block.toArraySync();
-    } finally {
-      block.dispose();
-    }
-    // Scatter the block (C order over `shape`) into the compact array.
-    const bstrides = contiguousStrides(shape);
-    for (let i = 0; i < data.length; i++) {
-      let rest = i, at = dst;
-      for (let d = 0; d < ndim; d++) {
-        const k = Math.floor(rest / bstrides[d]);
-        rest -= k * bstrides[d];
-        at += k * cstrides[d];
-      }
-      values[at] = data[i];
-    }
-    let d = ndim - 1;
-    while (d >= 0 && ++pick[d] === parts[d].length) pick[d--] = 0;
-    if (d < 0) break;
-  }
-  return { values, shownOnly: true };
 }
 
 /** Accepts view(2, 3) and view([2, 3]). */

@@ -9,7 +9,8 @@ import {
 } from '../core/shape';
 import { checkInPlace } from '../tape/graph';
 import { contiguousMeta, Tensor } from '../core/tensor';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+export { tooManyArguments };
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';
@@ -176,9 +177,7 @@ export function computeNew(shape: readonly number[], dtype: DType, device: Devic
  * other object given it, and the result was not what the call asked for.
  */
 export function noMoreArguments(fn: string, extra: readonly unknown[], form: string): void {
-  if (extra.length === 0) return;
-  throw new TypeError(`${fn}: takes ${form}; it takes no further argument or options (got ${describeValue(extra[0])}` +
-    `${extra.length > 1 ? ` and ${extra.length - 1} more` : ''})`);
+  if (extra.length > 0) tooManyArguments(fn, form, extra.length, extra[0]);
 }
 
 /** What optionsOf gives for no options (frozen: shared by every call). */

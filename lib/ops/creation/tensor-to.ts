@@ -9,7 +9,7 @@ import { isDType, type DType } from '../../core/dtype';
 import { DTYPES } from '../../generated/dtypes';
 import { astypeOp } from '../elementwise/elementwise';
 import type { TensorMethods } from '../install';
-import { checkOptions, closestKey, optionKeys } from '../../core/options';
+import { checkOptions, closestKey, optionKeys, tooManyArguments } from '../../core/options';
 import { describeValue } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 
@@ -127,6 +127,7 @@ function to(this: Tensor, ...args: unknown[]): Tensor {
 
 // The dtype shorthands are to(dtype) under their own names, so errors and autograd's records name them.
 const convertTo = (dtype: DType, fn: string) => function (this: Tensor): Tensor {
+  if (arguments.length > 0) tooManyArguments(fn, '()', arguments.length, arguments[0]);
   this.handle(fn);
   return dtype === this.dtype ? this.toDevice(this.device, false, fn) : astypeOp(this, dtype, fn);
 };

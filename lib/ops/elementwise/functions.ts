@@ -4,6 +4,7 @@ import { astypeOp, clampOp, whereOp } from './elementwise';
 import type { ClampFn, WhereFn } from '../types';
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
+import { tooManyArguments } from '../common';
 
 // --- where, clamp, astype -------------------------------------------------------
 
@@ -29,5 +30,6 @@ export const clamp: ClampFn = ((x: unknown, min?: unknown, max?: unknown, opts?:
  * @example gx.astype(gx.arange(3), 'float32')
  */
 export function astype<E extends DType>(x: Tensor, dtype: E): Tensor<E> {
+  if (arguments.length > 2) tooManyArguments('gx.astype', '(x, dtype)', arguments.length - 2, arguments[2]);
   return astypeOp(x, dtype, 'gx.astype') as Tensor<E>;
 }

@@ -2,7 +2,7 @@
 // declared and installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says.
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
-import type { OutOptions } from '../common';
+import { tooManyArguments, type OutOptions } from '../common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from '../promotion';
 import type { TensorMethods } from '../install';
@@ -79,6 +79,7 @@ for (const name of Object.keys(BINARY) as BinaryName[]) {
   if (!spec.inplace) continue;
   const fn = `Tensor.${name}_`;
   methods[`${name}_`] = function (this: Tensor, other: unknown) {
+    if (arguments.length > 1) tooManyArguments(fn, '(other)', arguments.length - 1, arguments[1]);
     return binaryOp(spec, this, other, fn, undefined, true);
   };
 }
@@ -97,6 +98,7 @@ for (const name of Object.keys(UNARY) as UnaryName[]) {
   const fnIn = `Tensor.${name}_`;
   methods[`${name}_`] = spec.params.length === 0
     ? function (this: Tensor) {
+      if (arguments.length > 0) tooManyArguments(fnIn, '()', arguments.length, arguments[0]);
       return unaryOp(spec, this, fnIn, undefined, true);
     }
     : function (this: Tensor, ...rest: unknown[]) {
@@ -121,9 +123,11 @@ export const ELEMENTWISE_METHODS: TensorMethods = {
     return clampOp(this, min, max, 'Tensor.clamp', opts);
   },
   clamp_(this: Tensor, min?: unknown, max?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.clamp_', '(min?, max?) or ({ min, max })', arguments.length - 2, arguments[2]);
     return clampOp(this, min, max, 'Tensor.clamp_', undefined, true);
   },
   astype(this: Tensor, dtype: unknown) {
+    if (arguments.length > 1) tooManyArguments('Tensor.astype', '(dtype)', arguments.length - 1, arguments[1]);
     return astypeOp(this, dtype, 'Tensor.astype');
   },
   max(this: Tensor, arg?: unknown, opts?: unknown) {

@@ -10,7 +10,7 @@ import { describeValue, equalShapes } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import type { Axes } from '../axes';
-import { checkTensor, optionsOf } from '../common';
+import { checkTensor, optionsOf, tooManyArguments } from '../common';
 import { REDUCE, reduceOp, type ReduceOptions } from '../reduce/reduction';
 
 const isFloating = (x: Tensor): boolean => (FLOAT_DTYPES as readonly DType[]).includes(x.dtype);
@@ -40,12 +40,14 @@ export function all(x: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions
 
 /** NaN elements (never, for integer and bool tensors). @example gx.isnan(gx.tensor([0, NaN])) // [false, true] */
 export function isnan(x: Tensor): Tensor<'bool'> {
+  if (arguments.length > 1) tooManyArguments('gx.isnan', '(x)', arguments.length - 1, arguments[1]);
   const t = checkTensor(x, 'gx.isnan', 'input');
   return (isFloating(t) ? ne(t, t) : zeros(t.shape, { dtype: 'bool', device: t.device })) as Tensor<'bool'>;
 }
 
 /** Infinite elements, either sign. @example gx.isinf(gx.tensor([1, -Infinity])) // [false, true] */
 export function isinf(x: Tensor): Tensor<'bool'> {
+  if (arguments.length > 1) tooManyArguments('gx.isinf', '(x)', arguments.length - 1, arguments[1]);
   const t = checkTensor(x, 'gx.isinf', 'input');
   if (!isFloating(t)) return zeros(t.shape, { dtype: 'bool', device: t.device });
   return tidy(() => eq(abs(t), Infinity)) as Tensor<'bool'>;
@@ -53,6 +55,7 @@ export function isinf(x: Tensor): Tensor<'bool'> {
 
 /** Elements neither infinite nor NaN. @example gx.isfinite(gx.tensor([1, NaN, Infinity])) // [true, false, false] */
 export function isfinite(x: Tensor): Tensor<'bool'> {
+  if (arguments.length > 1) tooManyArguments('gx.isfinite', '(x)', arguments.length - 1, arguments[1]);
   const t = checkTensor(x, 'gx.isfinite', 'input');
   if (!isFloating(t)) return zeros(t.shape, { dtype: 'bool', device: t.device }).fill_(true);
   return tidy(() => lt(abs(t), Infinity)) as Tensor<'bool'>;  // NaN < Infinity is false
@@ -107,6 +110,7 @@ export function allclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): boolean {
  * @example gx.equal(gx.tensor([1, 2]), gx.tensor([1, 2])) // true
  */
 export function equal(a: Tensor, b: Tensor): boolean {
+  if (arguments.length > 2) tooManyArguments('gx.equal', '(a, b)', arguments.length - 2, arguments[2]);
   const fn = 'gx.equal';
   const x = checkTensor(a, fn, 'input'), y = checkTensor(b, fn, 'other');
   if (!equalShapes(x.shape, y.shape)) return false;

@@ -10,6 +10,7 @@ import * as ops from './indexing';
 import { indexPutImpl, indexRead, indexWrite, parseIndexString, type IndexItem, type IndexPutOptions } from './index-expr';
 import * as family from './scatter-family';
 import type { BincountOptions, HistcOptions, IndexAddOptions, NonzeroOptions, ScatterReduceOptions, ScatterReduction } from './scatter-family';
+import { tooManyArguments } from '../common';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -88,6 +89,7 @@ export const INDEXING_METHODS: TensorMethods = {
     return ops.scatterAdd(this, axis, index, src, ...extra);  // the function refuses what it does not take
   },
   scatterAdd_(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
+    if (arguments.length > 3) tooManyArguments('Tensor.scatterAdd_', '(axis, index, src)', arguments.length - 3, arguments[3]);
     return ops.scatterInPlace(this, axis, index, src, ops.SCATTER_ADD, 'Tensor.scatterAdd_');
   },
   maskedFill(this: Tensor, mask: Tensor, value: number | boolean | Tensor, ...extra: never[]) {
@@ -97,10 +99,12 @@ export const INDEXING_METHODS: TensorMethods = {
     return indexRead(this, items, 'Tensor.index');
   },
   get(this: Tensor, expr: string) {
+    if (arguments.length > 1) tooManyArguments('Tensor.get', '(expr)', arguments.length - 1, arguments[1]);
     if (typeof expr !== 'string') throw new TypeError(`Tensor.get: takes the index as a string like '0, 1::2, None, ...' (for items, use x.index(...)), got ${typeof expr}`);
     return indexRead(this, parseIndexString(expr, 'Tensor.get'), 'Tensor.get');
   },
   set(this: Tensor, index: string | IndexItem | readonly IndexItem[], value: Tensor | number | boolean | bigint) {
+    if (arguments.length > 2) tooManyArguments('Tensor.set', '(index, value)', arguments.length - 2, arguments[2]);
     indexWrite(this, index, value, false, 'Tensor.set');
     return this;
   },
@@ -121,12 +125,14 @@ export const INDEXING_METHODS: TensorMethods = {
     return family.indexAddImpl(this, axis, index, source, opts, true, 'Tensor.indexAdd_');
   },
   maskedSelect(this: Tensor, mask: Tensor) {
+    if (arguments.length > 1) tooManyArguments('Tensor.maskedSelect', '(mask)', arguments.length - 1, arguments[1]);
     return family.maskedSelect(this, mask);
   },
   nonzero(this: Tensor, opts?: NonzeroOptions) {
     return family.nonzero(this, opts);
   },
   bincount(this: Tensor, opts?: BincountOptions) {
+    if (arguments.length > 1) tooManyArguments('Tensor.bincount', '(opts?)', arguments.length - 1, arguments[1]);
     return family.bincountImpl(this, opts, 'Tensor.bincount');
   },
   histc(this: Tensor, opts?: HistcOptions) {

@@ -23,7 +23,7 @@ import * as ops from '../../generated/ops';
 import { optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
-import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf } from '../common';
+import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
 import { sliceDims } from '../layout/layout';
@@ -363,6 +363,7 @@ export function maskedSelectImpl(a: unknown, maskArg: unknown, fn: string): Tens
  * @example gx.maskedSelect(x, x.gt(0)) // the positive elements
  */
 export function maskedSelect<D extends DType>(x: Tensor<D>, mask: Tensor): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.maskedSelect', '(x, mask)', arguments.length - 2, arguments[2]);
   return maskedSelectImpl(x, mask, 'gx.maskedSelect') as Tensor<D>;
 }
 

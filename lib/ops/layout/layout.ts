@@ -24,6 +24,7 @@ import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../../c
 import { record, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, normalizeAxisList, type Axes, type AxisOptions } from '../axes';
+import { tooManyArguments } from '../common';
 
 /**
  * One dimension of a {@link sliceDims} call: an integer picks that index and
@@ -115,6 +116,7 @@ function checkRank(ndim: number, fn: string): void {
  * const at = gx.transpose(a, 0, 1); // shape [3, 2], shares a's storage
  */
 export function transpose<D extends DType>(input: Tensor<D>, axis0: number, axis1: number): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.transpose', '(input, axis0, axis1)', arguments.length - 3, arguments[3]);
   const fn = 'gx.transpose';
   const l = layoutOf(input, fn);
   const a = normalizeAxis(axis0, l.shape, fn, 'axis0');
@@ -137,6 +139,7 @@ function permuteImpl<D extends DType>(input: Tensor<D>, l: Layout, order: readon
  * @example gx.permute(gx.zeros([2, 3, 4]), [2, 0, 1]) // shape [4, 2, 3]
  */
 export function permute<D extends DType>(input: Tensor<D>, axes: readonly number[]): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.permute', '(input, axes)', arguments.length - 2, arguments[2]);
   const fn = 'gx.permute';
   const l = layoutOf(input, fn);
   if (!Array.isArray(axes)) throw new TypeError(`${fn}: axes must be an array of integers, got ${describeValue(axes)}`);
@@ -152,6 +155,7 @@ export function permute<D extends DType>(input: Tensor<D>, axes: readonly number
  * @example gx.movedim(gx.zeros([2, 3, 4]), 0, -1) // shape [3, 4, 2]
  */
 export function movedim<D extends DType>(input: Tensor<D>, source: number | readonly number[], destination: number | readonly number[]): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.movedim', '(input, source, destination)', arguments.length - 3, arguments[3]);
   const fn = 'gx.movedim';
   const l = layoutOf(input, fn);
   const n = l.shape.length;
@@ -174,6 +178,7 @@ export function movedim<D extends DType>(input: Tensor<D>, source: number | read
  * @example gx.squeeze(gx.zeros([1, 3, 1]), 0) // shape [3, 1]; gx.squeeze(x, { axis: [0, 2] })
  */
 export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOptions<Axes>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.squeeze', '(input, axis?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.squeeze';
   const a = axisArg(axis, fn);
   const l = layoutOf(input, fn);
@@ -190,6 +195,7 @@ export function squeeze<D extends DType>(input: Tensor<D>, axis?: Axes | AxisOpt
  * @example gx.unsqueeze(gx.zeros([3]), -1) // shape [3, 1]
  */
 export function unsqueeze<D extends DType>(input: Tensor<D>, axis: number | AxisOptions & { axis: number }): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.unsqueeze', '(input, axis)', arguments.length - 2, arguments[2]);
   const fn = 'gx.unsqueeze';
   const a = axisArg(axis, fn, true);
   const l = layoutOf(input, fn);
@@ -251,6 +257,7 @@ function expandImpl<D extends DType>(input: Tensor<D>, shape: readonly number[],
  * @example gx.expand(gx.tensor([[1], [2]]), [2, 3]) // [[1, 1, 1], [2, 2, 2]]
  */
 export function expand<D extends DType>(input: Tensor<D>, shape: readonly number[]): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.expand', '(input, shape)', arguments.length - 2, arguments[2]);
   return expandImpl(input, shape, 'gx.expand');
 }
 
@@ -260,6 +267,7 @@ export function expand<D extends DType>(input: Tensor<D>, shape: readonly number
  * @example gx.broadcastTo(gx.tensor([1, 2, 3]), [4, 3])
  */
 export function broadcastTo<D extends DType>(input: Tensor<D>, shape: readonly number[]): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.broadcastTo', '(input, shape)', arguments.length - 2, arguments[2]);
   return expandImpl(input, shape, 'gx.broadcastTo');
 }
 
@@ -321,6 +329,7 @@ export function slice<D extends DType>(input: Tensor<D>, axis: number, start?: n
  * @example gx.narrow(gx.zeros([4, 6]), 1, 2, 3) // shape [4, 3]
  */
 export function narrow<D extends DType>(input: Tensor<D>, axis: number, start: number, length: number): Tensor<D> {
+  if (arguments.length > 4) tooManyArguments('gx.narrow', '(input, axis, start, length)', arguments.length - 4, arguments[4]);
   const fn = 'gx.narrow';
   const l = layoutOf(input, fn);
   const d = normalizeAxis(axis, l.shape, fn, 'axis', 'strict');
@@ -422,6 +431,7 @@ function copyInto<D extends DType>(inputs: readonly Tensor[], shape: number[], p
  * @example gx.cat([gx.zeros([2, 3]), gx.ones([1, 3])]) // shape [3, 3]; gx.cat([a, b], 1); gx.cat([a, b], { axis: 1 })
  */
 export function cat<D extends DType>(tensors: readonly Tensor<D>[], axis: number | AxisOptions = 0): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.cat', '(tensors, axis?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.cat';
   const dim = axisArg(axis, fn) ?? 0;
   const inputs = checkInputs(tensors, fn);
@@ -472,6 +482,7 @@ export function cat<D extends DType>(tensors: readonly Tensor<D>[], axis: number
  * @example gx.stack([gx.zeros([3]), gx.ones([3])], 1) // shape [3, 2]
  */
 export function stack<D extends DType>(tensors: readonly Tensor<D>[], axis: number | AxisOptions = 0): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.stack', '(tensors, axis?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.stack';
   const dim = axisArg(axis, fn) ?? 0;
   const inputs = checkInputs(tensors, fn);

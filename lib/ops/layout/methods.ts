@@ -7,6 +7,7 @@ import type { Tensor } from '../../core/tensor';
 import type { Axes, AxisOptions } from '../axes';
 import type { TensorMethods } from '../install';
 import * as ops from './layout';
+import { tooManyArguments } from '../common';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -42,12 +43,14 @@ function listArg(args: readonly unknown[]): number[] {
 
 export const LAYOUT_METHODS: TensorMethods = {
   transpose(this: Tensor, axis0: number, axis1: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.transpose', '(axis0, axis1)', arguments.length - 2, arguments[2]);
     return ops.transpose(this, axis0, axis1);
   },
   permute(this: Tensor, ...axes: number[] | [readonly number[]]) {
     return ops.permute(this, listArg(axes));
   },
   movedim(this: Tensor, source: number | readonly number[], destination: number | readonly number[]) {
+    if (arguments.length > 2) tooManyArguments('Tensor.movedim', '(source, destination)', arguments.length - 2, arguments[2]);
     return ops.movedim(this, source, destination);
   },
   squeeze(this: Tensor, axis?: Axes | AxisOptions<Axes>, ...extra: never[]) {
@@ -63,6 +66,7 @@ export const LAYOUT_METHODS: TensorMethods = {
     return ops.expand(this, listArg(shape));
   },
   broadcastTo(this: Tensor, shape: readonly number[]) {
+    if (arguments.length > 1) tooManyArguments('Tensor.broadcastTo', '(shape)', arguments.length - 1, arguments[1]);
     return ops.broadcastTo(this, shape);
   },
   flatten(this: Tensor, startAxis?: number, endAxis?: number) {
@@ -72,6 +76,7 @@ export const LAYOUT_METHODS: TensorMethods = {
     return ops.slice(this, axis, start, end, step);
   },
   narrow(this: Tensor, axis: number, start: number, length: number) {
+    if (arguments.length > 3) tooManyArguments('Tensor.narrow', '(axis, start, length)', arguments.length - 3, arguments[3]);
     return ops.narrow(this, axis, start, length);
   },
   sliceDims(this: Tensor, ...specs: ops.DimSlice[]) {

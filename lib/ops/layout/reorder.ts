@@ -17,7 +17,7 @@ import { noGrad } from '../../tape/mode';
 import { describeValue } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { normalizeAxisList } from '../axes';
-import { checkTensor } from '../common';
+import { checkTensor, tooManyArguments } from '../common';
 import { cat, checkInt, narrow } from './layout';
 
 /** f applied to x along each axis in turn, intermediates disposed; a copy even for no axes. */
@@ -89,6 +89,7 @@ export function flip<D extends DType>(x: Tensor<D>, axes: number | readonly numb
  * @example gx.roll(gx.arange(5), 2) // [3, 4, 0, 1, 2]; gx.roll(x, [1, -1], [0, 1])
  */
 export function roll<D extends DType>(x: Tensor<D>, shifts: number | readonly number[], axes?: number | readonly number[]): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.roll', '(x, shifts, axes?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.roll';
   checkTensor(x, fn, 'input');
   const list = typeof shifts === 'number' ? [shifts] : Array.isArray(shifts) ? shifts : undefined;

@@ -6,7 +6,7 @@ import type { DType } from '../../core/dtype';
 import { formatShape, describeValue } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkTensor, optionsOf } from '../common';
+import { checkTensor, optionsOf, tooManyArguments } from '../common';
 import { checkInt, expand } from './layout';
 import { optionKeys } from '../../core/options';
 
@@ -44,6 +44,7 @@ function repeatImpl<D extends DType>(x: Tensor<D>, reps: readonly number[], fn: 
  * @example gx.repeat(gx.tensor([1, 2]), [2, 2]) // [[1, 2, 1, 2], [1, 2, 1, 2]]
  */
 export function repeat<D extends DType>(x: Tensor<D>, reps: readonly number[]): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.repeat', '(x, reps)', arguments.length - 2, arguments[2]);
   const fn = 'gx.repeat';
   checkTensor(x, fn, 'input');
   return repeatImpl(x, intList(reps, fn, 'reps'), fn);
@@ -55,6 +56,7 @@ export function repeat<D extends DType>(x: Tensor<D>, reps: readonly number[]): 
  * @example gx.tile(gx.tensor([[1, 2]]), [2]) // [[1, 2, 1, 2]]
  */
 export function tile<D extends DType>(x: Tensor<D>, reps: readonly number[]): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.tile', '(x, reps)', arguments.length - 2, arguments[2]);
   const fn = 'gx.tile';
   checkTensor(x, fn, 'input');
   const r = intList(reps, fn, 'reps');
@@ -67,6 +69,7 @@ export function tile<D extends DType>(x: Tensor<D>, reps: readonly number[]): Te
  * @example gx.repeatInterleave(gx.tensor([1, 2]), 2) // [1, 1, 2, 2]
  */
 export function repeatInterleave<D extends DType>(x: Tensor<D>, repeats: number, axis?: number): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.repeatInterleave', '(x, repeats, axis?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.repeatInterleave';
   checkTensor(x, fn, 'input');
   if (checkInt(repeats, fn, 'repeats') < 0) throw new RangeError(`${fn}: repeats must be >= 0, got ${repeats}`);

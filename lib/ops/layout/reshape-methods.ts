@@ -11,6 +11,7 @@ import type { ReduceOptions } from '../reduce/reduction';
 import * as repeat from './repeat';
 import * as reorder from './reorder';
 import * as split from './split';
+import { tooManyArguments } from '../common';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -45,12 +46,15 @@ declare module '../../core/tensor' {
 
 export const RESHAPE_METHODS: TensorMethods = {
   split(this: Tensor, sizeOrSections: number | readonly number[], axis?: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.split', '(sizeOrSections, axis?)', arguments.length - 2, arguments[2]);
     return split.split(this, sizeOrSections, axis);
   },
   chunk(this: Tensor, chunks: number, axis?: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.chunk', '(chunks, axis?)', arguments.length - 2, arguments[2]);
     return split.chunk(this, chunks, axis);
   },
   unbind(this: Tensor, axis?: number) {
+    if (arguments.length > 1) tooManyArguments('Tensor.unbind', '(axis?)', arguments.length - 1, arguments[1]);
     return split.unbind(this, axis);
   },
   flip(this: Tensor, ...axes: number[] | [readonly number[]]) {
@@ -58,15 +62,19 @@ export const RESHAPE_METHODS: TensorMethods = {
     return reorder.flip(this, axes.length === 1 ? axes[0] : (axes as number[]));
   },
   roll(this: Tensor, shifts: number | readonly number[], axes?: number | readonly number[]) {
+    if (arguments.length > 2) tooManyArguments('Tensor.roll', '(shifts, axes?)', arguments.length - 2, arguments[2]);
     return reorder.roll(this, shifts, axes);
   },
   repeat(this: Tensor, reps: readonly number[]) {
+    if (arguments.length > 1) tooManyArguments('Tensor.repeat', '(reps)', arguments.length - 1, arguments[1]);
     return repeat.repeat(this, reps);
   },
   tile(this: Tensor, reps: readonly number[]) {
+    if (arguments.length > 1) tooManyArguments('Tensor.tile', '(reps)', arguments.length - 1, arguments[1]);
     return repeat.tile(this, reps);
   },
   repeatInterleave(this: Tensor, repeats: number, axis?: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.repeatInterleave', '(repeats, axis?)', arguments.length - 2, arguments[2]);
     return repeat.repeatInterleave(this, repeats, axis);
   },
   any(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
@@ -76,12 +84,15 @@ export const RESHAPE_METHODS: TensorMethods = {
     return predicates.all(this, axis, opts);
   },
   isnan(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.isnan', '()', arguments.length - 0, arguments[0]);
     return predicates.isnan(this);
   },
   isinf(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.isinf', '()', arguments.length - 0, arguments[0]);
     return predicates.isinf(this);
   },
   isfinite(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.isfinite', '()', arguments.length - 0, arguments[0]);
     return predicates.isfinite(this);
   },
 };

@@ -9,7 +9,7 @@ import { describeValue } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
-import { optionsOf } from '../common';
+import { optionsOf, tooManyArguments } from '../common';
 import type { TensorGetters, TensorMethods } from '../install';
 import { permute, sliceDims, transpose } from './layout';
 import { matmul, type MatmulOptions } from '../linalg/matmul';
@@ -120,6 +120,7 @@ export const SHAPE_METHODS: TensorMethods = {
     return this.ndim;
   },
   zero_(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.zero_', '()', arguments.length - 0, arguments[0]);
     return this.fill_(0, 'Tensor.zero_');
   },
   toNested(this: Tensor, opts?: unknown) {

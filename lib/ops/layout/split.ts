@@ -5,7 +5,7 @@ import type { DType } from '../../core/dtype';
 import { describeValue, formatShape } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkTensor } from '../common';
+import { checkTensor, tooManyArguments } from '../common';
 import { checkInt, narrow, sliceDims } from './layout';
 
 /** Views of `sizes` consecutive lengths along axis d. */
@@ -26,6 +26,7 @@ function pieces<D extends DType>(x: Tensor<D>, d: number, sizes: readonly number
  * @example gx.split(gx.arange(5), 2) // [0, 1], [2, 3], [4]; gx.split(x, [1, 3], 1)
  */
 export function split<D extends DType>(x: Tensor<D>, sizeOrSections: number | readonly number[], axis = 0): Tensor<D>[] {
+  if (arguments.length > 3) tooManyArguments('gx.split', '(x, sizeOrSections, axis?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.split';
   checkTensor(x, fn, 'input');
   const d = normalizeAxis(axis, x.shape, fn, 'axis', 'strict');
@@ -59,6 +60,7 @@ function bySize<D extends DType>(x: Tensor<D>, d: number, size: number): Tensor<
  * @example gx.chunk(gx.arange(6), 4) // [0, 1], [2, 3], [4, 5]
  */
 export function chunk<D extends DType>(x: Tensor<D>, chunks: number, axis = 0): Tensor<D>[] {
+  if (arguments.length > 3) tooManyArguments('gx.chunk', '(x, chunks, axis?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.chunk';
   checkTensor(x, fn, 'input');
   if (checkInt(chunks, fn, 'chunks') < 1) throw new RangeError(`${fn}: chunks must be a positive integer, got ${chunks}`);
@@ -72,6 +74,7 @@ export function chunk<D extends DType>(x: Tensor<D>, chunks: number, axis = 0): 
  * @example const [a, b] = gx.unbind(gx.zeros([2, 3])); // shapes [3] and [3]
  */
 export function unbind<D extends DType>(x: Tensor<D>, axis = 0): Tensor<D>[] {
+  if (arguments.length > 2) tooManyArguments('gx.unbind', '(x, axis?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.unbind';
   checkTensor(x, fn, 'input');
   const d = normalizeAxis(axis, x.shape, fn, 'axis', 'strict');

@@ -9,7 +9,7 @@ import { noGrad } from '../../tape/mode';
 import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
-import { noMoreArguments, optionsOf } from '../common';
+import { noMoreArguments, optionsOf, tooManyArguments } from '../common';
 import { optionKeys } from '../../core/options';
 import { describeValue } from '../../core/shape';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
@@ -91,6 +91,7 @@ export function det<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D>
  * const { sign, logabsdet } = gx.linalg.slogdet(a);
  */
 export function slogdet<D extends DType>(a: Tensor<D>): SlogdetResult<D> {
+  if (arguments.length > 1) tooManyArguments('gx.linalg.slogdet', '(a)', arguments.length - 1, arguments[1]);
   const fn = 'gx.linalg.slogdet';
   const r = noGrad(() => slogdetUnrecorded(a, fn));
   if (shouldRecord(a)) record('linalg.slogdet', [a], r.logabsdet, [a], (g, [sa]) => [slogdetBackward(g, sa, `${fn} (backward)`)]);
