@@ -8,10 +8,13 @@
 // optional arguments out, the probe lands in an options place, whose unknown
 // key must be refused as well.)
 import test from 'ava';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 import * as gx from '../lib';
 import { DIFFERENTIABILITY } from '../lib/autograd/declarations';
-import { caller, hasMethod, isGetter, SAMPLES, sampleOf } from './op-samples';
+import { caller, exportedNames, hasMethod, isGetter, SAMPLES, sampleOf } from './op-samples';
 
 /** An argument no export takes: an object (so an options parameter reads it) with a key no op knows. */
 const probe = (): object => ({ argumentNoOpTakes: true });
@@ -41,4 +44,79 @@ test('every export refuses an argument past the ones it takes, naming itself', (
   t.deepEqual(silent, [], 'these ignore an argument they do not take');
   t.deepEqual(unnamed, [], 'these refuse without naming themselves');
   t.true(keys.length > 250, `${keys.length} exports walked`);
+});
+
+const T = (): gx.Tensor => gx.tensor([1, 2, 3]);
+const opts = (): object => ({});
+/** Full calls of the exports that are not ops on values (declared 'none'), by key; a method's first argument is `this`. */
+const OTHER_CALLS: Record<string, () => unknown[]> = {
+  tensor: () => [[1, 2], opts()], empty: () => [[2], opts()], zeros: () => [[2], opts()], ones: () => [[2], opts()],
+  full: () => [[2], 1, opts()], eye: () => [2, 3, opts()], arange: () => [0, 4, 1, opts()], linspace: () => [0, 1, 5, opts()],
+  rand: () => [[2], opts()], randn: () => [[2], opts()], randint: () => [0, 5, [2], opts()], uniform: () => [0, 1, [2], opts()],
+  randperm: () => [4, opts()], promoteTypes: () => ['float32', 'int32'], canCast: () => ['int32', 'float32'], manualSeed: () => [1],
+  setFloat32MatmulPrecision: () => [gx.getFloat32MatmulPrecision()], getFloat32MatmulPrecision: () => [], isGradEnabled: () => [],
+  noGrad: () => [() => 1], enableGrad: () => [() => 1], tidy: () => [() => 1], camelCase: () => ['a_b'],
+  grad: () => [(x: gx.Tensor) => x.sum(), 0], valueAndGrad: () => [(x: gx.Tensor) => x.sum(), 0],
+  chunked: () => [T(), { chunks: [[2, 1]] }],
+  'Tensor.toArraySync': () => [T(), opts()], 'Tensor.item': () => [gx.tensor([1])], 'Tensor.itemBigInt': () => [gx.tensor([1], { dtype: 'int64' })],
+  'Tensor.toNested': () => [T(), opts()], 'Tensor.dispose': () => [T()], 'Tensor.toString': () => [T()], 'Tensor.size': () => [T(), 0],
+  'Tensor.dim': () => [T()], 'Tensor.isContiguous': () => [T()], 'Tensor.requiresGrad_': () => [gx.tensor([1, 2]), true],
+  'Tensor.retainGrad': () => [gx.tensor([1, 2]).requiresGrad_().mul(2)], 'Tensor.registerHook': () => [gx.tensor([1, 2]).requiresGrad_(), () => undefined],
+  'Tensor.backward': () => { const x = gx.tensor([1, 2]).requiresGrad_(); return [x.mul(2).sum(), null, opts()]; },
+};
+/** Async exports: the refusal is a rejected promise. */
+const ASYNC_CALLS: Record<string, (file: string) => unknown[]> = {
+  save: (file) => [file, T(), opts()], loadTensors: (file) => [file, opts()], loadTensor: (file) => [file, opts()],
+  inspectTensors: (file) => [file, opts()], 'Tensor.toArray': () => [T(), opts()],
+};
+/** Exports not walked here, and why. */
+const NOT_WALKED: Record<string, string> = {
+  resultType: 'takes any number of operands', sl: 'takes any number of bounds', mapBlocks: 'takes any number of blocks, then options',
+  load: 'builds an extension (test/build.test.ts)', loadInline: 'builds an extension', loadLibrary: 'loads a built library',
+  withStream: 'needs a stream (test/streams.test.ts)', benchmark: 'times its function for a while', elementwiseKernel: 'compiles a kernel',
+  reductionKernel: 'compiles a kernel', vectorize: 'compiles a kernel', fuse: 'compiles a kernel', backends: 'a namespace',
+  'Tensor.handle': '@internal (its argument names the caller)', 'Tensor.address': '@internal', 'Tensor.knownAddress': '@internal',
+  'Tensor.info': '@internal', 'Tensor.toDevice': '@internal', 'Tensor.recordStream': 'needs a stream',
+};
+
+/** The call of `key` with `args` (a method's `this` first) and the probe after them. */
+function callWithProbe(key: string, args: unknown[]): unknown {
+  if (key.startsWith('Tensor.')) {
+    const [self, ...rest] = args;
+    return (Reflect.get(self as object, key.slice(7)) as (...a: unknown[]) => unknown).apply(self, [...rest, probe()]);
+  }
+  return (Reflect.get(gx, key) as (...a: unknown[]) => unknown)(...args, probe());
+}
+
+test('every export that is not an op refuses an argument past the ones it takes, naming itself', async (t) => {
+  const keys = exportedNames().filter((k) => DIFFERENTIABILITY[k] === 'none' && SAMPLES[k] === undefined && !(k.startsWith('Tensor.') && isGetter(k.slice(7))));
+  const unlisted = keys.filter((k) => OTHER_CALLS[k] === undefined && ASYNC_CALLS[k] === undefined && NOT_WALKED[k] === undefined);
+  t.deepEqual(unlisted, [], 'give these a full call in OTHER_CALLS or ASYNC_CALLS (or a reason in NOT_WALKED)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gx-arity-'));
+  const file = path.join(dir, 't.safetensors');
+  await gx.save(file, { t: gx.tensor([1, 2]) });
+  const silent: string[] = [];
+  const unnamed: string[] = [];
+  const check = (key: string, e: unknown): void => {
+    if (!namesOf(key).test((e as Error).message)) unnamed.push(`${key}: ${(e as Error).message.slice(0, 120)}`);
+  };
+  for (const key of Object.keys(OTHER_CALLS)) {
+    try {
+      gx.tidy(() => { callWithProbe(key, OTHER_CALLS[key]()); });
+      silent.push(key);
+    } catch (e) {
+      check(key, e);
+    }
+  }
+  for (const key of Object.keys(ASYNC_CALLS)) {
+    try {
+      await callWithProbe(key, ASYNC_CALLS[key](key === 'save' ? path.join(dir, 'saved.safetensors') : file));
+      silent.push(key);
+    } catch (e) {
+      check(key, e);
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  t.deepEqual(silent, [], 'these ignore an argument they do not take');
+  t.deepEqual(unnamed, [], 'these refuse without naming themselves');
 });

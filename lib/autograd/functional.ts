@@ -5,7 +5,7 @@
 // data for the call.
 import { full, ones, tensor, zeros } from '../ops/creation/creation';
 import { stack } from '../ops/layout/layout';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { tidy, track as trackTensor, untrack } from '../core/tidy';
 import { ownRef, runGraph, type Capture } from './engine';
@@ -60,6 +60,7 @@ function call<A extends number | readonly number[]>(f: Fn, argnums: A, args: unk
  * df(gx.tensor([1, 2]))  // [2, 4]
  */
 export function grad<F extends Fn, A extends number | readonly number[] = 0>(f: F, argnums?: A): (...args: Parameters<F>) => GradOf<A> {
+  if (arguments.length > 2) tooManyArguments('gx.grad', '(f, argnums?)', arguments.length - 2, arguments[2]);
   return (...args) => {
     const r = call(f, (argnums ?? 0) as A, args, 'gx.grad');
     r.value.dispose();
@@ -69,6 +70,7 @@ export function grad<F extends Fn, A extends number | readonly number[] = 0>(f: 
 
 /** Like grad, also returning f's value: `const { value, grad } = gx.valueAndGrad(loss)(w)`. */
 export function valueAndGrad<F extends Fn, A extends number | readonly number[] = 0>(f: F, argnums?: A): (...args: Parameters<F>) => { value: Tensor; grad: GradOf<A> } {
+  if (arguments.length > 2) tooManyArguments('gx.valueAndGrad', '(f, argnums?)', arguments.length - 2, arguments[2]);
   return (...args) => call(f, (argnums ?? 0) as A, args, 'gx.valueAndGrad');
 }
 

@@ -64,6 +64,26 @@ function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
   t.ag.requiresGrad = on;
 }
 
+/** Tensor.backward: the gradient of this tensor's graph with respect to its leaves (seed 1 for one element). */
+function tensorBackward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
+  if (arguments.length > 2) tooManyArguments('Tensor.backward', '(gradient?, opts?)', arguments.length - 2, arguments[2]);
+  const fn = 'Tensor.backward';
+  const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
+  for (const k of ['retainGraph', 'createGraph'] as const) {
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
+  }
+  let seed: Tensor;
+  if (gradient == null) {
+    if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
+    seed = full(this.shape as number[], 1, { dtype: this.dtype, device: this.device });
+  } else {
+    if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
+    if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
+    seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
+  }
+  runBackward(this, untrack(seed), o, fn);
+}
+
 /** Installs requiresGrad, grad, backward() and the rest on Tensor (lib/register.ts runs it once). */
 export function installAutogradMethods(): void {
   Object.defineProperties(Tensor.prototype, {
@@ -112,30 +132,17 @@ export function installAutogradMethods(): void {
 
   Object.assign(Tensor.prototype, {
     requiresGrad_(this: Tensor, on = true): Tensor {
+      if (arguments.length > 1) tooManyArguments('Tensor.requiresGrad_', '(on?)', arguments.length - 1, arguments[1]);
       setRequiresGrad(this, on, 'Tensor.requiresGrad_');
       return this;
     },
-    backward(this: Tensor, gradient?: Tensor | null, opts: BackwardOptions = {}): void {
-      const fn = 'Tensor.backward';
-      const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
-      for (const k of ['retainGraph', 'createGraph'] as const) {
-        if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
-      }
-      let seed: Tensor;
-      if (gradient == null) {
-        if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
-        seed = full(this.shape as number[], 1, { dtype: this.dtype, device: this.device });
-      } else {
-        if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
-        if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-        seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
-      }
-      runBackward(this, untrack(seed), o, fn);
-    },
+    backward: tensorBackward,
     retainGrad(this: Tensor): void {
+      if (arguments.length > 0) tooManyArguments('Tensor.retainGrad', '()', arguments.length, arguments[0]);
       retainGrad(this);
     },
     registerHook(this: Tensor, hook: GradHook): RemovableHandle {
+      if (arguments.length > 1) tooManyArguments('Tensor.registerHook', '(hook)', arguments.length - 1, arguments[1]);
       return registerHook(this, hook);
     },
     detach(this: Tensor): Tensor {

@@ -242,6 +242,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** True when elements are laid out in C order with no gaps. */
   isContiguous(): boolean {
+    if (arguments.length > 0) tooManyArguments('Tensor.isContiguous', '()', arguments.length, arguments[0]);
     const m = this.#info('Tensor.isContiguous');
     if (m.contiguous === undefined) {
       const expected = contiguousStrides(m.shape);
@@ -296,6 +297,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * and skips the page faults of fresh memory).
    */
   async toArray(opts?: ReadOptions<D>): Promise<ValueArrayMap[D]> {
+    if (arguments.length > 1) tooManyArguments('Tensor.toArray', '(opts?)', arguments.length - 1, arguments[1]);
     const fn = 'Tensor.toArray';
     const h = this.handle(fn);
     const m = this.#info(fn);
@@ -307,6 +309,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** toArray() that blocks until the data is on the host. For scripts and tests. */
   toArraySync(opts?: ReadOptions<D>): ValueArrayMap[D] {
+    if (arguments.length > 1) tooManyArguments('Tensor.toArraySync', '(opts?)', arguments.length - 1, arguments[1]);
     const fn = 'Tensor.toArraySync';
     const h = this.handle(fn);
     const m = this.#info(fn);
@@ -327,6 +330,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * @example gx.arange(5).sum().item() + 1 // 11
    */
   item(): ItemOf<D> {
+    if (arguments.length > 0) tooManyArguments('Tensor.item', '()', arguments.length, arguments[0]);
     const v = this.#oneValue('Tensor.item');
     if (typeof v === 'bigint') {
       if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -344,6 +348,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * @example gx.tensor(2n ** 60n).itemBigInt() // 1152921504606846976n
    */
   itemBigInt(): bigint {
+    if (arguments.length > 0) tooManyArguments('Tensor.itemBigInt', '()', arguments.length, arguments[0]);
     const fn = 'Tensor.itemBigInt';
     const kind = DTYPE_INFO[this.#info(fn).dtype].kind;
     if (kind === 'f') throw new TypeError(`${fn}: the tensor is ${this.dtype}, not an integer dtype; use item()`);
@@ -479,6 +484,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /** Frees this tensor's reference to its memory now. Throws if already disposed. */
   dispose(): void {
+    if (arguments.length > 0) tooManyArguments('Tensor.dispose', '()', arguments.length, arguments[0]);
     const h = this.handle('Tensor.dispose');
     if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
     this.#handle = null;
@@ -497,6 +503,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    * summarized (`...`), and only the elements shown are read.
    */
   toString(): string {
+    if (arguments.length > 0) tooManyArguments('Tensor.toString', '()', arguments.length, arguments[0]);
     if (this.#handle === null) return 'tensor(<disposed>)';
     const m = this.#info('Tensor.toString');
     const { values, shownOnly } = shownValues(this, m, DEFAULT_FORMAT_OPTIONS);

@@ -1,5 +1,6 @@
 // gx.tidy: dispose every tensor made inside a function except what it returns.
 import type { Tensor } from './tensor';
+import { tooManyArguments } from './options';
 
 const scopes: Set<Tensor>[] = [];
 
@@ -55,6 +56,7 @@ export function closeScope(scope: Set<Tensor>, kept: ReadonlySet<unknown> | read
  * const y = gx.tidy(() => a.add(b).mul(2));   // the intermediate a + b is freed
  */
 export function tidy<T>(fn: () => T): T {
+  if (arguments.length > 1) tooManyArguments('gx.tidy', '(fn)', arguments.length - 1, arguments[1]);
   if (typeof fn !== 'function') throw new TypeError('gx.tidy: argument \'fn\' must be a function');
   const scope = openScope();
   const keep = new Set<unknown>();

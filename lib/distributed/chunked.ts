@@ -33,7 +33,7 @@
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
@@ -389,6 +389,7 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
  * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
  */
 export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
+  if (arguments.length > 2) tooManyArguments('gx.chunked', '(t, opts)', arguments.length - 2, arguments[2]);
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
   checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);

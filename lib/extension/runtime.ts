@@ -17,7 +17,7 @@ import { isSchemaType, SCHEMA_TYPES, type ArgConverter, type ResultConverter } f
 import { pooledHandle, stageSpare } from '../core/handle-pool';
 import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';
 import { dtypeCode, isDType } from '../core/dtype';
-import { checkKeys } from '../core/options';
+import { checkKeys, tooManyArguments } from '../core/options';
 import { Tensor } from '../core/tensor';
 
 export type OpArgDescriptor = NativeOpArg;
@@ -38,6 +38,7 @@ export interface ExtensionLibrary {
 
 /** add_gpu -> addGpu, the name generated bindings and gx.load use. */
 export function camelCase(name: string): string {
+  if (arguments.length > 1) tooManyArguments('gx.camelCase', '(name)', arguments.length - 1, arguments[1]);
   return name.replace(/_+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 

@@ -13,7 +13,7 @@ import * as path from 'path';
 
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { checkDevice } from '../core/gpus';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { lazyModule } from '../platform/lazy';
@@ -161,6 +161,7 @@ function define<T>(record: Record<string, T>, key: string, value: T): void {
  * await gx.save('x.npy', x);
  */
 export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions): Promise<void> {
+  if (arguments.length > 3) tooManyArguments('gx.save', '(path, data, opts?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.save';
   checkPath(path, fn);
   const o = checkOptions<SaveOptions>(opts, fn, SAVE_KEYS);
@@ -199,6 +200,7 @@ export async function save(path: string, data: Tensor | Record<string, Tensor> |
  * const { weight, bias } = await gx.loadTensors('model.safetensors', { device: 'cuda' });
  */
 export async function loadTensors(path: string, opts?: LoadTensorsOptions): Promise<Record<string, Tensor>> {
+  if (arguments.length > 2) tooManyArguments('gx.loadTensors', '(path, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.loadTensors';
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
@@ -220,6 +222,7 @@ export async function loadTensors(path: string, opts?: LoadTensorsOptions): Prom
  * @example const x = await gx.loadTensor('x.npy', { device: 'cuda:0' });
  */
 export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promise<Tensor> {
+  if (arguments.length > 2) tooManyArguments('gx.loadTensor', '(path, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.loadTensor';
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
@@ -247,6 +250,7 @@ export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promi
  * @example const { tensors, metadata } = await gx.inspectTensors('model.safetensors');
  */
 export async function inspectTensors(path: string, opts?: InspectTensorsOptions): Promise<TensorFileInfo> {
+  if (arguments.length > 2) tooManyArguments('gx.inspectTensors', '(path, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.inspectTensors';
   const ctx = { fn, path: checkPath(path, fn) };
   const o = checkOptions<InspectTensorsOptions>(opts, fn, INSPECT_KEYS);

@@ -18,6 +18,7 @@ import { DTYPE_INFO, PROMOTION, type DType } from '../generated/dtypes';
 import { DEFAULT_FLOAT, parseDType } from '../core/dtype';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
+import { tooManyArguments } from '../core/options';
 
 /** A JS value that can stand for a scalar operand. */
 export type ScalarOperand = number | bigint | boolean;
@@ -47,6 +48,7 @@ const TABLE = PROMOTION;
 
 /** The smallest dtype both a and b convert to without leaving their categories (torch.promote_types). */
 export function promoteTypes(a: DType, b: DType): DType {
+  if (arguments.length > 2) tooManyArguments('gx.promoteTypes', '(a, b)', arguments.length - 2, arguments[2]);
   const ia = DTYPE_INFO[a], ib = DTYPE_INFO[b];
   if (ia === undefined || ib === undefined) parseDType(ia === undefined ? a : b, 'gx.promoteTypes');  // throws, naming it
   return TABLE[ia.code][ib.code];
@@ -98,6 +100,7 @@ export function resultType(...operands: readonly Operand[]): DType {
  * integer, not anything but bool into bool.
  */
 export function canCast(from: DType, to: DType): boolean {
+  if (arguments.length > 2) tooManyArguments('gx.canCast', '(from, to)', arguments.length - 2, arguments[2]);
   parseDType(from, 'gx.canCast');
   parseDType(to, 'gx.canCast');
   if (isFloating(from) && isIntegral(to)) return false;

@@ -1,9 +1,12 @@
 // Whether autograd records: on by default; gx.noGrad(fn) runs fn without
 // recording (inference, optimizer steps), gx.enableGrad(fn) turns it back on
 // inside. Per thread, as everything in gpuext's JS state is.
+import { tooManyArguments } from '../core/options';
+
 let enabled = true;
 
 export function isGradEnabled(): boolean {
+  if (arguments.length > 0) tooManyArguments('gx.isGradEnabled', '()', arguments.length, arguments[0]);
   return enabled;
 }
 
@@ -25,10 +28,12 @@ function withMode<T>(on: boolean, fn: () => T, api: string): T {
  * @example gx.noGrad(() => w.sub_(w.grad.mul(lr)));
  */
 export function noGrad<T>(fn: () => T): T {
+  if (arguments.length > 1) tooManyArguments('gx.noGrad', '(fn)', arguments.length - 1, arguments[1]);
   return withMode(false, fn, 'gx.noGrad');
 }
 
 /** Runs `fn` recording operations, also inside noGrad (torch.enable_grad). */
 export function enableGrad<T>(fn: () => T): T {
+  if (arguments.length > 1) tooManyArguments('gx.enableGrad', '(fn)', arguments.length - 1, arguments[1]);
   return withMode(true, fn, 'gx.enableGrad');
 }

@@ -10,7 +10,7 @@ import { checkDevice } from '../../core/gpus';
 import { pooledHandle } from '../../core/handle-pool';
 import { native } from '../../core/native';
 import { flattenNested } from '../../core/nested';
-import { checkOptions, optionKeys, type OptionsForm } from '../../core/options';
+import { checkOptions, optionKeys, type OptionsForm, tooManyArguments } from '../../core/options';
 import { STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_SHAPE, stagingArea } from '../../core/staging';
 import { formatShape, MAX_DIMS, numelOf, parseShape, tooLargeReason, type ShapeLike } from '../../core/shape';
 import { contiguousMeta, Tensor } from '../../core/tensor';
@@ -79,6 +79,7 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
   data: T,
   opts?: TensorOptions<D> & { shape?: readonly number[] },
 ): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.tensor', '(data, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.tensor';
   const { dtype: asked, device } = options<D>(opts, fn, TENSOR_KEYS);
   let shape: number[];
@@ -121,6 +122,7 @@ export function tensor<T extends TensorData, D extends DType = DTypeOfData<T>>(
  * @example const buf = gx.empty([1024, 1024], { device: 'cuda' });
  */
 export function empty<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.empty', '(shape, opts?)', arguments.length - 2, arguments[2]);
   return emptyImpl<D>(shape, opts, 'gx.empty');
 }
 
@@ -186,11 +188,13 @@ function filled<D extends DType>(shape: unknown, value: Scalar, opts: unknown, f
 
 /** A tensor of zeros. @example gx.zeros([2, 3], { dtype: 'int32' }) */
 export function zeros<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.zeros', '(shape, opts?)', arguments.length - 2, arguments[2]);
   return filled<D>(shape, 0, opts, 'gx.zeros', DEFAULT_FLOAT);
 }
 
 /** A tensor of ones. @example gx.ones(4, { device: 'cuda' }) */
 export function ones<D extends DType = 'float32'>(shape: ShapeLike, opts?: EmptyOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.ones', '(shape, opts?)', arguments.length - 2, arguments[2]);
   return filled<D>(shape, 1, opts, 'gx.ones', DEFAULT_FLOAT);
 }
 
@@ -200,6 +204,7 @@ export function ones<D extends DType = 'float32'>(shape: ShapeLike, opts?: Empty
  * @example gx.full([2, 2], 7n)
  */
 export function full<D extends DType = DType>(shape: ShapeLike, value: Scalar, opts?: EmptyOptions<D>): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.full', '(shape, value, opts?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.full';
   if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
     throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${typeof value}`);
@@ -263,6 +268,7 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
  * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 4) tooManyArguments('gx.linspace', '(start, end, steps, opts?)', arguments.length - 4, arguments[4]);
   const fn = 'gx.linspace';
   checkFinite(fn, 'start', start);
   checkFinite(fn, 'end', end);

@@ -4,7 +4,7 @@
 import { empty, full, zeros, CREATION_FORM, type EmptyOptions, type TensorOptions } from './creation';
 import { DEFAULT_FLOAT, type DType, type Scalar } from '../../core/dtype';
 import { FLOAT_DTYPES } from '../../generated/dtypes';
-import { checkOptions, optionKeys } from '../../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
 import { checkTensor } from '../common';
 import { rand, randn, type RandnOptions, type RandomOptions } from '../random/random';
 import { describeValue } from '../../core/shape';
@@ -84,6 +84,7 @@ function checkSize(v: unknown, fn: string, name: string): number {
  * @example gx.eye(3); gx.eye(2, 4, { dtype: 'int32', device: 'cuda' })
  */
 export function eye<D extends DType = 'float32'>(n: number, m?: number | TensorOptions<D>, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.eye', '(n, m?, opts?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.eye';
   const [cols, o] = typeof m === 'number' || m === undefined ? [m ?? n, opts] : [n, m];
   checkSize(n, fn, 'n');

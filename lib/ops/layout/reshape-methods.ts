@@ -84,15 +84,15 @@ export const RESHAPE_METHODS: TensorMethods = {
     return predicates.all(this, axis, opts);
   },
   isnan(this: Tensor) {
-    if (arguments.length > 0) tooManyArguments('Tensor.isnan', '()', arguments.length - 0, arguments[0]);
+    if (arguments.length > 0) tooManyArguments('Tensor.isnan', '()', arguments.length, arguments[0]);
     return predicates.isnan(this);
   },
   isinf(this: Tensor) {
-    if (arguments.length > 0) tooManyArguments('Tensor.isinf', '()', arguments.length - 0, arguments[0]);
+    if (arguments.length > 0) tooManyArguments('Tensor.isinf', '()', arguments.length, arguments[0]);
     return predicates.isinf(this);
   },
   isfinite(this: Tensor) {
-    if (arguments.length > 0) tooManyArguments('Tensor.isfinite', '()', arguments.length - 0, arguments[0]);
+    if (arguments.length > 0) tooManyArguments('Tensor.isfinite', '()', arguments.length, arguments[0]);
     return predicates.isfinite(this);
   },
 };

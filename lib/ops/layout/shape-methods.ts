@@ -105,6 +105,7 @@ export const SHAPE_METHODS: TensorMethods = {
     return matmul(this, other, options);
   },
   size(this: Tensor, axis?: number) {
+    if (arguments.length > 1) tooManyArguments('Tensor.size', '(axis?)', arguments.length - 1, arguments[1]);
     const shape = this.shape;
     if (axis === undefined) return shape;
     if (typeof axis !== 'number') throw new TypeError(`Tensor.size: axis must be an integer, got ${describeValue(axis)}`);
@@ -117,13 +118,15 @@ export const SHAPE_METHODS: TensorMethods = {
     return rows(this);
   },
   dim(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.dim', '()', arguments.length, arguments[0]);
     return this.ndim;
   },
   zero_(this: Tensor) {
-    if (arguments.length > 0) tooManyArguments('Tensor.zero_', '()', arguments.length - 0, arguments[0]);
+    if (arguments.length > 0) tooManyArguments('Tensor.zero_', '()', arguments.length, arguments[0]);
     return this.fill_(0, 'Tensor.zero_');
   },
   toNested(this: Tensor, opts?: unknown) {
+    if (arguments.length > 1) tooManyArguments('Tensor.toNested', '(opts?)', arguments.length - 1, arguments[1]);
     const fn = 'Tensor.toNested';
     const o = optionsOf<ToNestedOptions>(opts, fn, TO_NESTED_KEYS);
     if (o.bigint !== undefined && typeof o.bigint !== 'boolean') throw new TypeError(`${fn}: bigint must be a boolean, got ${describeValue(o.bigint)}`);

@@ -18,7 +18,7 @@ import * as ops from '../../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../../core/shape';
 import { recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 import { checkTensor, optionsOf } from '../common';
 import { namedForCaller } from '../library';
 import { overlapsInputs } from '../overlap';
@@ -34,11 +34,13 @@ let float32Precision: MatmulPrecision = 'highest';
 
 /** Sets whether float32 matmuls may use TF32 tensor cores ('high'), like torch.set_float32_matmul_precision. */
 export function setFloat32MatmulPrecision(p: MatmulPrecision): void {
+  if (arguments.length > 1) tooManyArguments('gx.setFloat32MatmulPrecision', '(p)', arguments.length - 1, arguments[1]);
   if (p !== 'highest' && p !== 'high') throw new TypeError(`gx.setFloat32MatmulPrecision: expected 'highest' or 'high', got ${String(p)}`);
   float32Precision = p;
 }
 
 export function getFloat32MatmulPrecision(): MatmulPrecision {
+  if (arguments.length > 0) tooManyArguments('gx.getFloat32MatmulPrecision', '()', arguments.length, arguments[0]);
   return float32Precision;
 }
 

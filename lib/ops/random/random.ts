@@ -13,7 +13,7 @@ import { parseDType } from '../../core/dtype';
 import { FLOAT_DTYPES, INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import type { NativeTensor } from '../../core/native';
-import { checkOptions, optionKeys } from '../../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
 import { numelOf, parseShape, type ShapeLike } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { namedForCaller } from '../library';
@@ -63,6 +63,7 @@ export const defaultGenerator = new Generator();
 
 /** Seeds the default generator, like torch.manual_seed. @example gx.manualSeed(0) */
 export function manualSeed(seed: number | bigint): void {
+  if (arguments.length > 1) tooManyArguments('gx.manualSeed', '(seed)', arguments.length - 1, arguments[1]);
   defaultGenerator.manualSeed(seed);
 }
 
@@ -119,11 +120,13 @@ const uniformDraw = (low: number, high: number): Draw => (fn, out, seed, offset)
 
 /** Uniform samples in [0, 1) (float32 unless dtype says otherwise). @example gx.rand([2, 3], { device: 'cuda' }) */
 export function rand<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandomOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.rand', '(shape, opts?)', arguments.length - 2, arguments[2]);
   return fill<D>('gx.rand', shape, opts, RANDOM_KEYS, 'float32', true, uniformDraw(0, 1));
 }
 
 /** Uniform samples in [low, high). @example gx.uniform(-1, 1, [100]) */
 export function uniform<D extends DType = 'float32'>(low: number, high: number, shape: ShapeLike, opts?: RandomOptions<D>): Tensor<D> {
+  if (arguments.length > 4) tooManyArguments('gx.uniform', '(low, high, shape, opts?)', arguments.length - 4, arguments[4]);
   if (!Number.isFinite(low) || !Number.isFinite(high) || !(low < high)) {
     throw new RangeError(`gx.uniform: needs finite low < high, got [${String(low)}, ${String(high)})`);
   }
@@ -132,6 +135,7 @@ export function uniform<D extends DType = 'float32'>(low: number, high: number, 
 
 /** Standard normal samples (mean 0, std 1). @example gx.randn([4096], { dtype: 'float64' }) */
 export function randn<D extends DType = 'float32'>(shape: ShapeLike, opts?: RandnOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.randn', '(shape, opts?)', arguments.length - 2, arguments[2]);
   const mean = opts?.mean ?? 0;
   const std = opts?.std ?? 1;
   if (!Number.isFinite(mean) || !Number.isFinite(std) || std < 0) {
@@ -154,6 +158,7 @@ function toInt(v: unknown, fn: string, name: string): bigint {
  */
 export function randint<D extends DType = 'int64'>(low: number | bigint, high: number | bigint, shape: ShapeLike,
   opts?: RandomOptions<D>): Tensor<D> {
+  if (arguments.length > 4) tooManyArguments('gx.randint', '(low, high, shape, opts?)', arguments.length - 4, arguments[4]);
   const fn = 'gx.randint';
   const lo = toInt(low, fn, 'low');
   const hi = toInt(high, fn, 'high');

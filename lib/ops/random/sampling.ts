@@ -18,7 +18,7 @@ import { parseDevice, type DeviceLike } from '../../core/device';
 import { parseDType } from '../../core/dtype';
 import type { DType } from '../../generated/dtypes';
 import { noGrad } from '../../tape/mode';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 import { describeValue, formatShape, type ShapeLike } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
@@ -71,6 +71,7 @@ function checkProbabilities(p: Tensor, fn: string, name: string): void {
  * @example gx.manualSeed(0); gx.randperm(5) // a permutation of [0, 5)
  */
 export function randperm<D extends DType = 'int64'>(n: number, opts?: RandpermOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.randperm', '(n, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.randperm';
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`${fn}: n must be a non-negative integer, got ${describeValue(n)}`);
   const o = optionsOf<RandpermOptions>(opts, fn, RANDPERM_KEYS);
