@@ -35,6 +35,7 @@ import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
+import { ownedTensors, type TensorOwner } from '../core/tidy';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
 import { gridIndices, offsetsOf, region } from './chunk-grid';
@@ -107,7 +108,7 @@ function noOptions(fn: string, extra: readonly unknown[]): void {
 }
 
 /** A tensor split into blocks over devices (or over the ranks of a process group). */
-export class ChunkedTensor {
+export class ChunkedTensor implements TensorOwner {
   /** This process's blocks, in C order over the block grid (every block unless it is spread over ranks). */
   readonly blocks: readonly Tensor[];
   /** Every block in C order; undefined where another rank holds it. */
@@ -356,6 +357,11 @@ export class ChunkedTensor {
 
   [Symbol.dispose](): void {
     this.dispose();
+  }
+
+  /** This process's blocks: gx.tidy keeps them when fn returns the chunked tensor (NOTE [ Owned tensors ] in core/tidy.ts). */
+  [ownedTensors](): readonly Tensor[] {
+    return this.blocks;
   }
 
   /**
