@@ -91,6 +91,10 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
       return Array.from({ length: Math.ceil(n / c) }, (_, k) => Math.min(c, n - k * c));
     }
     const sizes = [...(c as readonly number[])];
+    if (sizes.length === 0) {
+      // Every dimension has a block (an extent of 0 has one empty block): a grid of no blocks had no device for its results.
+      throw new RangeError(`${fn}: the chunks of dimension ${d} must list at least one block (an extent of 0 is [0]), got []`);
+    }
     const total = sizes.reduce((a, b) => a + b, 0);
     if (sizes.some((s) => !(Number.isInteger(s) && s >= 0)) || total !== n) {
       throw new RangeError(`${fn}: the chunks of dimension ${d} must be non-negative integers summing to its extent ${n}, got [${sizes.join(', ')}]`);
@@ -214,7 +218,7 @@ export class ChunkedTensor implements TensorOwner {
   /** A reduction of every element, or along one axis (a chunked tensor without it). */
   #reduce(op: ChunkedReduction, axis: number | undefined, fn: string): Tensor | ChunkedTensor {
     this.#localOnly(fn, `await x.reduceAll('${op}')`);
-    if (axis === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
+    if (axis === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
     return this.#fromParts(reduceAlong(this, op, reductionAxis(this, axis, fn)));
   }
 
@@ -226,7 +230,7 @@ export class ChunkedTensor implements TensorOwner {
   #extremum(largest: boolean, axis: number | undefined): Tensor | ChunkedExtremum {
     const fn = `ChunkedTensor.${largest ? 'max' : 'min'}`;
     this.#localOnly(fn, `await x.reduceAll('${largest ? 'max' : 'min'}')`);
-    if (axis === undefined) return reduceAllBlocks(this, largest ? 'max' : 'min', this.blocks[0].device);
+    if (axis === undefined) return reduceAllBlocks(this, largest ? 'max' : 'min', this.blocks[0].device, fn);
     const r = extremumAlong(this, largest, reductionAxis(this, axis, fn));
     return named({ values: this.#fromParts(r.values), indices: this.#fromParts(r.indices) }, ['values', 'indices']);
   }
@@ -332,8 +336,8 @@ export class ChunkedTensor implements TensorOwner {
     const fn = 'ChunkedTensor.reduceAll';
     if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
     const p = this.placement;
-    if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
-    const partial = reduceAllBlocks(this, op, this.home(fn));
+    if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
+    const partial = reduceAllBlocks(this, op, this.home(fn), fn);
     try {
       await p.group.allReduce(partial, op as ReduceOp);
     } catch (e) {
