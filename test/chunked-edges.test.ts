@@ -128,7 +128,7 @@ deviceTestSerial('chunked reductions skip blocks of zero elements: every form ag
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
 });
 
-test('over ranks, a rank holding only an empty block gives its op\'s identity: reduceAll, gather and svdAsync agree with the whole tensor', async (t) => {
+test.serial('over ranks, a rank holding only an empty block gives its op\'s identity: reduceAll, gather and svdAsync agree with the whole tensor', async (t) => {
   const port = await freePort();
   const gs = await Promise.all([0, 1, 2].map((rank) => createProcessGroup({ rank, worldSize: 3, masterPort: port, timeoutMs: 20_000 }, 'test')));
   const live = gx.memory.stats('cpu').liveTensors;
@@ -162,4 +162,48 @@ test('over ranks, a rank holding only an empty block gives its op\'s identity: r
   for (const v of [x, b, f]) v.dispose();
   t.is(gx.memory.stats('cpu').liveTensors, live, 'no tensor left behind');
   await Promise.all(gs.map((g) => g.destroy()));
+});
+
+// { group: false } (or a string) spread the blocks over no rank: a chunked tensor of no blocks, without a word;
+// { devices: [] } to rechunk put every block on the default device (gx.chunked refused it); arguments after the
+// last were dropped (c.compute('cpu', { nonBlocking: true }), c.svd({}, { gram: false })).
+test.serial('gx.chunked and ChunkedTensor refuse a group, devices or arguments they would have dropped', async (t) => {
+  const live = gx.memory.stats('cpu').liveTensors;
+  const x = gx.tidy(() => gx.arange(12, { dtype: 'float64' }).reshape([4, 3]));
+  const call = (f: () => unknown): (() => unknown) => () => gx.tidy(f);
+  for (const group of [false, null, 'world', 1, {}]) {
+    t.throws(call(() => gx.chunked(x, { chunks: [2, 3], group: group as never })),
+      { instanceOf: TypeError, message: /^gx\.chunked: group must be a ProcessGroup, or true for the default group, got / }, String(group));
+  }
+  t.throws(call(() => gx.chunked(x, { chunks: [2, 3], devices: 'cpu' as never })), { instanceOf: TypeError, message: /^gx\.chunked: devices must be an array of devices \(e\.g\. \['cuda:0', 'cuda:1'\]\), got a string \("cpu"\)/ });
+  t.throws(call(() => gx.chunked(x, { chunks: [2, 3], devices: [] })), { instanceOf: TypeError, message: /^gx\.chunked: devices is empty/ });
+  t.throws(call(() => (gx.chunked as (...a: unknown[]) => unknown)(x, { chunks: [2, 3] }, { devices: ['cpu'] })),
+    { instanceOf: TypeError, message: /^gx\.chunked: takes \(t, \{ chunks, devices, group \}\); it takes no further argument or options/ });
+  using c = gx.chunked(x, { chunks: [2, 3] });
+  t.throws(call(() => c.rechunk([1, 3], { devices: [] })), { instanceOf: TypeError, message: /^ChunkedTensor\.rechunk: devices is empty/ });
+  t.throws(call(() => c.rechunk([1, 3], { devices: 'cpu' as never })), { instanceOf: TypeError, message: /^ChunkedTensor\.rechunk: devices must be an array/ });
+  const loose = c as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const [name, args, form] of [
+    ['compute', ['cpu', { nonBlocking: true }], '\\(device\\?\\)'],
+    ['rechunk', [[1, 3], {}, ['cpu']], '\\(chunks, \\{ devices \\}\\?\\)'],
+    ['svd', [{}, { gram: false }], '\\(\\{ factor, gram \\}\\?\\)'],
+  ] as const) {
+    t.throws(call(() => loose[name].call(c, ...args)), { instanceOf: TypeError, message: new RegExp(`^ChunkedTensor\\.${name}: takes ${form}; it takes no further argument or options`) }, name);
+  }
+  for (const [name, args] of [['gather', ['cpu', {}]], ['reduceAll', ['sum', {}]], ['svdAsync', [{}, {}]]] as const) {
+    await t.throwsAsync(async () => loose[name].call(c, ...args), { instanceOf: TypeError, message: new RegExp(`^ChunkedTensor\\.${name}: takes .*; it takes no further argument`) }, name);
+  }
+  // The forms that remain: the values as before.
+  gx.tidy(() => {
+    const r = c.rechunk([1, 3], { devices: ['cpu'] });
+    t.deepEqual(r.chunks, [[1, 1, 1, 1], [3]]);
+    t.deepEqual(values(r.compute('cpu')), values(x));
+    t.deepEqual(values(gx.chunked(x, { chunks: [3, 2], devices: ['cpu', 'cpu'] }).compute()), values(x));
+  });
+  const total = await c.reduceAll('sum');
+  t.is(total.item(), 66);
+  total.dispose();
+  c.dispose();
+  x.dispose();
+  t.is(gx.memory.stats('cpu').liveTensors, live, 'no tensor left behind');
 });

@@ -34,13 +34,15 @@
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { ownedTensors, type TensorOwner } from '../core/tidy';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
+import { noMoreArguments } from '../ops/common';
 import { gridIndices, offsetsOf, region } from './chunk-grid';
 import { extremumAlong, reduceAlong, reduceAllBlocks, reductionAxis, type AlongParts, type ChunkedReduction } from './chunked-reduce';
-import type { ProcessGroup, ReduceOp } from './group';
+import { ProcessGroup, type ReduceOp } from './group';
 import { defaultGroup } from './index';
 import type { ChunkedSvd, ChunkedSvdOptions, SvdParts } from './chunked-svd';
 import { lazyModule } from '../platform/lazy';
@@ -101,6 +103,23 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
     }
     return sizes;
   });
+}
+
+/** The devices blocks go to: `given` (a non-empty array), else `fallback` ([] placed every block on the default device). */
+function devicesOf(given: unknown, fallback: () => Device[], fn: string): Device[] {
+  if (given === undefined) return fallback();
+  if (!Array.isArray(given)) throw new TypeError(`${fn}: devices must be an array of devices (e.g. ['cuda:0', 'cuda:1']), got ${describeValue(given)}`);
+  if (given.length === 0) throw new TypeError(`${fn}: devices is empty`);
+  return given.map((d: DeviceLike) => parseDevice(d, fn));
+}
+
+/** The group of { group }: a ProcessGroup, true for the default one, or none (false or a string spread the blocks over no rank). */
+function groupOf(given: unknown, fn: string): ProcessGroup | undefined {
+  if (given === undefined) return undefined;
+  if (given === true) return defaultGroup(fn);
+  if (given instanceof ProcessGroup) return given;
+  throw new TypeError(`${fn}: group must be a ProcessGroup, or true for the default group, got ${describeValue(given)}` +
+    ' (a DeviceGroup\'s GPUs take blocks by { devices })');
 }
 
 /** Refuses options a chunked reduction does not take (keepdims and dtype were dropped without a word). */
@@ -175,8 +194,9 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
-  compute(device?: DeviceLike): Tensor {
+  compute(device?: DeviceLike, ...extra: never[]): Tensor {
     const fn = 'ChunkedTensor.compute';
+    noMoreArguments(fn, extra, '(device?)');
     this.#localOnly(fn, 'await x.gather()');
     const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
     const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
@@ -189,12 +209,13 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
-  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
+  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}, ...extra: never[]): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
+    noMoreArguments(fn, extra, '(chunks, { devices }?)');
     this.#localOnly(fn, 'await x.gather() and gx.chunked again');
     const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
-    const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
+    const devices = devicesOf(opts.devices, () => this.blocks.map((b) => b.device), fn);
     const oldOff = this.chunks.map(offsetsOf);
     const newOff = next.map(offsetsOf);
     const oldIdx = gridIndices(this.grid);
@@ -287,7 +308,8 @@ export class ChunkedTensor implements TensorOwner {
    * QR (TSQR; chunked-svd.ts): U chunked like the rows, S and Vh on the
    * first block's device. `factor` picks how each block is reduced first.
    */
-  svd(opts: ChunkedSvdOptions = {}): ChunkedSvd {
+  svd(opts: ChunkedSvdOptions = {}, ...extra: never[]): ChunkedSvd {
+    noMoreArguments('ChunkedTensor.svd', extra, '({ factor, gram }?)');
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
     return this.#svdResult(chunkedSvd().svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
   }
@@ -298,7 +320,8 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
-  async svdAsync(opts: ChunkedSvdOptions = {}): Promise<ChunkedSvd> {
+  async svdAsync(opts: ChunkedSvdOptions = {}, ...extra: never[]): Promise<ChunkedSvd> {
+    noMoreArguments('ChunkedTensor.svdAsync', extra, '({ factor, gram }?)');
     const o = checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svdAsync', SVD_KEYS);
     return this.#svdResult(this.placement === undefined ? chunkedSvd().svdLocal(this, o) : await chunkedSvd().svdOverRanks(this, this.placement, o));
   }
@@ -307,8 +330,9 @@ export class ChunkedTensor implements TensorOwner {
    * The whole tensor on `device` (default: the first block's), on every rank
    * when spread over ranks (each block broadcast by its owner).
    */
-  async gather(device?: DeviceLike): Promise<Tensor> {
+  async gather(device?: DeviceLike, ...extra: never[]): Promise<Tensor> {
     const fn = 'ChunkedTensor.gather';
+    noMoreArguments(fn, extra, '(device?)');
     const p = this.placement;
     if (p === undefined) return this.compute(device);
     const dev = device === undefined ? this.home(fn) : parseDevice(device, fn);
@@ -332,8 +356,9 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The sum / max / min of every element, on every rank when spread over ranks (a 0-d tensor on this rank's first block's device). */
-  async reduceAll(op: 'sum' | 'max' | 'min'): Promise<Tensor> {
+  async reduceAll(op: 'sum' | 'max' | 'min', ...extra: never[]): Promise<Tensor> {
     const fn = 'ChunkedTensor.reduceAll';
+    noMoreArguments(fn, extra, '(op)');
     if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
     const p = this.placement;
     if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
@@ -398,15 +423,15 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
  * @example
  * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
  */
-export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
+export function chunked(t: Tensor, opts: ChunkOptions, ...extra: never[]): ChunkedTensor {
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
+  noMoreArguments(fn, extra, '(t, { chunks, devices, group })');
   checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);
   if (opts === undefined || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);
-  const devices = (opts.devices ?? [t.device]).map((d) => parseDevice(d, fn));
-  if (devices.length === 0) throw new TypeError(`${fn}: devices is empty`);
-  const group = opts.group === true ? defaultGroup(fn) : opts.group;
+  const devices = devicesOf(opts.devices, () => [t.device], fn);
+  const group = groupOf(opts.group, fn);
   const offsets = chunks.map(offsetsOf);
   const grid = gridIndices(chunks.map((c) => c.length));
   // NOTE [ Chunks over ranks ]: block k is rank k % worldSize's; a rank's own blocks take its devices in turn.
