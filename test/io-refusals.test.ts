@@ -189,6 +189,26 @@ test('save refuses what it cannot write, naming the function and the tensor', as
   x.dispose();
 });
 
+// options.metadata as a Map or a Date had no own keys and saved as {}; an argument after the options was dropped.
+test('save\'s metadata is a plain object or a Map of strings; the file functions refuse arguments after their last', async (t) => {
+  using x = gx.tensor([1, 2], { dtype: 'float32' });
+  const file = tmpPath('meta.safetensors');
+  await gx.save(file, { x }, { metadata: new Map([['step', '100'], ['__proto__', 'p']]) });
+  const { metadata } = await gx.inspectTensors(file);
+  t.deepEqual(Object.entries(metadata), [['step', '100'], ['__proto__', 'p']], 'a Map\'s entries, "__proto__" a key like any other');
+  await rejects(t, gx.save(file, x, { metadata: new Date() as never }), TypeError, /^gx\.save: options\.metadata must be an object of strings \(\{ key: 'value' \}\) or a Map of them, got an object \(\[object Date\]\)/);
+  await rejects(t, gx.save(file, x, { metadata: new Map([[1, 'a']]) as never }), TypeError, /^gx\.save: options\.metadata has the key number 1; safetensors metadata maps strings to strings/);
+  await rejects(t, gx.save(file, x, { metadata: new Map([['a', 1]]) as never }), TypeError, /^gx\.save: options\.metadata\['a'\] must be a string/);
+  t.deepEqual((await gx.inspectTensors(file)).metadata, metadata, 'the refused saves left the file as it was');
+  const loose = gx as unknown as Record<'save' | 'loadTensors' | 'loadTensor' | 'inspectTensors', (...a: unknown[]) => Promise<unknown>>;
+  const other = tmpPath('extra.npy');
+  await rejects(t, loose.save(other, x, {}, { compressed: true }), TypeError, /^gx\.save: takes \(path, data, \{ format, metadata, compressed \}\?\); it takes no further argument or options \(got an object/);
+  t.false(fs.existsSync(other), 'nothing written');
+  for (const name of ['loadTensors', 'loadTensor', 'inspectTensors'] as const) {
+    await rejects(t, loose[name](file, {}, 'x'), TypeError, new RegExp(`^gx\\.${name}: takes \\(path, \\{ .* \\}\\?\\); it takes no further argument or options \\(got a string \\("x"\\)\\)`));
+  }
+});
+
 test('a tensor disposed while its save is under way is still written whole', async (t) => {
   const x = gx.arange(1000, { dtype: 'int32' });
   const file = tmpPath('disposed-during.npz');

@@ -266,13 +266,21 @@ export function checkSafetensors(sources: readonly NamedSource[], metadata: unkn
     throw new TypeError(`${fn}: '${METADATA_KEY}' cannot name a tensor in a safetensors file (the format keeps it for the metadata)`);
   }
   if (metadata === undefined) return undefined;
-  if (!isRecord(metadata)) throw new TypeError(`${fn}: options.metadata must be an object of strings ({ key: 'value' }), got ${describeValue(metadata)}`);
-  for (const [key, value] of Object.entries(metadata)) {
+  // A plain object's own keys, or a Map's entries: a Map, a Date or another class instance has no own keys, and saved as {}.
+  const proto: unknown = isRecord(metadata) ? Object.getPrototypeOf(metadata) : undefined;
+  if (!(metadata instanceof Map) && (!isRecord(metadata) || (proto !== Object.prototype && proto !== null))) {
+    throw new TypeError(`${fn}: options.metadata must be an object of strings ({ key: 'value' }) or a Map of them, got ${describeValue(metadata)}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of metadata instanceof Map ? metadata.entries() : Object.entries(metadata)) {
+    if (typeof key !== 'string') throw new TypeError(`${fn}: options.metadata has the key ${describeValue(key)}; safetensors metadata maps strings to strings`);
     if (typeof value !== 'string') {
       throw new TypeError(`${fn}: options.metadata['${key}'] must be a string (safetensors metadata maps strings to strings), got ${describeValue(value)}`);
     }
+    // defineProperty: a key "__proto__" is a key like any other.
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
-  return { ...(metadata as Record<string, string>) };
+  return out;
 }
 
 /** Writes `sources` (checked by checkSafetensors) and `metadata` as a safetensors file into the empty file `fh`. */
