@@ -87,8 +87,9 @@ function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   return { name, dtype, shape: shape.slice(), begin: offsets[0], end: offsets[1] };
 }
 
-/** The "__metadata__" entry, checked: strings to strings. */
+/** The "__metadata__" entry, checked: strings to strings; null is none (the reference reader's Option). */
 function parseMetadata(v: unknown, ctx: FileContext): Record<string, string> {
+  if (v === null) return {};
   if (!isRecord(v) || !Object.values(v).every((s) => typeof s === 'string')) {
     throw fileError(ctx, `"${METADATA_KEY}" in the header must map strings to strings, got ${JSON.stringify(v)}`);
   }
