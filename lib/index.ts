@@ -40,7 +40,7 @@ import { packageVersion } from './platform/paths';
 export type { OpsOf, OpSignature, OpName } from './extension/schema-types';
 export type { OpaqueHandle } from './core/native';
 export { Stream, Event, withStream, type StreamOptions, type EventOptions } from './core/stream';
-export { tidy } from './core/tidy';
+export { tidy, ownedTensors, type TensorOwner } from './core/tidy';
 /** The package's version (its package.json's), as torch.__version__. @example gx.version // '0.1.0' */
 export const version: string = packageVersion();
 export { CUDAGraph } from './core/graph';

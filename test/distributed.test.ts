@@ -78,6 +78,29 @@ test('every collective and dtype on 3 ranks matches host-computed results', asyn
   await Promise.all(gs.map((g) => g.destroy()));
 });
 
+// The store multiplied int32s in float64 and let the array wrap the rounded product: (2^31 - 1)^2 gave 0, not 1.
+test('integer products wrap as gx.mul wraps them (as NCCL does): int32, int8 and int64 prod on 3 ranks', async (t) => {
+  const gs = await groups(3);
+  const values = {
+    int32: [2147483647, 46341, -2147483648, 123456789, 65537, -3],
+    int8: [127, -128, 100, 13, -7, 3],
+    int64: [3037000499, 2147483647, -4294967296, 65537, 2 ** 40 + 1, -3],
+  };
+  for (const dtype of ['int32', 'int8', 'int64'] as const) {
+    // Each rank's values a little nearer 0, in range.
+    const ts = gs.map((g) => gx.tensor(values[dtype].map((v) => v - Math.sign(v) * g.rank), { dtype }));
+    const want = gx.tidy(() => gx.mul(gx.mul(ts[0], ts[1]), ts[2]).toNested({ bigint: true }));
+    await Promise.all(gs.map((g, r) => g.allReduce(ts[r], 'prod')));
+    for (const x of ts) t.deepEqual(x.toNested({ bigint: true }), want, `allReduce prod ${dtype}`);
+    for (const x of ts) x.dispose();
+  }
+  const outs = gs.map(() => gx.zeros([2], { dtype: 'int32' }));
+  await Promise.all(gs.map((g, r) => g.reduceScatter(outs[r], gx.full([6], 2147483647 - r, { dtype: 'int32' }), 'prod')));
+  // (2^31 - 1)(2^31 - 2)(2^31 - 3) mod 2^32, as int32: 2^31 - 6.
+  t.deepEqual(outs.map((x) => x.toNested()), [[2147483642, 2147483642], [2147483642, 2147483642], [2147483642, 2147483642]], 'reduceScatter prod int32');
+  await Promise.all(gs.map((g) => g.destroy()));
+});
+
 test('mistakes are errors naming them, not hangs: an absent rank, disagreeing ranks, a disposed tensor, bad arguments', async (t) => {
   const port = await freePort();
   const e = await t.throwsAsync(createProcessGroup({ rank: 0, worldSize: 2, masterPort: port, timeoutMs: 300 }, 'gx.distributed.initProcessGroup'));

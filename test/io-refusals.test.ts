@@ -55,6 +55,12 @@ test('damaged safetensors files are refused with the function, the file and what
     ['out of range', safetensorsFile({ a: F32(0, 8), b: F32(8, 32) }, 16), /tensor 'b' \(data_offsets \[8, 32\]\) lies beyond the data, which has 16 bytes; the file is truncated/],
     ['trailing bytes', safetensorsFile({ a: F32(0, 8) }, 12), /the data section has 12 bytes but the tensors cover 8/],
     ['bad metadata', safetensorsFile({ __metadata__: { a: 1 } }, 0), /"__metadata__" in the header must map strings to strings/],
+    // JSON.parse kept the last of two keys: the first tensor vanished and the error was 'a gap of 8 bytes'.
+    ['a tensor named twice', safetensorsFile(undefined, 16, `{"a":${JSON.stringify(F32(0, 8))},"a":${JSON.stringify(F32(8, 16))}}`), /tensor 'a' appears twice in the header; this is not a safetensors file, or it is damaged/],
+    ['a name escaped the second time', safetensorsFile(undefined, 8, `{"ab":${JSON.stringify(F32(0, 8))},"a\\u0062":${JSON.stringify(F32(0, 8))}}`), /tensor 'ab' appears twice in the header/],
+    ['a field twice', safetensorsFile(undefined, 8, '{"a":{"dtype":"I32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}'), /key 'dtype' appears twice in tensor 'a'; /],
+    ['a metadata key twice', safetensorsFile(undefined, 8, `{"__metadata__":{"k":"1","k":"2"},"a":${JSON.stringify(F32(0, 8))}}`), /key 'k' appears twice in "__metadata__"; /],
+    ['metadata twice', safetensorsFile(undefined, 0, '{"__metadata__":{"k":"1"},"__metadata__":{"k":"2"}}'), /"__metadata__" appears twice in the header; /],
   ];
   for (const [what, bytes, re] of cases) {
     const file = tmpPath('bad.safetensors');
@@ -62,6 +68,11 @@ test('damaged safetensors files are refused with the function, the file and what
     const err = await rejects(t, gx.loadTensors(file), Error, new RegExp(`^gx\\.loadTensors: ${escape(file)}: ${re.source}`));
     t.truthy(err, what);
   }
+  // gx.inspectTensors and gx.loadTensor read the same header: a name twice is refused, naming each function.
+  const dup = tmpPath('dup.safetensors');
+  fs.writeFileSync(dup, safetensorsFile(undefined, 16, `{"w":${JSON.stringify(F32(0, 8))},"w":${JSON.stringify(F32(8, 16))}}`));
+  await rejects(t, gx.inspectTensors(dup), Error, new RegExp(`^gx\\.inspectTensors: ${escape(dup)}: tensor 'w' appears twice in the header`));
+  await rejects(t, gx.loadTensor(dup), Error, new RegExp(`^gx\\.loadTensor: ${escape(dup)}: tensor 'w' appears twice in the header`));
   // A real file cut short anywhere: in the length, the header, the data.
   const whole = fs.readFileSync(fixture('all_dtypes.safetensors'));
   for (const cut of [5, 20, whole.length - 200, whole.length - 1]) {
@@ -176,6 +187,26 @@ test('save refuses what it cannot write, naming the function and the tensor', as
   await rejects(t, gx.loadTensors(file, { device: 'tpu' }), TypeError, /^gx\.loadTensors: unknown device "tpu"/);
   t.deepEqual(fs.readdirSync(dir), [], 'nothing written, no temporary file left');
   x.dispose();
+});
+
+// options.metadata as a Map or a Date had no own keys and saved as {}; an argument after the options was dropped.
+test('save\'s metadata is a plain object or a Map of strings; the file functions refuse arguments after their last', async (t) => {
+  using x = gx.tensor([1, 2], { dtype: 'float32' });
+  const file = tmpPath('meta.safetensors');
+  await gx.save(file, { x }, { metadata: new Map([['step', '100'], ['__proto__', 'p']]) });
+  const { metadata } = await gx.inspectTensors(file);
+  t.deepEqual(Object.entries(metadata), [['step', '100'], ['__proto__', 'p']], 'a Map\'s entries, "__proto__" a key like any other');
+  await rejects(t, gx.save(file, x, { metadata: new Date() as never }), TypeError, /^gx\.save: options\.metadata must be an object of strings \(\{ key: 'value' \}\) or a Map of them, got an object \(\[object Date\]\)/);
+  await rejects(t, gx.save(file, x, { metadata: new Map([[1, 'a']]) as never }), TypeError, /^gx\.save: options\.metadata has the key number 1; safetensors metadata maps strings to strings/);
+  await rejects(t, gx.save(file, x, { metadata: new Map([['a', 1]]) as never }), TypeError, /^gx\.save: options\.metadata\['a'\] must be a string/);
+  t.deepEqual((await gx.inspectTensors(file)).metadata, metadata, 'the refused saves left the file as it was');
+  const loose = gx as unknown as Record<'save' | 'loadTensors' | 'loadTensor' | 'inspectTensors', (...a: unknown[]) => Promise<unknown>>;
+  const other = tmpPath('extra.npy');
+  await rejects(t, loose.save(other, x, {}, { compressed: true }), TypeError, /^gx\.save: takes \(path, data, \{ format, metadata, compressed \}\?\); it takes no further argument or options \(got an object/);
+  t.false(fs.existsSync(other), 'nothing written');
+  for (const name of ['loadTensors', 'loadTensor', 'inspectTensors'] as const) {
+    await rejects(t, loose[name](file, {}, 'x'), TypeError, new RegExp(`^gx\\.${name}: takes \\(path, \\{ .* \\}\\?\\); it takes no further argument or options \\(got a string \\("x"\\)\\)`));
+  }
 });
 
 test('a tensor disposed while its save is under way is still written whole', async (t) => {

@@ -271,6 +271,19 @@ test('inspectTensors reads dtypes, shapes and metadata from the headers alone', 
   t.deepEqual((await gx.inspectTensors(fixture('fortran_int16_3d.npy'))).tensors, { tensor: { dtype: 'int16', shape: [2, 3, 4] } });
 });
 
+// The reference reader's "__metadata__" is an Option: null is none, and the file loads (gpuext refused it).
+test('a safetensors "__metadata__" of null is no metadata, as the reference reader reads it', async (t) => {
+  const json = '{"__metadata__":null,"w":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}}';
+  const padded = json + ' '.repeat((8 - (json.length % 8)) % 8);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  const file = tmpPath('null-metadata.safetensors');
+  fs.writeFileSync(file, Buffer.concat([length, Buffer.from(padded), Buffer.from(Int32Array.of(7, -9).buffer)]));
+  t.deepEqual(await gx.inspectTensors(file), { format: 'safetensors', tensors: { w: { dtype: 'int32', shape: [2] } }, metadata: {} });
+  using w = await gx.loadTensor(file);
+  t.deepEqual(w.toNested(), [7, -9]);
+});
+
 test('files written again are byte for byte what NumPy and the reference safetensors writer wrote', async (t) => {
   // safetensors: the same tensors and metadata give the same bytes.
   const info = await gx.inspectTensors(fixture('all_dtypes.safetensors'));

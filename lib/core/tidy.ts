@@ -1,6 +1,35 @@
 // gx.tidy: dispose every tensor made inside a function except what it returns.
+//
+// NOTE [ Owned tensors ]
+// tidy keeps what fn returns by walking the value: tensors, and arrays, Maps,
+// Sets and plain objects of them. A class that holds tensors the walk cannot
+// see (a ChunkedTensor's blocks, behind its methods) lists them under the
+// `ownedTensors` symbol; the walk follows that list as it follows an array's
+// items, so returning such an object keeps everything it owns (tidy once
+// disposed a returned ChunkedTensor's blocks, leaving it unusable). Any other
+// class instance is opaque: its tensors are disposed.
 import type { Tensor } from './tensor';
 import { tooManyArguments } from './options';
+
+/**
+ * The protocol of a container of tensors (NOTE [ Owned tensors ]): a method
+ * under this symbol returns the tensors the object owns (or other
+ * containers), and gx.tidy keeps them when fn returns the object.
+ * @example
+ * class Pair { constructor(readonly a: gx.Tensor, readonly b: gx.Tensor) {}
+ *   [gx.ownedTensors]() { return [this.a, this.b]; } }
+ * const p = gx.tidy(() => new Pair(gx.ones([2]), gx.zeros([2])));  // a and b stay alive
+ */
+export const ownedTensors: unique symbol = Symbol.for('gpuext.ownedTensors');
+
+/** An object that lists the tensors it owns (NOTE [ Owned tensors ]). */
+export interface TensorOwner {
+  [ownedTensors](): Iterable<unknown>;
+}
+
+function ownerOf(value: object): TensorOwner | undefined {
+  return typeof (value as Partial<TensorOwner>)[ownedTensors] === 'function' ? value as TensorOwner : undefined;
+}
 
 const scopes: Set<Tensor>[] = [];
 
@@ -19,10 +48,16 @@ function collect(value: unknown, out: Set<unknown>, seen: Set<unknown>): void {
   if (value === null || typeof value !== 'object' || seen.has(value)) return;
   seen.add(value);
   out.add(value);
-  if (Array.isArray(value)) {
+  const owner = ownerOf(value);
+  if (owner !== undefined) {
+    for (const v of owner[ownedTensors]()) collect(v, out, seen);
+  } else if (Array.isArray(value) || value instanceof Set) {
     for (const v of value) collect(v, out, seen);
   } else if (value instanceof Map) {
-    for (const v of value.values()) collect(v, out, seen);
+    for (const [k, v] of value) {
+      collect(k, out, seen);
+      collect(v, out, seen);
+    }
   } else if (Object.getPrototypeOf(value) === Object.prototype) {
     for (const v of Object.values(value)) collect(v, out, seen);
   }
@@ -50,10 +85,13 @@ export function closeScope(scope: Set<Tensor>, kept: ReadonlySet<unknown> | read
 
 /**
  * Runs `fn` and disposes every tensor created during it, except the tensors
- * it returns (directly, or inside arrays, Maps and plain objects). Those join
- * the enclosing tidy scope, if any. `fn` must be synchronous.
+ * it returns (directly, or inside arrays, Maps, Sets and plain objects, or
+ * owned by an object that lists them under `gx.ownedTensors`, as a
+ * ChunkedTensor its blocks). Those join the enclosing tidy scope, if any.
+ * `fn` must be synchronous.
  * @example
  * const y = gx.tidy(() => a.add(b).mul(2));   // the intermediate a + b is freed
+ * const c = gx.tidy(() => gx.chunked(x.mul(2), { chunks: [2, 3] }));  // x * 2 is freed, c's blocks kept
  */
 export function tidy<T>(fn: () => T): T {
   if (arguments.length > 1) tooManyArguments('gx.tidy', '(fn)', arguments.length - 1, arguments[1]);

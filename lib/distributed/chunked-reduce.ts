@@ -15,6 +15,8 @@
 // (torch.amax's form).
 import type { Device } from '../core/device';
 import type { Tensor } from '../core/tensor';
+import { full } from '../ops/creation/creation';
+import { INTEGER_RANGE, type IntegerDType } from '../generated/dtypes';
 import { BINARY, binaryOp } from '../ops/elementwise/elementwise';
 import { gather } from '../ops/indexing/indexing';
 import { squeeze, stack, unsqueeze } from '../ops/layout/layout';
@@ -43,9 +45,34 @@ function stackOn(parts: readonly Tensor[], device: Device, fn: string): Tensor {
   return stacked;
 }
 
-/** The reduction of every element: a 0-d tensor on `home`. */
-export function reduceAllBlocks(c: ChunkedTensor, op: ChunkedReduction, home: Device): Tensor {
-  using stacked = stackOn(c.blocks.map((b) => REDUCE[op](b)), home, `ChunkedTensor.${op}`);
+/** The value max or min starts from in c's dtype: what a rank holding only empty blocks contributes (NOTE [ Empty blocks ]). */
+function identityOf(c: ChunkedTensor, op: 'max' | 'min'): number | bigint | boolean {
+  if (c.dtype === 'bool') return op === 'min';
+  const range = (INTEGER_RANGE as Partial<Record<string, readonly [bigint, bigint]>>)[c.dtype as IntegerDType];
+  if (range === undefined) return op === 'max' ? -Infinity : Infinity;
+  return op === 'max' ? range[0] : range[1];
+}
+
+/** Refuses max / min over no elements, as the op on the whole tensor does (NOTE [ Empty blocks ]). */
+function refuseEmpty(c: ChunkedTensor, op: ChunkedReduction, fn: string, axis?: number): void {
+  const extent = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1);
+  const reduced = axis === undefined ? extent(c.shape) : c.shape[axis];
+  const kept = axis === undefined ? 1 : extent(c.shape.filter((_, d) => d !== axis));
+  if (op !== 'sum' && reduced === 0 && kept > 0) {
+    throw new RangeError(`${fn}: cannot reduce zero elements (a chunked tensor of shape [${c.shape.join(', ')}]` +
+      `${axis === undefined ? '' : `, axis ${axis}`}): ${op} has no identity`);
+  }
+}
+
+/** The reduction of every element: a 0-d tensor on `home`; blocks of no elements are skipped (NOTE [ Empty blocks ]). */
+export function reduceAllBlocks(c: ChunkedTensor, op: ChunkedReduction, home: Device, fn: string): Tensor {
+  refuseEmpty(c, op, fn);
+  const held = c.blocks.filter((b) => b.numel > 0);
+  if (held.length === 0) {
+    // Every block here is empty: sum's 0 from one of them, or (another rank holds the elements) max / min's identity.
+    return op === 'sum' ? REDUCE.sum(c.blocks[0]) : full([], identityOf(c, op), { dtype: c.dtype, device: home });
+  }
+  using stacked = stackOn(held.map((b) => REDUCE[op](b)), home, fn);
   return REDUCE[op](stacked, 0);
 }
 
@@ -56,13 +83,17 @@ export function reductionAxis(c: ChunkedTensor, axis: number, fn: string): numbe
   return ax;
 }
 
-/** Runs `reduceLine` on the blocks of every line of blocks along ax (in order), giving one block each of the result. */
-function alongBlocks<T>(c: ChunkedTensor, ax: number, reduceLine: (line: Tensor[], kept: number[]) => T): T[] {
+/**
+ * Runs `reduceLine` on the blocks of every line of blocks along ax (in
+ * order), giving one block each of the result: the blocks of extent 0 along
+ * ax skipped, unless the axis has no other (NOTE [ Empty blocks ]); `at` is
+ * each block's position along ax.
+ */
+function alongBlocks<T>(c: ChunkedTensor, ax: number, reduceLine: (line: Tensor[], at: number[]) => T): T[] {
   const keptGrid = c.grid.filter((_, d) => d !== ax);
-  return gridIndices(keptGrid).map((kept) => {
-    const line = Array.from({ length: c.grid[ax] }, (_, i) => c.block(...kept.slice(0, ax), i, ...kept.slice(ax)));
-    return reduceLine(line, kept);
-  });
+  const nonEmpty = c.chunks[ax].flatMap((n, i) => (n > 0 ? [i] : []));
+  const at = nonEmpty.length > 0 ? nonEmpty : [0];
+  return gridIndices(keptGrid).map((kept) => reduceLine(at.map((i) => c.block(...kept.slice(0, ax), i, ...kept.slice(ax))), at));
 }
 
 const without = (c: ChunkedTensor, ax: number) => ({ shape: c.shape.filter((_, d) => d !== ax), chunks: c.chunks.filter((_, d) => d !== ax) });
@@ -70,6 +101,7 @@ const without = (c: ChunkedTensor, ax: number) => ({ shape: c.shape.filter((_, d
 /** sum / amax / amin along axis ax (normalized). */
 export function reduceAlong(c: ChunkedTensor, op: ChunkedReduction, ax: number): AlongParts {
   const fn = `ChunkedTensor.${op === 'sum' ? 'sum' : op === 'max' ? 'amax' : 'amin'}`;
+  refuseEmpty(c, op, fn, ax);
   const blocks = alongBlocks(c, ax, (line) => {
     const parts = line.map((b) => REDUCE[op](b, ax));
     using stacked = stackOn(parts, parts[0].device, fn);
@@ -83,20 +115,22 @@ export function extremumAlong(c: ChunkedTensor, largest: boolean, ax: number): {
   const fn = `ChunkedTensor.${largest ? 'max' : 'min'}`;
   const starts = offsetsOf(c.chunks[ax]);
   const pick = largest ? max : min;
-  const pairs = alongBlocks(c, ax, (line) => {
+  refuseEmpty(c, largest ? 'max' : 'min', fn, ax);
+  const pairs = alongBlocks(c, ax, (line, positions) => {
     const vs: Tensor[] = [], is: Tensor[] = [];
-    line.forEach((b, i) => {
+    line.forEach((b, j) => {
       const [v, k] = pick(b, ax);
+      const start = starts[positions[j]];
       vs.push(v);
-      is.push(starts[i] === 0 ? k : binaryOp(BINARY.add, k, starts[i], fn));
-      if (starts[i] !== 0) k.dispose();
+      is.push(start === 0 ? k : binaryOp(BINARY.add, k, start, fn));
+      if (start !== 0) k.dispose();
     });
     const home = vs[0].device;
     using values = stackOn(vs, home, fn);
     using indices = stackOn(is, home, fn);
     const [best, which] = pick(values, 0);
-    using at = unsqueeze(which, 0);
-    using picked = gather(indices, 0, at);
+    using where = unsqueeze(which, 0);
+    using picked = gather(indices, 0, where);
     which.dispose();
     return { values: best, indices: squeeze(picked, 0) };
   });

@@ -33,13 +33,16 @@
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
-import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+import { checkOptions, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
+import { ownedTensors, type TensorOwner } from '../core/tidy';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
+import { noMoreArguments } from '../ops/common';
 import { gridIndices, offsetsOf, region } from './chunk-grid';
 import { extremumAlong, reduceAlong, reduceAllBlocks, reductionAxis, type AlongParts, type ChunkedReduction } from './chunked-reduce';
-import type { ProcessGroup, ReduceOp } from './group';
+import { ProcessGroup, type ReduceOp } from './group';
 import { defaultGroup } from './index';
 import type { ChunkedSvd, ChunkedSvdOptions, SvdParts } from './chunked-svd';
 import { lazyModule } from '../platform/lazy';
@@ -90,12 +93,33 @@ function normalizeChunks(shape: readonly number[], spec: ChunksSpec, fn: string)
       return Array.from({ length: Math.ceil(n / c) }, (_, k) => Math.min(c, n - k * c));
     }
     const sizes = [...(c as readonly number[])];
+    if (sizes.length === 0) {
+      // Every dimension has a block (an extent of 0 has one empty block): a grid of no blocks had no device for its results.
+      throw new RangeError(`${fn}: the chunks of dimension ${d} must list at least one block (an extent of 0 is [0]), got []`);
+    }
     const total = sizes.reduce((a, b) => a + b, 0);
     if (sizes.some((s) => !(Number.isInteger(s) && s >= 0)) || total !== n) {
       throw new RangeError(`${fn}: the chunks of dimension ${d} must be non-negative integers summing to its extent ${n}, got [${sizes.join(', ')}]`);
     }
     return sizes;
   });
+}
+
+/** The devices blocks go to: `given` (a non-empty array), else `fallback` ([] placed every block on the default device). */
+function devicesOf(given: unknown, fallback: () => Device[], fn: string): Device[] {
+  if (given === undefined) return fallback();
+  if (!Array.isArray(given)) throw new TypeError(`${fn}: devices must be an array of devices (e.g. ['cuda:0', 'cuda:1']), got ${describeValue(given)}`);
+  if (given.length === 0) throw new TypeError(`${fn}: devices is empty`);
+  return given.map((d: DeviceLike) => parseDevice(d, fn));
+}
+
+/** The group of { group }: a ProcessGroup, true for the default one, or none (false or a string spread the blocks over no rank). */
+function groupOf(given: unknown, fn: string): ProcessGroup | undefined {
+  if (given === undefined) return undefined;
+  if (given === true) return defaultGroup(fn);
+  if (given instanceof ProcessGroup) return given;
+  throw new TypeError(`${fn}: group must be a ProcessGroup, or true for the default group, got ${describeValue(given)}` +
+    ' (a DeviceGroup\'s GPUs take blocks by { devices })');
 }
 
 /** Refuses options a chunked reduction does not take (keepdims and dtype were dropped without a word). */
@@ -107,7 +131,7 @@ function noOptions(fn: string, extra: readonly unknown[]): void {
 }
 
 /** A tensor split into blocks over devices (or over the ranks of a process group). */
-export class ChunkedTensor {
+export class ChunkedTensor implements TensorOwner {
   /** This process's blocks, in C order over the block grid (every block unless it is spread over ranks). */
   readonly blocks: readonly Tensor[];
   /** Every block in C order; undefined where another rank holds it. */
@@ -170,8 +194,9 @@ export class ChunkedTensor {
   }
 
   /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
-  compute(device?: DeviceLike): Tensor {
+  compute(device?: DeviceLike, ...extra: never[]): Tensor {
     const fn = 'ChunkedTensor.compute';
+    noMoreArguments(fn, extra, '(device?)');
     this.#localOnly(fn, 'await x.gather()');
     const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
     const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
@@ -184,12 +209,13 @@ export class ChunkedTensor {
   }
 
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
-  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
+  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}, ...extra: never[]): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
+    noMoreArguments(fn, extra, '(chunks, { devices }?)');
     this.#localOnly(fn, 'await x.gather() and gx.chunked again');
     const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
-    const devices = (opts.devices ?? this.blocks.map((b) => b.device)).map((d) => parseDevice(d, fn));
+    const devices = devicesOf(opts.devices, () => this.blocks.map((b) => b.device), fn);
     const oldOff = this.chunks.map(offsetsOf);
     const newOff = next.map(offsetsOf);
     const oldIdx = gridIndices(this.grid);
@@ -213,7 +239,7 @@ export class ChunkedTensor {
   /** A reduction of every element, or along one axis (a chunked tensor without it). */
   #reduce(op: ChunkedReduction, axis: number | undefined, fn: string): Tensor | ChunkedTensor {
     this.#localOnly(fn, `await x.reduceAll('${op}')`);
-    if (axis === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
+    if (axis === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
     return this.#fromParts(reduceAlong(this, op, reductionAxis(this, axis, fn)));
   }
 
@@ -225,7 +251,7 @@ export class ChunkedTensor {
   #extremum(largest: boolean, axis: number | undefined): Tensor | ChunkedExtremum {
     const fn = `ChunkedTensor.${largest ? 'max' : 'min'}`;
     this.#localOnly(fn, `await x.reduceAll('${largest ? 'max' : 'min'}')`);
-    if (axis === undefined) return reduceAllBlocks(this, largest ? 'max' : 'min', this.blocks[0].device);
+    if (axis === undefined) return reduceAllBlocks(this, largest ? 'max' : 'min', this.blocks[0].device, fn);
     const r = extremumAlong(this, largest, reductionAxis(this, axis, fn));
     return named({ values: this.#fromParts(r.values), indices: this.#fromParts(r.indices) }, ['values', 'indices']);
   }
@@ -282,7 +308,8 @@ export class ChunkedTensor {
    * QR (TSQR; chunked-svd.ts): U chunked like the rows, S and Vh on the
    * first block's device. `factor` picks how each block is reduced first.
    */
-  svd(opts: ChunkedSvdOptions = {}): ChunkedSvd {
+  svd(opts: ChunkedSvdOptions = {}, ...extra: never[]): ChunkedSvd {
+    noMoreArguments('ChunkedTensor.svd', extra, '({ factor, gram }?)');
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
     return this.#svdResult(chunkedSvd().svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
   }
@@ -293,7 +320,8 @@ export class ChunkedTensor {
   }
 
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
-  async svdAsync(opts: ChunkedSvdOptions = {}): Promise<ChunkedSvd> {
+  async svdAsync(opts: ChunkedSvdOptions = {}, ...extra: never[]): Promise<ChunkedSvd> {
+    noMoreArguments('ChunkedTensor.svdAsync', extra, '({ factor, gram }?)');
     const o = checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svdAsync', SVD_KEYS);
     return this.#svdResult(this.placement === undefined ? chunkedSvd().svdLocal(this, o) : await chunkedSvd().svdOverRanks(this, this.placement, o));
   }
@@ -302,8 +330,9 @@ export class ChunkedTensor {
    * The whole tensor on `device` (default: the first block's), on every rank
    * when spread over ranks (each block broadcast by its owner).
    */
-  async gather(device?: DeviceLike): Promise<Tensor> {
+  async gather(device?: DeviceLike, ...extra: never[]): Promise<Tensor> {
     const fn = 'ChunkedTensor.gather';
+    noMoreArguments(fn, extra, '(device?)');
     const p = this.placement;
     if (p === undefined) return this.compute(device);
     const dev = device === undefined ? this.home(fn) : parseDevice(device, fn);
@@ -327,12 +356,13 @@ export class ChunkedTensor {
   }
 
   /** The sum / max / min of every element, on every rank when spread over ranks (a 0-d tensor on this rank's first block's device). */
-  async reduceAll(op: 'sum' | 'max' | 'min'): Promise<Tensor> {
+  async reduceAll(op: 'sum' | 'max' | 'min', ...extra: never[]): Promise<Tensor> {
     const fn = 'ChunkedTensor.reduceAll';
+    noMoreArguments(fn, extra, '(op)');
     if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
     const p = this.placement;
-    if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device);
-    const partial = reduceAllBlocks(this, op, this.home(fn));
+    if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
+    const partial = reduceAllBlocks(this, op, this.home(fn), fn);
     try {
       await p.group.allReduce(partial, op as ReduceOp);
     } catch (e) {
@@ -356,6 +386,11 @@ export class ChunkedTensor {
 
   [Symbol.dispose](): void {
     this.dispose();
+  }
+
+  /** This process's blocks: gx.tidy keeps them when fn returns the chunked tensor (NOTE [ Owned tensors ] in core/tidy.ts). */
+  [ownedTensors](): readonly Tensor[] {
+    return this.blocks;
   }
 
   /**
@@ -388,16 +423,15 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
  * @example
  * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
  */
-export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
-  if (arguments.length > 2) tooManyArguments('gx.chunked', '(t, opts)', arguments.length - 2, arguments[2]);
+export function chunked(t: Tensor, opts: ChunkOptions, ...extra: never[]): ChunkedTensor {
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
+  noMoreArguments(fn, extra, '(t, { chunks, devices, group })');
   checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);
   if (opts === undefined || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);
-  const devices = (opts.devices ?? [t.device]).map((d) => parseDevice(d, fn));
-  if (devices.length === 0) throw new TypeError(`${fn}: devices is empty`);
-  const group = opts.group === true ? defaultGroup(fn) : opts.group;
+  const devices = devicesOf(opts.devices, () => [t.device], fn);
+  const group = groupOf(opts.group, fn);
   const offsets = chunks.map(offsetsOf);
   const grid = gridIndices(chunks.map((c) => c.length));
   // NOTE [ Chunks over ranks ]: block k is rank k % worldSize's; a rank's own blocks take its devices in turn.

@@ -84,12 +84,15 @@ function writeInto(t: Tensor, v: Values): void {
 function combine(acc: Values, x: Values, op: ReduceOp): void {
   const a = acc as Float32Array;
   const b = x as Float32Array;
+  // int32 products wrap as NCCL's and gx.mul's do only through Math.imul: p * q in float64 passes 2^53 and rounds
+  // before the array wraps it ((2^31 - 1)^2 stored 0, not 1). Narrower integers' products are exact; int64 are bigints.
+  const int32 = acc instanceof Int32Array;
   for (let i = 0; i < a.length; i++) {
     const p = a[i];
     const q = b[i];
     switch (op) {
       case 'sum': case 'avg': a[i] = p + q; break;
-      case 'prod': a[i] = p * q; break;
+      case 'prod': a[i] = int32 ? Math.imul(p, q) : p * q; break;
       case 'min': a[i] = q < p || Number.isNaN(q) ? q : p; break;
       case 'max': a[i] = q > p || Number.isNaN(q) ? q : p; break;
     }

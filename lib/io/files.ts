@@ -13,8 +13,9 @@ import * as path from 'path';
 
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { checkDevice } from '../core/gpus';
-import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
+import { noMoreArguments } from '../ops/common';
 import { Tensor } from '../core/tensor';
 import { lazyModule } from '../platform/lazy';
 import { fileError, withFileContext, type FileContext } from './errors';
@@ -37,8 +38,8 @@ export type { FileFormat, TensorFileInfo, TensorInfo };
 export interface SaveOptions {
   /** The file's format; by default the path's extension says (.npy, .npz; any other: safetensors). */
   format?: FileFormat;
-  /** safetensors only: the header's "__metadata__", strings to strings (e.g. { format: 'pt' }). */
-  metadata?: Record<string, string>;
+  /** safetensors only: the header's "__metadata__", strings to strings (e.g. { format: 'pt' }, or a Map). */
+  metadata?: Record<string, string> | ReadonlyMap<string, string>;
   /** .npz only: deflate each array, as np.savez_compressed (default false: stored, as np.savez). */
   compressed?: boolean;
 }
@@ -160,9 +161,9 @@ function define<T>(record: Record<string, T>, key: string, value: T): void {
  * await gx.save('model.safetensors', { weight: w, bias: b }, { metadata: { step: '100' } });
  * await gx.save('x.npy', x);
  */
-export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions): Promise<void> {
-  if (arguments.length > 3) tooManyArguments('gx.save', '(path, data, opts?)', arguments.length - 3, arguments[3]);
+export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions, ...extra: never[]): Promise<void> {
   const fn = 'gx.save';
+  noMoreArguments(fn, extra, '(path, data, { format, metadata, compressed }?)');
   checkPath(path, fn);
   const o = checkOptions<SaveOptions>(opts, fn, SAVE_KEYS);
   const format = o.format !== undefined ? parseFormat(o.format, fn) : formatOfPath(path) ?? 'safetensors';
@@ -199,9 +200,9 @@ export async function save(path: string, data: Tensor | Record<string, Tensor> |
  * @example
  * const { weight, bias } = await gx.loadTensors('model.safetensors', { device: 'cuda' });
  */
-export async function loadTensors(path: string, opts?: LoadTensorsOptions): Promise<Record<string, Tensor>> {
-  if (arguments.length > 2) tooManyArguments('gx.loadTensors', '(path, opts?)', arguments.length - 2, arguments[2]);
+export async function loadTensors(path: string, opts?: LoadTensorsOptions, ...extra: never[]): Promise<Record<string, Tensor>> {
   const fn = 'gx.loadTensors';
+  noMoreArguments(fn, extra, '(path, { device, format, maxBytes }?)');
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
   const out: Record<string, Tensor> = {};
@@ -221,9 +222,9 @@ export async function loadTensors(path: string, opts?: LoadTensorsOptions): Prom
  * holding a single tensor); more than one is an error (use gx.loadTensors).
  * @example const x = await gx.loadTensor('x.npy', { device: 'cuda:0' });
  */
-export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promise<Tensor> {
-  if (arguments.length > 2) tooManyArguments('gx.loadTensor', '(path, opts?)', arguments.length - 2, arguments[2]);
+export async function loadTensor(path: string, opts?: LoadTensorsOptions, ...extra: never[]): Promise<Tensor> {
   const fn = 'gx.loadTensor';
+  noMoreArguments(fn, extra, '(path, { device, format, maxBytes }?)');
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
   return withFile(ctx, format, async (fh, size, f) => {
@@ -249,9 +250,9 @@ export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promi
  * each tensor's dtype and shape, and safetensors' metadata.
  * @example const { tensors, metadata } = await gx.inspectTensors('model.safetensors');
  */
-export async function inspectTensors(path: string, opts?: InspectTensorsOptions): Promise<TensorFileInfo> {
-  if (arguments.length > 2) tooManyArguments('gx.inspectTensors', '(path, opts?)', arguments.length - 2, arguments[2]);
+export async function inspectTensors(path: string, opts?: InspectTensorsOptions, ...extra: never[]): Promise<TensorFileInfo> {
   const fn = 'gx.inspectTensors';
+  noMoreArguments(fn, extra, '(path, { format }?)');
   const ctx = { fn, path: checkPath(path, fn) };
   const o = checkOptions<InspectTensorsOptions>(opts, fn, INSPECT_KEYS);
   return withFile(ctx, o.format === undefined ? undefined : parseFormat(o.format, fn), async (fh, size, format) => {

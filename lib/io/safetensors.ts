@@ -87,8 +87,9 @@ function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   return { name, dtype, shape: shape.slice(), begin: offsets[0], end: offsets[1] };
 }
 
-/** The "__metadata__" entry, checked: strings to strings. */
+/** The "__metadata__" entry, checked: strings to strings; null is none (the reference reader's Option). */
 function parseMetadata(v: unknown, ctx: FileContext): Record<string, string> {
+  if (v === null) return {};
   if (!isRecord(v) || !Object.values(v).every((s) => typeof s === 'string')) {
     throw fileError(ctx, `"${METADATA_KEY}" in the header must map strings to strings, got ${JSON.stringify(v)}`);
   }
@@ -103,34 +104,66 @@ function checkStart(first: Uint8Array, ctx: FileContext): void {
   }
 }
 
+/** Where a key appears twice, for the error: a tensor's name, a field of one, or a key of the metadata. */
+function duplicateKey(key: string, depth: number, outer: string | undefined): string {
+  if (depth === 1) return `${key === METADATA_KEY ? `"${METADATA_KEY}"` : `tensor '${key}'`} appears twice in the header`;
+  const owner = outer === METADATA_KEY ? `"${METADATA_KEY}"` : `tensor '${outer}'`;
+  return `key '${key}' appears twice in ${depth === 2 ? owner : `an object inside ${owner}`}`;
+}
+
 /**
- * Checks the header's text before JSON.parse sees it, in one pass and no
- * memory: it nests no deeper than serde_json's limit (which the reference
- * reader parses with), and has at most MAX_ENTRIES entries.
+ * Checks the header's text before JSON.parse sees it, in one pass: it nests
+ * no deeper than serde_json's limit (which the reference reader parses
+ * with), has at most MAX_ENTRIES entries, and no object in it has a key
+ * twice. JSON.parse keeps the last of two silently, so the first tensor of a
+ * name vanished and the error was a gap in the data; the reference reader
+ * refuses such a file too (through its check of the offsets).
  */
 function scanHeader(text: string, ctx: FileContext): void {
-  // keyNext: at depth 1 just after '{' or ',', where an entry's key starts.
-  let depth = 0, entries = 0, inString = false, keyNext = false;
+  // Per open bracket: an object's keys so far, or null for an array. keyNext: just after an object's '{' or ','.
+  const open: (Set<string> | null)[] = [];
+  let entries = 0, inString = false, keyNext = false, keyStart = -1, topKey: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 0x5c) i++;  // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
+      else if (c === 0x22) {
+        inString = false;
+        if (keyStart >= 0) topKey = checkKey(text.slice(keyStart, i + 1), open, topKey, ctx);
+      }
       continue;
     }
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    const depth = open.length;
+    keyStart = -1;
     if (c === 0x22) {
       inString = true;
-      if (keyNext && ++entries > MAX_ENTRIES) {
+      if (keyNext) keyStart = i;
+      if (keyNext && depth === 1 && ++entries > MAX_ENTRIES) {
         throw fileError(ctx, `the header has more than ${MAX_ENTRIES} entries; this is not a file gpuext reads (a damaged or crafted header)`);
       }
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_NESTING) throw fileError(ctx, `the header nests more than ${MAX_NESTING} deep (the reference reader's JSON limit); this is not a safetensors file, or it is damaged`);
+      if (depth + 1 > MAX_NESTING) throw fileError(ctx, `the header nests more than ${MAX_NESTING} deep (the reference reader's JSON limit); this is not a safetensors file, or it is damaged`);
+      open.push(c === 0x7b ? new Set() : null);
     } else if (c === 0x7d || c === 0x5d) {
-      depth--;
+      open.pop();
     }
-    keyNext = depth === 1 && (c === 0x7b || c === 0x2c);
+    keyNext = (c === 0x7b || c === 0x2c) && open.length > 0 && open[open.length - 1] !== null;
   }
+}
+
+/** Records a key (its JSON text) in the innermost open object, refusing one it has already; gives the header's key in force. */
+function checkKey(literal: string, open: readonly (Set<string> | null)[], topKey: string | undefined, ctx: FileContext): string | undefined {
+  let key: string;
+  try {
+    key = JSON.parse(literal) as string;  // "a" and "\u0061" are one key
+  } catch {
+    return topKey;  // a bad string: JSON.parse refuses the header next
+  }
+  const keys = open[open.length - 1] as Set<string>;
+  if (keys.has(key)) throw fileError(ctx, `${duplicateKey(key, open.length, topKey)}; this is not a safetensors file, or it is damaged`);
+  keys.add(key);
+  return open.length === 1 ? key : topKey;
 }
 
 /** Reads and checks the header of the safetensors file open as `fh` (of `size` bytes). */
@@ -234,13 +267,21 @@ export function checkSafetensors(sources: readonly NamedSource[], metadata: unkn
     throw new TypeError(`${fn}: '${METADATA_KEY}' cannot name a tensor in a safetensors file (the format keeps it for the metadata)`);
   }
   if (metadata === undefined) return undefined;
-  if (!isRecord(metadata)) throw new TypeError(`${fn}: options.metadata must be an object of strings ({ key: 'value' }), got ${describeValue(metadata)}`);
-  for (const [key, value] of Object.entries(metadata)) {
+  // A plain object's own keys, or a Map's entries: a Map, a Date or another class instance has no own keys, and saved as {}.
+  const proto: unknown = isRecord(metadata) ? Object.getPrototypeOf(metadata) : undefined;
+  if (!(metadata instanceof Map) && (!isRecord(metadata) || (proto !== Object.prototype && proto !== null))) {
+    throw new TypeError(`${fn}: options.metadata must be an object of strings ({ key: 'value' }) or a Map of them, got ${describeValue(metadata)}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of metadata instanceof Map ? metadata.entries() : Object.entries(metadata)) {
+    if (typeof key !== 'string') throw new TypeError(`${fn}: options.metadata has the key ${describeValue(key)}; safetensors metadata maps strings to strings`);
     if (typeof value !== 'string') {
       throw new TypeError(`${fn}: options.metadata['${key}'] must be a string (safetensors metadata maps strings to strings), got ${describeValue(value)}`);
     }
+    // defineProperty: a key "__proto__" is a key like any other.
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
-  return { ...(metadata as Record<string, string>) };
+  return out;
 }
 
 /** Writes `sources` (checked by checkSafetensors) and `metadata` as a safetensors file into the empty file `fh`. */
