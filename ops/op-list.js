@@ -35,7 +35,10 @@
 // schema between self and dtype, to the gx function as numbers after x (paramStyle
 // 'positional', the default: gx.leakyRelu(x, 0.2)) or as keys of its options object
 // (paramStyle 'options': gx.nanToNum(x, { posinf: 1 })), to the grad formula by their names,
-// and to gx.fuse as the call's numbers.
+// and to gx.fuse as the call's numbers. `ordered: [a, b]` names two of them of which a may not
+// exceed b: the gx function and the method refuse a > b naming both, as torch does
+// (hardtanh's "min_val cannot be greater than max_val"). gx.fuse does not check: its numbers
+// may be the fused kernel's arguments, known only at the launch.
 // NOTE [ Derivatives beside the schemas ]
 // `grad` is the op's derivative for autograd, as PyTorch's derivatives.yaml
 // writes it: an expression of `grad` (the gradient of the result), `self`,
@@ -145,8 +148,8 @@ module.exports = [
     { params: ['float negative_slope=0.01'], example: 'gx.leakyRelu(x, 0.2)', grad: 'where(gt(self, 0), grad, mul(grad, negative_slope))' }),
   unary('elu', 'EluOp', 'kCFloating', 'activation', 'float', 'x > 0 ? x : alpha * (e^x - 1).',
     { params: ['float alpha=1'], example: 'gx.elu(x, 0.5)', grad: 'where(gt(self, 0), grad, mul(grad, mul(exp(self), alpha)))' }),
-  unary('hardtanh', 'HardtanhOp', 'kCFloating', 'activation', 'float', 'min(max(x, minVal), maxVal); NaN propagates.',
-    { params: ['float min_val=-1', 'float max_val=1'], example: 'gx.hardtanh(x, -2, 2)',
+  unary('hardtanh', 'HardtanhOp', 'kCFloating', 'activation', 'float', 'min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.',
+    { params: ['float min_val=-1', 'float max_val=1'], ordered: ['min_val', 'max_val'], example: 'gx.hardtanh(x, -2, 2)',
       grad: 'where(logicalAnd(gt(self, min_val), lt(self, max_val)), grad, 0)' }),
   unary('square', 'SquareOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'x * x (keeps the dtype: integers wrap; not for bool).',
     { inplace: true, grad: 'mul(grad, mul(self, 2))' }),

@@ -180,6 +180,12 @@ test('bad parameters name the function and the parameter', (t) => {
   t.throws(() => Reflect.apply(gx.nanToNum, undefined, [x, 0]), { instanceOf: TypeError, message: /^gx\.nanToNum: options must be an object/ });
   t.throws(() => Reflect.apply(x.nanToNum_, x, [{ out: x }]), { instanceOf: TypeError, message: /^Tensor\.nanToNum_: takes no out/ });
   t.throws(() => new gx.nn.Hardtanh(1, -1), { instanceOf: RangeError, message: 'gx.nn.Hardtanh: maxVal must be greater than minVal, got minVal 1 and maxVal -1' });
+  // torch.nn.functional.hardtanh: "min_val cannot be greater than max_val"; equal bounds give them everywhere.
+  t.throws(() => gx.hardtanh(x, 1, -1), { instanceOf: RangeError, message: 'gx.hardtanh: minVal cannot be greater than maxVal, got minVal 1 and maxVal -1' });
+  t.throws(() => x.hardtanh(2), { instanceOf: RangeError, message: 'Tensor.hardtanh: minVal cannot be greater than maxVal, got minVal 2 and maxVal 1' });
+  t.throws(() => gx.hardtanh(x, undefined, -3), { instanceOf: RangeError, message: 'gx.hardtanh: minVal cannot be greater than maxVal, got minVal -1 and maxVal -3' });
+  using flat = gx.hardtanh(gx.tensor([-2, 0, 0.5, 2]), 0.5, 0.5);
+  t.deepEqual(values(flat), [0.5, 0.5, 0.5, 0.5]);
   t.throws(() => new gx.nn.LeakyReLU(Number.NaN), { instanceOf: TypeError, message: /^gx\.nn\.LeakyReLU: negativeSlope must be a finite number/ });
   t.is(String(new gx.nn.Hardtanh(-2, 2)), 'Hardtanh(minVal=-2, maxVal=2)');
   t.is(String(new gx.nn.LeakyReLU()), 'LeakyReLU(negativeSlope=0.01)');

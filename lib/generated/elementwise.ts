@@ -265,7 +265,7 @@ export const elu = unaryFunction('elu') as {
   (x: Tensor, alpha?: number, opts?: OutOptions): Tensor;
 };
 /**
- * min(max(x, minVal), maxVal); NaN propagates.
+ * min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.
  * @example gx.hardtanh(x, -2, 2)
  */
 export const hardtanh = unaryFunction('hardtanh') as {
@@ -576,7 +576,7 @@ declare module '../core/tensor' {
     /** x > 0 ? x : alpha * (e^x - 1). (gx.elu(this, ...)) */
     elu(alpha?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     elu(alpha?: number, opts?: OutOptions): Tensor;
-    /** min(max(x, minVal), maxVal); NaN propagates. (gx.hardtanh(this, ...)) */
+    /** min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch. (gx.hardtanh(this, ...)) */
     hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions): Tensor;
     /** x * x (keeps the dtype: integers wrap; not for bool). (gx.square(this)) */

@@ -252,7 +252,7 @@ GX_LIBRARY(gx_ops, m) {
         "x > 0 ? x : alpha * (e^x - 1).")
       .impl(gx::kCPU, gx::ops::elu_cpu) GX_OPS_CUDA_IMPL(gx::ops::elu_cuda);
   m.def("hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()",
-        "min(max(x, minVal), maxVal); NaN propagates.")
+        "min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.")
       .impl(gx::kCPU, gx::ops::hardtanh_cpu) GX_OPS_CUDA_IMPL(gx::ops::hardtanh_cuda);
   m.def("square(Tensor self, ScalarType dtype, Tensor out) -> ()",
         "x * x (keeps the dtype: integers wrap; not for bool).")

@@ -259,8 +259,9 @@ inline Tensor elu(const Tensor& self, double alpha = 1) {
       [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::elu(s, alpha, d, o); }, self);
 }
 
-// min(max(x, minVal), maxVal); NaN propagates.
+// min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.
 inline Tensor hardtanh(const Tensor& self, double min_val = -1, double max_val = 1) {
+  GX_CHECK(!(min_val > max_val), "gx::ops::hardtanh: min_val cannot be greater than max_val, got min_val ", min_val, " and max_val ", max_val);
   return detail::unary("gx::ops::hardtanh", detail::UnaryKind::Float,
       [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::hardtanh(s, min_val, max_val, d, o); }, self);
 }
