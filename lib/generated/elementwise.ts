@@ -46,12 +46,12 @@ export const maximum = binaryFunction('maximum') as BinaryFn;
  */
 export const minimum = binaryFunction('minimum') as BinaryFn;
 /**
- * Python's % (the result has the divisor's sign), as torch.remainder.
+ * Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0).
  * @example gx.remainder(x, 3)
  */
 export const remainder = binaryFunction('remainder') as BinaryFn;
 /**
- * C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.
+ * C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's.
  * @example gx.fmod(x, 3)
  */
 export const fmod = binaryFunction('fmod') as BinaryFn;
@@ -357,13 +357,13 @@ declare module '../core/tensor' {
     minimum(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     minimum(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     minimum(other: Operand, opts?: OutOptions): Tensor;
-    /** Python's % (the result has the divisor's sign), as torch.remainder. (gx.remainder) */
+    /** Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). (gx.remainder) */
     remainder(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     remainder(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     remainder(other: Operand, opts?: OutOptions): Tensor;
     /** In place: self = self.remainder(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
     remainder_(other: Operand): this;
-    /** C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. (gx.fmod) */
+    /** C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. (gx.fmod) */
     fmod(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     fmod(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     fmod(other: Operand, opts?: OutOptions): Tensor;

@@ -174,7 +174,7 @@ function minimumScalar(fn: string, a: { self: NativeTensor; other: number; other
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_REMAINDER = new OpRef('remainder');
-/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. */
+/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). */
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_REMAINDER.id(fn);
   const st = stagingArea();
@@ -183,7 +183,7 @@ function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dty
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
-/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_REMAINDER_SCALAR.id(fn);
   const st = stagingArea();
@@ -197,7 +197,7 @@ function remainderScalar(fn: string, a: { self: NativeTensor; other: number; oth
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_FMOD = new OpRef('fmod');
-/** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. */
+/** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. */
 function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD.id(fn);
   const st = stagingArea();
@@ -206,7 +206,7 @@ function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: D
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_FMOD_SCALAR = new OpRef('fmod_scalar');
-/** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD_SCALAR.id(fn);
   const st = stagingArea();
