@@ -35,7 +35,10 @@
 // schema between self and dtype, to the gx function as numbers after x (paramStyle
 // 'positional', the default: gx.leakyRelu(x, 0.2)) or as keys of its options object
 // (paramStyle 'options': gx.nanToNum(x, { posinf: 1 })), to the grad formula by their names,
-// and to gx.fuse as the call's numbers.
+// and to gx.fuse as the call's numbers. `ordered: [a, b]` names two of them of which a may not
+// exceed b: the gx function and the method refuse a > b naming both, as torch does
+// (hardtanh's "min_val cannot be greater than max_val"). gx.fuse does not check: its numbers
+// may be the fused kernel's arguments, known only at the launch.
 // NOTE [ Derivatives beside the schemas ]
 // `grad` is the op's derivative for autograd, as PyTorch's derivatives.yaml
 // writes it: an expression of `grad` (the gradient of the result), `self`,
@@ -68,10 +71,10 @@ module.exports = [
   binary('minimum', 'MinimumOp', 'kCNumeric', 'misc', 'arith', 'Elementwise minimum; NaN propagates.',
     { example: 'gx.minimum(x, y)', grad: { self: 'mul(grad, tieShare(lt(self, other), eq(self, other)))', other: 'mul(grad, tieShare(gt(self, other), eq(self, other)))' } }),
   binary('remainder', 'RemainderOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
-    'Python\'s % (the result has the divisor\'s sign), as torch.remainder.',
+    'Python\'s % (the result has the divisor\'s sign), as torch.remainder; integer x % 0 is 0, as NumPy\'s (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0).',
     { inplace: true, example: 'gx.remainder(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, floor(div(self, other))))' } }),
   binary('fmod', 'FmodOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
-    'C\'s fmod, as torch.fmod: the result has the dividend\'s sign (remainder: the divisor\'s); integer x % 0 is 0.',
+    'C\'s fmod, as torch.fmod: the result has the dividend\'s sign (remainder: the divisor\'s); integer x % 0 is 0, as remainder\'s.',
     { inplace: true, example: 'gx.fmod(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, trunc(div(self, other))))' } }),
   binary('atan2', 'Atan2Op', 'kCFloating', 'math', 'div', 'The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.',
     { inplace: true, example: 'gx.atan2(y, x)', grad: { self: 'div(mul(grad, other), add(mul(self, self), mul(other, other)))', other: 'neg(div(mul(grad, self), add(mul(self, self), mul(other, other))))' } }),
@@ -145,8 +148,8 @@ module.exports = [
     { params: ['float negative_slope=0.01'], example: 'gx.leakyRelu(x, 0.2)', grad: 'where(gt(self, 0), grad, mul(grad, negative_slope))' }),
   unary('elu', 'EluOp', 'kCFloating', 'activation', 'float', 'x > 0 ? x : alpha * (e^x - 1).',
     { params: ['float alpha=1'], example: 'gx.elu(x, 0.5)', grad: 'where(gt(self, 0), grad, mul(grad, mul(exp(self), alpha)))' }),
-  unary('hardtanh', 'HardtanhOp', 'kCFloating', 'activation', 'float', 'min(max(x, minVal), maxVal); NaN propagates.',
-    { params: ['float min_val=-1', 'float max_val=1'], example: 'gx.hardtanh(x, -2, 2)',
+  unary('hardtanh', 'HardtanhOp', 'kCFloating', 'activation', 'float', 'min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.',
+    { params: ['float min_val=-1', 'float max_val=1'], ordered: ['min_val', 'max_val'], example: 'gx.hardtanh(x, -2, 2)',
       grad: 'where(logicalAnd(gt(self, min_val), lt(self, max_val)), grad, 0)' }),
   unary('square', 'SquareOp', 'kCNumeric | kCNoBool', 'keep', 'keep', 'x * x (keeps the dtype: integers wrap; not for bool).',
     { inplace: true, grad: 'mul(grad, mul(self, 2))' }),

@@ -168,5 +168,8 @@ deviceTest('binary cross entropy refuses a weight or posWeight that does not bro
     const s = gx.zeros([2, 3], { device: d }), l = gx.ones([2, 3], { device: d });
     t.deepEqual(F.binaryCrossEntropyWithLogits(s, l, { posWeight: gx.tensor([1, 2, 3], { device: d }), reduction: 'none' }).shape, [2, 3]);
     t.throws(() => F.binaryCrossEntropyWithLogits(s, l, { posWeight: gx.ones([2, 1, 3], { device: d }) }), { message: /posWeight of shape \[2, 1, 3\] does not broadcast/ });
+    t.throws(() => F.binaryCrossEntropyWithLogits(s, l, { weight: gx.ones([2], { device: d }) }),
+      { message: 'gx.nn.functional.binaryCrossEntropyWithLogits: weight of shape [2] does not broadcast to the input\'s shape [2, 3]' });
+    t.deepEqual(F.binaryCrossEntropyWithLogits(s, l, { weight: gx.ones([2, 1], { device: d }), posWeight: gx.ones([1, 3], { device: d }), reduction: 'none' }).shape, [2, 3]);
   });
 });

@@ -238,6 +238,28 @@ deviceTest('out: results go into the given tensor (poisoned first), converted to
   close(t, values(c), want, `mul(c, a, { out: c }) on ${device}`);
 });
 
+deviceTest('integer remainder and fmod by 0 give 0, and INT_MIN % -1 gives 0, never trapping: every integer dtype, tensor and number divisors', (t, device) => {
+  gx.tidy(() => {
+    // NumPy 2: np.remainder(a, 0), np.fmod(a, 0) and np.remainder(a, -1) are [0, 0, 0, 0] for a = [INT_MIN, 7, -7, 0]
+    // (torch raises ZeroDivisionError on the CPU for the first two; x % -1 is 0 for every x).
+    const MIN: Record<string, number> = { int8: -128, int16: -32768, int32: -(2 ** 31) };
+    const zeros = ['0', '0', '0', '0'];
+    for (const dtype of ['int8', 'int16', 'int32', 'int64', 'uint8'] as const) {
+      const of = (v: number[]): gx.Tensor => gx.tensor(dtype === 'int64' ? v.map(BigInt) : v, { dtype, device });
+      const a = dtype === 'int64' ? gx.tensor([-(2n ** 63n), 7n, -7n, 0n], { dtype, device }) : of([MIN[dtype] ?? 200, 7, dtype === 'uint8' ? 9 : -7, 0]);
+      const strings = (y: gx.Tensor): string[] => Array.from(y.toArraySync() as ArrayLike<number | bigint>, String);
+      for (const op of ['remainder', 'fmod'] as const) {
+        t.deepEqual(strings(gx[op](a, of([0, 0, 0, 0]))), zeros, `${op}(${dtype}, zero tensor)`);
+        t.deepEqual(strings(gx[op](a, 0)), zeros, `${op}(${dtype}, 0)`);
+        t.deepEqual(strings(gx[op](7, of([0, 0, 0, 0]))), zeros, `${op}(7, ${dtype} zeros)`);
+        if (dtype === 'uint8') continue;
+        t.deepEqual(strings(gx[op](a, of([-1, -1, -1, -1]))), zeros, `${op}(${dtype}, -1 tensor)`);
+        t.deepEqual(strings(gx[op](a, -1)), zeros, `${op}(${dtype}, -1)`);
+      }
+    }
+  });
+});
+
 deviceTest('in place: add_, sub_, mul_, div_, pow_, remainder_ keep self\'s shape and dtype', (t, device) => {
   let seed = 500;
   for (const [d, od, s] of [['float32', 'float32', 2.5], ['float16', 'float32', 3], ['int32', 'int8', 3], ['float64', 'int32', -2]] as const) {

@@ -140,6 +140,37 @@ deviceTest('lerp: tensor or number weights, broadcasting, the ends exact, as tor
   t.throws(() => gx.lerp(a, gx.ones([5], { device }), 0.5), { message: /^gx\.lerp: shapes \[3, 4\] and \[5\] do not broadcast/ });
 });
 
+deviceTest('lerp\'s gradients: a number weight gives 1 - w and w, a tensor weight end - self (summed where it broadcast), as torch\'s', (t, device) => {
+  gx.tidy(() => {
+    // torch 2.13, float32: y = torch.lerp(a, b, 0.3); (y * [1, 2, 3]).sum().backward()
+    const a = gx.tensor([1, 2, -3], { device }).requiresGrad_(), b = gx.tensor([3, 5, 4], { device }).requiresGrad_();
+    const y = gx.lerp(a, b, 0.3);
+    gx.sum(gx.mul(y, gx.tensor([1, 2, 3], { device }))).backward();
+    close(t, values(y), [1.600000023841858, 2.9000000953674316, -0.8999999165534973], 'forward (torch\'s CPU rounds once, by FMA)', 2e-7);
+    t.deepEqual(values(a.grad as gx.Tensor), [0.699999988079071, 1.399999976158142, 2.0999999046325684]);
+    t.deepEqual(values(b.grad as gx.Tensor), [0.30000001192092896, 0.6000000238418579, 0.9000000357627869]);
+    // A number weight with only end requiring grad, and with only self.
+    const c = gx.tensor([1, 2], { dtype: 'float64', device }), e = gx.tensor([4, 8], { dtype: 'float64', device }).requiresGrad_();
+    gx.sum(gx.lerp(c, e, 0.75)).backward();
+    t.deepEqual(values(e.grad as gx.Tensor), [0.75, 0.75]);
+    const s = gx.tensor([1, 2], { dtype: 'float64', device }).requiresGrad_();
+    gx.sum(s.lerp(c, 1.5)).backward();
+    t.deepEqual(values(s.grad as gx.Tensor), [-0.5, -0.5]);
+    // float64, a tensor weight: torch gives a.grad [0.7, 0.8, -1.5], b.grad [0.3, 1.2, 4.5], w.grad [2, 6, 21].
+    const a2 = gx.tensor([1, 2, -3], { dtype: 'float64', device }).requiresGrad_(), b2 = gx.tensor([3, 5, 4], { dtype: 'float64', device }).requiresGrad_();
+    const w2 = gx.tensor([0.3, 0.6, 1.5], { dtype: 'float64', device }).requiresGrad_();
+    gx.sum(gx.mul(gx.lerp(a2, b2, w2), gx.tensor([1, 2, 3], { dtype: 'float64', device }))).backward();
+    close(t, values(a2.grad as gx.Tensor), [0.7, 0.8, -1.5], 'self', 1e-15, 1e-15);
+    close(t, values(b2.grad as gx.Tensor), [0.3, 1.2, 4.5], 'end', 1e-15, 1e-15);
+    t.deepEqual(values(w2.grad as gx.Tensor), [2, 6, 21]);
+    // A weight of shape [1] broadcast over [2, 2]: torch gives w.grad [12] for y.sum() with a [[1, 2], [-3, 4]], b [3, 5].
+    const a3 = gx.tensor([[1, 2], [-3, 4]], { dtype: 'float64', device }).requiresGrad_(), w3 = gx.tensor([0.25], { dtype: 'float64', device }).requiresGrad_();
+    gx.sum(gx.lerp(a3, gx.tensor([3, 5], { dtype: 'float64', device }), w3)).backward();
+    t.deepEqual(values(a3.grad as gx.Tensor), [0.75, 0.75, 0.75, 0.75]);
+    t.deepEqual(values(w3.grad as gx.Tensor), [12]);
+  });
+});
+
 test('bad parameters name the function and the parameter', (t) => {
   using x = gx.ones([3]);
   t.throws(() => Reflect.apply(gx.leakyRelu, undefined, [x, 'a']), { instanceOf: TypeError, message: /^gx\.leakyRelu: negativeSlope must be a number, got / });
@@ -149,6 +180,12 @@ test('bad parameters name the function and the parameter', (t) => {
   t.throws(() => Reflect.apply(gx.nanToNum, undefined, [x, 0]), { instanceOf: TypeError, message: /^gx\.nanToNum: options must be an object/ });
   t.throws(() => Reflect.apply(x.nanToNum_, x, [{ out: x }]), { instanceOf: TypeError, message: /^Tensor\.nanToNum_: takes no out/ });
   t.throws(() => new gx.nn.Hardtanh(1, -1), { instanceOf: RangeError, message: 'gx.nn.Hardtanh: maxVal must be greater than minVal, got minVal 1 and maxVal -1' });
+  // torch.nn.functional.hardtanh: "min_val cannot be greater than max_val"; equal bounds give them everywhere.
+  t.throws(() => gx.hardtanh(x, 1, -1), { instanceOf: RangeError, message: 'gx.hardtanh: minVal cannot be greater than maxVal, got minVal 1 and maxVal -1' });
+  t.throws(() => x.hardtanh(2), { instanceOf: RangeError, message: 'Tensor.hardtanh: minVal cannot be greater than maxVal, got minVal 2 and maxVal 1' });
+  t.throws(() => gx.hardtanh(x, undefined, -3), { instanceOf: RangeError, message: 'gx.hardtanh: minVal cannot be greater than maxVal, got minVal -1 and maxVal -3' });
+  using flat = gx.hardtanh(gx.tensor([-2, 0, 0.5, 2]), 0.5, 0.5);
+  t.deepEqual(values(flat), [0.5, 0.5, 0.5, 0.5]);
   t.throws(() => new gx.nn.LeakyReLU(Number.NaN), { instanceOf: TypeError, message: /^gx\.nn\.LeakyReLU: negativeSlope must be a finite number/ });
   t.is(String(new gx.nn.Hardtanh(-2, 2)), 'Hardtanh(minVal=-2, maxVal=2)');
   t.is(String(new gx.nn.LeakyReLU()), 'LeakyReLU(negativeSlope=0.01)');

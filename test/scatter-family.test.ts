@@ -11,6 +11,7 @@ import type { ExecutionContext } from 'ava';
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, rng } from './helpers';
 import { cast, unravel, ravel, numel as numelOf, numbers } from './ops-reference';
+import { floorDivideIntegers } from '../lib/ops/indexing/floor-divide';
 
 
 const make = (v: number[], dtype: gx.DType, shape: number[], device: string): gx.Tensor =>
@@ -115,6 +116,49 @@ deviceTestSerial('scatterReduce matches the reference: every reduction, includeS
     const z = gx.zeros([4], { device, dtype: 'int32' });
     t.deepEqual(numbers(z.scatterReduce(0, gx.tensor([1, 1, 3], { dtype: 'int64', device }), 5, 'sum')), [0, 10, 0, 5]);
     t.deepEqual(numbers(gx.scatterReduce(z, 0, gx.zeros([0], { dtype: 'int64', device }), gx.zeros([0], { device, dtype: 'int32' }), 'amin')), [0, 0, 0, 0]);
+  });
+});
+
+deviceTest('scatterReduce mean of integers is exact past 2^53 and rounds down, as torch (int64, int32, int8 counts wrapping)', (t, device) => {
+  noLeaks(t, device, () => {
+    const big = (v: bigint[]) => gx.tensor(v, { dtype: 'int64', device });
+    const x = big([2n ** 61n + 1n, -7n, -(2n ** 61n) - 3n, 2n ** 63n - 1n, 2n ** 60n + 1n, -(2n ** 63n)]);
+    const index = big([0n, 1n, 2n, 0n, 2n]), src = big([2n ** 61n + 4n, 0n, 0n, 3n, 1n]);
+    const strings = (y: gx.Tensor): string[] => Array.from(y.toArraySync() as BigInt64Array, String);
+    // torch 2.13: x.scatter_reduce(0, index, src, 'mean'[, include_self=False]).tolist()
+    t.deepEqual(strings(gx.scatterReduce(x, 0, index, src, 'mean')),
+      ['1537228672809129304', '-4', '-768614336404564652', '9223372036854775807', '1152921504606846977', '-9223372036854775808']);
+    t.deepEqual(strings(gx.scatterReduce(x, 0, index, src, 'mean', { includeSelf: false })),
+      ['1152921504606846979', '0', '0', '9223372036854775807', '1152921504606846977', '-9223372036854775808']);
+    const x32 = gx.tensor([7, -7, -(2 ** 31), 2 ** 31 - 1], { dtype: 'int32', device });
+    const got32 = gx.scatterReduce(x32, 0, big([0n, 0n, 1n, 2n]), gx.tensor([1, 1, 0, 1], { dtype: 'int32', device }), 'mean');
+    t.deepEqual(numbers(got32), [3, -4, -1073741824, 2147483647]);
+    // int8: the sum (900) and the count (301) wrap in int8 as torch's do: -124 / 45 rounds down to -3.
+    const got8 = gx.scatterReduce(gx.zeros([2], { dtype: 'int8', device }), 0, gx.zeros([300], { dtype: 'int64', device }), gx.full([300], 3, { dtype: 'int8', device }), 'mean');
+    t.deepEqual(numbers(got8), [-3, 0]);
+  });
+});
+
+deviceTest('floorDivideIntegers is exact on int64 over its whole range (NOTE [ Exact integer floor division ])', (t, device) => {
+  noLeaks(t, device, () => {
+    const r = rng(21);
+    const bits = (): bigint => BigInt.asIntN(64, (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32)));
+    const n = 4000;
+    const num: bigint[] = [2n ** 63n - 1n, -(2n ** 63n), -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n];
+    const den: bigint[] = [1n, 1n, 7n, -3n, 2n, 2n];
+    while (num.length < n) {
+      num.push(r() < 0.5 ? bits() : BigInt.asIntN(64, bits() >> BigInt(Math.floor(r() * 63))));
+      const d = BigInt(Math.floor(r() * 2 ** (1 + Math.floor(r() * 39))) + 1);
+      den.push(r() < 0.2 ? -d : d);
+    }
+    const floorDiv = (a: bigint, b: bigint): bigint => {
+      const q = a / b;
+      return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+    };
+    const got = floorDivideIntegers(gx.tensor(num, { dtype: 'int64', device }), gx.tensor(den, { dtype: 'int64', device }), 'test');
+    const values = got.toArraySync() as BigInt64Array;
+    const wrong = num.map((a, i) => [a, den[i], values[i], floorDiv(a, den[i])]).filter(([, , g, w]) => g !== w);
+    t.deepEqual(wrong.slice(0, 5).map((w) => w.map(String)), [], `${wrong.length} of ${n} wrong`);
   });
 });
 

@@ -150,6 +150,36 @@ deviceTest('gradients reach the elements picked (NaNs get none), as torch\'s', (
   });
 });
 
+deviceTest('median and nanmedian of every element split the gradient between ties; along an axis it goes to the index returned, as torch\'s', (t, d) => {
+  gx.tidy(() => {
+    // torch 2.13: x = torch.tensor(v, dtype=torch.float64, requires_grad=True); (f(x) * 3).backward(); x.grad
+    const cases: [string, (x: gx.Tensor) => gx.Tensor, number[] | number[][], number[] | number[][]][] = [
+      ['median, three tied', gx.median, [1, 2, 2, 3, 2, 5], [0, 1, 1, 0, 1, 0]],
+      ['median, one NaN', gx.median, [[1, 2], [2, NaN]], [[0, 0], [0, 3]]],
+      ['median, two NaNs', gx.median, [[1, NaN], [2, NaN]], [[0, 1.5], [0, 1.5]]],
+      ['nanmedian, two tied', gx.nanmedian, [2, NaN, 2, 1], [1.5, 0, 1.5, 0]],
+      ['nanmedian, NaNs only', gx.nanmedian, [NaN, NaN], [1.5, 1.5]],
+      ['Tensor.median', (x) => x.median(), [4, 4], [1.5, 1.5]],
+    ];
+    for (const [what, f, v, want] of cases) {
+      const x = gx.tensor(v, { dtype: 'float64', device: d }).requiresGrad_();
+      gx.mul(f(x), 3).backward();
+      t.deepEqual(x.grad?.toNested(), want, what);
+    }
+    // torch: v, i = torch.median(x, 1) on [[1, 2, 2, 3], [5, 5, 5, 1]] gives i [1, 0] and v.sum().backward() one there.
+    for (const f of [gx.median, gx.nanmedian]) {
+      const x = gx.tensor([[1, 2, 2, 3], [5, 5, 5, 1]], { dtype: 'float64', device: d }).requiresGrad_();
+      const { values, indices } = f(x, 1);
+      t.deepEqual(indices.toNested(), [1, 0]);
+      gx.sum(values).backward();
+      t.deepEqual(x.grad?.toNested(), [[0, 1, 0, 0], [1, 0, 0, 0]]);
+    }
+    const float32 = gx.tensor([3, 1, 3, 3], { device: d }).requiresGrad_();
+    gx.median(float32).backward();
+    t.deepEqual(float32.grad?.toNested(), [1 / 3, 0, 1 / 3, 1 / 3].map(Math.fround));
+  });
+});
+
 deviceTest('refusals name the function and the argument', (t, d) => {
   gx.tidy(() => {
     const x = gx.rand([2, 3], { device: d });

@@ -46,12 +46,12 @@ export const maximum = binaryFunction('maximum') as BinaryFn;
  */
 export const minimum = binaryFunction('minimum') as BinaryFn;
 /**
- * Python's % (the result has the divisor's sign), as torch.remainder.
+ * Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0).
  * @example gx.remainder(x, 3)
  */
 export const remainder = binaryFunction('remainder') as BinaryFn;
 /**
- * C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.
+ * C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's.
  * @example gx.fmod(x, 3)
  */
 export const fmod = binaryFunction('fmod') as BinaryFn;
@@ -265,7 +265,7 @@ export const elu = unaryFunction('elu') as {
   (x: Tensor, alpha?: number, opts?: OutOptions): Tensor;
 };
 /**
- * min(max(x, minVal), maxVal); NaN propagates.
+ * min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.
  * @example gx.hardtanh(x, -2, 2)
  */
 export const hardtanh = unaryFunction('hardtanh') as {
@@ -357,13 +357,13 @@ declare module '../core/tensor' {
     minimum(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     minimum(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     minimum(other: Operand, opts?: OutOptions): Tensor;
-    /** Python's % (the result has the divisor's sign), as torch.remainder. (gx.remainder) */
+    /** Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). (gx.remainder) */
     remainder(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     remainder(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     remainder(other: Operand, opts?: OutOptions): Tensor;
     /** In place: self = self.remainder(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
     remainder_(other: Operand): this;
-    /** C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. (gx.fmod) */
+    /** C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. (gx.fmod) */
     fmod(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     fmod(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
     fmod(other: Operand, opts?: OutOptions): Tensor;
@@ -576,7 +576,7 @@ declare module '../core/tensor' {
     /** x > 0 ? x : alpha * (e^x - 1). (gx.elu(this, ...)) */
     elu(alpha?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     elu(alpha?: number, opts?: OutOptions): Tensor;
-    /** min(max(x, minVal), maxVal); NaN propagates. (gx.hardtanh(this, ...)) */
+    /** min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch. (gx.hardtanh(this, ...)) */
     hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     hardtanh(minVal?: number, maxVal?: number, opts?: OutOptions): Tensor;
     /** x * x (keeps the dtype: integers wrap; not for bool). (gx.square(this)) */

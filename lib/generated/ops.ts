@@ -174,7 +174,7 @@ function minimumScalar(fn: string, a: { self: NativeTensor; other: number; other
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_REMAINDER = new OpRef('remainder');
-/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. */
+/** `remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). */
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_REMAINDER.id(fn);
   const st = stagingArea();
@@ -183,7 +183,7 @@ function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dty
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_REMAINDER_SCALAR = new OpRef('remainder_scalar');
-/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function remainderScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_REMAINDER_SCALAR.id(fn);
   const st = stagingArea();
@@ -197,7 +197,7 @@ function remainderScalar(fn: string, a: { self: NativeTensor; other: number; oth
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_FMOD = new OpRef('fmod');
-/** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. */
+/** `fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. */
 function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD.id(fn);
   const st = stagingArea();
@@ -206,7 +206,7 @@ function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: D
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_FMOD_SCALAR = new OpRef('fmod_scalar');
-/** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD_SCALAR.id(fn);
   const st = stagingArea();
@@ -847,7 +847,7 @@ function elu(fn: string, a: { self: NativeTensor; alpha: number; dtype: DType; o
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_HARDTANH = new OpRef('hardtanh');
-/** `hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()`: min(max(x, minVal), maxVal); NaN propagates. */
+/** `hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()`: min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch. */
 function hardtanh(fn: string, a: { self: NativeTensor; minVal: number; maxVal: number; dtype: DType; out: NativeTensor }): void {
   const id = OP_HARDTANH.id(fn);
   const st = stagingArea();
@@ -1691,6 +1691,8 @@ export interface UnaryOp {
   /** Its number parameters, in the functor's order; positional: numbers after x, options: keys of the options object. */
   readonly params: readonly UnaryParam[];
   readonly paramStyle: 'positional' | 'options';
+  /** Two parameters (their places in params) the first of which may not exceed the second, as torch checks. */
+  readonly ordered?: readonly [number, number];
   /** Whether Tensor has the in-place method name_ too. */
   readonly inplace: boolean;
 }
@@ -1732,7 +1734,7 @@ export const UNARY = {
   logSigmoid: { name: 'log_sigmoid', kind: 'float', functor: 'LogSigmoidOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: logSigmoid, params: [], paramStyle: 'positional', inplace: false },
   leakyRelu: { name: 'leaky_relu', kind: 'float', functor: 'LeakyReluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => leakyRelu(fn, { self: a.self, negativeSlope: a.params[0] ?? 0.01, dtype: a.dtype, out: a.out }), params: [{ name: 'negativeSlope', default: 0.01 }], paramStyle: 'positional', inplace: false },
   elu: { name: 'elu', kind: 'float', functor: 'EluOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => elu(fn, { self: a.self, alpha: a.params[0] ?? 1, dtype: a.dtype, out: a.out }), params: [{ name: 'alpha', default: 1 }], paramStyle: 'positional', inplace: false },
-  hardtanh: { name: 'hardtanh', kind: 'float', functor: 'HardtanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => hardtanh(fn, { self: a.self, minVal: a.params[0] ?? -1, maxVal: a.params[1] ?? 1, dtype: a.dtype, out: a.out }), params: [{ name: 'minVal', default: -1 }, { name: 'maxVal', default: 1 }], paramStyle: 'positional', inplace: false },
+  hardtanh: { name: 'hardtanh', kind: 'float', functor: 'HardtanhOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, call: (fn: string, a: UnaryArgs) => hardtanh(fn, { self: a.self, minVal: a.params[0] ?? -1, maxVal: a.params[1] ?? 1, dtype: a.dtype, out: a.out }), params: [{ name: 'minVal', default: -1 }, { name: 'maxVal', default: 1 }], paramStyle: 'positional', ordered: [0, 1], inplace: false },
   square: { name: 'square', kind: 'keep', functor: 'SquareOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: square, params: [], paramStyle: 'positional', inplace: true },
   trunc: { name: 'trunc', kind: 'keep', functor: 'TruncOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: trunc, params: [], paramStyle: 'positional', inplace: true },
   nanToNum: { name: 'nan_to_num', kind: 'keep', functor: 'NanToNumOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, call: (fn: string, a: UnaryArgs) => nanToNum(fn, { self: a.self, nan: a.params[0] ?? 0, posinf: a.params[1] ?? null, neginf: a.params[2] ?? null, dtype: a.dtype, out: a.out }), params: [{ name: 'nan', default: 0 }, { name: 'posinf', default: null }, { name: 'neginf', default: null }], paramStyle: 'options', inplace: true },

@@ -14,7 +14,7 @@ import { classIndexLoss, type ClassIndexLoss } from '../ops/loss/cross-entropy';
 import { isFloating } from '../ops/promotion';
 import { logSoftmax } from '../ops/softmax/softmax';
 import { checkOptions, optionKeys } from '../core/options';
-import { describeValue, formatShape } from '../core/shape';
+import { broadcastShapes, describeValue, equalShapes, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
 
@@ -247,10 +247,19 @@ function probabilityCrossEntropy(x: Tensor, t: Tensor, o: CrossEntropyOptions, r
 function elementWeight(w: unknown, fn: string, name: string, shape: readonly number[]): Tensor | null {
   if (w === undefined || w === null) return null;
   const t = floating(w, fn, name);
-  const ws = t.shape, n = shape.length;
-  const fits = ws.length <= n && ws.every((s, i) => s === 1 || s === shape[n - ws.length + i]);
-  if (!fits) throw new Error(`${fn}: ${name} of shape ${formatShape(ws)} does not broadcast to the input's shape ${formatShape(shape)}`);
+  if (!broadcastsTo(t.shape, shape, fn)) {
+    throw new Error(`${fn}: ${name} of shape ${formatShape(t.shape)} does not broadcast to the input's shape ${formatShape(shape)}`);
+  }
   return t;
+}
+
+/** Whether shape `from` broadcasts to `to` without growing it: broadcasting the two gives `to` itself. */
+function broadcastsTo(from: readonly number[], to: readonly number[], fn: string): boolean {
+  try {
+    return equalShapes(broadcastShapes([from, to], fn), to);
+  } catch {
+    return false;  // they do not broadcast at all
+  }
 }
 
 /**

@@ -73,7 +73,9 @@ struct MinimumOp {
 };
 
 // Python's %: the result has the divisor's sign (torch.remainder). Integer
-// division by zero gives 0 rather than trapping (torch raises on the CPU).
+// x % 0 gives 0 rather than trapping, as NumPy's (torch raises on the CPU);
+// x % -1 is 0 for every x, and is answered before the % so INT64_MIN % -1
+// never reaches the instruction (it traps on x86 and is undefined on CUDA).
 struct RemainderOp {
   template <typename C> GX_HD C operator()(C a, C b) const {
     C r;

@@ -54,16 +54,16 @@ GX_LIBRARY(gx_ops, m) {
         "Elementwise minimum; NaN propagates. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::minimum_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::minimum_scalar_cuda);
   m.def("remainder(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "Python's % (the result has the divisor's sign), as torch.remainder.")
+        "Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0).")
       .impl(gx::kCPU, gx::ops::remainder_cpu) GX_OPS_CUDA_IMPL(gx::ops::remainder_cuda);
   m.def("remainder_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "Python's % (the result has the divisor's sign), as torch.remainder. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::remainder_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::remainder_scalar_cuda);
   m.def("fmod(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.")
+        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's.")
       .impl(gx::kCPU, gx::ops::fmod_cpu) GX_OPS_CUDA_IMPL(gx::ops::fmod_cuda);
   m.def("fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::fmod_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::fmod_scalar_cuda);
   m.def("atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
         "The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.")
@@ -252,7 +252,7 @@ GX_LIBRARY(gx_ops, m) {
         "x > 0 ? x : alpha * (e^x - 1).")
       .impl(gx::kCPU, gx::ops::elu_cpu) GX_OPS_CUDA_IMPL(gx::ops::elu_cuda);
   m.def("hardtanh(Tensor self, float min_val, float max_val, ScalarType dtype, Tensor out) -> ()",
-        "min(max(x, minVal), maxVal); NaN propagates.")
+        "min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.")
       .impl(gx::kCPU, gx::ops::hardtanh_cpu) GX_OPS_CUDA_IMPL(gx::ops::hardtanh_cuda);
   m.def("square(Tensor self, ScalarType dtype, Tensor out) -> ()",
         "x * x (keeps the dtype: integers wrap; not for bool).")

@@ -81,9 +81,14 @@ function unaryFace(e) {
     // NOTE [ Parameters of elementwise ops ]: torch's defaults; a float? is a pointer, as raw:: takes it (null: absent).
     const decl = ps.map((p) => (p.type === 'float' ? `double ${p.name} = ${p.default}` : `const double* ${p.name} = nullptr`));
     const pass = ps.map((p) => p.name);
+    // `ordered` (NOTE [ Parameters of elementwise ops ]): the first may not exceed the second, as the gx function checks.
+    const [lo, hi] = e.ordered ?? [];
+    const check = e.ordered === undefined ? [] : [
+      `  GX_CHECK(!(${lo} > ${hi}), "gx::ops::${e.name}: ${lo} cannot be greater than ${hi}, got ${lo} ", ${lo}, " and ${hi} ", ${hi});`];
     return [
       `// ${comment(e.doc)}`,
       `inline Tensor ${e.name}(const Tensor& self, ${decl.join(', ')}) {`,
+      ...check,
       `  return detail::unary("gx::ops::${e.name}", detail::UnaryKind::${kindOf(UNARY_KINDS, e)},`,
       `      [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::${e.name}(s, ${pass.join(', ')}, d, o); }, self);`,
       '}',

@@ -225,10 +225,12 @@ function tsOps(list, all) {
     '  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  readonly call: (fn: string, a: UnaryArgs) => void;',
     '  /** Its number parameters, in the functor\'s order; positional: numbers after x, options: keys of the options object. */',
     '  readonly params: readonly UnaryParam[];', '  readonly paramStyle: \'positional\' | \'options\';',
+    '  /** Two parameters (their places in params) the first of which may not exceed the second, as torch checks. */',
+    '  readonly ordered?: readonly [number, number];',
     '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
     ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${functorCols(e)}, call: ${unaryCall(e)}, ` +
       `params: [${paramsOf(e).map((p) => `{ name: '${camel(p.name)}', default: ${p.default} }`).join(', ')}], ` +
-      `paramStyle: '${e.paramStyle ?? 'positional'}', inplace: ${e.inplace === true} }`),
+      `paramStyle: '${e.paramStyle ?? 'positional'}', ${orderedCol(e)}inplace: ${e.inplace === true} }`),
     `/** How a reduction's result dtype is decided (ops/op-list.js). */`, `export type ReduceKind = ${kinds('reduce')};`,
     'export interface ReduceOp {', '  readonly name: string;', '  readonly kind: ReduceKind;', '  readonly call: typeof sum;', '}', '',
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
@@ -263,6 +265,17 @@ function stageLines(s) {
     }
   });
   return lines;
+}
+
+/** A unary entry's `ordered` (NOTE [ Parameters of elementwise ops ]): the two parameters' places, checked. */
+function orderedCol(e) {
+  if (e.ordered === undefined) return '';
+  const names = paramsOf(e).map((p) => p.name);
+  const at = Array.isArray(e.ordered) && e.ordered.length === 2 ? e.ordered.map((n) => names.indexOf(n)) : [];
+  if (at.length !== 2 || at.includes(-1) || at[0] === at[1]) {
+    throw new Error(`ops/op-list.js ${e.name}: ordered must name two of its parameters (${names.join(', ')}), got ${JSON.stringify(e.ordered)}`);
+  }
+  return `ordered: [${at.join(', ')}], `;
 }
 
 /** The table's call of a unary op: the generated call itself, or one spreading the parameters into their names. */

@@ -55,13 +55,13 @@ inline Tensor minimum(const Tensor& self, const Tensor& other) { return detail::
 inline Tensor minimum(const Tensor& self, const Scalar& other) { return detail::binary(k_minimum_spec, raw::minimum_scalar, self, other, false); }
 inline Tensor minimum(const Scalar& self, const Tensor& other) { return detail::binary(k_minimum_spec, raw::minimum_scalar, other, self, true); }
 
-// Python's % (the result has the divisor's sign), as torch.remainder.
+// Python's % (the result has the divisor's sign), as torch.remainder; integer x % 0 is 0, as NumPy's (torch raises on the CPU), and nothing traps (INT_MIN % -1 is 0).
 inline constexpr detail::BinarySpec k_remainder_spec = {"gx::ops::remainder", detail::BinaryKind::Arith, "; convert with .astype() first", false};
 inline Tensor remainder(const Tensor& self, const Tensor& other) { return detail::binary(k_remainder_spec, raw::remainder, self, other); }
 inline Tensor remainder(const Tensor& self, const Scalar& other) { return detail::binary(k_remainder_spec, raw::remainder_scalar, self, other, false); }
 inline Tensor remainder(const Scalar& self, const Tensor& other) { return detail::binary(k_remainder_spec, raw::remainder_scalar, other, self, true); }
 
-// C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0.
+// C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's.
 inline constexpr detail::BinarySpec k_fmod_spec = {"gx::ops::fmod", detail::BinaryKind::Arith, "; convert with .astype() first", false};
 inline Tensor fmod(const Tensor& self, const Tensor& other) { return detail::binary(k_fmod_spec, raw::fmod, self, other); }
 inline Tensor fmod(const Tensor& self, const Scalar& other) { return detail::binary(k_fmod_spec, raw::fmod_scalar, self, other, false); }
@@ -259,8 +259,9 @@ inline Tensor elu(const Tensor& self, double alpha = 1) {
       [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::elu(s, alpha, d, o); }, self);
 }
 
-// min(max(x, minVal), maxVal); NaN propagates.
+// min(max(x, minVal), maxVal); NaN propagates; minVal > maxVal is refused, as torch.
 inline Tensor hardtanh(const Tensor& self, double min_val = -1, double max_val = 1) {
+  GX_CHECK(!(min_val > max_val), "gx::ops::hardtanh: min_val cannot be greater than max_val, got min_val ", min_val, " and max_val ", max_val);
   return detail::unary("gx::ops::hardtanh", detail::UnaryKind::Float,
       [&](const Tensor& s, ScalarType d, const Tensor& o) { raw::hardtanh(s, min_val, max_val, d, o); }, self);
 }

@@ -126,10 +126,20 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     common = dt;
   }
   const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
+  if (spec.ordered !== undefined) checkOrdered(spec, spec.ordered, values, fn);
   const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
     (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
   if (shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
   return result;
+}
+
+/** Refuses parameters out of the order the op list states (hardtanh's minVal <= maxVal, as torch's check). */
+function checkOrdered(spec: UnarySpec, [i, j]: readonly [number, number], values: UnaryParams, fn: string): void {
+  const a = spec.params[i], b = spec.params[j];
+  const lo = values[i] ?? a.default, hi = values[j] ?? b.default;
+  if (lo !== null && hi !== null && lo > hi) {
+    throw new RangeError(`${fn}: ${a.name} cannot be greater than ${b.name}, got ${a.name} ${lo} and ${b.name} ${hi}`);
+  }
 }
 
 /**

@@ -44,8 +44,9 @@ export function lerpOp(a: unknown, b: unknown, w: unknown, fn: string, opts?: un
   if (shouldRecord(self, end, w)) {
     record('lerp', [self, end, w], result, w instanceof Tensor ? [self, end, w] : [self, end], (g, s) => {
       const [sa, sb] = s;
-      const weight = w instanceof Tensor ? s[2] : w;
-      return [E.mul(g, E.sub(1, weight)), E.mul(g, weight), w instanceof Tensor ? E.mul(g, E.sub(sb, sa)) : null];
+      if (!(w instanceof Tensor)) return [E.mul(g, 1 - w), E.mul(g, w), null];  // torch: grad * (1 - weight), in double
+      const sw = s[2];
+      return [E.mul(g, E.sub(1, sw)), E.mul(g, sw), E.mul(g, E.sub(sb, sa))];
     });
   }
   return result;

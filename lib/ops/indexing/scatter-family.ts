@@ -26,6 +26,7 @@ import { Tensor } from '../../core/tensor';
 import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
+import { floorDivideIntegers } from './floor-divide';
 import { sliceDims } from '../layout/layout';
 import { namedForCaller } from '../library';
 import { isFloating } from '../promotion';
@@ -112,19 +113,14 @@ function scatterReduceInto(r: Tensor, axis: number, index: Tensor, src: Tensor, 
     if (isFloating(r.dtype)) {
       binaryOp(BINARY.div, r, counts, fn, undefined, true);
     } else {
-      // Integers divide rounding down, as torch's mean does (in float64: exact below 2^53).
-      const num = astypeOp(r, 'float64', fn), den = astypeOp(counts, 'float64', fn);
+      // Integers divide rounding down, as torch's (div with rounding_mode 'floor'), exactly: NOTE [ Exact integer floor division ].
+      const q = floorDivideIntegers(r, counts, fn);
       try {
-        binaryOp(BINARY.div, num, den, fn, undefined, true);
-        const frac = binaryOp(BINARY.remainder, num, 1, fn);  // in [0, 1): num - frac rounds down
-        binaryOp(BINARY.sub, num, frac, fn, undefined, true);
-        frac.dispose();
-        const back = astypeOp(num, r.dtype, fn);
+        const back = astypeOp(q, r.dtype, fn);
         r.copy_(back);
         back.dispose();
       } finally {
-        num.dispose();
-        den.dispose();
+        q.dispose();
       }
     }
   } catch (e) {
@@ -219,10 +215,11 @@ function recordScatterSelect(x: Tensor, srcGiven: unknown, src: Tensor, out: Ten
  * src[i][j]) for axis 1, reduce 'sum', 'prod', 'mean', 'amax' or 'amin' (NaN
  * propagates through the max and min). With `includeSelf: false` the places
  * src goes to start from src's values alone; 'mean' divides by the count
- * (integers rounding down). Index and src as for scatter. CUDA combines with
- * atomics (compare-and-swap loops for products, float max and min, 8- and
- * 16-bit dtypes), so float sums and products may differ in the last bits
- * from run to run; the CPU goes in C order of index.
+ * (integers rounding down, exactly at any size, as torch's). Index and src
+ * as for scatter. CUDA combines with atomics (compare-and-swap loops for
+ * products, float max and min, 8- and 16-bit dtypes), so float sums and
+ * products may differ in the last bits from run to run; the CPU goes in C
+ * order of index.
  * @example gx.scatterReduce(gx.zeros([3]), 0, idx, src, 'amax', { includeSelf: false })
  */
 export function scatterReduce<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number,

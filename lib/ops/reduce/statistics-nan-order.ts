@@ -18,7 +18,7 @@
 // NaN != NaN, so each NaN is a run of one, as in torch.
 import type { DType } from '../../generated/dtypes';
 import { arange } from '../creation/creation';
-import type { Tensor } from '../../core/tensor';
+import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { noGrad } from '../../tape/mode';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
@@ -33,7 +33,7 @@ import { REDUCE, reduceOp } from './reduction';
 import { cumExtremumImpl } from './scan-extremum';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import {
-  checkLength, linesOf, MEDIAN_KEYS, quantileCall, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
+  checkLength, linesOf, MEDIAN_KEYS, quantileCall, splitEvenly, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
 } from './statistics-order';
 
 export interface ModeOptions extends AxisOptions {
@@ -90,8 +90,9 @@ export function nanmedianImpl(a: unknown, arg: unknown, opts: unknown, fn: strin
   const o = axisCallOptions<MedianOptions>(arg, opts, fn, MEDIAN_KEYS);
   const axisArg = axisOfCall(arg, o, fn);
   const keepdims = o.keepdims === true;
-  return tidy(() => {
-    const { lines, axis, flat } = linesOf(x, axisArg, fn);
+  const r = tidy(() => {
+    // The whole tensor's nanmedian records its own derivative (splitEvenly): its forward runs detached.
+    const { lines, axis, flat } = linesOf(axisArg === undefined || axisArg === null ? x.detach() : x, axisArg, fn);
     checkLength(lines, axis, x, fn);
     const sorted = sortImpl(lines, axis, undefined, fn);
     // The lower middle of the c elements that are not NaN (sorted first): (c - 1) >> 1; the first NaN when c = 0.
@@ -101,6 +102,7 @@ export function nanmedianImpl(a: unknown, arg: unknown, opts: unknown, fn: strin
     if (flat) return keepdims ? pick(sorted.values).reshape(x.shape.map(() => 1)) : pick(sorted.values);
     return named({ values: pick(sorted.values), indices: pick(sorted.indices) as Tensor<'int64'> }, ['values', 'indices']);
   });
+  return r instanceof Tensor ? splitEvenly('nanmedian', x, r) : r;
 }
 
 /**

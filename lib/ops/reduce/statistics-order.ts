@@ -10,6 +10,7 @@ import { optionKeys } from '../../core/options';
 import { describeValue, formatShape } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
+import { record, shouldRecord } from '../../tape/graph';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
 import { checkTensor, describeOperand } from '../common';
 import { BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
@@ -63,8 +64,9 @@ export function medianImpl(a: unknown, arg: unknown, opts: unknown, fn: string):
   const o = axisCallOptions<MedianOptions>(arg, opts, fn, MEDIAN_KEYS);
   const axisArg = axisOfCall(arg, o, fn);
   const keepdims = o.keepdims === true;
-  return tidy(() => {
-    const { lines, axis, flat } = linesOf(x, axisArg, fn);
+  const r = tidy(() => {
+    // The whole tensor's median records its own derivative (splitEvenly): its forward runs detached.
+    const { lines, axis, flat } = linesOf(axisArg === undefined || axisArg === null ? x.detach() : x, axisArg, fn);
     const n = checkLength(lines, axis, x, fn);
     const sorted = sortImpl(lines, axis, undefined, fn);
     // The place of the median in each sorted line: (n - 1) >> 1, or the first NaN (sorted last) where there is one.
@@ -73,6 +75,22 @@ export function medianImpl(a: unknown, arg: unknown, opts: unknown, fn: string):
     const pick = (t: Tensor): Tensor => (keepdims || lines.ndim === 0 ? gather(t, axis, place) : squeeze(gather(t, axis, place), axis));
     if (flat) return keepdims ? pick(sorted.values).reshape(x.shape.map(() => 1)) : pick(sorted.values);
     return named({ values: pick(sorted.values), indices: pick(sorted.indices) as Tensor<'int64'> }, ['values', 'indices']);
+  });
+  return r instanceof Tensor ? splitEvenly('median', x, r) : r;
+}
+
+/**
+ * @internal Records the median of a whole tensor (`value`, of `x`) as torch's evenly_distribute_backward: the
+ * gradient is split evenly between the elements equal to the value, or between the NaNs when it is NaN. (Along
+ * an axis the gradient goes to the index returned, through sort and gather.)
+ */
+export function splitEvenly(name: string, x: Tensor, value: Tensor): Tensor {
+  if (!shouldRecord(x)) return value;
+  return record(name, [x], value, [x, value], (g, [sx, v]) => {
+    const fn = `${name} backward`;
+    const hit = binaryOp(BINARY.logicalOr, binaryOp(BINARY.eq, sx, v, fn), binaryOp(BINARY.logicalAnd, isnan(sx), isnan(v), fn), fn);
+    const ties = reduceOp(REDUCE.sum, hit, undefined, undefined, fn);
+    return [whereOp(hit, binaryOp(BINARY.div, g, ties, fn), 0, fn)];
   });
 }
 
@@ -174,7 +192,9 @@ export interface QuantileFn {
  * The median, as torch.median: of every element (a 0-d tensor) without an
  * axis; along `axis`, `{ values, indices }` (also `[values, indices]`).
  * With an even count it is the lower of the two middle values; a line with
- * a NaN gives NaN. Gradients reach the element picked.
+ * a NaN gives NaN. Along an axis the gradient reaches the element picked;
+ * of every element it is split evenly between the elements equal to the
+ * median (torch's evenly_distribute_backward).
  * @example gx.median(x); const [m, i] = gx.median(x, 1)
  */
 export const median: MedianFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor | SortResult =>
