@@ -154,7 +154,15 @@ export const SAMPLES: Record<string, Sample> = {
   'Tensor.half': { args: (d) => [M(d)], gradcheck: { eps: 0.1, atol: 2e-2 } },
   'Tensor.zero_': unarySample,
   'Tensor.fill_': { args: (d) => [M(d), 1] },
-  'Tensor.copy_': { args: (d) => [M(d), M(d)] },
+  // Into a view of a recorded tensor: src gets the gradient of the columns written, self the rest (NOTE [ copy_ into views ]).
+  'Tensor.copy_': {
+    args: (d) => [M(d), P(d, [3, 2])],
+    call: ((self: gx.Tensor, src: gx.Tensor) => {
+      const y = gx.mul(self, 2);
+      y.narrow(1, 1, 2).copy_(src);
+      return y;
+    }) as (...args: never[]) => unknown,
+  },
   'Tensor.set': { args: (d) => [M(d), '0', 1] },
   'Tensor.scatter_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] },
   'Tensor.scatterAdd_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] },

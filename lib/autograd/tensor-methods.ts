@@ -5,7 +5,7 @@ import { Tensor } from '../core/tensor';
 import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { untrack } from '../core/tidy';
 import { ownRef, runBackward, type BackwardOptions } from './engine';
-import { isFloatingDType, requiresGrad as needsGrad, type Node } from '../tape/graph';
+import { isFloatingDType, refreshView, requiresGrad as needsGrad, type Node } from '../tape/graph';
 import { registerHook, retainGrad, retainsGrad, type GradHook, type RemovableHandle } from './hooks';
 
 const BACKWARD_KEYS = optionKeys<BackwardOptions>({ retainGraph: true, createGraph: true });
@@ -52,6 +52,7 @@ type DType = import('../generated/dtypes').DType;
 
 function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
   if (typeof on !== 'boolean') throw new TypeError(`${fn}: expected a boolean, got ${typeof on}`);
+  refreshView(t);
   if (on && !isFloatingDType(t.dtype)) throw new TypeError(`${fn}: only floating tensors can require grad, this one is ${t.dtype}`);
   if (t.ag?.node != null) {
     if (!on) throw new Error(`${fn}: this tensor was made by ${(t.ag.node as Node).name}; use detach() to cut it from the graph`);
@@ -112,12 +113,14 @@ export function installAutogradMethods(): void {
     },
     gradFn: {
       get(this: Tensor): string | null {
+        refreshView(this);
         return (this.ag?.node as Node | null | undefined)?.name ?? null;
       },
       configurable: true,
     },
     isLeaf: {
       get(this: Tensor): boolean {
+        refreshView(this);
         return this.ag?.node == null;
       },
       configurable: true,
@@ -147,7 +150,7 @@ export function installAutogradMethods(): void {
     },
     detach(this: Tensor): Tensor {
       if (arguments.length > 0) tooManyArguments('Tensor.detach', '()', arguments.length, arguments[0]);
-      return this.asStrided(this.shape, this.strides, this.storageOffset);
+      return this.alias();  // not a view for autograd: copy_ into it records on it alone, as torch's detach()
     },
   });
 }

@@ -21,15 +21,16 @@ import { constants as bufferConstants } from 'buffer';
 import { Stream } from './stream';
 import { Device, deviceOf } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
-import { DEFAULT_FORMAT_OPTIONS, formatTensor, type FormatOptions } from './format';
+import { DEFAULT_FORMAT_OPTIONS, formatTensor } from './format';
+import { shownValues } from './shown-values';
 import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys, tooManyArguments } from './options';
 import { track } from './tidy';
-import { shownValues } from './shown-values';
 import { recycle, stagedView } from './handle-pool';
-import { byteSpan, contiguousStrides, formatShape, inferShape, numelOf, overlapsItself, overlapsItselfError, sameLayout, viewStrides } from './shape';
+import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from './shape';
+import { copyRaw } from './copy';
 
 /**
  * What item() returns for a dtype: boolean for bool, else number (int64 too,
@@ -146,6 +147,8 @@ export const autogradHooks: {
   moved?: (t: Tensor, out: Tensor) => void;
   /** Before an in-place write of `t` (NOTE [ Autograd and in-place ops ]). */
   inPlace?: (fn: string, t: Tensor, inputs: readonly unknown[]) => void;
+  /** Tensor.copy_: writes src into dst (through copyRaw), recorded when either takes part in autograd. */
+  copy?: (fn: string, dst: Tensor, src: Tensor, nonBlocking: boolean) => void;
 } = {};
 
 export class Tensor<D extends DType = DType> implements Disposable {
@@ -153,6 +156,14 @@ export class Tensor<D extends DType = DType> implements Disposable {
   readonly cloneGuard: symbol = NOT_CLONEABLE;
   /** @internal Autograd's state; undefined for tensors autograd never saw. */
   ag: AutogradMeta | undefined = undefined;
+  /**
+   * @internal For a view, the tensor whose storage it views (never itself a view), and that tensor's
+   * `epoch` when this view's history was last made; for any other tensor, how many times copy_ wrote
+   * it, or a view of it, recording (NOTE [ copy_ into views ] in lib/tape/graph.ts).
+   */
+  viewBase: Tensor | undefined = undefined;
+  /** @internal See viewBase. */
+  epoch = 0;
   #handle: NativeTensor | null;
   #meta: Meta | undefined;
   #address: number | undefined;
@@ -261,9 +272,9 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const same = target.equals(m.device);
     // nonBlocking to the cpu lands in pinned memory and returns before the
     // copy is done: synchronize the stream (or await stream.done()) first.
-    const out = same ? new Tensor<D>(stagedView(h, m.shape, m.strides, m.offset), m)
+    const out = same ? this.#viewOf(new Tensor<D>(stagedView(h, m.shape, m.strides, m.offset), m))
       : new Tensor<D>(native.toDevice(h, target.typeCode, target.index, nonBlocking), contiguousMeta(m.shape, m.dtype, target));
-    if (this.ag !== undefined) (same ? autogradHooks.sameValues?.('to', this, out) : autogradHooks.moved?.(this, out));
+    if (this.#inGraph()) (same ? autogradHooks.sameValues?.('to', this, out) : autogradHooks.moved?.(this, out));
     return out;
   }
 
@@ -381,7 +392,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
       );
     }
     const out = this.#viewAs(target, strides, m.offset);
-    if (this.ag !== undefined) autogradHooks.sameValues?.('view', this, out);
+    if (this.#inGraph()) autogradHooks.sameValues?.('view', this, out);
     return out;
   }
 
@@ -397,7 +408,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
       using c = new Tensor<D>(native.contiguous(this.handle('Tensor.reshape')));  // not recorded: reshape records itself
       out = c.#viewAs(target, contiguousStrides(target), 0);
     }
-    if (this.ag !== undefined) autogradHooks.sameValues?.('reshape', this, out);
+    if (this.#inGraph()) autogradHooks.sameValues?.('reshape', this, out);
     return out;
   }
 
@@ -422,14 +433,30 @@ export class Tensor<D extends DType = DType> implements Disposable {
   #viewAs(shape: number[], strides: number[], offset: number): Tensor<D> {
     const m = this.#info('Tensor.view');
     const h = stagedView(this.handle('Tensor.view'), shape, strides, offset);
-    return new Tensor<D>(h, { shape: Object.freeze(shape), strides: Object.freeze(strides), offset, dtype: m.dtype, device: m.device });
+    return this.#viewOf(new Tensor<D>(h, { shape: Object.freeze(shape), strides: Object.freeze(strides), offset, dtype: m.dtype, device: m.device }));
+  }
+
+  /** `out`, which shares this tensor's storage, marked as a view of its base (NOTE [ copy_ into views ]). */
+  #viewOf<T extends Tensor>(out: T): T {
+    const base = this.viewBase ?? this;
+    out.viewBase = base;
+    out.epoch = base.epoch;
+    return out;
+  }
+
+  /** Whether autograd may know this tensor: it has autograd state, or is a view whose base copy_ wrote since. */
+  #inGraph(): boolean {
+    return this.ag !== undefined || (this.viewBase !== undefined && this.viewBase.epoch !== this.epoch);
   }
 
   /** This tensor's data in C order: shares storage when already contiguous, else copies. */
   contiguous(): Tensor<D> {
     if (arguments.length > 0) tooManyArguments('Tensor.contiguous', '()', arguments.length, arguments[0]);
-    const out = new Tensor<D>(native.contiguous(this.handle('Tensor.contiguous')));
-    if (this.ag !== undefined) autogradHooks.sameValues?.('contiguous', this, out);
+    const h = this.handle('Tensor.contiguous');
+    const shared = this.isContiguous();  // the core returns this very tensor then
+    const out = new Tensor<D>(native.contiguous(h));
+    if (shared) this.#viewOf(out);
+    if (this.#inGraph()) autogradHooks.sameValues?.('contiguous', this, out);
     return out;
   }
 
@@ -440,7 +467,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const out = new Tensor<D>(native.empty(m.shape.slice(), dtypeCode(m.dtype), m.device.typeCode, m.device.index, false),
       contiguousMeta(m.shape, m.dtype, m.device));
     native.copy(out.handle(), this.handle('Tensor.clone'));
-    if (this.ag !== undefined) autogradHooks.sameValues?.('clone', this, out);
+    if (this.#inGraph()) autogradHooks.sameValues?.('clone', this, out);
     return out;
   }
 
@@ -455,30 +482,16 @@ export class Tensor<D extends DType = DType> implements Disposable {
 
   /**
    * Copies `src` (same shape and dtype, any device) into this tensor, in place; returns this. With nonBlocking, a
-   * copy from the GPU into pinned memory returns before the data has arrived (synchronize first).
+   * copy from the GPU into pinned memory returns before the data has arrived (synchronize first). Autograd records
+   * it: the gradient of the elements written goes to src (NOTE [ copy_ into views ] in lib/tape/graph.ts).
+   * @example const buf = gx.zeros([2, 3]); buf.get('1').copy_(x); // x's gradient is that of buf's row 1
    */
   copy_(src: Tensor, opts: { nonBlocking?: boolean } = {}): this {
     const fn = 'Tensor.copy_';
     opts = checkOptions<{ nonBlocking?: boolean }>(opts, fn, COPY_KEYS);
     if (!(src instanceof Tensor)) throw new TypeError(`${fn}: argument 'src' must be a Tensor`);
-    autogradHooks.inPlace?.(fn, this, []);  // copies values only: src's gradient does not flow into this (NOTE [ Autograd and in-place ops ])
-    const dst = this.#info(fn), from = src.#info(fn);
-    if (dst.shape.length !== from.shape.length || dst.shape.some((s, i) => s !== from.shape[i])) {
-      throw new Error(`${fn}: src has shape ${formatShape(from.shape)} but self has shape ${formatShape(dst.shape)}; ` +
-        'copy_ needs the same shape (broadcast src with expand() first)');
-    }
-    if (dst.dtype !== from.dtype) {
-      throw new TypeError(`${fn}: src is ${from.dtype} but self is ${dst.dtype}; convert it first with src.astype('${dst.dtype}')`);
-    }
-    if (overlapsItself(dst.shape, dst.strides)) throw overlapsItselfError(fn, 'self', dst.shape, dst.strides);
-    if (dst.device.equals(from.device) && overlapsPartly(this, dst, src, from)) {
-      // Reading src while writing self would read overwritten elements: copy through a temporary
-      // (NOTE [ Overlapping outputs ] in ops/overlap.ts).
-      using tmp = src.clone();
-      native.copy(this.handle(fn), tmp.handle(fn), Boolean(opts.nonBlocking));
-      return this;
-    }
-    native.copy(this.handle(fn), src.handle(fn), Boolean(opts.nonBlocking));
+    if (autogradHooks.copy !== undefined) autogradHooks.copy(fn, this, src, Boolean(opts.nonBlocking));
+    else copyRaw(this, src, fn, Boolean(opts.nonBlocking));
     return this;
   }
 
@@ -488,6 +501,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const h = this.handle('Tensor.dispose');
     if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
     this.#handle = null;
+    this.viewBase = undefined;  // what the base holds (its graph among it) is not kept alive by a disposed view
     native.dispose(h);
     recycle(h);  // NOTE [ Recycled handles ]: no other object holds h
     if (this.ag !== undefined) autogradHooks.disposed?.(this);
@@ -521,12 +535,16 @@ Object.defineProperty(Tensor.prototype, Symbol.for('nodejs.util.inspect.custom')
   writable: true, configurable: true, enumerable: false,
 });
 
-/** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
-function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {
-  const item = DTYPE_INFO[ma.dtype].itemsize;
-  const ra = byteSpan(a.address(), ma.shape, ma.strides, item), rb = byteSpan(b.address(), mb.shape, mb.strides, item);
-  if (ra === undefined || rb === undefined || ra[1] <= rb[0] || rb[1] <= ra[0]) return false;
-  return !sameLayout(a.address(), ma.shape, ma.strides, b.address(), mb.shape, mb.strides);
+/**
+ * @internal The library's own copy of values (cat's parts, a scatter's starting values, an `out` through a
+ * temporary, a backward's embedding): Tensor.copy_'s checks and in-place rule (a dst that requires grad is
+ * refused while recording; its version is counted), never recorded, so no gradient flows from src through it
+ * (the op calling it records its own). `fn` names the caller in errors.
+ */
+export function copyValues<T extends Tensor>(dst: T, src: Tensor, fn: string, nonBlocking = false): T {
+  autogradHooks.inPlace?.(fn, dst, []);
+  copyRaw(dst, src, fn, nonBlocking);
+  return dst;
 }
 
 // One ArrayBuffer's limit here (Node 20: 4 GiB; later versions allow more).

@@ -35,7 +35,7 @@ import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
 import { ownedTensors, type TensorOwner } from '../core/tidy';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
@@ -203,7 +203,7 @@ export class ChunkedTensor implements TensorOwner {
     const offsets = this.chunks.map(offsetsOf);
     gridIndices(this.grid).forEach((idx, k) => {
       using r = region(out, idx.map((i, d) => offsets[d][i]), idx.map((i, d) => this.chunks[d][i]));
-      r.copy_(this.#all[k] as Tensor);
+      copyValues(r, this.#all[k] as Tensor, fn);
     });
     return out;
   }
@@ -229,7 +229,7 @@ export class ChunkedTensor implements TensorOwner {
         if (lo.some((l, d) => l >= hi[d])) return;
         using from = region(this.#all[j] as Tensor, lo.map((l, d) => l - oldOff[d][o[d]]), lo.map((l, d) => hi[d] - l));
         using to = region(b, lo.map((l, d) => l - start[d]), lo.map((l, d) => hi[d] - l));
-        to.copy_(from);
+        copyValues(to, from, fn);
       });
       return b;
     });
@@ -346,7 +346,7 @@ export class ChunkedTensor implements TensorOwner {
         using buf = mine !== undefined ? mine.contiguous() : empty(size, { dtype: this.dtype, device: this.home(fn) });
         await p.group.broadcast(buf, p.owners[k]);
         using r = region(out, idx.map((i, d) => offsets[d][i]), size);
-        r.copy_(buf);
+        copyValues(r, buf, fn);
       }
     } catch (e) {
       out.dispose();
@@ -442,7 +442,7 @@ export function chunked(t: Tensor, opts: ChunkOptions, ...extra: never[]): Chunk
     if (owners[k] !== me) return undefined;
     const size = idx.map((i, d) => chunks[d][i]);
     using view = region(t, idx.map((i, d) => offsets[d][i]), size);
-    return empty(size, { dtype: t.dtype, device: devices[held++ % devices.length] }).copy_(view);
+    return copyValues(empty(size, { dtype: t.dtype, device: devices[held++ % devices.length] }), view, fn);
   });
   return new ChunkedTensor(t.shape, chunks, t.dtype, blocks, group === undefined ? undefined : { group, owners });
 }

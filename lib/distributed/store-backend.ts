@@ -14,7 +14,7 @@
 import { tensor } from '../ops/creation/creation';
 import type { CollectiveName, ReduceOp } from '../generated/collectives';
 import type { DType } from '../generated/dtypes';
-import type { Tensor } from '../core/tensor';
+import { copyValues, type Tensor } from '../core/tensor';
 import { effectiveOp, inputOf, outputOf, type Backend, type CollectiveCall } from './backend';
 import type { StoreClient } from './store';
 import { Work } from './work';
@@ -77,7 +77,7 @@ function viewLike(proto: Values, bytes: Buffer): Values {
 
 function writeInto(t: Tensor, v: Values): void {
   using src = tensor(v as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
-  t.copy_(src);
+  copyValues(t, src, 'Tensor.copy_');
 }
 
 /** acc op= x, elementwise; `op` is the one that runs (effectiveOp: bools as or / and). */

@@ -11,7 +11,7 @@
 import { INTEGER_RANGE, VALUE_ARRAY, type DType } from '../generated/dtypes';
 import { tensor } from '../ops/creation/creation';
 import { contiguousStrides } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
 import type { CompiledKernel, SimArray, SimBlock, SimState, SimThread, WarpRequest } from './interpret';
 import { RaceCheck } from './race';
 
@@ -222,6 +222,6 @@ export function simulate(k: CompiledKernel, api: string, text: string, grid: rea
   }
   for (const [t, data] of back) {
     using b = tensor(data as Float32Array, { dtype: t.dtype, shape: t.shape }) as Tensor;
-    t.copy_(b);
+    copyValues(t, b, api);
   }
 }

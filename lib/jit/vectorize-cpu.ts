@@ -3,7 +3,7 @@
 // signature's dtypes (interpret.ts); loaded with the first call on the CPU.
 import { INTEGER_RANGE, STORAGE_ARRAY, VALUE_ARRAY, type DType, type StorageArrayMap } from '../generated/dtypes';
 import { broadcastShapes, numelOf } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
 import { tensor } from '../ops/creation/creation';
 import { compileScalar, type CompiledScalar, type SimBlock, type SimState, type SimThread } from './interpret';
 import type { Parsed } from './parse';
@@ -97,7 +97,7 @@ export function runOnCpu(fn: CompiledScalar, s: Signature, args: (Tensor | numbe
   const result = tensor(data, { dtype: s.out as DType, shape });
   if (out === undefined) return result;
   try {
-    out.copy_(result);
+    copyValues(out, result, fnName);
   } finally {
     result.dispose();
   }

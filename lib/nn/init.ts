@@ -9,7 +9,7 @@ import { isFloating } from '../ops/promotion';
 import { randn, uniform, type Generator } from '../ops/random/random';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
-import type { Tensor } from '../core/tensor';
+import { copyValues, type Tensor } from '../core/tensor';
 
 const I = 'gx.nn.init';
 
@@ -47,7 +47,7 @@ function fillFrom(t: Tensor, draw: () => Tensor): Tensor {
   noGrad(() => {
     if (t.numel === 0) return;
     using d = draw();
-    t.copy_(d);
+    copyValues(t, d, 'Tensor.copy_');
   });
   return t;
 }

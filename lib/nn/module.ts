@@ -24,7 +24,7 @@ import { isDType, type DType } from '../core/dtype';
 import { FLOAT_DTYPES } from '../generated/dtypes';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
-import { Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
 import { untrack } from '../core/tidy';
 
 /** What stateDict() gives and loadStateDict() takes: tensors by dotted name ('0.weight', 'encoder.bias'). */
@@ -383,10 +383,10 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
       for (const [k, dst] of Object.entries(mine)) {
         if (!(k in dict)) continue;
         const src = dict[k];
-        if (src.dtype === dst.dtype) dst.copy_(src);
+        if (src.dtype === dst.dtype) copyValues(dst, src, fn);
         else {
           using c = src.astype(dst.dtype);
-          dst.copy_(c);
+          copyValues(dst, c, fn);
         }
       }
     });

@@ -8,7 +8,7 @@ import {
   broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape, overlapsItself, overlapsItselfError,
 } from '../core/shape';
 import { checkInPlace } from '../tape/graph';
-import { contiguousMeta, Tensor } from '../core/tensor';
+import { contiguousMeta, copyValues, Tensor } from '../core/tensor';
 import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 export { tooManyArguments };
 import { namedForCaller } from './library';
@@ -137,7 +137,7 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
   const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {
     compute(dst);
-    if (viaTemporary) t.copy_(dst);
+    if (viaTemporary) copyValues(t, dst, fn);
   } catch (e) {
     throw namedForCaller(e, fn);
   } finally {

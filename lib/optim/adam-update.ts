@@ -6,7 +6,7 @@
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v or vmax) / sqrt(1 - beta2^t) + eps)
 import { zeros } from '../ops/creation/creation';
 import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
-import { Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
 import { optionKeys } from '../core/options';
 import { checkForeach, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
@@ -67,7 +67,7 @@ export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
 /** torch's lerp: start + w * (end - start), or end - (end - start) * (1 - w) for |w| >= 0.5; in place on start. */
 function lerp_(start: Tensor, end: Tensor, w: number): void {
   if (Math.abs(w) < 0.5) start.add_(mul(sub(end, start), w));
-  else start.copy_(sub(end, mul(sub(end, start), 1 - w)));
+  else copyValues(start, sub(end, mul(sub(end, start), 1 - w)), 'Tensor.copy_');
 }
 
 /** One Adam (or, with `decoupled`, AdamW) step of `p` from its .grad; `s` is its state, filled on the first step. */

@@ -8,7 +8,7 @@ import { mul } from '../generated/elementwise';
 import { cat } from '../ops/layout/layout';
 import { sum } from '../ops/reduce/functions';
 import { vectorNorm } from '../ops/linalg/norms';
-import type { Tensor } from '../core/tensor';
+import { copyValues, type Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
 import { own } from './optimizer';
 
@@ -40,7 +40,7 @@ export function cloneParams(params: readonly Tensor[]): Tensor[] {
 
 /** Writes saved values back into the parameters. */
 export function setParams(params: readonly Tensor[], values: readonly Tensor[]): void {
-  params.forEach((p, i) => p.copy_(values[i]));
+  params.forEach((p, i) => copyValues(p, values[i], 'Tensor.copy_'));
 }
 
 /**

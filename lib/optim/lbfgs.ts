@@ -10,7 +10,7 @@
 // torch-scalars.ts); the two-loop recursion's stay on the device, in one
 // kernel on CUDA for models that fit one block (two-loop.ts).
 import { neg, sub, mul } from '../generated/elementwise';
-import type { Tensor } from '../core/tensor';
+import { copyValues, type Tensor } from '../core/tensor';
 import { noGrad } from '../tape/mode';
 import { checkOptions, optionKeys } from '../core/options';
 import { callClosure, requireClosure, lossValue, releaseLoss, type Loss } from './closure';
@@ -214,7 +214,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
       setTensor(st, 'd', twoLoop(st.oldStps as Tensor[], st.oldDirs as Tensor[], st.ro as number[], flatGrad, hDiag));
     }
     if (st.prevFlatGrad == null) setTensor(st, 'prevFlatGrad', flatGrad.clone());
-    else st.prevFlatGrad.copy_(flatGrad);
+    else copyValues(st.prevFlatGrad, flatGrad, this.where('step'));
     st.prevLoss = loss;
     return hDiag;
   }

@@ -22,9 +22,27 @@
 // in-place ops and `out`). A saved tensor remembers its version; if its
 // storage was written after it was saved, backward is an error naming the
 // op, as PyTorch's version counter rule. An in-place op on a tensor that
-// requires grad, and `out` of an op whose inputs require grad, are refused.
-// copy_ copies values only (as copy_(src.detach()) would): it is refused
-// into a tensor that requires grad, and no gradient flows from its source.
+// requires grad, and `out` of an op whose inputs require grad, are refused,
+// except copy_, which records (NOTE [ copy_ into views ]). The library's own
+// copies go through copyValues (core/tensor.ts), which never records: the op
+// calling it records its own derivative.
+//
+// NOTE [ copy_ into views ]
+// copy_ records as torch's does. Written whole, the tensor gets a new history:
+// a node whose gradient goes to src and zero to what it held before (torch's
+// CopyBackwards). Written through a view (y.narrow(0, 1, 2).copy_(x)), the
+// history changed is that of the view's base, the tensor whose storage the
+// view shows (Tensor.viewBase, set by every view; never itself a view): its
+// new node gives src the gradient of the elements written and its old history
+// the rest (torch's CopySlices), its positions found from the two layouts in
+// the one storage (autograd/copy-backward.ts). A leaf that requires grad, or
+// a view of one, is refused, as torch refuses it, unless grad mode is off.
+// Every view of a base its history predates is then out of date, the one
+// written among them: each records the base's `epoch` when its history was
+// made, copy_ bumps the base's, and requiresGrad (which every op asks of its
+// inputs) remakes a view's history from its base's first (refreshView: a node
+// whose gradient lands at the view's positions of the base's). A view whose
+// base was disposed is a tensor of its own.
 import { DTYPE_INFO } from '../generated/dtypes';
 import { autogradHooks, Tensor, type AutogradMeta } from '../core/tensor';
 import { untrack } from '../core/tidy';
@@ -246,7 +264,45 @@ const disposedHook: NonNullable<(typeof autogradHooks)['disposed']> = (t: Tensor
 
 /** Whether `t` takes part in autograd (a leaf with requiresGrad, or a tensor a recorded op made). */
 export function requiresGrad(t: unknown): t is Tensor {
-  return t instanceof Tensor && t.ag !== undefined && (t.ag.requiresGrad || t.ag.node !== null);
+  if (!(t instanceof Tensor)) return false;
+  if (t.viewBase !== undefined && t.viewBase.epoch !== t.epoch) refreshView(t);
+  return t.ag !== undefined && (t.ag.requiresGrad || t.ag.node !== null);
+}
+
+/**
+ * @internal Remakes the history of `t`, a view whose base copy_ wrote since it was made (NOTE [ copy_ into
+ * views ]): a view of the base's history now, or none when the base takes no part in autograd. A view made
+ * a leaf of its own (requiresGrad_) keeps its place.
+ */
+export function refreshView(t: Tensor): void {
+  const base = t.viewBase;
+  if (base === undefined || base.epoch === t.epoch) return;
+  if (base.isDisposed) {
+    t.viewBase = undefined;
+    return;
+  }
+  t.epoch = base.epoch;
+  const meta = t.ag;
+  if (meta !== undefined && meta.node === null && meta.requiresGrad) return;
+  if (requiresGrad(base) && isFloatingDType(t.dtype)) {
+    recordOver('asStrided', [base], t, [], (recorders.viewOf as NonNullable<typeof recorders.viewOf>)(base, t));
+  } else if (meta !== undefined) {
+    t.ag = meta.savedIn === undefined && meta.grad === null ? undefined
+      : { requiresGrad: false, grad: meta.grad, node: null, index: 0, savedIn: meta.savedIn };
+    if (meta.unheld !== true) (meta.node as Node | null)?.release();
+  }
+}
+
+/**
+ * @internal Records `target`, an existing tensor written in place, as made by `name` from `inputs` (which
+ * may hold target itself: its edge is to its history until now), in place of the history it had.
+ */
+export function recordOver(name: string, inputs: readonly unknown[], target: Tensor, save: readonly Tensor[], backward: BackwardFn): void {
+  const prev = target.ag;
+  recordNode(name, inputs, [target], save, backward, true);
+  if (prev === undefined) return;
+  (target.ag as AutogradMeta).grad = prev.grad;  // .grad stays the tensor's, as torch's
+  if (prev.unheld !== true) (prev.node as Node | null)?.release();
 }
 
 /** Whether an op on these operands must be recorded. */
@@ -350,6 +406,8 @@ export const recorders: {
   alongAxis?: (name: string, x: Tensor, axis: number, out: Tensor) => void;
   /** logsumexp, var, std over `axes`. */
   statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
+  /** The backward of `view`, a view of `base`, remade by refreshView: its gradient put at its positions of base's. */
+  viewOf?: (base: Tensor, view: Tensor) => BackwardFn;
 } = {};
 
 /**

@@ -39,7 +39,7 @@ import * as ops from '../../generated/ops';
 import {
   broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS, overlapsItself, overlapsItselfError,
 } from '../../core/shape';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { checkOperand, checkTensor, describeOperand, optionsOf } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
@@ -313,7 +313,7 @@ function basicView(x: Tensor, p: Plan): Tensor {
       const z = allocate(shape, dtype, device, undefined, 'autograd').fill_(0);
       const zl = viewLayout({ shape, strides: contiguousStrides(shape), offset: 0 }, { dims, fixed, adv: [] });
       const w = z.asStrided(zl.shape, zl.strides, zl.offset);
-      w.copy_(g);
+      copyValues(w, g, 'autograd');
       w.dispose();
       return [z];
     });
@@ -529,7 +529,7 @@ export function indexWrite(a: unknown, index: unknown, value: unknown, accumulat
     if (p.adv.length === 0) {
       const e = expandTo(v, base.shape, fn, made);
       if (accumulate) binaryOp(BINARY.add, base, e, fn, undefined, true);
-      else base.copy_(e);
+      else copyValues(base, e, fn);
       return x;
     }
     const m = p.adv[0];

@@ -19,7 +19,7 @@ import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { describeValue, formatShape } from '../../core/shape';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
 import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf } from '../common';
 import { optionKeys } from '../../core/options';
@@ -84,7 +84,7 @@ export function gatherRaw(x: Tensor, axis: number, index: Tensor, wrap: boolean,
 export function scatterRaw(x: Tensor, axis: number, index: Tensor, src: Tensor, reduce: number, fn: string): Tensor {
   const r = allocate(x.shape, x.dtype, x.device, undefined, fn);
   try {
-    r.copy_(x);
+    copyValues(r, x, fn);
     ops.scatter(fn, { self: r.handle(fn), axis, index: index.handle(fn), src: src.handle(fn), reduce });
   } catch (e) {
     r.dispose();
@@ -98,7 +98,7 @@ export function padTo(values: Tensor, shape: readonly number[]): Tensor {
   if (values.shape.every((n, d) => n === shape[d])) return values;
   const z = allocate(shape, values.dtype, values.device, undefined, 'autograd').fill_(0);
   const v = sliceDims(z, ...values.shape.map((n): [number, number] => [0, n]));
-  v.copy_(values);
+  copyValues(v, values, 'autograd');
   v.dispose();
   values.dispose();
   return z;
@@ -322,7 +322,7 @@ export function scatterInPlace(a: unknown, axisArg: unknown, indexArg: unknown, 
   try {
     // computeResult checks x for in-place writes (autograd, self-overlap) and goes through a temporary when src or index share its memory.
     return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false }, (r) => {
-      if (r !== x) r.copy_(x);
+      if (r !== x) copyValues(r, x, fn);
       ops.scatter(fn, { self: r.handle(fn), axis, index: index.handle(fn), src: src.handle(fn), reduce });
     });
   } finally {

@@ -22,7 +22,7 @@ import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
@@ -117,7 +117,7 @@ function scatterReduceInto(r: Tensor, axis: number, index: Tensor, src: Tensor, 
       const q = floorDivideIntegers(r, counts, fn);
       try {
         const back = astypeOp(q, r.dtype, fn);
-        r.copy_(back);
+        copyValues(r, back, fn);
         back.dispose();
       } finally {
         q.dispose();
@@ -143,7 +143,7 @@ export function scatterReduceImpl(a: unknown, axisArg: unknown, indexArg: unknow
     if (x.dtype === 'bool') throw new TypeError(`${fn}: bool tensors are not supported; convert with .astype('uint8') first`);
     if (inplace) {
       return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false }, (r) => {
-        if (r !== x) r.copy_(x);
+        if (r !== x) copyValues(r, x, fn);
         scatterReduceInto(r, axis, index, src, reduce, includeSelf, fn);
       });
     }
@@ -151,7 +151,7 @@ export function scatterReduceImpl(a: unknown, axisArg: unknown, indexArg: unknow
     const r = allocate(x.shape, x.dtype, x.device, undefined, fn);
     let saved: { counts?: Tensor; touched?: Tensor } = {};
     try {
-      r.copy_(x);
+      copyValues(r, x, fn);
       saved = scatterReduceInto(r, axis, index, src, reduce, includeSelf, fn, recording);
     } catch (e) {
       r.dispose();
@@ -264,7 +264,7 @@ export function indexAddImpl(a: unknown, axisArg: unknown, indexArg: unknown, so
   try {
     if (inplace) {
       return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, source], elementwise: false }, (r) => {
-        if (r !== x) r.copy_(x);
+        if (r !== x) copyValues(r, x, fn);
         ops.scatter(fn, { self: r.handle(fn), axis, index: spread.handle(fn), src: scaled.handle(fn), reduce: SCATTER_ADD });
       });
     }
@@ -425,8 +425,8 @@ function rangeOf(x: Tensor, fn: string): [number, number] {
   const both = allocate([2], x.dtype, x.device, undefined, fn);
   try {
     const v0 = both.asStrided([], [], both.storageOffset), v1 = both.asStrided([], [], both.storageOffset + 1);
-    v0.copy_(lo);
-    v1.copy_(hi);
+    copyValues(v0, lo, fn);
+    copyValues(v1, hi, fn);
     v0.dispose();
     v1.dispose();
     const host = both.toArraySync() as ArrayLike<number | bigint>;

@@ -22,7 +22,7 @@ import type { DType } from '../../core/dtype';
 import { optionKeys } from '../../core/options';
 import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../../core/shape';
 import { record, shouldRecord } from '../../tape/graph';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, normalizeAxisList, type Axes, type AxisOptions } from '../axes';
 import { tooManyArguments } from '../common';
 
@@ -78,7 +78,7 @@ function scatterBack(input: Tensor, pick: (z: Tensor) => Tensor): (g: Tensor) =>
   return (g) => {
     const z = allocate(shape, dtype, device, undefined, 'autograd').fill_(0);
     const v = pick(z);
-    v.copy_(g);
+    copyValues(v, g, 'autograd');
     v.dispose();
     // Differentiated again (backward with createGraph): this embedding is linear in g, its own derivative picks the same elements.
     if (shouldRecord(g)) record('sliceBackward', [g], z, [], (gg) => [pick(gg)]);
@@ -415,7 +415,7 @@ function copyInto<D extends DType>(inputs: readonly Tensor[], shape: number[], p
       const p = parts[i];
       if (p === undefined) return;
       using dst = out.asStrided(p.shape, p.strides, p.offset);
-      dst.copy_(x);
+      copyValues(dst, x, 'gx.cat');
     });
   } catch (err) {
     out.dispose();

@@ -17,7 +17,7 @@ import { FLOAT_DTYPES, type DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { broadcastShapes, equalShapes, formatShape, numelOf } from '../../core/shape';
 import { recorders, shouldRecord } from '../../tape/graph';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { optionKeys, tooManyArguments } from '../../core/options';
 import { checkTensor, optionsOf } from '../common';
 import { namedForCaller } from '../library';
@@ -136,7 +136,7 @@ export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Te
   const result = out === undefined || viaTemporary ? allocate(resultShape, a.dtype, a.device, undefined, fn) : out;
   try {
     multiply(a, b, aShape, bShape, batch, allowTf32, result, fn);
-    if (viaTemporary) out.copy_(result);
+    if (viaTemporary) copyValues(out, result, fn);
   } catch (e) {
     if (result !== out) result.dispose();
     throw namedForCaller(e, fn);

@@ -24,7 +24,7 @@ import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { record, shouldRecord } from '../../tape/graph';
 import { formatShape } from '../../core/shape';
-import type { Tensor } from '../../core/tensor';
+import { copyValues, type Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
 import { checkTensor, commonDevice, describeOperand, noMoreArguments, optionsOf } from '../common';
@@ -181,7 +181,7 @@ export function recordedDiagonal<D extends DType>(x: Tensor<D>, offset: number, 
     record('diagonal', [x], out, [], (g) => {
       const z = allocate(shape, dtype, device, undefined, 'autograd').fill_(0);
       using v = diagonalView(z, offset, d1, d2);
-      v.copy_(g);
+      copyValues(v, g, 'autograd');
       return [z];
     });
   }
@@ -237,7 +237,7 @@ export function diag<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[
   try {
     out.fill_(0, fn);
     using v = diagonalView(out, k, 0, 1);
-    v.copy_(x);
+    copyValues(v, x, fn);
   } catch (e) {
     out.dispose();
     throw namedForCaller(e, fn);

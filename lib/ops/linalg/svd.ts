@@ -8,7 +8,7 @@ import * as ops from '../../generated/ops';
 import { recordMulti, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
 import { formatShape } from '../../core/shape';
-import { type Tensor } from '../../core/tensor';
+import { copyValues, type Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { checkTensor, optionsOf } from '../common';
 import { named, type Named } from '../named';
@@ -133,7 +133,7 @@ function svdCompute<D extends DType>(a: Tensor<D>, options: SvdOptions | null | 
       const eye = new Float64Array(rows * rows);
       for (let i = 0; i < rows; i++) eye[i * rows + i] = 1;
       using host = tensor(eye, { dtype, device, shape: [rows, rows] });
-      u.copy_(host);
+      copyValues(u, host, fn);
     }
     // A column-major matrix read row-major is its transpose. Tall: u holds U
     // (so U is its transpose) and v holds V (so read as is it is Vh). Wide:

@@ -29,7 +29,7 @@ import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { optionKeys } from '../../core/options';
 import { describeValue, formatShape } from '../../core/shape';
-import { Tensor } from '../../core/tensor';
+import { copyValues, Tensor } from '../../core/tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
 import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf } from '../common';
 import { astypeOp } from '../elementwise/elementwise';
@@ -253,7 +253,7 @@ function into<D extends DType>(t: Tensor<D>, target: unknown, x: Tensor, fn: str
     if (target instanceof Tensor && target.dtype !== t.dtype) {
       throw new TypeError(`${fn}: ${name} is ${target.dtype} but the result is ${t.dtype}`);
     }
-    return computeResult(t.shape, t.dtype, t.device, fn, { out: target, inputs: [x], elementwise: false }, (d) => d.copy_(t)) as Tensor<D>;
+    return computeResult(t.shape, t.dtype, t.device, fn, { out: target, inputs: [x], elementwise: false }, (d) => copyValues(d, t, fn)) as Tensor<D>;
   } finally {
     t.dispose();
   }
