@@ -170,3 +170,25 @@ deviceTest('binary cross entropy refuses a weight or posWeight that does not bro
     t.throws(() => F.binaryCrossEntropyWithLogits(s, l, { posWeight: gx.ones([2, 1, 3], { device: d }) }), { message: /posWeight of shape \[2, 1, 3\] does not broadcast/ });
   });
 });
+
+// -logSigmoid(x) was log1p(exp(-|x|)) + relu(-x): at x = 0 the derivatives of |x| and relu (0 each by
+// convention) summed to 0 where the function's is -1/2, so a logit of exactly 0 (a zero-initialized head)
+// got 1 - t instead of sigmoid(0) - t (and lw / 2 less with posWeight).
+deviceTest('binaryCrossEntropyWithLogits: a logit of exactly 0 gets torch\'s gradient, with and without posWeight', (t, d) => {
+  gx.tidy(() => {
+    const y = gx.tensor([[1, 0, 0.25], [1, 0, 0.5]], { dtype: 'float64', device: d });
+    const pw = gx.tensor([2, 0.5, 3], { dtype: 'float64', device: d });
+    // torch 2.x CPU: F.binary_cross_entropy_with_logits(x, y[, pos_weight=pw]) and x.grad, float64.
+    const cases: [gx.Tensor | null, number, number[]][] = [
+      [null, 0.516821668544251, [-0.08333333333333333, 0.08333333333333333, 0.041666666666666664, -0.01986715367035295, 0.030404253967726058, 0]],
+      [pw, 0.8267876622847238, [-0.16666666666666666, 0.08333333333333333, 0, -0.0397343073407059, 0.030404253967726058, -0.08333333333333333]],
+    ];
+    for (const [posWeight, value, grad] of cases) {
+      const x = gx.tensor([[0, 0, 0], [2, -1.5, 0]], { dtype: 'float64', device: d }).requiresGrad_();
+      const loss = new gx.nn.BCEWithLogitsLoss({ posWeight }).call(x, y);
+      loss.backward();
+      close(t, values(loss), [value], `value, posWeight ${posWeight !== null}`);
+      close(t, values(x.grad as gx.Tensor), grad, `grad, posWeight ${posWeight !== null}`);
+    }
+  });
+});

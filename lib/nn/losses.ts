@@ -4,7 +4,7 @@
 // binaryCrossEntropyWithLogits; nllLoss and crossEntropy with class indices
 // (label smoothing, ignoreIndex, weight) are one native call forward and one
 // backward (lib/ops/loss/cross-entropy.ts). reduction: 'mean' (default), 'sum', 'none'.
-import { abs, add, div, exp, gt, log, log1p, logicalOr, mul, neg, relu, sub } from '../generated/elementwise';
+import { abs, add, div, gt, log, log1p, logSigmoid, logicalOr, mul, neg, sub } from '../generated/elementwise';
 import { any, isnan } from '../ops/elementwise/predicates';
 import { clamp, where } from '../ops/elementwise/functions';
 import { lt } from '../generated/elementwise';
@@ -279,7 +279,10 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
 
 /**
  * Binary cross entropy of scores (logits), computed stably (torch.nn.functional.binary_cross_entropy_with_logits):
- * (1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (posWeight - 1) t.
+ * (1 - t) x - lw logSigmoid(x), lw = 1 + (posWeight - 1) t. -logSigmoid(x) is log1p(exp(-|x|)) + max(-x, 0),
+ * written as the one op so that its derivative is -sigmoid(-x) at x = 0 too: the two pieces' derivatives there
+ * (of |x| and of relu, 0 each by convention) summed to 0 instead of -1/2, so a logit of exactly 0 (a
+ * zero-initialized head) got the gradient 1 - t instead of torch's sigmoid(0) - t.
  * @example gx.nn.functional.binaryCrossEntropyWithLogits(scores, labels)
  */
 export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts?: BceWithLogitsOptions): Tensor {
@@ -290,7 +293,7 @@ export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts
   const weight = elementWeight(o.weight, fn, 'weight', x.shape);
   const posWeight = elementWeight(o.posWeight, fn, 'posWeight', x.shape);
   return tidy(() => {
-    const softTail = add(log1p(exp(neg(abs(x)))), relu(neg(x)));
+    const softTail = neg(logSigmoid(x));
     const lw = posWeight === null ? null : add(mul(sub(posWeight, 1), y), 1);
     let loss = add(mul(sub(1, y), x), lw === null ? softTail : mul(lw, softTail));
     if (weight !== null) loss = mul(loss, weight);
