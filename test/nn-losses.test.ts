@@ -192,3 +192,28 @@ deviceTest('binaryCrossEntropyWithLogits: a logit of exactly 0 gets torch\'s gra
     }
   });
 });
+
+// The loss as ops of its own had d/dp = NaN at p = 0 and 1 (clamp's zero derivative times log's infinite one):
+// one sigmoid rounding to 1 in float32 made every gradient of the model NaN. torch's derivatives are finite there.
+deviceTest('binaryCrossEntropy: probabilities of exactly 0 and 1 get torch\'s finite gradients, not NaN', (t, d) => {
+  gx.tidy(() => {
+    const p = gx.tensor([0, 1, 0.3, 0, 1, 0.9], { dtype: 'float64', device: d }).requiresGrad_();
+    const y = gx.tensor([0.3, 0.4, 0.5, 0, 1, 0.2], { dtype: 'float64', device: d }).requiresGrad_();
+    const w = gx.tensor([1, 2, 0.5, 1, 1, 3], { dtype: 'float64', device: d });
+    const loss = F.binaryCrossEntropy(p, y, { weight: w });
+    loss.backward();
+    // torch 2.x CPU: F.binary_cross_entropy(p, y, weight=w) and the gradients of p and y, float64.
+    close(t, values(loss), [25.996597078274423], 'value');
+    close(t, values(p.grad as gx.Tensor), [-50000000199.79014, 200000000799.16055, -0.07936507936507937, 0, 0, 3.8888888888888893], 'grad p');
+    // torch's d/dy is -logit(p), not clamped: infinite at p = 0 and 1.
+    const gy = values(y.grad as gx.Tensor);
+    t.deepEqual([gy[0], gy[1], gy[3], gy[4]], [Infinity, -Infinity, Infinity, -Infinity]);
+    close(t, [gy[2], gy[5]], [0.07060815503226696, -1.0986122886681098], 'grad target');
+    // A float32 sigmoid that rounds to 1: torch gives the model a gradient of 0 there, and finite ones elsewhere.
+    const z = gx.tensor([20, -3, 0.5], { device: d }).requiresGrad_();
+    const l32 = new gx.nn.BCELoss().call(gx.sigmoid(z), gx.tensor([1, 0, 1], { device: d }));
+    l32.backward();
+    close(t, values(l32), [0.1742214411497116], 'float32 value', 1e-7, 1e-6);
+    close(t, values(z.grad as gx.Tensor), [0, 0.015808623284101486, -0.12584687769412994], 'float32 grad', 1e-7, 1e-6);
+  });
+});

@@ -17,6 +17,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
+import { Function as AutogradFunction, type FunctionContext } from '../tape/function';
 
 export type Reduction = 'mean' | 'sum' | 'none';
 
@@ -269,12 +270,35 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
     if (outside) throw new RangeError(`${fn}: argument 'input' must hold probabilities in [0, 1], got values in [${lo}, ${hi}]; use binaryCrossEntropyWithLogits for scores`);
   }
   return tidy(() => {
-    const logP = clamp(log(x), -100);
-    const log1mP = clamp(log1p(neg(x)), -100);
-    let loss = neg(add(mul(y, logP), mul(sub(1, y), log1mP)));
+    let loss = BinaryCrossEntropy.apply(x, y);
     if (weight !== null) loss = mul(loss, weight);
     return reduce(loss, r);
   });
+}
+
+const BCE_EPSILON = Math.fround(1e-12);
+
+/**
+ * The elementwise binary cross entropy with torch's derivatives (binary_cross_entropy_backward):
+ * d/dp = (p - t) / max(p (1 - p), eps) (eps torch's EPSILON, the float 1e-12) and d/dt = -logit(p) (not
+ * clamped), written in ops that record, so a second derivative follows (torch's own differs from it at p = 0
+ * and 1 only). The loss as ops of its own had NaN for d/dp at p = 0 and 1 (the clamp's zero derivative
+ * times log's infinite one), where torch's is finite: a sigmoid that rounds to 1, common in float32,
+ * poisoned every gradient of the model.
+ */
+class BinaryCrossEntropy extends AutogradFunction {
+  static override forward(ctx: FunctionContext, p: Tensor, t: Tensor): Tensor {
+    ctx.saveForBackward(p, t);
+    return tidy(() => neg(add(mul(t, clamp(log(p), -100)), mul(sub(1, t), clamp(log1p(neg(p)), -100)))));
+  }
+
+  static override backward(ctx: FunctionContext, g: Tensor): [Tensor | null, Tensor | null] {
+    const [p, t] = ctx.savedTensors;
+    const [needP, needT] = ctx.needsInputGrad;
+    const gp = needP ? mul(g, div(sub(p, t), clamp(mul(p, sub(1, p)), BCE_EPSILON))) : null;
+    const gt = needT ? mul(g, sub(log1p(neg(p)), log(p))) : null;
+    return [gp, gt];
+  }
 }
 
 /**
