@@ -217,3 +217,39 @@ deviceTest('binaryCrossEntropy: probabilities of exactly 0 and 1 get torch\'s fi
     close(t, values(z.grad as gx.Tensor), [0, 0.015808623284101486, -0.12584687769412994], 'float32 grad', 1e-7, 1e-6);
   });
 });
+
+// NOTE [ Norms of half inputs ]: computed in the input's dtype, x - mean kept only the input's precision (a
+// float16 layerNorm of values near 100 was off by 1e-2, bfloat16 by 9e-2); torch computes in float32 and
+// rounds once, and so does gx now: the same bits.
+deviceTest('layerNorm and rmsNorm of float16 and bfloat16 inputs compute in float32 and round once, as torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const v = [100.5, 103, 97.5, 99, 101.5, 96.5, 104, 98];
+    const w = [1.5, -0.5, 2, 1, 0.25, 1, -1, 0.75], b = [0.1, 0, -0.2, 0.3, 0, 0.05, 0, 1];
+    // torch 2.x CPU: F.layer_norm(x, [4]), F.layer_norm(x.reshape(1, 8), [8], w, b), F.rms_norm(x, [4]), x of that dtype.
+    const want: Record<string, number[][]> = {
+      float16: [
+        [0.2462158203125, 1.4775390625, -1.23046875, -0.492431640625, 0.5107421875, -1.19140625, 1.3623046875, -0.68115234375],
+        [0.39697265625, -0.59423828125, -2.1796875, -0.09600830078125, 0.1485595703125, -1.3359375, -1.583984375, 0.406005859375],
+        [1.0048828125, 1.0302734375, 0.974609375, 0.98974609375, 1.0146484375, 0.96435546875, 1.0400390625, 0.9794921875],
+      ],
+      bfloat16: [
+        [0.24609375, 1.4765625, -1.234375, -0.4921875, 0.51171875, -1.1953125, 1.359375, -0.6796875],
+        [0.396484375, -0.59375, -2.1875, -0.09521484375, 0.1484375, -1.3359375, -1.5859375, 0.40625],
+        [1.0078125, 1.03125, 0.9765625, 0.98828125, 1.015625, 0.96484375, 1.0390625, 0.98046875],
+      ],
+    };
+    for (const dt of ['float16', 'bfloat16'] as const) {
+      const x = gx.tensor(v, { device: d }).astype(dt).reshape([2, 4]);
+      const half = (a: number[]): gx.Tensor => gx.tensor(a, { device: d }).astype(dt);
+      const got = [
+        F.layerNorm(x, [4]), F.layerNorm(x.reshape([1, 8]), [8], half(w), half(b)), F.rmsNorm(x, [4]),
+        new gx.nn.LayerNorm(4, { dtype: dt, device: d }).call(x),
+      ];
+      got.forEach((y) => t.is(y.dtype, dt));
+      [0, 1, 2].forEach((i) => t.deepEqual(values(got[i].astype('float32')), want[dt][i], `${dt} ${['layerNorm', 'layerNorm affine', 'rmsNorm'][i]}`));
+      t.deepEqual(values(got[3].astype('float32')), want[dt][0], `${dt} LayerNorm`);
+      // A weight of another dtype: the result takes the promoted dtype, as before.
+      t.is(F.layerNorm(x, [4], gx.ones([4], { device: d }), null).dtype, 'float32');
+    }
+  });
+});
