@@ -218,3 +218,28 @@ test('no tensor left behind by the attention modules', (t) => {
   x.dispose();
   t.is(gx.memory.stats().liveTensors, before);
 });
+
+// In the inputs' dtype, a bfloat16 attention was off by 2e-2 of its largest value where torch's (its math path
+// computes half inputs in float32 and rounds the output once) is off by 2e-3; gx does as torch's now.
+deviceTest('scaledDotProductAttention of float16 and bfloat16 inputs computes in float32 and rounds once, as torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const vals = (n: number, a: number, b: number, s: number): number[] => Array.from({ length: n }, (_, i) => s * Math.sin(a * i + b));
+    // torch 2.x CPU: F.scaled_dot_product_attention(q, k, v) of these q [1, 1, 4, 8], k and v [1, 1, 6, 8] in that dtype.
+    const want = {
+      bfloat16: [2.984375, 1.6328125, -1.5078125, -3, -1.2109375, 1.8984375, 2.9375, 0.765625, 2.6875, 1.7890625, -1.078125, -2.765625,
+        -1.4296875, 1.4609375, 2.765625, 1.0390625, 0.6484375, 2.90625, 1.984375, -1.1015625, -2.984375, -1.609375, 1.53125, 3, -2.609375,
+        0.15234375, 2.734375, 2.328125, -0.62109375, -2.890625, -2, 1.078125],
+      float16: [2.984375, 1.6298828125, -1.5048828125, -2.99609375, -1.2119140625, 1.8955078125, 2.931640625, 0.76416015625, 2.6875,
+        1.787109375, -1.0654296875, -2.75390625, -1.431640625, 1.4541015625, 2.751953125, 1.0419921875, 0.64697265625, 2.904296875,
+        1.9873046875, -1.1005859375, -2.986328125, -1.6083984375, 1.52734375, 2.994140625, -2.6015625, 0.1519775390625, 2.73828125,
+        2.333984375, -0.62255859375, -2.8984375, -2.005859375, 1.0771484375],
+    };
+    for (const dt of ['bfloat16', 'float16'] as const) {
+      const mk = (n: number, a: number, b: number, s: number, shape: number[]): gx.Tensor => gx.tensor(vals(n, a, b, s), { device: d }).astype(dt).reshape(shape);
+      const y = gx.nn.functional.scaledDotProductAttention(mk(32, 0.7, 0.1, 6, [1, 1, 4, 8]), mk(48, 0.3, 0.5, 6, [1, 1, 6, 8]), mk(48, 1.1, 0.2, 3, [1, 1, 6, 8]));
+      t.is(y.dtype, dt);
+      // One unit in the last place of the dtype at most (float16's ulp at 2 is 2^-9, bfloat16's 2^-6).
+      close(t, values(y.astype('float32')), want[dt], dt, dt === 'float16' ? 2 ** -9 : 2 ** -6, 0);
+    }
+  });
+});

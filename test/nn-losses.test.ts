@@ -173,3 +173,86 @@ deviceTest('binary cross entropy refuses a weight or posWeight that does not bro
     t.deepEqual(F.binaryCrossEntropyWithLogits(s, l, { weight: gx.ones([2, 1], { device: d }), posWeight: gx.ones([1, 3], { device: d }), reduction: 'none' }).shape, [2, 3]);
   });
 });
+
+// -logSigmoid(x) was log1p(exp(-|x|)) + relu(-x): at x = 0 the derivatives of |x| and relu (0 each by
+// convention) summed to 0 where the function's is -1/2, so a logit of exactly 0 (a zero-initialized head)
+// got 1 - t instead of sigmoid(0) - t (and lw / 2 less with posWeight).
+deviceTest('binaryCrossEntropyWithLogits: a logit of exactly 0 gets torch\'s gradient, with and without posWeight', (t, d) => {
+  gx.tidy(() => {
+    const y = gx.tensor([[1, 0, 0.25], [1, 0, 0.5]], { dtype: 'float64', device: d });
+    const pw = gx.tensor([2, 0.5, 3], { dtype: 'float64', device: d });
+    // torch 2.x CPU: F.binary_cross_entropy_with_logits(x, y[, pos_weight=pw]) and x.grad, float64.
+    const cases: [gx.Tensor | null, number, number[]][] = [
+      [null, 0.516821668544251, [-0.08333333333333333, 0.08333333333333333, 0.041666666666666664, -0.01986715367035295, 0.030404253967726058, 0]],
+      [pw, 0.8267876622847238, [-0.16666666666666666, 0.08333333333333333, 0, -0.0397343073407059, 0.030404253967726058, -0.08333333333333333]],
+    ];
+    for (const [posWeight, value, grad] of cases) {
+      const x = gx.tensor([[0, 0, 0], [2, -1.5, 0]], { dtype: 'float64', device: d }).requiresGrad_();
+      const loss = new gx.nn.BCEWithLogitsLoss({ posWeight }).call(x, y);
+      loss.backward();
+      close(t, values(loss), [value], `value, posWeight ${posWeight !== null}`);
+      close(t, values(x.grad as gx.Tensor), grad, `grad, posWeight ${posWeight !== null}`);
+    }
+  });
+});
+
+// The loss as ops of its own had d/dp = NaN at p = 0 and 1 (clamp's zero derivative times log's infinite one):
+// one sigmoid rounding to 1 in float32 made every gradient of the model NaN. torch's derivatives are finite there.
+deviceTest('binaryCrossEntropy: probabilities of exactly 0 and 1 get torch\'s finite gradients, not NaN', (t, d) => {
+  gx.tidy(() => {
+    const p = gx.tensor([0, 1, 0.3, 0, 1, 0.9], { dtype: 'float64', device: d }).requiresGrad_();
+    const y = gx.tensor([0.3, 0.4, 0.5, 0, 1, 0.2], { dtype: 'float64', device: d }).requiresGrad_();
+    const w = gx.tensor([1, 2, 0.5, 1, 1, 3], { dtype: 'float64', device: d });
+    const loss = F.binaryCrossEntropy(p, y, { weight: w });
+    loss.backward();
+    // torch 2.x CPU: F.binary_cross_entropy(p, y, weight=w) and the gradients of p and y, float64.
+    close(t, values(loss), [25.996597078274423], 'value');
+    close(t, values(p.grad as gx.Tensor), [-50000000199.79014, 200000000799.16055, -0.07936507936507937, 0, 0, 3.8888888888888893], 'grad p');
+    // torch's d/dy is -logit(p), not clamped: infinite at p = 0 and 1.
+    const gy = values(y.grad as gx.Tensor);
+    t.deepEqual([gy[0], gy[1], gy[3], gy[4]], [Infinity, -Infinity, Infinity, -Infinity]);
+    close(t, [gy[2], gy[5]], [0.07060815503226696, -1.0986122886681098], 'grad target');
+    // A float32 sigmoid that rounds to 1: torch gives the model a gradient of 0 there, and finite ones elsewhere.
+    const z = gx.tensor([20, -3, 0.5], { device: d }).requiresGrad_();
+    const l32 = new gx.nn.BCELoss().call(gx.sigmoid(z), gx.tensor([1, 0, 1], { device: d }));
+    l32.backward();
+    close(t, values(l32), [0.1742214411497116], 'float32 value', 1e-7, 1e-6);
+    close(t, values(z.grad as gx.Tensor), [0, 0.015808623284101486, -0.12584687769412994], 'float32 grad', 1e-7, 1e-6);
+  });
+});
+
+// NOTE [ Norms of half inputs ]: computed in the input's dtype, x - mean kept only the input's precision (a
+// float16 layerNorm of values near 100 was off by 1e-2, bfloat16 by 9e-2); torch computes in float32 and
+// rounds once, and so does gx now: the same bits.
+deviceTest('layerNorm and rmsNorm of float16 and bfloat16 inputs compute in float32 and round once, as torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const v = [100.5, 103, 97.5, 99, 101.5, 96.5, 104, 98];
+    const w = [1.5, -0.5, 2, 1, 0.25, 1, -1, 0.75], b = [0.1, 0, -0.2, 0.3, 0, 0.05, 0, 1];
+    // torch 2.x CPU: F.layer_norm(x, [4]), F.layer_norm(x.reshape(1, 8), [8], w, b), F.rms_norm(x, [4]), x of that dtype.
+    const want: Record<string, number[][]> = {
+      float16: [
+        [0.2462158203125, 1.4775390625, -1.23046875, -0.492431640625, 0.5107421875, -1.19140625, 1.3623046875, -0.68115234375],
+        [0.39697265625, -0.59423828125, -2.1796875, -0.09600830078125, 0.1485595703125, -1.3359375, -1.583984375, 0.406005859375],
+        [1.0048828125, 1.0302734375, 0.974609375, 0.98974609375, 1.0146484375, 0.96435546875, 1.0400390625, 0.9794921875],
+      ],
+      bfloat16: [
+        [0.24609375, 1.4765625, -1.234375, -0.4921875, 0.51171875, -1.1953125, 1.359375, -0.6796875],
+        [0.396484375, -0.59375, -2.1875, -0.09521484375, 0.1484375, -1.3359375, -1.5859375, 0.40625],
+        [1.0078125, 1.03125, 0.9765625, 0.98828125, 1.015625, 0.96484375, 1.0390625, 0.98046875],
+      ],
+    };
+    for (const dt of ['float16', 'bfloat16'] as const) {
+      const x = gx.tensor(v, { device: d }).astype(dt).reshape([2, 4]);
+      const half = (a: number[]): gx.Tensor => gx.tensor(a, { device: d }).astype(dt);
+      const got = [
+        F.layerNorm(x, [4]), F.layerNorm(x.reshape([1, 8]), [8], half(w), half(b)), F.rmsNorm(x, [4]),
+        new gx.nn.LayerNorm(4, { dtype: dt, device: d }).call(x),
+      ];
+      got.forEach((y) => t.is(y.dtype, dt));
+      [0, 1, 2].forEach((i) => t.deepEqual(values(got[i].astype('float32')), want[dt][i], `${dt} ${['layerNorm', 'layerNorm affine', 'rmsNorm'][i]}`));
+      t.deepEqual(values(got[3].astype('float32')), want[dt][0], `${dt} LayerNorm`);
+      // A weight of another dtype: the result takes the promoted dtype, as before.
+      t.is(F.layerNorm(x, [4], gx.ones([4], { device: d }), null).dtype, 'float32');
+    }
+  });
+});

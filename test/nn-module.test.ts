@@ -243,3 +243,46 @@ test("nn.GELU({ approximate: 'tanh' }) is torch's tanh approximation; bad option
     t.throws(() => new gx.nn.GELU({ approximate: 'erf' } as never), { instanceOf: TypeError, message: /^nn\.GELU: approximate must be 'none' or 'tanh'/ });
   });
 });
+
+// Flags were read as written (=== false, === true, truthiness), so a JS caller's 0 or 'false' was a silent answer
+// that differed from one option to the next: Linear made a bias for { bias: 0 } (elementwiseAffine: 0 made none),
+// maxPool2d took { ceilMode: 1 } as false, avgPool2d { countIncludePad: 0 } as true.
+deviceTest('boolean options of gx.nn refuse anything but true and false, naming the option; the booleans work as torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const F = gx.nn.functional;
+    const x = gx.arange(25, { dtype: 'float32', device: d }).reshape([1, 1, 5, 5]);
+    const no = (v: unknown): never => v as never;
+    // torch 2.x CPU: F.avg_pool2d(arange(25.).reshape(1, 1, 5, 5), 3, stride=3, padding=1, count_include_pad=False),
+    // then with count_include_pad=True, and F.max_pool2d(x, 2, ceil_mode=True).
+    close(t, values(F.avgPool2d(x, 3, { stride: 3, padding: 1, countIncludePad: false })), [3, 5.5, 15.5, 18], 'countIncludePad false', 1e-6);
+    close(t, values(F.avgPool2d(x, 3, { stride: 3, padding: 1 })), [1.3333333730697632, 3.6666667461395264, 10.333333015441895, 18], 'countIncludePad default', 1e-6);
+    close(t, values(F.maxPool2d(x, 2, { ceilMode: true })), [6, 8, 9, 16, 18, 19, 21, 23, 24], 'ceilMode true');
+    const cases: [string, () => unknown, RegExp][] = [
+      ['Linear bias', () => new gx.nn.Linear(3, 2, { bias: no(0) }), /^gx\.nn\.Linear: option 'bias' must be a boolean, got number 0/],
+      ['Conv2d bias', () => new gx.nn.Conv2d(1, 1, 2, { bias: no('false') }), /^gx\.nn\.Conv2d: option 'bias' must be a boolean/],
+      ['Bilinear bias', () => new gx.nn.Bilinear(2, 2, 2, { bias: no(0) }), /^gx\.nn\.Bilinear: option 'bias' must be a boolean/],
+      ['MultiheadAttention bias', () => new gx.nn.MultiheadAttention(4, 2, { bias: no(0) }), /^gx\.nn\.MultiheadAttention: option 'bias' must be a boolean/],
+      ['LayerNorm bias', () => new gx.nn.LayerNorm(3, { bias: no(0) }), /^gx\.nn\.LayerNorm: option 'bias' must be a boolean/],
+      ['LayerNorm elementwiseAffine', () => new gx.nn.LayerNorm(3, { elementwiseAffine: no(0) }), /^gx\.nn\.LayerNorm: option 'elementwiseAffine' must be a boolean/],
+      ['RMSNorm elementwiseAffine', () => new gx.nn.RMSNorm(3, { elementwiseAffine: no(1) }), /^gx\.nn\.RMSNorm: option 'elementwiseAffine' must be a boolean/],
+      ['maxPool2d ceilMode', () => F.maxPool2d(x, 2, { ceilMode: no(1) }), /^gx\.nn\.functional\.maxPool2d: option 'ceilMode' must be a boolean, got number 1/],
+      ['maxPool1d returnIndices', () => F.maxPool1d(x.reshape([1, 5, 5]), 2, { returnIndices: no(1) }), /^gx\.nn\.functional\.maxPool1d: option 'returnIndices' must be a boolean/],
+      ['avgPool2d countIncludePad', () => F.avgPool2d(x, 3, { padding: 1, countIncludePad: no(0) }), /^gx\.nn\.functional\.avgPool2d: option 'countIncludePad' must be a boolean/],
+      ['MaxPool2d ceilMode', () => new gx.nn.MaxPool2d(2, { ceilMode: no('yes') }).call(x), /^gx\.nn\.functional\.maxPool2d: option 'ceilMode' must be a boolean/],
+      ['clipGradNorm_ errorIfNonfinite', () => gx.nn.utils.clipGradNorm_([x], 1, { errorIfNonfinite: no(1) }), /^gx\.nn\.utils\.clipGradNorm_: option 'errorIfNonfinite' must be a boolean/],
+    ];
+    for (const [name, f, re] of cases) {
+      const err = t.throws(f, undefined, name);
+      t.true(err instanceof TypeError && re.test(err.message), `${name}: ${err?.message}`);
+    }
+    const lin = new gx.nn.Linear(3, 2, { device: d });
+    t.throws(() => lin.loadStateDict(lin.stateDict(), { strict: no(0) }), { instanceOf: TypeError, message: /^Linear\.loadStateDict: option 'strict' must be a boolean/ });
+    t.throws(() => lin.parameters({ recurse: no(0) }), { instanceOf: TypeError, message: /^Linear\.namedParameters: option 'recurse' must be a boolean/ });
+    lin.dispose();
+    const w = gx.zeros([2], { device: d }).requiresGrad_();
+    const opt = new gx.optim.SGD([w], { momentum: 0.9 });
+    t.throws(() => new gx.optim.lrScheduler.OneCycleLR(opt, { maxLr: 1, totalSteps: 10, threePhase: no(1) }),
+      { instanceOf: TypeError, message: /^gx\.optim\.lrScheduler\.OneCycleLR: threePhase must be a boolean, got number 1/ });
+    opt.dispose();
+  });
+});

@@ -24,7 +24,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
-import { floatingArg } from './args';
+import { floatingArg, normDtype, normResultDtype } from './args';
 
 const F = 'gx.nn.functional';
 
@@ -98,8 +98,14 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
   if (causal && mask !== null) throw new TypeError(`${fn}: give attnMask or isCausal, not both (as torch)`);
   const scale = o.scale ?? 1 / Math.sqrt(E);
   if (typeof scale !== 'number' || !Number.isFinite(scale)) throw new TypeError(`${fn}: option 'scale' must be a finite number, got ${describeValue(scale)}`);
+  const out = normResultDtype(q, k, v, mask !== null && mask.dtype !== 'bool' ? mask : null);
   return tidy(() => {
-    const bias = causal ? causalBias(L, S, q) : mask === null ? null : maskBias(mask, false, q, fn, 'attnMask');
-    return attend(q, k, v, scale, bias, p, o.generator).output;
+    // torch's math path computes float16 and bfloat16 inputs in float32 and rounds the output once (as the
+    // norms do: NOTE [ Norms of half inputs ] in args.ts); in the inputs' dtype a bfloat16 attention was off
+    // by 2e-2 of its largest value, torch's by 2e-3.
+    const [qc, kc, vc] = [q, k, v].map((t) => (t.dtype === normDtype(t) ? t : t.astype(normDtype(t))));
+    const bias = causal ? causalBias(L, S, qc) : mask === null ? null : maskBias(mask, false, qc, fn, 'attnMask');
+    const y = attend(qc, kc, vc, scale, bias, p, o.generator).output;
+    return y.dtype === out ? y : y.astype(out);
   });
 }

@@ -11,7 +11,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
-import { floatingArg } from './args';
+import { flag, floatingArg } from './args';
 import { attend, causalBias, maskBias, probabilityArg } from './attention-functional';
 import { linear } from './functional';
 import { constant_, xavierUniform_ } from './init';
@@ -89,8 +89,9 @@ export class MultiheadAttention extends Module<MhaIn, AttentionResult> {
       this.registerParameter('k_proj_weight', param([E, this.kdim], o));
       this.registerParameter('v_proj_weight', param([E, this.vdim], o));
     }
-    this.registerParameter('in_proj_bias', o.bias === false ? null : param([3 * E], o));
-    this.registerModule('out_proj', new Linear(E, E, { bias: o.bias !== false, device: o.device, dtype: o.dtype }));
+    const bias = flag(o.bias, fn, 'bias', true);
+    this.registerParameter('in_proj_bias', bias ? param([3 * E], o) : null);
+    this.registerModule('out_proj', new Linear(E, E, { bias, device: o.device, dtype: o.dtype }));
     this.resetParameters();
   }
 

@@ -9,7 +9,7 @@ import { describeValue, formatShape } from '../core/shape';
 import type { DType } from '../core/dtype';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
-import { floatingArg } from './args';
+import { floatingArg, normDtype, normResultDtype } from './args';
 
 const F = 'gx.nn.functional';
 
@@ -51,9 +51,12 @@ export function rmsNorm(input: Tensor, normalizedShape: readonly number[], weigh
     throw new RangeError(`${fn}: argument 'eps' must be a number >= 0 or null, got ${describeValue(eps)}`);
   }
   const e = eps ?? finfoEps(x.dtype);
+  const out = normResultDtype(x, weight);
   return tidy(() => {
-    const y = mul(x, rsqrt(add(mean(mul(x, x), axes, { keepdims: true }), e)));
-    return weight === null ? y : mul(y, weight);
+    const xc = x.dtype === normDtype(x) ? x : x.astype(normDtype(x));  // NOTE [ Norms of half inputs ] in args.ts
+    let y = mul(xc, rsqrt(add(mean(mul(xc, xc), axes, { keepdims: true }), e)));
+    if (weight !== null) y = mul(y, weight);
+    return y.dtype === out ? y : y.astype(out);
   });
 }
 

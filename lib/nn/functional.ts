@@ -15,7 +15,7 @@ import { dropoutOp } from '../ops/random/sampling';
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
-import { floatingArg } from './args';
+import { floatingArg, normDtype, normResultDtype } from './args';
 import { tidy } from '../core/tidy';
 
 export {
@@ -112,13 +112,15 @@ export function layerNorm(input: Tensor, normalizedShape: readonly number[], wei
   }
   if (typeof eps !== 'number' || !(eps >= 0)) throw new RangeError(`${fn}: argument 'eps' must be a number >= 0, got ${describeValue(eps)}`);
   const axes = Array.from({ length: k }, (_, i) => x.ndim - k + i);
+  const out = normResultDtype(x, weight, bias);
   return tidy(() => {
-    const centered = sub(x, mean(x, axes, { keepdims: true }));
+    const xc = x.dtype === normDtype(x) ? x : x.astype(normDtype(x));  // NOTE [ Norms of half inputs ] in args.ts
+    const centered = sub(xc, mean(xc, axes, { keepdims: true }));
     const variance = mean(mul(centered, centered), axes, { keepdims: true });
     let y = mul(centered, rsqrt(add(variance, eps)));
     if (weight !== null) y = mul(y, weight);
     if (bias !== null) y = add(y, bias);
-    return y;
+    return y.dtype === out ? y : y.astype(out);
   });
 }
 

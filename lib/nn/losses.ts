@@ -4,7 +4,7 @@
 // binaryCrossEntropyWithLogits; nllLoss and crossEntropy with class indices
 // (label smoothing, ignoreIndex, weight) are one native call forward and one
 // backward (lib/ops/loss/cross-entropy.ts). reduction: 'mean' (default), 'sum', 'none'.
-import { abs, add, div, exp, gt, log, log1p, logicalOr, mul, neg, relu, sub } from '../generated/elementwise';
+import { abs, add, div, gt, log, log1p, logSigmoid, logicalOr, mul, neg, sub } from '../generated/elementwise';
 import { any, isnan } from '../ops/elementwise/predicates';
 import { clamp, where } from '../ops/elementwise/functions';
 import { lt } from '../generated/elementwise';
@@ -17,6 +17,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { broadcastShapes, describeValue, equalShapes, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
+import { Function as AutogradFunction, type FunctionContext } from '../tape/function';
 
 export type Reduction = 'mean' | 'sum' | 'none';
 
@@ -278,17 +279,43 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
     if (outside) throw new RangeError(`${fn}: argument 'input' must hold probabilities in [0, 1], got values in [${lo}, ${hi}]; use binaryCrossEntropyWithLogits for scores`);
   }
   return tidy(() => {
-    const logP = clamp(log(x), -100);
-    const log1mP = clamp(log1p(neg(x)), -100);
-    let loss = neg(add(mul(y, logP), mul(sub(1, y), log1mP)));
+    let loss = BinaryCrossEntropy.apply(x, y);
     if (weight !== null) loss = mul(loss, weight);
     return reduce(loss, r);
   });
 }
 
+const BCE_EPSILON = Math.fround(1e-12);
+
+/**
+ * The elementwise binary cross entropy with torch's derivatives (binary_cross_entropy_backward):
+ * d/dp = (p - t) / max(p (1 - p), eps) (eps torch's EPSILON, the float 1e-12) and d/dt = -logit(p) (not
+ * clamped), written in ops that record, so a second derivative follows (torch's own differs from it at p = 0
+ * and 1 only). The loss as ops of its own had NaN for d/dp at p = 0 and 1 (the clamp's zero derivative
+ * times log's infinite one), where torch's is finite: a sigmoid that rounds to 1, common in float32,
+ * poisoned every gradient of the model.
+ */
+class BinaryCrossEntropy extends AutogradFunction {
+  static override forward(ctx: FunctionContext, p: Tensor, t: Tensor): Tensor {
+    ctx.saveForBackward(p, t);
+    return tidy(() => neg(add(mul(t, clamp(log(p), -100)), mul(sub(1, t), clamp(log1p(neg(p)), -100)))));
+  }
+
+  static override backward(ctx: FunctionContext, g: Tensor): [Tensor | null, Tensor | null] {
+    const [p, t] = ctx.savedTensors;
+    const [needP, needT] = ctx.needsInputGrad;
+    const gp = needP ? mul(g, div(sub(p, t), clamp(mul(p, sub(1, p)), BCE_EPSILON))) : null;
+    const gt = needT ? mul(g, sub(log1p(neg(p)), log(p))) : null;
+    return [gp, gt];
+  }
+}
+
 /**
  * Binary cross entropy of scores (logits), computed stably (torch.nn.functional.binary_cross_entropy_with_logits):
- * (1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (posWeight - 1) t.
+ * (1 - t) x - lw logSigmoid(x), lw = 1 + (posWeight - 1) t. -logSigmoid(x) is log1p(exp(-|x|)) + max(-x, 0),
+ * written as the one op so that its derivative is -sigmoid(-x) at x = 0 too: the two pieces' derivatives there
+ * (of |x| and of relu, 0 each by convention) summed to 0 instead of -1/2, so a logit of exactly 0 (a
+ * zero-initialized head) got the gradient 1 - t instead of torch's sigmoid(0) - t.
  * @example gx.nn.functional.binaryCrossEntropyWithLogits(scores, labels)
  */
 export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts?: BceWithLogitsOptions): Tensor {
@@ -299,7 +326,7 @@ export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, opts
   const weight = elementWeight(o.weight, fn, 'weight', x.shape);
   const posWeight = elementWeight(o.posWeight, fn, 'posWeight', x.shape);
   return tidy(() => {
-    const softTail = add(log1p(exp(neg(abs(x)))), relu(neg(x)));
+    const softTail = neg(logSigmoid(x));
     const lw = posWeight === null ? null : add(mul(sub(posWeight, 1), y), 1);
     let loss = add(mul(sub(1, y), x), lw === null ? softTail : mul(lw, softTail));
     if (weight !== null) loss = mul(loss, weight);

@@ -26,6 +26,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import { copyValues, Tensor } from '../core/tensor';
 import { untrack } from '../core/tidy';
+import { flag } from './args';
 
 /** What stateDict() gives and loadStateDict() takes: tensors by dotted name ('0.weight', 'encoder.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -139,7 +140,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     if (t !== null && !(t instanceof Tensor)) throw new TypeError(`${fn}: argument 'tensor' must be a Tensor or null, got ${describeValue(t)}`);
     if (t !== null) own(t);
     this.#buffers.set(name, t);
-    if (o.persistent === false) this.#nonPersistent.add(name);
+    if (!flag(o.persistent, fn, 'persistent', true)) this.#nonPersistent.add(name);
     return t;
   }
 
@@ -207,8 +208,9 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** The parameters with dotted names ('0.weight'), each tensor once (shared ones under their first name). */
   namedParameters(opts: { recurse?: boolean } = {}): [string, Tensor][] {
-    const o = checkOptions<{ recurse?: boolean }>(opts, `${this.name}.namedParameters`, RECURSE_KEYS);
-    return this.#named((m) => m.#params, o.recurse ?? true, () => true);
+    const fn = `${this.name}.namedParameters`;
+    const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
+    return this.#named((m) => m.#params, flag(o.recurse, fn, 'recurse', true), () => true);
   }
 
   /** The parameters, each once: what an optimizer takes. @example new gx.optim.SGD(model.parameters(), { lr: 0.1 }) */
@@ -218,8 +220,9 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** The buffers with dotted names. */
   namedBuffers(opts: { recurse?: boolean } = {}): [string, Tensor][] {
-    const o = checkOptions<{ recurse?: boolean }>(opts, `${this.name}.namedBuffers`, RECURSE_KEYS);
-    return this.#named((m) => m.#buffers, o.recurse ?? true, () => true);
+    const fn = `${this.name}.namedBuffers`;
+    const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
+    return this.#named((m) => m.#buffers, flag(o.recurse, fn, 'recurse', true), () => true);
   }
 
   /** The buffers. */
@@ -368,7 +371,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     const mine = this.stateDict();
     const missingKeys = Object.keys(mine).filter((k) => !(k in dict));
     const unexpectedKeys = Object.keys(dict).filter((k) => !(k in mine));
-    if ((o.strict ?? true) && (missingKeys.length > 0 || unexpectedKeys.length > 0)) {
+    if (flag(o.strict, fn, 'strict', true) && (missingKeys.length > 0 || unexpectedKeys.length > 0)) {
       throw new Error(`${fn}: the state dict does not match ${this.name}: missing keys [${missingKeys.join(', ')}], unexpected keys [${unexpectedKeys.join(', ')}]`);
     }
     for (const [k, dst] of Object.entries(mine)) {

@@ -33,7 +33,7 @@ import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
 import { asImage, lift, sizes } from './conv-args';
-import { floatingArg } from './args';
+import { flag, floatingArg } from './args';
 
 const F = 'gx.nn.functional';
 
@@ -79,7 +79,8 @@ function poolGeometry(x: Tensor, kernelSize: unknown, o: MaxPoolOptions, spatial
     throw new RangeError(`${fn}: argument 'input' must be ${spatial + 1}-d (unbatched) or ${spatial + 2}-d (batched), got ${formatShape(x.shape)}`);
   }
   const dims = x.shape.slice(x.ndim - spatial);
-  const grid = dims.map((n, i) => poolWindows(n, k[i], p[i], s[i], d[i], o.ceilMode === true));
+  const ceil = flag(o.ceilMode, fn, 'ceilMode', false);
+  const grid = dims.map((n, i) => poolWindows(n, k[i], p[i], s[i], d[i], ceil));
   if (grid.some((g) => g < 1)) {
     throw new RangeError(`${fn}: the input's spatial size ${formatShape(dims)} gives an output of ${formatShape(grid)}, which is too small`);
   }
@@ -104,13 +105,14 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
   const x = floatingArg(input, fn, 'input');
   const o = checkOptions<MaxPoolOptions>(opts, fn, MAX_KEYS);
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
+  const withIndices = flag(o.returnIndices, fn, 'returnIndices', false);
   return tidy(() => {
     const { image, batched } = asImage(x, spatial, fn, 'input');
     const { values, indices } = maxPool2dWithIndices(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
-    if (batched && spatial === 2) return o.returnIndices === true ? { values, indices } : values;
+    if (batched && spatial === 2) return withIndices ? { values, indices } : values;
     const shape = pooledShape(image, batched, g);
     const out = values.reshape(shape);
-    return o.returnIndices === true ? { values: out, indices: indices.reshape(shape) } : out;
+    return withIndices ? { values: out, indices: indices.reshape(shape) } : out;
   });
 }
 
@@ -138,7 +140,7 @@ export function maxPool2d(input: Tensor, kernelSize: number | number[], opts?: M
 }
 
 /** torch's divisor of each window (avg_pool2d's), or one number when all agree. */
-function divisors(g: PoolGeometry, o: AvgPoolOptions): number[] {
+function divisors(g: PoolGeometry, includePad: boolean): number[] {
   const lg = lift(g.k, [1], g.p, g.s, g.grid);
   const [h, w] = g.dims.length === 1 ? [1, g.dims[0]] : g.dims;
   const along = (n: number, size: number, k: number, s: number, p: number): [number, number] => {
@@ -150,7 +152,7 @@ function divisors(g: PoolGeometry, o: AvgPoolOptions): number[] {
     const [ph, vh] = along(y, h, lg.kernelSize[0], lg.stride[0], lg.padding[0]);
     for (let z = 0; z < lg.grid[1]; z++) {
       const [pw, vw] = along(z, w, lg.kernelSize[1], lg.stride[1], lg.padding[1]);
-      out.push(o.countIncludePad === false ? vh * vw : ph * pw);
+      out.push(includePad ? ph * pw : vh * vw);
     }
   }
   return out;
@@ -163,11 +165,12 @@ function avgPoolNd(input: Tensor, kernelSize: number | number[], opts: AvgPoolOp
   if (over !== null && (typeof over !== 'number' || !Number.isInteger(over) || over === 0)) {
     throw new RangeError(`${fn}: argument 'divisorOverride' must be a non-zero integer, got ${describeValue(over)}`);
   }
+  const includePad = flag(o.countIncludePad, fn, 'countIncludePad', true);
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
   return tidy(() => {
     const { w, shape } = windowsOf(x, g, spatial, fn);
     const total = sum(w, 2);
-    const each = over !== null ? [over] : divisors(g, o);
+    const each = over !== null ? [over] : divisors(g, includePad);
     const divisor = each.every((v) => v === each[0]) ? each[0] : tensor(each, { dtype: x.dtype, device: x.device });
     return div(total, divisor).reshape(shape);
   });

@@ -17,6 +17,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
+import { flag } from './args';
 
 export interface ClipGradNormOptions {
   /** The norm's order: any p > 0, or Infinity (max |g|) (default 2). */
@@ -49,6 +50,7 @@ export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: nu
   if (typeof maxNorm !== 'number' || Number.isNaN(maxNorm)) throw new TypeError(`${fn}: argument 'maxNorm' must be a number, got ${describeValue(maxNorm)}`);
   const o = checkOptions<ClipGradNormOptions>(opts, fn, CLIP_KEYS);
   const p = o.normType ?? 2;
+  const errorIfNonfinite = flag(o.errorIfNonfinite, fn, 'errorIfNonfinite', false);
   if (typeof p !== 'number' || !(p > 0)) throw new RangeError(`${fn}: option 'normType' must be a number > 0 or Infinity, got ${describeValue(p)}`);
   const grads = params.map((q) => q.grad).filter((g): g is Tensor => g !== null);
   if (grads.length === 0) return zeros([]);
@@ -57,7 +59,7 @@ export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: nu
     const norms = grads.map((g) => vectorNorm(g, p).to(device));
     return vectorNorm(stack(norms), p);
   }));
-  if (o.errorIfNonfinite === true) {
+  if (errorIfNonfinite) {
     const v = Number(total.item());
     if (!Number.isFinite(v)) {
       total.dispose();

@@ -11,6 +11,7 @@ import { optionKeys } from '../core/options';
 import { checkForeach, type ForeachOptions } from './foreach';
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { own, type ParamState } from './optimizer';
+import type { StateSpec } from './state-check';
 
 export interface AdamOptions extends ForeachOptions {
   /** Learning rate (default 1e-3). */
@@ -37,6 +38,12 @@ export interface AdamOptions extends ForeachOptions {
 export const ADAM_KEYS = optionKeys<AdamOptions>({
   lr: true, betas: true, eps: true, weightDecay: true, amsgrad: true, maximize: true, foreach: true, fused: true, capturable: true,
 });
+
+/** The state of a parameter of Adam and AdamW (NOTE [ Loading optimizer state ]). */
+export const ADAM_STATE: StateSpec = {
+  step: { kind: 'count', required: true }, expAvg: { kind: 'param', required: true }, expAvgSq: { kind: 'param', required: true },
+  maxExpAvgSq: { kind: 'param' },
+};
 
 /** Adam's and AdamW's defaults but weightDecay (each has its own). */
 export function adamDefaults(o: AdamOptions, weightDecay: number): Required<AdamOptions> {

@@ -1,10 +1,11 @@
 // gx.optim.Adam (torch.optim.Adam): adaptive moment estimation, with L2
 // weight decay added to the gradient, AMSGrad and maximize.
 import { checkOptions } from '../core/options';
-import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
+import { ADAM_KEYS, ADAM_STATE, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
 import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';
 import type { Params } from './params';
+import type { StateSpec } from './state-check';
 
 export type { AdamOptions };
 
@@ -23,6 +24,10 @@ export class Adam extends Optimizer<AdamOptions> {
 
   protected checkGroup(fn: string, g: Required<AdamOptions>): void {
     checkAdamGroup(fn, g);
+  }
+
+  protected override stateSpec(): StateSpec {
+    return ADAM_STATE;
   }
 
   protected updateGroup(g: ParamGroup<AdamOptions>, fn: string): void {

@@ -2,10 +2,11 @@
 // (Loshchilov and Hutter): the parameter itself shrinks by lr * weightDecay
 // each step, instead of an L2 term in the gradient.
 import { checkOptions } from '../core/options';
-import { ADAM_KEYS, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
+import { ADAM_KEYS, ADAM_STATE, adamDefaults, checkAdamGroup, type AdamOptions } from './adam-update';
 import { adamStep } from './adam-foreach';
 import { Optimizer, type ParamGroup } from './optimizer';
 import type { Params } from './params';
+import type { StateSpec } from './state-check';
 
 /** AdamW's options: Adam's, with weightDecay (default 1e-2) decoupled from the gradient. */
 export type AdamWOptions = AdamOptions;
@@ -23,6 +24,10 @@ export class AdamW extends Optimizer<AdamWOptions> {
 
   protected checkGroup(fn: string, g: Required<AdamWOptions>): void {
     checkAdamGroup(fn, g);
+  }
+
+  protected override stateSpec(): StateSpec {
+    return ADAM_STATE;
   }
 
   protected updateGroup(g: ParamGroup<AdamWOptions>, fn: string): void {

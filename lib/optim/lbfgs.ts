@@ -21,6 +21,7 @@ import { twoLoop } from './two-loop';
 import { TorchScalars, type Num } from './torch-scalars';
 import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
 import type { Params, ParamGroupSpec } from './params';
+import type { StateSpec } from './state-check';
 
 export interface LBFGSOptions {
   /** Learning rate: the step length tried first (default 1). */
@@ -85,6 +86,11 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     if (g.lineSearchFn !== null && g.lineSearchFn !== 'strong_wolfe') {
       throw new RangeError(`${fn}: lineSearchFn: only 'strong_wolfe' is supported (or null for none), got ${JSON.stringify(g.lineSearchFn)}`);
     }
+  }
+
+  /** L-BFGS's state is on the first parameter (as torch keeps it), its vectors flat over all of them. */
+  protected override stateSpec(index: number): StateSpec {
+    return index === 0 ? LBFGS_STATE : {};
   }
 
   protected updateGroup(): void {
@@ -242,6 +248,12 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     return S.div(ys, S.tensor(dot(y, y))).v;
   }
 }
+
+/** The keys of LBFGSState (NOTE [ Loading optimizer state ]). */
+const LBFGS_STATE: StateSpec = {
+  funcEvals: { kind: 'count' }, nIter: { kind: 'count' }, d: { kind: 'flat' }, t: { kind: 'number' }, oldDirs: { kind: 'flatList' },
+  oldStps: { kind: 'flatList' }, ro: { kind: 'numbers' }, hDiag: { kind: 'number' }, prevFlatGrad: { kind: 'flat' }, prevLoss: { kind: 'number' },
+};
 
 /** L-BFGS's state, as kept on the first parameter (and given by stateDict()). */
 type LBFGSState = ParamState & {

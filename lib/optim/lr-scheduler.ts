@@ -18,6 +18,7 @@
 // SequentialLR's are, starts from the same base as torch's does.
 import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
+import { boolean } from './hyper';
 import type { Optimizer } from './optimizer';
 
 /** Any optimizer whose groups have an lr (all of gx.optim's). */
@@ -358,7 +359,8 @@ export class OneCycleLR extends LRScheduler {
     const maxLrs = perGroup(o.maxLr, 'maxLr');
     const div = num(o.divFactor, fn, 'divFactor', 25), finalDiv = num(o.finalDivFactor, fn, 'finalDivFactor', 1e4);
     const points = maxLrs.map((m) => ({ initialLr: m / div, maxLr: m, minLr: m / div / finalDiv, maxMomentum: 0, baseMomentum: 0 }));
-    const cycle = o.cycleMomentum ?? true;
+    const cycle = boolean(fn, 'cycleMomentum', o.cycleMomentum ?? true);
+    const threePhase = boolean(fn, 'threePhase', o.threePhase ?? false);
     let useBeta1 = false;
     if (cycle) {
       const g0 = groups[0] ?? {};
@@ -379,7 +381,7 @@ export class OneCycleLR extends LRScheduler {
     this.#cycleMomentum = cycle;
     this.#useBeta1 = useBeta1;
     this.#points = points;
-    this.#phases = o.threePhase === true ? [
+    this.#phases = threePhase ? [
       { end: pct * total - 1, lr: ['initialLr', 'maxLr'], momentum: ['maxMomentum', 'baseMomentum'] },
       { end: 2 * pct * total - 2, lr: ['maxLr', 'initialLr'], momentum: ['baseMomentum', 'maxMomentum'] },
       { end: total - 1, lr: ['initialLr', 'minLr'], momentum: ['maxMomentum', 'maxMomentum'] },

@@ -19,6 +19,7 @@ import { tidy, untrack } from '../core/tidy';
 import { checkOptions } from '../core/options';
 import { callClosure, checkClosure, type Loss } from './closure';
 import { readParams, type Params, type ParamGroupSpec } from './params';
+import { checkStateEntry, type StateSpec } from './state-check';
 
 /** One value of a parameter's state: a tensor, a number (a step count), or a list of them (L-BFGS's history). */
 export type StateValue = Tensor | number | null | readonly Tensor[] | readonly number[];
@@ -93,6 +94,16 @@ export abstract class Optimizer<O extends object = object> implements Disposable
 
   /** Updates the parameters of one group from their gradients; runs inside gx.noGrad and gx.tidy. */
   protected abstract updateGroup(group: ParamGroup<O>, fn: string): void;
+
+  /**
+   * The keys the state of parameter `index` (counted over the groups) may hold, which loadStateDict checks
+   * a loaded state against (NOTE [ Loading optimizer state ] in state-check.ts); null (an optimizer of
+   * one's own that does not say) takes any.
+   */
+  protected stateSpec(index: number): StateSpec | null {
+    void index;
+    return null;
+  }
 
   /** A group of `params` with the optimizer's options, overridden by those of `opts` that are not undefined. */
   #group(fn: string, params: Tensor[], opts: Record<string, unknown>): ParamGroup<O> {
@@ -255,13 +266,16 @@ export abstract class Optimizer<O extends object = object> implements Disposable
       throw new TypeError(`${fn}: ${where} must be a tensor, a number, null or an array of them, got ${describeValue(v)}`);
     };
     const state = new Map<Tensor, ParamState>();
+    const flatNumel = params.reduce((n, p) => n + p.numel, 0);
     try {
       for (const [key, s] of Object.entries(dict.state)) {
         const i = Number(key);
         const p = params[i];
         if (!Number.isInteger(i) || p === undefined) throw new RangeError(`${fn}: state[${key}] names no parameter (the optimizer has ${params.length})`);
+        const spec = this.stateSpec(i);
+        if (spec !== null) checkStateEntry(fn, `state[${key}]`, s, spec, { param: p, flatNumel }, this.#name);
         const entry: ParamState = {};
-        for (const [k, v] of Object.entries(s)) entry[k] = copy(v, p, `state[${key}].${k}`);
+        for (const [k, v] of Object.entries(s)) if (spec === null || v !== null) entry[k] = copy(v, p, `state[${key}].${k}`);
         state.set(p, entry);
       }
     } catch (e) {

@@ -13,6 +13,7 @@ import { Buckets, checkForeach, checkNotCapturing, foreachable, handles, useFore
 import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
 import { Optimizer, own, type ParamGroup } from './optimizer';
 import type { Params } from './params';
+import type { StateSpec } from './state-check';
 
 export interface SGDOptions extends ForeachOptions {
   /** Learning rate (default 1e-3). */
@@ -32,6 +33,8 @@ export interface SGDOptions extends ForeachOptions {
 const KEYS = optionKeys<SGDOptions>({
   lr: true, momentum: true, dampening: true, weightDecay: true, nesterov: true, maximize: true, foreach: true, fused: true,
 });
+
+const SGD_STATE: StateSpec = { momentumBuffer: { kind: 'param' } };
 
 /**
  * Stochastic gradient descent (torch.optim.SGD). State: `momentumBuffer`
@@ -61,6 +64,10 @@ export class SGD extends Optimizer<SGDOptions> {
     if (boolean(fn, 'nesterov', g.nesterov) && (g.momentum <= 0 || g.dampening !== 0)) {
       throw new RangeError(`${fn}: Nesterov momentum requires a momentum and zero dampening (got momentum ${g.momentum}, dampening ${g.dampening})`);
     }
+  }
+
+  protected override stateSpec(): StateSpec {
+    return SGD_STATE;
   }
 
   protected updateGroup(g: ParamGroup<SGDOptions>, fn: string): void {
