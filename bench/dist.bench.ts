@@ -18,7 +18,8 @@ import * as path from 'path';
 
 import * as gx from '../lib';
 import { addBroadcastPlan, dispatchAddBroadcast } from '../examples/distributed';
-import { fmt, median, REPO, rotatedMedians, runPythonJson, section } from './util';
+import { detectToolchain } from '../lib/toolkit/toolchain';
+import { cudaFloor, fmt, median, numField, REPO, rotatedMedians, runPythonJson, section } from './util';
 
 interface AllReduceRow {
   mib: number;
@@ -129,6 +130,9 @@ function main(): void {
     return cases.map((_, i) => ({ ms: ms[i], hostUs: hostUs[i], laterUs: laterUs[i] }));
   });
   const [mapAll, mapOne, planAll, planOne] = map;
+  // The same blocks dispatched from C++ (bench/block_dispatch_floor.cu): the floor of mapBlocks' design (a graph per
+  // GPU, the copies of y outside them), and of one graph over every GPU with the copies in it.
+  const floor = cudaFloor(detectToolchain().nvcc, path.join(REPO, 'build'), 'block_dispatch_floor');
 
   // The chunked SVD against one SVD.
   const [m, k] = [200_000, 1000];
@@ -183,6 +187,13 @@ function main(): void {
   console.log(`  mapBlocks host time per block on ${n} GPU(s): function ${fmt(mapAll.hostUs, 3)} us, launch plan ${fmt(planAll.hostUs, 3)} us; ` +
     `on one: ${fmt(mapOne.hostUs, 3)} / ${fmt(planOne.hostUs, 3)} us (target <= 5: ${Math.min(mapAll.hostUs, planAll.hostUs) <= 5 ? 'met' : 'MISSED'}); ` +
     `the three calls after the first: ${fmt(mapAll.laterUs, 3)} / ${fmt(planAll.laterUs, 3)} us, on one ${fmt(mapOne.laterUs, 3)} / ${fmt(planOne.laterUs, 3)} us`);
+  const perBlock = (key: string): string => {
+    const v = numField(floor.o, key), b = numField(floor.o, 'blocks');
+    return v === undefined || b === undefined ? '-' : fmt(v / b, 3);
+  };
+  console.log(`  mapBlocks host floor per block (C++, the same blocks and calls, bench/block_dispatch_floor.cu): ${floor.o === undefined ? floor.note : 
+    `launched directly ${perBlock('directUs')} us, a graph per GPU with the copies outside (mapBlocks' design) ${perBlock('deviceGraphsUs')} us, ` +
+    `one graph over every GPU with the copies in it ${perBlock('oneGraphUs')} us`}`);
   console.log(`  SVD ${m}x${k} float32: chunked over ${n} GPU(s) in ${blocks} row blocks ${fmt(svd.chunkedMs)} ms (error ${svd.chunkedErr.toExponential(1)}) vs one GPU ${fmt(svd.oneMs)} ms (error ${svd.oneErr.toExponential(1)}) = ${fmt(svd.oneMs / svd.chunkedMs, 3)}x, ` +
     `torch ${torchSvd === undefined ? '-' : `${fmt(torchSvd)} ms = ${fmt(torchSvd / svd.chunkedMs, 3)}x`} (target >= 1.5: ${svd.oneMs / svd.chunkedMs >= 1.5 ? 'met' : 'MISSED'})`);
   const p = svd.parts;

@@ -283,20 +283,29 @@ export interface LaunchFloor {
 }
 
 /**
- * bench/launch_floor.cu built with the toolkit's nvcc (into `dir`) and run: an
- * empty 4-argument kernel launched from C++ in batches of 1000 closed by a
- * synchronize, as the call-latency benchmarks time their calls. What no JS
- * binding can beat on this machine, this run.
+ * bench/`name`.cu built with the toolkit's nvcc (into `dir`) and run: the
+ * JSON object it prints last, or why there is none.
+ */
+export function cudaFloor(nvcc: string | undefined, dir: string, name: string, libs: readonly string[] = []): { o?: Record<string, unknown>; note?: string } {
+  if (nvcc === undefined) return { note: 'n/a (no nvcc)' };
+  progress(`${name}: building bench/${name}.cu`);
+  const exe = path.join(dir, name);
+  const build = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', `${name}.cu`), ...libs], { encoding: 'utf8', timeout: 120_000 });
+  if (build.status !== 0) return { note: `n/a (build failed: ${tail(build.stderr, 120)})` };
+  const run = spawnSync(exe, [], { encoding: 'utf8', timeout: 120_000 });
+  const o = lastJsonLine(run.stdout ?? '');
+  return o === undefined || o.error !== undefined ? { note: `n/a (${tail(run.stdout || run.stderr, 120)})` } : { o };
+}
+
+/**
+ * bench/launch_floor.cu built and run: an empty 4-argument kernel launched
+ * from C++ in batches of 1000 closed by a synchronize, as the call-latency
+ * benchmarks time their calls. What no JS binding can beat on this machine,
+ * this run.
  */
 export function launchFloor(nvcc: string | undefined, dir: string): LaunchFloor {
-  if (nvcc === undefined) return { note: 'n/a (no nvcc)' };
-  progress('launch floor: building bench/launch_floor.cu');
-  const exe = path.join(dir, 'launch_floor');
-  const build = spawnSync(nvcc, ['-O2', '-o', exe, path.join(REPO, 'bench', 'launch_floor.cu'), '-lcuda'], { encoding: 'utf8', timeout: 120_000 });
-  if (build.status !== 0) return { note: `n/a (build failed: ${tail(build.stderr, 120)})` };
-  const run = spawnSync(exe, [], { encoding: 'utf8', timeout: 60_000 });
-  const o = lastJsonLine(run.stdout ?? '');
+  const { o, note } = cudaFloor(nvcc, dir, 'launch_floor', ['-lcuda']);
   return o === undefined || numField(o, 'driverUs') === undefined
-    ? { note: `n/a (${tail(run.stdout || run.stderr, 120)})` }
+    ? { note: note ?? 'n/a (no driverUs in its output)' }
     : { runtimeUs: numField(o, 'runtimeUs'), driverUs: numField(o, 'driverUs') };
 }
