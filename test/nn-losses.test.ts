@@ -221,6 +221,41 @@ deviceTest('binaryCrossEntropy: probabilities of exactly 0 and 1 get torch\'s fi
   });
 });
 
+// Through the clamp, d/dp of the gradient was g / eps = 1e12 g wherever p (1 - p) < eps, whatever the target;
+// torch's second derivatives are formulas of their own (FunctionsManual.cpp's binary_cross_entropy_double_backward*).
+deviceTest('binaryCrossEntropy: second derivatives at p = 0, 1, 1e-13 and 0.5 are torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const ps = [0, 1, 0.5, 1e-13], ts = [0, 1, 0.3];
+    const P = ps.flatMap((p) => ts.map(() => p)), Y = ps.flatMap(() => ts);
+    const W = P.map((_, i) => 0.5 + 0.25 * (i % 4)), U = P.map((_, i) => 1 + 0.5 * (i % 3)), V = P.map((_, i) => 0.75 + 0.5 * (i % 2));
+    const f64 = (v: number[] | number): gx.Tensor => gx.tensor(v, { dtype: 'float64', device: d });
+    // torch 2.13 CPU, float64: gp, gt = torch.autograd.grad(F.binary_cross_entropy(p, y, w, reduction=r), (p, y), v,
+    // create_graph=True), then the gradients of sum(gp * u) with respect to p, y and v.
+    const want: Record<string, number[][]> = {
+      mean: [
+        [0, 1.4062499999971872e+23, 7.499999999984999e+22, 1.562499999996875e+23, 0, 1.3124999999973748e+23, 0.4999999999960001, 0.9374999999925001,
+          0.4999999999960001, 0.0007747933884283577, 1.5495867768564054e+23, 7.747933884282027e+22],
+        [-62500000000, -140625000000, -250000000000, -156250000000, -93750000000, -187500000000, -0.5, -0.9375, -0.5, -93750000000, -187500000000, -312500000000],
+        [-122537878787.8165],
+      ],
+      none: [
+        [0, 1.8749999999962497e+24, 4.499999999990999e+23, 1.2499999999975e+24, 0, 1.7499999999964997e+24, 2.9999999999760005, 7.499999999940002,
+          5.999999999952001, 0.010330578512378102, 9.297520661138433e+23, 6.198347107425621e+23],
+        [-750000000000, -1875000000000, -1500000000000, -1250000000000, -1125000000000, -2500000000000, -3, -7.5, -6, -1250000000000, -1125000000000, -2500000000000],
+        [0, -1499999999998.5, -599999999999.3999, 999999999999, 0, 1399999999998.5999, 1.9999999999920002, -2.9999999999880003, 1.5999999999936003,
+          0.0909090909090091, -1363636363635, -545454545453.8728],
+      ],
+    };
+    for (const r of ['mean', 'none'] as const) {
+      const p = f64(P).requiresGrad_(), y = f64(Y).requiresGrad_(), v = f64(r === 'none' ? V : 1.5).requiresGrad_();
+      const weight = r === 'mean' ? f64(W) : null;
+      const [, [gp]] = gx.autograd.functional.vjp((a: gx.Tensor, b: gx.Tensor) => F.binaryCrossEntropy(a, b, { weight, reduction: r }), [p, y], v, { createGraph: true });
+      gx.sum(gx.mul(gp, f64(U))).backward();
+      [p, y, v].forEach((x, i) => close(t, values(x.grad as gx.Tensor), want[r][i], `${r} d/d${'pyv'[i]}`, 0, 1e-14));
+    }
+  });
+});
+
 // NOTE [ Norms of half inputs ]: computed in the input's dtype, x - mean kept only the input's precision (a
 // float16 layerNorm of values near 100 was off by 1e-2, bfloat16 by 9e-2); torch computes in float32 and
 // rounds once, and so does gx now: the same bits.
