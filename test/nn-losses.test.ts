@@ -41,7 +41,10 @@ deviceTestSerial('losses match torch in value and input gradient, every reductio
     const w = gx.tensor([0.5, 1, 1.5, 2, 0.25], { dtype: 'float64', device: d });
     for (const r of ['mean', 'sum', 'none'] as const) check(t, `ce ${r}`, TORCH[`ce_${r}`], logits, (v) => F.crossEntropy(v, target, { reduction: r }));
     check(t, 'ce weight ignore', TORCH.ce_weight_ignore, logits, (v) => F.crossEntropy(v, targetIgn, { weight: w }));
-    check(t, 'ce weight ignore smooth', TORCH.ce_weight_ignore_smooth, logits, (v) => new gx.nn.CrossEntropyLoss({ weight: w, labelSmoothing: 0.2 }).call(v, targetIgn));
+    check(t, 'ce weight ignore smooth', TORCH.ce_weight_ignore_smooth, logits, (v) => {
+      using m = new gx.nn.CrossEntropyLoss({ weight: w, labelSmoothing: 0.2 });  // its weight is a buffer, freed with it
+      return m.call(v, targetIgn);
+    });
     check(t, 'ce smooth none', TORCH.ce_smooth_none, logits, (v) => F.crossEntropy(v, target, { labelSmoothing: 0.1, reduction: 'none' }));
     check(t, 'ce ignoreIndex 7', TORCH.ce_ignore7, logits, (v) => F.crossEntropy(v, idx([1, 7, 7, 2], d), { ignoreIndex: 7 }));
     const probs = gx.softmax(T([4, 5], 0.4, 0.8, 2, d), 1);
@@ -59,11 +62,57 @@ deviceTestSerial('losses match torch in value and input gradient, every reductio
     const p = gx.sigmoid(x), t01 = gx.sigmoid(y);
     const bw = gx.add(gx.abs(T([4, 5], 0.2, 0.5, 1, d)), 0.5);
     check(t, 'bce', TORCH.bce, p, (v) => F.binaryCrossEntropy(v, t01));
-    check(t, 'bce weight sum', TORCH.bce_weight_sum, p, (v) => new gx.nn.BCELoss({ weight: bw, reduction: 'sum' }).call(v, t01));
+    check(t, 'bce weight sum', TORCH.bce_weight_sum, p, (v) => {
+      using m = new gx.nn.BCELoss({ weight: bw, reduction: 'sum' });
+      return m.call(v, t01);
+    });
     const pw = gx.tensor([0.5, 1, 2, 3, 0.75], { dtype: 'float64', device: d });
     check(t, 'bce with logits', TORCH.bcel, x, (v) => F.binaryCrossEntropyWithLogits(v, t01));
-    check(t, 'bce with logits posWeight', TORCH.bcel_pos_weight, gx.mul(x, 10), (v) => new gx.nn.BCEWithLogitsLoss({ posWeight: pw, weight: bw }).call(v, t01));
+    check(t, 'bce with logits posWeight', TORCH.bcel_pos_weight, gx.mul(x, 10), (v) => {
+      using m = new gx.nn.BCEWithLogitsLoss({ posWeight: pw, weight: bw });
+      return m.call(v, t01);
+    });
   });
+  t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
+});
+
+// The weights were options: to() left them behind and stateDict() without them. torch registers them as
+// buffers (_WeightedLoss: 'weight'; BCEWithLogitsLoss: 'weight' and 'pos_weight'), None ones not listed.
+deviceTestSerial('loss modules keep their weights as buffers under torch\'s names: to() converts them, stateDict lists them', (t, d) => {
+  const live = gx.memory.stats(d).liveTensors;
+  const w = gx.tensor([0.5, 1, 2], { device: d }), pw = gx.tensor([2, 3, 4], { device: d });
+  type LossModule = gx.nn.Module<[gx.Tensor, gx.Tensor]> & { options: object };
+  const keys = (m: LossModule): string[] => Object.keys(m.stateDict());
+  // torch 2.13: list(m.state_dict()) for each.
+  const cases: [LossModule, string[]][] = [
+    [new gx.nn.CrossEntropyLoss({ weight: w }), ['weight']], [new gx.nn.NLLLoss({ weight: w }), ['weight']],
+    [new gx.nn.BCELoss({ weight: w }), ['weight']], [new gx.nn.BCEWithLogitsLoss({ weight: w, posWeight: pw }), ['weight', 'pos_weight']],
+    [new gx.nn.BCEWithLogitsLoss({ posWeight: pw }), ['pos_weight']], [new gx.nn.CrossEntropyLoss(), []], [new gx.nn.MSELoss(), []],
+  ];
+  for (const [m, want] of cases) {
+    t.deepEqual(keys(m), want, m.name);
+    t.deepEqual(m.namedBuffers().map(([n]) => n), want, `${m.name} buffers`);
+    t.false('weight' in m.options || 'posWeight' in m.options, `${m.name} options`);
+    m.to('float64');  // torch's m.double(): the buffers converted
+    t.true(m.buffers().every((b) => b.dtype === 'float64'), `${m.name} to(float64)`);
+  }
+  const ce = cases[0][0] as gx.nn.CrossEntropyLoss, bcel = cases[3][0] as gx.nn.BCEWithLogitsLoss;
+  t.not(ce.weight, w);  // a copy of its own: to() freed the module's, not the caller's
+  t.false(w.isDisposed);
+  t.is(bcel.posWeight?.dtype, 'float64');
+  gx.tidy(() => {
+    const x = gx.tensor([[0.5, -1, 2], [1.5, 0.25, -0.75]], { dtype: 'float64', device: d }), y = idx([2, 0], d);
+    // The loss reads the buffer: after loadStateDict, the loaded weight's.
+    const w2 = gx.tensor([3, 1, 0.25], { dtype: 'float64', device: d });
+    t.deepEqual(ce.loadStateDict({ weight: w2 }), { missingKeys: [], unexpectedKeys: [] });
+    close(t, values(ce.call(x, y)), values(F.crossEntropy(x, y, { weight: w2 })), 'loaded weight');
+    t.throws(() => ce.loadStateDict({}), { message: /^CrossEntropyLoss\.loadStateDict: the state dict does not match CrossEntropyLoss: missing keys \[weight\]/ });
+    t.throws(() => new gx.nn.NLLLoss().loadStateDict({ weight: w2 }), { message: /unexpected keys \[weight\]$/ });
+    t.throws(() => new gx.nn.BCELoss({ weight: [1, 2] as unknown as gx.Tensor }), { instanceOf: TypeError, message: /^gx\.nn\.BCELoss: option 'weight' must be a Tensor or null, got/ });
+  });
+  for (const [m] of cases) m.dispose();
+  w.dispose();
+  pw.dispose();
   t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
 });
 
@@ -188,7 +237,8 @@ deviceTest('binaryCrossEntropyWithLogits: a logit of exactly 0 gets torch\'s gra
     ];
     for (const [posWeight, value, grad] of cases) {
       const x = gx.tensor([[0, 0, 0], [2, -1.5, 0]], { dtype: 'float64', device: d }).requiresGrad_();
-      const loss = new gx.nn.BCEWithLogitsLoss({ posWeight }).call(x, y);
+      using m = new gx.nn.BCEWithLogitsLoss({ posWeight });
+      const loss = m.call(x, y);
       loss.backward();
       close(t, values(loss), [value], `value, posWeight ${posWeight !== null}`);
       close(t, values(x.grad as gx.Tensor), grad, `grad, posWeight ${posWeight !== null}`);
