@@ -243,3 +243,51 @@ cudaTest('the CPU and CUDA agree: the same sums in the same order, up to exp and
     }
   });
 });
+
+// torch 2.13's figures (F.cross_entropy / F.nll_loss in float64, the gradient of the loss's sum) for
+// x = X below, targets [0, 0, 1]: class weights zero for every target present ([0, 0, 2]) or for all.
+const X = [[0.5, -1, 2], [1.5, 0.25, -0.75], [-0.5, 1, 0]];
+const SUM_S02 = 0.5715136920229769;
+const NONE_S02 = [0.032174839554287606, 0.34408968125429656, 0.19524917121439264];
+const GRAD_S02 = [0.023372052285338226, 0.005215009769424993, -0.028587062054763215, 0.09579204548680866, 0.027444880533020206,
+  -0.12323692601982886, 0.018699251088811798, 0.083804229228235, -0.1025034803170468];
+
+deviceTest('a mean over a total weight of 0 is NaN as torch\'s, label smoothing too; its gradient NaN where torch\'s is', (t, device) => {
+  gx.tidy(() => {
+    const target = gx.tensor([0, 0, 1], { dtype: 'int64', device });
+    const run = (weight: number[], o: { labelSmoothing?: number; reduction: Reduction; nll?: boolean; target?: gx.Tensor }): [number[], number[]] => {
+      const x = gx.tensor(X, { dtype: 'float64', device }).requiresGrad_();
+      const w = gx.tensor(weight, { dtype: 'float64', device });
+      const tt = o.target ?? target;
+      const y = o.nll === true ? F.nllLoss(x, tt, { weight: w, reduction: o.reduction })
+        : F.crossEntropy(x, tt, { weight: w, labelSmoothing: o.labelSmoothing ?? 0, reduction: o.reduction });
+      gx.sum(y).backward();
+      const plain = (v: number[]): number[] => v.map((q) => (q === 0 ? 0 : q));  // torch's -0 and 0 alike
+      return [plain(values(y)), plain(values(x.grad as gx.Tensor))];
+    };
+    const nan9 = Array<number>(9).fill(NaN), zero9 = Array<number>(9).fill(0);
+    for (const weight of [[0, 0, 2], [0, 0, 0]]) {
+      for (const labelSmoothing of [0, 0.2]) {
+        // torch: (1 - s) N / W + s / C S / W, N / W = 0 / 0; the log_softmax backward spreads the NaN over each row.
+        t.deepEqual(run(weight, { labelSmoothing, reduction: 'mean' }), [[NaN], nan9], `ce ${JSON.stringify(weight)} s=${labelSmoothing} mean`);
+      }
+      // nll_loss's backward writes the targets' classes only.
+      t.deepEqual(run(weight, { reduction: 'mean', nll: true }), [[NaN], [NaN, 0, 0, NaN, 0, 0, 0, NaN, 0]], `nll ${JSON.stringify(weight)} mean`);
+      t.deepEqual(run(weight, { reduction: 'sum', nll: true }), [[0], zero9], `nll ${JSON.stringify(weight)} sum`);
+      t.deepEqual(run(weight, { reduction: 'sum' }), [[0], zero9], `ce ${JSON.stringify(weight)} sum`);
+    }
+    const [sumV, sumG] = run([0, 0, 2], { labelSmoothing: 0.2, reduction: 'sum' });
+    close(t, sumV, [SUM_S02], 'sum s=0.2', 1e-15, 1e-15);
+    close(t, sumG, GRAD_S02, 'sum s=0.2 grad', 1e-15, 1e-15);
+    const [noneV, noneG] = run([0, 0, 2], { labelSmoothing: 0.2, reduction: 'none' });
+    close(t, noneV, NONE_S02, 'none s=0.2', 1e-15, 1e-15);
+    close(t, noneG, GRAD_S02, 'none s=0.2 grad', 1e-15, 1e-15);
+    t.deepEqual(run([0, 0, 0], { labelSmoothing: 0.2, reduction: 'none' }), [[0, 0, 0], zero9]);
+    // Every target ignored: torch's mean is NaN, its gradient 0.
+    const ignored = gx.tensor([-100, -100, -100], { dtype: 'int64', device });
+    for (const labelSmoothing of [0, 0.2]) {
+      t.deepEqual(run([0.5, 1, 2], { labelSmoothing, reduction: 'mean', target: ignored }), [[NaN], zero9], `all ignored s=${labelSmoothing}`);
+    }
+    t.deepEqual(run([0.5, 1, 2], { reduction: 'mean', nll: true, target: ignored }), [[NaN], zero9], 'nll all ignored');
+  });
+});

@@ -41,7 +41,10 @@ deviceTestSerial('losses match torch in value and input gradient, every reductio
     const w = gx.tensor([0.5, 1, 1.5, 2, 0.25], { dtype: 'float64', device: d });
     for (const r of ['mean', 'sum', 'none'] as const) check(t, `ce ${r}`, TORCH[`ce_${r}`], logits, (v) => F.crossEntropy(v, target, { reduction: r }));
     check(t, 'ce weight ignore', TORCH.ce_weight_ignore, logits, (v) => F.crossEntropy(v, targetIgn, { weight: w }));
-    check(t, 'ce weight ignore smooth', TORCH.ce_weight_ignore_smooth, logits, (v) => new gx.nn.CrossEntropyLoss({ weight: w, labelSmoothing: 0.2 }).call(v, targetIgn));
+    check(t, 'ce weight ignore smooth', TORCH.ce_weight_ignore_smooth, logits, (v) => {
+      using m = new gx.nn.CrossEntropyLoss({ weight: w, labelSmoothing: 0.2 });  // its weight is a buffer, freed with it
+      return m.call(v, targetIgn);
+    });
     check(t, 'ce smooth none', TORCH.ce_smooth_none, logits, (v) => F.crossEntropy(v, target, { labelSmoothing: 0.1, reduction: 'none' }));
     check(t, 'ce ignoreIndex 7', TORCH.ce_ignore7, logits, (v) => F.crossEntropy(v, idx([1, 7, 7, 2], d), { ignoreIndex: 7 }));
     const probs = gx.softmax(T([4, 5], 0.4, 0.8, 2, d), 1);
@@ -59,11 +62,57 @@ deviceTestSerial('losses match torch in value and input gradient, every reductio
     const p = gx.sigmoid(x), t01 = gx.sigmoid(y);
     const bw = gx.add(gx.abs(T([4, 5], 0.2, 0.5, 1, d)), 0.5);
     check(t, 'bce', TORCH.bce, p, (v) => F.binaryCrossEntropy(v, t01));
-    check(t, 'bce weight sum', TORCH.bce_weight_sum, p, (v) => new gx.nn.BCELoss({ weight: bw, reduction: 'sum' }).call(v, t01));
+    check(t, 'bce weight sum', TORCH.bce_weight_sum, p, (v) => {
+      using m = new gx.nn.BCELoss({ weight: bw, reduction: 'sum' });
+      return m.call(v, t01);
+    });
     const pw = gx.tensor([0.5, 1, 2, 3, 0.75], { dtype: 'float64', device: d });
     check(t, 'bce with logits', TORCH.bcel, x, (v) => F.binaryCrossEntropyWithLogits(v, t01));
-    check(t, 'bce with logits posWeight', TORCH.bcel_pos_weight, gx.mul(x, 10), (v) => new gx.nn.BCEWithLogitsLoss({ posWeight: pw, weight: bw }).call(v, t01));
+    check(t, 'bce with logits posWeight', TORCH.bcel_pos_weight, gx.mul(x, 10), (v) => {
+      using m = new gx.nn.BCEWithLogitsLoss({ posWeight: pw, weight: bw });
+      return m.call(v, t01);
+    });
   });
+  t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
+});
+
+// The weights were options: to() left them behind and stateDict() without them. torch registers them as
+// buffers (_WeightedLoss: 'weight'; BCEWithLogitsLoss: 'weight' and 'pos_weight'), None ones not listed.
+deviceTestSerial('loss modules keep their weights as buffers under torch\'s names: to() converts them, stateDict lists them', (t, d) => {
+  const live = gx.memory.stats(d).liveTensors;
+  const w = gx.tensor([0.5, 1, 2], { device: d }), pw = gx.tensor([2, 3, 4], { device: d });
+  type LossModule = gx.nn.Module<[gx.Tensor, gx.Tensor]> & { options: object };
+  const keys = (m: LossModule): string[] => Object.keys(m.stateDict());
+  // torch 2.13: list(m.state_dict()) for each.
+  const cases: [LossModule, string[]][] = [
+    [new gx.nn.CrossEntropyLoss({ weight: w }), ['weight']], [new gx.nn.NLLLoss({ weight: w }), ['weight']],
+    [new gx.nn.BCELoss({ weight: w }), ['weight']], [new gx.nn.BCEWithLogitsLoss({ weight: w, posWeight: pw }), ['weight', 'pos_weight']],
+    [new gx.nn.BCEWithLogitsLoss({ posWeight: pw }), ['pos_weight']], [new gx.nn.CrossEntropyLoss(), []], [new gx.nn.MSELoss(), []],
+  ];
+  for (const [m, want] of cases) {
+    t.deepEqual(keys(m), want, m.name);
+    t.deepEqual(m.namedBuffers().map(([n]) => n), want, `${m.name} buffers`);
+    t.false('weight' in m.options || 'posWeight' in m.options, `${m.name} options`);
+    m.to('float64');  // torch's m.double(): the buffers converted
+    t.true(m.buffers().every((b) => b.dtype === 'float64'), `${m.name} to(float64)`);
+  }
+  const ce = cases[0][0] as gx.nn.CrossEntropyLoss, bcel = cases[3][0] as gx.nn.BCEWithLogitsLoss;
+  t.not(ce.weight, w);  // a copy of its own: to() freed the module's, not the caller's
+  t.false(w.isDisposed);
+  t.is(bcel.posWeight?.dtype, 'float64');
+  gx.tidy(() => {
+    const x = gx.tensor([[0.5, -1, 2], [1.5, 0.25, -0.75]], { dtype: 'float64', device: d }), y = idx([2, 0], d);
+    // The loss reads the buffer: after loadStateDict, the loaded weight's.
+    const w2 = gx.tensor([3, 1, 0.25], { dtype: 'float64', device: d });
+    t.deepEqual(ce.loadStateDict({ weight: w2 }), { missingKeys: [], unexpectedKeys: [] });
+    close(t, values(ce.call(x, y)), values(F.crossEntropy(x, y, { weight: w2 })), 'loaded weight');
+    t.throws(() => ce.loadStateDict({}), { message: /^CrossEntropyLoss\.loadStateDict: the state dict does not match CrossEntropyLoss: missing keys \[weight\]/ });
+    t.throws(() => new gx.nn.NLLLoss().loadStateDict({ weight: w2 }), { message: /unexpected keys \[weight\]$/ });
+    t.throws(() => new gx.nn.BCELoss({ weight: [1, 2] as unknown as gx.Tensor }), { instanceOf: TypeError, message: /^gx\.nn\.BCELoss: option 'weight' must be a Tensor or null, got/ });
+  });
+  for (const [m] of cases) m.dispose();
+  w.dispose();
+  pw.dispose();
   t.is(gx.memory.stats(d).liveTensors, live, 'no tensor left behind');
 });
 
@@ -188,7 +237,8 @@ deviceTest('binaryCrossEntropyWithLogits: a logit of exactly 0 gets torch\'s gra
     ];
     for (const [posWeight, value, grad] of cases) {
       const x = gx.tensor([[0, 0, 0], [2, -1.5, 0]], { dtype: 'float64', device: d }).requiresGrad_();
-      const loss = new gx.nn.BCEWithLogitsLoss({ posWeight }).call(x, y);
+      using m = new gx.nn.BCEWithLogitsLoss({ posWeight });
+      const loss = m.call(x, y);
       loss.backward();
       close(t, values(loss), [value], `value, posWeight ${posWeight !== null}`);
       close(t, values(x.grad as gx.Tensor), grad, `grad, posWeight ${posWeight !== null}`);
@@ -218,6 +268,41 @@ deviceTest('binaryCrossEntropy: probabilities of exactly 0 and 1 get torch\'s fi
     l32.backward();
     close(t, values(l32), [0.1742214411497116], 'float32 value', 1e-7, 1e-6);
     close(t, values(z.grad as gx.Tensor), [0, 0.015808623284101486, -0.12584687769412994], 'float32 grad', 1e-7, 1e-6);
+  });
+});
+
+// Through the clamp, d/dp of the gradient was g / eps = 1e12 g wherever p (1 - p) < eps, whatever the target;
+// torch's second derivatives are formulas of their own (FunctionsManual.cpp's binary_cross_entropy_double_backward*).
+deviceTest('binaryCrossEntropy: second derivatives at p = 0, 1, 1e-13 and 0.5 are torch\'s', (t, d) => {
+  gx.tidy(() => {
+    const ps = [0, 1, 0.5, 1e-13], ts = [0, 1, 0.3];
+    const P = ps.flatMap((p) => ts.map(() => p)), Y = ps.flatMap(() => ts);
+    const W = P.map((_, i) => 0.5 + 0.25 * (i % 4)), U = P.map((_, i) => 1 + 0.5 * (i % 3)), V = P.map((_, i) => 0.75 + 0.5 * (i % 2));
+    const f64 = (v: number[] | number): gx.Tensor => gx.tensor(v, { dtype: 'float64', device: d });
+    // torch 2.13 CPU, float64: gp, gt = torch.autograd.grad(F.binary_cross_entropy(p, y, w, reduction=r), (p, y), v,
+    // create_graph=True), then the gradients of sum(gp * u) with respect to p, y and v.
+    const want: Record<string, number[][]> = {
+      mean: [
+        [0, 1.4062499999971872e+23, 7.499999999984999e+22, 1.562499999996875e+23, 0, 1.3124999999973748e+23, 0.4999999999960001, 0.9374999999925001,
+          0.4999999999960001, 0.0007747933884283577, 1.5495867768564054e+23, 7.747933884282027e+22],
+        [-62500000000, -140625000000, -250000000000, -156250000000, -93750000000, -187500000000, -0.5, -0.9375, -0.5, -93750000000, -187500000000, -312500000000],
+        [-122537878787.8165],
+      ],
+      none: [
+        [0, 1.8749999999962497e+24, 4.499999999990999e+23, 1.2499999999975e+24, 0, 1.7499999999964997e+24, 2.9999999999760005, 7.499999999940002,
+          5.999999999952001, 0.010330578512378102, 9.297520661138433e+23, 6.198347107425621e+23],
+        [-750000000000, -1875000000000, -1500000000000, -1250000000000, -1125000000000, -2500000000000, -3, -7.5, -6, -1250000000000, -1125000000000, -2500000000000],
+        [0, -1499999999998.5, -599999999999.3999, 999999999999, 0, 1399999999998.5999, 1.9999999999920002, -2.9999999999880003, 1.5999999999936003,
+          0.0909090909090091, -1363636363635, -545454545453.8728],
+      ],
+    };
+    for (const r of ['mean', 'none'] as const) {
+      const p = f64(P).requiresGrad_(), y = f64(Y).requiresGrad_(), v = f64(r === 'none' ? V : 1.5).requiresGrad_();
+      const weight = r === 'mean' ? f64(W) : null;
+      const [, [gp]] = gx.autograd.functional.vjp((a: gx.Tensor, b: gx.Tensor) => F.binaryCrossEntropy(a, b, { weight, reduction: r }), [p, y], v, { createGraph: true });
+      gx.sum(gx.mul(gp, f64(U))).backward();
+      [p, y, v].forEach((x, i) => close(t, values(x.grad as gx.Tensor), want[r][i], `${r} d/d${'pyv'[i]}`, 0, 1e-14));
+    }
   });
 });
 

@@ -41,7 +41,8 @@ deviceTestSerial('Module walks parameters, buffers and modules by dotted name, e
   t.deepEqual(net.namedBuffers().map(([n]) => n), ['steps', 'cache']);
   t.deepEqual(net.namedModules().map(([n, m]) => `${n}:${m.name}`), [':Net', 'encoder:Linear', 'act:Tanh', 'head:Sequential', 'head.0:Linear', 'head.1:Dropout']);
   t.deepEqual(net.namedChildren().map(([n]) => n), ['encoder', 'act', 'head']);  // 'tied' is encoder again
-  t.deepEqual(Object.keys(net.stateDict()), ['scale', 'encoder.weight', 'encoder.bias', 'head.0.weight', 'head.0.bias', 'steps']);
+  // torch's state_dict: per module its parameters, its buffers, then its submodules', the shared one under both names.
+  t.deepEqual(Object.keys(net.stateDict()), ['scale', 'steps', 'encoder.weight', 'encoder.bias', 'head.0.weight', 'head.0.bias', 'tied.weight', 'tied.bias']);
   t.true(net.parameters().every((p) => p.requiresGrad && p.isLeaf));
   t.true(net.modules().every((m) => m.training));
   t.is(net.eval(), net);
@@ -102,6 +103,16 @@ deviceTestSerial('stateDict round-trips through gx.save / gx.loadTensors into a 
     t.is(tied.sub('a').param('w'), tied.sub('b').param('w'));
     t.is((tied.sub('b').param('w') as gx.Tensor).dtype, 'float64');
     t.true(shared.isDisposed);
+    // stateDict lists it under both names, as torch's; loading takes both keys (the later last) and refuses one missing.
+    t.deepEqual(Object.keys(tied.stateDict()), ['a.w', 'b.w']);
+    const one = gx.ones([3], { device: d }), two = gx.full([3], 2, { device: d });
+    t.deepEqual(tied.loadStateDict({ 'a.w': one, 'b.w': two }), { missingKeys: [], unexpectedKeys: [] });
+    t.deepEqual(values(tied.sub('a').param('w') as gx.Tensor), [2, 2, 2]);
+    t.throws(() => tied.loadStateDict({ 'a.w': one }), { message: /^Module\.loadStateDict: the state dict does not match Module: missing keys \[b\.w\], unexpected keys \[\]$/ });
+    t.deepEqual(tied.loadStateDict({ 'b.w': one }, { strict: false }), { missingKeys: ['a.w'], unexpectedKeys: [] });
+    t.deepEqual(values(tied.sub('a').param('w') as gx.Tensor), [1, 1, 1]);
+    one.dispose();
+    two.dispose();
     tied.dispose();
     // strict refuses missing and unexpected keys; strict: false reports them.
     const partial = { ...b.stateDict(), extra: x } as gx.nn.StateDict;

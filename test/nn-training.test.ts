@@ -164,7 +164,7 @@ test('schedulers refuse bad arguments, naming the class and the argument, and On
     resumed.step();
     t.deepEqual(resumed.getLastLr(), run.getLastLr());
   }
-  t.throws(() => resumed.loadStateDict(a.stateDict() as never), { message: /^SequentialLR\.loadStateDict: expected what stateDict\(\) returns, with the states of 2 schedulers/ });
+  t.throws(() => resumed.loadStateDict(a.stateDict() as never), { message: /^SequentialLR\.loadStateDict: state lacks 'schedulers', which SequentialLR's state needs/ });
   for (const o of [opt, o2, o3, o4, o5, other]) o.dispose();
   p.dispose();
   q.dispose();

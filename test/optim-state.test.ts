@@ -81,3 +81,51 @@ deviceTest('optim: loadStateDict refuses an unknown state key, a missing moment,
     lb.dispose();
   });
 });
+
+// NOTE [ Loading scheduler state ]: loadStateDict read its keys and ignored the others, so torch's spelling or
+// a misspelled key loaded nothing, silently; a missing stepCount or lastLr broke later. Every scheduler class.
+deviceTest('lrScheduler: loadStateDict refuses an unknown, a missing or a misshaped key, naming the scheduler and the key', (t, d) => {
+  gx.tidy(() => {
+    const S = gx.optim.lrScheduler;
+    const p = f64([1, 2], d).requiresGrad_(), q = f64([3], d).requiresGrad_();
+    const opt = (): gx.optim.SGD => new gx.optim.SGD([{ params: [p] }, { params: [q], lr: 0.5 }], { lr: 0.1, momentum: 0.9 });
+    const makers: [string, (o: gx.optim.SGD) => gx.optim.lrScheduler.LRScheduler][] = [
+      ['StepLR', (o) => new S.StepLR(o, { stepSize: 2 })],
+      ['MultiStepLR', (o) => new S.MultiStepLR(o, { milestones: [2, 4] })],
+      ['ExponentialLR', (o) => new S.ExponentialLR(o, { gamma: 0.9 })],
+      ['CosineAnnealingLR', (o) => new S.CosineAnnealingLR(o, { tMax: 5 })],
+      ['LambdaLR', (o) => new S.LambdaLR(o, (e) => 1 / (e + 1))],
+      ['LinearLR', (o) => new S.LinearLR(o, { totalIters: 3 })],
+      ['OneCycleLR', (o) => new S.OneCycleLR(o, { maxLr: 1, totalSteps: 10 })],
+      ['SequentialLR', (o) => new S.SequentialLR(o, { schedulers: [new S.LinearLR(o, { totalIters: 2 }), new S.ExponentialLR(o, { gamma: 0.5 })], milestones: [2] })],
+    ];
+    for (const [name, make] of makers) {
+      const o = opt(), s = make(o);
+      s.step();
+      const good = s.stateDict();
+      const load = (v: unknown): void => s.loadStateDict(v as gx.optim.lrScheduler.SchedulerState);
+      const holds = `(it holds lastEpoch, stepCount, baseLrs, lastLr${name === 'SequentialLR' ? ', schedulers' : ''})`;
+      t.throws(() => load({ ...good, last_epoch: 3 }), { message: `${name}.loadStateDict: state has the key 'last_epoch', which ${name}'s state does not hold ${holds}` });
+      const { stepCount, ...noCount } = good;
+      void stepCount;
+      t.throws(() => load(noCount), { message: `${name}.loadStateDict: state lacks 'stepCount', which ${name}'s state needs ${holds}` });
+      t.throws(() => load({ ...good, lastEpoch: 1.5 }), { message: `${name}.loadStateDict: state.lastEpoch must be a whole number >= -1, got number 1.5` });
+      t.throws(() => load({ ...good, baseLrs: [0.1] }), { message: new RegExp(`^${name}\\.loadStateDict: state\\.baseLrs must be a list of 2 finite numbers \\(one per param group\\), got`) });
+      t.throws(() => load({ ...good, lastLr: ['0.1', 0.5] }), { message: new RegExp(`^${name}\\.loadStateDict: state\\.lastLr must be a list of 2 finite numbers`) });
+      t.throws(() => load(null), { instanceOf: TypeError, message: new RegExp(`^${name}\\.loadStateDict: state must be what ${name}\\.stateDict\\(\\) returns`) });
+      t.deepEqual(s.stateDict(), good, `${name}: nothing was set`);
+      s.step();
+      load(good);  // what stateDict() gave loads
+      t.deepEqual(s.stateDict(), good);
+      o.dispose();
+    }
+    // SequentialLR checks its schedulers' states too, naming them, before setting anything.
+    const o = opt(), seq = makers[7][1](o) as gx.optim.lrScheduler.SequentialLR;
+    const good = seq.stateDict() as gx.optim.lrScheduler.SequentialLRState;
+    const bad = { ...good, schedulers: [good.schedulers[0], { ...good.schedulers[1], gamma: 0.5 }] };
+    t.throws(() => seq.loadStateDict(bad), { message: 'SequentialLR.loadStateDict: state.schedulers[1] has the key \'gamma\', which ExponentialLR\'s state does not hold (it holds lastEpoch, stepCount, baseLrs, lastLr)' });
+    t.throws(() => seq.loadStateDict({ ...good, schedulers: [good.schedulers[0]] }), { message: /^SequentialLR\.loadStateDict: state\.schedulers must be a list of the states of 2 schedulers, got/ });
+    t.deepEqual(seq.stateDict(), good);
+    o.dispose();
+  });
+});

@@ -16,7 +16,7 @@ export {
 } from './attention';
 export type { ScaledDotProductAttentionOptions } from './attention-functional';
 export { SiLU, Mish, SELU, Hardsigmoid, LogSigmoid, LeakyReLU, ELU, Hardtanh } from './activations';
-export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss } from './loss-modules';
+export { MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, type LossModuleOptions } from './loss-modules';
 export type {
   Reduction, LossOptions, SmoothL1Options, HuberOptions, NllOptions, CrossEntropyOptions, BceOptions, BceWithLogitsOptions,
 } from './losses';

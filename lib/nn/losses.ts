@@ -286,14 +286,15 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts?: BceOpti
 }
 
 const BCE_EPSILON = Math.fround(1e-12);
+/** The eps of torch's second derivatives of binary_cross_entropy (FunctionsManual.cpp), the double 1e-12. */
+const BCE_EPSILON2 = 1e-12;
 
 /**
  * The elementwise binary cross entropy with torch's derivatives (binary_cross_entropy_backward):
- * d/dp = (p - t) / max(p (1 - p), eps) (eps torch's EPSILON, the float 1e-12) and d/dt = -logit(p) (not
- * clamped), written in ops that record, so a second derivative follows (torch's own differs from it at p = 0
- * and 1 only). The loss as ops of its own had NaN for d/dp at p = 0 and 1 (the clamp's zero derivative
- * times log's infinite one), where torch's is finite: a sigmoid that rounds to 1, common in float32,
- * poisoned every gradient of the model.
+ * d/dp = (p - t) / max(p (1 - p), eps) (eps torch's EPSILON, the float 1e-12), a function of its own below
+ * with torch's second derivatives; d/dt = -logit(p) (not clamped), in ops that record. The loss as ops of
+ * its own had NaN for d/dp at p = 0 and 1 (the clamp's zero derivative times log's infinite one), where
+ * torch's is finite: a sigmoid that rounds to 1, common in float32, poisoned every gradient of the model.
  */
 class BinaryCrossEntropy extends AutogradFunction {
   static override forward(ctx: FunctionContext, p: Tensor, t: Tensor): Tensor {
@@ -304,9 +305,38 @@ class BinaryCrossEntropy extends AutogradFunction {
   static override backward(ctx: FunctionContext, g: Tensor): [Tensor | null, Tensor | null] {
     const [p, t] = ctx.savedTensors;
     const [needP, needT] = ctx.needsInputGrad;
-    const gp = needP ? mul(g, div(sub(p, t), clamp(mul(p, sub(1, p)), BCE_EPSILON))) : null;
+    const gp = needP ? BinaryCrossEntropyBackward.apply(g, p, t) : null;
     const gt = needT ? mul(g, sub(log1p(neg(p)), log(p))) : null;
     return [gp, gt];
+  }
+}
+
+/**
+ * d/dp of the binary cross entropy, g (p - t) / max(p (1 - p), eps), with torch's derivatives of it
+ * (derivatives.yaml, binary_cross_entropy_backward; FunctionsManual.cpp), which are not those of the
+ * clamped formula: with e = 1e-12,
+ *   d/dp = g (p^2 - 2 p t + t) / ((p + e)^2 (1 - p + e)^2)      (binary_cross_entropy_double_backward)
+ *   d/dg = (p - t) / ((p + e) (1 - p + e))                       (..._double_backward_grad_output)
+ *   d/dt = -g / max(p (1 - p), e)                                 (..._double_backward_target)
+ * Through the clamp, d/dp was g / eps = 1e12 g wherever p (1 - p) < eps (p = 0, 1, 1e-13), whatever the
+ * target, where torch's is 0 for p = t = 0 and of order t / e^2 = 1e24 t; d/dg was off by (1 - p) at
+ * p = 1e-13. These are written in ops that record, so a third derivative follows from them (torch's clamp
+ * in d/dt is in place under no_grad, keeping p (1 - p)'s derivative where it clamps; ours has the clamp's, 0).
+ */
+class BinaryCrossEntropyBackward extends AutogradFunction {
+  static override forward(ctx: FunctionContext, g: Tensor, p: Tensor, t: Tensor): Tensor {
+    ctx.saveForBackward(g, p, t);
+    return tidy(() => mul(g, div(sub(p, t), clamp(mul(p, sub(1, p)), BCE_EPSILON))));
+  }
+
+  static override backward(ctx: FunctionContext, gg: Tensor): [Tensor | null, Tensor | null, Tensor | null] {
+    const [g, p, t] = ctx.savedTensors;
+    const [needG, needP, needT] = ctx.needsInputGrad;
+    const pe = add(p, BCE_EPSILON2), qe = add(sub(1, p), BCE_EPSILON2);
+    const dg = needG ? mul(gg, div(sub(p, t), mul(pe, qe))) : null;
+    const dp = needP ? mul(mul(gg, g), div(add(sub(mul(p, p), mul(mul(p, 2), t)), t), mul(mul(pe, pe), mul(qe, qe)))) : null;
+    const dt = needT ? div(neg(mul(gg, g)), clamp(mul(sub(1, p), p), BCE_EPSILON2)) : null;
+    return [dg, dp, dt];
   }
 }
 

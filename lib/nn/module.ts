@@ -210,7 +210,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
   namedParameters(opts: { recurse?: boolean } = {}): [string, Tensor][] {
     const fn = `${this.name}.namedParameters`;
     const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
-    return this.#named((m) => m.#params, flag(o.recurse, fn, 'recurse', true), () => true);
+    return this.#named((m) => m.#params, flag(o.recurse, fn, 'recurse', true));
   }
 
   /** The parameters, each once: what an optimizer takes. @example new gx.optim.SGD(model.parameters(), { lr: 0.1 }) */
@@ -222,7 +222,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
   namedBuffers(opts: { recurse?: boolean } = {}): [string, Tensor][] {
     const fn = `${this.name}.namedBuffers`;
     const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
-    return this.#named((m) => m.#buffers, flag(o.recurse, fn, 'recurse', true), () => true);
+    return this.#named((m) => m.#buffers, flag(o.recurse, fn, 'recurse', true));
   }
 
   /** The buffers. */
@@ -230,14 +230,14 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     return this.namedBuffers(opts).map(([, t]) => t);
   }
 
-  #named(table: (m: AnyModule) => Map<string, Tensor | null>, recurse: boolean, keep: (m: AnyModule, n: string) => boolean): [string, Tensor][] {
+  #named(table: (m: AnyModule) => Map<string, Tensor | null>, recurse: boolean): [string, Tensor][] {
     this.#checkAlive(`${this.name}.namedParameters`);
     const out: [string, Tensor][] = [];
     const seen = new Set<Tensor>();
     const mods: [string, AnyModule][] = recurse ? this.namedModules() : [['', this as AnyModule]];
     for (const [p, m] of mods) {
       for (const [n, t] of table(m)) {
-        if (t === null || seen.has(t) || !keep(m, n)) continue;
+        if (t === null || seen.has(t)) continue;
         seen.add(t);
         out.push([p === '' ? n : `${p}.${n}`, t]);
       }
@@ -345,20 +345,36 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /**
    * The parameters and persistent buffers by dotted name: the module's own tensors, not copies (save them
-   * with gx.save; clone() what must outlive the module).
+   * with gx.save; clone() what must outlive the module). As torch's state_dict, a tensor or a module
+   * registered under two names (tied weights) is listed under each (namedParameters lists it once), in
+   * torch's order: a module's parameters, its buffers, then its submodules'.
    * @example await gx.save('model.safetensors', model.stateDict())
    */
   stateDict(): StateDict {
+    const fn = `${this.name}.stateDict`;
+    this.#checkAlive(fn);
     const out: StateDict = {};
-    for (const [k, t] of this.namedParameters()) out[k] = t;
-    for (const [k, t] of this.#named((m) => m.#buffers, true, (m, n) => !m.#nonPersistent.has(n))) out[k] = t;
+    this.#stateInto(out, '', new Set(), fn);
     return out;
+  }
+
+  #stateInto(out: StateDict, prefix: string, above: Set<AnyModule>, fn: string): void {
+    for (const [n, t] of this.#params) if (t !== null) out[prefix + n] = t;
+    for (const [n, t] of this.#buffers) if (t !== null && !this.#nonPersistent.has(n)) out[prefix + n] = t;
+    above.add(this as AnyModule);
+    for (const [n, m] of this.#modules) {
+      if (m === null) continue;
+      if (above.has(m)) throw new Error(`${fn}: module '${prefix}${n}' contains itself; a state dict would be endless`);
+      m.#stateInto(out, `${prefix}${n}.`, above, fn);
+    }
+    above.delete(this as AnyModule);
   }
 
   /**
    * Copies the values of `dict` (what stateDict() or gx.loadTensors gave) into the parameters and buffers,
    * in place, converting dtype and device; shapes must match. With strict (the default) a missing or an
-   * unexpected key is an error; else they are returned. The dict stays the caller's.
+   * unexpected key is an error; else they are returned. A tensor under two names (tied weights) takes
+   * each key, the later last, as torch's. The dict stays the caller's.
    * @example const saved = await gx.loadTensors('model.safetensors'); model.loadStateDict(saved); // then dispose saved's tensors
    */
   loadStateDict(dict: StateDict, opts?: LoadStateDictOptions): LoadResult {

@@ -20,6 +20,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import { boolean } from './hyper';
 import type { Optimizer } from './optimizer';
+import { checkSchedulerState, SCHEDULER_KEYS, type SchedulerState } from './scheduler-state';
 
 /** Any optimizer whose groups have an lr (all of gx.optim's). */
 type AnyOptimizer = Optimizer<{ lr?: number }>;
@@ -129,16 +130,32 @@ export abstract class LRScheduler {
   }
 
   /** The schedule's position, to restore with loadStateDict (the lambdas of LambdaLR are not saved, as in torch). */
-  stateDict(): { lastEpoch: number; stepCount: number; baseLrs: number[]; lastLr: number[] } {
+  stateDict(): SchedulerState {
     return { lastEpoch: this.lastEpoch, stepCount: this.stepCount, baseLrs: this.baseLrs.slice(), lastLr: this.#lastLr.slice() };
   }
 
-  /** Restores what stateDict() gave. */
-  loadStateDict(d: { lastEpoch: number; stepCount: number; baseLrs: number[]; lastLr: number[] }): void {
+  /**
+   * Restores what stateDict() gave. A key the scheduler does not hold, a missing one, or one of another
+   * kind is refused before anything is set, naming the key (NOTE [ Loading scheduler state ]).
+   */
+  loadStateDict(d: SchedulerState): void {
     const fn = `${this.constructor.name}.loadStateDict`;
-    if (d === null || typeof d !== 'object' || !Number.isInteger(d.lastEpoch) || !Array.isArray(d.baseLrs) || d.baseLrs.length !== this.baseLrs.length) {
-      throw new TypeError(`${fn}: expected what stateDict() returns for ${this.baseLrs.length} param groups, got ${describeValue(d)}`);
-    }
+    this.checkState(fn, 'state', d);
+    this.setState(d);
+  }
+
+  /** The keys of the scheduler's state (SequentialLR adds its schedulers'). */
+  protected stateKeys(): readonly string[] {
+    return SCHEDULER_KEYS;
+  }
+
+  /** @internal loadStateDict's check of a loaded state (`where`: its name in errors); SequentialLR's reaches its schedulers'. */
+  checkState(fn: string, where: string, d: unknown): asserts d is SchedulerState {
+    checkSchedulerState(fn, where, d, this.stateKeys(), this.baseLrs.length, this.constructor.name);
+  }
+
+  /** @internal Sets a state checkState accepted. */
+  setState(d: SchedulerState): void {
     this.lastEpoch = d.lastEpoch;
     this.stepCount = d.stepCount;
     this.baseLrs.splice(0, this.baseLrs.length, ...d.baseLrs);

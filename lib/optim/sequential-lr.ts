@@ -11,6 +11,7 @@
 import { describeValue } from '../core/shape';
 import { checkOptions } from '../core/options';
 import { LRScheduler } from './lr-scheduler';
+import { SCHEDULER_KEYS, type SchedulerState } from './scheduler-state';
 import type { Optimizer } from './optimizer';
 
 type AnyOptimizer = Optimizer<{ lr?: number }>;
@@ -23,7 +24,7 @@ export interface SequentialLROptions {
 }
 
 /** What SequentialLR.stateDict() gives: its own position and each scheduler's state. */
-export type SequentialLRState = ReturnType<LRScheduler['stateDict']> & { schedulers: ReturnType<LRScheduler['stateDict']>[] };
+export type SequentialLRState = SchedulerState & { schedulers: SchedulerState[] };
 
 /** Schedulers one after another, switching at the milestones (torch's SequentialLR). */
 export class SequentialLR extends LRScheduler {
@@ -76,14 +77,30 @@ export class SequentialLR extends LRScheduler {
     return { ...super.stateDict(), schedulers: this.schedulers.map((s) => s.stateDict()) };
   }
 
-  /** Restores what stateDict() gave, the schedulers' states included. */
+  /** Restores what stateDict() gave, the schedulers' states included (each checked before anything is set). */
   override loadStateDict(d: SequentialLRState): void {
-    const inner = (d as { schedulers?: unknown } | null)?.schedulers;
-    if (!Array.isArray(inner) || inner.length !== this.schedulers.length) {
-      throw new TypeError(`SequentialLR.loadStateDict: expected what stateDict() returns, with the states of ${this.schedulers.length} schedulers`);
-    }
     super.loadStateDict(d);
-    this.schedulers.forEach((s, i) => s.loadStateDict(inner[i]));
+  }
+
+  protected override stateKeys(): readonly string[] {
+    return [...SCHEDULER_KEYS, 'schedulers'];
+  }
+
+  /** @internal Its own state's check, then each scheduler's (NOTE [ Loading scheduler state ]). */
+  override checkState(fn: string, where: string, d: unknown): asserts d is SequentialLRState {
+    super.checkState(fn, where, d);
+    const inner = (d as { schedulers?: unknown }).schedulers;
+    if (!Array.isArray(inner) || inner.length !== this.schedulers.length) {
+      throw new Error(`${fn}: ${where}.schedulers must be a list of the states of ${this.schedulers.length} schedulers, got ${describeValue(inner)}`);
+    }
+    this.schedulers.forEach((s, i) => s.checkState(fn, `${where}.schedulers[${i}]`, inner[i]));
+  }
+
+  /** @internal Sets its own state and its schedulers'. */
+  override setState(d: SchedulerState): void {
+    super.setState(d);
+    const inner = (d as SequentialLRState).schedulers;
+    this.schedulers.forEach((s, i) => s.setState(inner[i]));
   }
 
   /** One step: the scheduler in charge steps, or restarts at its step 0 on its milestone. */

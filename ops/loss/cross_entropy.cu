@@ -4,14 +4,16 @@
 //                         sum of exp and (smoothing) sum of w lp over the
 //                         row's classes in lane partials and a shuffle
 //                         butterfly; writes the row's loss ('none': out; else
-//                         a scratch of the compute type) and its logsumexp, and
+//                         its two terms to a scratch of the compute type, the
+//                         nll's at m, the smoothing's at rows + m) and its logsumexp, and
 //                         records a target out of range in the index ops'
 //                         check record (index_launch.cuh), read back after the
 //                         launch: the caller's error names the value.
 //   xent_reduce_kernel    'sum' / 'mean': one block of kXentReduce threads
-//                         sums the rows' losses and the counted targets'
+//                         sums the rows' two terms and the counted targets'
 //                         weights in the fixed order of NOTE [ One order for
-//                         the cross entropy's sums ], and divides for the mean.
+//                         the cross entropy's sums ], and combines them (NOTE
+//                         [ The cross entropy's mean ]).
 //   xent_backward_kernel  a warp per row: sum of the weights (smoothing), then
 //                         each lane writes its classes' gradients.
 //   xent_thread_rows_kernel, xent_thread_backward_kernel
@@ -39,6 +41,16 @@ template <typename C, typename Op> __device__ __forceinline__ C butterfly(C v, O
 
 XentBuf buf_of(const Tensor& t) { return xent_buf(std::optional<Tensor>(t)); }
 
+// Row m's loss to out ('none'), or its two terms to the scratch [2, rows] for the reduction.
+template <typename C> __device__ __forceinline__ void store_terms(const XentArgs& a, bool none, XentBuf out, C* scratch, int64_t m, XentTerms<C> r) {
+  if (none) {
+    store_as(out.p + m * out.item, out.dtype, xent_combine(a, r));
+  } else {
+    scratch[m] = r.nll;
+    scratch[a.rows + m] = r.smooth;
+  }
+}
+
 template <typename C>
 __global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool none, XentBuf out, C* scratch, XentBuf lse,
                                                              unsigned long long* bad) {
@@ -51,17 +63,16 @@ __global__ void __launch_bounds__(kThreads) xent_rows_kernel(XentArgs a, bool no
       const C mx = butterfly(xent_lane_max<C>(a, base, lane), XentMax{});
       l = xent_lse(mx, butterfly(xent_lane_sum_exp<C>(a, base, lane, mx), XentAdd{}));
     }
-    C loss = C(0);
+    XentTerms<C> r;
     if (xent_counts(a, t)) {
-      const C sum_wlp = a.smoothing == 0 ? C(0) : butterfly(xent_lane_sum_wlp<C>(a, base, lane, l), XentAdd{});
-      loss = xent_row_loss(a, xent_x<C>(a, base, t) - l, xent_w<C>(a, t), sum_wlp);
+      if (a.smoothing != 0) r.smooth = -butterfly(xent_lane_sum_wlp<C>(a, base, lane, l), XentAdd{});
+      r.nll = -(xent_w<C>(a, t) * (xent_x<C>(a, base, t) - l));
     } else if (t != a.ignore && lane == 0) {
       record_bad(bad, t);
     }
     if (lane != 0) continue;
     if (lse.p != nullptr) store_as(lse.p + m * lse.item, lse.dtype, l);
-    if (none) store_as(out.p + m * out.item, out.dtype, loss);
-    else scratch[m] = loss;
+    store_terms(a, none, out, scratch, m, r);
   }
 }
 
@@ -74,37 +85,43 @@ __global__ void __launch_bounds__(kThreads) xent_thread_rows_kernel(XentArgs a, 
     const int64_t t = xent_target(a, m);
     if (t != a.ignore && !xent_in_range(a, t)) record_bad(bad, t);
     C l;
-    const C loss = xent_row<C>(a, m, l);
+    const XentTerms<C> r = xent_row<C>(a, m, l);
     if (lse.p != nullptr) store_as(lse.p + m * lse.item, lse.dtype, l);
-    if (none) store_as(out.p + m * out.item, out.dtype, loss);
-    else scratch[m] = loss;
+    store_terms(a, none, out, scratch, m, r);
   }
 }
 
 template <typename C>
-__global__ void __launch_bounds__(kXentReduce) xent_reduce_kernel(XentArgs a, const C* scratch, bool mean, XentBuf out, XentBuf total_weight) {
-  __shared__ C ls[kXentReduce];
+__global__ void __launch_bounds__(kXentReduce) xent_reduce_kernel(XentArgs a, const C* scratch, int64_t reduction, XentBuf out, XentBuf total_weight) {
+  __shared__ C ns[kXentReduce];
+  __shared__ C ss[kXentReduce];
   __shared__ C ws[kXentReduce];
   const int i = threadIdx.x;
-  C l = C(0), w = C(0);
+  C n = C(0), s = C(0), w = C(0);
   for (int64_t m = i; m < a.rows; m += kXentReduce) {
-    l += scratch[m];
+    n += scratch[m];
+    s += scratch[a.rows + m];
     const int64_t t = xent_target(a, m);
     if (xent_counts(a, t)) w += xent_w<C>(a, t);
   }
-  ls[i] = l;
+  ns[i] = n;
+  ss[i] = s;
   ws[i] = w;
   __syncthreads();
   for (int h = kXentReduce / 2; h > 0; h >>= 1) {
     if (i < h) {
-      ls[i] += ls[i + h];
+      ns[i] += ns[i + h];
+      ss[i] += ss[i + h];
       ws[i] += ws[i + h];
     }
     __syncthreads();
   }
   if (i != 0) return;
   if (total_weight.p != nullptr) store_as(total_weight.p, total_weight.dtype, ws[0]);
-  store_as(out.p, out.dtype, mean ? ls[0] / ws[0] : ls[0]);
+  XentTerms<C> sums;
+  sums.nll = ns[0];
+  sums.smooth = ss[0];
+  store_as(out.p, out.dtype, xent_reduce(a, reduction, sums, ws[0]));
 }
 
 template <typename C> __device__ __forceinline__ C total_of(XentBuf total_weight) {
@@ -146,8 +163,8 @@ int64_t cross_entropy_loss_cuda(const Tensor& self, const Tensor& target, const 
   BadIndex bad;
   with_compute<kCFloating>(self.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    // The rows' losses for the reduction: the allocator's cached block, freed on return (stream-ordered).
-    Tensor scratch = none ? Tensor() : empty({a.rows > 0 ? a.rows : 1}, dtype_of<C>::value, self.device());
+    // The rows' two terms for the reduction: the allocator's cached block, freed on return (stream-ordered).
+    Tensor scratch = none ? Tensor() : empty({a.rows > 0 ? 2 * a.rows : 1}, dtype_of<C>::value, self.device());
     C* sp = none ? nullptr : static_cast<C*>(scratch.data_ptr());
     bad = run_checked(self.device().index, [&](cudaStream_t stream, unsigned long long* record) {
       if (a.rows > 0 && a.inner > 1) {
@@ -155,7 +172,7 @@ int64_t cross_entropy_loss_cuda(const Tensor& self, const Tensor& target, const 
       } else if (a.rows > 0) {
         xent_rows_kernel<C><<<row_grid(a), kThreads, 0, stream>>>(a, none, buf_of(out), sp, xent_buf(lse), record);
       }
-      if (!none) xent_reduce_kernel<C><<<1, kXentReduce, 0, stream>>>(a, sp, reduction == kXentMean, buf_of(out), xent_buf(total_weight));
+      if (!none) xent_reduce_kernel<C><<<1, kXentReduce, 0, stream>>>(a, sp, reduction, buf_of(out), xent_buf(total_weight));
     });
   });
   return bad.found ? bad.value : a.ignore;

@@ -9,8 +9,10 @@
 //     none. Per row, with lp_c = x_c - lse (log_probs: the input is log-probabilities, lp_c = x_c),
 //     w the weights (1 without), s the smoothing:
 //       loss_m = -(1 - s) w_t lp_t - s / C sum_c w_c lp_c    (0 where t = ignore_index)
-//     out: loss_m ([N D], reduction 0 'none'), their sum ([], 1) or their sum divided by total_weight =
-//     sum of w_t over the rows not ignored ([], 2 'mean'), as torch's nll_loss / cross_entropy. lse
+//     out: loss_m ([N D], reduction 0 'none'), or over the rows (NOTE [ The cross entropy's mean ]) with
+//     N = sum of -w_t lp_t, S = sum of -sum_c w_c lp_c and W = total_weight = sum of w_t over the rows
+//     not ignored: (1 - s) N + s / C S ([], 1 'sum') or (1 - s) N / W + s / C S / W ([], 2 'mean'),
+//     as torch's nll_loss / cross_entropy. lse
 //     ([N D], the compute type) gets each row's logsumexp for the backward (cross entropy only);
 //     total_weight ([], the compute type) the mean's denominator. Returns ignore_index, or the first
 //     target out of [0, C) found (not ignored), leaving out unwritten: the caller words the error.
@@ -19,7 +21,20 @@
 //     grad_input [N, C, D] = G_m (p_c A_m - a_c) (cross entropy) or -G_m a_c (log_probs), where
 //       a_c = (1 - s) w_t [c = t] + s / C w_c,  A_m = sum_c a_c = (1 - s) w_t + s / C sum_c w_c,
 //       p_c = exp(x_c - lse_m),  G_m = grad_m (none), grad (sum), grad / total_weight (mean);
-//     0 on ignored rows (targets were checked by the forward: one out of range is taken as ignored).
+//     0 on ignored rows (targets were checked by the forward: one out of range is taken as ignored);
+//     a counted row whose term (1 - s) G_m w_t is NaN is NaN (NOTE [ The cross entropy's mean ]).
+//
+// NOTE [ The cross entropy's mean ]
+// torch divides each term by the total weight apart, (1 - s) N / W + s / C S / W
+// (cross_entropy_loss_label_smoothing: nll_loss's mean plus the smoothing
+// term's sum over the same weights), and so do we: with W = 0 (every target
+// ignored, or weighing 0) N / W is 0 / 0 = NaN and so is the loss, where one
+// sum of the rows' losses over W was +-inf once the smoothing term was not 0.
+// The backward follows torch's composite likewise: G = g / W is inf, the nll
+// term's gradient at the target G (1 - s) w_t = inf * 0 is NaN, and
+// log_softmax's backward spreads it over the row (every row counted is NaN,
+// the ignored ones 0); nll_loss's own backward writes the target's class
+// only (NaN there, 0 beside it).
 //
 // NOTE [ One order for the cross entropy's sums ]
 // Every sum here has one order on both devices, so the CPU and CUDA differ
@@ -115,12 +130,28 @@ template <typename C> GX_HD C xent_lane_sum_w(const XentArgs& a, int lane) {
 // logsumexp from the row's maximum and sum of exp(x - max).
 template <typename C> GX_HD C xent_lse(C mx, C sum_exp) { return mx + m_log(sum_exp); }
 
-// loss_m of a counted row from its lp_t, w_t and sum_c w_c lp_c (only read when s > 0).
-template <typename C> GX_HD C xent_row_loss(const XentArgs& a, C lp_t, C w_t, C sum_wlp) {
+// A row's two terms, nll = -w_t lp_t and smooth = -sum_c w_c lp_c (0 unless s > 0): the loss is
+// (1 - s) nll + s / C smooth, summed over rows apart for the reductions (NOTE [ The cross entropy's mean ]).
+template <typename C> struct XentTerms {
+  C nll = C(0), smooth = C(0);
+};
+
+// loss_m from a row's terms; with the terms' sums over the rows, the 'sum'.
+template <typename C> GX_HD C xent_combine(const XentArgs& a, XentTerms<C> r) {
+  if (a.smoothing == 0) return r.nll;
   const C s = static_cast<C>(a.smoothing);
-  const C nll = -(w_t * lp_t);
-  if (a.smoothing == 0) return nll;
-  return (C(1) - s) * nll - s / static_cast<C>(a.classes) * sum_wlp;
+  return (C(1) - s) * r.nll + s / static_cast<C>(a.classes) * r.smooth;
+}
+
+// The 'mean' from the terms' sums over the rows and the total weight w, each divided apart.
+template <typename C> GX_HD C xent_mean(const XentArgs& a, XentTerms<C> r, C w) {
+  if (a.smoothing == 0) return r.nll / w;
+  const C s = static_cast<C>(a.smoothing);
+  return (C(1) - s) * (r.nll / w) + s / static_cast<C>(a.classes) * (r.smooth / w);
+}
+
+template <typename C> GX_HD C xent_reduce(const XentArgs& a, int64_t reduction, XentTerms<C> r, C w) {
+  return reduction == kXentMean ? xent_mean(a, r, w) : xent_combine(a, r);
 }
 
 // A_m = (1 - s) w_t + s / C sum_c w_c.
@@ -135,7 +166,8 @@ template <typename C> GX_HD C xent_grad(const XentArgs& a, int64_t base, int64_t
   const C s = static_cast<C>(a.smoothing);
   C ac = c == t ? (a.smoothing == 0 ? w_t : (C(1) - s) * w_t) : C(0);
   if (a.smoothing != 0) ac += s / static_cast<C>(a.classes) * xent_w<C>(a, c);
-  if (a.log_probs) return -(g * ac);
+  // nll_loss's backward writes the target's class only: a G of inf leaves 0 beside it, not inf * 0.
+  if (a.log_probs) return c == t || a.smoothing != 0 ? -(g * ac) : C(0);
   return g * (m_exp(xent_x<C>(a, base, c) - lse) * big_a - ac);
 }
 
@@ -186,19 +218,20 @@ template <typename C> GX_HD C xent_sum_w(const XentArgs& a) {
   return xent_butterfly(v, XentAdd{});
 }
 
-// Row m's loss (0 when its target does not count) and logsumexp (0 for log_probs).
-template <typename C> GX_HD C xent_row(const XentArgs& a, int64_t m, C& lse) {
+// Row m's terms (0 when its target does not count) and logsumexp (0 for log_probs).
+template <typename C> GX_HD XentTerms<C> xent_row(const XentArgs& a, int64_t m, C& lse) {
   const int64_t base = xent_base(a, m);
   lse = a.log_probs ? C(0) : xent_row_lse<C>(a, base);
   const int64_t t = xent_target(a, m);
-  if (!xent_counts(a, t)) return C(0);
-  C sum_wlp = C(0);
+  XentTerms<C> r;
+  if (!xent_counts(a, t)) return r;
   if (a.smoothing != 0) {
     C v[kXentLanes];
     for (int j = 0; j < kXentLanes; ++j) v[j] = xent_lane_sum_wlp<C>(a, base, j, lse);
-    sum_wlp = xent_butterfly(v, XentAdd{});
+    r.smooth = -xent_butterfly(v, XentAdd{});
   }
-  return xent_row_loss(a, xent_x<C>(a, base, t) - lse, xent_w<C>(a, t), sum_wlp);
+  r.nll = -(xent_w<C>(a, t) * (xent_x<C>(a, base, t) - lse));
+  return r;
 }
 
 // A tensor the kernels write or read by runtime dtype (null: absent).
@@ -226,8 +259,10 @@ GX_HD void xent_backward_row(const XentArgs& a, const XentGradArgs& b, int64_t m
   const C l = a.log_probs ? C(0) : load_as<C>(b.lse.p + m * b.lse.item, b.lse.dtype);
   const C scale = xent_scale<C>(b.reduction, b.grad, b.g_dtype, b.g_item, m, total);
   const C big_a = xent_row_a(a, w_t, sum_w);
+  // torch's log_softmax spreads a NaN of the target's term over the row (NOTE [ The cross entropy's mean ]).
+  const bool nan_row = counts && !a.log_probs && is_nan(scale * ((C(1) - static_cast<C>(a.smoothing)) * w_t));
   for (int64_t c = first; c < a.classes; c += step) {
-    const C v = counts ? xent_grad<C>(a, base, c, t, w_t, l, big_a, scale) : C(0);
+    const C v = !counts ? C(0) : nan_row ? C(NAN) : xent_grad<C>(a, base, c, t, w_t, l, big_a, scale);
     store_as(b.grad_input.p + (base + c * a.inner) * b.grad_input.item, b.grad_input.dtype, v);
   }
 }

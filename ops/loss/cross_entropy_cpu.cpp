@@ -79,10 +79,10 @@ int64_t first_bad(const XentArgs& a) {
 template <typename C>
 void forward(const XentArgs& a, int64_t reduction, const Tensor& out, const std::optional<Tensor>& lse,
              const std::optional<Tensor>& total_weight) {
-  std::vector<C> loss(static_cast<size_t>(a.rows));
+  std::vector<XentTerms<C>> terms(static_cast<size_t>(a.rows));
   std::vector<C> lses(static_cast<size_t>(a.rows));
   parallel_for(0, a.rows, 64, [&](int64_t b, int64_t e) {
-    for (int64_t m = b; m < e; ++m) loss[static_cast<size_t>(m)] = xent_row<C>(a, m, lses[static_cast<size_t>(m)]);
+    for (int64_t m = b; m < e; ++m) terms[static_cast<size_t>(m)] = xent_row<C>(a, m, lses[static_cast<size_t>(m)]);
   });
   if (lse.has_value()) {
     char* p = static_cast<char*>(lse->data_ptr());
@@ -90,19 +90,23 @@ void forward(const XentArgs& a, int64_t reduction, const Tensor& out, const std:
   }
   char* o = static_cast<char*>(out.data_ptr());
   if (reduction == kXentNone) {
-    for (int64_t m = 0; m < a.rows; ++m) store_as(o + m * itemsize(out.dtype()), out.dtype(), loss[static_cast<size_t>(m)]);
+    for (int64_t m = 0; m < a.rows; ++m) store_as(o + m * itemsize(out.dtype()), out.dtype(), xent_combine(a, terms[static_cast<size_t>(m)]));
     return;
   }
-  C ls[kXentReduce] = {}, ws[kXentReduce] = {};
+  C ns[kXentReduce] = {}, ss[kXentReduce] = {}, ws[kXentReduce] = {};
   for (int i = 0; i < kXentReduce; ++i)
     for (int64_t m = i; m < a.rows; m += kXentReduce) {
-      ls[i] += loss[static_cast<size_t>(m)];
+      ns[i] += terms[static_cast<size_t>(m)].nll;
+      ss[i] += terms[static_cast<size_t>(m)].smooth;
       const int64_t t = xent_target(a, m);
       if (xent_counts(a, t)) ws[i] += xent_w<C>(a, t);
     }
-  const C total = xent_tree(ls), denom = xent_tree(ws);
+  XentTerms<C> sums;
+  sums.nll = xent_tree(ns);
+  sums.smooth = xent_tree(ss);
+  const C denom = xent_tree(ws);
   if (total_weight.has_value()) store_as(static_cast<char*>(total_weight->data_ptr()), total_weight->dtype(), denom);
-  store_as(o, out.dtype(), reduction == kXentMean ? total / denom : total);
+  store_as(o, out.dtype(), xent_reduce(a, reduction, sums, denom));
 }
 
 template <typename C> void backward(const XentArgs& a, const XentGradArgs& b, const std::optional<Tensor>& total_weight) {
