@@ -33,9 +33,11 @@
 // A binary entry with `roundingMode` ('floor', 'trunc') is gx.div(a, b, { roundingMode }) (torch's
 // div.Tensor_mode): it has no gx function, Tensor method or C++ face of its own; it goes into the
 // generated DIV_ROUNDING table (by mode) instead of BINARY, gx.div and Tensor.div pick it by the
-// option, and autograd records it by its name with its own `grad`. Its kind is the result's dtype
-// rule (arith: integers stay integers, as torch's). `kernel: 'other_entry'` shares that entry's
-// schemas and kernels (the same functor and compute types) instead of instantiating its own.
+// option (gx.fuse by the option written as a literal, lib/jit/fuse-ops.ts), and autograd records
+// it by its name with its own `grad`; C++ has its kernels' raw calls (raw::div_trunc,
+// raw::floor_divide). Its kind is the result's dtype rule (arith: integers stay integers, as
+// torch's). `kernel: 'other_entry'` shares that entry's schemas and kernels (the same functor and
+// compute types) instead of instantiating its own.
 // NOTE [ Parameters of elementwise ops ]
 // A unary op may take numbers beside its tensor: `params`, each '<type> <name>[=<default>]' with
 // type float (a default is required: torch's) or float? (absent: null), in the order of the
