@@ -67,7 +67,7 @@ export { any, all, isnan, isinf, isfinite, isclose, allclose, equal, type IsClos
 export {
   add, sub, mul, div, pow, maximum, minimum, remainder, eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor,
   exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, gelu, softplus, neg, abs, sign, floor, ceil, round, relu,
-  fmod, atan2, hypot, logaddexp, copysign, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, expm1, exp2, log2,
+  fmod, floorDivide, atan2, hypot, logaddexp, copysign, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, expm1, exp2, log2,
   log10, erf, erfc, erfinv, reciprocal, frac, silu, mish, selu, hardsigmoid, logSigmoid, leakyRelu, elu, hardtanh,
   square, trunc, nanToNum,
 } from './generated/elementwise';
@@ -77,7 +77,7 @@ export type { ExtremumFn, ExtremumOptions } from './ops/reduce/extremum';
 export { resultType, promoteTypes, canCast } from './ops/promotion';
 export type { Operand, ScalarOperand } from './ops/promotion';
 export type { OutOptions } from './ops/common';
-export type { ClampOptions } from './ops/elementwise/elementwise';
+export type { ClampOptions, DivOptions, RoundingMode } from './ops/elementwise/elementwise';
 export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './ops/reduce/reduction';
 export type { FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis } from './ops/types';
 export type { Axes, AxisOptions } from './ops/axes';

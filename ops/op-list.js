@@ -26,8 +26,18 @@
 'use strict';
 
 // Elementwise entries: (name, functor, compute types, group, kind, doc, more), more being
-// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool, grad, params, paramStyle };
+// { example, inplace: a Tensor method name_ too (as PyTorch has), noBool, grad, params, paramStyle,
+// roundingMode, kernel };
 // `doc` is the gx function's JSDoc and the schema's documentation.
+// NOTE [ Rounding modes of div ]
+// A binary entry with `roundingMode` ('floor', 'trunc') is gx.div(a, b, { roundingMode }) (torch's
+// div.Tensor_mode): it has no gx function, Tensor method or C++ face of its own; it goes into the
+// generated DIV_ROUNDING table (by mode) instead of BINARY, gx.div and Tensor.div pick it by the
+// option (gx.fuse by the option written as a literal, lib/jit/fuse-ops.ts), and autograd records
+// it by its name with its own `grad`; C++ has its kernels' raw calls (raw::div_trunc,
+// raw::floor_divide). Its kind is the result's dtype rule (arith: integers stay integers, as
+// torch's). `kernel: 'other_entry'` shares that entry's schemas and kernels (the same functor and
+// compute types) instead of instantiating its own.
 // NOTE [ Parameters of elementwise ops ]
 // A unary op may take numbers beside its tensor: `params`, each '<type> <name>[=<default>]' with
 // type float (a default is required: torch's) or float? (absent: null), in the order of the
@@ -46,7 +56,9 @@
 // (gx's elementwise ops, plus tieShare, geluGrad, zeros); a binary op gives
 // one per operand ({ self, other }), a unary op one. The generator writes
 // them to lib/generated/derivatives.ts; broadcasting is undone by the engine.
-// Ops without `grad` (comparisons, logical ops) have no derivative.
+// Ops without `grad` (comparisons, logical ops) have no derivative. `grad: 'notImplemented'`:
+// the op refuses inputs that require grad, naming itself (NOTE [ One declaration per op ] in
+// lib/autograd/declarations.ts), as torch's not-implemented derivatives (floor_divide's).
 const binary = (name, functor, computes, group, kind, doc, more = {}) =>
   ({ family: 'binary', name, functor, computes, group, kind, doc, ...more });
 const unary = (name, functor, computes, group, kind, doc, more = {}) =>
@@ -61,8 +73,11 @@ module.exports = [
   binary('sub', 'SubOp', 'kCNumeric | kCNoBool', 'arith', 'arith', 'self - other (not for bool: see logicalXor).',
     { inplace: true, example: 'gx.sub(1, x)', noBool: '; for bool tensors use logicalXor', grad: { self: 'grad', other: 'neg(grad)' } }),
   binary('mul', 'MulOp', 'kCNumeric', 'arith', 'arith', 'self * other.', { inplace: true, example: 'gx.mul(x, 2)', grad: { self: 'mul(grad, other)', other: 'mul(grad, self)' } }),
-  binary('div', 'DivOp', 'kCFloating', 'arith', 'div', 'True division self / other: integer inputs give float32.',
-    { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]', grad: { self: 'div(grad, other)', other: 'neg(div(mul(grad, result), other))' } }),
+  binary('div', 'DivOp', 'kCFloating', 'arith', 'div',
+    'True division self / other: integer inputs give float32. gx.div with { roundingMode: \'floor\' } or \'trunc\' ' +
+    '(torch.div\'s rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly ' +
+    '(the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]).',
+    { inplace: true, example: 'gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]; gx.div(gx.tensor([7, -7]), 2, { roundingMode: \'floor\' }) // [3, -4]', grad: { self: 'div(grad, other)', other: 'neg(div(mul(grad, result), other))' } }),
   binary('pow', 'PowOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'self ** other; integers to negative integer powers are refused.',
     { inplace: true, example: 'gx.pow(x, 2)', noBool: '; convert with .astype() first', grad: { self: 'where(eq(other, 0), 0, mul(grad, mul(other, pow(self, sub(other, 1)))))', other: 'where(logicalAnd(eq(self, 0), ge(other, 0)), 0, mul(grad, mul(result, log(self))))' } }),
@@ -76,6 +91,20 @@ module.exports = [
   binary('fmod', 'FmodOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
     'C\'s fmod, as torch.fmod: the result has the dividend\'s sign (remainder: the divisor\'s); integer x % 0 is 0, as remainder\'s.',
     { inplace: true, example: 'gx.fmod(x, 3)', noBool: '; convert with .astype() first', grad: { self: 'grad', other: 'neg(mul(grad, trunc(div(self, other))))' } }),
+  binary('floor_divide', 'FloorDivideOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
+    'self / other rounded toward -inf (Python\'s //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode ' +
+    '\'floor\': integers exactly in their dtype, integer x // 0 is 0 as remainder\'s (torch raises on the CPU) and ' +
+    'INT_MIN // -1 wraps to INT_MIN as NumPy\'s; floats by torch\'s formula (NOTE [ Floor division ] in ' +
+    'ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch\'s (div with roundingMode has a zero one).',
+    { inplace: true, example: 'gx.floorDivide(gx.tensor([7, -7]), 2) // [3, -4]', noBool: '; convert with .astype() first', grad: 'notImplemented' }),
+  binary('div_floor', 'FloorDivideOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
+    'gx.div with roundingMode \'floor\': floor_divide\'s kernels, with a zero derivative (torch\'s div).',
+    { roundingMode: 'floor', kernel: 'floor_divide', noBool: '; convert with .astype() first', grad: { self: 'zeros(grad)', other: 'zeros(grad)' } }),
+  binary('div_trunc', 'TruncDivideOp', 'kCNumeric | kCNoBool', 'misc', 'arith',
+    'gx.div with roundingMode \'trunc\': self / other rounded toward 0 in the common dtype (C\'s integer /), as ' +
+    'torch.div(rounding_mode=\'trunc\'): floats trunc(self / other), integers exactly, x / 0 is 0 and INT_MIN / -1 ' +
+    'INT_MIN as floor_divide\'s.',
+    { roundingMode: 'trunc', noBool: '; convert with .astype() first', grad: { self: 'zeros(grad)', other: 'zeros(grad)' } }),
   binary('atan2', 'Atan2Op', 'kCFloating', 'math', 'div', 'The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.',
     { inplace: true, example: 'gx.atan2(y, x)', grad: { self: 'div(mul(grad, other), add(mul(self, self), mul(other, other)))', other: 'neg(div(mul(grad, self), add(mul(self, self), mul(other, other))))' } }),
   binary('hypot', 'HypotOp', 'kCFloating', 'math', 'div', 'sqrt(self^2 + other^2) without overflow or underflow on the way.',

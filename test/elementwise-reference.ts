@@ -6,7 +6,7 @@
 import * as gx from '../lib';
 import { BINARY, UNARY } from '../lib/generated/ops';
 import { truthy } from './fuzz/semantics';
-import { erf, erfc, erfinv, intPow, remainderRef, rint, type Compute, type V } from './ops-reference';
+import { erf, erfc, erfinv, floorDivideRef, intPow, remainderRef, rint, type Compute, type V } from './ops-reference';
 
 export type BinaryName = keyof typeof BINARY;
 export type UnaryName = keyof typeof UNARY;
@@ -47,6 +47,7 @@ export const BINARY_REF: Record<BinaryName, (a: V, b: V, c: Compute) => V | bool
   gt: (a, b) => a > b,
   ge: (a, b) => a >= b,
   fmod: (a, b, c) => (c === 'int' ? (big(b) === 0n || big(b) === -1n ? 0n : big(a) % big(b)) : num(a) % num(b)),
+  floorDivide: floorDivideRef,
   atan2: (a, b) => Math.atan2(num(a), num(b)),
   hypot: (a, b) => Math.hypot(num(a), num(b)),
   logaddexp: (a, b) => logaddexp(num(a), num(b)),

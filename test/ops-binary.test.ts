@@ -51,6 +51,11 @@ const OVERRIDES: Partial<Record<BinaryName, Partial<Case>>> = {
     scalars: (d) => (isFloat(d) ? [3, -2.5] : d === 'uint8' ? [3] : [3, -3]),
     domain: (d, side) => (side === 'b' ? { avoidZero: true, ...(isFloat(d) ? { lo: -20, hi: 20 } : d === 'uint8' ? {} : { lo: -50, hi: 50 }) } : {}),
   },
+  // Zero divisors included: integers give 0, floats x / 0 (NOTE [ Floor division ] in ops/binary/functors.h).
+  floorDivide: {
+    scalars: (d) => (isFloat(d) ? [3, -2.5, 0] : d === 'uint8' ? [3, 0] : [3, -3, -1, 0]),
+    domain: (d, side) => (side === 'b' ? (isFloat(d) ? { lo: -20, hi: 20 } : d === 'uint8' ? { lo: 0, hi: 20 } : { lo: -50, hi: 50 }) : {}),
+  },
   logicalAnd: { scalars: () => [0, 2, true, 0.5] },
   logicalOr: { scalars: () => [0, false, 1.5] },
   logicalXor: { scalars: () => [0, 7, true] },

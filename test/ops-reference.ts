@@ -322,3 +322,41 @@ export function remainderRef(a: V, b: V, c: Compute): V {
   if (r !== 0 && (r < 0) !== (y < 0)) r = c === 'float' ? Math.fround(r + y) : r + y;
   return r;
 }
+
+/**
+ * Floor division as ops/binary/functors.h (NOTE [ Floor division ]): integers exact, x // 0 is 0 and x // -1
+ * is -x wrapping; floats torch's div_floor_floating, each step rounded to float32 for compute type float.
+ */
+export function floorDivideRef(a: V, b: V, c: Compute): V {
+  if (c === 'int') {
+    const x = BigInt(a), y = BigInt(b);
+    if (y === 0n) return 0n;
+    if (y === -1n) return BigInt.asIntN(64, -x);
+    const q = x / y;
+    return x % y !== 0n && (x < 0n) !== (y < 0n) ? q - 1n : q;
+  }
+  const r = c === 'float' ? Math.fround : (v: number): number => v;
+  const x = Number(a), y = Number(b);
+  if (y === 0) return x / y;
+  const mod = x % y;
+  let div = r(r(x - mod) / y);
+  if (mod !== 0 && (y < 0) !== (mod < 0)) div = r(div - 1);
+  if (div === 0) {
+    const q = x / y;
+    return q < 0 || Object.is(q, -0) ? -0 : 0;
+  }
+  let floordiv = Math.floor(div);
+  if (r(div - floordiv) > 0.5) floordiv = r(floordiv + 1);
+  return floordiv;
+}
+
+/** Division rounded toward 0 as TruncDivideOp: integers exact (x / 0 is 0, x / -1 is -x wrapping); floats trunc(a / b). */
+export function truncDivideRef(a: V, b: V, c: Compute): V {
+  if (c === 'int') {
+    const x = BigInt(a), y = BigInt(b);
+    if (y === 0n) return 0n;
+    return BigInt.asIntN(64, x / y);
+  }
+  const q = Number(a) / Number(b);
+  return Math.trunc(c === 'float' ? Math.fround(q) : q);
+}

@@ -11,7 +11,6 @@ import type { ExecutionContext } from 'ava';
 import * as gx from '../lib';
 import { deviceTest, deviceTestSerial, rng } from './helpers';
 import { cast, unravel, ravel, numel as numelOf, numbers } from './ops-reference';
-import { floorDivideIntegers } from '../lib/ops/indexing/floor-divide';
 
 
 const make = (v: number[], dtype: gx.DType, shape: number[], device: string): gx.Tensor =>
@@ -136,29 +135,6 @@ deviceTest('scatterReduce mean of integers is exact past 2^53 and rounds down, a
     // int8: the sum (900) and the count (301) wrap in int8 as torch's do: -124 / 45 rounds down to -3.
     const got8 = gx.scatterReduce(gx.zeros([2], { dtype: 'int8', device }), 0, gx.zeros([300], { dtype: 'int64', device }), gx.full([300], 3, { dtype: 'int8', device }), 'mean');
     t.deepEqual(numbers(got8), [-3, 0]);
-  });
-});
-
-deviceTest('floorDivideIntegers is exact on int64 over its whole range (NOTE [ Exact integer floor division ])', (t, device) => {
-  noLeaks(t, device, () => {
-    const r = rng(21);
-    const bits = (): bigint => BigInt.asIntN(64, (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32)));
-    const n = 4000;
-    const num: bigint[] = [2n ** 63n - 1n, -(2n ** 63n), -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n];
-    const den: bigint[] = [1n, 1n, 7n, -3n, 2n, 2n];
-    while (num.length < n) {
-      num.push(r() < 0.5 ? bits() : BigInt.asIntN(64, bits() >> BigInt(Math.floor(r() * 63))));
-      const d = BigInt(Math.floor(r() * 2 ** (1 + Math.floor(r() * 39))) + 1);
-      den.push(r() < 0.2 ? -d : d);
-    }
-    const floorDiv = (a: bigint, b: bigint): bigint => {
-      const q = a / b;
-      return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
-    };
-    const got = floorDivideIntegers(gx.tensor(num, { dtype: 'int64', device }), gx.tensor(den, { dtype: 'int64', device }), 'test');
-    const values = got.toArraySync() as BigInt64Array;
-    const wrong = num.map((a, i) => [a, den[i], values[i], floorDiv(a, den[i])]).filter(([, , g, w]) => g !== w);
-    t.deepEqual(wrong.slice(0, 5).map((w) => w.map(String)), [], `${wrong.length} of ${n} wrong`);
   });
 });
 

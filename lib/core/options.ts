@@ -44,6 +44,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   n_repeat: 'nRepeat',
   type: 'dtype',
   output: 'out',
+  rounding_mode: 'roundingMode',
   unbiased: 'correction',
   ddof: 'correction',
 };

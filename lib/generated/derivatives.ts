@@ -71,6 +71,18 @@ export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; oth
     other: (grad, self, other, _result) => F.neg(F.mul(grad, F.trunc(F.div(self, other)))),
     otherUses: { self: true, other: true, result: false },
   },
+  divFloor: {
+    self: (grad, _self, _other, _result) => F.zeros(grad),
+    selfUses: { self: false, other: false, result: false },
+    other: (grad, _self, _other, _result) => F.zeros(grad),
+    otherUses: { self: false, other: false, result: false },
+  },
+  divTrunc: {
+    self: (grad, _self, _other, _result) => F.zeros(grad),
+    selfUses: { self: false, other: false, result: false },
+    other: (grad, _self, _other, _result) => F.zeros(grad),
+    otherUses: { self: false, other: false, result: false },
+  },
   atan2: {
     self: (grad, self, other, _result) => F.div(F.mul(grad, other), F.add(F.mul(self, self), F.mul(other, other))),
     selfUses: { self: true, other: true, result: false },
@@ -286,7 +298,7 @@ export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; oth
 };
 
 /** Every elementwise op's declaration (NOTE [ One declaration per op ] in lib/autograd/declarations.ts). */
-export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, 'formula' | 'nondifferentiable'> = {
+export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, 'formula' | 'nondifferentiable' | 'notImplemented'> = {
   add: 'formula',
   sub: 'formula',
   mul: 'formula',
@@ -296,6 +308,7 @@ export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, 'formula' | 'nondiffe
   minimum: 'formula',
   remainder: 'formula',
   fmod: 'formula',
+  floorDivide: 'notImplemented',
   atan2: 'formula',
   hypot: 'formula',
   logaddexp: 'formula',

@@ -6,9 +6,9 @@
 import type { DType, FloatDType } from './dtypes';
 import type { Tensor } from '../core/tensor';
 import type { OutOptions } from '../ops/common';
-import { binaryFunction, unaryFunction } from '../ops/elementwise/elementwise';
+import { binaryFunction, unaryFunction, type DivOptions, type RoundingMode } from '../ops/elementwise/elementwise';
 import type { Operand, ScalarOperand } from '../ops/promotion';
-import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';
+import type { BinaryFn, CompareFn, DivFn, FloatResult, RoundedDivOptions, UnaryFloatFn, UnaryKeepFn } from '../ops/types';
 
 /**
  * self + other, elementwise, with NumPy broadcasting and PyTorch's type promotion (gx.resultType); either side may be a JS number.
@@ -26,8 +26,8 @@ export const sub = binaryFunction('sub') as BinaryFn;
  */
 export const mul = binaryFunction('mul') as BinaryFn;
 /**
- * True division self / other: integer inputs give float32.
- * @example gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]
+ * True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]).
+ * @example gx.div(gx.arange(4), 2) // [0, 0.5, 1, 1.5]; gx.div(gx.tensor([7, -7]), 2, { roundingMode: 'floor' }) // [3, -4]
  */
 export const div = binaryFunction('div') as DivFn;
 /**
@@ -55,6 +55,11 @@ export const remainder = binaryFunction('remainder') as BinaryFn;
  * @example gx.fmod(x, 3)
  */
 export const fmod = binaryFunction('fmod') as BinaryFn;
+/**
+ * self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one).
+ * @example gx.floorDivide(gx.tensor([7, -7]), 2) // [3, -4]
+ */
+export const floorDivide = binaryFunction('floorDivide') as BinaryFn;
 /**
  * The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.
  * @example gx.atan2(y, x)
@@ -338,11 +343,14 @@ declare module '../core/tensor' {
     mul(other: Operand, opts?: OutOptions): Tensor;
     /** In place: self = self.mul(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
     mul_(other: Operand): this;
-    /** True division self / other: integer inputs give float32. (gx.div) */
+    /** True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]). (gx.div) */
+    div(other: Tensor<D>, opts: RoundedDivOptions<D>): Tensor<D>;
+    div(other: ScalarOperand, opts: RoundedDivOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    div(other: Operand, opts: RoundedDivOptions): Tensor;
     div(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
-    div(other: Operand, opts?: OutOptions): Tensor;
-    /** In place: self = self.div(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
-    div_(other: Operand): this;
+    div(other: Operand, opts?: DivOptions): Tensor;
+    /** In place: self = self.div(other, opts), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    div_(other: Operand, opts?: { roundingMode?: RoundingMode | null }): this;
     /** self ** other; integers to negative integer powers are refused. (gx.pow) */
     pow(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
     pow(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
@@ -369,6 +377,12 @@ declare module '../core/tensor' {
     fmod(other: Operand, opts?: OutOptions): Tensor;
     /** In place: self = self.fmod(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
     fmod_(other: Operand): this;
+    /** self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one). (gx.floorDivide) */
+    floorDivide(other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
+    floorDivide(other: ScalarOperand, opts?: OutOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;
+    floorDivide(other: Operand, opts?: OutOptions): Tensor;
+    /** In place: self = self.floorDivide(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */
+    floorDivide_(other: Operand): this;
     /** The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant. (gx.atan2) */
     atan2(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;
     atan2(other: Operand, opts?: OutOptions): Tensor;

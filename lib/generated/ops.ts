@@ -82,7 +82,7 @@ function mulScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_DIV = new OpRef('div');
-/** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. */
+/** `div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]). */
 function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_DIV.id(fn);
   const st = stagingArea();
@@ -91,7 +91,7 @@ function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DT
   native.callOpStaged(id, a.self, a.other, a.out);
 }
 const OP_DIV_SCALAR = new OpRef('div_scalar');
-/** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+/** `div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function divScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_DIV_SCALAR.id(fn);
   const st = stagingArea();
@@ -209,6 +209,52 @@ const OP_FMOD_SCALAR = new OpRef('fmod_scalar');
 /** `fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
 function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
+}
+const OP_FLOOR_DIVIDE = new OpRef('floor_divide');
+/** `floor_divide(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one). */
+function floorDivide(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  const id = OP_FLOOR_DIVIDE.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
+}
+const OP_FLOOR_DIVIDE_SCALAR = new OpRef('floor_divide_scalar');
+/** `floor_divide_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function floorDivideScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  const id = OP_FLOOR_DIVIDE_SCALAR.id(fn);
+  const st = stagingArea();
+  st[A + 3] = a.other;
+  st[A + 4] = 1;
+  stageInt(st, A + 6, a.otherInt);
+  st[A + 9] = a.reverse ? 1 : 0;
+  st[A + 10] = 1;
+  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 13] = 1;
+  native.callOpStaged(id, a.self, a.out);
+}
+const OP_DIV_TRUNC = new OpRef('div_trunc');
+/** `div_trunc(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`: gx.div with roundingMode 'trunc': self / other rounded toward 0 in the common dtype (C's integer /), as torch.div(rounding_mode='trunc'): floats trunc(self / other), integers exactly, x / 0 is 0 and INT_MIN / -1 INT_MIN as floor_divide's. */
+function divTrunc(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
+  const id = OP_DIV_TRUNC.id(fn);
+  const st = stagingArea();
+  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 7] = 1;
+  native.callOpStaged(id, a.self, a.other, a.out);
+}
+const OP_DIV_TRUNC_SCALAR = new OpRef('div_trunc_scalar');
+/** `div_trunc_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`: gx.div with roundingMode 'trunc': self / other rounded toward 0 in the common dtype (C's integer /), as torch.div(rounding_mode='trunc'): floats trunc(self / other), integers exactly, x / 0 is 0 and INT_MIN / -1 INT_MIN as floor_divide's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left. */
+function divTruncScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: number | bigint; reverse: boolean; dtype: DType; out: NativeTensor }): void {
+  const id = OP_DIV_TRUNC_SCALAR.id(fn);
   const st = stagingArea();
   st[A + 3] = a.other;
   st[A + 4] = 1;
@@ -1470,6 +1516,10 @@ export {
   remainderScalar,
   fmod,
   fmodScalar,
+  floorDivide,
+  floorDivideScalar,
+  divTrunc,
+  divTruncScalar,
   atan2,
   atan2Scalar,
   hypot,
@@ -1634,6 +1684,8 @@ export interface BinaryOp {
   readonly computes: Computes;
   /** Set when bool operands are an error: the hint that ends the message. */
   readonly noBool?: string;
+  /** Set when the op refuses inputs that require grad (NOTE [ Derivatives beside the schemas ]: grad 'notImplemented'). */
+  readonly derivativeNotImplemented?: true;
   readonly tensor: typeof add;
   readonly scalar: typeof addScalar;
   /** Whether Tensor has the in-place method name_ too. */
@@ -1650,6 +1702,7 @@ export const BINARY = {
   minimum: { name: 'minimum', kind: 'arith', functor: 'MinimumOp', computes: { float: true, double: true, int: true, bool: false, noBool: false }, tensor: minimum, scalar: minimumScalar, inplace: false },
   remainder: { name: 'remainder', kind: 'arith', noBool: "; convert with .astype() first", functor: 'RemainderOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: remainder, scalar: remainderScalar, inplace: true },
   fmod: { name: 'fmod', kind: 'arith', noBool: "; convert with .astype() first", functor: 'FmodOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: fmod, scalar: fmodScalar, inplace: true },
+  floorDivide: { name: 'floor_divide', kind: 'arith', noBool: "; convert with .astype() first", derivativeNotImplemented: true, functor: 'FloorDivideOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: floorDivide, scalar: floorDivideScalar, inplace: true },
   atan2: { name: 'atan2', kind: 'div', functor: 'Atan2Op', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: atan2, scalar: atan2Scalar, inplace: true },
   hypot: { name: 'hypot', kind: 'div', functor: 'HypotOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: hypot, scalar: hypotScalar, inplace: true },
   logaddexp: { name: 'logaddexp', kind: 'div', functor: 'LogaddexpOp', computes: { float: true, double: true, int: false, bool: false, noBool: false }, tensor: logaddexp, scalar: logaddexpScalar, inplace: false },
@@ -1663,6 +1716,12 @@ export const BINARY = {
   logicalAnd: { name: 'logical_and', kind: 'logical', functor: 'LogicalAndOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalAnd, scalar: logicalAndScalar, inplace: false },
   logicalOr: { name: 'logical_or', kind: 'logical', functor: 'LogicalOrOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalOr, scalar: logicalOrScalar, inplace: false },
   logicalXor: { name: 'logical_xor', kind: 'logical', functor: 'LogicalXorOp', computes: { float: false, double: false, int: false, bool: true, noBool: false }, tensor: logicalXor, scalar: logicalXorScalar, inplace: false },
+} as const satisfies Readonly<Record<string, BinaryOp>>;
+
+/** gx.div's rounding modes by roundingMode (NOTE [ Rounding modes of div ] in ops/op-list.js). */
+export const DIV_ROUNDING = {
+  floor: { name: 'div_floor', kind: 'arith', noBool: "; convert with .astype() first", functor: 'FloorDivideOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: floorDivide, scalar: floorDivideScalar, inplace: false },
+  trunc: { name: 'div_trunc', kind: 'arith', noBool: "; convert with .astype() first", functor: 'TruncDivideOp', computes: { float: true, double: true, int: true, bool: false, noBool: true }, tensor: divTrunc, scalar: divTruncScalar, inplace: false },
 } as const satisfies Readonly<Record<string, BinaryOp>>;
 
 /** How a unary op's result dtype is decided (ops/op-list.js). */
@@ -1691,6 +1750,8 @@ export interface UnaryOp {
   /** Its number parameters, in the functor's order; positional: numbers after x, options: keys of the options object. */
   readonly params: readonly UnaryParam[];
   readonly paramStyle: 'positional' | 'options';
+  /** Set when the op refuses inputs that require grad (grad 'notImplemented'). */
+  readonly derivativeNotImplemented?: true;
   /** Two parameters (their places in params) the first of which may not exceed the second, as torch checks. */
   readonly ordered?: readonly [number, number];
   /** Whether Tensor has the in-place method name_ too. */

@@ -52,7 +52,7 @@ import { COMPUTE_DTYPE, KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
 import { isFloating, promoteTypes } from '../ops/promotion';
 import { packageRoot } from '../platform/paths';
-import type { OpCalls } from './translate';
+import type { OpCalls, OpOptions } from './translate';
 import { computeDType, C_TYPE, promote, type NarrowDType, type Ty, type Val } from './types';
 
 /** The C++ compute types of the functors (NOTE [ Compute types ] in ops/common/hd.h). */
@@ -204,15 +204,31 @@ const UNARY: Readonly<Record<string, ops.UnaryOp>> = ops.UNARY;
 /** The ops gx.fuse can fuse, by gx name: every binary and unary op of the op list, where and lerp. */
 export const FUSABLE_OPS: readonly string[] = [...Object.keys(BINARY), ...Object.keys(UNARY), 'where', 'lerp'];
 
+/**
+ * A binary op's variant by its call's options: div's roundingMode ('floor', 'trunc': NOTE [ Rounding modes of
+ * div ] in ops/op-list.js; null: true division); `out` and other options have no meaning in a fused function.
+ */
+function withOptions(name: string, options: OpOptions): ops.BinaryOp {
+  const keys = Object.keys(options);
+  if (name !== 'div' || keys.some((k) => k !== 'roundingMode')) {
+    throw new TypeError(`${name} takes ${name === 'div' ? 'only roundingMode' : 'no options'} in a fused function, got { ${keys.join(', ')} }`);
+  }
+  const mode = options.roundingMode;
+  if (mode === undefined || mode === null) return BINARY.div;
+  if (mode === 'floor' || mode === 'trunc') return ops.DIV_ROUNDING[mode];
+  throw new TypeError(`div: roundingMode must be 'floor', 'trunc' or null, got ${JSON.stringify(mode)}`);
+}
+
 /** The elementwise ops on elements for translate.ts; `nameOf` tells gx functions by value. */
 export function fuseOpCalls(nameOf: (value: unknown) => string | undefined): OpCalls {
   return {
     nameOf,
-    call(name, args): Val | undefined {
+    call(name, args, _node, options): Val | undefined {
       if (Object.hasOwn(BINARY, name)) {
         if (args.length !== 2) throw new TypeError(`${name} takes two operands here`);
-        return binary(BINARY[name], args[0], args[1]);
+        return binary(options === undefined ? BINARY[name] : withOptions(name, options), args[0], args[1]);
       }
+      if (options !== undefined) throw new TypeError(`${name} takes no options in a fused function`);
       if (Object.hasOwn(UNARY, name)) return args.length >= 1 ? unary(UNARY[name], args[0], args.slice(1)) : undefined;
       if (name === 'where' && args.length === 3) return where(args[0], args[1], args[2]);
       if (name === 'lerp' && args.length === 3) return lerp(args[0], args[1], args[2]);

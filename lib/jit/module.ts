@@ -23,10 +23,13 @@ export function deviceInfo(v: unknown): DeviceFunctionInfo | undefined {
   return typeof v === 'function' ? (v as { [DEVICE]?: DeviceFunctionInfo })[DEVICE] : undefined;
 }
 
+/** An op call's options object, written as literals in the fused function ({ roundingMode: 'floor' }). */
+export type OpOptions = Readonly<Record<string, string | number | boolean | null>>;
+
 /** How gx.fuse's translation calls gx ops on elements (fuse.ts fills it). */
 export interface OpCalls {
   /** `gx.sin(x)` or `x.sin()`: the value for an op by its function or method name, or undefined when it is not one. */
-  call(name: string, args: Val[], node: { start: number; end: number }): Val | undefined;
+  call(name: string, args: Val[], node: { start: number; end: number }, options?: OpOptions): Val | undefined;
   /** The op name of a gx function value, if it is one. */
   nameOf(value: unknown): string | undefined;
 }

@@ -13,7 +13,7 @@ import { strong, type ScalarDType, type Ty } from './types';
 
 export { ATOMIC_HELPERS, DEBUG_HELPERS, JIT_HELPERS } from './cuda-helpers';
 export { cName } from './emit-cuda';
-export { DEVICE, deviceInfo, Module, type AccessSite, type DeviceFunctionInfo, type OpCalls } from './module';
+export { DEVICE, deviceInfo, Module, type AccessSite, type DeviceFunctionInfo, type OpCalls, type OpOptions } from './module';
 export type { ReturnTy };
 
 /**

@@ -8,7 +8,7 @@ import { staticValueOf, type Lookup } from './closure';
 import type { ArrayDecl, Expr, FnIR, Stmt, VarDecl } from './ir';
 import { INTRINSIC_TABLE } from './intrinsic-table';
 import { INTRINSICS, type Intrinsic } from './intrinsics';
-import { deviceInfo, Module, type DeviceFunctionInfo } from './module';
+import { deviceInfo, Module, type DeviceFunctionInfo, type OpOptions } from './module';
 import { castTo, math, truth } from './typing';
 import { computeDType, strong, type Ty, type Val } from './types';
 import type { Binding, Expression, Where } from './typer';
@@ -54,7 +54,8 @@ export function typeCall(t: TyperContext, e: acorn.CallExpression, statement: bo
   if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier' && t.module.ops !== undefined) {
     const base = t.ref(c.object);
     if (base.kind === 'scalar') {
-      const v = opCall(t, c.property.name, [base.e, ...e.arguments.map((a) => t.expr(a as Expression))], e);
+      const { operands, options } = opArgs(t, c.property.name, e.arguments as Expression[]);
+      const v = opCall(t, c.property.name, [base.e, ...operands], e, options);
       if (v === undefined) t.fail(`.${c.property.name}() is not an elementwise op gx.fuse can fuse`, c.property);
       return { kind: 'scalar', e: v };
     }
@@ -82,17 +83,36 @@ export function typeCall(t: TyperContext, e: acorn.CallExpression, statement: bo
   }
   const op = t.module.ops?.nameOf(f);
   if (op !== undefined) {
-    const v = opCall(t, op, args.map((a) => t.expr(a)), e);
+    const { operands, options } = opArgs(t, op, args);
+    const v = opCall(t, op, operands, e, options);
     if (v === undefined) t.fail(`gx.${op} is not an elementwise op gx.fuse can fuse`, c);
     return { kind: 'scalar', e: v };
   }
   return t.fail(`${t.text(c)} is not Math.*, a gx.jit intrinsic or a gx.jit.device function; a kernel cannot call it`, c);
 }
 
+/**
+ * A gx op's arguments on elements: its operands, and an options object written last as literals
+ * ({ roundingMode: 'floor' }: what picks the op's variant, known when the kernel is made).
+ */
+function opArgs(t: TyperContext, name: string, args: Expression[]): { operands: Expr[]; options?: OpOptions } {
+  const last = args.at(-1);
+  if (last?.type !== 'ObjectExpression') return { operands: args.map((a) => t.expr(a)) };
+  const options: Record<string, string | number | boolean | null> = {};
+  for (const p of last.properties) {
+    const key = p.type === 'Property' && !p.computed && p.key.type === 'Identifier' ? p.key.name : undefined;
+    if (key === undefined || p.type !== 'Property' || p.value.type !== 'Literal' || p.value.value instanceof RegExp || typeof p.value.value === 'bigint') {
+      return t.fail(`gx.${name}'s options in a fused function are written as literals, e.g. { roundingMode: 'floor' }`, p);
+    }
+    options[key] = p.value.value ?? null;
+  }
+  return { operands: args.slice(0, -1).map((a) => t.expr(a)), options };
+}
+
 /** A gx op on elements (gx.fuse): fuse.ts's C text, its operands standing in as \u0001k\u0001. */
-function opCall(t: TyperContext, name: string, args: Expr[], node: Where): Expr | undefined {
+function opCall(t: TyperContext, name: string, args: Expr[], node: Where, options?: OpOptions): Expr | undefined {
   const vals = args.map((a, k): Val => ({ code: `\u0001${k}\u0001`, ty: a.ty }));
-  const v = t.module.ops?.call(name, vals, node);
+  const v = t.module.ops?.call(name, vals, node, options);
   if (v === undefined) return undefined;
   return { k: 'foreign', ty: v.ty, code: v.code, args };
 }

@@ -8,7 +8,7 @@ import type { OutOptions } from './common';
 import type { Operand, ScalarOperand } from './promotion';
 import type { Axes } from './axes';
 import type { ArgReduceOptions, ReduceDTypeOptions, ReduceOptions } from './reduce/reduction';
-import type { ClampOptions } from './elementwise/elementwise';
+import type { ClampOptions, DivOptions, RoundingMode } from './elementwise/elementwise';
 
 export type { FloatDType, IntegerDType };
 
@@ -31,13 +31,20 @@ export interface BinaryFn {
   (self: Operand, other: Operand, opts?: OutOptions): Tensor;
 }
 
-/** div: true division. */
+/** A division with a roundingMode (gx.div's 'floor' or 'trunc'): the common dtype, integers staying integers. */
+export type RoundedDivOptions<D extends DType = DType> = DivOptions<D> & { roundingMode: RoundingMode };
+
+/** div: true division, or with roundingMode the quotient rounded down or toward 0 (as BinaryFn's dtypes). */
 export interface DivFn {
+  <D extends DType>(self: Tensor<D>, other: Tensor<D>, opts: RoundedDivOptions<D>): Tensor<D>;
+  <D extends FloatDType>(self: Tensor<D>, other: ScalarOperand, opts: RoundedDivOptions<D>): Tensor<D>;
+  <D extends FloatDType>(self: ScalarOperand, other: Tensor<D>, opts: RoundedDivOptions<D>): Tensor<D>;
+  (self: Operand, other: Operand, opts: RoundedDivOptions): Tensor;
   <D extends FloatDType>(self: Tensor<D>, other: Tensor<D> | ScalarOperand, opts?: OutOptions<D>): Tensor<D>;
   <D extends FloatDType>(self: ScalarOperand, other: Tensor<D>, opts?: OutOptions<D>): Tensor<D>;
   (self: Tensor<IntegerDType | 'bool'>, other: Tensor<IntegerDType | 'bool'> | ScalarOperand,
     opts?: OutOptions<'float32'>): Tensor<'float32'>;
-  (self: Operand, other: Operand, opts?: OutOptions): Tensor;
+  (self: Operand, other: Operand, opts?: DivOptions): Tensor;
 }
 
 /** eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor. */

@@ -1,5 +1,5 @@
 // Binary elementwise ops as functors: add, sub, mul, div, pow, maximum,
-// minimum, remainder; comparisons (eq, ne, lt, le, gt, ge -> bool); logical
+// minimum, remainder, fmod, floor and trunc division; comparisons (eq, ne, lt, le, gt, ge -> bool); logical
 // and/or/xor (bool compute type). One definition each, run by the CPU loops
 // and the CUDA kernels alike; C is the compute type (NOTE [ Compute types ]).
 #pragma once
@@ -99,6 +99,53 @@ struct FmodOp {
     } else {
       if (b == 0 || b == -1) return 0;  // -1: INT64_MIN % -1 traps on x86
       return a % b;
+    }
+  }
+};
+
+// NOTE [ Floor division ]
+// self / other rounded toward -inf (torch.floor_divide, div's rounding_mode 'floor'; Python's //).
+// Floats as torch's div_floor_floating (c10/util/generic_math.h), CPython's float floordiv:
+// (a - fmod(a, b)) / b, one less where the remainder's sign is not b's, then floor with a
+// round-up when the quotient sits more than 0.5 above it, so that a == q * b + remainder(a, b)
+// as closely as rounding allows (floor(a / b) alone is one off where a / b rounds up to an
+// integer: floor(1 / 0.1) is 10, 1 // 0.1 is 9); b == 0 gives a / b (+-inf or NaN) and a zero
+// quotient the sign of a / b. 16-bit floats compute in float (NOTE [ Compute types ]).
+// Integers exactly in int64 (narrower dtypes wrap back on the store, as their own arithmetic
+// would): x // 0 is 0 as remainder's, and x // -1 is -x wrapping (INT64_MIN // -1 is INT64_MIN,
+// as NumPy's), answered before the / (INT64_MIN / -1 traps on x86 and is undefined on CUDA).
+// torch raises ZeroDivisionError on the CPU for x // 0, and its int32 INT32_MIN // -1 traps.
+struct FloorDivideOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (is_floating_point_v<C>) {
+      if (b == 0) return a / b;
+      const C mod = m_fmod(a, b);
+      C div = (a - mod) / b;
+      if (mod != 0 && (b < 0) != (mod < 0)) div -= C(1);
+      if (div == 0) return m_copysign(C(0), a / b);
+      C floordiv = m_floor(div);
+      if (div - floordiv > C(0.5)) floordiv += C(1);
+      return floordiv;
+    } else {
+      if (b == 0) return 0;
+      if (b == -1) return wrap_sub(0, a);
+      const C q = a / b;
+      return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+    }
+  }
+};
+
+// self / other rounded toward 0 (div's rounding_mode 'trunc', C's integer /): floats trunc(a / b)
+// as torch (16-bit floats dividing in float); integers as FloorDivideOp's, 0 for x / 0 and -x
+// wrapping for x / -1.
+struct TruncDivideOp {
+  template <typename C> GX_HD C operator()(C a, C b) const {
+    if constexpr (is_floating_point_v<C>) {
+      return m_trunc(a / b);
+    } else {
+      if (b == 0) return 0;
+      if (b == -1) return wrap_sub(0, a);
+      return a / b;
     }
   }
 };

@@ -47,6 +47,14 @@ void fmod_cpu(const Tensor& self, const Tensor& other, ScalarType dtype, const T
 void fmod_cuda(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
 void fmod_scalar_cpu(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
 void fmod_scalar_cuda(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
+void floor_divide_cpu(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
+void floor_divide_cuda(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
+void floor_divide_scalar_cpu(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
+void floor_divide_scalar_cuda(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
+void div_trunc_cpu(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
+void div_trunc_cuda(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
+void div_trunc_scalar_cpu(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
+void div_trunc_scalar_cuda(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);
 void atan2_cpu(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
 void atan2_cuda(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out);
 void atan2_scalar_cpu(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out);

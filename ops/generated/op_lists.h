@@ -15,7 +15,9 @@
   _(maximum, MaximumOp, kCNumeric) \
   _(minimum, MinimumOp, kCNumeric) \
   _(remainder, RemainderOp, kCNumeric | kCNoBool) \
-  _(fmod, FmodOp, kCNumeric | kCNoBool)
+  _(fmod, FmodOp, kCNumeric | kCNoBool) \
+  _(floor_divide, FloorDivideOp, kCNumeric | kCNoBool) \
+  _(div_trunc, TruncDivideOp, kCNumeric | kCNoBool)
 
 #define GX_OPS_BINARY_MATH(_) \
   _(atan2, Atan2Op, kCFloating) \

@@ -30,10 +30,10 @@ GX_LIBRARY(gx_ops, m) {
         "self * other. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::mul_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::mul_scalar_cuda);
   m.def("div(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
-        "True division self / other: integer inputs give float32.")
+        "True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]).")
       .impl(gx::kCPU, gx::ops::div_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_cuda);
   m.def("div_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
-        "True division self / other: integer inputs give float32. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+        "True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::div_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_scalar_cuda);
   m.def("pow(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
         "self ** other; integers to negative integer powers are refused.")
@@ -65,6 +65,18 @@ GX_LIBRARY(gx_ops, m) {
   m.def("fmod_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
         "C's fmod, as torch.fmod: the result has the dividend's sign (remainder: the divisor's); integer x % 0 is 0, as remainder's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
       .impl(gx::kCPU, gx::ops::fmod_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::fmod_scalar_cuda);
+  m.def("floor_divide(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one).")
+      .impl(gx::kCPU, gx::ops::floor_divide_cpu) GX_OPS_CUDA_IMPL(gx::ops::floor_divide_cuda);
+  m.def("floor_divide_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one). `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::floor_divide_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::floor_divide_scalar_cuda);
+  m.def("div_trunc(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
+        "gx.div with roundingMode 'trunc': self / other rounded toward 0 in the common dtype (C's integer /), as torch.div(rounding_mode='trunc'): floats trunc(self / other), integers exactly, x / 0 is 0 and INT_MIN / -1 INT_MIN as floor_divide's.")
+      .impl(gx::kCPU, gx::ops::div_trunc_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_trunc_cuda);
+  m.def("div_trunc_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()",
+        "gx.div with roundingMode 'trunc': self / other rounded toward 0 in the common dtype (C's integer /), as torch.div(rounding_mode='trunc'): floats trunc(self / other), integers exactly, x / 0 is 0 and INT_MIN / -1 INT_MIN as floor_divide's. `other` is a JS number (its value, and as an integer); `reverse` puts it on the left.")
+      .impl(gx::kCPU, gx::ops::div_trunc_scalar_cpu) GX_OPS_CUDA_IMPL(gx::ops::div_trunc_scalar_cuda);
   m.def("atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()",
         "The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.")
       .impl(gx::kCPU, gx::ops::atan2_cpu) GX_OPS_CUDA_IMPL(gx::ops::atan2_cuda);

@@ -11,7 +11,7 @@
 // Run through scripts/gen.js.
 'use strict';
 const { generatedHeader } = require('./rows');
-const { paramsOf, readList, schemas } = require('./ops');
+const { hasFace, paramsOf, readList, schemas } = require('./ops');
 const { typeColumn } = require('./schema-types');
 
 const OUT = 'csrc/include/gpuext/ops.h';
@@ -154,7 +154,7 @@ function header(list) {
     '',
     'namespace gx::ops {',
     ''];
-  for (const e of list) {
+  for (const e of list.filter(hasFace)) {  // div's rounding modes: raw calls only (NOTE [ Rounding modes of div ])
     const face = FACES[e.family];
     if (face) lines.push(...face(e), '');
   }

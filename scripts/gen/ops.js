@@ -15,14 +15,15 @@ const HEADER = generatedHeader('ops/op-list.js');
 
 // The schemas of the families (ops/op-list.js says what each means).
 const FAMILIES = {
-  binary: (e) => [
+  // An entry sharing another's kernels (NOTE [ Rounding modes of div ]) has no schema of its own.
+  binary: (e) => (e.kernel !== undefined ? [] : [
     { name: e.name, schema: `${e.name}(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()`, doc: e.doc },
     {
       name: `${e.name}_scalar`,
       schema: `${e.name}_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()`,
       doc: `${e.doc} \`other\` is a JS number (its value, and as an integer); \`reverse\` puts it on the left.`,
     },
-  ],
+  ]),
   unary: (e) => [{
     name: e.name, doc: e.doc,
     schema: `${e.name}(Tensor self, ${paramsOf(e).map((p) => `${p.type} ${p.name}, `).join('')}ScalarType dtype, Tensor out) -> ()`,
@@ -78,6 +79,7 @@ function parseSchema(schema, where) {
 
 /** Every schema of the list, in order, with the entry it came from. */
 function schemas(list) {
+  checkRoundingModes(list);
   const seen = new Set();
   const out = [];
   list.forEach((e, i) => {
@@ -93,6 +95,36 @@ function schemas(list) {
   return out;
 }
 
+/**
+ * The entries of NOTE [ Rounding modes of div ] (ops/op-list.js): binary, one per mode, and a `kernel` naming
+ * a binary entry with kernels of its own, the same functor and compute types.
+ */
+function checkRoundingModes(list) {
+  const modes = new Set();
+  for (const e of list) {
+    const where = `ops/op-list.js ${e.name}`;
+    if (e.roundingMode !== undefined) {
+      if (e.family !== 'binary' || !['floor', 'trunc'].includes(e.roundingMode)) {
+        throw new Error(`${where}: roundingMode is 'floor' or 'trunc', on binary entries only`);
+      }
+      if (modes.has(e.roundingMode)) throw new Error(`${where}: roundingMode '${e.roundingMode}' is listed twice`);
+      modes.add(e.roundingMode);
+      if (e.inplace || e.example !== undefined) throw new Error(`${where}: a rounding mode of div has no method or example of its own`);
+    }
+    if (e.kernel === undefined) continue;
+    const k = list.find((x) => x.name === e.kernel);
+    if (e.family !== 'binary' || k === undefined || k.family !== 'binary' || k.kernel !== undefined) {
+      throw new Error(`${where}: kernel names a binary entry with kernels of its own, got '${e.kernel}'`);
+    }
+    if (k.functor !== e.functor || k.computes !== e.computes) {
+      throw new Error(`${where}: shares ${k.name}'s kernels, so its functor and compute types are ${k.functor}, ${k.computes}`);
+    }
+  }
+}
+
+/** Whether an entry has a gx function, Tensor method and C++ face of its own (not a rounding mode of div). */
+const hasFace = (e) => e.roundingMode === undefined;
+
 // --- C++ -------------------------------------------------------------------------
 
 function opLists(list) {
@@ -103,7 +135,7 @@ function opLists(list) {
     lines.push('');
   };
   for (const family of ['binary', 'unary', 'reduce']) {
-    const entries = list.filter((e) => e.family === family);
+    const entries = list.filter((e) => e.family === family && e.kernel === undefined);
     const groups = [...new Set(entries.map((e) => e.group))];
     const F = family.toUpperCase();
     for (const g of groups) {
@@ -203,10 +235,14 @@ function tsOps(list, all) {
   lines.push('', `export {\n${exported.map((e) => `  ${e},`).join('\n')}\n};`, '');
 
   const table = (family, type, row) => {
-    const rows = list.filter((e) => e.family === family).map((e) => `  ${camel(e.name)}: ${row(e)},`);
+    const rows = list.filter((e) => e.family === family && hasFace(e)).map((e) => `  ${camel(e.name)}: ${row(e)},`);
     return [`export const ${family.toUpperCase()} = {`, ...rows, `} as const satisfies Readonly<Record<string, ${type}>>;`, ''];
   };
+  const notImplemented = (e) => (e.grad === 'notImplemented' ? 'derivativeNotImplemented: true, ' : '');
+  const binaryRow = (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}${notImplemented(e)}` +
+    `${functorCols(e)}, tensor: ${tsName(e.kernel ?? e.name)}, scalar: ${tsName(`${e.kernel ?? e.name}_scalar`)}, inplace: ${e.inplace === true} }`;
   const kinds = (family) => [...new Set(list.filter((e) => e.family === family).map((e) => `'${e.kind}'`))].join(' | ');
+  const modes = list.filter((e) => e.roundingMode !== undefined);
   lines.push(
     `/** How a binary op's result dtype is decided (ops/op-list.js). */`, `export type BinaryKind = ${kinds('binary')};`,
     '/** The compute types an op\'s functor runs in (ops/common/dispatch.h: with_compute), from its compute-type set. */',
@@ -214,8 +250,12 @@ function tsOps(list, all) {
     '  /** Every operand read as "nonzero" (the logical ops). */', '  readonly bool: boolean;', '  readonly noBool: boolean;', '}', '',
     'export interface BinaryOp {', '  readonly name: string;', '  readonly kind: BinaryKind;',
     '  /** The C++ functor of ops/binary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  /** Set when bool operands are an error: the hint that ends the message. */', '  readonly noBool?: string;',
+    '  /** Set when the op refuses inputs that require grad (NOTE [ Derivatives beside the schemas ]: grad \'notImplemented\'). */',
+    '  readonly derivativeNotImplemented?: true;',
     '  readonly tensor: typeof add;', '  readonly scalar: typeof addScalar;', '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
-    ...table('binary', 'BinaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${e.noBool ? `noBool: ${JSON.stringify(e.noBool)}, ` : ''}${functorCols(e)}, tensor: ${tsName(e.name)}, scalar: ${tsName(`${e.name}_scalar`)}, inplace: ${e.inplace === true} }`),
+    ...table('binary', 'BinaryOp', binaryRow),
+    '/** gx.div\'s rounding modes by roundingMode (NOTE [ Rounding modes of div ] in ops/op-list.js). */',
+    'export const DIV_ROUNDING = {', ...modes.map((e) => `  ${e.roundingMode}: ${binaryRow(e)},`), '} as const satisfies Readonly<Record<string, BinaryOp>>;', '',
     `/** How a unary op's result dtype is decided (ops/op-list.js). */`, `export type UnaryKind = ${kinds('unary')};`,
     '/** A number parameter of a unary op (NOTE [ Parameters of elementwise ops ] in ops/op-list.js): its default, null for none. */',
     'export interface UnaryParam {', '  readonly name: string;', '  readonly default: number | null;', '}', '',
@@ -225,12 +265,14 @@ function tsOps(list, all) {
     '  /** The C++ functor of ops/unary/functors.h, which the kernels and gx.fuse run. */', '  readonly functor: string;', '  readonly computes: Computes;', '  readonly call: (fn: string, a: UnaryArgs) => void;',
     '  /** Its number parameters, in the functor\'s order; positional: numbers after x, options: keys of the options object. */',
     '  readonly params: readonly UnaryParam[];', '  readonly paramStyle: \'positional\' | \'options\';',
+    '  /** Set when the op refuses inputs that require grad (grad \'notImplemented\'). */',
+    '  readonly derivativeNotImplemented?: true;',
     '  /** Two parameters (their places in params) the first of which may not exceed the second, as torch checks. */',
     '  readonly ordered?: readonly [number, number];',
     '  /** Whether Tensor has the in-place method name_ too. */', '  readonly inplace: boolean;', '}', '',
     ...table('unary', 'UnaryOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', ${functorCols(e)}, call: ${unaryCall(e)}, ` +
       `params: [${paramsOf(e).map((p) => `{ name: '${camel(p.name)}', default: ${p.default} }`).join(', ')}], ` +
-      `paramStyle: '${e.paramStyle ?? 'positional'}', ${orderedCol(e)}inplace: ${e.inplace === true} }`),
+      `paramStyle: '${e.paramStyle ?? 'positional'}', ${orderedCol(e)}${notImplemented(e)}inplace: ${e.inplace === true} }`),
     `/** How a reduction's result dtype is decided (ops/op-list.js). */`, `export type ReduceKind = ${kinds('reduce')};`,
     'export interface ReduceOp {', '  readonly name: string;', '  readonly kind: ReduceKind;', '  readonly call: typeof sum;', '}', '',
     ...table('reduce', 'ReduceOp', (e) => `{ name: '${e.name}', kind: '${e.kind}', call: ${tsName(e.name)} }`),
@@ -321,6 +363,15 @@ const FACES = {
 };
 FACES.logical = FACES.compare;
 
+// gx.div's method with its roundingMode (NOTE [ Rounding modes of div ]): a rounded quotient keeps the common dtype.
+const DIV_METHOD = (N, G, doc) => [
+  `/** ${doc} (${G}) */`,
+  `${N}(other: Tensor<D>, opts: RoundedDivOptions<D>): Tensor<D>;`,
+  `${N}(other: ScalarOperand, opts: RoundedDivOptions<D>): [D] extends [FloatDType] ? Tensor<D> : Tensor;`,
+  `${N}(other: Operand, opts: RoundedDivOptions): Tensor;`,
+  `${N}(other: Tensor<D> | ScalarOperand, opts?: OutOptions<FloatResult<D>>): Tensor<FloatResult<D>>;`,
+  `${N}(other: Operand, opts?: DivOptions): Tensor;`];
+
 /** The parameters of a unary op with `params` as TypeScript: numbers, or keys beside `out` (paramStyle 'options'). */
 function paramArgs(e, inplace, out = '') {
   const ps = paramsOf(e);
@@ -342,7 +393,7 @@ function paramFace(e, name, xTyped, xAny) {
 }
 
 function tsApi(list) {
-  const entries = list.filter((e) => e.family === 'binary' || e.family === 'unary');
+  const entries = list.filter((e) => (e.family === 'binary' || e.family === 'unary') && hasFace(e));
   const jsdoc = (text) => text.replace(/\*\//g, '*\\/');
   const lines = [...HEADER,
     '// The elementwise ops as gx functions (gx.add, gx.exp, ...) and Tensor methods (x.add(y),',
@@ -351,9 +402,9 @@ function tsApi(list) {
     "import type { DType, FloatDType } from './dtypes';",
     "import type { Tensor } from '../core/tensor';",
     "import type { OutOptions } from '../ops/common';",
-    "import { binaryFunction, unaryFunction } from '../ops/elementwise/elementwise';",
+    "import { binaryFunction, unaryFunction, type DivOptions, type RoundingMode } from '../ops/elementwise/elementwise';",
     "import type { Operand, ScalarOperand } from '../ops/promotion';",
-    "import type { BinaryFn, CompareFn, DivFn, FloatResult, UnaryFloatFn, UnaryKeepFn } from '../ops/types';",
+    "import type { BinaryFn, CompareFn, DivFn, FloatResult, RoundedDivOptions, UnaryFloatFn, UnaryKeepFn } from '../ops/types';",
     ''];
   for (const e of entries) {
     const name = camel(e.name);
@@ -373,9 +424,13 @@ function tsApi(list) {
       }
       continue;
     }
-    for (const l of FACES[e.kind].method(name, `gx.${name}`, jsdoc(e.doc))) lines.push(`    ${l}`);
+    const isDiv = e.name === 'div' && list.some((x) => x.roundingMode !== undefined);
+    for (const l of (isDiv ? DIV_METHOD : FACES[e.kind].method)(name, `gx.${name}`, jsdoc(e.doc))) lines.push(`    ${l}`);
     if (!e.inplace) continue;
-    if (e.family === 'binary') {
+    if (isDiv) {
+      lines.push(`    /** In place: self = self.${name}(other, opts), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */`,
+        `    ${name}_(other: Operand, opts?: { roundingMode?: RoundingMode | null }): this;`);
+    } else if (e.family === 'binary') {
       lines.push(`    /** In place: self = self.${name}(other), keeping self's shape and dtype (the result must broadcast and cast to them); returns this. */`,
         `    ${name}_(other: Operand): this;`);
     } else {
@@ -412,16 +467,16 @@ function tsDerivatives(list) {
     '/** By gx name: a binary op\'s derivatives by operand (each with what it reads), a unary op\'s for its one. */',
     'export const DERIVATIVES: Record<string, { self: Derivative; selfUses: Uses; other?: Derivative; otherUses?: Uses }> = {'];
   const declared = [];
-  for (const e of list.filter((x) => x.family === 'binary' || x.family === 'unary')) {
+  for (const e of list.filter((x) => (x.family === 'binary' || x.family === 'unary') && hasFace(x))) {
     // NOTE [ One declaration per op ]: an elementwise op with a floating result says its derivative; only
     // comparisons and logical ops (bool results) may go without one.
     if (e.grad === undefined && e.kind !== 'compare' && e.kind !== 'logical') {
       throw new Error(`ops/op-list.js ${e.name}: no derivative declared (grad: a formula of grad, self, other, result); ` +
         'every op with a floating result says how it differentiates');
     }
-    declared.push(`  ${camel(e.name)}: '${e.grad === undefined ? 'nondifferentiable' : 'formula'}',`);
+    declared.push(`  ${camel(e.name)}: '${e.grad === undefined ? 'nondifferentiable' : e.grad === 'notImplemented' ? 'notImplemented' : 'formula'}',`);
   }
-  for (const e of list.filter((x) => x.grad !== undefined)) {
+  for (const e of list.filter((x) => x.grad !== undefined && x.grad !== 'notImplemented')) {
     const where = `ops/op-list.js ${e.name}`;
     const used = (f) => `(${['grad', 'self', 'other', 'result'].map((n) => (new RegExp(`\\b${n}\\b`).test(f) ? n : `_${n}`)).join(', ')})`;
     const uses = (f) => `{ ${['self', 'other', 'result'].map((n) => `${n}: ${new RegExp(`\\b${n}\\b`).test(f)}`).join(', ')} }`;
@@ -439,7 +494,7 @@ function tsDerivatives(list) {
   }
   lines.push('};', '',
     '/** Every elementwise op\'s declaration (NOTE [ One declaration per op ] in lib/autograd/declarations.ts). */',
-    'export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, \'formula\' | \'nondifferentiable\'> = {', ...declared, '};', '');
+    'export const ELEMENTWISE_DIFFERENTIABILITY: Record<string, \'formula\' | \'nondifferentiable\' | \'notImplemented\'> = {', ...declared, '};', '');
   return lines.join('\n');
 }
 
@@ -456,4 +511,4 @@ function outputs() {
   ];
 }
 
-module.exports = { outputs, paramsOf, registrations, readList, schemas };
+module.exports = { hasFace, outputs, paramsOf, registrations, readList, schemas };

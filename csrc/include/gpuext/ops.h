@@ -31,7 +31,7 @@ inline Tensor mul(const Tensor& self, const Tensor& other) { return detail::bina
 inline Tensor mul(const Tensor& self, const Scalar& other) { return detail::binary(k_mul_spec, raw::mul_scalar, self, other, false); }
 inline Tensor mul(const Scalar& self, const Tensor& other) { return detail::binary(k_mul_spec, raw::mul_scalar, other, self, true); }
 
-// True division self / other: integer inputs give float32.
+// True division self / other: integer inputs give float32. gx.div with { roundingMode: 'floor' } or 'trunc' (torch.div's rounding_mode) rounds the quotient down or toward 0 in the common dtype instead, integers exactly (the entries div_floor and div_trunc: NOTE [ Rounding modes of div ]).
 inline constexpr detail::BinarySpec k_div_spec = {"gx::ops::div", detail::BinaryKind::Div, nullptr, false};
 inline Tensor div(const Tensor& self, const Tensor& other) { return detail::binary(k_div_spec, raw::div, self, other); }
 inline Tensor div(const Tensor& self, const Scalar& other) { return detail::binary(k_div_spec, raw::div_scalar, self, other, false); }
@@ -66,6 +66,12 @@ inline constexpr detail::BinarySpec k_fmod_spec = {"gx::ops::fmod", detail::Bina
 inline Tensor fmod(const Tensor& self, const Tensor& other) { return detail::binary(k_fmod_spec, raw::fmod, self, other); }
 inline Tensor fmod(const Tensor& self, const Scalar& other) { return detail::binary(k_fmod_spec, raw::fmod_scalar, self, other, false); }
 inline Tensor fmod(const Scalar& self, const Tensor& other) { return detail::binary(k_fmod_spec, raw::fmod_scalar, other, self, true); }
+
+// self / other rounded toward -inf (Python's //), as torch.floor_divide (torch >= 1.13) and gx.div with roundingMode 'floor': integers exactly in their dtype, integer x // 0 is 0 as remainder's (torch raises on the CPU) and INT_MIN // -1 wraps to INT_MIN as NumPy's; floats by torch's formula (NOTE [ Floor division ] in ops/binary/functors.h), x // 0 is x / 0. No derivative, as torch's (div with roundingMode has a zero one).
+inline constexpr detail::BinarySpec k_floor_divide_spec = {"gx::ops::floor_divide", detail::BinaryKind::Arith, "; convert with .astype() first", false};
+inline Tensor floor_divide(const Tensor& self, const Tensor& other) { return detail::binary(k_floor_divide_spec, raw::floor_divide, self, other); }
+inline Tensor floor_divide(const Tensor& self, const Scalar& other) { return detail::binary(k_floor_divide_spec, raw::floor_divide_scalar, self, other, false); }
+inline Tensor floor_divide(const Scalar& self, const Tensor& other) { return detail::binary(k_floor_divide_spec, raw::floor_divide_scalar, other, self, true); }
 
 // The angle of the point (other, self), in (-pi, pi]: atan(self / other) by quadrant.
 inline constexpr detail::BinarySpec k_atan2_spec = {"gx::ops::atan2", detail::BinaryKind::Div, nullptr, false};

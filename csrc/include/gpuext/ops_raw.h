@@ -116,6 +116,30 @@ inline void fmod_scalar(const Tensor& self, double other, int64_t other_int, boo
   const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
   gx::detail::call_op(op, args, 6, nullptr, 0);
 }
+// floor_divide(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void floor_divide(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::floor_divide");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// floor_divide_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void floor_divide_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::floor_divide_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
+// div_trunc(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
+inline void div_trunc(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::div_trunc");
+  const gx_value args[4] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 4, nullptr, 0);
+}
+// div_trunc_scalar(Tensor self, float other, int other_int, bool reverse, ScalarType dtype, Tensor out) -> ()
+inline void div_trunc_scalar(const Tensor& self, double other, int64_t other_int, bool reverse, ScalarType dtype, const Tensor& out) {
+  static const gx_op* const op = gx::detail::find_op("gx_ops::div_trunc_scalar");
+  const gx_value args[6] = {gx::detail::box(self), gx::detail::box(other), gx::detail::box(other_int), gx::detail::box(reverse), gx::detail::box(dtype), gx::detail::box(out)};
+  gx::detail::call_op(op, args, 6, nullptr, 0);
+}
 // atan2(Tensor self, Tensor other, ScalarType dtype, Tensor out) -> ()
 inline void atan2(const Tensor& self, const Tensor& other, ScalarType dtype, const Tensor& out) {
   static const gx_op* const op = gx::detail::find_op("gx_ops::atan2");

@@ -8,7 +8,7 @@ import type { Device } from '../../core/device';
 import { DEFAULT_FLOAT, parseDType } from '../../core/dtype';
 import { INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { recorders, shouldRecord } from '../../tape/graph';
+import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
 import {
   broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
@@ -48,11 +48,40 @@ export const BINARY = ops.BINARY;
 export type BinarySpec = ops.BinaryOp;
 export type BinaryName = keyof typeof BINARY;
 
+/** div's rounding of the quotient, as torch.div's rounding_mode: toward -inf or toward 0; absent or null, true division. */
+export type RoundingMode = 'floor' | 'trunc';
+
+/** gx.div's options: `out`, and roundingMode (NOTE [ Rounding modes of div ] in ops/op-list.js). */
+export interface DivOptions<D extends DType = DType> extends OutOptions<D> {
+  roundingMode?: RoundingMode | null;
+}
+
+const DIV_KEYS = optionKeys<DivOptions>({ out: true, roundingMode: true });
+const DIV_INPLACE_KEYS = DIV_KEYS.filter((k) => k !== 'out');
+
+/**
+ * The spec gx.div computes with under `opts`' roundingMode (NOTE [ Rounding modes of div ] in ops/op-list.js):
+ * div's own for true division, else the mode's entry (its kernel, dtype rule and derivative); and `out`.
+ */
+function divMode(spec: BinarySpec, opts: unknown, fn: string, inplace: boolean): { spec: BinarySpec; out: Tensor | undefined } {
+  const { out, roundingMode: mode } = optionsOf<DivOptions>(opts, fn, inplace ? DIV_INPLACE_KEYS : DIV_KEYS);
+  if (mode === undefined || mode === null) return { spec, out };
+  if (mode !== 'floor' && mode !== 'trunc') {
+    throw new TypeError(`${fn}: roundingMode must be 'floor', 'trunc' or null (true division), got ${describeOperand(mode)}`);
+  }
+  return { spec: ops.DIV_ROUNDING[mode], out };
+}
+
 /** @internal self `op` other into a new tensor, `opts.out`, or self (`inplace`). `fn` names the API in errors. */
-export function binaryOp(spec: BinarySpec, a: unknown, b: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
-  const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
+export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, opts?: unknown, inplace = false): Tensor {
+  // div's options hold its roundingMode (in place too), which picks the spec; the other ops take `out` only.
+  let spec = given, out: Tensor | undefined;
+  if (given === BINARY.div && opts !== undefined) ({ spec, out } = divMode(given, opts, fn, inplace));
+  else ({ out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS));
   const x = checkOperand(a, fn, 'self');
   const y = checkOperand(b, fn, 'other');
+  // In place, the in-place refusal (computeResult's) speaks for it: the op is declared inPlace there.
+  if (spec.derivativeNotImplemented && !inplace) derivativeNotImplemented(fn, x, y);
   const tx = x instanceof Tensor, ty = y instanceof Tensor;
   if (!tx && !ty) {
     throw new TypeError(`${fn}: needs at least one Tensor operand, got ${describeOperand(x)} and ${describeOperand(y)}`);
@@ -117,6 +146,7 @@ export type UnaryParams = readonly (number | null | undefined)[];
 export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown, inplace = false, params: UnaryParams = []): Tensor {
   const { out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS);
   const x = checkTensor(a, fn, 'self');
+  if (spec.derivativeNotImplemented && !inplace) derivativeNotImplemented(fn, x);
   const dt = x.dtype;
   let common: DType;
   if (spec.kind === 'float') {

@@ -78,9 +78,11 @@ for (const name of Object.keys(BINARY) as BinaryName[]) {
   const spec = BINARY[name];
   if (!spec.inplace) continue;
   const fn = `Tensor.${name}_`;
-  methods[`${name}_`] = function (this: Tensor, other: unknown) {
-    if (arguments.length > 1) tooManyArguments(fn, '(other)', arguments.length - 1, arguments[1]);
-    return binaryOp(spec, this, other, fn, undefined, true);
+  // div_ takes its roundingMode, as torch's div_(other, rounding_mode=...) (NOTE [ Rounding modes of div ]).
+  const takes = spec === BINARY.div ? 2 : 1;
+  methods[`${name}_`] = function (this: Tensor, other: unknown, opts?: unknown) {
+    if (arguments.length > takes) tooManyArguments(fn, takes === 2 ? '(other, { roundingMode })' : '(other)', arguments.length - takes, arguments[takes]);
+    return binaryOp(spec, this, other, fn, takes === 2 ? opts : undefined, true);
   };
 }
 for (const name of Object.keys(UNARY) as UnaryName[]) {

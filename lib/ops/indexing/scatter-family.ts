@@ -26,7 +26,6 @@ import { copyValues, Tensor } from '../../core/tensor';
 import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
-import { floorDivideIntegers } from './floor-divide';
 import { sliceDims } from '../layout/layout';
 import { namedForCaller } from '../library';
 import { isFloating } from '../promotion';
@@ -46,6 +45,8 @@ const SCATTER_REDUCE_KEYS = optionKeys<ScatterReduceOptions>({ includeSelf: true
 
 // ops/op-list.js scatter_reduce's codes (mean sums, then divides).
 const REDUCE_CODE: Record<ScatterReduction, number> = { sum: 0, prod: 1, mean: 0, amax: 2, amin: 3 };
+/** The integer 'mean''s division: rounding down, as torch's. */
+const FLOOR = { roundingMode: 'floor' } as const;
 
 const INTEGER_RANGE: Partial<Record<DType, [bigint, bigint]>> = {
   uint8: [0n, 255n], int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
@@ -110,19 +111,8 @@ function scatterReduceInto(r: Tensor, axis: number, index: Tensor, src: Tensor, 
     } finally {
       zero.dispose();
     }
-    if (isFloating(r.dtype)) {
-      binaryOp(BINARY.div, r, counts, fn, undefined, true);
-    } else {
-      // Integers divide rounding down, as torch's (div with rounding_mode 'floor'), exactly: NOTE [ Exact integer floor division ].
-      const q = floorDivideIntegers(r, counts, fn);
-      try {
-        const back = astypeOp(q, r.dtype, fn);
-        copyValues(r, back, fn);
-        back.dispose();
-      } finally {
-        q.dispose();
-      }
-    }
+    // Integers divide rounding down in their dtype, exactly, as torch's sum.div_(count, rounding_mode='floor').
+    binaryOp(BINARY.div, r, counts, fn, isFloating(r.dtype) ? undefined : FLOOR, true);
   } catch (e) {
     counts.dispose();
     touched?.dispose();
