@@ -47,8 +47,10 @@
 // (paramStyle 'options': gx.nanToNum(x, { posinf: 1 })), to the grad formula by their names,
 // and to gx.fuse as the call's numbers. `ordered: [a, b]` names two of them of which a may not
 // exceed b: the gx function and the method refuse a > b naming both, as torch does
-// (hardtanh's "min_val cannot be greater than max_val"). gx.fuse does not check: its numbers
-// may be the fused kernel's arguments, known only at the launch.
+// (hardtanh's "min_val cannot be greater than max_val"). gx.fuse checks it too, of constants
+// when the kernel is made and of the fused function's numbers on every call (NOTE [ Argument
+// facts in fused functions ] in lib/jit/fuse-facts.ts): a new fact of parameters goes into
+// unaryParamsFault (lib/ops/elementwise/elementwise.ts), which both ask.
 // NOTE [ Derivatives beside the schemas ]
 // `grad` is the op's derivative for autograd, as PyTorch's derivatives.yaml
 // writes it: an expression of `grad` (the gradient of the result), `self`,

@@ -1,12 +1,15 @@
 // mapBlocks' block tables (NOTE [ Block tables ] in lib/distributed/map-blocks.ts)
 // on every device: a call with the same arguments takes the table of the last
-// one, and anything that would change it makes a new one. Each case is
+// one, and anything that would change it makes a new one; the output is the
+// broadcast of the inputs, in any order, on ranks too. Each case is
 // checked against the unchunked op, so a table taken when it should not be
 // (the old inputs' blocks, an old number, a stale copy) shows as a wrong value.
 import test from 'ava';
 
 import * as gx from '../lib';
 import { deviceTestSerial } from './helpers';
+import { freePort } from '../lib/cli/run';
+import { createProcessGroup } from '../lib/distributed/group';
 
 const maxAbsDiff = (a: gx.Tensor, b: gx.Tensor): number => gx.tidy(() => gx.max(gx.abs(gx.sub(a, b))).item() as number);
 
@@ -118,4 +121,70 @@ test('a block table is kept per output-shaped input: two chunked tensors mapped 
     da.dispose();
     db.dispose();
   });
+});
+
+// NOTE [ Chunk rules ] in lib/distributed/chunked.ts: the output is the broadcast of every chunked input, whatever
+// their order (Dask's map_blocks broadcasts the inputs' blocks: a dimension of one element in one block goes with any).
+// mapBlocks took the first input with the most dimensions as the output: a [1, 3] input before a [4, 3] one was refused.
+deviceTestSerial('mapBlocks broadcasts its inputs\' chunks whatever their order; each block goes where the input with the most blocks has it', (t, device) => {
+  const live = gx.memory.stats(device).liveTensors;
+  gx.tidy(() => {
+    const add = (a: gx.Tensor, b: gx.Tensor): gx.Tensor => gx.add(a, b);
+    const row = gx.randn([1, 3], { device }), x = gx.randn([4, 3], { device });
+    const drow = gx.chunked(row, { chunks: [1, 3] }), dx = gx.chunked(x, { chunks: [2, 3] });
+    for (const [what, args] of [['row first', [drow, dx]], ['row last', [dx, drow]], ['row first again (its table)', [drow, dx]]] as const) {
+      using r = gx.mapBlocks(add, ...args);
+      t.deepEqual(r.shape, [4, 3], what);
+      t.deepEqual(r.chunks, [[2, 2], [3]], what);
+      t.is(maxAbsDiff(r.compute(), gx.add(row, x)), 0, what);
+    }
+    // The same first input with another partner: a new table, with the new output shape.
+    const dx6 = gx.chunked(gx.randn([6, 3], { device }), { chunks: [[1, 5], [3]] });
+    using r6 = gx.mapBlocks(add, drow, dx6);
+    t.deepEqual(r6.chunks, [[1, 5], [3]]);
+    t.is(maxAbsDiff(r6.compute(), gx.add(row, dx6.compute())), 0);
+    // No input has the output's grid (an outer sum): the blocks follow y's (3 blocks) on their devices, x's are copied there.
+    const col = gx.randn([4, 1], { device }), y = gx.randn([1, 6], { device });
+    const dcol = gx.chunked(col, { chunks: [2, 1], devices: ['cpu'] });
+    const dy = gx.chunked(y, { chunks: [1, 2], devices: [device, 'cpu', device] });
+    const offsets: string[] = [];
+    using outer = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor, info: gx.BlockInfo) => { offsets.push(info.offset.join(',')); return gx.add(a, b); },
+      dcol, dy, { blockInfo: true });
+    t.deepEqual(outer.chunks, [[2, 2], [2, 2, 2]]);
+    t.deepEqual(offsets, ['0,0', '0,2', '0,4', '2,0', '2,2', '2,4']);
+    for (const i of [0, 1]) for (const j of [0, 1, 2]) t.true(outer.block(i, j).device.equals(dy.block(0, j).device), `block [${i}, ${j}]`);
+    t.is(maxAbsDiff(outer.compute(device), gx.add(col, y)), 0);
+    // Dimensions that are not broadcast must line up, whichever input comes first; the message names both.
+    const dx22 = gx.chunked(x, { chunks: [[4], [2, 1]] });
+    t.throws(() => gx.mapBlocks(add, drow, dx, dx22), { instanceOf: RangeError,
+      message: /^gx\.mapBlocks: the chunks of argument 3 do not line up with the output's along dimension 0: \(4\) vs \(2, 2\) \(argument 2's\)/ });
+    t.throws(() => gx.mapBlocks(add, dx6, dx), { message: /argument 2 do not line up with the output's along dimension 0: \(2, 2\) vs \(1, 5\)/ });
+    for (const c of [drow, dx, dx6, dcol, dy, dx22]) c.dispose();
+  });
+  t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
+});
+
+test('over ranks the output takes the owners of the input with the whole grid, wherever it comes; with no such input mapBlocks refuses', async (t) => {
+  const port = await freePort();
+  const gs = await Promise.all([0, 1].map((rank) => createProcessGroup({ rank, worldSize: 2, masterPort: port, timeoutMs: 20_000 }, 'test')));
+  const x = gx.randn([4, 6], { dtype: 'float64' }), y = gx.randn([1, 6], { dtype: 'float64' }), col = gx.randn([4, 1], { dtype: 'float64' });
+  const want = gx.add(x, y);
+  const results = await Promise.all(gs.map(async (g) => {
+    using dy = gx.chunked(y, { chunks: [1, 3] });  // every rank holds it whole
+    using dx = gx.chunked(x, { chunks: [2, 3], group: g });
+    using z = gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), dy, dx);
+    const owners = z.placement?.owners;
+    using whole = await z.gather();
+    using dcol = gx.chunked(col, { chunks: [2, 1], group: g });
+    const refused = t.throws(() => gx.mapBlocks((a: gx.Tensor, b: gx.Tensor) => gx.add(a, b), dcol, dy), { instanceOf: RangeError });
+    return { owners, held: z.blocks.length, err: gx.tidy(() => maxAbsDiff(whole, want)), refused: refused.message };
+  }));
+  for (const [rank, r] of results.entries()) {
+    t.deepEqual(r.owners, [0, 1, 0, 1], `rank ${rank}`);
+    t.is(r.held, 2);
+    t.is(r.err, 0);
+    t.regex(r.refused, /^gx\.mapBlocks: argument 1 is spread over ranks, but no chunked input has the output's block grid \[2, 2\] \(argument 1 \[2, 1\], argument 2 \[1, 2\]\)/);
+  }
+  for (const v of [x, y, col, want]) v.dispose();
+  await Promise.all(gs.map((g) => g.destroy()));
 });

@@ -152,8 +152,23 @@ export const SAMPLES: Record<string, Sample> = {
   'Tensor.double': unarySample,
   'Tensor.float': { args: (d) => [M(d)], gradcheck: { eps: 1e-2, atol: 1e-4 } },
   'Tensor.half': { args: (d) => [M(d)], gradcheck: { eps: 0.1, atol: 2e-2 } },
-  'Tensor.zero_': unarySample,
-  'Tensor.fill_': { args: (d) => [M(d), 1] },
+  // Into a view of a recorded tensor, as copy_ (they are copies of their value): self keeps the gradient of the rest, a 0-d value gets the sum.
+  'Tensor.zero_': {
+    args: (d) => [M(d)],
+    call: ((self: gx.Tensor) => {
+      const y = gx.mul(self, 2);
+      y.narrow(1, 1, 2).zero_();
+      return y;
+    }) as (...args: never[]) => unknown,
+  },
+  'Tensor.fill_': {
+    args: (d) => [M(d), P(d, [])],
+    call: ((self: gx.Tensor, value: gx.Tensor) => {
+      const y = gx.mul(self, 2);
+      y.narrow(1, 1, 2).fill_(value);
+      return y;
+    }) as (...args: never[]) => unknown,
+  },
   // Into a view of a recorded tensor: src gets the gradient of the columns written, self the rest (NOTE [ copy_ into views ]).
   'Tensor.copy_': {
     args: (d) => [M(d), P(d, [3, 2])],

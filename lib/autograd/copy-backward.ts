@@ -1,6 +1,6 @@
 // Tensor.copy_ recorded, as torch records it (NOTE [ copy_ into views ] in
 // tape/graph.ts): the gradient of the elements written goes to src, zero to
-// what they held. Written whole, the tensor's new node is torch's
+// what they held; fill_ and zero_ too, as copies of their value. Written whole, the tensor's new node is torch's
 // CopyBackwards; written through a view, its base's new node is torch's
 // CopySlices, the view's elements found by their positions in the one storage
 // (positions below), and a view's history remade from its base's puts its
@@ -8,7 +8,8 @@
 // indexAdd, mul), so a backward with createGraph differentiates them again.
 import * as E from '../generated/elementwise';
 import { copyRaw } from '../core/copy';
-import { copyValues, type Tensor } from '../core/tensor';
+import { copyValues, Tensor } from '../core/tensor';
+import type { Scalar } from '../core/dtype';
 import type { Device } from '../core/device';
 import { arange, empty, full } from '../ops/creation/creation';
 import { take } from '../ops/indexing/indexing';
@@ -95,40 +96,85 @@ function sliceCopyBackward(base: Tensor, view: Tensor, srcDevice: Device): Backw
 /** Whether `t` is a leaf that requires grad (requiresGrad_ set, no recorded op made it). */
 const isGradLeaf = (t: Tensor): boolean => t.ag !== undefined && t.ag.requiresGrad && t.ag.node === null;
 
+/** The in-place ops recorded as copies: copy_, and fill_ and zero_, copies of their value. */
+type CopyName = 'copy_' | 'fill_' | 'zero_';
+
+/** How a refusal of each names the write it could not record and the other way to make it. */
+const WRITES: Record<CopyName, { verb: string; expanded: string }> = {
+  copy_: { verb: 'copy into', expanded: 'a copy of argument \'src\' (it requires grad); detach() src, or copy under gx.noGrad()' },
+  fill_: { verb: 'fill', expanded: 'a fill; detach() a tensor value, or fill under gx.noGrad()' },
+  zero_: { verb: 'zero', expanded: 'a zero_; zero it under gx.noGrad()' },
+};
+
 /** Refuses what copy_ cannot record: a leaf that requires grad or a view of one (torch's rule), a base whose elements share memory. */
-function refuse(fn: string, dst: Tensor, base: Tensor | undefined): void {
+function refuse(fn: string, name: CopyName, dst: Tensor, base: Tensor | undefined): void {
   if (isGradLeaf(dst) || (base !== undefined && isGradLeaf(base))) {
     const what = isGradLeaf(dst) ? 'self is a leaf tensor that requires grad' : 'self is a view of a leaf tensor that requires grad';
     throw new Error(`${fn}: ${what}, and an in-place op on a leaf cannot be recorded (its gradient would be that of values ` +
-      'it no longer holds); write it inside gx.noGrad() (as optimizer steps do), or copy into a tensor that does not require grad');
+      `it no longer holds); write it inside gx.noGrad() (as optimizer steps do), or ${WRITES[name].verb} a tensor that does not require grad`);
   }
   if (base !== undefined && overlapsItself(base.shape, base.strides)) {
     throw new Error(`${fn}: self is a view of an expanded tensor (shape [${base.shape.join(', ')}], strides ` +
-      `[${base.strides.join(', ')}]), into which autograd cannot record a copy of argument 'src' (it requires grad); ` +
-      'detach() src, or copy under gx.noGrad()');
+      `[${base.strides.join(', ')}]), into which autograd cannot record ${WRITES[name].expanded}`);
   }
+}
+
+/** dst's base (undefined once the base is disposed: dst is a tensor of its own then). */
+function baseOf(dst: Tensor): Tensor | undefined {
+  const base = dst.viewBase;
+  if (base !== undefined && base.isDisposed) return (dst.viewBase = undefined);
+  return base;
 }
 
 /**
  * Tensor.copy_ (autogradHooks.copy): the checked copy, recorded when grad mode is on and src, self or
- * self's base takes part in autograd; otherwise the in-place rule of every write (checkInPlace).
+ * self's base takes part in autograd; otherwise the in-place rule of every write (checkInPlace). `name`:
+ * the op recorded (fill_ and zero_ are copies of their value: recordedFill).
  */
-export function recordedCopy(fn: string, dst: Tensor, src: Tensor, nonBlocking: boolean): void {
+export function recordedCopy(fn: string, dst: Tensor, src: Tensor, nonBlocking: boolean, name: CopyName = 'copy_'): void {
   dst.handle(fn);  // a disposed tensor is an error naming fn
   src.handle(fn);
-  let base = dst.viewBase;
-  if (base !== undefined && base.isDisposed) base = dst.viewBase = undefined;  // a tensor of its own now
+  const base = baseOf(dst);
   const root = base ?? dst;
   if (!isGradEnabled() || !(requiresGrad(src) || requiresGrad(dst) || requiresGrad(root))) {
     checkInPlace(fn, dst, []);
     copyRaw(dst, src, fn, nonBlocking);
     return;
   }
-  refuse(fn, dst, base);
+  refuse(fn, name, dst, base);
   copyRaw(dst, src, fn, nonBlocking);  // checked before anything is recorded: a refused copy changes nothing
   bumpVersion(dst);
   const srcDevice = src.device;
-  if (base === undefined) recordOver('copy_', [dst, src], dst, [], (g) => [0, onDevice(g, srcDevice)]);
-  else recordOver('copy_', [base, src], base, [], sliceCopyBackward(base, dst, srcDevice));
+  if (base === undefined) recordOver(name, [dst, src], dst, [], (g) => [0, onDevice(g, srcDevice)]);
+  else recordOver(name, [base, src], base, [], sliceCopyBackward(base, dst, srcDevice));
   root.epoch++;  // its views' histories are out of date, dst's among them
+}
+
+/**
+ * Tensor.fill_ and zero_ (autogradHooks.fill), as torch records them (FillBackward, ZeroBackward; CopySlices
+ * through a view): a copy of the value broadcast to dst, through recordedCopy (NOTE [ copy_ into views ]), so
+ * what dst held gets zero and a 0-d tensor value the sum of the gradient of the elements written (expand's
+ * backward). Returns false, writing nothing, for a number autograd need not see: the caller's plain fill.
+ */
+export function recordedFill(fn: string, dst: Tensor, value: Scalar | Tensor): boolean {
+  dst.handle(fn);
+  const name: CopyName = fn === 'Tensor.zero_' ? 'zero_' : 'fill_';
+  if (!(value instanceof Tensor)) {
+    const root = baseOf(dst) ?? dst;
+    if (!isGradEnabled() || !(requiresGrad(dst) || requiresGrad(root))) return false;
+  } else if (value.ndim !== 0) {
+    throw new RangeError(`${fn}: a tensor value must be 0-d, as torch's fill_ (got shape [${value.shape.join(', ')}]); ` +
+      'pass value.reshape([]) for one element, or copy_ a tensor of self\'s shape');
+  }
+  const made: Tensor[] = [];
+  const own = (t: Tensor): Tensor => { made.push(t); return t; };
+  try {
+    let v = value instanceof Tensor ? value : own(full([], value, { dtype: dst.dtype, device: dst.device }));
+    if (!v.device.equals(dst.device)) v = own(v.to(dst.device));
+    if (v.dtype !== dst.dtype) v = own(v.astype(dst.dtype));
+    recordedCopy(fn, dst, own(v.expand(dst.shape as number[])), false, name);
+  } finally {
+    for (const t of made) t.dispose();
+  }
+  return true;
 }

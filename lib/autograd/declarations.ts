@@ -11,7 +11,7 @@
 //                      naming itself (derivativeNotImplemented below);
 //   inPlace            writes its first argument: refused on tensors that
 //                      require grad (NOTE [ Autograd and in-place ops ];
-//                      copy_, which records, is a formula);
+//                      copy_, fill_ and zero_, which record, are formulas);
 //   none               not a tensor op (creation, files, settings, kernels'
 //                      factories: their kernels are declared as 'name()').
 // The elementwise ops' entries come from ops/op-list.js (the generator refuses
@@ -50,7 +50,7 @@ const FORMULA = [
   'linalg.det', 'linalg.slogdet', 'linalg.qr', 'linalg.eigh', 'linalg.svd', 'amax', 'amin', 'cumprod', 'cummax', 'cummin',
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
   'Tensor.float', 'Tensor.double', 'Tensor.half',
-  'Tensor.copy_',  // in place, and recorded (NOTE [ copy_ into views ] in tape/graph.ts)
+  'Tensor.copy_', 'Tensor.fill_', 'Tensor.zero_',  // in place, and recorded (NOTE [ copy_ into views ] in tape/graph.ts)
 ] as const;
 
 const COMPOSITE = [
@@ -69,8 +69,8 @@ const NONDIFFERENTIABLE = [
 
 const NOT_IMPLEMENTED = ['unique', 'bincount', 'histc'] as const;
 
-const IN_PLACE = ['indexPut_', 'Tensor.fill_', 'Tensor.set', 'Tensor.scatter_', 'Tensor.scatterAdd_',
-  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_', 'Tensor.zero_'] as const;
+const IN_PLACE = ['indexPut_', 'Tensor.set', 'Tensor.scatter_', 'Tensor.scatterAdd_',
+  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_'] as const;
 
 function table(): Record<string, Differentiability> {
   const t: Record<string, Differentiability> = {};

@@ -12,7 +12,7 @@ import * as E from '../generated/elementwise';
 import { cumsum } from '../ops/reduce/scan';
 import { cumprodBackward } from './cumprod-backward';
 import { othersProduct } from './prod-backward';
-import { recordedCopy, viewOfBackward } from './copy-backward';
+import { recordedCopy, recordedFill, viewOfBackward } from './copy-backward';
 import { matmul } from '../ops/linalg/matmul';
 import { mean, sum } from '../ops/reduce/functions';
 import { sumToShape } from './engine';
@@ -210,5 +210,5 @@ const statReduceRecorder: NonNullable<(typeof recorders)['statReduce']> = (name,
 /** Installs the recorders above into the tape (lib/register.ts runs it once). */
 export function installRecorders(): void {
   Object.assign(recorders, { binary: binaryRecorder, unary: unaryRecorder, reduce: reduceRecorder, where: whereRecorder, clamp: clampRecorder, astype: astypeRecorder, matmul: matmulRecorder, alongAxis: alongAxisRecorder, statReduce: statReduceRecorder, viewOf: viewOfBackward });
-  Object.assign(autogradHooks, { sameValues: sameValuesRecorder, moved: movedRecorder, copy: recordedCopy });
+  Object.assign(autogradHooks, { sameValues: sameValuesRecorder, moved: movedRecorder, copy: recordedCopy, fill: recordedFill });
 }

@@ -149,6 +149,8 @@ export const autogradHooks: {
   inPlace?: (fn: string, t: Tensor, inputs: readonly unknown[]) => void;
   /** Tensor.copy_: writes src into dst (through copyRaw), recorded when either takes part in autograd. */
   copy?: (fn: string, dst: Tensor, src: Tensor, nonBlocking: boolean) => void;
+  /** Tensor.fill_ (and zero_): a copy of the value, when autograd takes part or it is a tensor; false: fill_ writes it. */
+  fill?: (fn: string, dst: Tensor, value: Scalar | Tensor) => boolean;
 } = {};
 
 export class Tensor<D extends DType = DType> implements Disposable {
@@ -471,10 +473,18 @@ export class Tensor<D extends DType = DType> implements Disposable {
     return out;
   }
 
-  /** Sets every element to `value`, in place; returns this. (`fn`: @internal, the caller named in errors.) */
-  fill_(value: Scalar, fn = 'Tensor.fill_'): this {
+  /**
+   * Sets every element to `value` (a number, or a 0-d tensor, as torch's fill_), in place; returns this.
+   * Autograd records it on a tensor in the graph: what it held gets zero gradient, a tensor value the sum
+   * of the gradient of the elements written; refused on a leaf that requires grad (NOTE [ copy_ into views ]
+   * in lib/tape/graph.ts). (`fn`: @internal, the caller named in errors.)
+   * @example const v = gx.tensor(0.5).requiresGrad_(); gx.mul(x, 2).narrow(1, 0, 2).fill_(v)
+   */
+  fill_(value: Scalar | Tensor, fn = 'Tensor.fill_'): this {
     // (The library passes its own name as fn; a caller's second argument is refused.)
     if (arguments.length > 2 || typeof fn !== 'string') tooManyArguments('Tensor.fill_', '(value)', arguments.length - 1, arguments[1]);
+    if (autogradHooks.fill?.(fn, this, value) === true) return this;
+    if (value instanceof Tensor) throw new TypeError(`${fn}: a tensor value is copied by autograd's hook, which is not installed (load gpuext whole)`);
     autogradHooks.inPlace?.(fn, this, []);
     native.fill(this.handle(fn), fillBits(value, this.#info(fn).dtype, fn));
     return this;

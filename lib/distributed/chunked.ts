@@ -8,10 +8,24 @@
 // NOTE [ Chunk rules ]
 // A tensor's chunks are, per dimension, the sizes of its blocks along it
 // (summing to the extent). mapBlocks aligns its inputs' dimensions from the
-// right, as broadcasting does: along each output dimension every input that
-// has it must have the same chunks, except an input of extent 1 in one block,
-// which is broadcast (Dask's rules). Plain tensors are passed whole to every
-// block (copied once to each device that needs them), numbers as they are.
+// right, as broadcasting does, and the output's shape and chunks are the
+// broadcast of the chunked inputs', whatever their order: along each output
+// dimension, those of the inputs that have it and are not broadcast there
+// (extent 1 in one block: broadcast, Dask's rule), which must all have the
+// same chunks (Dask's unify_chunks would rechunk them; we ask the caller to).
+// Plain tensors are passed whole to every block (copied once to each device
+// that needs them), numbers as they are.
+// Each output block goes to the device of its block of one input, the placing
+// input: the chunked input with the most blocks (then the most dimensions,
+// then the first). When some input has the output's whole grid, that is one
+// such input, each output block on its own block's device (and over ranks,
+// its owners are the output's). When none has (x of [4, 1] by y of [1, 6],
+// each chunked along its long dimension), the placing input's blocks are
+// broadcast too: the output blocks meeting one of its blocks share its device,
+// so the blocks still spread over as many devices as any input's do, and the
+// others' blocks are copied there. Over ranks that is refused: an output
+// block's owner must hold every input block it meets, which only an input
+// with the whole grid gives (NOTE [ Chunks over ranks ]).
 // A block's function runs with the block's device's tensors, so blocks on
 // different GPUs run at once (launches are asynchronous). With { streams: n },
 // blocks on one GPU take turns over n streams of that device, so the kernels

@@ -8,15 +8,16 @@
 // which input block and which device go with each output block, which
 // arguments must be copied to a block's device, where each block starts) does
 // not change while the same inputs come again, and a program calls mapBlocks
-// on the same chunked tensors over and over. So it is kept, per output-shaped
-// input, in a table that the next call with the same arguments (the same
-// objects, numbers of the same value) takes as it is. Working it out again
-// took 55 µs of host time per call on a lent H200 host, before the first
-// block could start: V8 runs a function called a few dozen times unoptimized,
-// and mapBlocks is called far fewer times than its blocks. A table holds its
-// arguments through WeakRefs and the blocks by their position, so it keeps no
-// input alive; the copies between devices and every check of a block's result
-// are made on every call.
+// on the same chunked tensors over and over. So it is kept, per first chunked
+// argument with the most dimensions (a key found without reading any chunks;
+// the output's shape, chunks and ranks are in the table), in a table that the
+// next call with the same arguments (the same objects, numbers of the same
+// value) takes as it is. Working it out again took 55 µs of host time per
+// call on a lent H200 host, before the first block could start: V8 runs a
+// function called a few dozen times unoptimized, and mapBlocks is called far
+// fewer times than its blocks. A table holds its arguments through WeakRefs
+// and the blocks by their position, so it keeps no input alive; the copies
+// between devices and every check of a block's result are made on every call.
 import type { Device } from '../core/device';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
@@ -24,7 +25,7 @@ import { currentStream, Stream, withStream } from '../core/stream';
 import type { DType } from '../generated/dtypes';
 import { launcherFor, type BlockLaunch } from './block-launch';
 import { gridIndices, offsetsOf } from './chunk-grid';
-import { ChunkedTensor } from './chunked';
+import { ChunkedTensor, type RankPlacement } from './chunked';
 
 export interface MapBlocksOptions {
   /** The output's dtype, checked on every block (default: whatever the function returns, the same for every block). */
@@ -112,6 +113,12 @@ type Kept = { ref: WeakRef<object> } | { value: unknown };
 /** What mapBlocks worked out from its arguments (NOTE [ Block tables ]). */
 interface BlockTable {
   args: readonly Kept[];
+  /** The output's shape, chunks and ranks: the broadcast of the inputs' (NOTE [ Chunk rules ]). */
+  shape: readonly number[];
+  chunks: readonly (readonly number[])[];
+  placement: RankPlacement | undefined;
+  /** The output's dtype when it has no block. */
+  dtype: DType;
   rows: readonly (BlockRow | undefined)[];
 }
 
@@ -119,7 +126,7 @@ function keep(a: unknown): Kept {
   return (typeof a === 'object' && a !== null) || typeof a === 'function' ? { ref: new WeakRef(a) } : { value: a };
 }
 
-/** Tables by output-shaped input (the chunked argument with the most dimensions). */
+/** Tables by the first chunked argument with the most dimensions: a key only, found without looking at chunks (NOTE [ Block tables ]). */
 const tables = new WeakMap<ChunkedTensor, BlockTable>();
 
 function tableHolds(t: BlockTable, args: readonly MapArg[]): boolean {
@@ -132,27 +139,76 @@ function tableHolds(t: BlockTable, args: readonly MapArg[]): boolean {
   return true;
 }
 
-/** Checks that the inputs' chunks line up with the output's and works out every block's arguments (NOTE [ Chunk rules ]). */
-function makeTable(api: string, ref: ChunkedTensor, args: readonly MapArg[], chunkedArgs: readonly ChunkedTensor[]): BlockTable {
-  const nd = ref.ndim;
+/** Whether dimension d of a chunked input is broadcast: one element in one block (Dask's rule). */
+const broadcastAlong = (a: ChunkedTensor, d: number): boolean => a.shape[d] === 1 && a.chunks[d].length === 1;
+
+/**
+ * The output's shape and chunks: the broadcast of the chunked inputs', aligned
+ * from the right, each dimension from the first input not broadcast along it;
+ * every other input must have the same chunks there (NOTE [ Chunk rules ]).
+ */
+function broadcastChunks(api: string, args: readonly MapArg[], nd: number): { shape: number[]; chunks: (readonly number[])[] } {
+  const shape: number[] = new Array(nd).fill(1);
+  const chunks: (readonly number[])[] = new Array(nd).fill([1]);
+  const from: number[] = new Array(nd).fill(-1);
+  args.forEach((a, i) => {
+    if (!(a instanceof ChunkedTensor)) return;
+    const lead = nd - a.ndim;
+    a.chunks.forEach((c, d) => {
+      if (broadcastAlong(a, d)) return;
+      const o = d + lead;
+      if (from[o] < 0) {
+        [from[o], shape[o], chunks[o]] = [i, a.shape[d], c];
+      } else if (!sameExtents(c, chunks[o])) {
+        throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${o}: ` +
+          `(${c.join(', ')}) vs (${chunks[o].join(', ')}) (argument ${from[o] + 1}'s); rechunk one of them`);
+      }
+    });
+  });
+  return { shape, chunks };
+}
+
+/** The number of blocks of a grid. */
+const blockCount = (grid: readonly number[]): number => grid.reduce((a, b) => a * b, 1);
+
+/**
+ * The chunked input whose blocks place the output's (NOTE [ Chunk rules ]):
+ * the one with the most blocks, then the most dimensions, then the first.
+ */
+function placingInput(chunked: readonly ChunkedTensor[]): ChunkedTensor {
+  let best = chunked[0], n = blockCount(best.grid);
+  for (const c of chunked) {
+    const m = blockCount(c.grid);
+    if (m > n || (m === n && c.ndim > best.ndim)) [best, n] = [c, m];
+  }
+  return best;
+}
+
+/** Broadcasts the inputs' chunks to the output's and works out every block's arguments and device (NOTE [ Chunk rules ]). */
+function makeTable(api: string, args: readonly MapArg[], chunkedArgs: readonly ChunkedTensor[]): BlockTable {
+  const nd = Math.max(...chunkedArgs.map((c) => c.ndim));
+  const { shape, chunks } = broadcastChunks(api, args, nd);
+  const grid = chunks.map((c) => c.length);
+  const placer = placingInput(chunkedArgs);
+  const whole = blockCount(placer.grid) === blockCount(grid);  // its grid is the output's (each of its dimensions has the output's blocks or is broadcast)
+  const spread = chunkedArgs.find((c) => c.placement !== undefined);
+  if (!whole && spread !== undefined) {
+    const grids = args.flatMap((a, i) => (a instanceof ChunkedTensor ? [`argument ${i + 1} [${a.grid.join(', ')}]`] : []));
+    throw new RangeError(`${api}: argument ${args.indexOf(spread) + 1} is spread over ranks, but no chunked input has the output's block grid ` +
+      `[${grid.join(', ')}] (${grids.join(', ')}), so no input's owners can be the output's; ` +
+      'give one input the output\'s blocks (NOTE [ Chunks over ranks ])');
+  }
   // Inputs spread over ranks must be spread over the output's group; one held whole by this process (as every rank holds it) goes with any.
-  if (chunkedArgs.some((c) => c.placement !== undefined && c.placement.group !== ref.placement?.group)) {
-    throw new TypeError(`${api}: the chunked inputs spread over ranks must be spread over the same process group as the output (the input with the most dimensions) (NOTE [ Chunks over ranks ])`);
+  if (chunkedArgs.some((c) => c.placement !== undefined && c.placement.group !== placer.placement?.group)) {
+    throw new TypeError(`${api}: the chunked inputs spread over ranks must be spread over the same process group as the output ` +
+      `(argument ${args.indexOf(placer) + 1}, which has the most blocks) (NOTE [ Chunks over ranks ])`);
   }
   // Each chunked input's block position for an output block index, in C order from the output's index.
   const pickers = args.map((a, i) => {
     if (!(a instanceof ChunkedTensor)) return undefined;
     const lead = nd - a.ndim;
-    a.chunks.forEach((c, d) => {
-      const want = ref.chunks[d + lead];
-      const broadcast = a.shape[d] === 1 && c.length === 1;
-      if (!broadcast && !sameExtents(c, want)) {
-        throw new RangeError(`${api}: the chunks of argument ${i + 1} do not line up with the output's along dimension ${d + lead}: ` +
-          `(${c.join(', ')}) vs (${want.join(', ')}); rechunk one of them`);
-      }
-    });
     const grid = a.grid;
-    const broadcast = a.chunks.map((c, d) => c.length === 1 && a.shape[d] === 1);
+    const broadcast = grid.map((_, d) => broadcastAlong(a, d));
     return (idx: readonly number[]): { k: number; block: Tensor } => {
       let k = 0;
       for (let d = 0; d < grid.length; d++) k = k * grid[d] + (broadcast[d] ? 0 : idx[d + lead]);
@@ -163,22 +219,21 @@ function makeTable(api: string, ref: ChunkedTensor, args: readonly MapArg[], chu
         'give the inputs the same chunks so matching blocks are on the same rank');
     };
   });
-  const offsets = ref.chunks.map(offsetsOf);
-  const rows = gridIndices(ref.grid).map((index, k): BlockRow | undefined => {
-    const refBlock = ref.blockAt(k);
-    if (refBlock === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
-    const device = refBlock.device;
+  const placerAt = args.indexOf(placer);
+  const offsets = chunks.map(offsetsOf);
+  const rows = gridIndices(grid).map((index, k): BlockRow | undefined => {
+    if (placer.placement !== undefined && placer.blockAt(k) === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
     const at = new Int32Array(args.length).fill(-1);
-    const moves: number[] = [];
-    args.forEach((a, i) => {
+    const blocks = args.map((a, i) => {
       const picked = pickers[i]?.(index);
       if (picked !== undefined) at[i] = picked.k;
-      const t = picked !== undefined ? picked.block : a;
-      if (t instanceof Tensor && !t.device.equals(device)) moves.push(i);
+      return picked !== undefined ? picked.block : a;
     });
+    const device = (blocks[placerAt] as Tensor).device;
+    const moves = blocks.flatMap((t, i) => (t instanceof Tensor && !t.device.equals(device) ? [i] : []));
     return { index, offset: index.map((i, d) => offsets[d][i]), device, at, moves };
   });
-  return { args: args.map(keep), rows };
+  return { args: args.map(keep), shape, chunks, placement: placer.placement, dtype: placer.dtype, rows };
 }
 
 /** The block's arguments for this call: the inputs' blocks, on the block's device (copied there once per call and device). */
@@ -195,9 +250,10 @@ function blockArgsOf(row: BlockRow, args: readonly MapArg[], onDevice: (t: Tenso
 
 /**
  * Calls `fn` on matching blocks of the chunked inputs (Dask's map_blocks):
- * the output has the chunks of the input with the most dimensions; a 1-d
- * input lines up with the last dimension (NOTE [ Chunk rules ]). `fn` gets
- * the blocks (on the output block's device) and returns the output block.
+ * the output's shape and chunks are the broadcast of the inputs' (aligned
+ * from the right; a dimension of one element in one block broadcasts), in
+ * any order of the inputs (NOTE [ Chunk rules ]). `fn` gets the blocks (on
+ * the output block's device) and returns the output block.
  * @example
  * const z = gx.mapBlocks((xb, yb) => { const out = gx.emptyLike(xb); kernel.launch(grid, block, [xb, yb, out, ...]); return out; }, x, y);
  * A RawKernel launched on each block may be given as a launch plan instead,
@@ -214,14 +270,15 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
   const opts: MapBlocksOptions = last !== undefined && typeof last === 'object' && !(last instanceof Tensor) && !(last instanceof ChunkedTensor)
     ? checkOptions<MapBlocksOptions>(rest.pop(), api, MAP_KEYS) : {};
   const args = rest as MapArg[];
-  let ref: ChunkedTensor | undefined;
-  for (const a of args) if (a instanceof ChunkedTensor && (ref === undefined || a.ndim > ref.ndim)) ref = a;
-  if (ref === undefined) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
-  let table = tables.get(ref);
+  let key: ChunkedTensor | undefined;
+  for (const a of args) if (a instanceof ChunkedTensor && (key === undefined || a.ndim > key.ndim)) key = a;
+  if (key === undefined) throw new TypeError(`${api}: needs at least one chunked input (gx.chunked(t, { chunks }))`);
+  let table = tables.get(key);
   if (table === undefined || !tableHolds(table, args)) {
-    table = makeTable(api, ref, args, args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor));
-    tables.set(ref, table);
+    table = makeTable(api, args, args.filter((a): a is ChunkedTensor => a instanceof ChunkedTensor));
+    tables.set(key, table);
   }
+  const chunks = table.chunks;
   const copies = new Map<Tensor, Map<string, Tensor>>();
   const onDevice = (t: Tensor, dev: Device): Tensor => {
     let m = copies.get(t);
@@ -257,8 +314,8 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
       const out = nStreams === 1 || dev.type !== 'cuda' ? call(dev, a) : lanes.run(dev, () => call(dev, a) as Tensor);
       if (!(out instanceof Tensor)) throw new TypeError(`${api}: the function returned ${typeof out} for block [${idx.join(', ')}]; it must return the block's Tensor`);
       blocks.push(out);
-      if (!blockShaped(out.shape, ref.chunks, idx)) {
-        throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${idx.map((i, d) => ref.chunks[d][i]).join(', ')}]`);
+      if (!blockShaped(out.shape, chunks, idx)) {
+        throw new RangeError(`${api}: block [${idx.join(', ')}] came back as [${out.shape.join(', ')}]; the output block is [${idx.map((i, d) => chunks[d][i]).join(', ')}]`);
       }
       dtype ??= out.dtype;
       if (out.dtype !== dtype) throw new TypeError(`${api}: block [${idx.join(', ')}] came back ${out.dtype}, not ${dtype}`);
@@ -276,5 +333,5 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
     // A copy the function returned as its block is the caller's (the blocks of a failed call are disposed already).
     for (const m of copies.values()) for (const c of m.values()) if (!c.isDisposed && !blocks.includes(c)) c.dispose();
   }
-  return new ChunkedTensor(ref.shape, ref.chunks, dtype ?? ref.dtype, blocks, ref.placement);
+  return new ChunkedTensor(table.shape, chunks, dtype ?? table.dtype, blocks, table.placement);
 }

@@ -7,8 +7,10 @@
 // per input dtypes and cached like every run-time kernel. What cannot be
 // fused (another call, a dtype the jit does not compute in, a 0-d tensor of
 // another dtype, tensors on several devices) runs as the function would
-// without fuse, and says why once in NODE_DEBUG=gpuext output. fuse.ts
-// loads this module (with acorn and the translator) at the first gx.fuse().
+// without fuse, and says why once in NODE_DEBUG=gpuext output; so does a call
+// whose numbers an op refuses, where the eager op throws (NOTE [ Argument
+// facts in fused functions ] in fuse-facts.ts). fuse.ts loads this module
+// (with acorn and the translator) at the first gx.fuse().
 import type * as acorn from 'acorn';
 
 import { logger } from '../platform/log';
@@ -24,6 +26,7 @@ import { reductionKernel, type ReductionKernel } from '../rtc/reduction';
 import { closureValues, type Lookup } from './closure';
 import { JitError } from './errors';
 import { parseFunction, referencedNames, type ParsedFunction } from './source';
+import { factChecks } from './fuse-facts';
 import { FUSE_PREAMBLE, fuseCompileOptions, fuseHeaders, fuseOpCalls, paramTy } from './fuse-ops';
 import { JIT_HELPERS, Module, scalarFunction } from './translate';
 import { C_TYPE, isFloat, type ScalarDType } from './types';
@@ -152,9 +155,12 @@ const UNFUSED_ZERO_DIM: Unfused = {
   why: 'a 0-d tensor of another dtype than the other tensors (0-d tensors promote by PyTorch\'s zero-dim rule, which fused code does not follow)',
 };
 
+/** Why a call's numbers are refused by its ops' facts, or undefined (NOTE [ Argument facts in fused functions ] in fuse-facts.ts). */
+type ArgFault = (args: readonly unknown[]) => string | undefined;
+
 type Compiled =
-  | { kind: 'elementwise'; kernel: ElementwiseKernel; source: string }
-  | { kind: 'reduction'; kernel: ReductionKernel; source: string; axis: number[] | undefined; keepdims: boolean }
+  | { kind: 'elementwise'; kernel: ElementwiseKernel; source: string; fault?: ArgFault }
+  | { kind: 'reduction'; kernel: ReductionKernel; source: string; axis: number[] | undefined; keepdims: boolean; fault?: ArgFault }
   | Unfused;
 
 const IDENTITY: Record<Reducer, (d: ScalarDType) => string> = {
@@ -230,6 +236,10 @@ class Fused {
     module.helpers.add(JIT_HELPERS);
     const f = scalarFunction(red ? withoutReduction(parsed, red.inner) : parsed, `gx_fused_${name}`, params, undefined, lookup, module, label);
     if (f.ret.kind !== 'scalar') throw new JitError(label, 'a fused function returns one tensor', parsed.text);
+    // The facts the eager ops check of their numbers: of constants now, of the arguments on every call.
+    const facts = factChecks(f.fn);
+    if (facts.kind === 'unfused') return facts;
+    const fault = facts.kind === 'check' ? facts.fault : undefined;
     const narrow = f.ret.ty.store;
     let out: DType = f.ret.ty.dtype;
     const source = module.preamble() + f.code;
@@ -237,7 +247,7 @@ class Fused {
     const call = `gx_fused_${name}(${ins.map((_, i) => `a${i}`).join(', ')})`;
     if (red === undefined) {
       out = narrow ?? out;  // the value is already rounded to it (NOTE [ Fused ops round where the eager ops store ])
-      return { kind: 'elementwise', source, kernel: elementwiseKernel(inParams, `${out} out`, `out = ${call}`, { name: `fused_${name}`, preamble: source, options: fuseCompileOptions() }) };
+      return { kind: 'elementwise', source, fault, kernel: elementwiseKernel(inParams, `${out} out`, `out = ${call}`, { name: `fused_${name}`, preamble: source, options: fuseCompileOptions() }) };
     }
     if (narrow !== undefined) return { kind: 'unfused', why: `a fused reduction of ${narrow} values (the eager reduction's accumulation is not the fused one's)` };
     if ((red.reducer === 'sum' || red.reducer === 'prod') && !isFloat(f.ret.ty.dtype)) out = 'int64';
@@ -245,7 +255,7 @@ class Fused {
       : isFloat(out) ? `gx_jit_${red.reducer}${out === 'float32' ? 'f' : ''}(a, b)` : `gx_jit_i${red.reducer}<${C_TYPE[out]}>(a, b)`;
     const kernel = reductionKernel(inParams, `${out} y`, `(${C_TYPE[out]})(${call})`, reduce, 'y = a', IDENTITY[red.reducer](out),
       { name: `fused_${name}`, preamble: source, reduceType: out, options: fuseCompileOptions() });
-    return { kind: 'reduction', kernel, source, axis: red.axis, keepdims: red.keepdims };
+    return { kind: 'reduction', kernel, source, axis: red.axis, keepdims: red.keepdims, fault };
   }
 
   /** The compiled kernel for `key`, compiled once; a construct the jit refuses makes it unfused. */
@@ -264,11 +274,18 @@ class Fused {
     return c;
   }
 
+  /** The compiled kernel for these arguments, or why this call runs unfused: a fact of its numbers fails (the eager op then refuses them). */
+  private forCall(key: string | Unfused, args: readonly unknown[]): Compiled {
+    const c = this.compiledFor(key, args);
+    const why = c.kind === 'unfused' ? undefined : c.fault?.(args);
+    return why === undefined ? c : { kind: 'unfused', why };
+  }
+
   /** Check and launch: the fused kernel for these arguments, else the function itself. */
   call(args: unknown[]): Tensor {
     const unfused = (): Tensor => Reflect.apply(this.fn, undefined, args) as Tensor;
     if (args.length !== this.parsed.params.length) return unfused();
-    const c = this.compiledFor(this.keyOf(args), args);
+    const c = this.forCall(this.keyOf(args), args);
     switch (c.kind) {
       case 'elementwise':
         return c.kernel(...(args as (Tensor | number)[])) as Tensor;
@@ -286,7 +303,7 @@ class Fused {
   /** The kernel for these arguments on any device (tests compile it without a GPU), or undefined when unfused. */
   kernelFor(args: readonly unknown[]): Compiled {
     const key = this.keyOf(args, true);
-    return this.compiledFor(typeof key === 'string' ? `source:${key}` : key, args);
+    return this.forCall(typeof key === 'string' ? `source:${key}` : key, args);
   }
 
   source(args: readonly unknown[]): string {

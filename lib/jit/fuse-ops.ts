@@ -50,9 +50,10 @@ import * as path from 'path';
 
 import { COMPUTE_DTYPE, KERNEL_C_TYPES, type DType } from '../generated/dtypes';
 import * as ops from '../generated/ops';
-import { isFloating, promoteTypes } from '../ops/promotion';
+import { isFloating, isIntegral, promoteTypes } from '../ops/promotion';
+import { hasParamFacts, negativeIntegerPower, numberOperandFault, unaryParamsFault } from '../ops/elementwise/elementwise';
 import { packageRoot } from '../platform/paths';
-import type { OpCalls, OpOptions } from './translate';
+import type { FactValue, OpCalls, OperandFact, OpOptions } from './translate';
 import { computeDType, C_TYPE, promote, type NarrowDType, type Ty, type Val } from './types';
 
 /** The C++ compute types of the functors (NOTE [ Compute types ] in ops/common/hd.h). */
@@ -145,13 +146,40 @@ function apply(functor: string, args: string[], c: Compute, res: Eager, members 
 /** A floating type for an op of integer or bool operands: float32 (a JS number's float64). */
 const floatOf = (e: Eager): Eager => (isFloating(e.dtype) ? e : e.weak ? { dtype: 'float64', weak: true } : { dtype: 'float32', weak: false });
 
-function binary(spec: ops.BinaryOp, a: Val, b: Val): Val | undefined {
+/** A fused op's value with the facts of its number operands (NOTE [ Argument facts in fused functions ] in fuse-facts.ts). */
+type Fused = Val & { facts?: readonly OperandFact[] };
+
+/** A number of an integer-typed expression, as the eager op receives it (a JS number). */
+const numberOf = (v: FactValue): number | bigint => (typeof v === 'boolean' ? Number(v) : v);
+
+/**
+ * The eager op's range check of its number operands (scalarArgs in
+ * lib/ops/elementwise/elementwise.ts): each JS number among `args` computed in
+ * the integer dtype `common` must fit it. Bool numbers are taken as they are.
+ */
+function rangeFacts(name: string, args: readonly Val[], common: DType): OperandFact[] {
+  if (!isIntegral(common) && common !== 'bool') return [];
+  return args.flatMap((v, k) => (!v.ty.weak || v.ty.dtype === 'bool' ? [] : [{
+    op: `gx.${name}`, operands: [k], fault: ([x]: readonly FactValue[]): string | undefined => numberOperandFault(numberOf(x), common),
+  }]));
+}
+
+function binary(name: string, spec: ops.BinaryOp, a: Val, b: Val): Fused | undefined {
   let t = promoteEager(a.ty, b.ty);
   if (spec.kind === 'div') t = floatOf(t);
   const c = computeOf(t.dtype, spec.computes);
   if (c === undefined) return undefined;
   const res = spec.kind === 'compare' || spec.kind === 'logical' ? { dtype: 'bool' as const, weak: false } : t;
-  return apply(spec.functor, [operand(a, t.dtype, c), operand(b, t.dtype, c)], c, res);
+  // The logical ops read numbers as nonzero (no range); pow refuses an integer to a negative number.
+  const facts = spec.kind === 'logical' ? [] : rangeFacts(name, [a, b], t.dtype);
+  if (b.ty.weak && b.ty.dtype !== 'bool' && negativeIntegerPower(spec, t.dtype, -1)) {  // some exponent may be refused: pow in an integer dtype
+    const common = t.dtype;
+    facts.push({
+      op: `gx.${name}`, operands: [1],
+      fault: ([x]) => (negativeIntegerPower(spec, common, numberOf(x)) ? `integers to negative integer powers are not allowed (got ${String(x)})` : undefined),
+    });
+  }
+  return { ...apply(spec.functor, [operand(a, t.dtype, c), operand(b, t.dtype, c)], c, res), facts };
 }
 
 /**
@@ -161,26 +189,32 @@ function binary(spec: ops.BinaryOp, a: Val, b: Val): Val | undefined {
  */
 function members(spec: ops.UnaryOp, params: readonly Val[]): string | undefined {
   if (params.length === 0) return '';
-  if (spec.paramStyle !== 'positional' || params.length > spec.params.length || params.some((p) => !p.ty.weak)) return undefined;
+  // A JS boolean is no number parameter: the eager op refuses it.
+  if (spec.paramStyle !== 'positional' || params.length > spec.params.length || params.some((p) => !p.ty.weak || p.ty.dtype === 'bool')) return undefined;
   return spec.params.map((p, i) => {
     const v = i < params.length ? `(double)(${params[i].code})` : String(p.default);
     return p.default === null ? `${i < params.length}, ${i < params.length ? v : '0.0'}` : v;
   }).join(', ');
 }
 
-function unary(spec: ops.UnaryOp, a: Val, params: readonly Val[]): Val | undefined {
+function unary(name: string, spec: ops.UnaryOp, a: Val, params: readonly Val[]): Fused | undefined {
   // float: integer and bool inputs give float32 (a JS number float64); keep: the input's dtype.
   const t = spec.kind === 'float' ? floatOf(eagerOf(a.ty)) : eagerOf(a.ty);
   const c = computeOf(t.dtype, spec.computes);
   const m = members(spec, params);
   if (c === undefined || m === undefined) return undefined;
-  return apply(spec.functor, [operand(a, t.dtype, c)], c, t, m);
+  // The op list's facts of its parameters (`ordered`), the ones not given at their defaults, as the eager op checks them.
+  const facts: OperandFact[] = !hasParamFacts(spec) ? [] : [{
+    op: `gx.${name}`, operands: params.map((_, k) => k + 1), fault: (vs) => unaryParamsFault(spec, vs.map((v) => Number(v))),
+  }];
+  return { ...apply(spec.functor, [operand(a, t.dtype, c)], c, t, m), facts };
 }
 
 /** lerp(self, end, weight): LerpOp in the three operands' result type (ops/unary/unary.h: lerp_impl); integers are refused as the eager op does. */
 function lerp(a: Val, b: Val, w: Val): Val | undefined {
-  // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts), and computes in resultType(self, end, weight).
-  if (a.ty.weak || b.ty.weak) return undefined;
+  // The eager op takes floating tensors for self and end (lib/ops/elementwise/lerp.ts), and computes in resultType(self, end, weight);
+  // a weight that is a number, not a JS boolean.
+  if (a.ty.weak || b.ty.weak || (w.ty.weak && w.ty.dtype === 'bool')) return undefined;
   const ab = promoteEager(a.ty, b.ty);
   if (!isFloating(ab.dtype)) return undefined;
   const t = promoteEager(tyOf(ab), w.ty);
@@ -190,12 +224,13 @@ function lerp(a: Val, b: Val, w: Val): Val | undefined {
 }
 
 /** where(condition, a, b): WhereOp in the compute type of a's and b's common dtype (ops/unary/unary.h: where_impl). */
-function where(cond: Val, a: Val, b: Val): Val | undefined {
+function where(cond: Val, a: Val, b: Val): Fused | undefined {
   if (cond.ty.dtype !== 'bool') return undefined;  // the eager op takes a bool condition only
   const t = promoteEager(a.ty, b.ty);
   const c = computeOf(t.dtype, { float: true, double: true, int: true, bool: false, noBool: false });
   if (c === undefined) return undefined;
-  return apply('WhereOp', [`((${c})(${cond.code}))`, operand(a, t.dtype, c), operand(b, t.dtype, c)], c, t);
+  const facts = rangeFacts('where', [cond, a, b], t.dtype);
+  return { ...apply('WhereOp', [`((${c})(${cond.code}))`, operand(a, t.dtype, c), operand(b, t.dtype, c)], c, t), facts };
 }
 
 const BINARY: Readonly<Record<string, ops.BinaryOp>> = ops.BINARY;
@@ -223,13 +258,13 @@ function withOptions(name: string, options: OpOptions): ops.BinaryOp {
 export function fuseOpCalls(nameOf: (value: unknown) => string | undefined): OpCalls {
   return {
     nameOf,
-    call(name, args, _node, options): Val | undefined {
+    call(name, args, _node, options): Fused | undefined {
       if (Object.hasOwn(BINARY, name)) {
         if (args.length !== 2) throw new TypeError(`${name} takes two operands here`);
-        return binary(options === undefined ? BINARY[name] : withOptions(name, options), args[0], args[1]);
+        return binary(name, options === undefined ? BINARY[name] : withOptions(name, options), args[0], args[1]);
       }
       if (options !== undefined) throw new TypeError(`${name} takes no options in a fused function`);
-      if (Object.hasOwn(UNARY, name)) return args.length >= 1 ? unary(UNARY[name], args[0], args.slice(1)) : undefined;
+      if (Object.hasOwn(UNARY, name)) return args.length >= 1 ? unary(name, UNARY[name], args[0], args.slice(1)) : undefined;
       if (name === 'where' && args.length === 3) return where(args[0], args[1], args[2]);
       if (name === 'lerp' && args.length === 3) return lerp(args[0], args[1], args[2]);
       return undefined;

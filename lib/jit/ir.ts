@@ -88,8 +88,19 @@ export type Expr =
    * intrinsic-table.ts; statement intrinsics stand in an `expr` statement.
    */
   | { k: 'intrinsic'; ty: Ty; name: IntrinsicName; variant?: string; args: Expr[]; arr?: ArrayDecl; idx?: Expr[]; at: At }
-  /** gx.fuse's op calls: C text with \u0001k\u0001 standing for the k-th argument (CUDA only). */
-  | { k: 'foreign'; ty: Ty; code: string; args: Expr[] };
+  /**
+   * gx.fuse's op calls: C text with \u0001k\u0001 standing for the k-th argument
+   * (CUDA only), and the facts the eager op checks of its number operands,
+   * their operands as expressions (NOTE [ Argument facts in fused functions ] in fuse-facts.ts).
+   */
+  | { k: 'foreign'; ty: Ty; code: string; args: Expr[]; facts?: readonly ForeignFact[] };
+
+/** A fact of a foreign op call's number operands: the operands, and why their values are refused (or undefined). */
+export interface ForeignFact {
+  readonly op: string;
+  readonly args: readonly Expr[];
+  fault(values: readonly (number | bigint | boolean)[]): string | undefined;
+}
 
 export type Stmt =
   | { k: 'decl'; v: VarDecl; init: Expr }

@@ -26,10 +26,25 @@ export function deviceInfo(v: unknown): DeviceFunctionInfo | undefined {
 /** An op call's options object, written as literals in the fused function ({ roundingMode: 'floor' }). */
 export type OpOptions = Readonly<Record<string, string | number | boolean | null>>;
 
+/**
+ * A rule the eager op applies to some of its number operands (their places
+ * among the op's operands): why their values are refused (the eager op's
+ * message, after its name), or undefined (NOTE [ Argument facts in fused functions ] in fuse-facts.ts).
+ */
+export interface OperandFact {
+  /** The op as errors name it: gx.hardtanh. */
+  readonly op: string;
+  readonly operands: readonly number[];
+  fault(values: readonly FactValue[]): string | undefined;
+}
+
+/** A number operand's value as the typed IR computes it on the host (interpret.ts: int64 as a BigInt). */
+export type FactValue = number | bigint | boolean;
+
 /** How gx.fuse's translation calls gx ops on elements (fuse.ts fills it). */
 export interface OpCalls {
-  /** `gx.sin(x)` or `x.sin()`: the value for an op by its function or method name, or undefined when it is not one. */
-  call(name: string, args: Val[], node: { start: number; end: number }, options?: OpOptions): Val | undefined;
+  /** `gx.sin(x)` or `x.sin()`: the value for an op by its function or method name (with the facts of its number operands), or undefined when it is not one. */
+  call(name: string, args: Val[], node: { start: number; end: number }, options?: OpOptions): (Val & { facts?: readonly OperandFact[] }) | undefined;
   /** The op name of a gx function value, if it is one. */
   nameOf(value: unknown): string | undefined;
 }

@@ -5,7 +5,7 @@
 // function, and the names they share.
 import type { Lookup } from './closure';
 import { emitDevice } from './emit-cuda';
-import type { ReturnTy } from './ir';
+import type { FnIR, ReturnTy } from './ir';
 import type { Module } from './module';
 import type { ParsedFunction } from './source';
 import { typeFunction } from './typer-function';
@@ -13,18 +13,19 @@ import { strong, type ScalarDType, type Ty } from './types';
 
 export { ATOMIC_HELPERS, DEBUG_HELPERS, JIT_HELPERS } from './cuda-helpers';
 export { cName } from './emit-cuda';
-export { DEVICE, deviceInfo, Module, type AccessSite, type DeviceFunctionInfo, type OpCalls, type OpOptions } from './module';
+export { DEVICE, deviceInfo, Module, type AccessSite, type DeviceFunctionInfo, type FactValue, type OpCalls, type OperandFact, type OpOptions } from './module';
 export type { ReturnTy };
 
 /**
  * A __device__ function `name` computing `f` for parameters of the given
  * types, returning `out` (or the type its returns have); `api` names the
- * caller in errors. Device functions it calls go into `module`.
+ * caller in errors. Device functions it calls go into `module`; `fn` is its
+ * typed IR.
  */
 export function scalarFunction(f: ParsedFunction, name: string, params: readonly (readonly [string, Ty])[], out: ScalarDType | undefined,
-  lookup: Lookup, module: Module, api: string): { code: string; ret: ReturnTy } {
+  lookup: Lookup, module: Module, api: string): { code: string; ret: ReturnTy; fn: FnIR } {
   const fn = typeFunction(f, 'device', name, params.map(([, ty]) => ({ kind: 'number', ty })), out === undefined ? undefined : strong(out),
     lookup, module, api);
   const code = emitDevice(fn, module);
-  return { code, ret: fn.ret as ReturnTy };
+  return { code, ret: fn.ret as ReturnTy, fn };
 }

@@ -114,7 +114,8 @@ function opCall(t: TyperContext, name: string, args: Expr[], node: Where, option
   const vals = args.map((a, k): Val => ({ code: `\u0001${k}\u0001`, ty: a.ty }));
   const v = t.module.ops?.call(name, vals, node, options);
   if (v === undefined) return undefined;
-  return { k: 'foreign', ty: v.ty, code: v.code, args };
+  const facts = v.facts?.map((f) => ({ op: f.op, args: f.operands.map((k) => args[k]), fault: f.fault }));
+  return { k: 'foreign', ty: v.ty, code: v.code, args, ...(facts !== undefined && facts.length > 0 ? { facts } : {}) };
 }
 
 /** An intrinsic's call: its entry's type rule (NOTE [ One intrinsic table ]). */

@@ -23,7 +23,7 @@
 // storage was written after it was saved, backward is an error naming the
 // op, as PyTorch's version counter rule. An in-place op on a tensor that
 // requires grad, and `out` of an op whose inputs require grad, are refused,
-// except copy_, which records (NOTE [ copy_ into views ]). The library's own
+// except copy_, fill_ and zero_, which record (NOTE [ copy_ into views ]). The library's own
 // copies go through copyValues (core/tensor.ts), which never records: the op
 // calling it records its own derivative.
 //
@@ -42,7 +42,11 @@
 // made, copy_ bumps the base's, and requiresGrad (which every op asks of its
 // inputs) remakes a view's history from its base's first (refreshView: a node
 // whose gradient lands at the view's positions of the base's). A view whose
-// base was disposed is a tensor of its own.
+// base was disposed is a tensor of its own. fill_ and zero_ are copies of
+// their value (a constant, or a 0-d tensor, broadcast to self) and record
+// through copy_'s path (torch's FillBackward and ZeroBackward, CopySlices
+// through a view; gradFn 'fill_' / 'zero_'): what self held gets zero, a
+// tensor value the sum of the gradient of the elements written.
 import { DTYPE_INFO } from '../generated/dtypes';
 import { autogradHooks, Tensor, type AutogradMeta } from '../core/tensor';
 import { untrack } from '../core/tidy';

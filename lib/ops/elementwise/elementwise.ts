@@ -30,15 +30,34 @@ function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boo
   if (!isIntegral(common) && common !== 'bool') return [Number(v), 0];
   if (typeof v === 'number' && !Number.isInteger(v)) return [v, 0]; // logical ops only: read as nonzero
   const i = typeof v === 'bigint' ? v : BigInt(v);
-  const range = INTEGER_RANGE[common as IntegerDType] ?? INTEGER_RANGE.int64;
-  if (range !== undefined && (i < range[0] || i > range[1])) {
-    if (checkRange) {
-      throw new RangeError(`${fn}: the number ${String(v)} is out of range for ${common}, the dtype this op computes in; ` +
-        'convert the tensor with .astype() first');
-    }
+  const range = integerRange(common);
+  if (i < range[0] || i > range[1]) {
+    if (checkRange) throw new RangeError(`${fn}: ${numberOperandFault(v, common)}`);
     return [Number(v), i < range[0] ? range[0] : range[1]];
   }
   return [Number(v), i];
+}
+
+/** The values an op computing in integer dtype `common` takes (bool computes in int64's). */
+const integerRange = (common: DType): readonly [bigint, bigint] => INTEGER_RANGE[common as IntegerDType] ?? INTEGER_RANGE.int64;
+
+/**
+ * @internal Why a JS number operand is refused by an op computing in `common`
+ * (outside the integer dtype it computes in, as PyTorch requires; the logical
+ * ops read numbers as nonzero and take any), or undefined. gx.fuse checks its
+ * numbers by it (NOTE [ Argument facts in fused functions ] in lib/jit/fuse-facts.ts).
+ */
+export function numberOperandFault(v: number | bigint, common: DType): string | undefined {
+  if ((!isIntegral(common) && common !== 'bool') || (typeof v === 'number' && !Number.isInteger(v))) return undefined;
+  const i = typeof v === 'bigint' ? v : BigInt(v);
+  const [lo, hi] = integerRange(common);
+  if (i >= lo && i <= hi) return undefined;
+  return `the number ${String(v)} is out of range for ${common}, the dtype this op computes in; convert the tensor with .astype() first`;
+}
+
+/** @internal Whether `self ** other` of a number `other` is refused: an integer dtype to a negative power, as torch. gx.fuse asks it too. */
+export function negativeIntegerPower(spec: BinarySpec, common: DType, other: number | bigint): boolean {
+  return spec.name === 'pow' && isIntegral(common) && other < 0;
 }
 
 // --- binary ops ---------------------------------------------------------------
@@ -91,7 +110,7 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
   if (spec.noBool !== undefined && common === 'bool') {
     throw new TypeError(`${fn}: bool operands are not supported (got ${describeOperand(x)} and ${describeOperand(y)})${spec.noBool}`);
   }
-  if (spec.name === 'pow' && isIntegral(common) && !ty && (typeof y === 'number' || typeof y === 'bigint') && y < 0) {
+  if (!ty && (typeof y === 'number' || typeof y === 'bigint') && negativeIntegerPower(spec, common, y)) {
     throw new RangeError(`${fn}: integers to negative integer powers are not allowed (got ${describeOperand(x)} ** ${String(y)})`);
   }
   const resDtype: DType = spec.kind === 'compare' || spec.kind === 'logical' ? 'bool' : common;
@@ -156,20 +175,30 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
     common = dt;
   }
   const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
-  if (spec.ordered !== undefined) checkOrdered(spec, spec.ordered, values, fn);
+  const fault = unaryParamsFault(spec, values);
+  if (fault !== undefined) throw new RangeError(`${fn}: ${fault}`);
   const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
     (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
   if (shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
   return result;
 }
 
-/** Refuses parameters out of the order the op list states (hardtanh's minVal <= maxVal, as torch's check). */
-function checkOrdered(spec: UnarySpec, [i, j]: readonly [number, number], values: UnaryParams, fn: string): void {
+/** @internal Whether unaryParamsFault refuses any values of `spec`'s parameters (the op list states a fact of them). */
+export const hasParamFacts = (spec: UnarySpec): boolean => spec.ordered !== undefined;
+
+/**
+ * @internal Why a unary op's parameter values are refused by the facts the op
+ * list states of them (`ordered`: hardtanh's minVal <= maxVal, as torch's
+ * check), or undefined; undefined values are the defaults. gx.fuse checks its
+ * numbers by it (NOTE [ Argument facts in fused functions ] in lib/jit/fuse-facts.ts).
+ */
+export function unaryParamsFault(spec: UnarySpec, values: UnaryParams): string | undefined {
+  if (spec.ordered === undefined) return undefined;
+  const [i, j] = spec.ordered;
   const a = spec.params[i], b = spec.params[j];
   const lo = values[i] ?? a.default, hi = values[j] ?? b.default;
-  if (lo !== null && hi !== null && lo > hi) {
-    throw new RangeError(`${fn}: ${a.name} cannot be greater than ${b.name}, got ${a.name} ${lo} and ${b.name} ${hi}`);
-  }
+  if (lo === null || hi === null || !(lo > hi)) return undefined;
+  return `${a.name} cannot be greater than ${b.name}, got ${a.name} ${lo} and ${b.name} ${hi}`;
 }
 
 /**

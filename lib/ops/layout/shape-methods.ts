@@ -68,8 +68,9 @@ declare module '../../core/tensor' {
     /** The number of dims, as torch's x.dim() (the same as x.ndim). @example gx.zeros([2, 3]).dim() // 2 */
     dim(): number;
     /**
-     * Sets every element to 0 in place and returns this, as torch's x.zero_(); refused on a tensor that
-     * requires grad outside gx.noGrad, as every in-place op. @example w.grad?.zero_()
+     * Sets every element to 0 in place and returns this, as torch's x.zero_(). On a tensor in the graph (or a
+     * view of one) autograd records it, the gradient of what it held being zero; refused on a leaf that
+     * requires grad outside gx.noGrad, as torch (NOTE [ copy_ into views ]). @example w.grad?.zero_()
      */
     zero_(): this;
   }
