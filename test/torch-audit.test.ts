@@ -22,6 +22,17 @@ function same(t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[
   });
 }
 
+deviceTest('any and all of uint8 give uint8, as torch.any / torch.all', (t, device) => {
+  using x = gx.tensor([[0, 2], [0, 0]], { dtype: 'uint8', device });
+  same(t, gx.any(x), 'uint8', [], [1], 'torch.any(uint8)');
+  same(t, gx.all(x), 'uint8', [], [0], 'torch.all(uint8)');
+  same(t, gx.any(x, 0), 'uint8', [2], [0, 1], 'torch.any(uint8, 0)');
+  same(t, x.all(1, { keepdims: true }), 'uint8', [2, 1], [0, 0], 'torch.all(uint8, 1, keepdim=True)');
+  // Other dtypes give bool.
+  using i = gx.tensor([1, 2], { dtype: 'int8', device });
+  same(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');
+});
+
 deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tensor(5.), 0)', (t, device) => {
   using x = gx.tensor(5, { device });
   for (const k of [0, 1]) {
