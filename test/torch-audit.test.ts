@@ -22,12 +22,35 @@ function same(t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[
   });
 }
 
+deviceTest('an empty axis list reduces every axis, as torch.sum(x, dim=[]); any and all over () reduce none', (t, device) => {
+  using x = gx.tensor([[1, 2], [3, 0]], { device });
+  // torch.sum(x, []) etc., x = torch.tensor([[1., 2.], [3., 0.]])
+  same(t, gx.sum(x, []), 'float32', [], [6], 'sum(x, [])');
+  same(t, gx.sum(x, [], { keepdims: true }), 'float32', [1, 1], [6], 'sum(x, [], keepdim=True)');
+  same(t, gx.sum(x, { axis: [] }), 'float32', [], [6], 'sum(x, { axis: [] })');
+  same(t, gx.prod(gx.add(x, 1), []), 'float32', [], [24], 'prod(x + 1, [])');
+  same(t, gx.mean(x, []), 'float32', [], [1.5], 'mean(x, [])');
+  same(t, gx.amax(x, []), 'float32', [], [3], 'amax(x, [])');
+  same(t, gx.amin(x, []), 'float32', [], [0], 'amin(x, ())');
+  same(t, gx.max(x, []) as gx.Tensor, 'float32', [], [3], 'max(x, []) as amax');
+  same(t, gx.var(x, []), 'float32', [], [1.6666666269302368], 'var(x, [])');
+  same(t, gx.std(x, []), 'float32', [], [1.2909944057464600], 'std(x, [])');
+  same(t, gx.nansum(x, []), 'float32', [], [6], 'nansum(x, [])');
+  same(t, gx.nanmean(x, []), 'float32', [], [1.5], 'nanmean(x, [])');
+  same(t, gx.countNonzero(x, []), 'int64', [], [3], 'count_nonzero(x, [])');
+  same(t, gx.logsumexp(x, []), 'float32', [], [3.4401895999908447], 'logsumexp(x, (0, 1))');
+  // torch.all(x, dim=()) / torch.any(x, dim=()): each element's truth, no axis reduced.
+  same(t, gx.all(x, []), 'bool', [2, 2], [1, 1, 1, 0], 'all(x, ())');
+  same(t, gx.any(x, { axis: [] }), 'bool', [2, 2], [1, 1, 1, 0], 'any(x, ())');
+});
+
 deviceTest('any and all of uint8 give uint8, as torch.any / torch.all', (t, device) => {
   using x = gx.tensor([[0, 2], [0, 0]], { dtype: 'uint8', device });
   same(t, gx.any(x), 'uint8', [], [1], 'torch.any(uint8)');
   same(t, gx.all(x), 'uint8', [], [0], 'torch.all(uint8)');
   same(t, gx.any(x, 0), 'uint8', [2], [0, 1], 'torch.any(uint8, 0)');
   same(t, x.all(1, { keepdims: true }), 'uint8', [2, 1], [0, 0], 'torch.all(uint8, 1, keepdim=True)');
+  same(t, gx.all(x, []), 'uint8', [2, 2], [0, 1, 0, 0], 'torch.all(uint8, ())');
   // Other dtypes give bool.
   using i = gx.tensor([1, 2], { dtype: 'int8', device });
   same(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');

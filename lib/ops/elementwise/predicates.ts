@@ -17,6 +17,12 @@ import { astypeOp } from './elementwise';
 
 const isFloating = (x: Tensor): boolean => (FLOAT_DTYPES as readonly DType[]).includes(x.dtype);
 
+/** Whether a call's axis, positional or in the options, is an empty list. */
+function emptyAxisList(axis: unknown): boolean {
+  const a = axis !== null && typeof axis === 'object' && !Array.isArray(axis) ? (axis as { axis?: unknown; dim?: unknown }).axis ?? (axis as { dim?: unknown }).dim : axis;
+  return Array.isArray(a) && a.length === 0;
+}
+
 /**
  * Whether elements along `axis` satisfy `test` against 0, counted by a sum of `pick(t)`: bool,
  * but uint8 for a uint8 input, as torch.any / torch.all give (their one exception).
@@ -25,7 +31,8 @@ function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: Red
   pick: (t: Tensor) => Tensor, test: typeof eq): Tensor {
   const t = checkTensor(x, fn, 'input');
   return tidy(() => {
-    const r = test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0);
+    // torch.any(x, dim=()) reduces no dim (unlike sum's dim=[], NOTE in normalizeAxes): each element's own truth.
+    const r = emptyAxisList(axis) ? ne(t, 0) : test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0);
     return t.dtype === 'uint8' ? astypeOp(r, 'uint8', fn) : r;
   });
 }
