@@ -64,3 +64,30 @@ deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tenso
     same(t, i, 'int64', [], [0], `topk(0-d, ${k}).indices`);
   }
 });
+
+deviceTest('arange with an integer dtype truncates start, end and step first, as torch.arange', (t, device) => {
+  // torch.arange(*args, dtype=dtype).tolist(), torch 2.13
+  const cases: [number[], gx.DType, number[]][] = [
+    [[0, 3, 1.5], 'int64', [0, 1, 2]],
+    [[2.5], 'int64', [0, 1]],
+    [[0.5], 'int64', []],
+    [[-0.5, 3], 'int64', [0, 1, 2]],
+    [[0.9, 5, 2.9], 'int64', [0, 2, 4]],
+    [[5, 0.5, -1.5], 'int64', [5, 4, 3, 2, 1]],
+    [[0, 3, 1.5], 'int32', [0, 1]],
+    [[2.5], 'int32', [0, 1, 2]],
+    [[-0.5, 3], 'int32', [0, 1, 2, 3]],
+    [[1, 2.5, 0.5], 'int32', [1, 1, 1]],
+    [[0, 2, 0.2], 'int8', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]],
+    [[-2.5, 2.5, 1.5], 'uint8', [254, 255, 0, 1]],
+    [[5, 0.5, -1.5], 'int16', [5, 4, 3]],
+    [[1, 2.5, 0.5], 'float32', [1, 1.5, 2]],
+  ];
+  for (const [args, dtype, want] of cases) {
+    const r = (gx.arange as (...a: unknown[]) => gx.Tensor)(...args, { dtype, device });
+    same(t, r, dtype, [want.length], want, `arange(${args.join(', ')}, dtype=${dtype})`);
+  }
+  // torch: ValueError: step must be nonzero (0.5 truncates to 0 for int64); no bool arange.
+  t.throws(() => gx.arange(1, 2.5, 0.5, { dtype: 'int64', device }), { instanceOf: RangeError, message: /^gx\.arange: step must be nonzero/ });
+  t.throws(() => gx.arange(0, 2, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.arange: dtype bool is not supported/ });
+});

@@ -261,12 +261,19 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
           : form === 1 ? () => gx.arange(start, end, undefined, opts as gx.TensorOptions) : () => gx.arange(start, end, step, opts as gx.TensorOptions);
         if (![start, end, step].every(Number.isFinite)) return errorVerdict('a bound that is not finite');
         if (step === 0) return errorVerdict('step 0');
-        if ((end - start) * step < 0) return errorVerdict('an end not reachable');
-        const n = Math.ceil((end - start) / step);
         const integral = [start, end, step].every(Number.isInteger);
         const dtype = a ?? (integral ? 'int64' : 'float32');
+        if (dtype === 'bool') return errorVerdict('a bool arange');
+        // torch truncates the bounds for an integer dtype: all three (and counts with them) for int64, start and
+        // step after counting for the narrower ones (NOTE [ Integer aranges ] in lib/ops/creation/creation.ts).
+        // (Copies: the call above reads start, end and step when it runs.)
+        let [s0, e0, st] = dtype === 'int64' ? [start, end, step].map(Math.trunc) : [start, end, step];
+        if (st === 0) return errorVerdict('a step that truncates to 0');
+        if ((e0 - s0) * st < 0) return errorVerdict('an end not reachable');
+        const n = Math.ceil((e0 - s0) / st);
+        if (['int8', 'int16', 'int32', 'uint8'].includes(dtype)) [s0, st] = [Math.trunc(s0), Math.trunc(st)];
         if (n >= HUGE) return errorVerdict('out of memory', []);
-        const values = Array.from({ length: n }, (_, i) => cast(start + i * step, dtype));
+        const values = Array.from({ length: n }, (_, i) => cast(s0 + i * st, dtype));
         return { kind: 'ok', expect: { dtype, shape: [n], values } };
       }
       case 'linspace': {
