@@ -91,3 +91,23 @@ deviceTest('arange with an integer dtype truncates start, end and step first, as
   t.throws(() => gx.arange(1, 2.5, 0.5, { dtype: 'int64', device }), { instanceOf: RangeError, message: /^gx\.arange: step must be nonzero/ });
   t.throws(() => gx.arange(0, 2, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.arange: dtype bool is not supported/ });
 });
+
+deviceTest('linspace with an integer dtype truncates start and end first, and refuses bounds the dtype cannot hold, as torch.linspace', (t, device) => {
+  // torch.linspace(start, end, steps, dtype=dtype).tolist(), torch 2.13
+  const cases: [[number, number, number], gx.DType, number[]][] = [
+    [[0.5, 3.7, 3], 'int64', [0, 1, 3]],
+    [[0.5, 3.7, 3], 'int32', [0, 1, 3]],
+    [[0.5, 3.7, 3], 'uint8', [0, 1, 3]],
+    [[-2.5, 2.5, 5], 'int8', [-2, -1, 0, 1, 2]],
+    [[0, 1e10, 3], 'int64', [0, 5000000000, 10000000000]],
+    [[0, 300, 3], 'int32', [0, 150, 300]],
+  ];
+  for (const [[a, b, n], dtype, want] of cases) {
+    same(t, gx.linspace(a, b, n, { dtype, device }), dtype, [n], want, `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
+  }
+  // torch: RuntimeError: value cannot be converted to type int without overflow (gx gave [0, -2^31, -2^31]).
+  t.throws(() => gx.linspace(0, 1e10, 3, { dtype: 'int32', device }), { instanceOf: RangeError, message: /^gx\.linspace: end 10000000000 is out of range for int32/ });
+  t.throws(() => gx.linspace(0, 300, 3, { dtype: 'uint8', device }), { instanceOf: RangeError, message: /^gx\.linspace: end 300 is out of range for uint8/ });
+  // torch: "linspace_cpu" not implemented for 'Bool' (when there is anything to interpolate).
+  t.throws(() => gx.linspace(0, 1, 5, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.linspace: dtype bool is not supported/ });
+});

@@ -280,7 +280,8 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
 }
 
 /**
- * `steps` evenly spaced values from start to end inclusive (float32 by default).
+ * `steps` evenly spaced values from start to end inclusive (float32 by default), as
+ * torch.linspace: an integer dtype truncates start and end first; not for bool.
  * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
@@ -293,6 +294,17 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   }
   const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
+  if (dtype === 'bool' && steps > 1) throw new TypeError(`${fn}: dtype bool is not supported (torch.linspace has no bool kernel)`);
+  // An integer dtype converts start and end first and interpolates between those, as torch.linspace:
+  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3]; a bound the dtype cannot hold is refused, as torch's.
+  const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
+  if (range !== undefined) {
+    const [lo, hi] = range;
+    [start, end] = [Math.trunc(start), Math.trunc(end)];
+    for (const [name, v] of [['start', start], ['end', end]] as const) {
+      if (BigInt(v) < lo || BigInt(v) > hi) throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
+    }
+  }
   const t = allocate([steps], dtype as D, o.device, undefined, fn);
   native.linspace(t.handle(), start, end);
   return t;
