@@ -112,7 +112,9 @@ function reference(name: Name, x: gx.Tensor, axes: readonly number[], asked?: gx
 
 function check(t: import('ava').ExecutionContext, name: Name, x: gx.Tensor, opts: Opts, what: string): void {
   const shape = x.shape;
-  const axisList = opts.axis === undefined ? shape.map((_, i) => i) : (typeof opts.axis === 'number' ? [opts.axis] : opts.axis)
+  // No axis, or an empty list (as torch.sum(x, dim=[])), reduces every axis.
+  const every = opts.axis === undefined || (Array.isArray(opts.axis) && opts.axis.length === 0);
+  const axisList = every ? shape.map((_, i) => i) : (typeof opts.axis === 'number' ? [opts.axis] : opts.axis as number[])
     .map((a) => (a < 0 ? a + Math.max(shape.length, 1) : a));
   const axes = shape.length === 0 ? [] : axisList;
   const r = call(name, x, opts);

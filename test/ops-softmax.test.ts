@@ -255,7 +255,8 @@ function checkReduce(t: ExecutionContext, got: gx.Tensor, want: readonly number[
 type Axis = number | number[] | undefined;
 function axesOf(axis: Axis, ndim: number): number[] {
   if (ndim === 0) return [];
-  if (axis === undefined) return Array.from({ length: ndim }, (_, i) => i);
+  // An empty list reduces every axis, as torch.var(x, dim=[]) does (NumPy's axis=() reduces none).
+  if (axis === undefined || (Array.isArray(axis) && axis.length === 0)) return Array.from({ length: ndim }, (_, i) => i);
   return (typeof axis === 'number' ? [axis] : axis).map((a) => (a < 0 ? a + ndim : a));
 }
 function reducedShape(shape: readonly number[], axes: readonly number[], keepdims: boolean): number[] {

@@ -83,9 +83,14 @@ export function normalizeAxisList(axis: unknown, shape: readonly number[], fn: s
   return out;
 }
 
-/** The reduced axes, sorted and distinct (all for undefined or null); [] for a 0-d input. */
+/**
+ * The reduced axes, sorted and distinct; [] for a 0-d input. All of them for
+ * undefined, null or an empty list: torch.sum(x, dim=[]) (and mean, amax, var,
+ * count_nonzero, vector_norm ...) reduces every dim, where NumPy's axis=()
+ * reduces none; any and all, whose torch dim=() reduces none, say so themselves.
+ */
 export function normalizeAxes(axis: unknown, shape: readonly number[], fn: string): number[] {
-  if (axis === undefined || axis === null) return shape.map((_, i) => i);
+  if (axis === undefined || axis === null || (Array.isArray(axis) && axis.length === 0)) return shape.map((_, i) => i);
   if (typeof axis === 'number') {
     const d = normalizeAxis(axis, shape, fn);
     return shape.length === 0 ? [] : [d];

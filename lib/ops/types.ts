@@ -17,6 +17,9 @@ export type FloatResult<D extends DType> = D extends FloatDType ? D : 'float32';
 /** sum's and prod's result dtype: floating inputs keep theirs, integer and bool ones give int64. */
 export type SumResult<D extends DType> = D extends FloatDType ? D : 'int64';
 
+/** any's and all's result dtype: bool, but uint8 for uint8 inputs (as torch.any / torch.all). */
+export type TestResult<D extends DType> = D extends 'uint8' ? 'uint8' : 'bool';
+
 /** The axis (or axes) to reduce, or the options (NOTE [ Axis forms ] in axes.ts). */
 export type ReduceArg = ReduceOptions | Axes;
 

@@ -223,7 +223,10 @@ function checkFinite(fn: string, name: string, v: unknown): number {
 
 /**
  * Values from start (inclusive) to end (exclusive) by step, as torch.arange:
- * int64 when start, end and step are integers, else float32.
+ * int64 when start, end and step are integers, else float32. With an integer
+ * dtype the arguments are truncated to integers as torch's are (NOTE
+ * [ Integer aranges ]): gx.arange(0, 3, 1.5, { dtype: 'int64' }) is [0, 1, 2].
+ * Not for bool (torch has no bool arange).
  * @example gx.arange(5); gx.arange(1, 2, 0.25, { device: 'cuda' })
  */
 export function arange<D extends DType = DType>(end: number, opts?: TensorOptions<D>): Tensor<D>;
@@ -238,19 +241,32 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
     throw new TypeError(`${fn}: expected (end), (start, end) or (start, end, step), then options; got ${last} numbers`);
   }
   const nums = args.slice(0, last);
-  const start = last === 1 ? 0 : checkFinite(fn, 'start', nums[0]);
-  const end = checkFinite(fn, 'end', nums[last === 1 ? 0 : 1]);
-  const step = last === 3 && nums[2] !== undefined ? checkFinite(fn, 'step', nums[2]) : 1;
+  let start = last === 1 ? 0 : checkFinite(fn, 'start', nums[0]);
+  let end = checkFinite(fn, 'end', nums[last === 1 ? 0 : 1]);
+  let step = last === 3 && nums[2] !== undefined ? checkFinite(fn, 'step', nums[2]) : 1;
+  const o = options<D>(opts, fn, RANGE_KEYS);
+  const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
+  const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
+  if (dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (torch.arange has no bool kernel); arange in uint8 and compare with 0`);
+  // NOTE [ Integer aranges ]
+  // torch.arange converts start, end and step to the result's accumulate type before anything else: an integer
+  // dtype truncates them (toward zero). For int64 the count comes from the truncated values too, and a step that
+  // truncates to 0 is refused; the narrower integer dtypes count with the untruncated values
+  // (ceil((end - start) / step) in doubles) and then step by the truncated ones, so that
+  // torch.arange(1, 2.5, 0.5, dtype=torch.int32) is [1, 1, 1] and torch.arange(0, 3, 1.5, dtype=torch.int32) is [0, 1].
+  if (dtype === 'int64') {
+    [start, end, step] = [Math.trunc(start), Math.trunc(end), Math.trunc(step)];
+    if (step === 0 && !Object.is(nums[2], 0)) throw new RangeError(`${fn}: step must be nonzero (${String(nums[2])} truncates to 0 for int64)`);
+  }
   if (step === 0) throw new RangeError(`${fn}: step must be nonzero`);
   if ((end - start) * step < 0) {
     throw new RangeError(`${fn}: end (${end}) is not reachable from start (${start}) with step ${step}`);
   }
-  const n = Math.ceil((end - start) / step);
+  const n = Math.ceil((end - start) / step) + 0;  // + 0: not -0
+  // The narrower integer dtypes step by the truncated start and step (after counting with the untruncated ones).
+  if (DTYPE_INFO[dtype].kind !== 'f' && dtype !== 'int64') [start, step] = [Math.trunc(start), Math.trunc(step)];
   if (!Number.isSafeInteger(n)) throw new RangeError(`${fn}: the range holds ${n} elements, more than a tensor can`);
-  const o = options<D>(opts, fn, RANGE_KEYS);
-  const integral = Number.isInteger(start) && Number.isInteger(end) && Number.isInteger(step);
-  const dtype = o.dtype ?? (integral ? 'int64' : DEFAULT_FLOAT);
-  if (dtype === 'int64' && integral && n > 0) {
+  if (dtype === 'int64' && n > 0) {
     // The core counts such a range in int64 (exact past 2^53); its values must fit.
     const [lo, hi] = INTEGER_RANGE.int64;
     const last = BigInt(start) + BigInt(n - 1) * BigInt(step);
@@ -264,7 +280,8 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
 }
 
 /**
- * `steps` evenly spaced values from start to end inclusive (float32 by default).
+ * `steps` evenly spaced values from start to end inclusive (float32 by default), as
+ * torch.linspace: an integer dtype truncates start and end first; not for bool.
  * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
@@ -277,6 +294,17 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   }
   const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
+  if (dtype === 'bool' && steps > 1) throw new TypeError(`${fn}: dtype bool is not supported (torch.linspace has no bool kernel)`);
+  // An integer dtype converts start and end first and interpolates between those, as torch.linspace:
+  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3]; a bound the dtype cannot hold is refused, as torch's.
+  const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
+  if (range !== undefined) {
+    const [lo, hi] = range;
+    [start, end] = [Math.trunc(start), Math.trunc(end)];
+    for (const [name, v] of [['start', start], ['end', end]] as const) {
+      if (BigInt(v) < lo || BigInt(v) > hi) throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
+    }
+  }
   const t = allocate([steps], dtype as D, o.device, undefined, fn);
   native.linspace(t.handle(), start, end);
   return t;

@@ -12,30 +12,47 @@ import { tidy } from '../../core/tidy';
 import type { Axes } from '../axes';
 import { checkTensor, optionsOf, tooManyArguments } from '../common';
 import { REDUCE, reduceOp, type ReduceOptions } from '../reduce/reduction';
+import type { TestResult } from '../types';
+import { astypeOp } from './elementwise';
 
 const isFloating = (x: Tensor): boolean => (FLOAT_DTYPES as readonly DType[]).includes(x.dtype);
 
-/** How many elements along `axis` satisfy the bool tensor `b`, compared by `test` with 0. */
+/** Whether a call's axis, positional or in the options, is an empty list. */
+function emptyAxisList(axis: unknown): boolean {
+  const a = axis !== null && typeof axis === 'object' && !Array.isArray(axis) ? (axis as { axis?: unknown; dim?: unknown }).axis ?? (axis as { dim?: unknown }).dim : axis;
+  return Array.isArray(a) && a.length === 0;
+}
+
+/**
+ * Whether elements along `axis` satisfy `test` against 0, counted by a sum of `pick(t)`: bool,
+ * but uint8 for a uint8 input, as torch.any / torch.all give (their one exception).
+ */
 function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: ReduceOptions | undefined, fn: string,
-  pick: (t: Tensor) => Tensor, test: typeof eq): Tensor<'bool'> {
+  pick: (t: Tensor) => Tensor, test: typeof eq): Tensor {
   const t = checkTensor(x, fn, 'input');
-  return tidy(() => test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0)) as Tensor<'bool'>;
+  return tidy(() => {
+    // torch.any(x, dim=()) reduces no dim (unlike sum's dim=[], NOTE in normalizeAxes): each element's own truth.
+    const r = emptyAxisList(axis) ? ne(t, 0) : test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0);
+    return t.dtype === 'uint8' ? astypeOp(r, 'uint8', fn) : r;
+  });
 }
 
 /**
  * Whether any element is nonzero (true), over `axis` or all; empty gives false.
+ * bool, or uint8 for a uint8 input (as torch.any).
  * @example gx.any(gx.gt(x, 0)); gx.any(x, 1, { keepdims: true })
  */
-export function any(x: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'> {
-  return countTest(x, axis, opts, 'gx.any', (t) => ne(t, 0), ne);
+export function any<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
+  return countTest(x, axis, opts, 'gx.any', (t) => ne(t, 0), ne) as Tensor<TestResult<D>>;
 }
 
 /**
  * Whether every element is nonzero (true), over `axis` or all; empty gives true.
+ * bool, or uint8 for a uint8 input (as torch.all).
  * @example gx.all(gx.isfinite(x)).item()
  */
-export function all(x: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'> {
-  return countTest(x, axis, opts, 'gx.all', (t) => eq(t, 0), eq);
+export function all<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
+  return countTest(x, axis, opts, 'gx.all', (t) => eq(t, 0), eq) as Tensor<TestResult<D>>;
 }
 
 /** NaN elements (never, for integer and bool tensors). @example gx.isnan(gx.tensor([0, NaN])) // [false, true] */

@@ -8,6 +8,7 @@ import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import * as predicates from '../elementwise/predicates';
 import type { ReduceOptions } from '../reduce/reduction';
+import type { TestResult } from '../types';
 import * as repeat from './repeat';
 import * as reorder from './reorder';
 import * as split from './split';
@@ -31,10 +32,10 @@ declare module '../../core/tensor' {
     tile(reps: readonly number[]): Tensor<D>;
     /** gx.repeatInterleave: each element `repeats` times along `axis`. @example x.repeatInterleave(2, 0) */
     repeatInterleave(repeats: number, axis?: number): Tensor<D>;
-    /** gx.any: whether any element is nonzero, over `axis` or all. @example x.gt(0).any(1) */
-    any(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'>;
-    /** gx.all: whether every element is nonzero, over `axis` or all. @example x.isfinite().all().item() */
-    all(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<'bool'>;
+    /** gx.any: whether any element is nonzero, over `axis` or all (bool; uint8 for uint8). @example x.gt(0).any(1) */
+    any(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
+    /** gx.all: whether every element is nonzero, over `axis` or all (bool; uint8 for uint8). @example x.isfinite().all().item() */
+    all(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
     /** gx.isnan: the NaN elements. @example x.isnan() */
     isnan(): Tensor<'bool'>;
     /** gx.isinf: the infinite elements. @example x.isinf() */

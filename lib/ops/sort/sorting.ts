@@ -188,8 +188,11 @@ function sortRaw(x: Tensor, axis: number, descending: boolean, fn: string): Sort
 }
 
 function topkRaw(x: Tensor, k: number, axis: number, largest: boolean, fn: string): SortFields {
-  return alongAxis(x, axis, k, fn, (rows, values, indices) =>
-    ops.topk(fn, { self: rows.handle(fn), k, largest, values: values.handle(fn), indices: indices.handle(fn) }));
+  // A 0-d input gives a 0-d result, one element, for k 0 as for k 1 (torch.topk(tensor(5.), 0) is 5):
+  // the kernel must write that element, not leave it unwritten.
+  const kk = x.ndim === 0 ? 1 : k;
+  return alongAxis(x, axis, kk, fn, (rows, values, indices) =>
+    ops.topk(fn, { self: rows.handle(fn), k: kk, largest, values: values.handle(fn), indices: indices.handle(fn) }));
 }
 
 /**

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 
 import * as gx from '../../../lib';
 import { DTYPES, type DType } from '../../../lib';
+import { INTEGER_RANGE } from '../../../lib/generated/dtypes';
 import { dtypeArb, junkArb, scalarArb, shapeArb, valuesArb } from '../arbitraries';
 import { errorVerdict, type Plan } from '../calls';
 import type { Known } from '../harness';
@@ -261,12 +262,19 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
           : form === 1 ? () => gx.arange(start, end, undefined, opts as gx.TensorOptions) : () => gx.arange(start, end, step, opts as gx.TensorOptions);
         if (![start, end, step].every(Number.isFinite)) return errorVerdict('a bound that is not finite');
         if (step === 0) return errorVerdict('step 0');
-        if ((end - start) * step < 0) return errorVerdict('an end not reachable');
-        const n = Math.ceil((end - start) / step);
         const integral = [start, end, step].every(Number.isInteger);
         const dtype = a ?? (integral ? 'int64' : 'float32');
+        if (dtype === 'bool') return errorVerdict('a bool arange');
+        // torch truncates the bounds for an integer dtype: all three (and counts with them) for int64, start and
+        // step after counting for the narrower ones (NOTE [ Integer aranges ] in lib/ops/creation/creation.ts).
+        // (Copies: the call above reads start, end and step when it runs.)
+        let [s0, e0, st] = dtype === 'int64' ? [start, end, step].map(Math.trunc) : [start, end, step];
+        if (st === 0) return errorVerdict('a step that truncates to 0');
+        if ((e0 - s0) * st < 0) return errorVerdict('an end not reachable');
+        const n = Math.ceil((e0 - s0) / st);
+        if (['int8', 'int16', 'int32', 'uint8'].includes(dtype)) [s0, st] = [Math.trunc(s0), Math.trunc(st)];
         if (n >= HUGE) return errorVerdict('out of memory', []);
-        const values = Array.from({ length: n }, (_, i) => cast(start + i * step, dtype));
+        const values = Array.from({ length: n }, (_, i) => cast(s0 + i * st, dtype));
         return { kind: 'ok', expect: { dtype, shape: [n], values } };
       }
       case 'linspace': {
@@ -275,10 +283,15 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         if (!Number.isFinite(n0) || !Number.isFinite(n1)) return errorVerdict('a bound that is not finite');
         if (!Number.isSafeInteger(steps) || steps < 0) return errorVerdict('steps that is not a non-negative integer');
         const dtype = a ?? 'float32';
+        if (dtype === 'bool' && steps > 1) return errorVerdict('a bool linspace');
+        // An integer dtype truncates the bounds first, and refuses one it cannot hold (as torch).
+        const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
+        const [b0, b1] = range === undefined ? [n0, n1] : [Math.trunc(n0), Math.trunc(n1)];
+        if (range !== undefined && [b0, b1].some((v) => BigInt(v) < range[0] || BigInt(v) > range[1])) return errorVerdict('a bound out of the dtype\'s range');
         if (steps >= HUGE) return errorVerdict('out of memory', []);
-        const st = steps > 1 ? (n1 - n0) / (steps - 1) : 0;
+        const st = steps > 1 ? (b1 - b0) / (steps - 1) : 0;
         const half = Math.floor(steps / 2);
-        const values = Array.from({ length: steps }, (_, i) => cast(i < half || steps === 1 ? n0 + st * i : n1 - st * (steps - 1 - i), dtype));
+        const values = Array.from({ length: steps }, (_, i) => cast(i < half || steps === 1 ? b0 + st * i : b1 - st * (steps - 1 - i), dtype));
         return { kind: 'ok', expect: { dtype, shape: [steps], values } };
       }
     }

@@ -57,10 +57,11 @@ export function axisValue(a: AxisSpec, ndim = 0, fit = false): unknown {
 
 /**
  * The dims an axis argument names (lib/ops/axes.ts normalizeAxes: sorted,
- * distinct; all for none; [] for a 0-d tensor), or why it is refused.
+ * distinct; all for none or an empty list, as torch.sum(x, dim=[]); [] for a
+ * 0-d tensor), or why it is refused.
  */
 export function axesOf(a: unknown, ndim: number): number[] | string {
-  if (a === undefined || a === null) return Array.from({ length: ndim }, (_, i) => i);
+  if (a === undefined || a === null || (Array.isArray(a) && a.length === 0)) return Array.from({ length: ndim }, (_, i) => i);
   const list = typeof a === 'number' ? [a] : Array.isArray(a) ? (a as unknown[]) : undefined;
   if (list === undefined) return 'an axis of the wrong kind';
   const lim = Math.max(ndim, 1);

@@ -1,0 +1,113 @@
+// Edge cases where gx disagreed with torch 2.13 (CPU), with torch's results
+// written in: found by running the same calls through both (a differential
+// audit of the reductions, scans, sorting and creation ops). Each case says
+// the torch call it reproduces. On every device.
+import type { ExecutionContext } from 'ava';
+
+import * as gx from '../lib';
+import { deviceTest } from './helpers';
+
+const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
+
+/** r has torch's dtype, shape and values (NaN equal to NaN, -0 told from 0). */
+function same(t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[], values: number[], what: string, rtol = 1e-6): void {
+  t.is(String(r.dtype), dtype, `${what}: dtype`);
+  t.deepEqual(r.shape, shape, `${what}: shape`);
+  const got = numbers(r);
+  t.is(got.length, values.length, `${what}: length`);
+  got.forEach((g, i) => {
+    const w = values[i];
+    const ok = Object.is(g, w) || (Number.isFinite(w) && w !== 0 && Math.abs(g - w) <= rtol * Math.abs(w));
+    t.true(ok, `${what}: [${i}] is ${g}, torch gives ${w}`);
+  });
+}
+
+deviceTest('an empty axis list reduces every axis, as torch.sum(x, dim=[]); any and all over () reduce none', (t, device) => {
+  using x = gx.tensor([[1, 2], [3, 0]], { device });
+  // torch.sum(x, []) etc., x = torch.tensor([[1., 2.], [3., 0.]])
+  same(t, gx.sum(x, []), 'float32', [], [6], 'sum(x, [])');
+  same(t, gx.sum(x, [], { keepdims: true }), 'float32', [1, 1], [6], 'sum(x, [], keepdim=True)');
+  same(t, gx.sum(x, { axis: [] }), 'float32', [], [6], 'sum(x, { axis: [] })');
+  same(t, gx.prod(gx.add(x, 1), []), 'float32', [], [24], 'prod(x + 1, [])');
+  same(t, gx.mean(x, []), 'float32', [], [1.5], 'mean(x, [])');
+  same(t, gx.amax(x, []), 'float32', [], [3], 'amax(x, [])');
+  same(t, gx.amin(x, []), 'float32', [], [0], 'amin(x, ())');
+  same(t, gx.max(x, []) as gx.Tensor, 'float32', [], [3], 'max(x, []) as amax');
+  same(t, gx.var(x, []), 'float32', [], [1.6666666269302368], 'var(x, [])');
+  same(t, gx.std(x, []), 'float32', [], [1.2909944057464600], 'std(x, [])');
+  same(t, gx.nansum(x, []), 'float32', [], [6], 'nansum(x, [])');
+  same(t, gx.nanmean(x, []), 'float32', [], [1.5], 'nanmean(x, [])');
+  same(t, gx.countNonzero(x, []), 'int64', [], [3], 'count_nonzero(x, [])');
+  same(t, gx.logsumexp(x, []), 'float32', [], [3.4401895999908447], 'logsumexp(x, (0, 1))');
+  // torch.all(x, dim=()) / torch.any(x, dim=()): each element's truth, no axis reduced.
+  same(t, gx.all(x, []), 'bool', [2, 2], [1, 1, 1, 0], 'all(x, ())');
+  same(t, gx.any(x, { axis: [] }), 'bool', [2, 2], [1, 1, 1, 0], 'any(x, ())');
+});
+
+deviceTest('any and all of uint8 give uint8, as torch.any / torch.all', (t, device) => {
+  using x = gx.tensor([[0, 2], [0, 0]], { dtype: 'uint8', device });
+  same(t, gx.any(x), 'uint8', [], [1], 'torch.any(uint8)');
+  same(t, gx.all(x), 'uint8', [], [0], 'torch.all(uint8)');
+  same(t, gx.any(x, 0), 'uint8', [2], [0, 1], 'torch.any(uint8, 0)');
+  same(t, x.all(1, { keepdims: true }), 'uint8', [2, 1], [0, 0], 'torch.all(uint8, 1, keepdim=True)');
+  same(t, gx.all(x, []), 'uint8', [2, 2], [0, 1, 0, 0], 'torch.all(uint8, ())');
+  // Other dtypes give bool.
+  using i = gx.tensor([1, 2], { dtype: 'int8', device });
+  same(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');
+});
+
+deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tensor(5.), 0)', (t, device) => {
+  using x = gx.tensor(5, { device });
+  for (const k of [0, 1]) {
+    const [v, i] = gx.topk(x, k);
+    same(t, v, 'float32', [], [5], `topk(0-d, ${k}).values`);
+    same(t, i, 'int64', [], [0], `topk(0-d, ${k}).indices`);
+  }
+});
+
+deviceTest('arange with an integer dtype truncates start, end and step first, as torch.arange', (t, device) => {
+  // torch.arange(*args, dtype=dtype).tolist(), torch 2.13
+  const cases: [number[], gx.DType, number[]][] = [
+    [[0, 3, 1.5], 'int64', [0, 1, 2]],
+    [[2.5], 'int64', [0, 1]],
+    [[0.5], 'int64', []],
+    [[-0.5, 3], 'int64', [0, 1, 2]],
+    [[0.9, 5, 2.9], 'int64', [0, 2, 4]],
+    [[5, 0.5, -1.5], 'int64', [5, 4, 3, 2, 1]],
+    [[0, 3, 1.5], 'int32', [0, 1]],
+    [[2.5], 'int32', [0, 1, 2]],
+    [[-0.5, 3], 'int32', [0, 1, 2, 3]],
+    [[1, 2.5, 0.5], 'int32', [1, 1, 1]],
+    [[0, 2, 0.2], 'int8', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]],
+    [[-2.5, 2.5, 1.5], 'uint8', [254, 255, 0, 1]],
+    [[5, 0.5, -1.5], 'int16', [5, 4, 3]],
+    [[1, 2.5, 0.5], 'float32', [1, 1.5, 2]],
+  ];
+  for (const [args, dtype, want] of cases) {
+    const r = (gx.arange as (...a: unknown[]) => gx.Tensor)(...args, { dtype, device });
+    same(t, r, dtype, [want.length], want, `arange(${args.join(', ')}, dtype=${dtype})`);
+  }
+  // torch: ValueError: step must be nonzero (0.5 truncates to 0 for int64); no bool arange.
+  t.throws(() => gx.arange(1, 2.5, 0.5, { dtype: 'int64', device }), { instanceOf: RangeError, message: /^gx\.arange: step must be nonzero/ });
+  t.throws(() => gx.arange(0, 2, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.arange: dtype bool is not supported/ });
+});
+
+deviceTest('linspace with an integer dtype truncates start and end first, and refuses bounds the dtype cannot hold, as torch.linspace', (t, device) => {
+  // torch.linspace(start, end, steps, dtype=dtype).tolist(), torch 2.13
+  const cases: [[number, number, number], gx.DType, number[]][] = [
+    [[0.5, 3.7, 3], 'int64', [0, 1, 3]],
+    [[0.5, 3.7, 3], 'int32', [0, 1, 3]],
+    [[0.5, 3.7, 3], 'uint8', [0, 1, 3]],
+    [[-2.5, 2.5, 5], 'int8', [-2, -1, 0, 1, 2]],
+    [[0, 1e10, 3], 'int64', [0, 5000000000, 10000000000]],
+    [[0, 300, 3], 'int32', [0, 150, 300]],
+  ];
+  for (const [[a, b, n], dtype, want] of cases) {
+    same(t, gx.linspace(a, b, n, { dtype, device }), dtype, [n], want, `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
+  }
+  // torch: RuntimeError: value cannot be converted to type int without overflow (gx gave [0, -2^31, -2^31]).
+  t.throws(() => gx.linspace(0, 1e10, 3, { dtype: 'int32', device }), { instanceOf: RangeError, message: /^gx\.linspace: end 10000000000 is out of range for int32/ });
+  t.throws(() => gx.linspace(0, 300, 3, { dtype: 'uint8', device }), { instanceOf: RangeError, message: /^gx\.linspace: end 300 is out of range for uint8/ });
+  // torch: "linspace_cpu" not implemented for 'Bool' (when there is anything to interpolate).
+  t.throws(() => gx.linspace(0, 1, 5, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.linspace: dtype bool is not supported/ });
+});
