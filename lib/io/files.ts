@@ -13,7 +13,7 @@ import * as path from 'path';
 
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { checkDevice } from '../core/gpus';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import { noMoreArguments } from '../ops/common';
 import { Tensor } from '../core/tensor';
@@ -169,7 +169,7 @@ export async function save(path: string, data: Tensor | Record<string, Tensor> |
   const format = o.format !== undefined ? parseFormat(o.format, fn) : formatOfPath(path) ?? 'safetensors';
   if (o.metadata !== undefined && format !== 'safetensors') throw new TypeError(`${fn}: options.metadata is for safetensors files; ${format} has no metadata`);
   if (o.compressed !== undefined && format !== 'npz') throw new TypeError(`${fn}: options.compressed is for .npz files, not ${format}`);
-  if (o.compressed !== undefined && typeof o.compressed !== 'boolean') throw new TypeError(`${fn}: options.compressed must be a boolean, got ${describeValue(o.compressed)}`);
+  if (o.compressed !== undefined) booleanOption(fn, 'compressed', o.compressed);
   if (format === 'npy' && !(data instanceof Tensor) && data !== null && typeof data === 'object') {
     throw new TypeError(`${fn}: an .npy file holds one array; pass one tensor, or save a record as .npz or .safetensors`);
   }

@@ -20,7 +20,7 @@ import { derivativeNotImplemented } from '../../tape/graph';
 import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
 import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
@@ -68,10 +68,7 @@ function checkReduction(v: unknown, fn: string): ScatterReduction {
 /** The options of scatterReduce: includeSelf, a boolean (default true). */
 function includeSelfOf(opts: unknown, fn: string): boolean {
   const o = optionsOf<ScatterReduceOptions>(opts, fn, SCATTER_REDUCE_KEYS);
-  if (o.includeSelf !== undefined && typeof o.includeSelf !== 'boolean') {
-    throw new TypeError(`${fn}: includeSelf must be a boolean, got ${describeValue(o.includeSelf)}`);
-  }
-  return o.includeSelf ?? true;
+  return booleanOption(fn, 'includeSelf', o.includeSelf, true);
 }
 
 /**
@@ -374,14 +371,14 @@ const NONZERO_KEYS = optionKeys<NonzeroOptions>({ asTuple: true });
 export function nonzeroImpl(a: unknown, opts: unknown, fn: string): Tensor | Tensor[] {
   const o = optionsOf<NonzeroOptions>(opts, fn, NONZERO_KEYS);
   const x = checkTensor(a, fn, 'self');
-  if (o.asTuple !== undefined && typeof o.asTuple !== 'boolean') throw new TypeError(`${fn}: asTuple must be a boolean, got ${describeValue(o.asTuple)}`);
+  const asTuple = booleanOption(fn, 'asTuple', o.asTuple, false);
   let nz: Tensor;
   try {
     nz = nonzeroRaw(x, fn);
   } catch (e) {
     throw namedForCaller(e, fn);
   }
-  if (o.asTuple !== true) return nz;
+  if (!asTuple) return nz;
   const [n, ndim] = nz.shape;
   if (ndim === 0) {
     nz.dispose();

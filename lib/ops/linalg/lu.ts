@@ -10,8 +10,7 @@ import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
 import { noMoreArguments, optionsOf, tooManyArguments } from '../common';
-import { optionKeys } from '../../core/options';
-import { describeValue } from '../../core/shape';
+import { booleanOption, optionKeys } from '../../core/options';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
 
 export type { SlogdetResult } from './lu-kernels';
@@ -29,8 +28,7 @@ export type { SlogdetResult } from './lu-kernels';
  */
 export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>, opts?: SolveOptions): Tensor<D> {
   const fn = 'gx.linalg.solve';
-  const { left = true } = optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS);
-  if (typeof left !== 'boolean') throw new TypeError(`${fn}: left must be a boolean, got ${describeValue(left)}`);
+  const left = booleanOption(fn, 'left', optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS).left, true);
   // X A = B is A^T X^T = B^T (an option that was ignored: X came back as A^-1 B).
   if (!left) return isVectorRhs(a, b) ? solve(a.mT, b) : solve(a.mT, b.mT).mT;
   const x = noGrad(() => solveUnrecorded(a, b, fn));
