@@ -23,7 +23,7 @@ import * as ops from '../../generated/ops';
 import { booleanOption, optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
-import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
+import { checkTensor, commonDevice, computeResult, describeOperand, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
 import { floorDivideIntegers } from './floor-divide';
@@ -494,8 +494,8 @@ export function bincountImpl(a: unknown, opts: unknown, fn: string): Tensor {
  * CUDA counts with per-block bins in shared memory when they fit.
  * @example gx.bincount(gx.tensor([1, 1, 3], { dtype: 'int64' })) // [0, 2, 0, 1]
  */
-export function bincount(x: Tensor, opts?: BincountOptions, ...extra: never[]): Tensor {
-  noMoreArguments('gx.bincount', extra, '(x, { weights?, minlength? })');  // torch's positional minlength was dropped
+export function bincount(x: Tensor, opts?: BincountOptions): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.bincount', '(x, { weights?, minlength? })', arguments.length - 2, arguments[2]);  // torch's positional minlength was dropped
   return bincountImpl(x, opts, 'gx.bincount');
 }
 

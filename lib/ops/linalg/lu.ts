@@ -9,7 +9,7 @@ import { noGrad } from '../../tape/mode';
 import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
-import { noMoreArguments, optionsOf, tooManyArguments } from '../common';
+import { optionsOf, tooManyArguments } from '../common';
 import { booleanOption, optionKeys } from '../../core/options';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
 
@@ -54,8 +54,8 @@ const SOLVE_KEYS = optionKeys<SolveOptions>({ left: true });
  * @example
  * const ai = gx.linalg.inv(a);
  */
-export function inv<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.linalg.inv', extra, '(a)');
+export function inv<D extends DType>(a: Tensor<D>): Tensor<D> {
+  if (arguments.length > 1) tooManyArguments('gx.linalg.inv', '(a)', arguments.length - 1, arguments[1]);
   const y = noGrad(() => invUnrecorded(a, 'gx.linalg.inv'));
   if (shouldRecord(a)) record('linalg.inv', [a], y, [y], (g, [sy]) => [invBackward(g, sy)]);
   return y;
@@ -70,8 +70,8 @@ export function inv<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D>
  * @example
  * const d = gx.linalg.det(a).item();
  */
-export function det<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.linalg.det', extra, '(a)');
+export function det<D extends DType>(a: Tensor<D>): Tensor<D> {
+  if (arguments.length > 1) tooManyArguments('gx.linalg.det', '(a)', arguments.length - 1, arguments[1]);
   const fn = 'gx.linalg.det';
   const d = noGrad(() => detUnrecorded(a, fn));
   if (shouldRecord(a)) record('linalg.det', [a], d, [a, d], (g, [sa, sd]) => [detBackward(g, sa, sd, `${fn} (backward)`)]);
