@@ -203,7 +203,7 @@ deviceTestSerial('functional: errors name the function and the argument', (t, de
     t.throws(() => F.vjp(sq, x, gx.tensor([1, 2, 3], { dtype: 'float32', device })), { instanceOf: TypeError, message: /vjp: v is float32 on (cpu|cuda:\d+), its tensor float64 on/ });
     t.throws(() => F.jvp(sq, x), { instanceOf: TypeError, message: /jvp: v is needed unless inputs is a single one-element tensor/ });
     t.throws(() => F.jvp(sq, x, [x] as unknown as gx.Tensor), { instanceOf: TypeError, message: /jvp: v must be shaped as inputs: a Tensor/ });
-    t.throws(() => F.hessian((v) => gx.sum(sq(v)), x, { createGraph: 'yes' as unknown as boolean }), { instanceOf: TypeError, message: 'gx.autograd.functional.hessian: createGraph must be a boolean, got string' });
+    t.throws(() => F.hessian((v) => gx.sum(sq(v)), x, { createGraph: 'yes' as unknown as boolean }), { instanceOf: TypeError, message: 'gx.autograd.functional.hessian: createGraph must be a boolean, got a string ("yes")' });
     t.throws(() => F.jacobian(sq, x, { strcit: true } as gx.autograd.functional.FunctionalOptions), { message: /jacobian.*strcit/ });
   });
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind (also when f or the arguments fail)');

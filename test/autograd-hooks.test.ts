@@ -108,7 +108,7 @@ deviceTestSerial('backward({ createGraph }) records the backward pass: the gradi
     gx.sum(gxv).backward();
     near(t, values(x.grad), xs.map((v, i) => 6 * ws[i] * v - Math.sin(v) * ws[i]), 'd2f/dx2 (summed)');
     near(t, values(w.grad), xs.map((v) => 3 * v * v + Math.cos(v)), 'd2f/dxdw (summed)');
-    t.throws(() => gx.sum(x).backward(null, { createGraph: 1 as unknown as boolean }), { instanceOf: TypeError, message: 'Tensor.backward: createGraph must be a boolean, got number' });
+    t.throws(() => gx.sum(x).backward(null, { createGraph: 1 as unknown as boolean }), { instanceOf: TypeError, message: 'Tensor.backward: createGraph must be a boolean, got number 1' });
   });
   t.is(gx.memory.stats(device).liveTensors, live, 'no tensor left behind');
 });

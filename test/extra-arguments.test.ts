@@ -3,7 +3,7 @@
 // gx.linalg.solve(a, b, { left: false }) solved A X = B. scatter and solve
 // now take those options; the ops without options refuse anything after
 // their last parameter, naming the form they take, as functions and as
-// Tensor methods.
+// Tensor methods (a method names itself, Tensor.trace, and its own form).
 import test from 'ava';
 
 import * as gx from '../lib';
@@ -27,16 +27,16 @@ test('ops without options refuse a trailing { out } (or any other argument), as 
       ['gx.outer', () => (gx.outer as (...a: unknown[]) => unknown)(v, v, extra)],
       ['gx.kron', () => (gx.kron as (...a: unknown[]) => unknown)(m, m, extra)],
       ['gx.tensordot', () => (gx.tensordot as (...a: unknown[]) => unknown)(m, m, 1, extra)],
-      ['gx.trace', () => (m.trace as (...a: unknown[]) => unknown)(extra)],
-      ['gx.triu', () => (m.triu as (...a: unknown[]) => unknown)(0, extra)],
+      ['Tensor.trace', () => (m.trace as (...a: unknown[]) => unknown)(extra)],
+      ['Tensor.triu', () => (m.triu as (...a: unknown[]) => unknown)(0, extra)],
       ['gx.tril', () => (gx.tril as (...a: unknown[]) => unknown)(m, 0, extra)],
-      ['gx.diag', () => (m.diag as (...a: unknown[]) => unknown)(0, extra)],
+      ['Tensor.diag', () => (m.diag as (...a: unknown[]) => unknown)(0, extra)],
       ['gx.cross', () => (gx.cross as (...a: unknown[]) => unknown)(gx.ones([3]), gx.ones([3]), -1, extra)],
-      ['gx.gather', () => (m.gather as (...a: unknown[]) => unknown)(0, i, extra)],
-      ['gx.indexSelect', () => (m.indexSelect as (...a: unknown[]) => unknown)(0, gx.tensor([1n]), extra)],
-      ['gx.take', () => (m.take as (...a: unknown[]) => unknown)(gx.tensor([1n]), extra)],
-      ['gx.scatterAdd', () => (m.scatterAdd as (...a: unknown[]) => unknown)(0, i, 1, extra)],
-      ['gx.maskedFill', () => (m.maskedFill as (...a: unknown[]) => unknown)(m.gt(2), 0, extra)],
+      ['Tensor.gather', () => (m.gather as (...a: unknown[]) => unknown)(0, i, extra)],
+      ['Tensor.indexSelect', () => (m.indexSelect as (...a: unknown[]) => unknown)(0, gx.tensor([1n]), extra)],
+      ['Tensor.take', () => (m.take as (...a: unknown[]) => unknown)(gx.tensor([1n]), extra)],
+      ['Tensor.scatterAdd', () => (m.scatterAdd as (...a: unknown[]) => unknown)(0, i, 1, extra)],
+      ['Tensor.maskedFill', () => (m.maskedFill as (...a: unknown[]) => unknown)(m.gt(2), 0, extra)],
       ['gx.linalg.inv', () => (gx.linalg.inv as (...a: unknown[]) => unknown)(m, extra)],
       ['gx.linalg.det', () => (gx.linalg.det as (...a: unknown[]) => unknown)(m, extra)],
     ];

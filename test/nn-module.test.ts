@@ -269,26 +269,26 @@ deviceTest('boolean options of gx.nn refuse anything but true and false, naming 
     close(t, values(F.avgPool2d(x, 3, { stride: 3, padding: 1 })), [1.3333333730697632, 3.6666667461395264, 10.333333015441895, 18], 'countIncludePad default', 1e-6);
     close(t, values(F.maxPool2d(x, 2, { ceilMode: true })), [6, 8, 9, 16, 18, 19, 21, 23, 24], 'ceilMode true');
     const cases: [string, () => unknown, RegExp][] = [
-      ['Linear bias', () => new gx.nn.Linear(3, 2, { bias: no(0) }), /^gx\.nn\.Linear: option 'bias' must be a boolean, got number 0/],
-      ['Conv2d bias', () => new gx.nn.Conv2d(1, 1, 2, { bias: no('false') }), /^gx\.nn\.Conv2d: option 'bias' must be a boolean/],
-      ['Bilinear bias', () => new gx.nn.Bilinear(2, 2, 2, { bias: no(0) }), /^gx\.nn\.Bilinear: option 'bias' must be a boolean/],
-      ['MultiheadAttention bias', () => new gx.nn.MultiheadAttention(4, 2, { bias: no(0) }), /^gx\.nn\.MultiheadAttention: option 'bias' must be a boolean/],
-      ['LayerNorm bias', () => new gx.nn.LayerNorm(3, { bias: no(0) }), /^gx\.nn\.LayerNorm: option 'bias' must be a boolean/],
-      ['LayerNorm elementwiseAffine', () => new gx.nn.LayerNorm(3, { elementwiseAffine: no(0) }), /^gx\.nn\.LayerNorm: option 'elementwiseAffine' must be a boolean/],
-      ['RMSNorm elementwiseAffine', () => new gx.nn.RMSNorm(3, { elementwiseAffine: no(1) }), /^gx\.nn\.RMSNorm: option 'elementwiseAffine' must be a boolean/],
-      ['maxPool2d ceilMode', () => F.maxPool2d(x, 2, { ceilMode: no(1) }), /^gx\.nn\.functional\.maxPool2d: option 'ceilMode' must be a boolean, got number 1/],
-      ['maxPool1d returnIndices', () => F.maxPool1d(x.reshape([1, 5, 5]), 2, { returnIndices: no(1) }), /^gx\.nn\.functional\.maxPool1d: option 'returnIndices' must be a boolean/],
-      ['avgPool2d countIncludePad', () => F.avgPool2d(x, 3, { padding: 1, countIncludePad: no(0) }), /^gx\.nn\.functional\.avgPool2d: option 'countIncludePad' must be a boolean/],
-      ['MaxPool2d ceilMode', () => new gx.nn.MaxPool2d(2, { ceilMode: no('yes') }).call(x), /^gx\.nn\.functional\.maxPool2d: option 'ceilMode' must be a boolean/],
-      ['clipGradNorm_ errorIfNonfinite', () => gx.nn.utils.clipGradNorm_([x], 1, { errorIfNonfinite: no(1) }), /^gx\.nn\.utils\.clipGradNorm_: option 'errorIfNonfinite' must be a boolean/],
+      ['Linear bias', () => new gx.nn.Linear(3, 2, { bias: no(0) }), /^gx\.nn\.Linear: bias must be a boolean, got number 0/],
+      ['Conv2d bias', () => new gx.nn.Conv2d(1, 1, 2, { bias: no('false') }), /^gx\.nn\.Conv2d: bias must be a boolean/],
+      ['Bilinear bias', () => new gx.nn.Bilinear(2, 2, 2, { bias: no(0) }), /^gx\.nn\.Bilinear: bias must be a boolean/],
+      ['MultiheadAttention bias', () => new gx.nn.MultiheadAttention(4, 2, { bias: no(0) }), /^gx\.nn\.MultiheadAttention: bias must be a boolean/],
+      ['LayerNorm bias', () => new gx.nn.LayerNorm(3, { bias: no(0) }), /^gx\.nn\.LayerNorm: bias must be a boolean/],
+      ['LayerNorm elementwiseAffine', () => new gx.nn.LayerNorm(3, { elementwiseAffine: no(0) }), /^gx\.nn\.LayerNorm: elementwiseAffine must be a boolean/],
+      ['RMSNorm elementwiseAffine', () => new gx.nn.RMSNorm(3, { elementwiseAffine: no(1) }), /^gx\.nn\.RMSNorm: elementwiseAffine must be a boolean/],
+      ['maxPool2d ceilMode', () => F.maxPool2d(x, 2, { ceilMode: no(1) }), /^gx\.nn\.functional\.maxPool2d: ceilMode must be a boolean, got number 1/],
+      ['maxPool1d returnIndices', () => F.maxPool1d(x.reshape([1, 5, 5]), 2, { returnIndices: no(1) }), /^gx\.nn\.functional\.maxPool1d: returnIndices must be a boolean/],
+      ['avgPool2d countIncludePad', () => F.avgPool2d(x, 3, { padding: 1, countIncludePad: no(0) }), /^gx\.nn\.functional\.avgPool2d: countIncludePad must be a boolean/],
+      ['MaxPool2d ceilMode', () => new gx.nn.MaxPool2d(2, { ceilMode: no('yes') }).call(x), /^gx\.nn\.functional\.maxPool2d: ceilMode must be a boolean/],
+      ['clipGradNorm_ errorIfNonfinite', () => gx.nn.utils.clipGradNorm_([x], 1, { errorIfNonfinite: no(1) }), /^gx\.nn\.utils\.clipGradNorm_: errorIfNonfinite must be a boolean/],
     ];
     for (const [name, f, re] of cases) {
       const err = t.throws(f, undefined, name);
       t.true(err instanceof TypeError && re.test(err.message), `${name}: ${err?.message}`);
     }
     const lin = new gx.nn.Linear(3, 2, { device: d });
-    t.throws(() => lin.loadStateDict(lin.stateDict(), { strict: no(0) }), { instanceOf: TypeError, message: /^Linear\.loadStateDict: option 'strict' must be a boolean/ });
-    t.throws(() => lin.parameters({ recurse: no(0) }), { instanceOf: TypeError, message: /^Linear\.namedParameters: option 'recurse' must be a boolean/ });
+    t.throws(() => lin.loadStateDict(lin.stateDict(), { strict: no(0) }), { instanceOf: TypeError, message: /^Linear\.loadStateDict: strict must be a boolean/ });
+    t.throws(() => lin.parameters({ recurse: no(0) }), { instanceOf: TypeError, message: /^Linear\.namedParameters: recurse must be a boolean/ });
     lin.dispose();
     const w = gx.zeros([2], { device: d }).requiresGrad_();
     const opt = new gx.optim.SGD([w], { momentum: 0.9 });

@@ -6,7 +6,7 @@
 import test from 'ava';
 
 import * as gx from '../lib';
-import { closestKey, editDistance } from '../lib/core/options';
+import { booleanOption, closestKey, editDistance } from '../lib/core/options';
 import { BINARY as BINARY_OPS, UNARY as UNARY_OPS } from '../lib/generated/ops';
 
 /** A call with a misspelled key, what the error names (the function), the key and the suggestion. */
@@ -394,4 +394,21 @@ test('suggestions: typos within a third of the word, known PyTorch spellings, no
   t.is(closestKey('DTYPE', ['dtype', 'device']), 'dtype', 'case');
   t.is(closestKey('color', ['dtype', 'device']), undefined);
   t.throws(() => gx.ones([2], { color: 'red' } as gx.EmptyOptions), { instanceOf: TypeError, message: "gx.ones: unknown option 'color' (known: dtype, device, pinned)" });
+});
+
+test('boolean options: undefined takes the default; null, 0, 1 and strings are refused in one wording', (t) => {
+  t.is(booleanOption('f', 'flag', undefined, true), true);
+  t.is(booleanOption('f', 'flag', undefined, false), false);
+  t.is(booleanOption('f', 'flag', false, true), false);
+  t.throws(() => booleanOption('f', 'flag', undefined), { instanceOf: TypeError, message: 'f: flag must be a boolean, got undefined' }, 'no default: undefined is refused');
+  t.throws(() => booleanOption('f', 'flag', null, true), { instanceOf: TypeError, message: 'f: flag must be a boolean, got null' }, 'null is not undefined (torch refuses None for a bool)');
+  t.throws(() => booleanOption('f', 'flag', 0, true), { instanceOf: TypeError, message: 'f: flag must be a boolean, got number 0' });
+  t.throws(() => booleanOption('f', 'flag', 1, false), { instanceOf: TypeError, message: 'f: flag must be a boolean, got number 1' });
+  t.throws(() => booleanOption('f', 'flag', 'false', true), { instanceOf: TypeError, message: 'f: flag must be a boolean, got a string ("false")' });
+  // Sites that read `o.x ?? default` took null as the default; they refuse it now, as the others did.
+  const a = gx.ones([2, 2]);
+  t.throws(() => gx.linalg.cholesky(a, { upper: null as never }), { instanceOf: TypeError, message: 'gx.linalg.cholesky: upper must be a boolean, got null' });
+  t.throws(() => gx.sort(a, { descending: null as never }), { instanceOf: TypeError, message: 'gx.sort: descending must be a boolean, got null' });
+  t.throws(() => gx.linalg.svd(a, { fullMatrices: 0 as never }), { instanceOf: TypeError, message: 'gx.linalg.svd: fullMatrices must be a boolean, got number 0' }, 'was read by truthiness');
+  t.is(gx.sort(a, { descending: undefined }).values.shape.length, 2, 'undefined is the default');
 });

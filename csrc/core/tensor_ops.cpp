@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -125,11 +126,12 @@ void fill_(TensorImpl& t, uint64_t bits) {
 // start + i * step is not exact (arange(2^53, 2^53 + 4) held 2^53 twice).
 // Every value must fit int64; the last is checked without overflow.
 static bool arange_int64_(TensorImpl& t, double start, double step) {
-  constexpr double kTwo63 = 9223372036854775808.0;
+  // -2^63, exact as a double; its negation, 2^63, is the first double past int64's largest.
+  constexpr double kInt64Min = static_cast<double>(std::numeric_limits<int64_t>::min());
   if (t.dtype() != DType::Int64 || std::trunc(start) != start || std::trunc(step) != step) return false;
   const int64_t n = t.numel();
   int64_t last = 0;
-  const auto in_int64 = [](double v) { return v >= -kTwo63 && v < kTwo63; };
+  const auto in_int64 = [](double v) { return v >= kInt64Min && v < -kInt64Min; };
   if (n == 0) return true;
   if (n == 1) step = 0;  // one value: the step is never taken (arange(0, 1, 1e30) is [0])
   const bool fits = in_int64(start) && in_int64(step) && !__builtin_mul_overflow(n - 1, static_cast<int64_t>(step), &last) &&

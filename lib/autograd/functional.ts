@@ -5,7 +5,7 @@
 // data for the call.
 import { full, ones, tensor, zeros } from '../ops/creation/creation';
 import { stack } from '../ops/layout/layout';
-import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+import { booleanOption, checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { tidy, track as trackTensor, untrack } from '../core/tidy';
 import { ownRef, runGraph, type Capture } from './engine';
@@ -136,10 +136,7 @@ function listOf(x: unknown, what: string, api: string): { list: Tensor[]; single
 function callOn(f: unknown, inputs: unknown, options: FunctionalOptions, api: string): Call & { singleIn: boolean; singleOut: boolean } {
   if (typeof f !== 'function') throw new TypeError(`${api}: f must be a function`);
   const o = checkOptions<FunctionalOptions>(options, api, OPTION_KEYS);
-  const createGraph = o.createGraph ?? false, strict = o.strict ?? false;
-  for (const [k, b] of [['createGraph', createGraph], ['strict', strict]] as const) {
-    if (typeof b !== 'boolean') throw new TypeError(`${api}: ${k} must be a boolean, got ${typeof b}`);
-  }
+  const createGraph = booleanOption(api, 'createGraph', o.createGraph, false), strict = booleanOption(api, 'strict', o.strict, false);
   const { list, single: singleIn } = listOf(inputs, 'inputs', api);
   const leaves = list.map((x) => {
     if (createGraph && requiresGrad(x)) return track(ownRef(x, true));

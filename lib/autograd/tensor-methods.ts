@@ -2,7 +2,7 @@
 // backward(), detach(), requiresGrad_(), retainGrad(), registerHook().
 import { full } from '../ops/creation/creation';
 import { Tensor } from '../core/tensor';
-import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+import { booleanOption, checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { untrack } from '../core/tidy';
 import { ownRef, runBackward, type BackwardOptions } from './engine';
 import { isFloatingDType, refreshView, requiresGrad as needsGrad, type Node } from '../tape/graph';
@@ -50,8 +50,8 @@ declare module '../core/tensor' {
 
 type DType = import('../generated/dtypes').DType;
 
-function setRequiresGrad(t: Tensor, on: unknown, fn: string): void {
-  if (typeof on !== 'boolean') throw new TypeError(`${fn}: expected a boolean, got ${typeof on}`);
+function setRequiresGrad(t: Tensor, value: unknown, fn: string): void {
+  const on = booleanOption(fn, 'requiresGrad', value);
   refreshView(t);
   if (on && !isFloatingDType(t.dtype)) throw new TypeError(`${fn}: only floating tensors can require grad, this one is ${t.dtype}`);
   if (t.ag?.node != null) {
@@ -70,9 +70,8 @@ function tensorBackward(this: Tensor, gradient?: Tensor | null, opts: BackwardOp
   if (arguments.length > 2) tooManyArguments('Tensor.backward', '(gradient?, opts?)', arguments.length - 2, arguments[2]);
   const fn = 'Tensor.backward';
   const o = checkOptions<BackwardOptions>(opts, fn, BACKWARD_KEYS);
-  for (const k of ['retainGraph', 'createGraph'] as const) {
-    if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean, got ${typeof o[k]}`);
-  }
+  booleanOption(fn, 'retainGraph', o.retainGraph, false);
+  const createGraph = booleanOption(fn, 'createGraph', o.createGraph, false);
   let seed: Tensor;
   if (gradient == null) {
     if (this.numel !== 1) throw new TypeError(`${fn}: a gradient is needed for a tensor of ${this.numel} elements (only a one-element output implies 1)`);
@@ -80,7 +79,7 @@ function tensorBackward(this: Tensor, gradient?: Tensor | null, opts: BackwardOp
   } else {
     if (!(gradient instanceof Tensor)) throw new TypeError(`${fn}: gradient must be a Tensor`);
     if (gradient.shape.join() !== this.shape.join()) throw new TypeError(`${fn}: the gradient's shape [${gradient.shape.join(', ')}] is not the tensor's [${this.shape.join(', ')}]`);
-    seed = ownRef(gradient, o.createGraph ?? false);  // the engine's own reference (recorded with createGraph)
+    seed = ownRef(gradient, createGraph);  // the engine's own reference (recorded with createGraph)
   }
   runBackward(this, untrack(seed), o, fn);
 }

@@ -146,6 +146,21 @@ export function checkOptions<T extends object>(opts: unknown, fn: string, known:
 }
 
 /**
+ * A boolean option or argument, checked: `fallback` when undefined (when a
+ * fallback is given), else true or false; anything else (null, 0, 'false') is
+ * a TypeError naming `fn` and `name`, since a value read by truthiness, or by
+ * `=== true`, is a silent answer that differs from one option to the next
+ * (Linear made a bias for { bias: 0 }, maxPool2d took { ceilMode: 1 } as
+ * false). null is refused as torch refuses None for a bool.
+ * @example const descending = booleanOption('gx.sort', 'descending', o.descending, false);
+ */
+export function booleanOption(fn: string, name: string, value: unknown, fallback?: boolean): boolean {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describeValue(value)}`);
+  return value;
+}
+
+/**
  * Throws for a call given arguments past the ones `fn` takes: `extra` how
  * many (arguments.length minus the count it takes), `first` the first of
  * them. The calling idiom, `if (arguments.length > n) tooManyArguments(fn,

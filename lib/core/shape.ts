@@ -193,6 +193,7 @@ export function viewStrides(
 
 export function describeValue(v: unknown): string {
   if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `a string (${JSON.stringify(v)})`;
   if (typeof v === 'object') return `an object (${Object.prototype.toString.call(v)})`;

@@ -32,6 +32,7 @@
 // the small SVD above, and the same spread check sends any other matrix
 // (rank-deficient, ill-conditioned) down the TSQR path. { gram: false }
 // always takes TSQR.
+import { booleanOption } from '../core/options';
 import type { Device } from '../core/device';
 import { cat } from '../ops/layout/layout';
 import { matmul } from '../ops/linalg/matmul';
@@ -81,9 +82,7 @@ type Factor = (block: Tensor) => { Q: Tensor; R: Tensor };
 
 function factorOf(opts: ChunkedSvdOptions, fn: string): Factor {
   // Checked here, with the factor, for both entry points: { gram: 'false' } read as true.
-  if (opts.gram !== undefined && typeof opts.gram !== 'boolean') {
-    throw new TypeError(`${fn}: gram must be a boolean, got ${typeof opts.gram} ${JSON.stringify(opts.gram)}`);
-  }
+  booleanOption(fn, 'gram', opts.gram, true);
   const how = opts.factor ?? 'qr';
   if (how === 'qr') return (block) => qr(block, { mode: 'reduced' });
   if (how !== 'svd') throw new TypeError(`${fn}: factor must be 'qr' or 'svd', got ${String(how as unknown)}`);

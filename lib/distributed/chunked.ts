@@ -47,13 +47,12 @@
 // factors broadcast, the small SVD done on every rank).
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
-import { checkOptions, optionKeys } from '../core/options';
+import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { describeValue } from '../core/shape';
 import { copyValues, Tensor } from '../core/tensor';
 import { ownedTensors, type TensorOwner } from '../core/tidy';
 import { cat } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
-import { noMoreArguments } from '../ops/common';
 import { gridIndices, offsetsOf, region } from './chunk-grid';
 import { extremumAlong, reduceAlong, reduceAllBlocks, reductionAxis, type AlongParts, type ChunkedReduction } from './chunked-reduce';
 import { ProcessGroup, type ReduceOp } from './group';
@@ -137,11 +136,9 @@ function groupOf(given: unknown, fn: string): ProcessGroup | undefined {
 }
 
 /** Refuses options a chunked reduction does not take (keepdims and dtype were dropped without a word). */
-function noOptions(fn: string, extra: readonly unknown[]): void {
-  if (extra.length > 0) {
-    throw new TypeError(`${fn}: takes (axis?) only; keepdims, dtype and other options are not supported on chunked ` +
-      'tensors (reduce, then reshape or astype the result; or compute() first)');
-  }
+function noOptions(fn: string): never {
+  throw new TypeError(`${fn}: takes (axis?) only; keepdims, dtype and other options are not supported on chunked ` +
+    'tensors (reduce, then reshape or astype the result; or compute() first)');
 }
 
 /** A tensor split into blocks over devices (or over the ranks of a process group). */
@@ -208,9 +205,9 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The whole tensor on one device (default: the first block's), as Dask's compute(). */
-  compute(device?: DeviceLike, ...extra: never[]): Tensor {
+  compute(device?: DeviceLike): Tensor {
     const fn = 'ChunkedTensor.compute';
-    noMoreArguments(fn, extra, '(device?)');
+    if (arguments.length > 1) tooManyArguments(fn, '(device?)', arguments.length - 1, arguments[1]);
     this.#localOnly(fn, 'await x.gather()');
     const dev = device === undefined ? this.blocks[0]?.device ?? parseDevice('cpu', fn) : parseDevice(device, fn);
     const out = empty(this.shape as number[], { dtype: this.dtype, device: dev });
@@ -223,9 +220,9 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The same values in blocks of other sizes (and devices), each new block copied from the old ones it overlaps. */
-  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}, ...extra: never[]): ChunkedTensor {
+  rechunk(chunks: ChunksSpec, options: { devices?: readonly DeviceLike[] } = {}): ChunkedTensor {
     const fn = 'ChunkedTensor.rechunk';
-    noMoreArguments(fn, extra, '(chunks, { devices }?)');
+    if (arguments.length > 2) tooManyArguments(fn, '(chunks, { devices }?)', arguments.length - 2, arguments[2]);
     this.#localOnly(fn, 'await x.gather() and gx.chunked again');
     const opts = checkOptions<{ devices?: readonly DeviceLike[] }>(options, fn, RECHUNK_KEYS);
     const next = normalizeChunks(this.shape, chunks, fn);
@@ -271,8 +268,8 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** Sum over every element (a 0-d tensor on the first block's device), or over one axis (a chunked tensor without it). */
-  sum(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
-    noOptions('ChunkedTensor.sum', extra);
+  sum(axis?: number): Tensor | ChunkedTensor {
+    if (arguments.length > 1) noOptions('ChunkedTensor.sum');
     return this.#reduce('sum', axis, 'ChunkedTensor.sum');
   }
 
@@ -285,8 +282,8 @@ export class ChunkedTensor implements TensorOwner {
   max(): Tensor;
   max(axis: number): ChunkedExtremum;
   max(axis?: number): Tensor | ChunkedExtremum;
-  max(axis?: number, ...extra: never[]): Tensor | ChunkedExtremum {
-    noOptions('ChunkedTensor.max', extra);
+  max(axis?: number): Tensor | ChunkedExtremum {
+    if (arguments.length > 1) noOptions('ChunkedTensor.max');
     return this.#extremum(true, axis);
   }
 
@@ -294,8 +291,8 @@ export class ChunkedTensor implements TensorOwner {
   min(): Tensor;
   min(axis: number): ChunkedExtremum;
   min(axis?: number): Tensor | ChunkedExtremum;
-  min(axis?: number, ...extra: never[]): Tensor | ChunkedExtremum {
-    noOptions('ChunkedTensor.min', extra);
+  min(axis?: number): Tensor | ChunkedExtremum {
+    if (arguments.length > 1) noOptions('ChunkedTensor.min');
     return this.#extremum(false, axis);
   }
 
@@ -303,8 +300,8 @@ export class ChunkedTensor implements TensorOwner {
   amax(): Tensor;
   amax(axis: number): ChunkedTensor;
   amax(axis?: number): Tensor | ChunkedTensor;
-  amax(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
-    noOptions('ChunkedTensor.amax', extra);
+  amax(axis?: number): Tensor | ChunkedTensor {
+    if (arguments.length > 1) noOptions('ChunkedTensor.amax');
     return this.#reduce('max', axis, 'ChunkedTensor.amax');
   }
 
@@ -312,8 +309,8 @@ export class ChunkedTensor implements TensorOwner {
   amin(): Tensor;
   amin(axis: number): ChunkedTensor;
   amin(axis?: number): Tensor | ChunkedTensor;
-  amin(axis?: number, ...extra: never[]): Tensor | ChunkedTensor {
-    noOptions('ChunkedTensor.amin', extra);
+  amin(axis?: number): Tensor | ChunkedTensor {
+    if (arguments.length > 1) noOptions('ChunkedTensor.amin');
     return this.#reduce('min', axis, 'ChunkedTensor.amin');
   }
 
@@ -322,8 +319,8 @@ export class ChunkedTensor implements TensorOwner {
    * QR (TSQR; chunked-svd.ts): U chunked like the rows, S and Vh on the
    * first block's device. `factor` picks how each block is reduced first.
    */
-  svd(opts: ChunkedSvdOptions = {}, ...extra: never[]): ChunkedSvd {
-    noMoreArguments('ChunkedTensor.svd', extra, '({ factor, gram }?)');
+  svd(opts: ChunkedSvdOptions = {}): ChunkedSvd {
+    if (arguments.length > 1) tooManyArguments('ChunkedTensor.svd', '({ factor, gram }?)', arguments.length - 1, arguments[1]);
     this.#localOnly('ChunkedTensor.svd', 'await x.svdAsync()');
     return this.#svdResult(chunkedSvd().svdLocal(this, checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svd', SVD_KEYS)));
   }
@@ -334,8 +331,8 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** svd() for a tensor spread over ranks (every rank gets S and Vh, and its own blocks of U), or any other. */
-  async svdAsync(opts: ChunkedSvdOptions = {}, ...extra: never[]): Promise<ChunkedSvd> {
-    noMoreArguments('ChunkedTensor.svdAsync', extra, '({ factor, gram }?)');
+  async svdAsync(opts: ChunkedSvdOptions = {}): Promise<ChunkedSvd> {
+    if (arguments.length > 1) tooManyArguments('ChunkedTensor.svdAsync', '({ factor, gram }?)', arguments.length - 1, arguments[1]);
     const o = checkOptions<ChunkedSvdOptions>(opts, 'ChunkedTensor.svdAsync', SVD_KEYS);
     return this.#svdResult(this.placement === undefined ? chunkedSvd().svdLocal(this, o) : await chunkedSvd().svdOverRanks(this, this.placement, o));
   }
@@ -344,9 +341,9 @@ export class ChunkedTensor implements TensorOwner {
    * The whole tensor on `device` (default: the first block's), on every rank
    * when spread over ranks (each block broadcast by its owner).
    */
-  async gather(device?: DeviceLike, ...extra: never[]): Promise<Tensor> {
+  async gather(device?: DeviceLike): Promise<Tensor> {
     const fn = 'ChunkedTensor.gather';
-    noMoreArguments(fn, extra, '(device?)');
+    if (arguments.length > 1) tooManyArguments(fn, '(device?)', arguments.length - 1, arguments[1]);
     const p = this.placement;
     if (p === undefined) return this.compute(device);
     const dev = device === undefined ? this.home(fn) : parseDevice(device, fn);
@@ -370,9 +367,9 @@ export class ChunkedTensor implements TensorOwner {
   }
 
   /** The sum / max / min of every element, on every rank when spread over ranks (a 0-d tensor on this rank's first block's device). */
-  async reduceAll(op: 'sum' | 'max' | 'min', ...extra: never[]): Promise<Tensor> {
+  async reduceAll(op: 'sum' | 'max' | 'min'): Promise<Tensor> {
     const fn = 'ChunkedTensor.reduceAll';
-    noMoreArguments(fn, extra, '(op)');
+    if (arguments.length > 1) tooManyArguments(fn, '(op)', arguments.length - 1, arguments[1]);
     if (!['sum', 'max', 'min'].includes(op)) throw new TypeError(`${fn}: op must be 'sum', 'max' or 'min', got ${String(op)}`);
     const p = this.placement;
     if (p === undefined) return reduceAllBlocks(this, op, this.blocks[0].device, fn);
@@ -437,10 +434,10 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
  * @example
  * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
  */
-export function chunked(t: Tensor, opts: ChunkOptions, ...extra: never[]): ChunkedTensor {
+export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
-  noMoreArguments(fn, extra, '(t, { chunks, devices, group })');
+  if (arguments.length > 2) tooManyArguments(fn, '(t, { chunks, devices, group })', arguments.length - 2, arguments[2]);
   checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);
   if (opts === undefined || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);

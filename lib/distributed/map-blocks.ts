@@ -19,7 +19,7 @@
 // and the blocks by their position, so it keeps no input alive; the copies
 // between devices and every check of a block's result are made on every call.
 import type { Device } from '../core/device';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { currentStream, Stream, withStream } from '../core/stream';
 import type { DType } from '../generated/dtypes';
@@ -288,9 +288,7 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
     return c;
   };
   let dtype = opts.dtype;
-  if (opts.blockInfo !== undefined && typeof opts.blockInfo !== 'boolean') {
-    throw new TypeError(`${api}: blockInfo must be a boolean, got ${typeof opts.blockInfo} ${String(opts.blockInfo)}`);  // 1 read as false
-  }
+  booleanOption(api, 'blockInfo', opts.blockInfo, false);  // 1 was read as false
   const nStreams = opts.streams ?? 1;
   if (!(Number.isInteger(nStreams) && nStreams >= 1)) throw new RangeError(`${api}: streams must be a positive integer, got ${String(opts.streams)}`);
   const lanes = new BlockLanes(nStreams);

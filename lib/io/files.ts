@@ -13,9 +13,8 @@ import * as path from 'path';
 
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { checkDevice } from '../core/gpus';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { describeValue } from '../core/shape';
-import { noMoreArguments } from '../ops/common';
 import { Tensor } from '../core/tensor';
 import { lazyModule } from '../platform/lazy';
 import { fileError, withFileContext, type FileContext } from './errors';
@@ -161,15 +160,15 @@ function define<T>(record: Record<string, T>, key: string, value: T): void {
  * await gx.save('model.safetensors', { weight: w, bias: b }, { metadata: { step: '100' } });
  * await gx.save('x.npy', x);
  */
-export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions, ...extra: never[]): Promise<void> {
+export async function save(path: string, data: Tensor | Record<string, Tensor> | ReadonlyMap<string, Tensor>, opts?: SaveOptions): Promise<void> {
   const fn = 'gx.save';
-  noMoreArguments(fn, extra, '(path, data, { format, metadata, compressed }?)');
+  if (arguments.length > 3) tooManyArguments(fn, '(path, data, { format, metadata, compressed }?)', arguments.length - 3, arguments[3]);
   checkPath(path, fn);
   const o = checkOptions<SaveOptions>(opts, fn, SAVE_KEYS);
   const format = o.format !== undefined ? parseFormat(o.format, fn) : formatOfPath(path) ?? 'safetensors';
   if (o.metadata !== undefined && format !== 'safetensors') throw new TypeError(`${fn}: options.metadata is for safetensors files; ${format} has no metadata`);
   if (o.compressed !== undefined && format !== 'npz') throw new TypeError(`${fn}: options.compressed is for .npz files, not ${format}`);
-  if (o.compressed !== undefined && typeof o.compressed !== 'boolean') throw new TypeError(`${fn}: options.compressed must be a boolean, got ${describeValue(o.compressed)}`);
+  if (o.compressed !== undefined) booleanOption(fn, 'compressed', o.compressed);
   if (format === 'npy' && !(data instanceof Tensor) && data !== null && typeof data === 'object') {
     throw new TypeError(`${fn}: an .npy file holds one array; pass one tensor, or save a record as .npz or .safetensors`);
   }
@@ -200,9 +199,9 @@ export async function save(path: string, data: Tensor | Record<string, Tensor> |
  * @example
  * const { weight, bias } = await gx.loadTensors('model.safetensors', { device: 'cuda' });
  */
-export async function loadTensors(path: string, opts?: LoadTensorsOptions, ...extra: never[]): Promise<Record<string, Tensor>> {
+export async function loadTensors(path: string, opts?: LoadTensorsOptions): Promise<Record<string, Tensor>> {
   const fn = 'gx.loadTensors';
-  noMoreArguments(fn, extra, '(path, { device, format, maxBytes }?)');
+  if (arguments.length > 2) tooManyArguments(fn, '(path, { device, format, maxBytes }?)', arguments.length - 2, arguments[2]);
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
   const out: Record<string, Tensor> = {};
@@ -222,9 +221,9 @@ export async function loadTensors(path: string, opts?: LoadTensorsOptions, ...ex
  * holding a single tensor); more than one is an error (use gx.loadTensors).
  * @example const x = await gx.loadTensor('x.npy', { device: 'cuda:0' });
  */
-export async function loadTensor(path: string, opts?: LoadTensorsOptions, ...extra: never[]): Promise<Tensor> {
+export async function loadTensor(path: string, opts?: LoadTensorsOptions): Promise<Tensor> {
   const fn = 'gx.loadTensor';
-  noMoreArguments(fn, extra, '(path, { device, format, maxBytes }?)');
+  if (arguments.length > 2) tooManyArguments(fn, '(path, { device, format, maxBytes }?)', arguments.length - 2, arguments[2]);
   const ctx = { fn, path: checkPath(path, fn) };
   const { format, ...to } = loadOptions(opts, fn);
   return withFile(ctx, format, async (fh, size, f) => {
@@ -250,9 +249,9 @@ export async function loadTensor(path: string, opts?: LoadTensorsOptions, ...ext
  * each tensor's dtype and shape, and safetensors' metadata.
  * @example const { tensors, metadata } = await gx.inspectTensors('model.safetensors');
  */
-export async function inspectTensors(path: string, opts?: InspectTensorsOptions, ...extra: never[]): Promise<TensorFileInfo> {
+export async function inspectTensors(path: string, opts?: InspectTensorsOptions): Promise<TensorFileInfo> {
   const fn = 'gx.inspectTensors';
-  noMoreArguments(fn, extra, '(path, { format }?)');
+  if (arguments.length > 2) tooManyArguments(fn, '(path, { format }?)', arguments.length - 2, arguments[2]);
   const ctx = { fn, path: checkPath(path, fn) };
   const o = checkOptions<InspectTensorsOptions>(opts, fn, INSPECT_KEYS);
   return withFile(ctx, o.format === undefined ? undefined : parseFormat(o.format, fn), async (fh, size, format) => {

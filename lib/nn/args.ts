@@ -2,7 +2,6 @@
 import { checkTensor } from '../ops/common';
 import { isFloating, promoteTypes } from '../ops/promotion';
 import type { DType } from '../core/dtype';
-import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 
 /** A floating tensor argument, checked. */
@@ -30,16 +29,4 @@ export function normDtype(x: Tensor): DType {
 /** The dtype x, weight and bias promote to (a norm's result: NOTE [ Norms of half inputs ]). */
 export function normResultDtype(x: Tensor, ...params: (Tensor | null)[]): DType {
   return params.reduce<DType>((d, p) => (p === null ? d : promoteTypes(d, p.dtype)), x.dtype);
-}
-
-/**
- * A boolean option, checked: `dflt` when undefined, else true or false. Read
- * as written (`=== false`, `=== true`, truthiness) a 0 or a 'false' was a silent
- * answer that differed from one option to the next: Linear made a bias for
- * { bias: 0 }, maxPool2d took { ceilMode: 1 } as false.
- */
-export function flag(v: unknown, fn: string, name: string, dflt: boolean): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: option '${name}' must be a boolean, got ${describeValue(v)}`);
-  return v;
 }

@@ -20,7 +20,7 @@ import { transpose } from '../ops/layout/layout';
 import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
 import { softmax } from '../ops/softmax/softmax';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
@@ -92,8 +92,7 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
   if (k.shape[k.ndim - 1] !== E) throw new RangeError(`${fn}: query ${formatShape(q.shape)} and key ${formatShape(k.shape)} must end in the same number of features`);
   if (v.shape[v.ndim - 2] !== S) throw new RangeError(`${fn}: key ${formatShape(k.shape)} and value ${formatShape(v.shape)} must have the same length (dim -2)`);
   const p = probabilityArg(o.dropoutP ?? 0, fn, 'dropoutP');
-  const causal = o.isCausal ?? false;
-  if (typeof causal !== 'boolean') throw new TypeError(`${fn}: option 'isCausal' must be a boolean, got ${describeValue(causal)}`);
+  const causal = booleanOption(fn, 'isCausal', o.isCausal, false);
   const mask = o.attnMask ?? null;
   if (causal && mask !== null) throw new TypeError(`${fn}: give attnMask or isCausal, not both (as torch)`);
   const scale = o.scale ?? 1 / Math.sqrt(E);

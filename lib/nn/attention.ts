@@ -7,11 +7,11 @@ import { add } from '../generated/elementwise';
 import { mean } from '../ops/reduce/functions';
 import { permute, slice } from '../ops/layout/layout';
 import { named, type Named } from '../ops/named';
-import { checkOptions, optionKeys } from '../core/options';
-import { describeValue, formatShape } from '../core/shape';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
+import { formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
-import { flag, floatingArg } from './args';
+import { floatingArg } from './args';
 import { attend, causalBias, maskBias, probabilityArg } from './attention-functional';
 import { linear } from './functional';
 import { constant_, xavierUniform_ } from './init';
@@ -78,8 +78,7 @@ export class MultiheadAttention extends Module<MhaIn, AttentionResult> {
     this.kdim = o.kdim === undefined || o.kdim === null ? this.embedDim : size(o.kdim, fn, 'kdim');
     this.vdim = o.vdim === undefined || o.vdim === null ? this.embedDim : size(o.vdim, fn, 'vdim');
     this.dropout = probabilityArg(o.dropout ?? 0, fn, 'dropout');
-    this.batchFirst = o.batchFirst ?? false;
-    if (typeof this.batchFirst !== 'boolean') throw new TypeError(`${fn}: option 'batchFirst' must be a boolean, got ${describeValue(this.batchFirst)}`);
+    this.batchFirst = booleanOption(fn, 'batchFirst', o.batchFirst, false);
     const E = this.embedDim;
     // torch's registration order, so named parameters and state dicts list as torch's.
     if (this.sameEmbedDim) {
@@ -89,7 +88,7 @@ export class MultiheadAttention extends Module<MhaIn, AttentionResult> {
       this.registerParameter('k_proj_weight', param([E, this.kdim], o));
       this.registerParameter('v_proj_weight', param([E, this.vdim], o));
     }
-    const bias = flag(o.bias, fn, 'bias', true);
+    const bias = booleanOption(fn, 'bias', o.bias, true);
     this.registerParameter('in_proj_bias', bias ? param([3 * E], o) : null);
     this.registerModule('out_proj', new Linear(E, E, { bias, device: o.device, dtype: o.dtype }));
     this.resetParameters();
@@ -132,10 +131,9 @@ export class MultiheadAttention extends Module<MhaIn, AttentionResult> {
   override forward(query: Tensor, key: Tensor, value: Tensor, opts?: MultiheadAttentionForwardOptions): AttentionResult {
     const fn = 'MultiheadAttention.forward';
     const o = checkOptions<MultiheadAttentionForwardOptions>(opts, fn, FORWARD_KEYS);
-    const needWeights = o.needWeights ?? true, average = o.averageAttnWeights ?? true, causal = o.isCausal ?? false;
-    for (const [name, v] of [['needWeights', needWeights], ['averageAttnWeights', average], ['isCausal', causal]] as const) {
-      if (typeof v !== 'boolean') throw new TypeError(`${fn}: option '${name}' must be a boolean, got ${describeValue(v)}`);
-    }
+    const needWeights = booleanOption(fn, 'needWeights', o.needWeights, true);
+    const average = booleanOption(fn, 'averageAttnWeights', o.averageAttnWeights, true);
+    const causal = booleanOption(fn, 'isCausal', o.isCausal, false);
     const r = tidy(() => {
       const { q, k, v, batched } = this.#inputs(query, key, value, fn);
       const [L, N] = [q.shape[0], q.shape[1]], S = k.shape[0];

@@ -3,11 +3,10 @@
 // torch's reset_parameters: weight by kaimingUniform_ with a = sqrt(5), bias
 // from U(-1/sqrt(fanIn), 1/sqrt(fanIn)).
 import { flatten } from '../ops/layout/layout';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { conv1d, conv2d, type ConvOptions } from './conv';
-import { flag } from './args';
 import { param, resetWeightAndBias_, WeightAndBias, type FactoryOptions } from './layers';
 import { Module } from './module';
 import { avgPool1d, avgPool2d, maxPool1d, maxPool2d, type AvgPoolOptions, type PoolOptions } from './pooling';
@@ -54,7 +53,7 @@ abstract class ConvNd extends WeightAndBias {
     }
     this.kernelSize = [...k];
     this.options = { stride, padding: o.padding ?? 0, dilation: o.dilation ?? 1, groups };
-    this.registerWeightAndBias(param([this.outChannels, this.inChannels / groups, ...k], o), flag(o.bias, fn, 'bias', true) ? param([this.outChannels], o) : null);
+    this.registerWeightAndBias(param([this.outChannels, this.inChannels / groups, ...k], o), booleanOption(fn, 'bias', o.bias, true) ? param([this.outChannels], o) : null);
     this.resetParameters();
   }
 

@@ -12,7 +12,7 @@ import { indexSelect } from '../ops/indexing/indexing';
 import { matmul } from '../ops/linalg/matmul';
 import type { Generator } from '../ops/random/random';
 import { dropoutOp } from '../ops/random/sampling';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { floatingArg, normDtype, normResultDtype } from './args';
@@ -83,7 +83,7 @@ export function dropout(input: Tensor, p = 0.5, training = true, opts?: DropoutO
   const fn = `${F}.dropout`;
   const x = floatingArg(input, fn, 'input');
   probability(p, fn);
-  if (typeof training !== 'boolean') throw new TypeError(`${fn}: argument 'training' must be a boolean, got ${describeValue(training)}`);
+  booleanOption(fn, 'training', training);
   const o = checkOptions<DropoutOptions>(opts, fn, DROPOUT_KEYS);
   if (!training || p === 0) return x;
   return dropoutOp(x, p, o.generator);  // gx.dropout's

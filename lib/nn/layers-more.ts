@@ -1,10 +1,9 @@
 // RMSNorm and Bilinear (torch.nn.RMSNorm, torch.nn.Bilinear): their
 // parameters in the Module's tables, initialized as torch's, computed by
 // gx.nn.functional.rmsNorm and bilinear.
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
-import { flag } from './args';
 import { bilinear, rmsNorm } from './functional-norms';
 import { ones_, uniform_ } from './init';
 import { param, size, WeightAndBias, type FactoryOptions } from './layers';
@@ -33,7 +32,7 @@ export class RMSNorm extends Module {
     const eps = o.eps ?? null;
     if (eps !== null && (typeof eps !== 'number' || !(eps >= 0))) throw new RangeError(`${fn}: option 'eps' must be a number >= 0 or null, got ${describeValue(eps)}`);
     this.eps = eps;
-    this.registerParameter('weight', flag(o.elementwiseAffine, fn, 'elementwiseAffine', true) ? ones_(param(shape, o)) : null);
+    this.registerParameter('weight', booleanOption(fn, 'elementwiseAffine', o.elementwiseAffine, true) ? ones_(param(shape, o)) : null);
   }
 
   get weight(): Tensor | null {
@@ -71,7 +70,7 @@ export class Bilinear extends WeightAndBias<[Tensor, Tensor]> {
     this.in1Features = size(in1Features, fn, 'in1Features');
     this.in2Features = size(in2Features, fn, 'in2Features');
     this.outFeatures = size(outFeatures, fn, 'outFeatures');
-    this.registerWeightAndBias(param([this.outFeatures, this.in1Features, this.in2Features], o), flag(o.bias, fn, 'bias', true) ? param([this.outFeatures], o) : null);
+    this.registerWeightAndBias(param([this.outFeatures, this.in1Features, this.in2Features], o), booleanOption(fn, 'bias', o.bias, true) ? param([this.outFeatures], o) : null);
     this.resetParameters();
   }
 

@@ -9,11 +9,10 @@ import { empty } from '../ops/creation/creation';
 import { gelu, relu, sigmoid, tanh } from '../generated/elementwise';
 import * as E from '../generated/elementwise';
 import { logSoftmax, softmax } from '../ops/softmax/softmax';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { dropout, embedding, layerNorm, linear, paddingIndex } from './functional';
-import { flag } from './args';
 import { kaimingUniform_, normal_, ones_, uniform_, zeros_, fans } from './init';
 import { Module, type AnyModule } from './module';
 
@@ -90,7 +89,7 @@ export class Linear extends WeightAndBias {
     const o = checkOptions<LinearOptions>(opts, fn, LINEAR_KEYS);
     this.inFeatures = size(inFeatures, fn, 'inFeatures', 0);
     this.outFeatures = size(outFeatures, fn, 'outFeatures', 0);
-    this.registerWeightAndBias(param([this.outFeatures, this.inFeatures], o), flag(o.bias, fn, 'bias', true) ? param([this.outFeatures], o) : null);
+    this.registerWeightAndBias(param([this.outFeatures, this.inFeatures], o), booleanOption(fn, 'bias', o.bias, true) ? param([this.outFeatures], o) : null);
     this.resetParameters();
   }
 
@@ -176,7 +175,7 @@ export class LayerNorm extends Module {
     shape.forEach((s) => size(s, fn, 'normalizedShape'));
     this.normalizedShape = shape;
     this.eps = o.eps ?? 1e-5;
-    const affine = flag(o.elementwiseAffine, fn, 'elementwiseAffine', true), bias = flag(o.bias, fn, 'bias', true);
+    const affine = booleanOption(fn, 'elementwiseAffine', o.elementwiseAffine, true), bias = booleanOption(fn, 'bias', o.bias, true);
     this.registerParameter('weight', affine ? ones_(param(shape, o)) : null);
     this.registerParameter('bias', affine && bias ? zeros_(param(shape, o)) : null);
   }

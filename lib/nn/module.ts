@@ -22,11 +22,10 @@ import { noGrad } from '../tape/mode';
 import { type DeviceLike } from '../core/device';
 import { isDType, type DType } from '../core/dtype';
 import { FLOAT_DTYPES } from '../generated/dtypes';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import { copyValues, Tensor } from '../core/tensor';
 import { untrack } from '../core/tidy';
-import { flag } from './args';
 
 /** What stateDict() gives and loadStateDict() takes: tensors by dotted name ('0.weight', 'encoder.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -140,7 +139,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     if (t !== null && !(t instanceof Tensor)) throw new TypeError(`${fn}: argument 'tensor' must be a Tensor or null, got ${describeValue(t)}`);
     if (t !== null) own(t);
     this.#buffers.set(name, t);
-    if (!flag(o.persistent, fn, 'persistent', true)) this.#nonPersistent.add(name);
+    if (!booleanOption(fn, 'persistent', o.persistent, true)) this.#nonPersistent.add(name);
     return t;
   }
 
@@ -210,7 +209,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
   namedParameters(opts: { recurse?: boolean } = {}): [string, Tensor][] {
     const fn = `${this.name}.namedParameters`;
     const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
-    return this.#named((m) => m.#params, flag(o.recurse, fn, 'recurse', true));
+    return this.#named((m) => m.#params, booleanOption(fn, 'recurse', o.recurse, true));
   }
 
   /** The parameters, each once: what an optimizer takes. @example new gx.optim.SGD(model.parameters(), { lr: 0.1 }) */
@@ -222,7 +221,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
   namedBuffers(opts: { recurse?: boolean } = {}): [string, Tensor][] {
     const fn = `${this.name}.namedBuffers`;
     const o = checkOptions<{ recurse?: boolean }>(opts, fn, RECURSE_KEYS);
-    return this.#named((m) => m.#buffers, flag(o.recurse, fn, 'recurse', true));
+    return this.#named((m) => m.#buffers, booleanOption(fn, 'recurse', o.recurse, true));
   }
 
   /** The buffers. */
@@ -247,7 +246,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** Sets training mode on this module and every submodule (false: eval mode); returns this. */
   train(mode = true): this {
-    if (typeof mode !== 'boolean') throw new TypeError(`${this.name}.train: argument 'mode' must be a boolean, got ${describeValue(mode)}`);
+    booleanOption(`${this.name}.train`, 'mode', mode);
     for (const m of this.modules()) m.training = mode;
     return this;
   }
@@ -321,7 +320,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
 
   /** Sets requiresGrad on every parameter (false freezes the module, as torch's requires_grad_); returns this. */
   requiresGrad_(on = true): this {
-    if (typeof on !== 'boolean') throw new TypeError(`${this.name}.requiresGrad_: argument 'requiresGrad' must be a boolean, got ${describeValue(on)}`);
+    booleanOption(`${this.name}.requiresGrad_`, 'requiresGrad', on);
     for (const p of this.parameters()) p.requiresGrad_(on);
     return this;
   }
@@ -387,7 +386,7 @@ export class Module<In extends unknown[] = [Tensor], Out = Tensor> implements Di
     const mine = this.stateDict();
     const missingKeys = Object.keys(mine).filter((k) => !(k in dict));
     const unexpectedKeys = Object.keys(dict).filter((k) => !(k in mine));
-    if (flag(o.strict, fn, 'strict', true) && (missingKeys.length > 0 || unexpectedKeys.length > 0)) {
+    if (booleanOption(fn, 'strict', o.strict, true) && (missingKeys.length > 0 || unexpectedKeys.length > 0)) {
       throw new Error(`${fn}: the state dict does not match ${this.name}: missing keys [${missingKeys.join(', ')}], unexpected keys [${unexpectedKeys.join(', ')}]`);
     }
     for (const [k, dst] of Object.entries(mine)) {

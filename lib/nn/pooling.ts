@@ -28,12 +28,12 @@ import { sum } from '../ops/reduce/functions';
 import { tensor } from '../ops/creation/creation';
 import { maxPool2dWithIndices } from '../ops/conv/max-pool';
 import { im2col } from '../ops/conv/unfold';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue, formatShape } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
 import { asImage, lift, sizes } from './conv-args';
-import { flag, floatingArg } from './args';
+import { floatingArg } from './args';
 
 const F = 'gx.nn.functional';
 
@@ -79,7 +79,7 @@ function poolGeometry(x: Tensor, kernelSize: unknown, o: MaxPoolOptions, spatial
     throw new RangeError(`${fn}: argument 'input' must be ${spatial + 1}-d (unbatched) or ${spatial + 2}-d (batched), got ${formatShape(x.shape)}`);
   }
   const dims = x.shape.slice(x.ndim - spatial);
-  const ceil = flag(o.ceilMode, fn, 'ceilMode', false);
+  const ceil = booleanOption(fn, 'ceilMode', o.ceilMode, false);
   const grid = dims.map((n, i) => poolWindows(n, k[i], p[i], s[i], d[i], ceil));
   if (grid.some((g) => g < 1)) {
     throw new RangeError(`${fn}: the input's spatial size ${formatShape(dims)} gives an output of ${formatShape(grid)}, which is too small`);
@@ -105,7 +105,7 @@ function maxPoolNd(input: Tensor, kernelSize: number | number[], opts: MaxPoolOp
   const x = floatingArg(input, fn, 'input');
   const o = checkOptions<MaxPoolOptions>(opts, fn, MAX_KEYS);
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
-  const withIndices = flag(o.returnIndices, fn, 'returnIndices', false);
+  const withIndices = booleanOption(fn, 'returnIndices', o.returnIndices, false);
   return tidy(() => {
     const { image, batched } = asImage(x, spatial, fn, 'input');
     const { values, indices } = maxPool2dWithIndices(image, lift(g.k, g.d, g.p, g.s, g.grid), fn);
@@ -165,7 +165,7 @@ function avgPoolNd(input: Tensor, kernelSize: number | number[], opts: AvgPoolOp
   if (over !== null && (typeof over !== 'number' || !Number.isInteger(over) || over === 0)) {
     throw new RangeError(`${fn}: argument 'divisorOverride' must be a non-zero integer, got ${describeValue(over)}`);
   }
-  const includePad = flag(o.countIncludePad, fn, 'countIncludePad', true);
+  const includePad = booleanOption(fn, 'countIncludePad', o.countIncludePad, true);
   const g = poolGeometry(x, kernelSize, o, spatial, fn);
   return tidy(() => {
     const { w, shape } = windowsOf(x, g, spatial, fn);

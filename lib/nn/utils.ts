@@ -13,11 +13,10 @@ import { clamp } from '../ops/elementwise/functions';
 import { stack } from '../ops/layout/layout';
 import { vectorNorm } from '../ops/linalg/norms';
 import { zeros } from '../ops/creation/creation';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
 import { tidy } from '../core/tidy';
-import { flag } from './args';
 
 export interface ClipGradNormOptions {
   /** The norm's order: any p > 0, or Infinity (max |g|) (default 2). */
@@ -50,7 +49,7 @@ export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: nu
   if (typeof maxNorm !== 'number' || Number.isNaN(maxNorm)) throw new TypeError(`${fn}: argument 'maxNorm' must be a number, got ${describeValue(maxNorm)}`);
   const o = checkOptions<ClipGradNormOptions>(opts, fn, CLIP_KEYS);
   const p = o.normType ?? 2;
-  const errorIfNonfinite = flag(o.errorIfNonfinite, fn, 'errorIfNonfinite', false);
+  const errorIfNonfinite = booleanOption(fn, 'errorIfNonfinite', o.errorIfNonfinite, false);
   if (typeof p !== 'number' || !(p > 0)) throw new RangeError(`${fn}: option 'normType' must be a number > 0 or Infinity, got ${describeValue(p)}`);
   const grads = params.map((q) => q.grad).filter((g): g is Tensor => g !== null);
   if (grads.length === 0) return zeros([]);

@@ -171,15 +171,6 @@ export function computeNew(shape: readonly number[], dtype: DType, device: Devic
   return t;
 }
 
-/**
- * Refuses arguments after an op's last parameter (`form` shows the
- * parameters): a function that takes no options dropped `{ out }` or any
- * other object given it, and the result was not what the call asked for.
- */
-export function noMoreArguments(fn: string, extra: readonly unknown[], form: string): void {
-  if (extra.length > 0) tooManyArguments(fn, form, extra.length, extra[0]);
-}
-
 /** What optionsOf gives for no options (frozen: shared by every call). */
 const NO_OPTIONS: object = Object.freeze({});
 

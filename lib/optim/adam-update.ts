@@ -7,9 +7,9 @@
 import { zeros } from '../ops/creation/creation';
 import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
 import { copyValues, Tensor } from '../core/tensor';
-import { optionKeys } from '../core/options';
+import { booleanOption, optionKeys } from '../core/options';
 import { checkForeach, type ForeachOptions } from './foreach';
-import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
+import { learningRate, nonNegative, number, weightDecay } from './hyper';
 import { own, type ParamState } from './optimizer';
 import type { StateSpec } from './state-check';
 
@@ -65,9 +65,9 @@ export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
     if (!(x >= 0 && x < 1)) throw new RangeError(`${fn}: Invalid beta parameter at index ${i}: ${x}`);
   });
   weightDecay(fn, g.weightDecay);
-  boolean(fn, 'amsgrad', g.amsgrad);
-  boolean(fn, 'maximize', g.maximize);
-  boolean(fn, 'capturable', g.capturable);
+  booleanOption(fn, 'amsgrad', g.amsgrad);
+  booleanOption(fn, 'maximize', g.maximize);
+  booleanOption(fn, 'capturable', g.capturable);
   checkForeach(fn, g);
 }
 

@@ -18,7 +18,7 @@ import { bumpVersion } from '../tape/graph';
 import { capturingDevice } from '../core/capture-guard';
 import type { NativeTensor } from '../core/native';
 import type { Tensor } from '../core/tensor';
-import { boolean } from './hyper';
+import { booleanOption } from '../core/options';
 
 const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
 
@@ -32,8 +32,8 @@ export interface ForeachOptions {
 
 /** Checks foreach and fused (booleans or null, not both true), with torch's message. */
 export function checkForeach(fn: string, g: { foreach: boolean | null; fused: boolean | null }): void {
-  if (g.foreach !== null) boolean(fn, 'foreach', g.foreach);
-  if (g.fused !== null) boolean(fn, 'fused', g.fused);
+  if (g.foreach !== null) booleanOption(fn, 'foreach', g.foreach);
+  if (g.fused !== null) booleanOption(fn, 'fused', g.fused);
   if (g.foreach === true && g.fused === true) throw new RangeError(`${fn}: \`fused\` and \`foreach\` cannot be \`true\` together.`);
 }
 

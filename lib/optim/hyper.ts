@@ -9,12 +9,6 @@ export function number(fn: string, name: string, v: unknown): number {
   return v;
 }
 
-/** `v` as a boolean, or a TypeError naming `fn` and the option. */
-export function boolean(fn: string, name: string, v: unknown): boolean {
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describeValue(v)}`);
-  return v;
-}
-
 /** A number >= 0 (NaN is not), else `${what}: ${v}` as torch words it. */
 export function nonNegative(fn: string, name: string, v: unknown, what: string): number {
   const x = number(fn, name, v);

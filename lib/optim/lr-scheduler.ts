@@ -16,9 +16,8 @@
 // group['initial_lr'], kept here in initialLrs, not in the groups: gx's
 // groups hold only their options), so a scheduler made after another, as
 // SequentialLR's are, starts from the same base as torch's does.
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
-import { boolean } from './hyper';
 import type { Optimizer } from './optimizer';
 import { checkSchedulerState, SCHEDULER_KEYS, type SchedulerState } from './scheduler-state';
 
@@ -376,8 +375,8 @@ export class OneCycleLR extends LRScheduler {
     const maxLrs = perGroup(o.maxLr, 'maxLr');
     const div = num(o.divFactor, fn, 'divFactor', 25), finalDiv = num(o.finalDivFactor, fn, 'finalDivFactor', 1e4);
     const points = maxLrs.map((m) => ({ initialLr: m / div, maxLr: m, minLr: m / div / finalDiv, maxMomentum: 0, baseMomentum: 0 }));
-    const cycle = boolean(fn, 'cycleMomentum', o.cycleMomentum ?? true);
-    const threePhase = boolean(fn, 'threePhase', o.threePhase ?? false);
+    const cycle = booleanOption(fn, 'cycleMomentum', o.cycleMomentum, true);
+    const threePhase = booleanOption(fn, 'threePhase', o.threePhase, false);
     let useBeta1 = false;
     if (cycle) {
       const g0 = groups[0] ?? {};

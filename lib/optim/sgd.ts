@@ -8,9 +8,9 @@ import { emptyLike } from '../ops/creation/like';
 import { add, mul, neg } from '../generated/elementwise';
 import * as ops from '../generated/ops';
 import type { Tensor } from '../core/tensor';
-import { checkOptions, optionKeys } from '../core/options';
+import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { Buckets, checkForeach, checkNotCapturing, foreachable, handles, useForeach, written, type ForeachOptions } from './foreach';
-import { boolean, learningRate, nonNegative, number, weightDecay } from './hyper';
+import { learningRate, nonNegative, number, weightDecay } from './hyper';
 import { Optimizer, own, type ParamGroup } from './optimizer';
 import type { Params } from './params';
 import type { StateSpec } from './state-check';
@@ -59,9 +59,9 @@ export class SGD extends Optimizer<SGDOptions> {
     nonNegative(fn, 'momentum', g.momentum, 'Invalid momentum value');
     number(fn, 'dampening', g.dampening);
     weightDecay(fn, g.weightDecay);
-    boolean(fn, 'maximize', g.maximize);
+    booleanOption(fn, 'maximize', g.maximize);
     checkForeach(fn, g);
-    if (boolean(fn, 'nesterov', g.nesterov) && (g.momentum <= 0 || g.dampening !== 0)) {
+    if (booleanOption(fn, 'nesterov', g.nesterov) && (g.momentum <= 0 || g.dampening !== 0)) {
       throw new RangeError(`${fn}: Nesterov momentum requires a momentum and zero dampening (got momentum ${g.momentum}, dampening ${g.dampening})`);
     }
   }

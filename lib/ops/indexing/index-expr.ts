@@ -40,7 +40,7 @@ import {
   broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS, overlapsItself, overlapsItselfError,
 } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { checkOperand, checkTensor, describeOperand, optionsOf } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { resolveRange } from '../layout/layout';
@@ -563,9 +563,9 @@ const INDEX_PUT_KEYS = optionKeys<IndexPutOptions>({ accumulate: true });
 /** @internal gx.indexPut_ and Tensor.indexPut_. */
 export function indexPutImpl(a: unknown, indices: unknown, values: unknown, opts: unknown, fn: string): Tensor {
   const o = optionsOf<IndexPutOptions>(opts, fn, INDEX_PUT_KEYS);
-  if (o.accumulate !== undefined && typeof o.accumulate !== 'boolean') throw new TypeError(`${fn}: accumulate must be a boolean, got ${describeValue(o.accumulate)}`);
+  const accumulate = booleanOption(fn, 'accumulate', o.accumulate, false);
   if (!Array.isArray(indices)) throw new TypeError(`${fn}: indices must be an array of index items (tensors, integers, gx.sl(...), null, '...'), got ${describeValue(indices)}`);
-  return indexWrite(a, indices, values, o.accumulate ?? false, fn);
+  return indexWrite(a, indices, values, accumulate, fn);
 }
 
 /**

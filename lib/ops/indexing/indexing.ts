@@ -21,7 +21,7 @@ import * as ops from '../../generated/ops';
 import { describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf } from '../common';
+import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, tooManyArguments } from '../common';
 import { optionKeys } from '../../core/options';
 import { astypeOp, whereOp } from '../elementwise/elementwise';
 import { sliceDims } from '../layout/layout';
@@ -145,8 +145,8 @@ export function gatherImpl(a: unknown, axisArg: unknown, indexArg: unknown, fn: 
  * no larger than x in the other dimensions; the result has index's shape.
  * @example gx.gather(gx.tensor([[1, 2], [3, 4]]), 1, gx.tensor([[0, 0], [1, 0]], { dtype: 'int64' })) // [[1, 1], [4, 3]]
  */
-export function gather<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.gather', extra, '(x, axis, index)');
+export function gather<D extends DType>(x: Tensor<D>, axis: number, index: Tensor): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.gather', '(x, axis, index)', arguments.length - 3, arguments[3]);
   return gatherImpl(x, axis, index, 'gx.gather') as Tensor<D>;
 }
 
@@ -178,8 +178,8 @@ export function indexSelectImpl(a: unknown, axisArg: unknown, indexArg: unknown,
  * torch.index_select: the result has x's shape with that axis index.numel long.
  * @example gx.indexSelect(x, 0, gx.tensor([2, 0], { dtype: 'int64' })) // rows 2 and 0
  */
-export function indexSelect<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.indexSelect', extra, '(x, axis, index)');
+export function indexSelect<D extends DType>(x: Tensor<D>, axis: number, index: Tensor): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.indexSelect', '(x, axis, index)', arguments.length - 3, arguments[3]);
   return indexSelectImpl(x, axis, index, 'gx.indexSelect') as Tensor<D>;
 }
 
@@ -225,8 +225,8 @@ export function takeImpl(a: unknown, indexArg: unknown, fn: string): Tensor {
  * result has index's shape; negative indices count from the end.
  * @example gx.take(gx.tensor([[1, 2], [3, 4]]), gx.tensor([0, -1], { dtype: 'int64' })) // [1, 4]
  */
-export function take<D extends DType>(x: Tensor<D>, index: Tensor, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.take', extra, '(x, index)');
+export function take<D extends DType>(x: Tensor<D>, index: Tensor): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.take', '(x, index)', arguments.length - 2, arguments[2]);
   return takeImpl(x, index, 'gx.take') as Tensor<D>;
 }
 
@@ -311,8 +311,8 @@ export function scatterMode(opts: unknown, fn: string): number {
  * for every dtype ] in ops/index/atomics.cuh).
  * @example gx.scatterAdd(gx.zeros([3]), 0, gx.tensor([2, 2], { dtype: 'int64' }), gx.tensor([1, 2])) // [0, 0, 3]
  */
-export function scatterAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.scatterAdd', extra, '(x, axis, index, src)');
+export function scatterAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number): Tensor<D> {
+  if (arguments.length > 4) tooManyArguments('gx.scatterAdd', '(x, axis, index, src)', arguments.length - 4, arguments[4]);
   return scatterImpl(x, axis, index, src, SCATTER_ADD, 'gx.scatterAdd') as Tensor<D>;
 }
 
@@ -355,7 +355,7 @@ export function maskedFillImpl(a: unknown, maskArg: unknown, value: unknown, fn:
  * `mask` (bool, broadcasting to x's shape) is true, as torch.masked_fill.
  * @example gx.maskedFill(x, x.lt(0), 0)
  */
-export function maskedFill<D extends DType>(x: Tensor<D>, mask: Tensor, value: number | boolean | Tensor, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.maskedFill', extra, '(x, mask, value)');
+export function maskedFill<D extends DType>(x: Tensor<D>, mask: Tensor, value: number | boolean | Tensor): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.maskedFill', '(x, mask, value)', arguments.length - 3, arguments[3]);
   return maskedFillImpl(x, mask, value, 'gx.maskedFill') as Tensor<D>;
 }

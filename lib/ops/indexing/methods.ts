@@ -70,14 +70,17 @@ declare module '../../core/tensor' {
 }
 
 export const INDEXING_METHODS: TensorMethods = {
-  gather(this: Tensor, axis: number, index: Tensor, ...extra: never[]) {
-    return ops.gather(this, axis, index, ...extra);  // the function refuses what it does not take
+  gather(this: Tensor, axis: number, index: Tensor) {
+    if (arguments.length > 2) tooManyArguments('Tensor.gather', '(axis, index)', arguments.length - 2, arguments[2]);
+    return ops.gather(this, axis, index);
   },
-  indexSelect(this: Tensor, axis: number, index: Tensor, ...extra: never[]) {
-    return ops.indexSelect(this, axis, index, ...extra);  // the function refuses what it does not take
+  indexSelect(this: Tensor, axis: number, index: Tensor) {
+    if (arguments.length > 2) tooManyArguments('Tensor.indexSelect', '(axis, index)', arguments.length - 2, arguments[2]);
+    return ops.indexSelect(this, axis, index);
   },
-  take(this: Tensor, index: Tensor, ...extra: never[]) {
-    return ops.take(this, index, ...extra);  // the function refuses what it does not take
+  take(this: Tensor, index: Tensor) {
+    if (arguments.length > 1) tooManyArguments('Tensor.take', '(index)', arguments.length - 1, arguments[1]);
+    return ops.take(this, index);
   },
   scatter(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
     return ops.scatter(this, axis, index, src, opts);
@@ -85,15 +88,17 @@ export const INDEXING_METHODS: TensorMethods = {
   scatter_(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
     return ops.scatterInPlace(this, axis, index, src, ops.scatterMode(opts, 'Tensor.scatter_'), 'Tensor.scatter_');
   },
-  scatterAdd(this: Tensor, axis: number, index: Tensor, src: Tensor | number, ...extra: never[]) {
-    return ops.scatterAdd(this, axis, index, src, ...extra);  // the function refuses what it does not take
+  scatterAdd(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
+    if (arguments.length > 3) tooManyArguments('Tensor.scatterAdd', '(axis, index, src)', arguments.length - 3, arguments[3]);
+    return ops.scatterAdd(this, axis, index, src);
   },
   scatterAdd_(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
     if (arguments.length > 3) tooManyArguments('Tensor.scatterAdd_', '(axis, index, src)', arguments.length - 3, arguments[3]);
     return ops.scatterInPlace(this, axis, index, src, ops.SCATTER_ADD, 'Tensor.scatterAdd_');
   },
-  maskedFill(this: Tensor, mask: Tensor, value: number | boolean | Tensor, ...extra: never[]) {
-    return ops.maskedFill(this, mask, value, ...extra);  // the function refuses what it does not take
+  maskedFill(this: Tensor, mask: Tensor, value: number | boolean | Tensor) {
+    if (arguments.length > 2) tooManyArguments('Tensor.maskedFill', '(mask, value)', arguments.length - 2, arguments[2]);
+    return ops.maskedFill(this, mask, value);
   },
   index(this: Tensor, ...items: IndexItem[]) {
     return indexRead(this, items, 'Tensor.index');

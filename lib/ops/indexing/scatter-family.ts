@@ -20,10 +20,10 @@ import { derivativeNotImplemented } from '../../tape/graph';
 import { record, shouldRecord } from '../../tape/graph';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
-import { checkTensor, commonDevice, computeResult, describeOperand, noMoreArguments, optionsOf, tooManyArguments } from '../common';
+import { checkTensor, commonDevice, computeResult, describeOperand, optionsOf, tooManyArguments } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { axisOf, checkIndex, gatherRaw, padTo, SCATTER_ADD, SCATTER_ASSIGN, scatterArgs, scatterRaw } from './indexing';
 import { sliceDims } from '../layout/layout';
@@ -69,10 +69,7 @@ function checkReduction(v: unknown, fn: string): ScatterReduction {
 /** The options of scatterReduce: includeSelf, a boolean (default true). */
 function includeSelfOf(opts: unknown, fn: string): boolean {
   const o = optionsOf<ScatterReduceOptions>(opts, fn, SCATTER_REDUCE_KEYS);
-  if (o.includeSelf !== undefined && typeof o.includeSelf !== 'boolean') {
-    throw new TypeError(`${fn}: includeSelf must be a boolean, got ${describeValue(o.includeSelf)}`);
-  }
-  return o.includeSelf ?? true;
+  return booleanOption(fn, 'includeSelf', o.includeSelf, true);
 }
 
 /**
@@ -364,14 +361,14 @@ const NONZERO_KEYS = optionKeys<NonzeroOptions>({ asTuple: true });
 export function nonzeroImpl(a: unknown, opts: unknown, fn: string): Tensor | Tensor[] {
   const o = optionsOf<NonzeroOptions>(opts, fn, NONZERO_KEYS);
   const x = checkTensor(a, fn, 'self');
-  if (o.asTuple !== undefined && typeof o.asTuple !== 'boolean') throw new TypeError(`${fn}: asTuple must be a boolean, got ${describeValue(o.asTuple)}`);
+  const asTuple = booleanOption(fn, 'asTuple', o.asTuple, false);
   let nz: Tensor;
   try {
     nz = nonzeroRaw(x, fn);
   } catch (e) {
     throw namedForCaller(e, fn);
   }
-  if (o.asTuple !== true) return nz;
+  if (!asTuple) return nz;
   const [n, ndim] = nz.shape;
   if (ndim === 0) {
     nz.dispose();
@@ -487,8 +484,8 @@ export function bincountImpl(a: unknown, opts: unknown, fn: string): Tensor {
  * CUDA counts with per-block bins in shared memory when they fit.
  * @example gx.bincount(gx.tensor([1, 1, 3], { dtype: 'int64' })) // [0, 2, 0, 1]
  */
-export function bincount(x: Tensor, opts?: BincountOptions, ...extra: never[]): Tensor {
-  noMoreArguments('gx.bincount', extra, '(x, { weights?, minlength? })');  // torch's positional minlength was dropped
+export function bincount(x: Tensor, opts?: BincountOptions): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.bincount', '(x, { weights?, minlength? })', arguments.length - 2, arguments[2]);  // torch's positional minlength was dropped
   return bincountImpl(x, opts, 'gx.bincount');
 }
 

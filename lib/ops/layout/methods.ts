@@ -53,13 +53,13 @@ export const LAYOUT_METHODS: TensorMethods = {
     if (arguments.length > 2) tooManyArguments('Tensor.movedim', '(source, destination)', arguments.length - 2, arguments[2]);
     return ops.movedim(this, source, destination);
   },
-  squeeze(this: Tensor, axis?: Axes | AxisOptions<Axes>, ...extra: never[]) {
+  squeeze(this: Tensor, axis?: Axes | AxisOptions<Axes>) {
     // squeeze(0, 2) squeezed axis 0 only, the second argument dropped: several axes come as a list.
-    if (extra.length > 0) throw new TypeError('Tensor.squeeze: takes (axis?): give several axes as a list, x.squeeze([0, 2])');
+    if (arguments.length > 1) throw new TypeError('Tensor.squeeze: takes (axis?): give several axes as a list, x.squeeze([0, 2])');
     return ops.squeeze(this, axis);
   },
-  unsqueeze(this: Tensor, axis: number | AxisOptions & { axis: number }, ...extra: never[]) {
-    if (extra.length > 0) throw new TypeError('Tensor.unsqueeze: takes one axis (insert one dimension per call)');
+  unsqueeze(this: Tensor, axis: number | AxisOptions & { axis: number }) {
+    if (arguments.length > 1) throw new TypeError('Tensor.unsqueeze: takes one axis (insert one dimension per call)');
     return ops.unsqueeze(this, axis);
   },
   expand(this: Tensor, ...shape: number[] | [readonly number[]]) {

@@ -71,10 +71,10 @@ function flipAxis<D extends DType>(x: Tensor<D>, d: number): Tensor<D> {
  * A copy of x with the order of elements reversed along `axes` (torch.flip).
  * @example gx.flip(gx.tensor([[1, 2], [3, 4]]), 1) // [[2, 1], [4, 3]]; gx.flip(x, [0, 1])
  */
-export function flip<D extends DType>(x: Tensor<D>, axes: number | readonly number[], ...extra: never[]): Tensor<D> {
+export function flip<D extends DType>(x: Tensor<D>, axes: number | readonly number[]): Tensor<D> {
   const fn = 'gx.flip';
   checkTensor(x, fn, 'input');
-  if (extra.length > 0) throw new TypeError(`${fn}: takes (x, axes): give several axes as a list, gx.flip(x, [0, 1])`);
+  if (arguments.length > 2) throw new TypeError(`${fn}: takes (x, axes): give several axes as a list, gx.flip(x, [0, 1])`);
   const dims = normalizeAxisList(axes, x.shape, fn, 'axes', 'axis').filter(() => x.ndim > 0);
   // One node for autograd, whose gradient is the flipped gradient, not the k rounds of cat.
   const out = noGrad(() => alongAxes(x, dims, flipAxis));

@@ -7,7 +7,7 @@ import type { DType } from '../../core/dtype';
 import { nestValues } from '../../core/nested';
 import { describeValue } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
 import { optionsOf, tooManyArguments } from '../common';
 import type { TensorGetters, TensorMethods } from '../install';
@@ -130,10 +130,10 @@ export const SHAPE_METHODS: TensorMethods = {
     if (arguments.length > 1) tooManyArguments('Tensor.toNested', '(opts?)', arguments.length - 1, arguments[1]);
     const fn = 'Tensor.toNested';
     const o = optionsOf<ToNestedOptions>(opts, fn, TO_NESTED_KEYS);
-    if (o.bigint !== undefined && typeof o.bigint !== 'boolean') throw new TypeError(`${fn}: bigint must be a boolean, got ${describeValue(o.bigint)}`);
+    const bigint = booleanOption(fn, 'bigint', o.bigint, false);
     const values = this.toArraySync() as ArrayLike<number | bigint>;
     const items: ArrayLike<number | bigint | boolean> = this.dtype === 'bool' ? Array.from(values, (v) => v !== 0)
-      : values instanceof BigInt64Array && o.bigint !== true ? Array.from(values, (v) => safeNumber(v, this.dtype, fn)) : values;
+      : values instanceof BigInt64Array && !bigint ? Array.from(values, (v) => safeNumber(v, this.dtype, fn)) : values;
     return nestValues(items, this.shape) as never;
   },
 };

@@ -6,7 +6,7 @@
 import { formatShape } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
-import { checkTensor, noMoreArguments } from '../common';
+import { checkTensor, tooManyArguments } from '../common';
 import { BINARY, binaryOp } from '../elementwise/elementwise';
 import { normalizeAxis } from '../axes';
 import { checkInt, permute } from '../layout/layout';
@@ -17,8 +17,8 @@ import { matmul } from './matmul';
  * vectors: gx.matmul takes those).
  * @example gx.mm(a, b) // [n, k] x [k, m] -> [n, m]
  */
-export function mm(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
-  noMoreArguments('gx.mm', extra, '(a, b)');
+export function mm(a: Tensor, b: Tensor): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.mm', '(a, b)', arguments.length - 2, arguments[2]);
   const fn = 'gx.mm';
   const x = checkTensor(a, fn, 'self'), y = checkTensor(b, fn, 'mat2');
   if (x.ndim !== 2 || y.ndim !== 2) {
@@ -32,8 +32,8 @@ export function mm(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
  * [b, k, m] -> [b, n, m] (no broadcasting: gx.matmul broadcasts).
  * @example gx.bmm(q, k.mT)
  */
-export function bmm(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
-  noMoreArguments('gx.bmm', extra, '(a, b)');
+export function bmm(a: Tensor, b: Tensor): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.bmm', '(a, b)', arguments.length - 2, arguments[2]);
   const fn = 'gx.bmm';
   const x = checkTensor(a, fn, 'self'), y = checkTensor(b, fn, 'mat2');
   if (x.ndim !== 3 || y.ndim !== 3 || x.shape[0] !== y.shape[0]) {
@@ -66,8 +66,8 @@ function contractedAxes(axes: unknown, x: Tensor, y: Tensor, fn: string): [numbe
  * a pair [axesOfA, axesOfB] names them. The result has a's other axes, then b's.
  * @example gx.tensordot(a, b, 2); gx.tensordot(a, b, [[1, 0], [0, 1]])
  */
-export function tensordot(a: Tensor, b: Tensor, axes: number | readonly [number | readonly number[], number | readonly number[]] = 2, ...extra: never[]): Tensor {
-  noMoreArguments('gx.tensordot', extra, '(a, b, axes?)');
+export function tensordot(a: Tensor, b: Tensor, axes: number | readonly [number | readonly number[], number | readonly number[]] = 2): Tensor {
+  if (arguments.length > 3) tooManyArguments('gx.tensordot', '(a, b, axes?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.tensordot';
   const x = checkTensor(a, fn, 'a'), y = checkTensor(b, fn, 'b');
   const [ax, bx] = contractedAxes(axes, x, y, fn);
@@ -92,8 +92,8 @@ export function tensordot(a: Tensor, b: Tensor, axes: number | readonly [number 
  * axis by axis (the fewer axes padded with leading 1s).
  * @example gx.kron(gx.eye(2), block) // block on the diagonal twice
  */
-export function kron(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
-  noMoreArguments('gx.kron', extra, '(a, b)');
+export function kron(a: Tensor, b: Tensor): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.kron', '(a, b)', arguments.length - 2, arguments[2]);
   const fn = 'gx.kron';
   const x = checkTensor(a, fn, 'self'), y = checkTensor(b, fn, 'other');
   const n = Math.max(x.ndim, y.ndim);

@@ -9,9 +9,8 @@ import { noGrad } from '../../tape/mode';
 import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
-import { noMoreArguments, optionsOf, tooManyArguments } from '../common';
-import { optionKeys } from '../../core/options';
-import { describeValue } from '../../core/shape';
+import { optionsOf, tooManyArguments } from '../common';
+import { booleanOption, optionKeys } from '../../core/options';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
 
 export type { SlogdetResult } from './lu-kernels';
@@ -29,8 +28,7 @@ export type { SlogdetResult } from './lu-kernels';
  */
 export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>, opts?: SolveOptions): Tensor<D> {
   const fn = 'gx.linalg.solve';
-  const { left = true } = optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS);
-  if (typeof left !== 'boolean') throw new TypeError(`${fn}: left must be a boolean, got ${describeValue(left)}`);
+  const left = booleanOption(fn, 'left', optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS).left, true);
   // X A = B is A^T X^T = B^T (an option that was ignored: X came back as A^-1 B).
   if (!left) return isVectorRhs(a, b) ? solve(a.mT, b) : solve(a.mT, b.mT).mT;
   const x = noGrad(() => solveUnrecorded(a, b, fn));
@@ -56,8 +54,8 @@ const SOLVE_KEYS = optionKeys<SolveOptions>({ left: true });
  * @example
  * const ai = gx.linalg.inv(a);
  */
-export function inv<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.linalg.inv', extra, '(a)');
+export function inv<D extends DType>(a: Tensor<D>): Tensor<D> {
+  if (arguments.length > 1) tooManyArguments('gx.linalg.inv', '(a)', arguments.length - 1, arguments[1]);
   const y = noGrad(() => invUnrecorded(a, 'gx.linalg.inv'));
   if (shouldRecord(a)) record('linalg.inv', [a], y, [y], (g, [sy]) => [invBackward(g, sy)]);
   return y;
@@ -72,8 +70,8 @@ export function inv<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D>
  * @example
  * const d = gx.linalg.det(a).item();
  */
-export function det<D extends DType>(a: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.linalg.det', extra, '(a)');
+export function det<D extends DType>(a: Tensor<D>): Tensor<D> {
+  if (arguments.length > 1) tooManyArguments('gx.linalg.det', '(a)', arguments.length - 1, arguments[1]);
   const fn = 'gx.linalg.det';
   const d = noGrad(() => detUnrecorded(a, fn));
   if (shouldRecord(a)) record('linalg.det', [a], d, [a, d], (g, [sa, sd]) => [detBackward(g, sa, sd, `${fn} (backward)`)]);

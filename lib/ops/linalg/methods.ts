@@ -11,6 +11,7 @@ import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import { tensorNorm, type NormOptions } from './norms';
 import * as products from './products';
+import { tooManyArguments } from '../common';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -45,32 +46,40 @@ declare module '../../core/tensor' {
 }
 
 export const LINALG_METHODS: TensorMethods = {
-  trace(this: Tensor, ...extra: never[]) {
-    return products.trace(this, ...extra);  // the function refuses what it does not take
+  trace(this: Tensor) {
+    if (arguments.length > 0) tooManyArguments('Tensor.trace', '()', arguments.length, arguments[0]);
+    return products.trace(this);
   },
-  diag(this: Tensor, offset?: number, ...extra: never[]) {
-    return products.diag(this, offset, ...extra);  // the function refuses what it does not take
+  diag(this: Tensor, offset?: number) {
+    if (arguments.length > 1) tooManyArguments('Tensor.diag', '(offset?)', arguments.length - 1, arguments[1]);
+    return products.diag(this, offset);
   },
   diagonal(this: Tensor, offset?: number | products.DiagonalOptions, axis1?: number, axis2?: number) {
     return products.diagonal(this, offset, axis1, axis2);
   },
-  triu(this: Tensor, offset?: number, ...extra: never[]) {
-    return products.triu(this, offset, ...extra);  // the function refuses what it does not take
+  triu(this: Tensor, offset?: number) {
+    if (arguments.length > 1) tooManyArguments('Tensor.triu', '(offset?)', arguments.length - 1, arguments[1]);
+    return products.triu(this, offset);
   },
-  tril(this: Tensor, offset?: number, ...extra: never[]) {
-    return products.tril(this, offset, ...extra);  // the function refuses what it does not take
+  tril(this: Tensor, offset?: number) {
+    if (arguments.length > 1) tooManyArguments('Tensor.tril', '(offset?)', arguments.length - 1, arguments[1]);
+    return products.tril(this, offset);
   },
-  dot(this: Tensor, other: Tensor, ...extra: never[]) {
-    return products.dot(this, other, ...extra);  // the function refuses what it does not take
+  dot(this: Tensor, other: Tensor) {
+    if (arguments.length > 1) tooManyArguments('Tensor.dot', '(other)', arguments.length - 1, arguments[1]);
+    return products.dot(this, other);
   },
-  vdot(this: Tensor, other: Tensor, ...extra: never[]) {
-    return products.vdot(this, other, ...extra);  // the function refuses what it does not take
+  vdot(this: Tensor, other: Tensor) {
+    if (arguments.length > 1) tooManyArguments('Tensor.vdot', '(other)', arguments.length - 1, arguments[1]);
+    return products.vdot(this, other);
   },
-  outer(this: Tensor, other: Tensor, ...extra: never[]) {
-    return products.outer(this, other, ...extra);  // the function refuses what it does not take
+  outer(this: Tensor, other: Tensor) {
+    if (arguments.length > 1) tooManyArguments('Tensor.outer', '(other)', arguments.length - 1, arguments[1]);
+    return products.outer(this, other);
   },
-  cross(this: Tensor, other: Tensor, axis?: number, ...extra: never[]) {
-    return products.cross(this, other, axis, ...extra);  // the function refuses what it does not take
+  cross(this: Tensor, other: Tensor, axis?: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.cross', '(other, axis?)', arguments.length - 2, arguments[2]);
+    return products.cross(this, other, axis);
   },
   norm(this: Tensor, p?: number | 'fro' | 'nuc' | null, axis?: Axes | null, options?: NormOptions) {
     return tensorNorm(this, p, axis, options, 'Tensor.norm');

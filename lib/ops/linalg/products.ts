@@ -27,7 +27,7 @@ import { formatShape } from '../../core/shape';
 import { copyValues, type Tensor } from '../../core/tensor';
 import { optionKeys } from '../../core/options';
 import { normalizeAxis } from '../axes';
-import { checkTensor, commonDevice, describeOperand, noMoreArguments, optionsOf } from '../common';
+import { checkTensor, commonDevice, describeOperand, optionsOf, tooManyArguments } from '../common';
 import { BINARY, binaryOp, astypeOp, whereOp } from '../elementwise/elementwise';
 import { checkInt } from '../layout/layout';
 import { namedForCaller } from '../library';
@@ -73,14 +73,14 @@ function dotImpl(a: unknown, b: unknown, fn: string): Tensor {
  * summed in int64 and stored in their dtype.
  * @example gx.dot(gx.tensor([1, 2, 3]), gx.tensor([4, 5, 6])).item() // 32
  */
-export function dot<D extends DType>(a: Tensor<D>, b: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.dot', extra, '(a, b)');
+export function dot<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.dot', '(a, b)', arguments.length - 2, arguments[2]);
   return dotImpl(a, b, 'gx.dot') as Tensor<D>;
 }
 
 /** torch.vdot: conj(a) . b, which for gpuext's real dtypes is gx.dot. @example gx.vdot(a, b) */
-export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.vdot', extra, '(a, b)');
+export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.vdot', '(a, b)', arguments.length - 2, arguments[2]);
   return dotImpl(a, b, 'gx.vdot') as Tensor<D>;
 }
 
@@ -89,8 +89,8 @@ export function vdot<D extends DType>(a: Tensor<D>, b: Tensor<D>, ...extra: neve
  * promoted as gx.mul does (torch.outer).
  * @example gx.outer(gx.arange(3), gx.arange(4)).shape // [3, 4]
  */
-export function outer(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
-  noMoreArguments('gx.outer', extra, '(a, b)');
+export function outer(a: Tensor, b: Tensor): Tensor {
+  if (arguments.length > 2) tooManyArguments('gx.outer', '(a, b)', arguments.length - 2, arguments[2]);
   const fn = 'gx.outer';
   const [x, y] = checkPair(a, b, fn);
   if (x.ndim !== 1 || y.ndim !== 1) {
@@ -107,8 +107,8 @@ export function outer(a: Tensor, b: Tensor, ...extra: never[]): Tensor {
  * have the same number of dims and one dtype (numeric). One kernel pass.
  * @example gx.cross(gx.tensor([1, 0, 0]), gx.tensor([0, 1, 0])) // [0, 0, 1]
  */
-export function cross<D extends DType>(a: Tensor<D>, b: Tensor<D>, axis = -1, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.cross', extra, '(a, b, axis?)');
+export function cross<D extends DType>(a: Tensor<D>, b: Tensor<D>, axis = -1): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.cross', '(a, b, axis?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.cross';
   const [x, y] = checkPair(a, b, fn);
   if (x.ndim !== y.ndim) {
@@ -222,8 +222,8 @@ export function diagonal<D extends DType>(x: Tensor<D>, offset?: number | Diagon
  * (zeros elsewhere); a 2-d x gives a copy of its diagonal `offset`.
  * @example gx.diag(gx.tensor([1, 2, 3])) // 3 x 3 with 1, 2, 3 on the diagonal
  */
-export function diag<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.diag', extra, '(x, offset?)');
+export function diag<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.diag', '(x, offset?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.diag';
   checkTensor(x, fn, 'x');
   const k = checkInt(offset, fn, 'offset');
@@ -251,8 +251,8 @@ export function diag<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[
  * matrices sum in int64.
  * @example gx.trace(gx.eye(3)).item() // 3
  */
-export function trace(x: Tensor, ...extra: never[]): Tensor {
-  noMoreArguments('gx.trace', extra, '(x)');
+export function trace(x: Tensor): Tensor {
+  if (arguments.length > 1) tooManyArguments('gx.trace', '(x)', arguments.length - 1, arguments[1]);
   const fn = 'gx.trace';
   checkTensor(x, fn, 'x');
   if (x.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(x.shape)}`);
@@ -281,8 +281,8 @@ function triangle<D extends DType>(x: Tensor<D>, offset: unknown, upper: boolean
  * elements on and above diagonal `offset` kept, the rest zero, as torch.triu.
  * @example gx.triu(m); gx.triu(m, 1) // strictly above the diagonal
  */
-export function triu<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.triu', extra, '(x, offset?)');
+export function triu<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.triu', '(x, offset?)', arguments.length - 2, arguments[2]);
   return triangle(x, offset, true, 'gx.triu');
 }
 
@@ -291,7 +291,7 @@ export function triu<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[
  * `offset` kept, the rest zero, as torch.tril.
  * @example gx.tril(m); gx.tril(m, -1) // strictly below the diagonal
  */
-export function tril<D extends DType>(x: Tensor<D>, offset = 0, ...extra: never[]): Tensor<D> {
-  noMoreArguments('gx.tril', extra, '(x, offset?)');
+export function tril<D extends DType>(x: Tensor<D>, offset = 0): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.tril', '(x, offset?)', arguments.length - 2, arguments[2]);
   return triangle(x, offset, false, 'gx.tril');
 }

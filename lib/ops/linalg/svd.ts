@@ -9,7 +9,7 @@ import { recordMulti, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
 import { formatShape } from '../../core/shape';
 import { copyValues, type Tensor } from '../../core/tensor';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { checkTensor, optionsOf } from '../common';
 import { named, type Named } from '../named';
 import { BINARY, binaryOp, UNARY, unaryOp } from '../elementwise/elementwise';
@@ -96,7 +96,7 @@ function svdCompute<D extends DType>(a: Tensor<D>, options: SvdOptions | null | 
   checkTensor(a, fn, 'a');
   if (a.ndim !== 2) throw new RangeError(`${fn}: expected a 2-d matrix, got ${formatShape(a.shape)} (batched SVD is not supported yet)`);
   if (a.dtype !== 'float32' && a.dtype !== 'float64') throw new TypeError(`${fn}: dtype ${a.dtype} is not supported; expected float32 or float64`);
-  const full = opts.fullMatrices ?? true;
+  const full = booleanOption(fn, 'fullMatrices', opts.fullMatrices, true);
   const [m, n] = a.shape;
   const dtype = a.dtype;
   const device = a.device;

@@ -8,7 +8,7 @@
 import { allocate } from '../creation/creation';
 import { type DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { describeValue } from '../../core/shape';
 import { record, recordMulti, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
@@ -39,8 +39,7 @@ const CHOLESKY_KEYS = optionKeys<CholeskyOptions>({ upper: true });
 export function cholesky<D extends DType>(a: Tensor<D>, options?: CholeskyOptions | null): Tensor<D> {
   const fn = 'gx.linalg.cholesky';
   const opts = optionsOf<CholeskyOptions>(options, fn, CHOLESKY_KEYS);
-  const upper = opts.upper ?? false;
-  if (typeof upper !== 'boolean') throw new TypeError(`${fn}: upper must be a boolean, got ${describeValue(upper)}`);
+  const upper = booleanOption(fn, 'upper', opts.upper, false);
   const factor = noGrad(() => choleskyCompute(a, upper, fn));
   if (shouldRecord(a)) record('linalg.cholesky', [a], factor, [factor], (g, [f]) => [choleskyBackward(g, f, upper, `${fn} (backward)`)]);
   return factor;

@@ -18,7 +18,7 @@ import { parseDevice, type DeviceLike } from '../../core/device';
 import { parseDType } from '../../core/dtype';
 import type { DType } from '../../generated/dtypes';
 import { noGrad } from '../../tape/mode';
-import { optionKeys, tooManyArguments } from '../../core/options';
+import { booleanOption, optionKeys, tooManyArguments } from '../../core/options';
 import { describeValue, formatShape, type ShapeLike } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
@@ -153,8 +153,7 @@ export function multinomial(probs: Tensor, numSamples: number, opts?: Multinomia
   if (!isFloating(p.dtype)) throw new TypeError(`${fn}: input must be a floating tensor of weights, got ${describeOperand(p)}`);
   if (p.ndim !== 1 && p.ndim !== 2) throw new RangeError(`${fn}: input must be 1-d or 2-d, got ${formatShape(p.shape)}`);
   const o = optionsOf<MultinomialOptions>(opts, fn, MULTINOMIAL_KEYS);
-  const replacement = o.replacement ?? false;
-  if (typeof replacement !== 'boolean') throw new TypeError(`${fn}: replacement must be a boolean, got ${describeValue(replacement)}`);
+  const replacement = booleanOption(fn, 'replacement', o.replacement, false);
   const n = p.shape[p.ndim - 1];
   if (typeof numSamples !== 'number' || !Number.isSafeInteger(numSamples) || numSamples < 0) {
     throw new RangeError(`${fn}: numSamples must be a non-negative integer, got ${describeValue(numSamples)}`);
@@ -215,8 +214,7 @@ export function dropout(x: Tensor, p = 0.5, opts?: DropoutOpOptions): Tensor {
   if (!isFloating(t.dtype)) throw new TypeError(`${fn}: input must be a floating tensor, got ${describeOperand(t)}`);
   if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new RangeError(`${fn}: p must be a probability in [0, 1], got ${describeValue(p)}`);
   const o = optionsOf<DropoutOpOptions>(opts, fn, DROPOUT_KEYS);
-  const training = o.training ?? true;
-  if (typeof training !== 'boolean') throw new TypeError(`${fn}: training must be a boolean, got ${describeValue(training)}`);
+  const training = booleanOption(fn, 'training', o.training, true);
   if (o.generator !== undefined && !(o.generator instanceof Generator)) throw new TypeError(`${fn}: generator must be a gx.Generator`);
   if (!training || p === 0) return t;
   return dropoutOp(t, p, o.generator);

@@ -27,7 +27,7 @@ import { record, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
 import type { DType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
-import { optionKeys } from '../../core/options';
+import { booleanOption, optionKeys } from '../../core/options';
 import { describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
@@ -119,13 +119,6 @@ const KTH_KEYS = optionKeys<KthvalueOptions>({ axis: true, dim: true, keepdims: 
 const UNIQUE_KEYS = optionKeys<UniqueOptions>({ sorted: true, returnInverse: true, returnCounts: true });
 const SEARCH_KEYS = optionKeys<SearchsortedOptions>({ right: true, side: true, outInt32: true, sorter: true, out: true });
 const OUT_PAIR_KEYS = optionKeys<SortOut>({ values: true, indices: true });
-
-/** A boolean option (default `dflt`). */
-function flag(v: unknown, name: string, fn: string, dflt: boolean): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describeValue(v)}`);
-  return v;
-}
 
 /** torch has no topk, kthvalue or searchsorted for bool: neither does gpuext. */
 function refuseBool(x: Tensor, fn: string): void {
@@ -269,8 +262,8 @@ export function sortImpl(a: unknown, arg: unknown, opts: unknown, fn: string): S
   const x = checkTensor(a, fn, 'input');
   const o = axisCallOptions<SortOptions>(arg, opts, fn, SORT_KEYS);
   const axis = axisOf(arg, o, x, fn);
-  const descending = flag(o.descending, 'descending', fn, false);
-  flag(o.stable, 'stable', fn, true);
+  const descending = booleanOption(fn, 'descending', o.descending, false);
+  booleanOption(fn, 'stable', o.stable, true);
   const out = outPair(o.out, fn);
   const r = sortRaw(x, axis, descending, fn);
   if (out === undefined) recordGathered('sort', x, axis, r);
@@ -282,8 +275,8 @@ export function argsortImpl(a: unknown, arg: unknown, opts: unknown, fn: string)
   const x = checkTensor(a, fn, 'input');
   const o = axisCallOptions<ArgsortOptions>(arg, opts, fn, ARGSORT_KEYS);
   const axis = axisOf(arg, o, x, fn);
-  const descending = flag(o.descending, 'descending', fn, false);
-  flag(o.stable, 'stable', fn, true);
+  const descending = booleanOption(fn, 'descending', o.descending, false);
+  booleanOption(fn, 'stable', o.stable, true);
   const r = sortRaw(x, axis, descending, fn);
   r.values.dispose();
   return r.indices;
@@ -335,8 +328,8 @@ export function topkImpl(a: unknown, kArg: unknown, arg: unknown, opts: unknown,
   const o = axisCallOptions<TopkOptions>(arg, opts, fn, TOPK_KEYS);
   const axis = axisOf(arg, o, x, fn);
   const k = checkK(kArg, 0, lengthAlong(x, axis), axis, x, fn);
-  const largest = flag(o.largest, 'largest', fn, true);
-  flag(o.sorted, 'sorted', fn, true);
+  const largest = booleanOption(fn, 'largest', o.largest, true);
+  booleanOption(fn, 'sorted', o.sorted, true);
   const out = outPair(o.out, fn);
   const r = topkRaw(x, k, axis, largest, fn);
   if (out === undefined) recordGathered('topk', x, axis, r);
@@ -350,7 +343,7 @@ export function kthvalueImpl(a: unknown, kArg: unknown, arg: unknown, opts: unkn
   const o = axisCallOptions<KthvalueOptions>(arg, opts, fn, KTH_KEYS);
   const axis = axisOf(arg, o, x, fn);
   const k = checkK(kArg, 1, lengthAlong(x, axis), axis, x, fn);
-  const keepdims = flag(o.keepdims, 'keepdims', fn, false);
+  const keepdims = booleanOption(fn, 'keepdims', o.keepdims, false);
   const out = outPair(o.out, fn);
   const best = topkRaw(x, k, axis, false, fn);
   // The k-th smallest is the last of the k smallest: its own storage, not a view of all k.
@@ -405,9 +398,9 @@ export function uniqueImpl(a: unknown, opts: unknown, fn: string): Tensor | Uniq
   const x = checkTensor(a, fn, 'input');
   derivativeNotImplemented(fn, x);
   const o = optionsOf<UniqueOptions>(opts, fn, UNIQUE_KEYS);
-  flag(o.sorted, 'sorted', fn, true);
-  const wantInverse = flag(o.returnInverse, 'returnInverse', fn, false);
-  const wantCounts = flag(o.returnCounts, 'returnCounts', fn, false);
+  booleanOption(fn, 'sorted', o.sorted, true);
+  const wantInverse = booleanOption(fn, 'returnInverse', o.returnInverse, false);
+  const wantCounts = booleanOption(fn, 'returnCounts', o.returnCounts, false);
   return noGrad(() => {
     const n = x.numel;
     const reshaped = x.reshape([n]);
@@ -483,13 +476,13 @@ export function searchsorted(sortedSequence: Tensor, values: Tensor | number, op
   const o = optionsOf<SearchsortedOptions>(opts, fn, SEARCH_KEYS);
   if (seq0.ndim === 0) throw new RangeError(`${fn}: sortedSequence must have at least one dimension, got a 0-d tensor`);
   if (given instanceof Tensor) commonDevice([seq0, given], ['sortedSequence', 'values'], fn);
-  let right = flag(o.right, 'right', fn, false);
+  let right = booleanOption(fn, 'right', o.right, false);
   if (o.side !== undefined) {
     if (o.side !== 'left' && o.side !== 'right') throw new TypeError(`${fn}: side must be 'left' or 'right', got ${describeValue(o.side)}`);
     if (o.right === true && o.side === 'left') throw new TypeError(`${fn}: side 'left' and right: true disagree; pass one`);
     right = o.side === 'right';
   }
-  const outDtype = flag(o.outInt32, 'outInt32', fn, false) ? 'int32' : 'int64';
+  const outDtype = booleanOption(fn, 'outInt32', o.outInt32, false) ? 'int32' : 'int64';
   const dtype = resultType(seq0, given);
   if (dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported; convert with .astype('uint8') first`);
   const m = seq0.shape[seq0.ndim - 1];
