@@ -82,6 +82,11 @@ deviceTest('arange with an integer dtype truncates start, end and step first, as
     [[-2.5, 2.5, 1.5], 'uint8', [254, 255, 0, 1]],
     [[5, 0.5, -1.5], 'int16', [5, 4, 3]],
     [[1, 2.5, 0.5], 'float32', [1, 1.5, 2]],
+    // Values past the dtype's range wrap, as torch's int64 values converted (CUDA saturated, the CPU wrapped).
+    [[250, 260, 3], 'uint8', [250, 253, 0, 3]],
+    [[0, 300, 100], 'int8', [0, 100, -56]],
+    [[-3, 0], 'uint8', [253, 254, 255]],
+    [[2147483646, 2147483650], 'int32', [2147483646, 2147483647, -2147483648, -2147483647]],
   ];
   for (const [args, dtype, want] of cases) {
     const r = (gx.arange as (...a: unknown[]) => gx.Tensor)(...args, { dtype, device });

@@ -266,7 +266,8 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   // The narrower integer dtypes step by the truncated start and step (after counting with the untruncated ones).
   if (DTYPE_INFO[dtype].kind !== 'f' && dtype !== 'int64') [start, step] = [Math.trunc(start), Math.trunc(step)];
   if (!Number.isSafeInteger(n)) throw new RangeError(`${fn}: the range holds ${n} elements, more than a tensor can`);
-  if (dtype === 'int64' && n > 0) {
+  const integer = DTYPE_INFO[dtype].kind !== 'f';
+  if (integer && n > 0) {
     // The core counts such a range in int64 (exact past 2^53); its values must fit.
     const [lo, hi] = INTEGER_RANGE.int64;
     const last = BigInt(start) + BigInt(n - 1) * BigInt(step);
@@ -274,9 +275,21 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
       if (v < lo || v > hi) throw new RangeError(`${fn}: ${name} (${v}) is beyond int64`);
     }
   }
-  const t = allocate([n], dtype as D, o.device, undefined, fn);
-  native.arange(t.handle(), start, step);
-  return t;
+  if (!integer || dtype === 'int64') {
+    const t = allocate([n], dtype as D, o.device, undefined, fn);
+    native.arange(t.handle(), start, step);
+    return t;
+  }
+  // A narrower integer dtype takes the int64 values converted, as torch's (int64 accumulate, then the dtype: a
+  // uint8 arange(-2, 2) starts at 254). Converting each value from a double in the kernel was undefined past the
+  // dtype's range, and the CPU wrapped where CUDA saturated.
+  const wide = allocate([n], 'int64', o.device, undefined, fn);
+  try {
+    native.arange(wide.handle(), start, step);
+    return wide.astype(dtype) as Tensor<D>;
+  } finally {
+    wide.dispose();
+  }
 }
 
 /**
