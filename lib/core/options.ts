@@ -166,7 +166,8 @@ export function booleanOption(fn: string, name: string, value: unknown, fallback
  * them. The calling idiom, `if (arguments.length > n) tooManyArguments(fn,
  * form, arguments.length - n, arguments[n])`, reads the arguments object
  * without allocating it, so hot paths can afford it. test/arity.test.ts walks
- * every export with one argument more than its full form.
+ * every export with one argument more than its sample call, and again with
+ * one after empty options (where the sample leaves its options out).
  */
 export function tooManyArguments(fn: string, form: string, extra: number, first: unknown): never {
   throw new TypeError(`${fn}: takes ${form}; it takes no further argument or options (got ${describeValue(first)}` +

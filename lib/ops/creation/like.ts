@@ -23,24 +23,28 @@ function likeOptions<O extends TensorOptions>(x: unknown, opts: unknown, fn: str
 
 /** An uninitialized tensor of x's shape (dtype and device x's unless given). @example gx.emptyLike(x) */
 export function emptyLike<D extends DType = DType>(x: Tensor, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.emptyLike', '(x, options?)', arguments.length - 2, arguments[2]);
   const { x: t, o } = likeOptions<EmptyOptions<D>>(x, opts, 'gx.emptyLike', LIKE_KEYS);
   return empty<D>(t.shape, o);
 }
 
 /** Zeros of x's shape (dtype and device x's unless given). @example gx.zerosLike(x, { dtype: 'float64' }) */
 export function zerosLike<D extends DType = DType>(x: Tensor, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.zerosLike', '(x, options?)', arguments.length - 2, arguments[2]);
   const { x: t, o } = likeOptions<EmptyOptions<D>>(x, opts, 'gx.zerosLike', LIKE_KEYS);
   return zeros<D>(t.shape, o);
 }
 
 /** Ones of x's shape (dtype and device x's unless given). @example gx.onesLike(x) */
 export function onesLike<D extends DType = DType>(x: Tensor, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.onesLike', '(x, options?)', arguments.length - 2, arguments[2]);
   const { x: t, o } = likeOptions<EmptyOptions<D>>(x, opts, 'gx.onesLike', LIKE_KEYS);
   return full<D>(t.shape, 1, o);
 }
 
 /** `value` everywhere, in x's shape (dtype and device x's unless given, as torch.full_like). @example gx.fullLike(x, -1) */
 export function fullLike<D extends DType = DType>(x: Tensor, value: Scalar, opts?: TensorOptions<D>): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.fullLike', '(x, value, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.fullLike';
   const { x: t, o } = likeOptions<EmptyOptions<D>>(x, opts, fn, LIKE_KEYS);
   if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
@@ -57,6 +61,7 @@ function checkFloating(dtype: DType | undefined, fn: string): void {
 
 /** Uniform samples in [0, 1) of x's shape (dtype and device x's unless given; x must be floating or dtype given). @example gx.randLike(x) */
 export function randLike<D extends DType = DType>(x: Tensor, opts?: RandomOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.randLike', '(x, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.randLike';
   const { x: t, o } = likeOptions<RandomOptions<D>>(x, opts, fn, RAND_LIKE_KEYS);
   checkFloating(o.dtype, fn);
@@ -65,6 +70,7 @@ export function randLike<D extends DType = DType>(x: Tensor, opts?: RandomOption
 
 /** Standard normal samples of x's shape (dtype and device x's unless given). @example gx.randnLike(x, { std: 0.02 }) */
 export function randnLike<D extends DType = DType>(x: Tensor, opts?: RandnOptions<D>): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.randnLike', '(x, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.randnLike';
   const { x: t, o } = likeOptions<RandnOptions<D>>(x, opts, fn, RANDN_LIKE_KEYS);
   checkFloating(o.dtype, fn);
@@ -84,7 +90,7 @@ function checkSize(v: unknown, fn: string, name: string): number {
  * @example gx.eye(3); gx.eye(2, 4, { dtype: 'int32', device: 'cuda' })
  */
 export function eye<D extends DType = 'float32'>(n: number, m?: number | TensorOptions<D>, opts?: TensorOptions<D>): Tensor<D> {
-  if (arguments.length > 3) tooManyArguments('gx.eye', '(n, m?, opts?)', arguments.length - 3, arguments[3]);
+  if (arguments.length > 3) tooManyArguments('gx.eye', '(n, m?, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.eye';
   const [cols, o] = typeof m === 'number' || m === undefined ? [m ?? n, opts] : [n, m];
   checkSize(n, fn, 'n');

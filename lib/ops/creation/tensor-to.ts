@@ -99,6 +99,9 @@ function parseTarget(args: unknown[]): { device?: Device; dtype?: DType; opts: T
       rest = second;
     }
   }
+  // The options are the last argument each form takes: anything after them was dropped.
+  const takes = first instanceof Tensor || isDType(first) || typeof second !== 'string' ? 2 : 3;
+  if (args.length > takes) tooManyArguments(FN, '(device?, dtype?, options?)', args.length - takes, args[takes]);
   return { device, dtype, opts: checkOptions<ToOptions>(rest, FN, OPTION_KEYS) };
 }
 

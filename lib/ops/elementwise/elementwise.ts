@@ -11,7 +11,7 @@ import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
 import {
-  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS,
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, tooManyArguments,
   type OutOptions,
 } from '../common';
 import { optionKeys } from '../../core/options';
@@ -146,7 +146,11 @@ type AnyBinary = (self: unknown, other: unknown, opts?: unknown) => Tensor;
 export function binaryFunction(name: BinaryName): AnyBinary {
   const spec = BINARY[name];
   const fn = `gx.${name}`;
-  const f: AnyBinary = (a, b, opts) => binaryOp(spec, a, b, fn, opts);
+  // A function, not an arrow: it counts its arguments (one after the options was dropped).
+  const f: AnyBinary = function (a, b, opts) {
+    if (arguments.length > 3) tooManyArguments(fn, '(self, other, options?)', arguments.length - 3, arguments[3]);
+    return binaryOp(spec, a, b, fn, opts);
+  };
   Object.defineProperty(f, 'name', { value: name });
   return f;
 }
@@ -258,7 +262,10 @@ export function unaryFunction(name: UnaryName): AnyUnary {
   const spec = UNARY[name];
   const fn = `gx.${name}`;
   const f: AnyUnary = spec.params.length === 0
-    ? (x, opts) => unaryOp(spec, x, fn, opts)
+    ? function (x, opts) {
+      if (arguments.length > 2) tooManyArguments(fn, '(x, options?)', arguments.length - 2, arguments[2]);
+      return unaryOp(spec, x, fn, opts);
+    }
     : (x, ...rest) => {
       const { params, opts } = unaryArgs(spec, rest, fn);
       return unaryOp(spec, x, fn, opts, false, params);

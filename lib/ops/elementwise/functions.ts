@@ -13,16 +13,20 @@ import { tooManyArguments } from '../common';
  * broadcast, and self and other may be JS numbers.
  * @example gx.where(gx.gt(x, 0), x, 0)
  */
-export const where: WhereFn = ((condition: unknown, a: unknown, b: unknown, opts?: unknown): Tensor =>
-  whereOp(condition, a, b, 'gx.where', opts)) as WhereFn;
+export const where: WhereFn = (function (condition: unknown, a: unknown, b: unknown, opts?: unknown): Tensor {
+  if (arguments.length > 4) tooManyArguments('gx.where', '(condition, a, b, options?)', arguments.length - 4, arguments[4]);
+  return whereOp(condition, a, b, 'gx.where', opts);
+}) as WhereFn;
 
 /**
  * Limits x to [min, max] (either may be undefined or null); min > max gives
  * max everywhere, NaN stays NaN. Number bounds promote like scalars.
  * @example gx.clamp(x, 0, 1); gx.clamp(x, undefined, 6)
  */
-export const clamp: ClampFn = ((x: unknown, min?: unknown, max?: unknown, opts?: unknown): Tensor =>
-  clampOp(x, min, max, 'gx.clamp', opts)) as ClampFn;
+export const clamp: ClampFn = (function (x: unknown, min?: unknown, max?: unknown, opts?: unknown): Tensor {
+  if (arguments.length > 4) tooManyArguments('gx.clamp', '(x, min?, max?, options?)', arguments.length - 4, arguments[4]);
+  return clampOp(x, min, max, 'gx.clamp', opts);
+}) as ClampFn;
 
 /**
  * A copy of x converted to `dtype` (floats to integers truncate toward zero;

@@ -11,6 +11,7 @@ import type { TensorMethods } from '../install';
 import { Tensor } from '../../core/tensor';
 import { broadcastShapes, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, type OutOptions } from '../common';
 import { isFloating, resultType } from '../promotion';
+import { tooManyArguments } from '../../core/options';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType = DType> {
@@ -60,11 +61,13 @@ export function lerpOp(a: unknown, b: unknown, w: unknown, fn: string, opts?: un
 export function lerp<D extends DType>(self: Tensor<D>, end: Tensor, weight: Tensor | number, opts?: OutOptions<D>): Tensor<D>;
 export function lerp(self: Tensor, end: Tensor, weight: Tensor | number, opts?: OutOptions): Tensor;
 export function lerp(self: unknown, end: unknown, weight: unknown, opts?: unknown): Tensor {
+  if (arguments.length > 4) tooManyArguments('gx.lerp', '(self, end, weight, options?)', arguments.length - 4, arguments[4]);
   return lerpOp(self, end, weight, 'gx.lerp', opts);
 }
 
 export const LERP_METHODS: TensorMethods = {
   lerp(this: Tensor, end: unknown, weight: unknown, opts?: unknown) {
+    if (arguments.length > 3) tooManyArguments('Tensor.lerp', '(end, weight, options?)', arguments.length - 3, arguments[3]);
     return lerpOp(this, end, weight, 'Tensor.lerp', opts);
   },
 };

@@ -71,6 +71,7 @@ for (const name of Object.keys(BINARY) as BinaryName[]) {
   const spec = BINARY[name];
   const fn = `Tensor.${name}`;
   methods[name] = function (this: Tensor, other: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments(fn, '(other, options?)', arguments.length - 2, arguments[2]);
     return binaryOp(spec, this, other, fn, opts);
   };
 }
@@ -90,6 +91,7 @@ for (const name of Object.keys(UNARY) as UnaryName[]) {
   const fn = `Tensor.${name}`;
   methods[name] = spec.params.length === 0
     ? function (this: Tensor, opts?: unknown) {
+      if (arguments.length > 1) tooManyArguments(fn, '(options?)', arguments.length - 1, arguments[1]);
       return unaryOp(spec, this, fn, opts);
     }
     : function (this: Tensor, ...rest: unknown[]) {
@@ -113,6 +115,7 @@ for (const name of Object.keys(REDUCE) as ReduceName[]) {
   const spec = REDUCE[name];
   const fn = `Tensor.${name}`;
   methods[name] = function (this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments(fn, '(axis?, options?)', arguments.length - 2, arguments[2]);
     return reduceOp(spec, this, axis, opts, fn);
   };
 }
@@ -122,6 +125,7 @@ export const ELEMENTWISE_METHODS: TensorMethods = {
     return whereOp(condition, this, other, 'Tensor.where', opts);
   },
   clamp(this: Tensor, min?: unknown, max?: unknown, opts?: unknown) {
+    if (arguments.length > 3) tooManyArguments('Tensor.clamp', '(min?, max?, options?)', arguments.length - 3, arguments[3]);
     return clampOp(this, min, max, 'Tensor.clamp', opts);
   },
   clamp_(this: Tensor, min?: unknown, max?: unknown) {
@@ -133,9 +137,11 @@ export const ELEMENTWISE_METHODS: TensorMethods = {
     return astypeOp(this, dtype, 'Tensor.astype');
   },
   max(this: Tensor, arg?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.max', '(arg?, options?)', arguments.length - 2, arguments[2]);
     return extremumImpl(true, this, arg, opts, 'Tensor.max');
   },
   min(this: Tensor, arg?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.min', '(arg?, options?)', arguments.length - 2, arguments[2]);
     return extremumImpl(false, this, arg, opts, 'Tensor.min');
   },
 };

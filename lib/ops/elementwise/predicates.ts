@@ -43,6 +43,7 @@ function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: Red
  * @example gx.any(gx.gt(x, 0)); gx.any(x, 1, { keepdims: true })
  */
 export function any<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
+  if (arguments.length > 3) tooManyArguments('gx.any', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
   return countTest(x, axis, opts, 'gx.any', (t) => ne(t, 0), ne) as Tensor<TestResult<D>>;
 }
 
@@ -52,6 +53,7 @@ export function any<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, 
  * @example gx.all(gx.isfinite(x)).item()
  */
 export function all<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
+  if (arguments.length > 3) tooManyArguments('gx.all', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
   return countTest(x, axis, opts, 'gx.all', (t) => eq(t, 0), eq) as Tensor<TestResult<D>>;
 }
 
@@ -111,6 +113,7 @@ function closeness(a: unknown, b: unknown, opts: unknown, fn: string): Tensor<'b
  * @example gx.isclose(a, b, { rtol: 1e-3, equalNan: true })
  */
 export function isclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): Tensor<'bool'> {
+  if (arguments.length > 3) tooManyArguments('gx.isclose', '(a, b, options?)', arguments.length - 3, arguments[3]);
   return closeness(a, b, opts, 'gx.isclose');
 }
 
@@ -119,6 +122,7 @@ export function isclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): Tensor<'bo
  * @example if (!gx.allclose(got, want, { atol: 1e-6 })) throw new Error('mismatch');
  */
 export function allclose(a: Tensor, b: Tensor, opts?: IsCloseOptions): boolean {
+  if (arguments.length > 3) tooManyArguments('gx.allclose', '(a, b, options?)', arguments.length - 3, arguments[3]);
   return tidy(() => all(closeness(a, b, opts, 'gx.allclose')).item());
 }
 

@@ -47,6 +47,7 @@ import { resolveRange } from '../layout/layout';
 import { namedForCaller } from '../library';
 import { overlapsInputs } from '../overlap';
 import { maskedSelectRaw, nonzeroRaw } from './scatter-family';
+import { tooManyArguments } from '../../core/options';
 
 /** A slice start:end:step: what gx.sl makes (any part null or absent: Python's default). */
 export interface Slice {
@@ -577,5 +578,6 @@ export function indexPutImpl(a: unknown, indices: unknown, values: unknown, opts
  * @example gx.indexPut_(x, [rows, cols], gx.ones([3]), { accumulate: true })
  */
 export function indexPut_<T extends Tensor>(x: T, indices: readonly IndexItem[], values: Tensor | number | boolean | bigint, opts?: IndexPutOptions): T {
+  if (arguments.length > 4) tooManyArguments('gx.indexPut_', '(x, indices, values, options?)', arguments.length - 4, arguments[4]);
   return indexPutImpl(x, indices, values, opts, 'gx.indexPut_') as T;
 }

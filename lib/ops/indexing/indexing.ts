@@ -285,6 +285,7 @@ function scatterImpl(a: unknown, axisArg: unknown, indexArg: unknown, srcArg: un
  * @example gx.scatter(gx.zeros([3]), 0, gx.tensor([2, 0], { dtype: 'int64' }), gx.tensor([5, 6])) // [6, 0, 5]
  */
 export function scatter<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number, opts?: ScatterOptions): Tensor<D> {
+  if (arguments.length > 5) tooManyArguments('gx.scatter', '(x, axis, index, src, options?)', arguments.length - 5, arguments[5]);
   return scatterImpl(x, axis, index, src, scatterMode(opts, 'gx.scatter'), 'gx.scatter') as Tensor<D>;
 }
 

@@ -83,9 +83,11 @@ export const INDEXING_METHODS: TensorMethods = {
     return ops.take(this, index);
   },
   scatter(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
+    if (arguments.length > 4) tooManyArguments('Tensor.scatter', '(axis, index, src, options?)', arguments.length - 4, arguments[4]);
     return ops.scatter(this, axis, index, src, opts);
   },
   scatter_(this: Tensor, axis: number, index: Tensor, src: Tensor | number, opts?: ops.ScatterOptions) {
+    if (arguments.length > 4) tooManyArguments('Tensor.scatter_', '(axis, index, src, options?)', arguments.length - 4, arguments[4]);
     return ops.scatterInPlace(this, axis, index, src, ops.scatterMode(opts, 'Tensor.scatter_'), 'Tensor.scatter_');
   },
   scatterAdd(this: Tensor, axis: number, index: Tensor, src: Tensor | number) {
@@ -114,19 +116,24 @@ export const INDEXING_METHODS: TensorMethods = {
     return this;
   },
   indexPut_(this: Tensor, indices: readonly IndexItem[], values: Tensor | number | boolean | bigint, opts?: IndexPutOptions) {
+    if (arguments.length > 3) tooManyArguments('Tensor.indexPut_', '(indices, values, options?)', arguments.length - 3, arguments[3]);
     indexPutImpl(this, indices, values, opts, 'Tensor.indexPut_');
     return this;
   },
   scatterReduce(this: Tensor, axis: number, index: Tensor, src: Tensor | number, reduce: ScatterReduction, opts?: ScatterReduceOptions) {
+    if (arguments.length > 5) tooManyArguments('Tensor.scatterReduce', '(axis, index, src, reduce, options?)', arguments.length - 5, arguments[5]);
     return family.scatterReduce(this, axis, index, src, reduce, opts);
   },
   scatterReduce_(this: Tensor, axis: number, index: Tensor, src: Tensor | number, reduce: ScatterReduction, opts?: ScatterReduceOptions) {
+    if (arguments.length > 5) tooManyArguments('Tensor.scatterReduce_', '(axis, index, src, reduce, options?)', arguments.length - 5, arguments[5]);
     return family.scatterReduceImpl(this, axis, index, src, reduce, opts, true, 'Tensor.scatterReduce_');
   },
   indexAdd(this: Tensor, axis: number, index: Tensor, source: Tensor, opts?: IndexAddOptions) {
+    if (arguments.length > 4) tooManyArguments('Tensor.indexAdd', '(axis, index, source, options?)', arguments.length - 4, arguments[4]);
     return family.indexAdd(this, axis, index, source, opts);
   },
   indexAdd_(this: Tensor, axis: number, index: Tensor, source: Tensor, opts?: IndexAddOptions) {
+    if (arguments.length > 4) tooManyArguments('Tensor.indexAdd_', '(axis, index, source, options?)', arguments.length - 4, arguments[4]);
     return family.indexAddImpl(this, axis, index, source, opts, true, 'Tensor.indexAdd_');
   },
   maskedSelect(this: Tensor, mask: Tensor) {
@@ -134,13 +141,15 @@ export const INDEXING_METHODS: TensorMethods = {
     return family.maskedSelect(this, mask);
   },
   nonzero(this: Tensor, opts?: NonzeroOptions) {
+    if (arguments.length > 1) tooManyArguments('Tensor.nonzero', '(options?)', arguments.length - 1, arguments[1]);
     return family.nonzero(this, opts);
   },
   bincount(this: Tensor, opts?: BincountOptions) {
-    if (arguments.length > 1) tooManyArguments('Tensor.bincount', '(opts?)', arguments.length - 1, arguments[1]);
+    if (arguments.length > 1) tooManyArguments('Tensor.bincount', '(options?)', arguments.length - 1, arguments[1]);
     return family.bincountImpl(this, opts, 'Tensor.bincount');
   },
   histc(this: Tensor, opts?: HistcOptions) {
+    if (arguments.length > 1) tooManyArguments('Tensor.histc', '(options?)', arguments.length - 1, arguments[1]);
     return family.histcImpl(this, opts, 'Tensor.histc');
   },
 };

@@ -211,6 +211,7 @@ function recordScatterSelect(x: Tensor, srcGiven: unknown, src: Tensor, out: Ten
  */
 export function scatterReduce<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, src: Tensor<D> | number,
   reduce: ScatterReduction, opts?: ScatterReduceOptions): Tensor<D> {
+  if (arguments.length > 6) tooManyArguments('gx.scatterReduce', '(x, axis, index, src, reduce, options?)', arguments.length - 6, arguments[6]);
   return scatterReduceImpl(x, axis, index, src, reduce, opts, false, 'gx.scatterReduce') as Tensor<D>;
 }
 
@@ -280,6 +281,7 @@ export function indexAddImpl(a: unknown, axisArg: unknown, indexArg: unknown, so
  * @example gx.indexAdd(gx.zeros([3, 2]), 0, gx.tensor([2, 0, 2], { dtype: 'int64' }), gx.ones([3, 2])) // rows [1, 0, 2]
  */
 export function indexAdd<D extends DType>(x: Tensor<D>, axis: number, index: Tensor, source: Tensor<D>, opts?: IndexAddOptions): Tensor<D> {
+  if (arguments.length > 5) tooManyArguments('gx.indexAdd', '(x, axis, index, source, options?)', arguments.length - 5, arguments[5]);
   return indexAddImpl(x, axis, index, source, opts, false, 'gx.indexAdd') as Tensor<D>;
 }
 
@@ -391,6 +393,7 @@ export function nonzero(x: Tensor, opts: NonzeroOptions & { asTuple: true }): Te
 export function nonzero(x: Tensor, opts?: NonzeroOptions & { asTuple?: false }): Tensor<'int64'>;
 export function nonzero(x: Tensor, opts?: NonzeroOptions): Tensor<'int64'> | Tensor<'int64'>[];
 export function nonzero(x: Tensor, opts?: NonzeroOptions): Tensor<'int64'> | Tensor<'int64'>[] {
+  if (arguments.length > 2) tooManyArguments('gx.nonzero', '(x, options?)', arguments.length - 2, arguments[2]);
   return nonzeroImpl(x, opts, 'gx.nonzero') as Tensor<'int64'> | Tensor<'int64'>[];
 }
 
@@ -545,5 +548,6 @@ export function histcImpl(a: unknown, opts: unknown, fn: string): Tensor {
  * @example gx.histc(x, { bins: 4, min: 0, max: 4 })
  */
 export function histc<D extends DType>(x: Tensor<D>, opts?: HistcOptions): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.histc', '(x, options?)', arguments.length - 2, arguments[2]);
   return histcImpl(x, opts, 'gx.histc') as Tensor<D>;
 }

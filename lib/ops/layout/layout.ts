@@ -278,6 +278,7 @@ export function broadcastTo<D extends DType>(input: Tensor<D>, shape: readonly n
  * @example gx.flatten(gx.zeros([2, 3, 4]), 1) // shape [2, 12]
  */
 export function flatten<D extends DType>(input: Tensor<D>, startAxis = 0, endAxis = -1): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.flatten', '(input, startAxis?, endAxis?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.flatten';
   const l = layoutOf(input, fn);
   const n = l.shape.length;
@@ -313,6 +314,7 @@ export function resolveRange(size: number, start: unknown, end: unknown, step: u
  * @example gx.slice(gx.arange(10), 0, 1, -1, 3) // [1, 4, 7]
  */
 export function slice<D extends DType>(input: Tensor<D>, axis: number, start?: number | null, end?: number | null, step = 1): Tensor<D> {
+  if (arguments.length > 5) tooManyArguments('gx.slice', '(input, axis, start?, end?, step?)', arguments.length - 5, arguments[5]);
   const fn = 'gx.slice';
   const l = layoutOf(input, fn);
   const d = normalizeAxis(axis, l.shape, fn, 'axis', 'strict');

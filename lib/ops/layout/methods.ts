@@ -70,9 +70,11 @@ export const LAYOUT_METHODS: TensorMethods = {
     return ops.broadcastTo(this, shape);
   },
   flatten(this: Tensor, startAxis?: number, endAxis?: number) {
+    if (arguments.length > 2) tooManyArguments('Tensor.flatten', '(startAxis?, endAxis?)', arguments.length - 2, arguments[2]);
     return ops.flatten(this, startAxis, endAxis);
   },
   slice(this: Tensor, axis: number, start?: number | null, end?: number | null, step?: number) {
+    if (arguments.length > 4) tooManyArguments('Tensor.slice', '(axis, start?, end?, step?)', arguments.length - 4, arguments[4]);
     return ops.slice(this, axis, start, end, step);
   },
   narrow(this: Tensor, axis: number, start: number, length: number) {

@@ -9,6 +9,7 @@ import type { Tensor } from '../../core/tensor';
 import { checkTensor, optionsOf } from '../common';
 import { cat, checkInt, expand, narrow } from './layout';
 import { alongAxes, flip, joined } from './reorder';
+import { tooManyArguments } from '../../core/options';
 
 /** How gx.pad fills the new elements. */
 export type PadMode = 'constant' | 'reflect' | 'replicate';
@@ -30,6 +31,7 @@ const PAD_KEYS = optionKeys<PadOptions>({ mode: true, value: true });
  * @example gx.pad(gx.tensor([[1, 2]]), [1, 2]) // [[0, 1, 2, 0, 0]]; gx.pad(img, [1, 1, 1, 1], { mode: 'reflect' })
  */
 export function pad<D extends DType>(x: Tensor<D>, pad: readonly number[], opts?: PadOptions): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.pad', '(x, pad, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.pad';
   checkTensor(x, fn, 'input');
   const o = optionsOf<PadOptions>(opts, fn, PAD_KEYS);

@@ -79,9 +79,11 @@ export const RESHAPE_METHODS: TensorMethods = {
     return repeat.repeatInterleave(this, repeats, axis);
   },
   any(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
+    if (arguments.length > 2) tooManyArguments('Tensor.any', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return predicates.any(this, axis, opts);
   },
   all(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
+    if (arguments.length > 2) tooManyArguments('Tensor.all', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return predicates.all(this, axis, opts);
   },
   isnan(this: Tensor) {

@@ -103,6 +103,7 @@ function* rows<D extends DType>(x: Tensor<D>): IterableIterator<Tensor<D>> {
 
 export const SHAPE_METHODS: TensorMethods = {
   matmul(this: Tensor, other: Tensor, options?: MatmulOptions | null) {
+    if (arguments.length > 2) tooManyArguments('Tensor.matmul', '(other, options?)', arguments.length - 2, arguments[2]);
     return matmul(this, other, options);
   },
   size(this: Tensor, axis?: number) {
@@ -127,7 +128,7 @@ export const SHAPE_METHODS: TensorMethods = {
     return this.fill_(0, 'Tensor.zero_');
   },
   toNested(this: Tensor, opts?: unknown) {
-    if (arguments.length > 1) tooManyArguments('Tensor.toNested', '(opts?)', arguments.length - 1, arguments[1]);
+    if (arguments.length > 1) tooManyArguments('Tensor.toNested', '(options?)', arguments.length - 1, arguments[1]);
     const fn = 'Tensor.toNested';
     const o = optionsOf<ToNestedOptions>(opts, fn, TO_NESTED_KEYS);
     const bigint = booleanOption(fn, 'bigint', o.bigint, false);

@@ -27,6 +27,7 @@ export type { SlogdetResult } from './lu-kernels';
  * const x = gx.linalg.solve(a, b);  // a [3, 3], b [3] -> x [3]
  */
 export function solve<D extends DType>(a: Tensor<D>, b: Tensor<D>, opts?: SolveOptions): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.linalg.solve', '(a, b, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.linalg.solve';
   const left = booleanOption(fn, 'left', optionsOf<SolveOptions>(opts, fn, SOLVE_KEYS).left, true);
   // X A = B is A^T X^T = B^T (an option that was ignored: X came back as A^-1 B).

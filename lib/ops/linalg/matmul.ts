@@ -102,6 +102,7 @@ function stridedBatch3(t: Tensor, batch: readonly number[], rows: number, cols: 
  * const y = gx.matmul(w, x, { allowTf32: true });  // float32 on tensor cores
  */
 export function matmul(a: Tensor, b: Tensor, options?: MatmulOptions | null): Tensor {
+  if (arguments.length > 3) tooManyArguments('gx.matmul', '(a, b, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.matmul';
   const opts = optionsOf<MatmulOptions>(options, fn, MATMUL_KEYS);
   checkTensor(a, fn, 'a');

@@ -82,6 +82,7 @@ export const LINALG_METHODS: TensorMethods = {
     return products.cross(this, other, axis);
   },
   norm(this: Tensor, p?: number | 'fro' | 'nuc' | null, axis?: Axes | null, options?: NormOptions) {
+    if (arguments.length > 3) tooManyArguments('Tensor.norm', '(p?, axis?, options?)', arguments.length - 3, arguments[3]);
     return tensorNorm(this, p, axis, options, 'Tensor.norm');
   },
 };

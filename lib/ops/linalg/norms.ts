@@ -18,6 +18,7 @@
 //   SVD per matrix (16-bit floats in float32); the gradient uses the U and Vh
 //   of that SVD: U diag(dS) Vh, dS being 1 for 'nuc' and the tie-split
 //   indicator of the largest (smallest) singular value for 2 (-2).
+import { tooManyArguments } from '../../core/options';
 import { allocate, full } from '../creation/creation';
 import { parseDType } from '../../core/dtype';
 import type { DType, FloatDType } from '../../generated/dtypes';
@@ -215,6 +216,7 @@ function vectorAxes(axis: unknown, shape: readonly number[], fn: string): number
 export function vectorNorm<D extends DType, R extends FloatDType | undefined = undefined>(x: Tensor<D>, ord?: number | VectorNormOptions<NonNullable<R>>,
   axis?: Axes | null, options?: NormOptions<NonNullable<R>>): NormResult<D, R> {
   const fn = 'gx.linalg.vectorNorm';
+  if (arguments.length > 4) tooManyArguments(fn, '(x, ord?, axis?, options?)', arguments.length - 4, arguments[4]);
   const a = parseCall(ord, axis, options, fn, VECTOR_KEYS);
   const [t, dtype] = checkInput(x, a.dtype, fn);
   const p = a.ord === undefined ? 2 : checkOrd(a.ord, fn);
@@ -355,6 +357,7 @@ function singularValueNorm(x: Tensor, ord: 2 | -2 | 'nuc', d0: number, d1: numbe
 export function matrixNorm<D extends DType, R extends FloatDType | undefined = undefined>(x: Tensor<D>, ord?: MatrixNormOrd | MatrixNormOptions<NonNullable<R>>,
   axis?: readonly [number, number], options?: NormOptions<NonNullable<R>>): NormResult<D, R> {
   const fn = 'gx.linalg.matrixNorm';
+  if (arguments.length > 4) tooManyArguments(fn, '(x, ord?, axis?, options?)', arguments.length - 4, arguments[4]);
   const a = parseCall(ord, axis, options, fn, MATRIX_KEYS);
   const [t, dtype] = checkInput(x, a.dtype, fn);
   const [d0, d1] = matrixAxes(a.axis, t.shape, fn);
@@ -408,6 +411,7 @@ function linalgNorm(x: Tensor, ord: unknown, axis: unknown, keepdims: boolean, a
 export function norm<D extends DType, R extends FloatDType | undefined = undefined>(x: Tensor<D>, ord?: MatrixNormOrd | null | LinalgNormOptions<NonNullable<R>>,
   axis?: Axes | null, options?: NormOptions<NonNullable<R>>): NormResult<D, R> {
   const fn = 'gx.linalg.norm';
+  if (arguments.length > 4) tooManyArguments(fn, '(x, ord?, axis?, options?)', arguments.length - 4, arguments[4]);
   const a = parseCall(ord, axis, options, fn, LINALG_KEYS);
   return linalgNorm(x, a.ord, a.axis, a.keepdims, a.dtype, fn) as NormResult<D, R>;
 }

@@ -18,6 +18,7 @@ import { optionsOf } from '../common';
 import { named, type Named } from '../named';
 import { asBatch, checkMatrices, type Matrices, withOutputs } from './common';
 import { qrBackward } from './qr-backward';
+import { tooManyArguments } from '../../core/options';
 
 /** 'reduced': Q [m, k], R [k, n] (k = min(m, n)); 'complete': Q [m, m], R [m, n]; 'r': R [k, n] only, Q empty. */
 export type QrMode = 'reduced' | 'complete' | 'r';
@@ -55,6 +56,7 @@ export type QrResult<D extends DType = DType> = Named<QrFields<D>, [Tensor<D>, T
  * const { R: r } = gx.linalg.qr(a, { mode: 'r' });         // R only
  */
 export function qr<D extends DType>(a: Tensor<D>, options?: QrOptions | null): QrResult<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.qr', '(a, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.linalg.qr';
   const opts = optionsOf<QrOptions>(options, fn, QR_KEYS);
   const mode = opts.mode ?? 'reduced';

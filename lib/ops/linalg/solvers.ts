@@ -25,6 +25,7 @@ import { svd } from './svd';
 import { eighImpl, type EighOptions } from './symmetric';
 import { named, type Named } from '../named';
 import { REDUCE, reduceOp } from '../reduce/reduction';
+import { tooManyArguments } from '../../core/options';
 
 export interface RankToleranceOptions {
   /** Absolute cut-off for the singular values (default 0). */
@@ -90,6 +91,7 @@ function pinvOne(m: Tensor, atol: number, rtol: number, fn: string): Tensor {
  * @example gx.linalg.pinv(a); gx.linalg.pinv(a, { rtol: 1e-6 })
  */
 export function pinv<D extends DType>(a: Tensor<D>, options?: RankToleranceOptions | null): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.pinv', '(a, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.linalg.pinv';
   checkMatrices(a, fn, 'a');
   const [atol, rtol] = tolerance(options, a, fn);
@@ -103,6 +105,7 @@ export function pinv<D extends DType>(a: Tensor<D>, options?: RankToleranceOptio
  * @example gx.linalg.matrixRank(gx.outer(u, v)).item() // 1
  */
 export function matrixRank(a: Tensor, options?: RankToleranceOptions | null): Tensor<'int64'> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.matrixRank', '(a, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.linalg.matrixRank';
   checkMatrices(a, fn, 'a');
   const [atol, rtol] = tolerance(options, a, fn);
@@ -133,6 +136,7 @@ export type LstsqResult<D extends DType = DType> = Named<LstsqFields<D>, [Tensor
  * @example const { solution } = gx.linalg.lstsq(A, b); const [x] = gx.linalg.lstsq(A, b)
  */
 export function lstsq<D extends DType>(a: Tensor<D>, b: Tensor, options?: LstsqOptions | null): LstsqResult<D> {
+  if (arguments.length > 3) tooManyArguments('gx.linalg.lstsq', '(a, b, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.linalg.lstsq';
   const mats = checkMatrices(a, fn, 'a');
   const rhs = checkTensor(b, fn, 'b');
@@ -170,6 +174,7 @@ export function lstsq<D extends DType>(a: Tensor<D>, b: Tensor, options?: LstsqO
  * @example gx.linalg.eigvalsh(cov)
  */
 export function eigvalsh<D extends DType>(a: Tensor<D>, options?: EighOptions | null): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.eigvalsh', '(a, options?)', arguments.length - 2, arguments[2]);
   const r = eighImpl(a, options, 'gx.linalg.eigvalsh');
   r.eigenvectors.dispose();  // saved by the recorded eigh when a requires grad: the graph keeps its own alias
   return r.eigenvalues;

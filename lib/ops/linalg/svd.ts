@@ -16,6 +16,7 @@ import { BINARY, binaryOp, UNARY, unaryOp } from '../elementwise/elementwise';
 import { namedForCaller } from '../library';
 import { svdBackward } from './svd-backward';
 import { REDUCE, reduceOp } from '../reduce/reduction';
+import { tooManyArguments } from '../../core/options';
 
 /**
  * Checks a before the SVD and returns the power of two to divide it by (0:
@@ -82,6 +83,7 @@ export type SvdResult<D extends DType = DType> = Named<SvdFields<D>, [Tensor<D>,
  * const { U, S, Vh } = gx.linalg.svd(a, { fullMatrices: false });  // a: [10000, 1000] -> U [10000, 1000]
  */
 export function svd<D extends DType>(a: Tensor<D>, options?: SvdOptions | null): SvdResult<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.svd', '(a, options?)', arguments.length - 2, arguments[2]);
   const r = noGrad(() => svdCompute(a, options));
   if (shouldRecord(a)) {
     recordMulti('linalg.svd', [a], [r.U, r.S, r.Vh], [r.U, r.S, r.Vh], ([gU, gS, gVh], [U, S, Vh]) => [svdBackward(gU, gS, gVh, U, S, Vh)]);

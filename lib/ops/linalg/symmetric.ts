@@ -17,6 +17,7 @@ import { optionsOf } from '../common';
 import { named, type Named } from '../named';
 import { asBatch, batchElement, checkSquare, firstFailure, withOutputs } from './common';
 import { choleskyBackward, eighBackward } from './symmetric-backward';
+import { tooManyArguments } from '../../core/options';
 
 export interface CholeskyOptions {
   /** Return U with A = U^T U, from A's upper triangle (default false: L with A = L L^T, from the lower one). */
@@ -37,6 +38,7 @@ const CHOLESKY_KEYS = optionKeys<CholeskyOptions>({ upper: true });
  * const L = gx.linalg.cholesky(a);
  */
 export function cholesky<D extends DType>(a: Tensor<D>, options?: CholeskyOptions | null): Tensor<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.cholesky', '(a, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.linalg.cholesky';
   const opts = optionsOf<CholeskyOptions>(options, fn, CHOLESKY_KEYS);
   const upper = booleanOption(fn, 'upper', opts.upper, false);
@@ -93,6 +95,7 @@ export type EighResult<D extends DType = DType> = Named<EighFields<D>, [Tensor<D
  * const { eigenvalues, eigenvectors } = gx.linalg.eigh(cov);
  */
 export function eigh<D extends DType>(a: Tensor<D>, options?: EighOptions | null): EighResult<D> {
+  if (arguments.length > 2) tooManyArguments('gx.linalg.eigh', '(a, options?)', arguments.length - 2, arguments[2]);
   return eighImpl(a, options, 'gx.linalg.eigh');
 }
 

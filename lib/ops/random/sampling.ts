@@ -71,7 +71,7 @@ function checkProbabilities(p: Tensor, fn: string, name: string): void {
  * @example gx.manualSeed(0); gx.randperm(5) // a permutation of [0, 5)
  */
 export function randperm<D extends DType = 'int64'>(n: number, opts?: RandpermOptions<D>): Tensor<D> {
-  if (arguments.length > 2) tooManyArguments('gx.randperm', '(n, opts?)', arguments.length - 2, arguments[2]);
+  if (arguments.length > 2) tooManyArguments('gx.randperm', '(n, options?)', arguments.length - 2, arguments[2]);
   const fn = 'gx.randperm';
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`${fn}: n must be a non-negative integer, got ${describeValue(n)}`);
   const o = optionsOf<RandpermOptions>(opts, fn, RANDPERM_KEYS);
@@ -92,6 +92,7 @@ export function randperm<D extends DType = 'int64'>(n: number, opts?: RandpermOp
  * @example gx.bernoulli(gx.full([3], 0.3)); gx.bernoulli(x, 0.5)
  */
 export function bernoulli<D extends DType>(input: Tensor<D>, p?: number | null, opts?: SamplingOptions): Tensor<D> {
+  if (arguments.length > 3) tooManyArguments('gx.bernoulli', '(input, p?, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.bernoulli';
   const x = checkTensor(input, fn, 'input');
   if (!isFloating(x.dtype)) throw new TypeError(`${fn}: input must be a floating tensor (probabilities), got ${describeOperand(x)}`);
@@ -115,6 +116,7 @@ export function bernoulli<D extends DType>(input: Tensor<D>, p?: number | null, 
  * @example gx.normal(0, 2, [3, 3]); gx.normal(mu, sigma)
  */
 export function normal(mean: number | Tensor, std: number | Tensor, shape?: ShapeLike | null, opts?: SamplingOptions & { dtype?: DType; device?: DeviceLike }): Tensor {
+  if (arguments.length > 4) tooManyArguments('gx.normal', '(mean, std, shape?, options?)', arguments.length - 4, arguments[4]);
   const fn = 'gx.normal';
   const o = optionsOf<SamplingOptions & { dtype?: DType; device?: DeviceLike }>(opts, fn, [...SAMPLING_KEYS, 'dtype', 'device']);
   if (typeof mean === 'number' && typeof std === 'number') {
@@ -148,6 +150,7 @@ export function normal(mean: number | Tensor, std: number | Tensor, shape?: Shap
  * @example gx.multinomial(gx.tensor([0.1, 0.6, 0.3]), 4, { replacement: true })
  */
 export function multinomial(probs: Tensor, numSamples: number, opts?: MultinomialOptions): Tensor<'int64'> {
+  if (arguments.length > 3) tooManyArguments('gx.multinomial', '(probs, numSamples, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.multinomial';
   const p = checkTensor(probs, fn, 'input');
   if (!isFloating(p.dtype)) throw new TypeError(`${fn}: input must be a floating tensor of weights, got ${describeOperand(p)}`);
@@ -209,6 +212,7 @@ export function dropoutOp(x: Tensor, p: number, generator: Generator | undefined
  * @example gx.dropout(h, 0.1); gx.dropout(h, 0.1, { training: model.training })
  */
 export function dropout(x: Tensor, p = 0.5, opts?: DropoutOpOptions): Tensor {
+  if (arguments.length > 3) tooManyArguments('gx.dropout', '(x, p?, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.dropout';
   const t = checkTensor(x, fn, 'input');
   if (!isFloating(t.dtype)) throw new TypeError(`${fn}: input must be a floating tensor, got ${describeOperand(t)}`);

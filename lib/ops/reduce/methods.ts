@@ -16,6 +16,7 @@ import { medianImpl, quantileImpl, type MedianOptions, type QuantileOptions } fr
 import { modeImpl, nanmedianImpl, nanquantileImpl, type ModeOptions } from './statistics-nan-order';
 import type { SortResult } from '../sort/sorting';
 import type { FloatResult, ReduceAxis, SumResult } from '../types';
+import { tooManyArguments } from '../../core/options';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -73,48 +74,63 @@ declare module '../../core/tensor' {
 
 export const STATISTICS_METHODS: TensorMethods = {
   nansum(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.nansum', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return nansumImpl(this, axis, opts, 'Tensor.nansum');
   },
   nanmean(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.nanmean', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return nanmeanImpl(this, axis, opts, 'Tensor.nanmean');
   },
   countNonzero(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.countNonzero', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return countNonzeroImpl(this, axis, opts, 'Tensor.countNonzero');
   },
   amax(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.amax', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return reduceOp(REDUCE.max, this, axis, opts, 'Tensor.amax');
   },
   amin(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.amin', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return reduceOp(REDUCE.min, this, axis, opts, 'Tensor.amin');
   },
   aminmax(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.aminmax', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return aminmaxImpl(this, axis, opts, 'Tensor.aminmax');
   },
   median(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.median', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return medianImpl(this, axis, opts, 'Tensor.median');
   },
   quantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 3) tooManyArguments('Tensor.quantile', '(q, axis?, options?)', arguments.length - 3, arguments[3]);
     return quantileImpl(this, q, axis, opts, 'Tensor.quantile');
   },
   mode(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.mode', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return modeImpl(this, axis, opts, 'Tensor.mode');
   },
   nanmedian(this: Tensor, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.nanmedian', '(axis?, options?)', arguments.length - 2, arguments[2]);
     return nanmedianImpl(this, axis, opts, 'Tensor.nanmedian');
   },
   nanquantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 3) tooManyArguments('Tensor.nanquantile', '(q, axis?, options?)', arguments.length - 3, arguments[3]);
     return nanquantileImpl(this, q, axis, opts, 'Tensor.nanquantile');
   },
   diff(this: Tensor, n?: unknown, axis?: unknown, opts?: unknown) {
+    if (arguments.length > 3) tooManyArguments('Tensor.diff', '(n?, axis?, options?)', arguments.length - 3, arguments[3]);
     return diffImpl(this, n, axis, opts, 'Tensor.diff');
   },
   cumprod(this: Tensor, axis: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.cumprod', '(axis, options?)', arguments.length - 2, arguments[2]);
     return cumprodImpl(this, axis, opts, 'Tensor.cumprod');
   },
   cummax(this: Tensor, axis: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.cummax', '(axis, options?)', arguments.length - 2, arguments[2]);
     return cumExtremumImpl(this, axis, opts, true, 'Tensor.cummax');
   },
   cummin(this: Tensor, axis: unknown, opts?: unknown) {
+    if (arguments.length > 2) tooManyArguments('Tensor.cummin', '(axis, options?)', arguments.length - 2, arguments[2]);
     return cumExtremumImpl(this, axis, opts, false, 'Tensor.cummin');
   },
 };

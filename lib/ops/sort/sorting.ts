@@ -38,6 +38,7 @@ import { checkInt, movedim, narrow, squeeze, unsqueeze } from '../layout/layout'
 import { namedForCaller } from '../library';
 import { named, type Named } from '../named';
 import { resultType } from '../promotion';
+import { tooManyArguments } from '../../core/options';
 
 /** Where sort, topk and kthvalue may write their results (each must have the result's shape and dtype). */
 export interface SortOut<D extends DType = DType> {
@@ -294,7 +295,10 @@ export interface SortFn {
  * (NOTE [ Ordering semantics ]). Gradients flow to x through the indices.
  * @example const { values, indices } = gx.sort(x); gx.sort(x, 0, { descending: true }); gx.sort(x, { axis: 1 })
  */
-export const sort: SortFn = ((x: unknown, axis?: unknown, opts?: unknown): SortResult => sortImpl(x, axis, opts, 'gx.sort')) as SortFn;
+export const sort: SortFn = (function (x: unknown, axis?: unknown, opts?: unknown): SortResult {
+  if (arguments.length > 3) tooManyArguments('gx.sort', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
+  return sortImpl(x, axis, opts, 'gx.sort');
+}) as SortFn;
 
 export interface ArgsortFn {
   (x: Tensor, axis?: number, opts?: ArgsortOptions): Tensor<'int64'>;
@@ -306,8 +310,10 @@ export interface ArgsortFn {
  * torch.argsort: gx.sort's indices. Stable.
  * @example gx.argsort(gx.tensor([3, 1, 2])) // [1, 2, 0]; gx.argsort(x, 0, { descending: true })
  */
-export const argsort: ArgsortFn = ((x: unknown, axis?: unknown, opts?: unknown): Tensor<'int64'> =>
-  argsortImpl(x, axis, opts, 'gx.argsort')) as ArgsortFn;
+export const argsort: ArgsortFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor<'int64'> {
+  if (arguments.length > 3) tooManyArguments('gx.argsort', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
+  return argsortImpl(x, axis, opts, 'gx.argsort');
+}) as ArgsortFn;
 
 // --- topk, kthvalue --------------------------------------------------------------
 
@@ -373,8 +379,10 @@ export interface TopkFn {
  * to 32 never sorts the rows. Gradients flow to x through the indices.
  * @example gx.topk(logits, 5); gx.topk(x, 3, 0, { largest: false }); gx.topk(x, 2, { axis: 1 })
  */
-export const topk: TopkFn = ((x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult =>
-  topkImpl(x, k, axis, opts, 'gx.topk')) as TopkFn;
+export const topk: TopkFn = (function (x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult {
+  if (arguments.length > 4) tooManyArguments('gx.topk', '(x, k, axis?, options?)', arguments.length - 4, arguments[4]);
+  return topkImpl(x, k, axis, opts, 'gx.topk');
+}) as TopkFn;
 
 export interface KthvalueFn {
   <D extends DType>(x: Tensor<D>, k: number, axis?: number, opts?: KthvalueOptions<D>): SortResult<D>;
@@ -388,8 +396,10 @@ export interface KthvalueFn {
  * puts k-th. Gradients flow to x through the indices.
  * @example gx.kthvalue(x, 2); const median = gx.kthvalue(x, (n + 1) >> 1, 0).values
  */
-export const kthvalue: KthvalueFn = ((x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult =>
-  kthvalueImpl(x, k, axis, opts, 'gx.kthvalue')) as KthvalueFn;
+export const kthvalue: KthvalueFn = (function (x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult {
+  if (arguments.length > 4) tooManyArguments('gx.kthvalue', '(x, k, axis?, options?)', arguments.length - 4, arguments[4]);
+  return kthvalueImpl(x, k, axis, opts, 'gx.kthvalue');
+}) as KthvalueFn;
 
 // --- unique --------------------------------------------------------------------------
 
@@ -452,7 +462,10 @@ export interface UniqueFn {
  * synchronizes once (the number of values decides the result's size).
  * @example gx.unique(gx.tensor([3, 1, 3])) // [1, 3]; const { values, counts } = gx.unique(x, { returnCounts: true })
  */
-export const unique: UniqueFn = ((x: unknown, opts?: unknown): Tensor | UniqueResult => uniqueImpl(x, opts, 'gx.unique')) as UniqueFn;
+export const unique: UniqueFn = (function (x: unknown, opts?: unknown): Tensor | UniqueResult {
+  if (arguments.length > 2) tooManyArguments('gx.unique', '(x, options?)', arguments.length - 2, arguments[2]);
+  return uniqueImpl(x, opts, 'gx.unique');
+}) as UniqueFn;
 
 // --- searchsorted -------------------------------------------------------------------
 
@@ -467,6 +480,7 @@ export const unique: UniqueFn = ((x: unknown, opts?: unknown): Tensor | UniqueRe
  * @example gx.searchsorted(gx.tensor([1, 3, 5, 7]), gx.tensor([3, 6])) // [1, 3]
  */
 export function searchsorted(sortedSequence: Tensor, values: Tensor | number, opts?: SearchsortedOptions): Tensor {
+  if (arguments.length > 3) tooManyArguments('gx.searchsorted', '(sortedSequence, values, options?)', arguments.length - 3, arguments[3]);
   const fn = 'gx.searchsorted';
   const seq0 = checkTensor(sortedSequence, fn, 'sortedSequence');
   const given = checkOperand(values, fn, 'values');
