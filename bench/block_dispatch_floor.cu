@@ -1,7 +1,7 @@
 // The host's floor for what gx.mapBlocks does with a launch plan on
 // bench:dist's add_broadcast (65536 x 8192 float32 in 8192 x 8192 blocks over
 // every GPU, y's one block on cuda:0 copied to each other GPU on every call),
-// from C++ with no JS in between, in three designs:
+// from C++ with no JS in between, in four designs:
 //   - direct: each block's kernel launched, the copies as gx makes them (the
 //     destination's stream waits for the source's, copies, and the source's
 //     stream waits for the copy: NOTE [ Copies between GPUs ]);
@@ -10,10 +10,12 @@
 //   - one graph: every GPU's blocks and the copies captured into one graph
 //     over all GPUs (forked from cuda:0's stream by events), replayed on
 //     cuda:0's stream; the other GPUs' streams joined to it before and after,
-//     so it is ordered with their other work as the designs above are.
+//     so it is ordered with their other work as the designs above are;
+//   - replicated: per-device graphs with y already on every GPU (what
+//     mapBlocks does with gx.chunked(y, { replicate: true })), no copies.
 // Host µs per call as bench:dist measures mapBlocks' (four calls after each
 // synchronize, the cases in rotation), so the two can be read side by side.
-// Prints one JSON line: {"gpus": n, "directUs": .., "deviceGraphsUs": .., "oneGraphUs": ..}.
+// Prints one JSON line: {"gpus": n, "directUs": .., "deviceGraphsUs": .., "oneGraphUs": .., "replicatedUs": ..}.
 //   nvcc -O2 -o block_dispatch_floor bench/block_dispatch_floor.cu && ./block_dispatch_floor
 #include <cuda_runtime.h>
 
@@ -82,6 +84,18 @@ int main() {
     cudaStreamWaitEvent(s[0], join[d], 0);
   };
   std::vector<cudaGraphExec_t> per_device(n);
+  auto copy_y_everywhere = [&] {
+    for (int d = 1; d < n; ++d) {
+      cudaSetDevice(d);
+      copy_y(d);
+    }
+  };
+  auto replay_device_graphs = [&] {
+    for (int d = 0; d < n; ++d) {
+      cudaSetDevice(d);
+      cudaGraphLaunch(per_device[d], s[d]);
+    }
+  };
   for (int d = 0; d < n; ++d) {
     cudaSetDevice(d);
     cudaGraph_t g = nullptr;
@@ -117,24 +131,15 @@ int main() {
   };
   const std::function<void()> cases[] = {
       [&] {
-        for (int d = 1; d < n; ++d) {
-          cudaSetDevice(d);
-          copy_y(d);
-        }
+        copy_y_everywhere();
         for (int d = 0; d < n; ++d) {
           cudaSetDevice(d);
           launch_blocks(d);
         }
       },
       [&] {
-        for (int d = 1; d < n; ++d) {
-          cudaSetDevice(d);
-          copy_y(d);
-        }
-        for (int d = 0; d < n; ++d) {
-          cudaSetDevice(d);
-          cudaGraphLaunch(per_device[d], s[d]);
-        }
+        copy_y_everywhere();
+        replay_device_graphs();
       },
       [&] {
         // The other GPUs' earlier work before the graph, their later work after it.
@@ -148,8 +153,9 @@ int main() {
         cudaEventRecord(fork[0], s[0]);
         for (int d = 1; d < n; ++d) cudaStreamWaitEvent(s[d], fork[0], 0);
       },
+      replay_device_graphs,
   };
-  constexpr int kCases = 3, kRounds = 21, kCalls = 4;
+  constexpr int kCases = 4, kRounds = 21, kCalls = 4;
   std::vector<double> us[kCases];
   for (int w = 0; w < 20; ++w)
     for (const auto& c : cases) {
@@ -172,7 +178,7 @@ int main() {
     std::sort(us[c].begin(), us[c].end());
     med[c] = us[c][kRounds / 2];
   }
-  std::printf("{\"gpus\": %d, \"blocks\": %d, \"directUs\": %.3f, \"deviceGraphsUs\": %.3f, \"oneGraphUs\": %.3f}\n", n, blocks,
-              med[0], med[1], med[2]);
+  std::printf("{\"gpus\": %d, \"blocks\": %d, \"directUs\": %.3f, \"deviceGraphsUs\": %.3f, \"oneGraphUs\": %.3f, \"replicatedUs\": %.3f}\n", n,
+              blocks, med[0], med[1], med[2], med[3]);
   return 0;
 }

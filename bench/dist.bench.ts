@@ -7,7 +7,8 @@
 //   - mapBlocks of Dask's add_broadcast kernel on 65536 x 8192 float32 in
 //     8192 x 8192 blocks over every GPU against the same blocks on one
 //     (target >= 1.9x with two GPUs), as the example's function and as a
-//     launch plan, with the host's time per block (target <= 5 us);
+//     launch plan, with the host's time per block (target <= 5 us), and as
+//     a plan with y replicated on every GPU (no copy of y per call);
 //   - the chunked (tall-skinny) SVD of 200000 x 1000 float32 in row blocks
 //     over every GPU against gpuext's and torch's one-GPU SVD (target >= 1.5x
 //     faster, the same reconstruction error).
@@ -76,9 +77,11 @@ function main(): void {
   const map = gx.tidy(() => {
     const x = gx.rand([rows, cols], { device: 'cuda:0' });
     const y = gx.rand([cols], { device: 'cuda:0' });
-    const cases = ([[devices, 'function'], [['cuda:0'], 'function'], [devices, 'plan'], [['cuda:0'], 'plan']] as const).map(([devs, form]) => {
+    // The fifth case keeps a copy of y on every GPU (NOTE [ Replicated blocks ]): no copy per call.
+    const cases = ([[devices, 'function', false], [['cuda:0'], 'function', false], [devices, 'plan', false], [['cuda:0'], 'plan', false],
+      [devices, 'plan', true]] as const).map(([devs, form, replicate]) => {
       const dx = gx.chunked(x, { chunks: chunk, devices: [...devs] });
-      const dy = gx.chunked(y, { chunks: [chunk[1]], devices: [...devs] });
+      const dy = gx.chunked(y, { chunks: [chunk[1]], devices: [...devs], replicate });
       const dz = gx.chunked(gx.empty([rows, cols], { device: 'cuda:0' }), { chunks: chunk, devices: [...devs] });
       const call = form === 'plan' ? () => { gx.mapBlocks(addBroadcastPlan, dx, dy, dz, { dtype: 'float32' }); }
         : () => { gx.mapBlocks(dispatchAddBroadcast, dx, dy, dz, { dtype: 'float32' }); };
@@ -129,7 +132,7 @@ function main(): void {
     cases.forEach((c) => c.dispose());
     return cases.map((_, i) => ({ ms: ms[i], hostUs: hostUs[i], laterUs: laterUs[i] }));
   });
-  const [mapAll, mapOne, planAll, planOne] = map;
+  const [mapAll, mapOne, planAll, planOne, planReplicated] = map;
   // The same blocks dispatched from C++ (bench/block_dispatch_floor.cu): the floor of mapBlocks' design (a graph per
   // GPU, the copies of y outside them), and of one graph over every GPU with the copies in it.
   const floor = cudaFloor(detectToolchain().nvcc, path.join(REPO, 'build'), 'block_dispatch_floor');
@@ -187,13 +190,16 @@ function main(): void {
   console.log(`  mapBlocks host time per block on ${n} GPU(s): function ${fmt(mapAll.hostUs, 3)} us, launch plan ${fmt(planAll.hostUs, 3)} us; ` +
     `on one: ${fmt(mapOne.hostUs, 3)} / ${fmt(planOne.hostUs, 3)} us (target <= 5: ${Math.min(mapAll.hostUs, planAll.hostUs) <= 5 ? 'met' : 'MISSED'}); ` +
     `the three calls after the first: ${fmt(mapAll.laterUs, 3)} / ${fmt(planAll.laterUs, 3)} us, on one ${fmt(mapOne.laterUs, 3)} / ${fmt(planOne.laterUs, 3)} us`);
+  console.log(`  mapBlocks with y replicated on every GPU (gx.chunked replicate, no copy per call), launch plan: ${fmt(planReplicated.hostUs, 3)} us per block ` +
+    `(target <= 5: ${planReplicated.hostUs <= 5 ? 'met' : 'MISSED'}), the three calls after the first ${fmt(planReplicated.laterUs, 3)} us; ` +
+    `${n} GPU(s) ${fmt(planReplicated.ms, 3)} ms vs one ${fmt(planOne.ms, 3)} ms = ${fmt(planOne.ms / planReplicated.ms, 3)}x`);
   const perBlock = (key: string): string => {
     const v = numField(floor.o, key), b = numField(floor.o, 'blocks');
     return v === undefined || b === undefined ? '-' : fmt(v / b, 3);
   };
   console.log(`  mapBlocks host floor per block (C++, the same blocks and calls, bench/block_dispatch_floor.cu): ${floor.o === undefined ? floor.note : 
     `launched directly ${perBlock('directUs')} us, a graph per GPU with the copies outside (mapBlocks' design) ${perBlock('deviceGraphsUs')} us, ` +
-    `one graph over every GPU with the copies in it ${perBlock('oneGraphUs')} us`}`);
+    `one graph over every GPU with the copies in it ${perBlock('oneGraphUs')} us, a graph per GPU with y already on each ${perBlock('replicatedUs')} us`}`);
   console.log(`  SVD ${m}x${k} float32: chunked over ${n} GPU(s) in ${blocks} row blocks ${fmt(svd.chunkedMs)} ms (error ${svd.chunkedErr.toExponential(1)}) vs one GPU ${fmt(svd.oneMs)} ms (error ${svd.oneErr.toExponential(1)}) = ${fmt(svd.oneMs / svd.chunkedMs, 3)}x, ` +
     `torch ${torchSvd === undefined ? '-' : `${fmt(torchSvd)} ms = ${fmt(torchSvd / svd.chunkedMs, 3)}x`} (target >= 1.5: ${svd.oneMs / svd.chunkedMs >= 1.5 ? 'met' : 'MISSED'})`);
   const p = svd.parts;

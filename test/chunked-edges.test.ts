@@ -178,7 +178,7 @@ test.serial('gx.chunked and ChunkedTensor refuse a group, devices or arguments t
   t.throws(call(() => gx.chunked(x, { chunks: [2, 3], devices: 'cpu' as never })), { instanceOf: TypeError, message: /^gx\.chunked: devices must be an array of devices \(e\.g\. \['cuda:0', 'cuda:1'\]\), got a string \("cpu"\)/ });
   t.throws(call(() => gx.chunked(x, { chunks: [2, 3], devices: [] })), { instanceOf: TypeError, message: /^gx\.chunked: devices is empty/ });
   t.throws(call(() => (gx.chunked as (...a: unknown[]) => unknown)(x, { chunks: [2, 3] }, { devices: ['cpu'] })),
-    { instanceOf: TypeError, message: /^gx\.chunked: takes \(t, \{ chunks, devices, group \}\); it takes no further argument or options/ });
+    { instanceOf: TypeError, message: /^gx\.chunked: takes \(t, \{ chunks, devices, group, replicate \}\); it takes no further argument or options/ });
   using c = gx.chunked(x, { chunks: [2, 3] });
   t.throws(call(() => c.rechunk([1, 3], { devices: [] })), { instanceOf: TypeError, message: /^ChunkedTensor\.rechunk: devices is empty/ });
   t.throws(call(() => c.rechunk([1, 3], { devices: 'cpu' as never })), { instanceOf: TypeError, message: /^ChunkedTensor\.rechunk: devices must be an array/ });

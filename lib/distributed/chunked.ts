@@ -45,9 +45,29 @@
 // order, like any collective: gather() (each block broadcast by its owner),
 // reduceAll() (partials all-reduced) and svdAsync() (TSQR: each rank's R
 // factors broadcast, the small SVD done on every rank).
+//
+// NOTE [ Replicated blocks ]
+// A block that mapBlocks passes to blocks on other GPUs (y's one block in
+// the article's add_broadcast, broadcast to every block of x) is copied to
+// each of them on every call: on the lent x2 H200 host that copy (an event,
+// a wait, the memcpy, an event, a wait, and its tensor) was 14 of the 34 µs
+// of host time a call of eight blocks took. gx.chunked(y, { chunks,
+// devices, replicate: true }) copies each block once to every device of
+// `devices` (Dask's client.scatter(y, broadcast=True), torch DTensor's
+// Replicate placement), and mapBlocks takes the copy on the block's device.
+// The copies are made once, when the chunked tensor is: they hold memory as
+// long as it lives (devices x its size), and a kernel writing one of them
+// (as a mapBlocks function may write any argument) leaves the others as they
+// were, so a replicated tensor is for inputs read by every block. Nothing
+// cheaper can see such a write: a RawKernel writes through raw pointers and
+// counts no version, so mapBlocks cannot keep a copy of an ordinary block
+// across calls on its own. compute(), rechunk(), reductions and the SVD read
+// the blocks (the first copy of each, placed as without replicate); their
+// results are not replicated. Not with { group }: each rank holds only its
+// own blocks.
 import { parseDevice, type Device, type DeviceLike } from '../core/device';
 import { empty } from '../ops/creation/creation';
-import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
+import { booleanOption, checkOptions, optionKeys, tooManyArguments } from '../core/options';
 import { describeValue } from '../core/shape';
 import { copyValues, Tensor } from '../core/tensor';
 import { ownedTensors, type TensorOwner } from '../core/tidy';
@@ -67,7 +87,7 @@ import type { DType } from '../generated/dtypes';
 
 export type { BlockLaunch } from './block-launch';
 
-const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true });
+const CHUNK_KEYS = optionKeys<ChunkOptions>({ chunks: true, devices: true, group: true, replicate: true });
 const RECHUNK_KEYS = optionKeys<{ devices?: readonly DeviceLike[] }>({ devices: true });
 const SVD_KEYS = optionKeys<ChunkedSvdOptions>({ factor: true, gram: true });
 
@@ -81,6 +101,8 @@ export interface ChunkOptions {
   devices?: readonly DeviceLike[];
   /** Spread the blocks over the ranks of this process group (true: the default one; NOTE [ Chunks over ranks ]). */
   group?: ProcessGroup | true;
+  /** Copy every block to every device of `devices` too, for mapBlocks to read where its blocks run (NOTE [ Replicated blocks ]). */
+  replicate?: boolean;
 }
 
 /** Which rank holds each block, for a chunked tensor over the ranks of a group. */
@@ -147,12 +169,32 @@ export class ChunkedTensor implements TensorOwner {
   readonly blocks: readonly Tensor[];
   /** Every block in C order; undefined where another rank holds it. */
   readonly #all: readonly (Tensor | undefined)[];
+  /** Per block in C order, its copies on the other devices of a replicated tensor (NOTE [ Replicated blocks ]); else empty. */
+  readonly #copies: readonly (readonly Tensor[])[];
 
   /** @internal Use gx.chunked or gx.mapBlocks. */
   constructor(readonly shape: readonly number[], readonly chunks: readonly (readonly number[])[], readonly dtype: DType,
-    blocks: readonly (Tensor | undefined)[], readonly placement?: RankPlacement) {
+    blocks: readonly (Tensor | undefined)[], readonly placement?: RankPlacement, copies: readonly (readonly Tensor[])[] = []) {
     this.#all = blocks;
     this.blocks = blocks.filter((b): b is Tensor => b !== undefined);
+    this.#copies = copies;
+  }
+
+  /** Whether every block is also on every other device it was given (gx.chunked's replicate; NOTE [ Replicated blocks ]). */
+  get replicated(): boolean {
+    return this.#copies.length > 0;
+  }
+
+  /** @internal Which copy of block k (in C order) is on `device`, or -1 (none, or not replicated). */
+  copyOn(k: number, device: Device): number {
+    const c = this.#copies[k];
+    if (c !== undefined) for (let j = 0; j < c.length; j++) if (c[j].device.equals(device)) return j;
+    return -1;
+  }
+
+  /** @internal Copy j of block k (copyOn's index). */
+  copyAt(k: number, j: number): Tensor {
+    return this.#copies[k][j];
   }
 
   /** Blocks per dimension. */
@@ -390,18 +432,18 @@ export class ChunkedTensor implements TensorOwner {
     return b.device;
   }
 
-  /** Disposes the blocks (those another chunked tensor shares, as mapBlocks' output may, only once). */
+  /** Disposes the blocks and their copies (those another chunked tensor shares, as mapBlocks' output may, only once). */
   dispose(): void {
-    for (const b of this.blocks) if (!b.isDisposed) b.dispose();
+    for (const b of this[ownedTensors]()) if (!b.isDisposed) b.dispose();
   }
 
   [Symbol.dispose](): void {
     this.dispose();
   }
 
-  /** This process's blocks: gx.tidy keeps them when fn returns the chunked tensor (NOTE [ Owned tensors ] in core/tidy.ts). */
+  /** This process's blocks and their copies: gx.tidy keeps them when fn returns the chunked tensor (NOTE [ Owned tensors ] in core/tidy.ts). */
   [ownedTensors](): readonly Tensor[] {
-    return this.blocks;
+    return this.#copies.length === 0 ? this.blocks : [...this.blocks, ...this.#copies.flat()];
   }
 
   /**
@@ -416,7 +458,9 @@ export class ChunkedTensor implements TensorOwner {
     const where = held.length < this.blocks.length ? 'disposed'
       : `${held.length} block${held.length === 1 ? '' : 's'}${held.length > 0 ? ` on ${devices}` : ''}`;
     const ranks = this.placement === undefined ? '' : `, over ${this.placement.group.worldSize} ranks (this rank holds ${held.length})`;
-    return `ChunkedTensor(shape [${this.shape.join(', ')}], ${this.dtype}, chunks ${chunks}, ${where}${ranks})`;
+    const copies = this.#copies.flat();
+    const replicas = copies.length === 0 ? '' : `, copied to ${[...new Set(copies.map((c) => c.device.toString()))].join(', ')}`;
+    return `ChunkedTensor(shape [${this.shape.join(', ')}], ${this.dtype}, chunks ${chunks}, ${where}${replicas}${ranks})`;
   }
 }
 
@@ -430,19 +474,26 @@ Object.defineProperty(ChunkedTensor.prototype, Symbol.for('nodejs.util.inspect.c
 
 /**
  * Splits `t` into blocks (Dask's da.from_array(x, chunks=...)), placed in
- * turn over `devices` (default: t's device).
+ * turn over `devices` (default: t's device); with `replicate`, each block is
+ * also copied to every other device of `devices`, for mapBlocks to read
+ * there without a copy per call (NOTE [ Replicated blocks ]).
  * @example
  * const x = gx.chunked(gx.randn([4096, 1024]), { chunks: [1024, 512], devices: ['cuda:0', 'cuda:1'] });
+ * const y = gx.chunked(gx.randn([1024]), { chunks: [1024], devices: ['cuda:0', 'cuda:1'], replicate: true });
  */
 export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
   const fn = 'gx.chunked';
   if (!(t instanceof Tensor)) throw new TypeError(`${fn}: expected a Tensor`);
-  if (arguments.length > 2) tooManyArguments(fn, '(t, { chunks, devices, group })', arguments.length - 2, arguments[2]);
+  if (arguments.length > 2) tooManyArguments(fn, '(t, { chunks, devices, group, replicate })', arguments.length - 2, arguments[2]);
   checkOptions<ChunkOptions>(opts, fn, CHUNK_KEYS);
   if (opts === undefined || opts.chunks === undefined) throw new TypeError(`${fn}: pass { chunks }, e.g. { chunks: [1024, 512] }`);
   const chunks = normalizeChunks(t.shape, opts.chunks, fn);
   const devices = devicesOf(opts.devices, () => [t.device], fn);
   const group = groupOf(opts.group, fn);
+  const replicate = booleanOption(fn, 'replicate', opts.replicate, false);
+  if (replicate && group !== undefined) {
+    throw new TypeError(`${fn}: replicate copies blocks to this process's devices; with { group } each rank holds only its own blocks (NOTE [ Replicated blocks ])`);
+  }
   const offsets = chunks.map(offsetsOf);
   const grid = gridIndices(chunks.map((c) => c.length));
   // NOTE [ Chunks over ranks ]: block k is rank k % worldSize's; a rank's own blocks take its devices in turn.
@@ -455,5 +506,29 @@ export function chunked(t: Tensor, opts: ChunkOptions): ChunkedTensor {
     using view = region(t, idx.map((i, d) => offsets[d][i]), size);
     return copyValues(empty(size, { dtype: t.dtype, device: devices[held++ % devices.length] }), view, fn);
   });
-  return new ChunkedTensor(t.shape, chunks, t.dtype, blocks, group === undefined ? undefined : { group, owners });
+  const copies: Tensor[][] = [];
+  try {
+    if (replicate) for (const b of blocks) copies.push(replicas(b as Tensor, devices, fn));
+  } catch (e) {
+    for (const c of [...blocks, ...copies.flat()]) c?.dispose();  // none is the caller's yet
+    throw e;
+  }
+  return new ChunkedTensor(t.shape, chunks, t.dtype, blocks, group === undefined ? undefined : { group, owners }, copies);
+}
+
+/** Copies of `block` on each device of `devices` other than its own (each device once). */
+function replicas(block: Tensor, devices: readonly Device[], fn: string): Tensor[] {
+  const out: Tensor[] = [];
+  try {
+    for (const d of devices) {
+      if (d.equals(block.device) || out.some((c) => c.device.equals(d))) continue;
+      const c = empty(block.shape as number[], { dtype: block.dtype, device: d });
+      out.push(c);
+      copyValues(c, block, fn);
+    }
+  } catch (e) {
+    for (const c of out) c.dispose();
+    throw e;
+  }
+  return out;
 }

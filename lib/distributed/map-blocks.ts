@@ -17,11 +17,13 @@
 // function called a few dozen times unoptimized, and mapBlocks is called far
 // fewer times than its blocks. A table holds its arguments through WeakRefs
 // and the blocks by their position, so it keeps no input alive; the copies
-// between devices and every check of a block's result are made on every call.
+// between devices and every check of a block's result are made on every call
+// (a replicated input has its copies already: NOTE [ Replicated blocks ]).
 import type { Device } from '../core/device';
 import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { currentStream, Stream, withStream } from '../core/stream';
+import { ownedTensors } from '../core/tidy';
 import type { DType } from '../generated/dtypes';
 import { launcherFor, type BlockLaunch } from './block-launch';
 import { gridIndices, offsetsOf } from './chunk-grid';
@@ -103,6 +105,8 @@ interface BlockRow {
   device: Device;
   /** Per argument: the position of its block (a chunked input), or -1 (passed whole). */
   at: Int32Array;
+  /** Per argument: which copy of its block is on the block's device (a replicated input; NOTE [ Replicated blocks ]), or -1. */
+  copy: Int32Array;
   /** The arguments that are on another device than the block's, copied to it on every call. */
   moves: readonly number[];
 }
@@ -223,25 +227,32 @@ function makeTable(api: string, args: readonly MapArg[], chunkedArgs: readonly C
   const offsets = chunks.map(offsetsOf);
   const rows = gridIndices(grid).map((index, k): BlockRow | undefined => {
     if (placer.placement !== undefined && placer.blockAt(k) === undefined) return undefined;  // another rank's (NOTE [ Chunks over ranks ])
-    const at = new Int32Array(args.length).fill(-1);
+    const at = new Int32Array(args.length).fill(-1), copy = new Int32Array(args.length).fill(-1);
     const blocks = args.map((a, i) => {
       const picked = pickers[i]?.(index);
       if (picked !== undefined) at[i] = picked.k;
       return picked !== undefined ? picked.block : a;
     });
     const device = (blocks[placerAt] as Tensor).device;
+    // A replicated input's block is read where it already is (NOTE [ Replicated blocks ]).
+    args.forEach((a, i) => {
+      if (!(a instanceof ChunkedTensor) || at[i] < 0 || (blocks[i] as Tensor).device.equals(device)) return;
+      copy[i] = a.copyOn(at[i], device);
+      if (copy[i] >= 0) blocks[i] = a.copyAt(at[i], copy[i]);
+    });
     const moves = blocks.flatMap((t, i) => (t instanceof Tensor && !t.device.equals(device) ? [i] : []));
-    return { index, offset: index.map((i, d) => offsets[d][i]), device, at, moves };
+    return { index, offset: index.map((i, d) => offsets[d][i]), device, at, copy, moves };
   });
   return { args: args.map(keep), shape, chunks, placement: placer.placement, dtype: placer.dtype, rows };
 }
 
-/** The block's arguments for this call: the inputs' blocks, on the block's device (copied there once per call and device). */
+/** The block's arguments for this call: the inputs' blocks (or their copies there), on the block's device (copied there once per call and device). */
 function blockArgsOf(row: BlockRow, args: readonly MapArg[], onDevice: (t: Tensor, dev: Device) => Tensor, info: boolean): unknown[] {
   const out: unknown[] = new Array(args.length);
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    out[i] = row.at[i] >= 0 ? (a as ChunkedTensor).blockAt(row.at[i]) : a;
+    const k = row.at[i];
+    out[i] = k < 0 ? a : row.copy[i] < 0 ? (a as ChunkedTensor).blockAt(k) : (a as ChunkedTensor).copyAt(k, row.copy[i]);
   }
   for (const i of row.moves) out[i] = onDevice(out[i] as Tensor, row.device);
   if (info) out.push({ index: [...row.index], offset: [...row.offset], device: row.device } satisfies BlockInfo);
@@ -323,7 +334,7 @@ export function mapBlocks(fn: ((...args: never[]) => Tensor) | BlockLaunch, ...r
   } catch (e) {
     if (!finished) launcher?.abandon();
     // The blocks made so far are the caller's only if the whole call succeeds (an input passed through is kept).
-    const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a.blocks] : a instanceof Tensor ? [a] : [])));
+    const inputs = new Set<Tensor>(args.flatMap((a) => (a instanceof ChunkedTensor ? [...a[ownedTensors]()] : a instanceof Tensor ? [a] : [])));
     for (const b of blocks) if (b !== undefined && !inputs.has(b) && !b.isDisposed) b.dispose();
     throw e;
   } finally {
