@@ -385,11 +385,24 @@ export function recordStandingFor(name: string, node: Node, t: Tensor, backward:
 /** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
 export function checkInPlace(fn: string, target: Tensor | undefined, inputs: readonly unknown[]): void {
   if (target === undefined) return;
-  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) {
-    throw new Error(`${fn}: an in-place op or out= on tensors that require grad cannot be recorded; ` +
-      'compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
-  }
+  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) throw inPlaceRefusal(fn);
   bumpVersion(target);
+}
+
+/** The refusal of a write autograd cannot record: `out`, or an in-place op with no recorded form. */
+export const inPlaceRefusal = (fn: string): Error => new Error(`${fn}: an in-place op or out= on tensors that require grad ` +
+  'cannot be recorded; compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
+
+/**
+ * Whether a write into `target` from `inputs` is one autograd must see: grad mode is on and target, its
+ * base (a view made under gx.noGrad() has no history of its own, its base does) or an input takes part.
+ * The ops' writes ask it (computeResult): then an in-place op records or is refused, `out` is refused.
+ */
+export function writeInGraph(target: Tensor, inputs: readonly unknown[]): boolean {
+  if (!isGradEnabled()) return false;
+  const base = target.viewBase;  // read first: requiresGrad() narrows target's type
+  if (requiresGrad(target) || inputs.some(requiresGrad)) return true;
+  return base !== undefined && !base.isDisposed && requiresGrad(base);
 }
 
 /**
@@ -412,6 +425,11 @@ export const recorders: {
   statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
   /** The backward of `view`, a view of `base`, remade by refreshView: its gradient put at its positions of base's. */
   viewOf?: (base: Tensor, view: Tensor) => BackwardFn;
+  /**
+   * An in-place op `fn` on `self` recorded (NOTE [ Autograd and in-place ops ]): `outOfPlace` computes
+   * the op, recording, from a stand-in for self's values; its result is written into self by copy_'s path.
+   */
+  inPlace?: (fn: string, self: Tensor, outOfPlace: (self: Tensor) => Tensor) => void;
 } = {};
 
 /**
