@@ -40,6 +40,19 @@ export const halfSample: Sample = { args: (d) => [shifted(d, (x) => gx.mul(x, 0.
 export const centredSample: Sample = { args: (d) => [shifted(d, (x) => gx.sub(x, 1))] };
 export const binarySample: Sample = { args: (d) => [M(d), M(d)] };
 
+/**
+ * An in-place op's sample: `twin`'s arguments, the op written into a recorded copy of self (self itself is a
+ * leaf that requires grad, which in-place ops refuse, as torch's), whose gradient the walk checks.
+ */
+function writtenInto(method: string, twin: Sample): Sample {
+  const call = (self: gx.Tensor, ...rest: unknown[]): gx.Tensor => {
+    const y = gx.mul(self, 1);
+    (Reflect.get(y, method) as (...a: unknown[]) => unknown).apply(y, rest);
+    return y;
+  };
+  return { args: twin.args, gradcheck: twin.gradcheck, call: call as (...args: never[]) => unknown };
+}
+
 export const SAMPLES: Record<string, Sample> = {
   ...Object.fromEntries(Object.keys(UNARY).map((n) => [n, unarySample])),
   ...Object.fromEntries(Object.keys(BINARY).map((n) => [n, binarySample])),
@@ -179,14 +192,14 @@ export const SAMPLES: Record<string, Sample> = {
     }) as (...args: never[]) => unknown,
   },
   'Tensor.set': { args: (d) => [M(d), '0', 1] },
-  'Tensor.scatter_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] },
-  'Tensor.scatterAdd_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] },
-  'Tensor.scatterReduce_': { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] },
-  'Tensor.indexAdd_': { args: (d) => [M(d), 0, idx(d, [2, 0]), P(d, [2, 4])] },
-  'Tensor.clamp_': { args: (d) => [M(d), 0.8, 1.2] },
-  ...Object.fromEntries([...Object.entries(BINARY), ...Object.entries(UNARY)].filter(([, e]) => e.inplace)
-    .map(([n]) => [`Tensor.${n}_`, n in BINARY ? binarySample : unarySample])),
+  'Tensor.scatter_': writtenInto('scatter_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] }),
+  'Tensor.scatterAdd_': writtenInto('scatterAdd_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] }),
+  'Tensor.scatterReduce_': writtenInto('scatterReduce_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] }),
+  'Tensor.indexAdd_': writtenInto('indexAdd_', { args: (d) => [M(d), 0, idx(d, [2, 0]), P(d, [2, 4])] }),
+  'Tensor.clamp_': writtenInto('clamp_', { args: (d) => [M(d), 0.8, 1.2] }),
 };
+// The elementwise in-place ops: their twin's arguments (inside its domain), written into a recorded copy.
+for (const [n, e] of [...Object.entries(BINARY), ...Object.entries(UNARY)]) if (e.inplace) SAMPLES[`Tensor.${n}_`] = writtenInto(`${n}_`, SAMPLES[n]);
 
 export type AnyFn = (...args: unknown[]) => unknown;
 export const sampleOf = (key: string): Sample => SAMPLES[key.replace(/^#/, '')];

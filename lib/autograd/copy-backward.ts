@@ -96,31 +96,37 @@ function sliceCopyBackward(base: Tensor, view: Tensor, srcDevice: Device): Backw
 /** Whether `t` is a leaf that requires grad (requiresGrad_ set, no recorded op made it). */
 const isGradLeaf = (t: Tensor): boolean => t.ag !== undefined && t.ag.requiresGrad && t.ag.node === null;
 
-/** The in-place ops recorded as copies: copy_, and fill_ and zero_, copies of their value. */
-type CopyName = 'copy_' | 'fill_' | 'zero_';
+/**
+ * The name a recorded write gives its node (Tensor.gradFn): copy_, fill_ and zero_ (copies of their
+ * value), or the in-place op whose result is copied in ('add_', 'relu_': inplace-backward.ts).
+ */
+type CopyName = string;
 
 /** How a refusal of each names the write it could not record and the other way to make it. */
-const WRITES: Record<CopyName, { verb: string; expanded: string }> = {
+const WRITES: Record<string, { verb: string; expanded: string } | undefined> = {
   copy_: { verb: 'copy into', expanded: 'a copy of argument \'src\' (it requires grad); detach() src, or copy under gx.noGrad()' },
   fill_: { verb: 'fill', expanded: 'a fill; detach() a tensor value, or fill under gx.noGrad()' },
   zero_: { verb: 'zero', expanded: 'a zero_; zero it under gx.noGrad()' },
 };
+/** An in-place op's (inplace-backward.ts): its out-of-place form is the other way. */
+const OP_WRITE = { verb: 'write', expanded: 'an in-place op; use the op out of place (a new tensor), or write under gx.noGrad()' };
 
 /** Refuses what copy_ cannot record: a leaf that requires grad or a view of one (torch's rule), a base whose elements share memory. */
-function refuse(fn: string, name: CopyName, dst: Tensor, base: Tensor | undefined): void {
+export function refuseWrite(fn: string, name: CopyName, dst: Tensor, base: Tensor | undefined): void {
+  const write = WRITES[name] ?? OP_WRITE;
   if (isGradLeaf(dst) || (base !== undefined && isGradLeaf(base))) {
     const what = isGradLeaf(dst) ? 'self is a leaf tensor that requires grad' : 'self is a view of a leaf tensor that requires grad';
     throw new Error(`${fn}: ${what}, and an in-place op on a leaf cannot be recorded (its gradient would be that of values ` +
-      `it no longer holds); write it inside gx.noGrad() (as optimizer steps do), or ${WRITES[name].verb} a tensor that does not require grad`);
+      `it no longer holds); write it inside gx.noGrad() (as optimizer steps do), or ${write.verb} a tensor that does not require grad`);
   }
   if (base !== undefined && overlapsItself(base.shape, base.strides)) {
     throw new Error(`${fn}: self is a view of an expanded tensor (shape [${base.shape.join(', ')}], strides ` +
-      `[${base.strides.join(', ')}]), into which autograd cannot record ${WRITES[name].expanded}`);
+      `[${base.strides.join(', ')}]), into which autograd cannot record ${write.expanded}`);
   }
 }
 
 /** dst's base (undefined once the base is disposed: dst is a tensor of its own then). */
-function baseOf(dst: Tensor): Tensor | undefined {
+export function baseOf(dst: Tensor): Tensor | undefined {
   const base = dst.viewBase;
   if (base !== undefined && base.isDisposed) return (dst.viewBase = undefined);
   return base;
@@ -141,7 +147,7 @@ export function recordedCopy(fn: string, dst: Tensor, src: Tensor, nonBlocking: 
     copyRaw(dst, src, fn, nonBlocking);
     return;
   }
-  refuse(fn, name, dst, base);
+  refuseWrite(fn, name, dst, base);
   copyRaw(dst, src, fn, nonBlocking);  // checked before anything is recorded: a refused copy changes nothing
   bumpVersion(dst);
   const srcDevice = src.device;

@@ -10,8 +10,11 @@
 //   notImplemented     called with an input that requires grad, it throws
 //                      naming itself (derivativeNotImplemented below);
 //   inPlace            writes its first argument: refused on tensors that
-//                      require grad (NOTE [ Autograd and in-place ops ];
-//                      copy_, fill_ and zero_, which record, are formulas);
+//                      require grad (NOTE [ Autograd and in-place ops ]). An
+//                      in-place op with an out-of-place twin records as that
+//                      twin and a copy into self, and is declared as the twin
+//                      (add_ a formula, floorDivide_ notImplemented); so are
+//                      copy_, fill_ and zero_ formulas;
 //   none               not a tensor op (creation, files, settings, kernels'
 //                      factories: their kernels are declared as 'name()').
 // The elementwise ops' entries come from ops/op-list.js (the generator refuses
@@ -69,8 +72,11 @@ const NONDIFFERENTIABLE = [
 
 const NOT_IMPLEMENTED = ['unique', 'bincount', 'histc'] as const;
 
-const IN_PLACE = ['indexPut_', 'Tensor.set', 'Tensor.scatter_', 'Tensor.scatterAdd_',
-  'Tensor.scatterReduce_', 'Tensor.indexAdd_', 'Tensor.clamp_'] as const;
+const IN_PLACE = ['indexPut_', 'Tensor.set'] as const;
+
+/** In-place ops recorded as their out-of-place twin (computeResult's outOfPlace), declared as it (besides the elementwise ones). */
+const AS_TWIN = { 'Tensor.scatter_': 'scatter', 'Tensor.scatterAdd_': 'scatterAdd', 'Tensor.scatterReduce_': 'scatterReduce',
+  'Tensor.indexAdd_': 'indexAdd', 'Tensor.clamp_': 'clamp' } as const;
 
 function table(): Record<string, Differentiability> {
   const t: Record<string, Differentiability> = {};
@@ -81,13 +87,14 @@ function table(): Record<string, Differentiability> {
     }
   };
   for (const [n, d] of Object.entries(ELEMENTWISE_DIFFERENTIABILITY)) put([n], d);
-  for (const [n, e] of [...Object.entries(BINARY), ...Object.entries(UNARY)]) if (e.inplace) put([`Tensor.${n}_`], 'inPlace');
+  for (const [n, e] of [...Object.entries(BINARY), ...Object.entries(UNARY)]) if (e.inplace) put([`Tensor.${n}_`], t[n]);
   put(NONE, 'none');
   put(FORMULA, 'formula');
   put(COMPOSITE, 'composite');
   put(NONDIFFERENTIABLE, 'nondifferentiable');
   put(NOT_IMPLEMENTED, 'notImplemented');
   put(IN_PLACE, 'inPlace');
+  for (const [n, twin] of Object.entries(AS_TWIN)) put([n], t[twin]);
   return t;
 }
 

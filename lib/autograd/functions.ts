@@ -13,6 +13,7 @@ import { cumsum } from '../ops/reduce/scan';
 import { cumprodBackward } from './cumprod-backward';
 import { othersProduct } from './prod-backward';
 import { recordedCopy, recordedFill, viewOfBackward } from './copy-backward';
+import { recordedInPlace } from './inplace-backward';
 import { matmul } from '../ops/linalg/matmul';
 import { mean, sum } from '../ops/reduce/functions';
 import { sumToShape } from './engine';
@@ -209,6 +210,7 @@ const statReduceRecorder: NonNullable<(typeof recorders)['statReduce']> = (name,
 
 /** Installs the recorders above into the tape (lib/register.ts runs it once). */
 export function installRecorders(): void {
-  Object.assign(recorders, { binary: binaryRecorder, unary: unaryRecorder, reduce: reduceRecorder, where: whereRecorder, clamp: clampRecorder, astype: astypeRecorder, matmul: matmulRecorder, alongAxis: alongAxisRecorder, statReduce: statReduceRecorder, viewOf: viewOfBackward });
+  Object.assign(recorders, { binary: binaryRecorder, unary: unaryRecorder, reduce: reduceRecorder, where: whereRecorder, clamp: clampRecorder, astype: astypeRecorder, matmul: matmulRecorder, alongAxis: alongAxisRecorder, statReduce: statReduceRecorder, viewOf: viewOfBackward,
+    inPlace: recordedInPlace });
   Object.assign(autogradHooks, { sameValues: sameValuesRecorder, moved: movedRecorder, copy: recordedCopy, fill: recordedFill });
 }

@@ -7,7 +7,7 @@ import type { Device } from '../core/device';
 import {
   broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape, overlapsItself, overlapsItselfError,
 } from '../core/shape';
-import { checkInPlace } from '../tape/graph';
+import { bumpVersion, inPlaceRefusal, recorders, writeInGraph } from '../tape/graph';
 import { contiguousMeta, copyValues, Tensor } from '../core/tensor';
 import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
 export { tooManyArguments };
@@ -120,19 +120,31 @@ export interface ResultOptions {
   inputs: readonly unknown[];
   /** Whether element i of the result depends only on element i of each input (then full overlap is safe). */
   elementwise: boolean;
+  /**
+   * In place: the op out of place, from a stand-in for self (its values before the write). Given, an in-place
+   * write autograd must see records (NOTE [ Autograd and in-place ops ]); absent, it is refused.
+   */
+  outOfPlace?: (self: Tensor) => Tensor;
 }
 
 /**
  * Runs `compute(dst)` with dst the result (self, the caller's `out` or a new
  * tensor) and returns the result. A result that shares memory with an input
  * (NOTE [ Overlapping outputs ] in overlap.ts) is computed into a temporary
- * and copied over; a new result is disposed when `compute` throws.
+ * and copied over; a new result is disposed when `compute` throws. An
+ * in-place write autograd must follow is opts.outOfPlace, recorded, copied
+ * into self instead: the caller records nothing more.
  */
 export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
   compute: (dst: Tensor) => void): Tensor {
   if (opts.inplace === undefined && (opts.out === undefined || opts.out === null)) return computeNew(shape, dtype, device, fn, compute);
   const t = targetOf(shape, dtype, device, fn, opts);
-  checkInPlace(fn, t, opts.inputs);  // NOTE [ Autograd and in-place ops ]
+  if (writeInGraph(t, opts.inputs)) {  // NOTE [ Autograd and in-place ops ]
+    if (opts.inplace === undefined || opts.outOfPlace === undefined || recorders.inPlace === undefined) throw inPlaceRefusal(fn);
+    recorders.inPlace(fn, t, opts.outOfPlace);
+    return t;
+  }
+  bumpVersion(t);
   const viaTemporary = overlapsInputs(t, opts.inputs, opts.elementwise);
   const dst = viaTemporary ? allocate(shape, t.dtype, device, undefined, fn) : t;
   try {

@@ -21,9 +21,23 @@
 // Each storage written in place gets a version counter (bumped by the
 // in-place ops and `out`). A saved tensor remembers its version; if its
 // storage was written after it was saved, backward is an error naming the
-// op, as PyTorch's version counter rule. An in-place op on a tensor that
-// requires grad, and `out` of an op whose inputs require grad, are refused,
-// except copy_, fill_ and zero_, which record (NOTE [ copy_ into views ]). The library's own
+// op, as PyTorch's version counter rule. An in-place op autograd must see
+// (grad mode on, and self, its base or an input takes part) records, as
+// torch's: computeResult, given the op's out-of-place form (ResultOptions
+// outOfPlace: the elementwise ops, clamp_, the scatter family), computes it
+// from a recorded clone of self, so the op records through its own derivative
+// and an op saving its input saves the clone, and copies the result into self
+// through copy_'s path (autograd/inplace-backward.ts; gradFn 'add_', through a
+// view its base's: NOTE [ copy_ into views ]). A tensor outside the graph
+// joins it (zeros(3).add_(w)); a leaf that requires grad, a view of one, and a
+// view made under gx.noGrad() of a tensor in the graph are refused, as torch
+// refuses them. One difference: a result an op saved (exp's) is its own
+// tensor, not self, so exp_ then add_ gives the right gradient where torch
+// refuses; an input saved (x.exp() then out.add_(1), or h.mul_(h)) still
+// refuses backward. An op whose twin is notImplemented (floorDivide_) refuses
+// naming itself; an in-place write with no twin (indexPut_, Tensor.set), and
+// `out` of an op whose inputs require grad (torch refuses out= too), are
+// refused. copy_, fill_ and zero_ record (NOTE [ copy_ into views ]). The library's own
 // copies go through copyValues (core/tensor.ts), which never records: the op
 // calling it records its own derivative.
 //
@@ -385,11 +399,24 @@ export function recordStandingFor(name: string, node: Node, t: Tensor, backward:
 /** Refuses an in-place write, or `out`, that autograd cannot follow (NOTE [ Autograd and in-place ops ]). */
 export function checkInPlace(fn: string, target: Tensor | undefined, inputs: readonly unknown[]): void {
   if (target === undefined) return;
-  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) {
-    throw new Error(`${fn}: an in-place op or out= on tensors that require grad cannot be recorded; ` +
-      'compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
-  }
+  if (isGradEnabled() && (requiresGrad(target) || inputs.some(requiresGrad))) throw inPlaceRefusal(fn);
   bumpVersion(target);
+}
+
+/** The refusal of a write autograd cannot record: `out`, or an in-place op with no recorded form. */
+export const inPlaceRefusal = (fn: string): Error => new Error(`${fn}: an in-place op or out= on tensors that require grad ` +
+  'cannot be recorded; compute a new tensor, or run it inside gx.noGrad() (as optimizer steps do)');
+
+/**
+ * Whether a write into `target` from `inputs` is one autograd must see: grad mode is on and target, its
+ * base (a view made under gx.noGrad() has no history of its own, its base does) or an input takes part.
+ * The ops' writes ask it (computeResult): then an in-place op records or is refused, `out` is refused.
+ */
+export function writeInGraph(target: Tensor, inputs: readonly unknown[]): boolean {
+  if (!isGradEnabled()) return false;
+  const base = target.viewBase;  // read first: requiresGrad() narrows target's type
+  if (requiresGrad(target) || inputs.some(requiresGrad)) return true;
+  return base !== undefined && !base.isDisposed && requiresGrad(base);
 }
 
 /**
@@ -412,6 +439,11 @@ export const recorders: {
   statReduce?: (name: string, x: Tensor, axes: readonly number[], keepdims: boolean, correction: number, out: Tensor) => void;
   /** The backward of `view`, a view of `base`, remade by refreshView: its gradient put at its positions of base's. */
   viewOf?: (base: Tensor, view: Tensor) => BackwardFn;
+  /**
+   * An in-place op `fn` on `self` recorded (NOTE [ Autograd and in-place ops ]): `outOfPlace` computes
+   * the op, recording, from a stand-in for self's values; its result is written into self by copy_'s path.
+   */
+  inPlace?: (fn: string, self: Tensor, outOfPlace: (self: Tensor) => Tensor) => void;
 } = {};
 
 /**

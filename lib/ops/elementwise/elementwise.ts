@@ -125,7 +125,9 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
     shape = t.shape;
   }
   if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
-  const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true };
+  // In place, the op out of place is what autograd records when it must (NOTE [ Autograd and in-place ops ]).
+  const outOfPlace = inplace ? (self: Tensor): Tensor => binaryOp(given, self, y, fn, opts) : undefined;
+  const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true, outOfPlace };
   let result: Tensor;
   if (tx && ty) {
     result = computeResult(shape, resDtype, device, fn, target, (r) =>
@@ -136,7 +138,7 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
     result = computeResult(shape, resDtype, device, fn, target, (r) =>
       spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
   }
-  if (shouldRecord(x, y)) recorders.binary?.(spec.name, x, y, result);
+  if (!inplace && shouldRecord(x, y)) recorders.binary?.(spec.name, x, y, result);
   return result;
 }
 
@@ -181,9 +183,10 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
   const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
   const fault = unaryParamsFault(spec, values);
   if (fault !== undefined) throw new RangeError(`${fn}: ${fault}`);
-  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+  const outOfPlace = inplace ? (self: Tensor): Tensor => unaryOp(spec, self, fn, undefined, false, params) : undefined;
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true, outOfPlace },
     (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
-  if (shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
+  if (!inplace && shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
   return result;
 }
 
@@ -347,12 +350,13 @@ export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string
     const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
     return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
   };
-  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true },
+  const outOfPlace = inplace ? (self: Tensor): Tensor => clampOp(self, lo, hi, fn) : undefined;
+  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true, outOfPlace },
     (r) => ops.clamp(fn, {
       self: x.handle(fn), min: lo === undefined ? null : Number(lo), max: hi === undefined ? null : Number(hi),
       minInt: asInt(lo), maxInt: asInt(hi), dtype: common, out: r.handle(fn),
     }));
-  if (shouldRecord(x)) recorders.clamp?.(x, lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi), result);
+  if (!inplace && shouldRecord(x)) recorders.clamp?.(x, lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi), result);
   return result;
 }
 

@@ -322,7 +322,8 @@ export function scatterInPlace(a: unknown, axisArg: unknown, indexArg: unknown, 
   const { x, axis, index, src, dispose } = scatterArgs(a, axisArg, indexArg, srcArg, fn);
   try {
     // computeResult checks x for in-place writes (autograd, self-overlap) and goes through a temporary when src or index share its memory.
-    return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false }, (r) => {
+    const outOfPlace = (self: Tensor): Tensor => scatterImpl(self, axisArg, indexArg, srcArg, reduce, fn);  // recorded (NOTE [ Autograd and in-place ops ])
+    return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false, outOfPlace }, (r) => {
       if (r !== x) copyValues(r, x, fn);
       ops.scatter(fn, { self: r.handle(fn), axis, index: index.handle(fn), src: src.handle(fn), reduce });
     });

@@ -129,7 +129,8 @@ export function scatterReduceImpl(a: unknown, axisArg: unknown, indexArg: unknow
   try {
     if (x.dtype === 'bool') throw new TypeError(`${fn}: bool tensors are not supported; convert with .astype('uint8') first`);
     if (inplace) {
-      return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false }, (r) => {
+      const outOfPlace = (self: Tensor): Tensor => scatterReduceImpl(self, axisArg, indexArg, srcArg, reduceArg, opts, false, fn);
+      return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, src], elementwise: false, outOfPlace }, (r) => {
         if (r !== x) copyValues(r, x, fn);
         scatterReduceInto(r, axis, index, src, reduce, includeSelf, fn);
       });
@@ -251,7 +252,8 @@ export function indexAddImpl(a: unknown, axisArg: unknown, indexArg: unknown, so
   const scaled = alpha === 1 ? source : binaryOp(BINARY.mul, source, alpha, fn);
   try {
     if (inplace) {
-      return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, source], elementwise: false }, (r) => {
+      const outOfPlace = (self: Tensor): Tensor => indexAddImpl(self, axisArg, indexArg, sourceArg, opts, false, fn);
+      return computeResult(x.shape, x.dtype, x.device, fn, { inplace: x, inputs: [index, source], elementwise: false, outOfPlace }, (r) => {
         if (r !== x) copyValues(r, x, fn);
         ops.scatter(fn, { self: r.handle(fn), axis, index: spread.handle(fn), src: scaled.handle(fn), reduce: SCATTER_ADD });
       });
