@@ -25,9 +25,14 @@ function namesOf(key: string): RegExp {
   return new RegExp(`(gx|Tensor|gx\\.linalg|linalg)\\.${bare}\\b|\\b${bare}\\b`);
 }
 
-test('every export refuses an argument past the ones it takes, naming itself', (t) => {
-  const keys = Object.keys(DIFFERENTIABILITY).filter((k) => SAMPLES[k] !== undefined && k !== 'Tensor.cuda' && !(k.startsWith('Tensor.') && isGetter(k.slice(7))))
+/** The exports the walks call: each with a sample, and its method form (`#name`) where it has one; not getters, nor Tensor.cuda. */
+function walkedKeys(): string[] {
+  return Object.keys(DIFFERENTIABILITY).filter((k) => SAMPLES[k] !== undefined && k !== 'Tensor.cuda' && !(k.startsWith('Tensor.') && isGetter(k.slice(7))))
     .flatMap((k) => (hasMethod(k) ? [k, `#${k}`] : [k]));
+}
+
+test('every export refuses an argument past the ones it takes, naming itself', (t) => {
+  const keys = walkedKeys();
   const silent: string[] = [];
   const unnamed: string[] = [];
   for (const key of keys) {
@@ -52,8 +57,7 @@ test('every export refuses an argument past its options, naming itself', (t) => 
   // left out are given as undefined (none, one or two of them), then empty options, then the probe: a call
   // that returns dropped an argument. (Where the empty options land in a place that is not an options place,
   // the call throws for that reason; the next count of undefineds moves them along.)
-  const keys = Object.keys(DIFFERENTIABILITY).filter((k) => SAMPLES[k] !== undefined && k !== 'Tensor.cuda' && !(k.startsWith('Tensor.') && isGetter(k.slice(7))))
-    .flatMap((k) => (hasMethod(k) ? [k, `#${k}`] : [k]));
+  const keys = walkedKeys();
   const silent: string[] = [];
   const unnamed: string[] = [];
   for (const key of keys) {

@@ -104,7 +104,8 @@ deviceTest('lrScheduler: loadStateDict refuses an unknown, a missing or a missha
       s.step();
       const good = s.stateDict();
       const load = (v: unknown): void => s.loadStateDict(v as gx.optim.lrScheduler.SchedulerState);
-      const holds = `(it holds lastEpoch, stepCount, baseLrs, lastLr${name === 'SequentialLR' ? ', schedulers' : ''})`;
+      const extra = { SequentialLR: ', schedulers', OneCycleLR: ', totalSteps' }[name] ?? '';
+      const holds = `(it holds lastEpoch, stepCount, baseLrs, lastLr${extra})`;
       t.throws(() => load({ ...good, last_epoch: 3 }), { message: `${name}.loadStateDict: state has the key 'last_epoch', which ${name}'s state does not hold ${holds}` });
       const { stepCount, ...noCount } = good;
       void stepCount;
@@ -127,5 +128,47 @@ deviceTest('lrScheduler: loadStateDict refuses an unknown, a missing or a missha
     t.throws(() => seq.loadStateDict({ ...good, schedulers: [good.schedulers[0]] }), { message: /^SequentialLR\.loadStateDict: state\.schedulers must be a list of the states of 2 schedulers, got/ });
     t.deepEqual(seq.stateDict(), good);
     o.dispose();
+  });
+});
+
+// torch's OneCycleLR state_dict() holds total_steps; ours held only the position, so a state of a 10-step cycle
+// loaded into a 4-step one silently went on along the 4-step curve (and stopped at step 5). torch's load takes the
+// saved total_steps with its phases; this state has no phases, so a loaded totalSteps must be the scheduler's own.
+deviceTest('lrScheduler: OneCycleLR\'s state holds totalSteps (torch\'s total_steps), and a state of another length is refused', (t, d) => {
+  gx.tidy(() => {
+    const S = gx.optim.lrScheduler;
+    const p = f64([1, 2], d).requiresGrad_();
+    const sgd = (): gx.optim.SGD => new gx.optim.SGD([p], { lr: 0.1, momentum: 0.9 });
+    // torch 2.13: OneCycleLR(SGD, max_lr=1, total_steps=10).state_dict()['total_steps'] == 10;
+    // with epochs=2, steps_per_epoch=3 it is 6.
+    const ten = new S.OneCycleLR(sgd(), { maxLr: 1, totalSteps: 10 });
+    t.is(ten.stateDict().totalSteps, 10);
+    t.is(new S.OneCycleLR(sgd(), { maxLr: 1, epochs: 2, stepsPerEpoch: 3 }).stateDict().totalSteps, 6);
+    ten.step();
+    ten.step();
+    const good = ten.stateDict();
+    t.deepEqual(Object.keys(good), ['lastEpoch', 'stepCount', 'baseLrs', 'lastLr', 'totalSteps']);
+    const four = new S.OneCycleLR(sgd(), { maxLr: 1, totalSteps: 4 });
+    const before = four.stateDict();
+    t.throws(() => four.loadStateDict(good), {
+      message: 'OneCycleLR.loadStateDict: state.totalSteps is 10, where this OneCycleLR has 4: the state is of another schedule (make the OneCycleLR with totalSteps 10 to load it)',
+    });
+    t.throws(() => four.loadStateDict({ ...before, totalSteps: 2.5 }), { message: 'OneCycleLR.loadStateDict: state.totalSteps must be a whole number >= 1, got number 2.5' });
+    const { totalSteps, ...old } = good;
+    void totalSteps;
+    t.throws(() => four.loadStateDict(old as never), { message: /^OneCycleLR\.loadStateDict: state lacks 'totalSteps', which OneCycleLR's state needs/ });
+    t.deepEqual(four.stateDict(), before, 'nothing was set');
+    // A scheduler of the same cycle takes it and goes on as the saved one does.
+    const again = new S.OneCycleLR(sgd(), { maxLr: 1, totalSteps: 10 });
+    again.loadStateDict(good);
+    ten.step();
+    again.step();
+    t.deepEqual(again.getLastLr(), ten.getLastLr());
+    // SequentialLR checks a OneCycleLR's totalSteps among its schedulers' states.
+    const o = sgd();
+    const seq = (n: number): gx.optim.lrScheduler.SequentialLR => new S.SequentialLR(o, {
+      schedulers: [new S.OneCycleLR(o, { maxLr: 1, totalSteps: n }), new S.ExponentialLR(o, { gamma: 0.5 })], milestones: [3],
+    });
+    t.throws(() => seq(4).loadStateDict(seq(5).stateDict()), { message: /^SequentialLR\.loadStateDict: state\.schedulers\[0\]\.totalSteps is 5, where this OneCycleLR has 4/ });
   });
 });

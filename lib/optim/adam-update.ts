@@ -8,9 +8,10 @@ import { zeros } from '../ops/creation/creation';
 import { add, div, maximum, mul, neg, sqrt, sub } from '../generated/elementwise';
 import { copyValues, Tensor } from '../core/tensor';
 import { booleanOption, optionKeys } from '../core/options';
+import { describeValue } from '../core/shape';
 import { checkForeach, type ForeachOptions } from './foreach';
 import { learningRate, nonNegative, number, weightDecay } from './hyper';
-import { own, type ParamState } from './optimizer';
+import { own, withDefaults, type ParamState } from './optimizer';
 import type { StateSpec } from './state-check';
 
 export interface AdamOptions extends ForeachOptions {
@@ -47,11 +48,9 @@ export const ADAM_STATE: StateSpec = {
 
 /** Adam's and AdamW's defaults but weightDecay (each has its own). */
 export function adamDefaults(o: AdamOptions, weightDecay: number): Required<AdamOptions> {
-  return {
-    lr: o.lr ?? 1e-3, betas: o.betas ?? [0.9, 0.999], eps: o.eps ?? 1e-8, weightDecay: o.weightDecay ?? weightDecay,
-    amsgrad: o.amsgrad ?? false, maximize: o.maximize ?? false, foreach: o.foreach ?? null, fused: o.fused ?? null,
-    capturable: o.capturable ?? false,
-  };
+  return withDefaults(o, {
+    lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay, amsgrad: false, maximize: false, foreach: null, fused: null, capturable: false,
+  });
 }
 
 /** Adam's and AdamW's checks, with torch's messages. */
@@ -59,7 +58,7 @@ export function checkAdamGroup(fn: string, g: Required<AdamOptions>): void {
   learningRate(fn, g.lr);
   nonNegative(fn, 'eps', g.eps, 'Invalid epsilon value');
   const b = g.betas as unknown;
-  if (!Array.isArray(b) || b.length !== 2) throw new TypeError(`${fn}: betas must be two numbers [beta1, beta2], got ${Array.isArray(b) ? `${b.length} values` : typeof b}`);
+  if (!Array.isArray(b) || b.length !== 2) throw new TypeError(`${fn}: betas must be two numbers [beta1, beta2], got ${Array.isArray(b) ? `${b.length} values` : describeValue(b)}`);
   b.forEach((beta: unknown, i) => {
     const x = number(fn, `betas[${i}]`, beta);
     if (!(x >= 0 && x < 1)) throw new RangeError(`${fn}: Invalid beta parameter at index ${i}: ${x}`);

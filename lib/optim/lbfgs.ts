@@ -19,7 +19,7 @@ import { learningRate, number, positiveInt } from './hyper';
 import { strongWolfe, type LineSearchResult, type StrongWolfeOptions } from './line-search';
 import { twoLoop } from './two-loop';
 import { TorchScalars, type Num } from './torch-scalars';
-import { Optimizer, own, type ParamGroup, type ParamState } from './optimizer';
+import { Optimizer, own, withDefaults, type ParamGroup, type ParamState } from './optimizer';
 import type { Params, ParamGroupSpec } from './params';
 import type { StateSpec } from './state-check';
 
@@ -28,7 +28,7 @@ export interface LBFGSOptions {
   lr?: number;
   /** Most iterations per step() (default 20). */
   maxIter?: number;
-  /** Most closure calls per step() (default maxIter * 1.25, rounded down). */
+  /** Most closure calls per step() (default maxIter * 1.25, rounded down; null too, as torch's max_eval=None). */
   maxEval?: number;
   /** Stop when max |gradient| is at most this (default 1e-7). */
   toleranceGrad?: number;
@@ -60,12 +60,12 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
   constructor(params: Params<LBFGSOptions>, opts: LBFGSOptions = {}) {
     const fn = 'gx.optim.LBFGS';
     const o = checkOptions<LBFGSOptions>(opts, fn, KEYS);
-    const maxIter = o.maxIter ?? 20;
-    super('LBFGS', params, {
-      lr: o.lr ?? 1, maxIter, maxEval: o.maxEval ?? Math.floor((typeof maxIter === 'number' ? maxIter : 0) * 5 / 4),
-      toleranceGrad: o.toleranceGrad ?? 1e-7, toleranceChange: o.toleranceChange ?? 1e-9, historySize: o.historySize ?? 100,
-      lineSearchFn: o.lineSearchFn ?? null,
-    }, KEYS);
+    const maxIter = o.maxIter === undefined ? 20 : o.maxIter;
+    // maxEval null is its default, as torch's max_eval=None; lineSearchFn null is none, its default.
+    const maxEval = o.maxEval ?? Math.floor((typeof maxIter === 'number' ? maxIter : 0) * 5 / 4);
+    super('LBFGS', params, withDefaults({ ...o, maxEval }, {
+      lr: 1, maxIter, maxEval, toleranceGrad: 1e-7, toleranceChange: 1e-9, historySize: 100, lineSearchFn: null,
+    }), KEYS);
     if (this.paramGroups.length !== 1) throw new Error(`${fn}: LBFGS doesn't support per-parameter options (parameter groups); pass one list of tensors`);
     const ps = this.paramGroups[0].params;
     ps.forEach((p, i) => {

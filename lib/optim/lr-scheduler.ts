@@ -19,7 +19,7 @@
 import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { describeValue } from '../core/shape';
 import type { Optimizer } from './optimizer';
-import { checkSchedulerState, SCHEDULER_KEYS, type SchedulerState } from './scheduler-state';
+import { checkSameCount, checkSchedulerState, SCHEDULER_KEYS, type SchedulerState } from './scheduler-state';
 
 /** Any optimizer whose groups have an lr (all of gx.optim's). */
 type AnyOptimizer = Optimizer<{ lr?: number }>;
@@ -346,6 +346,9 @@ const ONE_CYCLE_KEYS = optionKeys<OneCycleOptions>({
 
 interface Phase { end: number; lr: [string, string]; momentum: [string, string] }
 
+/** What OneCycleLR.stateDict() gives: the position and the cycle's length (torch's total_steps). */
+export type OneCycleLRState = SchedulerState & { totalSteps: number };
+
 /** The 1cycle policy (torch's OneCycleLR): up from maxLr / divFactor to maxLr, then down to a tiny min. */
 export class OneCycleLR extends LRScheduler {
   readonly totalSteps: number;
@@ -406,6 +409,26 @@ export class OneCycleLR extends LRScheduler {
       { end: total - 1, lr: ['maxLr', 'minLr'], momentum: ['baseMomentum', 'maxMomentum'] },
     ];
     this.start();
+  }
+
+  /** The position and totalSteps, as torch's state_dict() has total_steps. */
+  override stateDict(): OneCycleLRState {
+    return { ...super.stateDict(), totalSteps: this.totalSteps };
+  }
+
+  /** Restores what stateDict() gave, of a cycle of the same totalSteps (NOTE [ Loading scheduler state ]). */
+  override loadStateDict(d: OneCycleLRState): void {
+    super.loadStateDict(d);
+  }
+
+  protected override stateKeys(): readonly string[] {
+    return [...SCHEDULER_KEYS, 'totalSteps'];
+  }
+
+  /** @internal The base check, then totalSteps: the scheduler's own (NOTE [ Loading scheduler state ]). */
+  override checkState(fn: string, where: string, d: unknown): asserts d is OneCycleLRState {
+    super.checkState(fn, where, d);
+    checkSameCount(fn, where, d, 'totalSteps', this.totalSteps, 'OneCycleLR');
   }
 
   static #setMomentum(g: Group, m: number, useBeta1: boolean): void {

@@ -61,6 +61,18 @@ function copyOptions<O extends object>(g: Required<O>): Required<O> {
 }
 
 /**
+ * @internal `defaults` overridden by the options of `opts` that are not
+ * undefined, as a param group's are: null stays, for checkGroup to refuse
+ * with the checker every group's options pass (`gx.optim.SGD: lr must be a
+ * number, got null`), as torch refuses None for lr; a constructor that filled
+ * null in with its default (`o.lr ?? 1e-3`) ran with a value nobody asked for.
+ */
+export function withDefaults<O extends object>(opts: O | Record<string, unknown>, defaults: Required<O>): Required<O> {
+  const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+  return { ...copyOptions(defaults), ...given } as Required<O>;
+}
+
+/**
  * The base of the optimizers: it holds the param groups and each
  * parameter's state; a subclass says how to check its options and how to
  * update a group. `step()` updates every parameter that has a .grad, in
@@ -107,8 +119,7 @@ export abstract class Optimizer<O extends object = object> implements Disposable
 
   /** A group of `params` with the optimizer's options, overridden by those of `opts` that are not undefined. */
   #group(fn: string, params: Tensor[], opts: Record<string, unknown>): ParamGroup<O> {
-    const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
-    const group = { ...copyOptions(this.#defaults), ...given } as Required<O>;
+    const group = withDefaults(opts, this.#defaults);
     this.checkGroup(fn, group);
     return Object.assign(group, { params });
   }

@@ -12,6 +12,14 @@
 // before anything is set: known to the scheduler, present, and of its kind;
 // the error names the scheduler and the key. torch's load_state_dict checks
 // nothing (it updates the object's __dict__).
+//
+// A scheduler made from a count holds it in its state too, as torch's
+// OneCycleLR holds total_steps. torch's load takes the saved total_steps
+// with the phases made from it (_schedule_phases); this state has no phases
+// (they come from the constructor's options), so a loaded count must be the
+// scheduler's own: a state of a 100-step cycle loaded into a 50-step one
+// would go on along the 50-step curve, or stop at step 51, where the saved
+// schedule had 49 steps more.
 import { describeValue } from '../core/shape';
 
 /** What LRScheduler.stateDict() gives (SequentialLR's adds `schedulers`). */
@@ -53,5 +61,14 @@ export function checkSchedulerState(fn: string, where: string, d: unknown, keys:
     if (!Array.isArray(v) || v.length !== groups || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new Error(`${fn}: ${where}.${k} must be a list of ${groups} finite numbers (one per param group), got ${describeValue(v)}`);
     }
+  }
+}
+
+/** Checks that `d[key]` (present: checkSchedulerState saw to it) is the scheduler's own count `own`. */
+export function checkSameCount(fn: string, where: string, d: object, key: string, own: number, owner: string): void {
+  const v: unknown = Reflect.get(d, key);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new Error(`${fn}: ${where}.${key} must be a whole number >= 1, got ${describeValue(v)}`);
+  if (v !== own) {
+    throw new Error(`${fn}: ${where}.${key} is ${v}, where this ${owner} has ${own}: the state is of another schedule (make the ${owner} with ${key} ${v} to load it)`);
   }
 }

@@ -11,7 +11,7 @@ import type { Tensor } from '../core/tensor';
 import { booleanOption, checkOptions, optionKeys } from '../core/options';
 import { Buckets, checkForeach, checkNotCapturing, foreachable, handles, useForeach, written, type ForeachOptions } from './foreach';
 import { learningRate, nonNegative, number, weightDecay } from './hyper';
-import { Optimizer, own, type ParamGroup } from './optimizer';
+import { Optimizer, own, withDefaults, type ParamGroup } from './optimizer';
 import type { Params } from './params';
 import type { StateSpec } from './state-check';
 
@@ -34,6 +34,10 @@ const KEYS = optionKeys<SGDOptions>({
   lr: true, momentum: true, dampening: true, weightDecay: true, nesterov: true, maximize: true, foreach: true, fused: true,
 });
 
+const SGD_DEFAULTS: Required<SGDOptions> = {
+  lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, maximize: false, foreach: null, fused: null,
+};
+
 const SGD_STATE: StateSpec = { momentumBuffer: { kind: 'param' } };
 
 /**
@@ -48,10 +52,7 @@ const SGD_STATE: StateSpec = { momentumBuffer: { kind: 'param' } };
 export class SGD extends Optimizer<SGDOptions> {
   constructor(params: Params<SGDOptions>, opts: SGDOptions = {}) {
     const o = checkOptions<SGDOptions>(opts, 'gx.optim.SGD', KEYS);
-    super('SGD', params, {
-      lr: o.lr ?? 1e-3, momentum: o.momentum ?? 0, dampening: o.dampening ?? 0, weightDecay: o.weightDecay ?? 0,
-      nesterov: o.nesterov ?? false, maximize: o.maximize ?? false, foreach: o.foreach ?? null, fused: o.fused ?? null,
-    }, KEYS);
+    super('SGD', params, withDefaults(o, SGD_DEFAULTS), KEYS);
   }
 
   protected checkGroup(fn: string, g: Required<SGDOptions>): void {

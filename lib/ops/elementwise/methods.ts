@@ -6,10 +6,11 @@ import { tooManyArguments, type OutOptions } from '../common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from '../promotion';
 import type { TensorMethods } from '../install';
-import { REDUCE, reduceOp, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from '../reduce/reduction';
+import { REDUCE, reduceWith, type ArgReduceOptions, type ReduceDTypeOptions, type ReduceName, type ReduceOptions } from '../reduce/reduction';
 import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from '../types';
 import { extremumImpl, type ExtremumOptions } from '../reduce/extremum';
 import type { SortResult } from '../sort/sorting';
+import { axisMethod } from '../axis-function';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType = DType> {
@@ -112,12 +113,7 @@ for (const name of Object.keys(UNARY) as UnaryName[]) {
     };
 }
 for (const name of Object.keys(REDUCE) as ReduceName[]) {
-  const spec = REDUCE[name];
-  const fn = `Tensor.${name}`;
-  methods[name] = function (this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments(fn, '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return reduceOp(spec, this, axis, opts, fn);
-  };
+  methods[name] = axisMethod(name, 'axis?', reduceWith(REDUCE[name]));
 }
 export const ELEMENTWISE_METHODS: TensorMethods = {
   ...(methods as TensorMethods),
@@ -136,12 +132,6 @@ export const ELEMENTWISE_METHODS: TensorMethods = {
     if (arguments.length > 1) tooManyArguments('Tensor.astype', '(dtype)', arguments.length - 1, arguments[1]);
     return astypeOp(this, dtype, 'Tensor.astype');
   },
-  max(this: Tensor, arg?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.max', '(arg?, options?)', arguments.length - 2, arguments[2]);
-    return extremumImpl(true, this, arg, opts, 'Tensor.max');
-  },
-  min(this: Tensor, arg?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.min', '(arg?, options?)', arguments.length - 2, arguments[2]);
-    return extremumImpl(false, this, arg, opts, 'Tensor.min');
-  },
+  max: axisMethod('max', 'arg?', (x, arg, opts, fn) => extremumImpl(true, x, arg, opts, fn)),
+  min: axisMethod('min', 'arg?', (x, arg, opts, fn) => extremumImpl(false, x, arg, opts, fn)),
 };

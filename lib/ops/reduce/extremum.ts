@@ -25,7 +25,7 @@ import { named } from '../named';
 import { REDUCE, REDUCE_KEYS, reduceOp, type ReduceDTypeOptions, type ReduceOptions } from './reduction';
 import type { SortResult } from '../sort/sorting';
 import type { ReduceArg } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 /** The options of max(x, axis, opts) and min's one-axis form. */
 export interface ExtremumOptions {
@@ -84,17 +84,11 @@ export interface ExtremumFn {
  * over a list of axes, the largest as gx.amax; with a tensor, the elementwise gx.maximum.
  * @example gx.max(x); const [v, i] = gx.max(x, 1); gx.max(x, [0, 1], { keepdims: true }); gx.max(a, b)
  */
-export const max: ExtremumFn = (function (x: unknown, arg?: unknown, opts?: unknown): Tensor | SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.max', '(x, arg?, options?)', arguments.length - 3, arguments[3]);
-  return extremumImpl(true, x, arg, opts, 'gx.max');
-}) as ExtremumFn;
+export const max = axisFunction<ExtremumFn>('max', 'arg?', (x, arg, opts, fn) => extremumImpl(true, x, arg, opts, fn));
 
 /**
  * torch.min's three forms, as gx.max's: the smallest element; `{ values, indices }` along one axis;
  * over a list of axes, as gx.amin; with a tensor, the elementwise gx.minimum.
  * @example gx.min(x); const { values, indices } = gx.min(x, 0); gx.min(a, b)
  */
-export const min: ExtremumFn = (function (x: unknown, arg?: unknown, opts?: unknown): Tensor | SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.min', '(x, arg?, options?)', arguments.length - 3, arguments[3]);
-  return extremumImpl(false, x, arg, opts, 'gx.min');
-}) as ExtremumFn;
+export const min = axisFunction<ExtremumFn>('min', 'arg?', (x, arg, opts, fn) => extremumImpl(false, x, arg, opts, fn));

@@ -3,20 +3,19 @@
 // as torch has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ]
 // (install.ts) says. Errors name the method ('Tensor.median').
 import type { DType } from '../../core/dtype';
-import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import type { ReduceOptions } from './reduction';
 import { cumprodImpl, diffImpl, type CumprodOptions, type DiffOptions } from './scan';
 import { cumExtremumImpl } from './scan-extremum';
 import type { AxisOptions } from '../axes';
-import { REDUCE, reduceOp } from './reduction';
+import { REDUCE, reduceWith } from './reduction';
 import { aminmaxImpl, countNonzeroImpl, nanmeanImpl, nansumImpl, type AminmaxResult, type NanReduceOptions } from './statistics-nan';
 import { medianImpl, quantileImpl, type MedianOptions, type QuantileOptions } from './statistics-order';
 import { modeImpl, nanmedianImpl, nanquantileImpl, type ModeOptions } from './statistics-nan-order';
 import type { SortResult } from '../sort/sorting';
 import type { FloatResult, ReduceAxis, SumResult } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisMethod } from '../axis-function';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -73,64 +72,19 @@ declare module '../../core/tensor' {
 }
 
 export const STATISTICS_METHODS: TensorMethods = {
-  nansum(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.nansum', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return nansumImpl(this, axis, opts, 'Tensor.nansum');
-  },
-  nanmean(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.nanmean', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return nanmeanImpl(this, axis, opts, 'Tensor.nanmean');
-  },
-  countNonzero(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.countNonzero', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return countNonzeroImpl(this, axis, opts, 'Tensor.countNonzero');
-  },
-  amax(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.amax', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return reduceOp(REDUCE.max, this, axis, opts, 'Tensor.amax');
-  },
-  amin(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.amin', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return reduceOp(REDUCE.min, this, axis, opts, 'Tensor.amin');
-  },
-  aminmax(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.aminmax', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return aminmaxImpl(this, axis, opts, 'Tensor.aminmax');
-  },
-  median(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.median', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return medianImpl(this, axis, opts, 'Tensor.median');
-  },
-  quantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 3) tooManyArguments('Tensor.quantile', '(q, axis?, options?)', arguments.length - 3, arguments[3]);
-    return quantileImpl(this, q, axis, opts, 'Tensor.quantile');
-  },
-  mode(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.mode', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return modeImpl(this, axis, opts, 'Tensor.mode');
-  },
-  nanmedian(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.nanmedian', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return nanmedianImpl(this, axis, opts, 'Tensor.nanmedian');
-  },
-  nanquantile(this: Tensor, q: unknown, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 3) tooManyArguments('Tensor.nanquantile', '(q, axis?, options?)', arguments.length - 3, arguments[3]);
-    return nanquantileImpl(this, q, axis, opts, 'Tensor.nanquantile');
-  },
-  diff(this: Tensor, n?: unknown, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 3) tooManyArguments('Tensor.diff', '(n?, axis?, options?)', arguments.length - 3, arguments[3]);
-    return diffImpl(this, n, axis, opts, 'Tensor.diff');
-  },
-  cumprod(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.cumprod', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return cumprodImpl(this, axis, opts, 'Tensor.cumprod');
-  },
-  cummax(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.cummax', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return cumExtremumImpl(this, axis, opts, true, 'Tensor.cummax');
-  },
-  cummin(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.cummin', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return cumExtremumImpl(this, axis, opts, false, 'Tensor.cummin');
-  },
+  nansum: axisMethod('nansum', 'axis?', nansumImpl),
+  nanmean: axisMethod('nanmean', 'axis?', nanmeanImpl),
+  countNonzero: axisMethod('countNonzero', 'axis?', countNonzeroImpl),
+  amax: axisMethod('amax', 'axis?', reduceWith(REDUCE.max)),
+  amin: axisMethod('amin', 'axis?', reduceWith(REDUCE.min)),
+  aminmax: axisMethod('aminmax', 'axis?', aminmaxImpl),
+  median: axisMethod('median', 'axis?', medianImpl),
+  quantile: axisMethod('quantile', 'q, axis?', quantileImpl),
+  mode: axisMethod('mode', 'axis?', modeImpl),
+  nanmedian: axisMethod('nanmedian', 'axis?', nanmedianImpl),
+  nanquantile: axisMethod('nanquantile', 'q, axis?', nanquantileImpl),
+  diff: axisMethod('diff', 'n?, axis?', diffImpl),
+  cumprod: axisMethod('cumprod', 'axis', cumprodImpl),
+  cummax: axisMethod('cummax', 'axis', (x, axis, opts, fn) => cumExtremumImpl(x, axis, opts, true, fn)),
+  cummin: axisMethod('cummin', 'axis', (x, axis, opts, fn) => cumExtremumImpl(x, axis, opts, false, fn)),
 };

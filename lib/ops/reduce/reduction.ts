@@ -107,3 +107,6 @@ export function reduceOp(spec: ReduceSpec, a: unknown, arg: unknown, opts: unkno
     if (src !== x) src.dispose();
   }
 }
+
+/** @internal reduceOp of `spec` as an axis op's implementation (lib/ops/axis-function.ts). */
+export const reduceWith = (spec: ReduceSpec) => (x: unknown, axis: unknown, opts: unknown, fn: string): Tensor => reduceOp(spec, x, axis, opts, fn);

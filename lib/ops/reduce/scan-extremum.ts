@@ -20,7 +20,7 @@ import { scatterAdd } from '../indexing/indexing';
 import { namedForCaller } from '../library';
 import { named } from '../named';
 import type { SortResult } from '../sort/sorting';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 const CUMEXT_KEYS = optionKeys<AxisOptions>({ axis: true, dim: true });
 
@@ -62,13 +62,7 @@ export interface CumExtremumFn {
  * @example const [m, i] = gx.cummax(gx.tensor([1, 3, 2, 3]), 0) // m [1, 3, 3, 3], i [0, 1, 1, 3]
  */
 // The options after an axis go on to be checked (an unknown key was dropped).
-export const cummax: CumExtremumFn = (function (x: unknown, axis: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.cummax', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return cumExtremumImpl(x, axis, opts, true, 'gx.cummax');
-}) as CumExtremumFn;
+export const cummax = axisFunction<CumExtremumFn>('cummax', 'axis', (x, axis, opts, fn) => cumExtremumImpl(x, axis, opts, true, fn));
 
 /** The running minimum along `axis` and where it was found, as torch.cummin (see gx.cummax). @example gx.cummin(x, -1).values */
-export const cummin: CumExtremumFn = (function (x: unknown, axis: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.cummin', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return cumExtremumImpl(x, axis, opts, false, 'gx.cummin');
-}) as CumExtremumFn;
+export const cummin = axisFunction<CumExtremumFn>('cummin', 'axis', (x, axis, opts, fn) => cumExtremumImpl(x, axis, opts, false, fn));

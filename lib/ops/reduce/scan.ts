@@ -18,7 +18,7 @@ import { tidy } from '../../core/tidy';
 import * as ops from '../../generated/ops';
 import { isFloating } from '../promotion';
 import type { SumResult } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export interface CumsumOptions<E extends DType = DType> extends AxisOptions {
   /** Convert the input to this dtype first and return it (not bool). */
@@ -68,10 +68,7 @@ export interface CumsumFn {
  * dtype; `{ dtype }` converts the input first.
  * @example gx.cumsum(gx.arange(5), 0) // int64 [0, 1, 3, 6, 10]; gx.cumsum(x, { axis: -1 })
  */
-export const cumsum: CumsumFn = (function (x: unknown, axis: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.cumsum', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return cumsumImpl(x, axis, opts, 'gx.cumsum');
-}) as CumsumFn;
+export const cumsum = axisFunction<CumsumFn>('cumsum', 'axis', cumsumImpl);
 
 /**
  * Inclusive prefix products along `axis` (negative counts from the end), as
@@ -80,10 +77,7 @@ export const cumsum: CumsumFn = (function (x: unknown, axis: unknown, opts?: unk
  * first. Its gradient is right where the input has zeros (as torch's).
  * @example gx.cumprod(gx.tensor([1, 2, 3, 4]), 0) // [1, 2, 6, 24]
  */
-export const cumprod: CumsumFn = (function (x: unknown, axis: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.cumprod', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return cumprodImpl(x, axis, opts, 'gx.cumprod');
-}) as CumsumFn;
+export const cumprod = axisFunction<CumsumFn>('cumprod', 'axis', cumprodImpl);
 
 // --- diff ------------------------------------------------------------------------------
 
@@ -130,7 +124,4 @@ export interface DiffFn {
  * and `append` are put around x; bool inputs give x[i + 1] != x[i].
  * @example gx.diff(gx.tensor([1, 4, 9, 16])) // [3, 5, 7]; gx.diff(x, 2, 0)
  */
-export const diff: DiffFn = (function (x: unknown, n?: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 4) tooManyArguments('gx.diff', '(x, n?, axis?, options?)', arguments.length - 4, arguments[4]);
-  return diffImpl(x, n, axis, opts, 'gx.diff');
-}) as DiffFn;
+export const diff = axisFunction<DiffFn>('diff', 'n?, axis?', diffImpl);

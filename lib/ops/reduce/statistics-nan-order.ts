@@ -35,7 +35,7 @@ import { sortImpl, type SortResult } from '../sort/sorting';
 import {
   checkLength, linesOf, MEDIAN_KEYS, quantileCall, splitEvenly, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
 } from './statistics-order';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export interface ModeOptions extends AxisOptions {
   /** The axis (default -1, as torch.mode). */
@@ -159,27 +159,18 @@ export type NanquantileFn = QuantileFn;
  * NaNs never equal each other, so each counts once. Gradients reach the element picked.
  * @example const [m, i] = gx.mode(gx.tensor([[1, 2, 2], [3, 3, 1]]), 1) // m [2, 3], i [2, 1]
  */
-export const mode: ModeFn = (function (x: unknown, axis?: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.mode', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return modeImpl(x, axis, opts, 'gx.mode');
-}) as ModeFn;
+export const mode = axisFunction<ModeFn>('mode', 'axis?', modeImpl);
 
 /**
  * gx.median over the elements that are not NaN, as torch.nanmedian: of every element without an
  * axis, `{ values, indices }` along one; a line of NaNs only gives NaN (and the index of its first NaN).
  * @example gx.nanmedian(gx.tensor([1, NaN, 3, 2])) // 2
  */
-export const nanmedian: NanmedianFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor | SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.nanmedian', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return nanmedianImpl(x, axis, opts, 'gx.nanmedian');
-}) as NanmedianFn;
+export const nanmedian = axisFunction<NanmedianFn>('nanmedian', 'axis?', nanmedianImpl);
 
 /**
  * gx.quantile over the elements that are not NaN, as torch.nanquantile (the same interpolations);
  * a line of NaNs only gives NaN.
  * @example gx.nanquantile(x, [0.25, 0.75], 1)
  */
-export const nanquantile: NanquantileFn = (function (x: unknown, q: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 4) tooManyArguments('gx.nanquantile', '(x, q, axis?, options?)', arguments.length - 4, arguments[4]);
-  return nanquantileImpl(x, q, axis, opts, 'gx.nanquantile');
-}) as NanquantileFn;
+export const nanquantile = axisFunction<NanquantileFn>('nanquantile', 'q, axis?', nanquantileImpl);

@@ -15,9 +15,9 @@ import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise'
 import { named, type Named } from '../named';
 import { isnan } from '../elementwise/predicates';
 import { isFloating } from '../promotion';
-import { REDUCE, reduceOp, type ReduceOptions } from './reduction';
+import { REDUCE, reduceWith, reduceOp, type ReduceOptions } from './reduction';
 import type { FloatResult, ReduceAxis, SumResult } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export interface NanReduceOptions extends AxisOptions<Axes> {
   /** The axes to reduce (default: all). Negative axes count from the end. */
@@ -120,53 +120,35 @@ export interface AmaxFn {
  * integer and bool inputs sum in int64, as gx.sum. Gradients: 0 at the NaNs.
  * @example gx.nansum(gx.tensor([1, NaN, 2])) // 3
  */
-export const nansum: NanSumFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.nansum', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return nansumImpl(x, axis, opts, 'gx.nansum');
-}) as NanSumFn;
+export const nansum = axisFunction<NanSumFn>('nansum', 'axis?', nansumImpl);
 
 /**
  * The mean over `axis` of the elements that are not NaN, as torch.nanmean
  * (NaN for a line of NaNs only). Floating inputs only.
  * @example gx.nanmean(x, 1, { keepdims: true })
  */
-export const nanmean: NanMeanFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.nanmean', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return nanmeanImpl(x, axis, opts, 'gx.nanmean');
-}) as NanMeanFn;
+export const nanmean = axisFunction<NanMeanFn>('nanmean', 'axis?', nanmeanImpl);
 
 /**
  * How many elements are not zero (not false) over `axis` (default: all), as
  * torch.count_nonzero: int64. NaN counts (it is not zero).
  * @example gx.countNonzero(x, 0)
  */
-export const countNonzero: CountNonzeroFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.countNonzero', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return countNonzeroImpl(x, axis, opts, 'gx.countNonzero');
-}) as CountNonzeroFn;
+export const countNonzero = axisFunction<CountNonzeroFn>('countNonzero', 'axis?', countNonzeroImpl);
 
 /**
  * The largest element over `axis` (one, several, or default all), as torch.amax:
  * a tensor (NaN propagates; the gradient is shared among ties, as torch's).
  * @example gx.amax(x, [0, 1], { keepdims: true })
  */
-export const amax: AmaxFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.amax', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return reduceOp(REDUCE.max, x, axis, opts, 'gx.amax');
-}) as AmaxFn;
+export const amax = axisFunction<AmaxFn>('amax', 'axis?', reduceWith(REDUCE.max));
 
 /** The smallest element over `axis` (one, several, or default all), as torch.amin: a tensor. @example gx.amin(x, -1) */
-export const amin: AmaxFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.amin', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return reduceOp(REDUCE.min, x, axis, opts, 'gx.amin');
-}) as AmaxFn;
+export const amin = axisFunction<AmaxFn>('amin', 'axis?', reduceWith(REDUCE.min));
 
 /**
  * The smallest and largest elements over `axis` (default: all), as
  * torch.aminmax: `{ min, max }`, which also destructures as `[min, max]`.
  * @example const [lo, hi] = gx.aminmax(x, { axis: 0 })
  */
-export const aminmax: AminmaxFn = (function (x: unknown, axis?: unknown, opts?: unknown): AminmaxResult {
-  if (arguments.length > 3) tooManyArguments('gx.aminmax', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return aminmaxImpl(x, axis, opts, 'gx.aminmax');
-}) as AminmaxFn;
+export const aminmax = axisFunction<AminmaxFn>('aminmax', 'axis?', aminmaxImpl);

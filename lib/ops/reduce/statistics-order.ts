@@ -22,7 +22,7 @@ import { isFloating } from '../promotion';
 import { REDUCE, reduceOp } from './reduction';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import type { FloatResult } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export interface MedianOptions extends AxisOptions {
   /** The axis (default: none, the median of every element). */
@@ -198,10 +198,7 @@ export interface QuantileFn {
  * median (torch's evenly_distribute_backward).
  * @example gx.median(x); const [m, i] = gx.median(x, 1)
  */
-export const median: MedianFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor | SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.median', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return medianImpl(x, axis, opts, 'gx.median');
-}) as MedianFn;
+export const median = axisFunction<MedianFn>('median', 'axis?', medianImpl);
 
 /**
  * The q-th quantiles (q in [0, 1]: a number, or an array or 1-d tensor of
@@ -211,7 +208,4 @@ export const median: MedianFn = (function (x: unknown, axis?: unknown, opts?: un
  * 'midpoint' }). Floating inputs; a line with a NaN gives NaN.
  * @example gx.quantile(x, 0.9); gx.quantile(x, [0.25, 0.5, 0.75], 1, { keepdims: true })
  */
-export const quantile: QuantileFn = (function (x: unknown, q: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 4) tooManyArguments('gx.quantile', '(x, q, axis?, options?)', arguments.length - 4, arguments[4]);
-  return quantileImpl(x, q, axis, opts, 'gx.quantile');
-}) as QuantileFn;
+export const quantile = axisFunction<QuantileFn>('quantile', 'q, axis?', quantileImpl);

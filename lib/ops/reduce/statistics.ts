@@ -16,7 +16,7 @@ import { checkTensor, describeOperand, computeResult } from '../common';
 import * as ops from '../../generated/ops';
 import { isFloating } from '../promotion';
 import type { FloatResult, ReduceAxis } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export interface LogsumexpOptions extends AxisOptions<Axes> {
   /** The axes to reduce (default: all). Negative axes count from the end. */
@@ -88,10 +88,7 @@ export interface VarFn {
  * gives +inf, a NaN gives NaN. Integer and bool inputs give float32.
  * @example gx.logsumexp(logits, { axis: -1, keepdims: true }); gx.logsumexp(x, [0, 1])
  */
-export const logsumexp: LogsumexpFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.logsumexp', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return logsumexpImpl(x, axis, opts, 'gx.logsumexp');
-}) as LogsumexpFn;
+export const logsumexp = axisFunction<LogsumexpFn>('logsumexp', 'axis?', logsumexpImpl);
 
 /**
  * Variance over `axis` (default: all): sum((x - mean)^2) / max(0, N - correction),
@@ -99,16 +96,10 @@ export const logsumexp: LogsumexpFn = (function (x: unknown, axis?: unknown, opt
  * gives NaN or inf, as torch). Floating inputs only. Exported as `gx.var`.
  * @example gx.var(x); gx.var(x, 0, { correction: 0 }); gx.var(x, { axis: 0, correction: 0, keepdims: true })
  */
-export const variance: VarFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.var', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return varImpl(x, axis, opts, false, 'gx.var');
-}) as VarFn;
+export const variance = axisFunction<VarFn>('var', 'axis?', (x, axis, opts, fn) => varImpl(x, axis, opts, false, fn));
 
 /**
  * Standard deviation over `axis`: the square root of gx.var, like torch.std.
  * @example gx.std(x, { axis: -1 })
  */
-export const std: VarFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.std', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return varImpl(x, axis, opts, true, 'gx.std');
-}) as VarFn;
+export const std = axisFunction<VarFn>('std', 'axis?', (x, axis, opts, fn) => varImpl(x, axis, opts, true, fn));

@@ -3,14 +3,13 @@
 // installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says; the axis forms are
 // NOTE [ Axis forms ] (axes.ts).
 import type { DType } from '../../generated/dtypes';
-import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import { cumsumImpl, type CumsumOptions } from '../reduce/scan';
 import { logSoftmaxImpl, softmaxImpl, type SoftmaxOptions } from './softmax';
 import { logsumexpImpl, varImpl, type LogsumexpOptions, type VarOptions } from '../reduce/statistics';
 import type { FloatDType, FloatResult, ReduceAxis, SumResult } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisMethod } from '../axis-function';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType = DType> {
@@ -42,28 +41,10 @@ declare module '../../core/tensor' {
 }
 
 export const SOFTMAX_METHODS: TensorMethods = {
-  softmax(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.softmax', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return softmaxImpl(this, axis, opts, 'Tensor.softmax');
-  },
-  logSoftmax(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.logSoftmax', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return logSoftmaxImpl(this, axis, opts, 'Tensor.logSoftmax');
-  },
-  logsumexp(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.logsumexp', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return logsumexpImpl(this, axis, opts, 'Tensor.logsumexp');
-  },
-  var(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.var', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return varImpl(this, axis, opts, false, 'Tensor.var');
-  },
-  std(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.std', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return varImpl(this, axis, opts, true, 'Tensor.std');
-  },
-  cumsum(this: Tensor, axis: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.cumsum', '(axis, options?)', arguments.length - 2, arguments[2]);
-    return cumsumImpl(this, axis, opts, 'Tensor.cumsum');
-  },
+  softmax: axisMethod('softmax', 'axis', softmaxImpl),
+  logSoftmax: axisMethod('logSoftmax', 'axis', logSoftmaxImpl),
+  logsumexp: axisMethod('logsumexp', 'axis?', logsumexpImpl),
+  var: axisMethod('var', 'axis?', (x, axis, opts, fn) => varImpl(x, axis, opts, false, fn)),
+  std: axisMethod('std', 'axis?', (x, axis, opts, fn) => varImpl(x, axis, opts, true, fn)),
+  cumsum: axisMethod('cumsum', 'axis', cumsumImpl),
 };

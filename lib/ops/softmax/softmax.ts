@@ -17,7 +17,7 @@ import { checkTensor, describeOperand } from '../common';
 import * as ops from '../../generated/ops';
 import { isFloating } from '../promotion';
 import type { FloatDType } from '../types';
-import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from '../reduce/statistics';
 export { cumsum, type CumsumOptions } from '../reduce/scan';
@@ -72,17 +72,11 @@ export interface SoftmaxFn {
  * or only -inf, gives NaN, and -inf elements give 0.
  * @example gx.softmax(logits, -1); gx.softmax(x, 0, { dtype: 'float32' }); gx.softmax(x, { axis: -1 })
  */
-export const softmax: SoftmaxFn = (function (x: unknown, axis: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.softmax', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return softmaxImpl(x, axis, opts, 'gx.softmax');
-}) as SoftmaxFn;
+export const softmax = axisFunction<SoftmaxFn>('softmax', 'axis', softmaxImpl);
 
 /**
  * log(softmax(x)) along `axis`, computed as x - max - log(sum(exp(x - max)))
  * (no underflow to -inf where softmax rounds to 0), like torch.log_softmax.
  * @example gx.logSoftmax(logits, -1)
  */
-export const logSoftmax: SoftmaxFn = (function (x: unknown, axis: unknown, opts?: unknown): Tensor {
-  if (arguments.length > 3) tooManyArguments('gx.logSoftmax', '(x, axis, options?)', arguments.length - 3, arguments[3]);
-  return logSoftmaxImpl(x, axis, opts, 'gx.logSoftmax');
-}) as SoftmaxFn;
+export const logSoftmax = axisFunction<SoftmaxFn>('logSoftmax', 'axis', logSoftmaxImpl);

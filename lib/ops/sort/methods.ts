@@ -8,6 +8,7 @@ import type { TensorMethods } from '../install';
 import * as ops from './sorting';
 import type { ArgsortOptions, KthvalueOptions, SortOptions, SortResult, TopkOptions, UniqueOptions, UniqueResult } from './sorting';
 import { tooManyArguments } from '../../core/options';
+import { axisMethod } from '../axis-function';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -31,22 +32,10 @@ declare module '../../core/tensor' {
 }
 
 export const SORT_METHODS: TensorMethods = {
-  sort(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.sort', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return ops.sortImpl(this, axis, opts, 'Tensor.sort');
-  },
-  argsort(this: Tensor, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 2) tooManyArguments('Tensor.argsort', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return ops.argsortImpl(this, axis, opts, 'Tensor.argsort');
-  },
-  topk(this: Tensor, k: number, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 3) tooManyArguments('Tensor.topk', '(k, axis?, options?)', arguments.length - 3, arguments[3]);
-    return ops.topkImpl(this, k, axis, opts, 'Tensor.topk');
-  },
-  kthvalue(this: Tensor, k: number, axis?: unknown, opts?: unknown) {
-    if (arguments.length > 3) tooManyArguments('Tensor.kthvalue', '(k, axis?, options?)', arguments.length - 3, arguments[3]);
-    return ops.kthvalueImpl(this, k, axis, opts, 'Tensor.kthvalue');
-  },
+  sort: axisMethod('sort', 'axis?', ops.sortImpl),
+  argsort: axisMethod('argsort', 'axis?', ops.argsortImpl),
+  topk: axisMethod('topk', 'k, axis?', ops.topkImpl),
+  kthvalue: axisMethod('kthvalue', 'k, axis?', ops.kthvalueImpl),
   unique(this: Tensor, opts?: unknown) {
     if (arguments.length > 1) tooManyArguments('Tensor.unique', '(options?)', arguments.length - 1, arguments[1]);
     return ops.uniqueImpl(this, opts, 'Tensor.unique');

@@ -39,6 +39,7 @@ import { namedForCaller } from '../library';
 import { named, type Named } from '../named';
 import { resultType } from '../promotion';
 import { tooManyArguments } from '../../core/options';
+import { axisFunction } from '../axis-function';
 
 /** Where sort, topk and kthvalue may write their results (each must have the result's shape and dtype). */
 export interface SortOut<D extends DType = DType> {
@@ -295,10 +296,7 @@ export interface SortFn {
  * (NOTE [ Ordering semantics ]). Gradients flow to x through the indices.
  * @example const { values, indices } = gx.sort(x); gx.sort(x, 0, { descending: true }); gx.sort(x, { axis: 1 })
  */
-export const sort: SortFn = (function (x: unknown, axis?: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 3) tooManyArguments('gx.sort', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return sortImpl(x, axis, opts, 'gx.sort');
-}) as SortFn;
+export const sort = axisFunction<SortFn>('sort', 'axis?', sortImpl);
 
 export interface ArgsortFn {
   (x: Tensor, axis?: number, opts?: ArgsortOptions): Tensor<'int64'>;
@@ -310,10 +308,7 @@ export interface ArgsortFn {
  * torch.argsort: gx.sort's indices. Stable.
  * @example gx.argsort(gx.tensor([3, 1, 2])) // [1, 2, 0]; gx.argsort(x, 0, { descending: true })
  */
-export const argsort: ArgsortFn = (function (x: unknown, axis?: unknown, opts?: unknown): Tensor<'int64'> {
-  if (arguments.length > 3) tooManyArguments('gx.argsort', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return argsortImpl(x, axis, opts, 'gx.argsort');
-}) as ArgsortFn;
+export const argsort = axisFunction<ArgsortFn>('argsort', 'axis?', argsortImpl);
 
 // --- topk, kthvalue --------------------------------------------------------------
 
@@ -379,10 +374,7 @@ export interface TopkFn {
  * to 32 never sorts the rows. Gradients flow to x through the indices.
  * @example gx.topk(logits, 5); gx.topk(x, 3, 0, { largest: false }); gx.topk(x, 2, { axis: 1 })
  */
-export const topk: TopkFn = (function (x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 4) tooManyArguments('gx.topk', '(x, k, axis?, options?)', arguments.length - 4, arguments[4]);
-  return topkImpl(x, k, axis, opts, 'gx.topk');
-}) as TopkFn;
+export const topk = axisFunction<TopkFn>('topk', 'k, axis?', topkImpl);
 
 export interface KthvalueFn {
   <D extends DType>(x: Tensor<D>, k: number, axis?: number, opts?: KthvalueOptions<D>): SortResult<D>;
@@ -396,10 +388,7 @@ export interface KthvalueFn {
  * puts k-th. Gradients flow to x through the indices.
  * @example gx.kthvalue(x, 2); const median = gx.kthvalue(x, (n + 1) >> 1, 0).values
  */
-export const kthvalue: KthvalueFn = (function (x: unknown, k: unknown, axis?: unknown, opts?: unknown): SortResult {
-  if (arguments.length > 4) tooManyArguments('gx.kthvalue', '(x, k, axis?, options?)', arguments.length - 4, arguments[4]);
-  return kthvalueImpl(x, k, axis, opts, 'gx.kthvalue');
-}) as KthvalueFn;
+export const kthvalue = axisFunction<KthvalueFn>('kthvalue', 'k, axis?', kthvalueImpl);
 
 // --- unique --------------------------------------------------------------------------
 
