@@ -13,6 +13,7 @@ interface StreamOps {
   slowFill(x: gx.Tensor, v: number, cycles: number): void;
   addOut(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor): void;
   addNew(a: gx.Tensor, b: gx.Tensor): gx.Tensor;
+  launchAdd(a: gx.Tensor, b: gx.Tensor, c: gx.Tensor, threads: number): void;
 }
 let ops: StreamOps;
 // About 50 ms at H100 clocks: long enough for the host to race ahead.
@@ -166,6 +167,30 @@ cudaTest('non-blocking copies from and to pinned memory', async (t) => {
   t.true(native.describe(back.handle()).pinned, 'non-blocking readback lands in pinned memory');
   await gx.cuda.currentStream().done();
   sameValues(t, back.toArraySync(), data);
+}, SERIAL);
+
+// NOTE [ Driver launches ] (csrc/include/gpuext/launch.h): an extension's gx::launch.
+cudaTest('gx::launch from an extension: right values on the current stream, a failed launch throws and the next one works, a graph captures it', (t) => {
+  const n = 1000;  // not a multiple of the block
+  gx.manualSeed(4);
+  using a = gx.randn([n], { device: 'cuda' });
+  using b = gx.randn([n], { device: 'cuda' });
+  using c = gx.full([n], Number.NaN, { device: 'cuda' });
+  const s = new gx.Stream();
+  gx.withStream(s, () => {
+    ops.slowFill(a, 1, LONG);      // a's new values are ready only when the stream gets there
+    ops.launchAdd(a, b, c, 128);
+  });
+  s.synchronize();
+  sameValues(t, c.toArraySync(), Array.from(b.toArraySync() as Float32Array, (v) => Math.fround(1 + v)), 'ordered after the fill on the same stream');
+  t.throws(() => ops.launchAdd(a, b, c, 2048), { message: /launch_add: kernel launch failed/ });
+  ops.launchAdd(b, b, c, 256);
+  sameValues(t, c.toArraySync(), Array.from(b.toArraySync() as Float32Array, (v) => Math.fround(v + v)), 'a launch after the failed one');
+  const g = gx.cuda.graph(() => ops.launchAdd(a, a, c, 256));
+  t.is(g.nodes, 1);
+  g.replay();
+  sameValues(t, c.toArraySync(), new Array(n).fill(2), 'replayed');
+  g.dispose();
 }, SERIAL);
 
 cudaTest('a captured CUDA graph replays on new input values, and keeps its memory', (t) => {

@@ -17,7 +17,7 @@
 //                      stores through the runtime dtypes, 32-bit index math
 //                      when the element count allows it.
 // Every launch goes on the current stream of the output's device, through
-// the driver (NOTE [ Driver launches ] in driver_launch.cuh).
+// the driver (NOTE [ Driver launches ] in gpuext/launch.h).
 #pragma once
 #include <cuda_runtime.h>
 

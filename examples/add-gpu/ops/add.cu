@@ -2,6 +2,7 @@
 // AddGPU extension from ../../shared/reference/pytorch-custom-cuda-kernel.md,
 // with a CPU implementation beside the CUDA one.
 #include <gpuext/extension.h>
+#include <gpuext/launch.h>  // gx::launch: the driver's launch, less host time than <<<>>> (a one-element add is mostly launch)
 
 namespace {
 
@@ -51,13 +52,12 @@ gx::Tensor add_cuda(const gx::Tensor& a, const gx::Tensor& b) {
   if (aligned16(pa) && aligned16(pb) && aligned16(pc)) {  // views at odd offsets may not be
     const int64_t n4 = n / 4;
     const int64_t done = n4 * 4;
-    add_kernel_vec4<<<gx::blocks(n4 > 0 ? n4 : 1, kThreads), kThreads, 0, stream>>>(
+    gx::launch<add_kernel_vec4>(gx::blocks(n4 > 0 ? n4 : 1, kThreads), kThreads, stream,
         reinterpret_cast<const float4*>(pa), reinterpret_cast<const float4*>(pb), reinterpret_cast<float4*>(pc),
         n4, pa + done, pb + done, pc + done, static_cast<int>(n - done));
   } else {
-    add_kernel<<<gx::blocks(n, kThreads), kThreads, 0, stream>>>(pa, pb, pc, n);
+    gx::launch<add_kernel>(gx::blocks(n, kThreads), kThreads, stream, pa, pb, pc, n);  // throws if the launch fails
   }
-  GX_CHECK_LAUNCH();
   return c;
 }
 
