@@ -184,3 +184,38 @@ deviceTest('quantile refuses an empty input and a tensor q of another dtype, as 
     }
   }
 });
+
+deviceTest('matrixNorm of empty matrices: 0 where the order is a max or a sum, refused where it is a min over nothing, as torch.linalg.matrix_norm', (t, device) => {
+  // torch.linalg.matrix_norm(torch.zeros(shape), ord) for ord 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (torch 2.13):
+  // a number is the value of every element of the result (of the shape after the matrix axes), null an IndexError
+  // from amin ("Expected reduction dim ... to have non-zero size").
+  const ords: gx.MatrixNormOrd[] = ['fro', 'nuc', 1, -1, 2, -2, Infinity, -Infinity];
+  const table: [number[], (number | null)[]][] = [
+    [[0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+    [[3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[2, 0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[2, 0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+    [[2, 3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[0, 2, 3], [0, 0, 0, 0, 0, 0, 0, 0]],
+    [[0, 0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[0, 3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[0, 0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+  ];
+  for (const [shape, wants] of table) {
+    using x = gx.zeros(shape, { device });
+    const outShape = shape.slice(0, -2);
+    ords.forEach((ord, k) => {
+      const want = wants[k];
+      const what = `matrix_norm(zeros(${shape.join(', ')}), ${String(ord)})`;
+      if (want === null) {
+        t.throws(() => gx.linalg.matrixNorm(x, ord), { instanceOf: RangeError, message: /^gx\.linalg\.matrixNorm: the -(1|2|inf) norm of matrices with no (columns|rows|singular values) is not defined/ }, what);
+      } else {
+        same(t, gx.linalg.matrixNorm(x, ord), 'float32', outShape, new Array(outShape.reduce((a, b) => a * b, 1)).fill(want), what);
+      }
+    });
+  }
+  // torch.linalg.matrix_norm(torch.zeros(0, 3), 2, keepdim=True): [[0.]]; in float64 the result is float64.
+  same(t, gx.linalg.matrixNorm(gx.zeros([0, 3], { device }), { ord: 2, keepdims: true }), 'float32', [1, 1], [0], 'matrix_norm(zeros(0, 3), 2, keepdim=True)');
+  same(t, gx.linalg.matrixNorm(gx.zeros([2, 0, 3], { device }), { ord: 2, dtype: 'float64' }), 'float64', [2], [0, 0], 'matrix_norm(zeros(2, 0, 3), 2, dtype=float64)');
+});
