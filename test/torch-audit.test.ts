@@ -219,3 +219,25 @@ deviceTest('matrixNorm of empty matrices: 0 where the order is a max or a sum, r
   same(t, gx.linalg.matrixNorm(gx.zeros([0, 3], { device }), { ord: 2, keepdims: true }), 'float32', [1, 1], [0], 'matrix_norm(zeros(0, 3), 2, keepdim=True)');
   same(t, gx.linalg.matrixNorm(gx.zeros([2, 0, 3], { device }), { ord: 2, dtype: 'float64' }), 'float64', [2], [0, 0], 'matrix_norm(zeros(2, 0, 3), 2, dtype=float64)');
 });
+
+deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("value cannot be converted ... without overflow")', (t, device) => {
+  // torch 2.13: each bound is checked as a double against the dtype's finite range (not after rounding: float16
+  // holds at most 65504, and 65505 is refused though it rounds to 65504); integer bounds before truncation.
+  const refused: [number, number, number, gx.DType, string][] = [
+    [0, 70000, 3, 'float16', 'end 70000'], [0, 65505, 3, 'float16', 'end 65505'], [-70000, 0, 3, 'float16', 'start -70000'],
+    [0, 3.3896e38, 3, 'bfloat16', 'end 3.3896e\\+38'], [0, 1e39, 3, 'float32', 'end 1e\\+39'],
+    [0, 127.5, 3, 'int8', 'end 127.5'], [-128.5, 0, 3, 'int8', 'start -128.5'], [-0.5, 0, 3, 'uint8', 'start -0.5'],
+    [300, 0, 1, 'int8', 'start 300'], [1e39, 0, 1, 'float32', 'start 1e\\+39'],
+  ];
+  for (const [a, b, n, dtype, what] of refused) {
+    t.throws(() => gx.linspace(a, b, n, { dtype, device }), { instanceOf: RangeError, message: new RegExp(`^gx\\.linspace: ${what} is out of range for ${dtype}`) },
+      `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
+  }
+  // torch.linspace(...).tolist(): the largest finite bounds are fine; no steps checks nothing; one step uses start alone.
+  same(t, gx.linspace(0, 65504, 3, { dtype: 'float16', device }), 'float16', [3], [0, 32752, 65504], 'linspace(0, 65504, 3, float16)');
+  same(t, gx.linspace(0, 3.3895e38, 3, { dtype: 'bfloat16', device }), 'bfloat16', [3], [0, 1.6947656946257677e38, 3.3895313892515355e38], 'linspace(0, 3.3895e38, 3, bfloat16)', 1e-15);
+  same(t, gx.linspace(70000, 0, 0, { dtype: 'float16', device }), 'float16', [0], [], 'linspace(70000, 0, 0, float16)');
+  same(t, gx.linspace(0, 300, 1, { dtype: 'int8', device }), 'int8', [1], [0], 'linspace(0, 300, 1, int8)');
+  same(t, gx.linspace(0, 1e39, 1, { device }), 'float32', [1], [0], 'linspace(0, 1e39, 1)');
+  same(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
+});
