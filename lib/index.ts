@@ -23,6 +23,7 @@ import './autograd/tensor-methods';
 export type { ToOptions, ToTarget } from './ops/creation/tensor-to';
 export type { Nested, NestedItem, NestedBigItem, ToNestedOptions } from './ops/layout/shape-methods';
 export { tensor, empty, zeros, ones, full, arange, linspace } from './ops/creation/creation';
+export { logspace, type LogspaceOptions } from './ops/creation/logspace';
 export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } from './ops/creation/like';
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
 export type { TensorOptions, EmptyOptions, TensorData } from './ops/creation/creation';
@@ -97,7 +98,7 @@ export { einsum } from './ops/linalg/einsum';
 export { mm, bmm, tensordot, kron } from './ops/linalg/contract';
 export { gather, indexSelect, take, scatter, scatterAdd, maskedFill } from './ops/indexing/indexing';
 export {
-  sort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
+  sort, msort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
   type UniqueOptions, type UniqueResult, type SearchsortedOptions, type SortResult, type SortOut,
 } from './ops/sort/sorting';
 export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/indexing/index-expr';

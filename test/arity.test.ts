@@ -86,7 +86,7 @@ const opts = (): object => ({});
 /** Full calls of the exports that are not ops on values (declared 'none'), by key; a method's first argument is `this`. */
 const OTHER_CALLS: Record<string, () => unknown[]> = {
   tensor: () => [[1, 2], opts()], empty: () => [[2], opts()], zeros: () => [[2], opts()], ones: () => [[2], opts()],
-  full: () => [[2], 1, opts()], eye: () => [2, 3, opts()], arange: () => [0, 4, 1, opts()], linspace: () => [0, 1, 5, opts()],
+  full: () => [[2], 1, opts()], eye: () => [2, 3, opts()], arange: () => [0, 4, 1, opts()], linspace: () => [0, 1, 5, opts()], logspace: () => [0, 1, 5, 2, opts()],
   rand: () => [[2], opts()], randn: () => [[2], opts()], randint: () => [0, 5, [2], opts()], uniform: () => [0, 1, [2], opts()],
   randperm: () => [4, opts()], promoteTypes: () => ['float32', 'int32'], canCast: () => ['int32', 'float32'], manualSeed: () => [1],
   setFloat32MatmulPrecision: () => [gx.getFloat32MatmulPrecision()], getFloat32MatmulPrecision: () => [], isGradEnabled: () => [],

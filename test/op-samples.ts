@@ -124,7 +124,7 @@ export const SAMPLES: Record<string, Sample> = {
   cumprod: { args: (d) => [M(d), 1] }, cummax: { args: (d) => [M(d), 1] }, cummin: { args: (d) => [M(d), 0] },
   median: { args: (d) => [M(d), 1] }, quantile: { args: (d) => [M(d), [0.3, 0.5], 1] }, diff: { args: (d) => [M(d), 2, 1] },
   // mode of distinct values (a step of gradcheck would break a tie of counts): the smallest, picked.
-  mode: { args: (d) => [M(d), 1] },
+  mode: { args: (d) => [M(d), 1] }, msort: { args: (d) => [M(d)] },
   nanmedian: { args: (d) => [M(d), 1] }, nanquantile: { args: (d) => [M(d), [0.3, 0.5], 1] },
   emptyLike: unarySample, zerosLike: unarySample, onesLike: unarySample, fullLike: { args: (d) => [M(d), 2] },
   randLike: unarySample, randnLike: unarySample,

@@ -183,7 +183,6 @@ deviceTest('median and nanmedian of every element split the gradient between tie
 deviceTest('refusals name the function and the argument', (t, d) => {
   gx.tidy(() => {
     const x = gx.rand([2, 3], { device: d });
-    t.throws(() => gx.mode(gx.ones([2], { dtype: 'bool', device: d })), { instanceOf: TypeError, message: /^gx\.mode: dtype bool is not supported/ });
     t.throws(() => gx.mode(gx.ones([2, 0], { device: d }), 1), { instanceOf: RangeError, message: /^gx\.mode: cannot take it of zero elements/ });
     t.throws(() => x.mode(2), { instanceOf: RangeError, message: /^Tensor\.mode: axis 2 is out of range/ });
     t.throws(() => gx.nanquantile(gx.ones([3], { dtype: 'int32', device: d }), 0.5), { instanceOf: TypeError, message: /^gx\.nanquantile: dtype int32 is not supported/ });

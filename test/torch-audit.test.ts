@@ -116,3 +116,128 @@ deviceTest('linspace with an integer dtype truncates start and end first, and re
   // torch: "linspace_cpu" not implemented for 'Bool' (when there is anything to interpolate).
   t.throws(() => gx.linspace(0, 1, 5, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.linspace: dtype bool is not supported/ });
 });
+
+deviceTest('the median of every element of an empty tensor is NaN converted to its dtype, as torch.median and torch.nanmedian', (t, device) => {
+  // torch.median(torch.tensor([], dtype=dtype)) (torch 2.13, CPU): at::full({}, NaN).to(dtype), the conversion's value.
+  const cases: [gx.DType, number][] = [
+    ['float32', NaN], ['float64', NaN], ['float16', NaN], ['bfloat16', NaN],
+    ['int8', 0], ['int16', 0], ['uint8', 0], ['int32', -2147483648],
+  ];
+  for (const [dtype, want] of cases) {
+    // (An integer's value is the device's conversion of NaN: torch's CPU values are checked on the CPU only.)
+    if (device !== 'cpu' && !Number.isNaN(want)) continue;
+    same(t, gx.median(gx.empty([0], { dtype, device })), dtype, [], [want], `median(tensor([], dtype=${dtype}))`);
+    same(t, gx.nanmedian(gx.empty([0, 3], { dtype, device })), dtype, [], [want], `nanmedian(zeros(0, 3, dtype=${dtype}))`);
+  }
+  if (device === 'cpu') {
+    const m = gx.median(gx.empty([0], { dtype: 'int64', device }));
+    t.is(m.toArraySync()[0], -9223372036854775808n, 'median(tensor([], dtype=int64)) is -2^63');
+  }
+  // torch.median(torch.zeros(0, 3), keepdim=True) has no such form; gx's keepdims keeps every axis as 1.
+  same(t, gx.median(gx.zeros([0, 3], { device }), { keepdims: true }) as gx.Tensor, 'float32', [1, 1], [NaN], 'median(zeros(0, 3)), keepdims');
+  // torch.median(torch.zeros(0, 3), 1): empty values and indices; along the empty axis 0 torch refuses.
+  const [v, i] = gx.median(gx.zeros([0, 3], { device }), 1);
+  same(t, v, 'float32', [0], [], 'median(zeros(0, 3), 1).values');
+  same(t, i, 'int64', [0], [], 'median(zeros(0, 3), 1).indices');
+  t.throws(() => gx.median(gx.zeros([0, 3], { device }), 0), { instanceOf: RangeError, message: /^gx\.median: cannot take it of zero elements/ });
+  t.throws(() => gx.nanmedian(gx.zeros([3, 0], { device }), 1), { instanceOf: RangeError, message: /^gx\.nanmedian: cannot take it of zero elements/ });
+  // x = torch.zeros(0, 3, requires_grad=True); torch.median(x).backward(): x.grad is zeros(0, 3).
+  using x = gx.zeros([0, 3], { device }).requiresGrad_();
+  gx.median(x).backward();
+  t.deepEqual(x.grad?.shape, [0, 3]);
+});
+
+deviceTest('mode of bool gives values and indices, as torch.mode', (t, device) => {
+  // torch.mode(torch.tensor(...)), torch 2.13
+  using a = gx.tensor([true, false, true], { device });
+  same(t, gx.mode(a).values, 'bool', [], [1], 'mode([T, F, T]).values');
+  same(t, gx.mode(a).indices, 'int64', [], [2], 'mode([T, F, T]).indices');
+  using b = gx.tensor([true, false, true, false], { device });
+  same(t, gx.mode(b).values, 'bool', [], [0], 'mode([T, F, T, F]).values');
+  same(t, gx.mode(b).indices, 'int64', [], [3], 'mode([T, F, T, F]).indices');
+  using m = gx.tensor([[true, false, true], [false, false, true]], { device });
+  const [v0, i0] = gx.mode(m, 0);
+  same(t, v0, 'bool', [3], [0, 0, 1], 'mode(m, 0).values');
+  same(t, i0, 'int64', [3], [1, 1, 1], 'mode(m, 0).indices');
+  const [v1, i1] = m.mode(1, { keepdims: true });
+  same(t, v1, 'bool', [2, 1], [1, 0], 'mode(m, 1, keepdim=True).values');
+  same(t, i1, 'int64', [2, 1], [2, 1], 'mode(m, 1, keepdim=True).indices');
+  same(t, gx.mode(gx.tensor(true, { device })).indices, 'int64', [], [0], 'mode(tensor(True)).indices');
+  // torch: IndexError: mode(): Expected reduction dim 0 to have non-zero size.
+  t.throws(() => gx.mode(gx.empty([0], { dtype: 'bool', device })), { instanceOf: RangeError, message: /^gx\.mode: cannot take it of zero elements/ });
+});
+
+deviceTest('quantile refuses an empty input and a tensor q of another dtype, as torch.quantile', (t, device) => {
+  using x = gx.tensor([1, 4, 2, 8], { device });
+  // torch: RuntimeError: quantile() q tensor must be same dtype as the input tensor.
+  for (const f of [gx.quantile, gx.nanquantile]) {
+    const name = f === gx.quantile ? 'quantile' : 'nanquantile';
+    for (const dtype of ['float64', 'float16', 'int64'] as const) {
+      t.throws(() => f(x, gx.tensor([0.5], { dtype, device })), { instanceOf: TypeError, message: new RegExp(`^gx\\.${name}: q must have the input's dtype float32, got ${dtype}`) });
+    }
+    // torch.quantile(x, torch.tensor([0.5, 0.25])) and a JS number q (torch's float q): 3 and 1.75.
+    same(t, f(x, gx.tensor([0.5, 0.25], { device })), 'float32', [2], [3, 1.75], `${name}(x, float32 q)`);
+    same(t, f(x.astype('float64'), 0.5), 'float64', [], [3], `${name}(x.double(), 0.5)`);
+    // torch: RuntimeError: quantile() input tensor must be non-empty (also along an axis whose lines are not).
+    for (const [shape, axis] of [[[0], undefined], [[3, 0], 0], [[0, 3], 1]] as const) {
+      t.throws(() => f(gx.zeros([...shape], { device }), 0.5, axis), { instanceOf: RangeError, message: new RegExp(`^gx\\.${name}: the input must not be empty`) });
+    }
+  }
+});
+
+deviceTest('matrixNorm of empty matrices: 0 where the order is a max or a sum, refused where it is a min over nothing, as torch.linalg.matrix_norm', (t, device) => {
+  // torch.linalg.matrix_norm(torch.zeros(shape), ord) for ord 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (torch 2.13):
+  // a number is the value of every element of the result (of the shape after the matrix axes), null an IndexError
+  // from amin ("Expected reduction dim ... to have non-zero size").
+  const ords: gx.MatrixNormOrd[] = ['fro', 'nuc', 1, -1, 2, -2, Infinity, -Infinity];
+  const table: [number[], (number | null)[]][] = [
+    [[0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+    [[3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[2, 0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[2, 0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+    [[2, 3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[0, 2, 3], [0, 0, 0, 0, 0, 0, 0, 0]],
+    [[0, 0, 0], [0, 0, 0, null, 0, null, 0, null]],
+    [[0, 3, 0], [0, 0, 0, null, 0, null, 0, 0]],
+    [[0, 0, 3], [0, 0, 0, 0, 0, null, 0, null]],
+  ];
+  for (const [shape, wants] of table) {
+    using x = gx.zeros(shape, { device });
+    const outShape = shape.slice(0, -2);
+    ords.forEach((ord, k) => {
+      const want = wants[k];
+      const what = `matrix_norm(zeros(${shape.join(', ')}), ${String(ord)})`;
+      if (want === null) {
+        t.throws(() => gx.linalg.matrixNorm(x, ord), { instanceOf: RangeError, message: /^gx\.linalg\.matrixNorm: the -(1|2|inf) norm of matrices with no (columns|rows|singular values) is not defined/ }, what);
+      } else {
+        same(t, gx.linalg.matrixNorm(x, ord), 'float32', outShape, new Array(outShape.reduce((a, b) => a * b, 1)).fill(want), what);
+      }
+    });
+  }
+  // torch.linalg.matrix_norm(torch.zeros(0, 3), 2, keepdim=True): [[0.]]; in float64 the result is float64.
+  same(t, gx.linalg.matrixNorm(gx.zeros([0, 3], { device }), { ord: 2, keepdims: true }), 'float32', [1, 1], [0], 'matrix_norm(zeros(0, 3), 2, keepdim=True)');
+  same(t, gx.linalg.matrixNorm(gx.zeros([2, 0, 3], { device }), { ord: 2, dtype: 'float64' }), 'float64', [2], [0, 0], 'matrix_norm(zeros(2, 0, 3), 2, dtype=float64)');
+});
+
+deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("value cannot be converted ... without overflow")', (t, device) => {
+  // torch 2.13: each bound is checked as a double against the dtype's finite range (not after rounding: float16
+  // holds at most 65504, and 65505 is refused though it rounds to 65504); integer bounds before truncation.
+  const refused: [number, number, number, gx.DType, string][] = [
+    [0, 70000, 3, 'float16', 'end 70000'], [0, 65505, 3, 'float16', 'end 65505'], [-70000, 0, 3, 'float16', 'start -70000'],
+    [0, 3.3896e38, 3, 'bfloat16', 'end 3.3896e\\+38'], [0, 1e39, 3, 'float32', 'end 1e\\+39'],
+    [0, 127.5, 3, 'int8', 'end 127.5'], [-128.5, 0, 3, 'int8', 'start -128.5'], [-0.5, 0, 3, 'uint8', 'start -0.5'],
+    [300, 0, 1, 'int8', 'start 300'], [1e39, 0, 1, 'float32', 'start 1e\\+39'],
+  ];
+  for (const [a, b, n, dtype, what] of refused) {
+    t.throws(() => gx.linspace(a, b, n, { dtype, device }), { instanceOf: RangeError, message: new RegExp(`^gx\\.linspace: ${what} is out of range for ${dtype}`) },
+      `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
+  }
+  // torch.linspace(...).tolist(): the largest finite bounds are fine; no steps checks nothing; one step uses start alone.
+  same(t, gx.linspace(0, 65504, 3, { dtype: 'float16', device }), 'float16', [3], [0, 32752, 65504], 'linspace(0, 65504, 3, float16)');
+  same(t, gx.linspace(0, 3.3895e38, 3, { dtype: 'bfloat16', device }), 'bfloat16', [3], [0, 1.6947656946257677e38, 3.3895313892515355e38], 'linspace(0, 3.3895e38, 3, bfloat16)', 1e-15);
+  same(t, gx.linspace(70000, 0, 0, { dtype: 'float16', device }), 'float16', [0], [], 'linspace(70000, 0, 0, float16)');
+  same(t, gx.linspace(0, 300, 1, { dtype: 'int8', device }), 'int8', [1], [0], 'linspace(0, 300, 1, int8)');
+  same(t, gx.linspace(0, 1e39, 1, { device }), 'float32', [1], [0], 'linspace(0, 1e39, 1)');
+  same(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
+});

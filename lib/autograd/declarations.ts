@@ -27,7 +27,7 @@ import { BINARY, UNARY } from '../generated/ops';
 export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
 
 const NONE = [
-  'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'eye', 'save', 'loadTensors', 'loadTensor',
+  'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'logspace', 'eye', 'save', 'loadTensors', 'loadTensor',
   'inspectTensors', 'loadLibrary', 'camelCase', 'load', 'loadInline', 'withStream', 'tidy', 'benchmark',
   'elementwiseKernel', 'reductionKernel', 'vectorize', 'fuse', 'chunked', 'mapBlocks', 'resultType', 'promoteTypes',
   'canCast', 'manualSeed', 'rand', 'randn', 'randint', 'uniform', 'randperm', 'setFloat32MatmulPrecision',
@@ -60,7 +60,7 @@ const COMPOSITE = [
   'split', 'chunk', 'unbind', 'roll', 'repeat', 'tile', 'repeatInterleave', 'meshgrid', 'pad', 'dot', 'vdot', 'outer',
   'trace', 'triu', 'tril', 'einsum', 'maskedFill', 'linalg.norm', 'Tensor.norm',
   'nansum', 'nanmean', 'aminmax', 'median', 'quantile', 'diff', 'mm', 'bmm', 'tensordot', 'kron', 'linalg.pinv',
-  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'mode', 'nanmedian', 'nanquantile',
+  'linalg.lstsq', 'linalg.eigvalsh', 'dropout', 'mode', 'nanmedian', 'nanquantile', 'msort',
 ] as const;
 
 const NONDIFFERENTIABLE = [

@@ -1,7 +1,9 @@
 // dtypes on the TypeScript side: parsing names, inferring from typed arrays,
 // converting JS values to a dtype's storage, and fill bit patterns. The list
 // itself is generated from csrc/include/gpuext/dtype_list.h.
-import { DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type IntegerDType, type StorageArrayMap } from '../generated/dtypes';
+import {
+  DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type FloatDType, type IntegerDType, type StorageArrayMap,
+} from '../generated/dtypes';
 import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
 import { describeValue } from './shape';
 
@@ -46,6 +48,35 @@ export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
   return a instanceof Uint8ClampedArray ? 'uint8' : undefined;
 }
 
+
+/** Each floating dtype's largest finite value (torch.finfo(dtype).max); the lowest is its negation. */
+export const FLOAT_MAX: { readonly [K in FloatDType]: number } = {
+  float32: 3.4028234663852886e38, float64: Number.MAX_VALUE, float16: 65504, bfloat16: 3.3895313892515355e38,
+};
+
+/**
+ * Refuses a number `dtype` cannot hold, as torch's checked conversion of a Scalar argument (c10::checked_convert:
+ * "value cannot be converted to type ... without overflow", which torch.linspace applies to its bounds): for a
+ * floating dtype, a finite number beyond its largest finite value (65519 for float16, though it would round to
+ * 65504; inf and NaN pass); for an integer dtype, NaN or a number outside its range before truncation (127.5 for
+ * int8). bool takes any number. `name` is the argument's name in the error.
+ */
+export function checkConvertible(v: number, dtype: DType, fn: string, name: string): void {
+  const info = DTYPE_INFO[dtype];
+  if (info.kind === 'b') return;
+  if (info.kind === 'f') {
+    const max = FLOAT_MAX[dtype as FloatDType];
+    if (Number.isFinite(v) && (v > max || v < -max)) {
+      throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype}, whose largest finite value is ${max}`);
+    }
+    return;
+  }
+  const [lo, hi] = INTEGER_RANGE[dtype as IntegerDType];
+  // (For int64 the doubles compare with 2^63 itself: the truncated value is checked as a bigint too.)
+  if (!(v >= Number(lo) && v <= Number(hi)) || BigInt(Math.trunc(v)) > hi) {
+    throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
+  }
+}
 
 /** An integer dtype's value of `v` (truncated toward zero, as torch does), range-checked. */
 function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {

@@ -2,7 +2,7 @@
 // ones, full, arange, linspace) on any device.
 import { parseDevice, type Device, type DeviceLike } from '../../core/device';
 import {
-  dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
+  checkConvertible, dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
   DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
 } from '../../core/dtype';
 import { DTYPE_INFO, INTEGER_RANGE } from '../../generated/dtypes';
@@ -294,7 +294,8 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
 
 /**
  * `steps` evenly spaced values from start to end inclusive (float32 by default), as
- * torch.linspace: an integer dtype truncates start and end first; not for bool.
+ * torch.linspace: an integer dtype truncates start and end first; a bound the
+ * dtype cannot hold is refused (70000 for float16, 127.5 for int8); not for bool.
  * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
@@ -308,16 +309,14 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
   if (dtype === 'bool' && steps > 1) throw new TypeError(`${fn}: dtype bool is not supported (torch.linspace has no bool kernel)`);
+  // A bound the dtype cannot hold is refused, as torch's (checked_convert: 70000 for float16, 127.5 for int8);
+  // torch checks the bounds it uses: none for no steps, start alone for one (where its float16 and uint8 fills
+  // give inf and wrap instead, we refuse too).
+  if (steps >= 1) checkConvertible(start, dtype, fn, 'start');
+  if (steps >= 2) checkConvertible(end, dtype, fn, 'end');
   // An integer dtype converts start and end first and interpolates between those, as torch.linspace:
-  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3]; a bound the dtype cannot hold is refused, as torch's.
-  const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
-  if (range !== undefined) {
-    const [lo, hi] = range;
-    [start, end] = [Math.trunc(start), Math.trunc(end)];
-    for (const [name, v] of [['start', start], ['end', end]] as const) {
-      if (BigInt(v) < lo || BigInt(v) > hi) throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
-    }
-  }
+  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3].
+  if (DTYPE_INFO[dtype].kind === 'i' || DTYPE_INFO[dtype].kind === 'u') [start, end] = [Math.trunc(start), Math.trunc(end)];
   const t = allocate([steps], dtype as D, o.device, undefined, fn);
   native.linspace(t.handle(), start, end);
   return t;

@@ -5,7 +5,7 @@
 // generated typed calls (lib/generated/ops.ts, from ops/op-list.js; NOTE
 // [ Calling convention of the built-in ops ] in ops/ops.h).
 import type { Device } from '../../core/device';
-import { DEFAULT_FLOAT, parseDType } from '../../core/dtype';
+import { DEFAULT_FLOAT, FLOAT_MAX, parseDType } from '../../core/dtype';
 import { INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
@@ -213,11 +213,10 @@ export function unaryParamsFault(spec: UnarySpec, values: UnaryParams): string |
  * values; the functor knows float's and double's, float16 and bfloat16 need their own.
  */
 function nanToNumDefaults(params: UnaryParams, common: DType): UnaryParams {
-  const max = FINITE_MAX[common];
-  if (max === undefined) return params;
+  if (common !== 'float16' && common !== 'bfloat16') return params;
+  const max = FLOAT_MAX[common];
   return [params[0], params[1] ?? max, params[2] ?? -max];
 }
-const FINITE_MAX: Partial<Record<DType, number>> = { float16: 65504, bfloat16: 3.3895313892515355e38 };
 
 /** The parameters by name for a derivative formula (the defaults filled in, absent ones left out). */
 function paramRecord(spec: UnarySpec, values: UnaryParams): Record<string, number> {

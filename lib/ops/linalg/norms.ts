@@ -12,7 +12,9 @@
 //   elements that reach the extremum.
 // - matrixNorm: 'fro' is the vector 2-norm over the two axes; 1 / -1 / inf /
 //   -inf are a sum of |x| over one axis and a max / min over the other
-//   (recorded ops, so autograd follows them); 2 / -2 / 'nuc' come from the
+//   (recorded ops, so autograd follows them); a max over no columns, rows or
+//   singular values is 0 and a min over none is refused, as torch's
+//   (extremumOfNothing); 2 / -2 / 'nuc' come from the
 //   singular values. gx.linalg.svd takes one 2-d float32 / float64 matrix and
 //   always computes U and Vh (it has no values-only form), so a batch is one
 //   SVD per matrix (16-bit floats in float32); the gradient uses the U and Vh
@@ -245,10 +247,7 @@ function matrixNormOf(x: Tensor, ord: unknown, d0: number, d1: number, keepdims:
   if (ord === 1 || ord === -1 || ord === Infinity || ord === -Infinity) {
     // 1: the largest column sum of |x| (sum over rows, d0, then the max over columns, d1); inf: the rows'.
     const [sumAxis, extAxis] = ord === 1 || ord === -1 ? [d0, d1] : [d1, d0];
-    if (x.shape[extAxis] === 0) {
-      throw new RangeError(`${fn}: the ${ordName(ord)} norm of matrices with no ${extAxis === d1 ? 'columns' : 'rows'} is not defined ` +
-        `(input of shape ${formatShape(x.shape)})`);
-    }
+    if (x.shape[extAxis] === 0) return extremumOfNothing(ord, outShape, dtype, x, `${extAxis === d1 ? 'columns' : 'rows'}`, fn);
     const src = dtype !== x.dtype ? astypeOp(x, dtype, fn) : x;
     try {
       using a = E.abs(src);
@@ -263,6 +262,19 @@ function matrixNormOf(x: Tensor, ord: unknown, d0: number, d1: number, keepdims:
   throw new RangeError(`${fn}: ord must be one of ${MATRIX_ORDS}, got ${describeOperand(ord)}`);
 }
 
+/**
+ * A matrix norm that is the max (ord > 0) or min (ord < 0) over none of `what`, as torch.linalg.matrix_norm: the
+ * max of nonnegative values over nothing is 0 (torch gives zeros, recording no gradient, for 1, inf and 2 when
+ * there are no columns, rows or singular values), while a min has no identity and is refused (torch's amin refuses).
+ */
+function extremumOfNothing(ord: number, outShape: readonly number[], dtype: DType, x: Tensor, what: string, fn: string): Tensor {
+  if (ord < 0) {
+    throw new RangeError(`${fn}: the ${ordName(ord)} norm of matrices with no ${what} is not defined (a min over nothing; ` +
+      `input of shape ${formatShape(x.shape)})`);
+  }
+  return full(outShape as number[], 0, { dtype, device: x.device });
+}
+
 /** The 2, -2 or nuclear norm from each matrix's singular values (one SVD per matrix). */
 function singularValueNorm(x: Tensor, ord: 2 | -2 | 'nuc', d0: number, d1: number, outShape: readonly number[], dtype: DType, fn: string): Tensor {
   const batchDims = x.shape.map((_, d) => d).filter((d) => d !== d0 && d !== d1);
@@ -270,9 +282,7 @@ function singularValueNorm(x: Tensor, ord: 2 | -2 | 'nuc', d0: number, d1: numbe
   const [m, k] = [x.shape[d0], x.shape[d1]];
   const count = numelOf(batchDims.map((d) => x.shape[d]));
   const r = Math.min(m, k);
-  if (r === 0 && ord !== 'nuc') {
-    throw new RangeError(`${fn}: the ${ord} norm of empty matrices is not defined (input of shape ${formatShape(x.shape)})`);
-  }
+  if (r === 0 && ord !== 'nuc') return extremumOfNothing(ord, outShape, dtype, x, 'singular values', fn);
   const grad = shouldRecord(x);
   // The SVD computes in float32 or float64.
   const svdDtype: DType = dtype === 'float64' ? 'float64' : 'float32';

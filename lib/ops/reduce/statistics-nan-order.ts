@@ -15,7 +15,8 @@
 // kernel gives the last occurrence on lines of up to 16 elements and one of
 // them beyond (std::sort, unstable; checked with torch 2.13), so ours is torch's
 // where torch's is determined, and deterministic everywhere.
-// NaN != NaN, so each NaN is a run of one, as in torch.
+// NaN != NaN, so each NaN is a run of one, as in torch. bool takes the same
+// path (sort orders false first), as torch.mode takes bool.
 import type { DType } from '../../generated/dtypes';
 import { arange } from '../creation/creation';
 import { Tensor } from '../../core/tensor';
@@ -33,7 +34,7 @@ import { REDUCE, reduceOp } from './reduction';
 import { cumExtremumImpl } from './scan-extremum';
 import { sortImpl, type SortResult } from '../sort/sorting';
 import {
-  checkLength, linesOf, MEDIAN_KEYS, quantileCall, splitEvenly, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
+  checkLength, linesOf, MEDIAN_KEYS, medianOfNothing, quantileCall, splitEvenly, torchLerp, type MedianFn, type MedianOptions, type QuantileFn,
 } from './statistics-order';
 import { axisFunction } from '../axis-function';
 
@@ -53,7 +54,6 @@ function picker(place: Tensor, axis: number, keepdims: boolean, ndim: number): (
 /** @internal gx.mode and Tensor.mode (NOTE [ Mode by runs ]). */
 export function modeImpl(a: unknown, arg: unknown, opts: unknown, fn: string): SortResult {
   const x = checkTensor(a, fn, 'input');
-  if (x.dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)}); convert it with .astype('uint8') first`);
   const o = axisCallOptions<ModeOptions>(arg, opts, fn, MODE_KEYS);
   const axisArg = axisOfCall(arg, o, fn) ?? -1;
   const keepdims = o.keepdims === true;
@@ -94,6 +94,7 @@ export function nanmedianImpl(a: unknown, arg: unknown, opts: unknown, fn: strin
   const r = tidy(() => {
     // The whole tensor's nanmedian records its own derivative (splitEvenly): its forward runs detached.
     const { lines, axis, flat } = linesOf(axisArg === undefined || axisArg === null ? x.detach() : x, axisArg, fn);
+    if (flat && x.numel === 0) return medianOfNothing(x, keepdims, fn);
     checkLength(lines, axis, x, fn);
     const sorted = sortImpl(lines, axis, undefined, fn);
     // The lower middle of the c elements that are not NaN (sorted first): (c - 1) >> 1; the first NaN when c = 0.

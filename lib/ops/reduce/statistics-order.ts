@@ -3,8 +3,11 @@
 // gx.sort and gathers, so both devices and autograd come with them (the
 // gradient reaches the elements picked, through sort's indices). A line with
 // a NaN gives NaN, as in torch: sort puts NaNs last, so median picks the
-// first NaN of a line that has one, and quantile writes NaN there.
-import { tensor } from '../creation/creation';
+// first NaN of a line that has one, and quantile writes NaN there. As torch's
+// too: the median of every element of an empty tensor is NaN (medianOfNothing),
+// an empty line along an axis is refused, and quantile refuses an empty input
+// and a tensor q of another dtype than the input.
+import { full, tensor } from '../creation/creation';
 import type { DType } from '../../generated/dtypes';
 import { optionKeys } from '../../core/options';
 import { describeValue, formatShape } from '../../core/shape';
@@ -13,7 +16,7 @@ import { tidy } from '../../core/tidy';
 import { record, shouldRecord } from '../../tape/graph';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
 import { checkTensor, describeOperand } from '../common';
-import { BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
+import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { gather, indexSelect } from '../indexing/indexing';
 import { movedim, squeeze, unsqueeze } from '../layout/layout';
 import { named } from '../named';
@@ -58,6 +61,18 @@ export function checkLength(lines: Tensor, axis: number, x: Tensor, fn: string):
   return n;
 }
 
+/**
+ * @internal The median of every element of an empty tensor, as torch's median and nanmedian: NaN converted to
+ * x's dtype (torch's at::full({}, NaN).to(x's options)), so an integer dtype gets what the conversion of NaN
+ * gives on that device (on the CPU, the lowest int32 or int64, 0 for int8, int16 and uint8, as torch's).
+ * Along an empty axis there is nothing to pick and both refuse, as torch's.
+ */
+export function medianOfNothing(x: Tensor, keepdims: boolean, fn: string): Tensor {
+  const nan = full([], NaN, { dtype: 'float32', device: x.device });
+  const r = nan.dtype === x.dtype ? nan : astypeOp(nan, x.dtype, fn);
+  return keepdims ? r.reshape(x.shape.map(() => 1)) : r;
+}
+
 /** @internal gx.median and Tensor.median: a tensor without an axis, `{ values, indices }` with one. */
 export function medianImpl(a: unknown, arg: unknown, opts: unknown, fn: string): Tensor | SortResult {
   const x = checkTensor(a, fn, 'input');
@@ -68,6 +83,7 @@ export function medianImpl(a: unknown, arg: unknown, opts: unknown, fn: string):
   const r = tidy(() => {
     // The whole tensor's median records its own derivative (splitEvenly): its forward runs detached.
     const { lines, axis, flat } = linesOf(axisArg === undefined || axisArg === null ? x.detach() : x, axisArg, fn);
+    if (flat && x.numel === 0) return medianOfNothing(x, keepdims, fn);
     const n = checkLength(lines, axis, x, fn);
     const sorted = sortImpl(lines, axis, undefined, fn);
     // The place of the median in each sorted line: (n - 1) >> 1, or the first NaN (sorted last) where there is one.
@@ -95,19 +111,25 @@ export function splitEvenly(name: string, x: Tensor, value: Tensor): Tensor {
   });
 }
 
-/** @internal The quantiles asked for, as numbers in [0, 1], and whether q was one number (no q axis in the result). */
-export function quantilesOf(q: unknown, fn: string): { qs: number[]; scalar: boolean } {
+/**
+ * @internal The quantiles asked for, as numbers in [0, 1], and whether q was one number (no q axis in the result).
+ * A tensor q must have the input's dtype (`dtype`), as torch's.
+ */
+export function quantilesOf(q: unknown, dtype: DType, fn: string): { qs: number[]; scalar: boolean } {
   let qs: number[], scalar = false;
   if (typeof q === 'number') {
     qs = [q];
     scalar = true;
   } else if (Array.isArray(q) && q.every((v) => typeof v === 'number')) {
     qs = q as number[];
-  } else if (q instanceof Tensor && q.ndim <= 1 && isFloating(q.dtype)) {
+  } else if (q instanceof Tensor && q.ndim <= 1 && q.dtype === dtype) {
     qs = Array.from(q.toArraySync() as ArrayLike<number>);  // as torch, q's range is checked on the host
     scalar = q.ndim === 0;
+  } else if (q instanceof Tensor && q.ndim <= 1) {
+    // As torch.quantile ("q tensor must be same dtype as the input tensor"); a JS number q takes the input's dtype.
+    throw new TypeError(`${fn}: q must have the input's dtype ${dtype}, got ${describeOperand(q)}`);
   } else {
-    throw new TypeError(`${fn}: q must be a number, an array of numbers or a 0-d or 1-d floating tensor, got ${describeOperand(q)}`);
+    throw new TypeError(`${fn}: q must be a number, an array of numbers or a 0-d or 1-d tensor of the input's dtype, got ${describeOperand(q)}`);
   }
   const bad = qs.find((v) => !(v >= 0 && v <= 1));
   if (bad !== undefined) throw new RangeError(`${fn}: q must be in [0, 1], got ${bad}`);
@@ -150,7 +172,10 @@ export function quantileCall(a: unknown, q: unknown, arg: unknown, opts: unknown
   const axisArg = axisOfCall(arg, o, fn);
   const how = o.interpolation ?? 'linear';
   if (!INTERPOLATIONS.includes(how)) throw new TypeError(`${fn}: interpolation must be one of ${INTERPOLATIONS.join(', ')}, got ${describeValue(how)}`);
-  return { x, axisArg, how, ...quantilesOf(q, fn), keepdims: o.keepdims === true };
+  const qs = quantilesOf(q, x.dtype, fn);
+  // torch refuses any empty input, also along an axis whose lines are not empty (quantile of [3, 0] along 0).
+  if (x.numel === 0) throw new RangeError(`${fn}: the input must not be empty, got shape ${formatShape(x.shape)} (as torch.${what})`);
+  return { x, axisArg, how, ...qs, keepdims: o.keepdims === true };
 }
 
 /** @internal gx.quantile and Tensor.quantile. */
@@ -193,7 +218,8 @@ export interface QuantileFn {
  * The median, as torch.median: of every element (a 0-d tensor) without an
  * axis; along `axis`, `{ values, indices }` (also `[values, indices]`).
  * With an even count it is the lower of the two middle values; a line with
- * a NaN gives NaN. Along an axis the gradient reaches the element picked;
+ * a NaN gives NaN; of an empty tensor, NaN (converted to its dtype, as
+ * torch's). Along an axis the gradient reaches the element picked;
  * of every element it is split evenly between the elements equal to the
  * median (torch's evenly_distribute_backward).
  * @example gx.median(x); const [m, i] = gx.median(x, 1)
@@ -202,10 +228,10 @@ export const median = axisFunction<MedianFn>('median', 'axis?', medianImpl);
 
 /**
  * The q-th quantiles (q in [0, 1]: a number, or an array or 1-d tensor of
- * them, which become the result's first axis) of every element, or along
+ * them of the input's dtype, which become the result's first axis) of every element, or along
  * `axis`, as torch.quantile, interpolating linearly between the two elements
  * around q's rank (or { interpolation: 'lower' | 'higher' | 'nearest' |
- * 'midpoint' }). Floating inputs; a line with a NaN gives NaN.
+ * 'midpoint' }). Floating, non-empty inputs; a line with a NaN gives NaN.
  * @example gx.quantile(x, 0.9); gx.quantile(x, [0.25, 0.5, 0.75], 1, { keepdims: true })
  */
 export const quantile = axisFunction<QuantileFn>('quantile', 'q, axis?', quantileImpl);

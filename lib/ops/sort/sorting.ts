@@ -30,6 +30,7 @@ import * as ops from '../../generated/ops';
 import { booleanOption, optionKeys } from '../../core/options';
 import { describeValue, formatShape } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
+import { tidy } from '../../core/tidy';
 import { axisCallOptions, axisOfCall, normalizeAxis, type AxisOptions } from '../axes';
 import { checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf } from '../common';
 import { astypeOp } from '../elementwise/elementwise';
@@ -297,6 +298,17 @@ export interface SortFn {
  * @example const { values, indices } = gx.sort(x); gx.sort(x, 0, { descending: true }); gx.sort(x, { axis: 1 })
  */
 export const sort = axisFunction<SortFn>('sort', 'axis?', sortImpl);
+
+/**
+ * x sorted along its first axis, values only, as torch.msort (gx.sort(x, 0).values; a 0-d x is itself).
+ * Gradients flow to x through the sort.
+ * @example gx.msort(gx.tensor([[3, 1], [1, 2]])) // [[1, 1], [3, 2]]
+ */
+export function msort<D extends DType>(x: Tensor<D>): Tensor<D> {
+  if (arguments.length > 1) tooManyArguments('gx.msort', '(x)', arguments.length - 1, arguments[1]);
+  const values: Tensor = tidy(() => sortImpl(x, 0, undefined, 'gx.msort').values);
+  return values as Tensor<D>;
+}
 
 export interface ArgsortFn {
   (x: Tensor, axis?: number, opts?: ArgsortOptions): Tensor<'int64'>;
