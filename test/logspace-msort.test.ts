@@ -4,20 +4,11 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest } from './helpers';
+import { sameAsTorch } from './torch-values';
 
-const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
-
-/** r has torch's dtype, shape and values (NaN equal to NaN), within rtol. */
-function same(t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[], values: number[], what: string, rtol = 0): void {
-  t.is(String(r.dtype), dtype, `${what}: dtype`);
-  t.deepEqual(r.shape, shape, `${what}: shape`);
-  const got = numbers(r);
-  t.is(got.length, values.length, `${what}: length`);
-  got.forEach((g, i) => {
-    const w = values[i];
-    t.true(Object.is(g, w) || Math.abs(g - w) <= rtol * Math.abs(w), `${what}: [${i}] is ${g}, torch gives ${w}`);
-  });
-}
+/** torch's values exactly unless a tolerance is given. */
+const sameExactly = (t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[], values: number[], what: string, rtol = 0): void =>
+  sameAsTorch(t, r, dtype, shape, values, what, rtol);
 
 deviceTest('logspace against torch.logspace: bases, dtypes, integer truncation and wrapping', (t, device) => {
   // torch.logspace(start, end, steps, base, dtype=dtype).tolist(), torch 2.13
@@ -47,11 +38,11 @@ deviceTest('logspace against torch.logspace: bases, dtypes, integer truncation a
     [[3, 0, 0, 10], 'float32', []],
   ];
   for (const [[a, b, n, base], dtype, want, rtol] of cases) {
-    same(t, gx.logspace(a, b, n, base, { dtype, device }), dtype, [n], want, `logspace(${a}, ${b}, ${n}, ${base}, dtype=${dtype})`, rtol);
+    sameExactly(t, gx.logspace(a, b, n, base, { dtype, device }), dtype, [n], want, `logspace(${a}, ${b}, ${n}, ${base}, dtype=${dtype})`, rtol);
   }
   // The default base and dtype, and the base in the options.
-  same(t, gx.logspace(-2, 2, 5, { device }), 'float32', [5], [0.009999999776482582, 0.10000000149011612, 1, 10, 100], 'logspace(-2, 2, 5)');
-  same(t, gx.logspace(-2, 2, 5, { base: 2, device }), 'float32', [5], [0.25, 0.5, 1, 2, 4], 'logspace(-2, 2, 5, base=2)');
+  sameExactly(t, gx.logspace(-2, 2, 5, { device }), 'float32', [5], [0.009999999776482582, 0.10000000149011612, 1, 10, 100], 'logspace(-2, 2, 5)');
+  sameExactly(t, gx.logspace(-2, 2, 5, { base: 2, device }), 'float32', [5], [0.25, 0.5, 1, 2, 4], 'logspace(-2, 2, 5, base=2)');
   // torch: value cannot be converted to type c10::Half without overflow; "logspace_cpu" not implemented for 'Bool'.
   t.throws(() => gx.logspace(0, 70000, 3, { dtype: 'float16', device }), { instanceOf: RangeError, message: /^gx\.logspace: end 70000 is out of range for float16/ });
   t.throws(() => gx.logspace(0, 1, 3, { dtype: 'bool', device }), { instanceOf: TypeError, message: /^gx\.logspace: dtype bool is not supported/ });
@@ -61,13 +52,13 @@ deviceTest('logspace against torch.logspace: bases, dtypes, integer truncation a
 
 deviceTest('msort sorts along the first axis, values only, as torch.msort, and its gradient reaches the elements', (t, device) => {
   // torch.msort(torch.tensor([[3., 1.], [1., 2.], [nan, 0.]])): [[1, 0], [3, 1], [nan, 2]]; torch.msort(torch.tensor(5.)): 5.
-  same(t, gx.msort(gx.tensor([[3, 1], [1, 2], [NaN, 0]], { device })), 'float32', [3, 2], [1, 0, 3, 1, NaN, 2], 'msort 2-d');
-  same(t, gx.msort(gx.tensor(5, { device })), 'float32', [], [5], 'msort 0-d');
-  same(t, gx.msort(gx.tensor([2, 7, 1], { dtype: 'int32', device })), 'int32', [3], [1, 2, 7], 'msort int32');
+  sameExactly(t, gx.msort(gx.tensor([[3, 1], [1, 2], [NaN, 0]], { device })), 'float32', [3, 2], [1, 0, 3, 1, NaN, 2], 'msort 2-d');
+  sameExactly(t, gx.msort(gx.tensor(5, { device })), 'float32', [], [5], 'msort 0-d');
+  sameExactly(t, gx.msort(gx.tensor([2, 7, 1], { dtype: 'int32', device })), 'int32', [3], [1, 2, 7], 'msort int32');
   // x = torch.tensor([[3., 1.], [1., 2.], [5., 0.]], requires_grad=True); (torch.msort(x) * w).sum().backward(),
   // w = [[1, 2], [3, 4], [5, 6]]: x.grad is [[3, 4], [1, 6], [5, 2]].
   using x = gx.tensor([[3, 1], [1, 2], [5, 0]], { device }).requiresGrad_();
   gx.mul(gx.msort(x), gx.tensor([[1, 2], [3, 4], [5, 6]], { device })).sum().backward();
-  same(t, x.grad as gx.Tensor, 'float32', [3, 2], [3, 4, 1, 6, 5, 2], 'msort gradient');
+  sameExactly(t, x.grad as gx.Tensor, 'float32', [3, 2], [3, 4, 1, 6, 5, 2], 'msort gradient');
   t.throws(() => (gx.msort as (...a: unknown[]) => gx.Tensor)(x, 0), { instanceOf: TypeError, message: /^gx\.msort: / });
 });

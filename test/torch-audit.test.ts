@@ -6,62 +6,49 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest } from './helpers';
+import { numbers, sameAsTorch } from './torch-values';
 
-const numbers = (t: gx.Tensor): number[] => Array.from(t.toArraySync() as ArrayLike<number | bigint | boolean>, Number);
-
-/** r has torch's dtype, shape and values (NaN equal to NaN, -0 told from 0). */
-function same(t: ExecutionContext, r: gx.Tensor, dtype: gx.DType, shape: number[], values: number[], what: string, rtol = 1e-6): void {
-  t.is(String(r.dtype), dtype, `${what}: dtype`);
-  t.deepEqual(r.shape, shape, `${what}: shape`);
-  const got = numbers(r);
-  t.is(got.length, values.length, `${what}: length`);
-  got.forEach((g, i) => {
-    const w = values[i];
-    const ok = Object.is(g, w) || (Number.isFinite(w) && w !== 0 && Math.abs(g - w) <= rtol * Math.abs(w));
-    t.true(ok, `${what}: [${i}] is ${g}, torch gives ${w}`);
-  });
-}
 
 deviceTest('an empty axis list reduces every axis, as torch.sum(x, dim=[]); any and all over () reduce none', (t, device) => {
   using x = gx.tensor([[1, 2], [3, 0]], { device });
   // torch.sum(x, []) etc., x = torch.tensor([[1., 2.], [3., 0.]])
-  same(t, gx.sum(x, []), 'float32', [], [6], 'sum(x, [])');
-  same(t, gx.sum(x, [], { keepdims: true }), 'float32', [1, 1], [6], 'sum(x, [], keepdim=True)');
-  same(t, gx.sum(x, { axis: [] }), 'float32', [], [6], 'sum(x, { axis: [] })');
-  same(t, gx.prod(gx.add(x, 1), []), 'float32', [], [24], 'prod(x + 1, [])');
-  same(t, gx.mean(x, []), 'float32', [], [1.5], 'mean(x, [])');
-  same(t, gx.amax(x, []), 'float32', [], [3], 'amax(x, [])');
-  same(t, gx.amin(x, []), 'float32', [], [0], 'amin(x, ())');
-  same(t, gx.max(x, []) as gx.Tensor, 'float32', [], [3], 'max(x, []) as amax');
-  same(t, gx.var(x, []), 'float32', [], [1.6666666269302368], 'var(x, [])');
-  same(t, gx.std(x, []), 'float32', [], [1.2909944057464600], 'std(x, [])');
-  same(t, gx.nansum(x, []), 'float32', [], [6], 'nansum(x, [])');
-  same(t, gx.nanmean(x, []), 'float32', [], [1.5], 'nanmean(x, [])');
-  same(t, gx.countNonzero(x, []), 'int64', [], [3], 'count_nonzero(x, [])');
-  same(t, gx.logsumexp(x, []), 'float32', [], [3.4401895999908447], 'logsumexp(x, (0, 1))');
+  sameAsTorch(t, gx.sum(x, []), 'float32', [], [6], 'sum(x, [])');
+  sameAsTorch(t, gx.sum(x, [], { keepdims: true }), 'float32', [1, 1], [6], 'sum(x, [], keepdim=True)');
+  sameAsTorch(t, gx.sum(x, { axis: [] }), 'float32', [], [6], 'sum(x, { axis: [] })');
+  sameAsTorch(t, gx.prod(gx.add(x, 1), []), 'float32', [], [24], 'prod(x + 1, [])');
+  sameAsTorch(t, gx.mean(x, []), 'float32', [], [1.5], 'mean(x, [])');
+  sameAsTorch(t, gx.amax(x, []), 'float32', [], [3], 'amax(x, [])');
+  sameAsTorch(t, gx.amin(x, []), 'float32', [], [0], 'amin(x, ())');
+  sameAsTorch(t, gx.max(x, []) as gx.Tensor, 'float32', [], [3], 'max(x, []) as amax');
+  sameAsTorch(t, gx.var(x, []), 'float32', [], [1.6666666269302368], 'var(x, [])');
+  sameAsTorch(t, gx.std(x, []), 'float32', [], [1.2909944057464600], 'std(x, [])');
+  sameAsTorch(t, gx.nansum(x, []), 'float32', [], [6], 'nansum(x, [])');
+  sameAsTorch(t, gx.nanmean(x, []), 'float32', [], [1.5], 'nanmean(x, [])');
+  sameAsTorch(t, gx.countNonzero(x, []), 'int64', [], [3], 'count_nonzero(x, [])');
+  sameAsTorch(t, gx.logsumexp(x, []), 'float32', [], [3.4401895999908447], 'logsumexp(x, (0, 1))');
   // torch.all(x, dim=()) / torch.any(x, dim=()): each element's truth, no axis reduced.
-  same(t, gx.all(x, []), 'bool', [2, 2], [1, 1, 1, 0], 'all(x, ())');
-  same(t, gx.any(x, { axis: [] }), 'bool', [2, 2], [1, 1, 1, 0], 'any(x, ())');
+  sameAsTorch(t, gx.all(x, []), 'bool', [2, 2], [1, 1, 1, 0], 'all(x, ())');
+  sameAsTorch(t, gx.any(x, { axis: [] }), 'bool', [2, 2], [1, 1, 1, 0], 'any(x, ())');
 });
 
 deviceTest('any and all of uint8 give uint8, as torch.any / torch.all', (t, device) => {
   using x = gx.tensor([[0, 2], [0, 0]], { dtype: 'uint8', device });
-  same(t, gx.any(x), 'uint8', [], [1], 'torch.any(uint8)');
-  same(t, gx.all(x), 'uint8', [], [0], 'torch.all(uint8)');
-  same(t, gx.any(x, 0), 'uint8', [2], [0, 1], 'torch.any(uint8, 0)');
-  same(t, x.all(1, { keepdims: true }), 'uint8', [2, 1], [0, 0], 'torch.all(uint8, 1, keepdim=True)');
-  same(t, gx.all(x, []), 'uint8', [2, 2], [0, 1, 0, 0], 'torch.all(uint8, ())');
+  sameAsTorch(t, gx.any(x), 'uint8', [], [1], 'torch.any(uint8)');
+  sameAsTorch(t, gx.all(x), 'uint8', [], [0], 'torch.all(uint8)');
+  sameAsTorch(t, gx.any(x, 0), 'uint8', [2], [0, 1], 'torch.any(uint8, 0)');
+  sameAsTorch(t, x.all(1, { keepdims: true }), 'uint8', [2, 1], [0, 0], 'torch.all(uint8, 1, keepdim=True)');
+  sameAsTorch(t, gx.all(x, []), 'uint8', [2, 2], [0, 1, 0, 0], 'torch.all(uint8, ())');
   // Other dtypes give bool.
   using i = gx.tensor([1, 2], { dtype: 'int8', device });
-  same(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');
+  sameAsTorch(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');
 });
 
 deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tensor(5.), 0)', (t, device) => {
   using x = gx.tensor(5, { device });
   for (const k of [0, 1]) {
     const [v, i] = gx.topk(x, k);
-    same(t, v, 'float32', [], [5], `topk(0-d, ${k}).values`);
-    same(t, i, 'int64', [], [0], `topk(0-d, ${k}).indices`);
+    sameAsTorch(t, v, 'float32', [], [5], `topk(0-d, ${k}).values`);
+    sameAsTorch(t, i, 'int64', [], [0], `topk(0-d, ${k}).indices`);
   }
 });
 
@@ -90,7 +77,7 @@ deviceTest('arange with an integer dtype truncates start, end and step first, as
   ];
   for (const [args, dtype, want] of cases) {
     const r = (gx.arange as (...a: unknown[]) => gx.Tensor)(...args, { dtype, device });
-    same(t, r, dtype, [want.length], want, `arange(${args.join(', ')}, dtype=${dtype})`);
+    sameAsTorch(t, r, dtype, [want.length], want, `arange(${args.join(', ')}, dtype=${dtype})`);
   }
   // torch: ValueError: step must be nonzero (0.5 truncates to 0 for int64); no bool arange.
   t.throws(() => gx.arange(1, 2.5, 0.5, { dtype: 'int64', device }), { instanceOf: RangeError, message: /^gx\.arange: step must be nonzero/ });
@@ -108,7 +95,7 @@ deviceTest('linspace with an integer dtype truncates start and end first, and re
     [[0, 300, 3], 'int32', [0, 150, 300]],
   ];
   for (const [[a, b, n], dtype, want] of cases) {
-    same(t, gx.linspace(a, b, n, { dtype, device }), dtype, [n], want, `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
+    sameAsTorch(t, gx.linspace(a, b, n, { dtype, device }), dtype, [n], want, `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
   }
   // torch: RuntimeError: value cannot be converted to type int without overflow (gx gave [0, -2^31, -2^31]).
   t.throws(() => gx.linspace(0, 1e10, 3, { dtype: 'int32', device }), { instanceOf: RangeError, message: /^gx\.linspace: end 10000000000 is out of range for int32/ });
@@ -126,19 +113,19 @@ deviceTest('the median of every element of an empty tensor is NaN converted to i
   for (const [dtype, want] of cases) {
     // (An integer's value is the device's conversion of NaN: torch's CPU values are checked on the CPU only.)
     if (device !== 'cpu' && !Number.isNaN(want)) continue;
-    same(t, gx.median(gx.empty([0], { dtype, device })), dtype, [], [want], `median(tensor([], dtype=${dtype}))`);
-    same(t, gx.nanmedian(gx.empty([0, 3], { dtype, device })), dtype, [], [want], `nanmedian(zeros(0, 3, dtype=${dtype}))`);
+    sameAsTorch(t, gx.median(gx.empty([0], { dtype, device })), dtype, [], [want], `median(tensor([], dtype=${dtype}))`);
+    sameAsTorch(t, gx.nanmedian(gx.empty([0, 3], { dtype, device })), dtype, [], [want], `nanmedian(zeros(0, 3, dtype=${dtype}))`);
   }
   if (device === 'cpu') {
     const m = gx.median(gx.empty([0], { dtype: 'int64', device }));
     t.is(m.toArraySync()[0], -9223372036854775808n, 'median(tensor([], dtype=int64)) is -2^63');
   }
   // torch.median(torch.zeros(0, 3), keepdim=True) has no such form; gx's keepdims keeps every axis as 1.
-  same(t, gx.median(gx.zeros([0, 3], { device }), { keepdims: true }) as gx.Tensor, 'float32', [1, 1], [NaN], 'median(zeros(0, 3)), keepdims');
+  sameAsTorch(t, gx.median(gx.zeros([0, 3], { device }), { keepdims: true }) as gx.Tensor, 'float32', [1, 1], [NaN], 'median(zeros(0, 3)), keepdims');
   // torch.median(torch.zeros(0, 3), 1): empty values and indices; along the empty axis 0 torch refuses.
   const [v, i] = gx.median(gx.zeros([0, 3], { device }), 1);
-  same(t, v, 'float32', [0], [], 'median(zeros(0, 3), 1).values');
-  same(t, i, 'int64', [0], [], 'median(zeros(0, 3), 1).indices');
+  sameAsTorch(t, v, 'float32', [0], [], 'median(zeros(0, 3), 1).values');
+  sameAsTorch(t, i, 'int64', [0], [], 'median(zeros(0, 3), 1).indices');
   t.throws(() => gx.median(gx.zeros([0, 3], { device }), 0), { instanceOf: RangeError, message: /^gx\.median: cannot take it of zero elements/ });
   t.throws(() => gx.nanmedian(gx.zeros([3, 0], { device }), 1), { instanceOf: RangeError, message: /^gx\.nanmedian: cannot take it of zero elements/ });
   // x = torch.zeros(0, 3, requires_grad=True); torch.median(x).backward(): x.grad is zeros(0, 3).
@@ -150,19 +137,19 @@ deviceTest('the median of every element of an empty tensor is NaN converted to i
 deviceTest('mode of bool gives values and indices, as torch.mode', (t, device) => {
   // torch.mode(torch.tensor(...)), torch 2.13
   using a = gx.tensor([true, false, true], { device });
-  same(t, gx.mode(a).values, 'bool', [], [1], 'mode([T, F, T]).values');
-  same(t, gx.mode(a).indices, 'int64', [], [2], 'mode([T, F, T]).indices');
+  sameAsTorch(t, gx.mode(a).values, 'bool', [], [1], 'mode([T, F, T]).values');
+  sameAsTorch(t, gx.mode(a).indices, 'int64', [], [2], 'mode([T, F, T]).indices');
   using b = gx.tensor([true, false, true, false], { device });
-  same(t, gx.mode(b).values, 'bool', [], [0], 'mode([T, F, T, F]).values');
-  same(t, gx.mode(b).indices, 'int64', [], [3], 'mode([T, F, T, F]).indices');
+  sameAsTorch(t, gx.mode(b).values, 'bool', [], [0], 'mode([T, F, T, F]).values');
+  sameAsTorch(t, gx.mode(b).indices, 'int64', [], [3], 'mode([T, F, T, F]).indices');
   using m = gx.tensor([[true, false, true], [false, false, true]], { device });
   const [v0, i0] = gx.mode(m, 0);
-  same(t, v0, 'bool', [3], [0, 0, 1], 'mode(m, 0).values');
-  same(t, i0, 'int64', [3], [1, 1, 1], 'mode(m, 0).indices');
+  sameAsTorch(t, v0, 'bool', [3], [0, 0, 1], 'mode(m, 0).values');
+  sameAsTorch(t, i0, 'int64', [3], [1, 1, 1], 'mode(m, 0).indices');
   const [v1, i1] = m.mode(1, { keepdims: true });
-  same(t, v1, 'bool', [2, 1], [1, 0], 'mode(m, 1, keepdim=True).values');
-  same(t, i1, 'int64', [2, 1], [2, 1], 'mode(m, 1, keepdim=True).indices');
-  same(t, gx.mode(gx.tensor(true, { device })).indices, 'int64', [], [0], 'mode(tensor(True)).indices');
+  sameAsTorch(t, v1, 'bool', [2, 1], [1, 0], 'mode(m, 1, keepdim=True).values');
+  sameAsTorch(t, i1, 'int64', [2, 1], [2, 1], 'mode(m, 1, keepdim=True).indices');
+  sameAsTorch(t, gx.mode(gx.tensor(true, { device })).indices, 'int64', [], [0], 'mode(tensor(True)).indices');
   // torch: IndexError: mode(): Expected reduction dim 0 to have non-zero size.
   t.throws(() => gx.mode(gx.empty([0], { dtype: 'bool', device })), { instanceOf: RangeError, message: /^gx\.mode: cannot take it of zero elements/ });
 });
@@ -176,8 +163,8 @@ deviceTest('quantile refuses an empty input and a tensor q of another dtype, as 
       t.throws(() => f(x, gx.tensor([0.5], { dtype, device })), { instanceOf: TypeError, message: new RegExp(`^gx\\.${name}: q must have the input's dtype float32, got ${dtype}`) });
     }
     // torch.quantile(x, torch.tensor([0.5, 0.25])) and a JS number q (torch's float q): 3 and 1.75.
-    same(t, f(x, gx.tensor([0.5, 0.25], { device })), 'float32', [2], [3, 1.75], `${name}(x, float32 q)`);
-    same(t, f(x.astype('float64'), 0.5), 'float64', [], [3], `${name}(x.double(), 0.5)`);
+    sameAsTorch(t, f(x, gx.tensor([0.5, 0.25], { device })), 'float32', [2], [3, 1.75], `${name}(x, float32 q)`);
+    sameAsTorch(t, f(x.astype('float64'), 0.5), 'float64', [], [3], `${name}(x.double(), 0.5)`);
     // torch: RuntimeError: quantile() input tensor must be non-empty (also along an axis whose lines are not).
     for (const [shape, axis] of [[[0], undefined], [[3, 0], 0], [[0, 3], 1]] as const) {
       t.throws(() => f(gx.zeros([...shape], { device }), 0.5, axis), { instanceOf: RangeError, message: new RegExp(`^gx\\.${name}: the input must not be empty`) });
@@ -211,13 +198,13 @@ deviceTest('matrixNorm of empty matrices: 0 where the order is a max or a sum, r
       if (want === null) {
         t.throws(() => gx.linalg.matrixNorm(x, ord), { instanceOf: RangeError, message: /^gx\.linalg\.matrixNorm: the -(1|2|inf) norm of matrices with no (columns|rows|singular values) is not defined/ }, what);
       } else {
-        same(t, gx.linalg.matrixNorm(x, ord), 'float32', outShape, new Array(outShape.reduce((a, b) => a * b, 1)).fill(want), what);
+        sameAsTorch(t, gx.linalg.matrixNorm(x, ord), 'float32', outShape, new Array(outShape.reduce((a, b) => a * b, 1)).fill(want), what);
       }
     });
   }
   // torch.linalg.matrix_norm(torch.zeros(0, 3), 2, keepdim=True): [[0.]]; in float64 the result is float64.
-  same(t, gx.linalg.matrixNorm(gx.zeros([0, 3], { device }), { ord: 2, keepdims: true }), 'float32', [1, 1], [0], 'matrix_norm(zeros(0, 3), 2, keepdim=True)');
-  same(t, gx.linalg.matrixNorm(gx.zeros([2, 0, 3], { device }), { ord: 2, dtype: 'float64' }), 'float64', [2], [0, 0], 'matrix_norm(zeros(2, 0, 3), 2, dtype=float64)');
+  sameAsTorch(t, gx.linalg.matrixNorm(gx.zeros([0, 3], { device }), { ord: 2, keepdims: true }), 'float32', [1, 1], [0], 'matrix_norm(zeros(0, 3), 2, keepdim=True)');
+  sameAsTorch(t, gx.linalg.matrixNorm(gx.zeros([2, 0, 3], { device }), { ord: 2, dtype: 'float64' }), 'float64', [2], [0, 0], 'matrix_norm(zeros(2, 0, 3), 2, dtype=float64)');
 });
 
 deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("value cannot be converted ... without overflow")', (t, device) => {
@@ -234,10 +221,10 @@ deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("
       `linspace(${a}, ${b}, ${n}, dtype=${dtype})`);
   }
   // torch.linspace(...).tolist(): the largest finite bounds are fine; no steps checks nothing; one step uses start alone.
-  same(t, gx.linspace(0, 65504, 3, { dtype: 'float16', device }), 'float16', [3], [0, 32752, 65504], 'linspace(0, 65504, 3, float16)');
-  same(t, gx.linspace(0, 3.3895e38, 3, { dtype: 'bfloat16', device }), 'bfloat16', [3], [0, 1.6947656946257677e38, 3.3895313892515355e38], 'linspace(0, 3.3895e38, 3, bfloat16)', 1e-15);
-  same(t, gx.linspace(70000, 0, 0, { dtype: 'float16', device }), 'float16', [0], [], 'linspace(70000, 0, 0, float16)');
-  same(t, gx.linspace(0, 300, 1, { dtype: 'int8', device }), 'int8', [1], [0], 'linspace(0, 300, 1, int8)');
-  same(t, gx.linspace(0, 1e39, 1, { device }), 'float32', [1], [0], 'linspace(0, 1e39, 1)');
-  same(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
+  sameAsTorch(t, gx.linspace(0, 65504, 3, { dtype: 'float16', device }), 'float16', [3], [0, 32752, 65504], 'linspace(0, 65504, 3, float16)');
+  sameAsTorch(t, gx.linspace(0, 3.3895e38, 3, { dtype: 'bfloat16', device }), 'bfloat16', [3], [0, 1.6947656946257677e38, 3.3895313892515355e38], 'linspace(0, 3.3895e38, 3, bfloat16)', 1e-15);
+  sameAsTorch(t, gx.linspace(70000, 0, 0, { dtype: 'float16', device }), 'float16', [0], [], 'linspace(70000, 0, 0, float16)');
+  sameAsTorch(t, gx.linspace(0, 300, 1, { dtype: 'int8', device }), 'int8', [1], [0], 'linspace(0, 300, 1, int8)');
+  sameAsTorch(t, gx.linspace(0, 1e39, 1, { device }), 'float32', [1], [0], 'linspace(0, 1e39, 1)');
+  sameAsTorch(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
 });
