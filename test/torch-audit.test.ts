@@ -6,7 +6,7 @@ import type { ExecutionContext } from 'ava';
 
 import * as gx from '../lib';
 import { deviceTest } from './helpers';
-import { numbers, sameAsTorch } from './torch-values';
+import { sameAsTorch } from './torch-values';
 
 
 deviceTest('an empty axis list reduces every axis, as torch.sum(x, dim=[]); any and all over () reduce none', (t, device) => {
