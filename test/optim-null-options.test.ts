@@ -69,3 +69,24 @@ test('options left out or undefined still take the defaults, and given ones are 
     for (const o of [sgd, adamw, lbfgs]) o.dispose();
   });
 });
+
+// The schedulers' defaults too: null was read as the default (LinearLR's totalIters, OneCycleLR's
+// annealStrategy and per-group momenta), and OneCycleLR without maxLr (torch's required max_lr) set every lr to NaN.
+test('schedulers refuse a null option and a missing maxLr, naming the scheduler and the option', (t) => {
+  gx.tidy(() => {
+    const p = gx.randn([2]).requiresGrad_();
+    const opt = new gx.optim.SGD([p], { lr: 0.1, momentum: 0.9 });
+    const S = gx.optim.lrScheduler;
+    const cases: [() => unknown, RegExp][] = [
+      [() => new S.LinearLR(opt, { totalIters: null as unknown as number }), /^gx\.optim\.lrScheduler\.LinearLR: argument 'totalIters' must be an integer > 0, got null/],
+      [() => new S.OneCycleLR(opt, { totalSteps: 10, maxLr: 1, annealStrategy: null as unknown as 'cos' }), /^gx\.optim\.lrScheduler\.OneCycleLR: annealStrategy must be 'cos' or 'linear', got null/],
+      [() => new S.OneCycleLR(opt, { totalSteps: 10, maxLr: 1, maxMomentum: null as unknown as number }), /^gx\.optim\.lrScheduler\.OneCycleLR: argument 'maxMomentum' must be a finite number, got null/],
+      [() => new S.OneCycleLR(opt, { totalSteps: 10 } as unknown as { totalSteps: number; maxLr: number }), /^gx\.optim\.lrScheduler\.OneCycleLR: give 'maxLr'/],
+    ];
+    for (const [make, message] of cases) t.throws(make, { message });
+    t.is(opt.paramGroups[0].lr, 0.1, 'the refused schedulers left the lr alone');
+    const s = new S.OneCycleLR(opt, { totalSteps: 10, maxLr: 1 });
+    t.is(opt.paramGroups[0].lr, 0.040000000000000036, 'torch 2.13 gives 0.040000000000000036 (maxLr / divFactor through the cosine at step 0)');
+    t.is(s.totalSteps, 10);
+  });
+});

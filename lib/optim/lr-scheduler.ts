@@ -299,7 +299,7 @@ export class LinearLR extends LRScheduler {
     this.endFactor = num(opts.endFactor, fn, 'endFactor', 1);
     if (this.startFactor > 1 || this.startFactor <= 0) throw new RangeError(`${fn}: startFactor must be > 0 and <= 1, got ${this.startFactor}`);
     if (this.endFactor > 1 || this.endFactor < 0) throw new RangeError(`${fn}: endFactor must be in [0, 1], got ${this.endFactor}`);
-    this.totalIters = positiveInt(opts.totalIters ?? 5, fn, 'totalIters');
+    this.totalIters = positiveInt(opts.totalIters === undefined ? 5 : opts.totalIters, fn, 'totalIters');  // null is refused, not the default
     this.start();
   }
 
@@ -368,11 +368,13 @@ export class OneCycleLR extends LRScheduler {
     if (Number.isNaN(total)) throw new TypeError(`${fn}: give totalSteps, or epochs and stepsPerEpoch`);
     const pct = num(o.pctStart, fn, 'pctStart', 0.3);
     if (pct < 0 || pct > 1) throw new RangeError(`${fn}: pctStart must be in [0, 1], got ${pct}`);
-    const strategy = o.annealStrategy ?? 'cos';
+    const strategy = o.annealStrategy === undefined ? 'cos' : o.annealStrategy;
     if (strategy !== 'cos' && strategy !== 'linear') throw new TypeError(`${fn}: annealStrategy must be 'cos' or 'linear', got ${describeValue(strategy)}`);
     const perGroup = (v: unknown, name: string, dflt?: number): number[] => {
-      const list = Array.isArray(v) ? v : groups.map(() => v ?? dflt);
+      const list = Array.isArray(v) ? v : groups.map(() => (v === undefined ? dflt : v));
       if (list.length !== groups.length) throw new RangeError(`${fn}: '${name}' has ${list.length} values for ${groups.length} param groups`);
+      // maxLr has no default (torch's max_lr is required): missing, every lr was NaN.
+      if (dflt === undefined && list.some((x) => x === undefined)) throw new TypeError(`${fn}: give '${name}' (a number, or one per param group)`);
       return list.map((x) => num(x, fn, name, NaN));
     };
     const maxLrs = perGroup(o.maxLr, 'maxLr');

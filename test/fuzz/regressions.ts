@@ -117,6 +117,14 @@ export const REGRESSIONS: readonly Regression[] = [
     },
   },
   {
+    property: 'create',
+    note: 'gx.linspace(0, -1, 0, { dtype: uint8 }) is empty, as torch\'s: torch checks no bound for 0 steps (the oracle refused it)',
+    input: {
+      op: 'linspace', kind: 'typed', shape: [2, 3, 2], vdtype: 'int8', values: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype: 'uint8', reshape: 2,
+      nums: [0, -1, 0], scalar: 0, badShape: 0, junkOpts: false,
+    },
+  },
+  {
     property: 'binary',
     note: 'KNOWN fuzz 1: gx.logicalAnd(tensor([1], uint8), tensor(256, int16)) gives [true] (torch: false)',
     input: {

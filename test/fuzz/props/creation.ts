@@ -34,6 +34,9 @@ function storeValue(v: unknown, d: DType): V | undefined | string {
 
 // --- creation -------------------------------------------------------------------
 
+/** The largest finite value of each floating dtype (IEEE binary16, bfloat16's 8-bit significand, binary32). */
+const FLOAT_LARGEST: Partial<Record<DType, number>> = { float16: 65504, bfloat16: 3.3895313892515355e38, float32: 3.4028234663852886e38 };
+
 const CREATE = ['tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace'] as const;
 type CreateName = (typeof CREATE)[number];
 
@@ -284,10 +287,16 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         if (!Number.isSafeInteger(steps) || steps < 0) return errorVerdict('steps that is not a non-negative integer');
         const dtype = a ?? 'float32';
         if (dtype === 'bool' && steps > 1) return errorVerdict('a bool linspace');
-        // An integer dtype truncates the bounds first, and refuses one it cannot hold (as torch).
+        // A bound the dtype cannot hold is refused, as torch's checked conversion: the value itself against an
+        // integer dtype's range (-0.5 for uint8, before truncation), a finite one past a floating dtype's largest;
+        // torch checks no bound for 0 steps, only start for 1.
         const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
+        const fmax = FLOAT_LARGEST[dtype];
+        const checked = steps === 0 ? [] : steps === 1 ? [n0] : [n0, n1];
+        const holds = (v: number): boolean => (range !== undefined ? v >= Number(range[0]) && v <= Number(range[1]) && BigInt(Math.trunc(v)) <= range[1]
+          : fmax === undefined || Math.abs(v) <= fmax);
+        if (!checked.every(holds)) return errorVerdict('a bound out of the dtype\'s range');
         const [b0, b1] = range === undefined ? [n0, n1] : [Math.trunc(n0), Math.trunc(n1)];
-        if (range !== undefined && [b0, b1].some((v) => BigInt(v) < range[0] || BigInt(v) > range[1])) return errorVerdict('a bound out of the dtype\'s range');
         if (steps >= HUGE) return errorVerdict('out of memory', []);
         const st = steps > 1 ? (b1 - b0) / (steps - 1) : 0;
         const half = Math.floor(steps / 2);
