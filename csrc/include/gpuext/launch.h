@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "gpuext/api.h"
@@ -85,17 +86,18 @@ CUfunction function_of(int device) {
   return f;
 }
 
-template <auto Kernel, typename... P, size_t... I>
-void launch_converted(std::tuple<P...>& params, dim3 grid, dim3 block, cudaStream_t stream, int device, std::index_sequence<I...>) {
+// Launches Kernel with its parameters at `addresses` (each stored as its parameter's type); where the driver's
+// launch is not to be had, `run_with_runtime` launches it with <<<>>>.
+template <auto Kernel, typename Params>
+void launch_stored(void** addresses, const Params& run_with_runtime, dim3 grid, dim3 block, cudaStream_t stream, int device) {
   const LaunchFn launch_kernel = launch_fn();
   const CUfunction f = launch_kernel == nullptr ? nullptr : function_of<Kernel>(device);
   if (f == nullptr) {
-    Kernel<<<grid, block, 0, stream>>>(std::get<I>(params)...);
+    run_with_runtime();
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) throw OpError(GX_ERR_CUDA, cat("kernel launch failed: ", cudaGetErrorString(err)));
     return;
   }
-  void* addresses[] = {static_cast<void*>(&std::get<I>(params))..., nullptr};  // one more: a kernel may take none
   const CUresult r = launch_kernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, reinterpret_cast<CUstream>(stream),
                                    addresses, nullptr);
   if (r != CUDA_SUCCESS) {
@@ -103,12 +105,25 @@ void launch_converted(std::tuple<P...>& params, dim3 grid, dim3 block, cudaStrea
   }
 }
 
-// Kernel's parameters made of `args`, converted as a call converts them, then launched.
+// launch_stored with the parameters converted into a tuple.
+template <auto Kernel, typename Tuple, size_t... I>
+void launch_tuple(Tuple& params, dim3 grid, dim3 block, cudaStream_t stream, int device, std::index_sequence<I...>) {
+  void* addresses[] = {static_cast<void*>(&std::get<I>(params))..., nullptr};
+  launch_stored<Kernel>(addresses, [&] { Kernel<<<grid, block, 0, stream>>>(std::get<I>(params)...); }, grid, block, stream, device);
+}
+
+// Kernel's parameters made of `args`, then launched: read where they are when each has its parameter's type
+// exactly (as the built-in ops pass them: no copy on the hot path), else converted as a call converts them.
 template <auto Kernel, typename... P, typename... A>
 void launch_on(void (*)(P...), dim3 grid, dim3 block, cudaStream_t stream, int device, A&&... args) {
   static_assert(sizeof...(P) == sizeof...(A), "gx::launch: give the kernel as many arguments as it has parameters");
-  std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-  launch_converted<Kernel>(params, grid, block, stream, device, std::index_sequence_for<P...>{});
+  if constexpr ((std::is_same_v<std::decay_t<A>, std::decay_t<P>> && ...)) {
+    void* addresses[] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};  // one more: a kernel may take none
+    launch_stored<Kernel>(addresses, [&] { Kernel<<<grid, block, 0, stream>>>(args...); }, grid, block, stream, device);
+  } else {
+    std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+    launch_tuple<Kernel>(params, grid, block, stream, device, std::index_sequence_for<P...>{});
+  }
 }
 
 }  // namespace detail::driver_launch
