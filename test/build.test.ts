@@ -221,6 +221,22 @@ test('a no-change rebuild runs no compiler; a header change recompiles; flags ar
   t.like(await build(opts), { compiled: 0, linked: false });
 });
 
+test('a library put in place of the one the link wrote is linked again, not called up to date by its name', async (t) => {
+  const dir = cppProject('stamped');
+  const config = path.join(dir, 'setup.config.json');
+  const first = await build({ config, bindings: false });
+  t.true(first.linked);
+  const made = fs.readFileSync(first.outPath);
+  t.like(await build({ config, bindings: false }), { compiled: 0, linked: false }, 'untouched: up to date');
+  // Another build's library over it (as an archive extracted over a build directory leaves it): same name, other file.
+  fs.rmSync(first.outPath);
+  fs.writeFileSync(first.outPath, Buffer.concat([made, Buffer.from('another build')]));
+  const again = await build({ config, bindings: false });
+  t.like(again, { compiled: 0, cached: 2, linked: true }, 'linked from the cached objects');
+  t.deepEqual(fs.readFileSync(again.outPath), made, 'the library its objects make');
+  t.like(await build({ config, bindings: false }), { compiled: 0, linked: false });
+});
+
 test('outputs are replaced atomically and the object cache holds only current objects', async (t) => {
   const dir = cppProject('atomic');
   const config = path.join(dir, 'setup.config.json');

@@ -85,7 +85,22 @@ interface Manifest {
   versions: Record<string, string>;
   /** By absolute source path. */
   units: Record<string, UnitRecord>;
-  link?: { key: string; outputs: string[] };
+  /** `stamps`: each output's stampOf when the build ended (absent in manifests from before them: relinked once). */
+  link?: { key: string; outputs: string[]; stamps?: string[] };
+}
+
+/**
+ * What identifies an output file as the one the link wrote: size, modification time and inode. A library
+ * put in its place (extracted from an archive, copied from another build) has another, so the next build
+ * links again instead of calling it up to date by its name alone.
+ */
+function stampOf(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.size}:${st.mtimeMs}:${st.ino}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 function emptyManifest(): Manifest {
@@ -118,7 +133,7 @@ function readManifest(file: string): Manifest {
   }
   if (isRecordOf(raw.link) && typeof raw.link.key === 'string') {
     const outputs = strs(raw.link.outputs);
-    if (outputs) m.link = { key: raw.link.key, outputs };
+    if (outputs) m.link = { key: raw.link.key, outputs, stamps: strs(raw.link.stamps) };
   }
   return m;
 }
@@ -253,7 +268,7 @@ async function buildLocked(cfg: ResolvedConfig, sources: string[], paths: Return
   // The manifest, then the objects nothing refers to any more (we hold the lock: no other build uses them).
   const newManifest: Manifest = {
     version: MANIFEST_VERSION, versions: manifest.versions, units: records,
-    link: { key: link.key, outputs: link.outputs },
+    link: { key: link.key, outputs: link.outputs, stamps: link.outputs.map(stampOf) },
   };
   writeFileAtomic(paths.manifest, JSON.stringify(newManifest, null, 1));
   if (link.linked || compiled > 0) collectGarbage(paths.objDir, new Set(keys.map((k) => `${k}.o`)));
@@ -370,7 +385,9 @@ async function linkIfChanged(ctx: BuildContext, units: CompileUnit[], keys: (str
     bindingsOn ? JSON.stringify([packageVersion(), cfg.runtimeImport, cfg.file, codegenFingerprint(), files]) : 'no-bindings');
   const bindings: string[] = files.flatMap((f) => [f.js, f.dts]);
   const outputs = [paths.node, ...bindings];
-  const upToDate = manifest.link?.key === key && outputs.every(exists);
+  const stamps = manifest.link?.stamps;
+  const upToDate = manifest.link?.key === key && stamps !== undefined && stamps.length === outputs.length &&
+    outputs.every((o, i) => exists(o) && stampOf(o) === stamps[i]);
   buildLog('%s: link %s', cfg.name, upToDate ? 'skipped, outputs up to date' : `needed (${displayPath(paths.node, cfg.baseDir)})`);
   if (upToDate) return { key, outputs, bindings, linked: false, descriptor: undefined };
   const argv = (tmp: string): string[] => [...linkExe, ...linkFlags, '-o', tmp, ...objects, ...libFlags];
