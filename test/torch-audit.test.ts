@@ -228,3 +228,23 @@ deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("
   sameAsTorch(t, gx.linspace(0, 1e39, 1, { device }), 'float32', [1], [0], 'linspace(0, 1e39, 1)');
   sameAsTorch(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
 });
+
+// torch.full / fill_ convert their Scalar with a check ("value cannot be converted to type c10::Half without
+// overflow"); gx gave float16's inf. A tensor's elements (a 0-d fill value, gx.tensor) convert unchecked, as torch's.
+deviceTest('full and fill_ refuse a finite value past a floating dtype\'s largest, as torch; inf, NaN and a tensor value pass', (t, device) => {
+  const refusals: [() => unknown, RegExp][] = [
+    [() => gx.full([2], 70000, { dtype: 'float16', device }), /^gx\.full: value 70000 is out of range for float16, whose largest finite value is 65504$/],
+    [() => gx.full([2], 65505, { dtype: 'float16', device }), /^gx\.full: value 65505 is out of range for float16/],  // torch refuses it too, though it rounds to 65504
+    [() => gx.full([2], 1e39, { device }), /^gx\.full: value 1e\+39 is out of range for float32/],
+    [() => gx.zeros([2], { dtype: 'bfloat16', device }).fill_(-1e39), /^Tensor\.fill_: value -1e\+39 is out of range for bfloat16/],
+    [() => gx.zeros([2], { dtype: 'float16', device }).fill_(2n ** 63n - 1n), /^Tensor\.fill_: value 9223372036854776000 is out of range for float16/],
+  ];
+  gx.tidy(() => {
+    for (const [call, message] of refusals) t.throws(call, { instanceOf: RangeError, message });
+    sameAsTorch(t, gx.full([2], 65504, { dtype: 'float16', device }), 'float16', [2], [65504, 65504], 'full(65504) float16');
+    sameAsTorch(t, gx.full([2], -Infinity, { dtype: 'float16', device }), 'float16', [2], [-Infinity, -Infinity], 'full(-inf) float16');
+    sameAsTorch(t, gx.zeros([1], { dtype: 'float16', device }).fill_(NaN), 'float16', [1], [NaN], 'fill_(NaN) float16');
+    sameAsTorch(t, gx.zeros([2], { dtype: 'float16', device }).fill_(gx.tensor(70000, { device })), 'float16', [2], [Infinity, Infinity], 'fill_(tensor(70000.)) float16');
+    sameAsTorch(t, gx.full([1], 1.7976931348623157e308, { dtype: 'float64', device }), 'float64', [1], [1.7976931348623157e308], 'full(max) float64');
+  });
+});

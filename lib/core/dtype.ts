@@ -166,6 +166,9 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
   if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
     throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${describeValue(value)}`);
   }
+  // A finite number past a floating dtype's largest is refused, as torch's fill_ and full refuse it (70000 gave
+  // float16's inf); an integer dtype's range is toIntegerValue's. A tensor's elements convert unchecked, as torch's.
+  if (DTYPE_INFO[dtype].kind === 'f') checkConvertible(Number(value), dtype, fn, 'value');
   const view = new DataView(new ArrayBuffer(8));
   switch (dtype) {
     case 'float32':

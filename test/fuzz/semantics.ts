@@ -30,7 +30,8 @@ export function maxFinite(d: DType): number {
   switch (d) {
     case 'float64': return Number.MAX_VALUE;
     case 'float16': return 65504;
-    default: return 3.4028234663852886e38;  // float32 and bfloat16 (bfloat16: 3.3895e38)
+    case 'bfloat16': return 3.3895313892515355e38;  // float32's exponent, an 8-bit significand
+    default: return 3.4028234663852886e38;
   }
 }
 

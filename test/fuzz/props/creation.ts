@@ -12,7 +12,7 @@ import { errorVerdict, type Plan } from '../calls';
 import type { Known } from '../harness';
 import { numel, type BaseSpec } from '../model';
 import {
-  canCastTo, cast, castFrom, intRange, isFloat, promote, resultTypeOf, type PromoOperand, type V,
+  canCastTo, cast, castFrom, intRange, isFloat, maxFinite, promote, resultTypeOf, type PromoOperand, type V,
 } from '../semantics';
 import type { FuzzProperty } from '../property';
 
@@ -33,9 +33,6 @@ function storeValue(v: unknown, d: DType): V | undefined | string {
 }
 
 // --- creation -------------------------------------------------------------------
-
-/** The largest finite value of each floating dtype (IEEE binary16, bfloat16's 8-bit significand, binary32). */
-const FLOAT_LARGEST: Partial<Record<DType, number>> = { float16: 65504, bfloat16: 3.3895313892515355e38, float32: 3.4028234663852886e38 };
 
 const CREATE = ['tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace'] as const;
 type CreateName = (typeof CREATE)[number];
@@ -251,6 +248,9 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
           return errorVerdict('out of memory', known);
         }
         if (inp.op === 'empty') return { kind: 'ok', expect: { dtype, shape } };
+        // A finite fill past a floating dtype's largest value is refused, as torch.full's checked conversion.
+        if (isFloat(dtype) && (typeof value === 'number' || typeof value === 'bigint') && Number.isFinite(Number(value)) &&
+          Math.abs(Number(value)) > maxFinite(dtype)) return errorVerdict('a fill value out of the dtype\'s range', []);
         const v = storeValue(value, dtype);
         if (typeof v === 'string') return errorVerdict(v, inp.op === 'full' ? [] : undefined);
         return { kind: 'ok', expect: { dtype, shape, values: new Array<V | undefined>(numel(shape)).fill(v) }, known: nanBool(dtype, [value]) };
@@ -291,7 +291,7 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         // integer dtype's range (-0.5 for uint8, before truncation), a finite one past a floating dtype's largest;
         // torch checks no bound for 0 steps, only start for 1.
         const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
-        const fmax = FLOAT_LARGEST[dtype];
+        const fmax = isFloat(dtype) && dtype !== 'float64' ? maxFinite(dtype) : undefined;
         const checked = steps === 0 ? [] : steps === 1 ? [n0] : [n0, n1];
         const holds = (v: number): boolean => (range !== undefined ? v >= Number(range[0]) && v <= Number(range[1]) && BigInt(Math.trunc(v)) <= range[1]
           : fmax === undefined || Math.abs(v) <= fmax);

@@ -7,7 +7,7 @@ import type { DType } from '../../../lib';
 import { argArb, baseOf, dtypeArb, junkArb, scalarArb, shapeArb } from '../arbitraries';
 import { aliasing, errorVerdict, deviceOf, type Plan } from '../calls';
 import { numel, resolveArg, type BaseSpec, type ModelTensor, type TensorArg } from '../model';
-import { cast, intRange, isInt, type V } from '../semantics';
+import { cast, intRange, isInt, maxFinite, type V } from '../semantics';
 import type { FuzzProperty } from '../property';
 
 // --- cat, stack -----------------------------------------------------------------
@@ -138,7 +138,7 @@ export const methodArb: fc.Arbitrary<MethodInput> = fc.record({
   });
 });
 
-/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers truncate and must fit; NaN and inf are refused). */
+/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers truncate and must fit, NaN and inf refused; floats must not pass their largest). */
 function fillValue(v: unknown, d: DType): V | string {
   if (typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return 'a value of the wrong kind';
   const x = typeof v === 'boolean' ? (v ? 1 : 0) : v;
@@ -150,6 +150,8 @@ function fillValue(v: unknown, d: DType): V | string {
     return cast(i, d) as V;
   }
   if (d === 'bool') return cast(typeof x === 'bigint' ? x !== 0n : x !== 0, d) as V;
+  // A finite value past the dtype's largest is refused, as torch's fill_ (a checked conversion).
+  if (Number.isFinite(Number(x)) && Math.abs(Number(x)) > maxFinite(d)) return 'a value out of range';
   return cast(Number(x), d) as V;
 }
 
