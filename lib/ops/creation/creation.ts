@@ -292,6 +292,16 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   }
 }
 
+
+/**
+ * Refuses a bound of linspace or logspace that `dtype` cannot hold, as torch's (checked_convert: 70000 for
+ * float16, 127.5 for int8). torch checks the bounds it uses: none for no steps, start alone for one (where its
+ * float16 and uint8 fills give inf and wrap instead, we refuse too).
+ */
+export function checkSpacedBounds(start: number, end: number, steps: number, dtype: DType, fn: string): void {
+  if (steps >= 1) checkConvertible(start, dtype, fn, 'start');
+  if (steps >= 2) checkConvertible(end, dtype, fn, 'end');
+}
 /**
  * `steps` evenly spaced values from start to end inclusive (float32 by default), as
  * torch.linspace: an integer dtype truncates start and end first; a bound the
@@ -309,11 +319,7 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
   if (dtype === 'bool' && steps > 1) throw new TypeError(`${fn}: dtype bool is not supported (torch.linspace has no bool kernel)`);
-  // A bound the dtype cannot hold is refused, as torch's (checked_convert: 70000 for float16, 127.5 for int8);
-  // torch checks the bounds it uses: none for no steps, start alone for one (where its float16 and uint8 fills
-  // give inf and wrap instead, we refuse too).
-  if (steps >= 1) checkConvertible(start, dtype, fn, 'start');
-  if (steps >= 2) checkConvertible(end, dtype, fn, 'end');
+  checkSpacedBounds(start, end, steps, dtype, fn);
   // An integer dtype converts start and end first and interpolates between those, as torch.linspace:
   // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3].
   if (DTYPE_INFO[dtype].kind === 'i' || DTYPE_INFO[dtype].kind === 'u') [start, end] = [Math.trunc(start), Math.trunc(end)];

@@ -12,13 +12,13 @@
 // on the CPU) so both devices agree; NaN (a negative base to a fractional power)
 // becomes what the conversion gives (the lowest int64 on the CPU, as torch's).
 import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
-import { checkConvertible, DEFAULT_FLOAT, type DType } from '../../core/dtype';
+import { DEFAULT_FLOAT, type DType } from '../../core/dtype';
 import { DTYPE_INFO } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { describeOperand } from '../common';
 import { astypeOp, BINARY, binaryOp } from '../elementwise/elementwise';
-import { linspace, type TensorOptions } from './creation';
+import { checkSpacedBounds, linspace, type TensorOptions } from './creation';
 
 export interface LogspaceOptions<D extends DType = DType> extends TensorOptions<D> {
   /** The base raised to each exponent (default 10), as torch.logspace's base. */
@@ -56,9 +56,8 @@ export function logspace<D extends DType = 'float32'>(start: number, end: number
   for (const [name, v] of [['start', start], ['end', end]] as const) {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${fn}: ${name} must be a finite number, got ${describeOperand(v)}`);
   }
-  // The bounds the dtype cannot hold are refused, as linspace's (and torch.logspace's).
-  if (steps >= 1) checkConvertible(start, dtype, fn, 'start');
-  if (steps >= 2) checkConvertible(end, dtype, fn, 'end');
+  // Before linspace: for an integer dtype the exponents are spaced in float64, which holds any bound.
+  checkSpacedBounds(start, end, steps, dtype, fn);
   const integer = DTYPE_INFO[dtype].kind !== 'f';
   return tidy(() => {
     const e = integer
