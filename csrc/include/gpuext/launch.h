@@ -88,8 +88,8 @@ CUfunction function_of(int device) {
 
 // Launches Kernel with its parameters at `addresses` (each stored as its parameter's type); where the driver's
 // launch is not to be had, `run_with_runtime` launches it with <<<>>>.
-template <auto Kernel, typename Params>
-void launch_stored(void** addresses, const Params& run_with_runtime, dim3 grid, dim3 block, cudaStream_t stream, int device) {
+template <auto Kernel, typename RuntimeLaunch>
+void launch_stored(void** addresses, const RuntimeLaunch& run_with_runtime, dim3 grid, dim3 block, cudaStream_t stream, int device) {
   const LaunchFn launch_kernel = launch_fn();
   const CUfunction f = launch_kernel == nullptr ? nullptr : function_of<Kernel>(device);
   if (f == nullptr) {
