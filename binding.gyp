@@ -31,6 +31,7 @@
         "csrc/binding/cache_functions.cpp",
         "csrc/binding/js_errors.cpp",
         "csrc/binding/op_functions.cpp",
+        "csrc/binding/op_values.cpp",
         "csrc/binding/rtc_compile.cpp",
         "csrc/binding/rtc_launch.cpp",
         "csrc/binding/rtc_modules.cpp",

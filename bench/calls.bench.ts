@@ -29,7 +29,7 @@ import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_OP_ARGS, stagingArea } from '../lib/core/staging';
 import { pairedWithFloor } from './paired-floor';
-import { REPO, fmt, launchFloor, perCallNs, printTable, section } from './util';
+import { REPO, fmt, launchFloor, median, perCallNs, printTable, section } from './util';
 
 const CALLS = 20_000;
 const BATCH = 1_000;
@@ -38,7 +38,7 @@ const WARMUP = 2_000;
 const OP_WARMUP = 30_000;
 
 /** The layers of a one-element gx.mul(a, 2) on `device`, µs per call; `mul`: the whole call's figure; on cuda, `paired`. */
-function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; paired?: { call: number; floor: number } } {
+function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; paired?: { call: number; floor: number; also: number[] } } {
   const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
   const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: OP_WARMUP, sync }) / 1e3;
   const dev = parseDevice(device, 'bench');
@@ -53,6 +53,11 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; pair
   spare.dispose();
   // dispose() pooled the handle: take it back, so the rows below have it to themselves and the recycle at the end pools it once.
   if (pooledHandle() !== hs) throw new Error('calls: the disposed spare handle was not the last one pooled');
+  // The op's C++ alone (dispatch, the implementation, its launch), its arguments converted once: no N-API crossing.
+  const cxxUs = (): number => {
+    stageMulScalar(2, f32);
+    return median(Array.from(native.timeOpCall(mul, 4, BATCH, ha, hc)));
+  };
   const rows: [string, () => void][] = [
     ['native.isDisposed (one N-API call)', () => native.isDisposed(ha)],
     ['native.emptyStaged + native.dispose', () => {
@@ -78,7 +83,9 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; pair
     ['gx.mul(a, 2, { out })', () => gx.mul(a, 2, { out: c })],
     ['gx.mul(a, 2) + dispose', () => gx.mul(a, 2).dispose()],
   ];
-  const figures = rows.map(([n, f]) => [n, us(f)] as const);
+  cxxUs();  // warms the path, as the rows' warmup does
+  const figures = [['native.timeOpCall(mul_scalar) into out: the op\'s C++ alone, no N-API', cxxUs()] as const,
+    ...rows.map(([n, f]) => [n, us(f)] as const)];
   // bench:autograd's forward: a chain of 100 dependent gx.mul(y, b) in a gx.tidy, per op (its 100 results disposed by the tidy).
   const chain = (): void => gx.tidy(() => {
     let y = a;
@@ -89,7 +96,7 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; pair
     ['gx.mul(y, b), 100 chained in a gx.tidy, per op', perOp(chain)],
     ['the same under gx.noGrad, per op', perOp(() => gx.noGrad(chain))],
   ];
-  const paired = sync === undefined ? undefined : pairedWithFloor(() => gx.mul(a, 2).dispose(), [a, b, c], sync, BATCH);
+  const paired = sync === undefined ? undefined : pairedWithFloor(() => gx.mul(a, 2).dispose(), [a, b, c], sync, BATCH, [cxxUs]);
   recycle(hs);
   a.dispose();
   b.dispose();
@@ -180,6 +187,9 @@ function main(): void {
     console.log(`gx.mul(a, 2) + dispose: ${fmt(p.call, 2)} µs against the floor in this process ${fmt(p.floor, 2)} µs, measured in turn: ` +
       `floor + ${fmt(over, 2)} µs (target <= floor + 1.5: ${over <= 1.5 ? 'met' : 'MISSED'}); ` +
       `the C++ floor of a separate process: ${fl.driverUs === undefined ? fl.note ?? 'n/a' : `${fmt(fl.driverUs, 2)} µs`}`);
+    const cxx = p.also[0];
+    console.log(`the op's C++ alone (native.timeOpCall, in the same turns): ${fmt(cxx, 2)} µs, floor + ${fmt(cxx - p.floor, 2)} µs; ` +
+      `the N-API call, the JS and the allocation add ${fmt(p.call - cxx, 2)} µs`);
     const raw = rows.find(([n]) => n === 'RawKernel.launch, 4 args')?.[1];
     if (raw !== undefined) {
       console.log(`RawKernel.launch, 4 args: ${fmt(raw, 2)} µs, floor + ${fmt(raw - p.floor, 2)} µs (target <= floor + 1.0: ${raw - p.floor <= 1.0 ? 'met' : 'MISSED'})`);

@@ -10,8 +10,12 @@ import { native } from '../lib/core/native';
 import { STAGED_ARGS, stagingArea } from '../lib/core/staging';
 import { median, perCallNs, rotatedMedians } from './util';
 
-/** µs per call of `call` and of the floor, each the median over the rounds. */
-export function pairedWithFloor(call: () => void, tensors: readonly gx.Tensor[], sync: () => void, batch = 1_000): { call: number; floor: number } {
+/**
+ * µs per call of `call` and of the floor, each the median over the rounds; `alsoUs`: more figures (µs per call,
+ * each a function that measures one batch and says it) timed in the same rotation, their medians in `also`.
+ */
+export function pairedWithFloor(call: () => void, tensors: readonly gx.Tensor[], sync: () => void, batch = 1_000,
+  alsoUs: readonly (() => number)[] = []): { call: number; floor: number; also: number[] } {
   const empty4 = new gx.RawKernel('extern "C" __global__ void empty4(const float* a, const float* b, float* c, int n) {}', 'empty4');
   const f4 = empty4.function(tensors[0].device);
   const floorUs = (): number => {
@@ -20,6 +24,6 @@ export function pairedWithFloor(call: () => void, tensors: readonly gx.Tensor[],
   };
   floorUs();  // its first batches load the kernel and warm the path
   const callUs = (): number => perCallNs(call, 4 * batch, batch, { sync }) / 1e3;
-  const [floor, c] = rotatedMedians([floorUs, callUs], (m) => m(), 9);
-  return { call: c, floor };
+  const [floor, c, ...also] = rotatedMedians([floorUs, callUs, ...alsoUs], (m) => m(), 9);
+  return { call: c, floor, also };
 }

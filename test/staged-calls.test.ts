@@ -1,4 +1,4 @@
-// Staged op calls (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp):
+// Staged op calls (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp):
 // the non-tensor arguments in the staging area, the tensors as JS values. The
 // staged call computes what the unstaged one does, bit for bit; ints beyond
 // 2^53 and absent optional arguments survive the slots; what the core reads
@@ -117,4 +117,19 @@ test('stageInt: a number as it is, a bigint within 2^53 as a number, beyond as t
   t.is(st[k + 1], 3);
   stageInt(st, k, null);
   t.is(st[k + 1], 0);
+});
+
+deviceTest('timeOpCall runs the staged op as callOpStaged does, and refuses what it cannot time', (t, device) => {
+  const lib = opsLibrary('test');
+  const mul = lib.opId('mul_scalar');
+  using a = gx.tensor(new Float32Array([1.5, -2, 3]), { device });
+  using out = gx.full([3], Number.NaN, { device });
+  stageScalarOp(4, false, F32);
+  const times = native.timeOpCall(mul, 3, 5, a.handle('test'), out.handle('test'));
+  t.is(times.length, 3);
+  t.true(Array.from(times).every((us) => Number.isFinite(us) && us > 0));
+  t.deepEqual(Array.from(out.toArraySync() as Float32Array), [6, -8, 12]);
+  t.throws(() => native.timeOpCall(mul, 0, 5, a.handle('test'), out.handle('test')), { message: /timeOpCall: batches must be in \[1, 10000\]/ });
+  t.throws(() => native.timeOpCall(lib.opId('nonzero'), 1, 1, a.handle('test')), { message: /timeOpCall: .*nonzero returns a value/ });
+  t.throws(() => native.timeOpCall(mul, 1, 1, a.handle('test'), out.handle('test'), a.handle('test')), { message: /mul_scalar: takes 2 tensor arguments/ });
 });

@@ -19,7 +19,7 @@
 //           and the shape, then the flag of a spare handle for a returned
 //           tensor (NOTE [ Recycled handles ] in tensor_handle.h);
 //   [1074..1121] a staged op call's scalars, three slots per schema argument
-//           (NOTE [ Staged op calls ] in op_functions.cpp).
+//           (NOTE [ Staged op calls ] in op_values.cpp).
 //   [1122..1156] what viewStaged() reads: ndim, the strides' count, the
 //           storage offset, then the shape and the strides (NOTE [ Staged views ]).
 // JS writes the launch slots and calls launchKernel at once, and writes the

@@ -246,6 +246,12 @@ export interface NativeCore {
    * the staging area's OpArgs region, where the caller staged them right before (NOTE [ Staged op calls ]).
    */
   callOpStaged(id: number, ...tensors: unknown[]): unknown;
+  /**
+   * The C++ part of a staged op call (the call-latency benchmarks): the arguments converted once as callOpStaged
+   * converts them, then the op invoked perBatch times from C++ in each of `batches` batches closed by a synchronize
+   * of the device's current stream; microseconds per call, one figure per batch. Only ops that return nothing.
+   */
+  timeOpCall(id: number, batches: number, perBatch: number, ...tensors: unknown[]): Float64Array;
   // --- run-time kernels (csrc/binding/rtc_*.cpp, csrc/rtc/) ---
   // A missing NVRTC / driver throws an Error with code GX_NVRTC_NOT_FOUND / GX_DRIVER_NOT_FOUND;
   // a CPU-only core throws code GX_NO_CUDA (except rtcInfo, which never throws).

@@ -29,7 +29,7 @@ export function stagingArea(): Float64Array {
   return (area ??= native.stagingArea());
 }
 
-/** Where a staged op call's arguments start: three slots per schema argument (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp). */
+/** Where a staged op call's arguments start: three slots per schema argument (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp). */
 export const STAGED_OP_ARGS = slots.STAGED_OP_ARGS;
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;

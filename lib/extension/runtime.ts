@@ -92,7 +92,7 @@ function callOp(id: number, ...args: unknown[]): unknown {
 }
 
 /**
- * A staged op call (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp):
+ * A staged op call (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp):
  * the op's non-tensor arguments already staged (the stage* functions below),
  * its tensors passed here, up to four, with no rest array: a tensor the op
  * does not have is left undefined. The spare handle goes first.
@@ -109,7 +109,7 @@ function callStaged(id: number, t0?: unknown, t1?: unknown, t2?: unknown, t3?: u
 // generated bindings pass the user's values. Absent (undefined, null) is tag 0: the default, None for
 // `T?`, else the core's missing-argument error.
 
-/** A JS value as the core's messages show it (js_type_of in csrc/binding/op_functions.cpp). */
+/** A JS value as the core's messages show it (js_type_of in csrc/binding/op_values.cpp). */
 function coreDescribe(x: unknown): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';

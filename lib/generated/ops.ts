@@ -9,7 +9,7 @@ import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/st
 import { OpRef } from '../ops/library';
 import { DTYPE_INFO, type DType } from './dtypes';
 
-// Where a staged call's arguments start (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp), as a local constant.
+// Where a staged call's arguments start (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp), as a local constant.
 const A = STAGED_OP_ARGS;
 
 const OP_ADD = new OpRef('add');

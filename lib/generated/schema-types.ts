@@ -25,7 +25,7 @@ export interface SchemaTypeRow {
   readonly convert?: ArgConverter;
   /** The runtime function that converts a result, when it is not returned as it is. */
   readonly wrap?: ResultConverter;
-  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp); none: its ops keep callOp. */
+  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp); none: its ops keep callOp. */
   readonly stage?: 'tensor' | 'int' | 'float' | 'bool' | 'dtype' | 'optional';
 }
 

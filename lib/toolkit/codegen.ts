@@ -103,7 +103,7 @@ interface Rendered {
   values: string[];     // each argument's JS expression as the caller gave it, in schema order
 }
 
-// NOTE [ Staged op calls ] (csrc/binding/op_functions.cpp): an op whose every argument has a slot form (the
+// NOTE [ Staged op calls ] (csrc/binding/op_values.cpp): an op whose every argument has a slot form (the
 // schema type table's stage column), with at most MAX_STAGED_ARGS arguments and MAX_STAGED_TENSORS tensors,
 // is called by rt.callStaged: its other arguments staged (checked) by the runtime's stage functions, no rest array.
 const SLOTS_PER_ARG = 3, MAX_STAGED_ARGS = 16, MAX_STAGED_TENSORS = 4;

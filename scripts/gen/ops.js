@@ -212,7 +212,7 @@ function tsOps(list, all) {
     "import { native, type NativeTensor, type OpaqueHandle } from '../core/native';",
     "import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';",
     "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", '',
-    '// Where a staged call\'s arguments start (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp), as a local constant.',
+    '// Where a staged call\'s arguments start (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp), as a local constant.',
     'const A = STAGED_OP_ARGS;', ''];
   const exported = [];
   for (const s of all) {
@@ -280,7 +280,7 @@ function tsOps(list, all) {
   return lines.join('\n');
 }
 
-// NOTE [ Staged op calls ] (csrc/binding/op_functions.cpp): three slots per argument; an op whose every argument
+// NOTE [ Staged op calls ] (csrc/binding/op_values.cpp): three slots per argument; an op whose every argument
 // has a slot form (the schema type table's stage column), and that fits the region, passes only its tensors.
 const SLOTS_PER_ARG = 3, MAX_STAGED_ARGS = 16;
 

@@ -19,7 +19,7 @@ const { generatedHeader } = require('./rows');
 //   cxx, cxxBox          gpuext/ops_raw.h's parameter, and how it is boxed into a gx_value (`$` is its name)
 //   convert              the extension runtime's function that checks and converts an argument (lib/extension/runtime.ts)
 //   wrap                 the extension runtime's function that converts a result
-//   stage                how a staged call passes the argument (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp):
+//   stage                how a staged call passes the argument (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp):
 //                        'tensor' as a JS value, else the slot form: 'float', 'bool', 'dtype' (the value), 'int',
 //                        'optional' (a tag and the value); a type without one makes its ops keep callOp
 const BASE = {
@@ -92,7 +92,7 @@ function render() {
     '  /** The TypeScript of a result, when the type may be one. */', '  readonly tsReturn?: string;',
     '  /** The runtime function that converts an argument, when it is not passed as it is. */', '  readonly convert?: ArgConverter;',
     '  /** The runtime function that converts a result, when it is not returned as it is. */', '  readonly wrap?: ResultConverter;',
-    '  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_functions.cpp); none: its ops keep callOp. */',
+    '  /** How a staged call passes it (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp); none: its ops keep callOp. */',
     `  readonly stage?: ${[...new Set(Object.values(SCHEMA_TYPES).map((r) => r.stage).filter(Boolean))].map(q).join(' | ')};`, '}', '');
   lines.push('/** Every schema type by its spelling. */', 'export const SCHEMA_TYPES: { readonly [K in SchemaType]: SchemaTypeRow } = {');
   for (const [name, r] of Object.entries(SCHEMA_TYPES)) {
