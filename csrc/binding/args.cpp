@@ -14,15 +14,19 @@ namespace {
 }
 
 int64_t to_int(const Napi::Value& v, const char* fn, const char* name) {
-  if (v.IsBigInt()) {
+  // One napi_typeof (each IsX() is a call of its own): this reads every op call's id.
+  napi_valuetype type = napi_undefined;
+  napi_typeof(v.Env(), v, &type);
+  if (type == napi_bigint) {
     bool lossless = false;
     const int64_t x = v.As<Napi::BigInt>().Int64Value(&lossless);
     if (!lossless) bad_arg(fn, name, "an integer that fits in int64");
     return x;
   }
-  if (!v.IsNumber()) bad_arg(fn, name, "an integer");
+  if (type != napi_number) bad_arg(fn, name, "an integer");
   const double d = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d) || std::floor(d) != d || std::fabs(d) > 9007199254740991.0) {
+  // NaN and the infinities fail the first test; within 2^53 the cast is exact, so it tests wholeness.
+  if (!(std::fabs(d) <= 9007199254740991.0) || static_cast<double>(static_cast<int64_t>(d)) != d) {
     bad_arg(fn, name, "a safe integer");
   }
   return static_cast<int64_t>(d);

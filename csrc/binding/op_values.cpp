@@ -301,9 +301,10 @@ int64_t staged_int(const OpDef& op, const Argument& a, const double* slot) {
                                                 static_cast<uint64_t>(slot[2]));
   GX_CHECK_RANGE(slot[1] != 3, op.qualified, ": argument '", a.name, "' does not fit in int64");
   const double d = slot[0];
+  // Within 2^53 the cast is exact, so it tests wholeness; NaN and the infinities fail the range test.
+  if (std::fabs(d) <= 9007199254740991.0 && static_cast<double>(static_cast<int64_t>(d)) == d) return static_cast<int64_t>(d);
   GX_CHECK_TYPE(std::isfinite(d) && std::floor(d) == d, op.qualified, ": argument '", a.name, "' must be an integer, got number ", d);
-  GX_CHECK_RANGE(std::fabs(d) <= 9007199254740991.0, op.qualified, ": argument '", a.name, "' is beyond 2^53; pass a bigint");
-  return static_cast<int64_t>(d);
+  fail(ErrorKind::Range, op.qualified, ": argument '", a.name, "' is beyond 2^53; pass a bigint");
 }
 
 }  // namespace

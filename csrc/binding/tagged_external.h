@@ -37,10 +37,11 @@ Napi::Value wrap_external(Napi::Env env, T* obj) {
   return Napi::Value(env, ext);
 }
 
-// The T behind `v`, or nullptr when `v` is not one.
+// The T behind `v`, or nullptr when `v` is not one. `known_external`: the
+// caller's own napi_typeof said napi_external (op arguments), one call less.
 template <typename T>
-T* try_unwrap_external(const Napi::Value& v) {
-  if (!v.IsExternal()) return nullptr;
+T* try_unwrap_external(const Napi::Value& v, bool known_external = false) {
+  if (!known_external && !v.IsExternal()) return nullptr;
   bool tagged = false;
   if (napi_check_object_type_tag(v.Env(), v, &T::kTag, &tagged) != napi_ok || !tagged) return nullptr;
   void* data = nullptr;
@@ -50,8 +51,8 @@ T* try_unwrap_external(const Napi::Value& v) {
 
 // The T behind `v`; a TypeError naming `fn` and `name` otherwise.
 template <typename T>
-T& unwrap_external(const Napi::Value& v, const char* fn, const char* name) {
-  T* obj = try_unwrap_external<T>(v);
+T& unwrap_external(const Napi::Value& v, const char* fn, const char* name, bool known_external = false) {
+  T* obj = try_unwrap_external<T>(v, known_external);
   if (obj == nullptr) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a ", T::kName);
   return *obj;
 }

@@ -133,7 +133,7 @@ Napi::Value TensorHandle::Refill(Napi::Env env, const Napi::Value& spare, Tensor
 
 TensorImpl& TensorHandle::FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
                                        const double*& request) {
-  Box& box = unwrap_external<Box>(v, fn, name);
+  Box& box = unwrap_external<Box>(v, fn, name, /*known_external=*/true);
   if (box.impl == nullptr && request != nullptr) {
     const double* r = request;
     request = nullptr;

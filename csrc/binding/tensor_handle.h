@@ -48,7 +48,8 @@ class TensorHandle {
   static bool Dispose(const Napi::Value& v);
   // The live TensorImpl behind an op's tensor argument; an empty (pooled) handle
   // gets a new tensor from the staged result request when `request` is not
-  // null, which is then spent (set to null). Errors as FromValue's.
+  // null, which is then spent (set to null). Errors as FromValue's. The caller
+  // has asked v's type: it is an External (op_values.cpp's convert_arg).
   static TensorImpl& FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
                                   const double*& request);
   // Puts `impl` (taking over the caller's reference) into the empty handle `spare`
