@@ -81,16 +81,38 @@ deviceTestSerial('a cache full of tensors nobody asks for still takes the next d
   using x = gx.tensor(randomValues('float32', 1, 4) as Float32Array, { device });
   using w = gx.tensor(randomValues('float64', 1, 5) as Float64Array, { device });
   const before = gx.memory.stats(device);
-  // A hundred 4-byte temporaries disposed at once: more than the cache holds.
+  // 1100 4-byte temporaries disposed at once: more than the cache's 1024 entries.
   gx.tidy(() => {
     let y = x;
-    for (let i = 0; i < 100; i++) y = gx.mul(y, 1.5);
+    for (let i = 0; i < 1100; i++) y = gx.mul(y, 1.5);
   });
   const a = gx.mul(w, 2);  // 8 bytes: none cached
   a.dispose();
   using b = gx.mul(w, 3);
-  t.is(gx.memory.stats(device).numAllocs - before.numAllocs, 101, 'the 100 temporaries and a: b came from the cache');
+  t.is(gx.memory.stats(device).numAllocs - before.numAllocs, 1101, 'the 1100 temporaries and a: b came from the cache');
   sameValues(t, b.toArraySync(), [w.toArraySync()[0] * 3]);
+});
+
+deviceTestSerial('a tidy\'s temporaries all come back to its next run, and the cache holds at most 16 MiB', (t, device) => {
+  using x = gx.tensor(randomValues('float32', 1, 6) as Float32Array, { device });
+  const chain = (n: number, y0: gx.Tensor): void => gx.tidy(() => {
+    let y = y0;
+    for (let i = 0; i < n; i++) y = gx.mul(y, 1.5);
+  });
+  let before = gx.memory.stats(device);
+  chain(300, x);  // from the allocator: the figures above emptied the cache
+  chain(300, x);  // every one from the cache
+  t.is(gx.memory.stats(device).numAllocs - before.numAllocs, 300, 'the second run allocated nothing');
+  // 300 temporaries of 64 KiB, the largest cached, are more than the cache's 16 MiB (256 of them): some are freed.
+  using big = gx.tensor(randomValues('float32', 16384, 7) as Float32Array, { device });
+  before = gx.memory.stats(device);
+  chain(300, big);
+  chain(300, big);
+  const second = gx.memory.stats(device).numAllocs - before.numAllocs - 300;
+  t.true(second >= 300 - 256 && second < 300, `the second run allocated ${second}: at most 256 came from the cache, some did`);
+  const after = gx.memory.stats(device);
+  t.is(after.liveTensors, before.liveTensors);
+  t.is(after.allocatedBytes, before.allocatedBytes);
 });
 
 deviceTestSerial('GPUEXT_TENSOR_CACHE=0 turns the cache off: every tensor comes from the allocator', (t, device) => {
