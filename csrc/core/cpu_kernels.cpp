@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "core/linspace_points.h"
 #include "gpuext/half_types.h"
 #include "gpuext/parallel.h"
 
@@ -153,16 +154,39 @@ void affine_int64(int64_t* dst, int64_t n, int64_t start, int64_t step) {
   });
 }
 
-void linspace(void* dst, DType dtype, int64_t n, double start, double end) {
-  const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
-  const int64_t half = n / 2;
+// float16 and bfloat16 rounding for linspace's 16-bit arithmetic (NOTE [ Linspace as torch computes it ]).
+struct RoundHalf {
+  float operator()(float f) const { return static_cast<float>(Half(f)); }
+};
+struct RoundBFloat16 {
+  float operator()(float f) const { return static_cast<float>(BFloat16(f)); }
+};
+
+template <typename T, typename Points, typename Store>
+void linspace_points(T* dst, int64_t n, const Points& points, Store store_point) {
   for_chunks(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
-                                            : end - step * static_cast<double>(n - 1 - i);
-      store(dst, dtype, i, v);
-    }
+    for (int64_t i = b; i < e; ++i) dst[i] = store_point(points(i));
   });
+}
+
+void linspace(void* dst, DType dtype, int64_t n, double start, double end) {
+  using namespace linspace;
+  switch (dtype) {
+    case DType::Float32:
+      return linspace_points(static_cast<float*>(dst), n, FloatPoints(start, end, n), [](float v) { return v; });
+    case DType::Float16:
+      return linspace_points(static_cast<uint16_t*>(dst), n, SixteenBitPoints<RoundHalf>(start, end, n),
+                             [](float v) { return Half(v).x; });
+    case DType::BFloat16:
+      return linspace_points(static_cast<uint16_t*>(dst), n, SixteenBitPoints<RoundBFloat16>(start, end, n),
+                             [](float v) { return BFloat16(v).x; });
+    default: {
+      const DoublePoints points(start, end, n);
+      for_chunks(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) store(dst, dtype, i, points(i));
+      });
+    }
+  }
 }
 
 }  // namespace gx::core::cpu

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "core/linspace_points.h"
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
 
@@ -75,16 +76,22 @@ __global__ void affine_int64_kernel(int64_t* dst, int64_t n, int64_t start, int6
   }
 }
 
-template <typename T>
-__global__ void linspace_kernel(T* dst, int64_t n, double start, double end, double step) {
-  const int64_t half = n / 2;
+// Stores the points (NOTE [ Linspace as torch computes it ] in core/linspace_points.h).
+template <typename T, typename Points>
+__global__ void linspace_kernel(T* dst, int64_t n, Points points) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    const double v = (i < half || n == 1) ? mul_add_unfused(start, step, static_cast<double>(i))
-                                          : mul_add_unfused(end, -step, static_cast<double>(n - 1 - i));
-    dst[i] = from_double<T>(v);
+    dst[i] = from_double<T>(points(i));
   }
 }
+
+// float16 and bfloat16 rounding for linspace's 16-bit arithmetic.
+struct RoundHalf {
+  __host__ __device__ float operator()(float f) const { return __half2float(__float2half_rn(f)); }
+};
+struct RoundBFloat16 {
+  __host__ __device__ float operator()(float f) const { return __bfloat162float(__float2bfloat16_rn(f)); }
+};
 
 // Calls f(T{}) with the C++ type of `dtype`.
 template <typename F>
@@ -171,12 +178,26 @@ void launch_affine_int64(int64_t* dst, int64_t n, int64_t start, int64_t step, S
 void launch_linspace(void* dst, DType dtype, int64_t n, double start, double end,
                      Stream stream) {
   if (n == 0) return;
-  const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
-  dispatch_dtype(dtype, [&](auto t) {
-    using T = decltype(t);
-    linspace_kernel<T><<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<T*>(dst), n, start, end, step);
-  });
+  using namespace gx::core::linspace;
+  auto s = static_cast<cudaStream_t>(stream);
+  switch (dtype) {
+    case DType::Float32:
+      linspace_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<float*>(dst), n, FloatPoints(start, end, n));
+      break;
+    case DType::Float16:
+      linspace_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<__half*>(dst), n,
+                                                          SixteenBitPoints<RoundHalf>(start, end, n));
+      break;
+    case DType::BFloat16:
+      linspace_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(dst), n,
+                                                          SixteenBitPoints<RoundBFloat16>(start, end, n));
+      break;
+    default:
+      dispatch_dtype(dtype, [&](auto t) {
+        using T = decltype(t);
+        linspace_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), n, DoublePoints(start, end, n));
+      });
+  }
   GX_CUDA_CHECK(cudaGetLastError());
 }
 

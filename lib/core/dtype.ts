@@ -54,43 +54,78 @@ export const FLOAT_MAX: { readonly [K in FloatDType]: number } = {
   float32: 3.4028234663852886e38, float64: Number.MAX_VALUE, float16: 65504, bfloat16: 3.3895313892515355e38,
 };
 
+// NOTE [ Integers into integer dtypes ]
+// A JS number or bigint becomes an element of an integer dtype as torch's checked
+// conversion of a Scalar argument makes it (c10::checked_convert and c10::overflows):
+// - an integer (a bigint, or a number with no fraction, as a Python int) must lie in
+//   the dtype's range, except that an unsigned dtype also takes a negative one whose
+//   magnitude is at most its largest value, wrapped: -1 is uint8's 255, -255 its 1,
+//   and -256 is refused (torch.full([2], -1, dtype=torch.uint8) is [255, 255]);
+// - any other number (a fraction, NaN, an infinity) must lie in the range before
+//   truncation toward zero: 127.5 is refused for int8, -0.5 for uint8.
+// torch refuses a Python float -1.0 for uint8 where it takes the int -1; a JS number
+// cannot tell the two apart and counts as the integer. checkedIntegerValue is the
+// rule; every place that takes a JS value into an integer dtype asks it (fills,
+// gx.tensor's data, linspace's and logspace's bounds, the scalar operands of the
+// elementwise ops, clamp's bounds), and integerRangeText says it in their errors.
+
+/** The element of integer `dtype` that integer `i` converts to, or undefined where torch refuses it (NOTE [ Integers into integer dtypes ]). */
+export function checkedInteger(i: bigint, dtype: IntegerDType): bigint | undefined {
+  const [lo, hi] = INTEGER_RANGE[dtype];
+  if (i > hi) return undefined;
+  if (i >= lo) return i;
+  // An unsigned dtype: a negative integer whose magnitude is at most the largest value wraps (-1 is 255).
+  return lo === 0n && -i <= hi ? i + hi + 1n : undefined;
+}
+
+/**
+ * The element of integer `dtype` that a JS number or bigint converts to (truncated toward zero, a negative integer
+ * wrapped into an unsigned dtype), or undefined where torch's checked conversion refuses it (NOTE [ Integers into
+ * integer dtypes ]).
+ */
+export function checkedIntegerValue(v: number | bigint, dtype: IntegerDType): bigint | undefined {
+  if (typeof v === 'bigint' || Number.isInteger(v)) return checkedInteger(BigInt(v), dtype);
+  const [lo, hi] = INTEGER_RANGE[dtype];
+  // (NaN fails both comparisons; for int64 the doubles compare with 2^63 itself, so the truncated value is checked too.)
+  if (!(v >= Number(lo) && v <= Number(hi))) return undefined;
+  const i = BigInt(Math.trunc(v));
+  return i <= hi ? i : undefined;
+}
+
+/** The integers `dtype` takes, for errors: "[-128, 127]"; "[0, 255] (or -255 to -1, which wrap)" for an unsigned one. */
+export function integerRangeText(dtype: IntegerDType): string {
+  const [lo, hi] = INTEGER_RANGE[dtype];
+  return lo === 0n ? `[${lo}, ${hi}] (or -${hi} to -1, which wrap)` : `[${lo}, ${hi}]`;
+}
+
 /**
  * Refuses a number `dtype` cannot hold, as torch's checked conversion of a Scalar argument (c10::checked_convert:
- * "value cannot be converted to type ... without overflow", which torch.linspace applies to its bounds): for a
- * floating dtype, a finite number beyond its largest finite value (65519 for float16, though it would round to
- * 65504; inf and NaN pass); for an integer dtype, NaN or a number outside its range before truncation (127.5 for
- * int8). bool takes any number. `name` is the argument's name in the error.
+ * "value cannot be converted to type ... without overflow", which torch.linspace applies to its bounds), and gives
+ * the value it converts to: for a floating dtype, a finite number beyond its largest finite value is refused
+ * (65519 for float16, though it would round to 65504; inf and NaN pass) and `v` comes back as it is; for an integer
+ * dtype, checkedIntegerValue's rule (NOTE [ Integers into integer dtypes ]) and its element as a number (-1 is 255
+ * for uint8). bool takes any number. `name` is the argument's name in the error.
  */
-export function checkConvertible(v: number, dtype: DType, fn: string, name: string): void {
+export function checkConvertible(v: number, dtype: DType, fn: string, name: string): number {
   const info = DTYPE_INFO[dtype];
-  if (info.kind === 'b') return;
+  if (info.kind === 'b') return v;
   if (info.kind === 'f') {
     const max = FLOAT_MAX[dtype as FloatDType];
     if (Number.isFinite(v) && (v > max || v < -max)) {
       throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype}, whose largest finite value is ${max}`);
     }
-    return;
+    return v;
   }
-  const [lo, hi] = INTEGER_RANGE[dtype as IntegerDType];
-  // (For int64 the doubles compare with 2^63 itself: the truncated value is checked as a bigint too.)
-  if (!(v >= Number(lo) && v <= Number(hi)) || BigInt(Math.trunc(v)) > hi) {
-    throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
-  }
+  const i = checkedIntegerValue(v, dtype as IntegerDType);
+  if (i === undefined) throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} ${integerRangeText(dtype as IntegerDType)}`);
+  return Number(i);
 }
 
-/** An integer dtype's value of `v` (truncated toward zero, as torch does), range-checked. */
-function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
-  let i: bigint;
-  if (typeof v === 'bigint') {
-    i = v;
-  } else {
-    if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
-    i = BigInt(Math.trunc(v));
-  }
-  const range = dtype in INTEGER_RANGE ? INTEGER_RANGE[dtype as IntegerDType] : undefined;
-  if (range && (i < range[0] || i > range[1])) {
-    throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${range[0]}, ${range[1]}]`);
-  }
+/** An integer dtype's element for `v` (NOTE [ Integers into integer dtypes ]); a RangeError naming `fn` where torch refuses it. */
+function toIntegerValue(v: number | bigint, dtype: IntegerDType, fn: string): bigint {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
+  const i = checkedIntegerValue(v, dtype);
+  if (i === undefined) throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} ${integerRangeText(dtype)}`);
   return i;
 }
 
@@ -104,8 +139,9 @@ function toIntegerValue(v: number | bigint, dtype: DType, fn: string): bigint {
 
 /**
  * Converts JS values to the typed array that holds `dtype`'s raw bytes.
- * Floats go through float16/bfloat16 encoding where needed; integers are
- * truncated toward zero and range-checked; bool stores 0/1.
+ * Floats go through float16/bfloat16 encoding where needed; integer dtypes
+ * take torch's checked conversion (NOTE [ Integers into integer dtypes ]:
+ * truncated toward zero, -1 is uint8's 255); bool stores 0/1.
  */
 export function toStorageArray<D extends DType>(
   values: ArrayLike<Scalar>,
@@ -143,11 +179,8 @@ export function toStorageArray<D extends DType>(
   const lo = Number(range[0]), hi = Number(range[1]);
   for (let i = 0; i < n; i++) {
     const v = asNumeric(values[i]);
-    const x = typeof v === 'bigint' ? Number(toIntegerValue(v, dtype, fn)) : Math.trunc(v);
-    if (!(x >= lo && x <= hi)) {
-      throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} [${lo}, ${hi}]`);
-    }
-    out[i] = x;
+    // A number in the range truncates (the common case, without a bigint); anything else takes the whole rule.
+    out[i] = typeof v === 'number' && v >= lo && v <= hi ? Math.trunc(v) : Number(toIntegerValue(v, dtype as IntegerDType, fn));
   }
   return out as StorageArrayMap[D];
 }
@@ -167,7 +200,8 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
     throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${describeValue(value)}`);
   }
   // A finite number past a floating dtype's largest is refused, as torch's fill_ and full refuse it (70000 gave
-  // float16's inf); an integer dtype's range is toIntegerValue's. A tensor's elements convert unchecked, as torch's.
+  // float16's inf); an integer dtype takes toIntegerValue's (-1 fills uint8 with 255). A tensor's elements convert
+  // unchecked, as torch's.
   if (DTYPE_INFO[dtype].kind === 'f') checkConvertible(Number(value), dtype, fn, 'value');
   const view = new DataView(new ArrayBuffer(8));
   switch (dtype) {
@@ -184,7 +218,7 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
     case 'bool':
       return isNonzero(value) ? 1n : 0n;
     default:
-      return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype, fn));
+      return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype as IntegerDType, fn));
   }
 }
 

@@ -294,18 +294,20 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
 
 
 /**
- * Refuses a bound of linspace or logspace that `dtype` cannot hold, as torch's (checked_convert: 70000 for
- * float16, 127.5 for int8). torch checks the bounds it uses: none for no steps, start alone for one (where its
- * float16 and uint8 fills give inf and wrap instead, we refuse too).
+ * The bounds linspace or logspace interpolates between: each converted to `dtype` as torch's checked conversion
+ * does (checkConvertible: 70000 is refused for float16, 127.5 for int8; an integer dtype takes the truncated value,
+ * and -1 is uint8's 255 as NOTE [ Integers into integer dtypes ] in lib/core/dtype.ts says), a floating bound as it
+ * is. torch converts the bounds it uses: none for no steps, start alone for one (where its float16 and uint8 fills
+ * give inf and wrap instead, we refuse too); a bound it does not use comes back as given.
  */
-export function checkSpacedBounds(start: number, end: number, steps: number, dtype: DType, fn: string): void {
-  if (steps >= 1) checkConvertible(start, dtype, fn, 'start');
-  if (steps >= 2) checkConvertible(end, dtype, fn, 'end');
+export function spacedBounds(start: number, end: number, steps: number, dtype: DType, fn: string): [number, number] {
+  return [steps >= 1 ? checkConvertible(start, dtype, fn, 'start') : start, steps >= 2 ? checkConvertible(end, dtype, fn, 'end') : end];
 }
 /**
  * `steps` evenly spaced values from start to end inclusive (float32 by default), as
- * torch.linspace: an integer dtype truncates start and end first; a bound the
- * dtype cannot hold is refused (70000 for float16, 127.5 for int8); not for bool.
+ * torch.linspace: an integer dtype truncates start and end first (a negative
+ * integer into uint8 wraps: -1 is 255); a bound the dtype cannot hold is refused
+ * (70000 for float16, 127.5 for int8, -256 for uint8); not for bool.
  * @example gx.linspace(0, 1, 5) // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, opts?: TensorOptions<D>): Tensor<D> {
@@ -319,11 +321,10 @@ export function linspace<D extends DType = 'float32'>(start: number, end: number
   const o = options<D>(opts, fn, RANGE_KEYS);
   const dtype = o.dtype ?? DEFAULT_FLOAT;
   if (dtype === 'bool' && steps > 1) throw new TypeError(`${fn}: dtype bool is not supported (torch.linspace has no bool kernel)`);
-  checkSpacedBounds(start, end, steps, dtype, fn);
   // An integer dtype converts start and end first and interpolates between those, as torch.linspace:
-  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3].
-  if (DTYPE_INFO[dtype].kind === 'i' || DTYPE_INFO[dtype].kind === 'u') [start, end] = [Math.trunc(start), Math.trunc(end)];
+  // linspace(0.5, 3.7, 3, dtype=int64) is [0, 1, 3], linspace(-1, 0, 3, dtype=uint8) [255, 127, 0].
+  const [first, last] = spacedBounds(start, end, steps, dtype, fn);
   const t = allocate([steps], dtype as D, o.device, undefined, fn);
-  native.linspace(t.handle(), start, end);
+  native.linspace(t.handle(), first, last);
   return t;
 }

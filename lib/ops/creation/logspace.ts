@@ -1,24 +1,34 @@
-// gx.logspace: base to the powers gx.linspace spaces, as torch.logspace.
+// gx.logspace: base to the powers of evenly spaced exponents, as torch.logspace.
 //
 // NOTE [ Logspace as torch computes it ]
-// torch's logspace kernel converts start and end to the result's dtype (checked,
-// as linspace's bounds), steps the exponent in that dtype (in double for an
-// integer dtype, from the truncated bounds), and takes std::pow(double base,
-// exponent) in double before converting to the dtype. So a float32
-// logspace(-3.3, 2.7) raises 10 to float32 exponents (10^-3.2999999523...), not
-// to -3.3: the exponents here are gx.linspace in the dtype (float64 for integers),
-// and the power is taken in float64. An integer result goes through int64 (a
+// torch's CPU logspace (aten/src/ATen/native/RangeFactories.cpp) converts start
+// and end to the result's dtype (checked, as linspace's bounds: spacedBounds),
+// takes their difference in that dtype (float32 arithmetic for float32, c10::Half
+// for float16, int for an integer dtype), and steps the exponent in double from
+// there: step = (double)(end - start) / (steps - 1), start + step * i for the
+// first half, end - step * (steps - 1 - i) for the rest, each product and sum
+// rounded on its own (that file is not compiled with FMA, unlike linspace's
+// kernel: NOTE [ Linspace as torch computes it ] in csrc/core/linspace_points.h).
+// Then std::pow(double base, exponent), converted to the dtype. So a float32
+// logspace(-3.3, 2.7) raises 10 to -3.2999999523... (the float32 start) but its
+// inner exponents are doubles, not float32 values. Here the host works out the
+// bounds and the step as torch does, and float64 ops on the device (arange, mul,
+// add, where: one rounding each) give the exponents, the same on every device; one
+// step is base^start, from start itself. An integer result goes through int64 (a
 // uint8 logspace(0, 10, 3) is [1, 160, 0], the int64 values wrapped, as torch's
 // on the CPU) so both devices agree; NaN (a negative base to a fractional power)
 // becomes what the conversion gives (the lowest int64 on the CPU, as torch's).
 import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
-import { DEFAULT_FLOAT, type DType } from '../../core/dtype';
+import { DEFAULT_FLOAT, parseDType, type DType } from '../../core/dtype';
+import { parseDevice } from '../../core/device';
+import { checkDevice } from '../../core/gpus';
 import { DTYPE_INFO } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { describeOperand } from '../common';
-import { astypeOp, BINARY, binaryOp } from '../elementwise/elementwise';
-import { checkSpacedBounds, linspace, type TensorOptions } from './creation';
+import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
+import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../../core/half';
+import { arange, full, spacedBounds, type TensorOptions } from './creation';
 
 export interface LogspaceOptions<D extends DType = DType> extends TensorOptions<D> {
   /** The base raised to each exponent (default 10), as torch.logspace's base. */
@@ -30,7 +40,7 @@ const LOGSPACE_KEYS = optionKeys<LogspaceOptions>({ base: true, dtype: true, dev
 /**
  * `steps` values base^e for e evenly spaced from start to end inclusive (float32
  * by default), as torch.logspace (NOTE [ Logspace as torch computes it ]): the
- * exponents in the result's dtype, the power in float64. The base comes fourth or
+ * bounds in the result's dtype, the exponents and the power in float64. The base comes fourth or
  * in the options (default 10). Not for bool; a bound the dtype cannot hold is
  * refused, as linspace's.
  * @example gx.logspace(0, 3, 4) // [1, 10, 100, 1000]; gx.logspace(-1, 1, 3, 2) // [0.5, 1, 2]
@@ -51,20 +61,41 @@ export function logspace<D extends DType = 'float32'>(start: number, end: number
     throw new RangeError(`${fn}: steps must be a non-negative integer, got ${String(steps)}`);
   }
   const { base: _base, ...rangeOpts } = o;
-  const dtype = (rangeOpts.dtype ?? DEFAULT_FLOAT) as D;
+  const dtype = parseDType(rangeOpts.dtype ?? DEFAULT_FLOAT, fn) as D;
+  const device = parseDevice(rangeOpts.device, fn);
+  checkDevice(device, fn);
   if (dtype === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (torch.logspace has no bool kernel)`);
   for (const [name, v] of [['start', start], ['end', end]] as const) {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${fn}: ${name} must be a finite number, got ${describeOperand(v)}`);
   }
-  // Before linspace: for an integer dtype the exponents are spaced in float64, which holds any bound.
-  checkSpacedBounds(start, end, steps, dtype, fn);
+  // The bounds as the dtype holds them (an integer dtype's come converted; a floating dtype's are rounded here).
+  const [first, last] = spacedBounds(start, end, steps, dtype, fn).map((v) => inDType(v, dtype));
   const integer = DTYPE_INFO[dtype].kind !== 'f';
+  // The difference in the dtype's arithmetic, then the step in double (NOTE [ Logspace as torch computes it ]).
+  const step = steps > 1 ? inDType(last - first, dtype) / (steps - 1) : 0;
+  const half = Math.floor(steps / 2);
   return tidy(() => {
-    const e = integer
-      ? linspace(Math.trunc(start), Math.trunc(end), steps, { ...rangeOpts, dtype: 'float64' })
-      : linspace(start, end, steps, { ...rangeOpts, dtype });
-    const powers = binaryOp(BINARY.pow, b, e.dtype === 'float64' ? e : astypeOp(e, 'float64', fn), fn);
+    let e: Tensor;
+    if (steps === 1) {
+      e = full([1], start, { dtype: 'float64', device });
+    } else {
+      const i = arange(0, steps, 1, { dtype: 'float64', device });
+      const up = binaryOp(BINARY.add, binaryOp(BINARY.mul, i, step, fn), first, fn);
+      const down = binaryOp(BINARY.sub, last, binaryOp(BINARY.mul, binaryOp(BINARY.sub, steps - 1, i, fn), step, fn), fn);
+      e = whereOp(binaryOp(BINARY.lt, i, half, fn), up, down, fn);
+    }
+    const powers = binaryOp(BINARY.pow, b, e, fn);
     const wide = integer && dtype !== 'int64' ? astypeOp(powers, 'int64', fn) : powers;
     return (wide.dtype === dtype ? wide : astypeOp(wide, dtype, fn)) as Tensor<D>;
   });
+}
+
+/** `v` rounded as an operation of floating `dtype` rounds it (16-bit ones by way of float32, as c10's); others as it is. */
+function inDType(v: number, dtype: DType): number {
+  switch (dtype) {
+    case 'float32': return Math.fround(v);
+    case 'float16': return float16BitsToFloat32(float32ToFloat16Bits(Math.fround(v)));
+    case 'bfloat16': return bfloat16BitsToFloat32(float32ToBFloat16Bits(v));
+    default: return v;
+  }
 }

@@ -5,8 +5,8 @@
 // generated typed calls (lib/generated/ops.ts, from ops/op-list.js; NOTE
 // [ Calling convention of the built-in ops ] in ops/ops.h).
 import type { Device } from '../../core/device';
-import { DEFAULT_FLOAT, FLOAT_MAX, parseDType } from '../../core/dtype';
-import { INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
+import { checkedInteger, checkedIntegerValue, DEFAULT_FLOAT, FLOAT_MAX, integerRangeText, parseDType } from '../../core/dtype';
+import type { DType, IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
@@ -23,36 +23,41 @@ import { isFloating, isIntegral, resultType, type ScalarOperand } from '../promo
 /**
  * A JS scalar as the two schema arguments the kernels take: its value as a
  * double (floating compute types) and as an integer (integer ones). For an
- * integer compute dtype the value must fit it, as PyTorch requires.
+ * integer common dtype the integer is the dtype's element the value converts to
+ * by torch's checked rule (checkedInteger, NOTE [ Integers into integer dtypes ]
+ * in lib/core/dtype.ts): -1 is uint8's 255, so that uint8 x == -1 and x // -1
+ * compute as torch's (the kernels compute in int64). A value the rule refuses is
+ * refused (`checkRange`; the logical ops read the number as nonzero and take any):
+ * torch's checked ops (where, clamp, pow) refuse it too, while its arithmetic and
+ * comparisons wrap any integer into the dtype (uint8 x + 256 adds 0, x < 256 is
+ * false); gx refuses rather than compute with a number it silently changed.
  */
 function scalarArgs(v: ScalarOperand, common: DType, fn: string, checkRange: boolean): [number, number | bigint] {
   if (typeof v === 'boolean') return [v ? 1 : 0, v ? 1 : 0];
   if (!isIntegral(common) && common !== 'bool') return [Number(v), 0];
   if (typeof v === 'number' && !Number.isInteger(v)) return [v, 0]; // logical ops only: read as nonzero
-  const i = typeof v === 'bigint' ? v : BigInt(v);
-  const range = integerRange(common);
-  if (i < range[0] || i > range[1]) {
-    if (checkRange) throw new RangeError(`${fn}: ${numberOperandFault(v, common)}`);
-    return [Number(v), i < range[0] ? range[0] : range[1]];
-  }
-  return [Number(v), i];
+  const i = checkedInteger(BigInt(v), integerDTypeOf(common));
+  if (i !== undefined) return [Number(v), i];
+  if (checkRange) throw new RangeError(`${fn}: ${numberOperandFault(v, common)}`);
+  return [Number(v), 1n]; // a logical op's number, nonzero
 }
 
-/** The values an op computing in integer dtype `common` takes (bool computes in int64's). */
-const integerRange = (common: DType): readonly [bigint, bigint] => INTEGER_RANGE[common as IntegerDType] ?? INTEGER_RANGE.int64;
+/** The integer dtype an op computing in integer dtype `common` takes its numbers in (bool computes in int64's). */
+const integerDTypeOf = (common: DType): IntegerDType => (isIntegral(common) ? common as IntegerDType : 'int64');
 
 /**
  * @internal Why a JS number operand is refused by an op computing in `common`
- * (outside the integer dtype it computes in, as PyTorch requires; the logical
- * ops read numbers as nonzero and take any), or undefined. gx.fuse checks its
- * numbers by it (NOTE [ Argument facts in fused functions ] in lib/jit/fuse-facts.ts).
+ * (one torch's checked conversion into the integer dtype it computes in refuses,
+ * scalarArgs; the logical ops read numbers as nonzero and take any), or undefined.
+ * gx.fuse checks its numbers by it (NOTE [ Argument facts in fused functions ] in
+ * lib/jit/fuse-facts.ts).
  */
 export function numberOperandFault(v: number | bigint, common: DType): string | undefined {
   if ((!isIntegral(common) && common !== 'bool') || (typeof v === 'number' && !Number.isInteger(v))) return undefined;
-  const i = typeof v === 'bigint' ? v : BigInt(v);
-  const [lo, hi] = integerRange(common);
-  if (i >= lo && i <= hi) return undefined;
-  return `the number ${String(v)} is out of range for ${common}, the dtype this op computes in; convert the tensor with .astype() first`;
+  const d = integerDTypeOf(common);
+  if (checkedInteger(BigInt(v), d) !== undefined) return undefined;
+  return `the number ${String(v)} is out of range for ${common} ${integerRangeText(d)}, the dtype this op computes in; ` +
+    'convert the tensor with .astype() first';
 }
 
 /** @internal Whether `self ** other` of a number `other` is refused: an integer dtype to a negative power, as torch. gx.fuse asks it too. */
@@ -305,8 +310,6 @@ export function whereOp(condition: unknown, a: unknown, b: unknown, fn: string, 
   return result;
 }
 
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
-
 function bound(v: unknown, fn: string, name: string): number | bigint | undefined {
   if (v === undefined || v === null) return undefined;
   if ((typeof v === 'number' && !Number.isNaN(v)) || typeof v === 'bigint') return v;
@@ -343,17 +346,21 @@ export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string
   const bounds = [lo, hi].filter((v): v is number | bigint => v !== undefined);
   const common = resultType(x, ...bounds);
   if (common === 'bool') throw new TypeError(`${fn}: dtype bool is not supported (got ${describeOperand(x)})`);
-  // Integer compute: bounds compare in int64, so one beyond it is as good as its end.
-  const asInt = (v: number | bigint | undefined): bigint => {
+  // An integer dtype takes each bound as torch's checked conversion does (NOTE [ Integers into integer dtypes ] in
+  // lib/core/dtype.ts): a uint8 min of -1 is 255; 256, or 200 for int8, is refused (compared in int64 it clamped
+  // every element to a value the dtype then wrapped: int8 x.clamp(200) gave -56).
+  const asInt = (v: number | bigint | undefined, name: string): bigint => {
     if (v === undefined || !isIntegral(common)) return 0n;
-    const i = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
-    return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
+    const i = checkedIntegerValue(v, common as IntegerDType);
+    if (i === undefined) throw new RangeError(`${fn}: ${name} ${String(v)} is out of range for ${common} ${integerRangeText(common as IntegerDType)}`);
+    return i;
   };
+  const minInt = asInt(lo, 'min'), maxInt = asInt(hi, 'max');
   const outOfPlace = inplace ? (self: Tensor): Tensor => clampOp(self, lo, hi, fn) : undefined;
   const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true, outOfPlace },
     (r) => ops.clamp(fn, {
       self: x.handle(fn), min: lo === undefined ? null : Number(lo), max: hi === undefined ? null : Number(hi),
-      minInt: asInt(lo), maxInt: asInt(hi), dtype: common, out: r.handle(fn),
+      minInt, maxInt, dtype: common, out: r.handle(fn),
     }));
   if (!inplace && shouldRecord(x)) recorders.clamp?.(x, lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi), result);
   return result;
