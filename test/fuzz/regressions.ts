@@ -135,6 +135,22 @@ export const REGRESSIONS: readonly Regression[] = [
   },
   {
     property: 'create',
+    note: 'gx.linspace(0, 4, 4) is [0, 1.3333334, 2.6666665, 4] as torch\'s (float32 steps, a fused multiply-add; the double formula gave 2.6666667)',
+    input: {
+      op: 'linspace', kind: 'scalar', shape: [3, 2], vdtype: 'float32', values: [0, 0, 0, 0, 0, 0], dtype: 'float32', reshape: 2,
+      nums: [0, 4, 4], scalar: undefined, badShape: 0, junkOpts: false,
+    },
+  },
+  {
+    property: 'create',
+    note: 'gx.full([2], -1, { dtype: uint8 }) is [255, 255], as torch.full\'s checked conversion wraps it (it was refused)',
+    input: {
+      op: 'full', kind: 'scalar', shape: [2], vdtype: 'float32', values: [0, 0], dtype: 'uint8', reshape: 0,
+      nums: [0, 0, 0], scalar: -1, badShape: 0, junkOpts: false,
+    },
+  },
+  {
+    property: 'create',
     note: 'gx.linspace(0, -1, 0, { dtype: uint8 }) is empty, as torch\'s: torch checks no bound for 0 steps (the oracle refused it)',
     input: {
       op: 'linspace', kind: 'typed', shape: [2, 3, 2], vdtype: 'int8', values: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype: 'uint8', reshape: 2,

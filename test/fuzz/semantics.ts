@@ -25,6 +25,55 @@ export function intRange(d: DType): readonly [bigint, bigint] {
   return INT_RANGE[d] ?? [0n, 1n];
 }
 
+/**
+ * The integer a JS number or bigint becomes in integer dtype d as torch's checked
+ * conversion of a Scalar argument makes it (c10::checked_convert, c10::overflows),
+ * or undefined where torch refuses it. An integer (a bigint, or a number without a
+ * fraction, as a Python int) must fit d, but an unsigned d also takes a negative
+ * one whose magnitude is at most d's largest value, wrapped: uint8 takes -1 as 255
+ * and -255 as 1, and refuses -256. Any other number must lie in d's range before
+ * it truncates toward zero (int8 refuses 127.5, uint8 -0.5; NaN and infinities never fit).
+ */
+export function checkedInt(v: number | bigint, d: DType): bigint | undefined {
+  const [lo, hi] = intRange(d);
+  if (typeof v === 'number' && !Number.isInteger(v)) {
+    if (!(v >= Number(lo) && v <= Number(hi))) return undefined;
+    const t = BigInt(Math.trunc(v));
+    return t <= hi ? t : undefined;
+  }
+  const i = BigInt(v);
+  if (i >= lo && i <= hi) return i;
+  return lo === 0n && i < 0n && -i <= hi ? i + hi + 1n : undefined;
+}
+
+/** A finite double as m * 2^e, m an integer (exact). */
+function split(x: number): [bigint, number] {
+  if (x === 0) return [0n, 0];
+  let e = 0;
+  while (!Number.isInteger(x)) { x *= 2; e--; }
+  return [BigInt(x), e];
+}
+
+/**
+ * a * b + c with one rounding (to nearest, ties to even) to a double (p = 53) or a float32 (p = 24), as
+ * fma / fmaf compute it: worked out exactly in integers. Finite operands; results in the normal range.
+ */
+export function fusedMulAdd(a: number, b: number, c: number, p: 24 | 53): number {
+  const [ma, ea] = split(a), [mb, eb] = split(b), [mc, ec] = split(c);
+  const e = Math.min(ea + eb, ec);
+  const m = ma * mb * 2n ** BigInt(ea + eb - e) + mc * 2n ** BigInt(ec - e);
+  if (m === 0n) return Object.is(a * b + c, -0) ? -0 : 0;
+  const neg = m < 0n, abs = neg ? -m : m;
+  const drop = Math.max(0, abs.toString(2).length - p);
+  let kept = abs >> BigInt(drop);
+  if (drop > 0) {
+    const rest = abs - (kept << BigInt(drop)), half = 1n << BigInt(drop - 1);
+    if (rest > half || (rest === half && (kept & 1n) === 1n)) kept += 1n;
+  }
+  const r = Number(kept) * 2 ** (e + drop);
+  return neg ? -r : r;
+}
+
 /** The largest finite value of a floating dtype. */
 export function maxFinite(d: DType): number {
   switch (d) {

@@ -17,7 +17,7 @@ import {
 import type { Known } from '../harness';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
 import {
-  canCastTo, cast, castFrom, computeOf, epsOf, intRange, isFloat, isInt, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
+  canCastTo, cast, castFrom, checkedInt, computeOf, epsOf, isFloat, isInt, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
 } from '../semantics';
 import type { FuzzProperty } from '../property';
 
@@ -66,9 +66,8 @@ export function scalarProblem(v: number | bigint | boolean, common: DType, check
   if (typeof v === 'boolean' || !checkRange) return undefined;
   if (isFloat(common)) return undefined;
   if (typeof v === 'number' && !Number.isInteger(v)) return undefined;
-  const [lo, hi] = isInt(common) ? intRange(common) : intRange('int64');
-  const i = BigInt(v);
-  return i < lo || i > hi ? `the number ${String(v)} does not fit ${common}` : undefined;
+  // torch's checked conversion (its where, clamp and pow refuse the rest; its add wraps any integer, gx refuses).
+  return checkedInt(v, isInt(common) ? common : 'int64') === undefined ? `the number ${String(v)} does not fit ${common}` : undefined;
 }
 
 /** A tensor operand's values in compute type c, after conversion to `common` (PyTorch converts first). */
@@ -79,11 +78,14 @@ export function loadTensor(t: ModelTensor, common: DType, c: Compute): V[] {
   });
 }
 
-/** A JS scalar in compute type c: it enters the kernel directly, without rounding to a 16-bit common dtype. */
-export function loadScalar(s: number | bigint | boolean, c: Compute): V {
+/**
+ * A JS scalar in compute type c: it enters the kernel directly, without rounding to a 16-bit common dtype; an
+ * integer one as the element of the integer common dtype it converts to (uint8 takes -1 as 255, so x == -1 is x == 255).
+ */
+export function loadScalar(s: number | bigint | boolean, c: Compute, common: DType): V {
   const v: V = typeof s === 'boolean' ? (s ? 1 : 0) : s;
   switch (c) {
-    case 'int': return typeof v === 'bigint' ? v : BigInt(v);
+    case 'int': return (isInt(common) ? checkedInt(v, common) : undefined) ?? (typeof v === 'bigint' ? v : BigInt(v));
     case 'bool': return truthy(v) ? 1 : 0;
     case 'float': return typeof v === 'bigint' ? Math.fround(Number(v)) : Math.fround(v);
     case 'double': return Number(v);
@@ -159,7 +161,7 @@ export function binaryPlan(inp: BinaryInput, device: string): { bases: BaseSpec[
         const idx = broadcastIndex(shape, o.t.layout.shape);
         return (i) => vals[idx(i)];
       }
-      const v = loadScalar(o.kind === 'scalar' ? o.value : 0, c);
+      const v = loadScalar(o.kind === 'scalar' ? o.value : 0, c, common);
       return () => v;
     };
     const fa = side(self), fb = side(other);

@@ -6,13 +6,12 @@ import fc from 'fast-check';
 
 import * as gx from '../../../lib';
 import { DTYPES, type DType } from '../../../lib';
-import { INTEGER_RANGE } from '../../../lib/generated/dtypes';
 import { dtypeArb, junkArb, scalarArb, shapeArb, valuesArb } from '../arbitraries';
 import { errorVerdict, type Plan } from '../calls';
 import type { Known } from '../harness';
 import { numel, type BaseSpec } from '../model';
 import {
-  canCastTo, cast, castFrom, intRange, isFloat, maxFinite, promote, resultTypeOf, type PromoOperand, type V,
+  canCastTo, cast, castFrom, checkedInt, fusedMulAdd, isFloat, isInt, maxFinite, promote, resultTypeOf, type PromoOperand, type V,
 } from '../semantics';
 import type { FuzzProperty } from '../property';
 
@@ -26,9 +25,8 @@ function storeValue(v: unknown, d: DType): V | undefined | string {
   if (d === 'bool') return typeof x === 'bigint' ? (x !== 0n ? 1 : 0) : x !== 0 ? 1 : 0;
   if (isFloat(d)) return typeof x === 'bigint' ? cast(Number(x), d) : cast(x, d);
   if (typeof x === 'number' && !Number.isFinite(x)) return 'a non-finite value for an integer dtype';
-  const i = typeof x === 'bigint' ? x : BigInt(Math.trunc(x));
-  const [lo, hi] = intRange(d);
-  if (i < lo || i > hi) return 'a value out of range';
+  const i = checkedInt(x, d);
+  if (i === undefined) return 'a value out of range';
   return cast(i, d);
 }
 
@@ -287,20 +285,38 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
         if (!Number.isSafeInteger(steps) || steps < 0) return errorVerdict('steps that is not a non-negative integer');
         const dtype = a ?? 'float32';
         if (dtype === 'bool' && steps > 1) return errorVerdict('a bool linspace');
-        // A bound the dtype cannot hold is refused, as torch's checked conversion: the value itself against an
-        // integer dtype's range (-0.5 for uint8, before truncation), a finite one past a floating dtype's largest;
+        // A bound the dtype cannot hold is refused, as torch's checked conversion: an integer dtype's by checkedInt
+        // (-0.5 for uint8, before truncation; -1 is its 255), a finite one past a floating dtype's largest;
         // torch checks no bound for 0 steps, only start for 1.
-        const range = (INTEGER_RANGE as Partial<Record<DType, readonly [bigint, bigint]>>)[dtype];
+        const integer = isInt(dtype);
         const fmax = isFloat(dtype) && dtype !== 'float64' ? maxFinite(dtype) : undefined;
         const checked = steps === 0 ? [] : steps === 1 ? [n0] : [n0, n1];
-        const holds = (v: number): boolean => (range !== undefined ? v >= Number(range[0]) && v <= Number(range[1]) && BigInt(Math.trunc(v)) <= range[1]
-          : fmax === undefined || Math.abs(v) <= fmax);
+        const holds = (v: number): boolean => (integer ? checkedInt(v, dtype) !== undefined : fmax === undefined || Math.abs(v) <= fmax);
         if (!checked.every(holds)) return errorVerdict('a bound out of the dtype\'s range');
-        const [b0, b1] = range === undefined ? [n0, n1] : [Math.trunc(n0), Math.trunc(n1)];
+        const asBound = (v: number, used: boolean): number => (integer && used ? Number(checkedInt(v, dtype)) : v);
+        const [b0, b1] = [asBound(n0, steps >= 1), asBound(n1, steps >= 2)];
         if (steps >= HUGE) return errorVerdict('out of memory', []);
-        const st = steps > 1 ? (b1 - b0) / (steps - 1) : 0;
-        const half = Math.floor(steps / 2);
-        const values = Array.from({ length: steps }, (_, i) => cast(i < half || steps === 1 ? b0 + st * i : b1 - st * (steps - 1 - i), dtype));
+        // torch's CPU kernel: the first half up from start, the rest down from end, each point one fused multiply-add
+        // (its build contracts them): in float for float32, in double for float64 and the integer dtypes.
+        // float16 and bfloat16 compute with every operation rounded to the dtype (index included).
+        const r16 = (v: number): number => Number(cast(Math.fround(v), dtype));
+        const point = (i: number): number => {
+          if (steps === 1) return b0;
+          const k = steps - 1 - i, up = i < Math.floor(steps / 2);
+          if (dtype === 'float16' || dtype === 'bfloat16') {
+            const [s, e] = [r16(b0), r16(b1)];
+            const st = r16(r16(e - s) / r16(steps - 1));
+            return up ? r16(s + r16(st * r16(i))) : r16(e - r16(st * r16(k)));
+          }
+          if (dtype === 'float32') {
+            const [s, e] = [Math.fround(b0), Math.fround(b1)];
+            const st = Math.fround(Math.fround(e - s) / Math.fround(steps - 1));
+            return up ? fusedMulAdd(st, Math.fround(i), s, 24) : fusedMulAdd(-st, Math.fround(k), e, 24);
+          }
+          const st = (b1 - b0) / (steps - 1);
+          return up ? fusedMulAdd(st, i, b0, 53) : fusedMulAdd(-st, k, b1, 53);
+        };
+        const values = Array.from({ length: steps }, (_, i) => cast(point(i), dtype));
         return { kind: 'ok', expect: { dtype, shape: [steps], values } };
       }
     }

@@ -11,7 +11,7 @@ import {
 } from '../calls';
 import { broadcast, broadcastIndex, numel, overlapsItself, type BaseSpec, type ModelTensor } from '../model';
 import {
-  canCastTo, cast, castFrom, computeOf, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
+  canCastTo, cast, castFrom, checkedInt, computeOf, isInt, resultTypeOf, roundCompute, toCompute, truthy, type Compute, type PromoOperand, type V,
 } from '../semantics';
 import { promoOf, scalarProblem } from './binary';
 import type { FuzzProperty } from '../property';
@@ -49,9 +49,10 @@ export const whereArb: fc.Arbitrary<WhereInput> = fc.record({
 });
 
 /** A JS scalar as compute type c holds it. */
-function scalarIn(s: number | bigint | boolean, c: Compute): V {
+/** A JS scalar in compute type c; an integer one as the element of the integer common dtype it converts to (uint8: -1 is 255). */
+function scalarIn(s: number | bigint | boolean, c: Compute, common: DType): V {
   const v = typeof s === 'boolean' ? (s ? 1 : 0) : s;
-  return c === 'int' ? BigInt(v) : toCompute(Number(v), c);
+  return c === 'int' ? (isInt(common) ? checkedInt(v, common) : undefined) ?? BigInt(v) : toCompute(Number(v), c);
 }
 
 function wherePlan(inp: WhereInput, device: string): { bases: BaseSpec[]; plan: Plan } {
@@ -92,7 +93,7 @@ function wherePlan(inp: WhereInput, device: string): { bases: BaseSpec[]; plan: 
         const idx = broadcastIndex(shape, o.t.layout.shape);
         return (i) => vals[idx(i)];
       }
-      const v = scalarIn(o.kind === 'scalar' ? o.value : 0, c);
+      const v = scalarIn(o.kind === 'scalar' ? o.value : 0, c, common);
       return () => v;
     };
     const cv = cond.t.values, ci = broadcastIndex(shape, cond.t.layout.shape);
@@ -175,8 +176,6 @@ export const clampArb: fc.Arbitrary<ClampInput> = fc.record({
   opts: optsJunkArb(),
 });
 
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
-
 function boundValue(b: Bound): unknown {
   return b.kind === 'none' ? undefined : b.kind === 'null' ? null : b.value;
 }
@@ -217,12 +216,15 @@ function clampPlan(inp: ClampInput, device: string): { bases: BaseSpec[]; plan: 
       }
     }
     const c = computeOf(common);
+    // An integer dtype takes each bound by torch's checked conversion (uint8: -1 is 255), refusing the rest.
     const asC = (b: Bound): V | undefined => {
       if (b.kind !== 'value') return undefined;
       if (c !== 'int') return toCompute(Number(b.value), c);
-      const i = typeof b.value === 'bigint' ? b.value : BigInt(Math.trunc(b.value));
-      return i < INT64_MIN ? INT64_MIN : i > INT64_MAX ? INT64_MAX : i;
+      return checkedInt(b.value, common);
     };
+    if ([inp.min, inp.max].some((b) => b.kind === 'value' && c === 'int' && asC(b) === undefined)) {
+      return { verdict: errorVerdict('a bound out of the dtype\'s range') };
+    }
     const lo = asC(inp.min), hi = asC(inp.max);
     const store = target?.dtype ?? common;
     const values = t.values.map((v) => {

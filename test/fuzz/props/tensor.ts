@@ -7,7 +7,7 @@ import type { DType } from '../../../lib';
 import { argArb, baseOf, dtypeArb, junkArb, scalarArb, shapeArb } from '../arbitraries';
 import { aliasing, errorVerdict, deviceOf, type Plan } from '../calls';
 import { numel, resolveArg, type BaseSpec, type ModelTensor, type TensorArg } from '../model';
-import { cast, intRange, isInt, maxFinite, type V } from '../semantics';
+import { cast, checkedInt, intRange, isInt, maxFinite, type V } from '../semantics';
 import type { FuzzProperty } from '../property';
 
 // --- cat, stack -----------------------------------------------------------------
@@ -138,15 +138,14 @@ export const methodArb: fc.Arbitrary<MethodInput> = fc.record({
   });
 });
 
-/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers truncate and must fit, NaN and inf refused; floats must not pass their largest). */
+/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers by torch's checked conversion, NaN and inf refused; floats must not pass their largest). */
 function fillValue(v: unknown, d: DType): V | string {
   if (typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return 'a value of the wrong kind';
   const x = typeof v === 'boolean' ? (v ? 1 : 0) : v;
   if (isInt(d)) {
     if (typeof x === 'number' && !Number.isFinite(x)) return 'a non-finite value for an integer dtype';
-    const i = typeof x === 'bigint' ? x : BigInt(Math.trunc(x));
-    const [lo, hi] = intRange(d);
-    if (i < lo || i > hi) return 'a value out of range';
+    const i = checkedInt(x, d);
+    if (i === undefined) return 'a value out of range';
     return cast(i, d) as V;
   }
   if (d === 'bool') return cast(typeof x === 'bigint' ? x !== 0n : x !== 0, d) as V;
