@@ -54,3 +54,26 @@ test('the made ops pass their arguments through in order and carry their names',
   });
   t.deepEqual([gx.sum.name, gx.var.name, gx.topk.name, gx.tensor([1]).nanmedian.name], ['sum', 'var', 'topk', 'nanmedian']);
 });
+
+test('any and all are made by the factories: the function and the method name themselves in every error', (t) => {
+  gx.tidy(() => {
+    const x = gx.tensor([[1, 0], [3, 4]]);
+    const cases: [() => unknown, ErrorConstructor, string][] = [
+      [() => (gx.any as Loose)(x, 0, {}, 5), TypeError, 'gx.any: takes (x, axis?, options?); it takes no further argument or options (got number 5)'],
+      [() => (gx.all as Loose)(x, 0, {}, 5, 6), TypeError, 'gx.all: takes (x, axis?, options?); it takes no further argument or options (got number 5 and 1 more)'],
+      [() => (x.any as Loose).call(x, 0, {}, 5), TypeError, 'Tensor.any: takes (axis?, options?); it takes no further argument or options (got number 5)'],
+      [() => (x.all as Loose).call(x, 0, {}, 5), TypeError, 'Tensor.all: takes (axis?, options?); it takes no further argument or options (got number 5)'],
+      // The implementation's own errors name the caller (the method said gx.any).
+      [() => x.any(5), RangeError, 'Tensor.any: axis 5 is out of range for an input of shape [2, 2] (2 dimensions; valid: -2 to 1)'],
+      [() => x.all({ axis: 2 }), RangeError, 'Tensor.all: axis 2 is out of range for an input of shape [2, 2] (2 dimensions; valid: -2 to 1)'],
+      [() => gx.all(x, -3), RangeError, 'gx.all: axis -3 is out of range for an input of shape [2, 2] (2 dimensions; valid: -2 to 1)'],
+      [() => (gx.any as Loose)(3), TypeError, "gx.any: argument 'input' must be a Tensor, got number 3"],
+    ];
+    for (const [call, instanceOf, message] of cases) t.throws(call, { instanceOf, message });
+    // Their values and names pass through the factories (torch: x.any(1) is [True, True], x.all() False).
+    sameValues(t, x.any(1).toArraySync(), [1, 1], 'Tensor.any over axis 1');
+    sameValues(t, gx.all(x, 0, { keepdims: true }).toArraySync(), [1, 0], 'gx.all over axis 0, keepdims');
+    t.is(x.all().item(), false);
+    t.deepEqual([gx.any.name, gx.all.name, x.any.name, x.all.name], ['any', 'all', 'any', 'all']);
+  });
+});

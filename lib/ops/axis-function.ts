@@ -1,6 +1,6 @@
 // The gx functions and Tensor methods of the ops that take an input, one or two
 // arguments (an axis, or a count or quantile and an axis), then options:
-// reductions, scans, statistics, softmax, sort. Each is made here from its
+// reductions (any and all too), scans, statistics, softmax, sort. Each is made here from its
 // implementation, as binaryFunction and unaryFunction make the elementwise ops
 // (lib/ops/elementwise/elementwise.ts): the name its errors give, the refusal
 // of an argument after the options, and its type come from one line.

@@ -94,6 +94,11 @@ export interface MeanFn {
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
+/** gx.any and gx.all: bool, or uint8 for a uint8 input. */
+export interface TestReduceFn {
+  <D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
+}
+
 export interface ArgReduceFn {
   (x: Tensor, axis: number | null | undefined, opts?: ArgReduceOptions): Tensor<'int64'>;
   (x: Tensor, opts?: ArgReduceOptions | number): Tensor<'int64'>;

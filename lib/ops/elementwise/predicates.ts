@@ -12,7 +12,8 @@ import { tidy } from '../../core/tidy';
 import type { Axes } from '../axes';
 import { checkTensor, optionsOf, tooManyArguments } from '../common';
 import { REDUCE, reduceOp, type ReduceOptions } from '../reduce/reduction';
-import type { TestResult } from '../types';
+import type { TestReduceFn } from '../types';
+import { axisFunction } from '../axis-function';
 import { astypeOp } from './elementwise';
 
 const isFloating = (x: Tensor): boolean => (FLOAT_DTYPES as readonly DType[]).includes(x.dtype);
@@ -37,25 +38,27 @@ function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: Red
   });
 }
 
+/** @internal any's implementation, for gx.any and Tensor.any (lib/ops/axis-function.ts makes both). */
+export const anyImpl = (x: unknown, axis: unknown, opts: unknown, fn: string): Tensor =>
+  countTest(x, axis as Axes | ReduceOptions | undefined, opts as ReduceOptions | undefined, fn, (t) => ne(t, 0), ne);
+
+/** @internal all's implementation, for gx.all and Tensor.all. */
+export const allImpl = (x: unknown, axis: unknown, opts: unknown, fn: string): Tensor =>
+  countTest(x, axis as Axes | ReduceOptions | undefined, opts as ReduceOptions | undefined, fn, (t) => eq(t, 0), eq);
+
 /**
  * Whether any element is nonzero (true), over `axis` or all; empty gives false.
  * bool, or uint8 for a uint8 input (as torch.any).
  * @example gx.any(gx.gt(x, 0)); gx.any(x, 1, { keepdims: true })
  */
-export function any<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
-  if (arguments.length > 3) tooManyArguments('gx.any', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return countTest(x, axis, opts, 'gx.any', (t) => ne(t, 0), ne) as Tensor<TestResult<D>>;
-}
+export const any = axisFunction<TestReduceFn>('any', 'axis?', anyImpl);
 
 /**
  * Whether every element is nonzero (true), over `axis` or all; empty gives true.
  * bool, or uint8 for a uint8 input (as torch.all).
  * @example gx.all(gx.isfinite(x)).item()
  */
-export function all<D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>> {
-  if (arguments.length > 3) tooManyArguments('gx.all', '(x, axis?, options?)', arguments.length - 3, arguments[3]);
-  return countTest(x, axis, opts, 'gx.all', (t) => eq(t, 0), eq) as Tensor<TestResult<D>>;
-}
+export const all = axisFunction<TestReduceFn>('all', 'axis?', allImpl);
 
 /** NaN elements (never, for integer and bool tensors). @example gx.isnan(gx.tensor([0, NaN])) // [false, true] */
 export function isnan(x: Tensor): Tensor<'bool'> {

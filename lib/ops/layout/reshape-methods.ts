@@ -1,7 +1,8 @@
 // The shape ops of ./split, ./reorder and ./repeat and the value tests of
 // ../elementwise/predicates as Tensor methods (x.split(2), x.flip(0), x.any(1), ...), as
 // torch has them; declared and installed (by lib/register.ts) as NOTE [ Tensor methods ]
-// (install.ts) says. Errors name the gx function each one calls.
+// (install.ts) says. Errors name the gx function each one calls, but any's and all's, made by
+// lib/ops/axis-function.ts, name the method as the reductions' methods do.
 import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
 import type { Axes } from '../axes';
@@ -13,6 +14,7 @@ import * as repeat from './repeat';
 import * as reorder from './reorder';
 import * as split from './split';
 import { tooManyArguments } from '../common';
+import { axisMethod } from '../axis-function';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {
@@ -78,14 +80,8 @@ export const RESHAPE_METHODS: TensorMethods = {
     if (arguments.length > 2) tooManyArguments('Tensor.repeatInterleave', '(repeats, axis?)', arguments.length - 2, arguments[2]);
     return repeat.repeatInterleave(this, repeats, axis);
   },
-  any(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
-    if (arguments.length > 2) tooManyArguments('Tensor.any', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return predicates.any(this, axis, opts);
-  },
-  all(this: Tensor, axis?: Axes | ReduceOptions, opts?: ReduceOptions) {
-    if (arguments.length > 2) tooManyArguments('Tensor.all', '(axis?, options?)', arguments.length - 2, arguments[2]);
-    return predicates.all(this, axis, opts);
-  },
+  any: axisMethod('any', 'axis?', predicates.anyImpl),
+  all: axisMethod('all', 'axis?', predicates.allImpl),
   isnan(this: Tensor) {
     if (arguments.length > 0) tooManyArguments('Tensor.isnan', '()', arguments.length, arguments[0]);
     return predicates.isnan(this);
