@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "base/error.h"
-#include "core/linspace_points.h"
+#include "base/linspace_points.h"
 #include "gpuext/half_types.h"
 #include "gpuext/parallel.h"
 

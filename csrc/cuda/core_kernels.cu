@@ -5,7 +5,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "core/linspace_points.h"
+#include "base/linspace_points.h"
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
 
@@ -76,7 +76,7 @@ __global__ void affine_int64_kernel(int64_t* dst, int64_t n, int64_t start, int6
   }
 }
 
-// Stores the points (NOTE [ Linspace as torch computes it ] in core/linspace_points.h).
+// Stores the points (NOTE [ Linspace as torch computes it ] in base/linspace_points.h).
 template <typename T, typename Points>
 __global__ void linspace_kernel(T* dst, int64_t n, Points points) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;

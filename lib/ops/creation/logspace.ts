@@ -8,7 +8,7 @@
 // there: step = (double)(end - start) / (steps - 1), start + step * i for the
 // first half, end - step * (steps - 1 - i) for the rest, each product and sum
 // rounded on its own (that file is not compiled with FMA, unlike linspace's
-// kernel: NOTE [ Linspace as torch computes it ] in csrc/core/linspace_points.h).
+// kernel: NOTE [ Linspace as torch computes it ] in csrc/base/linspace_points.h).
 // Then std::pow(double base, exponent), converted to the dtype. So a float32
 // logspace(-3.3, 2.7) raises 10 to -3.2999999523... (the float32 start) but its
 // inner exponents are doubles, not float32 values. Here the host works out the
