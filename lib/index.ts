@@ -101,7 +101,8 @@ export {
   sort, msort, argsort, topk, kthvalue, unique, searchsorted, type SortOptions, type ArgsortOptions, type TopkOptions, type KthvalueOptions,
   type UniqueOptions, type UniqueResult, type SearchsortedOptions, type SortResult, type SortOut,
 } from './ops/sort/sorting';
-export { sl, indexPut_, type Slice, type IndexItem, type IndexList, type IndexPutOptions } from './ops/indexing/index-expr';
+export { sl, type Slice, type IndexItem, type IndexList } from './ops/indexing/index-expr';
+export { indexPut_, type IndexPutOptions } from './ops/indexing/index-write';
 export {
   scatterReduce, indexAdd, maskedSelect, nonzero, bincount, histc,
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,

@@ -128,7 +128,8 @@ export const SAMPLES: Record<string, Sample> = {
   nanmedian: { args: (d) => [M(d), 1] }, nanquantile: { args: (d) => [M(d), [0.3, 0.5], 1] },
   emptyLike: unarySample, zerosLike: unarySample, onesLike: unarySample, fullLike: { args: (d) => [M(d), 2] },
   randLike: unarySample, randnLike: unarySample,
-  indexPut_: { args: (d) => [M(d), [idx(d, [0, 2])], 1] },
+  // In place, written into a recorded copy of self: a value that requires grad, added at a repeated index.
+  indexPut_: writtenInto('indexPut_', { args: (d) => [M(d), [idx(d, [0, 2, 0])], P(d, [3, 4]), { accumulate: true }] }),
   'linalg.vectorNorm': unarySample,
   'linalg.matrixNorm': unarySample,
   'linalg.norm': unarySample,
@@ -191,7 +192,7 @@ export const SAMPLES: Record<string, Sample> = {
       return y;
     }) as (...args: never[]) => unknown,
   },
-  'Tensor.set': { args: (d) => [M(d), '0', 1] },
+  'Tensor.set': writtenInto('set', { args: (d) => [M(d), [gx.sl(0, 2), idx(d, [1, 3])], P(d, [2, 1])] }),
   'Tensor.scatter_': writtenInto('scatter_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 2, 2, 0], [3, 2]), P(d, [3, 2])] }),
   'Tensor.scatterAdd_': writtenInto('scatterAdd_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2])] }),
   'Tensor.scatterReduce_': writtenInto('scatterReduce_', { args: (d) => [M(d), 1, idx(d, [0, 3, 1, 1, 2, 0], [3, 2]), P(d, [3, 2]), 'sum'] }),

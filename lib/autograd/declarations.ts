@@ -9,14 +9,13 @@
 //                      not functions of the input's values (zerosLike, randLike);
 //   notImplemented     called with an input that requires grad, it throws
 //                      naming itself (derivativeNotImplemented below);
-//   inPlace            writes its first argument: refused on tensors that
-//                      require grad (NOTE [ Autograd and in-place ops ]). An
-//                      in-place op with an out-of-place twin records as that
-//                      twin and a copy into self, and is declared as the twin
-//                      (add_ a formula, floorDivide_ notImplemented); so are
-//                      copy_, fill_ and zero_ formulas;
 //   none               not a tensor op (creation, files, settings, kernels'
 //                      factories: their kernels are declared as 'name()').
+// An in-place op records as its out-of-place twin and a copy into self (NOTE
+// [ Autograd and in-place ops ]) and is declared as that twin (add_ a
+// formula, floorDivide_ notImplemented: AS_TWIN below); copy_, fill_, zero_,
+// indexPut_ and Tensor.set, whose twins are no export, are formulas. Every
+// in-place op records, so none has a kind of its own.
 // The elementwise ops' entries come from ops/op-list.js (the generator refuses
 // an op with a floating result and no `grad`). test/differentiability.test.ts
 // walks every export and method and checks each against its entry: a new
@@ -24,7 +23,7 @@
 import { ELEMENTWISE_DIFFERENTIABILITY } from '../generated/derivatives';
 import { BINARY, UNARY } from '../generated/ops';
 
-export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'inPlace' | 'none';
+export type Differentiability = 'formula' | 'composite' | 'nondifferentiable' | 'notImplemented' | 'none';
 
 const NONE = [
   'tensor', 'empty', 'zeros', 'ones', 'full', 'arange', 'linspace', 'logspace', 'eye', 'save', 'loadTensors', 'loadTensor',
@@ -54,6 +53,7 @@ const FORMULA = [
   'Tensor.view', 'Tensor.reshape', 'Tensor.contiguous', 'Tensor.clone', 'Tensor.to', 'Tensor.cpu', 'Tensor.cuda', 'Tensor.index', 'Tensor.get', 'Tensor.T', 'Tensor.mT',
   'Tensor.float', 'Tensor.double', 'Tensor.half',
   'Tensor.copy_', 'Tensor.fill_', 'Tensor.zero_',  // in place, and recorded (NOTE [ copy_ into views ] in tape/graph.ts)
+  'indexPut_', 'Tensor.set',  // in place, recorded as their twin index_put (NOTE [ index_put under autograd ] in ops/indexing/index-write.ts)
 ] as const;
 
 const COMPOSITE = [
@@ -71,8 +71,6 @@ const NONDIFFERENTIABLE = [
 ] as const;
 
 const NOT_IMPLEMENTED = ['unique', 'bincount', 'histc'] as const;
-
-const IN_PLACE = ['indexPut_', 'Tensor.set'] as const;
 
 /** In-place ops recorded as their out-of-place twin (computeResult's outOfPlace), declared as it (besides the elementwise ones). */
 const AS_TWIN = { 'Tensor.scatter_': 'scatter', 'Tensor.scatterAdd_': 'scatterAdd', 'Tensor.scatterReduce_': 'scatterReduce',
@@ -93,7 +91,6 @@ function table(): Record<string, Differentiability> {
   put(COMPOSITE, 'composite');
   put(NONDIFFERENTIABLE, 'nondifferentiable');
   put(NOT_IMPLEMENTED, 'notImplemented');
-  put(IN_PLACE, 'inPlace');
   for (const [n, twin] of Object.entries(AS_TWIN)) put([n], t[twin]);
   return t;
 }

@@ -16,7 +16,7 @@ import { baseOf, recordedCopy, refuseWrite } from './copy-backward';
  * requires grad or a view of one, and a view made under gx.noGrad() of a tensor in the graph.
  */
 export function recordedInPlace(fn: string, self: Tensor, outOfPlace: (self: Tensor) => Tensor): void {
-  const name = fn.startsWith('Tensor.') ? fn.slice('Tensor.'.length) : fn;
+  const name = fn.replace(/^(Tensor|gx)\./, '');  // the node's name: 'add_', 'indexPut_'
   const base = baseOf(self);
   refuseWrite(fn, name, self, base);
   if (base !== undefined && !requiresGrad(self) && requiresGrad(base)) {

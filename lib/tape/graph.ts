@@ -24,7 +24,8 @@
 // op, as PyTorch's version counter rule. An in-place op autograd must see
 // (grad mode on, and self, its base or an input takes part) records, as
 // torch's: computeResult, given the op's out-of-place form (ResultOptions
-// outOfPlace: the elementwise ops, clamp_, the scatter family), computes it
+// outOfPlace: the elementwise ops, clamp_, the scatter family, indexPut_ and
+// Tensor.set: NOTE [ index_put under autograd ]), computes it
 // from a recorded clone of self, so the op records through its own derivative
 // and an op saving its input saves the clone, and copies the result into self
 // through copy_'s path (autograd/inplace-backward.ts; gradFn 'add_', through a
@@ -35,9 +36,8 @@
 // tensor, not self, so exp_ then add_ gives the right gradient where torch
 // refuses; an input saved (x.exp() then out.add_(1), or h.mul_(h)) still
 // refuses backward. An op whose twin is notImplemented (floorDivide_) refuses
-// naming itself; an in-place write with no twin (indexPut_, Tensor.set), and
-// `out` of an op whose inputs require grad (torch refuses out= too), are
-// refused. copy_, fill_ and zero_ record (NOTE [ copy_ into views ]). The library's own
+// naming itself; `out` of an op whose inputs require grad is refused (torch
+// refuses out= too). copy_, fill_ and zero_ record (NOTE [ copy_ into views ]). The library's own
 // copies go through copyValues (core/tensor.ts), which never records: the op
 // calling it records its own derivative.
 //

@@ -1,7 +1,7 @@
 // Indexing as PyTorch and NumPy have it: x.index(...items) reads, x.set(index,
-// value) and gx.indexPut_ write, and x.get('...') / x.set('...', v) take the
-// same items written as Python's subscript. Tensor methods in
-// ./methods.ts.
+// value) and gx.indexPut_ write (./index-write.ts), and x.get('...') /
+// x.set('...', v) take the same items written as Python's subscript. Tensor
+// methods in ./methods.ts.
 //
 // NOTE [ Index expressions ]
 // An item is
@@ -26,28 +26,23 @@
 //
 // Writing takes the same items: a basic index writes through the view (the
 // value broadcast to it, converted to x's dtype), an advanced one through
-// the index_put kernel (accumulate: atomics on CUDA, any order). In place,
-// so refused on tensors that require grad outside gx.noGrad().
+// the index_put kernel (accumulate: atomics on CUDA, any order). Under
+// autograd the write records as torch's index_put_ (NOTE [ Autograd and
+// in-place ops ] in tape/graph.ts; index-write.ts).
 //
 // x.get / x.set's string is the subscript between Python's brackets:
 // '0, 1::2, None, ...' (integers, slices with any part left out, None,
 // '...'). x.index is the main form: it takes tensors and values computed in
 // JS; the string is for literal indices.
-import { checkInPlace, record, shouldRecord } from '../../tape/graph';
+import { record, shouldRecord } from '../../tape/graph';
 import { allocate, tensor } from '../creation/creation';
 import * as ops from '../../generated/ops';
-import {
-  broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS, overlapsItself, overlapsItselfError,
-} from '../../core/shape';
+import { broadcastShapes as broadcastShapeList, contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../../core/shape';
 import { copyValues, Tensor } from '../../core/tensor';
-import { booleanOption, optionKeys } from '../../core/options';
-import { checkOperand, checkTensor, describeOperand, optionsOf } from '../common';
-import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
+import { checkTensor, describeOperand } from '../common';
 import { resolveRange } from '../layout/layout';
 import { namedForCaller } from '../library';
-import { overlapsInputs } from '../overlap';
 import { maskedSelectRaw, nonzeroRaw } from './scatter-family';
-import { tooManyArguments } from '../../core/options';
 
 /** A slice start:end:step: what gx.sl makes (any part null or absent: Python's default). */
 export interface Slice {
@@ -81,7 +76,7 @@ export function sl(...args: (number | null | undefined)[]): Slice {
 
 // --- reading the items -------------------------------------------------------------
 
-type Item =
+export type Item =
   | { kind: 'int'; value: number }
   | { kind: 'slice'; start: unknown; end: unknown; step: unknown }
   | { kind: 'new' }
@@ -108,7 +103,7 @@ function listOfBooleans(v: IndexList): boolean {
  * The items, checked; JS lists become tensors on x's device (in `made`, for
  * the caller to dispose).
  */
-function readItems(raw: readonly unknown[], x: Tensor, fn: string, made: Tensor[]): Item[] {
+export function readItems(raw: readonly unknown[], x: Tensor, fn: string, made: Tensor[]): Item[] {
   return raw.map((v, i): Item => {
     if (typeof v === 'number') {
       if (!Number.isSafeInteger(v)) throw new TypeError(`${fn}: index ${i} must be an integer, got ${v}`);
@@ -218,13 +213,13 @@ interface Advanced {
 }
 
 /** What the items do to a tensor of x's shape: the view's dimensions, the picked indices, the advanced items. */
-interface Plan {
+export interface Plan {
   dims: ViewDim[];
   fixed: { xdim: number; index: number }[];
   adv: Advanced[];
 }
 
-function plan(shape: readonly number[], items: Item[], fn: string, made: Tensor[]): Plan {
+export function plan(shape: readonly number[], items: Item[], fn: string, made: Tensor[]): Plan {
   const ndim = shape.length;
   const consumed = (it: Item): number => (it.kind === 'int' || it.kind === 'slice' || it.kind === 'tensor' ? 1 : it.kind === 'mask' ? it.t.shape.length : 0);
   const ellipses = items.filter((it) => it.kind === 'ellipsis').length;
@@ -290,7 +285,7 @@ function plan(shape: readonly number[], items: Item[], fn: string, made: Tensor[
 }
 
 /** The view the plan's basic items make of a tensor laid out as `l`. */
-function viewLayout(l: Layout, p: Plan): Layout {
+export function viewLayout(l: Layout, p: Plan): Layout {
   let offset = l.offset;
   for (const f of p.fixed) offset += f.index * l.strides[f.xdim];
   const shape = p.dims.map((v) => v.count);
@@ -301,7 +296,7 @@ function viewLayout(l: Layout, p: Plan): Layout {
   return { shape, strides, offset };
 }
 
-const layoutOf = (t: Tensor): Layout => ({ shape: t.shape, strides: t.strides, offset: t.storageOffset });
+export const layoutOf = (t: Tensor): Layout => ({ shape: t.shape, strides: t.strides, offset: t.storageOffset });
 
 /** x's view by the plan's basic items, recorded for autograd (its gradient: zeros with g written through the same view). */
 function basicView(x: Tensor, p: Plan): Tensor {
@@ -332,7 +327,7 @@ interface IndexAt {
 }
 
 /** The advanced items as index tensors on `device` (masks as their nonzero() columns); new tensors go to `made`. */
-function indexTensors(adv: Advanced[], device: Tensor['device'], fn: string, made: Tensor[]): IndexAt[] {
+export function indexTensors(adv: Advanced[], device: Tensor['device'], fn: string, made: Tensor[]): IndexAt[] {
   const out: IndexAt[] = [];
   for (const a of adv) {
     let t = a.t;
@@ -374,7 +369,7 @@ interface Geometry {
   xdims: number[];
 }
 
-function geometry(viewShape: readonly number[], idx: IndexAt[], fn: string): Geometry {
+export function geometry(viewShape: readonly number[], idx: IndexAt[], fn: string): Geometry {
   let b: readonly number[];
   try {
     b = broadcastShapeList(idx.map((i) => i.t.shape), fn);
@@ -403,7 +398,7 @@ function selfStrides(g: Geometry, strides: readonly number[]): number[] {
 }
 
 /** The views of a geometry: `base` (laid out as `l`) and each index restrided to R; new tensors go to `made`. */
-function geometryViews(base: Tensor, l: Layout, idx: IndexAt[], g: Geometry, made: Tensor[]): { self: Tensor; indices: Tensor[] } {
+export function geometryViews(base: Tensor, l: Layout, idx: IndexAt[], g: Geometry, made: Tensor[]): { self: Tensor; indices: Tensor[] } {
   const self = base.asStrided(g.shape, selfStrides(g, l.strides), l.offset);
   made.push(self);
   const indices = idx.map((i, k) => {
@@ -471,113 +466,4 @@ export function indexRead(a: unknown, items: readonly unknown[], fn: string): Te
   } finally {
     for (const t of made) if (!t.isDisposed) t.dispose();
   }
-}
-
-// --- writing -----------------------------------------------------------------------------
-
-/** The index argument of set / indexPut_: a string, one item, or an array of items (Python's tuple). */
-function itemsOf(index: unknown, fn: string): readonly unknown[] {
-  if (typeof index === 'string' && index !== '...') return parseIndexString(index, fn);
-  if (Array.isArray(index)) return index as unknown[];
-  return [index];
-}
-
-/** The value as a tensor of x's dtype on x's device (a new one when converted; a number becomes a 0-d tensor). */
-function valueTensor(v: unknown, x: Tensor, fn: string, made: Tensor[]): Tensor {
-  const o = checkOperand(v, fn, 'value');
-  if (!(o instanceof Tensor)) {
-    const t = allocate([], x.dtype, x.device, undefined, fn).fill_(o, fn);
-    made.push(t);
-    return t;
-  }
-  let t = o;
-  if (!t.device.equals(x.device)) throw new Error(`${fn}: value is on ${t.device} but self is on ${x.device}; move it with .to('${x.device}')`);
-  if (t.dtype !== x.dtype) {
-    t = astypeOp(t, x.dtype, fn);
-    made.push(t);
-  }
-  return t;
-}
-
-/** t viewed with `shape` (broadcast); an Error naming the shapes when it does not broadcast. */
-function expandTo(t: Tensor, shape: readonly number[], fn: string, made: Tensor[]): Tensor {
-  if (t.shape.length === shape.length && t.shape.every((s, d) => s === shape[d])) return t;
-  const lead = shape.length - t.shape.length;
-  if (lead < 0 || t.shape.some((s, d) => s !== 1 && s !== shape[d + lead])) {
-    throw new Error(`${fn}: shape mismatch: value of shape ${formatShape(t.shape)} cannot be broadcast to the indexed shape ${formatShape(shape)}`);
-  }
-  const v = t.asStrided(shape, shape.map((_, d) => (d < lead || t.shape[d - lead] === 1 ? 0 : t.strides[d - lead])), t.storageOffset);
-  made.push(v);
-  return v;
-}
-
-/** @internal x.set(index, value) and gx.indexPut_: writes `value` at the items, in place; returns x. */
-export function indexWrite(a: unknown, index: unknown, value: unknown, accumulate: boolean, fn: string): Tensor {
-  const x = checkTensor(a, fn, 'self');
-  if (overlapsItself(x.shape, x.strides)) throw overlapsItselfError(fn, 'self', x.shape, x.strides);
-  checkInPlace(fn, x, [value]);  // refused on tensors that require grad (NOTE [ Autograd and in-place ops ])
-  const made: Tensor[] = [];
-  try {
-    const p = plan(x.shape, readItems(itemsOf(index, fn), x, fn, made), fn, made);
-    const l = viewLayout(layoutOf(x), p);
-    const base = x.asStrided(l.shape, l.strides, l.offset);
-    made.push(base);
-    let v = valueTensor(value, x, fn, made);
-    if (overlapsInputs(base, [v], false)) {
-      v = v.clone();  // the value shares x's memory: read it all before writing
-      made.push(v);
-    }
-    if (p.adv.length === 0) {
-      const e = expandTo(v, base.shape, fn, made);
-      if (accumulate) binaryOp(BINARY.add, base, e, fn, undefined, true);
-      else copyValues(base, e, fn);
-      return x;
-    }
-    const m = p.adv[0];
-    if (p.adv.length === 1 && m.mask && m.t.shape.length === base.shape.length && !accumulate && v.shape.length === 0 && m.t.device.equals(x.device)) {
-      whereOp(m.t, v, base, fn, { out: base });  // x[mask] = scalar: elementwise, no index tensors
-      return x;
-    }
-    const idx = indexTensors(p.adv, x.device, fn, made);
-    const g = geometry(l.shape, idx, fn);
-    const { self, indices } = geometryViews(base, l, idx, g, made);
-    const values = expandTo(v, g.shape, fn, made);
-    ops.indexPut(fn, {
-      self: self.handle(fn), indices: indices.map((t) => t.handle(fn)), sizes: g.sizes, strides: g.dims.map((d) => l.strides[d]), dims: g.xdims,
-      values: values.handle(fn), accumulate,
-    });
-    return x;
-  } catch (e) {
-    throw namedForCaller(e, fn);
-  } finally {
-    for (const t of made) if (!t.isDisposed) t.dispose();
-  }
-}
-
-
-export interface IndexPutOptions {
-  /** Add the values to what is there (repeated places add up: atomics on CUDA) instead of assigning (default false). */
-  accumulate?: boolean;
-}
-const INDEX_PUT_KEYS = optionKeys<IndexPutOptions>({ accumulate: true });
-
-/** @internal gx.indexPut_ and Tensor.indexPut_. */
-export function indexPutImpl(a: unknown, indices: unknown, values: unknown, opts: unknown, fn: string): Tensor {
-  const o = optionsOf<IndexPutOptions>(opts, fn, INDEX_PUT_KEYS);
-  const accumulate = booleanOption(fn, 'accumulate', o.accumulate, false);
-  if (!Array.isArray(indices)) throw new TypeError(`${fn}: indices must be an array of index items (tensors, integers, gx.sl(...), null, '...'), got ${describeValue(indices)}`);
-  return indexWrite(a, indices, values, accumulate, fn);
-}
-
-/**
- * Writes `values` into x at `indices` (an array of items, Python's tuple:
- * index tensors, masks, integers, gx.sl(...), null, '...'), in place, as
- * torch's index_put_: values broadcast to the indexed shape and are
- * converted to x's dtype; `{ accumulate: true }` adds them instead (repeated
- * places add up; on CUDA with atomics, in no fixed order). Returns x.
- * @example gx.indexPut_(x, [rows, cols], gx.ones([3]), { accumulate: true })
- */
-export function indexPut_<T extends Tensor>(x: T, indices: readonly IndexItem[], values: Tensor | number | boolean | bigint, opts?: IndexPutOptions): T {
-  if (arguments.length > 4) tooManyArguments('gx.indexPut_', '(x, indices, values, options?)', arguments.length - 4, arguments[4]);
-  return indexPutImpl(x, indices, values, opts, 'gx.indexPut_') as T;
 }

@@ -1,4 +1,4 @@
-// The indexing ops of ./indexing, ./index-expr and ./scatter-family as Tensor
+// The indexing ops of ./indexing, ./index-expr, ./index-write and ./scatter-family as Tensor
 // methods (t.gather(1, index), t.index(0, gx.sl(1)), ...), declared and
 // installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says; errors name the
 // function ('gx.gather'), or the method for the in-place ones and those with
@@ -7,7 +7,8 @@ import type { DType } from '../../core/dtype';
 import type { Tensor } from '../../core/tensor';
 import type { TensorMethods } from '../install';
 import * as ops from './indexing';
-import { indexPutImpl, indexRead, indexWrite, parseIndexString, type IndexItem, type IndexPutOptions } from './index-expr';
+import { indexRead, parseIndexString, type IndexItem } from './index-expr';
+import { indexPutImpl, indexWrite, type IndexPutOptions } from './index-write';
 import * as family from './scatter-family';
 import type { BincountOptions, HistcOptions, IndexAddOptions, NonzeroOptions, ScatterReduceOptions, ScatterReduction } from './scatter-family';
 import { tooManyArguments } from '../common';
