@@ -102,6 +102,20 @@ const CASES: Case[] = [
     y: [0.3, -1.2, 2.5, 0.7, 1.1, 0.4, -0.6, 1.9, -2.0, -1.0, -0.5, 0.0],
     xg: [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0], vg: [10, 11, 12],
   },
+  {
+    name: 'basic items alone (y[0:2, 1] = v)', v: [2], write: (y, v, d) => y.set([gx.sl(0, 2), 1], v),
+    y: [0.3, -1.0, 2.5, 0.7, 1.1, -0.5, -0.6, 1.9, -2.0, 0.8, 1.3, -0.5],
+    xg: [1, 0, 3, 4, 5, 0, 7, 8, 9, 10, 11, 12], vg: [2, 6],
+  },
+  {
+    name: 'a 0-d mask (y[True] = v)', v: [4], write: (y, v, d) => y.set(gx.tensor(true, { device: d }), v),
+    y: [-1, -0.5, 0, 0.5, -1, -0.5, 0, 0.5, -1, -0.5, 0, 0.5],
+    xg: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], vg: [15, 18, 21, 24],
+  },
+  {
+    name: 'an empty index tensor', v: [4], write: (y, v, d) => y.set(gx.tensor([], { dtype: 'int64', device: d }), v),
+    y: X.flat(), xg: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], vg: [0, 0, 0, 0],
+  },
 ];
 
 deviceTestSerial('set and indexPut_ record as torch\'s index_put_: x and v get torch\'s gradients for every kind of item', (t, device) => {
@@ -170,6 +184,14 @@ deviceTestSerial('gradcheck passes through set and indexPut_ (masks, slices, bro
     }, value([4], device));
     const want = Array.from({ length: 16 }, (_, k) => (k % 5 === 0 ? 2 * [14, 16, 18, 20][k / 5] : 0));
     close(t, flat(H), want, 'Hessian');
+    // In x, through self's part (zeroed where written, by the twin recording again): diag(2 * W), zero on rows 0 and 2.
+    const Hx = gx.autograd.functional.hessian((a: gx.Tensor) => {
+      const y = gx.mul(a, 1);
+      y.set(i64([0, 2], device), 5);
+      return gx.sum(gx.mul(f64(W, device), gx.mul(y, y)));
+    }, f64(X, device));
+    const wantX = Array.from({ length: 144 }, (_, k) => (k % 13 === 0 && Math.floor(k / 13 / 4) === 1 ? 2 * W.flat()[k / 13] : 0));
+    close(t, flat(Hx), wantX, 'Hessian in x');
   });
 });
 
