@@ -229,18 +229,26 @@ deviceTest('linspace refuses a bound its dtype cannot hold, as torch.linspace ("
   sameAsTorch(t, gx.linspace(0, 1e39, 3, { dtype: 'float64', device }), 'float64', [3], [0, 5e38, 1e39], 'linspace(0, 1e39, 3, float64)');
 });
 
-// torch.full / fill_ convert their Scalar with a check ("value cannot be converted to type c10::Half without
-// overflow"); gx gave float16's inf. A tensor's elements (a 0-d fill value, gx.tensor) convert unchecked, as torch's.
-deviceTest('full and fill_ refuse a finite value past a floating dtype\'s largest, as torch; inf, NaN and a tensor value pass', (t, device) => {
+// torch.full / fill_ convert their Scalar with a check ("value cannot be converted to type float without
+// overflow") for float32 only: torch 2.13 rounds a float16 or bfloat16 fill as the dtype does, past its range to
+// inf. A tensor's elements (a 0-d fill value, gx.tensor) convert unchecked, as torch's.
+deviceTest('full and fill_ refuse a finite value past float32\'s largest, as torch; float16 and bfloat16 round it; inf, NaN and a tensor value pass', (t, device) => {
   const refusals: [() => unknown, RegExp][] = [
-    [() => gx.full([2], 70000, { dtype: 'float16', device }), /^gx\.full: value 70000 is out of range for float16, whose largest finite value is 65504$/],
-    [() => gx.full([2], 65505, { dtype: 'float16', device }), /^gx\.full: value 65505 is out of range for float16/],  // torch refuses it too, though it rounds to 65504
-    [() => gx.full([2], 1e39, { device }), /^gx\.full: value 1e\+39 is out of range for float32/],
-    [() => gx.zeros([2], { dtype: 'bfloat16', device }).fill_(-1e39), /^Tensor\.fill_: value -1e\+39 is out of range for bfloat16/],
-    [() => gx.zeros([2], { dtype: 'float16', device }).fill_(2n ** 63n - 1n), /^Tensor\.fill_: value 9223372036854776000 is out of range for float16/],
+    [() => gx.full([2], 1e39, { device }), /^gx\.full: value 1e\+39 is out of range for float32, whose largest finite value is 3\.4028234663852886e\+38$/],
+    [() => gx.full([2], 3.4028235e38, { device }), /^gx\.full: value 3\.4028235e\+38 is out of range for float32/],  // torch refuses it too, though it rounds to float32's largest
+    [() => gx.zeros([2], { device }).fill_(-1e39), /^Tensor\.fill_: value -1e\+39 is out of range for float32/],
   ];
   gx.tidy(() => {
     for (const [call, message] of refusals) t.throws(call, { instanceOf: RangeError, message });
+    // torch 2.13: full / fill_ of 70000, 65505, 65520, -1e39 and 2^63 - 1 in float16 and bfloat16.
+    sameAsTorch(t, gx.full([2], 70000, { dtype: 'float16', device }), 'float16', [2], [Infinity, Infinity], 'full(70000) float16');
+    sameAsTorch(t, gx.full([1], 65505, { dtype: 'float16', device }), 'float16', [1], [65504], 'full(65505) float16');
+    sameAsTorch(t, gx.full([1], 65520, { dtype: 'float16', device }), 'float16', [1], [Infinity], 'full(65520) float16');
+    sameAsTorch(t, gx.zeros([1], { dtype: 'float16', device }).fill_(2n ** 63n - 1n), 'float16', [1], [Infinity], 'fill_(2^63 - 1) float16');
+    sameAsTorch(t, gx.zeros([2], { dtype: 'bfloat16', device }).fill_(-1e39), 'bfloat16', [2], [-Infinity, -Infinity], 'fill_(-1e39) bfloat16');
+    sameAsTorch(t, gx.full([1], 70000, { dtype: 'bfloat16', device }), 'bfloat16', [1], [70144], 'full(70000) bfloat16');
+    sameAsTorch(t, gx.full([1], 65505, { dtype: 'bfloat16', device }), 'bfloat16', [1], [65536], 'full(65505) bfloat16');
+    sameAsTorch(t, gx.full([1], 3.39e38, { dtype: 'bfloat16', device }), 'bfloat16', [1], [3.3895313892515355e38], 'full(3.39e38) bfloat16');
     sameAsTorch(t, gx.full([2], 65504, { dtype: 'float16', device }), 'float16', [2], [65504, 65504], 'full(65504) float16');
     sameAsTorch(t, gx.full([2], -Infinity, { dtype: 'float16', device }), 'float16', [2], [-Infinity, -Infinity], 'full(-inf) float16');
     sameAsTorch(t, gx.zeros([1], { dtype: 'float16', device }).fill_(NaN), 'float16', [1], [NaN], 'fill_(NaN) float16');

@@ -199,10 +199,11 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
   if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
     throw new TypeError(`${fn}: value must be a number, bigint or boolean, got ${describeValue(value)}`);
   }
-  // A finite number past a floating dtype's largest is refused, as torch's fill_ and full refuse it (70000 gave
-  // float16's inf); an integer dtype takes toIntegerValue's (-1 fills uint8 with 255). A tensor's elements convert
+  // A finite number past float32's largest is refused, as torch's fill_ and full refuse it (1e39); float16 and
+  // bfloat16 round it as torch 2.13's do (70000 is float16's inf and bfloat16's 70144), and no JS number passes
+  // float64's. An integer dtype takes toIntegerValue's (-1 fills uint8 with 255). A tensor's elements convert
   // unchecked, as torch's.
-  if (DTYPE_INFO[dtype].kind === 'f') checkConvertible(Number(value), dtype, fn, 'value');
+  if (dtype === 'float32') checkConvertible(Number(value), dtype, fn, 'value');
   const view = new DataView(new ArrayBuffer(8));
   switch (dtype) {
     case 'float32':

@@ -104,7 +104,7 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
   else ({ out } = optionsOf<OutOptions>(opts, fn, OUT_KEYS));
   const x = checkOperand(a, fn, 'self');
   const y = checkOperand(b, fn, 'other');
-  // In place, the in-place refusal (computeResult's) speaks for it: the op is declared inPlace there.
+  // In place, the out-of-place twin that computeResult calls when the write must be recorded (outOfPlace) checks it.
   if (spec.derivativeNotImplemented && !inplace) derivativeNotImplemented(fn, x, y);
   const tx = x instanceof Tensor, ty = y instanceof Tensor;
   if (!tx && !ty) {

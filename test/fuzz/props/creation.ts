@@ -246,8 +246,9 @@ function createPlan(inp: CreateInput, device: string): { bases: BaseSpec[]; plan
           return errorVerdict('out of memory', known);
         }
         if (inp.op === 'empty') return { kind: 'ok', expect: { dtype, shape } };
-        // A finite fill past a floating dtype's largest value is refused, as torch.full's checked conversion.
-        if (isFloat(dtype) && (typeof value === 'number' || typeof value === 'bigint') && Number.isFinite(Number(value)) &&
+        // A finite fill past float32's largest value is refused, as torch.full's checked conversion; float16 and
+        // bfloat16 round it (to inf past their range), as torch 2.13's.
+        if (dtype === 'float32' && (typeof value === 'number' || typeof value === 'bigint') && Number.isFinite(Number(value)) &&
           Math.abs(Number(value)) > maxFinite(dtype)) return errorVerdict('a fill value out of the dtype\'s range', []);
         const v = storeValue(value, dtype);
         if (typeof v === 'string') return errorVerdict(v, inp.op === 'full' ? [] : undefined);

@@ -138,7 +138,7 @@ export const methodArb: fc.Arbitrary<MethodInput> = fc.record({
   });
 });
 
-/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers by torch's checked conversion, NaN and inf refused; floats must not pass their largest). */
+/** What fill_ stores for a JS value (lib/core/dtype.ts fillBits: integers by torch's checked conversion, NaN and inf refused; float32 must not pass its largest, float16 and bfloat16 round). */
 function fillValue(v: unknown, d: DType): V | string {
   if (typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return 'a value of the wrong kind';
   const x = typeof v === 'boolean' ? (v ? 1 : 0) : v;
@@ -149,8 +149,9 @@ function fillValue(v: unknown, d: DType): V | string {
     return cast(i, d) as V;
   }
   if (d === 'bool') return cast(typeof x === 'bigint' ? x !== 0n : x !== 0, d) as V;
-  // A finite value past the dtype's largest is refused, as torch's fill_ (a checked conversion).
-  if (Number.isFinite(Number(x)) && Math.abs(Number(x)) > maxFinite(d)) return 'a value out of range';
+  // A finite value past float32's largest is refused, as torch's fill_ (a checked conversion); float16 and bfloat16
+  // round it (to inf past their range), as torch 2.13's.
+  if (d === 'float32' && Number.isFinite(Number(x)) && Math.abs(Number(x)) > maxFinite(d)) return 'a value out of range';
   return cast(Number(x), d) as V;
 }
 
