@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/linspace_points.h"
+#include "gpuext/float_to_int.h"
 #include "gpuext/half_types.h"
 #include "gpuext/parallel.h"
 
@@ -87,11 +88,12 @@ void store(void* dst, DType dtype, int64_t i, double v) {
     case DType::BFloat16:
       static_cast<uint16_t*>(dst)[i] = BFloat16(static_cast<float>(v)).x;
       return;
-    case DType::Int8: static_cast<int8_t*>(dst)[i] = static_cast<int8_t>(v); return;
-    case DType::Int16: static_cast<int16_t*>(dst)[i] = static_cast<int16_t>(v); return;
-    case DType::Int32: static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(v); return;
-    case DType::Int64: static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(v); return;
-    case DType::UInt8: static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(v); return;
+    // NOTE [ Floats out of an integer's range ] (gpuext/float_to_int.h): the CUDA kernels' conversion too.
+    case DType::Int8: static_cast<int8_t*>(dst)[i] = float_to_int<int8_t>(v); return;
+    case DType::Int16: static_cast<int16_t*>(dst)[i] = float_to_int<int16_t>(v); return;
+    case DType::Int32: static_cast<int32_t*>(dst)[i] = float_to_int<int32_t>(v); return;
+    case DType::Int64: static_cast<int64_t*>(dst)[i] = float_to_int<int64_t>(v); return;
+    case DType::UInt8: static_cast<uint8_t*>(dst)[i] = float_to_int<uint8_t>(v); return;
     case DType::Bool: static_cast<bool*>(dst)[i] = v != 0.0; return;
   }
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "base/linspace_points.h"
+#include "gpuext/float_to_int.h"
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
 
@@ -45,7 +46,11 @@ __global__ void fill_kernel(W* dst, Layout l, W value, int64_t n, bool contiguou
   }
 }
 
-template <typename T> __device__ T from_double(double v) { return static_cast<T>(v); }
+// Integers by NOTE [ Floats out of an integer's range ] (gpuext/float_to_int.h), as the CPU kernels convert.
+template <typename T> __device__ T from_double(double v) {
+  if constexpr (std::is_integral_v<T>) return float_to_int<T>(v);
+  else return static_cast<T>(v);
+}
 // 16-bit floats by way of float32, as the CPU kernels and torch convert (NOTE [ JS numbers to
 // 16-bit floats ] in lib/core/dtype.ts): __double2half rounds once from the double, and linspace(1.0004882812509095, ...)
 // as float16 gave 1.0009765625 on CUDA where the CPU gives 1 (found by the fuzz suite).

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include <gpuext/float_to_int.h>
 #include <gpuext/half.h>
 
 #include "hd_math.h"
@@ -35,6 +36,8 @@ template <typename T> struct To {
       return v != V(0);
     } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       return T(static_cast<float>(v));
+    } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<V>) {
+      return ::gx::float_to_int<T>(v);  // NOTE [ Floats out of an integer's range ]: defined, the same on both devices
     } else {
       return static_cast<T>(v);
     }
