@@ -18,7 +18,7 @@
 import { allocate } from '../creation/creation';
 import { derivativeNotImplemented } from '../../tape/graph';
 import { record, shouldRecord } from '../../tape/graph';
-import type { DType } from '../../generated/dtypes';
+import { INTEGER_RANGE, type DType, type IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { booleanOption, optionKeys } from '../../core/options';
 import { broadcastShapes as broadcastShapeList, describeValue, formatShape } from '../../core/shape';
@@ -48,15 +48,11 @@ const REDUCE_CODE: Record<ScatterReduction, number> = { sum: 0, prod: 1, mean: 0
 /** The integer 'mean''s division: rounding down, as torch's. */
 const FLOOR = { roundingMode: 'floor' } as const;
 
-const INTEGER_RANGE: Partial<Record<DType, [bigint, bigint]>> = {
-  uint8: [0n, 255n], int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
-};
-
 /** The value a reduction starts from (the scattered places of includeSelf: false). */
 function identity(reduce: ScatterReduction, dtype: DType): number | bigint {
   if (reduce === 'sum' || reduce === 'mean') return 0;
   if (reduce === 'prod') return 1;
-  const range = INTEGER_RANGE[dtype];
+  const range: readonly [bigint, bigint] | undefined = INTEGER_RANGE[dtype as IntegerDType];
   if (range === undefined) return reduce === 'amax' ? -Infinity : Infinity;
   return reduce === 'amax' ? range[0] : range[1];
 }
