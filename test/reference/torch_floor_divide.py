@@ -11,9 +11,14 @@ itself), nor INT_MIN / -1 in int32 (torch's CPU kernel traps; gx wraps as
 NumPy, checked by the test).
 """
 import math
+import os
 import random
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from js_literals import js_number  # noqa: E402
 
 rng = random.Random(7)
 cases = []
@@ -24,15 +29,7 @@ def fmt(v, dtype):
         return f'{int(v)}n'
     if isinstance(v, bool):
         return '1' if v else '0'
-    if isinstance(v, int):
-        return str(v)
-    if math.isnan(v):
-        return 'NaN'
-    if math.isinf(v):
-        return 'Infinity' if v > 0 else '-Infinity'
-    if v == 0:
-        return '-0' if math.copysign(1, v) < 0 else '0'
-    return repr(v)
+    return js_number(v)
 
 
 def tensor_of(values, dtype, shape=None):
