@@ -4,7 +4,9 @@
 import {
   DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type FloatDType, type IntegerDType, type StorageArrayMap,
 } from '../generated/dtypes';
-import { encodeBFloat16, encodeFloat16, float32ToBFloat16Bits, float32ToFloat16Bits } from './half';
+import {
+  bfloat16BitsToFloat32, encodeBFloat16, encodeFloat16, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits,
+} from './half';
 import { describeValue } from './shape';
 
 export { DTYPES, DTYPE_INFO, type DType };
@@ -53,6 +55,19 @@ export function dtypeOfTypedArray(a: AnyTypedArray): DType | undefined {
 export const FLOAT_MAX: { readonly [K in FloatDType]: number } = {
   float32: 3.4028234663852886e38, float64: Number.MAX_VALUE, float16: 65504, bfloat16: 3.3895313892515355e38,
 };
+
+/**
+ * `x` as an element of floating `dtype` holds it: float32 by Math.fround, float16 and bfloat16 by way of float32,
+ * as c10 converts a double (and as torch rounds each operation of those dtypes); float64 and any other dtype as it is.
+ */
+export function roundToDType(x: number, dtype: DType): number {
+  switch (dtype) {
+    case 'float32': return Math.fround(x);
+    case 'float16': return float16BitsToFloat32(float32ToFloat16Bits(Math.fround(x)));
+    case 'bfloat16': return bfloat16BitsToFloat32(float32ToBFloat16Bits(x));  // it takes x to float32 first itself
+    default: return x;
+  }
+}
 
 // NOTE [ Integers into integer dtypes ]
 // A JS number or bigint becomes an element of an integer dtype as torch's checked

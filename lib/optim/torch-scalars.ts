@@ -18,8 +18,8 @@
 // carries whether torch holds it as a tensor, and operations round as
 // torch's would. (Elementwise work on the device is not emulated: a fused
 // multiply-add there may round differently from ours, by an ulp.)
-import type { DType } from '../generated/dtypes';
-import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../core/half';
+import { roundToDType } from '../core/dtype';
+import { DTYPE_INFO, type DType } from '../generated/dtypes';
 
 /** A number as torch's L-BFGS holds it: a Python float, or a 0-d tensor of the parameters' dtype. */
 export interface Num {
@@ -29,14 +29,6 @@ export interface Num {
 
 type Operand = Num | number;
 
-/** Rounding to each floating dtype (float64: none). */
-const ROUND: { readonly [K in DType]?: (x: number) => number } = {
-  float64: (x) => x,
-  float32: Math.fround,
-  float16: (x) => float16BitsToFloat32(float32ToFloat16Bits(x)),
-  bfloat16: (x) => bfloat16BitsToFloat32(float32ToBFloat16Bits(x)),
-};
-
 /** Arithmetic and comparisons of Nums, for parameters of one dtype (NOTE [ L-BFGS scalars ]). */
 export class TorchScalars {
   readonly #round: (x: number) => number;
@@ -44,8 +36,8 @@ export class TorchScalars {
   readonly #opmath: (x: number) => number;
 
   constructor(dtype: DType) {
-    this.#round = ROUND[dtype] ?? Math.fround;
-    this.#opmath = dtype === 'float64' ? ROUND.float64 as (x: number) => number : Math.fround;
+    this.#round = DTYPE_INFO[dtype].kind === 'f' ? (x) => roundToDType(x, dtype) : Math.fround;
+    this.#opmath = dtype === 'float64' ? (x) => x : Math.fround;
   }
 
   /** A 0-d tensor's value (a reduction read back, such as g.d). */

@@ -19,7 +19,7 @@
 // on the CPU) so both devices agree; NaN (a negative base to a fractional power)
 // becomes what the conversion gives (the lowest int64 on the CPU, as torch's).
 import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
-import { DEFAULT_FLOAT, parseDType, type DType } from '../../core/dtype';
+import { DEFAULT_FLOAT, parseDType, roundToDType, type DType } from '../../core/dtype';
 import { parseDevice } from '../../core/device';
 import { checkDevice } from '../../core/gpus';
 import { DTYPE_INFO } from '../../generated/dtypes';
@@ -27,7 +27,6 @@ import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { describeOperand } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
-import { bfloat16BitsToFloat32, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits } from '../../core/half';
 import { arange, full, spacedBounds, type TensorOptions } from './creation';
 
 export interface LogspaceOptions<D extends DType = DType> extends TensorOptions<D> {
@@ -69,10 +68,10 @@ export function logspace<D extends DType = 'float32'>(start: number, end: number
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${fn}: ${name} must be a finite number, got ${describeOperand(v)}`);
   }
   // The bounds as the dtype holds them (an integer dtype's come converted; a floating dtype's are rounded here).
-  const [first, last] = spacedBounds(start, end, steps, dtype, fn).map((v) => inDType(v, dtype));
+  const [first, last] = spacedBounds(start, end, steps, dtype, fn).map((v) => roundToDType(v, dtype));
   const integer = DTYPE_INFO[dtype].kind !== 'f';
   // The difference in the dtype's arithmetic, then the step in double (NOTE [ Logspace as torch computes it ]).
-  const step = steps > 1 ? inDType(last - first, dtype) / (steps - 1) : 0;
+  const step = steps > 1 ? roundToDType(last - first, dtype) / (steps - 1) : 0;
   const half = Math.floor(steps / 2);
   return tidy(() => {
     let e: Tensor;
@@ -90,12 +89,3 @@ export function logspace<D extends DType = 'float32'>(start: number, end: number
   });
 }
 
-/** `v` rounded as an operation of floating `dtype` rounds it (16-bit ones by way of float32, as c10's); others as it is. */
-function inDType(v: number, dtype: DType): number {
-  switch (dtype) {
-    case 'float32': return Math.fround(v);
-    case 'float16': return float16BitsToFloat32(float32ToFloat16Bits(Math.fround(v)));
-    case 'bfloat16': return bfloat16BitsToFloat32(float32ToBFloat16Bits(v));
-    default: return v;
-  }
-}
