@@ -131,17 +131,23 @@ export function checkConvertible(v: number, dtype: DType, fn: string, name: stri
     }
     return v;
   }
-  const i = checkedIntegerValue(v, dtype as IntegerDType);
-  if (i === undefined) throw new RangeError(`${fn}: ${name} ${v} is out of range for ${dtype} ${integerRangeText(dtype as IntegerDType)}`);
-  return Number(i);
+  return Number(checkedIntegerArgument(v, dtype as IntegerDType, fn, name));
+}
+
+/**
+ * checkedIntegerValue's element of `v` (NOTE [ Integers into integer dtypes ]), or a RangeError naming `fn` and the
+ * argument `name` where torch refuses it: "gx.clamp: min 200 is out of range for int8 [-128, 127]".
+ */
+export function checkedIntegerArgument(v: number | bigint, dtype: IntegerDType, fn: string, name: string): bigint {
+  const i = checkedIntegerValue(v, dtype);
+  if (i === undefined) throw new RangeError(`${fn}: ${name} ${String(v)} is out of range for ${dtype} ${integerRangeText(dtype)}`);
+  return i;
 }
 
 /** An integer dtype's element for `v` (NOTE [ Integers into integer dtypes ]); a RangeError naming `fn` where torch refuses it. */
 function toIntegerValue(v: number | bigint, dtype: IntegerDType, fn: string): bigint {
   if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${fn}: ${v} cannot be converted to ${dtype}`);
-  const i = checkedIntegerValue(v, dtype);
-  if (i === undefined) throw new RangeError(`${fn}: value ${v} is out of range for ${dtype} ${integerRangeText(dtype)}`);
-  return i;
+  return checkedIntegerArgument(v, dtype, fn, 'value');
 }
 
 // NOTE [ JS numbers to 16-bit floats ]

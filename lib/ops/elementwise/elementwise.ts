@@ -5,7 +5,7 @@
 // generated typed calls (lib/generated/ops.ts, from ops/op-list.js; NOTE
 // [ Calling convention of the built-in ops ] in ops/ops.h).
 import type { Device } from '../../core/device';
-import { checkedInteger, checkedIntegerValue, DEFAULT_FLOAT, FLOAT_MAX, integerRangeText, parseDType } from '../../core/dtype';
+import { checkedInteger, checkedIntegerArgument, DEFAULT_FLOAT, FLOAT_MAX, integerRangeText, parseDType } from '../../core/dtype';
 import type { DType, IntegerDType } from '../../generated/dtypes';
 import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
@@ -351,9 +351,7 @@ export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string
   // every element to a value the dtype then wrapped: int8 x.clamp(200) gave -56).
   const asInt = (v: number | bigint | undefined, name: string): bigint => {
     if (v === undefined || !isIntegral(common)) return 0n;
-    const i = checkedIntegerValue(v, common as IntegerDType);
-    if (i === undefined) throw new RangeError(`${fn}: ${name} ${String(v)} is out of range for ${common} ${integerRangeText(common as IntegerDType)}`);
-    return i;
+    return checkedIntegerArgument(v, common as IntegerDType, fn, name);
   };
   const minInt = asInt(lo, 'min'), maxInt = asInt(hi, 'max');
   const outOfPlace = inplace ? (self: Tensor): Tensor => clampOp(self, lo, hi, fn) : undefined;
