@@ -26,7 +26,6 @@ import { booleanOption, optionKeys, tooManyArguments } from '../../core/options'
 import { checkOperand, checkTensor, computeResult, optionsOf } from '../common';
 import { astypeOp, BINARY, binaryOp, whereOp } from '../elementwise/elementwise';
 import { namedForCaller } from '../library';
-import { overlapsInputs } from '../overlap';
 import {
   geometry, geometryViews, indexRead, indexTensors, layoutOf, parseIndexString, plan, readItems, viewLayout, type IndexItem, type Item,
 } from './index-expr';
@@ -75,11 +74,9 @@ function writeAt(x: Tensor, items: Item[], value: unknown, accumulate: boolean, 
     const l = viewLayout(layoutOf(x), p);
     const base = x.asStrided(l.shape, l.strides, l.offset);
     made.push(base);
-    let v = valueTensor(value, x, fn, made);
-    if (overlapsInputs(base, [v], false)) {
-      v = v.clone();  // the value shares x's memory: read it all before writing
-      made.push(v);
-    }
+    // The value never shares x's memory here: indexWrite's computeResult writes through a temporary when it (or an
+    // index tensor) does, and indexPutOutOfPlace writes into a clone.
+    const v = valueTensor(value, x, fn, made);
     if (p.adv.length === 0) {
       const e = expandTo(v, base.shape, fn, made);
       if (accumulate) binaryOp(BINARY.add, base, e, fn, undefined, true);
