@@ -9,7 +9,7 @@ import * as gx from '../lib';
 import { opsLibrary } from '../lib/extension/runtime';
 import { dtypeCode } from '../lib/core/dtype';
 import { parseDevice } from '../lib/core/device';
-import { pooledHandle, recycle, spentResult, stageResult, stageSpare } from '../lib/core/handle-pool';
+import { flushDeferred, pooledHandle, recycle, spentResult, stageResult, stageSpare } from '../lib/core/handle-pool';
 import { native } from '../lib/core/native';
 import { deviceTestSerial, randomValues, sameValues } from './helpers';
 
@@ -47,6 +47,7 @@ deviceTestSerial('an op result goes into the handle a disposed tensor left, allo
 });
 
 deviceTestSerial('a new tensor of a creation function goes into the handle a disposed tensor left', (t, device) => {
+  flushDeferred();  // the op results earlier tests disposed: their handles would be taken first (NOTE [ Deferred disposal ])
   const y = gx.ones([4], { device });
   const h = y.handle();
   y.dispose();

@@ -10,13 +10,13 @@ import { native } from '../lib/core/native';
 import { MAX_DIMS } from '../lib/core/shape';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_LAST_ADDRESS, STAGED_MAX_ARGS, STAGED_SHAPE, stagingArea } from '../lib/core/staging';
 import {
-  STAGED_OP_ARGS, STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_SIZE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES,
+  STAGED_OP_ARGS, STAGED_RESULT_PENDING, STAGED_RESULT_SHAPE, STAGED_SIZE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES,
 } from '../lib/generated/staging';
 import { deviceTest, poisonCache, sameValues, type ErrorClass } from './helpers';
 
 test('lib/core/staging.ts has the core\'s layout of the staging area', (t) => {
   t.deepEqual(native.stagingLayout(), [STAGED_LAST_ADDRESS, STAGED_ARGS, STAGED_MAX_ARGS, STAGED_EMPTY, STAGED_SHAPE,
-    STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES, STAGED_SIZE]);
+    STAGED_RESULT_PENDING, STAGED_RESULT_SHAPE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES, STAGED_SIZE]);
   t.is(STAGED_OP_ARGS, STAGED_RESULT_SHAPE + MAX_DIMS);
   t.is(stagingArea().length, STAGED_SIZE);
 });

@@ -45,7 +45,7 @@ Napi::Value StagingArea(const Napi::CallbackInfo& info) {
 // shape, view request, its shape, its strides, size]: for the test that
 // lib/core/staging.ts agrees.
 Napi::Value StagingLayout(const Napi::CallbackInfo& info) {
-  const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResult, kResultShape, kView, kViewShape,
+  const size_t slots[] = {kLastAddress, kArgs, kMaxArgs, kEmpty, kShape, kResultPending, kResultShape, kView, kViewShape,
                           kViewStrides, kSize};
   constexpr uint32_t n = sizeof(slots) / sizeof(slots[0]);
   Napi::Array a = Napi::Array::New(info.Env(), n);

@@ -15,12 +15,14 @@
 //   [1032..1051] what emptyStaged() reads: ndim, dtype code, device type,
 //           device index, then the shape (reading a JS array and four
 //           numbers through N-API cost half a one-element allocation);
-//   [1052..1073] an op call's result request: a flag, the same four numbers
-//           and the shape, then the flag of a spare handle for a returned
-//           tensor (NOTE [ Recycled handles ] in tensor_handle.h);
-//   [1074..1121] a staged op call's scalars, three slots per schema argument
+//   [1052..1075] an op call's result request: a flag, the same four numbers,
+//           the flag of a spare handle for a returned tensor, the serial of
+//           the disposed tensor the request's handle may still hold and the
+//           serial the new one gets, then the shape (NOTE [ Recycled handles ]
+//           and NOTE [ Deferred disposal ] in tensor_handle.h);
+//   [1076..1123] a staged op call's scalars, three slots per schema argument
 //           (NOTE [ Staged op calls ] in op_values.cpp).
-//   [1122..1156] what viewStaged() reads: ndim, the strides' count, the
+//   [1124..1158] what viewStaged() reads: ndim, the strides' count, the
 //           storage offset, then the shape and the strides (NOTE [ Staged views ]).
 // JS writes the launch slots and calls launchKernel at once, and writes the
 // shape and calls emptyStaged at once, with no JS in between that could use
@@ -51,13 +53,6 @@ constexpr size_t kMaxShape = kShapeLast + 1 - kShape;
 double* area();
 // Records `address` in slot kLastAddress.
 void set_last_address(const void* address);
-
-// Slots of the Result region.
-enum : size_t {
-  kResultPending = kResult,      // 1 while a request waits for the next op call's disposed argument
-  kResultRequest = kResult + 1,  // ndim, dtype code, device type, device index (as kEmpty's)
-  kResultSpare = kResult + 5,    // 1: the call's last JS argument is a spare handle for its returned tensor
-};
 
 // A staged op call's arguments: three slots per schema argument (value, tag,
 // low 32 bits), for up to kMaxStagedOpArgs arguments (NOTE [ Staged op calls ]).

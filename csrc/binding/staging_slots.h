@@ -15,7 +15,11 @@
   _(Args,        1024)         /* a launch's arguments (NOTE [ Argument slots ]) */         \
   _(Empty,       4)            /* emptyStaged()'s ndim, dtype code, device type, index */   \
   _(Shape,       GX_MAX_DIMS)  /* emptyStaged()'s shape */                                \
-  _(Result,      6)            /* an op call's result request (NOTE [ Recycled handles ]) */ \
+  _(ResultPending, 1)          /* 1 while an op call's result request waits (NOTE [ Recycled handles ]) */ \
+  _(ResultRequest, 4)          /* its ndim, dtype code, device type, device index (as Empty's) */ \
+  _(ResultSpare,   1)          /* 1: the call's last JS argument is a spare handle for its returned tensor */ \
+  _(ResultReplace, 1)          /* the serial of the disposed tensor the request's handle still holds, or 0 (NOTE [ Deferred disposal ]) */ \
+  _(ResultSerial,  1)          /* the serial the request gave the new tensor, or 0: not to be deferred */ \
   _(ResultShape, GX_MAX_DIMS)  /* its shape */                                        \
   _(OpArgs,      48)           /* a staged op call's non-tensor arguments (NOTE [ Staged op calls ]) */ \
   _(View,        3)            /* viewStaged()'s ndim, strides count, storage offset (NOTE [ Staged views ]) */ \

@@ -36,8 +36,9 @@ Napi::Value Empty(const Napi::CallbackInfo& info) {
 Napi::Value EmptyStaged(const Napi::CallbackInfo& info) {
   return guard(info.Env(), [&]() -> Napi::Value {
     const double* area = staging::area();
+    if (info.Length() > 0) TensorHandle::DropDeferred(info[0]);  // first, so its memory may carry the new tensor
     TensorImpl* t = staging::empty_from(area + staging::kEmpty, area + staging::kShape, "empty");
-    return info.Length() > 0 ? TensorHandle::Refill(info.Env(), info[0], t) : TensorHandle::Wrap(info.Env(), t);
+    return info.Length() > 0 ? TensorHandle::Refill(info.Env(), info[0], t, true) : TensorHandle::Wrap(info.Env(), t, true);
   });
 }
 

@@ -81,6 +81,7 @@ struct Box {
   TensorImpl* impl;
   int64_t bytes;   // this handle's share of tensor memory (0 for a view)
   uint64_t epoch;  // tls_epoch when it was made: unreported while they are equal (kReported: taken from the headroom)
+  uint64_t serial = 0;  // NOTE [ Deferred disposal ]: what JS names impl by when it defers its disposal; 0: it may not
 
   // Drops the reference and takes its bytes out of the pressure V8 sees (or will).
   // `by_finalizer`: the handle was forgotten (collected, never disposed).
@@ -92,6 +93,7 @@ struct Box {
     // a finalizer's never does: it may run on a collection long after the program forgot the tensor.
     if (by_finalizer || !TensorImpl::cache_disposed(impl)) impl->release();
     impl = nullptr;
+    serial = 0;
     if (epoch == tls_epoch) tls_unreported -= bytes;
     else if (explicit_run()) tls_slack += bytes;
     else tls_released -= bytes;
@@ -116,29 +118,58 @@ void fill(napi_env env, Box& box, TensorImpl* impl) {
   tls_unreported += bytes;
 }
 
+// NOTE [ Deferred disposal ]: a new result's serial, when its memory is small enough to be let go late.
+thread_local uint64_t tls_last_serial = 0;
+constexpr size_t kDeferrableBytes = size_t{8} << 10;
+
+void give_serial(Box& box) {
+  const bool deferrable = box.impl->storage().nbytes() <= kDeferrableBytes;
+  box.serial = deferrable ? ++tls_last_serial : 0;
+  staging::area()[staging::kResultSerial] = static_cast<double>(box.serial);  // serials stay below 2^53
+}
+
 }  // namespace
 
-Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl) {
-  Box* box = new Box{nullptr, 0, 0};
+Napi::Value TensorHandle::Wrap(Napi::Env env, TensorImpl* impl, bool deferrable) {
+  Box* box = new Box{nullptr, 0, 0, 0};
   fill(env, *box, impl);
+  if (deferrable) give_serial(*box);
   return wrap_external(env, box);  // on failure it deletes the box, releasing impl and taking its bytes back
 }
 
-Napi::Value TensorHandle::Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl) {
+void TensorHandle::DropDeferred(const Napi::Value& spare) {
+  double* area = staging::area();
+  const double replace = area[staging::kResultReplace];
+  if (replace == 0) return;
+  area[staging::kResultReplace] = 0;
   Box* box = try_unwrap_external<Box>(spare);
-  if (box == nullptr || box->impl != nullptr) return Wrap(env, impl);
+  if (box != nullptr && box->impl != nullptr && box->serial != 0 && static_cast<double>(box->serial) == replace) box->drop(false);
+}
+
+Napi::Value TensorHandle::Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl, bool deferrable) {
+  Box* box = try_unwrap_external<Box>(spare);
+  if (box == nullptr || box->impl != nullptr) return Wrap(env, impl, deferrable);
   fill(env, *box, impl);
+  if (deferrable) give_serial(*box);
   return spare;
 }
 
 TensorImpl& TensorHandle::FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
                                        const double*& request) {
   Box& box = unwrap_external<Box>(v, fn, name, /*known_external=*/true);
-  if (box.impl == nullptr && request != nullptr) {
-    const double* r = request;
-    request = nullptr;
-    staging::area()[staging::kResultPending] = 0;  // spent, even when the call fails later
-    fill(env, box, staging::empty_from(r, staging::area() + staging::kResultShape, fn));
+  if (request != nullptr) {
+    double* area = staging::area();
+    // NOTE [ Deferred disposal ]: the handle may still hold the disposed tensor JS names by its serial (never 0).
+    const bool replaces = box.impl != nullptr && box.serial != 0 && static_cast<double>(box.serial) == area[staging::kResultReplace];
+    if (box.impl == nullptr || replaces) {
+      const double* r = request;
+      request = nullptr;
+      area[staging::kResultPending] = 0;  // spent, even when the call fails later
+      area[staging::kResultReplace] = 0;
+      if (replaces) box.drop(false);  // what Tensor.dispose() left for this call: an explicit disposal
+      fill(env, box, staging::empty_from(r, area + staging::kResultShape, fn));
+      give_serial(box);
+    }
   }
   if (box.impl == nullptr) {
     fail(ErrorKind::Value, fn, ": argument '", name, "' is a disposed tensor; it cannot be used after dispose()");

@@ -28,6 +28,26 @@
 // tensors, so an empty handle reaching an op is a pooled one. The finalizer
 // remains the backstop for tensors never disposed. What an explicit dispose
 // lets go of may itself be reused: NOTE [ Tensor cache ] in core/tensor_cache.cpp.
+//
+// NOTE [ Deferred disposal ]
+// Disposing was a crossing of its own: gx.mul(a, 2).dispose() made two
+// N-API calls where the op needs one. So the disposal of a small tensor is
+// carried by the next call that puts a new tensor in its handle. When a
+// staged request or emptyStaged() fills a handle, the new tensor gets a
+// serial (a per-thread count, exact in a double) in staging::kResultSerial,
+// or 0 when its storage is over kDeferrableBytes. JS keeps it on the Tensor;
+// its dispose() then puts the handle, tensor and all, on a short stack of
+// deferred handles (lib/core/handle-pool.ts) instead of calling dispose. The
+// next op result or new tensor takes a handle from that stack and stages its
+// serial in staging::kResultReplace: FromArgument (or DropDeferred, for
+// emptyStaged) drops the tensor the handle holds, as Dispose would (to the
+// tensor cache, from which the new one is then allocated), only when the
+// serials match. So no live tensor, a user's `out` among them, is ever taken
+// for a deferred one. What deferred tensors hold is bounded (JS keeps at most
+// 256, each of at most 8 KiB), and what counts live tensors or memory, or
+// changes the allocators (gx.memory's functions, a graph capture, the
+// profiler), first has JS dispose them. A call that fails before reaching the
+// handle leaves it as it was, and JS then disposes it as usual.
 #pragma once
 #include <napi.h>
 
@@ -37,8 +57,9 @@ namespace gx::core::js {
 
 class TensorHandle {
  public:
-  // A new handle taking over the caller's reference to `impl`.
-  static Napi::Value Wrap(Napi::Env env, TensorImpl* impl);
+  // A new handle taking over the caller's reference to `impl`; `deferrable`: a new tensor
+  // whose disposal JS may defer, given a serial (NOTE [ Deferred disposal ]).
+  static Napi::Value Wrap(Napi::Env env, TensorImpl* impl, bool deferrable = false);
   // The live TensorImpl behind argument `i`; throws a TypeError naming `fn`
   // and `name` when it is not a handle, or an Error when it was disposed.
   static TensorImpl& From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name);
@@ -52,9 +73,12 @@ class TensorHandle {
   // has asked v's type: it is an External (op_values.cpp's convert_arg).
   static TensorImpl& FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
                                   const double*& request);
+  // Drops the disposed tensor `spare` still holds when its serial is the one staged in
+  // staging::kResultReplace (NOTE [ Deferred disposal ]), which it clears; else nothing.
+  static void DropDeferred(const Napi::Value& spare);
   // Puts `impl` (taking over the caller's reference) into the empty handle `spare`
   // and returns it; a new handle when `spare` is not an empty tensor handle.
-  static Napi::Value Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl);
+  static Napi::Value Refill(Napi::Env env, const Napi::Value& spare, TensorImpl* impl, bool deferrable = false);
   static bool IsDisposed(const Napi::Value& v);
 };
 

@@ -7,6 +7,7 @@ import { whileCapturing } from './capture-guard';
 import { checkOptions, optionKeys } from './options';
 import { Device, parseDevice, type DeviceLike } from './device';
 import { checkDevice } from './gpus';
+import { flushDeferred } from './handle-pool';
 import { native, type NativeGraph } from './native';
 import { Stream, currentStream } from './stream';
 
@@ -88,11 +89,13 @@ export function graph(fn: () => void, opts: GraphOptions = {}): CUDAGraph {
   let handle: NativeGraph;
   {
     using scope = side.use();
+    flushDeferred();  // NOTE [ Deferred disposal ]: the capture frees nothing the program disposed before it
     handle = native.beginCapture(side.native);
     let failure: unknown;
     try {
       const r: unknown = whileCapturing(device, fn);
       if (r instanceof Promise) throw new TypeError('gx.cuda.graph: fn must be synchronous (it returned a Promise)');
+      flushDeferred();  // and what fn disposed is freed inside the capture, as a disposal at once would have been
     } catch (err) {
       failure = err;
     }

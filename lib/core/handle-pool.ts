@@ -7,21 +7,30 @@
 // go into one too, their layout staged (NOTE [ Staged views ] in
 // csrc/binding/staging.h). The tensor behind the handle is reused one level
 // down: a disposed small tensor, memory and all, carries the next one of its
-// byte size (NOTE [ Tensor cache ] in csrc/core/tensor_cache.cpp).
+// byte size (NOTE [ Tensor cache ] in csrc/core/tensor_cache.cpp). A small
+// op result's disposal itself is left to the next op call that takes its
+// handle (NOTE [ Deferred disposal ] in csrc/binding/tensor_handle.h): one
+// crossing per op, not two.
 import type { Device } from './device';
 import { native, type NativeTensor } from './native';
 import { MAX_DIMS } from './shape';
 import { stagingArea } from './staging';
 import {
-  STAGED_LAST_ADDRESS, STAGED_RESULT, STAGED_RESULT_SHAPE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES,
+  STAGED_LAST_ADDRESS, STAGED_RESULT_PENDING as PENDING, STAGED_RESULT_REPLACE as REPLACE, STAGED_RESULT_REQUEST as REQUEST,
+  STAGED_RESULT_SERIAL, STAGED_RESULT_SHAPE, STAGED_RESULT_SPARE as SPARE, STAGED_VIEW, STAGED_VIEW_SHAPE, STAGED_VIEW_STRIDES,
 } from '../generated/staging';
 
 // Enough for the temporaries of a step of small ops; a handle beyond it is left to the collector.
 const MAX_POOLED = 1024;
-// Slots of the result region (csrc/binding/staging.h: kResultPending, kResultRequest, kResultSpare).
-const PENDING = STAGED_RESULT, REQUEST = STAGED_RESULT + 1, SPARE = STAGED_RESULT + 5;
+// Disposals left to later op calls: at most this many, each of at most 8 KiB (the core's kDeferrableBytes).
+const MAX_DEFERRED = 256;
 
 const pool: NativeTensor[] = [];
+// Handles still holding a disposed tensor, and its serial (NOTE [ Deferred disposal ]).
+const deferred: NativeTensor[] = [];
+const deferredSerials: number[] = [];
+// The serial the next stageResult names: that of the deferred handle resultHandle() gave last, or 0.
+let replacing = 0;
 let recycling = true;
 
 /** @internal Takes a disposed tensor's (emptied) handle for reuse. */
@@ -35,18 +44,57 @@ export function pooledHandle(): NativeTensor | undefined {
 }
 
 /**
+ * @internal Leaves the disposal of the tensor with this (nonzero) serial in
+ * `h` to the op call that takes h next (NOTE [ Deferred disposal ] in
+ * csrc/binding/tensor_handle.h); false when it must be disposed now.
+ */
+export function deferDisposal(h: NativeTensor, serial: number): boolean {
+  if (!recycling || deferred.length >= MAX_DEFERRED) return false;
+  deferred.push(h);
+  deferredSerials.push(serial);
+  return true;
+}
+
+/**
+ * @internal A handle for a new tensor: one still holding a disposed tensor,
+ * which the call that fills it drops (named by the next stageResult or
+ * stageReplace), or an emptied one; undefined when there is neither.
+ */
+export function resultHandle(): NativeTensor | undefined {
+  const h = deferred.pop();
+  if (h === undefined) return pool.pop();
+  replacing = deferredSerials.pop() as number;
+  return h;
+}
+
+/**
+ * @internal Disposes the tensors whose disposal was deferred, so that what
+ * the core counts (live tensors, memory) or frees is as the program left it.
+ * gx.memory's functions call it first, as do graph capture and the profiler.
+ */
+export function flushDeferred(): void {
+  for (let h = deferred.pop(); h !== undefined; h = deferred.pop()) {
+    native.dispose(h);
+    recycle(h);
+  }
+  deferredSerials.length = 0;
+}
+
+/**
  * @internal Turns reuse off (emptying the pool) or back on. gx.profiler turns
  * it off while it records: it knows handles by identity, and records the
  * arguments the core receives.
  */
 export function setRecycling(on: boolean): void {
+  if (!on) flushDeferred();
   recycling = on;
   if (!on) pool.length = 0;
 }
 
 /**
  * @internal Stages a new tensor of this shape, dtype and device for the next
- * op call's empty (pooled) tensor argument. Staged last, right before the call:
+ * op call's tensor argument in the handle resultHandle() gave (empty, or
+ * holding the disposed tensor it names). Staged last, right before the call:
  * nothing in between may call an op with an empty handle.
  */
 export function stageResult(shape: readonly number[], dtypeCode: number, device: Device): void {
@@ -57,7 +105,14 @@ export function stageResult(shape: readonly number[], dtypeCode: number, device:
   st[REQUEST + 2] = device.typeCode;
   st[REQUEST + 3] = device.index;
   for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_RESULT_SHAPE + d] = shape[d];
+  stageReplace();
   st[PENDING] = 1;
+}
+
+/** @internal Names the disposed tensor the handle resultHandle() gave still holds (0: none), for the call that fills it. */
+export function stageReplace(): void {
+  stagingArea()[REPLACE] = replacing;
+  replacing = 0;
 }
 
 /**
@@ -69,7 +124,13 @@ export function spentResult(): number | undefined {
   const st = stagingArea();
   if (st[PENDING] === 0) return st[STAGED_LAST_ADDRESS];
   st[PENDING] = 0;
+  st[REPLACE] = 0;
   return undefined;
+}
+
+/** @internal After a spent request or emptyStaged(): the new tensor's serial for deferDisposal, or 0 (its disposal may not wait). */
+export function lastSerial(): number {
+  return stagingArea()[STAGED_RESULT_SERIAL];
 }
 
 /** @internal Flags `spare` as the next op call's last argument, for its returned tensor. */

@@ -2,6 +2,7 @@
 import { parseDevice, type DeviceLike } from './device';
 import { checkDevice, deviceCount, limitBytes } from './gpus';
 import { logger } from '../platform/log';
+import { flushDeferred } from './handle-pool';
 import { native, type NativeMemoryStats } from './native';
 
 export type MemoryStats = NativeMemoryStats;
@@ -14,6 +15,7 @@ export type MemoryStats = NativeMemoryStats;
  */
 export function stats(device: DeviceLike = 'cpu'): MemoryStats {
   const d = parseDevice(device, 'gx.memory.stats');
+  flushDeferred();  // NOTE [ Deferred disposal ]: what the program disposed is not live
   return native.memoryStats(d.typeCode, d.index);
 }
 
@@ -24,6 +26,7 @@ export function stats(device: DeviceLike = 'cpu'): MemoryStats {
  * @example gx.memory.emptyCache('cpu');
  */
 export function emptyCache(device?: DeviceLike): void {
+  flushDeferred();
   if (device === undefined) {
     native.emptyCache(-1);
     return;
@@ -44,6 +47,7 @@ export function setLimit(limit: number | string, device: DeviceLike = 'cuda'): v
   const d = parseDevice(device, 'gx.memory.setLimit');
   if (d.type !== 'cuda') throw new TypeError(`gx.memory.setLimit: limits apply to CUDA devices, got '${d}'`);
   checkDevice(d, 'gx.memory.setLimit');
+  flushDeferred();
   native.setMemoryLimit(d.index, limitBytes(limit, d.index, 'gx.memory.setLimit'));
 }
 

@@ -28,7 +28,7 @@ import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys, tooManyArguments } from './options';
 import { track } from './tidy';
-import { recycle, stagedView } from './handle-pool';
+import { deferDisposal, recycle, stagedView } from './handle-pool';
 import { contiguousStrides, formatShape, inferShape, numelOf, viewStrides } from './shape';
 import { copyRaw } from './copy';
 
@@ -169,15 +169,18 @@ export class Tensor<D extends DType = DType> implements Disposable {
   #handle: NativeTensor | null;
   #meta: Meta | undefined;
   #address: number | undefined;
+  /** NOTE [ Deferred disposal ] in csrc/binding/tensor_handle.h: nonzero, dispose() may leave the work to the next op call. */
+  #serial = 0;
 
   /**
    * @internal Tensors are made by gx.tensor, gx.empty and the other creation
-   * functions. `address`: the data address when the maker knows it (NaN: unknown).
+   * functions. `address`: the data address when the maker knows it (NaN: unknown); `serial`, knownAddress's.
    */
-  constructor(handle: NativeTensor, meta?: Meta, address?: number) {
+  constructor(handle: NativeTensor, meta?: Meta, address?: number, serial = 0) {
     this.#handle = handle;
     this.#meta = meta;
     if (address === address) this.#address = address;  // not NaN
+    this.#serial = serial;
     track(this);
   }
 
@@ -204,9 +207,10 @@ export class Tensor<D extends DType = DType> implements Disposable {
     const h = this.handle(fn);
     return (this.#address ??= native.dataAddress(h));
   }
-  /** @internal The address, learned by whoever filled the handle (NaN: unknown). */
-  knownAddress(address: number): void {
+  /** @internal The address, learned by whoever filled the handle (NaN: unknown), and the core's serial of the tensor. */
+  knownAddress(address: number, serial = 0): void {
     if (address === address) this.#address = address;
+    this.#serial = serial;
   }
 
   #info(fn: string): Meta {
@@ -512,8 +516,10 @@ export class Tensor<D extends DType = DType> implements Disposable {
     if (this.ag?.savedIn !== undefined) autogradHooks.disposing?.(this);
     this.#handle = null;
     this.viewBase = undefined;  // what the base holds (its graph among it) is not kept alive by a disposed view
-    native.dispose(h);
-    recycle(h);  // NOTE [ Recycled handles ]: no other object holds h
+    if (this.#serial === 0 || !deferDisposal(h, this.#serial)) {
+      native.dispose(h);
+      recycle(h);  // NOTE [ Recycled handles ]: no other object holds h
+    }
     if (this.ag !== undefined) autogradHooks.disposed?.(this);
   }
 

@@ -23,29 +23,45 @@ export const STAGED_EMPTY_SLOTS = 4;
 export const STAGED_SHAPE = 1036;
 export const STAGED_SHAPE_SLOTS = 16;
 
-/** An op call's result request (NOTE [ Recycled handles ]): where the region starts, and its slots. */
-export const STAGED_RESULT = 1052;
-export const STAGED_RESULT_SLOTS = 6;
+/** 1 while an op call's result request waits (NOTE [ Recycled handles ]): where the region starts, and its slots. */
+export const STAGED_RESULT_PENDING = 1052;
+export const STAGED_RESULT_PENDING_SLOTS = 1;
+
+/** Its ndim, dtype code, device type, device index (as Empty's): where the region starts, and its slots. */
+export const STAGED_RESULT_REQUEST = 1053;
+export const STAGED_RESULT_REQUEST_SLOTS = 4;
+
+/** 1: the call's last JS argument is a spare handle for its returned tensor: where the region starts, and its slots. */
+export const STAGED_RESULT_SPARE = 1057;
+export const STAGED_RESULT_SPARE_SLOTS = 1;
+
+/** The serial of the disposed tensor the request's handle still holds, or 0 (NOTE [ Deferred disposal ]): where the region starts, and its slots. */
+export const STAGED_RESULT_REPLACE = 1058;
+export const STAGED_RESULT_REPLACE_SLOTS = 1;
+
+/** The serial the request gave the new tensor, or 0: not to be deferred: where the region starts, and its slots. */
+export const STAGED_RESULT_SERIAL = 1059;
+export const STAGED_RESULT_SERIAL_SLOTS = 1;
 
 /** Its shape: where the region starts, and its slots. */
-export const STAGED_RESULT_SHAPE = 1058;
+export const STAGED_RESULT_SHAPE = 1060;
 export const STAGED_RESULT_SHAPE_SLOTS = 16;
 
 /** A staged op call's non-tensor arguments (NOTE [ Staged op calls ]): where the region starts, and its slots. */
-export const STAGED_OP_ARGS = 1074;
+export const STAGED_OP_ARGS = 1076;
 export const STAGED_OP_ARGS_SLOTS = 48;
 
 /** ViewStaged()'s ndim, strides count, storage offset (NOTE [ Staged views ]): where the region starts, and its slots. */
-export const STAGED_VIEW = 1122;
+export const STAGED_VIEW = 1124;
 export const STAGED_VIEW_SLOTS = 3;
 
 /** Its shape: where the region starts, and its slots. */
-export const STAGED_VIEW_SHAPE = 1125;
+export const STAGED_VIEW_SHAPE = 1127;
 export const STAGED_VIEW_SHAPE_SLOTS = 16;
 
 /** Its strides: where the region starts, and its slots. */
-export const STAGED_VIEW_STRIDES = 1141;
+export const STAGED_VIEW_STRIDES = 1143;
 export const STAGED_VIEW_STRIDES_SLOTS = 16;
 
 /** The whole area, in doubles. */
-export const STAGED_SIZE = 1157;
+export const STAGED_SIZE = 1159;

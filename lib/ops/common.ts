@@ -1,7 +1,7 @@
 // What the built-in ops' wrappers share: checking operands, broadcasting
 // shapes, describing operands in errors, `out` and in-place targets.
 import { allocate } from './creation/creation';
-import { pooledHandle, spentResult, stageResult } from '../core/handle-pool';
+import { resultHandle, spentResult, lastSerial, stageResult } from '../core/handle-pool';
 import { DTYPE_INFO, type DType } from '../generated/dtypes';
 import type { Device } from '../core/device';
 import {
@@ -98,7 +98,7 @@ function targetOf(shape: readonly number[], dtype: DType, device: Device, fn: st
 function settle(t: Tensor, fn: string): void {
   const address = spentResult();
   if (address === undefined) throw new Error(`${fn}: internal error: the op call did not allocate its result`);
-  t.knownAddress(address);
+  t.knownAddress(address, lastSerial());
 }
 
 /**
@@ -165,7 +165,7 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
  * allocated first; disposed when `compute` throws.
  */
 export function computeNew(shape: readonly number[], dtype: DType, device: Device, fn: string, compute: (dst: Tensor) => void): Tensor {
-  const h = pooledHandle();
+  const h = resultHandle();
   const pending = h !== undefined;
   const t = pending ? new Tensor(h, contiguousMeta(shape, dtype, device)) : allocate(shape, dtype, device, undefined, fn);
   try {

@@ -7,7 +7,7 @@ import {
 } from '../../core/dtype';
 import { DTYPE_INFO, INTEGER_RANGE } from '../../generated/dtypes';
 import { checkDevice } from '../../core/gpus';
-import { pooledHandle } from '../../core/handle-pool';
+import { lastSerial, resultHandle, stageReplace } from '../../core/handle-pool';
 import { native } from '../../core/native';
 import { flattenNested } from '../../core/nested';
 import { checkOptions, optionKeys, type OptionsForm, tooManyArguments } from '../../core/options';
@@ -146,10 +146,12 @@ export function allocate<D extends DType>(shape: readonly number[], dtype: D, de
   st[STAGED_EMPTY + 2] = device.typeCode;
   st[STAGED_EMPTY + 3] = device.index;
   for (let d = 0; d < ndim && d < MAX_DIMS; d++) st[STAGED_SHAPE + d] = shape[d];
-  // A disposed tensor's handle takes the new tensor when one is pooled (NOTE [ Recycled handles ]).
-  const spare = pooledHandle();
+  // A disposed tensor's handle takes the new tensor when one is pooled (NOTE [ Recycled handles ]); one whose
+  // disposal was deferred is disposed by the same call (NOTE [ Deferred disposal ]).
+  const spare = resultHandle();
+  if (spare !== undefined) stageReplace();
   const h = spare === undefined ? callerNamed(fn, native.emptyStaged) : callerNamed(fn, () => native.emptyStaged(spare));
-  return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS]);
+  return new Tensor<D>(h, meta, st[STAGED_LAST_ADDRESS], lastSerial());
 }
 
 /**
