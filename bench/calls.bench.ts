@@ -24,7 +24,7 @@ import { allocate } from '../lib/ops/creation/creation';
 import { parseDevice } from '../lib/core/device';
 import { dtypeCode } from '../lib/core/dtype';
 import { opsLibrary } from '../lib/extension/runtime';
-import { pooledHandle, recycle, spentResult, stageResult } from '../lib/core/handle-pool';
+import { flushDeferred, pooledHandle, recycle, spentResult, stageResult } from '../lib/core/handle-pool';
 import { native } from '../lib/core/native';
 import { detectToolchain } from '../lib/toolkit/toolchain';
 import { STAGED_ARGS, STAGED_EMPTY, STAGED_OP_ARGS, stagingArea } from '../lib/core/staging';
@@ -51,6 +51,7 @@ function opLayers(device: 'cpu' | 'cuda'): { rows: string[][]; mul: number; pair
   const spare = gx.empty([1], { device });
   const hs = spare.handle('calls');
   spare.dispose();
+  flushDeferred();  // NOTE [ Deferred disposal ]: disposed now, its emptied handle pooled
   // dispose() pooled the handle: take it back, so the rows below have it to themselves and the recycle at the end pools it once.
   if (pooledHandle() !== hs) throw new Error('calls: the disposed spare handle was not the last one pooled');
   // The op's C++ alone (dispatch, the implementation, its launch), its arguments converted once: no N-API crossing.
