@@ -80,7 +80,7 @@ export type { Operand, ScalarOperand } from './ops/promotion';
 export type { OutOptions } from './ops/common';
 export type { ClampOptions, DivOptions, RoundingMode } from './ops/elementwise/elementwise';
 export type { ReduceOptions, ReduceDTypeOptions, ArgReduceOptions } from './ops/reduce/reduction';
-export type { FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis } from './ops/types';
+export type { FloatDType, IntegerDType, FloatResult, SumResult, ReduceArg, ReduceAxis, TestReduceOptions } from './ops/types';
 export type { Axes, AxisOptions } from './ops/axes';
 export { manualSeed, rand, randn, randint, uniform, Generator, type RandomOptions, type RandnOptions } from './ops/random/random';
 export {

@@ -43,6 +43,29 @@ deviceTest('any and all of uint8 give uint8, as torch.any / torch.all', (t, devi
   sameAsTorch(t, gx.all(i), 'bool', [], [1], 'torch.all(int8)');
 });
 
+deviceTest('any and all write their result into out (bool or uint8, whatever the input), and take no dtype, as torch.any / torch.all', (t, device) => {
+  using x = gx.tensor([[1, 0], [0, 3]], { device });
+  // torch.any(x, out=torch.full((), 7, dtype=torch.bool)) is out, True; before, out got the count (the sum) and a new tensor came back.
+  using ob = gx.full([], false, { dtype: 'bool', device });
+  t.is(gx.any(x, { out: ob }), ob);
+  sameAsTorch(t, ob, 'bool', [], [1], 'any(x, out=bool)');
+  // torch.all(x, dim=1, out=torch.full((2,), 9, dtype=torch.uint8)): tensor([0, 0], dtype=torch.uint8)
+  using ou = gx.full([2], 9, { dtype: 'uint8', device });
+  t.is(gx.all(x, 1, { out: ou }), ou);
+  sameAsTorch(t, ou, 'uint8', [2], [0, 0], 'all(x, 1, out=uint8)');
+  // torch.any(torch.tensor([1, 0], dtype=torch.uint8), out=torch.empty((), dtype=torch.bool)): tensor(True)
+  using u = gx.tensor([1, 0], { dtype: 'uint8', device });
+  using ub = gx.empty([], { dtype: 'bool', device });
+  t.is(u.any({ out: ub }), ub);
+  sameAsTorch(t, ub, 'bool', [], [1], 'any(u8, out=bool)');
+  // "any only supports bool tensor for result, got: Float"; any() takes no dtype.
+  using of = gx.empty([], { device });
+  t.throws(() => gx.any(x, { out: of } as never), { instanceOf: TypeError, message: 'gx.any: out must be a bool or uint8 tensor (as torch\'s), got float32 []' });
+  t.throws(() => x.all({ dtype: 'float32' } as never), { instanceOf: TypeError, message: /^Tensor\.all: unknown option 'dtype'/ });
+  using wrong = gx.empty([3], { dtype: 'bool', device });
+  t.throws(() => gx.any(x, 0, { out: wrong }), { message: 'gx.any: out has shape [3] but the result has shape [2]' });
+});
+
 deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tensor(5.), 0)', (t, device) => {
   using x = gx.tensor(5, { device });
   for (const k of [0, 1]) {

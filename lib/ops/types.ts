@@ -94,9 +94,16 @@ export interface MeanFn {
   <D extends DType>(x: Tensor<D>, opts?: ReduceArg): Tensor<D>;
 }
 
-/** gx.any and gx.all: bool, or uint8 for a uint8 input. */
+/** The options of gx.any and gx.all: an `out` is bool or uint8, whatever the input (as torch's). */
+export interface TestReduceOptions<O extends 'bool' | 'uint8' = 'bool' | 'uint8'> extends Omit<ReduceOptions, 'out'> {
+  out?: Tensor<O>;
+}
+
+/** gx.any and gx.all: bool, or uint8 for a uint8 input; the `out` given. */
 export interface TestReduceFn {
-  <D extends DType>(x: Tensor<D>, axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
+  <O extends 'bool' | 'uint8'>(x: Tensor, opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+  <O extends 'bool' | 'uint8'>(x: Tensor, axis: Axes | undefined, opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+  <D extends DType>(x: Tensor<D>, axis?: Axes | TestReduceOptions, opts?: TestReduceOptions): Tensor<TestResult<D>>;
 }
 
 export interface ArgReduceFn {

@@ -5,13 +5,14 @@
 import { zeros } from '../creation/creation';
 import { FLOAT_DTYPES, type DType } from '../../generated/dtypes';
 import { abs, add, eq, le, logicalAnd, logicalOr, lt, mul, ne, sub } from '../../generated/elementwise';
+import * as ops from '../../generated/ops';
 import { optionKeys } from '../../core/options';
 import { describeValue, equalShapes } from '../../core/shape';
-import type { Tensor } from '../../core/tensor';
+import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
-import type { Axes } from '../axes';
-import { checkTensor, optionsOf, tooManyArguments } from '../common';
-import { REDUCE, reduceOp, type ReduceOptions } from '../reduce/reduction';
+import { axisCallOptions, isOptions, type Axes } from '../axes';
+import { checkTensor, computeResult, describeOperand, optionsOf, tooManyArguments } from '../common';
+import { REDUCE, REDUCE_KEYS, reduceOp, type ReduceOptions } from '../reduce/reduction';
 import type { TestReduceFn } from '../types';
 import { axisFunction } from '../axis-function';
 import { astypeOp } from './elementwise';
@@ -24,17 +25,28 @@ function emptyAxisList(axis: unknown): boolean {
   return Array.isArray(a) && a.length === 0;
 }
 
+// torch.any / torch.all take an axis, keepdims and out, but no dtype: the result is bool (uint8 for a uint8 input).
+const TEST_KEYS = REDUCE_KEYS.filter((k) => k !== 'dtype');
+
 /**
  * Whether elements along `axis` satisfy `test` against 0, counted by a sum of `pick(t)`: bool,
- * but uint8 for a uint8 input, as torch.any / torch.all give (their one exception).
+ * but uint8 for a uint8 input, as torch.any / torch.all give (their one exception). `out`, as
+ * torch's, is bool or uint8 whatever the input, and gets the test's result (not the count).
  */
 function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: ReduceOptions | undefined, fn: string,
   pick: (t: Tensor) => Tensor, test: typeof eq): Tensor {
   const t = checkTensor(x, fn, 'input');
+  const { out, ...counted } = axisCallOptions<ReduceOptions>(axis, opts, fn, TEST_KEYS);
+  if (out !== undefined && !(out instanceof Tensor && (out.dtype === 'bool' || out.dtype === 'uint8'))) {
+    throw new TypeError(`${fn}: out must be a bool or uint8 tensor (as torch's), got ${describeOperand(out)}`);
+  }
+  const dtype = out?.dtype ?? (t.dtype === 'uint8' ? 'uint8' : 'bool');
   return tidy(() => {
     // torch.any(x, dim=()) reduces no dim (unlike sum's dim=[], NOTE in normalizeAxes): each element's own truth.
-    const r = emptyAxisList(axis) ? ne(t, 0) : test(reduceOp(REDUCE.sum, pick(t), axis, opts, fn), 0);
-    return t.dtype === 'uint8' ? astypeOp(r, 'uint8', fn) : r;
+    const r = emptyAxisList(axis) ? ne(t, 0) : test(reduceOp(REDUCE.sum, pick(t), isOptions(axis) ? undefined : axis, counted, fn), 0);
+    if (out === undefined) return dtype === 'uint8' ? astypeOp(r, 'uint8', fn) : r;
+    return computeResult(r.shape, dtype, r.device, fn, { out, inputs: [r], elementwise: true },
+      (dst) => ops.astype(fn, { self: r.handle(fn), out: dst.handle(fn) }));
   });
 }
 

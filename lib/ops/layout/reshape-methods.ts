@@ -9,7 +9,7 @@ import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import * as predicates from '../elementwise/predicates';
 import type { ReduceOptions } from '../reduce/reduction';
-import type { TestResult } from '../types';
+import type { TestReduceOptions, TestResult } from '../types';
 import * as repeat from './repeat';
 import * as reorder from './reorder';
 import * as split from './split';
@@ -35,9 +35,13 @@ declare module '../../core/tensor' {
     /** gx.repeatInterleave: each element `repeats` times along `axis`. @example x.repeatInterleave(2, 0) */
     repeatInterleave(repeats: number, axis?: number): Tensor<D>;
     /** gx.any: whether any element is nonzero, over `axis` or all (bool; uint8 for uint8). @example x.gt(0).any(1) */
-    any(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
+    any<O extends 'bool' | 'uint8'>(opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+    any<O extends 'bool' | 'uint8'>(axis: Axes | undefined, opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+    any(axis?: Axes | TestReduceOptions, opts?: TestReduceOptions): Tensor<TestResult<D>>;
     /** gx.all: whether every element is nonzero, over `axis` or all (bool; uint8 for uint8). @example x.isfinite().all().item() */
-    all(axis?: Axes | ReduceOptions, opts?: ReduceOptions): Tensor<TestResult<D>>;
+    all<O extends 'bool' | 'uint8'>(opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+    all<O extends 'bool' | 'uint8'>(axis: Axes | undefined, opts: TestReduceOptions<O> & { out: Tensor<O> }): Tensor<O>;
+    all(axis?: Axes | TestReduceOptions, opts?: TestReduceOptions): Tensor<TestResult<D>>;
     /** gx.isnan: the NaN elements. @example x.isnan() */
     isnan(): Tensor<'bool'>;
     /** gx.isinf: the infinite elements. @example x.isinf() */
