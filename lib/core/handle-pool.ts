@@ -73,10 +73,12 @@ export function resultHandle(): NativeTensor | undefined {
  * gx.memory's functions call it first, as do graph capture and the profiler.
  */
 export function flushDeferred(): void {
-  for (let h = deferred.pop(); h !== undefined; h = deferred.pop()) {
+  // Oldest first, so that the most recently disposed handle is the next one reused, as without the deferral.
+  for (const h of deferred) {
     native.dispose(h);
     recycle(h);
   }
+  deferred.length = 0;
   deferredSerials.length = 0;
 }
 
