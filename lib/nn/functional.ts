@@ -32,7 +32,6 @@ export {
   type Reduction, type LossOptions, type SmoothL1Options, type HuberOptions, type NllOptions, type CrossEntropyOptions,
   type BceOptions, type BceWithLogitsOptions,
 } from './losses';
-export { floatingArg } from './args';
 export { rmsNorm, bilinear, finfoEps } from './functional-norms';
 export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention-functional';
 
