@@ -13,9 +13,9 @@ struct StreamBox {
   static constexpr const char* kName = "Stream";
   cuda::Stream stream;
   int device;
-  bool owned;  // created by gx.Stream (destroyed with the handle), or a core stream
+  bool owned;  // created by gx.Stream (dropped with the handle, NOTE [ Streams are kept ]), or a core stream
   ~StreamBox() {
-    if (owned) cuda::destroy_stream(device, stream);
+    if (owned) cuda::drop_stream(device, stream);
   }
 };
 

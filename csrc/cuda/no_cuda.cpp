@@ -33,7 +33,7 @@ void destroy_event(Event) noexcept {}
 void nvtx_range_push(const char*) noexcept {}
 void nvtx_range_pop() noexcept {}
 Stream create_stream(int, bool, int) { not_compiled("Stream"); }
-void destroy_stream(int, Stream) noexcept {}
+void drop_stream(int, Stream) noexcept {}
 bool stream_done(Stream) { not_compiled("Stream"); }
 void stream_wait_event(Stream, Event, bool) { not_compiled("Stream"); }
 void join_streams(Stream, Stream, int) { not_compiled("join_streams"); }

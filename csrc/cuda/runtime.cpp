@@ -6,9 +6,11 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "base/device.h"
 #include "cuda/cuda_check.h"
@@ -276,25 +278,69 @@ void mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
   GX_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
+// NOTE [ Streams are kept ]
+// The CUDA stream of a gx.Stream outlives its handle. Memory the program
+// declared used on a stream (recordStream) has an event recorded on that
+// stream when it is freed (NOTE [ Cross-stream frees ] in caching_allocator.cpp),
+// and pinned memory on the stream of its last copy; that free may come long
+// after the handle went: at a disposal carried by a later call (NOTE [ Deferred
+// disposal ] in binding/tensor_handle.h), or from a finalizer at exit. On a
+// destroyed stream that record is undefined (it crashed a test process at exit
+// on an H200 host). So, as torch's stream pool does, a dropped stream is kept
+// and handed to the next gx.Stream of its device, flags and priority: a stream
+// handle stays valid for the whole process, at most as many streams exist as
+// were ever alive at once, and the blocks the allocator keeps for a stream are
+// reused in that stream's own order.
+namespace {
+struct KeptStream {
+  int device;
+  unsigned flags;
+  int priority;
+  cudaStream_t stream;
+};
+std::mutex g_kept_mu;
+std::vector<KeptStream> g_kept;
+}  // namespace
+
 Stream create_stream(int device, bool non_blocking, int priority) {
   check_device(device, "Stream");
   CoreDeviceGuard guard(device);
   int least = 0, greatest = 0;
   GX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   const int p = priority < greatest ? greatest : (priority > least ? least : priority);
+  const unsigned flags = non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
+  {
+    std::lock_guard<std::mutex> lock(g_kept_mu);
+    for (size_t i = 0; i < g_kept.size(); ++i) {
+      const KeptStream& k = g_kept[i];
+      if (k.device != device || k.flags != flags || k.priority != p) continue;
+      cudaStream_t st = k.stream;
+      g_kept[i] = g_kept.back();
+      g_kept.pop_back();
+      return st;
+    }
+  }
   cudaStream_t st = nullptr;
-  GX_CUDA_CHECK(cudaStreamCreateWithPriority(&st, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault, p));
+  GX_CUDA_CHECK(cudaStreamCreateWithPriority(&st, flags, p));
   return st;
 }
 
-void destroy_stream(int device, Stream stream) noexcept {
+void drop_stream(int device, Stream stream) noexcept {
   if (stream == nullptr) return;
-  // A stream that is still current somewhere must not dangle: callers restore
-  // the previous current stream before dropping theirs (lib/core/stream.ts).
-  int prev = 0;
-  const bool switched = cudaGetDevice(&prev) == cudaSuccess && prev != device && cudaSetDevice(device) == cudaSuccess;
-  cudaStreamDestroy(static_cast<cudaStream_t>(stream));  // returns at once; work already queued completes
-  if (switched) cudaSetDevice(prev);
+  // NOTE [ Streams are kept ]: not destroyed, kept for the next gx.Stream like it.
+  unsigned flags = 0;
+  int priority = 0;
+  const auto st = static_cast<cudaStream_t>(stream);
+  if (cudaStreamGetFlags(st, &flags) != cudaSuccess || cudaStreamGetPriority(st, &priority) != cudaSuccess) {
+    (void)cudaGetLastError();  // the context is going away: nothing more to do with it
+    return;
+  }
+  try {
+    std::lock_guard<std::mutex> lock(g_kept_mu);
+    g_kept.push_back(KeptStream{device, flags, priority, st});
+  } catch (...) {
+    // No memory for the entry: the stream stays alive, unlisted, rather than be destroyed.
+  }
 }
 
 bool stream_done(Stream stream) {

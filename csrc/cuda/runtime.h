@@ -67,7 +67,9 @@ void synchronize_stream(Stream stream);
 // priority: lower numbers are higher priority (CUDA's convention); clamped to
 // the device's range. non_blocking: no implicit ordering with stream 0.
 Stream create_stream(int device, bool non_blocking, int priority);
-void destroy_stream(int device, Stream stream) noexcept;
+// A stream the program no longer holds: kept for the next create_stream like it, never destroyed
+// (NOTE [ Streams are kept ] in runtime.cpp).
+void drop_stream(int device, Stream stream) noexcept;
 // True when all work queued on `stream` has completed.
 bool stream_done(Stream stream);
 // external: inside a stream capture the wait becomes an event wait node of the
