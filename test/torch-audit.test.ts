@@ -66,6 +66,26 @@ deviceTest('any and all write their result into out (bool or uint8, whatever the
   t.throws(() => gx.any(x, 0, { out: wrong }), { message: 'gx.any: out has shape [3] but the result has shape [2]' });
 });
 
+deviceTest('Tensor.flip() with no axes is refused, as torch\'s ("flip() missing required argument dims"); flip([]) is a copy', (t, device) => {
+  using x = gx.tensor([[1, 2], [3, 4]], { device });
+  t.throws(() => (x.flip as () => gx.Tensor)(), { instanceOf: TypeError, message: /^Tensor\.flip: takes the axes to reverse/ });
+  using same = x.flip([]);  // torch.tensor([[1, 2], [3, 4]]).flip([]): tensor([[1, 2], [3, 4]])
+  sameAsTorch(t, same, 'float32', [2, 2], [1, 2, 3, 4], 'x.flip([])');
+  using both = x.flip(0, 1);  // x.flip(0, 1): tensor([[4, 3], [2, 1]])
+  sameAsTorch(t, both, 'float32', [2, 2], [4, 3, 2, 1], 'x.flip(0, 1)');
+});
+
+deviceTest('view() and reshape() with no shape are refused, as torch\'s; [] gives the 0-d view of one element', (t, device) => {
+  using one = gx.tensor([5], { device });
+  // torch.tensor([5.]).view(): "view() received an invalid combination of arguments - got ()"; .reshape(): "missing ... shape"
+  t.throws(() => (one.view as () => gx.Tensor)(), { instanceOf: TypeError, message: /^Tensor\.view: takes the new shape/ });
+  t.throws(() => (one.reshape as () => gx.Tensor)(), { instanceOf: TypeError, message: /^Tensor\.reshape: takes the new shape/ });
+  using scalar = one.view([]);  // torch.tensor([5.]).view([]): tensor(5.)
+  sameAsTorch(t, scalar, 'float32', [], [5], 'view([])');
+  using again = one.reshape([]);
+  sameAsTorch(t, again, 'float32', [], [5], 'reshape([])');
+});
+
 deviceTest('topk of a 0-d tensor with k 0 gives the element, as torch.topk(tensor(5.), 0)', (t, device) => {
   using x = gx.tensor(5, { device });
   for (const k of [0, 1]) {

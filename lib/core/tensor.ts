@@ -389,7 +389,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
    */
   view(...shape: number[] | [readonly number[]]): Tensor<D> {
     const m = this.#info('Tensor.view');
-    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.view');
+    const target = inferShape(flatShape(shape, 'Tensor.view'), numelOf(m.shape), m.shape, 'Tensor.view');
     const strides = viewStrides(m.shape, m.strides, target);
     if (strides === undefined) {
       throw new Error(
@@ -405,7 +405,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   /** view() when possible, else a contiguous copy with the new shape. */
   reshape(...shape: number[] | [readonly number[]]): Tensor<D> {
     const m = this.#info('Tensor.reshape');
-    const target = inferShape(flatShape(shape), numelOf(m.shape), m.shape, 'Tensor.reshape');
+    const target = inferShape(flatShape(shape, 'Tensor.reshape'), numelOf(m.shape), m.shape, 'Tensor.reshape');
     const strides = viewStrides(m.shape, m.strides, target);
     let out: Tensor<D>;
     if (strides !== undefined) {
@@ -590,6 +590,8 @@ function readbackBuffer(m: Meta, fn: string): ArrayBuffer {
 }
 
 /** Accepts view(2, 3) and view([2, 3]). */
-function flatShape(args: number[] | [readonly number[]]): number[] {
+function flatShape(args: number[] | [readonly number[]], fn: string): number[] {
+  // No argument at all is refused, as torch's view() / reshape(): it read as [], a 0-d result, with no word.
+  if (args.length === 0) throw new TypeError(`${fn}: takes the new shape, each size as an argument or as a list (x.view(2, 3), x.view([2, 3]); [] for 0-d)`);
   return args.length === 1 && Array.isArray(args[0]) ? (args[0] as number[]).slice() : (args as number[]);
 }

@@ -65,7 +65,9 @@ export const RESHAPE_METHODS: TensorMethods = {
     return split.unbind(this, axis);
   },
   flip(this: Tensor, ...axes: number[] | [readonly number[]]) {
-    // flip(0, 1) flips both axes (it flipped the first only, the second argument dropped).
+    // flip(0, 1) flips both axes (it flipped the first only, the second argument dropped); flip() is refused, as torch's
+    // (it gave an unflipped copy); flip([]) is the copy torch's gives.
+    if (axes.length === 0) throw new TypeError('Tensor.flip: takes the axes to reverse, each as an argument or as a list: x.flip(0), x.flip([0, 1])');
     return reorder.flip(this, axes.length === 1 ? axes[0] : (axes as number[]));
   },
   roll(this: Tensor, shifts: number | readonly number[], axes?: number | readonly number[]) {

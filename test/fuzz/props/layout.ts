@@ -342,7 +342,7 @@ function callOf(op: LayoutName, method: boolean, a: readonly unknown[], seeds: r
     }
     case 'view': {
       const t = viewShape(shape, seeds[2]);
-      return (x) => x.view(...t);
+      return (x) => (t.length === 0 ? x.view(t) : x.view(...t));  // view() with no size at all is refused, as torch's
     }
     case 'reshape': {
       const t = viewShape(shape, seeds[2]);
