@@ -44,7 +44,7 @@
 // tensor cache, from which the new one is then allocated), only when the
 // serials match. So no live tensor, a user's `out` among them, is ever taken
 // for a deferred one. What deferred tensors hold is bounded (JS keeps at most
-// 256, each of at most 8 KiB), and what counts live tensors or memory, or
+// MAX_DEFERRED of handle-pool.ts, each of at most kDeferrableBytes), and what counts live tensors or memory, or
 // changes the allocators (gx.memory's functions, a graph capture, the
 // profiler), first has JS dispose them. A call that fails before reaching the
 // handle leaves it as it was, and JS then disposes it as usual.

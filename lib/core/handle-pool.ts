@@ -22,7 +22,7 @@ import {
 
 // Enough for the temporaries of a step of small ops; a handle beyond it is left to the collector.
 const MAX_POOLED = 1024;
-// Disposals left to later op calls: at most this many, each of at most 8 KiB (the core's kDeferrableBytes).
+// Disposals left to later op calls: at most this many, each no larger than the core's kDeferrableBytes.
 const MAX_DEFERRED = 256;
 
 const pool: NativeTensor[] = [];

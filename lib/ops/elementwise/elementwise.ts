@@ -364,11 +364,11 @@ export function clampOp(a: unknown, minArg: unknown, maxArg: unknown, fn: string
   return result;
 }
 
-/** @internal A copy of x converted to `dtype`. */
-export function astypeOp(a: unknown, dtype: unknown, fn: string): Tensor {
+/** @internal A copy of x converted to `dtype`, into `out` when given (checked as every op's out). */
+export function astypeOp(a: unknown, dtype: unknown, fn: string, out?: Tensor): Tensor {
   const x = checkTensor(a, fn, 'self');
   const d = parseDType(dtype, fn);
-  const result = computeResult(x.shape, d, x.device, fn, { inputs: [], elementwise: true },
+  const result = computeResult(x.shape, d, x.device, fn, { out, inputs: out === undefined ? [] : [x], elementwise: true },
     (r) => ops.astype(fn, { self: x.handle(fn), out: r.handle(fn) }));
   if (shouldRecord(x)) recorders.astype?.(x, result);
   return result;

@@ -5,13 +5,12 @@
 import { zeros } from '../creation/creation';
 import { FLOAT_DTYPES, type DType } from '../../generated/dtypes';
 import { abs, add, eq, le, logicalAnd, logicalOr, lt, mul, ne, sub } from '../../generated/elementwise';
-import * as ops from '../../generated/ops';
 import { optionKeys } from '../../core/options';
 import { describeValue, equalShapes } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { axisCallOptions, isOptions, type Axes } from '../axes';
-import { checkTensor, computeResult, describeOperand, optionsOf, tooManyArguments } from '../common';
+import { checkTensor, describeOperand, optionsOf, tooManyArguments } from '../common';
 import { REDUCE, REDUCE_KEYS, reduceOp, type ReduceOptions } from '../reduce/reduction';
 import type { TestReduceFn } from '../types';
 import { axisFunction } from '../axis-function';
@@ -44,9 +43,7 @@ function countTest(x: unknown, axis: Axes | ReduceOptions | undefined, opts: Red
   return tidy(() => {
     // torch.any(x, dim=()) reduces no dim (unlike sum's dim=[], NOTE in normalizeAxes): each element's own truth.
     const r = emptyAxisList(axis) ? ne(t, 0) : test(reduceOp(REDUCE.sum, pick(t), isOptions(axis) ? undefined : axis, counted, fn), 0);
-    if (out === undefined) return dtype === 'uint8' ? astypeOp(r, 'uint8', fn) : r;
-    return computeResult(r.shape, dtype, r.device, fn, { out, inputs: [r], elementwise: true },
-      (dst) => ops.astype(fn, { self: r.handle(fn), out: dst.handle(fn) }));
+    return out !== undefined || dtype === 'uint8' ? astypeOp(r, dtype, fn, out) : r;
   });
 }
 
