@@ -28,7 +28,8 @@ export { eye, emptyLike, zerosLike, onesLike, fullLike, randLike, randnLike } fr
 export { save, loadTensors, loadTensor, inspectTensors, type SaveOptions, type LoadTensorsOptions, type InspectTensorsOptions, type FileFormat, type TensorFileInfo, type TensorInfo } from './io/files';
 export type { TensorOptions, EmptyOptions, TensorData } from './ops/creation/creation';
 export { Device, type DeviceLike, type DeviceType } from './core/device';
-export { DTYPES, DTYPE_INFO, type DType } from './core/dtype';
+export { DTYPES, DTYPE_INFO } from './generated/dtypes';
+export type { DType } from './core/dtype';
 export type { ValueArrayMap, StorageArrayMap, DTypeInfo, DTypeKind } from './generated/dtypes';
 export * as memory from './core/memory';
 export * as profiler from './profiler/index';
@@ -73,7 +74,8 @@ export {
   square, trunc, nanToNum,
 } from './generated/elementwise';
 export { where, clamp, astype } from './ops/elementwise/functions';
-export { sum, prod, mean, max, min, argmax, argmin } from './ops/reduce/functions';
+export { sum, prod, mean, argmax, argmin } from './ops/reduce/functions';
+export { max, min } from './ops/reduce/extremum';
 export type { ExtremumFn, ExtremumOptions } from './ops/reduce/extremum';
 export { resultType, promoteTypes, canCast } from './ops/promotion';
 export type { Operand, ScalarOperand } from './ops/promotion';
@@ -107,7 +109,9 @@ export {
   scatterReduce, indexAdd, maskedSelect, nonzero, bincount, histc,
   type ScatterReduction, type ScatterReduceOptions, type IndexAddOptions, type NonzeroOptions, type BincountOptions, type HistcOptions,
 } from './ops/indexing/scatter-family';
-export { softmax, logSoftmax, logsumexp, var, std, cumsum, type SoftmaxOptions, type LogsumexpOptions, type VarOptions, type CumsumOptions } from './ops/softmax/softmax';
+export { softmax, logSoftmax, type SoftmaxOptions } from './ops/softmax/softmax';
+export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from './ops/reduce/statistics';
+export { cumsum, type CumsumOptions } from './ops/reduce/scan';
 export { diff, cumprod, type DiffOptions, type CumprodOptions } from './ops/reduce/scan';
 export { cummax, cummin } from './ops/reduce/scan-extremum';
 export { nansum, nanmean, countNonzero, amax, amin, aminmax, type NanReduceOptions, type AminmaxResult, type AminmaxFields } from './ops/reduce/statistics-nan';

@@ -11,8 +11,9 @@ import { flushDeferred, resultHandle, recycle, spentResult, stageResult } from '
 import { dtypeCode } from '../lib/core/dtype';
 import { parseDevice } from '../lib/core/device';
 import { native } from '../lib/core/native';
-import { opsLibrary } from '../lib/ops/library';
+
 import { deviceTestSerial, randomValues, sameValues } from './helpers';
+import { opsLibrary } from '../lib/extension/runtime';
 
 const f32 = (x: number): number => Math.fround(x);
 

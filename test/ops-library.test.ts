@@ -8,7 +8,8 @@ import fs from 'fs';
 import path from 'path';
 
 import * as gx from '../lib';
-import { opsLibrary, opsLibraryPath } from '../lib/ops/library';
+import { opsLibrary, opsLibraryPath } from '../lib/extension/runtime';
+
 
 const root = path.resolve(__dirname, '../..');
 

@@ -3,8 +3,9 @@
 import type { DeviceLike } from './device';
 import { cudaIndex } from './gpus';
 import { native, type NativeDeviceProperties } from './native';
+export { deviceCount } from './device';
 
-export { isAvailable, deviceCount, unavailableReason, isCompiled, setDevice, currentDevice } from './gpus';
+export { isAvailable, unavailableReason, isCompiled, setDevice, currentDevice } from './gpus';
 export { currentStream } from './stream';
 export { graph, CUDAGraph, type GraphOptions } from './graph';
 export { graphStep, type GraphedStep, type GraphStepOptions, type StepOutputs } from './graph-step';

@@ -9,7 +9,7 @@ import {
 } from './half';
 import { describeValue } from './shape';
 
-export { DTYPES, DTYPE_INFO, type DType };
+export type { DType };
 
 /** The default dtype for JS numbers (as in tfjs and torch.get_default_dtype()). */
 export const DEFAULT_FLOAT: DType = 'float32';

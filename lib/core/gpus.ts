@@ -8,7 +8,6 @@ import { prebuildTag } from '../platform/binaries';
 import { native, nativeOrigin } from './native';
 import { describeValue } from './shape';
 
-export { deviceCount };
 
 /** True when the core was built with CUDA and at least one GPU is usable. */
 export function isAvailable(): boolean {

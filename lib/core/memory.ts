@@ -1,6 +1,6 @@
 // gx.memory: what the allocators hold, per device.
-import { parseDevice, type DeviceLike } from './device';
-import { checkDevice, deviceCount, limitBytes } from './gpus';
+import { parseDevice, type DeviceLike, deviceCount } from './device';
+import { checkDevice, limitBytes } from './gpus';
 import { logger } from '../platform/log';
 import { flushDeferred } from './handle-pool';
 import { native, type NativeMemoryStats } from './native';

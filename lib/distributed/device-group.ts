@@ -6,9 +6,8 @@
 // store is involved; the ranks are the devices, in the order given. The
 // methods are generated from the collective table (those it marks for a
 // device group); each call is checked here, once (NOTE [ Backends ]).
-import { parseDevice, type Device, type DeviceLike } from '../core/device';
+import { deviceCount, parseDevice, type Device, type DeviceLike } from '../core/device';
 import { DeviceGroupCollectives, type Collective, type ReduceOp } from '../generated/collectives';
-import { deviceCount } from '../core/gpus';
 import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import { callOf, checkOp, checkStacked, stacked, type Backend } from './backend';

@@ -29,7 +29,6 @@ const trust = lazyModule(() => require('./trust') as typeof import('./trust'));
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export type { ReduceOp } from '../generated/collectives';
-export { Work } from './work';
 
 const INIT_KEYS = optionKeys<InitOptions>({ rank: true, worldSize: true, masterAddr: true, masterPort: true, timeoutMs: true, device: true, store: true });
 const STORE_KEYS = optionKeys<StoreOptions>({ maxHeaderBytes: true, maxPayloadBytes: true, authTimeoutMs: true, frameTimeoutMs: true });

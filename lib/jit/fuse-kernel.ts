@@ -18,7 +18,7 @@ import { checkOptions, optionKeys } from '../core/options';
 import { Tensor } from '../core/tensor';
 import * as ew from '../generated/elementwise';
 import { clamp, where } from '../ops/elementwise/functions';
-import { max, min, prod, sum } from '../ops/reduce/functions';
+import { prod, sum } from '../ops/reduce/functions';
 import { amax, amin } from '../ops/reduce/statistics-nan';
 import { lerp } from '../ops/elementwise/lerp';
 import { elementwiseKernel, type ElementwiseKernel } from '../rtc/elementwise';
@@ -31,6 +31,7 @@ import { FUSE_PREAMBLE, fuseCompileOptions, fuseHeaders, fuseOpCalls, paramTy } 
 import { JIT_HELPERS, Module, scalarFunction } from './translate';
 import { C_TYPE, isFloat, type ScalarDType } from './types';
 import { isDType, type DType } from '../core/dtype';
+import { max, min } from '../ops/reduce/extremum';
 
 const debug = logger('fuse');
 const OPTION_KEYS = optionKeys<FuseOptions>({ name: true });

@@ -10,7 +10,6 @@ import {
 import { bumpVersion, inPlaceRefusal, recorders, writeInGraph } from '../tape/graph';
 import { contiguousMeta, copyValues, Tensor } from '../core/tensor';
 import { checkOptions, optionKeys, tooManyArguments } from '../core/options';
-export { tooManyArguments };
 import { namedForCaller } from './library';
 import { overlapsInputs } from './overlap';
 import { canCast, type Operand } from './promotion';

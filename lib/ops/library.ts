@@ -5,8 +5,6 @@
 // registry and schema checks as a user's.
 import { BUILD_CMD, opsLibrary } from '../extension/runtime';
 
-export { BUILTIN_NAMESPACE, opsLibrary, opsLibraryPath } from '../extension/runtime';
-
 /** One built-in op, its id resolved on first use. */
 export class OpRef {
   #id = -1;

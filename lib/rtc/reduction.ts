@@ -10,8 +10,8 @@
 // contiguous inputs skips even that), allocates the output with allocate()
 // and launches through RawKernel.launchPrepared.
 import type { Device } from '../core/device';
-import { DTYPE_INFO, isDType, type DType } from '../core/dtype';
-import { COMPUTE_DTYPE } from '../generated/dtypes';
+import { isDType, type DType } from '../core/dtype';
+import { COMPUTE_DTYPE, DTYPE_INFO } from '../generated/dtypes';
 import { allocate } from '../ops/creation/creation';
 import { Tensor } from '../core/tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../core/shape';

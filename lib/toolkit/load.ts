@@ -11,9 +11,9 @@ import type { BuildEvent } from './build';
 import type { DefineValue } from './config';
 import { ConfigError, displayPath } from './errors';
 import { lazyModule } from '../platform/lazy';
-import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction } from '../extension/runtime';
+import { loadLibrary, namespaceOwner, type OpDescriptor, type OpFunction, BUILTIN_NAMESPACE } from '../extension/runtime';
 import { checkOptions, optionKeys } from '../core/options';
-import { BUILTIN_NAMESPACE } from '../ops/library';
+
 import type { OpsOf } from '../extension/schema-types';
 
 // The build (its compilers, child processes, config reader and lock) loads with the first gx.load, not with

@@ -11,10 +11,9 @@ import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
 import {
-  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, tooManyArguments,
-  type OutOptions,
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, type OutOptions,
 } from '../common';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 import { isFloating, isIntegral, resultType, type ScalarOperand } from '../promotion';
 
 // --- scalars ------------------------------------------------------------------

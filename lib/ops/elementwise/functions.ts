@@ -4,7 +4,8 @@ import { astypeOp, clampOp, whereOp } from './elementwise';
 import type { ClampFn, WhereFn } from '../types';
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
-import { tooManyArguments } from '../common';
+import { tooManyArguments } from '../../core/options';
+
 
 // --- where, clamp, astype -------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // declared and installed (by lib/register.ts) as NOTE [ Tensor methods ] (install.ts) says.
 import type { DType } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
-import { tooManyArguments, type OutOptions } from '../common';
+import { type OutOptions } from '../common';
 import { astypeOp, BINARY, binaryOp, clampOp, UNARY, unaryArgs, unaryOp, whereOp, type BinaryName, type ClampOptions, type UnaryName } from './elementwise';
 import type { Operand } from '../promotion';
 import type { TensorMethods } from '../install';
@@ -11,6 +11,7 @@ import type { FloatDType, ReduceArg, ReduceAxis, SumResult } from '../types';
 import { extremumImpl, type ExtremumOptions } from '../reduce/extremum';
 import type { SortResult } from '../sort/sorting';
 import { axisMethod } from '../axis-function';
+import { tooManyArguments } from '../../core/options';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType = DType> {

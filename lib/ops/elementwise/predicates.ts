@@ -5,12 +5,12 @@
 import { zeros } from '../creation/creation';
 import { FLOAT_DTYPES, type DType } from '../../generated/dtypes';
 import { abs, add, eq, le, logicalAnd, logicalOr, lt, mul, ne, sub } from '../../generated/elementwise';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 import { describeValue, equalShapes } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { axisCallOptions, isOptions, type Axes } from '../axes';
-import { checkTensor, describeOperand, optionsOf, tooManyArguments } from '../common';
+import { checkTensor, describeOperand, optionsOf } from '../common';
 import { REDUCE, REDUCE_KEYS, reduceOp, type ReduceOptions } from '../reduce/reduction';
 import type { TestReduceFn } from '../types';
 import { axisFunction } from '../axis-function';

@@ -11,7 +11,8 @@ import { indexRead, parseIndexString, type IndexItem } from './index-expr';
 import { indexPutImpl, indexWrite, type IndexPutOptions } from './index-write';
 import * as family from './scatter-family';
 import type { BincountOptions, HistcOptions, IndexAddOptions, NonzeroOptions, ScatterReduceOptions, ScatterReduction } from './scatter-family';
-import { tooManyArguments } from '../common';
+import { tooManyArguments } from '../../core/options';
+
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {

@@ -19,12 +19,12 @@
 // their axis positionally or as { axis } (NOTE [ Axis forms ] in axes.ts).
 import { allocate } from '../creation/creation';
 import type { DType } from '../../core/dtype';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 import { contiguousStrides, describeValue, formatShape, MAX_DIMS } from '../../core/shape';
 import { record, shouldRecord } from '../../tape/graph';
 import { copyValues, Tensor } from '../../core/tensor';
 import { axisCallOptions, axisOfCall, normalizeAxis, normalizeAxisList, type Axes, type AxisOptions } from '../axes';
-import { tooManyArguments } from '../common';
+
 
 /**
  * One dimension of a {@link sliceDims} call: an integer picks that index and

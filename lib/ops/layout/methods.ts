@@ -7,7 +7,8 @@ import type { Tensor } from '../../core/tensor';
 import type { Axes, AxisOptions } from '../axes';
 import type { TensorMethods } from '../install';
 import * as ops from './layout';
-import { tooManyArguments } from '../common';
+import { tooManyArguments } from '../../core/options';
+
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {

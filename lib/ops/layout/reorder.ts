@@ -17,8 +17,9 @@ import { noGrad } from '../../tape/mode';
 import { describeValue } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { normalizeAxisList } from '../axes';
-import { checkTensor, tooManyArguments } from '../common';
+import { checkTensor } from '../common';
 import { cat, checkInt, narrow } from './layout';
+import { tooManyArguments } from '../../core/options';
 
 /** f applied to x along each axis in turn, intermediates disposed; a copy even for no axes. */
 export function alongAxes<D extends DType>(x: Tensor<D>, axes: readonly number[], f: (t: Tensor<D>, d: number, i: number) => Tensor<D>): Tensor<D> {

@@ -6,9 +6,9 @@ import type { DType } from '../../core/dtype';
 import { formatShape, describeValue } from '../../core/shape';
 import { Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkTensor, optionsOf, tooManyArguments } from '../common';
+import { checkTensor, optionsOf } from '../common';
 import { checkInt, expand } from './layout';
-import { optionKeys } from '../../core/options';
+import { optionKeys, tooManyArguments } from '../../core/options';
 
 function intList(v: unknown, fn: string, name: string): number[] {
   if (!Array.isArray(v)) throw new TypeError(`${fn}: ${name} must be an array of integers, got ${describeValue(v)}`);

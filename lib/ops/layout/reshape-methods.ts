@@ -13,8 +13,9 @@ import type { TestReduceOptions, TestResult } from '../types';
 import * as repeat from './repeat';
 import * as reorder from './reorder';
 import * as split from './split';
-import { tooManyArguments } from '../common';
+
 import { axisMethod } from '../axis-function';
+import { tooManyArguments } from '../../core/options';
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {

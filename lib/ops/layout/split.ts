@@ -5,8 +5,9 @@ import type { DType } from '../../core/dtype';
 import { describeValue, formatShape } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { normalizeAxis } from '../axes';
-import { checkTensor, tooManyArguments } from '../common';
+import { checkTensor } from '../common';
 import { checkInt, narrow, sliceDims } from './layout';
+import { tooManyArguments } from '../../core/options';
 
 /** Views of `sizes` consecutive lengths along axis d. */
 function pieces<D extends DType>(x: Tensor<D>, d: number, sizes: readonly number[]): Tensor<D>[] {

@@ -6,11 +6,12 @@
 import { formatShape } from '../../core/shape';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
-import { checkTensor, tooManyArguments } from '../common';
+import { checkTensor } from '../common';
 import { BINARY, binaryOp } from '../elementwise/elementwise';
 import { normalizeAxis } from '../axes';
 import { checkInt, permute } from '../layout/layout';
 import { matmul } from './matmul';
+import { tooManyArguments } from '../../core/options';
 
 /**
  * The matrix product of two 2-d tensors, as torch.mm (no broadcasting, no

@@ -9,8 +9,8 @@ import { noGrad } from '../../tape/mode';
 import { type Tensor } from '../../core/tensor';
 import { detBackward, invBackward, slogdetBackward, solveBackward } from './lu-backward';
 import { named } from '../named';
-import { optionsOf, tooManyArguments } from '../common';
-import { booleanOption, optionKeys } from '../../core/options';
+import { optionsOf } from '../common';
+import { booleanOption, optionKeys, tooManyArguments } from '../../core/options';
 import { detUnrecorded, invUnrecorded, isVectorRhs, slogdetUnrecorded, solveUnrecorded, type SlogdetResult } from './lu-kernels';
 
 export type { SlogdetResult } from './lu-kernels';

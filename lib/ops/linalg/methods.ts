@@ -11,7 +11,8 @@ import type { Axes } from '../axes';
 import type { TensorMethods } from '../install';
 import { tensorNorm, type NormOptions } from './norms';
 import * as products from './products';
-import { tooManyArguments } from '../common';
+import { tooManyArguments } from '../../core/options';
+
 
 declare module '../../core/tensor' {
   interface Tensor<D extends DType> {

@@ -15,8 +15,7 @@ export const sum = axisFunction<SumFn>('sum', 'axis?', reduceWith(REDUCE.sum));
 export const prod = axisFunction<SumFn>('prod', 'axis?', reduceWith(REDUCE.prod));
 /** Mean over axes; floating inputs only (or ask for `{ dtype: 'float32' }`). */
 export const mean = axisFunction<MeanFn>('mean', 'axis?', reduceWith(REDUCE.mean));
-// max and min in torch's three forms: ./extremum.ts (NOTE [ The forms of max and min ]).
-export { max, min } from './extremum';
+// max and min in torch's three forms are in ./extremum.ts (NOTE [ The forms of max and min ]).
 /** Index (int64) of the first maximum along one axis, or into the flattened tensor. @example gx.argmax(logits, 1) */
 export const argmax = axisFunction<ArgReduceFn>('argmax', 'axis?', reduceWith(REDUCE.argmax));
 /** Index (int64) of the first minimum along one axis, or into the flattened tensor. */

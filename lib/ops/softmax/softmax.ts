@@ -1,8 +1,7 @@
 // gx.softmax and gx.logSoftmax along one axis (torch.softmax,
 // torch.log_softmax), numerically stable (the line's maximum is subtracted
-// first). This module also gathers the other ops of its family for
-// lib/index.ts: logsumexp, var and std (statistics.ts) and cumsum (scan.ts);
-// their Tensor methods are in methods.ts.
+// first). The Tensor methods of its family (softmax, logsumexp, var, std,
+// cumsum) are in methods.ts.
 //
 // The kernels are in ops/softmax/ (softmax.h: the schemas); CUDA rows along a
 // contiguous last axis take the fast path (a warp or a block per row, the row
@@ -19,8 +18,6 @@ import { isFloating } from '../promotion';
 import type { FloatDType } from '../types';
 import { axisFunction } from '../axis-function';
 
-export { logsumexp, variance as var, std, type LogsumexpOptions, type VarOptions } from '../reduce/statistics';
-export { cumsum, type CumsumOptions } from '../reduce/scan';
 
 export interface SoftmaxOptions<E extends FloatDType = FloatDType> extends AxisOptions {
   /** Convert the input to this floating dtype first, as torch's `dtype` argument; the result has it. */
