@@ -64,7 +64,11 @@
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       # -ffile-prefix-map: __FILE__ (in error messages) says csrc/..., not the
       # builder's checkout path, which a packed prebuilt binary would carry.
+      # -fvisibility=hidden: the addon exports only its N-API entry (extensions reach the core through the
+      # table gx_extension_init_v1 hands them, csrc/include/gpuext/api.h), so calls inside the core
+      # bind locally, not through the PLT. Its thread_locals: NOTE [ Thread-locals of the core ].
       "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                    "-fvisibility=hidden", "-fvisibility-inlines-hidden",
                     "-ffile-prefix-map=<(module_root_dir)/="],
       "conditions": [
         ["with_cuda==1", {
@@ -86,7 +90,7 @@
               "inputs": ["<(RULE_INPUT_PATH)"],
               "outputs": ["<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
               "action": [
-                "<(cuda_home)/bin/nvcc", "-std=c++17", "-O3", "-Xcompiler", "-fPIC",
+                "<(cuda_home)/bin/nvcc", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",
                 "-Xcompiler", "-ffile-prefix-map=<(module_root_dir)/=",
                 "<!@(node scripts/find-cuda.js gencode)", "<!@(node scripts/find-cuda.js fatbin)",
                 "-I<(module_root_dir)/csrc", "-I<(module_root_dir)/csrc/include",

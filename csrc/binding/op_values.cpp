@@ -1,5 +1,6 @@
 // Op arguments from JS values and the staging area, returns to JS values (op_values.h).
 #include "binding/op_values.h"
+#include "base/thread_local.h"
 
 #include <cmath>
 
@@ -255,7 +256,7 @@ Napi::Value to_js(Napi::Env env, const OpDef& op, gx_value& v, Napi::Value* spar
 // The OpDef of a registry id, remembered per thread: ops are never unregistered,
 // and the registry's lock showed in a one-element call's profile.
 const OpDef& cached_op(int64_t id) {
-  thread_local std::vector<const OpDef*> ops;
+  GX_THREAD_LOCAL std::vector<const OpDef*> ops;
   if (id >= 0 && static_cast<uint64_t>(id) < ops.size() && ops[static_cast<size_t>(id)] != nullptr) {
     return *ops[static_cast<size_t>(id)];
   }

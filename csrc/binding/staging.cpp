@@ -1,5 +1,6 @@
 // NOTE [ Staging area ] in staging.h.
 #include "binding/staging.h"
+#include "base/thread_local.h"
 
 #include <cmath>
 #include <cstdint>
@@ -15,12 +16,12 @@ static_assert(kMaxShape == static_cast<size_t>(kMaxDims), "the shape slots hold 
 static_assert(kViewShapeLast + 1 - kViewShape == kMaxShape && kViewStridesLast + 1 - kViewStrides == kMaxShape,
               "the view slots hold a layout of the most dimensions");
 
-thread_local double tls_area[kSize];
+GX_THREAD_LOCAL double tls_area[kSize];
 
 // The ArrayBuffer over this thread's area, made once: V8 may refuse a second
 // ArrayBuffer over the same external memory, so every caller on the thread
 // (two copies of the library, say) gets the same one.
-thread_local napi_ref tls_area_ref = nullptr;
+GX_THREAD_LOCAL napi_ref tls_area_ref = nullptr;
 
 void forget_area(void* ref) {
   if (tls_area_ref == ref) tls_area_ref = nullptr;

@@ -1,4 +1,5 @@
 #include "binding/tensor_handle.h"
+#include "base/thread_local.h"
 
 #include "binding/js_errors.h"
 #include "binding/staging.h"
@@ -41,34 +42,38 @@ namespace {
 // each training step): each step reported its peak and un-reported it at the
 // end, and V8 ran a full collection per step (1.5-2 ms, half the step's host
 // time on an H200). So while disposals are explicit, reported bytes that are
-// let go stay reported as headroom (tls_slack), and a new handle that fits in
+// let go stay reported as headroom (Pressure::slack), and a new handle that fits in
 // it takes its bytes from there instead of reporting them: what V8 sees is
 // the peak of live tensor bytes, flat from step to step. A finalizer freeing
 // a tensor ends the explicit run and un-reports the headroom at once.
-thread_local int64_t tls_unreported = 0;  // bytes of live handles made since the last report
-thread_local int64_t tls_released = 0;    // reported bytes let go since (<= 0)
-thread_local uint64_t tls_epoch = 0;      // reports of tls_unreported so far
-thread_local int64_t tls_explicit_run = 0;  // explicit disposals since a finalizer last freed a tensor
-thread_local int64_t tls_slack = 0;         // reported bytes let go during an explicit run, kept reported (>= 0)
+// One thread's counts, reached through one reference per function (NOTE [ Thread-locals of the core ]).
+struct Pressure {
+  int64_t unreported = 0;    // bytes of live handles made since the last report
+  int64_t released = 0;      // reported bytes let go since (<= 0)
+  uint64_t epoch = 0;        // reports of `unreported` so far
+  int64_t explicit_run = 0;  // explicit disposals since a finalizer last freed a tensor
+  int64_t slack = 0;         // reported bytes let go during an explicit run, kept reported (>= 0)
+};
+GX_THREAD_LOCAL Pressure tls_pressure;
 constexpr int64_t kReportStep = int64_t{128} << 20;
 constexpr int64_t kExplicitRun = 4096;
 constexpr uint64_t kReported = ~uint64_t{0};  // a Box's epoch when its bytes came from the headroom (reported)
 
-bool explicit_run() { return tls_explicit_run >= kExplicitRun; }
+bool explicit_run(const Pressure& p) { return p.explicit_run >= kExplicitRun; }
 
-void report_pending(napi_env env) {
-  int64_t change = tls_released;
-  if (!explicit_run() && tls_slack > 0) {
-    change -= tls_slack;
-    tls_slack = 0;
+void report_pending(napi_env env, Pressure& p) {
+  int64_t change = p.released;
+  if (!explicit_run(p) && p.slack > 0) {
+    change -= p.slack;
+    p.slack = 0;
   }
-  const int64_t step = explicit_run() ? kReportStep : 1;
-  if (tls_unreported >= step) {
-    change += tls_unreported;
-    tls_unreported = 0;
-    ++tls_epoch;
+  const int64_t step = explicit_run(p) ? kReportStep : 1;
+  if (p.unreported >= step) {
+    change += p.unreported;
+    p.unreported = 0;
+    ++p.epoch;
   }
-  tls_released = 0;
+  p.released = 0;
   if (change == 0) return;
   int64_t ignored = 0;
   napi_adjust_external_memory(env, change, &ignored);
@@ -80,23 +85,24 @@ struct Box {
 
   TensorImpl* impl;
   int64_t bytes;   // this handle's share of tensor memory (0 for a view)
-  uint64_t epoch;  // tls_epoch when it was made: unreported while they are equal (kReported: taken from the headroom)
+  uint64_t epoch;  // the thread's Pressure::epoch when it was made: unreported while they are equal (kReported: taken from the headroom)
   uint64_t serial = 0;  // NOTE [ Deferred disposal ]: what JS names impl by when it defers its disposal; 0: it may not
 
   // Drops the reference and takes its bytes out of the pressure V8 sees (or will).
   // `by_finalizer`: the handle was forgotten (collected, never disposed).
   void drop(bool by_finalizer) {
     if (impl == nullptr) return;
-    if (by_finalizer) tls_explicit_run = 0;
-    else if (tls_explicit_run < kExplicitRun) ++tls_explicit_run;
+    Pressure& p = tls_once(tls_pressure);
+    if (by_finalizer) p.explicit_run = 0;
+    else if (p.explicit_run < kExplicitRun) ++p.explicit_run;
     // A disposed tensor may go to the tensor cache (NOTE [ Tensor cache ] in core/tensor_cache.cpp);
     // a finalizer's never does: it may run on a collection long after the program forgot the tensor.
     if (by_finalizer || !TensorImpl::cache_disposed(impl)) impl->release();
     impl = nullptr;
     serial = 0;
-    if (epoch == tls_epoch) tls_unreported -= bytes;
-    else if (explicit_run()) tls_slack += bytes;
-    else tls_released -= bytes;
+    if (epoch == p.epoch) p.unreported -= bytes;
+    else if (explicit_run(p)) p.slack += bytes;
+    else p.released -= bytes;
     bytes = 0;
   }
   ~Box() { drop(true); }
@@ -106,20 +112,21 @@ struct Box {
 void fill(napi_env env, Box& box, TensorImpl* impl) {
   const Storage& st = impl->storage();
   const int64_t bytes = st.use_count() == 1 && impl->use_count() == 1 ? static_cast<int64_t>(st.nbytes()) : 0;
-  report_pending(env);
+  Pressure& p = tls_once(tls_pressure);
+  report_pending(env, p);
   box.impl = impl;
   box.bytes = bytes;
-  if (bytes > 0 && explicit_run() && tls_slack >= bytes) {
-    tls_slack -= bytes;
+  if (bytes > 0 && explicit_run(p) && p.slack >= bytes) {
+    p.slack -= bytes;
     box.epoch = kReported;
     return;
   }
-  box.epoch = tls_epoch;
-  tls_unreported += bytes;
+  box.epoch = p.epoch;
+  p.unreported += bytes;
 }
 
 // NOTE [ Deferred disposal ]: a new result's serial, when its memory is small enough to be let go late.
-thread_local uint64_t tls_last_serial = 0;
+GX_THREAD_LOCAL uint64_t tls_last_serial = 0;
 constexpr size_t kDeferrableBytes = size_t{8} << 10;
 
 void give_serial(Box& box) {

@@ -2,6 +2,7 @@
 // Entries catch every exception and turn it into a gx_status plus a
 // thread-local message: nothing may unwind across the C boundary.
 #include "core/abi.h"
+#include "base/thread_local.h"
 
 #include <cstring>
 #include <string>
@@ -16,8 +17,8 @@
 namespace gx::core {
 namespace {
 
-thread_local std::string tls_last_error;
-thread_local int tls_dispatch_device = -1;  // -1: no CUDA op running; current_stream(-1) then means the current device
+GX_THREAD_LOCAL std::string tls_last_error;
+GX_THREAD_LOCAL int tls_dispatch_device = -1;  // -1: no CUDA op running; current_stream(-1) then means the current device
 
 const TensorImpl* impl(const gx_tensor* t) { return static_cast<const TensorImpl*>(t); }
 

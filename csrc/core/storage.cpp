@@ -1,4 +1,5 @@
 #include "core/storage.h"
+#include "base/thread_local.h"
 
 #include "core/capture.h"
 #include "core/cpu_allocator.h"
@@ -29,7 +30,7 @@ Storage* Storage::allocate(Device device, size_t nbytes, bool pinned) {
 }
 
 CaptureKeepAlive*& capture_keepalive() {
-  thread_local CaptureKeepAlive* current = nullptr;
+  GX_THREAD_LOCAL CaptureKeepAlive* current = nullptr;
   return current;
 }
 

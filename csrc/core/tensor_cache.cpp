@@ -38,6 +38,7 @@
 // GPUEXT_TENSOR_CACHE=0 turns it off, so a tool that checks memory accesses
 // (compute-sanitizer's memcheck) sees every dispose as a free.
 #include <cstdint>
+#include "base/thread_local.h"
 #include <cstdlib>
 #include <cstring>
 
@@ -69,7 +70,7 @@ struct Cache {
 };
 
 Cache& cache() {
-  thread_local Cache c;
+  GX_THREAD_LOCAL Cache c;
   return c;
 }
 

@@ -1,6 +1,7 @@
 // CUDA runtime layer: device discovery, per-thread current streams, copies.
 // See NOTE [ Current stream ] in runtime.h.
 #include "cuda/runtime.h"
+#include "base/thread_local.h"
 
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -81,7 +82,7 @@ struct ThreadStreams {
   // The device whose graph this thread is capturing; -1 when none (NOTE [ One device per capture ]).
   int capture_device = -1;
 };
-thread_local ThreadStreams tls_streams;
+GX_THREAD_LOCAL ThreadStreams tls_streams;
 
 
 }  // namespace
