@@ -11,7 +11,8 @@ import * as ops from '../../generated/ops';
 import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/graph';
 import { Tensor } from '../../core/tensor';
 import {
-  broadcastShapes, checkOperand, checkTensor, commonDevice, computeResult, describeOperand, optionsOf, OUT_KEYS, type OutOptions,
+  broadcastShapes, checkOperand, checkTensor, commonDevice, computeNew, computeResult, describeOperand, optionsOf, OUT_KEYS,
+  type OutOptions,
 } from '../common';
 import { optionKeys, tooManyArguments } from '../../core/options';
 import { isFloating, isIntegral, resultType, type ScalarOperand } from '../promotion';
@@ -129,18 +130,22 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
     shape = t.shape;
   }
   if (inplace && !tx) throw new TypeError(`${fn}: in-place ops need a Tensor self`);
-  // In place, the op out of place is what autograd records when it must (NOTE [ Autograd and in-place ops ]).
-  const outOfPlace = inplace ? (self: Tensor): Tensor => binaryOp(given, self, y, fn, opts) : undefined;
-  const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true, outOfPlace };
-  let result: Tensor;
+  let compute: (r: Tensor) => void;
   if (tx && ty) {
-    result = computeResult(shape, resDtype, device, fn, target, (r) =>
-      spec.tensor(fn, { self: x.handle(fn), other: y.handle(fn), dtype: common, out: r.handle(fn) }));
+    compute = (r) => spec.tensor(fn, { self: x.handle(fn), other: y.handle(fn), dtype: common, out: r.handle(fn) });
   } else {
     const t = (tx ? x : y) as Tensor;
     const [f, i] = scalarArgs((tx ? y : x) as ScalarOperand, common, fn, spec.kind !== 'logical');
-    result = computeResult(shape, resDtype, device, fn, target, (r) =>
-      spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) }));
+    compute = (r) => spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) });
+  }
+  let result: Tensor;
+  if (!inplace && (out === undefined || out === null)) {
+    result = computeNew(shape, resDtype, device, fn, compute);  // the common call: no target to describe
+  } else {
+    // In place, the op out of place is what autograd records when it must (NOTE [ Autograd and in-place ops ]).
+    const outOfPlace = inplace ? (self: Tensor): Tensor => binaryOp(given, self, y, fn, opts) : undefined;
+    const target = { out, inplace: inplace ? (x as Tensor) : undefined, inputs: [x, y], elementwise: true, outOfPlace };
+    result = computeResult(shape, resDtype, device, fn, target, compute);
   }
   if (!inplace && shouldRecord(x, y)) recorders.binary?.(spec.name, x, y, result);
   return result;
@@ -187,9 +192,14 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
   const values = spec.name === 'nan_to_num' ? nanToNumDefaults(params, common) : params;
   const fault = unaryParamsFault(spec, values);
   if (fault !== undefined) throw new RangeError(`${fn}: ${fault}`);
-  const outOfPlace = inplace ? (self: Tensor): Tensor => unaryOp(spec, self, fn, undefined, false, params) : undefined;
-  const result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true, outOfPlace },
-    (r) => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values }));
+  const compute = (r: Tensor): void => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values });
+  let result: Tensor;
+  if (!inplace && (out === undefined || out === null)) {
+    result = computeNew(x.shape, common, x.device, fn, compute);  // the common call: no target to describe
+  } else {
+    const outOfPlace = inplace ? (self: Tensor): Tensor => unaryOp(spec, self, fn, undefined, false, params) : undefined;
+    result = computeResult(x.shape, common, x.device, fn, { out, inplace: inplace ? x : undefined, inputs: [x], elementwise: true, outOfPlace }, compute);
+  }
   if (!inplace && shouldRecord(x)) recorders.unary?.(spec.name, x, result, paramRecord(spec, values));
   return result;
 }
