@@ -108,6 +108,14 @@ void release_returns(CallValues& rets) {
 // One napi_typeof per argument: each Napi::Value::IsX() is a call of its own.
 gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch) {
   gx_value out{};
+  if (a.type.type == ArgType::Tensor) {
+    // A tensor handle, the common argument, needs no napi_typeof: unwrapping it says what it is.
+    if (TensorImpl* t = TensorHandle::TryFromArgument(v.Env(), v, op.qualified.c_str(), a.name.c_str(), scratch.request)) {
+      out.kind = GX_VALUE_TENSOR;
+      out.v.tensor = t;
+      return out;
+    }
+  }
   const napi_valuetype type = type_of(v);
   if (type == napi_undefined || type == napi_null) {
     if (a.default_value) return value_of_default(*a.default_value);
@@ -122,10 +130,9 @@ gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, C
   };
   switch (a.type.type) {
     case ArgType::Tensor: {
+      // Not a tensor handle (TryFromArgument above): the error names what it is.
       expect(type == napi_external);  // tensor handles are Externals (tensor_handle.h)
-      TensorImpl& t = TensorHandle::FromArgument(v.Env(), v, op.qualified.c_str(), a.name.c_str(), scratch.request);
-      out.kind = GX_VALUE_TENSOR;
-      out.v.tensor = &t;
+      GX_CHECK_TYPE(false, op.qualified, ": argument '", a.name, "' must be a Tensor");
       break;
     }
     case ArgType::TensorList: {

@@ -37,22 +37,22 @@ Napi::Value wrap_external(Napi::Env env, T* obj) {
   return Napi::Value(env, ext);
 }
 
-// The T behind `v`, or nullptr when `v` is not one. `known_external`: the
-// caller's own napi_typeof said napi_external (op arguments), one call less.
+// The T behind `v`, or nullptr when `v` is not one. napi_get_value_external
+// refuses anything but an External, so no napi_typeof is asked first (it was
+// one N-API call more per tensor argument of every op).
 template <typename T>
-T* try_unwrap_external(const Napi::Value& v, bool known_external = false) {
-  if (!known_external && !v.IsExternal()) return nullptr;
-  bool tagged = false;
-  if (napi_check_object_type_tag(v.Env(), v, &T::kTag, &tagged) != napi_ok || !tagged) return nullptr;
+T* try_unwrap_external(const Napi::Value& v) {
   void* data = nullptr;
   if (napi_get_value_external(v.Env(), v, &data) != napi_ok) return nullptr;
+  bool tagged = false;
+  if (napi_check_object_type_tag(v.Env(), v, &T::kTag, &tagged) != napi_ok || !tagged) return nullptr;
   return static_cast<T*>(data);
 }
 
 // The T behind `v`; a TypeError naming `fn` and `name` otherwise.
 template <typename T>
-T& unwrap_external(const Napi::Value& v, const char* fn, const char* name, bool known_external = false) {
-  T* obj = try_unwrap_external<T>(v, known_external);
+T& unwrap_external(const Napi::Value& v, const char* fn, const char* name) {
+  T* obj = try_unwrap_external<T>(v);
   if (obj == nullptr) fail(ErrorKind::Type, fn, ": argument '", name, "' must be a ", T::kName);
   return *obj;
 }

@@ -161,9 +161,11 @@ Napi::Value TensorHandle::Refill(Napi::Env env, const Napi::Value& spare, Tensor
   return spare;
 }
 
-TensorImpl& TensorHandle::FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
-                                       const double*& request) {
-  Box& box = unwrap_external<Box>(v, fn, name, /*known_external=*/true);
+TensorImpl* TensorHandle::TryFromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
+                                          const double*& request) {
+  Box* found = try_unwrap_external<Box>(v);
+  if (found == nullptr) return nullptr;
+  Box& box = *found;
   if (request != nullptr) {
     double* area = staging::area();
     // NOTE [ Deferred disposal ]: the handle may still hold the disposed tensor JS names by its serial (never 0).
@@ -181,7 +183,7 @@ TensorImpl& TensorHandle::FromArgument(Napi::Env env, const Napi::Value& v, cons
   if (box.impl == nullptr) {
     fail(ErrorKind::Value, fn, ": argument '", name, "' is a disposed tensor; it cannot be used after dispose()");
   }
-  return *box.impl;
+  return box.impl;
 }
 
 TensorImpl& TensorHandle::From(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name) {

@@ -69,10 +69,10 @@ class TensorHandle {
   static bool Dispose(const Napi::Value& v);
   // The live TensorImpl behind an op's tensor argument; an empty (pooled) handle
   // gets a new tensor from the staged result request when `request` is not
-  // null, which is then spent (set to null). Errors as FromValue's. The caller
-  // has asked v's type: it is an External (op_values.cpp's convert_arg).
-  static TensorImpl& FromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
-                                  const double*& request);
+  // null, which is then spent (set to null). nullptr when `v` is not a tensor
+  // handle; a disposed one is an error, as in FromValue.
+  static TensorImpl* TryFromArgument(Napi::Env env, const Napi::Value& v, const char* fn, const char* name,
+                                     const double*& request);
   // Drops the disposed tensor `spare` still holds when its serial is the one staged in
   // staging::kResultReplace (NOTE [ Deferred disposal ]), which it clears; else nothing.
   static void DropDeferred(const Napi::Value& spare);

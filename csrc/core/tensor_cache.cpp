@@ -71,7 +71,7 @@ struct Cache {
 
 Cache& cache() {
   GX_THREAD_LOCAL Cache c;
-  return c;
+  return tls_once(c);  // NOTE [ Thread-locals of the core ]: one address per caller, not one per use
 }
 
 bool capturing() { return capture_keepalive() != nullptr; }
