@@ -52,17 +52,21 @@ export interface Meta {
 
 /** @internal Metadata of a new contiguous tensor (creation functions know it all). */
 export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
-  if (Object.isFrozen(shape)) {
-    // Another tensor's shape (an op's result shaped as an operand): share it and its C-order strides
-    // (for no dimension or one, the same for every shape: no lookup).
-    let strides = shape.length <= 1 ? SHORT_STRIDES[shape.length] : cStridesOf.get(shape);
-    if (strides === undefined) cStridesOf.set(shape, (strides = Object.freeze(contiguousStrides(shape))));
-    return { shape, strides, offset: 0, dtype, device, contiguous: true };
+  // Another tensor's shape (an op's result shaped as an operand) is shared with its C-order strides. The
+  // lookup comes first: a WeakMap's get is a stub call, Object.isFrozen a call into V8's runtime, which
+  // each op paid.
+  let strides = cStridesOf.get(shape);
+  if (strides === undefined) {
+    if (!Object.isFrozen(shape)) {
+      return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device, contiguous: true };
+    }
+    strides = shape.length <= 1 ? SHORT_STRIDES[shape.length] : Object.freeze(contiguousStrides(shape));
+    cStridesOf.set(shape, strides);
   }
-  return { shape: Object.freeze(shape.slice()), strides: Object.freeze(contiguousStrides(shape)), offset: 0, dtype, device, contiguous: true };
+  return { shape, strides, offset: 0, dtype, device, contiguous: true };
 }
 
-/** The C-order strides of frozen shape arrays (tensors' own), made once per array. */
+/** The C-order strides of frozen shape arrays (tensors' own), found by the array. */
 const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
 const SHORT_STRIDES: readonly (readonly number[])[] = [Object.freeze([]), Object.freeze([1])];
 
