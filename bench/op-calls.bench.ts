@@ -11,14 +11,20 @@
 // optimized code for the path came after 20000-50000 calls; before, a row
 // read up to 1.5x its steady figure). The CPU section always runs; the CUDA one where a
 // GPU is. The first row is the headline figure (targets in DESIGN.md).
+// Both sections run ROUNDS times in turn, and each row's figure is its best
+// round: on a lent H200 host the first section of a process read up to 2x
+// the same host-only calls measured later (one N-API call 0.17 then 0.09 us),
+// so one pass compared the process's phase more than the calls.
 import * as gx from '../lib';
 import { fmt, perCallNs, printTable, section } from './util';
 
 const CALLS = 30_000;
 const BATCH = 1_000;
 const WARMUP = 30_000;
+const ROUNDS = 3;
 
-function run(device: 'cpu' | 'cuda'): string[][] {
+/** Each row's µs per call, in order. */
+function run(device: 'cpu' | 'cuda'): [string, number][] {
   const sync = device === 'cuda' ? (): void => gx.cuda.synchronize() : undefined;
   const us = (f: () => void): number => perCallNs(f, CALLS, BATCH, { warmup: WARMUP, sync }) / 1e3;
   const a = gx.tensor(new Float32Array([1]), { device });
@@ -53,19 +59,31 @@ function run(device: 'cpu' | 'cuda'): string[][] {
     // A convolution too small for its kernels to count: its host path (unfold, matmul, views).
     ['F.conv2d(1x1x6x6, 2x1x3x3) + dispose', () => { gx.nn.functional.conv2d(img, filt).dispose(); }],
   ];
-  const out = rows.map(([name, f]) => [name, fmt(us(f), 2)]);
+  const out = rows.map(([name, f]): [string, number] => [name, us(f)]);
   for (const t of [a, b, c, cond, row, rowOut, s, m, img, filt]) t.dispose();
   return out;
 }
 
+/** A table of the rounds' figures, the best of them first. */
+function table(rounds: [string, number][][], device: string): void {
+  const body = rounds[0].map(([name], i) => {
+    const each = rounds.map((r) => r[i][1]);
+    return [name, fmt(Math.min(...each), 2), each.map((x) => fmt(x, 2)).join(' ')];
+  });
+  printTable(['call', `${device} µs`, 'rounds'], body);
+}
+
 function main(): void {
-  section('built-in op calls, one element: µs per call (median of batches)');
-  printTable(['call', 'cpu µs'], run('cpu'));
-  if (gx.cuda.isAvailable()) {
-    printTable(['call', 'cuda µs'], run('cuda'));
-  } else {
-    console.log(`cuda: skipped (${gx.cuda.unavailableReason()})`);
+  section(`built-in op calls, one element: µs per call (median of batches; the best of ${ROUNDS} rounds, sections in turn)`);
+  const cuda = gx.cuda.isAvailable();
+  const cpuRounds: [string, number][][] = [], cudaRounds: [string, number][][] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    cpuRounds.push(run('cpu'));
+    if (cuda) cudaRounds.push(run('cuda'));
   }
+  table(cpuRounds, 'cpu');
+  if (cuda) table(cudaRounds, 'cuda');
+  else console.log(`cuda: skipped (${gx.cuda.unavailableReason()})`);
 }
 
 main();
