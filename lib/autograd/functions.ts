@@ -37,12 +37,15 @@ function gxName(op: string): string {
   return name;
 }
 
+/** DERIVATIVES by gx name, in a Map: a keyed load by every recorded op's name is megamorphic (NOTE [ Dtype lookups ]). */
+const DERIVATIVE_OF = new Map(Object.entries(DERIVATIVES));
+
 /** A binary op's parameters: it has none. */
 const NO_PARAMS: Readonly<Record<string, number>> = {};
 
 const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out) => {
   const name = gxName(op);
-  const d = DERIVATIVES[name];
+  const d = DERIVATIVE_OF.get(name);
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
   const gx = requiresGrad(x), gy = requiresGrad(y);
   // Save only what the needed formulas read (NOTE [ Derivatives beside the schemas ]: the generator says which).
@@ -67,7 +70,7 @@ const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out
 
 const unaryRecorder: NonNullable<(typeof recorders)['unary']> = (op, x, out, params) => {
   const name = gxName(op);
-  const d = DERIVATIVES[name];
+  const d = DERIVATIVE_OF.get(name);
   if (d === undefined) return;
   const save = [...(d.selfUses.self ? [x] : []), ...(d.selfUses.result ? [out] : [])];
   record(name, [x], out, save, (g, s) => [d.self(g, d.selfUses.self ? s[0] : UNUSED, 0, d.selfUses.result ? s[s.length - 1] : UNUSED, params)]);

@@ -2,7 +2,7 @@
 // Tensor.copy_ and of the library's own copies (copyValues in tensor.ts),
 // with nothing of autograd: whether the write is refused, recorded or only
 // counted is the caller's (NOTE [ Autograd and in-place ops ] in tape/graph.ts).
-import { DTYPE_INFO } from '../generated/dtypes';
+import { dtypeInfo } from '../generated/dtypes';
 import { dtypeCode } from './dtype';
 import { native } from './native';
 import { byteSpan, formatShape, overlapsItself, overlapsItselfError, sameLayout } from './shape';
@@ -41,7 +41,7 @@ export function copyRaw(dst: Tensor, src: Tensor, fn: string, nonBlocking = fals
 
 /** Whether a and b (their layouts ma, mb) share memory in any way but element for element. */
 function overlapsPartly(a: Tensor, ma: Meta, b: Tensor, mb: Meta): boolean {
-  const item = DTYPE_INFO[ma.dtype].itemsize;
+  const item = dtypeInfo(ma.dtype).itemsize;
   const ra = byteSpan(a.address(), ma.shape, ma.strides, item), rb = byteSpan(b.address(), mb.shape, mb.strides, item);
   if (ra === undefined || rb === undefined || ra[1] <= rb[0] || rb[1] <= ra[0]) return false;
   return !sameLayout(a.address(), ma.shape, ma.strides, b.address(), mb.shape, mb.strides);

@@ -2,7 +2,7 @@
 // converting JS values to a dtype's storage, and fill bit patterns. The list
 // itself is generated from csrc/include/gpuext/dtype_list.h.
 import {
-  DTYPE_INFO, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type FloatDType, type IntegerDType, type StorageArrayMap,
+  DTYPE_INFO, dtypeInfo, DTYPES, INTEGER_RANGE, STORAGE_ARRAY, TYPED_ARRAY_DTYPE, type DType, type FloatDType, type IntegerDType, type StorageArrayMap,
 } from '../generated/dtypes';
 import {
   bfloat16BitsToFloat32, encodeBFloat16, encodeFloat16, float16BitsToFloat32, float32ToBFloat16Bits, float32ToFloat16Bits,
@@ -27,7 +27,7 @@ export function parseDType(x: unknown, fn: string): DType {
 }
 
 export function dtypeCode(d: DType): number {
-  return DTYPE_INFO[d].code;
+  return dtypeInfo(d).code;
 }
 
 export function dtypeFromCode(code: number): DType {
@@ -122,7 +122,7 @@ export function integerRangeText(dtype: IntegerDType): string {
  * for uint8). bool takes any number. `name` is the argument's name in the error.
  */
 export function checkConvertible(v: number, dtype: DType, fn: string, name: string): number {
-  const info = DTYPE_INFO[dtype];
+  const info = dtypeInfo(dtype);
   if (info.kind === 'b') return v;
   if (info.kind === 'f') {
     const max = FLOAT_MAX[dtype as FloatDType];
@@ -170,7 +170,7 @@ export function toStorageArray<D extends DType>(
   fn: string,
 ): StorageArrayMap[D] {
   const n = values.length;
-  const info = DTYPE_INFO[dtype];
+  const info = dtypeInfo(dtype);
   const Ctor = STORAGE_ARRAY[dtype];
   if (dtype === 'float16' || dtype === 'bfloat16') {
     const out = new Uint16Array(n);
@@ -240,7 +240,7 @@ export function fillBits(value: Scalar, dtype: DType, fn: string): bigint {
     case 'bool':
       return isNonzero(value) ? 1n : 0n;
     default:
-      return BigInt.asUintN(DTYPE_INFO[dtype].itemsize * 8, toIntegerValue(asNumeric(value), dtype as IntegerDType, fn));
+      return BigInt.asUintN(dtypeInfo(dtype).itemsize * 8, toIntegerValue(asNumeric(value), dtype as IntegerDType, fn));
   }
 }
 

@@ -23,7 +23,7 @@ import { Device, deviceOf } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
 import { DEFAULT_FORMAT_OPTIONS, formatTensor } from './format';
 import { shownValues } from './shown-values';
-import { DTYPE_INFO, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
+import { dtypeInfo, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
 import { decodeBFloat16, decodeFloat16 } from './half';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys, tooManyArguments } from './options';
@@ -52,9 +52,8 @@ export interface Meta {
 
 /** @internal Metadata of a new contiguous tensor (creation functions know it all). */
 export function contiguousMeta(shape: readonly number[], dtype: DType, device: Device): Meta {
-  // Another tensor's shape (an op's result shaped as an operand) is shared with its C-order strides. The
-  // lookup comes first: a WeakMap's get is a stub call, Object.isFrozen a call into V8's runtime, which
-  // each op paid.
+  // Another tensor's shape (an op's result shaped as an operand) is shared with its C-order strides. The lookup
+  // comes first: a WeakMap's get is a stub call, Object.isFrozen (each op paid it) a call into V8's runtime.
   let strides = cStridesOf.get(shape);
   if (strides === undefined) {
     if (!Object.isFrozen(shape)) {
@@ -371,7 +370,7 @@ export class Tensor<D extends DType = DType> implements Disposable {
   itemBigInt(): bigint {
     if (arguments.length > 0) tooManyArguments('Tensor.itemBigInt', '()', arguments.length, arguments[0]);
     const fn = 'Tensor.itemBigInt';
-    const kind = DTYPE_INFO[this.#info(fn).dtype].kind;
+    const kind = dtypeInfo(this.#info(fn).dtype).kind;
     if (kind === 'f') throw new TypeError(`${fn}: the tensor is ${this.dtype}, not an integer dtype; use item()`);
     const v = this.#oneValue(fn);
     return typeof v === 'bigint' ? v : BigInt(v);
@@ -578,7 +577,7 @@ const MAX_READBACK_BYTES = bufferConstants.MAX_LENGTH;
  */
 function readbackBuffer(m: Meta, fn: string): ArrayBuffer {
   const n = numelOf(m.shape);
-  const itemsize = DTYPE_INFO[m.dtype].itemsize;
+  const itemsize = dtypeInfo(m.dtype).itemsize;
   const decoded = m.dtype === 'float16' || m.dtype === 'bfloat16' ? 4 : itemsize;
   const advice = `read part of it instead, e.g. t.narrow(0, 0, k).toArray(), or reduce it on the device first`;
   if (n * decoded > MAX_READBACK_BYTES) {

@@ -16,7 +16,7 @@
 // backends run every collective of the table the same way (the row's kind
 // goes to ops/dist/nccl.cu, whose dispatch is generated from the same
 // table); the store writes a body per collective, which tsc requires.
-import { DTYPE_INFO, type DType } from '../generated/dtypes';
+import { dtypeInfo, type DType } from '../generated/dtypes';
 import { REDUCE_OP_INFO, REDUCE_OPS, type Collective, type ReduceOp } from '../generated/collectives';
 import type { Tensor } from '../core/tensor';
 import type { Work } from './work';
@@ -50,7 +50,7 @@ export interface Backend<T> {
 /** `op` is a reduce op `dtype` may use; `fn` names the call. */
 export function checkOp(op: unknown, fn: string, dtype: DType): asserts op is ReduceOp {
   if (!(REDUCE_OPS as readonly unknown[]).includes(op)) throw new TypeError(`${fn}: op must be one of ${REDUCE_OPS.join(', ')}, got ${String(op)}`);
-  if (REDUCE_OP_INFO[op as ReduceOp].floating && DTYPE_INFO[dtype].kind !== 'f') throw new TypeError(`${fn}: '${String(op)}' needs a floating tensor, got ${dtype}`);
+  if (REDUCE_OP_INFO[op as ReduceOp].floating && dtypeInfo(dtype).kind !== 'f') throw new TypeError(`${fn}: '${String(op)}' needs a floating tensor, got ${dtype}`);
 }
 
 /** The op that runs `op` on `dtype`: bools travel as uint8, so a sum is a max (logical or) and a product a min (logical and). */

@@ -47,6 +47,37 @@ export const DTYPE_INFO: { readonly [K in DType]: DTypeInfo } = {
   bool: { name: 'bool', code: 9, kind: 'b', itemsize: 1 },
 };
 
+/**
+ * NOTE [ Dtype lookups ]: DTYPE_INFO[d] at a call site that sees several
+ * dtypes is a keyed load by several names, which V8 makes megamorphic: each
+ * one probes a stub cache shared by the whole program, and a miss is a call
+ * into the runtime (node --log-ic lists such sites on the ops' path after a
+ * varied program). On a lent H200 a one-element op's host time over the
+ * launch floor rose from 1.3 to 2.4 us once the process had run other code
+ * (bench:autograd's fits), the floor itself unchanged. The ops' paths find
+ * a dtype's facts by dtypeInfo(d) instead: a switch, whose
+ * cases compare interned strings by identity (a Map lookup cost ~50
+ * instructions, and an op makes several).
+ */
+const INFO_LIST: readonly DTypeInfo[] = Object.values(DTYPE_INFO);
+
+/** DTYPE_INFO[d] (NOTE [ Dtype lookups ]); undefined for a name that is no dtype. */
+export function dtypeInfo(d: DType): DTypeInfo {
+  switch (d) {
+    case 'float32': return INFO_LIST[0];
+    case 'float64': return INFO_LIST[1];
+    case 'float16': return INFO_LIST[2];
+    case 'bfloat16': return INFO_LIST[3];
+    case 'int8': return INFO_LIST[4];
+    case 'int16': return INFO_LIST[5];
+    case 'int32': return INFO_LIST[6];
+    case 'int64': return INFO_LIST[7];
+    case 'uint8': return INFO_LIST[8];
+    case 'bool': return INFO_LIST[9];
+    default: return undefined as unknown as DTypeInfo;
+  }
+}
+
 /** The C type of each dtype in run-time kernels' CUDA source. */
 export const KERNEL_C_TYPES: { readonly [K in DType]: string } = {
   float32: 'float',

@@ -7,7 +7,7 @@ import type { Device } from '../core/device';
 import { native, type NativeTensor, type OpaqueHandle } from '../core/native';
 import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';
 import { OpRef } from '../ops/library';
-import { DTYPE_INFO, type DType } from './dtypes';
+import { dtypeInfo, type DType } from './dtypes';
 
 // Where a staged call's arguments start (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp), as a local constant.
 const A = STAGED_OP_ARGS;
@@ -17,7 +17,7 @@ const OP_ADD = new OpRef('add');
 function add(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ADD.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -31,7 +31,7 @@ function addScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -40,7 +40,7 @@ const OP_SUB = new OpRef('sub');
 function sub(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SUB.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -54,7 +54,7 @@ function subScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -63,7 +63,7 @@ const OP_MUL = new OpRef('mul');
 function mul(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_MUL.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -77,7 +77,7 @@ function mulScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -86,7 +86,7 @@ const OP_DIV = new OpRef('div');
 function div(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_DIV.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -100,7 +100,7 @@ function divScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -109,7 +109,7 @@ const OP_POW = new OpRef('pow');
 function pow(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_POW.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -123,7 +123,7 @@ function powScalar(fn: string, a: { self: NativeTensor; other: number; otherInt:
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -132,7 +132,7 @@ const OP_MAXIMUM = new OpRef('maximum');
 function maximum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_MAXIMUM.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -146,7 +146,7 @@ function maximumScalar(fn: string, a: { self: NativeTensor; other: number; other
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -155,7 +155,7 @@ const OP_MINIMUM = new OpRef('minimum');
 function minimum(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_MINIMUM.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -169,7 +169,7 @@ function minimumScalar(fn: string, a: { self: NativeTensor; other: number; other
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -178,7 +178,7 @@ const OP_REMAINDER = new OpRef('remainder');
 function remainder(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_REMAINDER.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -192,7 +192,7 @@ function remainderScalar(fn: string, a: { self: NativeTensor; other: number; oth
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -201,7 +201,7 @@ const OP_FMOD = new OpRef('fmod');
 function fmod(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FMOD.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -215,7 +215,7 @@ function fmodScalar(fn: string, a: { self: NativeTensor; other: number; otherInt
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -224,7 +224,7 @@ const OP_FLOOR_DIVIDE = new OpRef('floor_divide');
 function floorDivide(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FLOOR_DIVIDE.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -238,7 +238,7 @@ function floorDivideScalar(fn: string, a: { self: NativeTensor; other: number; o
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -247,7 +247,7 @@ const OP_DIV_TRUNC = new OpRef('div_trunc');
 function divTrunc(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_DIV_TRUNC.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -261,7 +261,7 @@ function divTruncScalar(fn: string, a: { self: NativeTensor; other: number; othe
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -270,7 +270,7 @@ const OP_ATAN2 = new OpRef('atan2');
 function atan2(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ATAN2.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -284,7 +284,7 @@ function atan2Scalar(fn: string, a: { self: NativeTensor; other: number; otherIn
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -293,7 +293,7 @@ const OP_HYPOT = new OpRef('hypot');
 function hypot(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_HYPOT.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -307,7 +307,7 @@ function hypotScalar(fn: string, a: { self: NativeTensor; other: number; otherIn
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -316,7 +316,7 @@ const OP_LOGADDEXP = new OpRef('logaddexp');
 function logaddexp(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOGADDEXP.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -330,7 +330,7 @@ function logaddexpScalar(fn: string, a: { self: NativeTensor; other: number; oth
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -339,7 +339,7 @@ const OP_COPYSIGN = new OpRef('copysign');
 function copysign(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_COPYSIGN.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -353,7 +353,7 @@ function copysignScalar(fn: string, a: { self: NativeTensor; other: number; othe
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -362,7 +362,7 @@ const OP_EQ = new OpRef('eq');
 function eq(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_EQ.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -376,7 +376,7 @@ function eqScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -385,7 +385,7 @@ const OP_NE = new OpRef('ne');
 function ne(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_NE.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -399,7 +399,7 @@ function neScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -408,7 +408,7 @@ const OP_LT = new OpRef('lt');
 function lt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LT.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -422,7 +422,7 @@ function ltScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -431,7 +431,7 @@ const OP_LE = new OpRef('le');
 function le(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LE.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -445,7 +445,7 @@ function leScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -454,7 +454,7 @@ const OP_GT = new OpRef('gt');
 function gt(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_GT.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -468,7 +468,7 @@ function gtScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -477,7 +477,7 @@ const OP_GE = new OpRef('ge');
 function ge(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_GE.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -491,7 +491,7 @@ function geScalar(fn: string, a: { self: NativeTensor; other: number; otherInt: 
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -500,7 +500,7 @@ const OP_LOGICAL_AND = new OpRef('logical_and');
 function logicalAnd(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOGICAL_AND.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -514,7 +514,7 @@ function logicalAndScalar(fn: string, a: { self: NativeTensor; other: number; ot
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -523,7 +523,7 @@ const OP_LOGICAL_OR = new OpRef('logical_or');
 function logicalOr(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOGICAL_OR.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -537,7 +537,7 @@ function logicalOrScalar(fn: string, a: { self: NativeTensor; other: number; oth
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -546,7 +546,7 @@ const OP_LOGICAL_XOR = new OpRef('logical_xor');
 function logicalXor(fn: string, a: { self: NativeTensor; other: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOGICAL_XOR.id(fn);
   const st = stagingArea();
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.other, a.out);
 }
@@ -560,7 +560,7 @@ function logicalXorScalar(fn: string, a: { self: NativeTensor; other: number; ot
   stageInt(st, A + 6, a.otherInt);
   st[A + 9] = a.reverse ? 1 : 0;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -569,7 +569,7 @@ const OP_EXP = new OpRef('exp');
 function exp(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_EXP.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -578,7 +578,7 @@ const OP_LOG = new OpRef('log');
 function log(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOG.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -587,7 +587,7 @@ const OP_LOG1P = new OpRef('log1p');
 function log1p(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOG1P.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -596,7 +596,7 @@ const OP_SQRT = new OpRef('sqrt');
 function sqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SQRT.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -605,7 +605,7 @@ const OP_RSQRT = new OpRef('rsqrt');
 function rsqrt(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_RSQRT.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -614,7 +614,7 @@ const OP_SIN = new OpRef('sin');
 function sin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SIN.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -623,7 +623,7 @@ const OP_COS = new OpRef('cos');
 function cos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_COS.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -632,7 +632,7 @@ const OP_TANH = new OpRef('tanh');
 function tanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_TANH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -641,7 +641,7 @@ const OP_SIGMOID = new OpRef('sigmoid');
 function sigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SIGMOID.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -650,7 +650,7 @@ const OP_GELU = new OpRef('gelu');
 function gelu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_GELU.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -659,7 +659,7 @@ const OP_SOFTPLUS = new OpRef('softplus');
 function softplus(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SOFTPLUS.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -668,7 +668,7 @@ const OP_TAN = new OpRef('tan');
 function tan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_TAN.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -677,7 +677,7 @@ const OP_ASIN = new OpRef('asin');
 function asin(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ASIN.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -686,7 +686,7 @@ const OP_ACOS = new OpRef('acos');
 function acos(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ACOS.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -695,7 +695,7 @@ const OP_ATAN = new OpRef('atan');
 function atan(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ATAN.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -704,7 +704,7 @@ const OP_SINH = new OpRef('sinh');
 function sinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SINH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -713,7 +713,7 @@ const OP_COSH = new OpRef('cosh');
 function cosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_COSH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -722,7 +722,7 @@ const OP_ASINH = new OpRef('asinh');
 function asinh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ASINH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -731,7 +731,7 @@ const OP_ACOSH = new OpRef('acosh');
 function acosh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ACOSH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -740,7 +740,7 @@ const OP_ATANH = new OpRef('atanh');
 function atanh(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ATANH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -749,7 +749,7 @@ const OP_EXPM1 = new OpRef('expm1');
 function expm1(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_EXPM1.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -758,7 +758,7 @@ const OP_EXP2 = new OpRef('exp2');
 function exp2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_EXP2.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -767,7 +767,7 @@ const OP_LOG2 = new OpRef('log2');
 function log2(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOG2.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -776,7 +776,7 @@ const OP_LOG10 = new OpRef('log10');
 function log10(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOG10.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -785,7 +785,7 @@ const OP_ERF = new OpRef('erf');
 function erf(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ERF.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -794,7 +794,7 @@ const OP_ERFC = new OpRef('erfc');
 function erfc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ERFC.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -803,7 +803,7 @@ const OP_ERFINV = new OpRef('erfinv');
 function erfinv(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ERFINV.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -812,7 +812,7 @@ const OP_RECIPROCAL = new OpRef('reciprocal');
 function reciprocal(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_RECIPROCAL.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -821,7 +821,7 @@ const OP_FRAC = new OpRef('frac');
 function frac(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FRAC.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -830,7 +830,7 @@ const OP_SILU = new OpRef('silu');
 function silu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SILU.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -839,7 +839,7 @@ const OP_MISH = new OpRef('mish');
 function mish(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_MISH.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -848,7 +848,7 @@ const OP_SELU = new OpRef('selu');
 function selu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SELU.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -857,7 +857,7 @@ const OP_HARDSIGMOID = new OpRef('hardsigmoid');
 function hardsigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_HARDSIGMOID.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -866,7 +866,7 @@ const OP_LOG_SIGMOID = new OpRef('log_sigmoid');
 function logSigmoid(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_LOG_SIGMOID.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -877,7 +877,7 @@ function leakyRelu(fn: string, a: { self: NativeTensor; negativeSlope: number; d
   const st = stagingArea();
   st[A + 3] = a.negativeSlope;
   st[A + 4] = 1;
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -888,7 +888,7 @@ function elu(fn: string, a: { self: NativeTensor; alpha: number; dtype: DType; o
   const st = stagingArea();
   st[A + 3] = a.alpha;
   st[A + 4] = 1;
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -901,7 +901,7 @@ function hardtanh(fn: string, a: { self: NativeTensor; minVal: number; maxVal: n
   st[A + 4] = 1;
   st[A + 6] = a.maxVal;
   st[A + 7] = 1;
-  st[A + 9] = DTYPE_INFO[a.dtype].code;
+  st[A + 9] = dtypeInfo(a.dtype).code;
   st[A + 10] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -910,7 +910,7 @@ const OP_SQUARE = new OpRef('square');
 function square(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SQUARE.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -919,7 +919,7 @@ const OP_TRUNC = new OpRef('trunc');
 function trunc(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_TRUNC.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -932,7 +932,7 @@ function nanToNum(fn: string, a: { self: NativeTensor; nan: number; posinf: numb
   st[A + 4] = 1;
   stageOptional(st, A + 6, a.posinf);
   stageOptional(st, A + 9, a.neginf);
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -941,7 +941,7 @@ const OP_NEG = new OpRef('neg');
 function neg(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_NEG.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -950,7 +950,7 @@ const OP_ABS = new OpRef('abs');
 function abs(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ABS.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -959,7 +959,7 @@ const OP_SIGN = new OpRef('sign');
 function sign(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_SIGN.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -968,7 +968,7 @@ const OP_FLOOR = new OpRef('floor');
 function floor(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_FLOOR.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -977,7 +977,7 @@ const OP_CEIL = new OpRef('ceil');
 function ceil(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_CEIL.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -986,7 +986,7 @@ const OP_ROUND = new OpRef('round');
 function round(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_ROUND.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -995,7 +995,7 @@ const OP_RELU = new OpRef('relu');
 function relu(fn: string, a: { self: NativeTensor; dtype: DType; out: NativeTensor }): void {
   const id = OP_RELU.id(fn);
   const st = stagingArea();
-  st[A + 3] = DTYPE_INFO[a.dtype].code;
+  st[A + 3] = dtypeInfo(a.dtype).code;
   st[A + 4] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -1010,7 +1010,7 @@ function where(fn: string, a: { condition: NativeTensor; self: NativeTensor | nu
   st[A + 15] = a.otherScalar;
   st[A + 16] = 1;
   stageInt(st, A + 18, a.otherInt);
-  st[A + 21] = DTYPE_INFO[a.dtype].code;
+  st[A + 21] = dtypeInfo(a.dtype).code;
   st[A + 22] = 1;
   native.callOpStaged(id, a.condition, a.self, a.other, a.out);
 }
@@ -1023,7 +1023,7 @@ function clamp(fn: string, a: { self: NativeTensor; min: number | null; max: num
   stageOptional(st, A + 6, a.max);
   stageInt(st, A + 9, a.minInt);
   stageInt(st, A + 12, a.maxInt);
-  st[A + 15] = DTYPE_INFO[a.dtype].code;
+  st[A + 15] = dtypeInfo(a.dtype).code;
   st[A + 16] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -1040,44 +1040,44 @@ function lerp(fn: string, a: { self: NativeTensor; end: NativeTensor; weight: Na
   const st = stagingArea();
   st[A + 9] = a.weightScalar;
   st[A + 10] = 1;
-  st[A + 12] = DTYPE_INFO[a.dtype].code;
+  st[A + 12] = dtypeInfo(a.dtype).code;
   st[A + 13] = 1;
   native.callOpStaged(id, a.self, a.end, a.weight, a.out);
 }
 const OP_SUM = new OpRef('sum');
 /** `sum(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Sum over axis (all for []). */
 function sum(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_SUM.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_SUM.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_PROD = new OpRef('prod');
 /** `prod(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Product over axis. */
 function prod(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_PROD.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_PROD.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_MEAN = new OpRef('mean');
 /** `mean(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Mean over axis. */
 function mean(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MEAN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_MEAN.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_MAX = new OpRef('max');
 /** `max(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Maximum over axis (NaN propagates). */
 function max(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_MAX.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_MIN = new OpRef('min');
 /** `min(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Minimum over axis (NaN propagates). */
 function min(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_MIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_MIN.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_ARGMAX = new OpRef('argmax');
 /** `argmax(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first maximum over axis (C order); NaN counts as the maximum. */
 function argmax(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ARGMAX.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_ARGMAX.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_ARGMIN = new OpRef('argmin');
 /** `argmin(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: Index of the first minimum over axis (C order); NaN counts as the minimum. */
 function argmin(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_ARGMIN.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_ARGMIN.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_SOFTMAX = new OpRef('softmax');
 /** `softmax(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: out = exp(x - max) / sum(exp(x - max)) along axis (out has self's shape), computing in dtype (floating). */
@@ -1085,7 +1085,7 @@ function softmax(fn: string, a: { self: NativeTensor; axis: number | bigint; dty
   const id = OP_SOFTMAX.id(fn);
   const st = stagingArea();
   stageInt(st, A + 3, a.axis);
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -1095,29 +1095,29 @@ function logSoftmax(fn: string, a: { self: NativeTensor; axis: number | bigint; 
   const id = OP_LOG_SOFTMAX.id(fn);
   const st = stagingArea();
   stageInt(st, A + 3, a.axis);
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
 const OP_LOGSUMEXP = new OpRef('logsumexp');
 /** `logsumexp(Tensor self, int[] axis, ScalarType dtype, Tensor out) -> ()`: log(sum(exp(x))) over axis, stable (max + log(sum(exp(x - max)))); -inf for lines of -inf or none. */
 function logsumexp(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_LOGSUMEXP.id(fn), a.self, a.axis, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_LOGSUMEXP.id(fn), a.self, a.axis, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_VAR = new OpRef('var');
 /** `var(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Variance over axis: sum((x - mean)^2) / max(0, N - correction), one pass (shifted Welford). */
 function var_(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; correction: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_VAR.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_VAR.id(fn), a.self, a.axis, a.correction, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_STD = new OpRef('std');
 /** `std(Tensor self, int[] axis, float correction, ScalarType dtype, Tensor out) -> ()`: Standard deviation over axis: the square root of var's result. */
 function std(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; correction: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_STD.id(fn), a.self, a.axis, a.correction, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_VECTOR_NORM = new OpRef('vector_norm');
 /** `vector_norm(Tensor self, int[] axis, float ord, ScalarType dtype, Tensor out) -> ()`: The vector norm of order ord over axis (all for []), as one reduction computing in dtype (floating): (sum |x|^ord)^(1 / ord), with ord 2 sqrt(sum x^2) unscaled as torch, inf max |x|, -inf min |x|, 0 the count of nonzero elements (ops/reduce/norm.h). */
 function vectorNorm(fn: string, a: { self: NativeTensor; axis: readonly number[] | number; ord: number; dtype: DType; out: NativeTensor }): void {
-  native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, DTYPE_INFO[a.dtype].code, a.out);
+  native.callOp(OP_VECTOR_NORM.id(fn), a.self, a.axis, a.ord, dtypeInfo(a.dtype).code, a.out);
 }
 const OP_CUMSUM = new OpRef('cumsum');
 /** `cumsum(Tensor self, int axis, ScalarType dtype, Tensor out) -> ()`: Inclusive prefix sums along axis (out has self's shape), computing in dtype's compute type. */
@@ -1125,7 +1125,7 @@ function cumsum(fn: string, a: { self: NativeTensor; axis: number | bigint; dtyp
   const id = OP_CUMSUM.id(fn);
   const st = stagingArea();
   stageInt(st, A + 3, a.axis);
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }
@@ -1135,7 +1135,7 @@ function cumprod(fn: string, a: { self: NativeTensor; axis: number | bigint; dty
   const id = OP_CUMPROD.id(fn);
   const st = stagingArea();
   stageInt(st, A + 3, a.axis);
-  st[A + 6] = DTYPE_INFO[a.dtype].code;
+  st[A + 6] = dtypeInfo(a.dtype).code;
   st[A + 7] = 1;
   native.callOpStaged(id, a.self, a.out);
 }

@@ -8,7 +8,7 @@
 import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../core/device';
-import { DTYPE_INFO, DTYPES, NPY_TYPESTR, type DType } from '../generated/dtypes';
+import { dtypeInfo, DTYPES, NPY_TYPESTR, type DType } from '../generated/dtypes';
 import { formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { fileError, type FileContext } from './errors';
@@ -59,7 +59,7 @@ function parseDescr(descr: PyValue, ctx: FileContext): { dtype: DType; bigEndian
     throw fileError(ctx, `dtype '${descr}'${kind !== undefined ? ` (${kind})` : ''} is not supported by gpuext; it reads ` +
       `${[...new Set(Object.values(DESCR))].join(', ')} (and their big-endian forms)`, TypeError);
   }
-  return { dtype, bigEndian: m[1] === '>' && DTYPE_INFO[dtype].itemsize > 1 };
+  return { dtype, bigEndian: m[1] === '>' && dtypeInfo(dtype).itemsize > 1 };
 }
 
 function isSequence(v: PyValue): v is PySequence {
@@ -123,7 +123,7 @@ export async function readNpyHeader(src: ByteReader, ctx: FileContext, what: str
   const { shape, fortranOrder, descr } = headerFields(header, text, bad);
   if (shape.length > MAX_DIMS) throw bad(`shape [${shape.join(', ')}] has ${shape.length} dimensions; gpuext supports at most ${MAX_DIMS}`);
   const { dtype, bigEndian } = parseDescr(descr, ctx);
-  const tooLarge = tooLargeReason(shape, DTYPE_INFO[dtype].itemsize);
+  const tooLarge = tooLargeReason(shape, dtypeInfo(dtype).itemsize);
   if (tooLarge !== undefined) {
     throw bad(`array is too big; \`arr.size * arr.dtype.itemsize\` is larger than the maximum possible size (shape (${shape.join(', ')}) of ${dtype}: ${tooLarge})`);
   }
@@ -135,7 +135,7 @@ export async function readNpyHeader(src: ByteReader, ctx: FileContext, what: str
 export async function readNpy(src: ByteReader, total: number, ctx: FileContext, device: Device, what: string): Promise<Tensor> {
   const header = await readNpyHeader(src, ctx, what);
   const { shape, dtype, fortranOrder } = header;
-  const need = numelOf(shape) * DTYPE_INFO[dtype].itemsize;
+  const need = numelOf(shape) * dtypeInfo(dtype).itemsize;
   const data = what === '' ? 'the data' : `the data of ${what}`;
   if (header.headerBytes + need !== total) {
     throw fileError(ctx, `${what === '' ? '' : `${what}: `}shape ${formatShape(shape)} of ${dtype} needs ${need} bytes of data, but ${total - header.headerBytes} follow the header` +

@@ -9,7 +9,7 @@
 import type { FileHandle } from 'fs/promises';
 
 import type { Device } from '../core/device';
-import { DTYPE_INFO, DTYPES, SAFETENSORS_NAME, type DType } from '../generated/dtypes';
+import { dtypeInfo, DTYPES, SAFETENSORS_NAME, type DType } from '../generated/dtypes';
 import { describeValue, formatShape, MAX_DIMS, numelOf, tooLargeReason } from '../core/shape';
 import type { Tensor } from '../core/tensor';
 import { fileError, type FileContext } from './errors';
@@ -78,9 +78,9 @@ function parseEntry(name: string, v: unknown, ctx: FileContext): Entry {
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount) || offsets[0] > offsets[1]) {
     throw bad(`data_offsets must be [begin, end] with 0 <= begin <= end, got ${JSON.stringify(offsets)}`);
   }
-  const tooLarge = tooLargeReason(shape, DTYPE_INFO[dtype].itemsize);
+  const tooLarge = tooLargeReason(shape, dtypeInfo(dtype).itemsize);
   if (tooLarge !== undefined) throw bad(`shape ${formatShape(shape)} of ${dtypeName} is too large (the reference reader: ValidationOverflow): ${tooLarge}`);
-  const bytes = numelOf(shape) * DTYPE_INFO[dtype].itemsize;
+  const bytes = numelOf(shape) * dtypeInfo(dtype).itemsize;
   if (!Number.isSafeInteger(bytes) || bytes !== offsets[1] - offsets[0]) {
     throw bad(`shape ${formatShape(shape)} of ${dtypeName} needs ${bytes} bytes but data_offsets ${JSON.stringify(offsets)} span ${offsets[1] - offsets[0]}`);
   }
@@ -249,7 +249,7 @@ function headerOf(sources: readonly NamedSource[], metadata: Record<string, stri
   if (metadata !== undefined) put(METADATA_KEY, metadata);
   let offset = 0;
   for (const s of sources) {
-    const n = numelOf(s.shape) * DTYPE_INFO[s.dtype].itemsize;
+    const n = numelOf(s.shape) * dtypeInfo(s.dtype).itemsize;
     put(s.name, { dtype: DTYPE_NAMES[s.dtype], shape: s.shape, data_offsets: [offset, offset + n] });
     offset += n;
   }

@@ -19,7 +19,7 @@
 import { allocate } from '../ops/creation/creation';
 import type { Device } from '../core/device';
 import { dtypeCode } from '../core/dtype';
-import { DTYPE_INFO, type DType } from '../generated/dtypes';
+import { dtypeInfo, type DType } from '../generated/dtypes';
 import { native, type NativeTensor } from '../core/native';
 import { stagedView } from '../core/handle-pool';
 import { contiguousStrides, numelOf } from '../core/shape';
@@ -86,12 +86,12 @@ function chunkItems(itemsize: number, bytes = CHUNK.bytes): number {
 
 /** The byte length of a tensor's data in a file. */
 export function dataBytes(shape: readonly number[], dtype: DType): number {
-  return numelOf(shape) * DTYPE_INFO[dtype].itemsize;
+  return numelOf(shape) * dtypeInfo(dtype).itemsize;
 }
 
 /** Writes the elements of `src` (C order, raw bytes) to `sink`. */
 export async function writeTensorData(src: TensorSource, sink: ByteSink): Promise<void> {
-  const itemsize = DTYPE_INFO[src.dtype].itemsize;
+  const itemsize = dtypeInfo(src.dtype).itemsize;
   const total = dataBytes(src.shape, src.dtype);
   if (total === 0) return;
   const buf = new Uint8Array(Math.min(total, chunkItems(itemsize) * itemsize));
@@ -132,7 +132,7 @@ export interface DataSpec {
  */
 export async function readTensorData(src: ByteReader, spec: DataSpec, device: Device, what: string): Promise<Tensor> {
   const { shape, dtype } = spec;
-  const itemsize = DTYPE_INFO[dtype].itemsize;
+  const itemsize = dtypeInfo(dtype).itemsize;
   const n = numelOf(shape), code = dtypeCode(dtype);
   const maxItems = chunkItems(itemsize, Math.min(CHUNK.bytes, READ_CHUNK_BYTES));
   // A bool byte other than 0 or 1 (a file written by other means) is true, as NumPy reads it: stored as 1, since

@@ -23,7 +23,7 @@
 // pointers. A number operand is converted as the CUDA source's C cast
 // converts it (`(T)x_value`). Kernels of bool operands only (16-element
 // vectors) go through NVRTC.
-import { DTYPE_INFO } from '../generated/dtypes';
+import { dtypeInfo } from '../generated/dtypes';
 import { elementwiseParams, isTiled, THREADS, UNROLL, vectorWidth, type ElementwiseParam, type ElementwiseSourceIn, type Layout } from '../rtc/elementwise-codegen';
 import { ptxEntry, type PtxBody, type PtxParam } from './emit-ptx';
 import type { FnIR } from './ir';
@@ -53,7 +53,7 @@ export function emitElementwisePtx(fn: FnIR, g: ElementwiseSourceIn): string {
     const d = g.types[k];
     if (!(SCALAR_DTYPES as readonly string[]).includes(d)) unsupported(`an operand of ${d}`);
     if (g.layouts[k] === 'r') unsupported('a raw operand');
-    return { name: p.name, layout: g.layouts[k], dtype: d as ScalarDType, size: DTYPE_INFO[d].itemsize, out: k >= g.nIn };
+    return { name: p.name, layout: g.layouts[k], dtype: d as ScalarDType, size: dtypeInfo(d).itemsize, out: k >= g.nIn };
   });
   if (ops.length - g.nIn !== 1) unsupported('several outputs');
   const list = elementwiseParams(g).map(paramOf);

@@ -5,7 +5,7 @@
 // contraction: every add, sub and mul carries an explicit .rn, which ptxas
 // never fuses; IEEE division and square root; no flush to zero).
 import type { DType } from '../core/dtype';
-import { DTYPE_INFO } from '../generated/dtypes';
+import { dtypeInfo } from '../generated/dtypes';
 import { isFloat, type ScalarDType } from './types';
 
 /** An operation a PTX function cannot print: the kernel then goes through NVRTC (NOTE [ PTX path ] in emit-ptx.ts). */
@@ -195,12 +195,12 @@ export function compare(o: Out, op: string, d: ScalarDType, a: string, b: string
 
 /** The load / store type of an element of `d`, from the dtype list's kind and size (float16 / bfloat16 and bool then convert through a register of their own). */
 export function elementType(d: DType): string {
-  const { kind, itemsize } = DTYPE_INFO[d];
+  const { kind, itemsize } = dtypeInfo(d);
   const bits = itemsize * 8;
   return kind === 'f' ? (bits === 16 ? 'b16' : `f${bits}`) : kind === 'i' ? `s${bits}` : `u${bits}`;
 }
 
-export const elementSize = (d: DType): number => DTYPE_INFO[d].itemsize;
+export const elementSize = (d: DType): number => dtypeInfo(d).itemsize;
 
 /** An element of dtype `d` at `addr` (in `space`: '' generic, '.shared', '.local') in its compute type `c`. */
 export function loadElement(o: Out, space: string, d: DType, c: ScalarDType, addr: string): string {

@@ -2,7 +2,7 @@
 // shapes, describing operands in errors, `out` and in-place targets.
 import { allocate } from './creation/creation';
 import { resultHandle, spentResult, lastSerial, stageResult } from '../core/handle-pool';
-import { DTYPE_INFO, type DType } from '../generated/dtypes';
+import { dtypeInfo, type DType } from '../generated/dtypes';
 import type { Device } from '../core/device';
 import {
   broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape, overlapsItself, overlapsItselfError,
@@ -168,7 +168,7 @@ export function computeNew(shape: readonly number[], dtype: DType, device: Devic
   const pending = h !== undefined;
   const t = pending ? new Tensor(h, contiguousMeta(shape, dtype, device)) : allocate(shape, dtype, device, undefined, fn);
   try {
-    if (pending) stageResult(shape, DTYPE_INFO[dtype].code, device);
+    if (pending) stageResult(shape, dtypeInfo(dtype).code, device);
     compute(t);
     if (pending) settle(t, fn);
   } catch (e) {

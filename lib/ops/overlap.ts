@@ -10,12 +10,12 @@
 // over, so the result is what it would be with separate memory. The check
 // costs nothing when the op allocates its result (new memory overlaps
 // nothing), and two address ranges when an `out` is given.
-import { DTYPE_INFO } from '../generated/dtypes';
+import { dtypeInfo } from '../generated/dtypes';
 import { byteSpan, sameLayout } from '../core/shape';
 import { Tensor } from '../core/tensor';
 
 function spanOf(t: Tensor): [number, number] | undefined {
-  return byteSpan(t.address(), t.shape, t.strides, DTYPE_INFO[t.dtype].itemsize);
+  return byteSpan(t.address(), t.shape, t.strides, dtypeInfo(t.dtype).itemsize);
 }
 
 /**

@@ -14,7 +14,7 @@
 // float64. JS scalars: a number with an integral value counts as an integer
 // (as Python's 2, not 2.0), other numbers as floating, a bigint as int64, a
 // boolean as bool.
-import { DTYPE_INFO, PROMOTION, type DType } from '../generated/dtypes';
+import { dtypeInfo, PROMOTION, type DType } from '../generated/dtypes';
 import { DEFAULT_FLOAT, parseDType } from '../core/dtype';
 import { describeValue } from '../core/shape';
 import { Tensor } from '../core/tensor';
@@ -28,17 +28,17 @@ export type Operand = Tensor | ScalarOperand;
 export type Category = 0 | 1 | 2;
 /** 0 bool, 1 integer, 2 floating. */
 export function category(d: DType): Category {
-  const k = DTYPE_INFO[d].kind;
+  const k = dtypeInfo(d).kind;
   return k === 'b' ? 0 : k === 'f' ? 2 : 1;
 }
 
 export function isFloating(d: DType): boolean {
-  return DTYPE_INFO[d].kind === 'f';
+  return dtypeInfo(d).kind === 'f';
 }
 
 /** Integer dtypes, bool excluded. */
 export function isIntegral(d: DType): boolean {
-  const k = DTYPE_INFO[d].kind;
+  const k = dtypeInfo(d).kind;
   return k === 'i' || k === 'u';
 }
 
@@ -49,7 +49,7 @@ const TABLE = PROMOTION;
 /** The smallest dtype both a and b convert to without leaving their categories (torch.promote_types). */
 export function promoteTypes(a: DType, b: DType): DType {
   if (arguments.length > 2) tooManyArguments('gx.promoteTypes', '(a, b)', arguments.length - 2, arguments[2]);
-  const ia = DTYPE_INFO[a], ib = DTYPE_INFO[b];
+  const ia = dtypeInfo(a), ib = dtypeInfo(b);
   if (ia === undefined || ib === undefined) parseDType(ia === undefined ? a : b, 'gx.promoteTypes');  // throws, naming it
   return TABLE[ia.code][ib.code];
 }

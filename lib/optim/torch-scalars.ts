@@ -19,7 +19,7 @@
 // torch's would. (Elementwise work on the device is not emulated: a fused
 // multiply-add there may round differently from ours, by an ulp.)
 import { roundToDType } from '../core/dtype';
-import { DTYPE_INFO, type DType } from '../generated/dtypes';
+import { dtypeInfo, type DType } from '../generated/dtypes';
 
 /** A number as torch's L-BFGS holds it: a Python float, or a 0-d tensor of the parameters' dtype. */
 export interface Num {
@@ -36,7 +36,7 @@ export class TorchScalars {
   readonly #opmath: (x: number) => number;
 
   constructor(dtype: DType) {
-    this.#round = DTYPE_INFO[dtype].kind === 'f' ? (x) => roundToDType(x, dtype) : Math.fround;
+    this.#round = dtypeInfo(dtype).kind === 'f' ? (x) => roundToDType(x, dtype) : Math.fround;
     this.#opmath = dtype === 'float64' ? (x) => x : Math.fround;
   }
 

@@ -11,7 +11,7 @@
 // and launches through RawKernel.launchPrepared.
 import type { Device } from '../core/device';
 import { isDType, type DType } from '../core/dtype';
-import { COMPUTE_DTYPE, DTYPE_INFO } from '../generated/dtypes';
+import { COMPUTE_DTYPE, dtypeInfo } from '../generated/dtypes';
 import { allocate } from '../ops/creation/creation';
 import { Tensor } from '../core/tensor';
 import { broadcastShapes, equalShapes, numelOf } from '../core/shape';
@@ -256,9 +256,9 @@ class Reduction {
     const outType = typeOf(out.type, `of '${out.name}'`);
     // CuPy would accumulate a half output in half; float keeps sums of many halves accurate.
     const reduceType = this.#opts.reduceType !== undefined ? typeOf(this.#opts.reduceType, '(reduceType)')
-      : DTYPE_INFO[outType].kind === 'f' ? COMPUTE_DTYPE[outType] : outType;
+      : dtypeInfo(outType).kind === 'f' ? COMPUTE_DTYPE[outType] : outType;
     let bytes = 0;
-    dtypes.forEach((d) => { if (d !== undefined) bytes += DTYPE_INFO[d].itemsize; });
+    dtypes.forEach((d) => { if (d !== undefined) bytes += dtypeInfo(d).itemsize; });
     // About 32 bytes of loads in flight per thread: enough, with full occupancy, to cover memory latency.
     const unroll = bytes <= 2 ? 16 : bytes <= 4 ? 8 : 4;
     return { types, scalar: dtypes.map((d) => d === undefined), bound, outType, reduceType, unroll, plans: new Map() };

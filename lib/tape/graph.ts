@@ -61,7 +61,7 @@
 // through copy_'s path (torch's FillBackward and ZeroBackward, CopySlices
 // through a view; gradFn 'fill_' / 'zero_'): what self held gets zero, a
 // tensor value the sum of the gradient of the elements written.
-import { DTYPE_INFO } from '../generated/dtypes';
+import { dtypeInfo, type DType } from '../generated/dtypes';
 import { autogradHooks, Tensor, type AutogradMeta } from '../core/tensor';
 import { untrack } from '../core/tidy';
 import { isGradEnabled } from './mode';
@@ -156,7 +156,7 @@ const versions = new Map<number, { version: number; saved: number }>();
  */
 function storageKey(t: Tensor): number {
   const m = t.info();
-  return t.address() - m.offset * DTYPE_INFO[m.dtype].itemsize;
+  return t.address() - m.offset * dtypeInfo(m.dtype).itemsize;
 }
 
 /** @internal Called by in-place writes (NOTE [ Autograd and in-place ops ]): counted only for storages a node saved. */
@@ -331,7 +331,7 @@ export function shouldRecord(...xs: readonly unknown[]): boolean {
 }
 
 /** Whether a dtype can carry a gradient: the floating kind of the dtype list (csrc/include/gpuext/dtype_list.h). */
-export const isFloatingDType = (d: string): boolean => DTYPE_INFO[d as keyof typeof DTYPE_INFO]?.kind === 'f';
+export const isFloatingDType = (d: string): boolean => dtypeInfo(d as DType)?.kind === 'f';  // undefined: not a dtype
 
 /**
  * Records `output` as made by `name` from `inputs` (tensors, numbers or

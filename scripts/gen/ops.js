@@ -211,7 +211,7 @@ function tsOps(list, all) {
     "import type { Device } from '../core/device';",
     "import { native, type NativeTensor, type OpaqueHandle } from '../core/native';",
     "import { STAGED_OP_ARGS, stageInt, stageOptional, stagingArea } from '../core/staging';",
-    "import { OpRef } from '../ops/library';", "import { DTYPE_INFO, type DType } from './dtypes';", '',
+    "import { OpRef } from '../ops/library';", "import { dtypeInfo, type DType } from './dtypes';", '',
     '// Where a staged call\'s arguments start (NOTE [ Staged op calls ] in csrc/binding/op_values.cpp), as a local constant.',
     'const A = STAGED_OP_ARGS;', ''];
   const exported = [];
@@ -300,7 +300,7 @@ function stageLines(s) {
       // A value and its tag (1: present), the tag last.
       case 'float': lines.push(`  st[${k}] = ${v};`, `  st[${tag}] = 1;`); return;
       case 'bool': lines.push(`  st[${k}] = ${v} ? 1 : 0;`, `  st[${tag}] = 1;`); return;
-      case 'dtype': lines.push(`  st[${k}] = DTYPE_INFO[${v}].code;`, `  st[${tag}] = 1;`); return;
+      case 'dtype': lines.push(`  st[${k}] = dtypeInfo(${v}).code;`, `  st[${tag}] = 1;`); return;
       case 'int': lines.push(`  stageInt(st, ${k}, ${v});`); return;
       case 'optional': lines.push(`  stageOptional(st, ${k}, ${v});`); return;
       default: throw new Error(`scripts/gen/schema-types.js: unknown stage '${a.stage}' of ${a.type}`);

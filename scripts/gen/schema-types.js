@@ -39,7 +39,7 @@ const BASE = {
   bool: { ts: 'boolean', tsReturn: 'boolean', native: 'boolean', nativeReturn: 'boolean', cpp: 'bool', cppReturn: 'bool', cxx: 'bool', cxxBox: 'gx::detail::box($)', stage: 'bool' },
   str: { ts: 'string', tsReturn: 'string', native: 'string', nativeReturn: 'string', cpp: 'std::string', cppReturn: 'std::string', cxx: 'const char*', cxxBox: 'gx::detail::box($)' },
   // The built-in ops' calls pass a dtype's code: no string for the core to read per call.
-  ScalarType: { ts: 'DType', tsReturn: 'DType', native: 'DType', nativeArg: 'DTYPE_INFO[$].code', cpp: 'ScalarType', cxx: 'ScalarType', cxxBox: 'gx::detail::box($)', stage: 'dtype' },
+  ScalarType: { ts: 'DType', tsReturn: 'DType', native: 'DType', nativeArg: 'dtypeInfo($).code', cpp: 'ScalarType', cxx: 'ScalarType', cxxBox: 'gx::detail::box($)', stage: 'dtype' },
   // NOTE [ Handles and devices in schemas ] in csrc/core/schema.h.
   Handle: { ts: 'OpaqueHandle', tsReturn: 'OpaqueHandle', native: 'OpaqueHandle', nativeReturn: 'OpaqueHandle', cpp: 'Handle', cppReturn: 'Handle' },
   Device: {

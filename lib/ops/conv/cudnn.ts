@@ -38,7 +38,7 @@
 // cudnnConvolutionBackwardBias 0.65 ms (a quarter of the whole step) and
 // gx.sum 0.059 (torch's own add and sum: 0.163 and 0.099 ms).
 import * as ops from '../../generated/ops';
-import { DTYPE_INFO, type DType } from '../../generated/dtypes';
+import { dtypeInfo, type DType } from '../../generated/dtypes';
 import { logger } from '../../platform/log';
 import { record, requiresGrad, shouldRecord } from '../../tape/graph';
 import { noGrad } from '../../tape/mode';
@@ -108,7 +108,7 @@ const allowTf32 = (dtype: DType): boolean => dtype === 'float32' && tf32ByDefaul
  * and refuse misaligned pointers). Fresh tensors from the allocator are aligned.
  */
 const contiguous = <T extends Tensor>(t: T): T =>
-  (t.isContiguous() && (t.storageOffset * DTYPE_INFO[t.dtype].itemsize) % 16 === 0 ? t : (t.clone() as T));
+  (t.isContiguous() && (t.storageOffset * dtypeInfo(t.dtype).itemsize) % 16 === 0 ? t : (t.clone() as T));
 const args = (g: CudnnGeometry, dtype: DType) => ({
   padding: g.padding, stride: g.stride, dilation: g.dilation, groups: g.groups, allowTf32: allowTf32(dtype), benchmark,
 });

@@ -5,7 +5,7 @@ import {
   checkConvertible, dtypeCode, dtypeOfScalar, dtypeOfTypedArray, isTypedArray, parseDType, toStorageArray,
   DEFAULT_FLOAT, type AnyTypedArray, type DType, type Scalar,
 } from '../../core/dtype';
-import { DTYPE_INFO, INTEGER_RANGE } from '../../generated/dtypes';
+import { dtypeInfo, INTEGER_RANGE } from '../../generated/dtypes';
 import { checkDevice } from '../../core/gpus';
 import { lastSerial, resultHandle, stageReplace } from '../../core/handle-pool';
 import { native } from '../../core/native';
@@ -171,7 +171,7 @@ function emptyImpl<D extends DType>(shape: unknown, opts: unknown, fn: string, d
   const dims = parseShape(shape, fn);
   const o = options<D>(opts, fn, EMPTY_KEYS);
   const dtype = o.dtype ?? defaultDType;
-  const tooLarge = tooLargeReason(dims, DTYPE_INFO[dtype].itemsize);
+  const tooLarge = tooLargeReason(dims, dtypeInfo(dtype).itemsize);
   if (tooLarge !== undefined) throw new RangeError(`${fn}: shape ${formatShape(dims)} of ${dtype} is too large: ${tooLarge}`);
   if (!o.pinned) return allocate(dims, dtype, o.device, undefined, fn) as Tensor<D>;
   return new Tensor<D>(callerNamed(fn, () => native.empty(dims, dtypeCode(dtype), o.device.typeCode, o.device.index, true)),
@@ -266,9 +266,9 @@ export function arange<D extends DType = DType>(...args: unknown[]): Tensor<D> {
   }
   const n = Math.ceil((end - start) / step) + 0;  // + 0: not -0
   // The narrower integer dtypes step by the truncated start and step (after counting with the untruncated ones).
-  if (DTYPE_INFO[dtype].kind !== 'f' && dtype !== 'int64') [start, step] = [Math.trunc(start), Math.trunc(step)];
+  if (dtypeInfo(dtype).kind !== 'f' && dtype !== 'int64') [start, step] = [Math.trunc(start), Math.trunc(step)];
   if (!Number.isSafeInteger(n)) throw new RangeError(`${fn}: the range holds ${n} elements, more than a tensor can`);
-  const integer = DTYPE_INFO[dtype].kind !== 'f';
+  const integer = dtypeInfo(dtype).kind !== 'f';
   if (integer && n > 0) {
     // The core counts such a range in int64 (exact past 2^53); its values must fit.
     const [lo, hi] = INTEGER_RANGE.int64;

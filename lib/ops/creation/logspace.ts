@@ -22,7 +22,7 @@ import { checkOptions, optionKeys, tooManyArguments } from '../../core/options';
 import { DEFAULT_FLOAT, parseDType, roundToDType, type DType } from '../../core/dtype';
 import { parseDevice } from '../../core/device';
 import { checkDevice } from '../../core/gpus';
-import { DTYPE_INFO } from '../../generated/dtypes';
+import { dtypeInfo } from '../../generated/dtypes';
 import type { Tensor } from '../../core/tensor';
 import { tidy } from '../../core/tidy';
 import { describeOperand } from '../common';
@@ -69,7 +69,7 @@ export function logspace<D extends DType = 'float32'>(start: number, end: number
   }
   // The bounds as the dtype holds them (an integer dtype's come converted; a floating dtype's are rounded here).
   const [first, last] = spacedBounds(start, end, steps, dtype, fn).map((v) => roundToDType(v, dtype));
-  const integer = DTYPE_INFO[dtype].kind !== 'f';
+  const integer = dtypeInfo(dtype).kind !== 'f';
   // The difference in the dtype's arithmetic, then the step in double (NOTE [ Logspace as torch computes it ]).
   const step = steps > 1 ? roundToDType(last - first, dtype) / (steps - 1) : 0;
   const half = Math.floor(steps / 2);
