@@ -105,7 +105,7 @@ void release_returns(CallValues& rets) {
 
 }  // namespace
 
-// One napi_typeof per argument: each Napi::Value::IsX() is a call of its own.
+// At most one napi_typeof per argument (a tensor handle needs none): each Napi::Value::IsX() is a call of its own.
 gx_value convert_arg(const OpDef& op, const Argument& a, const Napi::Value& v, CallScratch& scratch) {
   gx_value out{};
   if (a.type.type == ArgType::Tensor) {

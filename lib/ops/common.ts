@@ -2,7 +2,8 @@
 // shapes, describing operands in errors, `out` and in-place targets.
 import { allocate } from './creation/creation';
 import { resultHandle, spentResult, lastSerial, stageResult } from '../core/handle-pool';
-import { dtypeInfo, type DType } from '../generated/dtypes';
+import type { DType } from '../generated/dtypes';
+import { dtypeCode } from '../core/dtype';
 import type { Device } from '../core/device';
 import {
   broadcastShapes as broadcastShapeList, describeValue, equalShapes, formatShape, overlapsItself, overlapsItselfError,
@@ -136,7 +137,7 @@ export interface ResultOptions {
  */
 export function computeResult(shape: readonly number[], dtype: DType, device: Device, fn: string, opts: ResultOptions,
   compute: (dst: Tensor) => void): Tensor {
-  if (opts.inplace === undefined && (opts.out === undefined || opts.out === null)) return computeNew(shape, dtype, device, fn, compute);
+  if (writesNewResult(opts.out, opts.inplace !== undefined)) return computeNew(shape, dtype, device, fn, compute);
   const t = targetOf(shape, dtype, device, fn, opts);
   if (writeInGraph(t, opts.inputs)) {  // NOTE [ Autograd and in-place ops ]
     if (opts.inplace === undefined || opts.outOfPlace === undefined || recorders.inPlace === undefined) throw inPlaceRefusal(fn);
@@ -158,6 +159,12 @@ export function computeResult(shape: readonly number[], dtype: DType, device: De
 }
 
 /**
+ * Whether a call's result is a new tensor: no `out` (absent or null) and not in place. computeResult asks it
+ * first; an op on the hot path asks it before building computeResult's target, and calls computeNew when so.
+ */
+export const writesNewResult = (out: unknown, inplace: boolean): boolean => !inplace && (out === undefined || out === null);
+
+/**
  * computeResult's new result: `compute(t)` with t a new tensor, allocated by
  * the op call itself from a staged request into a pooled handle when one is
  * free (NOTE [ Recycled handles ]: one native call, no new handle), else
@@ -168,7 +175,7 @@ export function computeNew(shape: readonly number[], dtype: DType, device: Devic
   const pending = h !== undefined;
   const t = pending ? new Tensor(h, contiguousMeta(shape, dtype, device)) : allocate(shape, dtype, device, undefined, fn);
   try {
-    if (pending) stageResult(shape, dtypeInfo(dtype).code, device);
+    if (pending) stageResult(shape, dtypeCode(dtype), device);
     compute(t);
     if (pending) settle(t, fn);
   } catch (e) {

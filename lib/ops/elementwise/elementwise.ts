@@ -12,7 +12,7 @@ import { derivativeNotImplemented, recorders, shouldRecord } from '../../tape/gr
 import { Tensor } from '../../core/tensor';
 import {
   broadcastShapes, checkOperand, checkTensor, commonDevice, computeNew, computeResult, describeOperand, optionsOf, OUT_KEYS,
-  type OutOptions,
+  writesNewResult, type OutOptions,
 } from '../common';
 import { optionKeys, tooManyArguments } from '../../core/options';
 import { isFloating, isIntegral, resultType, type ScalarOperand } from '../promotion';
@@ -139,7 +139,7 @@ export function binaryOp(given: BinarySpec, a: unknown, b: unknown, fn: string, 
     compute = (r) => spec.scalar(fn, { self: t.handle(fn), other: f, otherInt: i, reverse: !tx, dtype: common, out: r.handle(fn) });
   }
   let result: Tensor;
-  if (!inplace && (out === undefined || out === null)) {
+  if (writesNewResult(out, inplace)) {
     result = computeNew(shape, resDtype, device, fn, compute);  // the common call: no target to describe
   } else {
     // In place, the op out of place is what autograd records when it must (NOTE [ Autograd and in-place ops ]).
@@ -194,7 +194,7 @@ export function unaryOp(spec: UnarySpec, a: unknown, fn: string, opts?: unknown,
   if (fault !== undefined) throw new RangeError(`${fn}: ${fault}`);
   const compute = (r: Tensor): void => spec.call(fn, { self: x.handle(fn), dtype: common, out: r.handle(fn), params: values });
   let result: Tensor;
-  if (!inplace && (out === undefined || out === null)) {
+  if (writesNewResult(out, inplace)) {
     result = computeNew(x.shape, common, x.device, fn, compute);  // the common call: no target to describe
   } else {
     const outOfPlace = inplace ? (self: Tensor): Tensor => unaryOp(spec, self, fn, undefined, false, params) : undefined;
