@@ -2,7 +2,8 @@
 // First, before any export's module too, so every module after it compiles from V8's cached data of the build (NOTE
 // [ Code cache ]; test/code-cache.test.ts checks that only the cache's own modules compile from source).
 import './platform/code-cache';
-export { Tensor, type ItemOf, type ReadOptions } from './core/tensor';
+export { Tensor, type ItemOf } from './core/tensor';
+export type { ReadOptions } from './core/tensor-read';
 import { registerAll } from './register';
 // Tensor's methods beyond the class's own and the autograd recorders, installed once (lib/register.ts).
 registerAll();

@@ -113,19 +113,29 @@ export function runGraph(roots: readonly Tensor[], seeds: readonly Tensor[], opt
  * The graph from the roots, walked depth first: `order` lists each node
  * after every node that consumes its results (reverse topological order),
  * `ids` the number each got when first reached, which `idOf` gives by node
- * (the engine keeps the gradients in an array by these numbers: one lookup
- * per node rather than three of a Map).
+ * (the engine keeps the gradients in an array by these numbers). A node
+ * carries its number and the walk's stamp (Node.walkStamp): a lookup is two
+ * field reads, not a Map's hash (whose identity hash, insert and regrowth
+ * cost a one-element op ~500 instructions); a node a later walk renumbered
+ * (a backward run from a hook) is found by its place in `order`.
  */
 interface Walk {
   readonly order: Node[];
   readonly ids: number[];
-  readonly idOf: Map<Node, number>;
+  readonly idOf: (node: Node) => number | undefined;
 }
+
+/** The stamp of the latest walk (a node's walkStamp equal to a walk's own: numbered by it). */
+let walks = 0;
 
 function walkGraph(roots: readonly Node[]): Walk {
   const order: Node[] = [], ids: number[] = [];
-  const idOf = new Map<Node, number>();
-  roots.forEach((r, i) => idOf.set(r, i));
+  const stamp = ++walks;
+  let count = 0;
+  for (const r of roots) {
+    r.walkStamp = stamp;
+    r.walkId = count++;
+  }
   // The stack in arrays (the node, its number, the next edge to follow): no tuple made per node.
   const stack: Node[] = roots.slice(), stackIds: number[] = roots.map((_r, i) => i), next: number[] = roots.map(() => 0);
   while (stack.length > 0) {
@@ -134,10 +144,11 @@ function walkGraph(roots: readonly Node[]): Walk {
     if (i < node.edges.length) {
       next[top] = i + 1;
       const n = node.edges[i]?.node;
-      if (n !== undefined && !idOf.has(n)) {
-        idOf.set(n, idOf.size);
+      if (n !== undefined && n.walkStamp !== stamp) {
+        n.walkStamp = stamp;
+        n.walkId = count++;
         stack.push(n);
-        stackIds.push(idOf.size - 1);
+        stackIds.push(n.walkId);
         next.push(0);
       }
     } else {
@@ -148,7 +159,14 @@ function walkGraph(roots: readonly Node[]): Walk {
       next.pop();
     }
   }
-  return { order: order.reverse(), ids: ids.reverse(), idOf };
+  order.reverse();
+  ids.reverse();
+  const idOf = (node: Node): number | undefined => {
+    if (node.walkStamp === stamp) return node.walkId;
+    const k = order.indexOf(node);
+    return k < 0 ? undefined : ids[k];
+  };
+  return { order, ids, idOf };
 }
 
 /** With a capture, the nodes that lead to a captured tensor (the others need not run). */
@@ -168,7 +186,7 @@ function backwardFrom(run: Run, roots: readonly Tensor[], seeds: readonly Tensor
   // Each node's gradients (by its number), one per output, summed over the nodes that consume it.
   const grads = filled<(Tensor | undefined)[] | undefined>(order.length, undefined);
   const addGrad = (node: Node, index: number, g: Tensor): void => {
-    const id = idOf.get(node);
+    const id = idOf(node);
     if (id === undefined) throw new Error(`internal error: a gradient for ${node.name}, which the walk from the roots did not reach`);
     let gs = grads[id];
     if (gs === undefined) grads[id] = gs = filled<Tensor | undefined>(node.outputs.length, undefined);

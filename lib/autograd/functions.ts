@@ -27,25 +27,32 @@ const asTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 /** Stands for a tensor the formula does not read (and so was not saved). */
 const UNUSED = undefined as unknown as Tensor;
 
-/** The gx names of the op list's ops, made once each (a regular expression per recorded op was a tenth of the recording's time). */
-const gxNames = new Map<string, string>();
+type Derivative = (typeof DERIVATIVES)[keyof typeof DERIVATIVES];
 
-/** The gx name of an op of the op list ('leaky_relu' is gx.leakyRelu): DERIVATIVES' key and the node's name. */
-function gxName(op: string): string {
-  let name = gxNames.get(op);
-  if (name === undefined) gxNames.set(op, (name = op.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase())));
-  return name;
+/**
+ * Per op of the op list, its gx name ('leaky_relu' is gx.leakyRelu: the
+ * node's name and DERIVATIVES' key) and its derivative (undefined: none),
+ * found once: one Map lookup per recorded op. (A regular expression per
+ * recorded op was a tenth of the recording's time; a keyed load by name
+ * into DERIVATIVES is megamorphic, NOTE [ Dtype lookups ].)
+ */
+const DERIVATIVE_OF_OP = new Map<string, { name: string; d: Derivative | undefined }>();
+
+function derivativeOf(op: string): { name: string; d: Derivative | undefined } {
+  let known = DERIVATIVE_OF_OP.get(op);
+  if (known === undefined) {
+    const name = op.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    const d = Object.prototype.hasOwnProperty.call(DERIVATIVES, name) ? DERIVATIVES[name as keyof typeof DERIVATIVES] : undefined;
+    DERIVATIVE_OF_OP.set(op, (known = { name, d }));
+  }
+  return known;
 }
-
-/** DERIVATIVES by gx name, in a Map: a keyed load by every recorded op's name is megamorphic (NOTE [ Dtype lookups ]). */
-const DERIVATIVE_OF = new Map(Object.entries(DERIVATIVES));
 
 /** A binary op's parameters: it has none. */
 const NO_PARAMS: Readonly<Record<string, number>> = {};
 
 const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out) => {
-  const name = gxName(op);
-  const d = DERIVATIVE_OF.get(name);
+  const { name, d } = derivativeOf(op);
   if (d === undefined || d.other === undefined) return;  // comparisons and logical ops: no gradient
   const gx = requiresGrad(x), gy = requiresGrad(y);
   // Save only what the needed formulas read (NOTE [ Derivatives beside the schemas ]: the generator says which).
@@ -69,8 +76,7 @@ const binaryRecorder: NonNullable<(typeof recorders)['binary']> = (op, x, y, out
 };
 
 const unaryRecorder: NonNullable<(typeof recorders)['unary']> = (op, x, out, params) => {
-  const name = gxName(op);
-  const d = DERIVATIVE_OF.get(name);
+  const { name, d } = derivativeOf(op);
   if (d === undefined) return;
   const save = [...(d.selfUses.self ? [x] : []), ...(d.selfUses.result ? [out] : [])];
   record(name, [x], out, save, (g, s) => [d.self(g, d.selfUses.self ? s[0] : UNUSED, 0, d.selfUses.result ? s[s.length - 1] : UNUSED, params)]);

@@ -23,8 +23,8 @@ import { Device, deviceOf } from './device';
 import { dtypeCode, dtypeFromCode, fillBits, type DType, type Scalar } from './dtype';
 import { DEFAULT_FORMAT_OPTIONS, formatTensor } from './format';
 import { shownValues } from './shown-values';
-import { dtypeInfo, STORAGE_ARRAY, type ValueArrayMap } from '../generated/dtypes';
-import { decodeBFloat16, decodeFloat16 } from './half';
+import { dtypeInfo, type ValueArrayMap } from '../generated/dtypes';
+import { decodeValues, isDecoded, readOut, type ReadOptions } from './tensor-read';
 import { native, type NativeTensor } from './native';
 import { checkOptions, optionKeys, tooManyArguments } from './options';
 import { track } from './tidy';
@@ -68,49 +68,6 @@ export function contiguousMeta(shape: readonly number[], dtype: DType, device: D
 /** The C-order strides of frozen shape arrays (tensors' own), found by the array. */
 const cStridesOf = new WeakMap<readonly number[], readonly number[]>();
 const SHORT_STRIDES: readonly (readonly number[])[] = [Object.freeze([]), Object.freeze([1])];
-
-/** Whether toArray() decodes a dtype's storage (16-bit floats become a Float32Array) rather than viewing it. */
-function isDecoded(dtype: DType): dtype is 'float16' | 'bfloat16' {
-  return dtype === 'float16' || dtype === 'bfloat16';
-}
-
-/**
- * Raw C-order bytes of `dtype` as the array toArray() returns: a view of
- * them, or for 16-bit floats their values decoded (into `out` when given; an
- * `out` of any other dtype is read into directly, never through here).
- */
-function decodeValues<D extends DType>(bytes: ArrayBuffer, dtype: D, out?: ValueArrayMap[D]): ValueArrayMap[D] {
-  if (!isDecoded(dtype)) return new STORAGE_ARRAY[dtype](bytes) as ValueArrayMap[D];
-  const bits = new Uint16Array(bytes);
-  const values = (out as Float32Array | undefined) ?? new Float32Array(bits.length);
-  (dtype === 'float16' ? decodeFloat16 : decodeBFloat16)(bits, values);
-  return values as ValueArrayMap[D];
-}
-
-/** Options of toArray / toArraySync. */
-export interface ReadOptions<D extends DType = DType> {
-  /** Fill this array (of the type toArray returns for the dtype, one element per tensor element) and return it. */
-  out?: ValueArrayMap[D];
-}
-
-const READ_KEYS = optionKeys<ReadOptions>({ out: true });
-
-/** The checked `out` of toArray's options. */
-function readOut<D extends DType>(opts: ReadOptions<D> | undefined, m: Meta, fn: string): ValueArrayMap[D] | undefined {
-  if (opts === undefined) return undefined;
-  const out: unknown = checkOptions<ReadOptions<D>>(opts, fn, READ_KEYS).out;
-  if (out === undefined) return undefined;
-  const Want = isDecoded(m.dtype) ? Float32Array : STORAGE_ARRAY[m.dtype];
-  if (!(out instanceof Want)) {
-    const got = ArrayBuffer.isView(out) ? out.constructor.name : out === null ? 'null' : typeof out;
-    throw new TypeError(`${fn}: out must be a ${Want.name} for a ${m.dtype} tensor, got ${got}`);
-  }
-  const n = numelOf(m.shape);
-  if (out.length !== n) {
-    throw new RangeError(`${fn}: out has ${out.length} elements, the tensor of shape ${formatShape(m.shape)} ${n}`);
-  }
-  return out as ValueArrayMap[D];
-}
 
 /** The options copy_ takes. */
 const COPY_KEYS = optionKeys<{ nonBlocking?: boolean }>({ nonBlocking: true });
@@ -159,6 +116,8 @@ export const autogradHooks: {
 export class Tensor<D extends DType = DType> implements Disposable {
   /** @internal See NOTE [ Tensors and postMessage ]. */
   readonly cloneGuard: symbol = NOT_CLONEABLE;
+  /** @internal The gx.tidy scope holding this tensor, if any (NOTE [ Tidy scopes are arrays ] in lib/core/tidy.ts). */
+  tidyScope: object | undefined = undefined;
   /** @internal Autograd's state; undefined for tensors autograd never saw. */
   ag: AutogradMeta | undefined = undefined;
   /**

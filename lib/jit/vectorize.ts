@@ -225,11 +225,11 @@ class Vectorized {
     return -1;
   }
 
-  /** The arguments' count, kinds and devices; the first tensor. */
-  check(args: readonly unknown[]): Tensor {
+  /** The count, kinds and devices of the first `nArgs` arguments (the rest: `out`); the first tensor. */
+  check(args: readonly unknown[], nArgs: number): Tensor {
     const { fnName } = this;
     const nParams = this.info.params.length;
-    if (args.length !== nParams) throw new TypeError(`${fnName}: takes ${nParams} arguments, got ${args.length}`);
+    if (nArgs !== nParams) throw new TypeError(`${fnName}: takes ${nParams} arguments, got ${nArgs}`);
     let first: Tensor | undefined;
     for (let i = 0; i < nParams; i++) {
       const a = args[i];
@@ -246,28 +246,33 @@ class Vectorized {
     return first;
   }
 
+  /**
+   * `raw` is the call's own rest array: the options object at its end, if
+   * any, is replaced by `out` in place (the elementwise runner's operand
+   * list), not popped and pushed back, which regrew the array on each call.
+   */
   call(raw: (Tensor | number | VectorizeCallOptions)[]): Tensor {
     let out: Tensor | undefined;
-    if (raw.length > 0 && isOptions(raw[raw.length - 1])) {
-      const o = checkOptions<VectorizeCallOptions>(raw.pop(), this.fnName, CALL_KEYS);
+    const last = raw.length - 1;
+    if (last >= 0 && isOptions(raw[last])) {
+      const o = checkOptions<VectorizeCallOptions>(raw[last], this.fnName, CALL_KEYS);
       if (o.out !== undefined && !(o.out instanceof Tensor)) throw new TypeError(`${this.fnName}: out must be a Tensor`);
       out = o.out;
+      if (out !== undefined) raw[last] = out;
+      else raw.length = last;
     }
+    const nArgs = out === undefined ? raw.length : last;
     const args = raw as (Tensor | number)[];
-    const first = this.check(args);
+    const first = this.check(args, nArgs);
     const k = this.signatureOf(args);
     if (k < 0) {
-      const got = args.map((a) => (a instanceof Tensor ? a.dtype : 'number')).join(', ');
+      const got = args.slice(0, nArgs).map((a) => (a instanceof Tensor ? a.dtype : 'number')).join(', ');
       throw new TypeError(`${this.fnName}: no signature takes (${got}); the signatures are ${this.sigs.map((s) => `'${s.text}'`).join(', ')}`);
     }
-    if (first.device.type === 'cuda') {
-      const kern = this.kernels[k] ?? this.kernelOf(k);
-      if (out !== undefined) args.push(out);
-      return kern(args) as Tensor;
-    }
+    if (first.device.type === 'cuda') return (this.kernels[k] ?? this.kernelOf(k))(args) as Tensor;
     const gen = cpuSide();
     const fn = (this.simulated[k] ??= gen.scalarOf(this.parsedFn(), this.name, this.sigs[k], this.fnName));
-    return gen.runOnCpu(fn, this.sigs[k], args, out, this.fnName);
+    return gen.runOnCpu(fn, this.sigs[k], nArgs === args.length ? args : args.slice(0, nArgs), out, this.fnName);
   }
 }
 

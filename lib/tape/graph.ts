@@ -192,6 +192,9 @@ export type MultiBackwardFn = (grads: readonly Tensor[], saved: readonly Tensor[
 
 export class Node {
   refs = 0;
+  /** @internal The backward walk that numbered this node last (walkGraph in autograd/engine.ts), and its number there. */
+  walkStamp = 0;
+  walkId = 0;
   /** The saved tensors, and the storage version each had when saved (undefined once freed). */
   #saved: SavedTensor[] | undefined;
   #versions: number[];
