@@ -18,12 +18,32 @@ import { fmt, perCallNs, REPO, rotatedMedians, runPythonJson, section } from './
 
 /**
  * Median microseconds per op of each function (a chain of `chain` ops, each
- * call closed by sync()): three rounds, each timing every function (median of
- * 100 calls after 25 warm-up) in a rotated order, so that none always runs
- * first or right after the same other's garbage; the median over rounds.
+ * call closed by sync()): a second of warm-up (warmFor), then three rounds,
+ * each timing every function (median of 100 calls after 25 warm-up) in a
+ * rotated order, so that none always runs first or right after the same
+ * other's garbage; the median over rounds. bench/torch_autograd.py times
+ * torch's the same way.
  */
 function perOpUs(fns: readonly (() => void)[], sync: () => void, chain = 100): number[] {
+  warmFor(fns, sync, 1000);
   return rotatedMedians(fns, (f) => perCallNs(f, 100, 1, { warmup: 25, sync }) / 1e3 / chain, 3);
+}
+
+/**
+ * Runs the functions in turn, synchronized, for `ms` milliseconds before
+ * anything is timed: the GPU leaves its idle clocks and the functions reach
+ * their optimized code. Without it, one lent H200 timed the tape at 12.6 us
+ * per op as the first thing in a process, and at 9.5 later in the same
+ * process; torch's, timed after gpuext's fits, ran on a warm GPU.
+ */
+function warmFor(fns: readonly (() => void)[], sync: () => void, ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    for (const f of fns) {
+      f();
+      sync();
+    }
+  }
 }
 
 async function main(): Promise<void> {

@@ -11,9 +11,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import emit, log, timed  # noqa: E402
 
 
+def warm_for(fns, sync, seconds=1.0):
+    """Runs the functions in turn, synchronized, for `seconds` before anything
+    is timed, as bench/autograd.bench.ts warms gpuext's: the GPU leaves its
+    idle clocks."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for f in fns:
+            f()
+            sync()
+
+
 def per_op_us(fns, sync, chain=100):
     """Median microseconds per op of each function, as bench/autograd.bench.ts
-    times them: three rounds in a rotated order, the median over rounds."""
+    times them: a second of warm-up, then three rounds in a rotated order, the
+    median over rounds."""
+    warm_for(fns, sync)
     rounds = [[] for _ in fns]
     for r in range(3):
         for j in range(len(fns)):

@@ -10,7 +10,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { findBinary } from '../platform/binaries';
+import { libraryFile } from './library-file';
 import { MATH_TABLE, mathEntry, type MathFn } from './math-table';
 import { unsupported } from './ptx-isa';
 import type { FloatD } from './ptx-math';
@@ -72,8 +72,8 @@ let memo: Library | null | undefined;
 /** The library file beside the ops' binary, read once; null when there is none. */
 function library(): Library | null {
   if (memo !== undefined) return memo;
-  const ops = findBinary('ops');
-  return (memo = ops === undefined ? null : loadLibrary(path.dirname(ops)));
+  const file = libraryFile();
+  return (memo = file === undefined ? null : loadLibrary(path.dirname(file)));
 }
 
 /**

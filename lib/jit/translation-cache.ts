@@ -41,6 +41,7 @@ import { writeFileAtomic } from '../platform/fs';
 import { cacheDir, packageVersion } from '../platform/paths';
 import { closureValues, type Lookup } from './closure';
 import { INTRINSICS } from './intrinsics';
+import { libraryFile } from './library-file';
 import { deviceInfo } from './module';
 import type { ScalarDType } from './types';
 
@@ -107,7 +108,7 @@ export function clearTranslationCache(opts: { disk?: boolean } = {}): void {
 }
 
 let translatorId: string | undefined;
-/** The package version and lib/jit's compiled files' identity: a changed translator makes new keys. */
+/** The package version, lib/jit's compiled files' identity and jit-math.ptx's: a changed translator makes new keys. */
 function translator(): string {
   if (translatorId !== undefined) return translatorId;
   const parts: string[] = [];
@@ -121,6 +122,9 @@ function translator(): string {
   } catch {
     parts.push('?');
   }
+  // The library math the PTX route inlines: a translation without it has no PTX (library-file.ts).
+  const math = libraryFile();
+  parts.push(math === undefined ? 'no ops binary' : cacheIo().fileIdentity(math) ?? 'no jit-math.ptx');
   return (translatorId = parts.join('\n'));
 }
 
