@@ -82,6 +82,9 @@ export function broadcastShapes(shapes: readonly (readonly number[])[], fn: stri
 
 /** Same sizes, same rank (no allocation: it runs on launch paths). */
 export function equalShapes(a: readonly number[], b: readonly number[]): boolean {
+  // One array (an op's result shares its operand's frozen shape): no element read, each of which in a frozen
+  // array costs V8's optimized code a call into the keyed-load IC (Node 20), not an inline load.
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
