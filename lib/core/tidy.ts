@@ -152,9 +152,9 @@ export function closeScope(scope: Scope, kept: ReadonlySet<unknown> | readonly u
   const parent = scopes.length === 0 ? undefined : scopes[scopes.length - 1];
   // The kept tensors name the parent first: in this range, only they can (a tensor tracked twice has two entries).
   if (Array.isArray(kept)) {
-    for (let i = 0; i < kept.length; i++) keep(kept[i], scope, parent);
+    for (let i = 0; i < kept.length; i++) moveKept(kept[i], scope, parent);
   } else if (kept !== undefined) {
-    for (const v of kept as ReadonlySet<unknown>) keep(v, scope, parent);
+    for (const v of kept as ReadonlySet<unknown>) moveKept(v, scope, parent);
   }
   const start = scope.start;
   const last = end;
@@ -179,7 +179,7 @@ export function closeScope(scope: Scope, kept: ReadonlySet<unknown> | readonly u
 }
 
 /** A kept value that is a tensor of `scope` joins `parent` (only a tensor can name a scope). */
-function keep(v: unknown, scope: Scope, parent: Scope | undefined): void {
+function moveKept(v: unknown, scope: Scope, parent: Scope | undefined): void {
   if (typeof v === 'object' && v !== null && (v as { tidyScope?: unknown }).tidyScope === scope) (v as Tensor).tidyScope = parent;
 }
 
